@@ -1,0 +1,110 @@
+//go:build cgo && openblas
+
+package native
+
+/*
+#cgo LDFLAGS: -llapacke -lopenblas
+
+// Prototypes of the OpenBLAS extensions, declared here so that no OpenBLAS
+// header is needed at build time.
+void openblas_set_num_threads(int num_threads);
+int openblas_get_num_threads(void);
+char* openblas_get_config(void);
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	netblas "gonum.org/v1/netlib/blas/netlib"
+	"gonum.org/v1/netlib/lapack/lapacke"
+	netlapack "gonum.org/v1/netlib/lapack/netlib"
+)
+
+// Compiled is the name of the backend compiled into this binary: "openblas"
+// (this build, -tags openblas with cgo) or "gonum" (the pure-Go build).
+const Compiled = "openblas"
+
+// compiledBLAS is the BLAS implementation called directly by Gemm.
+var compiledBLAS blas.Float64 = netblas.Implementation{}
+
+func register() {
+	blas64.Use(netblas.Implementation{})
+	lapack64.Use(netlapack.Implementation{})
+}
+
+func classify(impl blas.Float64) (Info, bool) {
+	switch impl.(type) {
+	case netblas.Implementation, *netblas.Implementation:
+		return openblasInfo(), true
+	}
+	return Info{}, false
+}
+
+func openblasInfo() Info {
+	return Info{
+		Name:    "openblas",
+		Threads: Threads(),
+		Config:  strings.TrimSpace(C.GoString(C.openblas_get_config())),
+	}
+}
+
+// SetThreads sets the number of threads OpenBLAS uses for subsequent calls
+// (openblas_set_num_threads). n < 1 is an error. OpenBLAS clamps requests
+// above its compile-time maximum (MAX_THREADS in openblas_get_config); in that
+// case the clamped value is in effect and an error saying so is returned.
+//
+// The setting is process-wide. Do not call SetThreads while other goroutines
+// are running OpenBLAS routines. In the pure-Go build SetThreads returns
+// [ErrFixedThreads].
+func SetThreads(n int) error {
+	if n < 1 {
+		return fmt.Errorf("native: SetThreads(%d): thread count must be at least 1", n)
+	}
+	if n > 1<<30 {
+		return errors.New("native: SetThreads: thread count too large")
+	}
+	C.openblas_set_num_threads(C.int(n))
+	if got := Threads(); got != n {
+		return fmt.Errorf("native: SetThreads(%d): OpenBLAS is using %d threads", n, got)
+	}
+	return nil
+}
+
+// Threads returns the number of threads OpenBLAS currently uses
+// (openblas_get_num_threads). In the pure-Go build it returns
+// runtime.GOMAXPROCS(0).
+func Threads() int {
+	return int(C.openblas_get_num_threads())
+}
+
+// eigenSym runs LAPACK dsyevd through LAPACKE in row-major layout. Arguments
+// have been validated by EigenSymInPlace; n >= 1.
+//
+// Row-major LAPACKE transposes the upper triangle into a column-major copy,
+// calls dsyevd on it and transposes the result back, so "upper" keeps its
+// row-major meaning and the eigenvectors come back as columns of a.
+func eigenSym(n int, a []float64, lda int, w []float64, vectors bool) error {
+	jobz := byte('N')
+	if vectors {
+		jobz = 'V'
+	}
+	query := make([]float64, 1)
+	iquery := make([]int32, 1)
+	if !lapacke.Dsyevd(jobz, 'U', n, a, lda, w, query, -1, iquery, -1) {
+		return fmt.Errorf("native: dsyevd workspace query failed (n=%d)", n)
+	}
+	lwork := int(query[0])
+	liwork := int(iquery[0])
+	work := make([]float64, max(1, lwork))
+	iwork := make([]int32, max(1, liwork))
+	if !lapacke.Dsyevd(jobz, 'U', n, a, lda, w, work, len(work), iwork, len(iwork)) {
+		return fmt.Errorf("native: LAPACK dsyevd failed to converge (n=%d)", n)
+	}
+	return nil
+}

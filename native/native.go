@@ -1,0 +1,231 @@
+package native
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"runtime/debug"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	gonumblas "gonum.org/v1/gonum/blas/gonum"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Info describes a BLAS/LAPACK backend.
+type Info struct {
+	// Name is "openblas" or "gonum" for the known backends, and the Go type
+	// of the registered implementation (as printed by %T) otherwise.
+	Name string
+	// Threads is the number of threads the backend may use: the OpenBLAS
+	// thread count (openblas_get_num_threads) for OpenBLAS,
+	// runtime.GOMAXPROCS(0) for gonum, and 0 for unknown implementations.
+	Threads int
+	// Config is a free-form description of the build: the string returned
+	// by openblas_get_config for OpenBLAS, "gonum pure Go" followed by the
+	// gonum module version (when the build records it) for gonum, and empty
+	// for unknown implementations.
+	Config string
+}
+
+// String formats the Info for logs and benchmark headers, for example
+// "openblas (2 threads; OpenBLAS 0.3.21 DYNAMIC_ARCH ...)".
+func (i Info) String() string {
+	unit := "threads"
+	if i.Threads == 1 {
+		unit = "thread"
+	}
+	if i.Config == "" {
+		return fmt.Sprintf("%s (%d %s)", i.Name, i.Threads, unit)
+	}
+	return fmt.Sprintf("%s (%d %s; %s)", i.Name, i.Threads, unit, i.Config)
+}
+
+// ErrFixedThreads is returned by [SetThreads] in the pure-Go build: gonum's
+// BLAS has no thread-count setting, its parallelism follows
+// runtime.GOMAXPROCS.
+var ErrFixedThreads = errors.New("native: the pure-Go gonum backend has no thread setting; its parallelism follows GOMAXPROCS")
+
+var useOnce sync.Once
+
+// Use registers the compiled-in backend ([Compiled]) process-wide with gonum's
+// blas64.Use and lapack64.Use, and returns [Active].
+//
+// Registration happens only the first time Use is called; later calls just
+// report [Active]. Use is safe to call from several goroutines. It is the only
+// function of this package that registers anything: importing the package
+// has no side effects.
+func Use() Info {
+	useOnce.Do(register)
+	return Active()
+}
+
+// Active reports the BLAS implementation gonum's blas64 package currently
+// dispatches to, by inspecting the dynamic type of blas64.Implementation():
+// the netlib (cgo) implementation is reported as "openblas", gonum's pure-Go
+// implementation as "gonum", and anything else by its Go type name.
+func Active() Info {
+	impl := blas64.Implementation()
+	if info, ok := classify(impl); ok {
+		return info
+	}
+	switch impl.(type) {
+	case gonumblas.Implementation, *gonumblas.Implementation:
+		return gonumInfo()
+	}
+	return Info{Name: fmt.Sprintf("%T", impl)}
+}
+
+var gonumConfig = sync.OnceValue(func() string {
+	const base = "gonum pure Go"
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return base
+	}
+	for _, dep := range bi.Deps {
+		if dep.Path != "gonum.org/v1/gonum" {
+			continue
+		}
+		if dep.Replace != nil {
+			dep = dep.Replace
+		}
+		if dep.Version == "" {
+			return base
+		}
+		return base + " (gonum.org/v1/gonum " + dep.Version + ")"
+	}
+	return base
+})
+
+func gonumInfo() Info {
+	return Info{Name: "gonum", Threads: runtime.GOMAXPROCS(0), Config: gonumConfig()}
+}
+
+// EigenSymInPlace computes all eigenvalues and, optionally, the eigenvectors
+// of the real symmetric n×n matrix A stored row-major in a with stride lda.
+// It is the batch solver used as test oracle and as the "recompute from
+// scratch" baseline.
+//
+// Only the upper triangle of A is read (a[i*lda+j] for j >= i). On success, w
+// (len(w) >= n) receives the eigenvalues in ascending order and, when vectors
+// is true, a is overwritten with the orthonormal eigenvectors stored as
+// columns: a[i*lda+j] is component i of the eigenvector of w[j]. When vectors
+// is false the upper triangle of a is destroyed. Elements of a outside the
+// leading n×n block are never touched.
+//
+// The compiled-in backend is called directly, independently of [Use] and of
+// the lapack64 registry: LAPACK dsyevd (divide and conquer) through LAPACKE in
+// the openblas build, gonum's Dsyev in the pure-Go build. (gonum's Dsyev itself
+// performs its BLAS operations through the blas64 registry.)
+//
+// An error is returned, and nothing is computed, if n < 0, lda < max(1, n),
+// a or w is too short, or the upper triangle holds a NaN or an infinity; an
+// error is also returned if LAPACK reports a failure, in which case the
+// contents of a and w are unspecified. n == 0 is a no-op.
+func EigenSymInPlace(n int, a []float64, lda int, w []float64, vectors bool) error {
+	switch {
+	case n < 0:
+		return fmt.Errorf("native: EigenSymInPlace: negative dimension n=%d", n)
+	case n == 0:
+		return nil
+	case lda < n:
+		return fmt.Errorf("native: EigenSymInPlace: stride lda=%d less than n=%d", lda, n)
+	case len(a) < (n-1)*lda+n:
+		return fmt.Errorf("native: EigenSymInPlace: len(a)=%d too short for n=%d, lda=%d (need %d)", len(a), n, lda, (n-1)*lda+n)
+	case len(w) < n:
+		return fmt.Errorf("native: EigenSymInPlace: len(w)=%d less than n=%d", len(w), n)
+	}
+	for i := 0; i < n; i++ {
+		row := a[i*lda+i : i*lda+n]
+		for k, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("native: EigenSymInPlace: non-finite element %v at row %d, column %d", v, i, i+k)
+			}
+		}
+	}
+	return eigenSym(n, a, lda, w, vectors)
+}
+
+// EigenSym computes all eigenvalues of the symmetric matrix a, in ascending
+// order, and, when vectors is not nil, its orthonormal eigenvectors stored as
+// the columns of vectors (column j belongs to eigenvalue j). It uses the same
+// backend as [EigenSymInPlace] and never modifies a.
+//
+// values must be nil, in which case a new slice is allocated, or have length
+// n = a.SymmetricDim(). vectors, if not nil, must either be empty (IsEmpty),
+// in which case it is reshaped to n×n, or already be n×n. vectors may share
+// storage with a. EigenSym returns the slice holding the eigenvalues.
+//
+// Errors are returned for mismatched destination sizes, a nil a, non-finite
+// elements and LAPACK failures; on error vectors is left unchanged.
+func EigenSym(values []float64, vectors *mat.Dense, a mat.Symmetric) ([]float64, error) {
+	if a == nil {
+		return nil, errors.New("native: EigenSym: nil matrix")
+	}
+	n := a.SymmetricDim()
+	if values != nil && len(values) != n {
+		return nil, fmt.Errorf("native: EigenSym: len(values)=%d, want %d", len(values), n)
+	}
+	if vectors != nil && !vectors.IsEmpty() {
+		if r, c := vectors.Dims(); r != n || c != n {
+			return nil, fmt.Errorf("native: EigenSym: vectors is %d×%d, want %d×%d", r, c, n, n)
+		}
+	}
+	if values == nil {
+		values = make([]float64, n)
+	}
+	if n == 0 {
+		return values, nil
+	}
+
+	// Work on a private copy of the upper triangle: a is read-only and may
+	// share memory with vectors.
+	buf := make([]float64, n*n)
+	if s, ok := a.(mat.RawSymmetricer); ok && s.RawSymmetric().Uplo == blas.Upper {
+		raw := s.RawSymmetric()
+		for i := 0; i < n; i++ {
+			copy(buf[i*n+i:i*n+n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				buf[i*n+j] = a.At(i, j)
+			}
+		}
+	}
+	if err := EigenSymInPlace(n, buf, n, values, vectors != nil); err != nil {
+		return nil, err
+	}
+	if vectors != nil {
+		if vectors.IsEmpty() {
+			vectors.ReuseAs(n, n)
+		}
+		vectors.Copy(mat.NewDense(n, n, buf))
+	}
+	return values, nil
+}
+
+// Gemm computes C = alpha*op(A)*op(B) + beta*C, where op(X) is X or Xᵀ
+// according to tA and tB, with the compiled-in backend called directly
+// (OpenBLAS dgemm in the openblas build, gonum's Dgemm otherwise),
+// independently of [Use]. Like blas64.Gemm, the sizes are taken from a and b,
+// and inconsistent dimensions panic.
+func Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
+	var m, n, k int
+	if tA == blas.NoTrans {
+		m, k = a.Rows, a.Cols
+	} else {
+		m, k = a.Cols, a.Rows
+	}
+	if tB == blas.NoTrans {
+		n = b.Cols
+	} else {
+		n = b.Rows
+	}
+	if c.Rows != m || c.Cols != n {
+		panic(fmt.Sprintf("native: Gemm: C is %d×%d, want %d×%d", c.Rows, c.Cols, m, n))
+	}
+	compiledBLAS.Dgemm(tA, tB, m, n, k, alpha, a.Data, a.Stride, b.Data, b.Stride, beta, c.Data, c.Stride)
+}

@@ -1,0 +1,312 @@
+// Package update keeps the eigendecomposition A = U·diag(λ)·Uᵀ of a real symmetric
+// matrix up to date under two modifications, without recomputing it:
+//
+//	RankOne:  A ← A + ρ·v·vᵀ             (ρ of either sign)
+//	Border:   A ← [[A, a], [aᵀ, c]]      (the matrix grows by one row and column)
+//
+// Each update costs O(n²) for the small eigenproblem (package secular: deflation, a
+// secular equation, Gu–Eisenstat vectors) plus one matrix product U·Ũ on the part that
+// did not deflate, done by BLAS dgemm. With OpenBLAS (build with -tags openblas and call
+// native.Use) an update costs close to one n×n×n dgemm; a batch recompute costs six to
+// seven times more.
+//
+// The package is independent of kernel PCA: any Go code that maintains a symmetric
+// eigendecomposition under low-rank changes can use it.
+package update
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/native"
+	"github.com/ikpca/ikpca/secular"
+)
+
+// Errors returned by Sym. Errors from the secular solver (such as
+// secular.ErrNotConverged) are wrapped and can be tested with errors.Is.
+var (
+	// ErrLength reports a vector or matrix of the wrong size.
+	ErrLength = errors.New("update: dimension mismatch")
+	// ErrNonFinite reports a NaN or infinite input.
+	ErrNonFinite = errors.New("update: non-finite input")
+	// ErrNotOrthogonal reports eigenvectors given to SetEigen that are not orthonormal.
+	ErrNotOrthogonal = errors.New("update: eigenvectors are not orthonormal")
+)
+
+// Sym is the eigendecomposition A = U·diag(λ)·Uᵀ of a real symmetric n×n matrix, with
+// the eigenvalues λ in ascending order and the eigenvectors as the columns of U. The
+// zero value is an empty (0×0) decomposition, ready to use: Border grows it, Factorize
+// and SetEigen start it from a matrix or a known decomposition.
+//
+// Every update is transactional: when it returns an error (bad input, non-convergence)
+// the decomposition is exactly as it was before the call. Storage is double-buffered
+// and grows geometrically, so that a sequence of updates allocates nothing once the
+// capacity suffices (see Reserve).
+//
+// A Sym must not be used by several goroutines at once; distinct Syms are independent
+// and may be updated concurrently.
+type Sym struct {
+	n      int
+	values []float64 // len n
+	u      []float64 // n×n, row-major, stride n: the current eigenvectors (columns)
+	spare  []float64 // the other buffer: the next U is written here, then swapped
+	capN   int       // order the buffers can hold without growing
+
+	z      []float64 // Uᵀv or Uᵀa
+	row    []float64 // one row, for the permutation pass
+	order  []int     // basis columns in permuted order: kept first, then deflated
+	place  []int     // place[c]: position of deflated column c in the permuted order
+	solver secular.Solver
+	stats  Stats
+}
+
+// Stats describes the last operation on a Sym.
+type Stats struct {
+	// Op names the operation: "factorize", "set", "rank-one" or "border".
+	Op string
+	// Stats are the secular solver's statistics (zero for factorize and set).
+	secular.Stats
+}
+
+// Options tune the secular solver of a Sym.
+type Options struct {
+	// Workers bounds the goroutines used for the O(n²) phases; zero means GOMAXPROCS.
+	Workers int
+	// Serial is the secular size below which the solver stays on one goroutine; zero
+	// means the solver's default.
+	Serial int
+	// MaxIterations caps the root finder's iterations per root; zero means 30.
+	MaxIterations int
+}
+
+// SetOptions sets the solver options for subsequent updates.
+func (s *Sym) SetOptions(o Options) {
+	s.solver.Workers = o.Workers
+	s.solver.Serial = o.Serial
+	s.solver.MaxIterations = o.MaxIterations
+}
+
+// Len returns the order n of the matrix.
+func (s *Sym) Len() int { return s.n }
+
+// Stats returns statistics of the last successful operation.
+func (s *Sym) Stats() Stats { return s.stats }
+
+// Values returns the eigenvalues in ascending order. If dst is nil a new slice is
+// allocated; otherwise dst must have length Len() and receives the values (like gonum's
+// EigenSym.Values, Values panics on a length mismatch).
+func (s *Sym) Values(dst []float64) []float64 {
+	if dst == nil {
+		dst = make([]float64, s.n)
+	}
+	if len(dst) != s.n {
+		panic(mat.ErrSliceLengthMismatch)
+	}
+	copy(dst, s.values[:s.n])
+	return dst
+}
+
+// VectorsTo stores the eigenvectors in the columns of dst, in the order of Values. If
+// dst is empty it is resized to n×n; otherwise it must be n×n (like gonum's
+// EigenSym.VectorsTo, it panics otherwise).
+func (s *Sym) VectorsTo(dst *mat.Dense) {
+	n := s.n
+	if dst.IsEmpty() {
+		dst.ReuseAs(n, n)
+	} else if r, c := dst.Dims(); r != n || c != n {
+		panic(mat.ErrShape)
+	}
+	if n == 0 {
+		return
+	}
+	raw := dst.RawMatrix()
+	for i := range n {
+		copy(raw.Data[i*raw.Stride:i*raw.Stride+n], s.u[i*n:i*n+n])
+	}
+}
+
+// Vectors returns a read-only view of the eigenvectors (the columns of U, in the order
+// of Values). It shares storage with s and is valid only until the next update; copy it
+// (VectorsTo) to keep it.
+func (s *Sym) Vectors() mat.Matrix {
+	if s.n == 0 {
+		return &mat.Dense{}
+	}
+	return mat.NewDense(s.n, s.n, s.u[:s.n*s.n])
+}
+
+// Reserve makes room for matrices up to order n, so that updates up to that size do
+// not allocate. It never shrinks the storage.
+func (s *Sym) Reserve(n int) {
+	if n <= s.capN {
+		return
+	}
+	u := make([]float64, n*n)
+	copy(u, s.u[:s.n*s.n])
+	s.u = u
+	s.spare = make([]float64, n*n)
+	values := make([]float64, n)
+	copy(values, s.values[:s.n])
+	s.values = values
+	s.z = make([]float64, n)
+	s.row = make([]float64, n)
+	s.order = make([]int, n)
+	s.place = make([]int, n)
+	s.capN = n
+}
+
+// grow ensures capacity for order n, growing by a factor of 1.25 at least: amortised
+// O(n²) copying per step is negligible next to an O(n³) update, and a modest factor
+// keeps the double buffer close to the 2·n² floats it needs.
+func (s *Sym) grow(n int) {
+	if n > s.capN {
+		s.Reserve(max(n, s.capN+s.capN/4, 16))
+	}
+}
+
+// CopyFrom makes s a copy of src (values, vectors and options). It allocates only if s
+// lacks the capacity.
+func (s *Sym) CopyFrom(src *Sym) {
+	if s == src {
+		return
+	}
+	s.grow(src.n)
+	s.n = src.n
+	copy(s.values, src.values[:src.n])
+	copy(s.u, src.u[:src.n*src.n])
+	s.solver.Workers = src.solver.Workers
+	s.solver.Serial = src.solver.Serial
+	s.solver.MaxIterations = src.solver.MaxIterations
+	s.stats = src.stats
+}
+
+// Factorize starts the decomposition from the symmetric matrix a, with a batch
+// eigensolver (LAPACK dsyevd with -tags openblas, gonum's Dsyev otherwise; see
+// native.EigenSymInPlace). On error s is unchanged.
+func (s *Sym) Factorize(a mat.Symmetric) error {
+	n := a.SymmetricDim()
+	s.grow(n)
+	buf := s.spare[:n*n]
+	if sd, ok := a.(mat.RawSymmetricer); ok && sd.RawSymmetric().Uplo == blas.Upper {
+		raw := sd.RawSymmetric()
+		for i := range n {
+			copy(buf[i*n+i:i*n+n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
+		}
+	} else {
+		for i := range n {
+			for j := i; j < n; j++ {
+				buf[i*n+j] = a.At(i, j)
+			}
+		}
+	}
+	w := s.z[:n]
+	if err := native.EigenSymInPlace(n, buf, n, w, true); err != nil {
+		return fmt.Errorf("update: Factorize: %w", err)
+	}
+	s.u, s.spare = s.spare, s.u
+	copy(s.values, w)
+	s.n = n
+	s.stats = Stats{Op: "factorize", Stats: secular.Stats{Size: n}}
+	return nil
+}
+
+// SetEigen starts the decomposition from known eigenvalues and orthonormal eigenvectors
+// (the columns of vectors), in any order: they are sorted. The orthonormality of the
+// vectors is checked with a random probe in O(n²) and the call fails with
+// ErrNotOrthogonal if it is off by more than 1e-8. On error s is unchanged.
+func (s *Sym) SetEigen(values []float64, vectors *mat.Dense) error {
+	n := len(values)
+	if r, c := vectors.Dims(); r != n || c != n {
+		return fmt.Errorf("%w: %d values but %d×%d vectors", ErrLength, n, r, c)
+	}
+	if err := finite("values", values); err != nil {
+		return err
+	}
+	raw := vectors.RawMatrix()
+	for i := range n {
+		if err := finite(fmt.Sprintf("vectors row %d", i), raw.Data[i*raw.Stride:i*raw.Stride+n]); err != nil {
+			return err
+		}
+	}
+	if n > 0 {
+		if dev := orthogonalityProbe(raw, s.growScratch(n)); dev > 1e-8 {
+			return fmt.Errorf("%w: ‖VᵀV·x − x‖/‖x‖ = %.3g for a probe x", ErrNotOrthogonal, dev)
+		}
+	}
+	s.grow(n)
+	perm := s.order[:n]
+	for i := range perm {
+		perm[i] = i
+	}
+	slices.SortStableFunc(perm, func(a, b int) int {
+		switch {
+		case values[a] < values[b]:
+			return -1
+		case values[a] > values[b]:
+			return 1
+		}
+		return 0
+	})
+	out := s.spare[:n*n]
+	for i := range n {
+		src := raw.Data[i*raw.Stride : i*raw.Stride+n]
+		dst := out[i*n : i*n+n]
+		for p, j := range perm {
+			dst[p] = src[j]
+		}
+	}
+	for p, j := range perm {
+		s.values[p] = values[j]
+	}
+	s.u, s.spare = s.spare, s.u
+	s.n = n
+	s.stats = Stats{Op: "set", Stats: secular.Stats{Size: n}}
+	return nil
+}
+
+// growScratch returns two scratch vectors of length n without touching the state.
+func (s *Sym) growScratch(n int) []float64 {
+	if len(s.row) >= 2*n {
+		return s.row[:2*n]
+	}
+	return make([]float64, 2*n)
+}
+
+// orthogonalityProbe returns ‖VᵀV·x − x‖/‖x‖ for a fixed pseudo-random x: zero for an
+// orthogonal V, and almost surely large for a V that is not.
+func orthogonalityProbe(v blas64.General, scratch []float64) float64 {
+	n := v.Rows
+	x, y := scratch[:n], scratch[n:2*n]
+	state := uint64(0x9E3779B97F4A7C15)
+	var xx float64
+	for i := range x {
+		state ^= state << 13
+		state ^= state >> 7
+		state ^= state << 17
+		x[i] = float64(state>>11)/(1<<53) - 0.5
+		xx += x[i] * x[i]
+	}
+	blas64.Gemv(blas.NoTrans, 1, v, blas64.Vector{N: n, Data: x, Inc: 1}, 0, blas64.Vector{N: n, Data: y, Inc: 1})
+	// x ← Vᵀy − x
+	blas64.Gemv(blas.Trans, 1, v, blas64.Vector{N: n, Data: y, Inc: 1}, -1, blas64.Vector{N: n, Data: x, Inc: 1})
+	var rr float64
+	for _, r := range x {
+		rr += r * r
+	}
+	return math.Sqrt(rr / xx)
+}
+
+func finite(name string, x []float64) error {
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: %s[%d] = %g", ErrNonFinite, name, i, v)
+		}
+	}
+	return nil
+}
