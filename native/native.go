@@ -53,10 +53,17 @@ var useOnce sync.Once
 // Use registers the compiled-in backend ([Compiled]) process-wide with gonum's
 // blas64.Use and lapack64.Use, and returns [Active].
 //
+// With OpenBLAS, the first call also makes idle OpenBLAS worker threads sleep
+// promptly instead of busy-waiting for about a tenth of a second after each
+// threaded call, by setting OPENBLAS_THREAD_TIMEOUT=4 — unless the environment
+// already sets that variable, which then wins. Eigen-updates alternate one large
+// dgemm with their own work on all cores, which the spinning threads would slow
+// down by half.
+//
 // Registration happens only the first time Use is called; later calls just
 // report [Active]. Use is safe to call from several goroutines. It is the only
-// function of this package that registers anything: importing the package
-// has no side effects.
+// function of this package that registers or configures anything: importing the
+// package has no side effects.
 func Use() Info {
 	useOnce.Do(register)
 	return Active()

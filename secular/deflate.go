@@ -59,9 +59,12 @@ func (s *Solver) deflate(d, z []float64, rho, tol float64) {
 		if math.Abs((d[j]-d[p])*c*sn) <= tol {
 			s.rots = append(s.rots, Rotation{I: p, J: j, C: c, S: sn})
 			z[j], z[p] = tau, 0
-			dp, dj := d[p], d[j]
-			d[p] = dp*c*c + dj*sn*sn
-			d[j] = dp*sn*sn + dj*c*c
+			// The Rayleigh quotients dₚc² + dⱼs² and dₚs² + dⱼc², written so that
+			// they stay in [dₚ, dⱼ] and are exact for equal poles although the
+			// rounded c² + s² is not exactly 1.
+			shift := (d[j] - d[p]) * sn * sn
+			d[p] += shift
+			d[j] -= shift
 			s.defl = append(s.defl, deflated{d[p], p})
 		} else {
 			s.keep = append(s.keep, p)

@@ -48,46 +48,59 @@ type sums struct {
 	psi, dpsi, phi, dphi, err float64
 }
 
-// evaluate places the iterate at λ = d_o + τ, writing δⱼ = (dⱼ − d_o) − τ, and sums
-// the terms of F and F' below and above the origin pole o in the same pass, with
-// dlaed4's running bound on the rounding error of the two recursive sums.
+// evaluate evaluates the sums of F and F' at λ = d_o + τ below and above the origin
+// pole o, with dlaed4's running bound on the rounding error of the two recursive sums,
+// and writes recip[j] = 1/δⱼ for the differences δⱼ = (dⱼ − d_o) − τ. The reciprocals
+// are what the eigenvectors need (entries ẑⱼ/δⱼ, Löwner ratios δⱼ/(dⱼ − dᵢ)), and the
+// sums need them anyway: one division per pole.
 //
-// dlaed4 instead updates the stored differences by each step (δⱼ −= η). That adds an
-// error of ε·|δⱼ| at every step with δⱼ as it was then, so an iterate that wanders far
-// from the root before converging (LAPACK issue #1166) leaves differences to the poles
-// near the root with large relative errors, which Löwner's formula turns into a loss
-// of orthogonality. Computed afresh from τ, with the origin the pole nearer the root,
-// every δⱼ is within 3ε of itself: |δⱼ| ≥ |dⱼ − d_o|/2 for j ≠ o, and δ_o = −τ exactly.
-// λ itself is never formed (DESIGN.md §4.5).
-func (e *equation) evaluate(o int, tau float64, delta []float64) (s sums) {
-	d, z := e.d[:len(delta)], e.z[:len(delta)]
+// dlaed4 instead stores the differences and updates them by each step (δⱼ −= η). That
+// adds an error of ε·|δⱼ| at every step with δⱼ as it was then, so an iterate that
+// wanders far from the root before converging (LAPACK issue #1166) leaves differences to
+// the poles near the root with large relative errors, which Löwner's formula turns into
+// a loss of orthogonality. Computed afresh from τ, with the origin the pole nearer the
+// root, every δⱼ is within 3ε of itself: |δⱼ| ≥ |dⱼ − d_o|/2 for j ≠ o, and δ_o = −τ
+// exactly. λ itself is never formed (DESIGN.md §4.5).
+func (e *equation) evaluate(o int, tau float64, recip []float64) sums {
+	k := len(recip)
+	d, z := e.d[:k], e.z[:k]
 	do := d[o]
-	var erretm float64
-	for j := 0; j < o; j++ {
-		delta[j] = (d[j] - do) - tau
-		t := z[j] / delta[j]
-		s.psi += z[j] * t
-		s.dpsi += t * t
-		erretm += s.psi
+	// Local accumulators: kept in registers, where fields of a result struct would
+	// put a memory round trip into every loop-carried dependency.
+	var psi, dpsi, erretm float64
+	dl, zl, rl := d[:o], z[:o], recip[:o]
+	for j := range rl {
+		r := 1 / ((dl[j] - do) - tau)
+		rl[j] = r
+		t := zl[j] * r
+		psi += zl[j] * t
+		dpsi += t * t
+		erretm += psi
 	}
 	erretm = math.Abs(erretm)
-	delta[o] = -tau
-	for j := len(delta) - 1; j > o; j-- {
-		delta[j] = (d[j] - do) - tau
-		t := z[j] / delta[j]
-		s.phi += z[j] * t
-		s.dphi += t * t
-		erretm += s.phi
+	recip[o] = -1 / tau
+	var phi, dphi float64
+	du, zu, ru := d[o+1:], z[o+1:len(d)], recip[o+1:]
+	for j := len(ru) - 1; j >= 0; j-- {
+		r := 1 / ((du[j] - do) - tau)
+		ru[j] = r
+		t := zu[j] * r
+		phi += zu[j] * t
+		dphi += t * t
+		erretm += phi
 	}
-	s.err = erretm
-	return s
+	return sums{psi: psi, dpsi: dpsi, phi: phi, dphi: dphi, err: erretm}
 }
 
-// place sets δⱼ = (dⱼ − d_o) − τ without evaluating anything.
-func (e *equation) place(o int, tau float64, delta []float64) {
-	do := e.d[o]
-	for j, dj := range e.d[:len(delta)] {
-		delta[j] = (dj - do) - tau
+// diff returns δⱼ = (dⱼ − d_o) − τ, exactly as evaluate computes it.
+func (e *equation) diff(j, o int, tau float64) float64 {
+	return (e.d[j] - e.d[o]) - tau
+}
+
+// differences writes δⱼ = (dⱼ − d_o) − τ for all poles.
+func (e *equation) differences(o int, tau float64, delta []float64) {
+	for j := range delta {
+		delta[j] = e.diff(j, o, tau)
 	}
 }
 
@@ -148,8 +161,8 @@ func (e *equation) mirror(m *equation, d, z []float64, top float64) {
 	*m = equation{d: d, z: z, a: -e.a, b: e.b, top: top, limit: e.limit}
 }
 
-// unmirror converts differences δ̃ of the mirrored equation (order reversed) into
-// differences of the original one: δⱼ = dⱼ − λ = −(d̃_{k−1−j} − μ).
+// unmirror converts differences δ̃ of the mirrored equation (order reversed), or their
+// reciprocals, into those of the original one: δⱼ = dⱼ − λ = −(d̃_{k−1−j} − μ).
 func unmirror(delta []float64) {
 	k := len(delta)
 	for j := 0; j < k/2; j++ {

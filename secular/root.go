@@ -21,9 +21,9 @@ import "math"
 // conditioning of each root instead of a fixed tolerance.
 
 // interior finds the root of e between poles i and i+1 (0 ≤ i < k−1). It returns the
-// root as an offset tau from the origin pole o (i or i+1), with delta[j] = d[j] − λ,
+// root as an offset tau from the origin pole o (i or i+1), with recip[j] = 1/(d[j] − λ),
 // and the number of iterations. ok is false if the iteration cap was reached.
-func (e *equation) interior(i int, delta []float64) (tau float64, o, iter int, ok bool) {
+func (e *equation) interior(i int, recip []float64) (tau float64, o, iter int, ok bool) {
 	d, z := e.d, e.z
 	k := len(d)
 	ip1 := i + 1
@@ -32,17 +32,11 @@ func (e *equation) interior(i int, delta []float64) (tau float64, o, iter int, o
 	// them, and solve the two-pole model exactly (dlaed4's quadratic).
 	del := d[ip1] - d[i]
 	mid := del / 2
-	e.place(i, mid, delta)
-	var psi, phi float64
-	for j := 0; j < i; j++ {
-		psi += z[j] * z[j] / delta[j]
-	}
-	for j := k - 1; j > ip1; j-- {
-		phi += z[j] * z[j] / delta[j]
-	}
+	psi := farSum(d[:i], z[:i], d[i], mid)
+	phi := farSum(d[ip1+1:k], z[ip1+1:k], d[i], mid)
 	c := e.a + e.b*(d[i]+mid) + psi + phi
 	zi2, zp2 := z[i]*z[i], z[ip1]*z[ip1]
-	w := c + zi2/delta[i] + zp2/delta[ip1]
+	w := c + zi2/(-mid) + zp2/((d[ip1]-d[i])-mid)
 
 	// F(midpoint) > 0 puts the root in the lower half: measure it from dᵢ. Otherwise
 	// it is in the upper half: measure it from dᵢ₊₁ (τ < 0).
@@ -74,8 +68,8 @@ func (e *equation) interior(i int, delta []float64) (tau float64, o, iter int, o
 		}
 	}
 
-	s := e.evaluate(o, tau, delta)
-	w, w0, dw, bound := e.value(o, tau, &s, delta)
+	s := e.evaluate(o, tau, recip)
+	w, w0, dw, bound := e.value(o, tau, &s, recip)
 
 	// The three-pole step is needed when the non-origin part w0 has the sign that
 	// makes the two-pole models overshoot; it needs a pole on each side of the origin.
@@ -101,12 +95,12 @@ func (e *equation) interior(i int, delta []float64) (tau float64, o, iter int, o
 		var eta float64
 		stepped := false
 		if swtch3 {
-			eta, stepped = e.threePole(o, orgati, swtch, iter == 1, w, w0, &s, delta)
+			eta, stepped = e.threePole(o, tau, orgati, swtch, iter == 1, w, w0, &s)
 		}
 		if !stepped {
 			// Also the fallback when the three-pole iteration fails: a two-pole step is
 			// always available, and the safeguards below keep it inside the bracket.
-			eta = e.twoPole(i, o, orgati, swtch, w, dw, &s, delta)
+			eta = e.twoPole(i, o, tau, orgati, swtch, w, dw, &s)
 		}
 		if w*eta >= 0 {
 			// Rounding made the model step point away from the root: Newton instead.
@@ -122,8 +116,8 @@ func (e *equation) interior(i int, delta []float64) (tau float64, o, iter int, o
 
 		prew := w
 		tau += eta
-		s = e.evaluate(o, tau, delta)
-		w, w0, dw, bound = e.value(o, tau, &s, delta)
+		s = e.evaluate(o, tau, recip)
+		w, w0, dw, bound = e.value(o, tau, &s, recip)
 
 		// dlaed4's switching rule: after the first step take MW if F still has the
 		// sign it had (insufficient progress toward the origin side); afterwards toggle
@@ -145,10 +139,10 @@ func (e *equation) interior(i int, delta []float64) (tau float64, o, iter int, o
 // (dlaed4's ERRETM for interior roots). The derivative b of the linear term is added
 // to s.dphi: it behaves like a pole at +∞ and the middle-way model fits it with the
 // poles above the root.
-func (e *equation) value(o int, tau float64, s *sums, delta []float64) (w, w0, dw, bound float64) {
+func (e *equation) value(o int, tau float64, s *sums, recip []float64) (w, w0, dw, bound float64) {
 	r, rsize := e.rest(o, tau)
 	s.dphi += e.b
-	t := e.z[o] / delta[o]
+	t := e.z[o] * recip[o]
 	ot := e.z[o] * t
 	w0 = r + s.psi + s.phi
 	w = w0 + ot
@@ -160,10 +154,10 @@ func (e *equation) value(o int, tau float64, s *sums, delta []float64) (w, w0, d
 // twoPole returns the fixed-weight or middle-way step for the root between poles i and
 // i+1 (dlaed4): the smaller root of the quadratic c·η² − a·η + b = 0 obtained by
 // clearing the denominators of the model.
-func (e *equation) twoPole(i, o int, orgati, middle bool, w, dw float64, s *sums, delta []float64) float64 {
+func (e *equation) twoPole(i, o int, tau float64, orgati, middle bool, w, dw float64, s *sums) float64 {
 	d, z := e.d, e.z
 	ip1 := i + 1
-	di, dp := delta[i], delta[ip1]
+	di, dp := e.diff(i, o, tau), e.diff(ip1, o, tau)
 	dpsi, dphi := s.dpsi, s.dphi
 	var c float64
 	if !middle {
@@ -175,7 +169,7 @@ func (e *equation) twoPole(i, o int, orgati, middle bool, w, dw float64, s *sums
 			c = w - di*dw - (d[ip1]-d[i])*t*t
 		}
 	} else {
-		t := z[o] / delta[o]
+		t := z[o] / -tau // δ_o = −τ
 		if orgati {
 			dpsi += t * t
 		} else {
@@ -203,40 +197,42 @@ func (e *equation) twoPole(i, o int, orgati, middle bool, w, dw float64, s *sums
 // threePole returns the step from the model with the origin pole and both of its
 // neighbours (dlaed4 with dlaed6). ok is false if the model is unusable or its
 // iteration does not converge; the caller then takes a two-pole step.
-func (e *equation) threePole(o int, orgati, middle, first bool, w, w0 float64, s *sums, delta []float64) (float64, bool) {
+func (e *equation) threePole(o int, tau float64, orgati, middle, first bool, w, w0 float64, s *sums) (float64, bool) {
 	d, z := e.d, e.z
 	lo, hi := o-1, o+1
+	dlo, dhi := e.diff(lo, o, tau), e.diff(hi, o, tau)
 	var c float64
 	var zz [3]float64
 	switch {
 	case middle:
-		c = w0 - delta[lo]*s.dpsi - delta[hi]*s.dphi
-		zz[0] = delta[lo] * delta[lo] * s.dpsi
-		zz[2] = delta[hi] * delta[hi] * s.dphi
+		c = w0 - dlo*s.dpsi - dhi*s.dphi
+		zz[0] = dlo * dlo * s.dpsi
+		zz[2] = dhi * dhi * s.dphi
 	case orgati:
-		t := z[lo] / delta[lo]
+		t := z[lo] / dlo
 		t *= t
-		c = w0 - delta[hi]*(s.dpsi+s.dphi) - (d[lo]-d[hi])*t
+		c = w0 - dhi*(s.dpsi+s.dphi) - (d[lo]-d[hi])*t
 		zz[0] = z[lo] * z[lo]
-		zz[2] = delta[hi] * delta[hi] * ((s.dpsi - t) + s.dphi)
+		zz[2] = dhi * dhi * ((s.dpsi - t) + s.dphi)
 	default:
-		t := z[hi] / delta[hi]
+		t := z[hi] / dhi
 		t *= t
-		c = w0 - delta[lo]*(s.dpsi+s.dphi) - (d[hi]-d[lo])*t
-		zz[0] = delta[lo] * delta[lo] * (s.dpsi + (s.dphi - t))
+		c = w0 - dlo*(s.dpsi+s.dphi) - (d[hi]-d[lo])*t
+		zz[0] = dlo * dlo * (s.dpsi + (s.dphi - t))
 		zz[2] = z[hi] * z[hi]
 	}
 	zz[1] = z[o] * z[o]
 	if !(zz[0] > 0 && zz[2] > 0) {
 		return 0, false
 	}
-	p := [3]float64{delta[lo], delta[o], delta[hi]}
+	p := [3]float64{dlo, -tau, dhi}
 	return gtw(first, orgati, c, &p, &zz, w)
 }
 
 // outer finds the root of e above its last pole (k ≥ 2), which lies in
-// (d[k−1], d[k−1]+e.top]. The origin is the last pole; the result is the offset tau.
-func (e *equation) outer(delta []float64) (tau float64, iter int, ok bool) {
+// (d[k−1], d[k−1]+e.top]. The origin is the last pole; the result is the offset tau,
+// with recip[j] = 1/(d[j] − λ).
+func (e *equation) outer(recip []float64) (tau float64, iter int, ok bool) {
 	d, z := e.d, e.z
 	k := len(d)
 	n, nm1 := k-1, k-2
@@ -245,14 +241,10 @@ func (e *equation) outer(delta []float64) (tau float64, iter int, ok bool) {
 	// Initial guess from the two-pole model with the other terms frozen at the
 	// midpoint of (0, top] (dlaed4, case I = N).
 	mid := top / 2
-	e.place(n, mid, delta)
-	var psi float64
-	for j := 0; j < nm1; j++ {
-		psi += z[j] * z[j] / delta[j]
-	}
+	psi := farSum(d[:nm1], z[:nm1], d[n], mid)
 	c := e.a + e.b*(d[n]+mid) + psi
 	zm2, zn2 := z[nm1]*z[nm1], z[n]*z[n]
-	w := c + zm2/delta[nm1] + zn2/delta[n]
+	w := c + zm2/((d[nm1]-d[n])-mid) + zn2/(-mid)
 	del := d[n] - d[nm1]
 	var lb, ub float64
 	if w <= 0 {
@@ -272,8 +264,8 @@ func (e *equation) outer(delta []float64) (tau float64, iter int, ok bool) {
 		tau = (lb + ub) / 2
 	}
 
-	s := e.evaluate(n, tau, delta)
-	w, dpsi, dphi, bound := e.outerValue(tau, &s, delta)
+	s := e.evaluate(n, tau, recip)
+	w, dpsi, dphi, bound := e.outerValue(tau, &s, recip)
 
 	for iter = 1; ; iter++ {
 		if math.Abs(w) <= eps*bound {
@@ -288,7 +280,7 @@ func (e *equation) outer(delta []float64) (tau float64, iter int, ok bool) {
 			ub = math.Min(ub, tau)
 		}
 		// Middle-way model with the last two poles.
-		dm, dn := delta[nm1], delta[n]
+		dm, dn := e.diff(nm1, n, tau), -tau
 		c := w - dm*dpsi - dn*dphi
 		a := (dm+dn)*w - dm*dn*(dpsi+dphi)
 		b := dm * dn * w
@@ -316,17 +308,17 @@ func (e *equation) outer(delta []float64) (tau float64, iter int, ok bool) {
 			}
 		}
 		tau += eta
-		s = e.evaluate(n, tau, delta)
-		w, dpsi, dphi, bound = e.outerValue(tau, &s, delta)
+		s = e.evaluate(n, tau, recip)
+		w, dpsi, dphi, bound = e.outerValue(tau, &s, recip)
 	}
 }
 
 // outerValue assembles F, the split derivative and dlaed4's error bound for the root
 // above the last pole, whose term is the origin term.
-func (e *equation) outerValue(tau float64, s *sums, delta []float64) (w, dpsi, dphi, bound float64) {
-	n := len(delta) - 1
+func (e *equation) outerValue(tau float64, s *sums, recip []float64) (w, dpsi, dphi, bound float64) {
+	n := len(recip) - 1
 	r, rsize := e.rest(n, tau)
-	t := e.z[n] / delta[n]
+	t := e.z[n] * recip[n]
 	phi := e.z[n] * t
 	dpsi = s.dpsi
 	dphi = t*t + e.b
@@ -343,4 +335,14 @@ func outerGuess(c, del, zm2, zn2 float64) float64 {
 		return 2 * b / (math.Sqrt(a*a+4*b*c) - a)
 	}
 	return (a + math.Sqrt(a*a+4*b*c)) / (2 * c)
+}
+
+// farSum returns Σⱼ zⱼ²/((dⱼ − do) − tau): the terms frozen in the initial guess.
+func farSum(d, z []float64, do, tau float64) float64 {
+	z = z[:len(d)]
+	var s float64
+	for j, dj := range d {
+		s += z[j] * z[j] / ((dj - do) - tau)
+	}
+	return s
 }

@@ -44,7 +44,8 @@ func RankOneRoot(i int, d, z []float64, rho float64, delta []float64) (lambda fl
 		eq.mirror(&m, make([]float64, n), make([]float64, n), -rs)
 		eq, root = m, n-1-i
 	}
-	lambda, iterations, ok := solveOne(&eq, nil, false, root, delta[:n])
+	lambda, o, tau, iterations, ok := solveOne(&eq, nil, false, root, delta[:n])
+	eq.differences(o, tau, delta[:n])
 	if rs < 0 {
 		lambda = -lambda
 		unmirror(delta[:n])
@@ -87,7 +88,8 @@ func ArrowRoot(i int, d, w []float64, c float64, delta []float64) (lambda float6
 	}
 	cs := c / scale
 	if n == 1 {
-		var roots, t [2]float64
+		var roots [2]float64
+		var t [4]float64
 		arrow2(dd[0], zz[0], cs, roots[:], t[:])
 		lambda = roots[i]
 		delta[0] = (dd[0] - lambda) * scale
@@ -99,7 +101,8 @@ func ArrowRoot(i int, d, w []float64, c float64, delta []float64) (lambda float6
 	if i == 0 {
 		eq.mirror(&m, make([]float64, n), make([]float64, n), arrowTop(-dd[0], -cs, wn))
 	}
-	lambda, iterations, ok := solveOne(&eq, &m, true, i, delta[:n])
+	lambda, o, tau, iterations, ok := solveOne(&eq, &m, true, i, delta[:n])
+	eq.differences(o, tau, delta[:n])
 	for j := range n {
 		delta[j] *= scale
 	}

@@ -91,8 +91,8 @@ type Stats struct {
 }
 
 // RankOne computes the eigendecomposition of diag(d) + ρ·z·zᵀ, for d sorted in
-// ascending order (ties allowed) and any real ρ. On error the Solver's previous Result
-// is unchanged and the returned Result is nil.
+// ascending order (ties allowed) and any real ρ. On error the returned Result is nil
+// and the Solver's Result is invalid until the next successful solve.
 func (s *Solver) RankOne(d, z []float64, rho float64) (*Result, error) {
 	n := len(d)
 	if len(z) != n {
@@ -177,13 +177,16 @@ func (s *Solver) RankOne(d, z []float64, rho float64) (*Result, error) {
 			}
 		}
 	}
-	s.finish(n, k, k, scale)
+	if err := s.finish(n, k, k, scale); err != nil {
+		return nil, err
+	}
 	return &s.res, nil
 }
 
 // Arrow computes the eigendecomposition of the (n+1)×(n+1) arrowhead matrix
 // [[diag(d), w], [wᵀ, c]] for d sorted in ascending order (ties allowed). On error the
-// Solver's previous Result is unchanged and the returned Result is nil.
+// returned Result is nil and the Solver's Result is invalid until the next successful
+// solve.
 func (s *Solver) Arrow(d, w []float64, c float64) (*Result, error) {
 	n := len(d)
 	if len(w) != n {
@@ -240,7 +243,9 @@ func (s *Solver) Arrow(d, w []float64, c float64) (*Result, error) {
 			return nil, err
 		}
 	}
-	s.finish(n, k, k+1, scale)
+	if err := s.finish(n, k, k+1, scale); err != nil {
+		return nil, err
+	}
 	return &s.res, nil
 }
 
@@ -305,8 +310,9 @@ func (s *Solver) bind() {
 	}
 }
 
-// solveRoots finds all roots of eq (k ≥ 2 poles), writing the differences of root r to
-// row r of t (stride k for rank-one, k+1 for arrowhead) and the roots to s.roots.
+// solveRoots finds all roots of eq (k ≥ 2 poles), writing the reciprocal differences of
+// root r to row r of t (stride k for rank-one, k+1 for arrowhead) and the roots to
+// s.roots.
 func (s *Solver) solveRoots(eq *equation, t []float64, k int, arrow bool) error {
 	K := k
 	if arrow {
@@ -327,12 +333,13 @@ func (s *Solver) solveRoots(eq *equation, t []float64, k int, arrow bool) error 
 	return nil
 }
 
-// rootChunk solves roots lo..hi−1 of the current job.
+// rootChunk solves roots lo..hi−1 of the current job, leaving the reciprocal
+// differences of root r in row r of the table.
 func (s *Solver) rootChunk(lo, hi int) {
 	j := &s.job
 	for r := lo; r < hi; r++ {
-		delta := j.t[r*j.stride : r*j.stride+j.k]
-		lambda, it, ok := solveOne(j.eq, &s.mirror, j.arrow, r, delta)
+		recip := j.t[r*j.stride : r*j.stride+j.k]
+		lambda, _, _, it, ok := solveOne(j.eq, &s.mirror, j.arrow, r, recip)
 		s.roots[r] = lambda
 		if !ok {
 			it = -it
@@ -341,28 +348,26 @@ func (s *Solver) rootChunk(lo, hi int) {
 	}
 }
 
-// solveOne finds root r (ascending) of eq, which has k = len(delta) ≥ 2 poles, writing
-// the differences to delta. For an arrowhead (k+1 roots) the lowest root is found on
-// the mirrored equation m.
-func solveOne(eq, m *equation, arrow bool, r int, delta []float64) (lambda float64, iter int, ok bool) {
-	k := len(delta)
-	var tau float64
-	var o int
+// solveOne finds root r (ascending) of eq, which has k = len(recip) ≥ 2 poles, writing
+// the reciprocal differences 1/(dⱼ − λ) to recip. The root is λ = d_o + τ. For an
+// arrowhead (k+1 roots) the lowest root is found on the mirrored equation m.
+func solveOne(eq, m *equation, arrow bool, r int, recip []float64) (lambda float64, o int, tau float64, iter int, ok bool) {
+	k := len(recip)
 	switch {
 	case arrow && r == 0:
 		// The highest root μ = −d₀ + τ̃ of the mirrored equation: λ = d₀ − τ̃.
-		tau, iter, ok = m.outer(delta)
-		unmirror(delta)
+		tau, iter, ok = m.outer(recip)
+		unmirror(recip)
 		o, tau = 0, -tau
 	case (arrow && r == k) || (!arrow && r == k-1):
 		o = k - 1
-		tau, iter, ok = eq.outer(delta)
+		tau, iter, ok = eq.outer(recip)
 	case arrow:
-		tau, o, iter, ok = eq.interior(r-1, delta)
+		tau, o, iter, ok = eq.interior(r-1, recip)
 	default:
-		tau, o, iter, ok = eq.interior(r, delta)
+		tau, o, iter, ok = eq.interior(r, recip)
 	}
-	return eq.d[o] + tau, iter, ok
+	return eq.d[o] + tau, o, tau, iter, ok
 }
 
 // vectors computes the Löwner weights and the eigenvector rows, in parallel for large k.
@@ -406,7 +411,15 @@ func (s *Solver) vectorChunk(lo, hi int) {
 	vectorRows(j.t, s.what, j.stride, j.k, j.arrow, lo, hi)
 }
 
+// Reserve sizes the workspace for problems of order up to n (n+1 for arrowheads), so
+// that solves up to that size allocate nothing.
+func (s *Solver) Reserve(n int) {
+	s.grow(n, n+1)
+}
+
 // grow sizes the workspace for n poles and a secular problem of at most K roots.
+// Buffers grow geometrically, so that problems growing one by one (bordering) reallocate
+// only now and then.
 func (s *Solver) grow(n, K int) {
 	s.dd = growF(s.dd, n)
 	s.zz = growF(s.zz, n)
@@ -417,24 +430,28 @@ func (s *Solver) grow(n, K int) {
 	s.what = growF(s.what, n)
 	s.roots = growF(s.roots, K)
 	if cap(s.iters) < K {
-		s.iters = make([]int32, K)
+		s.iters = make([]int32, K, headroom(K))
 	}
 	s.iters = s.iters[:K]
 	s.res.Values = growF(s.res.Values, K)
 	if cap(s.res.Source) < K {
-		s.res.Source = make([]int, K)
+		s.res.Source = make([]int, K, headroom(K))
 	}
 	s.res.Source = s.res.Source[:K]
 	if cap(s.keep) < n {
-		s.keep = make([]int, 0, n)
-		s.defl = make([]deflated, 0, n)
-		s.rots = make([]Rotation, 0, n)
+		s.keep = make([]int, 0, headroom(n))
+		s.defl = make([]deflated, 0, headroom(n))
+		s.rots = make([]Rotation, 0, headroom(n))
 	}
 }
 
 // table returns the K×stride table for differences and vectors.
 func (s *Solver) table(K, stride int) []float64 {
-	s.res.Vectors = growF(s.res.Vectors, K*stride)
+	if cap(s.res.Vectors) < K*stride {
+		h := headroom(K)
+		s.res.Vectors = make([]float64, K*stride, h*h)
+	}
+	s.res.Vectors = s.res.Vectors[:K*stride]
 	s.res.K, s.res.Stride = K, stride
 	return s.res.Vectors
 }
@@ -450,8 +467,9 @@ func (s *Solver) gather(dd, zz []float64) (kd, kz []float64) {
 }
 
 // finish scales the roots back and merges them with the deflated eigenvalues into
-// ascending order.
-func (s *Solver) finish(n, k, K int, scale float64) {
+// ascending order. It fails if an eigenvalue overflows: the scaled problem is O(1), so
+// only this last multiplication can.
+func (s *Solver) finish(n, k, K int, scale float64) error {
 	res := &s.res
 	res.Keep = s.keep
 	res.Rotations = s.rots
@@ -479,14 +497,24 @@ func (s *Solver) finish(n, k, K int, scale float64) {
 			res.Source[i] = p
 			p++
 		}
+		if math.IsInf(res.Values[i], 0) {
+			return fmt.Errorf("%w: eigenvalue %d overflows", ErrNonFinite, i)
+		}
 	}
+	return nil
 }
 
 func growF(x []float64, n int) []float64 {
 	if cap(x) < n {
-		return make([]float64, n)
+		return make([]float64, n, headroom(n))
 	}
 	return x[:n]
+}
+
+// headroom is the capacity allocated for n elements: 25% more, so that a size growing
+// by one reallocates O(log n) times.
+func headroom(n int) int {
+	return n + n/4 + 16
 }
 
 // checkPoles reports non-finite or unsorted poles.
@@ -533,12 +561,12 @@ func norm2(x []float64) float64 {
 	return big * math.Sqrt(ss)
 }
 
-// pow2Above returns the power of two 2^e with x/2^e in [½, 1) (1 for x = 0): scaling by
-// it is exact.
+// pow2Above returns the power of two 2^e with x/2^e in [½, 1) (1 for x = 0), or 2¹⁰²³
+// when 2^e would overflow (x ≥ 2¹⁰²³, x/2¹⁰²³ in [1, 2)): scaling by it is exact.
 func pow2Above(x float64) float64 {
 	if x == 0 {
 		return 1
 	}
 	_, e := math.Frexp(x)
-	return math.Ldexp(1, e)
+	return math.Ldexp(1, min(e, 1023))
 }

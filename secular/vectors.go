@@ -12,16 +12,17 @@ import (
 //	rank-one:  ρ·ẑⱼ² = −∏ᵢ (dⱼ − λ̂ᵢ) / ∏_{i≠j} (dⱼ − dᵢ)          (k roots)
 //	arrowhead:    ŵⱼ² = −∏ᵢ (dⱼ − λ̂ᵢ) / ∏_{i≠j} (dⱼ − dᵢ)          (k+1 roots)
 //
-// Each factor dⱼ − λ̂ᵢ is a stored difference δᵢⱼ, accurate to a few ulps of itself, so
-// ẑ is accurate to O(kε) relative, and the vectors (ẑⱼ/δᵢⱼ)ⱼ — with a last entry −1 for
-// the arrowhead — are exact eigenvectors of that nearby problem up to O(kε) relative
-// errors per component: orthogonal to working precision however close the roots are.
-// The products are formed as ratios of factors that pair each pole with a root next to
-// it, so that every ratio stays moderate and the product neither overflows nor
-// underflows. ρ is dropped for the rank-one problem: the vectors are normalised.
+// Each factor dⱼ − λ̂ᵢ is a difference δᵢⱼ accurate to a few ulps of itself (the root
+// finder leaves their reciprocals rᵢⱼ = 1/δᵢⱼ in the table), so ẑ is accurate to O(kε)
+// relative, and the vectors (ẑⱼ·rᵢⱼ)ⱼ — with a last entry −1 for the arrowhead — are
+// exact eigenvectors of that nearby problem up to O(kε) relative errors per component:
+// orthogonal to working precision however close the roots are. The products are formed
+// from factors rᵢⱼ·(dⱼ − dᵢ) that pair each pole with a root next to it, so that every
+// factor stays moderate and the product neither overflows nor underflows; the product
+// is 1/(−ẑⱼ²). ρ is dropped for the rank-one problem: the vectors are normalised.
 
-// loewnerRankOne writes ẑ (up to the factor √ρ) into what[lo:hi] for the k×k
-// differences in t (row r: root r).
+// loewnerRankOne writes ẑ (up to the factor √ρ) into what[lo:hi] from the k×k
+// reciprocals in t (row r: root r).
 func loewnerRankOne(d, z, t, what []float64, k, lo, hi int) error {
 	for j := lo; j < hi; j++ {
 		what[j] = t[j*k+j]
@@ -30,19 +31,19 @@ func loewnerRankOne(d, z, t, what []float64, k, lo, hi int) error {
 		row := t[r*k : r*k+k]
 		dr := d[r]
 		for j := lo; j < min(r, hi); j++ {
-			what[j] *= row[j] / (d[j] - dr)
+			what[j] *= row[j] * (d[j] - dr)
 		}
 		for j := max(r+1, lo); j < hi; j++ {
-			what[j] *= row[j] / (d[j] - dr)
+			what[j] *= row[j] * (d[j] - dr)
 		}
 	}
 	return signedRoots(z, what, lo, hi)
 }
 
-// loewnerArrow writes ŵ into what[lo:hi] for the (k+1)×k differences in t (row r:
+// loewnerArrow writes ŵ into what[lo:hi] from the (k+1)×k reciprocals in t (row r:
 // root r, row stride k+1). Root r lies between poles r−1 and r; the roots adjacent to
-// pole j (rows j and j+1) enter as plain factors, every other root as a ratio with the
-// pole on its far side from j.
+// pole j (rows j and j+1) enter as plain factors, every other root paired with the pole
+// on its far side from j.
 func loewnerArrow(d, z, t, what []float64, k, lo, hi int) error {
 	stride := k + 1
 	for j := lo; j < hi; j++ {
@@ -53,23 +54,23 @@ func loewnerArrow(d, z, t, what []float64, k, lo, hi int) error {
 		if r < k { // columns j > r: pair root r with pole r
 			dr := d[r]
 			for j := max(r+1, lo); j < hi; j++ {
-				what[j] *= row[j] / (d[j] - dr)
+				what[j] *= row[j] * (d[j] - dr)
 			}
 		}
 		if r >= 2 { // columns j < r−1: pair root r with pole r−1
 			dr := d[r-1]
 			for j := lo; j < min(r-1, hi); j++ {
-				what[j] *= row[j] / (d[j] - dr)
+				what[j] *= row[j] * (d[j] - dr)
 			}
 		}
 	}
 	return signedRoots(z, what, lo, hi)
 }
 
-// signedRoots replaces what[j] = −ẑⱼ² by ẑⱼ with the sign of z[j].
+// signedRoots replaces what[j] = −1/ẑⱼ² by ẑⱼ with the sign of z[j].
 func signedRoots(z, what []float64, lo, hi int) error {
 	for j := lo; j < hi; j++ {
-		p := -what[j]
+		p := -1 / what[j]
 		if !(p > 0 && p <= math.MaxFloat64) {
 			return fmt.Errorf("%w: Löwner weight %d is %g", ErrBreakdown, j, -p)
 		}
@@ -78,15 +79,15 @@ func signedRoots(z, what []float64, lo, hi int) error {
 	return nil
 }
 
-// vectorRows turns rows lo..hi−1 of t from differences into unit eigenvectors:
-// entry j becomes ŵⱼ/δᵣⱼ for the k pole components, and, when tip is set, entry k (the
-// arrowhead's last coordinate) becomes −1, before normalisation.
+// vectorRows turns rows lo..hi−1 of t from reciprocal differences into unit
+// eigenvectors: entry j becomes ŵⱼ·rᵣⱼ for the k pole components, and, when tip is set,
+// entry k (the arrowhead's last coordinate) becomes −1, before normalisation.
 func vectorRows(t, what []float64, stride, k int, tip bool, lo, hi int) {
 	for r := lo; r < hi; r++ {
 		row := t[r*stride : r*stride+stride]
 		var ss float64
 		for j := range k {
-			v := what[j] / row[j]
+			v := what[j] * row[j]
 			row[j] = v
 			ss += v * v
 		}

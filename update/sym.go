@@ -159,6 +159,7 @@ func (s *Sym) Reserve(n int) {
 	s.order = make([]int, n)
 	s.place = make([]int, n)
 	s.capN = n
+	s.solver.Reserve(n)
 }
 
 // grow ensures capacity for order n, growing by a factor of 1.25 at least: amortised

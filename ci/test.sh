@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The project's test command (README.md): everything CI checks, runnable on a fresh
+# Debian machine with Go installed. It installs the OpenBLAS packages when missing.
+#
+#   ./ci/test.sh          full run (about 10 minutes on 2 cores)
+#   ./ci/test.sh -quick   pure-Go tests in -short mode only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=false
+[[ "${1:-}" == "-quick" ]] && quick=true
+
+export PATH="$PATH:/usr/local/go/bin:$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin"
+step() { printf '\n=== %s\n' "$*"; }
+
+step "toolchain: $(go version)"
+
+if $quick; then
+	step "pure-Go tests (-short)"
+	go test -short ./...
+	exit 0
+fi
+
+# OpenBLAS and LAPACKE for -tags openblas (DESIGN.md §3).
+missing=()
+for pkg in libopenblas-dev liblapacke-dev; do
+	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+	step "installing ${missing[*]}"
+	sudo=""
+	[[ $(id -u) -ne 0 ]] && sudo="sudo"
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+step "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [[ -n "$unformatted" ]]; then
+	echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+
+step "go vet (pure Go, openblas, CGO_ENABLED=0)"
+go vet ./...
+go vet -tags openblas ./...
+CGO_ENABLED=0 go vet ./...
+
+step "build without cgo"
+CGO_ENABLED=0 go build ./...
+
+agree=$(mktemp -d)
+trap 'rm -rf "$agree"' EXIT
+export IKPCA_AGREE_DIR="$agree"
+
+step "tests, pure Go"
+go test -count=1 ./...
+
+step "tests, pure Go, race detector on the core packages"
+go test -count=1 -race ./native/ ./secular/ ./update/
+
+step "tests, -tags openblas (compares results with the pure-Go run)"
+go test -count=1 -tags openblas ./...
+test -f "$agree/gonum.json" && test -f "$agree/openblas.json" || { echo "backend agreement files missing"; exit 1; }
+
+step "tests, -tags openblas, race detector on update"
+go test -count=1 -race -tags openblas ./update/
+
+step "benchmark smoke run (both backends)"
+go test -run '^$' -bench . -benchtime=1x -short ./...
+go test -run '^$' -bench . -benchtime=1x -short -tags openblas ./...
+
+step "fuzz smoke run"
+go test -run '^$' -fuzz FuzzSolver -fuzztime 30s ./secular/
+
+step "all checks passed"

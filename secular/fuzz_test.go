@@ -1,0 +1,104 @@
+package secular
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"slices"
+	"testing"
+)
+
+// decodeProblem turns fuzz bytes into a problem: a header byte (size and kind), then
+// float64 values for d, z and ρ or c. It returns false when there are too few bytes.
+func decodeProblem(data []byte) (problem, bool) {
+	if len(data) < 1 {
+		return problem{}, false
+	}
+	n := int(data[0]%12) + 1
+	arrow := data[0]&0x80 != 0
+	data = data[1:]
+	need := 8 * (2*n + 1)
+	if len(data) < need {
+		return problem{}, false
+	}
+	next := func() float64 {
+		v := math.Float64frombits(binary.LittleEndian.Uint64(data))
+		data = data[8:]
+		return v
+	}
+	p := problem{name: "fuzz", arrow: arrow, d: make([]float64, n), z: make([]float64, n)}
+	for i := range n {
+		p.d[i] = next()
+	}
+	for i := range n {
+		p.z[i] = next()
+	}
+	if arrow {
+		p.c = next()
+	} else {
+		p.rho = next()
+	}
+	// Sort finite poles (NaN and Inf stay to test the error path).
+	if !slices.ContainsFunc(p.d, math.IsNaN) {
+		slices.Sort(p.d)
+	}
+	return p, true
+}
+
+func encodeProblem(arrow bool, d, z []float64, last float64) []byte {
+	h := byte(len(d) - 1)
+	if arrow {
+		h |= 0x80
+	}
+	out := []byte{h}
+	for _, v := range append(append(slices.Clone(d), z...), last) {
+		out = binary.LittleEndian.AppendUint64(out, math.Float64bits(v))
+	}
+	return out
+}
+
+// FuzzSolver checks the solver on arbitrary inputs: non-finite inputs must be rejected
+// with ErrNonFinite, every other input solved (no panic, no non-convergence) with the
+// invariants of a symmetric eigendecomposition.
+func FuzzSolver(f *testing.F) {
+	f.Add(encodeProblem(false, []float64{1, 2, 3}, []float64{1, 1, 1}, 1))
+	f.Add(encodeProblem(true, []float64{1, 2, 3}, []float64{1, 1, 1}, 0))
+	f.Add(encodeProblem(false, []float64{0, 1e-300, 1}, []float64{1e-200, 1, 1e100}, -1e-100))
+	f.Add(encodeProblem(true, []float64{-1e300, 0, 1e300}, []float64{1e-300, 1e150, 1}, 1e-10))
+	f.Add(encodeProblem(false, []float64{1, 1 + 0x1p-52, 1 + 0x1p-51}, []float64{1e-8, 1, 1e-8}, 1e-16))
+	f.Add(encodeProblem(false, []float64{0, 0, 0, 0}, []float64{1, -1, 1, -1}, 2))
+	f.Add(encodeProblem(true, []float64{2, 2}, []float64{0, 0}, 2))
+	var s Solver
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, ok := decodeProblem(data)
+		if !ok {
+			return
+		}
+		nonFinite := slices.ContainsFunc(append(slices.Clone(p.d), p.z...), func(v float64) bool {
+			return math.IsNaN(v) || math.IsInf(v, 0)
+		}) || math.IsNaN(p.rho) || math.IsInf(p.rho, 0) || math.IsNaN(p.c) || math.IsInf(p.c, 0)
+		res, err := p.solve(&s)
+		if nonFinite {
+			if !errors.Is(err, ErrNonFinite) {
+				t.Fatalf("%v: non-finite input gave %v", p, err)
+			}
+			return
+		}
+		// A bound on the norm of the matrix, hence on every eigenvalue.
+		bound := maxAbs(p.d) + math.Abs(p.c) + norm2(p.z)
+		if !p.arrow {
+			bound = maxAbs(p.d) + math.Abs(p.rho)*norm2(p.z)*norm2(p.z)
+		}
+		if err != nil {
+			// Only a problem whose eigenvalues may overflow float64 may be refused.
+			if errors.Is(err, ErrNonFinite) && math.IsInf(bound, 0) {
+				return
+			}
+			t.Fatalf("%v: %v", p, err)
+		}
+		if math.IsInf(bound, 0) {
+			return // solved, but too close to overflow to form residuals
+		}
+		checkResult(t, p, res)
+	})
+}

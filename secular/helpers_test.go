@@ -1,0 +1,315 @@
+package secular
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// problem is a rank-one (diag(d) + ρzzᵀ) or arrowhead ([[diag(d), z], [zᵀ, c]]) test
+// problem.
+type problem struct {
+	name  string
+	arrow bool
+	d, z  []float64
+	rho   float64
+	c     float64
+}
+
+func (p problem) String() string {
+	if p.arrow {
+		return fmt.Sprintf("%s/arrow/n=%d", p.name, len(p.d))
+	}
+	return fmt.Sprintf("%s/rank-one/n=%d/rho=%.3g", p.name, len(p.d), p.rho)
+}
+
+func (p problem) solve(s *Solver) (*Result, error) {
+	if p.arrow {
+		return s.Arrow(p.d, p.z, p.c)
+	}
+	return s.RankOne(p.d, p.z, p.rho)
+}
+
+// order is the size of the matrix.
+func (p problem) order() int {
+	if p.arrow {
+		return len(p.d) + 1
+	}
+	return len(p.d)
+}
+
+// matrix forms the problem's matrix explicitly.
+func (p problem) matrix() *mat.SymDense {
+	n := len(p.d)
+	m := mat.NewSymDense(p.order(), nil)
+	for i := range n {
+		m.SetSym(i, i, p.d[i])
+		if p.arrow {
+			m.SetSym(i, n, p.z[i])
+		} else {
+			for j := i; j < n; j++ {
+				m.SetSym(i, j, m.At(i, j)+p.rho*p.z[i]*p.z[j])
+			}
+		}
+	}
+	if p.arrow {
+		m.SetSym(n, n, p.c)
+	}
+	return m
+}
+
+// scale is max(|d|, |ρ|‖z‖²) or max(|d|, |c|, ‖z‖): the σ of the package docs.
+func (p problem) scale() float64 {
+	zn := norm2(p.z)
+	if p.arrow {
+		return math.Max(maxAbs(p.d), math.Max(math.Abs(p.c), zn))
+	}
+	return math.Max(maxAbs(p.d), math.Abs(p.rho)*zn*zn)
+}
+
+// trace is the trace of the matrix computed in compensated arithmetic.
+func (p problem) trace() float64 {
+	var s, c float64
+	add := func(x float64) { // Kahan–Babuška summation
+		t := s + x
+		if math.Abs(s) >= math.Abs(x) {
+			c += (s - t) + x
+		} else {
+			c += (x - t) + s
+		}
+		s = t
+	}
+	for _, v := range p.d {
+		add(v)
+	}
+	if p.arrow {
+		add(p.c)
+	} else {
+		for _, v := range p.z {
+			add(p.rho * v * v)
+		}
+	}
+	return s + c
+}
+
+// assemble forms the full eigenvector matrix described by res, columns in the order
+// of res.Values: the basis after the rotations, its kept columns (and the tip) times the
+// secular vectors, and the deflated columns.
+func assemble(res *Result, arrow bool) *mat.Dense {
+	N := len(res.Values)
+	b := mat.NewDense(N, N, nil)
+	for i := range N {
+		b.Set(i, i, 1)
+	}
+	raw := b.RawMatrix()
+	for i := range N {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+N]
+		for _, g := range res.Rotations {
+			g.Apply(row)
+		}
+	}
+	q := mat.NewDense(N, N, nil)
+	if res.K > 0 {
+		basis := mat.NewDense(N, res.Stride, nil) // kept columns, then the tip
+		for j, c := range res.Keep {
+			basis.SetCol(j, mat.Col(nil, c, b))
+		}
+		if arrow {
+			basis.SetCol(len(res.Keep), mat.Col(nil, N-1, b))
+		}
+		var sec mat.Dense // column r: the eigenvector of secular root r
+		sec.Mul(basis, mat.NewDense(res.K, res.Stride, res.Vectors[:res.K*res.Stride]).T())
+		for p, src := range res.Source {
+			if src >= 0 {
+				q.SetCol(p, mat.Col(nil, src, &sec))
+			}
+		}
+	}
+	for p, src := range res.Source {
+		if src < 0 {
+			q.SetCol(p, mat.Col(nil, -1-src, b))
+		}
+	}
+	return q
+}
+
+// measures returns the relative residual ‖MQ − QΛ‖_F/‖M‖_F and the orthogonality
+// max|QᵀQ − I| of a solve.
+func measures(p problem, res *Result) (residual, orth float64) {
+	m := p.matrix()
+	q := assemble(res, p.arrow)
+	N := p.order()
+	var mq, ql, r mat.Dense
+	mq.Mul(m, q)
+	ql.CloneFrom(q)
+	for p, v := range res.Values {
+		col := ql.ColView(p).(*mat.VecDense)
+		col.ScaleVec(v, col)
+	}
+	r.Sub(&mq, &ql)
+	residual = frobenius(&r) / math.Max(frobenius(m), math.SmallestNonzeroFloat64)
+	var qtq mat.Dense
+	qtq.Mul(q.T(), q)
+	for i := range N {
+		for j := range N {
+			v := qtq.At(i, j)
+			if i == j {
+				v--
+			}
+			orth = math.Max(orth, math.Abs(v))
+		}
+	}
+	return residual, orth
+}
+
+func frobenius(m mat.Matrix) float64 {
+	r, c := m.Dims()
+	var big float64
+	for i := range r {
+		for j := range c {
+			big = math.Max(big, math.Abs(m.At(i, j)))
+		}
+	}
+	if big == 0 {
+		return 0
+	}
+	var ss float64
+	for i := range r {
+		for j := range c {
+			v := m.At(i, j) / big
+			ss += v * v
+		}
+	}
+	return big * math.Sqrt(ss)
+}
+
+// checkResult asserts the invariants of a successful solve: ascending values of the
+// right count, residual and orthogonality of order N·ε, the trace, and interlacing.
+func checkResult(t *testing.T, p problem, res *Result) (residual, orth float64) {
+	t.Helper()
+	N := p.order()
+	if len(res.Values) != N || len(res.Source) != N {
+		t.Fatalf("%v: %d values, %d sources, want %d", p, len(res.Values), len(res.Source), N)
+	}
+	if !slices.IsSorted(res.Values) {
+		t.Errorf("%v: values not ascending: %v", p, res.Values)
+	}
+	seen := make(map[int]bool)
+	for _, src := range res.Source {
+		if seen[src] {
+			t.Fatalf("%v: source %d used twice", p, src)
+		}
+		seen[src] = true
+	}
+	residual, orth = measures(p, res)
+	// Deflation neglects up to 64ε·σ per component; roots and vectors add O(Nε).
+	// Values in the subnormal range carry an absolute error of up to 2⁻¹⁰⁷⁵ each.
+	const tiny = 0x1p-1074
+	floor := 8 * float64(N) * tiny / math.Max(frobenius(p.matrix()), tiny)
+	tol := float64(N+64)*4*eps + floor
+	if residual > tol || math.IsNaN(residual) {
+		t.Errorf("%v: residual %.3g > %.3g", p, residual, tol)
+	}
+	if orth > float64(N+8)*4*eps || math.IsNaN(orth) {
+		t.Errorf("%v: orthogonality %.3g > %.3g", p, orth, float64(N+8)*4*eps)
+	}
+	var sum float64
+	for _, v := range res.Values {
+		sum += v
+	}
+	if diff := math.Abs(sum - p.trace()); diff > float64(N+64)*4*eps*p.scale()*math.Sqrt(float64(N))+8*float64(N)*tiny {
+		t.Errorf("%v: trace of values %.17g, of matrix %.17g", p, sum, p.trace())
+	}
+	checkInterlacing(t, p, res.Values)
+	return residual, orth
+}
+
+// checkInterlacing checks the (non-strict) interlacing of the new values with the poles,
+// allowing a deflation-sized slack.
+func checkInterlacing(t *testing.T, p problem, values []float64) {
+	t.Helper()
+	n := len(p.d)
+	slack := 128*eps*p.scale() + 0x1p-1070
+	for i := range n {
+		switch {
+		case p.arrow:
+			// λᵢ ≤ dᵢ ≤ λᵢ₊₁
+			if values[i] > p.d[i]+slack || p.d[i] > values[i+1]+slack {
+				t.Errorf("%v: interlacing fails at %d: %g ≤ %g ≤ %g", p, i, values[i], p.d[i], values[i+1])
+			}
+		case p.rho > 0:
+			// dᵢ ≤ λᵢ ≤ dᵢ₊₁
+			if p.d[i] > values[i]+slack || (i+1 < n && values[i] > p.d[i+1]+slack) {
+				t.Errorf("%v: interlacing fails at %d", p, i)
+			}
+		case p.rho < 0:
+			// dᵢ₋₁ ≤ λᵢ ≤ dᵢ
+			if values[i] > p.d[i]+slack || (i > 0 && p.d[i-1] > values[i]+slack) {
+				t.Errorf("%v: interlacing fails at %d", p, i)
+			}
+		}
+	}
+}
+
+// Generators of poles and weights.
+
+func uniformPoles(rng *rand.Rand, n int) []float64 {
+	d := make([]float64, n)
+	for i := range d {
+		d[i] = rng.Float64()*2 - 1
+	}
+	slices.Sort(d)
+	return d
+}
+
+func normalWeights(rng *rand.Rand, n int) []float64 {
+	z := make([]float64, n)
+	for i := range z {
+		z[i] = rng.NormFloat64()
+	}
+	return z
+}
+
+// clusteredPoles returns n poles in groups of size g, spaced gap apart within a group
+// (relative to the group's centre in [−1, 1]).
+func clusteredPoles(rng *rand.Rand, n, g int, gap float64) []float64 {
+	d := make([]float64, 0, n)
+	for len(d) < n {
+		c := rng.Float64()*2 - 1
+		for j := 0; j < g && len(d) < n; j++ {
+			d = append(d, c+float64(j)*gap*math.Max(math.Abs(c), 0.1))
+		}
+	}
+	slices.Sort(d)
+	return d
+}
+
+// kernelPoles mimics the spectrum of a kernel matrix: exponential decay from 1 down to
+// about 1e-17, many poles near zero.
+func kernelPoles(n int) []float64 {
+	d := make([]float64, n)
+	for i := range d {
+		d[n-1-i] = math.Exp(-float64(i) * 40 / float64(n))
+	}
+	return d
+}
+
+// distinct reports whether d is strictly increasing and z has no zero: the oracle's
+// and the single-root functions' domain.
+func distinct(d, z []float64) bool {
+	for i := 1; i < len(d); i++ {
+		if d[i] <= d[i-1] {
+			return false
+		}
+	}
+	for _, v := range z {
+		if v == 0 {
+			return false
+		}
+	}
+	return true
+}

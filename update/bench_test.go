@@ -1,0 +1,227 @@
+package update
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/native"
+)
+
+var (
+	benchSizes = flag.String("ikpca.sizes", "250,500,1000,2000",
+		"comma-separated matrix orders for BenchmarkBorder and BenchmarkRankOne (add 4000 for the README table)")
+	benchBatchMax = flag.Int("ikpca.batchmax", -1,
+		"largest order at which the batch eigensolver is timed as the baseline (-1: 4000 with OpenBLAS, 1000 with pure-Go gonum, whose Dsyev takes minutes beyond)")
+	benchThreads = flag.Int("ikpca.threads", 0,
+		"OpenBLAS threads for the benchmarks (0: leave as configured, e.g. by OPENBLAS_NUM_THREADS)")
+)
+
+// Benchmarks time one update at each order n against two yardsticks measured in the same
+// run, on the same backend and threads:
+//
+//   - dgemm-ms: one n×n×n dgemm, the floor of an exact update (the product U·Ũ). One
+//     dgemm is timed in every iteration, interleaved with the update, so that the ratio
+//     x-dgemm compares like with like even when the machine's speed drifts;
+//   - batch-ms: a batch eigendecomposition of an n×n matrix (dsyevd with OpenBLAS,
+//     gonum's Dsyev otherwise), the recompute-from-scratch alternative, timed before and
+//     after the loop (median).
+//
+// x-dgemm and x-batch are the update time divided by them, GFLOP/s counts the 2n³ flops
+// of the product. The matrices are random, so nothing deflates: the worst case. Kernel
+// matrices deflate heavily and update faster (see bench/).
+func sizes(b *testing.B) []int {
+	if testing.Short() {
+		return []int{250}
+	}
+	var out []int
+	for _, f := range strings.Split(*benchSizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 2 {
+			b.Fatalf("bad -ikpca.sizes entry %q", f)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+var benchSetup sync.Once
+
+func setupBench(b *testing.B) {
+	benchSetup.Do(func() {
+		if *benchThreads > 0 {
+			if err := native.SetThreads(*benchThreads); err != nil {
+				b.Logf("threads: %v", err)
+			}
+		}
+	})
+	b.Logf("backend %v", native.Active())
+}
+
+// yardstick times dgemms and batch eigendecompositions of one order.
+type yardstick struct {
+	n      int
+	g, c   blas64.General
+	sym    []float64
+	w      []float64
+	gemm   time.Duration // accumulated over the paired dgemms
+	count  int
+	batchs []time.Duration
+}
+
+func newYardstick(n int) *yardstick {
+	rng := rand.New(rand.NewPCG(uint64(n), 1))
+	a := make([]float64, n*n)
+	for i := range a {
+		a[i] = rng.NormFloat64()
+	}
+	y := &yardstick{
+		n: n,
+		g: blas64.General{Rows: n, Cols: n, Stride: n, Data: a},
+		c: blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)},
+	}
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1, y.g, y.g, 0, y.c) // warm up
+	return y
+}
+
+// dgemm times one n×n×n product.
+func (y *yardstick) dgemm() {
+	start := time.Now()
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1, y.g, y.g, 0, y.c)
+	y.gemm += time.Since(start)
+	y.count++
+}
+
+// batch times one batch eigendecomposition, up to the -ikpca.batchmax order.
+func (y *yardstick) batch() {
+	limit := *benchBatchMax
+	if limit < 0 {
+		limit = 1000
+		if native.Compiled == "openblas" {
+			limit = 4000
+		}
+	}
+	if y.n > limit {
+		return
+	}
+	if y.sym == nil {
+		y.sym = testmat.RandomSym(y.n, rand.New(rand.NewPCG(uint64(y.n), 5))).RawSymmetric().Data
+		y.w = make([]float64, y.n)
+	}
+	copy(y.c.Data, y.sym)
+	start := time.Now()
+	if err := native.EigenSymInPlace(y.n, y.c.Data, y.n, y.w, true); err != nil {
+		panic(err)
+	}
+	y.batchs = append(y.batchs, time.Since(start))
+}
+
+func median(ts []time.Duration) time.Duration {
+	s := slices.Clone(ts)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// report adds the yardstick metrics for an update producing an n×n decomposition.
+func (y *yardstick) report(b *testing.B) {
+	n := float64(y.n)
+	per := b.Elapsed() / time.Duration(b.N)
+	gemm := y.gemm / time.Duration(y.count)
+	b.ReportMetric(float64(gemm.Microseconds())/1000, "dgemm-ms")
+	b.ReportMetric(float64(b.Elapsed())/float64(y.gemm)*float64(y.count)/float64(b.N), "x-dgemm")
+	b.ReportMetric(2*n*n*n/per.Seconds()/1e9, "GFLOP/s")
+	if len(y.batchs) > 0 {
+		batch := median(y.batchs)
+		b.ReportMetric(float64(batch.Microseconds())/1000, "batch-ms")
+		b.ReportMetric(float64(per)/float64(batch), "x-batch")
+	}
+}
+
+// benchBase returns a decomposition of a random symmetric matrix of order n (random
+// orthogonal eigenvectors, eigenvalues uniform in [−1, 1]) and a random vector.
+func benchBase(b *testing.B, n int) (*Sym, []float64) {
+	rng := rand.New(rand.NewPCG(uint64(n), 2))
+	values := make([]float64, n)
+	v := make([]float64, n)
+	for i := range values {
+		values[i] = 2*rng.Float64() - 1
+		v[i] = rng.NormFloat64()
+	}
+	var s Sym
+	s.Reserve(n + 1)
+	if err := s.SetEigen(values, testmat.RandomOrthogonal(n, rng)); err != nil {
+		b.Fatal(err)
+	}
+	return &s, v
+}
+
+// BenchmarkBorder times A ← [[A, a], [aᵀ, c]] from order n−1 to n.
+func BenchmarkBorder(b *testing.B) {
+	setupBench(b)
+	for _, n := range sizes(b) {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			base, a := benchBase(b, n-1)
+			y := newYardstick(n)
+			y.batch()
+			var s Sym
+			s.Reserve(n)
+			s.CopyFrom(base)
+			if err := s.Border(a, 0.3); err != nil { // warm the solver's workspace
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				s.CopyFrom(base)
+				y.dgemm()
+				b.StartTimer()
+				if err := s.Border(a, 0.3); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			y.batch()
+			y.report(b)
+		})
+	}
+}
+
+// BenchmarkRankOne times A ← A + ρ·v·vᵀ at order n.
+func BenchmarkRankOne(b *testing.B) {
+	setupBench(b)
+	for _, n := range sizes(b) {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			base, v := benchBase(b, n)
+			y := newYardstick(n)
+			y.batch()
+			var s Sym
+			s.CopyFrom(base)
+			if err := s.RankOne(0.7, v); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				s.CopyFrom(base)
+				y.dgemm()
+				b.StartTimer()
+				if err := s.RankOne(0.7, v); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			y.batch()
+			y.report(b)
+		})
+	}
+}

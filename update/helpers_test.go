@@ -1,0 +1,74 @@
+package update
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/native"
+)
+
+const eps = 0x1p-53
+
+// check compares s with the symmetric matrix a it should decompose: relative residual
+// ‖A·U − U·Λ‖_F/‖A‖_F and orthogonality max|UᵀU − I| within c·n·ε, and eigenvalues
+// within c·n·ε·‖A‖₂ of a fresh batch decomposition. It returns the three measures.
+func check(t *testing.T, what string, s *Sym, a mat.Symmetric, c float64) (residual, orth, valueErr float64) {
+	t.Helper()
+	n := a.SymmetricDim()
+	if s.Len() != n {
+		t.Fatalf("%s: Len %d, want %d", what, s.Len(), n)
+	}
+	values := s.Values(nil)
+	if !slices.IsSorted(values) {
+		t.Errorf("%s: values not ascending", what)
+	}
+	var u mat.Dense
+	s.VectorsTo(&u)
+	residual = testmat.Residual(a, values, &u)
+	orth = testmat.Orthogonality(&u)
+	want, err := native.EigenSym(nil, nil, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	norm := math.Max(math.Abs(want[0]), math.Abs(want[n-1]))
+	valueErr = testmat.MaxAbsDiff(values, want) / math.Max(norm, math.SmallestNonzeroFloat64)
+	tol := c * float64(n) * eps
+	if !(residual <= tol) {
+		t.Errorf("%s: residual %.3g > %.3g", what, residual, tol)
+	}
+	if !(orth <= tol) {
+		t.Errorf("%s: orthogonality %.3g > %.3g", what, orth, tol)
+	}
+	if !(valueErr <= tol) {
+		t.Errorf("%s: eigenvalues differ from batch by %.3g·‖A‖ > %.3g", what, valueErr, tol)
+	}
+	return residual, orth, valueErr
+}
+
+// snapshot captures the full state of s for transactional checks.
+type snapshot struct {
+	n       int
+	values  []float64
+	vectors []float64
+}
+
+func snap(s *Sym) snapshot {
+	return snapshot{n: s.n, values: slices.Clone(s.values[:s.n]), vectors: slices.Clone(s.u[:s.n*s.n])}
+}
+
+func (a snapshot) equal(b snapshot) bool {
+	return a.n == b.n && slices.Equal(a.values, b.values) && slices.Equal(a.vectors, b.vectors)
+}
+
+// column returns the first m entries of column j of a.
+func column(a mat.Symmetric, j, m int) []float64 {
+	x := make([]float64, m)
+	for i := range m {
+		x[i] = a.At(i, j)
+	}
+	return x
+}
