@@ -46,10 +46,7 @@ func TestAgainstDlaed4(t *testing.T) {
 		maxd := maxAbs(p.d)
 		var ref oracle.Roots
 		if n <= 30 {
-			var err error
-			if ref, err = oracle.RankOne(p.d, p.z, p.rho); err != nil {
-				t.Fatalf("%v: oracle: %v", p, err)
-			}
+			ref = reference(t, p)
 		}
 		delta := make([]float64, n)
 		for i := range n {

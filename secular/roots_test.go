@@ -25,20 +25,12 @@ func TestRootsAgainstOracle(t *testing.T) {
 		if !distinct(p.d, p.z) {
 			continue
 		}
-		var ref oracle.Roots
-		var err error
-		if p.arrow {
-			ref, err = oracle.Arrow(p.d, p.z, p.c)
-		} else {
-			ref, err = oracle.RankOne(p.d, p.z, p.rho)
-		}
-		if err != nil {
-			t.Fatalf("%v: oracle: %v", p, err)
-		}
+		ref := reference(t, p)
 		delta := make([]float64, len(p.d))
 		for i, want := range ref.Lambda {
 			var lambda float64
 			var it int
+			var err error
 			if p.arrow {
 				lambda, it, err = ArrowRoot(i, p.d, p.z, p.c, delta)
 			} else {

@@ -23,7 +23,7 @@ func RankOneRoot(i int, d, z []float64, rho float64, delta []float64) (lambda fl
 		return 0, 0, fmt.Errorf("%w: rho = %g", ErrArgument, rho)
 	}
 	znorm := norm2(z)
-	r := rho * znorm * znorm
+	r := rhoNormSq(rho, znorm)
 	if math.IsInf(r, 0) {
 		return 0, 0, fmt.Errorf("%w: ρ‖z‖² overflows", ErrNonFinite)
 	}

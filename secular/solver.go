@@ -109,7 +109,7 @@ func (s *Solver) RankOne(d, z []float64, rho float64) (*Result, error) {
 	}
 
 	znorm := norm2(z)
-	r := rho * znorm * znorm
+	r := rhoNormSq(rho, znorm)
 	if math.IsInf(r, 0) {
 		return nil, fmt.Errorf("%w: ρ‖z‖² overflows", ErrNonFinite)
 	}
@@ -559,6 +559,16 @@ func norm2(x []float64) float64 {
 		ss += v * v
 	}
 	return big * math.Sqrt(ss)
+}
+
+// rhoNormSq returns ρ·‖z‖² rounded once: on mantissas and exponents separately, so that
+// no partial product underflows into the subnormal range and loses digits (with ρ
+// subnormal, (ρ·‖z‖)·‖z‖ can be wrong in its twelfth digit). It overflows to ±Inf only
+// when the result does.
+func rhoNormSq(rho, znorm float64) float64 {
+	fr, er := math.Frexp(rho)
+	fz, ez := math.Frexp(znorm)
+	return math.Ldexp(fr*fz*fz, er+2*ez)
 }
 
 // pow2Above returns the power of two 2^e with x/2^e in [½, 1) (1 for x = 0), or 2¹⁰²³

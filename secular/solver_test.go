@@ -124,16 +124,7 @@ func TestValuesAgainstOracle(t *testing.T) {
 			if !distinct(p.d, p.z) {
 				continue
 			}
-			var ref oracle.Roots
-			var err error
-			if p.arrow {
-				ref, err = oracle.Arrow(p.d, p.z, p.c)
-			} else {
-				ref, err = oracle.RankOne(p.d, p.z, p.rho)
-			}
-			if err != nil {
-				t.Fatalf("%v: oracle: %v", p, err)
-			}
+			ref := reference(t, p)
 			res, err := p.solve(&s)
 			if err != nil {
 				t.Errorf("%v: %v", p, err)

@@ -68,9 +68,11 @@ func setupBench(b *testing.B) {
 	b.Logf("backend %v", native.Active())
 }
 
-// yardstick times dgemms and batch eigendecompositions of one order.
+// yardstick times dgemms and batch eigendecompositions of one order, and collects the
+// phase times of the updates.
 type yardstick struct {
 	n      int
+	phases [3]time.Duration // project, solve, assemble, summed over the iterations
 	g, c   blas64.General
 	sym    []float64
 	w      []float64
@@ -92,6 +94,13 @@ func newYardstick(n int) *yardstick {
 	}
 	blas64.Gemm(blas.NoTrans, blas.Trans, 1, y.g, y.g, 0, y.c) // warm up
 	return y
+}
+
+// phase adds the phase times of the update just done.
+func (y *yardstick) phase(st Stats) {
+	y.phases[0] += st.Project
+	y.phases[1] += st.Solve
+	y.phases[2] += st.Assemble
 }
 
 // dgemm times one n×n×n product.
@@ -140,6 +149,9 @@ func (y *yardstick) report(b *testing.B) {
 	b.ReportMetric(float64(gemm.Microseconds())/1000, "dgemm-ms")
 	b.ReportMetric(float64(b.Elapsed())/float64(y.gemm)*float64(y.count)/float64(b.N), "x-dgemm")
 	b.ReportMetric(2*n*n*n/per.Seconds()/1e9, "GFLOP/s")
+	for i, name := range []string{"project-ms", "solve-ms", "assemble-ms"} {
+		b.ReportMetric(float64(y.phases[i].Microseconds())/1000/float64(b.N), name)
+	}
 	if len(y.batchs) > 0 {
 		batch := median(y.batchs)
 		b.ReportMetric(float64(batch.Microseconds())/1000, "batch-ms")
@@ -165,33 +177,40 @@ func benchBase(b *testing.B, n int) (*Sym, []float64) {
 	return &s, v
 }
 
+// benchUpdate times step, an update of a copy of base producing an n×n decomposition,
+// against the yardsticks of order n.
+func benchUpdate(b *testing.B, n int, base *Sym, step func(*Sym) error) {
+	y := newYardstick(n)
+	y.batch()
+	var s Sym
+	s.Reserve(n)
+	s.CopyFrom(base)
+	if err := step(&s); err != nil { // warm the solver's workspace
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		s.CopyFrom(base)
+		y.dgemm()
+		b.StartTimer()
+		if err := step(&s); err != nil {
+			b.Fatal(err)
+		}
+		y.phase(s.Stats())
+	}
+	b.StopTimer()
+	y.batch()
+	y.report(b)
+}
+
 // BenchmarkBorder times A ← [[A, a], [aᵀ, c]] from order n−1 to n.
 func BenchmarkBorder(b *testing.B) {
 	setupBench(b)
 	for _, n := range sizes(b) {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			base, a := benchBase(b, n-1)
-			y := newYardstick(n)
-			y.batch()
-			var s Sym
-			s.Reserve(n)
-			s.CopyFrom(base)
-			if err := s.Border(a, 0.3); err != nil { // warm the solver's workspace
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				b.StopTimer()
-				s.CopyFrom(base)
-				y.dgemm()
-				b.StartTimer()
-				if err := s.Border(a, 0.3); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StopTimer()
-			y.batch()
-			y.report(b)
+			benchUpdate(b, n, base, func(s *Sym) error { return s.Border(a, 0.3) })
 		})
 	}
 }
@@ -202,26 +221,7 @@ func BenchmarkRankOne(b *testing.B) {
 	for _, n := range sizes(b) {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			base, v := benchBase(b, n)
-			y := newYardstick(n)
-			y.batch()
-			var s Sym
-			s.CopyFrom(base)
-			if err := s.RankOne(0.7, v); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				b.StopTimer()
-				s.CopyFrom(base)
-				y.dgemm()
-				b.StartTimer()
-				if err := s.RankOne(0.7, v); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StopTimer()
-			y.batch()
-			y.report(b)
+			benchUpdate(b, n, base, func(s *Sym) error { return s.RankOne(0.7, v) })
 		})
 	}
 }

@@ -3,6 +3,7 @@ package update
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -28,14 +29,17 @@ func (s *Sym) RankOne(rho float64, v []float64) error {
 		s.stats = Stats{Op: "rank-one"}
 		return nil
 	}
+	t0 := time.Now()
 	z := s.z[:n]
 	s.multiplyT(z, v)
+	t1 := time.Now()
 	res, err := s.solver.RankOne(s.values[:n], z, rho)
 	if err != nil {
 		return fmt.Errorf("update: RankOne: %w", err)
 	}
+	t2 := time.Now()
 	s.commit(res, false)
-	s.stats = Stats{Op: "rank-one", Stats: res.Stats}
+	s.stats = Stats{Op: "rank-one", Stats: res.Stats, Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
 	return nil
 }
 
@@ -54,14 +58,17 @@ func (s *Sym) Border(a []float64, c float64) error {
 		return err
 	}
 	s.grow(n + 1)
+	t0 := time.Now()
 	w := s.z[:n]
 	s.multiplyT(w, a)
+	t1 := time.Now()
 	res, err := s.solver.Arrow(s.values[:n], w, c)
 	if err != nil {
 		return fmt.Errorf("update: Border: %w", err)
 	}
+	t2 := time.Now()
 	s.commit(res, true)
-	s.stats = Stats{Op: "border", Stats: res.Stats}
+	s.stats = Stats{Op: "border", Stats: res.Stats, Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
 	return nil
 }
 

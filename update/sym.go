@@ -7,8 +7,9 @@
 // Each update costs O(n²) for the small eigenproblem (package secular: deflation, a
 // secular equation, Gu–Eisenstat vectors) plus one matrix product U·Ũ on the part that
 // did not deflate, done by BLAS dgemm. With OpenBLAS (build with -tags openblas and call
-// native.Use) an update costs close to one n×n×n dgemm; a batch recompute costs six to
-// seven times more.
+// native.Use) an update costs close to one n×n×n dgemm (1.16 dgemms at n = 2000, 1.09 at
+// n = 4000, measured on 2 cores); a batch recompute with LAPACK dsyevd costs about five to
+// eight times more.
 //
 // The package is independent of kernel PCA: any Go code that maintains a symmetric
 // eigendecomposition under low-rank changes can use it.
@@ -19,6 +20,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -72,6 +74,11 @@ type Stats struct {
 	Op string
 	// Stats are the secular solver's statistics (zero for factorize and set).
 	secular.Stats
+	// Project, Solve and Assemble are the wall-clock times of an update's three phases:
+	// the projection Uᵀv (one gemv), the secular solve (O(n²), on several goroutines)
+	// and the assembly of the new vectors (one dgemm, plus a pass over U when
+	// components deflated). Zero for factorize and set.
+	Project, Solve, Assemble time.Duration
 }
 
 // Options tune the secular solver of a Sym.
