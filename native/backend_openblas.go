@@ -14,6 +14,7 @@ char* openblas_get_config(void);
 // variables, and stop the worker threads (they restart on the next threaded call).
 int openblas_read_env(void);
 int blas_thread_shutdown_(void);
+int openblas_thread_timeout(void);
 */
 import "C"
 
@@ -47,6 +48,12 @@ func register() {
 // spinTimeout is the OPENBLAS_THREAD_TIMEOUT that Use sets: idle OpenBLAS threads
 // busy-wait 2⁴ cycles, that is not at all, before sleeping.
 const spinTimeout = "4"
+
+// threadTimeout reports the OPENBLAS_THREAD_TIMEOUT exponent OpenBLAS has read (0 if
+// none was set).
+func threadTimeout() int {
+	return int(C.openblas_thread_timeout())
+}
 
 // shortenSpin makes idle OpenBLAS worker threads sleep at once instead of busy-waiting
 // for about 2²⁸ cycles (a tenth of a second) after every threaded call, unless the
