@@ -61,9 +61,9 @@ type Sym struct {
 	capN   int       // order the buffers can hold without growing
 
 	z      []float64 // Uᵀv or Uᵀa
-	row    []float64 // one row, for the permutation pass
-	order  []int     // basis columns in permuted order: kept first, then deflated
-	place  []int     // place[c]: position of deflated column c in the permuted order
+	row    []float64 // scratch for SetEigen
+	order  []int     // scratch for SetEigen
+	tr     transform // the change of basis of the last update
 	solver secular.Solver
 	stats  Stats
 }
@@ -162,10 +162,10 @@ func (s *Sym) Reserve(n int) {
 	copy(values, s.values[:s.n])
 	s.values = values
 	s.z = make([]float64, n)
-	s.row = make([]float64, n)
+	s.row = make([]float64, 2*n)
 	s.order = make([]int, n)
-	s.place = make([]int, n)
 	s.capN = n
+	s.tr.reserve(n)
 	s.solver.Reserve(n)
 }
 

@@ -1,0 +1,101 @@
+package update
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Product is the r×n matrix P = B·U of a matrix B, whose n columns match the rows of a
+// Sym's matrix, with the Sym's eigenvectors U. Sym.BorderWith keeps it current without
+// B: when A is bordered and B gains a column b, the new P is [P, b]·T with T the
+// update's small change of basis (DESIGN.md §4.7), one dgemm of P's rows times the
+// non-deflated block. Incremental Nyström keeps P = K_nm·U this way.
+//
+// Storage is double-buffered and grows geometrically, like Sym's. The zero value is a
+// 0×0 product; use Reset to start it.
+type Product struct {
+	r, n     int
+	p, spare []float64 // r×n, row stride n
+}
+
+// Empty makes P an r×0 matrix: the product for the empty (0×0) decomposition, to be
+// grown by BorderWith from the first point on.
+func (p *Product) Empty(r int) {
+	p.r, p.n, p.p = max(r, 0), 0, p.p[:0]
+}
+
+// Reset sets P = B·U for the current decomposition of s, where B is r×n with
+// n = s.Len(). On error p is unchanged.
+func (p *Product) Reset(b mat.Matrix, s *Sym) error {
+	r, c := b.Dims()
+	if c != s.n {
+		return fmt.Errorf("%w: B has %d columns, the decomposition order %d", ErrLength, c, s.n)
+	}
+	for i := range r {
+		for j := range c {
+			if v := b.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: B[%d, %d] = %g", ErrNonFinite, i, j, v)
+			}
+		}
+	}
+	data := make([]float64, r*c, r*headroom(c))
+	if r > 0 && c > 0 {
+		dst := mat.NewDense(r, c, data)
+		dst.Mul(b, s.Vectors())
+	}
+	p.r, p.n, p.p, p.spare = r, c, data, nil
+	return nil
+}
+
+// Dims returns the dimensions of P.
+func (p *Product) Dims() (r, c int) { return p.r, p.n }
+
+// At returns the element (i, j) of P.
+func (p *Product) At(i, j int) float64 {
+	if uint(i) >= uint(p.r) || uint(j) >= uint(p.n) {
+		panic(mat.ErrIndexOutOfRange)
+	}
+	return p.p[i*p.n+j]
+}
+
+// T returns the transpose of P.
+func (p *Product) T() mat.Matrix { return mat.Transpose{Matrix: p} }
+
+// RawRow returns row i of P, sharing storage: valid until the next update.
+func (p *Product) RawRow(i int) []float64 {
+	if uint(i) >= uint(p.r) {
+		panic(mat.ErrRowAccess)
+	}
+	return p.p[i*p.n : i*p.n+p.n]
+}
+
+// To copies P into dst: resized if empty, otherwise it must be r×n (it panics otherwise,
+// as gonum's Copy-style methods do).
+func (p *Product) To(dst *mat.Dense) {
+	if dst.IsEmpty() {
+		dst.ReuseAs(p.r, p.n)
+	} else if r, c := dst.Dims(); r != p.r || c != p.n {
+		panic(mat.ErrShape)
+	}
+	if p.r == 0 || p.n == 0 {
+		return
+	}
+	dst.Copy(mat.NewDense(p.r, p.n, p.p[:p.r*p.n]))
+}
+
+// follow applies the last Border's change of basis: P ← [P, b]·T.
+func (p *Product) follow(tr *transform, b []float64) {
+	n := p.n
+	nn := n + 1
+	if need := p.r * nn; cap(p.spare) < need {
+		p.spare = make([]float64, need, p.r*headroom(nn))
+	}
+	out := p.spare[:p.r*nn]
+	tr.apply(p.r, p.p[:p.r*n], n, b, out, nn)
+	p.p, p.spare = out, p.p
+	p.n = nn
+}
+
+var _ mat.Matrix = (*Product)(nil)

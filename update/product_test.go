@@ -1,0 +1,110 @@
+package update
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/testmat"
+)
+
+// TestProductFollowsBorder grows a kernel matrix of Yeast points (with duplicates, so
+// that deflation and rotations occur) and carries P = B·U with B the kernel columns of
+// all points against the growing set: P must equal B·U computed directly at every step.
+func TestProductFollowsBorder(t *testing.T) {
+	y := data.Yeast().X
+	const n, m = 400, 150 // all points, landmarks
+	// Point i is Yeast row i mod 97: from landmark 97 on every new landmark repeats one.
+	x := mat.NewDense(n, 8, nil)
+	for i := range n {
+		x.SetRow(i, y.RawRowView(i%97))
+	}
+	// A wide bandwidth: the spectrum decays fast and its tiny eigenvalues cluster, so close
+	// poles deflate by rotation too.
+	sigma := 4 * testmat.MedianDistance(y)
+	k := testmat.RBF(x, sigma) // B = k[:, :m]
+	kd := mat.DenseCopyOf(k)
+	var s Sym
+	var p Product
+	p.Empty(n)
+	b := make([]float64, n)
+	var deflated, rotated int
+	for j := range m {
+		for i := range n {
+			b[i] = k.At(i, j)
+		}
+		if err := s.BorderWith(column(k, j, j), k.At(j, j), &p, b); err != nil {
+			t.Fatalf("step %d: %v", j, err)
+		}
+		deflated += s.Stats().Deflated
+		rotated += s.Stats().Rotated
+		if j%25 != 24 && j > 3 {
+			continue
+		}
+		var want mat.Dense
+		want.Mul(kd.Slice(0, n, 0, j+1), s.Vectors())
+		var got mat.Dense
+		p.To(&got)
+		var diff mat.Dense
+		diff.Sub(&got, &want)
+		if e := mat.Norm(&diff, 2) / mat.Norm(&want, 2); e > 1e-13 {
+			t.Errorf("step %d: ‖P − B·U‖/‖B·U‖ = %.3g", j, e)
+		}
+	}
+	if deflated == 0 || rotated == 0 {
+		t.Errorf("no deflation exercised (%d deflated, %d rotated)", deflated, rotated)
+	}
+	t.Logf("%d steps, %d deflated (%d rotated)", m, deflated, rotated)
+}
+
+// TestProductErrors: bad arguments to BorderWith leave the Sym and the product as they were.
+func TestProductErrors(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 10))
+	a := testmat.RandomSym(6, rng)
+	var s Sym
+	if err := s.Factorize(testmat.Leading(a, 5)); err != nil {
+		t.Fatal(err)
+	}
+	var p Product
+	if err := p.Reset(mat.NewDense(3, 5, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}), &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Reset(mat.NewDense(3, 4, nil), &s); !errors.Is(err, ErrLength) {
+		t.Errorf("Reset with wrong width: %v", err)
+	}
+	before, pb := snap(&s), append([]float64(nil), p.p[:15]...)
+	col := column(a, 5, 5)
+	for _, c := range []struct {
+		b    []float64
+		want error
+	}{{[]float64{1, 2}, ErrLength}, {[]float64{1, math.NaN(), 3}, ErrNonFinite}} {
+		if err := s.BorderWith(col, a.At(5, 5), &p, c.b); !errors.Is(err, c.want) {
+			t.Errorf("b = %v: got %v, want %v", c.b, err, c.want)
+		}
+	}
+	if !snap(&s).equal(before) || p.n != 5 || !equalF(p.p[:15], pb) {
+		t.Fatal("state changed")
+	}
+	if err := s.BorderWith(col, a.At(5, 5), &p, []float64{1, 2, 3}); err != nil {
+		t.Fatal(err)
+	}
+	if r, c := p.Dims(); r != 3 || c != 6 {
+		t.Errorf("dims %d×%d", r, c)
+	}
+}
+
+func equalF(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
