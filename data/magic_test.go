@@ -1,0 +1,220 @@
+package data
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// magicSHA256 is the checksum of magic04.data listed in
+// /work/shared/data/SHA256SUMS (and in README.md).
+const magicSHA256 = "e9314b7ebd4b4b59a3b3d65f7316663963777b16a46786877651dbbaa640b36a"
+
+func TestMagicRawChecksum(t *testing.T) {
+	b := MagicRaw()
+	sum := sha256.Sum256(b)
+	if got := hex.EncodeToString(sum[:]); got != magicSHA256 {
+		t.Fatalf("sha256(MagicRaw()) = %s, want %s", got, magicSHA256)
+	}
+	if len(b) != 1477391 {
+		t.Errorf("len(MagicRaw()) = %d, want 1477391", len(b))
+	}
+}
+
+func TestMagicRawIsCopy(t *testing.T) {
+	b := MagicRaw()
+	b[0] = 'X'
+	if MagicRaw()[0] != '2' {
+		t.Fatal("modifying MagicRaw() result changed the embedded data")
+	}
+}
+
+// TestMagicParses guards the panic in Magic: the embedded file must parse.
+func TestMagicParses(t *testing.T) {
+	if _, err := loadMagic(); err != nil {
+		t.Fatalf("embedded magic04.data does not parse: %v", err)
+	}
+}
+
+func TestMagicShape(t *testing.T) {
+	d := Magic()
+	r, c := d.X.Dims()
+	if r != 19020 || c != 10 {
+		t.Fatalf("Magic().X is %d×%d, want 19020×10", r, c)
+	}
+	if d.Name != "magic" {
+		t.Errorf("Name = %q, want magic", d.Name)
+	}
+	want := "fLength,fWidth,fSize,fConc,fConc1,fAsym,fM3Long,fM3Trans,fAlpha,fDist"
+	if got := strings.Join(d.Features, ","); got != want {
+		t.Errorf("Features = %s, want %s", got, want)
+	}
+	if len(d.Labels) != r {
+		t.Fatalf("len(Labels) = %d, want %d", len(d.Labels), r)
+	}
+	if n := strings.Count(magicRaw, "\n"); n != r || !strings.HasSuffix(magicRaw, "\n") {
+		t.Errorf("file has %d newline-terminated lines, want %d", n, r)
+	}
+}
+
+func TestMagicRows(t *testing.T) {
+	d := Magic()
+	cases := []struct {
+		line  int // 1-based line of the file
+		vals  []float64
+		label string
+	}{
+		// first line
+		{1, []float64{28.7967, 16.0021, 2.6449, 0.3918, 0.1982, 27.7004, 22.011, -8.2027, 40.092, 81.8828}, "g"},
+		// last row of the Hallgren & Northrop subset
+		{10000, []float64{29.7423, 23.5505, 2.8814, 0.2957, 0.1636, 8.8321, -16.5257, -14.4703, 32.6827, 53.2158}, "g"},
+		// last g row and first h row
+		{12332, []float64{31.5125, 19.2867, 2.9578, 0.2975, 0.1515, 38.1833, 21.6729, -12.0726, 17.5809, 171.227}, "g"},
+		{12333, []float64{93.7035, 37.9432, 3.1454, 0.168, 0.1011, 53.2566, 89.0566, 11.8175, 14.1224, 231.9028}, "h"},
+		// last line
+		{19020, []float64{187.1814, 53.0014, 3.2093, 0.2876, 0.1539, -167.3125, -168.4558, 31.4755, 52.731, 272.3174}, "h"},
+	}
+	for _, tc := range cases {
+		i := tc.line - 1
+		for j, v := range tc.vals {
+			if got := d.X.At(i, j); got != v {
+				t.Errorf("line %d, feature %s: got %v, want %v", tc.line, d.Features[j], got, v)
+			}
+		}
+		if d.Labels[i] != tc.label {
+			t.Errorf("line %d: label %q, want %q", tc.line, d.Labels[i], tc.label)
+		}
+	}
+}
+
+// TestMagicLabels checks the class counts and that the g rows come first,
+// so that the first 10 000 rows (Hallgren & Northrop) are all of class g.
+func TestMagicLabels(t *testing.T) {
+	d := Magic()
+	counts := map[string]int{}
+	for i, l := range d.Labels {
+		counts[l]++
+		want := "g"
+		if i >= 12332 {
+			want = "h"
+		}
+		if l != want {
+			t.Fatalf("row %d: label %q, want %q (g rows first)", i, l, want)
+		}
+	}
+	if len(counts) != 2 || counts["g"] != 12332 || counts["h"] != 6688 {
+		t.Errorf("class counts %v, want g:12332 h:6688", counts)
+	}
+}
+
+func TestMagicValues(t *testing.T) {
+	d := Magic()
+	r, c := d.X.Dims()
+	for i := range r {
+		for j := range c {
+			if v := d.X.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("X[%d,%d] = %v, want finite", i, j, v)
+			}
+		}
+	}
+	// fAlpha is an angle in degrees, in [0, 90] (README.md).
+	alpha := mat.Col(nil, 8, d.X)
+	for i, v := range alpha {
+		if v < 0 || v > 90 {
+			t.Fatalf("fAlpha[%d] = %v, want in [0, 90]", i, v)
+		}
+	}
+}
+
+// TestMagicDuplicates documents the duplicate rows mentioned in README.md:
+// 115 pairs of identical lines, all of class h; the first 10 000 rows are
+// pairwise distinct.
+func TestMagicDuplicates(t *testing.T) {
+	lines := strings.Split(strings.TrimSuffix(magicRaw, "\n"), "\n")
+	seen := make(map[string]int, len(lines))
+	dups := 0
+	for i, l := range lines {
+		if j, ok := seen[l]; ok {
+			dups++
+			if i < 10000 {
+				t.Errorf("line %d duplicates line %d within the first 10 000 rows", i+1, j+1)
+			}
+			if !strings.HasSuffix(l, ",h") {
+				t.Errorf("duplicate line %d is not of class h", i+1)
+			}
+			continue
+		}
+		seen[l] = i
+	}
+	if dups != 115 {
+		t.Errorf("%d duplicate lines, want 115", dups)
+	}
+	d := Magic()
+	if !mat.Equal(d.X.RowView(13051), d.X.RowView(15909)) {
+		t.Error("lines 13052 and 15910 should be identical")
+	}
+}
+
+func TestMagicFreshCopy(t *testing.T) {
+	a := Magic()
+	first := a.X.At(0, 0)
+	a.X.Set(0, 0, -1)
+	a.Labels[0] = "changed"
+	a.Features[0] = "changed"
+	a.Name = "changed"
+	b := Magic()
+	if b.X.At(0, 0) != first || b.Labels[0] != "g" || b.Features[0] != "fLength" || b.Name != "magic" {
+		t.Fatal("modifying a Magic() result changed the next call's result")
+	}
+	if a.X == b.X {
+		t.Fatal("Magic() returned the same matrix twice")
+	}
+}
+
+func TestMagicConcurrent(t *testing.T) {
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			d := Magic()
+			d.X.Set(1, 1, 42)
+			if r, _ := d.X.Dims(); r != 19020 {
+				t.Errorf("rows = %d", r)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestParseCSVTable(t *testing.T) {
+	feats := []string{"a", "b"}
+	d, err := parseCSVTable("t", "0.5,1e-1,X\n-1,2,Y", feats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := mat.NewDense(2, 2, []float64{0.5, 0.1, -1, 2})
+	if !mat.Equal(d.X, want) || d.Labels[0] != "X" || d.Labels[1] != "Y" {
+		t.Fatalf("got X=%v labels=%v", mat.Formatted(d.X), d.Labels)
+	}
+
+	bad := map[string]string{
+		"too few fields":  "0.5,X\n",
+		"too many fields": "0.5,1,2,X\n",
+		"blank line":      "0.5,1,X\n\n1,2,Y\n",
+		"not a number":    "0.5,abc,X\n",
+		"space":           "0.5, 1,X\n",
+		"NaN":             "NaN,1,X\n",
+		"Inf":             "1,-Inf,X\n",
+		"empty label":     "1,2,\n",
+		"empty":           "",
+	}
+	for name, raw := range bad {
+		if _, err := parseCSVTable("t", raw, feats); err == nil {
+			t.Errorf("%s: expected an error", name)
+		}
+	}
+}

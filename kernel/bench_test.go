@@ -1,0 +1,127 @@
+package kernel
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// benchKernels are the built-ins with parameters giving values of order 1 on
+// points uniform in [0, 1]ᵈ.
+func benchKernels(d int) []Kernel {
+	return []Kernel{
+		RBF{Sigma: float64(d) / 4},
+		Laplacian{Sigma: float64(d)},
+		Polynomial{Degree: 3, Scale: 1 / float64(d), Offset: 1},
+		Linear{},
+	}
+}
+
+func kernelName(k Kernel) string {
+	return k.(Specified).Spec().Name
+}
+
+// BenchmarkColumn measures Column on 10 000 rows with the default
+// thresholds (parallel over GOMAXPROCS goroutines) and reports the time per
+// kernel value.
+func BenchmarkColumn(b *testing.B) {
+	const rows = 10000
+	for _, d := range []int{10, 123} {
+		rng := rand.New(rand.NewPCG(1, uint64(d)))
+		X := randDense(rng, rows, d)
+		x := randVec(rng, d)
+		dst := make([]float64, rows)
+		for _, k := range benchKernels(d) {
+			b.Run(fmt.Sprintf("d=%d/%s", d, kernelName(k)), func(b *testing.B) {
+				b.SetBytes(int64(rows * d * 8))
+				for b.Loop() {
+					Column(dst, k, X, x)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/element")
+			})
+		}
+	}
+}
+
+// BenchmarkColumnSerial is BenchmarkColumn on one goroutine.
+func BenchmarkColumnSerial(b *testing.B) {
+	forceSerial(b)
+	BenchmarkColumn(b)
+}
+
+// BenchmarkColumnThreshold compares the serial and the parallel path for
+// growing numbers of rows, to choose parallelWork: the parallel path splits
+// the rows between min(GOMAXPROCS, rows) goroutines.
+func BenchmarkColumnThreshold(b *testing.B) {
+	for _, d := range []int{2, 10, 123} {
+		for _, rows := range []int{256, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192} {
+			rng := rand.New(rand.NewPCG(2, uint64(d)))
+			X := randDense(rng, rows, d)
+			x := randVec(rng, d)
+			dst := make([]float64, rows)
+			for _, par := range []bool{false, true} {
+				name := fmt.Sprintf("d=%d/rows=%d/serial", d, rows)
+				if par {
+					name = fmt.Sprintf("d=%d/rows=%d/parallel", d, rows)
+				}
+				b.Run(name, func(b *testing.B) {
+					if par {
+						forceParallel(b)
+					} else {
+						forceSerial(b)
+					}
+					for b.Loop() {
+						Column(dst, RBF{Sigma: 1}, X, x)
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/element")
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkEval measures single kernel evaluations through the interface.
+func BenchmarkEval(b *testing.B) {
+	for _, d := range []int{10, 123} {
+		rng := rand.New(rand.NewPCG(3, uint64(d)))
+		x, y := randVec(rng, d), randVec(rng, d)
+		for _, k := range benchKernels(d) {
+			b.Run(fmt.Sprintf("d=%d/%s", d, kernelName(k)), func(b *testing.B) {
+				var s float64
+				for b.Loop() {
+					s += k.Eval(x, y)
+				}
+				_ = s
+			})
+		}
+	}
+}
+
+// BenchmarkMatrix measures the kernel matrix of 1000 and 2000 points.
+func BenchmarkMatrix(b *testing.B) {
+	for _, n := range []int{1000, 2000} {
+		rng := rand.New(rand.NewPCG(4, uint64(n)))
+		X := randDense(rng, n, 10)
+		b.Run(fmt.Sprintf("n=%d/d=10/rbf", n), func(b *testing.B) {
+			var K *mat.SymDense
+			for b.Loop() {
+				K = Matrix(RBF{Sigma: 1}, X)
+			}
+			_ = K
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n*(n+1)/2), "ns/element")
+		})
+	}
+}
+
+// BenchmarkMedianDistance measures the median heuristic with limit 1000.
+func BenchmarkMedianDistance(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	X := randDense(rng, 2000, 10)
+	for b.Loop() {
+		if _, err := MedianDistance(X, 1000); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,204 @@
+package kernel
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// setThresholds sets the parallel thresholds for the duration of a test (or
+// benchmark).
+func setThresholds(tb testing.TB, work, perWorker, minElements int) {
+	w, p, m := parallelWork, workPerWorker, parallelMinElements
+	parallelWork, workPerWorker, parallelMinElements = work, perWorker, minElements
+	tb.Cleanup(func() {
+		parallelWork, workPerWorker, parallelMinElements = w, p, m
+	})
+}
+
+// forceSerial disables the parallel paths for the duration of a test.
+func forceSerial(tb testing.TB) { setThresholds(tb, math.MaxInt, 1, math.MaxInt) }
+
+// forceParallel makes every input large enough for the parallel paths,
+// with one element per worker at least, for the duration of a test.
+func forceParallel(tb testing.TB) { setThresholds(tb, 1, 1, 1) }
+
+// setProcs sets GOMAXPROCS for the duration of a test.
+func setProcs(t *testing.T, n int) {
+	old := runtime.GOMAXPROCS(n)
+	t.Cleanup(func() { runtime.GOMAXPROCS(old) })
+}
+
+// view returns an r×c view of a larger random matrix, so that its stride
+// exceeds its number of columns.
+func view(rng *rand.Rand, r, c int) *mat.Dense {
+	big := randDense(rng, r+3, c+5)
+	return big.Slice(2, r+2, 1, c+1).(*mat.Dense)
+}
+
+// checkColumn compares Column with Eval element by element, bit for bit.
+func checkColumn(t *testing.T, k Kernel, X *mat.Dense, x []float64) []float64 {
+	t.Helper()
+	r, _ := X.Dims()
+	dst := make([]float64, r)
+	for i := range dst {
+		dst[i] = math.NaN()
+	}
+	Column(dst, k, X, x)
+	for i := range r {
+		if want := k.Eval(X.RawRowView(i), x); dst[i] != want && !(math.IsNaN(want) && math.IsNaN(dst[i])) {
+			t.Fatalf("%v: Column[%d] = %v, Eval = %v", k, i, dst[i], want)
+		}
+	}
+	return dst
+}
+
+func TestColumnEqualsEval(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, d := range []int{1, 3, 4, 10, 123} {
+		for _, X := range []*mat.Dense{randDense(rng, 37, d), view(rng, 37, d)} {
+			x := randVec(rng, d)
+			for _, k := range allKernels() {
+				checkColumn(t, k, X, x)
+				checkColumn(t, k, X, X.RawRowView(5)) // x aliasing a row
+			}
+		}
+	}
+}
+
+// TestColumnParallel forces the parallel path on small inputs and checks
+// that the result is bit-for-bit the serial one for any GOMAXPROCS.
+func TestColumnParallel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	X := view(rng, 1001, 10)
+	x := randVec(rng, 10)
+	for _, k := range allKernels() {
+		forceSerial(t)
+		ref := checkColumn(t, k, X, x)
+		forceParallel(t)
+		for _, p := range []int{1, 2, 3, 4, 7, 16} {
+			setProcs(t, p)
+			got := checkColumn(t, k, X, x)
+			if !slices.Equal(got, ref) {
+				t.Fatalf("%v: GOMAXPROCS=%d changes the column", k, p)
+			}
+		}
+	}
+	// The default thresholds with many rows (parallel when GOMAXPROCS > 1).
+	setThresholds(t, 128<<10, 64<<10, 256)
+	Xl := randDense(rng, 10000, 3)
+	xl := randVec(rng, 3)
+	for _, p := range []int{1, 2, 5} {
+		setProcs(t, p)
+		checkColumn(t, RBF{Sigma: 0.5}, Xl, xl)
+	}
+}
+
+func TestColumnNoAlloc(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	X := randDense(rng, 500, 10)
+	x := randVec(rng, 10)
+	dst := make([]float64, 500)
+	for _, k := range append(builtins(), Func{Name: "min", F: minKernel}) {
+		if n := testing.AllocsPerRun(20, func() { Column(dst, k, X, x) }); n != 0 {
+			t.Errorf("%v: serial Column allocates %v times", k, n)
+		}
+	}
+}
+
+func TestColumnEmptyAndPanics(t *testing.T) {
+	Column(nil, RBF{Sigma: 1}, &mat.Dense{}, []float64{1, 2}) // no-op
+	X := mat.NewDense(3, 2, nil)
+	cases := map[string]func(){
+		"short dst":   func() { Column(make([]float64, 2), Linear{}, X, make([]float64, 2)) },
+		"long dst":    func() { Column(make([]float64, 4), Linear{}, X, make([]float64, 2)) },
+		"short x":     func() { Column(make([]float64, 3), Linear{}, X, make([]float64, 1)) },
+		"long x":      func() { Column(make([]float64, 3), Linear{}, X, make([]float64, 3)) },
+		"nil kernel":  func() { Column(make([]float64, 3), nil, X, make([]float64, 2)) },
+		"nil pointer": func() { Column(make([]float64, 3), (*RBF)(nil), X, make([]float64, 2)) },
+		"empty X":     func() { Column(make([]float64, 1), Linear{}, &mat.Dense{}, nil) },
+	}
+	for name, f := range cases {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+// checkMatrix compares Matrix with Eval entry by entry, bit for bit.
+func checkMatrix(t *testing.T, k Kernel, X *mat.Dense) *mat.SymDense {
+	t.Helper()
+	K := Matrix(k, X)
+	n, _ := X.Dims()
+	if K.SymmetricDim() != n {
+		t.Fatalf("%v: Matrix is %d×%d, want %d", k, K.SymmetricDim(), K.SymmetricDim(), n)
+	}
+	for i := range n {
+		if got, want := K.At(i, i), k.Eval(X.RawRowView(i), X.RawRowView(i)); got != want {
+			t.Fatalf("%v: K[%d,%d] = %v, want k(x,x) = %v", k, i, i, got, want)
+		}
+		for j := i; j < n; j++ {
+			if got, want := K.At(i, j), k.Eval(X.RawRowView(j), X.RawRowView(i)); got != want {
+				t.Fatalf("%v: K[%d,%d] = %v, Eval = %v", k, i, j, got, want)
+			}
+			if K.At(j, i) != K.At(i, j) {
+				t.Fatalf("%v: K not symmetric at (%d,%d)", k, i, j)
+			}
+		}
+	}
+	return K
+}
+
+func TestMatrix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, X := range []*mat.Dense{randDense(rng, 1, 4), randDense(rng, 23, 7), view(rng, 40, 3)} {
+		for _, k := range allKernels() {
+			K := checkMatrix(t, k, X)
+			if _, ok := deref(k).(RBF); ok {
+				for i := range K.SymmetricDim() {
+					if K.At(i, i) != 1 {
+						t.Fatalf("rbf: diagonal %v, want exactly 1", K.At(i, i))
+					}
+				}
+			}
+		}
+	}
+	if K := Matrix(Linear{}, &mat.Dense{}); !K.IsEmpty() {
+		t.Error("Matrix of an empty X should be empty")
+	}
+}
+
+func TestMatrixParallel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	X := view(rng, 150, 6)
+	for _, k := range allKernels() {
+		forceSerial(t)
+		ref := checkMatrix(t, k, X)
+		forceParallel(t)
+		for _, p := range []int{1, 2, 3, 8} {
+			setProcs(t, p)
+			got := checkMatrix(t, k, X)
+			if !mat.Equal(got, ref) {
+				t.Fatalf("%v: GOMAXPROCS=%d changes the matrix", k, p)
+			}
+		}
+	}
+}
+
+func TestMatrixPanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("Matrix with a nil kernel did not panic")
+		}
+	}()
+	Matrix(nil, mat.NewDense(2, 2, nil))
+}

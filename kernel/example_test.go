@@ -1,0 +1,86 @@
+package kernel_test
+
+import (
+	"fmt"
+	"log"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// A kernel column k(X_i, x) of an RBF kernel for the rows of X.
+func ExampleColumn() {
+	X := mat.NewDense(4, 2, []float64{
+		0, 0,
+		1, 0,
+		0, 2,
+		3, 4,
+	})
+	k := kernel.RBF{Sigma: 1}
+	if err := kernel.Validate(k); err != nil {
+		log.Fatal(err)
+	}
+	col := make([]float64, 4)
+	kernel.Column(col, k, X, []float64{0, 0})
+	fmt.Println(k)
+	for i, v := range col {
+		fmt.Printf("k(X_%d, x) = %.6g\n", i, v)
+	}
+	// Output:
+	// rbf(σ=1)
+	// k(X_0, x) = 1
+	// k(X_1, x) = 0.606531
+	// k(X_2, x) = 0.135335
+	// k(X_3, x) = 3.72665e-06
+}
+
+// The median heuristic for the bandwidth of an RBF kernel. The six pairwise
+// distances of the four points are 1, 2, √5, √13, √20 and 5; the median is
+// the mean of the middle two, (√5 + √13)/2.
+func ExampleMedianDistance() {
+	X := mat.NewDense(4, 2, []float64{
+		0, 0,
+		1, 0,
+		0, 2,
+		3, 4,
+	})
+	sigma, err := kernel.MedianDistance(X, 1000)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("σ = %.6f\n", sigma)
+
+	// Only the first three rows: distances 1, 2, √5, median 2.
+	sigma3, err := kernel.MedianDistance(X, 3)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("σ (first 3 rows) =", sigma3)
+	fmt.Println(kernel.RBF{Sigma: sigma3})
+	// Output:
+	// σ = 2.920810
+	// σ (first 3 rows) = 2
+	// rbf(σ=2)
+}
+
+// A kernel is saved as a Spec and rebuilt with New.
+func ExampleNew() {
+	saved := kernel.Polynomial{Degree: 3, Scale: 0.5, Offset: 1}.Spec()
+	fmt.Printf("%+v\n", saved)
+
+	k, err := kernel.New(saved)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(k, k.Eval([]float64{1, 2, 3}, []float64{4, 0, 3}))
+
+	// A Func is saved by name only and cannot be rebuilt.
+	f := kernel.Func{Name: "min", F: func(x, y []float64) float64 { return min(x[0], y[0]) }}
+	_, err = kernel.New(f.Spec())
+	fmt.Println(err != nil)
+	// Output:
+	// {Name:polynomial Sigma:0 Degree:3 Scale:0.5 Offset:1}
+	// polynomial(d=3, γ=0.5, c=1) 421.875
+	// true
+}

@@ -1,0 +1,182 @@
+package kpca
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/native"
+	"github.com/ikpca/ikpca/update"
+)
+
+func TestMain(m *testing.M) {
+	native.Use()
+	m.Run()
+}
+
+// points returns the first n rows of a data set: "yeast" or "magic".
+func points(t testing.TB, name string, n int) *mat.Dense {
+	t.Helper()
+	var ds data.Dataset
+	switch name {
+	case "yeast":
+		ds = data.Yeast()
+	case "magic":
+		ds = data.Magic()
+	default:
+		t.Fatalf("unknown data set %q", name)
+	}
+	_, d := ds.X.Dims()
+	return mat.DenseCopyOf(ds.X.Slice(0, n, 0, d))
+}
+
+// rbfMedian is the paper's kernel: RBF with the median distance of the first 1000 rows.
+func rbfMedian(t testing.TB, x *mat.Dense) kernel.RBF {
+	t.Helper()
+	s, err := kernel.MedianDistance(x, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kernel.RBF{Sigma: s}
+}
+
+// centre returns CKC, C = I − 11ᵀ/m, computed directly.
+func centre(k mat.Symmetric) *mat.SymDense {
+	m := k.SymmetricDim()
+	rs := make([]float64, m)
+	var total float64
+	for i := range m {
+		for j := range m {
+			rs[i] += k.At(i, j)
+		}
+		total += rs[i]
+	}
+	fm := float64(m)
+	c := mat.NewSymDense(m, nil)
+	for i := range m {
+		for j := i; j < m; j++ {
+			c.SetSym(i, j, k.At(i, j)-rs[i]/fm-rs[j]/fm+total/(fm*fm))
+		}
+	}
+	return c
+}
+
+// target is the matrix a model of the first m rows of x decomposes: K or CKC.
+func target(k kernel.Kernel, x *mat.Dense, m int, mode Mode) *mat.SymDense {
+	_, d := x.Dims()
+	km := kernel.Matrix(k, x.Slice(0, m, 0, d).(*mat.Dense))
+	if mode == Centred {
+		return centre(km)
+	}
+	return km
+}
+
+// batchValues returns the eigenvalues a batch kernel PCA reports, descending: all of
+// them uncentred, without the trivial zero (the smallest in magnitude) centred.
+func batchValues(t testing.TB, a mat.Symmetric, mode Mode) []float64 {
+	t.Helper()
+	v, err := native.EigenSym(nil, nil, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mode == Centred {
+		drop := 0
+		for i := range v {
+			if math.Abs(v[i]) < math.Abs(v[drop]) {
+				drop = i
+			}
+		}
+		v = slices.Delete(v, drop, drop+1)
+	}
+	slices.Reverse(v)
+	return v
+}
+
+// reconstruction returns ‖A − V·Λ·Vᵀ‖_F/‖A‖_F for the model's vectors and values.
+func reconstruction(md *Model, a mat.Symmetric) float64 {
+	var v mat.Dense
+	md.VectorsTo(&v)
+	values := md.Values(nil)
+	if len(values) == 0 {
+		return 0
+	}
+	var vl mat.Dense
+	vl.CloneFrom(&v)
+	for j, l := range values {
+		col := vl.ColView(j).(*mat.VecDense)
+		col.ScaleVec(l, col)
+	}
+	var r mat.Dense
+	r.Mul(&vl, v.T())
+	r.Sub(a, &r)
+	return mat.Norm(&r, 2) / mat.Norm(a, 2)
+}
+
+// orthogonality returns max|VᵀV − I| for the model's vectors.
+func orthogonality(md *Model) float64 {
+	var v, g mat.Dense
+	md.VectorsTo(&v)
+	g.Mul(v.T(), &v)
+	r, _ := g.Dims()
+	var worst float64
+	for i := range r {
+		for j := range r {
+			x := g.At(i, j)
+			if i == j {
+				x--
+			}
+			worst = math.Max(worst, math.Abs(x))
+		}
+	}
+	return worst
+}
+
+// maxRelDiff returns max|a − b|/max|b|.
+func maxRelDiff(a, b []float64) float64 {
+	var d, big float64
+	for i := range b {
+		d = math.Max(d, math.Abs(a[i]-b[i]))
+		big = math.Max(big, math.Abs(b[i]))
+	}
+	if big == 0 {
+		return d
+	}
+	return d / big
+}
+
+// state captures a model's observable state and its running sums, for checks that a
+// failed call changed nothing.
+type state struct {
+	values, points, sums []float64
+	total                float64
+	m                    int
+}
+
+func capture(md *Model) state {
+	var p mat.Dense
+	md.Points(&p)
+	return state{values: md.sym.Values(nil), points: p.RawMatrix().Data, sums: slices.Clone(md.rowSum[:md.m]), total: md.total, m: md.m}
+}
+
+func (a state) equal(b state) bool {
+	return a.m == b.m && a.total == b.total && slices.Equal(a.values, b.values) && slices.Equal(a.points, b.points) && slices.Equal(a.sums, b.sums)
+}
+
+var allOptions = []Options{
+	{Mode: Centred, Method: Bordered},
+	{Mode: Uncentred, Method: Bordered},
+	{Mode: Centred, Method: RankOne},
+	{Mode: Uncentred, Method: RankOne},
+}
+
+func name(o Options) string { return o.Mode.String() + "/" + o.Method.String() }
+
+// updateOptionsMaxIter caps the root finder, to force a failure.
+func updateOptionsMaxIter(n int) update.Options { return update.Options{MaxIterations: n} }
+
+func errorsIs(err, target error) bool { return errors.Is(err, target) }

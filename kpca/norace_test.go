@@ -1,0 +1,5 @@
+//go:build !race
+
+package kpca
+
+const raceEnabled = false

@@ -1,0 +1,133 @@
+package kpca
+
+import "math"
+
+// The algorithms of Hallgren and Northrop (2018), kept as Method RankOne for comparison.
+// Both express the new kernel matrix through rank-one modifications of the old
+// decomposition; each rank-one update costs an m×m×m product, so a step costs two
+// (uncentred) or four (centred) of them where the bordered path costs one.
+
+// paperUncentred is Algorithm 1: [[K, a], [aᵀ, c]] = diag(K, s) + ρ(k₁k₁ᵀ − k₀k₀ᵀ) with
+// k₁ = (a, α), k₀ = (a, β) (see expandBorder). It returns the number of components
+// deflated over the step's updates. On error the decomposition is restored.
+func (md *Model) paperUncentred(a []float64, c float64) (int, error) {
+	md.step.CopyFrom(&md.sym)
+	deflated, err := md.expandBorder(a, c)
+	if err != nil {
+		md.sym.CopyFrom(&md.step)
+		return 0, err
+	}
+	return deflated, nil
+}
+
+// paperCentred is Algorithm 2 on K' = CKC (m×m, including its trivial eigenvector):
+// with T = 1ᵀK1, T' = T + 2Σa + c and
+//
+//	u = K1/(m(m+1)) − a/(m+1) + ½(T'/(m+1)² − T/m²)·1,
+//
+// the top-left m×m block of the new centred matrix is K' + 1uᵀ + u1ᵀ, two rank-one
+// updates; then the decomposition is expanded and bordered with the new centred column
+// v = k − (Σk·1 + K̂1 − T'/(m+1)·1)/(m+1), k = (a, c), two more. On error the
+// decomposition is restored.
+func (md *Model) paperCentred(a []float64, c, sa float64) (int, error) {
+	m := len(a)
+	fm := float64(m)
+	md.step.CopyFrom(&md.sym)
+	fail := func(err error) (int, error) {
+		md.sym.CopyFrom(&md.step)
+		return 0, err
+	}
+	t2 := md.total + 2*sa + c
+	cc := -md.total/(fm*fm) + t2/((fm+1)*(fm+1))
+	u := md.work[:m]
+	for i := range m {
+		u[i] = md.rowSum[i]/(fm*(fm+1)) - a[i]/(fm+1) + cc/2
+	}
+	deflated := 0
+	// 1uᵀ + u1ᵀ = ½[(t·1 + u/t)(t·1 + u/t)ᵀ − (t·1 − u/t)(t·1 − u/t)ᵀ]; the paper takes
+	// t = 1, we take t² = ‖u‖/‖1‖ so that the two terms have the size of the change
+	// rather than of ‖1‖² = m.
+	if un := norm(u); un > 0 {
+		t := math.Sqrt(un / math.Sqrt(fm))
+		p, q := md.work2[:m], md.work3[:m]
+		for i := range m {
+			p[i] = t + u[i]/t
+			q[i] = t - u[i]/t
+		}
+		if err := md.sym.RankOne(0.5, p); err != nil {
+			return fail(err)
+		}
+		deflated += md.sym.Stats().Deflated
+		if err := md.sym.RankOne(-0.5, q); err != nil {
+			return fail(err)
+		}
+		deflated += md.sym.Stats().Deflated
+	}
+	// The new centred column.
+	ksum := sa + c
+	v := md.work[:m+1]
+	for i := range m {
+		v[i] = a[i] - (ksum+md.rowSum[i]+a[i]-t2/(fm+1))/(fm+1)
+	}
+	v[m] = c - (ksum+ksum-t2/(fm+1))/(fm+1)
+	d, err := md.expandBorder(v[:m], v[m])
+	if err != nil {
+		return fail(err)
+	}
+	return deflated + d, nil
+}
+
+// expandBorder borders the decomposition of A with (a, c) as Hallgren and Northrop do:
+// expand to diag(A, s) with s = c/4, then
+//
+//	[[A, a], [aᵀ, c]] = diag(A, s) + ρ(k₁k₁ᵀ − k₀k₀ᵀ),  k₁ = (a, α), k₀ = (a, β),
+//
+// which holds whenever ρ(α − β) = 1 and α + β = c − s. The paper takes ρ = 4/c
+// (α = c/2, β = c/4), unbounded as c → 0; we take α − β = δ = ‖(a, c − s)‖, so that
+// both terms are of the size of the border. It returns the number of components
+// deflated; on error the caller restores the decomposition.
+func (md *Model) expandBorder(a []float64, c float64) (int, error) {
+	m := len(a)
+	s := c / 4
+	gamma := c - s
+	zero := md.work2[:m]
+	clear(zero)
+	if err := md.sym.Border(zero, s); err != nil {
+		return 0, err
+	}
+	deflated := md.sym.Stats().Deflated
+	delta := math.Hypot(norm(a), gamma)
+	if delta == 0 {
+		return deflated, nil
+	}
+	alpha, beta := (gamma+delta)/2, (gamma-delta)/2
+	k := md.work3[:m+1]
+	copy(k, a)
+	k[m] = alpha
+	if err := md.sym.RankOne(1/delta, k); err != nil {
+		return 0, err
+	}
+	deflated += md.sym.Stats().Deflated
+	k[m] = beta
+	if err := md.sym.RankOne(-1/delta, k); err != nil {
+		return 0, err
+	}
+	return deflated + md.sym.Stats().Deflated, nil
+}
+
+// norm returns ‖x‖₂ without overflow.
+func norm(x []float64) float64 {
+	var big float64
+	for _, v := range x {
+		big = math.Max(big, math.Abs(v))
+	}
+	if big == 0 {
+		return 0
+	}
+	var ss float64
+	for _, v := range x {
+		v /= big
+		ss += v * v
+	}
+	return big * math.Sqrt(ss)
+}
