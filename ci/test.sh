@@ -2,7 +2,7 @@
 # The project's test command (README.md): everything CI checks, runnable on a fresh
 # Debian machine with Go installed. It installs the OpenBLAS packages when missing.
 #
-#   ./ci/test.sh          full run (about 5 minutes on 2 cores)
+#   ./ci/test.sh          full run (about 10 minutes on 2 cores)
 #   ./ci/test.sh -quick   pure-Go tests in -short mode only
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,7 +57,8 @@ step "tests, pure Go"
 go test -count=1 ./...
 
 step "tests, pure Go, race detector on the core packages"
-go test -count=1 -race ./native/ ./secular/ ./update/
+go test -count=1 -race ./native/ ./secular/ ./update/ ./kernel/
+go test -count=1 -race -short ./kpca/
 
 step "tests, -tags openblas (compares results with the pure-Go run)"
 go test -count=1 -tags openblas ./...

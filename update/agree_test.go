@@ -28,7 +28,7 @@ func agreementWorkload(t *testing.T) agreement {
 	t.Helper()
 	x := data.Yeast().X
 	m := 200
-	k := testmat.RBF(x.Slice(0, m, 0, 8), testmat.MedianDistance(x))
+	k := rbf(x.Slice(0, m, 0, 8), medianDistance(t, x))
 	rng := rand.New(rand.NewPCG(9, 9))
 	out := agreement{Backend: native.Active().Name}
 	record := func(s *Sym) {

@@ -4,17 +4,14 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/yardstick"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -68,92 +65,28 @@ func setupBench(b *testing.B) {
 	b.Logf("backend %v", native.Active())
 }
 
-// yardstick times dgemms and batch eigendecompositions of one order, and collects the
-// phase times of the updates.
-type yardstick struct {
-	n      int
-	phases [3]time.Duration // project, solve, assemble, summed over the iterations
-	g, c   blas64.General
-	sym    []float64
-	w      []float64
-	gemm   time.Duration // accumulated over the paired dgemms
-	count  int
-	batchs []time.Duration
+// phases sums the phase times of the updates of a benchmark.
+type phases [3]time.Duration // project, solve, assemble
+
+func (p *phases) add(st Stats) {
+	p[0] += st.Project
+	p[1] += st.Solve
+	p[2] += st.Assemble
 }
 
-func newYardstick(n int) *yardstick {
-	rng := rand.New(rand.NewPCG(uint64(n), 1))
-	a := make([]float64, n*n)
-	for i := range a {
-		a[i] = rng.NormFloat64()
-	}
-	y := &yardstick{
-		n: n,
-		g: blas64.General{Rows: n, Cols: n, Stride: n, Data: a},
-		c: blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)},
-	}
-	blas64.Gemm(blas.NoTrans, blas.Trans, 1, y.g, y.g, 0, y.c) // warm up
-	return y
-}
-
-// phase adds the phase times of the update just done.
-func (y *yardstick) phase(st Stats) {
-	y.phases[0] += st.Project
-	y.phases[1] += st.Solve
-	y.phases[2] += st.Assemble
-}
-
-// dgemm times one n×n×n product.
-func (y *yardstick) dgemm() {
-	start := time.Now()
-	blas64.Gemm(blas.NoTrans, blas.Trans, 1, y.g, y.g, 0, y.c)
-	y.gemm += time.Since(start)
-	y.count++
-}
-
-// batch times one batch eigendecomposition, up to the -ikpca.batchmax order.
-func (y *yardstick) batch() {
-	limit := *benchBatchMax
-	if limit < 0 {
-		limit = 1000
-		if native.Compiled == "openblas" {
-			limit = 4000
-		}
-	}
-	if y.n > limit {
-		return
-	}
-	if y.sym == nil {
-		y.sym = testmat.RandomSym(y.n, rand.New(rand.NewPCG(uint64(y.n), 5))).RawSymmetric().Data
-		y.w = make([]float64, y.n)
-	}
-	copy(y.c.Data, y.sym)
-	start := time.Now()
-	if err := native.EigenSymInPlace(y.n, y.c.Data, y.n, y.w, true); err != nil {
-		panic(err)
-	}
-	y.batchs = append(y.batchs, time.Since(start))
-}
-
-func median(ts []time.Duration) time.Duration {
-	s := slices.Clone(ts)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-// report adds the yardstick metrics for an update producing an n×n decomposition.
-func (y *yardstick) report(b *testing.B) {
-	n := float64(y.n)
+// report adds the yardstick and phase metrics for an update producing an n×n
+// decomposition.
+func report(b *testing.B, n int, y *yardstick.Stick, p phases) {
 	per := b.Elapsed() / time.Duration(b.N)
-	gemm := y.gemm / time.Duration(y.count)
+	fn := float64(n)
+	gemm := y.MeanDgemm()
 	b.ReportMetric(float64(gemm.Microseconds())/1000, "dgemm-ms")
-	b.ReportMetric(float64(b.Elapsed())/float64(y.gemm)*float64(y.count)/float64(b.N), "x-dgemm")
-	b.ReportMetric(2*n*n*n/per.Seconds()/1e9, "GFLOP/s")
+	b.ReportMetric(float64(per)/float64(gemm), "x-dgemm")
+	b.ReportMetric(2*fn*fn*fn/per.Seconds()/1e9, "GFLOP/s")
 	for i, name := range []string{"project-ms", "solve-ms", "assemble-ms"} {
-		b.ReportMetric(float64(y.phases[i].Microseconds())/1000/float64(b.N), name)
+		b.ReportMetric(float64(p[i].Microseconds())/1000/float64(b.N), name)
 	}
-	if len(y.batchs) > 0 {
-		batch := median(y.batchs)
+	if batch := y.MedianBatch(); batch > 0 {
 		b.ReportMetric(float64(batch.Microseconds())/1000, "batch-ms")
 		b.ReportMetric(float64(per)/float64(batch), "x-batch")
 	}
@@ -180,8 +113,9 @@ func benchBase(b *testing.B, n int) (*Sym, []float64) {
 // benchUpdate times step, an update of a copy of base producing an n×n decomposition,
 // against the yardsticks of order n.
 func benchUpdate(b *testing.B, n int, base *Sym, step func(*Sym) error) {
-	y := newYardstick(n)
-	y.batch()
+	y := yardstick.New(n)
+	y.Batch(*benchBatchMax)
+	var p phases
 	var s Sym
 	s.Reserve(n)
 	s.CopyFrom(base)
@@ -192,16 +126,16 @@ func benchUpdate(b *testing.B, n int, base *Sym, step func(*Sym) error) {
 	for b.Loop() {
 		b.StopTimer()
 		s.CopyFrom(base)
-		y.dgemm()
+		y.Dgemm()
 		b.StartTimer()
 		if err := step(&s); err != nil {
 			b.Fatal(err)
 		}
-		y.phase(s.Stats())
+		p.add(s.Stats())
 	}
 	b.StopTimer()
-	y.batch()
-	y.report(b)
+	y.Batch(*benchBatchMax)
+	report(b, n, y, p)
 }
 
 // BenchmarkBorder times A ← [[A, a], [aᵀ, c]] from order n−1 to n.

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -62,6 +63,21 @@ func snap(s *Sym) snapshot {
 
 func (a snapshot) equal(b snapshot) bool {
 	return a.n == b.n && slices.Equal(a.values, b.values) && slices.Equal(a.vectors, b.vectors)
+}
+
+// rbf returns the RBF kernel matrix of the rows of x with bandwidth sigma.
+func rbf(x mat.Matrix, sigma float64) *mat.SymDense {
+	return kernel.Matrix(kernel.RBF{Sigma: sigma}, mat.DenseCopyOf(x))
+}
+
+// medianDistance is the median-distance bandwidth over the first 1000 rows of x.
+func medianDistance(t testing.TB, x mat.Matrix) float64 {
+	t.Helper()
+	s, err := kernel.MedianDistance(mat.DenseCopyOf(x), 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // column returns the first m entries of column j of a.

@@ -25,8 +25,8 @@ func TestProductFollowsBorder(t *testing.T) {
 	}
 	// A wide bandwidth: the spectrum decays fast and its tiny eigenvalues cluster, so close
 	// poles deflate by rotation too.
-	sigma := 4 * testmat.MedianDistance(y)
-	k := testmat.RBF(x, sigma) // B = k[:, :m]
+	sigma := 4 * medianDistance(t, y)
+	k := rbf(x, sigma) // B = k[:, :m]
 	kd := mat.DenseCopyOf(k)
 	var s Sym
 	var p Product

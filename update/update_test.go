@@ -98,7 +98,7 @@ func TestLongBorderSequence(t *testing.T) {
 		m = 250
 	}
 	x := data.Yeast().X
-	k := testmat.RBF(x.Slice(0, m, 0, 8), testmat.MedianDistance(x))
+	k := rbf(x.Slice(0, m, 0, 8), medianDistance(t, x))
 	var s Sym
 	prev := make([]float64, 0, m)
 	var deflated, rotated, iters, roots int
@@ -152,7 +152,7 @@ func TestRankDeficientGrowth(t *testing.T) {
 	for i := range m {
 		x.SetRow(i, y.RawRowView(rng.IntN(distinctRows)))
 	}
-	k := testmat.RBF(x, 0.3)
+	k := rbf(x, 0.3)
 	var s Sym
 	for j := range m {
 		if err := s.Border(column(k, j, j), k.At(j, j)); err != nil {

@@ -1,7 +1,7 @@
 // Package testmat provides helpers for numerical tests of symmetric eigen-
 // decompositions and their updates: random orthogonal and symmetric test
-// matrices, residual and orthogonality measures, and Gaussian (RBF) kernel
-// matrices.
+// matrices and residual and orthogonality measures. (Kernel matrices come from package
+// kernel.)
 //
 // All random helpers are deterministic given the *rand.Rand they receive
 // (math/rand/v2, e.g. rand.New(rand.NewPCG(seed1, seed2))). The helpers are
@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -20,9 +19,6 @@ import (
 // tiny guards the denominator of relative measures against division by zero:
 // the smallest positive normal float64.
 const tiny = 0x1p-1022
-
-// maxMedianRows is the number of leading rows MedianDistance looks at.
-const maxMedianRows = 1000
 
 // RandomOrthogonal returns an n×n orthogonal matrix drawn from the Haar
 // (uniform) distribution on O(n): it takes the QR factorisation of a matrix
@@ -177,61 +173,6 @@ func sqDist(a, b []float64) float64 {
 		s += d * d
 	}
 	return s
-}
-
-// RBF returns the Gaussian kernel matrix of the rows x_1 … x_n of x,
-//
-//	K_ij = exp(−‖x_i − x_j‖² / (2σ²)),
-//
-// where the squared distance is accumulated from the coordinate differences
-// (so duplicate rows give K_ij = 1 exactly). K is exactly symmetric with ones
-// on the diagonal. The cost is O(n²·d). It panics unless sigma is positive
-// and finite.
-func RBF(x mat.Matrix, sigma float64) *mat.SymDense {
-	if !(sigma > 0) || math.IsInf(sigma, 0) {
-		panic(fmt.Sprintf("testmat: RBF: sigma = %v, want positive and finite", sigma))
-	}
-	n, d := x.Dims()
-	pts := rows(x, n)
-	scale := -1 / (2 * sigma * sigma)
-	k := mat.NewSymDense(n, nil)
-	raw := k.RawSymmetric()
-	for i := range n {
-		xi := pts[i*d : (i+1)*d]
-		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
-		row[i] = 1
-		for j := i + 1; j < n; j++ {
-			row[j] = math.Exp(scale * sqDist(xi, pts[j*d:(j+1)*d]))
-		}
-	}
-	return k
-}
-
-// MedianDistance returns the median of the Euclidean distances ‖x_i − x_j‖
-// over all pairs i < j among the first m = min(r, 1000) rows of the r×d
-// matrix x (a common choice of the RBF bandwidth σ). With an odd number of
-// pairs it is the middle value; with an even number it is the mean of the
-// two middle values. It panics if x has fewer than 2 rows.
-func MedianDistance(x mat.Matrix) float64 {
-	r, d := x.Dims()
-	m := min(r, maxMedianRows)
-	if m < 2 {
-		panic(fmt.Sprintf("testmat: MedianDistance: %d rows, need at least 2", r))
-	}
-	pts := rows(x, m)
-	dist := make([]float64, 0, m*(m-1)/2)
-	for i := range m {
-		xi := pts[i*d : (i+1)*d]
-		for j := i + 1; j < m; j++ {
-			dist = append(dist, math.Sqrt(sqDist(xi, pts[j*d:(j+1)*d])))
-		}
-	}
-	slices.Sort(dist)
-	p := len(dist)
-	if p%2 == 1 {
-		return dist[p/2]
-	}
-	return (dist[p/2-1] + dist[p/2]) / 2
 }
 
 // Leading returns a copy of the leading m×m principal submatrix of a (rows

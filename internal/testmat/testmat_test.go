@@ -221,90 +221,6 @@ func TestReconstruct(t *testing.T) {
 	mustPanic(t, "value count", func() { Reconstruct([]float64{1}, u) })
 }
 
-func TestRBF(t *testing.T) {
-	// Points (0,0), (1,0), (0,2): squared distances 1, 4, 5.
-	x := mat.NewDense(3, 2, []float64{0, 0, 1, 0, 0, 2})
-	k := RBF(x, 1)
-	want := [][]float64{
-		{1, math.Exp(-0.5), math.Exp(-2)},
-		{math.Exp(-0.5), 1, math.Exp(-2.5)},
-		{math.Exp(-2), math.Exp(-2.5), 1},
-	}
-	for i := range 3 {
-		for j := range 3 {
-			if k.At(i, j) != want[i][j] {
-				t.Errorf("K[%d,%d] = %v, want %v", i, j, k.At(i, j), want[i][j])
-			}
-		}
-	}
-	// σ = 2: K_12 = exp(−1/8).
-	if v := RBF(x, 2).At(0, 1); v != math.Exp(-0.125) {
-		t.Errorf("σ=2: K[0,1] = %v, want %v", v, math.Exp(-0.125))
-	}
-
-	// Duplicate rows give exactly 1, also off the diagonal.
-	dup := mat.NewDense(3, 3, []float64{0.1, 0.7, 0.3, 0.2, 0.5, 0.9, 0.1, 0.7, 0.3})
-	kd := RBF(dup, 0.37)
-	if kd.At(0, 2) != 1 || kd.At(2, 0) != 1 {
-		t.Errorf("duplicate rows: K[0,2] = %v", kd.At(0, 2))
-	}
-	for i := range 3 {
-		if kd.At(i, i) != 1 {
-			t.Errorf("diagonal K[%d,%d] = %v", i, i, kd.At(i, i))
-		}
-	}
-	// Works on a non-Dense mat.Matrix (a transpose view).
-	xt := mat.NewDense(2, 3, []float64{0, 1, 0, 0, 0, 2})
-	if !mat.Equal(RBF(xt.T(), 1), k) {
-		t.Error("RBF of a transposed view differs")
-	}
-	for _, s := range []float64{0, -1, math.NaN(), math.Inf(1)} {
-		mustPanic(t, "bad sigma", func() { RBF(x, s) })
-	}
-}
-
-func TestMedianDistance(t *testing.T) {
-	// Odd number of pairs: points (0,0), (1,0), (0,2) have distances
-	// 1, 2, √5; median 2.
-	odd := mat.NewDense(3, 2, []float64{0, 0, 1, 0, 0, 2})
-	if m := MedianDistance(odd); m != 2 {
-		t.Errorf("odd: got %v, want 2", m)
-	}
-	// Even number of pairs: points 0, 1, 3, 7 on a line have distances
-	// 1, 3, 7, 2, 6, 4 -> sorted 1 2 3 4 6 7; median (3+4)/2.
-	even := mat.NewDense(4, 1, []float64{0, 1, 3, 7})
-	if m := MedianDistance(even); m != 3.5 {
-		t.Errorf("even: got %v, want 3.5", m)
-	}
-	// Two points: a single pair.
-	if m := MedianDistance(mat.NewDense(2, 2, []float64{0, 0, 3, 4})); m != 5 {
-		t.Errorf("two points: got %v, want 5", m)
-	}
-	mustPanic(t, "one row", func() { MedianDistance(mat.NewDense(1, 2, nil)) })
-}
-
-func TestMedianDistanceCap(t *testing.T) {
-	rng := newRNG(17)
-	const d = 3
-	x := mat.NewDense(1500, d, nil)
-	for i := range 1500 {
-		for j := range d {
-			v := rng.Float64()
-			if i >= 1000 {
-				v += 1000 // far away: would change the median if used
-			}
-			x.Set(i, j, v)
-		}
-	}
-	first := x.Slice(0, 1000, 0, d)
-	if a, b := MedianDistance(x), MedianDistance(first); a != b {
-		t.Errorf("rows beyond 1000 changed the median: %v vs %v", a, b)
-	}
-	if m := MedianDistance(x.Slice(0, 1001, 0, d)); m > 2 {
-		t.Errorf("median of 1001 rows = %v; row 1001 must be ignored", m)
-	}
-}
-
 func TestLeading(t *testing.T) {
 	a := RandomSym(6, newRNG(19))
 	l := Leading(a, 4)
@@ -344,19 +260,4 @@ func TestMaxAbsDiff(t *testing.T) {
 		t.Errorf("NaN after a large difference gave %v", d)
 	}
 	mustPanic(t, "length mismatch", func() { MaxAbsDiff([]float64{1}, []float64{1, 2}) })
-}
-
-func BenchmarkRBF(b *testing.B) {
-	const n, d = 2000, 8
-	rng := newRNG(23)
-	x := mat.NewDense(n, d, nil)
-	for i := range n {
-		for j := range d {
-			x.Set(i, j, rng.Float64())
-		}
-	}
-	sigma := MedianDistance(x)
-	for b.Loop() {
-		RBF(x, sigma)
-	}
 }
