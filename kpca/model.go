@@ -475,22 +475,23 @@ func (md *Model) helmertBorder(a []float64, c, sa float64) error {
 
 // snapshotState is what a rollback needs: the points beyond m are ignored.
 type snapshotState struct {
-	m     int
-	total float64
-	sums  []float64
+	m, since int
+	total    float64
+	sums     []float64
+	stats    Stats
 }
 
 // snapshot saves the state before a batch (the decomposition goes to md.backup).
 func (md *Model) snapshot() snapshotState {
 	md.backup.CopyFrom(&md.sym)
-	return snapshotState{m: md.m, total: md.total, sums: append([]float64(nil), md.rowSum[:md.m]...)}
+	return snapshotState{m: md.m, since: md.since, total: md.total, stats: md.stats,
+		sums: append([]float64(nil), md.rowSum[:md.m]...)}
 }
 
 // restore returns to a snapshot.
 func (md *Model) restore(s snapshotState) {
 	md.sym.CopyFrom(&md.backup)
-	md.m, md.total = s.m, s.total
+	md.m, md.since, md.total, md.stats = s.m, s.since, s.total, s.stats
 	copy(md.rowSum, s.sums)
 	md.setView()
-	md.stats.Points = md.m
 }
