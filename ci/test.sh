@@ -71,7 +71,8 @@ step "benchmark smoke run (both backends)"
 go test -run '^$' -bench . -benchtime=1x -short ./...
 go test -run '^$' -bench . -benchtime=1x -short -tags openblas ./...
 
-step "fuzz smoke run"
+step "fuzz smoke runs (solver, CSV reader)"
 go test -run '^$' -fuzz FuzzSolver -fuzztime 30s ./secular/
+go test -run '^$' -fuzz FuzzRead -fuzztime 20s ./internal/table/
 
 step "all checks passed"

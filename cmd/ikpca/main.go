@@ -1,127 +1,110 @@
-// Command ikpca demonstrates exact incremental kernel PCA.
+// Command ikpca is exact incremental kernel PCA from the command line.
 //
-// With no arguments it streams the embedded UCI Yeast data set, point by point, through
-// a mean-adjusted incremental kernel PCA (kpca.Model, Gaussian kernel with the
-// median-distance bandwidth): each point costs one bordering update of the
-// eigendecomposition instead of a recomputation. It prints the leading eigenvalues and
-// their explained variance, the drift of the incremental decomposition from a batch
-// kernel PCA of the same points, the backend in use and the time per point.
+//	ikpca                  a short demo on the embedded Yeast data (same as "ikpca demo")
+//	ikpca fit [FILE]       fit a model to the rows of a CSV/TSV file (or standard input):
+//	                       eigenvalues, training scores, and a checkpoint of the model
+//	ikpca transform [FILE] project new points with a saved model
+//	ikpca nystrom [FILE]   incremental Nyström: error norms for every number of landmarks
+//	ikpca experiment       reproduce Hallgren and Northrop's Figures 1 and 2 (CSV and PNG)
 //
-// Usage:
+// Run "ikpca help COMMAND" for the flags of a command. Build with -tags openblas to use
+// OpenBLAS (Debian: libopenblas-dev liblapacke-dev).
 //
-//	go run ./cmd/ikpca [-n points] [-m0 start] [-top k]
-//	go run -tags openblas ./cmd/ikpca        # with OpenBLAS (Debian: libopenblas-dev liblapacke-dev)
+// Exit status: 0 on success, 1 on an error (bad input names the file, line and field),
+// 2 on a usage error, 130 when interrupted (Ctrl-C; fit still writes its outputs for the
+// points processed so far).
 package main
 
 import (
-	"flag"
+	"context"
+	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"time"
+	"os/signal"
+	"strings"
+	"syscall"
 
-	"gonum.org/v1/gonum/mat"
-
-	"github.com/ikpca/ikpca/data"
-	"github.com/ikpca/ikpca/kernel"
-	"github.com/ikpca/ikpca/kpca"
-	"github.com/ikpca/ikpca/native"
+	"github.com/spf13/cobra"
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "ikpca:", err)
-		os.Exit(1)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], env{in: os.Stdin, out: os.Stdout, errw: os.Stderr, terminal: stderrIsTerminal()})
+	stop()
+	os.Exit(code)
+}
+
+// env is what a command reads and writes: the process's streams in main, buffers in
+// tests.
+type env struct {
+	in       io.Reader
+	out      io.Writer
+	errw     io.Writer
+	terminal bool // stderr is a terminal: progress bars are drawn
+}
+
+// usageError marks a mistake in the command line (exit status 2).
+type usageError struct{ error }
+
+// errInterrupted is returned when a command stops because its context was cancelled.
+var errInterrupted = errors.New("interrupted")
+
+// run executes one command line and returns the exit status.
+func run(ctx context.Context, args []string, e env) int {
+	root := newRoot(e)
+	root.SetArgs(args)
+	root.SetIn(e.in)
+	root.SetOut(e.out)
+	root.SetErr(e.errw)
+	err := root.ExecuteContext(ctx)
+	if err != nil && strings.HasPrefix(err.Error(), "unknown command") {
+		err = usageError{err} // cobra reports it as a plain error
+	}
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errInterrupted):
+		fmt.Fprintln(e.errw, "ikpca:", err)
+		return 130
+	case errors.As(err, &ue):
+		fmt.Fprintf(e.errw, "ikpca: %v\n(run \"ikpca help\" for usage)\n", err)
+		return 2
+	default:
+		fmt.Fprintln(e.errw, "ikpca:", err)
+		return 1
 	}
 }
 
-func run(args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("ikpca", flag.ContinueOnError)
-	fs.SetOutput(out)
-	n := fs.Int("n", 600, "number of Yeast points to stream (at most 1484)")
-	m0 := fs.Int("m0", 20, "points in the starting batch decomposition")
-	top := fs.Int("top", 5, "number of leading components to print")
-	if err := fs.Parse(args); err != nil {
-		return err
+func newRoot(e env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ikpca",
+		Short: "Exact incremental kernel PCA",
+		Long: `ikpca keeps the eigendecomposition of a kernel matrix up to date as points arrive one
+at a time, exactly (to rounding) and at about the cost of one matrix product per point.
+Without a command it runs a short demo on the embedded Yeast data.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
 	}
-	ds := data.Yeast()
-	rows, cols := ds.X.Dims()
-	if *n < 2 || *n > rows {
-		return fmt.Errorf("-n must be between 2 and %d, got %d", rows, *n)
-	}
-	if *m0 < 1 || *m0 > *n {
-		return fmt.Errorf("-m0 must be between 1 and -n, got %d", *m0)
-	}
-	if *top < 1 || *top >= *n {
-		return fmt.Errorf("-top must be between 1 and -n − 1, got %d", *top)
-	}
-	fmt.Fprintf(out, "backend:  %v\n", native.Use())
-
-	x := mat.DenseCopyOf(ds.X.Slice(0, *n, 0, cols))
-	sigma, err := kernel.MedianDistance(ds.X, 1000)
-	if err != nil {
-		return err
-	}
-	k := kernel.RBF{Sigma: sigma}
-	fmt.Fprintf(out, "data:     UCI Yeast (embedded), %d of %d points × %d features; %v (median distance)\n",
-		*n, rows, cols, k)
-
-	model, err := kpca.New(k, x.Slice(0, *m0, 0, cols), kpca.Options{})
-	if err != nil {
-		return err
-	}
-	var total, last time.Duration
-	deflated := 0
-	for i := *m0; i < *n; i++ {
-		start := time.Now()
-		if err := model.Add(x.RawRowView(i)); err != nil {
-			return fmt.Errorf("point %d: %w", i, err)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	demo := demoCommand(e)
+	root.Flags().AddFlagSet(demo.Flags())
+	root.RunE = demo.RunE
+	root.AddCommand(demo, fitCommand(e), transformCommand(e), nystromCommand(e), experimentCommand(e))
+	for _, c := range root.Commands() {
+		c.SilenceUsage, c.SilenceErrors = true, true
+		if c.Args == nil {
+			c.Args = cobra.NoArgs
 		}
-		last = time.Since(start)
-		total += last
-		deflated += model.Stats().Deflated
-	}
-	fmt.Fprintf(out, "stream:   %d points added one at a time (mean-adjusted) in %v; last point %v; %d components deflated, none dropped\n",
-		*n-*m0, total.Round(time.Millisecond), last.Round(10*time.Microsecond), deflated)
-
-	values := model.Values(nil)
-	ev := model.ExplainedVariance(nil)
-	fmt.Fprintf(out, "top %d:    ", *top)
-	for i := range *top {
-		fmt.Fprintf(out, "%.4f (%.1f%%)  ", values[i], 100*ev[i])
-	}
-	fmt.Fprintln(out)
-
-	// Drift against a batch kernel PCA of the same points.
-	start := time.Now()
-	batch, err := kpca.New(k, x, kpca.Options{})
-	if err != nil {
-		return err
-	}
-	batchTime := time.Since(start)
-	want := batch.Values(nil)
-	var worst float64
-	for i := range values {
-		worst = math.Max(worst, math.Abs(values[i]-want[i]))
-	}
-	var inc, ref mat.Dense
-	if err := model.Transform(&inc, x.Slice(0, 10, 0, cols), *top); err != nil {
-		return err
-	}
-	if err := batch.Transform(&ref, x.Slice(0, 10, 0, cols), *top); err != nil {
-		return err
-	}
-	var proj float64
-	for i := range 10 {
-		for j := range *top {
-			proj = math.Max(proj, math.Abs(math.Abs(inc.At(i, j))-math.Abs(ref.At(i, j))))
+		args := c.Args
+		c.Args = func(cmd *cobra.Command, a []string) error {
+			if err := args(cmd, a); err != nil {
+				return usageError{err}
+			}
+			return nil
 		}
 	}
-	d := model.Drift()
-	fmt.Fprintf(out, "drift:    eigenvalues within %.1e·λmax of batch; projections within %.1e; probe: orthogonality %.1e, residual %.1e\n",
-		worst/want[0], proj, d.Orthogonality, d.Residual)
-	fmt.Fprintf(out, "batch:    a batch kernel PCA of the %d points takes %v; the last incremental step took %v\n",
-		*n, batchTime.Round(time.Millisecond), last.Round(10*time.Microsecond))
-	return nil
+	return root
 }

@@ -2,42 +2,366 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"image/png"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/kpca"
 )
 
-func TestDemo(t *testing.T) {
-	var out bytes.Buffer
-	if err := run([]string{"-n", "120", "-m0", "5", "-top", "3"}, &out); err != nil {
+// ikpca runs one command line and returns its exit status and outputs.
+func ikpca(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	return ikpcaCtx(t, context.Background(), stdin, args...)
+}
+
+func ikpcaCtx(t *testing.T, ctx context.Context, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errw bytes.Buffer
+	code := run(ctx, args, env{in: strings.NewReader(stdin), out: &out, errw: &errw})
+	if strings.Contains(errw.String(), "goroutine ") || strings.Contains(errw.String(), "panic") {
+		t.Fatalf("%v: stack trace on stderr:\n%s", args, errw.String())
+	}
+	return code, out.String(), errw.String()
+}
+
+// writeYeast writes the first n Yeast rows as CSV with a header and the sequence-name
+// and class columns around the 8 features (columns 2–9), like the UCI file.
+func writeYeast(t *testing.T, dir string, n int) string {
+	t.Helper()
+	ds := data.Yeast()
+	var b strings.Builder
+	b.WriteString("name," + strings.Join(ds.Features, ",") + ",class\n")
+	for i := range n {
+		b.WriteString(fmt.Sprintf("p%d", i))
+		for _, v := range ds.X.RawRowView(i) {
+			b.WriteString("," + strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		b.WriteString("," + ds.Labels[i] + "\n")
+	}
+	path := filepath.Join(dir, "yeast.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	text := out.String()
-	t.Log("\n" + text)
+	return path
+}
+
+func readCSV(t *testing.T, path string) [][]float64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]float64
+	for _, r := range recs[1:] {
+		row := make([]float64, len(r))
+		for j, s := range r {
+			row[j], err = strconv.ParseFloat(s, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+func TestDemo(t *testing.T) {
+	code, out, stderr := ikpca(t, "", "-n", "120", "--m0", "5", "--top", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	t.Log("\n" + out)
 	for _, want := range []string{"backend:", "UCI Yeast (embedded), 120 of 1484", "115 points added", "none dropped", "top 3:", "drift:", "batch:"} {
-		if !strings.Contains(text, want) {
+		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
-	// The incremental decomposition must match the batch one to rounding.
-	m := regexp.MustCompile(`within ([0-9.e+-]+)·λmax.*within ([0-9.e+-]+); probe: orthogonality ([0-9.e+-]+), residual ([0-9.e+-]+)`).FindStringSubmatch(text)
+	m := regexp.MustCompile(`within ([0-9.e+-]+)·λmax.*within ([0-9.e+-]+); probe: orthogonality ([0-9.e+-]+), residual ([0-9.e+-]+)`).FindStringSubmatch(out)
 	if m == nil {
-		t.Fatalf("no drift line")
+		t.Fatal("no drift line")
 	}
 	for _, s := range m[1:] {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || v > 1e-12 {
+		if v, err := strconv.ParseFloat(s, 64); err != nil || v > 1e-12 {
 			t.Errorf("drift measure %s", s)
+		}
+	}
+	// "demo" is the same command.
+	if code, _, stderr := ikpca(t, "", "demo", "-n", "40"); code != 0 {
+		t.Errorf("ikpca demo: exit %d: %s", code, stderr)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"-n", "1"}, {"-n", "99999"}, {"--top", "0"}, {"--bogus"}, {"extra-arg"},
+		{"fit", "--method", "sideways"}, {"fit", "--m0", "0"}, {"fit", "--values", "-", "--scores", "-"},
+		{"fit", "--header", "maybe"}, {"fit", "--sep", "ab"}, {"transform"}, {"nystrom"},
+		{"nystrom", "--dataset", "iris"}, {"experiment", "--mmax", "10"}, {"fit", "a", "b"},
+	} {
+		code, _, stderr := ikpca(t, "1,2\n3,4\n", args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
+		}
+		if !strings.HasPrefix(stderr, "ikpca: ") {
+			t.Errorf("%v: stderr %q", args, stderr)
 		}
 	}
 }
 
-func TestDemoBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"-n", "1"}, {"-n", "99999"}, {"-top", "0"}, {"-n", "10", "-top", "10"}, {"-m0", "0"}, {"-n", "10", "-m0", "11"}, {"-bogus"}} {
-		var out bytes.Buffer
-		if err := run(args, &out); err == nil {
-			t.Errorf("%v: no error", args)
+// TestFitTransform: fit's outputs equal the library's own model of the same points, and
+// transform of the training points gives back fit's training scores.
+func TestFitTransform(t *testing.T) {
+	dir := t.TempDir()
+	in := writeYeast(t, dir, 150)
+	ckpt, vals, scores, proj := filepath.Join(dir, "m.ckpt"), filepath.Join(dir, "v.csv"), filepath.Join(dir, "s.csv"), filepath.Join(dir, "p.csv")
+	code, _, stderr := ikpca(t, "", "fit", "--columns", "2-9", "--m0", "12", "--k", "4",
+		"--values", vals, "--scores", scores, "--model", ckpt, in)
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	// Standard input and the model from the file.
+	raw, _ := os.ReadFile(in)
+	code, _, stderr = ikpca(t, string(raw), "transform", "--model", ckpt, "--columns", "mcg-nuc", "--k", "4", "--out", proj)
+	if code == 0 {
+		t.Fatal("a range of names was accepted") // columns are indices or names, not name ranges
+	}
+	code, _, stderr = ikpca(t, string(raw), "transform", "--model", ckpt, "--columns", "2-9", "--k", "4", "--out", proj, "-")
+	if code != 0 {
+		t.Fatalf("transform: exit %d: %s", code, stderr)
+	}
+
+	// The library's own model of the same points.
+	x := mat.DenseCopyOf(data.Yeast().X.Slice(0, 150, 0, 8))
+	sigma, _ := kernel.MedianDistance(x, 1000)
+	md, err := kpca.New(kernel.RBF{Sigma: sigma}, x.Slice(0, 12, 0, 8), kpca.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := md.AddBatch(x.Slice(12, 150, 0, 8)); err != nil {
+		t.Fatal(err)
+	}
+	want := md.Values(nil)
+	v := readCSV(t, vals)
+	if len(v) != len(want) {
+		t.Fatalf("%d eigenvalues written, want %d", len(v), len(want))
+	}
+	for i := range v {
+		if v[i][1] != want[i] {
+			t.Fatalf("eigenvalue %d: %v, library %v", i, v[i][1], want[i])
+		}
+	}
+	var ws mat.Dense
+	if err := md.Scores(&ws, 4); err != nil {
+		t.Fatal(err)
+	}
+	s, p := readCSV(t, scores), readCSV(t, proj)
+	if len(s) != 150 || len(p) != 150 || len(s[0]) != 4 {
+		t.Fatalf("%d score rows, %d projections", len(s), len(p))
+	}
+	for i := range 150 {
+		for j := range 4 {
+			if s[i][j] != ws.At(i, j) {
+				t.Fatalf("score (%d, %d): %v, library %v", i, j, s[i][j], ws.At(i, j))
+			}
+			if math.Abs(p[i][j]-s[i][j]) > 1e-12 {
+				t.Fatalf("transform of training point %d, component %d: %v, score %v", i, j, p[i][j], s[i][j])
+			}
+		}
+	}
+	// The checkpoint is the library's model.
+	f, err := os.Open(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	loaded, err := kpca.Load(f, nil)
+	if err != nil || loaded.Len() != 150 {
+		t.Fatalf("checkpoint: %v, %d points", err, loaded.Len())
+	}
+}
+
+// TestMalformedInput: bad input is a clear error naming the file, line and field, with
+// exit status 1.
+func TestMalformedInput(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name, content string
+		want          []string
+	}{
+		{"ragged.csv", "1,2,3\n4,5,6\n7,8\n", []string{"ragged.csv:3", "2 fields, want 3"}},
+		{"text.csv", "a,b,c\n1,2,3\n4,five,6\n", []string{"text.csv:3", `column 2 ("b")`, `"five"`}},
+		{"empty.csv", "", []string{"empty.csv", "no data rows"}},
+		{"header-only.csv", "a,b\n", []string{"header-only.csv", "no data rows"}},
+		{"nan.csv", "1,2\n3,NaN\n", []string{"nan.csv:2", "column 2", "NaN"}},
+		{"inf.tsv", "1\t2\n-Inf\t4\n", []string{"inf.tsv:2", "column 1"}},
+		{"quote.csv", "1,2\n3,\"4\n", []string{"quote.csv:2"}},
+	}
+	for _, c := range cases {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, []byte(c.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := ikpca(t, "", "fit", "--m0", "1", "--values", "", path)
+		if code != 1 {
+			t.Errorf("%s: exit %d, want 1 (%s)", c.name, code, stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%s: stderr %q lacks %q", c.name, stderr, w)
+			}
+		}
+	}
+	// A missing file, and a corrupted model.
+	if code, _, stderr := ikpca(t, "", "fit", filepath.Join(dir, "missing.csv")); code != 1 || !strings.Contains(stderr, "missing.csv") {
+		t.Errorf("missing file: exit %d, %s", code, stderr)
+	}
+	bad := filepath.Join(dir, "bad.ckpt")
+	os.WriteFile(bad, []byte("IKPCAMDL garbage"), 0o644)
+	if code, _, stderr := ikpca(t, "1,2\n", "transform", "--model", bad); code != 1 || !strings.Contains(stderr, "bad checkpoint") {
+		t.Errorf("bad checkpoint: exit %d, %s", code, stderr)
+	}
+	// Standard input names itself.
+	if code, _, stderr := ikpca(t, "1,2\n3\n", "fit", "--m0", "1"); code != 1 || !strings.Contains(stderr, "<stdin>:2") {
+		t.Errorf("stdin: exit %d, %s", code, stderr)
+	}
+}
+
+// TestFitInterrupted: a fit cancelled part-way exits 130 and leaves a checkpoint of the
+// points processed so far that loads and continues.
+func TestFitInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	in := writeYeast(t, dir, 200)
+	ckpt := filepath.Join(dir, "m.ckpt")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	afterAdd = func(n int) {
+		if n == 77 {
+			cancel()
+		}
+	}
+	defer func() { afterAdd = nil }()
+	code, _, stderr := ikpcaCtx(t, ctx, "", "fit", "--columns", "2-9", "--model", ckpt, "--values", "", in)
+	if code != 130 || !strings.Contains(stderr, "interrupted after 77 of 200 points") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	f, err := os.Open(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	md, err := kpca.Load(f, nil)
+	if err != nil || md.Len() != 77 {
+		t.Fatalf("checkpoint: %v", err)
+	}
+	if err := md.Add(data.Yeast().X.RawRowView(77)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFitSIGINT interrupts the built command with a real Ctrl-C (SIGINT).
+func TestFitSIGINT(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ikpca")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	// 3000 MAGIC points: tens of seconds of work.
+	var b strings.Builder
+	mg := data.Magic().X
+	for i := range 3000 {
+		for j, v := range mg.RawRowView(i) {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		b.WriteByte('\n')
+	}
+	in := filepath.Join(dir, "magic.csv")
+	os.WriteFile(in, []byte(b.String()), 0o644)
+	ckpt := filepath.Join(dir, "m.ckpt")
+	cmd := exec.Command(bin, "fit", "--model", ckpt, "--values", "", in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit: %v; stderr: %s", err, stderr.String())
+	}
+	f, err := os.Open(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	md, err := kpca.Load(f, nil)
+	if err != nil || md.Len() < 10 || md.Len() >= 3000 {
+		t.Fatalf("checkpoint: %v (%d points); stderr: %s", err, md.Len(), stderr.String())
+	}
+	t.Logf("interrupted after %d points: %s", md.Len(), strings.TrimSpace(stderr.String()))
+}
+
+func TestNystromCommand(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "nys.csv")
+	code, _, stderr := ikpca(t, "", "nystrom", "--dataset", "yeast", "--n", "120", "--mmax", "25", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rows := readCSV(t, out)
+	if len(rows) != 25 || len(rows[0]) != 7 || rows[24][0] != 25 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for i := 1; i < 25; i++ {
+		if rows[i][1] > rows[0][1] {
+			t.Errorf("Frobenius error grew from %g to %g", rows[0][1], rows[i][1])
+		}
+	}
+}
+
+func TestExperimentCommand(t *testing.T) {
+	dir := t.TempDir()
+	code, out, stderr := ikpca(t, "", "experiment", "--datasets", "yeast", "--mmax", "40", "--runs", "2",
+		"--nystrom-n", "80", "--nystrom-mmax", "15", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	t.Log("\n" + out)
+	for _, f := range []string{"fig1-yeast.csv", "fig1-yeast.png", "fig2-yeast.csv", "fig2-yeast.png"} {
+		raw, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(f, ".png") {
+			if _, err := png.Decode(bytes.NewReader(raw)); err != nil {
+				t.Errorf("%s: %v", f, err)
+			}
 		}
 	}
 }

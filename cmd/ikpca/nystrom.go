@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/experiment"
+	"github.com/ikpca/ikpca/native"
+)
+
+func nystromCommand(e env) *cobra.Command {
+	var (
+		tf      tableFlags
+		kf      kernelFlags
+		dataset string
+		n, mmax int
+		seed    uint64
+		out     string
+	)
+	c := &cobra.Command{
+		Use:   "nystrom [FILE]",
+		Short: "Incremental Nyström approximation: error norms for every number of landmarks",
+		Long: `nystrom approximates the kernel matrix of the first --n points of FILE (or standard input if
+FILE is "-", or an embedded --dataset) with landmarks added one at a time in a random order, and
+writes, for every number of landmarks m up to --mmax, the error ‖K − K̃‖ in the Frobenius,
+spectral and trace norms, absolute and relative to ‖K‖_F, as CSV. Each m costs O(n²·m): meant
+for data sets of a few thousand points.`,
+		Args: cobra.MaximumNArgs(1),
+	}
+	f := c.Flags()
+	tf.add(f)
+	kf.add(f)
+	f.StringVar(&dataset, "dataset", "", `use an embedded data set instead of FILE: "yeast" or "magic"`)
+	f.IntVar(&n, "n", 1000, "use the first n points (0: all)")
+	f.IntVar(&mmax, "mmax", 200, "largest number of landmarks")
+	f.Uint64Var(&seed, "seed", 1, "seed of the random landmark order")
+	f.StringVar(&out, "out", "-", `file for the CSV ("-": standard output)`)
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if n < 0 || mmax < 1 {
+			return usageError{fmt.Errorf("--n must be ≥ 0 and --mmax ≥ 1")}
+		}
+		var x *mat.Dense
+		switch {
+		case dataset != "" && len(args) > 0:
+			return usageError{fmt.Errorf("give FILE or --dataset, not both")}
+		case dataset != "":
+			d, err := datasetPoints(dataset)
+			if err != nil {
+				return err
+			}
+			x = d
+		case len(args) == 0:
+			return usageError{fmt.Errorf(`give a FILE, "-" for standard input, or --dataset`)}
+		default:
+			t, err := readPoints(e, args, &tf)
+			if err != nil {
+				return err
+			}
+			x = t.X
+		}
+		rows, d := x.Dims()
+		if n > 0 && n < rows {
+			x = mat.DenseCopyOf(x.Slice(0, n, 0, d))
+			rows = n
+		}
+		if mmax > rows {
+			return usageError{fmt.Errorf("--mmax %d is more than the %d points", mmax, rows)}
+		}
+		native.Use()
+		kern, err := kf.kernel(x)
+		if err != nil {
+			return err
+		}
+		bar := newProgress(e, "landmarks", mmax)
+		res, err := experiment.Nystrom(cmd.Context(), experiment.NystromOptions{Data: x, Kernel: kern, MMax: mmax, Seed: seed, Progress: func(done, _ int) { bar.set(done) }})
+		bar.finish()
+		if err != nil {
+			return interruption(err)
+		}
+		return create(e, out, func(w io.Writer) error { return experiment.WriteNystromCSV(w, res) })
+	}
+	return c
+}

@@ -1,0 +1,453 @@
+// Package table reads numeric tables from CSV or TSV text and writes them
+// back as CSV.
+//
+// Read is meant for data typed or exported by people, so every error it
+// returns names the input, the line and, where it applies, the column, in
+// the form "name:line: column j ("header"): message". No input makes it
+// panic. Write formats numbers so that Read gives back the same bits.
+package table
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// StdinName is the name used in messages when Options.Name is empty.
+const StdinName = "<stdin>"
+
+// HeaderMode says whether the first record is a header.
+type HeaderMode int
+
+const (
+	// HeaderAuto takes the first record as a header if any selected field
+	// of it is neither empty nor a number, or if the column selection
+	// uses a header name.
+	HeaderAuto HeaderMode = iota
+	// HeaderYes takes the first record as a header.
+	HeaderYes
+	// HeaderNo takes the first record as data.
+	HeaderNo
+)
+
+// String returns "auto", "yes" or "no".
+func (m HeaderMode) String() string {
+	switch m {
+	case HeaderAuto:
+		return "auto"
+	case HeaderYes:
+		return "yes"
+	case HeaderNo:
+		return "no"
+	}
+	return "HeaderMode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// Options for Read.
+type Options struct {
+	// Name is the file name used in messages; "" means StdinName.
+	Name string
+	// Comma is the field separator. 0 detects it from the first line
+	// that has more than spaces: tab if that line contains a tab, else
+	// comma.
+	Comma rune
+	// Header says whether the first record is a header.
+	Header HeaderMode
+	// Columns selects columns. "" selects all columns. Otherwise it is a
+	// comma-separated list of items, each a 1-based index ("3"), a range
+	// ("2-5"), an open range to the last column ("4-") or a header name
+	// (only with a header). The order of the items is kept; selecting a
+	// column twice is an error.
+	Columns string
+}
+
+// Table is a numeric table read from text.
+type Table struct {
+	// X holds one row per data record and one column per selected
+	// column. All values are finite.
+	X *mat.Dense
+	// Names are the names of the selected columns: from the header, or
+	// "c1", "c2", … after the 1-based index in the source. Header names
+	// are trimmed of surrounding white space, and line breaks in quoted
+	// names become "\n".
+	Names []string
+	// Lines holds the source line number of each row of X (1-based, as
+	// an editor shows it).
+	Lines []int
+}
+
+// maxShown is how many bytes of a field an error message quotes.
+const maxShown = 40
+
+// errUTF16 reports input that starts with a UTF-16 byte order mark.
+var errUTF16 = errors.New("the text is UTF-16; save it as UTF-8")
+
+// utf8BOM is the byte order mark that some programs put at the start of
+// UTF-8 text.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// Read reads a table of numbers from r.
+//
+// Blank lines, and lines holding only spaces, are skipped; all other
+// records must have as many fields as the first one. Fields are trimmed of
+// surrounding white space and parsed with strconv.ParseFloat; NaN,
+// infinities and values that overflow are errors. A UTF-8 byte order mark
+// at the start is ignored. With a comma (or any other non-space)
+// separator, white space before a field, quoted or not, is ignored; with
+// a tab separator it is kept, so that empty fields are not merged.
+func Read(r io.Reader, opts Options) (*Table, error) {
+	name := opts.Name
+	if name == "" {
+		name = StdinName
+	}
+	if r == nil {
+		return nil, fmt.Errorf("%s: no input", name)
+	}
+	switch opts.Header {
+	case HeaderAuto, HeaderYes, HeaderNo:
+	default:
+		return nil, fmt.Errorf("%s: invalid header mode %d", name, int(opts.Header))
+	}
+	if opts.Comma != 0 && !validComma(opts.Comma) {
+		return nil, fmt.Errorf("%s: invalid field separator %q", name, opts.Comma)
+	}
+	items, err := parseColumns(opts.Columns)
+	if err != nil {
+		return nil, fmt.Errorf("%s: column selection: %w", name, err)
+	}
+	src, comma, err := prepare(r, opts.Comma)
+	if err == errUTF16 {
+		return nil, fmt.Errorf("%s:1: %w", name, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+
+	cr := csv.NewReader(src)
+	cr.Comma = comma
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = !unicode.IsSpace(comma)
+	cr.ReuseRecord = true
+
+	var (
+		started   bool
+		width     int      // number of fields of the first record
+		firstLine int      // line of the first record
+		header    []string // trimmed header fields, nil without a header
+		sel       []int    // selected 0-based source columns
+		data      []float64
+		lines     []int
+	)
+	implicit := len(items) == 0
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, readError(name, err)
+		}
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue // a line of spaces
+		}
+		line, _ := cr.FieldPos(0)
+		if !started {
+			started = true
+			width, firstLine = len(rec), line
+			hasHeader := opts.Header == HeaderYes || opts.Header == HeaderAuto && hasNames(items)
+			if hasHeader {
+				header = trimAll(rec)
+			}
+			sel, err = resolve(items, width, firstLine, header)
+			if err != nil {
+				return nil, fmt.Errorf("%s: column selection: %w", name, err)
+			}
+			if !hasHeader && opts.Header == HeaderAuto && looksLikeHeader(rec, sel) {
+				hasHeader = true
+				header = trimAll(rec)
+			}
+			if hasHeader {
+				continue
+			}
+		}
+		if len(rec) != width {
+			return nil, fmt.Errorf("%s:%d: %d fields, want %d (as in line %d)", name, line, len(rec), width, firstLine)
+		}
+		for _, j := range sel {
+			s := strings.TrimSpace(rec[j])
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil && !errors.Is(err, strconv.ErrRange) {
+				fl, _ := cr.FieldPos(j)
+				msg := fmt.Sprintf("%s:%d: %s: %s is not a number", name, fl, columnLabel(j, header), quote(s))
+				if implicit {
+					msg += "; select numeric columns with --columns"
+				}
+				return nil, errors.New(msg)
+			}
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				fl, _ := cr.FieldPos(j)
+				return nil, fmt.Errorf("%s:%d: %s: %s is not a finite number", name, fl, columnLabel(j, header), quote(s))
+			}
+			data = append(data, v)
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) == 0 {
+		return nil, fmt.Errorf("%s: no data rows", name)
+	}
+
+	names := make([]string, len(sel))
+	for k, j := range sel {
+		if header != nil {
+			names[k] = header[j]
+		} else {
+			names[k] = "c" + strconv.Itoa(j+1)
+		}
+	}
+	return &Table{
+		X:     mat.NewDense(len(lines), len(sel), data),
+		Names: names,
+		Lines: lines,
+	}, nil
+}
+
+// validComma reports whether c can separate fields, by the rules of
+// encoding/csv.
+func validComma(c rune) bool {
+	return c != 0 && c != '"' && c != '\r' && c != '\n' && utf8.ValidRune(c) && c != utf8.RuneError
+}
+
+// prepare strips a UTF-8 byte order mark from the start of r and, if
+// comma is 0, detects the separator. It returns a reader for the rest of
+// the input and the separator.
+func prepare(r io.Reader, comma rune) (io.Reader, rune, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	start, err := br.Peek(3)
+	if err != nil && err != io.EOF {
+		return nil, 0, fmt.Errorf("read error: %w", err)
+	}
+	switch {
+	case bytes.HasPrefix(start, utf8BOM):
+		br.Discard(len(utf8BOM))
+	case bytes.HasPrefix(start, []byte{0xFF, 0xFE}), bytes.HasPrefix(start, []byte{0xFE, 0xFF}):
+		return nil, 0, errUTF16
+	}
+	if comma != 0 {
+		return br, comma, nil
+	}
+
+	// Read up to the end of the first line that has more than spaces,
+	// keeping what was read so that the CSV reader sees it too.
+	var (
+		pre        []byte
+		hasContent bool
+		hasTab     bool
+	)
+	comma = ','
+scan:
+	for {
+		chunk, err := br.ReadSlice('\n')
+		pre = append(pre, chunk...)
+		for _, c := range chunk {
+			switch c {
+			case '\n':
+				if hasContent {
+					break scan
+				}
+			case '\t':
+				hasTab = true
+				break scan
+			case ' ', '\r':
+			default:
+				hasContent = true
+			}
+		}
+		switch err {
+		case nil, bufio.ErrBufferFull:
+		case io.EOF:
+			break scan
+		default:
+			return nil, 0, fmt.Errorf("read error: %w", err)
+		}
+	}
+	if hasTab {
+		comma = '\t'
+	}
+	return io.MultiReader(bytes.NewReader(pre), br), comma, nil
+}
+
+// readError turns an error of the CSV reader into one that names the
+// input and the line.
+func readError(name string, err error) error {
+	var pe *csv.ParseError
+	if !errors.As(err, &pe) {
+		return fmt.Errorf("%s: read error: %w", name, err)
+	}
+	msg := fmt.Sprintf("%s:%d:", name, pe.Line)
+	if pe.Column > 0 {
+		msg += strconv.Itoa(pe.Column) + ":"
+	}
+	if pe.StartLine != 0 && pe.StartLine != pe.Line {
+		return fmt.Errorf("%s %w (in the record that starts on line %d)", msg, pe.Err, pe.StartLine)
+	}
+	return fmt.Errorf("%s %w", msg, pe.Err)
+}
+
+// trimAll returns a new slice holding the fields of rec trimmed of
+// surrounding white space, with line breaks in them made "\n".
+func trimAll(rec []string) []string {
+	out := make([]string, len(rec))
+	for i, s := range rec {
+		s = strings.TrimSpace(s)
+		if strings.Contains(s, "\r") {
+			s = strings.ReplaceAll(s, "\r\n", "\n")
+			s = strings.ReplaceAll(s, "\r", "\n")
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// looksLikeHeader reports whether any selected field of rec is neither
+// empty nor a number. Overflowing numbers, NaN and infinities count as
+// numbers, so that a first data row holding one of them is reported as
+// such instead of being taken for a header.
+func looksLikeHeader(rec []string, sel []int) bool {
+	for _, j := range sel {
+		s := strings.TrimSpace(rec[j])
+		if s == "" {
+			continue
+		}
+		if _, err := strconv.ParseFloat(s, 64); err != nil && !errors.Is(err, strconv.ErrRange) {
+			return true
+		}
+	}
+	return false
+}
+
+// columnLabel names the 0-based source column j in messages.
+func columnLabel(j int, header []string) string {
+	if header == nil {
+		return "column " + strconv.Itoa(j+1)
+	}
+	return "column " + strconv.Itoa(j+1) + " (" + quote(header[j]) + ")"
+}
+
+// quote quotes s for a message, shortening it if it is long.
+func quote(s string) string {
+	if len(s) <= maxShown {
+		return strconv.Quote(s)
+	}
+	n := maxShown
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strconv.Quote(s[:n]) + "..."
+}
+
+// Write writes names as a header line, if names is not nil, and then the
+// rows of X. Fields are separated by comma (0 means ','). Numbers are
+// formatted by strconv.FormatFloat(v, 'g', -1, 64), so Read gives back
+// the same values; NaN and infinities are written as such, though Read
+// rejects them. Names are quoted as CSV requires.
+//
+// A header of a single empty name is written as `""`, which Read takes
+// for a blank line. Read trims names of surrounding white space.
+func Write(w io.Writer, names []string, X mat.Matrix, comma rune) error {
+	if comma == 0 {
+		comma = ','
+	}
+	if !validComma(comma) {
+		return fmt.Errorf("table: invalid field separator %q", comma)
+	}
+	if X == nil {
+		return errors.New("table: nil matrix")
+	}
+	r, c := X.Dims()
+	if names != nil && len(names) != c {
+		return fmt.Errorf("table: %d names for %d columns", len(names), c)
+	}
+
+	bw := bufio.NewWriter(w)
+	if names != nil {
+		var line []byte
+		for j, s := range names {
+			if j > 0 {
+				line = utf8.AppendRune(line, comma)
+			}
+			line = appendName(line, s, comma, j == 0, len(names) == 1)
+		}
+		line = append(line, '\n')
+		if _, err := bw.Write(line); err != nil {
+			return err
+		}
+	}
+
+	// Quote numbers only if the separator may occur in them.
+	mayQuote := strings.ContainsRune("0123456789.+-eEInfinityNaN", comma)
+	var (
+		line []byte
+		num  []byte
+	)
+	for i := 0; i < r; i++ {
+		line = line[:0]
+		for j := 0; j < c; j++ {
+			if j > 0 {
+				line = utf8.AppendRune(line, comma)
+			}
+			num = strconv.AppendFloat(num[:0], X.At(i, j), 'g', -1, 64)
+			if mayQuote && bytes.ContainsRune(num, comma) {
+				line = append(line, '"')
+				line = append(line, num...)
+				line = append(line, '"')
+			} else {
+				line = append(line, num...)
+			}
+		}
+		line = append(line, '\n')
+		if _, err := bw.Write(line); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// appendName appends s to b as a CSV field separated by comma, quoted if
+// Read would otherwise not give it back: if it holds the separator, a
+// quote or a line break, if it starts with white space, if it is the
+// first field and starts with a byte order mark, or if it is the only
+// field and empty.
+func appendName(b []byte, s string, comma rune, first, only bool) []byte {
+	r, _ := utf8.DecodeRuneInString(s)
+	quoted := s == "" && only ||
+		strings.ContainsRune(s, comma) || strings.ContainsAny(s, "\"\r\n") ||
+		unicode.IsSpace(r) || first && hasMark(s)
+	if !quoted {
+		return append(b, s...)
+	}
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' {
+			b = append(b, '"')
+		}
+		b = append(b, s[i])
+	}
+	return append(b, '"')
+}
+
+// hasMark reports whether s starts with the bytes of a UTF-8 or UTF-16
+// byte order mark, which Read treats specially at the start of its input.
+func hasMark(s string) bool {
+	return strings.HasPrefix(s, string(utf8BOM)) ||
+		strings.HasPrefix(s, "\xFE\xFF") || strings.HasPrefix(s, "\xFF\xFE")
+}
