@@ -71,6 +71,10 @@ step "benchmark smoke run (both backends)"
 go test -run '^$' -bench . -benchtime=1x -short ./...
 go test -run '^$' -bench . -benchtime=1x -short -tags openblas ./...
 
+step "performance harness smoke run, -short (both backends)"
+go run ./bench -short -csv "$agree/bench-gonum.csv"
+go run -tags openblas ./bench -short -csv "$agree/bench-openblas.csv"
+
 step "fuzz smoke runs (solver, CSV reader)"
 go test -run '^$' -fuzz FuzzSolver -fuzztime 30s ./secular/
 go test -run '^$' -fuzz FuzzRead -fuzztime 20s ./internal/table/

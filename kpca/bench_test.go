@@ -43,7 +43,7 @@ func BenchmarkAdd(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				md.reserve(m + 1)
+				md.Reserve(m + 1)
 				saved := md.snapshot()
 				y := yardstick.New(m)
 				next := x.RawRowView(m)

@@ -186,7 +186,7 @@ func Load(r io.Reader, custom kernel.Kernel) (*Model, error) {
 	md.sym.SetOptions(opts.Update)
 	md.backup.SetOptions(opts.Update)
 	md.step.SetOptions(opts.Update)
-	md.reserve(m)
+	md.ensure(m)
 	copy(md.x, points)
 	copy(md.rowSum, rowSum)
 	md.total = total

@@ -128,6 +128,8 @@ type Model struct {
 	probe   []float64
 	probe2  []float64
 	probeMV []float64
+	updates []update.Stats // of the last step's eigen-updates
+	pending []update.Stats // of the step in progress
 }
 
 // Stats describes the state of a Model and its last addition.
@@ -138,7 +140,7 @@ type Stats struct {
 	// step's updates).
 	Last update.Stats
 	// Deflated is the number of components deflated in the last step, over all its
-	// updates.
+	// updates (see UpdateStats for each).
 	Deflated int
 	// Refreshes counts the recomputations from scratch (Refresh, manual or automatic).
 	Refreshes int
@@ -178,7 +180,7 @@ func New(k kernel.Kernel, x0 mat.Matrix, opts Options) (*Model, error) {
 	md.sym.SetOptions(opts.Update)
 	md.backup.SetOptions(opts.Update)
 	md.step.SetOptions(opts.Update)
-	md.reserve(m0)
+	md.ensure(m0)
 	for i := range m0 {
 		for j := range d {
 			v := x0.At(i, j)
@@ -257,7 +259,6 @@ func (md *Model) decompose() error {
 	}
 	var fresh update.Sym
 	fresh.SetOptions(md.opts.Update)
-	fresh.Reserve(md.capacity())
 	if a != nil {
 		if err := fresh.Factorize(a); err != nil {
 			return fmt.Errorf("kpca: batch decomposition: %w", err)
@@ -291,24 +292,65 @@ func (md *Model) capacity() int {
 	return cap(md.x) / md.d
 }
 
-// reserve makes room for n points.
-func (md *Model) reserve(n int) {
-	if n <= md.capacity() && len(md.rowSum) >= n {
+// Reserve makes room for n points, so that adding points up to that number allocates
+// nothing (the decomposition's buffers, two n×n matrices, are allocated here). The
+// model grows by itself as points are added; Reserve only spares the reallocations and
+// lets a caller allocate everything up front. On a zero Model, which has no dimension
+// yet, it does nothing.
+func (md *Model) Reserve(n int) {
+	if md.d == 0 || n <= md.capacity() && len(md.rowSum) >= n {
 		return
 	}
-	c := max(n, md.capacity()+md.capacity()/4, 16)
-	x := make([]float64, md.m*md.d, c*md.d)
+	x := make([]float64, md.m*md.d, n*md.d)
 	copy(x, md.x[:md.m*md.d])
-	md.x = x[:c*md.d]
-	rowSum := make([]float64, c)
+	md.x = x[:n*md.d]
+	rowSum := make([]float64, n)
 	copy(rowSum, md.rowSum)
 	md.rowSum = rowSum
-	md.col = make([]float64, c+1)
-	md.work = make([]float64, c+1)
-	md.work2 = make([]float64, c+1)
-	md.work3 = make([]float64, c+1)
-	md.alpha = helmertAlpha(md.alpha, c+1)
-	md.sym.Reserve(c + 1)
+	md.col = make([]float64, n+1)
+	md.work = make([]float64, n+1)
+	md.work2 = make([]float64, n+1)
+	md.work3 = make([]float64, n+1)
+	md.alpha = helmertAlpha(md.alpha, n+1)
+	md.sym.Reserve(n + 1)
+	md.setView()
+}
+
+// ensure makes room for n points, growing by a factor of 1.25 at least so that points
+// added one by one reallocate only now and then (amortised O(m²) copying per point,
+// negligible next to an O(m³) update).
+func (md *Model) ensure(n int) {
+	if n > md.capacity() || len(md.rowSum) < n {
+		md.Reserve(max(n, md.capacity()+md.capacity()/4, 16))
+	}
+}
+
+// CopyFrom makes md a copy of src: its kernel, options, points, decomposition and
+// statistics. It allocates only if md lacks the capacity for src's points, so that a
+// model can be restored to a saved state repeatedly without garbage (a what-if
+// analysis, or a benchmark that times the same step again and again). The kernel value
+// is shared, not copied: kernels are immutable values.
+func (md *Model) CopyFrom(src *Model) {
+	if md == src {
+		return
+	}
+	if md.d != src.d {
+		md.x, md.rowSum = nil, nil // the point buffer's layout changes
+		md.d = src.d
+	}
+	md.kern, md.opts = src.kern, src.opts
+	md.sym.SetOptions(src.opts.Update)
+	md.backup.SetOptions(src.opts.Update)
+	md.step.SetOptions(src.opts.Update)
+	md.m = 0
+	md.ensure(src.m)
+	md.m = src.m
+	copy(md.x, src.x[:src.m*src.d])
+	copy(md.rowSum, src.rowSum[:src.m])
+	md.total = src.total
+	md.sym.CopyFrom(&src.sym)
+	md.since, md.stats = src.since, src.stats
+	md.updates = append(md.updates[:0], src.updates...)
 	md.setView()
 }
 
@@ -375,7 +417,7 @@ func (md *Model) AddBatch(X mat.Matrix) error {
 			}
 		}
 	}
-	md.reserve(md.m + r)
+	md.ensure(md.m + r)
 	saved := md.snapshot()
 	row := make([]float64, c)
 	for i := range r {
@@ -403,7 +445,7 @@ func (md *Model) checkPoint(x []float64) error {
 // add adds a validated point.
 func (md *Model) add(x []float64) error {
 	m := md.m
-	md.reserve(m + 1)
+	md.ensure(m + 1)
 	a := md.col[:m]
 	if m > 0 {
 		kernel.Column(a, md.kern, &md.view, x)
@@ -421,18 +463,20 @@ func (md *Model) add(x []float64) error {
 	}
 
 	var err error
-	deflated := 0
+	md.pending = md.pending[:0]
 	switch {
 	case md.opts.Method == RankOne && md.opts.Mode == Uncentred:
-		deflated, err = md.paperUncentred(a, c)
+		err = md.paperUncentred(a, c)
 	case md.opts.Method == RankOne:
-		deflated, err = md.paperCentred(a, c, sa)
+		err = md.paperCentred(a, c, sa)
 	case md.opts.Mode == Uncentred:
-		err = md.sym.Border(a, c)
-		deflated = md.sym.Stats().Deflated
+		if err = md.sym.Border(a, c); err == nil {
+			md.tally()
+		}
 	default:
-		err = md.helmertBorder(a, c, sa)
-		deflated = md.sym.Stats().Deflated
+		if err = md.helmertBorder(a, c, sa); err == nil {
+			md.tally()
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("kpca: adding point %d: %w", m, err)
@@ -448,10 +492,26 @@ func (md *Model) add(x []float64) error {
 	md.m = m + 1
 	md.setView()
 	md.stats.Points = md.m
+	md.updates, md.pending = md.pending, md.updates
 	md.stats.Last = md.sym.Stats()
-	md.stats.Deflated = deflated
+	md.stats.Deflated = 0
+	for _, st := range md.updates {
+		md.stats.Deflated += st.Deflated
+	}
 	md.maybeRefresh()
 	return nil
+}
+
+// tally records the statistics of an eigen-update of the step in progress.
+func (md *Model) tally() { md.pending = append(md.pending, md.sym.Stats()) }
+
+// UpdateStats appends to dst the statistics of each eigen-update of the last step, in
+// order, and returns it: one update for method Bordered; for RankOne three uncentred
+// and five centred, the expansion included (in which every old component deflates and
+// no product is needed). With Stats.Deflated it shows where a step's time goes: each
+// update's product costs about 2·m·K² flops, K its secular size (Stats.Secular).
+func (md *Model) UpdateStats(dst []update.Stats) []update.Stats {
+	return append(dst, md.updates...)
 }
 
 // helmertBorder borders M = QᵀKQ for a new point with kernel column a, self-kernel c and
@@ -479,19 +539,21 @@ type snapshotState struct {
 	total    float64
 	sums     []float64
 	stats    Stats
+	updates  []update.Stats
 }
 
 // snapshot saves the state before a batch (the decomposition goes to md.backup).
 func (md *Model) snapshot() snapshotState {
 	md.backup.CopyFrom(&md.sym)
 	return snapshotState{m: md.m, since: md.since, total: md.total, stats: md.stats,
-		sums: append([]float64(nil), md.rowSum[:md.m]...)}
+		sums: append([]float64(nil), md.rowSum[:md.m]...), updates: append([]update.Stats(nil), md.updates...)}
 }
 
 // restore returns to a snapshot.
 func (md *Model) restore(s snapshotState) {
 	md.sym.CopyFrom(&md.backup)
 	md.m, md.since, md.total, md.stats = s.m, s.since, s.total, s.stats
+	md.updates = append(md.updates[:0], s.updates...)
 	copy(md.rowSum, s.sums)
 	md.setView()
 }

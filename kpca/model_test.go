@@ -324,3 +324,59 @@ func TestAccessors(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateStats checks the per-update statistics of a step: their number for each
+// method, their sum against Stats.Deflated, and that a failed step leaves them as they
+// were.
+func TestUpdateStats(t *testing.T) {
+	x := points(t, "magic", 42)
+	k := rbfMedian(t, x)
+	want := map[Options]int{allOptions[0]: 1, allOptions[1]: 1, allOptions[2]: 5, allOptions[3]: 3}
+	for _, opts := range allOptions {
+		md, err := New(k, x.Slice(0, 40, 0, 10), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := md.UpdateStats(nil); len(got) != 0 {
+			t.Errorf("%s: %d update stats before any step", name(opts), len(got))
+		}
+		if err := md.Add(x.RawRowView(40)); err != nil {
+			t.Fatal(err)
+		}
+		got := md.UpdateStats(nil)
+		if len(got) != want[opts] {
+			t.Fatalf("%s: %d update stats, want %d", name(opts), len(got), want[opts])
+		}
+		sum := 0
+		for _, st := range got {
+			sum += st.Deflated
+			if st.Size == 0 || st.Op == "" {
+				t.Errorf("%s: empty update stats %+v", name(opts), st)
+			}
+		}
+		if sum != md.Stats().Deflated || got[len(got)-1] != md.Stats().Last {
+			t.Errorf("%s: deflated %d over the updates, %d in Stats", name(opts), sum, md.Stats().Deflated)
+		}
+		if err := md.Add([]float64{1}); err == nil {
+			t.Fatal("short point accepted")
+		}
+		again := md.UpdateStats(nil)
+		if len(again) != len(got) || again[0] != got[0] {
+			t.Errorf("%s: a failed step changed the update stats", name(opts))
+		}
+		// A step that fails inside an update (the root finder capped at one iteration)
+		// leaves no statistics of its partial work.
+		capped := opts
+		capped.Update = updateOptionsMaxIter(1)
+		bad, err := New(k, x.Slice(0, 40, 0, 10), capped)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := bad.Add(x.RawRowView(41)); err == nil {
+			t.Fatalf("%s: capped root finder converged", name(opts))
+		}
+		if n := len(bad.UpdateStats(nil)); n != 0 || bad.Stats().Deflated != 0 {
+			t.Errorf("%s: failed step left %d update stats", name(opts), n)
+		}
+	}
+}

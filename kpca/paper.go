@@ -8,16 +8,14 @@ import "math"
 // (uncentred) or four (centred) of them where the bordered path costs one.
 
 // paperUncentred is Algorithm 1: [[K, a], [aᵀ, c]] = diag(K, s) + ρ(k₁k₁ᵀ − k₀k₀ᵀ) with
-// k₁ = (a, α), k₀ = (a, β) (see expandBorder). It returns the number of components
-// deflated over the step's updates. On error the decomposition is restored.
-func (md *Model) paperUncentred(a []float64, c float64) (int, error) {
+// k₁ = (a, α), k₀ = (a, β) (see expandBorder). On error the decomposition is restored.
+func (md *Model) paperUncentred(a []float64, c float64) error {
 	md.step.CopyFrom(&md.sym)
-	deflated, err := md.expandBorder(a, c)
-	if err != nil {
+	if err := md.expandBorder(a, c); err != nil {
 		md.sym.CopyFrom(&md.step)
-		return 0, err
+		return err
 	}
-	return deflated, nil
+	return nil
 }
 
 // paperCentred is Algorithm 2 on K' = CKC (m×m, including its trivial eigenvector):
@@ -29,13 +27,13 @@ func (md *Model) paperUncentred(a []float64, c float64) (int, error) {
 // updates; then the decomposition is expanded and bordered with the new centred column
 // v = k − (Σk·1 + K̂1 − T'/(m+1)·1)/(m+1), k = (a, c), two more. On error the
 // decomposition is restored.
-func (md *Model) paperCentred(a []float64, c, sa float64) (int, error) {
+func (md *Model) paperCentred(a []float64, c, sa float64) error {
 	m := len(a)
 	fm := float64(m)
 	md.step.CopyFrom(&md.sym)
-	fail := func(err error) (int, error) {
+	fail := func(err error) error {
 		md.sym.CopyFrom(&md.step)
-		return 0, err
+		return err
 	}
 	t2 := md.total + 2*sa + c
 	cc := -md.total/(fm*fm) + t2/((fm+1)*(fm+1))
@@ -43,7 +41,6 @@ func (md *Model) paperCentred(a []float64, c, sa float64) (int, error) {
 	for i := range m {
 		u[i] = md.rowSum[i]/(fm*(fm+1)) - a[i]/(fm+1) + cc/2
 	}
-	deflated := 0
 	// 1uᵀ + u1ᵀ = ½[(t·1 + u/t)(t·1 + u/t)ᵀ − (t·1 − u/t)(t·1 − u/t)ᵀ]; the paper takes
 	// t = 1, we take t² = ‖u‖/‖1‖ so that the two terms have the size of the change
 	// rather than of ‖1‖² = m.
@@ -57,11 +54,11 @@ func (md *Model) paperCentred(a []float64, c, sa float64) (int, error) {
 		if err := md.sym.RankOne(0.5, p); err != nil {
 			return fail(err)
 		}
-		deflated += md.sym.Stats().Deflated
+		md.tally()
 		if err := md.sym.RankOne(-0.5, q); err != nil {
 			return fail(err)
 		}
-		deflated += md.sym.Stats().Deflated
+		md.tally()
 	}
 	// The new centred column.
 	ksum := sa + c
@@ -70,11 +67,10 @@ func (md *Model) paperCentred(a []float64, c, sa float64) (int, error) {
 		v[i] = a[i] - (ksum+md.rowSum[i]+a[i]-t2/(fm+1))/(fm+1)
 	}
 	v[m] = c - (ksum+ksum-t2/(fm+1))/(fm+1)
-	d, err := md.expandBorder(v[:m], v[m])
-	if err != nil {
+	if err := md.expandBorder(v[:m], v[m]); err != nil {
 		return fail(err)
 	}
-	return deflated + d, nil
+	return nil
 }
 
 // expandBorder borders the decomposition of A with (a, c) as Hallgren and Northrop do:
@@ -84,35 +80,36 @@ func (md *Model) paperCentred(a []float64, c, sa float64) (int, error) {
 //
 // which holds whenever ρ(α − β) = 1 and α + β = c − s. The paper takes ρ = 4/c
 // (α = c/2, β = c/4), unbounded as c → 0; we take α − β = δ = ‖(a, c − s)‖, so that
-// both terms are of the size of the border. It returns the number of components
-// deflated; on error the caller restores the decomposition.
-func (md *Model) expandBorder(a []float64, c float64) (int, error) {
+// both terms are of the size of the border. On error the caller restores the
+// decomposition.
+func (md *Model) expandBorder(a []float64, c float64) error {
 	m := len(a)
 	s := c / 4
 	gamma := c - s
 	zero := md.work2[:m]
 	clear(zero)
 	if err := md.sym.Border(zero, s); err != nil {
-		return 0, err
+		return err
 	}
-	deflated := md.sym.Stats().Deflated
+	md.tally()
 	delta := math.Hypot(norm(a), gamma)
 	if delta == 0 {
-		return deflated, nil
+		return nil
 	}
 	alpha, beta := (gamma+delta)/2, (gamma-delta)/2
 	k := md.work3[:m+1]
 	copy(k, a)
 	k[m] = alpha
 	if err := md.sym.RankOne(1/delta, k); err != nil {
-		return 0, err
+		return err
 	}
-	deflated += md.sym.Stats().Deflated
+	md.tally()
 	k[m] = beta
 	if err := md.sym.RankOne(-1/delta, k); err != nil {
-		return 0, err
+		return err
 	}
-	return deflated + md.sym.Stats().Deflated, nil
+	md.tally()
+	return nil
 }
 
 // norm returns ‖x‖₂ without overflow.

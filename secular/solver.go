@@ -416,7 +416,11 @@ func (s *Solver) vectorChunk(lo, hi int) {
 // Reserve sizes the workspace for problems of order up to n (n+1 for arrowheads), so
 // that solves up to that size allocate nothing.
 func (s *Solver) Reserve(n int) {
+	s.bind()
 	s.grow(n, n+1)
+	if need := (n + 1) * (n + 1); cap(s.res.Vectors) < need {
+		s.res.Vectors = make([]float64, 0, need) // the K×K table of differences and vectors
+	}
 }
 
 // grow sizes the workspace for n poles and a secular problem of at most K roots.

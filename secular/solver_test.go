@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -407,5 +408,38 @@ func TestSolverAllocations(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per solve pair", allocs)
+	}
+}
+
+// TestReserveAllocations checks that after Reserve(n) the very first solves of order n
+// (rank-one) and n+1 (arrowhead on n poles) allocate nothing: Reserve sizes the K×K
+// table too.
+func TestReserveAllocations(t *testing.T) {
+	rng := rand.New(rand.NewPCG(53, 54))
+	d, z := uniformPoles(rng, 300), normalWeights(rng, 300)
+	var s Solver
+	s.Workers = 1
+	s.Reserve(300)
+	allocs := testing.AllocsPerRun(1, func() {
+		if _, err := s.Arrow(d, z, 0.5); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.RankOne(d, z, -0.5); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// AllocsPerRun warms up with one call first; count that one too.
+	var fresh Solver
+	fresh.Workers = 1
+	fresh.Reserve(300)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := fresh.Arrow(d, z, 0.5); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if allocs != 0 || after.Mallocs != before.Mallocs {
+		t.Errorf("after Reserve: %v allocations per solve pair, %d in the first arrowhead solve",
+			allocs, after.Mallocs-before.Mallocs)
 	}
 }

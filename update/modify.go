@@ -29,6 +29,7 @@ func (s *Sym) RankOne(rho float64, v []float64) error {
 		s.stats = Stats{Op: "rank-one"}
 		return nil
 	}
+	s.grow(n) // the second buffer, if s was only ever copied into
 	t0 := time.Now()
 	z := s.z[:n]
 	s.multiplyT(z, v)

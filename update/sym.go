@@ -58,7 +58,9 @@ type Sym struct {
 	values []float64 // len n
 	u      []float64 // n×n, row-major, stride n: the current eigenvectors (columns)
 	spare  []float64 // the other buffer: the next U is written here, then swapped
-	capN   int       // order the buffers can hold without growing
+	capN   int       // order u, values and the scratch can hold without growing
+	// updateCap is the order the update workspaces (spare, tr, solver) were sized for.
+	updateCap int
 
 	z      []float64 // Uᵀv or Uᵀa
 	row    []float64 // scratch for SetEigen
@@ -148,16 +150,25 @@ func (s *Sym) Vectors() mat.Matrix {
 	return mat.NewDense(s.n, s.n, s.u[:s.n*s.n])
 }
 
-// Reserve makes room for matrices up to order n, so that updates up to that size do
-// not allocate. It never shrinks the storage.
+// Reserve makes room for matrices up to order n — the eigenvectors, the second buffer
+// the next ones are written to and the secular solver's n×n table — so that updates up
+// to that size do not allocate. It never shrinks the storage.
 func (s *Sym) Reserve(n int) {
+	s.reserveState(n)
+	s.reserveUpdate()
+}
+
+// reserveState makes room for a decomposition of order n (eigenvectors, eigenvalues and
+// O(n) scratch) but not for the update workspaces (reserveUpdate), which only updates
+// need: a Sym that holds a copy (a backup) is never given them.
+func (s *Sym) reserveState(n int) {
 	if n <= s.capN {
 		return
 	}
 	u := make([]float64, n*n)
 	copy(u, s.u[:s.n*s.n])
 	s.u = u
-	s.spare = make([]float64, n*n)
+	s.spare = nil // too small now; reserveBuffer allocates it when it is needed
 	values := make([]float64, n)
 	copy(values, s.values[:s.n])
 	s.values = values
@@ -165,26 +176,51 @@ func (s *Sym) Reserve(n int) {
 	s.row = make([]float64, 2*n)
 	s.order = make([]int, n)
 	s.capN = n
-	s.tr.reserve(n)
-	s.solver.Reserve(n)
 }
 
-// grow ensures capacity for order n, growing by a factor of 1.25 at least: amortised
-// O(n²) copying per step is negligible next to an O(n³) update, and a modest factor
-// keeps the double buffer close to the 2·n² floats it needs.
+// reserveBuffer gives the second buffer the capacity of the first.
+func (s *Sym) reserveBuffer() {
+	if need := s.capN * s.capN; len(s.spare) < need {
+		s.spare = make([]float64, need)
+	}
+}
+
+// reserveUpdate sizes the workspaces of an update for the capacity of the state: the
+// second buffer, the change of basis and the secular solver, whose K×K table of the
+// secular eigenvectors is the third n×n array of an update.
+func (s *Sym) reserveUpdate() {
+	if s.updateCap < s.capN {
+		s.reserveBuffer()
+		s.tr.reserve(s.capN)
+		s.solver.Reserve(s.capN)
+		s.updateCap = s.capN
+	}
+}
+
+// grow ensures room for an update to order n, growing by a factor of 1.25 at least:
+// amortised O(n²) copying per step is negligible next to an O(n³) update, and a modest
+// factor keeps the double buffer close to the 2·n² floats it needs.
 func (s *Sym) grow(n int) {
+	s.growState(n)
+	s.reserveUpdate()
+}
+
+// growState is grow without the update workspaces.
+func (s *Sym) growState(n int) {
 	if n > s.capN {
-		s.Reserve(max(n, s.capN+s.capN/4, 16))
+		s.reserveState(max(n, s.capN+s.capN/4, 16))
 	}
 }
 
 // CopyFrom makes s a copy of src (values, vectors and options). It allocates only if s
-// lacks the capacity.
+// lacks the capacity, and then only for the copy: the second buffer that updates write
+// into is allocated by the first update of s, so that a Sym used only to save and
+// restore a state (a backup) holds one n×n matrix, not two.
 func (s *Sym) CopyFrom(src *Sym) {
 	if s == src {
 		return
 	}
-	s.grow(src.n)
+	s.growState(src.n)
 	s.n = src.n
 	copy(s.values, src.values[:src.n])
 	copy(s.u, src.u[:src.n*src.n])
@@ -199,7 +235,8 @@ func (s *Sym) CopyFrom(src *Sym) {
 // native.EigenSymInPlace). On error s is unchanged.
 func (s *Sym) Factorize(a mat.Symmetric) error {
 	n := a.SymmetricDim()
-	s.grow(n)
+	s.growState(n)
+	s.reserveBuffer()
 	buf := s.spare[:n*n]
 	if sd, ok := a.(mat.RawSymmetricer); ok && sd.RawSymmetric().Uplo == blas.Upper {
 		raw := sd.RawSymmetric()
@@ -247,7 +284,8 @@ func (s *Sym) SetEigen(values []float64, vectors *mat.Dense) error {
 			return fmt.Errorf("%w: ‖VᵀV·x − x‖/‖x‖ = %.3g for a probe x", ErrNotOrthogonal, dev)
 		}
 	}
-	s.grow(n)
+	s.growState(n)
+	s.reserveBuffer()
 	perm := s.order[:n]
 	for i := range perm {
 		perm[i] = i

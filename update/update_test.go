@@ -271,3 +271,46 @@ func norm(x []float64) float64 {
 	}
 	return math.Sqrt(ss)
 }
+
+// TestCopyHoldsOneBuffer checks that a Sym that is only copied into holds one n×n
+// matrix, and that its first update allocates the second and gives the same result,
+// bit for bit, as the same update of the source.
+func TestCopyHoldsOneBuffer(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	a := testmat.RandomSym(30, rng)
+	var src Sym
+	if err := src.Factorize(a); err != nil {
+		t.Fatal(err)
+	}
+	v := make([]float64, 30)
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	for _, step := range []func(*Sym) error{
+		func(s *Sym) error { return s.RankOne(-0.4, v) },
+		func(s *Sym) error { return s.Border(v, 0.5) },
+	} {
+		var cp, ref Sym
+		cp.CopyFrom(&src)
+		ref.CopyFrom(&src)
+		if len(cp.spare) != 0 || len(cp.u) < 30*30 {
+			t.Fatalf("a copy holds %d + %d floats", len(cp.u), len(cp.spare))
+		}
+		if !snap(&cp).equal(snap(&src)) {
+			t.Fatal("copy differs from its source")
+		}
+		if err := step(&cp); err != nil {
+			t.Fatal(err)
+		}
+		if len(cp.spare) < cp.capN*cp.capN {
+			t.Errorf("no second buffer after an update: %d floats", len(cp.spare))
+		}
+		ref.Reserve(31)
+		if err := step(&ref); err != nil {
+			t.Fatal(err)
+		}
+		if !snap(&cp).equal(snap(&ref)) {
+			t.Error("the copy's update differs from the reserved one's")
+		}
+	}
+}

@@ -42,14 +42,16 @@ func New(n int) *Stick {
 	return s
 }
 
-// Dgemm times one n×n×n product and adds it to the total. Benchmarks call it in every
-// iteration, interleaved with the operation they measure, so that the ratio compares
-// like with like even when the machine's speed drifts.
-func (s *Stick) Dgemm() {
+// Dgemm times one n×n×n product, adds it to the total and returns its time. Benchmarks
+// call it in every iteration, interleaved with the operation they measure, so that the
+// ratio compares like with like even when the machine's speed drifts.
+func (s *Stick) Dgemm() time.Duration {
 	start := time.Now()
 	blas64.Gemm(blas.NoTrans, blas.Trans, 1, s.g, s.g, 0, s.c)
-	s.gemm += time.Since(start)
+	d := time.Since(start)
+	s.gemm += d
 	s.count++
+	return d
 }
 
 // MeanDgemm returns the mean time of the timed dgemms.

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/yardstick"
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/kpca"
+	"github.com/ikpca/ikpca/native"
+	"github.com/ikpca/ikpca/update"
+)
+
+// An op is one operation of the table, prepared at size m by build. batch names the op
+// whose time it is compared with: the batch eigendecomposition of the same kind of
+// matrix.
+type op struct {
+	id    string // identifier for -ops and the CSV
+	name  string // label in the tables
+	data  string // "random" or "MAGIC"
+	batch string // id of the batch op it is compared with; "" for the batch ops
+	build func(m int, in *inputs) (runner, error)
+}
+
+// inputs are the data shared by the ops: the MAGIC points, the kernel (RBF with the
+// median heuristic, fixed for all sizes so that the sizes are comparable) and the number
+// of distinct inputs a runner cycles through (one per repetition).
+type inputs struct {
+	magic *mat.Dense
+	kern  kernel.Kernel
+	reps  int
+}
+
+// batchName is the batch eigensolver of the backend.
+func batchName() string {
+	if native.Compiled == "openblas" {
+		return "batch dsyevd"
+	}
+	return "batch Dsyev (gonum)"
+}
+
+// ops lists the operations in table order.
+func ops() []op {
+	kp := func(mode kpca.Mode, method kpca.Method) func(int, *inputs) (runner, error) {
+		return func(m int, in *inputs) (runner, error) {
+			return newKpcaRunner(m, in, kpca.Options{Mode: mode, Method: method})
+		}
+	}
+	return []op{
+		{id: "dgemm", name: "dgemm m×m×m (yardstick)", data: "random", batch: "batch-random", build: newDgemmRunner},
+		{id: "border", name: "update.Sym.Border", data: "random", batch: "batch-random",
+			build: func(m int, in *inputs) (runner, error) { return newSymRunner(m, in, true) }},
+		{id: "rankone", name: "update.Sym.RankOne", data: "random", batch: "batch-random",
+			build: func(m int, in *inputs) (runner, error) { return newSymRunner(m, in, false) }},
+		{id: "centred-bordered", name: "kpca mean-adjusted, bordered", data: "MAGIC", batch: "batch-magic",
+			build: kp(kpca.Centred, kpca.Bordered)},
+		{id: "centred-paper", name: "kpca mean-adjusted, paper (4 updates)", data: "MAGIC", batch: "batch-magic",
+			build: kp(kpca.Centred, kpca.RankOne)},
+		{id: "uncentred-bordered", name: "kpca uncentred, bordered", data: "MAGIC", batch: "batch-magic",
+			build: kp(kpca.Uncentred, kpca.Bordered)},
+		{id: "uncentred-paper", name: "kpca uncentred, paper (2 updates)", data: "MAGIC", batch: "batch-magic",
+			build: kp(kpca.Uncentred, kpca.RankOne)},
+		{id: "batch-random", name: batchName() + ", random", data: "random", build: newRandomBatch},
+		{id: "batch-magic", name: batchName() + ", MAGIC kernel", data: "MAGIC", build: newMagicBatch},
+	}
+}
+
+// dgemmRunner times a second, independent dgemm of order m: its ratio to the paired
+// yardstick shows how well the pairing cancels the machine's drift (ideally 1).
+type dgemmRunner struct{ stick *yardstick.Stick }
+
+func newDgemmRunner(m int, _ *inputs) (runner, error) {
+	return &dgemmRunner{yardstick.New(m)}, nil
+}
+
+func (r *dgemmRunner) reset(int)          {}
+func (r *dgemmRunner) step(int) error     { r.stick.Dgemm(); return nil }
+func (r *dgemmRunner) detail() (d detail) { return }
+
+// symRunner times update.Sym.Border (order m to m+1) or update.Sym.RankOne (order m,
+// ρ = ±0.7 alternately) on the decomposition of a random symmetric matrix: random
+// orthogonal eigenvectors, eigenvalues uniform in [−1, 1], so that nothing deflates —
+// the worst case.
+type symRunner struct {
+	base, work update.Sym
+	vecs       [][]float64
+	border     bool
+}
+
+func newSymRunner(m int, in *inputs, border bool) (runner, error) {
+	rng := rand.New(rand.NewPCG(uint64(m), 11))
+	values := make([]float64, m)
+	for i := range values {
+		values[i] = 2*rng.Float64() - 1
+	}
+	r := &symRunner{border: border}
+	if err := r.base.SetEigen(values, testmat.RandomOrthogonal(m, rng)); err != nil {
+		return nil, err
+	}
+	r.work.Reserve(m + 1)
+	r.vecs = make([][]float64, max(in.reps, 1))
+	for i := range r.vecs {
+		v := make([]float64, m)
+		for j := range v {
+			v[j] = rng.NormFloat64() / 4
+		}
+		r.vecs[i] = v
+	}
+	return r, nil
+}
+
+func (r *symRunner) reset(int) { r.work.CopyFrom(&r.base) }
+
+func (r *symRunner) step(rep int) error {
+	v := r.vecs[rep%len(r.vecs)]
+	if r.border {
+		return r.work.Border(v, 0.3)
+	}
+	rho := 0.7
+	if rep%2 == 1 {
+		rho = -rho
+	}
+	return r.work.RankOne(rho, v)
+}
+
+func (r *symRunner) detail() detail {
+	st := r.work.Stats()
+	return detail{deflated: st.Deflated, updates: 1, secular: st.Secular,
+		project: st.Project, solve: st.Solve, assemble: st.Assemble}
+}
+
+// kpcaRunner times kpca.Model.Add on a model of the first m MAGIC points; repetition i
+// adds point m+i, so that the table averages over several real points.
+type kpcaRunner struct {
+	base   *kpca.Model
+	work   kpca.Model
+	next   *mat.Dense
+	method kpca.Method
+	stats  []update.Stats
+}
+
+func newKpcaRunner(m int, in *inputs, opts kpca.Options) (runner, error) {
+	rows, d := in.magic.Dims()
+	reps := max(in.reps, 1)
+	if m+reps > rows {
+		return nil, fmt.Errorf("m = %d: MAGIC has %d points, %d more are needed for the steps", m, rows, reps)
+	}
+	base, err := kpca.New(in.kern, in.magic.Slice(0, m, 0, d), opts)
+	if err != nil {
+		return nil, err
+	}
+	r := &kpcaRunner{base: base, next: in.magic.Slice(m, m+reps, 0, d).(*mat.Dense),
+		method: opts.Method, stats: make([]update.Stats, 0, 8)}
+	r.work.CopyFrom(base)
+	r.work.Reserve(m + 1)
+	return r, nil
+}
+
+func (r *kpcaRunner) reset(int) { r.work.CopyFrom(r.base) }
+
+func (r *kpcaRunner) step(rep int) error {
+	rows, _ := r.next.Dims()
+	return r.work.Add(r.next.RawRowView(rep % rows))
+}
+
+// detail sums the step's eigen-updates. For the paper's method it leaves out the
+// expansion (its only bordering update), in which every old component deflates
+// trivially and no product is formed: updates then counts the m×m×m products.
+func (r *kpcaRunner) detail() detail {
+	r.stats = r.work.UpdateStats(r.stats[:0])
+	var d detail
+	for _, st := range r.stats {
+		if r.method == kpca.RankOne && st.Op == "border" {
+			d.project += st.Project
+			d.solve += st.Solve
+			d.assemble += st.Assemble
+			continue
+		}
+		d.updates++
+		d.deflated += st.Deflated
+		d.secular += st.Secular
+		d.project += st.Project
+		d.solve += st.Solve
+		d.assemble += st.Assemble
+	}
+	return d
+}
+
+// batchRunner times a batch eigendecomposition (values and vectors) of a fixed symmetric
+// matrix of order m+1 — the recompute-from-scratch alternative to a step that brings a
+// model to m+1 points. Forming the matrix is not timed: a batch job can keep the kernel
+// matrix up to date in O(m·d) per point.
+type batchRunner struct {
+	n         int
+	a, buf, w []float64
+}
+
+func newBatch(a []float64, n int) *batchRunner {
+	return &batchRunner{n: n, a: a, buf: make([]float64, n*n), w: make([]float64, n)}
+}
+
+func (r *batchRunner) reset(int)          { copy(r.buf, r.a) }
+func (r *batchRunner) step(int) error     { return native.EigenSymInPlace(r.n, r.buf, r.n, r.w, true) }
+func (r *batchRunner) detail() (d detail) { return }
+
+// newRandomBatch: a random symmetric matrix (entries standard normal).
+func newRandomBatch(m int, _ *inputs) (runner, error) {
+	n := m + 1
+	rng := rand.New(rand.NewPCG(uint64(n), 12))
+	a := make([]float64, n*n)
+	for i := range n {
+		for j := i; j < n; j++ {
+			v := rng.NormFloat64()
+			a[i*n+j], a[j*n+i] = v, v
+		}
+	}
+	return newBatch(a, n), nil
+}
+
+// newMagicBatch: the mean-adjusted kernel matrix CKC of the first m+1 MAGIC points, the
+// matrix a batch kernel PCA decomposes. Its spectrum decays fast, which lets dsyevd's
+// divide and conquer deflate too: this is the fair baseline for the kpca rows.
+func newMagicBatch(m int, in *inputs) (runner, error) {
+	n := m + 1
+	rows, d := in.magic.Dims()
+	if n > rows {
+		return nil, fmt.Errorf("m = %d: MAGIC has %d points", m, rows)
+	}
+	K := kernel.Matrix(in.kern, in.magic.Slice(0, n, 0, d).(*mat.Dense))
+	sums := make([]float64, n)
+	var total float64
+	for i := range n {
+		for j := range n {
+			sums[i] += K.At(i, j)
+		}
+		total += sums[i]
+	}
+	fn := float64(n)
+	a := make([]float64, n*n)
+	for i := range n {
+		for j := range n {
+			a[i*n+j] = K.At(i, j) - sums[i]/fn - sums[j]/fn + total/(fn*fn)
+		}
+	}
+	return newBatch(a, n), nil
+}
