@@ -1,5 +1,7 @@
-// Package data provides small reference data sets embedded in the binary,
-// for examples, tests and benchmarks of the kernel PCA routines.
+// Package data provides reference data sets embedded in the binary, for
+// examples, tests and benchmarks of the kernel PCA routines: Yeast, Magic,
+// CPUAct (with CPUActTarget), A9A and A9ATest. It also provides
+// ParseLIBSVM, a reader for the sparse text format of LIBSVM.
 //
 // Every accessor returns a fresh deep copy, so callers may modify the result
 // freely. See README.md in this directory for provenance, licences and

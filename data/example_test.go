@@ -2,8 +2,10 @@ package data_test
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/ikpca/ikpca/data"
+	"gonum.org/v1/gonum/mat"
 )
 
 // The first 10 000 rows of the MAGIC data, without the class column, are the
@@ -21,4 +23,43 @@ func ExampleMagic() {
 	// magic 19020 10
 	// fLength 28.7967 g
 	// subset rows: 10000 last label: g
+}
+
+// CPUAct is a regression data set: the target is returned separately.
+func ExampleCPUAct() {
+	d := data.CPUAct()
+	y := data.CPUActTarget()
+	r, c := d.X.Dims()
+	fmt.Println(d.Name, r, c, len(y), d.Labels == nil)
+	fmt.Println(d.Features[0], d.X.At(0, 0), "usr", y[0])
+	// Output:
+	// cpu_act 8192 21 8192 true
+	// lread 6 usr 90
+}
+
+func ExampleParseLIBSVM() {
+	in := "+1 1:0.5 3:2\n-1 2:1\n"
+	X, y, err := data.ParseLIBSVM(strings.NewReader(in), 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(mat.Formatted(X), y)
+
+	_, _, err = data.ParseLIBSVM(strings.NewReader("+1 2:1 1:1\n"), 0)
+	fmt.Println(err)
+	// Output:
+	// ⎡0.5    0    2⎤
+	// ⎣  0    1    0⎦ [1 -1]
+	// libsvm: line 1: index 1 does not follow 2 (indices must be strictly ascending)
+}
+
+// The a9a test file never uses feature 123; A9ATest still has 123 columns.
+func ExampleA9ATest() {
+	train, test := data.A9A(), data.A9ATest()
+	_, c1 := train.X.Dims()
+	r2, c2 := test.X.Dims()
+	fmt.Println(c1, c2, r2, test.Labels[0])
+	// Output:
+	// 123 123 16281 -1
 }

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/lanczos"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/update"
 )
@@ -292,7 +293,7 @@ func (ny *Nystrom) Errors() (Errors, error) {
 		}
 	}
 	out.Frobenius = math.Sqrt(ss)
-	out.Spectral = spectralNorm(e)
+	out.Spectral = lanczos.SymNorm(e)
 	if math.IsNaN(out.Spectral) || math.IsNaN(out.Frobenius) {
 		return Errors{}, fmt.Errorf("%w: the Nyström error is not finite", ErrNonFinite)
 	}

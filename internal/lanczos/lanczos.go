@@ -1,4 +1,10 @@
-package kpca
+// Package lanczos computes the spectral norm ‖A‖₂ = max|λ(A)| of a symmetric matrix or
+// operator by the Lanczos method with full reorthogonalisation: O(n²) per step for a
+// dense matrix (one product), a few dozen steps, instead of the O(n³) of a full
+// eigendecomposition. It serves the error measurements of packages kpca and the
+// experiments, where the matrix is often a difference G − Z·Zᵀ best applied without
+// forming it.
+package lanczos
 
 import (
 	"math"
@@ -7,18 +13,28 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// spectralNorm returns ‖A‖₂ = max|λ(A)| of a symmetric matrix by the Lanczos method with
-// full reorthogonalisation: O(n²) per step, a few dozen steps, instead of the O(n³) of a
-// full eigendecomposition. The extreme Ritz values converge first; the iteration stops
-// when the one of larger magnitude has a residual below 1e-14 of its size, when the
-// Krylov space is invariant, or after min(n, 150) steps.
-func spectralNorm(a *mat.SymDense) float64 {
+// SymNorm returns ‖A‖₂ of a symmetric matrix (see Norm).
+func SymNorm(a *mat.SymDense) float64 {
 	n := a.SymmetricDim()
+	raw := a.RawSymmetric()
+	return Norm(n, func(dst, x []float64) {
+		blas64.Symv(1, raw, blas64.Vector{N: n, Inc: 1, Data: x}, 0, blas64.Vector{N: n, Inc: 1, Data: dst})
+	})
+}
+
+// Norm returns ‖A‖₂ = max|λ(A)| of the symmetric n×n operator apply (dst = A·x; dst and
+// x do not overlap). The extreme Ritz values converge first; the iteration stops when the
+// one of larger magnitude has a residual below 1e-14 of its size, when the Krylov space
+// is invariant, or after min(n, 150) steps. The start vector is a fixed pseudo-random
+// one, so the result is deterministic.
+func Norm(n int, apply func(dst, x []float64)) float64 {
 	if n == 0 {
 		return 0
 	}
 	if n == 1 {
-		return math.Abs(a.At(0, 0))
+		x, y := []float64{1}, []float64{0}
+		apply(y, x)
+		return math.Abs(y[0])
 	}
 	maxSteps := min(n, 150)
 	q := make([][]float64, 0, maxSteps+1)
@@ -32,13 +48,12 @@ func spectralNorm(a *mat.SymDense) float64 {
 	}
 	scale(v, 1/nrm(v))
 	q = append(q, v)
-	raw := a.RawSymmetric()
 	alpha := make([]float64, 0, maxSteps)
 	beta := make([]float64, 0, maxSteps)
 	w := make([]float64, n)
 	var best float64
 	for j := 0; j < maxSteps; j++ {
-		blas64.Symv(1, raw, blas64.Vector{N: n, Inc: 1, Data: q[j]}, 0, blas64.Vector{N: n, Inc: 1, Data: w})
+		apply(w, q[j])
 		aj := dot(q[j], w)
 		alpha = append(alpha, aj)
 		// Full reorthogonalisation, twice ("twice is enough").

@@ -1,4 +1,4 @@
-package kpca
+package lanczos
 
 import (
 	"math"
@@ -37,7 +37,7 @@ func TestSpectralNorm(t *testing.T) {
 		for _, v := range vals {
 			want = math.Max(want, math.Abs(v))
 		}
-		got := spectralNorm(a)
+		got := SymNorm(a)
 		if math.Abs(got-want) > 1e-12*math.Max(want, 1e-300) {
 			t.Errorf("%s: spectral norm %.17g, want %.17g", name, got, want)
 		}
@@ -50,4 +50,39 @@ func geometric(n int) []float64 {
 		v[i] = math.Pow(0.9, float64(i))
 	}
 	return v
+}
+
+// TestOperator checks Norm on an operator never formed: A = G − Z·Zᵀ applied as
+// G·x − Z·(Zᵀx), against the dense difference.
+func TestOperator(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	n, k := 120, 7
+	g := testmat.RandomSym(n, rng)
+	z := mat.NewDense(n, k, nil)
+	for i := range n {
+		for j := range k {
+			z.Set(i, j, rng.NormFloat64())
+		}
+	}
+	dense := mat.NewSymDense(n, nil)
+	dense.SymOuterK(-1, z)
+	dense.AddSym(dense, g)
+	want := SymNorm(dense)
+	tmp := make([]float64, k)
+	got := Norm(n, func(dst, x []float64) {
+		xv := mat.NewVecDense(n, x)
+		dv := mat.NewVecDense(n, dst)
+		dv.MulVec(g, xv)
+		tv := mat.NewVecDense(k, tmp)
+		tv.MulVec(z.T(), xv)
+		var zt mat.VecDense
+		zt.MulVec(z, tv)
+		dv.SubVec(dv, &zt)
+	})
+	if math.Abs(got-want) > 1e-12*want {
+		t.Errorf("operator norm %.17g, dense %.17g", got, want)
+	}
+	if Norm(0, nil) != 0 {
+		t.Error("empty operator")
+	}
 }

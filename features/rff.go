@@ -1,0 +1,207 @@
+package features
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Form selects the random Fourier feature map for the Gaussian kernel.
+type Form int
+
+const (
+	// CosSin pairs a cosine and a sine per frequency ω:
+	//
+	//	z(x) = √(2/D)·[cos(ω₁ᵀx), …, cos(ω_{D/2}ᵀx), sin(ω₁ᵀx), …, sin(ω_{D/2}ᵀx)]
+	//
+	// so that z(x)ᵀz(y) = (2/D)·Σ cos(ωᵢᵀ(x−y)) and ‖z(x)‖ = 1 exactly. D must be even.
+	// It is the lower-variance form (Sutherland & Schneider 2015) and the default.
+	CosSin Form = iota
+	// RandomPhase uses one cosine per frequency with a uniform random phase b:
+	//
+	//	z(x) = √(2/D)·[cos(ω₁ᵀx + b₁), …, cos(ω_Dᵀx + b_D)],  b ~ U[0, 2π)
+	//
+	// the form of Rahimi & Recht's paper; ‖z(x)‖ is only about 1.
+	RandomPhase
+)
+
+// String returns "cos-sin" or "random-phase".
+func (f Form) String() string {
+	switch f {
+	case CosSin:
+		return "cos-sin"
+	case RandomPhase:
+		return "random-phase"
+	}
+	return fmt.Sprintf("Form(%d)", int(f))
+}
+
+// RFFOptions configure a random Fourier feature map.
+type RFFOptions struct {
+	// Dim is the feature dimension D ≥ 1 (even for CosSin).
+	Dim int
+	// Sigma is the Gaussian kernel's bandwidth σ > 0 in the convention of kernel.RBF:
+	// k(x, y) = exp(−‖x−y‖²/(2σ²)), whose spectral density is N(0, σ⁻²·I): the
+	// frequencies are ω ~ N(0, σ⁻²·I).
+	Sigma float64
+	// Form is CosSin (default) or RandomPhase.
+	Form Form
+	// Seed selects the random frequencies; equal options give equal maps.
+	Seed uint64
+}
+
+// RFF is a random Fourier feature map for the Gaussian kernel: z(x)ᵀz(y) is an unbiased
+// estimate of exp(−‖x−y‖²/(2σ²)) whose error shrinks as O(1/√D). An RFF is immutable
+// after construction and safe for concurrent use.
+type RFF struct {
+	d, dim int
+	opts   RFFOptions
+	// omega holds the frequencies as a d×f matrix (f = D/2 for CosSin, D for
+	// RandomPhase), so that a batch of points X (n×d) maps through one product X·omega.
+	omega *mat.Dense
+	phase []float64 // RandomPhase: b, length D
+	scale float64   // √(2/D)
+}
+
+// NewRFF returns the random Fourier feature map of d-dimensional points described by
+// opts. It fails if d < 1, the dimension is not positive (or odd for CosSin), σ is not a
+// positive finite number or the form is unknown.
+func NewRFF(d int, opts RFFOptions) (*RFF, error) {
+	switch {
+	case d < 1:
+		return nil, fmt.Errorf("features: input dimension %d, want ≥ 1", d)
+	case opts.Dim < 1:
+		return nil, fmt.Errorf("features: feature dimension %d, want ≥ 1", opts.Dim)
+	case opts.Form == CosSin && opts.Dim%2 != 0:
+		return nil, fmt.Errorf("features: feature dimension %d must be even for the cos-sin form", opts.Dim)
+	case opts.Form != CosSin && opts.Form != RandomPhase:
+		return nil, fmt.Errorf("features: unknown form %v", opts.Form)
+	case !(opts.Sigma > 0) || math.IsInf(opts.Sigma, 1):
+		return nil, fmt.Errorf("features: bandwidth σ = %v, want a positive finite number", opts.Sigma)
+	}
+	f := opts.Dim
+	if opts.Form == CosSin {
+		f /= 2
+	}
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x52ff5eed))
+	omega := mat.NewDense(d, f, nil)
+	raw := omega.RawMatrix()
+	// Frequencies column by column (one ω per column), so that a map of dimension D
+	// begins with the frequencies of a smaller one drawn with the same seed: convergence
+	// in D can be measured on nested maps.
+	for j := range f {
+		for i := range d {
+			raw.Data[i*raw.Stride+j] = rng.NormFloat64() / opts.Sigma
+		}
+	}
+	r := &RFF{d: d, dim: opts.Dim, opts: opts, omega: omega, scale: math.Sqrt(2 / float64(opts.Dim))}
+	if opts.Form == RandomPhase {
+		r.phase = make([]float64, opts.Dim)
+		for i := range r.phase {
+			r.phase[i] = 2 * math.Pi * rng.Float64()
+		}
+	}
+	return r, nil
+}
+
+// InDim returns the dimension d of the points.
+func (r *RFF) InDim() int { return r.d }
+
+// OutDim returns the feature dimension D.
+func (r *RFF) OutDim() int { return r.dim }
+
+// Options returns the options the map was made with.
+func (r *RFF) Options() RFFOptions { return r.opts }
+
+// Kernel returns the kernel the map approximates, exp(−‖x−y‖²/(2σ²)), evaluated exactly.
+func (r *RFF) Kernel(x, y []float64) float64 {
+	var s float64
+	for i := range x {
+		t := x[i] - y[i]
+		s += t * t
+	}
+	return math.Exp(-s / (2 * r.opts.Sigma * r.opts.Sigma))
+}
+
+// Map writes z(x) to dst. dst must have length D and x length d with finite entries.
+// Map does not allocate.
+func (r *RFF) Map(dst, x []float64) error {
+	if len(dst) != r.dim {
+		return fmt.Errorf("features: destination length %d, want %d", len(dst), r.dim)
+	}
+	if err := checkPoint(x, r.d); err != nil {
+		return err
+	}
+	f := r.omega.RawMatrix().Cols
+	// dst[:f] = omegaᵀx by one gemv; then the trigonometric functions.
+	blas64.Gemv(blas.Trans, 1, r.omega.RawMatrix(), blas64.Vector{N: r.d, Inc: 1, Data: x},
+		0, blas64.Vector{N: f, Inc: 1, Data: dst[:f]})
+	r.finish(dst)
+	return nil
+}
+
+// finish turns the projections ωᵢᵀx held in dst[:f] into the features, in place.
+func (r *RFF) finish(dst []float64) {
+	if r.opts.Form == RandomPhase {
+		for i, p := range dst {
+			dst[i] = r.scale * math.Cos(p+r.phase[i])
+		}
+		return
+	}
+	f := r.dim / 2
+	for i := f - 1; i >= 0; i-- {
+		s, c := math.Sincos(dst[i])
+		dst[i], dst[f+i] = r.scale*c, r.scale*s
+	}
+}
+
+// Transform maps the rows of X (n×d) to the rows of dst (n×D), reallocating dst if it
+// is empty; the projections go through one matrix product. A non-finite entry or a
+// dimension mismatch is an error, and dst is then unchanged.
+func (r *RFF) Transform(dst *mat.Dense, X mat.Matrix) error {
+	n, d := X.Dims()
+	if d != r.d {
+		return fmt.Errorf("features: points have dimension %d, want %d", d, r.d)
+	}
+	if n == 0 {
+		return errors.New("features: no points")
+	}
+	for i := range n {
+		for j := range d {
+			if v := X.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("features: point %d has non-finite coordinate %d (%v)", i, j, v)
+			}
+		}
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAs(n, r.dim)
+	} else if rr, cc := dst.Dims(); rr != n || cc != r.dim {
+		return fmt.Errorf("features: destination is %d×%d, want %d×%d", rr, cc, n, r.dim)
+	}
+	f := r.omega.RawMatrix().Cols
+	proj := dst.Slice(0, n, 0, f).(*mat.Dense)
+	proj.Mul(X, r.omega)
+	raw := dst.RawMatrix()
+	for i := range n {
+		r.finish(raw.Data[i*raw.Stride : i*raw.Stride+r.dim])
+	}
+	return nil
+}
+
+// checkPoint reports a point of the wrong length or with a non-finite coordinate.
+func checkPoint(x []float64, d int) error {
+	if len(x) != d {
+		return fmt.Errorf("features: point has dimension %d, want %d", len(x), d)
+	}
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("features: coordinate %d is %v", i, v)
+		}
+	}
+	return nil
+}

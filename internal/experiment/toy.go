@@ -1,0 +1,180 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/kpca"
+	"github.com/ikpca/ikpca/stream"
+)
+
+// ToyOptions configure Toy, the online kernel PCA experiment of the seed paper: x ~
+// U[−1, 1], y = x² + N(0, 0.2²), the homogeneous polynomial kernel (aᵀb)², N samples
+// presented Passes times to KRQA and to KHA, over Runs Monte-Carlo runs.
+type ToyOptions struct {
+	Runs, N, Passes int
+	// KHARate and KHADecay are KHA's learning rate η₀ and decay τ (stream.KHAOptions).
+	KHARate, KHADecay float64
+	// Tolerance is the relative eigenvalue error at which a method counts as converged
+	// (for the passes-to-converge columns).
+	Tolerance float64
+	Seed      uint64
+	Progress  func(run int)
+}
+
+// ToyRun is one Monte-Carlo run: the exact eigenvalues eig(K̃)/N (three non-zero), the
+// final estimates of both methods (Rayleigh quotients of their directions, /N), and the
+// first pass after which all three relative errors are below the tolerance (−1: never).
+type ToyRun struct {
+	Exact, KRQA, KHA [3]float64
+	// KRQAOwn is KRQA's own running estimate n·uᵀP/N.
+	KRQAOwn               [3]float64
+	KRQAPasses, KHAPasses int
+	KRQAErrors, KHAErrors []float64 // max relative error after each pass
+}
+
+// ToyResult holds all runs.
+type ToyResult struct {
+	Options ToyOptions
+	Runs    []ToyRun
+}
+
+// toyData draws the toy's N points.
+func toyData(n int, rng *rand.Rand) *mat.Dense {
+	X := mat.NewDense(n, 2, nil)
+	for i := range n {
+		x := 2*rng.Float64() - 1
+		X.Set(i, 0, x)
+		X.Set(i, 1, x*x+0.2*rng.NormFloat64())
+	}
+	return X
+}
+
+// Toy runs the experiment. It stops early with ctx's error when ctx is done.
+func Toy(ctx context.Context, o ToyOptions) (*ToyResult, error) {
+	if o.Runs < 1 || o.N < 4 || o.Passes < 1 {
+		return nil, errors.New("experiment: toy needs runs ≥ 1, N ≥ 4 and passes ≥ 1")
+	}
+	k := kernel.Polynomial{Degree: 2, Scale: 1}
+	res := &ToyResult{Options: o}
+	for run := range o.Runs {
+		rng := rand.New(rand.NewPCG(o.Seed, uint64(run)))
+		X := toyData(o.N, rng)
+		md, err := kpca.New(k, X, kpca.Options{})
+		if err != nil {
+			return nil, err
+		}
+		vals := md.Values(nil)
+		var r ToyRun
+		for i := range 3 {
+			r.Exact[i] = vals[i] / float64(o.N)
+		}
+		krqa, err := stream.NewKRQA(k, 2, stream.KRQAOptions{Components: 3, Seed: uint64(run)})
+		if err != nil {
+			return nil, err
+		}
+		kha, err := stream.NewKHA(k, 2, stream.KHAOptions{Components: 3, Rate: o.KHARate, Decay: o.KHADecay, Seed: uint64(run)})
+		if err != nil {
+			return nil, err
+		}
+		type method struct {
+			add    func([]float64) error
+			pass   func() error
+			est    func([]float64) ([]float64, error)
+			errs   *[]float64
+			passes *int
+			final  *[3]float64
+		}
+		ms := []method{
+			{krqa.Add, krqa.Pass, krqa.RayleighQuotients, &r.KRQAErrors, &r.KRQAPasses, &r.KRQA},
+			{kha.Add, kha.Pass, kha.Values, &r.KHAErrors, &r.KHAPasses, &r.KHA},
+		}
+		for _, m := range ms {
+			*m.passes = -1
+			for i := range o.N {
+				if err := m.add(X.RawRowView(i)); err != nil {
+					return nil, err
+				}
+			}
+			var est []float64
+			for p := 1; p <= o.Passes; p++ {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				if p > 1 {
+					if err := m.pass(); err != nil {
+						return nil, err
+					}
+				}
+				if est, err = m.est(est); err != nil {
+					return nil, err
+				}
+				worst := 0.0
+				for i := range 3 {
+					worst = math.Max(worst, math.Abs(est[i]/float64(o.N)-r.Exact[i])/r.Exact[i])
+				}
+				*m.errs = append(*m.errs, worst)
+				if *m.passes < 0 && worst < o.Tolerance {
+					*m.passes = p
+				}
+			}
+			for i := range 3 {
+				m.final[i] = est[i] / float64(o.N)
+			}
+		}
+		own, err := krqa.Values(nil)
+		if err != nil {
+			return nil, err
+		}
+		for i := range 3 {
+			r.KRQAOwn[i] = own[i] / float64(o.N)
+		}
+		res.Runs = append(res.Runs, r)
+		if o.Progress != nil {
+			o.Progress(run + 1)
+		}
+	}
+	return res, nil
+}
+
+// meanSD returns the mean and the sample standard deviation of v.
+func meanSD(v []float64) (mean, sd float64) {
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	if len(v) < 2 {
+		return mean, 0
+	}
+	for _, x := range v {
+		sd += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(v)-1))
+}
+
+// medianInt returns the median of v, ignoring negative entries (never converged), and
+// how many were negative.
+func medianInt(v []int) (median float64, never int) {
+	var ok []int
+	for _, x := range v {
+		if x < 0 {
+			never++
+			continue
+		}
+		ok = append(ok, x)
+	}
+	if len(ok) == 0 {
+		return math.NaN(), never
+	}
+	slices.Sort(ok)
+	if len(ok)%2 == 1 {
+		return float64(ok[len(ok)/2]), never
+	}
+	return float64(ok[len(ok)/2-1]+ok[len(ok)/2]) / 2, never
+}

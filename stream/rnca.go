@@ -1,0 +1,205 @@
+package stream
+
+import (
+	"errors"
+	"fmt"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/features"
+	"github.com/ikpca/ikpca/native"
+)
+
+// RNCAOptions configure randomized nonlinear component analysis.
+type RNCAOptions struct {
+	// Features is the number D of random Fourier features; Sigma, Form and Seed
+	// describe them (features.RFFOptions).
+	Features int
+	Sigma    float64
+	Form     features.Form
+	Seed     uint64
+	// Centred subtracts the features' running mean: the eigenvalues are then those of
+	// the covariance Σ(z−z̄)(z−z̄)ᵀ, which approximate the centred kernel matrix's.
+	// Uncentred (the default), those of ZᵀZ, which approximate G's.
+	Centred bool
+}
+
+// RNCA is randomized nonlinear component analysis (Lopez-Paz, Sra, Smola, Ghahramani &
+// Schölkopf, ICML 2014): random Fourier features z(x) ∈ Rᴰ and the exact
+// eigendecomposition of their D×D second-moment matrix ZᵀZ (or covariance), accumulated
+// over the stream in O(D²) per point (O(D²) per point also for a batch, through one
+// dsyrk). Space is O(D²), independent of n. The eigendecomposition is computed when
+// first read after new points (O(D³), LAPACK dsyevd with OpenBLAS).
+//
+// Not safe for concurrent use.
+type RNCA struct {
+	opts   RNCAOptions
+	rff    *features.RFF
+	n      int
+	sum    []float64 // Σz
+	moment []float64 // upper triangle of ZᵀZ, D×D
+	z      []float64
+	// Cached eigendecomposition, valid while fresh.
+	fresh   bool
+	vals    []float64 // descending
+	vecs    *mat.Dense
+	mean    []float64
+	scratch []float64
+}
+
+// NewRNCA returns an empty model for d-dimensional points.
+func NewRNCA(d int, opts RNCAOptions) (*RNCA, error) {
+	rff, err := features.NewRFF(d, features.RFFOptions{Dim: opts.Features, Sigma: opts.Sigma, Form: opts.Form, Seed: opts.Seed})
+	if err != nil {
+		return nil, fmt.Errorf("stream: %w", err)
+	}
+	D := opts.Features
+	if D > 1<<14 {
+		return nil, fmt.Errorf("stream: RNCA with %d features needs a %d×%d matrix; at most %d", D, D, D, 1<<14)
+	}
+	return &RNCA{opts: opts, rff: rff, sum: make([]float64, D), moment: make([]float64, D*D), z: make([]float64, D)}, nil
+}
+
+// Options returns the options the model was made with.
+func (r *RNCA) Options() RNCAOptions { return r.opts }
+
+// Map returns the feature map.
+func (r *RNCA) Map() *features.RFF { return r.rff }
+
+// Len returns the number of points seen.
+func (r *RNCA) Len() int { return r.n }
+
+// Dim returns the dimension of the points.
+func (r *RNCA) Dim() int { return r.rff.InDim() }
+
+func (r *RNCA) sym() blas64.Symmetric {
+	return blas64.Symmetric{N: r.opts.Features, Stride: r.opts.Features, Uplo: blas.Upper, Data: r.moment}
+}
+
+// Add adds one point: ZᵀZ += z·zᵀ (dsyr). A point of the wrong dimension or with a
+// non-finite coordinate is an error and the model is unchanged. Add does not allocate.
+func (r *RNCA) Add(x []float64) error {
+	if err := r.rff.Map(r.z, x); err != nil {
+		return fmt.Errorf("stream: %w", err)
+	}
+	blas64.Syr(1, blas64.Vector{N: len(r.z), Inc: 1, Data: r.z}, r.sym())
+	for i, v := range r.z {
+		r.sum[i] += v
+	}
+	r.n++
+	r.fresh = false
+	return nil
+}
+
+// AddBatch adds the rows of X: ZᵀZ += ZᵀZ_X by one dsyrk. All rows are checked first.
+func (r *RNCA) AddBatch(X mat.Matrix) error {
+	var Z mat.Dense
+	if err := r.rff.Transform(&Z, X); err != nil {
+		return fmt.Errorf("stream: %w", err)
+	}
+	raw := Z.RawMatrix()
+	blas64.Syrk(blas.Trans, 1, raw, 1, r.sym())
+	for i := range raw.Rows {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
+			r.sum[j] += v
+		}
+	}
+	r.n += raw.Rows
+	r.fresh = false
+	return nil
+}
+
+// settle computes the eigendecomposition of the (centred) second-moment matrix.
+func (r *RNCA) settle() error {
+	if r.fresh {
+		return nil
+	}
+	if r.n == 0 {
+		return errors.New("stream: no points yet")
+	}
+	D := r.opts.Features
+	if r.scratch == nil {
+		r.scratch = make([]float64, D*D)
+		r.vals = make([]float64, D)
+		r.mean = make([]float64, D)
+		r.vecs = mat.NewDense(D, D, nil)
+	}
+	copy(r.scratch, r.moment)
+	clear(r.mean)
+	if r.opts.Centred {
+		// Σ(z−z̄)(z−z̄)ᵀ = ZᵀZ − n·z̄z̄ᵀ.
+		for i, s := range r.sum {
+			r.mean[i] = s / float64(r.n)
+		}
+		blas64.Syr(-float64(r.n), blas64.Vector{N: D, Inc: 1, Data: r.mean},
+			blas64.Symmetric{N: D, Stride: D, Uplo: blas.Upper, Data: r.scratch})
+	}
+	w := make([]float64, D)
+	if err := native.EigenSymInPlace(D, r.scratch, D, w, true); err != nil {
+		return fmt.Errorf("stream: %w", err)
+	}
+	// Ascending from LAPACK; store descending, eigenvectors as columns.
+	for j := range D {
+		src := D - 1 - j
+		r.vals[j] = w[src]
+		for i := range D {
+			r.vecs.Set(i, j, r.scratch[i*D+src])
+		}
+	}
+	r.fresh = true
+	return nil
+}
+
+// Values returns the eigenvalues of ZᵀZ (centred: of the covariance, not divided by n),
+// descending — the eigenvalue estimates of the kernel matrix, D of them.
+func (r *RNCA) Values(dst []float64) ([]float64, error) {
+	if err := r.settle(); err != nil {
+		return nil, err
+	}
+	return append(dst[:0], r.vals...), nil
+}
+
+// ComponentsTo writes the top k principal directions in feature space (unit columns,
+// D×k) to dst, resized if empty.
+func (r *RNCA) ComponentsTo(dst *mat.Dense, k int) error {
+	if err := r.settle(); err != nil {
+		return err
+	}
+	D := r.opts.Features
+	if k < 1 || k > D {
+		return fmt.Errorf("stream: %d components requested, have %d", k, D)
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAs(D, k)
+	} else if rr, c := dst.Dims(); rr != D || c != k {
+		return fmt.Errorf("stream: destination is %d×%d, want %d×%d", rr, c, D, k)
+	}
+	dst.Copy(r.vecs.Slice(0, D, 0, k))
+	return nil
+}
+
+// Transform writes the scores of the rows of X on the top k components, (z(x) − z̄)ᵀV_k
+// (z̄ = 0 uncentred), to dst (rows×k, resized if empty).
+func (r *RNCA) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
+	if err := r.settle(); err != nil {
+		return err
+	}
+	D := r.opts.Features
+	var mean []float64
+	if r.opts.Centred {
+		mean = r.mean
+	}
+	return project(dst, r.rff, X, r.vecs.Slice(0, D, 0, min(max(k, 1), D)).(*mat.Dense), mean, k, D)
+}
+
+// Bytes returns the memory the model holds: the D×D moment matrix, and once read its
+// eigendecomposition (two more D×D matrices).
+func (r *RNCA) Bytes() int {
+	b := 8 * (len(r.moment) + len(r.sum) + len(r.z) + r.rff.InDim()*r.opts.Features)
+	if r.scratch != nil {
+		b += 8 * (len(r.scratch) + 2*len(r.vals) + r.opts.Features*r.opts.Features)
+	}
+	return b
+}

@@ -1,0 +1,286 @@
+package stream
+
+import (
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/features"
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// standardised returns the first n rows of X with every column scaled to zero mean and
+// unit variance (over those rows), and the median-heuristic bandwidth.
+func standardised(t *testing.T, X *mat.Dense, n int) (*mat.Dense, float64) {
+	t.Helper()
+	_, d := X.Dims()
+	out := mat.DenseCopyOf(X.Slice(0, n, 0, d))
+	for j := range d {
+		col := mat.Col(nil, j, out)
+		var mean, ss float64
+		for _, v := range col {
+			mean += v
+		}
+		mean /= float64(n)
+		for _, v := range col {
+			ss += (v - mean) * (v - mean)
+		}
+		sd := math.Sqrt(ss / float64(n))
+		if sd == 0 {
+			sd = 1
+		}
+		for i, v := range col {
+			out.Set(i, j, (v-mean)/sd)
+		}
+	}
+	sigma, err := kernel.MedianDistance(out, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, sigma
+}
+
+// symNorm returns ‖A‖₂ of a symmetric matrix by a full eigendecomposition (gonum).
+func symNorm(t *testing.T, a *mat.SymDense) float64 {
+	t.Helper()
+	var eig mat.EigenSym
+	if !eig.Factorize(a, false) {
+		t.Fatal("EigenSym")
+	}
+	v := eig.Values(nil)
+	return math.Max(math.Abs(v[0]), math.Abs(v[len(v)-1]))
+}
+
+// approxKernel returns Z·W·Wᵀ·Zᵀ.
+func approxKernel(Z, W *mat.Dense) *mat.SymDense {
+	var zw mat.Dense
+	zw.Mul(Z, W)
+	n, _ := Z.Dims()
+	g := mat.NewSymDense(n, nil)
+	g.SymOuterK(1, &zw)
+	return g
+}
+
+// TestSKPCABound checks the certified error bound on MAGIC for the paper's sketch
+// sizes: ‖G − G̃‖₂ ≤ ‖G − ZZᵀ‖₂ + Δ with Δ ≤ n/(ℓ+1), and that the error falls with ℓ.
+func TestSKPCABound(t *testing.T) {
+	n := 600
+	if testing.Short() {
+		n = 300
+	}
+	X, sigma := standardised(t, data.Magic().X, n)
+	G := kernel.Matrix(kernel.RBF{Sigma: sigma}, X)
+	const D = 512
+	prev := math.Inf(1)
+	for _, ell := range []int{2, 5, 10, 20, 30, 50} {
+		s, err := NewSKPCA(10, SKPCAOptions{Features: D, Sigma: sigma, Sketch: ell, Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if err := s.Add(X.RawRowView(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		vals, err := s.Values(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var W, Z mat.Dense
+		if err := s.ComponentsTo(&W, len(vals)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Map().Transform(&Z, X); err != nil {
+			t.Fatal(err)
+		}
+		diff := mat.NewSymDense(n, nil)
+		subSym(diff, G, approxKernel(&Z, &W))
+		errG := symNorm(t, diff)
+		zz := mat.NewSymDense(n, nil)
+		zz.SymOuterK(1, &Z)
+		subSym(diff, G, zz)
+		errRFF := symNorm(t, diff)
+		delta := s.ErrorBound()
+		t.Logf("ℓ=%2d: ‖G−G̃‖₂/n = %.4f, ‖G−ZZᵀ‖₂/n = %.4f, Δ/n = %.4f (≤ 1/(ℓ+1) = %.4f)",
+			ell, errG/float64(n), errRFF/float64(n), delta/float64(n), 1/float64(ell+1))
+		if errG > errRFF+delta+1e-9*float64(n) {
+			t.Errorf("ℓ=%d: ‖G−G̃‖₂ = %g exceeds the certificate %g", ell, errG, errRFF+delta)
+		}
+		if delta > float64(n)/float64(ell+1)*(1+1e-12) {
+			t.Errorf("ℓ=%d: Δ = %g > n/(ℓ+1)", ell, delta)
+		}
+		if errG > prev*1.05 {
+			t.Errorf("ℓ=%d: error %g grew from %g", ell, errG, prev)
+		}
+		prev = errG
+		// Scores: Transform of the training points is Z·W.
+		var sc, zw mat.Dense
+		if err := s.Transform(&sc, X, len(vals)); err != nil {
+			t.Fatal(err)
+		}
+		zw.Mul(&Z, &W)
+		if !mat.EqualApprox(&sc, &zw, 1e-12) {
+			t.Errorf("ℓ=%d: Transform differs from Z·W", ell)
+		}
+	}
+}
+
+// TestSKPCAMergeAndMemory: shards merge into a model with the same guarantee, and the
+// memory does not depend on the number of points.
+func TestSKPCAMergeAndMemory(t *testing.T) {
+	n := 400
+	X, sigma := standardised(t, data.Magic().X, n)
+	opts := SKPCAOptions{Features: 256, Sigma: sigma, Sketch: 8, Seed: 4}
+	a, _ := NewSKPCA(10, opts)
+	b, _ := NewSKPCA(10, opts)
+	if err := a.AddBatch(X.Slice(0, 150, 0, 10)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Values(nil); err != nil {
+		t.Fatal(err)
+	}
+	bytes150 := a.Bytes()
+	if err := b.AddBatch(X.Slice(150, n, 0, 10)); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Merge(b); err != nil {
+		t.Fatal(err)
+	}
+	if a.Len() != n {
+		t.Fatalf("merged Len %d", a.Len())
+	}
+	if _, err := a.Values(nil); err != nil {
+		t.Fatal(err)
+	}
+	var Z, B mat.Dense
+	_ = a.Map().Transform(&Z, X)
+	_ = a.Sketch().Sketch(&B)
+	var ztz, btb mat.SymDense
+	ztz.SymOuterK(1, Z.T())
+	btb.SymOuterK(1, B.T())
+	diff := mat.NewSymDense(256, nil)
+	subSym(diff, &ztz, &btb)
+	if e := symNorm(t, diff); e > a.ErrorBound()+1e-9*float64(n) {
+		t.Errorf("merged: ‖ZᵀZ − BᵀB‖₂ = %g > Δ = %g", e, a.ErrorBound())
+	}
+	if a.Bytes() != bytes150 {
+		t.Errorf("memory grew from %d to %d bytes with the number of points", bytes150, a.Bytes())
+	}
+	c, _ := NewSKPCA(10, SKPCAOptions{Features: 256, Sigma: sigma, Sketch: 8, Seed: 5})
+	if a.Merge(c) == nil {
+		t.Error("merging models with different feature maps: no error")
+	}
+}
+
+func TestSKPCABadInput(t *testing.T) {
+	for _, o := range []SKPCAOptions{
+		{Features: 0, Sigma: 1, Sketch: 2},
+		{Features: 10, Sigma: 0, Sketch: 2},
+		{Features: 10, Sigma: 1, Sketch: 0},
+		{Features: 10, Sigma: 1, Sketch: 2, Buffer: 2},
+	} {
+		if _, err := NewSKPCA(3, o); err == nil {
+			t.Errorf("NewSKPCA(%+v): no error", o)
+		}
+	}
+	s, _ := NewSKPCA(2, SKPCAOptions{Features: 8, Sigma: 1, Sketch: 2})
+	if _, err := s.Values(nil); err == nil {
+		t.Error("Values of an empty model: no error")
+	}
+	_ = s.Add([]float64{1, 2})
+	for _, x := range [][]float64{{1}, {math.NaN(), 0}, {0, math.Inf(1)}} {
+		if err := s.Add(x); err == nil {
+			t.Errorf("Add(%v): no error", x)
+		}
+	}
+	if err := s.AddBatch(mat.NewDense(2, 2, []float64{1, 2, 3, math.NaN()})); err == nil {
+		t.Error("AddBatch with a NaN: no error")
+	}
+	if s.Len() != 1 {
+		t.Errorf("bad input changed the model: Len %d", s.Len())
+	}
+	var dst mat.Dense
+	if err := s.Transform(&dst, mat.NewDense(1, 2, nil), 5); err == nil {
+		t.Error("Transform with too many components: no error")
+	}
+}
+
+// TestRNCA: RNCA's eigenvalues are those of ZᵀZ (or the centred covariance) exactly,
+// one point at a time or in a batch, and its rank-k kernel approximation is the best
+// one for ZZᵀ: ‖ZZᵀ − Z·V_k·V_kᵀ·Zᵀ‖₂ = λ_{k+1}(ZZᵀ).
+func TestRNCA(t *testing.T) {
+	n := 300
+	X, sigma := standardised(t, data.Magic().X, n)
+	for _, centred := range []bool{false, true} {
+		opts := RNCAOptions{Features: 64, Sigma: sigma, Seed: 2, Centred: centred, Form: features.RandomPhase}
+		one, _ := NewRNCA(10, opts)
+		batch, _ := NewRNCA(10, opts)
+		for i := range n {
+			if err := one.Add(X.RawRowView(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := batch.AddBatch(X); err != nil {
+			t.Fatal(err)
+		}
+		v1, _ := one.Values(nil)
+		v2, _ := batch.Values(nil)
+		var Z mat.Dense
+		_ = one.Map().Transform(&Z, X)
+		if centred {
+			for j := range 64 {
+				m := mat.Sum(Z.ColView(j)) / float64(n)
+				for i := range n {
+					Z.Set(i, j, Z.At(i, j)-m)
+				}
+			}
+		}
+		var ztz mat.SymDense
+		ztz.SymOuterK(1, Z.T())
+		var eig mat.EigenSym
+		eig.Factorize(&ztz, false)
+		want := eig.Values(nil)
+		for i := range 64 {
+			w := want[63-i]
+			if math.Abs(v1[i]-w) > 1e-10*want[63] || math.Abs(v2[i]-w) > 1e-10*want[63] {
+				t.Errorf("centred=%v λ%d: %g (one) %g (batch), want %g", centred, i, v1[i], v2[i], w)
+			}
+		}
+		const k = 10
+		var V, sc, zv mat.Dense
+		_ = one.ComponentsTo(&V, k)
+		zz := mat.NewSymDense(n, nil)
+		zz.SymOuterK(1, &Z)
+		diff := mat.NewSymDense(n, nil)
+		subSym(diff, zz, approxKernel(&Z, &V))
+		if e := symNorm(t, diff); math.Abs(e-want[63-k]) > 1e-9*want[63] {
+			t.Errorf("centred=%v: rank-%d error %g, want λ_{k+1} = %g", centred, k, e, want[63-k])
+		}
+		if err := one.Transform(&sc, X, k); err != nil {
+			t.Fatal(err)
+		}
+		zv.Mul(&Z, &V)
+		if !mat.EqualApprox(&sc, &zv, 1e-10) {
+			t.Errorf("centred=%v: Transform differs from (Z − mean)·V", centred)
+		}
+	}
+	r, _ := NewRNCA(2, RNCAOptions{Features: 8, Sigma: 1})
+	if _, err := r.Values(nil); err == nil {
+		t.Error("Values of an empty model: no error")
+	}
+	if err := r.Add([]float64{math.NaN(), 1}); err == nil || r.Len() != 0 {
+		t.Error("Add(NaN): no error or the model changed")
+	}
+}
+
+// subSym sets dst = a − b (upper triangles).
+func subSym(dst *mat.SymDense, a, b mat.Symmetric) {
+	n := dst.SymmetricDim()
+	for i := range n {
+		for j := i; j < n; j++ {
+			dst.SetSym(i, j, a.At(i, j)-b.At(i, j))
+		}
+	}
+}
