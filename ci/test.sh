@@ -57,7 +57,7 @@ step "tests, pure Go"
 go test -count=1 ./...
 
 step "tests, pure Go, race detector on the core packages"
-go test -count=1 -race ./native/ ./secular/ ./update/ ./kernel/
+go test -count=1 -race ./native/ ./secular/ ./update/ ./kernel/ ./features/ ./sketch/
 go test -count=1 -race -short ./kpca/
 
 step "tests, -tags openblas (compares results with the pure-Go run)"
@@ -75,8 +75,10 @@ step "performance harness smoke run, -short (both backends)"
 go run ./bench -short -csv "$agree/bench-gonum.csv"
 go run -tags openblas ./bench -short -csv "$agree/bench-openblas.csv"
 
-step "fuzz smoke runs (solver, CSV reader)"
+step "fuzz smoke runs (solver, sketch, CSV and LIBSVM readers)"
 go test -run '^$' -fuzz FuzzSolver -fuzztime 30s ./secular/
+go test -run '^$' -fuzz FuzzFD -fuzztime 20s ./sketch/
 go test -run '^$' -fuzz FuzzRead -fuzztime 20s ./internal/table/
+go test -run '^$' -fuzz FuzzParseLIBSVM -fuzztime 20s ./data/
 
 step "all checks passed"

@@ -111,7 +111,10 @@ func (f *FD) Reset() {
 }
 
 // Update adds one row. A row of the wrong length or with a non-finite entry is an error
-// and leaves the sketch unchanged. Update does not allocate.
+// and leaves the sketch unchanged. Update does not allocate itself; the SVD of a
+// compression (every buffer−ℓ rows) allocates only what the registered BLAS does
+// inside it (gonum's parallel dgemm a few objects per call at large sizes, OpenBLAS
+// nothing).
 func (f *FD) Update(row []float64) error {
 	if len(row) != f.d {
 		return fmt.Errorf("sketch: row has length %d, want %d", len(row), f.d)

@@ -67,13 +67,15 @@ func (m *KHA) Len() int { return m.s.n }
 // Presentations returns the number of sample presentations made.
 func (m *KHA) Presentations() int { return m.t }
 
-// Add stores a new sample and presents it. A point of the wrong dimension or with a
-// non-finite coordinate is an error and changes nothing.
+// Add stores a new sample and presents it. A point of the wrong dimension, with a
+// non-finite coordinate or a non-finite kernel value is an error and changes nothing.
 func (m *KHA) Add(x []float64) error {
 	if err := checkPoint(x, m.s.d); err != nil {
 		return err
 	}
-	m.s.add(x)
+	if _, err := m.s.add(x); err != nil {
+		return err
+	}
 	n := m.s.n
 	if m.ready {
 		// Centred, keep each direction's vector as it was (see KRQA.extend): make its

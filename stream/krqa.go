@@ -85,13 +85,16 @@ func (m *KRQA) Len() int { return m.s.n }
 // Presentations returns the number of sample presentations the iteration has made.
 func (m *KRQA) Presentations() int { return m.t }
 
-// Add stores a new sample and presents it. A point of the wrong dimension or with a
-// non-finite coordinate is an error and changes nothing.
+// Add stores a new sample and presents it. A point of the wrong dimension, with a
+// non-finite coordinate or a non-finite kernel value is an error and changes nothing.
 func (m *KRQA) Add(x []float64) error {
 	if err := checkPoint(x, m.s.d); err != nil {
 		return err
 	}
-	col := m.s.add(x)
+	col, err := m.s.add(x)
+	if err != nil {
+		return err
+	}
 	n := m.s.n
 	for i := range m.r {
 		if m.ready {

@@ -51,13 +51,27 @@ func checkPoint(x []float64, d int) error {
 func (s *samples) points() *mat.Dense { return &s.view }
 
 // add stores x (checked by the caller) and returns its kernel column against all stored
-// points, itself included (length n after the call; valid until the next call).
-func (s *samples) add(x []float64) []float64 {
+// points, itself included (length n after the call; valid until the next call). If a
+// kernel value is not finite (an overflowing polynomial kernel, say), nothing is stored
+// and an error is returned.
+func (s *samples) add(x []float64) ([]float64, error) {
 	s.x = append(s.x, x...)
 	s.n++
 	s.view.SetRawMatrix(rawOf(s.x, s.n, s.d))
 	s.col = grow(s.col, s.n)
 	kernel.Column(s.col, s.kern, &s.view, x)
+	for _, v := range s.col {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			s.n--
+			s.x = s.x[:s.n*s.d]
+			if s.n > 0 {
+				s.view.SetRawMatrix(rawOf(s.x, s.n, s.d))
+			} else {
+				s.view = mat.Dense{}
+			}
+			return nil, fmt.Errorf("stream: the kernel of the new point is %v", v)
+		}
+	}
 	var sum float64
 	for i := range s.n - 1 {
 		s.rowsum[i] += s.col[i]
@@ -65,7 +79,7 @@ func (s *samples) add(x []float64) []float64 {
 	}
 	s.rowsum = append(s.rowsum, sum+s.col[s.n-1])
 	s.total += 2*sum + s.col[s.n-1]
-	return s.col
+	return s.col, nil
 }
 
 // column returns the kernel column of stored point i (valid until the next call).

@@ -209,8 +209,15 @@ func TestOnlineBadInput(t *testing.T) {
 			t.Errorf("Add(%v): no error", x)
 		}
 	}
+	// A point whose kernel value overflows: (aᵀb)² = Inf for |a| ~ 1e200.
+	if krqa.Add([]float64{1e200, 1}) == nil || kha.Add([]float64{1e200, 1}) == nil {
+		t.Error("overflowing kernel: no error")
+	}
 	if krqa.Len() != 10 || kha.Len() != 10 {
 		t.Error("bad points were stored")
+	}
+	if v, err := krqa.Values(nil); err != nil || math.IsNaN(v[0]) {
+		t.Errorf("model damaged by bad input: %v %v", v, err)
 	}
 	var dst mat.Dense
 	if krqa.Transform(&dst, X, 3) == nil || kha.Transform(&dst, X, 0) == nil {
@@ -283,7 +290,10 @@ func TestExtendKeepsDirections(t *testing.T) {
 		return out
 	}
 	before := raw()
-	col := m.s.add(X.RawRowView(8))
+	col, err := m.s.add(X.RawRowView(8))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range m.r {
 		m.extend(i, col)
 	}

@@ -353,7 +353,13 @@ func TestExperimentCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	t.Log("\n" + out)
-	for _, f := range []string{"fig1-yeast.csv", "fig1-yeast.png", "fig2-yeast.csv", "fig2-yeast.png"} {
+	checkOutputs(t, dir, "fig1-yeast.csv", "fig1-yeast.png", "fig2-yeast.csv", "fig2-yeast.png")
+}
+
+// checkOutputs checks that the files exist in dir and that the PNGs decode.
+func checkOutputs(t *testing.T, dir string, files ...string) {
+	t.Helper()
+	for _, f := range files {
 		raw, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			t.Fatal(err)

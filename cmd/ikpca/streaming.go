@@ -17,12 +17,13 @@ import (
 
 func streamingCommand(e env) *cobra.Command {
 	var (
-		outDir, datasets, ells   string
-		n, test, features, steps int
-		exact                    bool
-		toyRuns, toyN, toyPasses int
-		khaRate, khaDecay, tol   float64
-		seed                     uint64
+		outDir, datasets, ells    string
+		n, test, features, steps  int
+		exact                     bool
+		toyRuns, toyN, toyPasses  int
+		rffN, rffSeeds, rffMaxLog int
+		khaRate, khaDecay, tol    float64
+		seed                      uint64
 	)
 	c := &cobra.Command{
 		Use:   "streaming",
@@ -42,7 +43,11 @@ func streamingCommand(e env) *cobra.Command {
   against the exact eigenvalues. Writes toy.csv (one row per run), toy-curves.csv and toy.png
   (convergence), and the mean ± sd table.
 
-A markdown summary of both goes to standard output and to streaming.md in --out.`,
+  Random Fourier features (--rff-n points of cpu_act): the error of z(x)ᵀz(y) against the
+  Gaussian kernel for D = 16 … 2^--rff-maxlog, both forms, with the fitted rate (−½ is
+  O(1/√D)). Writes rff.csv and rff.png.
+
+A markdown summary of all three goes to standard output and to streaming.md in --out.`,
 	}
 	f := c.Flags()
 	f.StringVar(&outDir, "out", "ikpca-streaming", "directory for the CSV, PNG and markdown files (created)")
@@ -59,6 +64,9 @@ A markdown summary of both goes to standard output and to streaming.md in --out.
 	f.Float64Var(&khaRate, "kha-rate", 0.05, "KHA learning rate η₀")
 	f.Float64Var(&khaDecay, "kha-decay", 0, "KHA learning-rate decay τ (0: constant)")
 	f.Float64Var(&tol, "tolerance", 1e-3, "relative eigenvalue error counted as converged")
+	f.IntVar(&rffN, "rff-n", 300, "points for the random-feature convergence (0: skip)")
+	f.IntVar(&rffSeeds, "rff-seeds", 5, "feature maps averaged per dimension")
+	f.IntVar(&rffMaxLog, "rff-maxlog", 13, "largest feature dimension, as a power of two")
 	f.Uint64Var(&seed, "seed", 1, "seed of the samples, features and initial directions")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		var ellList []int
@@ -69,8 +77,9 @@ A markdown summary of both goes to standard output and to streaming.md in --out.
 			}
 			ellList = append(ellList, v)
 		}
-		if n < 2 || test < 1 || features < 2 || features%2 != 0 || toyRuns < 0 || toyN < 4 || toyPasses < 1 || !(tol > 0) {
-			return usageError{fmt.Errorf("need --n ≥ 2, --test ≥ 1, an even --features ≥ 2, --toy-n ≥ 4, --toy-passes ≥ 1, --tolerance > 0")}
+		if n < 2 || test < 1 || features < 2 || features%2 != 0 || toyRuns < 0 || toyN < 4 || toyPasses < 1 || !(tol > 0) ||
+			rffN < 0 || rffN == 1 || rffSeeds < 1 || rffMaxLog < 5 || rffMaxLog > 16 {
+			return usageError{fmt.Errorf("need --n ≥ 2, --test ≥ 1, an even --features ≥ 2, --toy-n ≥ 4, --toy-passes ≥ 1, --tolerance > 0, --rff-n 0 or ≥ 2, --rff-seeds ≥ 1, 5 ≤ --rff-maxlog ≤ 16")}
 		}
 		native.Use()
 		if err := os.MkdirAll(outDir, 0o755); err != nil {
@@ -79,6 +88,22 @@ A markdown summary of both goes to standard output and to streaming.md in --out.
 		var md bytes.Buffer
 		out := io.MultiWriter(e.out, &md)
 		fmt.Fprintf(out, "## Streaming kernel PCA (%s)\n\n", native.Active())
+		if rffN > 0 {
+			res, err := experiment.RFFConvergence(cmd.Context(), "cpu_act", rffN, rffSeeds, rffMaxLog, seed)
+			if err != nil {
+				return interruption(err)
+			}
+			if err := experiment.WriteRFFMarkdown(out, res); err != nil {
+				return err
+			}
+			base := filepath.Join(outDir, "rff")
+			if err := create(e, base+".csv", func(w io.Writer) error { return experiment.WriteRFFCSV(w, res) }); err != nil {
+				return err
+			}
+			if err := create(e, base+".png", func(w io.Writer) error { return experiment.PlotRFF(w, res) }); err != nil {
+				return err
+			}
+		}
 		for _, name := range strings.Split(datasets, ",") {
 			name = strings.TrimSpace(name)
 			if name == "" {

@@ -10,6 +10,12 @@
 //
 // Both measure three norms: Frobenius, spectral and trace (nuclear). The command ikpca
 // runs them ("experiment") and draws the figures (see Plot).
+//
+// It also runs the experiments of the streaming methods of package stream ("ikpca
+// streaming"): the kernel-approximation comparison of SKPCA, RNCA, Nyström and the exact
+// model (Streaming, after Ghashami, Perry & Phillips 2016), the online kernel PCA toy
+// for KRQA and KHA (Toy), and the convergence rate of random Fourier features
+// (RFFConvergence).
 package experiment
 
 import (

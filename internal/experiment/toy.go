@@ -158,23 +158,28 @@ func meanSD(v []float64) (mean, sd float64) {
 	return mean, math.Sqrt(sd / float64(len(v)-1))
 }
 
-// medianInt returns the median of v, ignoring negative entries (never converged), and
-// how many were negative.
-func medianInt(v []int) (median float64, never int) {
-	var ok []int
-	for _, x := range v {
+// medianPasses returns the median of v over all runs, counting a run that never
+// converged (−1) as converging after every finite count; ok is false when at least half
+// never did (the median is then "more than the passes run").
+func medianPasses(v []int) (median float64, never int, ok bool) {
+	sorted := make([]int, len(v))
+	for i, x := range v {
 		if x < 0 {
 			never++
-			continue
+			x = math.MaxInt
 		}
-		ok = append(ok, x)
+		sorted[i] = x
 	}
-	if len(ok) == 0 {
-		return math.NaN(), never
+	slices.Sort(sorted)
+	n := len(sorted)
+	if n == 0 || 2*never >= n {
+		return math.NaN(), never, false
 	}
-	slices.Sort(ok)
-	if len(ok)%2 == 1 {
-		return float64(ok[len(ok)/2]), never
+	if n%2 == 1 {
+		return float64(sorted[n/2]), never, true
 	}
-	return float64(ok[len(ok)/2-1]+ok[len(ok)/2]) / 2, never
+	if sorted[n/2] == math.MaxInt {
+		return math.NaN(), never, false
+	}
+	return float64(sorted[n/2-1]+sorted[n/2]) / 2, never, true
 }

@@ -1,0 +1,83 @@
+package stream
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/kpca"
+)
+
+func benchPoints(n, d int) *mat.Dense {
+	rng := rand.New(rand.NewPCG(7, 7))
+	X := mat.NewDense(n, d, nil)
+	for i := range n {
+		for j := range d {
+			X.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return X
+}
+
+// BenchmarkAdd times adding one point to each streaming method after 2000 points (d =
+// 21, D = 1000 features, ℓ = 20), beside the exact incremental model at m = 500 (whose
+// step grows as m³ where the streaming methods' do not grow with m at all, or linearly
+// for KRQA). points/s is reported.
+func BenchmarkAdd(b *testing.B) {
+	const n, d = 2000, 21
+	X := benchPoints(n+4096, d)
+	run := func(b *testing.B, add func([]float64) error) {
+		b.ReportAllocs()
+		i := n
+		for b.Loop() {
+			if err := add(X.RawRowView(n + i%4096)); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "points/s")
+	}
+	b.Run("SKPCA", func(b *testing.B) {
+		s, _ := NewSKPCA(d, SKPCAOptions{Features: 1000, Sigma: 4, Sketch: 20, Seed: 1})
+		_ = s.AddBatch(X.Slice(0, n, 0, d))
+		run(b, s.Add)
+	})
+	b.Run("RNCA", func(b *testing.B) {
+		r, _ := NewRNCA(d, RNCAOptions{Features: 1000, Sigma: 4, Seed: 1})
+		_ = r.AddBatch(X.Slice(0, n, 0, d))
+		run(b, r.Add)
+	})
+	b.Run("KRQA/n=2000", func(b *testing.B) {
+		m, _ := NewKRQA(kernel.RBF{Sigma: 4}, d, KRQAOptions{Components: 5})
+		for i := range n {
+			_ = m.Add(X.RawRowView(i))
+		}
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			m.present(i % n) // a presentation of a stored sample: the store does not grow
+			i++
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "points/s")
+	})
+	b.Run("exact-kpca/m=500", func(b *testing.B) {
+		md, _ := kpca.New(kernel.RBF{Sigma: 4}, X.Slice(0, 500, 0, d), kpca.Options{})
+		base := md
+		work := new(kpca.Model)
+		work.CopyFrom(base)
+		work.Reserve(501)
+		i := 0
+		for b.Loop() {
+			b.StopTimer()
+			work.CopyFrom(base)
+			b.StartTimer()
+			if err := work.Add(X.RawRowView(n + i%4096)); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "points/s")
+	})
+}
