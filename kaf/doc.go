@@ -1,0 +1,11 @@
+// Package kaf provides kernel adaptive filters: linear adaptive filters (LMS, RLS and
+// extended RLS) that run on any explicit feature map φ(x) — random Fourier, Taylor,
+// Gaussian-quadrature or SPEED eigenfunction features from package features — and the
+// classical dictionary-based kernel filters KLMS and QKLMS as baselines, with the
+// Mackey–Glass series and time embedding used to compare them.
+//
+// A filter in feature space predicts y = wᵀφ and adapts w from the a-priori error
+// e = d − wᵀφ; each Update is O(m) (LMS) or O(m²) (RLS, Ex-RLS) for m features and does
+// not allocate. A bad input (NaN, wrong length) is an error that leaves the filter as it
+// was.
+package kaf

@@ -1,0 +1,218 @@
+package kaf
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/kpca"
+)
+
+// SPEEDOptions configure a SPEED feature map.
+type SPEEDOptions struct {
+	// Components is the number m of eigenfunctions kept. If zero, all eigenvalues at
+	// least Cutoff·λ₁ are kept (Cutoff in (0, 1]).
+	Components int
+	Cutoff     float64
+	// Centred uses the mean-adjusted Gram matrix (as kernel PCA does); the default is
+	// the uncentred one, as in Li & Príncipe.
+	Centred bool
+}
+
+// SPEED is the spectral eigenfunction feature map of Li & Príncipe ("Spectral
+// Eigenfunction Decomposition for Kernel Adaptive Filtering"): from a dictionary X of n
+// samples with Gram matrix K = VΛVᵀ, the top m eigenpairs give the explicit map
+//
+//	φ̃(x) = Ψ·k(X, x),  Ψ = Λ_m^{-½}·V_mᵀ  (m×n)
+//
+// whose inner products approximate the kernel, φ̃(x)ᵀφ̃(y) ≈ k(x, y) (exactly on the
+// dictionary when m = n). Centred, k(X, x) is replaced by k(X, x) − K1/n (DESIGN.md
+// §4.8; V ⊥ 1). Grow adds a sample to the dictionary by one exact bordered
+// eigen-update (package kpca, update.Sym.Border) instead of a batch recompute: iSPEED.
+// Map does not allocate. Not safe for concurrent use.
+type SPEED struct {
+	opts  SPEEDOptions
+	model *kpca.Model
+	kern  kernel.Kernel
+	d, m  int
+	psi   *mat.Dense // m×n
+	vals  []float64  // top m eigenvalues
+	dict  mat.Dense  // n×d
+	mean  []float64  // K1/n (centred)
+	col   []float64
+}
+
+// NewSPEED computes the map of the dictionary X (n ≥ 2 rows) for kernel k.
+func NewSPEED(k kernel.Kernel, X mat.Matrix, opts SPEEDOptions) (*SPEED, error) {
+	if opts.Components < 0 || (opts.Components == 0 && !(opts.Cutoff > 0 && opts.Cutoff <= 1)) {
+		return nil, fmt.Errorf("kaf: SPEED needs Components ≥ 1 or 0 < Cutoff ≤ 1 (got %d, %v)", opts.Components, opts.Cutoff)
+	}
+	mode := kpca.Uncentred
+	if opts.Centred {
+		mode = kpca.Centred
+	}
+	md, err := kpca.New(k, X, kpca.Options{Mode: mode})
+	if err != nil {
+		return nil, fmt.Errorf("kaf: %w", err)
+	}
+	_, d := X.Dims()
+	s := &SPEED{opts: opts, model: md, kern: k, d: d}
+	if err := s.refresh(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// refresh recomputes Ψ, the dictionary view and the centring vector from the model.
+func (s *SPEED) refresh() error {
+	vals := s.model.Values(nil)
+	m := s.opts.Components
+	if m == 0 {
+		for m < len(vals) && vals[m] >= s.opts.Cutoff*vals[0] {
+			m++
+		}
+	}
+	m = min(m, len(vals))
+	for m > 0 && !(vals[m-1] > 0) {
+		m-- // eigenfunctions of zero eigenvalues do not exist
+	}
+	if m == 0 {
+		return errors.New("kaf: SPEED: the Gram matrix has no positive eigenvalue")
+	}
+	var v mat.Dense
+	s.model.VectorsTo(&v) // n×Components, descending
+	n, _ := v.Dims()
+	if s.psi == nil || s.psi.RawMatrix().Rows != m || s.psi.RawMatrix().Cols != n {
+		s.psi = mat.NewDense(m, n, nil)
+	}
+	for j := range m {
+		c := 1 / math.Sqrt(vals[j])
+		for i := range n {
+			s.psi.Set(j, i, c*v.At(i, j))
+		}
+	}
+	s.m = m
+	s.vals = append(s.vals[:0], vals[:m]...)
+	s.dict.Reset()
+	s.model.Points(&s.dict)
+	s.col = make([]float64, n)
+	if s.opts.Centred {
+		// K1/n from the stored points (O(n²·d), as often as the dictionary grows).
+		s.mean = make([]float64, n)
+		for i := range n {
+			kernel.Column(s.col, s.kern, &s.dict, s.dict.RawRowView(i))
+			for l, v := range s.col {
+				s.mean[l] += v / float64(n)
+			}
+		}
+	}
+	return nil
+}
+
+// InDim returns the dimension of the inputs.
+func (s *SPEED) InDim() int { return s.d }
+
+// OutDim returns the number m of eigenfunctions.
+func (s *SPEED) OutDim() int { return s.m }
+
+// Len returns the size n of the dictionary.
+func (s *SPEED) Len() int { return s.model.Len() }
+
+// Values returns the m eigenvalues kept, descending.
+func (s *SPEED) Values(dst []float64) []float64 { return append(dst[:0], s.vals...) }
+
+// Basis copies Ψ (m×n) into dst, resized if empty.
+func (s *SPEED) Basis(dst *mat.Dense) {
+	if dst.IsEmpty() {
+		dst.ReuseAs(s.psi.Dims())
+	}
+	dst.Copy(s.psi)
+}
+
+// Map writes φ̃(x) to dst (length m). It does not allocate.
+func (s *SPEED) Map(dst, x []float64) error {
+	if len(dst) != s.m {
+		return fmt.Errorf("kaf: destination length %d, want %d", len(dst), s.m)
+	}
+	if err := checkSample(x, s.d, 0); err != nil {
+		return err
+	}
+	kernel.Column(s.col, s.kern, &s.dict, x)
+	if s.opts.Centred {
+		for i, v := range s.mean {
+			s.col[i] -= v
+		}
+	}
+	blas64.Gemv(blas.NoTrans, 1, s.psi.RawMatrix(), blas64.Vector{N: len(s.col), Inc: 1, Data: s.col},
+		0, blas64.Vector{N: s.m, Inc: 1, Data: dst})
+	return nil
+}
+
+// Grow adds x to the dictionary by one bordered eigen-update and recomputes Ψ (with
+// Components fixed, m stays; with a Cutoff it may change). If w is not nil it holds the
+// weights of a linear filter on the old features, and is replaced by the weights that
+// carry the filter into the new basis (see Transfer); its length may change with m.
+// On error the map and w are unchanged.
+func (s *SPEED) Grow(x []float64, w *[]float64) error {
+	if err := checkSample(x, s.d, 0); err != nil {
+		return err
+	}
+	var coef []float64
+	if w != nil {
+		if len(*w) != s.m {
+			return fmt.Errorf("kaf: %d weights for %d features", len(*w), s.m)
+		}
+		coef = s.expansion(*w)
+	}
+	backup := new(kpca.Model)
+	backup.CopyFrom(s.model)
+	if err := s.model.Add(x); err != nil {
+		return fmt.Errorf("kaf: %w", err)
+	}
+	if err := s.refresh(); err != nil {
+		s.model.CopyFrom(backup)
+		_ = s.refresh()
+		return err
+	}
+	if w != nil {
+		*w = s.Transfer(append(coef, 0))
+	}
+	return nil
+}
+
+// expansion returns the coefficients c = Ψᵀw of the filter's function as a kernel
+// expansion over the dictionary: wᵀφ̃(x) = cᵀk(X, x) (centred: cᵀ(k(X, x) − K1/n)).
+func (s *SPEED) expansion(w []float64) []float64 {
+	_, n := s.psi.Dims()
+	c := make([]float64, n)
+	blas64.Gemv(blas.Trans, 1, s.psi.RawMatrix(), blas64.Vector{N: s.m, Inc: 1, Data: w},
+		0, blas64.Vector{N: n, Inc: 1, Data: c})
+	return c
+}
+
+// Transfer returns the weights w′ on the current features that best represent the
+// kernel expansion with coefficients c over the current dictionary (for a dictionary
+// that just grew, the old expansion with a zero for the new sample): the least-squares
+// solution of Ψᵀw′ ≈ c, which is w′ = (ΨΨᵀ)⁻¹Ψc = Λ^{½}·V_mᵀ·c since ΨΨᵀ = Λ⁻¹. The
+// function it represents is the projection of c onto the kept eigenvectors, so the
+// transfer is exact when m = n and otherwise drops only the part of the old function
+// along the discarded eigenfunctions (Li & Príncipe's change of basis, in its
+// least-squares form).
+//
+// Centred, the old expansion is measured against the old mean K1/n, which the new sample
+// moves; the transferred function then differs from the old one by that shift as well.
+func (s *SPEED) Transfer(c []float64) []float64 {
+	out := make([]float64, s.m)
+	// Λ^{½}V_mᵀ = Λ·Ψ.
+	blas64.Gemv(blas.NoTrans, 1, s.psi.RawMatrix(), blas64.Vector{N: len(c), Inc: 1, Data: c},
+		0, blas64.Vector{N: s.m, Inc: 1, Data: out})
+	for j := range out {
+		out[j] *= s.vals[j]
+	}
+	return out
+}
