@@ -64,3 +64,20 @@ func TestStreamingCommand(t *testing.T) {
 		t.Errorf("unknown data set: exit %d, want 1", code)
 	}
 }
+
+func TestKAFCommand(t *testing.T) {
+	dir := t.TempDir()
+	code, out, stderr := ikpca(t, "", "kaf", "--trials", "1", "--train", "200", "--test", "30", "--every", "50",
+		"--seed-dictionary", "30", "--ispeed-cap", "60", "--basis-n", "120", "--basis-m", "10", "--basis-every", "30", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	t.Log("\n" + out)
+	checkOutputs(t, dir, "kaf-curves.csv", "kaf-curves.png", "speed-basis.csv", "speed-gram.png", "speed-angle.png", "kaf.md")
+	if !strings.Contains(out, "| siSPEED |") || !strings.Contains(out, "principal angle") {
+		t.Errorf("summary incomplete:\n%s", out)
+	}
+	if code, _, _ := ikpca(t, "", "kaf", "--trials", "0"); code != 2 {
+		t.Errorf("--trials 0: exit %d, want 2", code)
+	}
+}
