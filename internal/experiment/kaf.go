@@ -92,8 +92,11 @@ func (l *featureLearner) size() int { return l.m.OutDim() }
 // identity is the linear "map" of plain LMS.
 type identity int
 
+// Map copies x.
 func (d identity) Map(dst, x []float64) error { copy(dst, x); return nil }
-func (d identity) OutDim() int                { return int(d) }
+
+// OutDim returns the input dimension.
+func (d identity) OutDim() int { return int(d) }
 
 type klmsLearner struct{ f *kaf.KLMS }
 
@@ -162,6 +165,17 @@ func KAF(ctx context.Context, o KAFOptions) (*KAFResult, error) {
 				res.Curves[name] = curve
 			}
 			k := 0
+			// Steps within the seed dictionary (iSPEED, siSPEED): the filter has seen those
+			// samples only as dictionary entries, not learnt from them; record its untrained
+			// test MSE there.
+			for k < len(res.Steps) && res.Steps[k] <= skip {
+				mse, err := testMSE(l, testX, testY)
+				if err != nil {
+					return nil, err
+				}
+				curve[k] += mse / float64(o.Trials)
+				k++
+			}
 			for i := skip; i < o.Train; i++ {
 				if err := l.update(trainX.RawRowView(i), trainY[i]); err != nil {
 					return nil, fmt.Errorf("experiment: %s: %w", name, err)

@@ -42,6 +42,13 @@ func TestKAF(t *testing.T) {
 			t.Errorf("%s: final test MSE %g", m, last)
 		}
 	}
+	for _, m := range []string{"iSPEED", "siSPEED"} {
+		for i, v := range res.Curves[m] {
+			if !(v > 0) {
+				t.Errorf("%s: no test MSE at step %d", m, res.Steps[i])
+			}
+		}
+	}
 	// Learning happens: the KLMS anchor improves along its curve.
 	if c := res.Curves["KLMS η=0.2"]; c[len(c)-1] >= c[0] {
 		t.Errorf("KLMS did not improve: %v", c)
