@@ -127,15 +127,7 @@ func (m *KHA) start() bool {
 }
 
 // Pass presents every stored sample once more, in the order they were added.
-func (m *KHA) Pass() error {
-	if !m.ready {
-		return errors.New("stream: too few samples to start")
-	}
-	for l := range m.s.n {
-		m.present(l)
-	}
-	return nil
-}
+func (m *KHA) Pass() error { return m.s.pass(m.ready, m.present) }
 
 func (m *KHA) present(s int) {
 	col := m.s.column(s)

@@ -190,15 +190,7 @@ func (m *KRQA) normalise(i int) bool {
 }
 
 // Pass presents every stored sample once more, in the order they were added.
-func (m *KRQA) Pass() error {
-	if !m.ready {
-		return errors.New("stream: too few samples to start")
-	}
-	for l := range m.s.n {
-		m.present(l)
-	}
-	return nil
-}
+func (m *KRQA) Pass() error { return m.s.pass(m.ready, m.present) }
 
 // present runs one iteration on stored sample s.
 func (m *KRQA) present(s int) {

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -242,4 +243,16 @@ func (s *samples) rayleighNorms(alpha [][]float64) []float64 {
 		}
 	}
 	return out
+}
+
+// pass presents every stored sample once, in the order they were added, to an online
+// method that has started (ready).
+func (s *samples) pass(ready bool, present func(i int)) error {
+	if !ready {
+		return errors.New("stream: too few samples to start")
+	}
+	for i := range s.n {
+		present(i)
+	}
+	return nil
 }
