@@ -1,0 +1,240 @@
+package chinsuter
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// toy returns the seed paper's 2-D toy: x ~ U[−1, 1], y = x² + N(0, 0.2²).
+func toy(n int, seed uint64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	X := mat.NewDense(n, 2, nil)
+	for i := range n {
+		x := 2*rng.Float64() - 1
+		X.Set(i, 0, x)
+		X.Set(i, 1, x*x+0.2*rng.NormFloat64())
+	}
+	return X
+}
+
+// gaussian returns n points of N(0, I_d).
+func gaussian(n, d int, seed uint64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	X := mat.NewDense(n, d, nil)
+	for i := range n {
+		for j := range d {
+			X.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return X
+}
+
+// batch is the oracle: batch kernel PCA of the rows of X with gonum's EigenSym, the
+// eigenvalues of the centred kernel matrix (descending) and its unit eigenvectors.
+type batch struct {
+	X      *mat.Dense
+	values []float64
+	u      *mat.Dense // n×n, columns in the order of values
+}
+
+func newBatch(t *testing.T, k kernel.Kernel, X *mat.Dense) batch {
+	t.Helper()
+	K := kernel.Matrix(k, X)
+	n := K.SymmetricDim()
+	row := make([]float64, n)
+	var total float64
+	for i := range n {
+		for j := range n {
+			row[i] += K.At(i, j)
+		}
+		total += row[i]
+	}
+	fn := float64(n)
+	kc := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			kc.SetSym(i, j, K.At(i, j)-row[i]/fn-row[j]/fn+total/(fn*fn))
+		}
+	}
+	var es mat.EigenSym
+	if !es.Factorize(kc, true) {
+		t.Fatal("oracle: EigenSym failed")
+	}
+	asc := es.Values(nil)
+	var vecs mat.Dense
+	es.VectorsTo(&vecs)
+	b := batch{X: X, values: make([]float64, n), u: mat.NewDense(n, n, nil)}
+	for j := range n {
+		b.values[j] = asc[n-1-j]
+		for i := range n {
+			b.u.Set(i, j, vecs.At(i, n-1-j))
+		}
+	}
+	return b
+}
+
+// coords returns explicit feature-space coordinates of the model's top k axes and of
+// batch kernel PCA's, Y_m = F·[0; α] and Y_b = F·[u/√λ; 0], where F = D^½Wᵀ comes from
+// the eigendecomposition WDWᵀ of the joint kernel matrix of the batch points X and the
+// model's expansion points A, with numerically-null eigenvalues set to zero.
+//
+// Working in coordinates avoids the two traps of kernel-trick measurements: a
+// cancellation in 1 − cos², which cannot resolve angles below √ε, and quadratic forms
+// cᵀKc whose coefficients carry large components in K's numerical null space —
+// invisible in feature space but amplifying rounding.
+func coords(t *testing.T, md *Model, b batch, k int) (ym, yb *mat.Dense) {
+	t.Helper()
+	pts, alpha, _ := md.Expansions()
+	n, N := b.X.RawMatrix().Rows, pts.RawMatrix().Rows
+	J := mat.NewDense(n+N, md.d, nil)
+	J.Slice(0, n, 0, md.d).(*mat.Dense).Copy(b.X)
+	J.Slice(n, n+N, 0, md.d).(*mat.Dense).Copy(pts)
+	K := kernel.Matrix(md.kern, J)
+	var es mat.EigenSym
+	if !es.Factorize(K, true) {
+		t.Fatal("oracle: EigenSym failed")
+	}
+	vals := es.Values(nil)
+	var W mat.Dense
+	es.VectorsTo(&W)
+	big := vals[len(vals)-1]
+	F := mat.NewDense(n+N, n+N, nil)
+	for j, v := range vals {
+		if v <= float64(n+N)*0x1p-52*big {
+			continue
+		}
+		s := math.Sqrt(v)
+		for i := range n + N {
+			F.Set(j, i, s*W.At(i, j))
+		}
+	}
+	cm := mat.NewDense(n+N, k, nil)
+	cm.Slice(n, n+N, 0, k).(*mat.Dense).Copy(alpha.Slice(0, N, 0, k))
+	cb := mat.NewDense(n+N, k, nil)
+	for j := range k {
+		s := 1 / math.Sqrt(b.values[j])
+		for i := range n {
+			cb.Set(i, j, b.u.At(i, j)*s)
+		}
+	}
+	ym, yb = new(mat.Dense), new(mat.Dense)
+	ym.Mul(F, cm)
+	yb.Mul(F, cb)
+	return ym, yb
+}
+
+// angles returns the sine of the largest principal angle between the span of the
+// model's top k axes φ(A)α_j and batch kernel PCA's, Φ_c u_j/√λ_j: the largest singular
+// value of (I − Q_bQ_bᵀ)Q_m, with Q the orthonormalised coordinates.
+//
+// For a compressed model (expansion points other than X) the joint eigendecomposition
+// would be costly, and its angles are far above √ε: the cosines are then taken as the
+// singular values of Q_bᵀQ_m = (u/√λ)ᵀK(X, A)α.
+func angles(t *testing.T, md *Model, b batch, k int) float64 {
+	t.Helper()
+	if pts, _, _ := md.Expansions(); !mat.Equal(pts, b.X) {
+		return gramAngles(t, md, b, k)
+	}
+	ym, yb := coords(t, md, b, k)
+	var qm, qb mat.Dense
+	orth := func(dst *mat.Dense, y *mat.Dense) {
+		var qr mat.QR
+		qr.Factorize(y)
+		var q mat.Dense
+		qr.QTo(&q)
+		r, _ := y.Dims()
+		dst.CloneFrom(q.Slice(0, r, 0, k))
+	}
+	orth(&qm, ym)
+	orth(&qb, yb)
+	var c, res mat.Dense
+	c.Mul(qb.T(), &qm)
+	res.Mul(&qb, &c)
+	res.Sub(&qm, &res)
+	return mat.Norm(&res, 2)
+}
+
+// orthTop returns ‖YᵀY − I‖₂ for the coordinates Y of the model's first k axes: how far
+// they are from orthonormal in feature space.
+func orthTop(t *testing.T, md *Model, b batch, k int) float64 {
+	t.Helper()
+	if k == 0 {
+		return 0
+	}
+	ym, _ := coords(t, md, b, k)
+	var g mat.Dense
+	g.Mul(ym.T(), ym)
+	for i := range k {
+		g.Set(i, i, g.At(i, i)-1)
+	}
+	return mat.Norm(&g, 2)
+}
+
+// snapshot captures the whole observable state of a model.
+type snapshot struct {
+	n, d       int
+	values     []float64
+	pts, alpha []float64
+	nu         []float64
+	stats      Stats
+}
+
+func snap(md *Model) snapshot {
+	return snapshot{n: md.n, d: md.d, values: md.Values(nil),
+		pts: append([]float64(nil), md.pts.a...), alpha: append([]float64(nil), md.alpha.a...),
+		nu: append([]float64(nil), md.nu...), stats: md.stats}
+}
+
+func sameSnapshot(a, b snapshot) bool {
+	eq := func(x, y []float64) bool {
+		if len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return a.n == b.n && a.d == b.d && eq(a.values, b.values) && eq(a.pts, b.pts) &&
+		eq(a.alpha, b.alpha) && eq(a.nu, b.nu) && a.stats == b.stats
+}
+
+// gramAngles returns √(1 − cos²) of the smallest cosine between the top k axes, with the
+// cosines from the kernel trick: the singular values of (u/√λ)ᵀK(X, A)α.
+func gramAngles(t *testing.T, md *Model, b batch, k int) float64 {
+	t.Helper()
+	pts, alpha, _ := md.Expansions()
+	n, N := b.X.RawMatrix().Rows, pts.RawMatrix().Rows
+	kxa := mat.NewDense(n, N, nil)
+	for i := range n {
+		for j := range N {
+			kxa.Set(i, j, md.kern.Eval(b.X.RawRowView(i), pts.RawRowView(j)))
+		}
+	}
+	ab := mat.NewDense(n, k, nil)
+	for j := range k {
+		s := 1 / math.Sqrt(b.values[j])
+		for i := range n {
+			ab.Set(i, j, b.u.At(i, j)*s)
+		}
+	}
+	var tmp, c mat.Dense
+	tmp.Mul(kxa, alpha.Slice(0, N, 0, k))
+	c.Mul(ab.T(), &tmp)
+	var svd mat.SVD
+	if !svd.Factorize(&c, mat.SVDNone) {
+		t.Fatal("oracle: SVD failed")
+	}
+	worst := 0.0
+	for _, v := range svd.Values(nil) {
+		worst = math.Max(worst, math.Sqrt(math.Max(0, 1-v*v)))
+	}
+	return worst
+}

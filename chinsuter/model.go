@@ -1,0 +1,421 @@
+package chinsuter
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// Errors returned by the package, wrapped with details; test with errors.Is.
+var (
+	// ErrArgument reports an invalid option or argument.
+	ErrArgument = errors.New("chinsuter: invalid argument")
+	// ErrDimension reports points whose dimension differs from the model's.
+	ErrDimension = errors.New("chinsuter: dimension mismatch")
+	// ErrNonFinite reports a NaN or infinite coordinate or kernel value.
+	ErrNonFinite = errors.New("chinsuter: non-finite value")
+	// ErrEmpty reports a call without points.
+	ErrEmpty = errors.New("chinsuter: no points")
+)
+
+// Options configure a Model. The zero value is the exact form: every component whose
+// singular value is not numerically zero is kept and nothing is compressed.
+type Options struct {
+	// Components is r, the largest number of components kept after an update; zero
+	// keeps all of them (the exact form, whose eigenvalues and subspace equal batch
+	// kernel PCA's). A cap makes the update Lim et al.'s truncated one, an
+	// approximation whenever a dropped component would later have grown.
+	Components int
+	// Compression, if not nil, bounds the memory with reduced-set compression
+	// (Gaussian kernel only; Components must then be positive).
+	Compression *Compression
+}
+
+// Compression configures the reduced-set compression of Chin and Suter: after an update
+// whose expansion holds more than (Components+1)·PreImages points, the components and
+// the mean are re-expressed on at most that many pre-images.
+type Compression struct {
+	// PreImages is n′, the number of pre-images found for each of the r components
+	// and the mean (≥ 1). Vectors share them, so fewer may be needed.
+	PreImages int
+	// MaxIter caps the fixed-point iterations of one pre-image; zero means 100.
+	MaxIter int
+	// Tol is the fixed-point convergence tolerance on ‖Δz‖ relative to σ; zero
+	// means 1e-9.
+	Tol float64
+}
+
+// Model is Chin and Suter's incremental kernel PCA with a shifting mean: the principal
+// axes in feature space are expansions φ(A)·α over a set A of points (every point seen,
+// or pre-images when compressed), the mean is φ(A)·ν, and the singular values Σ of the
+// centred data in feature space are kept, so that Σ² are the eigenvalues of the
+// centred kernel matrix. Create one with New. A Model must not be used by several
+// goroutines at once.
+type Model struct {
+	kern  kernel.Kernel
+	opts  Options
+	sigma float64 // the RBF bandwidth, when compressing
+	d     int
+	n     int     // points seen
+	trace float64 // Σ k(x, x) over the points seen: the trace of K, ≥ ‖K‖₂
+
+	pts    dense     // N×d: the expansion points A
+	ka     dense     // N×N: the kernel matrix of A
+	alpha  dense     // N×r: the components' coefficients
+	sv     []float64 // r singular values, descending
+	nu     []float64 // N: the mean's coefficients
+	offset []float64 // r: αᵀKν, the projection of the mean onto each axis
+
+	stats Stats
+}
+
+// Stats describes the last update.
+type Stats struct {
+	// Points is the number of points seen; Expansion the number of points in A.
+	Points, Expansion int
+	// Components is r after the update.
+	Components int
+	// NewDirections is the rank kept of H, the part of the new data orthogonal to
+	// the current basis (at most the chunk size c; H has c+1 columns).
+	NewDirections int
+	// Compressed reports whether the update ended with a compression; the fields
+	// below describe it.
+	Compressed bool
+	// PreImages is the number of pre-images in the compressed expansion.
+	PreImages int
+	// ResidualComponents and ResidualMean are the largest relative feature-space
+	// error ‖v − v′‖/‖v‖ over the components, and that of the mean, after the
+	// second pass re-fitted the coefficients.
+	ResidualComponents, ResidualMean float64
+	// Orthogonality is ‖α′ᵀK′α′ − I‖₂ of the compressed, re-orthogonalised basis.
+	Orthogonality float64
+}
+
+// New starts a model from the rows of x0 (at least one point, dimension d ≥ 1) with a
+// batch kernel PCA: the eigendecomposition of the centred kernel matrix K' = CKC gives
+// the axes φ(X)·u/√λ and the singular values √λ. Later points are added with Add and
+// AddBatch. The caller chooses the BLAS backend (native.Use).
+func New(k kernel.Kernel, x0 mat.Matrix, opts Options) (*Model, error) {
+	if k == nil {
+		return nil, fmt.Errorf("%w: nil kernel", ErrArgument)
+	}
+	if err := kernel.Validate(k); err != nil {
+		return nil, fmt.Errorf("chinsuter: %w", err)
+	}
+	if opts.Components < 0 {
+		return nil, fmt.Errorf("%w: %d components", ErrArgument, opts.Components)
+	}
+	md := &Model{kern: k, opts: opts}
+	if c := opts.Compression; c != nil {
+		sigma, ok := rbfSigma(k)
+		if !ok {
+			return nil, fmt.Errorf("%w: reduced-set compression needs the Gaussian (RBF) kernel, not %v", ErrArgument, k)
+		}
+		if opts.Components < 1 {
+			return nil, fmt.Errorf("%w: compression needs a component cap, Components ≥ 1", ErrArgument)
+		}
+		if c.PreImages < 1 || c.MaxIter < 0 || !(c.Tol >= 0) || math.IsInf(c.Tol, 0) {
+			return nil, fmt.Errorf("%w: compression %+v (want PreImages ≥ 1, MaxIter ≥ 0, finite Tol ≥ 0)", ErrArgument, *c)
+		}
+		cc := *c
+		md.opts.Compression = &cc
+		md.sigma = sigma
+	}
+	if x0 == nil {
+		return nil, fmt.Errorf("%w: nil initial points", ErrEmpty)
+	}
+	rows, d := x0.Dims()
+	if rows == 0 || d == 0 {
+		return nil, fmt.Errorf("%w: initial points are %d×%d", ErrEmpty, rows, d)
+	}
+	md.d = d
+	pts, err := md.points(x0)
+	if err != nil {
+		return nil, err
+	}
+	if err := md.start(pts); err != nil {
+		return nil, err
+	}
+	return md, nil
+}
+
+// rbfSigma reports the bandwidth of a Gaussian kernel.
+func rbfSigma(k kernel.Kernel) (float64, bool) {
+	switch k := k.(type) {
+	case kernel.RBF:
+		return k.Sigma, true
+	case *kernel.RBF:
+		return k.Sigma, true
+	}
+	return 0, false
+}
+
+// points copies and checks the rows of X.
+func (md *Model) points(X mat.Matrix) (dense, error) {
+	rows, c := X.Dims()
+	if c != md.d {
+		return dense{}, fmt.Errorf("%w: points have dimension %d, the model %d", ErrDimension, c, md.d)
+	}
+	p := newDense(rows, c)
+	for i := range rows {
+		for j := range c {
+			v := X.At(i, j)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return dense{}, fmt.Errorf("%w: point %d, coordinate %d is %g", ErrNonFinite, i, j, v)
+			}
+			p.set(i, j, v)
+		}
+	}
+	return p, nil
+}
+
+// start runs the batch kernel PCA of the initial points.
+func (md *Model) start(pts dense) error {
+	n := pts.r
+	ka, err := md.cross(pts, pts)
+	if err != nil {
+		return err
+	}
+	symmetrise(ka)
+	// K' = CKC with C = I − 11ᵀ/n.
+	kc := newDense(n, n)
+	row := make([]float64, n)
+	var total float64
+	for i := range n {
+		for j := range n {
+			row[i] += ka.at(i, j)
+		}
+		total += row[i]
+	}
+	fn := float64(n)
+	for i := range n {
+		for j := range n {
+			kc.set(i, j, ka.at(i, j)-row[i]/fn-row[j]/fn+total/(fn*fn))
+		}
+	}
+	vals, vecs, err := eigSym(kc)
+	if err != nil {
+		return fmt.Errorf("chinsuter: initial eigendecomposition: %w", err)
+	}
+	for i := range n {
+		md.trace += ka.at(i, i)
+	}
+	r := md.keep(vals, func(v float64) float64 { return v }, n, md.trace)
+	alpha := newDense(n, r)
+	sv := make([]float64, r)
+	for j := range r {
+		sv[j] = math.Sqrt(vals[j])
+		// α = Cu/√λ: u ⊥ 1 in exact arithmetic; centring removes the rounding.
+		var mean float64
+		for i := range n {
+			mean += vecs.at(i, j)
+		}
+		mean /= fn
+		for i := range n {
+			alpha.set(i, j, (vecs.at(i, j)-mean)/sv[j])
+		}
+	}
+	nu := make([]float64, n)
+	for i := range nu {
+		nu[i] = 1 / fn
+	}
+	md.n = n
+	md.commit(pts, ka, alpha, sv, nu)
+	md.stats = Stats{Points: n, Expansion: n, Components: r}
+	if md.opts.Compression != nil && n > md.budget() {
+		return md.compressInPlace()
+	}
+	return nil
+}
+
+// keep returns how many of the descending values are kept: those whose eigenvalue
+// (value(v)) exceeds m·ε·max(λmax, tr K) — the numerical-zero rule of the kpca package,
+// measured against the uncentred kernel matrix K since centring K' = CKC cancels
+// entries of K's size, and below which batch kernel PCA resolves nothing either —
+// capped at Components.
+func (md *Model) keep(vals []float64, value func(float64) float64, m int, trace float64) int {
+	if len(vals) == 0 {
+		return 0
+	}
+	tol := md.zeroLevel(value(vals[0]), m, trace)
+	r := 0
+	for _, v := range vals {
+		if !(value(v) > tol) {
+			break
+		}
+		r++
+	}
+	if c := md.opts.Components; c > 0 {
+		r = min(r, c)
+	}
+	return r
+}
+
+// zeroLevel is the eigenvalue below which a component is numerically zero:
+// m·ε·max(λmax, tr K).
+func (md *Model) zeroLevel(lmax float64, m int, trace float64) float64 {
+	return float64(max(m, 1)) * 0x1p-52 * math.Max(lmax, trace)
+}
+
+// budget is the expansion size that triggers a compression: (r+1)·n′.
+func (md *Model) budget() int {
+	return (md.opts.Components + 1) * md.opts.Compression.PreImages
+}
+
+// commit installs a new state and recomputes the mean's projections αᵀKν (O(N² + Nr)).
+func (md *Model) commit(pts, ka, alpha dense, sv, nu []float64) {
+	md.pts, md.ka, md.alpha, md.sv, md.nu = pts, ka, alpha, sv, nu
+	kn := make([]float64, ka.r)
+	for i := range ka.r {
+		var s float64
+		for j, v := range ka.row(i) {
+			s += v * nu[j]
+		}
+		kn[i] = s
+	}
+	md.offset = make([]float64, alpha.c)
+	for i := range alpha.r {
+		for j, a := range alpha.row(i) {
+			md.offset[j] += a * kn[i]
+		}
+	}
+}
+
+// cross returns the kernel matrix k(a_i, b_j) of the rows of a and b, or an error if a
+// kernel value is not finite (a polynomial kernel that overflows).
+func (md *Model) cross(a, b dense) (dense, error) {
+	out := newDense(a.r, b.r)
+	if a.r == 0 || b.r == 0 {
+		return out, nil
+	}
+	view := mat.NewDense(a.r, a.c, a.a)
+	col := make([]float64, a.r)
+	for j := range b.r {
+		kernel.Column(col, md.kern, view, b.row(j))
+		for i, v := range col {
+			out.set(i, j, v)
+		}
+	}
+	if !finite(out.a) {
+		return dense{}, fmt.Errorf("%w: a kernel value overflowed", ErrNonFinite)
+	}
+	return out, nil
+}
+
+// Len returns the number of points seen.
+func (md *Model) Len() int { return md.n }
+
+// Dim returns the dimension of the points.
+func (md *Model) Dim() int { return md.d }
+
+// Components returns r, the number of components held.
+func (md *Model) Components() int { return len(md.sv) }
+
+// Expansion returns the number of points in the expansion A: every point seen in the
+// exact form, at most (r+1)·n′ pre-images between updates when compressed.
+func (md *Model) Expansion() int { return md.pts.r }
+
+// Options returns the options the model was created with.
+func (md *Model) Options() Options { return md.opts }
+
+// Stats returns the statistics of the last update (or of New).
+func (md *Model) Stats() Stats { return md.stats }
+
+// SingularValues returns Σ, the singular values of the centred data in feature space,
+// descending. If dst is nil a slice is allocated; otherwise it must have length
+// Components() (SingularValues panics otherwise, like gonum's EigenSym.Values).
+func (md *Model) SingularValues(dst []float64) []float64 {
+	if dst == nil {
+		dst = make([]float64, len(md.sv))
+	}
+	if len(dst) != len(md.sv) {
+		panic(mat.ErrSliceLengthMismatch)
+	}
+	copy(dst, md.sv)
+	return dst
+}
+
+// Values returns Σ², the eigenvalues of the centred kernel matrix K' = CKC (not divided
+// by the number of points, like kpca.Model.Values), descending. dst follows the rules
+// of SingularValues.
+func (md *Model) Values(dst []float64) []float64 {
+	dst = md.SingularValues(dst)
+	for i, s := range dst {
+		dst[i] = s * s
+	}
+	return dst
+}
+
+// Transform writes to dst the projections of the rows of X onto the top k unit axes,
+// score_j(x) = ⟨v_j, φ(x) − μ⟩ = α_jᵀk_A(x) − α_jᵀKν, the same quantity as
+// kpca.Model.Transform. dst is resized if empty, otherwise it must be rows×k.
+func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
+	if X == nil {
+		return fmt.Errorf("%w: nil points", ErrEmpty)
+	}
+	rows, _ := X.Dims()
+	if rows == 0 {
+		return fmt.Errorf("%w: no points to transform", ErrEmpty)
+	}
+	if k < 1 || k > len(md.sv) {
+		return fmt.Errorf("%w: %d components requested of %d", ErrArgument, k, len(md.sv))
+	}
+	pts, err := md.points(X)
+	if err != nil {
+		return err
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAs(rows, k)
+	} else if r, c := dst.Dims(); r != rows || c != k {
+		return fmt.Errorf("%w: dst is %d×%d, want %d×%d", ErrDimension, r, c, rows, k)
+	}
+	kx, err := md.cross(pts, md.pts) // rows×N
+	if err != nil {
+		return err
+	}
+	s := mul(kx, false, md.alpha.cols(0, k), false)
+	for i := range rows {
+		for j := range k {
+			dst.Set(i, j, s.at(i, j)-md.offset[j])
+		}
+	}
+	return nil
+}
+
+// Orthogonality returns ‖αᵀKα − I‖₂, how far the stored axes are from orthonormal in
+// feature space (O(N²r)). Rounding makes it grow slowly in the exact form; the
+// compressed form re-orthogonalises after each compression.
+func (md *Model) Orthogonality() (float64, error) {
+	return orthogonality(md.ka, md.alpha)
+}
+
+// orthogonality returns ‖αᵀKα − I‖₂.
+func orthogonality(k, alpha dense) (float64, error) {
+	g := mul(alpha, true, mul(k, false, alpha, false), false)
+	for i := range g.r {
+		g.set(i, i, g.at(i, i)-1)
+	}
+	symmetrise(g)
+	return spectralNormSym(g)
+}
+
+// Expansions returns copies of the expansion: the points A (N×d), the components'
+// coefficients α (N×r) and the mean's ν, so that axis j is Σᵢ α_ij φ(Aᵢ) and the mean
+// Σᵢ νᵢ φ(Aᵢ).
+func (md *Model) Expansions() (points, alpha *mat.Dense, nu []float64) {
+	points = mat.NewDense(md.pts.r, md.pts.c, append([]float64(nil), md.pts.a...))
+	if md.alpha.c > 0 {
+		alpha = mat.NewDense(md.alpha.r, md.alpha.c, append([]float64(nil), md.alpha.a...))
+	}
+	return points, alpha, append([]float64(nil), md.nu...)
+}
+
+// Bytes returns the memory the model holds: the points, their kernel matrix, the
+// coefficients and the singular values.
+func (md *Model) Bytes() int {
+	return 8 * (len(md.pts.a) + len(md.ka.a) + len(md.alpha.a) + len(md.sv) + len(md.nu) + len(md.offset))
+}

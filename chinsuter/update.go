@@ -1,0 +1,236 @@
+package chinsuter
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Add adds one point (a chunk of size c = 1). On error the model is unchanged.
+func (md *Model) Add(x []float64) error {
+	if len(x) != md.d {
+		return fmt.Errorf("%w: point has dimension %d, the model %d", ErrDimension, len(x), md.d)
+	}
+	return md.AddBatch(mat.NewDense(1, md.d, append([]float64(nil), x...)))
+}
+
+// AddBatch adds the rows of X as one chunk of c = rows points: one update of the SVD,
+// whatever c. On error (a non-finite coordinate or kernel value, a wrong dimension, an
+// SVD that does not converge) the model is unchanged.
+//
+// The update is Lim et al.'s sequential Karhunen–Loève with a shifting mean, written
+// in feature space (Chin & Suter 2007). With U = φ(A)α the axes, Σ their singular
+// values, μ = φ(A)ν the mean of the n points seen and μ_B that of the chunk B:
+//
+//	Ẽ = [φ(b₁)−μ_B, …, φ(b_c)−μ_B, √(nc/(n+c))·(μ_B − μ)] = φ(Ā)γ,  Ā = [A, B]
+//	L = UᵀẼ = αᵀAᵀĀγ
+//	H = Ẽ − UL = φ(Ā)β,  β = γ − [α; 0]L,  M_H = HᵀH = βᵀM̄β  (M̄ = K(Ā, Ā))
+//	M_H = V_H Λ_H V_Hᵀ, keeping the q non-zero directions: Ĥ = φ(Ā)βV_HΛ_H^{-½}
+//	F = [Σ  L; 0  Λ_H^{½}V_Hᵀ] = U_F S V_Fᵀ
+//	U' = [U Ĥ]U_F = φ(Ā)·[[α; 0], βV_HΛ_H^{-½}]·U_F,  Σ' = S,  ν' = (n[ν; 0] + [0; 1])/(n+c)
+//
+// H has c+1 columns but rank at most c: the c centred chunk points sum to zero. The
+// cost is dominated by three products of order N: P = K_A·α (2N²r flops), the SVD of
+// the (r+q)×(r+c+1) matrix F (about 12(r+q)³ with left vectors only) and the new
+// coefficients (2N(r+q)²) — about 16m³ a point when all m components are kept.
+func (md *Model) AddBatch(X mat.Matrix) error {
+	if X == nil {
+		return fmt.Errorf("%w: nil points", ErrEmpty)
+	}
+	rows, _ := X.Dims()
+	if rows == 0 {
+		return fmt.Errorf("%w: empty chunk", ErrEmpty)
+	}
+	b, err := md.points(X)
+	if err != nil {
+		return err
+	}
+	return md.update(b)
+}
+
+// update runs one update with the chunk b (checked) and commits it only if every step
+// succeeds.
+func (md *Model) update(b dense) error {
+	N, r, c := md.pts.r, len(md.sv), b.r
+	Nb := N + c
+	kab, err := md.cross(md.pts, b)
+	if err != nil {
+		return err
+	}
+	kbb, err := md.cross(b, b)
+	if err != nil {
+		return err
+	}
+	symmetrise(kbb)
+	// M̄ = [K_A K_AB; K_BA K_BB].
+	mbar := newDense(Nb, Nb)
+	for i := range N {
+		copy(mbar.row(i)[:N], md.ka.row(i))
+		copy(mbar.row(i)[N:], kab.row(i))
+	}
+	for i := range c {
+		row := mbar.row(N + i)
+		for j := range N {
+			row[j] = kab.at(j, i)
+		}
+		copy(row[N:], kbb.row(i))
+	}
+
+	// γ, the coefficients of Ẽ over Ā.
+	n, fc := float64(md.n), float64(c)
+	s := math.Sqrt(n * fc / (n + fc))
+	gamma := newDense(Nb, c+1)
+	for i := range c {
+		for j := range c {
+			v := -1 / fc
+			if i == j {
+				v++
+			}
+			gamma.set(N+i, j, v)
+		}
+		gamma.set(N+i, c, s/fc)
+	}
+	for i := range N {
+		gamma.set(i, c, -s*md.nu[i])
+	}
+
+	// G = M̄γ = ĀᵀẼ and P = M̄[α; 0] = [K_Aα; K_BAα].
+	G := mul(mbar, false, gamma, false)
+	P := newDense(Nb, r)
+	gemmInto(P.rowsView(0, N), 1, md.ka, false, md.alpha, false, 0)
+	gemmInto(P.rowsView(N, Nb), 1, kab, true, md.alpha, false, 0)
+	// L = [α; 0]ᵀG, β = γ − [α; 0]L, M̄β = G − PL, M_H = βᵀM̄β.
+	L := mul(md.alpha, true, G.rows(0, N), false)
+	beta := gamma
+	gemmInto(beta.rowsView(0, N), -1, md.alpha, false, L, false, 1)
+	MB := G
+	gemmInto(MB, -1, P, false, L, false, 1)
+	// Project a second time (Daniel, Gragg, Kaufman & Stewart 1976: "twice is
+	// enough"). L₂ = UᵀH = Pᵀβ is zero in exact arithmetic, but one classical
+	// Gram–Schmidt pass leaves H with a component along U of size ε‖Ẽ‖, which the
+	// normalisation by ‖H‖ amplifies by ‖Ẽ‖/‖H‖: without this pass, orthogonality
+	// was lost geometrically once the spectrum reached small eigenvalues (measured on
+	// the 2-D toy: ‖UᵀU − I‖ reached 1 within 40 points). It costs O(N̄·r·c).
+	L2 := mul(P, true, beta, false)
+	gemmInto(beta.rowsView(0, N), -1, md.alpha, false, L2, false, 1)
+	gemmInto(MB, -1, P, false, L2, false, 1)
+	for i := range L.a {
+		L.a[i] += L2.a[i]
+	}
+	MH := mul(beta, true, MB, false)
+	symmetrise(MH)
+	lamH, vH, err := eigSym(MH)
+	if err != nil {
+		return fmt.Errorf("chinsuter: eigendecomposition of M_H: %w", err)
+	}
+	trace := md.trace
+	for i := range c {
+		trace += kbb.at(i, i)
+	}
+	q := md.keepH(lamH, trace, Nb)
+
+	// F = [Σ L; 0 Λ_H^{½}V_Hᵀ], (r+q)×(r+c+1).
+	F := newDense(r+q, r+c+1)
+	for i := range r {
+		F.set(i, i, md.sv[i])
+		copy(F.row(i)[r:], L.row(i))
+	}
+	for k := range q {
+		sq := math.Sqrt(lamH[k])
+		row := F.row(r + k)[r:]
+		for j := range c + 1 {
+			row[j] = sq * vH.at(j, k)
+		}
+	}
+	sF, uF, err := leftSVD(F)
+	if err != nil {
+		return err
+	}
+	rNew := md.keep(sF, func(v float64) float64 { return v * v }, Nb, trace)
+
+	// Y = [[α; 0], βV_HΛ_H^{-½}] (N̄×(r+q)), α' = Y·U_F[:, :r'].
+	Y := newDense(Nb, r+q)
+	for i := range N {
+		copy(Y.row(i)[:r], md.alpha.row(i))
+	}
+	for k := range q {
+		inv := 1 / math.Sqrt(lamH[k])
+		for i := range Nb {
+			var v float64
+			for j := range c + 1 {
+				v += beta.at(i, j) * vH.at(j, k)
+			}
+			Y.set(i, r+k, v*inv)
+		}
+	}
+	alpha := mul(Y, false, uF.cols(0, rNew), false)
+	sv := append([]float64(nil), sF[:rNew]...)
+	nu := make([]float64, Nb)
+	for i := range N {
+		nu[i] = n * md.nu[i] / (n + fc)
+	}
+	for i := N; i < Nb; i++ {
+		nu[i] = 1 / (n + fc)
+	}
+	if !finite(alpha.a) || !finite(sv) {
+		return fmt.Errorf("%w: the update produced non-finite coefficients", ErrNonFinite)
+	}
+	pts := newDense(Nb, md.d)
+	copy(pts.a, md.pts.a)
+	copy(pts.a[N*md.d:], b.a)
+
+	st := Stats{Points: md.n + c, Expansion: Nb, Components: rNew, NewDirections: q}
+	if md.opts.Compression != nil && Nb > md.budget() {
+		cs, err := md.compress(pts, mbar, alpha, sv, nu, trace)
+		if err != nil {
+			return err
+		}
+		st.Compressed = true
+		st.Expansion, st.Components = cs.pts.r, len(cs.sv)
+		st.PreImages = cs.pts.r
+		st.ResidualComponents, st.ResidualMean, st.Orthogonality = cs.resComp, cs.resMean, cs.orth
+		md.n, md.trace = md.n+c, trace
+		md.commit(cs.pts, cs.ka, cs.alpha, cs.sv, cs.nu)
+		md.stats = st
+		return nil
+	}
+	md.n, md.trace = md.n+c, trace
+	md.commit(pts, mbar, alpha, sv, nu)
+	md.stats = st
+	return nil
+}
+
+// rowsView returns rows [lo, hi) sharing storage.
+func (m dense) rowsView(lo, hi int) dense {
+	return dense{r: hi - lo, c: m.c, a: m.a[lo*m.c : hi*m.c]}
+}
+
+// keepH returns how many of the descending eigenvalues of M_H are kept as new
+// directions: those above zeroLevel of the largest variance in play (σ₁² or
+// λ_H,max). H always has one zero direction, since the c centred chunk points sum to
+// zero, and more when new points repeat old ones.
+//
+// A stricter rule, dropping λ_H below the rounding error of the quadratic form
+// βᵀM̄β (about ε·|β|ᵀ|M̄||β|), was measured to be worse: on the 2-D toy it discarded
+// real directions and the top-21 subspace drifted to an angle of 0.06 by n = 300,
+// against 1e-4 with this rule (the second Gram–Schmidt pass keeps the directions
+// it admits orthogonal).
+func (md *Model) keepH(lam []float64, trace float64, m int) int {
+	if len(lam) == 0 {
+		return 0
+	}
+	big := lam[0]
+	if len(md.sv) > 0 {
+		big = math.Max(big, md.sv[0]*md.sv[0])
+	}
+	tol := md.zeroLevel(big, m, trace)
+	q := 0
+	for _, v := range lam {
+		if !(v > tol) {
+			break
+		}
+		q++
+	}
+	return q
+}
