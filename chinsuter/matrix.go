@@ -1,13 +1,11 @@
 package chinsuter
 
 import (
-	"errors"
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack"
-	"gonum.org/v1/gonum/lapack/lapack64"
 
 	"github.com/ikpca/ikpca/native"
 )
@@ -109,33 +107,27 @@ func eigSym(s dense) ([]float64, dense, error) {
 	return vals, vecs, nil
 }
 
-// errSVD reports a singular value decomposition that did not converge.
-var errSVD = errors.New("chinsuter: the SVD of the small matrix F did not converge (LAPACK dgesvd)")
-
 // leftSVD returns the singular values (descending) of the r×c matrix f and its r×r left
-// singular vectors, by LAPACK dgesvd (JOBU = 'A', JOBVT = 'N'): the update needs U_F
-// only, and not forming V_F saves about a third of the work.
+// singular vectors (r ≤ c here: F has r+q rows and r+c+1 columns), by native.SVDLeft:
+// LAPACK dgesdd (divide and conquer) with OpenBLAS, gonum's Dgesvd in pure Go.
 func leftSVD(f dense) ([]float64, dense, error) {
-	k := min(f.r, f.c)
 	if f.r == 0 {
 		return nil, dense{}, nil
 	}
 	u := newDense(f.r, f.r)
-	s := make([]float64, k)
 	if f.c == 0 {
 		for i := range f.r {
 			u.set(i, i, 1)
 		}
-		return s, u, nil
+		return make([]float64, f.r), u, nil
 	}
-	a := f.general()
-	a.Data = append([]float64(nil), f.a...)
-	var q [1]float64
-	vt := blas64.General{Stride: 1}
-	lapack64.Gesvd(lapack.SVDAll, lapack.SVDNone, a, u.general(), vt, s, q[:], -1)
-	work := make([]float64, max(int(q[0]), 1))
-	if !lapack64.Gesvd(lapack.SVDAll, lapack.SVDNone, a, u.general(), vt, s, work, len(work)) {
-		return nil, dense{}, errSVD
+	if f.r > f.c {
+		return nil, dense{}, fmt.Errorf("chinsuter: internal error: F is %d×%d", f.r, f.c)
+	}
+	s := make([]float64, f.r)
+	a := append([]float64(nil), f.a...)
+	if err := native.SVDLeft(f.r, f.c, a, f.c, s, u.a, f.r); err != nil {
+		return nil, dense{}, fmt.Errorf("chinsuter: the SVD of the small matrix F: %w", err)
 	}
 	return s, u, nil
 }

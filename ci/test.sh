@@ -62,7 +62,9 @@ go test -count=1 -race -short ./kpca/
 
 step "tests, -tags openblas (compares results with the pure-Go run)"
 go test -count=1 -tags openblas ./...
-test -f "$agree/gonum.json" && test -f "$agree/openblas.json" || { echo "backend agreement files missing"; exit 1; }
+for f in gonum openblas chinsuter-gonum chinsuter-openblas; do
+	test -f "$agree/$f.json" || { echo "backend agreement file $f.json missing"; exit 1; }
+done
 
 step "tests, -tags openblas, race detector on update"
 go test -count=1 -race -tags openblas ./update/
@@ -75,7 +77,7 @@ step "performance harness smoke run, -short (both backends)"
 go run ./bench -short -csv "$agree/bench-gonum.csv"
 go run -tags openblas ./bench -short -csv "$agree/bench-openblas.csv"
 
-step "fuzz smoke runs (solver, sketch, CSV and LIBSVM readers)"
+step "fuzz smoke runs (solver, sketch, CSV and LIBSVM readers, Chin–Suter updates)"
 # Budgets are execution counts, not durations: with a duration, Go 1.26's fuzz
 # coordinator can report a spurious "context deadline exceeded" failure at the
 # deadline (golang/go#75804, fixed in Go 1.27). A count has no deadline to race.
@@ -84,5 +86,6 @@ go test -run '^$' -fuzz FuzzSolver -fuzztime 500000x ./secular/
 go test -run '^$' -fuzz FuzzFD -fuzztime 100000x ./sketch/
 go test -run '^$' -fuzz FuzzRead -fuzztime 400000x ./internal/table/
 go test -run '^$' -fuzz FuzzParseLIBSVM -fuzztime 300000x ./data/
+go test -run '^$' -fuzz FuzzAdd -fuzztime 40000x ./chinsuter/
 
 step "all checks passed"

@@ -62,3 +62,16 @@ func eigenSym(n int, a []float64, lda int, w []float64, vectors bool) error {
 	}
 	return nil
 }
+
+// svdLeft runs gonum's Dgesvd (JOBU = 'S', JOBVT = 'N'): gonum has no divide-and-conquer
+// SVD. Arguments have been validated by SVDLeft; m, n >= 1.
+func svdLeft(m, n int, a []float64, lda int, s, u []float64, ldu int) error {
+	var impl gonumlapack.Implementation
+	query := make([]float64, 1)
+	impl.Dgesvd(lapack.SVDStore, lapack.SVDNone, m, n, a, lda, s, u, ldu, nil, 1, query, -1)
+	work := make([]float64, max(int(query[0]), 1))
+	if !impl.Dgesvd(lapack.SVDStore, lapack.SVDNone, m, n, a, lda, s, u, ldu, nil, 1, work, len(work)) {
+		return fmt.Errorf("native: Dgesvd did not converge (%d×%d)", m, n)
+	}
+	return nil
+}

@@ -142,3 +142,23 @@ func eigenSym(n int, a []float64, lda int, w []float64, vectors bool) error {
 	}
 	return nil
 }
+
+// svdLeft runs LAPACK dgesdd (divide and conquer, JOBZ = 'S') through LAPACKE in
+// row-major layout; the right singular vectors it also forms are discarded. dgesdd has
+// no left-vectors-only mode, but divide and conquer with both is still several times
+// faster than dgesvd's QR iteration with the left ones (measured at 1000×1001: dgesvd
+// took 55 dgemm times). Arguments have been validated by SVDLeft; m, n >= 1.
+func svdLeft(m, n int, a []float64, lda int, s, u []float64, ldu int) error {
+	k := min(m, n)
+	vt := make([]float64, k*n)
+	iwork := make([]int32, 8*k)
+	query := make([]float64, 1)
+	if !lapacke.Dgesdd('S', m, n, a, lda, s, u, ldu, vt, n, query, -1, iwork) {
+		return fmt.Errorf("native: dgesdd workspace query failed (%d×%d)", m, n)
+	}
+	work := make([]float64, max(int(query[0]), 1))
+	if !lapacke.Dgesdd('S', m, n, a, lda, s, u, ldu, vt, n, work, len(work), iwork) {
+		return fmt.Errorf("native: LAPACK dgesdd did not converge (%d×%d)", m, n)
+	}
+	return nil
+}

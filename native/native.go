@@ -236,3 +236,34 @@ func Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float6
 	}
 	compiledBLAS.Dgemm(tA, tB, m, n, k, alpha, a.Data, a.Stride, b.Data, b.Stride, beta, c.Data, c.Stride)
 }
+
+// SVDLeft computes the singular values of the m×n row-major matrix a (stride lda), in
+// descending order, into s (length ≥ min(m, n)), and the m×min(m, n) matrix of left
+// singular vectors into u (stride ldu). a is overwritten. The compiled-in backend is
+// called directly: LAPACK dgesdd (divide and conquer) through LAPACKE in the openblas
+// build, gonum's Dgesvd in the pure-Go build.
+//
+// An error is returned, and nothing is computed, for inconsistent sizes or a
+// non-finite element of a; an error is also returned if LAPACK reports a failure.
+// m == 0 or n == 0 is a no-op.
+func SVDLeft(m, n int, a []float64, lda int, s, u []float64, ldu int) error {
+	k := min(m, n)
+	switch {
+	case m < 0 || n < 0:
+		return fmt.Errorf("native: SVDLeft: negative dimension %d×%d", m, n)
+	case k == 0:
+		return nil
+	case lda < n || ldu < k:
+		return fmt.Errorf("native: SVDLeft: strides lda=%d, ldu=%d too small for %d×%d", lda, ldu, m, n)
+	case len(a) < (m-1)*lda+n || len(u) < (m-1)*ldu+k || len(s) < k:
+		return fmt.Errorf("native: SVDLeft: slices too short for %d×%d", m, n)
+	}
+	for i := range m {
+		for _, v := range a[i*lda : i*lda+n] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("native: SVDLeft: non-finite element %v in row %d", v, i)
+			}
+		}
+	}
+	return svdLeft(m, n, a, lda, s, u, ldu)
+}

@@ -92,7 +92,7 @@ Without a command it runs a short demo on the embedded Yeast data.`,
 	demo := demoCommand(e)
 	root.Flags().AddFlagSet(demo.Flags())
 	root.RunE = demo.RunE
-	root.AddCommand(demo, fitCommand(e), transformCommand(e), nystromCommand(e), experimentCommand(e), streamingCommand(e), kafCommand(e))
+	root.AddCommand(demo, fitCommand(e), transformCommand(e), nystromCommand(e), experimentCommand(e), streamingCommand(e), kafCommand(e), chinSuterCommand(e))
 	for _, c := range root.Commands() {
 		c.SilenceUsage, c.SilenceErrors = true, true
 		if c.Args == nil {

@@ -1,0 +1,35 @@
+// Package chinsuter implements Chin and Suter's incremental kernel PCA ("Incremental
+// Kernel Principal Component Analysis", IEEE Transactions on Image Processing 16(6),
+// 2007), the peer the seed paper compares its cost against and the method a user with
+// bounded memory would otherwise reach for.
+//
+// It kernelises the sequential Karhunen–Loève algorithm of Levy and Lindenbaum with the
+// shifting mean of Lim, Ross, Lin and Yang: the principal axes in feature space are
+// expansions U = φ(A)α over a set of points A, the mean is μ = φ(A)ν, and each chunk of
+// c ≥ 1 new points updates the thin SVD of the centred data through a small
+// (r+q)×(r+c+1) matrix F (see Model.AddBatch for the formulas). Two forms:
+//
+//   - Exact (Options.Compression nil, Options.Components 0): A is every point seen and
+//     every component whose eigenvalue is above the numerical-zero level is kept. The
+//     eigenvalues and subspaces equal batch kernel PCA's to rounding, at a cost of about
+//     16m³ flops a point (an m×m×r product, the SVD of F, the new coefficients) where the
+//     bordered update of package kpca needs one m×m×m product (2m³).
+//   - Compressed (Options.Compression set, Gaussian kernel): after an update whose
+//     expansion exceeds (r+1)·n′ points, the r axes and the mean are re-expressed on at
+//     most (r+1)·n′ shared pre-images found by fixed-point iteration, re-fitted in a
+//     second pass, re-orthogonalised with the kernel trick, and given singular values
+//     from the projection of the old axes. Memory is then constant in the number of
+//     points, and the result an approximation whose error the Stats report.
+//
+// Two numerical measures go beyond the paper's description and are documented where
+// they act: the new directions H are projected against the axes twice (classical
+// Gram–Schmidt with one re-orthogonalisation; without it orthogonality was lost
+// geometrically on kernels whose spectrum runs into rounding), and components and
+// directions below the numerical-zero level m·ε·max(λmax, tr K) are dropped, the rule
+// package kpca uses.
+//
+// Values reports Σ², the eigenvalues of the centred kernel matrix (not divided by the
+// number of points), and Transform the projections ⟨v_j, φ(x) − μ⟩ onto the unit axes,
+// the same quantities as kpca.Model's Values and Transform. The caller chooses the BLAS
+// backend with native.Use.
+package chinsuter

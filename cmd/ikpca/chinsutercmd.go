@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ikpca/ikpca/internal/experiment"
+	"github.com/ikpca/ikpca/native"
+)
+
+// intList parses a comma-separated list of integers of at least lo.
+func intList(flag, s string, lo int) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil || v < lo {
+			return nil, usageError{fmt.Errorf("--%s: bad entry %q (want integers ≥ %d)", flag, f, lo)}
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func chinSuterCommand(e env) *cobra.Command {
+	var (
+		outDir, sizes, costSizes                  string
+		components, preImages, chunk, khaPasses   int
+		exactMax, streamN, streamEvery, costSteps int
+		khaRate                                   float64
+		seed                                      uint64
+	)
+	c := &cobra.Command{
+		Use:   "chinsuter",
+		Short: "Compare Chin–Suter incremental kernel PCA with batch KPCA, KHA and the exact bordered update, CSV and PNG",
+		Long: `chinsuter runs the experiments of package chinsuter (Chin & Suter 2007, incremental kernel PCA
+by SVD updating with reduced-set compression):
+
+  Training time on the seed paper's toy (x ~ U[−1, 1], y = x² + N(0, 0.2²), RBF σ = 1) for each
+  of --sizes: batch kernel PCA (kernel matrix and eigendecomposition), Chin–Suter compressed
+  (--components r, --preimages n′, chunks of --chunk points), KHA (--kha-passes passes) and, up to
+  --exact-max points, the exact incremental models (ours, bordered, and Chin–Suter
+  uncompressed). Writes timing.csv and timing.png (log–log, with fitted exponents), and the
+  projections of the smallest size's points onto the first three components against batch
+  (projections.csv, projections.png).
+
+  The compressed model over a stream of --stream-n toy points in chunks of 1 and of --chunk,
+  against batch kernel PCA every --stream-every points: principal angles, the error of λ₁,
+  ‖α′ᵀK′α′ − I‖₂ and the memory. Writes stream.csv and stream.png.
+
+  The per-point cost of the exact updates at each of --cost-sizes: Chin–Suter, our bordered
+  update and the seed paper's four rank-one updates, each step paired with one m×m×m dgemm.
+  Writes cost.csv.
+
+A markdown summary goes to standard output and to chinsuter.md in --out.`,
+	}
+	f := c.Flags()
+	f.StringVar(&outDir, "out", "ikpca-chinsuter", "directory for the CSV, PNG and markdown files (created)")
+	f.StringVar(&sizes, "sizes", "520,1000,1510,2020,2530,3100", "toy sizes n timed")
+	f.IntVar(&components, "components", 5, "components r of the compressed Chin–Suter model and of KHA")
+	f.IntVar(&preImages, "preimages", 10, "pre-images n′ per vector of the compressed model")
+	f.IntVar(&chunk, "chunk", 50, "chunk size c of the compressed model")
+	f.IntVar(&khaPasses, "kha-passes", 10, "KHA passes over the points")
+	f.Float64Var(&khaRate, "kha-rate", 0.05, "KHA learning rate")
+	f.IntVar(&exactMax, "exact-max", 1000, "largest toy size at which the exact incremental models are timed")
+	f.IntVar(&streamN, "stream-n", 3000, "points of the long stream (0: skip)")
+	f.IntVar(&streamEvery, "stream-every", 500, "points between checks against batch on the stream")
+	f.StringVar(&costSizes, "cost-sizes", "500,1000,2000", "sizes m of the per-point cost comparison (empty: skip)")
+	f.IntVar(&costSteps, "cost-steps", 3, "steps timed per method and size")
+	f.Uint64Var(&seed, "seed", 1, "seed of the data")
+	c.RunE = func(cmd *cobra.Command, _ []string) error {
+		sz, err := intList("sizes", sizes, 20)
+		if err != nil {
+			return err
+		}
+		cs, err := intList("cost-sizes", costSizes, 2)
+		if err != nil {
+			return err
+		}
+		if len(sz) == 0 || components < 1 || preImages < 1 || chunk < 1 || khaPasses < 1 || !(khaRate > 0) ||
+			streamN < 0 || streamEvery < 1 || costSteps < 1 {
+			return usageError{fmt.Errorf("need --sizes, --components, --preimages, --chunk, --kha-passes, --stream-every, --cost-steps ≥ 1, --kha-rate > 0 and --stream-n ≥ 0")}
+		}
+		native.Use()
+		if err := os.MkdirAll(outDir, 0o755); err != nil {
+			return err
+		}
+		bar := newProgress(e, "chinsuter", len(sz)+2*min(streamN, 1)+len(cs))
+		done := 0
+		res, err := experiment.ChinSuter(cmd.Context(), experiment.ChinSuterOptions{Sizes: sz, Components: components,
+			PreImages: preImages, Chunk: chunk, KHAPasses: khaPasses, KHARate: khaRate, ExactMax: exactMax,
+			StreamN: streamN, StreamEvery: streamEvery, CostSizes: cs, CostSteps: costSteps, Seed: seed,
+			Progress: func(string) { done++; bar.set(done) }})
+		bar.finish()
+		if err != nil {
+			return interruption(err)
+		}
+		var md bytes.Buffer
+		out := io.MultiWriter(e.out, &md)
+		fmt.Fprintf(out, "## Chin–Suter incremental kernel PCA (%s)\n\n", native.Active())
+		if err := experiment.WriteChinSuterMarkdown(out, res); err != nil {
+			return err
+		}
+		files := []struct {
+			name string
+			fn   func(io.Writer) error
+			skip bool
+		}{
+			{"timing.csv", func(w io.Writer) error { return experiment.WriteChinSuterTimingCSV(w, res) }, false},
+			{"timing.png", func(w io.Writer) error { return experiment.PlotChinSuterTiming(w, res) }, false},
+			{"projections.csv", func(w io.Writer) error { return experiment.WriteChinSuterProjectionsCSV(w, res) }, false},
+			{"projections.png", func(w io.Writer) error { return experiment.PlotChinSuterProjections(w, res) }, false},
+			{"stream.csv", func(w io.Writer) error { return experiment.WriteChinSuterStreamCSV(w, res) }, streamN == 0},
+			{"stream.png", func(w io.Writer) error { return experiment.PlotChinSuterStream(w, res) }, streamN == 0},
+			{"cost.csv", func(w io.Writer) error { return experiment.WriteChinSuterCostCSV(w, res) }, len(cs) == 0},
+			{"chinsuter.md", func(w io.Writer) error { _, err := w.Write(md.Bytes()); return err }, false},
+		}
+		for _, file := range files {
+			if file.skip {
+				continue
+			}
+			if err := create(e, filepath.Join(outDir, file.name), file.fn); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(e.errw, "wrote the CSV, PNG and markdown files to %s\n", outDir)
+		return nil
+	}
+	return c
+}

@@ -1,0 +1,85 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestChinSuterSmall(t *testing.T) {
+	o := ChinSuterOptions{Sizes: []int{40, 70}, Components: 3, PreImages: 3, Chunk: 5, KHAPasses: 2, KHARate: 0.05,
+		ExactMax: 70, StreamN: 120, StreamEvery: 60, CostSizes: []int{30}, CostSteps: 2, Seed: 1}
+	r, err := ChinSuter(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Timing) != 2*5 {
+		t.Fatalf("%d timing rows, want 10", len(r.Timing))
+	}
+	for _, row := range r.Timing {
+		if !(row.Seconds > 0) {
+			t.Fatalf("row %+v", row)
+		}
+	}
+	if len(r.Exponents) != 5 || r.ProjN != 40 || len(r.Projections) != 3 {
+		t.Fatalf("exponents %v, projections at n=%d: %d", r.Exponents, r.ProjN, len(r.Projections))
+	}
+	for _, s := range r.Projections {
+		if len(s.X) != 40 || math.IsNaN(s.RelRMS[methodCS]) || math.IsNaN(s.RelRMS[methodKHA]) {
+			t.Fatalf("projection series %d: %d points, %v", s.Component, len(s.X), s.RelRMS)
+		}
+	}
+	// Stream: chunk 1 and 5, checkpoints at 60 and 120.
+	if len(r.Stream) != 4 {
+		t.Fatalf("%d stream rows, want 4", len(r.Stream))
+	}
+	for _, s := range r.Stream {
+		if s.Expansion > s.PreImagesBudget || s.Orthogonality > 1e-10 || math.IsNaN(s.Sine1) || s.Sine1 > 1 {
+			t.Fatalf("stream row %+v", s)
+		}
+	}
+	if len(r.Cost) != 1 || !(r.Cost[0].ChinSuter > 0 && r.Cost[0].Bordered > 0 && r.Cost[0].Paper > 0 && r.Cost[0].Dgemm > 0) ||
+		r.Cost[0].CSComponents != 29 {
+		t.Fatalf("cost %+v", r.Cost)
+	}
+	var md, csv bytes.Buffer
+	if err := WriteChinSuterMarkdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Training time on the toy", "fitted exponent", "Compressed Chin–Suter over a stream", "Per-point cost"} {
+		if !strings.Contains(md.String(), want) {
+			t.Fatalf("markdown lacks %q", want)
+		}
+	}
+	for _, f := range []func() error{
+		func() error { return WriteChinSuterTimingCSV(&csv, r) },
+		func() error { return WriteChinSuterProjectionsCSV(&csv, r) },
+		func() error { return WriteChinSuterStreamCSV(&csv, r) },
+		func() error { return WriteChinSuterCostCSV(&csv, r) },
+	} {
+		csv.Reset()
+		if err := f(); err != nil || csv.Len() == 0 {
+			t.Fatalf("CSV: %v (%d bytes)", err, csv.Len())
+		}
+	}
+	for _, f := range []func(*bytes.Buffer) error{
+		func(b *bytes.Buffer) error { return PlotChinSuterTiming(b, r) },
+		func(b *bytes.Buffer) error { return PlotChinSuterStream(b, r) },
+		func(b *bytes.Buffer) error { return PlotChinSuterProjections(b, r) },
+	} {
+		var b bytes.Buffer
+		if err := f(&b); err != nil || !bytes.HasPrefix(b.Bytes(), []byte("\x89PNG")) {
+			t.Fatalf("PNG: %v", err)
+		}
+	}
+	if _, err := ChinSuter(context.Background(), ChinSuterOptions{}); err == nil {
+		t.Fatal("empty options accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ChinSuter(ctx, o); err == nil {
+		t.Fatal("cancelled context not honoured")
+	}
+}
