@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/featurespace"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -78,54 +79,24 @@ func newBatch(t *testing.T, k kernel.Kernel, X *mat.Dense) batch {
 	return b
 }
 
-// coords returns explicit feature-space coordinates of the model's top k axes and of
-// batch kernel PCA's, Y_m = F·[0; α] and Y_b = F·[u/√λ; 0], where F = D^½Wᵀ comes from
-// the eigendecomposition WDWᵀ of the joint kernel matrix of the batch points X and the
-// model's expansion points A, with numerically-null eigenvalues set to zero.
-//
-// Working in coordinates avoids the two traps of kernel-trick measurements: a
-// cancellation in 1 − cos², which cannot resolve angles below √ε, and quadratic forms
-// cᵀKc whose coefficients carry large components in K's numerical null space —
-// invisible in feature space but amplifying rounding.
+// coords returns explicit feature-space coordinates (package featurespace) of the
+// model's top k axes and of batch kernel PCA's, Y_m = F·[0; α] and Y_b = F·[u/√λ; 0].
 func coords(t *testing.T, md *Model, b batch, k int) (ym, yb *mat.Dense) {
 	t.Helper()
 	pts, alpha, _ := md.Expansions()
-	n, N := b.X.RawMatrix().Rows, pts.RawMatrix().Rows
-	J := mat.NewDense(n+N, md.d, nil)
-	J.Slice(0, n, 0, md.d).(*mat.Dense).Copy(b.X)
-	J.Slice(n, n+N, 0, md.d).(*mat.Dense).Copy(pts)
-	K := kernel.Matrix(md.kern, J)
-	var es mat.EigenSym
-	if !es.Factorize(K, true) {
-		t.Fatal("oracle: EigenSym failed")
+	p, err := featurespace.NewPair(md.kern, b.X, pts)
+	if err != nil {
+		t.Fatal(err)
 	}
-	vals := es.Values(nil)
-	var W mat.Dense
-	es.VectorsTo(&W)
-	big := vals[len(vals)-1]
-	F := mat.NewDense(n+N, n+N, nil)
-	for j, v := range vals {
-		if v <= float64(n+N)*0x1p-52*big {
-			continue
-		}
-		s := math.Sqrt(v)
-		for i := range n + N {
-			F.Set(j, i, s*W.At(i, j))
-		}
-	}
-	cm := mat.NewDense(n+N, k, nil)
-	cm.Slice(n, n+N, 0, k).(*mat.Dense).Copy(alpha.Slice(0, N, 0, k))
-	cb := mat.NewDense(n+N, k, nil)
+	n := b.X.RawMatrix().Rows
+	cb := mat.NewDense(n, k, nil)
 	for j := range k {
 		s := 1 / math.Sqrt(b.values[j])
 		for i := range n {
 			cb.Set(i, j, b.u.At(i, j)*s)
 		}
 	}
-	ym, yb = new(mat.Dense), new(mat.Dense)
-	ym.Mul(F, cm)
-	yb.Mul(F, cb)
-	return ym, yb
+	return p.A(alpha.Slice(0, pts.RawMatrix().Rows, 0, k)), p.X(cb)
 }
 
 // angles returns the sine of the largest principal angle between the span of the
@@ -141,22 +112,11 @@ func angles(t *testing.T, md *Model, b batch, k int) float64 {
 		return gramAngles(t, md, b, k)
 	}
 	ym, yb := coords(t, md, b, k)
-	var qm, qb mat.Dense
-	orth := func(dst *mat.Dense, y *mat.Dense) {
-		var qr mat.QR
-		qr.Factorize(y)
-		var q mat.Dense
-		qr.QTo(&q)
-		r, _ := y.Dims()
-		dst.CloneFrom(q.Slice(0, r, 0, k))
+	sine, err := featurespace.Sine(ym, yb)
+	if err != nil {
+		t.Fatal(err)
 	}
-	orth(&qm, ym)
-	orth(&qb, yb)
-	var c, res mat.Dense
-	c.Mul(qb.T(), &qm)
-	res.Mul(&qb, &c)
-	res.Sub(&qm, &res)
-	return mat.Norm(&res, 2)
+	return sine
 }
 
 // orthTop returns ‖YᵀY − I‖₂ for the coordinates Y of the model's first k axes: how far
@@ -167,12 +127,7 @@ func orthTop(t *testing.T, md *Model, b batch, k int) float64 {
 		return 0
 	}
 	ym, _ := coords(t, md, b, k)
-	var g mat.Dense
-	g.Mul(ym.T(), ym)
-	for i := range k {
-		g.Set(i, i, g.At(i, i)-1)
-	}
-	return mat.Norm(&g, 2)
+	return featurespace.Orthogonality(ym)
 }
 
 // snapshot captures the whole observable state of a model.

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/chinsuter"
+	"github.com/ikpca/ikpca/internal/featurespace"
 	"github.com/ikpca/ikpca/internal/yardstick"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
@@ -98,8 +99,24 @@ type ChinSuterResult struct {
 	Exponents   map[string]float64 // method → fitted exponent of time against n
 	Projections []ProjectionSeries
 	ProjN       int
+	Exact       []ExactRow
 	Stream      []StreamRow
 	Cost        []CostRow
+}
+
+// ExactRow compares the exact Chin–Suter model with batch kernel PCA at one toy size.
+type ExactRow struct {
+	N int
+	// Kept is the number of components the model holds; Batch the number of batch
+	// eigenvalues above 1e-10·λ₁.
+	Kept, Batch int
+	// MaxEigenError is max |λ_j − λ_j,batch|/λ₁ over the components both hold.
+	MaxEigenError float64
+	// TopK is the largest k ≤ 10 with a gap λ_k − λ_{k+1} ≥ 1e-3·λ₁, Sine the sine of
+	// the largest principal angle between the top-k subspaces and Orthogonality
+	// ‖YᵀY − I‖₂ of the model's top-k axes, both in explicit feature coordinates.
+	TopK                int
+	Sine, Orthogonality float64
 }
 
 const (
@@ -145,6 +162,13 @@ func ChinSuter(ctx context.Context, o ChinSuterOptions) (*ChinSuterResult, error
 			if s, ok := times[m]; ok {
 				res.Timing = append(res.Timing, TimingRow{N: n, Method: m, Seconds: s})
 			}
+		}
+		if models.exact != nil {
+			row, err := exactAccuracy(k, X, models)
+			if err != nil {
+				return nil, err
+			}
+			res.Exact = append(res.Exact, row)
 		}
 		if n == slices.Min(o.Sizes) {
 			res.ProjN = n
@@ -203,6 +227,7 @@ type toyModels struct {
 	batchU      *mat.Dense
 	cs          *chinsuter.Model
 	kha         *stream.KHA
+	exact       *chinsuter.Model // nil above ExactMax
 }
 
 // trainToy trains every method on X and returns the training times in seconds.
@@ -300,8 +325,50 @@ func trainToy(ctx context.Context, k kernel.Kernel, X *mat.Dense, o ChinSuterOpt
 			}
 		}
 		times[methodCSExact] = time.Since(start).Seconds()
+		models.exact = ex
 	}
 	return times, models, nil
+}
+
+// exactAccuracy compares the exact Chin–Suter model with batch kernel PCA of X, the
+// subspaces in explicit feature coordinates (package featurespace).
+func exactAccuracy(k kernel.Kernel, X *mat.Dense, m toyModels) (ExactRow, error) {
+	got := m.exact.Values(nil)
+	vals := m.batchValues
+	row := ExactRow{N: X.RawMatrix().Rows, Kept: len(got)}
+	for _, v := range vals {
+		if v > 1e-10*vals[0] {
+			row.Batch++
+		}
+	}
+	for j := range min(len(got), row.Batch) {
+		row.MaxEigenError = math.Max(row.MaxEigenError, math.Abs(got[j]-vals[j])/vals[0])
+	}
+	for j := 1; j <= min(10, len(got), len(vals)-1); j++ {
+		if vals[j-1]-vals[j] >= 1e-3*vals[0] {
+			row.TopK = j
+		}
+	}
+	if row.TopK == 0 {
+		return row, nil
+	}
+	pts, alpha, _ := m.exact.Expansions()
+	p, err := featurespace.NewPair(k, X, pts)
+	if err != nil {
+		return row, err
+	}
+	n, kk := X.RawMatrix().Rows, row.TopK
+	ab := mat.NewDense(n, kk, nil)
+	for j := range kk {
+		s := 1 / math.Sqrt(vals[j])
+		for i := range n {
+			ab.Set(i, j, m.batchU.At(i, j)*s)
+		}
+	}
+	ym := p.A(alpha.Slice(0, pts.RawMatrix().Rows, 0, kk))
+	row.Sine, err = featurespace.Sine(ym, p.X(ab))
+	row.Orthogonality = featurespace.Orthogonality(ym)
+	return row, err
 }
 
 // batchKPCA returns the eigenvalues (descending) and unit eigenvectors of the centred

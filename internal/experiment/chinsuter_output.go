@@ -123,6 +123,14 @@ func WriteChinSuterMarkdown(w io.Writer, r *ChinSuterResult) error {
 	}
 	fmt.Fprint(w, "\n\n")
 
+	if len(r.Exact) > 0 {
+		fmt.Fprintf(w, "Exact Chin–Suter against batch kernel PCA after the whole stream, one point at a time (subspaces in explicit feature coordinates):\n\n"+
+			"| n | components kept | batch λ > 1e-10·λ₁ | max \\|Δλ\\|/λ₁ | top k (gap ≥ 1e-3·λ₁) | sin θ (top k) | ‖YᵀY − I‖₂ (top k) |\n|--:|--:|--:|--:|--:|--:|--:|\n")
+		for _, e := range r.Exact {
+			fmt.Fprintf(w, "| %d | %d | %d | %.1e | %d | %.1e | %.1e |\n", e.N, e.Kept, e.Batch, e.MaxEigenError, e.TopK, e.Sine, e.Orthogonality)
+		}
+		fmt.Fprintln(w)
+	}
 	if len(r.Projections) > 0 {
 		fmt.Fprintf(w, "Projections of the %d training points onto the first components, relative RMS difference from batch "+
 			"(after aligning signs):\n\n| component | Chin–Suter (compressed) | KHA |\n|--:|--:|--:|\n", r.ProjN)

@@ -31,6 +31,14 @@ func TestChinSuterSmall(t *testing.T) {
 			t.Fatalf("projection series %d: %d points, %v", s.Component, len(s.X), s.RelRMS)
 		}
 	}
+	if len(r.Exact) != 2 {
+		t.Fatalf("%d exact rows, want 2", len(r.Exact))
+	}
+	for _, e := range r.Exact {
+		if e.MaxEigenError > 1e-9 || e.TopK < 1 || e.Sine > 1e-5 || e.Orthogonality > 1e-8 {
+			t.Fatalf("exact Chin–Suter against batch: %+v", e)
+		}
+	}
 	// Stream: chunk 1 and 5, checkpoints at 60 and 120.
 	if len(r.Stream) != 4 {
 		t.Fatalf("%d stream rows, want 4", len(r.Stream))
