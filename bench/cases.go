@@ -229,20 +229,11 @@ func newMagicBatch(m int, in *inputs) (runner, error) {
 	if n > rows {
 		return nil, fmt.Errorf("m = %d: MAGIC has %d points", m, rows)
 	}
-	K := kernel.Matrix(in.kern, in.magic.Slice(0, n, 0, d).(*mat.Dense))
-	sums := make([]float64, n)
-	var total float64
-	for i := range n {
-		for j := range n {
-			sums[i] += K.At(i, j)
-		}
-		total += sums[i]
-	}
-	fn := float64(n)
+	K := kernel.Centre(kernel.Matrix(in.kern, in.magic.Slice(0, n, 0, d).(*mat.Dense)))
 	a := make([]float64, n*n)
 	for i := range n {
 		for j := range n {
-			a[i*n+j] = K.At(i, j) - sums[i]/fn - sums[j]/fn + total/(fn*fn)
+			a[i*n+j] = K.At(i, j)
 		}
 	}
 	return newBatch(a, n), nil

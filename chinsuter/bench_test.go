@@ -7,8 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
-
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/yardstick"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
@@ -57,13 +56,7 @@ func BenchmarkAddCompressed(b *testing.B) {
 	native.Use()
 	for _, c := range []int{1, 50} {
 		b.Run(fmt.Sprintf("c=%d", c), func(b *testing.B) {
-			rng := rand.New(rand.NewPCG(1, 1))
-			X := mat.NewDense(200+c, 2, nil)
-			for i := range 200 + c {
-				x := 2*rng.Float64() - 1
-				X.Set(i, 0, x)
-				X.Set(i, 1, x*x+0.2*rng.NormFloat64())
-			}
+			X := testmat.Toy(200+c, rand.New(rand.NewPCG(1, 1)))
 			md, err := New(kernel.RBF{Sigma: 1}, X.Slice(0, 200, 0, 2), Options{Components: 5, Compression: &Compression{PreImages: 10}})
 			if err != nil {
 				b.Fatal(err)

@@ -8,19 +8,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/featurespace"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 )
 
 // toy returns the seed paper's 2-D toy: x ~ U[−1, 1], y = x² + N(0, 0.2²).
 func toy(n int, seed uint64) *mat.Dense {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	X := mat.NewDense(n, 2, nil)
-	for i := range n {
-		x := 2*rng.Float64() - 1
-		X.Set(i, 0, x)
-		X.Set(i, 1, x*x+0.2*rng.NormFloat64())
-	}
-	return X
+	return testmat.Toy(n, rand.New(rand.NewPCG(seed, 7)))
 }
 
 // gaussian returns n points of N(0, I_d).
@@ -45,23 +39,8 @@ type batch struct {
 
 func newBatch(t *testing.T, k kernel.Kernel, X *mat.Dense) batch {
 	t.Helper()
-	K := kernel.Matrix(k, X)
-	n := K.SymmetricDim()
-	row := make([]float64, n)
-	var total float64
-	for i := range n {
-		for j := range n {
-			row[i] += K.At(i, j)
-		}
-		total += row[i]
-	}
-	fn := float64(n)
-	kc := mat.NewSymDense(n, nil)
-	for i := range n {
-		for j := i; j < n; j++ {
-			kc.SetSym(i, j, K.At(i, j)-row[i]/fn-row[j]/fn+total/(fn*fn))
-		}
-	}
+	kc := kernel.Centre(kernel.Matrix(k, X))
+	n := kc.SymmetricDim()
 	var es mat.EigenSym
 	if !es.Factorize(kc, true) {
 		t.Fatal("oracle: EigenSym failed")

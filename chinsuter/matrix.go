@@ -134,7 +134,7 @@ func leftSVD(f dense) ([]float64, dense, error) {
 
 // spectralNormSym returns the largest absolute eigenvalue of the symmetric matrix s.
 func spectralNormSym(s dense) (float64, error) {
-	vals, _, err := eigSymValues(s)
+	vals, _, err := eigSym(s)
 	if err != nil {
 		return 0, err
 	}
@@ -143,20 +143,6 @@ func spectralNormSym(s dense) (float64, error) {
 		big = math.Max(big, math.Abs(v))
 	}
 	return big, nil
-}
-
-// eigSymValues is eigSym without vectors.
-func eigSymValues(s dense) ([]float64, dense, error) {
-	n := s.r
-	if n == 0 {
-		return nil, dense{}, nil
-	}
-	a := append([]float64(nil), s.a...)
-	w := make([]float64, n)
-	if err := native.EigenSymInPlace(n, a, n, w, false); err != nil {
-		return nil, dense{}, err
-	}
-	return w, dense{}, nil
 }
 
 // symmetrise replaces s by (s + sᵀ)/2.

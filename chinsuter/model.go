@@ -182,21 +182,14 @@ func (md *Model) start(pts dense) error {
 	}
 	symmetrise(ka)
 	// K' = CKC with C = I − 11ᵀ/n.
+	c := kernel.Centre(mat.NewSymDense(n, ka.a))
 	kc := newDense(n, n)
-	row := make([]float64, n)
-	var total float64
 	for i := range n {
 		for j := range n {
-			row[i] += ka.at(i, j)
+			kc.set(i, j, c.At(i, j))
 		}
-		total += row[i]
 	}
 	fn := float64(n)
-	for i := range n {
-		for j := range n {
-			kc.set(i, j, ka.at(i, j)-row[i]/fn-row[j]/fn+total/(fn*fn))
-		}
-	}
 	vals, vecs, err := eigSym(kc)
 	if err != nil {
 		return fmt.Errorf("chinsuter: initial eigendecomposition: %w", err)

@@ -45,33 +45,12 @@ func rbfMedian(t testing.TB, x *mat.Dense) kernel.RBF {
 	return kernel.RBF{Sigma: s}
 }
 
-// centre returns CKC, C = I − 11ᵀ/m, computed directly.
-func centre(k mat.Symmetric) *mat.SymDense {
-	m := k.SymmetricDim()
-	rs := make([]float64, m)
-	var total float64
-	for i := range m {
-		for j := range m {
-			rs[i] += k.At(i, j)
-		}
-		total += rs[i]
-	}
-	fm := float64(m)
-	c := mat.NewSymDense(m, nil)
-	for i := range m {
-		for j := i; j < m; j++ {
-			c.SetSym(i, j, k.At(i, j)-rs[i]/fm-rs[j]/fm+total/(fm*fm))
-		}
-	}
-	return c
-}
-
 // target is the matrix a model of the first m rows of x decomposes: K or CKC.
 func target(k kernel.Kernel, x *mat.Dense, m int, mode Mode) *mat.SymDense {
 	_, d := x.Dims()
 	km := kernel.Matrix(k, x.Slice(0, m, 0, d).(*mat.Dense))
 	if mode == Centred {
-		return centre(km)
+		return kernel.Centre(km)
 	}
 	return km
 }

@@ -36,7 +36,7 @@ func newBatch(t *testing.T, k kernel.Kernel, x *mat.Dense, mode Mode) *batchKPCA
 	}
 	a := km
 	if mode == Centred {
-		a = centre(km)
+		a = kernel.Centre(km)
 	}
 	var v mat.Dense
 	values, err := native.EigenSym(nil, &v, a)

@@ -8,20 +8,14 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 )
 
 // toy returns the seed paper's toy data: x ~ U[−1, 1], y = x² + N(0, 0.2²).
 func toy(n int, seed uint64) *mat.Dense {
-	rng := rand.New(rand.NewPCG(seed, 77))
-	X := mat.NewDense(n, 2, nil)
-	for i := range n {
-		x := 2*rng.Float64() - 1
-		X.Set(i, 0, x)
-		X.Set(i, 1, x*x+0.2*rng.NormFloat64())
-	}
-	return X
+	return testmat.Toy(n, rand.New(rand.NewPCG(seed, 77)))
 }
 
 // quadratic is the homogeneous polynomial kernel (aᵀb)².

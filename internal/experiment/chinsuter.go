@@ -13,6 +13,7 @@ import (
 
 	"github.com/ikpca/ikpca/chinsuter"
 	"github.com/ikpca/ikpca/internal/featurespace"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/yardstick"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
@@ -149,7 +150,7 @@ func ChinSuter(ctx context.Context, o ChinSuterOptions) (*ChinSuterResult, error
 	k := kernel.RBF{Sigma: 1}
 	rng := rand.New(rand.NewPCG(o.Seed, 8))
 	maxN := slices.Max(o.Sizes)
-	all := toyData(max(maxN, o.StreamN), rng)
+	all := testmat.Toy(max(maxN, o.StreamN), rng)
 
 	// 1. Training time against n, and projections at the smallest n.
 	for _, n := range o.Sizes {
@@ -296,15 +297,8 @@ func trainToy(ctx context.Context, k kernel.Kernel, X *mat.Dense, o ChinSuterOpt
 		if err != nil {
 			return nil, models, err
 		}
-		for i := 2; i < n; i++ {
-			if err := md.Add(X.RawRowView(i)); err != nil {
-				return nil, models, err
-			}
-			if i%64 == 0 {
-				if err := ctx.Err(); err != nil {
-					return nil, models, err
-				}
-			}
+		if err := addEach(ctx, X, 2, md.Add); err != nil {
+			return nil, models, err
 		}
 		times[methodOurs] = time.Since(start).Seconds()
 
@@ -314,15 +308,8 @@ func trainToy(ctx context.Context, k kernel.Kernel, X *mat.Dense, o ChinSuterOpt
 		if err != nil {
 			return nil, models, err
 		}
-		for i := 2; i < n; i++ {
-			if err := ex.Add(X.RawRowView(i)); err != nil {
-				return nil, models, err
-			}
-			if i%64 == 0 {
-				if err := ctx.Err(); err != nil {
-					return nil, models, err
-				}
-			}
+		if err := addEach(ctx, X, 2, ex.Add); err != nil {
+			return nil, models, err
 		}
 		times[methodCSExact] = time.Since(start).Seconds()
 		models.exact = ex
@@ -371,25 +358,27 @@ func exactAccuracy(k kernel.Kernel, X *mat.Dense, m toyModels) (ExactRow, error)
 	return row, err
 }
 
+// addEach adds the rows of X from row `from` on, one at a time, checking ctx every 64.
+func addEach(ctx context.Context, X *mat.Dense, from int, add func([]float64) error) error {
+	n := X.RawMatrix().Rows
+	for i := from; i < n; i++ {
+		if err := add(X.RawRowView(i)); err != nil {
+			return err
+		}
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // batchKPCA returns the eigenvalues (descending) and unit eigenvectors of the centred
 // kernel matrix of X.
 func batchKPCA(k kernel.Kernel, X *mat.Dense) ([]float64, *mat.Dense, error) {
-	K := kernel.Matrix(k, X)
+	K := kernel.Centre(kernel.Matrix(k, X))
 	n := K.SymmetricDim()
-	row := make([]float64, n)
-	var total float64
-	for i := range n {
-		for j := range n {
-			row[i] += K.At(i, j)
-		}
-		total += row[i]
-	}
-	fn := float64(n)
-	for i := range n {
-		for j := i; j < n; j++ {
-			K.SetSym(i, j, K.At(i, j)-row[i]/fn-row[j]/fn+total/(fn*fn))
-		}
-	}
 	var vecs mat.Dense
 	asc, err := native.EigenSym(nil, &vecs, K)
 	if err != nil {

@@ -7,8 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"gonum.org/v1/gonum/mat"
-
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 	"github.com/ikpca/ikpca/stream"
@@ -45,17 +44,6 @@ type ToyResult struct {
 	Runs    []ToyRun
 }
 
-// toyData draws the toy's N points.
-func toyData(n int, rng *rand.Rand) *mat.Dense {
-	X := mat.NewDense(n, 2, nil)
-	for i := range n {
-		x := 2*rng.Float64() - 1
-		X.Set(i, 0, x)
-		X.Set(i, 1, x*x+0.2*rng.NormFloat64())
-	}
-	return X
-}
-
 // Toy runs the experiment. It stops early with ctx's error when ctx is done.
 func Toy(ctx context.Context, o ToyOptions) (*ToyResult, error) {
 	if o.Runs < 1 || o.N < 4 || o.Passes < 1 {
@@ -65,7 +53,7 @@ func Toy(ctx context.Context, o ToyOptions) (*ToyResult, error) {
 	res := &ToyResult{Options: o}
 	for run := range o.Runs {
 		rng := rand.New(rand.NewPCG(o.Seed, uint64(run)))
-		X := toyData(o.N, rng)
+		X := testmat.Toy(o.N, rng)
 		md, err := kpca.New(k, X, kpca.Options{})
 		if err != nil {
 			return nil, err
