@@ -314,6 +314,9 @@ func (md *Model) Components() int { return len(md.sv) }
 // exact form, at most (r+1)·n′ pre-images between updates when compressed.
 func (md *Model) Expansion() int { return md.pts.r }
 
+// Kernel returns the model's kernel.
+func (md *Model) Kernel() kernel.Kernel { return md.kern }
+
 // Options returns the options the model was created with.
 func (md *Model) Options() Options { return md.opts }
 
