@@ -376,13 +376,8 @@ func (md *Model) signFactors() []float64 {
 // (package sign, docs/design.md, "Signs").
 func (md *Model) VectorsTo(dst *mat.Dense) {
 	N, r := md.alpha.r, md.alpha.c
-	if dst.IsEmpty() {
-		if r == 0 {
-			return
-		}
-		dst.ReuseAs(N, r)
-	} else if rr, cc := dst.Dims(); rr != N || cc != r {
-		panic(mat.ErrShape)
+	if !check.Vectors(dst, N, r) {
+		return
 	}
 	signs := md.signFactors()
 	for i := range N {
@@ -397,14 +392,8 @@ func (md *Model) VectorsTo(dst *mat.Dense) {
 // same quantity as kpca.Model.Transform. dst is resized if empty, otherwise it must be
 // rows×k. Errors are those of ikpca.Model.Transform, and leave dst unchanged.
 func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	rows, err := errs.Points(X, md.d)
+	rows, err := errs.Transform(dst, X, md.d, k, len(md.sv))
 	if err != nil {
-		return err
-	}
-	if err := errs.Components(k, len(md.sv)); err != nil {
-		return err
-	}
-	if err := errs.Dst(dst, rows, k); err != nil {
 		return err
 	}
 	kx, err := md.cross(md.points(X), md.pts) // rows×N

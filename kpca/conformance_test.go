@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 	"github.com/ikpca/ikpca/modeltest"
@@ -52,41 +53,16 @@ func subject(opts kpca.Options) modeltest.Subject {
 }
 
 // project computes the scores of the rows of X from the model's eigenvectors in point
-// coordinates (VectorsTo), its points and its kernel, by the textbook formula:
-// uⱼᵀk'ₓ/√λⱼ with k'ₓ = kₓ − K1/m − (1ᵀkₓ/m)·1 + (1ᵀK1/m²)·1 (centred) or kₓ.
+// coordinates (VectorsTo), its points and its kernel, by the textbook formula
+// uⱼᵀk'ₓ/√λⱼ with k'ₓ the kernel column centred from scratch (testmat.Centring) or kₓ.
 func project(md *kpca.Model, X mat.Matrix, k int) *mat.Dense {
 	var pts, u mat.Dense
 	md.Points(&pts)
 	md.VectorsTo(&u)
 	vals := md.Values(nil)
-	K := kernel.Matrix(md.Kernel(), &pts)
-	m := md.Len()
-	rowAvg := make([]float64, m)
-	var avg float64
-	for i := range m {
-		for j := range m {
-			rowAvg[i] += K.At(i, j) / float64(m)
-		}
-		avg += rowAvg[i] / float64(m)
+	scale := make([]float64, k)
+	for j := range k {
+		scale[j] = 1 / math.Sqrt(vals[j])
 	}
-	rows, _ := X.Dims()
-	out := mat.NewDense(rows, k, nil)
-	kx := make([]float64, m)
-	for i := range rows {
-		x := mat.Row(nil, i, X)
-		kernel.Column(kx, md.Kernel(), &pts, x)
-		if md.Options().Mode == kpca.Centred {
-			var mean float64
-			for _, v := range kx {
-				mean += v / float64(m)
-			}
-			for l := range kx {
-				kx[l] += avg - rowAvg[l] - mean
-			}
-		}
-		for j := range k {
-			out.Set(i, j, mat.Dot(mat.NewVecDense(m, kx), u.ColView(j))/math.Sqrt(vals[j]))
-		}
-	}
-	return out
+	return testmat.NewCentring(md.Kernel(), &pts).Scores(X, &u, k, scale, md.Options().Mode == kpca.Centred)
 }

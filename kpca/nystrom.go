@@ -159,13 +159,8 @@ func (ny *Nystrom) Values(dst []float64) []float64 {
 // Model.VectorsTo.
 func (ny *Nystrom) VectorsTo(dst *mat.Dense) {
 	n, m := ny.n, ny.m
-	if dst.IsEmpty() {
-		if m == 0 {
-			return
-		}
-		dst.ReuseAs(n, m)
-	} else if r, c := dst.Dims(); r != n || c != m {
-		panic(mat.ErrShape)
+	if !check.Vectors(dst, n, m) {
+		return
 	}
 	v := ny.sym.Values(nil)
 	tol := zeroTolerance(v, m)
@@ -189,14 +184,8 @@ func (ny *Nystrom) VectorsTo(dst *mat.Dense) {
 // Numerically zero components score zero. dst is resized if empty, otherwise it must be
 // rows×k. Errors are those of ikpca.Model.Transform, and leave dst unchanged.
 func (ny *Nystrom) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	rows, err := errs.Points(X, ny.d)
+	rows, err := errs.Transform(dst, X, ny.d, k, ny.m)
 	if err != nil {
-		return err
-	}
-	if err := errs.Components(k, ny.m); err != nil {
-		return err
-	}
-	if err := errs.Dst(dst, rows, k); err != nil {
 		return err
 	}
 	c := ny.d

@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/sign"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -17,9 +19,9 @@ import (
 // no alignment in the test — from a batch fit, an incremental one (bordered and
 // rank-one), a batch of additions, a checkpoint reloaded, and an independent oracle:
 // gonum's pure-Go Dsyev, called directly (not through the registry that native.Use
-// points at OpenBLAS), with the sign convention written out here. So the scores agree
-// across methods, runs and backends: the models run on whichever backend the build
-// has, the oracle always on gonum's.
+// points at OpenBLAS), with the textbook centring. So the scores agree across methods,
+// runs and backends: the models run on whichever backend the build has, the oracle
+// always on gonum's.
 func TestSignsReproducible(t *testing.T) {
 	const n, k = 120, 4
 	all := points(t, "yeast", n+10)
@@ -104,28 +106,17 @@ func TestSignsReproducible(t *testing.T) {
 }
 
 // oracleScores returns the scores of the rows of Y on the top k components of the
-// kernel PCA of x — uⱼᵀk'_y/√λⱼ with u from gonum's Dsyev, each u signed so that its
-// first entry of largest magnitude (within a relative 1e-6) is positive — and the
-// smallest relative gap (λⱼ − λⱼ₊₁)/λ₁ among the top k+1 eigenvalues.
+// kernel PCA of x — uⱼᵀk'_y/√λⱼ with u from gonum's Dsyev, signed by package sign (whose
+// rule its own tests check) — and the smallest relative gap (λⱼ − λⱼ₊₁)/λ₁ among the top
+// k+1 eigenvalues.
 func oracleScores(t *testing.T, kern kernel.Kernel, x, Y *mat.Dense, mode Mode, k int) (*mat.Dense, float64) {
 	t.Helper()
 	n, _ := x.Dims()
-	K := kernel.Matrix(kern, x)
-	rowAvg := make([]float64, n)
-	var avg float64
-	for i := range n {
-		for j := range n {
-			rowAvg[i] += K.At(i, j) / float64(n)
-		}
-		avg += rowAvg[i] / float64(n)
-	}
+	K := target(kern, x, n, mode)
 	a := make([]float64, n*n)
 	for i := range n {
 		for j := range n {
 			a[i*n+j] = K.At(i, j)
-			if mode == Centred {
-				a[i*n+j] += avg - rowAvg[i] - rowAvg[j]
-			}
 		}
 	}
 	w := make([]float64, n)
@@ -137,43 +128,16 @@ func oracleScores(t *testing.T, kern kernel.Kernel, x, Y *mat.Dense, mode Mode, 
 		t.Fatal("Dsyev did not converge")
 	}
 	gap := math.Inf(1)
-	for q := range k {
-		gap = math.Min(gap, (w[n-1-q]-w[n-2-q])/w[n-1])
-	}
-	rows, _ := Y.Dims()
-	out := mat.NewDense(rows, k, nil)
-	ky := make([]float64, n)
-	u := make([]float64, n)
+	U := mat.NewDense(n, k, nil)
+	scale := make([]float64, k)
 	for q := range k {
 		j := n - 1 - q
-		big, s := 0.0, 1.0
+		gap = math.Min(gap, (w[j]-w[j-1])/w[n-1])
+		scale[q] = 1 / math.Sqrt(w[j])
 		for i := range n {
-			u[i] = a[i*n+j]
-			big = math.Max(big, math.Abs(u[i]))
-		}
-		for i := range n {
-			if math.Abs(u[i]) >= (1-1e-6)*big {
-				s = math.Copysign(1, u[i])
-				break
-			}
-		}
-		for r := range rows {
-			kernel.Column(ky, kern, x, Y.RawRowView(r))
-			if mode == Centred {
-				var mean float64
-				for _, v := range ky {
-					mean += v / float64(n)
-				}
-				for i := range ky {
-					ky[i] += avg - rowAvg[i] - mean
-				}
-			}
-			var dot float64
-			for i := range n {
-				dot += u[i] * ky[i]
-			}
-			out.Set(r, q, s*dot/math.Sqrt(w[j]))
+			U.Set(i, q, a[i*n+j])
 		}
 	}
-	return out, gap
+	sign.Flip(U)
+	return testmat.NewCentring(kern, x).Scores(Y, U, k, scale, mode == Centred), gap
 }

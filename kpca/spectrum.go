@@ -114,13 +114,8 @@ func (md *Model) VectorsTo(dst *mat.Dense) {
 	b := md.basis()
 	idx := b.order()
 	m := md.m
-	if dst.IsEmpty() {
-		if len(idx) == 0 {
-			return
-		}
-		dst.ReuseAs(m, len(idx))
-	} else if r, c := dst.Dims(); r != m || c != len(idx) {
-		panic(mat.ErrShape)
+	if !check.Vectors(dst, m, len(idx)) {
+		return
 	}
 	out := make([]float64, m)
 	w := make([]float64, md.sym.Len())
@@ -195,14 +190,8 @@ func (md *Model) Scores(dst *mat.Dense, k int) error {
 // empty, otherwise it must be rows×k. Errors are those of ikpca.Model.Transform, and
 // leave dst unchanged.
 func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	rows, err := errs.Points(X, md.d)
+	rows, err := errs.Transform(dst, X, md.d, k, md.Components())
 	if err != nil {
-		return err
-	}
-	if err := errs.Components(k, md.Components()); err != nil {
-		return err
-	}
-	if err := errs.Dst(dst, rows, k); err != nil {
 		return err
 	}
 	c := md.d

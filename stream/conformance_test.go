@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/modeltest"
 )
@@ -162,36 +163,7 @@ func featureScores(t *testing.T, transform func(*mat.Dense, mat.Matrix) error, X
 
 // expansionScores returns Σ_l C_lj·k̃(x_l, x) for the rows x of X and the stored
 // samples x_l, with k̃ the kernel centred on the samples (uncentred: k itself) computed
-// from the kernel matrix of the samples, not from the running sums the model keeps.
+// from scratch (testmat.Centring), not from the running sums the model keeps.
 func expansionScores(s *samples, X mat.Matrix, C *mat.Dense, k int) *mat.Dense {
-	pts := mat.DenseCopyOf(s.points())
-	n, _ := pts.Dims()
-	K := kernel.Matrix(s.kern, pts)
-	rowAvg := make([]float64, n)
-	var avg float64
-	for i := range n {
-		for j := range n {
-			rowAvg[i] += K.At(i, j) / float64(n)
-		}
-		avg += rowAvg[i] / float64(n)
-	}
-	rows, _ := X.Dims()
-	out := mat.NewDense(rows, k, nil)
-	kx := make([]float64, n)
-	for i := range rows {
-		kernel.Column(kx, s.kern, pts, mat.Row(nil, i, X))
-		if s.centred {
-			var mean float64
-			for _, v := range kx {
-				mean += v / float64(n)
-			}
-			for l := range kx {
-				kx[l] += avg - rowAvg[l] - mean
-			}
-		}
-		for j := range k {
-			out.Set(i, j, mat.Dot(mat.NewVecDense(n, kx), C.ColView(j)))
-		}
-	}
-	return out
+	return testmat.NewCentring(s.kern, s.points()).Scores(X, C, k, nil, s.centred)
 }

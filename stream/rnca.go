@@ -191,16 +191,9 @@ func (r *RNCA) Values(dst []float64) []float64 {
 // a wrong non-empty size, like gonum's VectorsTo.
 func (r *RNCA) VectorsTo(dst *mat.Dense) {
 	r.settle()
-	D, k := r.opts.Features, r.components()
-	if dst.IsEmpty() {
-		if k == 0 {
-			return
-		}
-		dst.ReuseAs(D, k)
-	} else if rr, c := dst.Dims(); rr != D || c != k {
-		panic(mat.ErrShape)
+	if check.Vectors(dst, r.opts.Features, r.components()) {
+		dst.Copy(r.vecs)
 	}
-	dst.Copy(r.vecs)
 }
 
 // Transform writes the scores of the rows of X on the top k components, (z(x) − z̄)ᵀV_k

@@ -173,14 +173,8 @@ func rayleigh(alpha, ka [][]float64) []float64 {
 // the order of the model's Values): c_jᵀk̃ₓ, one column per direction, after checking X,
 // and k against the have components, and dst. On error dst is unchanged.
 func (s *samples) scores(dst *mat.Dense, X mat.Matrix, k, have int, coefficients func() [][]float64) error {
-	n, err := errs.Points(X, s.d)
+	n, err := errs.Transform(dst, X, s.d, k, have)
 	if err != nil {
-		return err
-	}
-	if err := errs.Components(k, have); err != nil {
-		return err
-	}
-	if err := errs.Dst(dst, n, k); err != nil {
 		return err
 	}
 	coef := coefficients()
@@ -247,13 +241,8 @@ func unitSigned(alpha, kalpha [][]float64, order []int) [][]float64 {
 // vectorsTo writes the coefficient vectors coef as the columns of dst (n×len(coef)),
 // resized if empty; it panics on a wrong non-empty size, like gonum's VectorsTo.
 func vectorsTo(dst *mat.Dense, coef [][]float64, n int) {
-	if dst.IsEmpty() {
-		if len(coef) == 0 {
-			return
-		}
-		dst.ReuseAs(n, len(coef))
-	} else if r, c := dst.Dims(); r != n || c != len(coef) {
-		panic(mat.ErrShape)
+	if !check.Vectors(dst, n, len(coef)) {
+		return
 	}
 	for j, c := range coef {
 		dst.SetCol(j, c)

@@ -175,15 +175,9 @@ func (s *SKPCA) Values(dst []float64) []float64 {
 func (s *SKPCA) VectorsTo(dst *mat.Dense) {
 	s.settle()
 	D, k := s.opts.Features, len(s.vals)
-	if dst.IsEmpty() {
-		if k == 0 {
-			return
-		}
-		dst.ReuseAs(D, k)
-	} else if r, c := dst.Dims(); r != D || c != k {
-		panic(mat.ErrShape)
+	if check.Vectors(dst, D, k) {
+		dst.Copy(s.w.Slice(0, D, 0, k))
 	}
-	dst.Copy(s.w.Slice(0, D, 0, k))
 }
 
 // Transform writes the scores of the rows of X on the top k components, z(x)ᵀW_k with
@@ -210,14 +204,8 @@ func (s *SKPCA) ErrorBound() float64 { return s.fd.ErrorBound() }
 // first k columns of w, after checking X, k against the have components and dst; on
 // error dst is unchanged.
 func project(dst *mat.Dense, rff *features.RFF, X mat.Matrix, w *mat.Dense, mean []float64, k, have int) error {
-	n, err := errs.Points(X, rff.InDim())
+	n, err := errs.Transform(dst, X, rff.InDim(), k, have)
 	if err != nil {
-		return err
-	}
-	if err := errs.Components(k, have); err != nil {
-		return err
-	}
-	if err := errs.Dst(dst, n, k); err != nil {
 		return err
 	}
 	var Z mat.Dense

@@ -120,6 +120,38 @@ func (e Kinds) Dst(dst *mat.Dense, r, c int) error {
 	return nil
 }
 
+// Transform makes the checks of ikpca.Model.Transform in its order — the points X
+// (Points, of dimension d), the number k of components of the have the model holds
+// (Components), the destination for the result (Dst) — and returns X's number of rows.
+func (e Kinds) Transform(dst *mat.Dense, X mat.Matrix, d, k, have int) (int, error) {
+	rows, err := e.Points(X, d)
+	if err != nil {
+		return 0, err
+	}
+	if err := e.Components(k, have); err != nil {
+		return 0, err
+	}
+	return rows, e.Dst(dst, rows, k)
+}
+
+// Vectors prepares dst for r×c vectors, gonum's VectorsTo rule: an empty dst is resized
+// (and left empty if c is zero, when Vectors returns false: nothing to write); a
+// non-empty dst of another shape is a programming error, and Vectors panics with
+// mat.ErrShape, as gonum's VectorsTo does.
+func Vectors(dst *mat.Dense, r, c int) bool {
+	if dst.IsEmpty() {
+		if c == 0 {
+			return false
+		}
+		dst.ReuseAs(r, c)
+		return true
+	}
+	if rr, cc := dst.Dims(); rr != r || cc != c {
+		panic(mat.ErrShape)
+	}
+	return true
+}
+
 // Reuse sizes an empty dst to r×c (a dst that passed Dst already has that shape).
 func Reuse(dst *mat.Dense, r, c int) {
 	if dst.IsEmpty() {
