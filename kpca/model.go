@@ -15,6 +15,10 @@
 // Results agree with a batch kernel PCA of the same points to rounding (≈1e-13
 // relative after thousands of points), and no point is ever dropped: duplicates and
 // rank-deficient kernel matrices are handled by deflation.
+//
+// Model is an ikpca.Model. Each component's sign is fixed by its largest entry in point
+// coordinates, as scikit-learn's svd_flip fixes it (docs/design.md, "Signs"), so that a
+// batch fit, an incremental one and a reloaded checkpoint give the same scores.
 package kpca
 
 import (

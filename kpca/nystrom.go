@@ -37,6 +37,11 @@ type NystromOptions struct {
 // column plus O(n·m²) for the product, instead of recomputing anything from scratch.
 // Eigenvalues that are zero or numerically zero (at most m·ε·λmax) are left out of the
 // pseudo-inverse, as they are of the projections.
+//
+// Nystrom is not an ikpca.Model: it approximates the kernel matrix of a fixed data set
+// given at the start, its Len counts landmarks rather than points seen, and it has no
+// points to add. Its Values, VectorsTo and Transform follow the same rules nonetheless,
+// signs included.
 type Nystrom struct {
 	kern  kernel.Kernel
 	n, d  int
