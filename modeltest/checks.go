@@ -22,25 +22,25 @@ const negativeTolerance = 1e-10
 // sentinel fills destinations whose entries must not change.
 const sentinel = 12345.678
 
-// model returns a model of all the subject's points: New of the first Start rows, then
-// Add of the others one at a time. It reports any error.
-func (s *Subject) model(r reporter) (ikpca.Model, bool) {
+// model returns a model of all the subject's points — New of the first Start rows, then
+// Add of the others one at a time — and probe points for it. It reports any error.
+func (s *Subject) model(r reporter) (ikpca.Model, *mat.Dense, bool) {
 	r.Helper()
 	X, start := s.data()
 	n, d := X.Dims()
 	var m ikpca.Model
 	if err := try(func() (err error) { m, err = s.New(mat.DenseCopyOf(X.Slice(0, start, 0, d))); return err }); err != nil {
 		r.Errorf("New of %d points: %v", start, err)
-		return nil, false
+		return nil, nil, false
 	}
 	for i := start; i < n; i++ {
 		x := append([]float64(nil), X.RawRowView(i)...)
 		if err := try(func() error { return s.Add(m, x) }); err != nil {
 			r.Errorf("Add of point %d: %v", i, err)
-			return nil, false
+			return nil, nil, false
 		}
 	}
-	return m, true
+	return m, probe(X), true
 }
 
 // checkValues: the eigenvalues are finite, descending and non-negative up to rounding;
@@ -48,7 +48,7 @@ func (s *Subject) model(r reporter) (ikpca.Model, bool) {
 // len(Values) and not beyond.
 func checkValues(r reporter, s *Subject) {
 	r.Helper()
-	m, ok := s.model(r)
+	m, P, ok := s.model(r)
 	if !ok {
 		return
 	}
@@ -111,8 +111,6 @@ func checkValues(r reporter, s *Subject) {
 	}
 
 	// k ranges over [1, len(Values)].
-	X, _ := s.data()
-	P := probe(X)
 	var sc mat.Dense
 	if err := try(func() error { return m.Transform(&sc, P, len(v)) }); err != nil {
 		r.Errorf("Transform with k = len(Values) = %d: %v", len(v), err)
@@ -141,7 +139,7 @@ func checkConsistency(r reporter, s *Subject) {
 		r.Errorf("the Subject has neither TrainingScores nor Project: nothing to check Transform against")
 		return
 	}
-	m, ok := s.model(r)
+	m, P, ok := s.model(r)
 	if !ok {
 		return
 	}
@@ -171,7 +169,7 @@ func checkConsistency(r reporter, s *Subject) {
 		for _, c := range []struct {
 			what string
 			Y    *mat.Dense
-		}{{"the points seen", X}, {"new points", probe(X)}} {
+		}{{"the points seen", X}, {"new points", P}} {
 			want, err := s.Project(m, c.Y, k)
 			if err != nil {
 				r.Errorf("Project of %s: %v", c.what, err)
@@ -215,7 +213,7 @@ func checkSigns(r reporter, s *Subject) {
 		r.Errorf("the Subject has no Signed hook: the sign convention cannot be checked")
 		return
 	}
-	m, ok := s.model(r)
+	m, _, ok := s.model(r)
 	if !ok {
 		return
 	}
@@ -240,12 +238,10 @@ func checkSigns(r reporter, s *Subject) {
 // changes neither the model nor dst.
 func checkBadTransform(r reporter, s *Subject) {
 	r.Helper()
-	m, ok := s.model(r)
+	m, P, ok := s.model(r)
 	if !ok {
 		return
 	}
-	X, _ := s.data()
-	P := probe(X)
 	p, d := P.Dims()
 	n := len(m.Values(nil))
 	before := capture(m, P)
@@ -324,12 +320,10 @@ func with(A *mat.Dense, i, j int, v float64) *mat.Dense {
 // model as it was; the model then still takes a good point.
 func checkBadAdd(r reporter, s *Subject) {
 	r.Helper()
-	m, ok := s.model(r)
+	m, P, ok := s.model(r)
 	if !ok {
 		return
 	}
-	X, _ := s.data()
-	P := probe(X)
 	p, d := P.Dims()
 	point := func(j int, v float64) []float64 {
 		x := append([]float64(nil), P.RawRowView(0)...)
@@ -439,7 +433,7 @@ func checkCheckpoint(r reporter, s *Subject) {
 		r.Skipf("the Subject has no checkpoint (Save and Load)")
 		return
 	}
-	m, ok := s.model(r)
+	m, P, ok := s.model(r)
 	if !ok {
 		return
 	}
@@ -454,8 +448,8 @@ func checkCheckpoint(r reporter, s *Subject) {
 		return
 	}
 	X, _ := s.data()
-	for _, P := range []*mat.Dense{X, probe(X)} {
-		if diff := capture(m, P).diff(capture(back, P), false); diff != "" {
+	for _, Y := range []*mat.Dense{X, P} {
+		if diff := capture(m, Y).diff(capture(back, Y), false); diff != "" {
 			r.Errorf("saved and loaded: %s", diff)
 		}
 	}
