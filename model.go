@@ -28,20 +28,28 @@ import "gonum.org/v1/gonum/mat"
 type Model interface {
 	// Values returns the model's eigenvalues in descending order. If dst has room for
 	// them (len(dst) ≥ n) they are written to dst[:n], and dst[:n] is returned;
-	// otherwise a new slice is allocated. n may be zero.
+	// otherwise a new slice is allocated. n may be zero (a model that has not seen
+	// enough points to have a component). Values cannot fail: a model that computes
+	// its decomposition lazily makes that computation infallible, or computes it when
+	// points are added and returns its errors there.
 	Values(dst []float64) []float64
 
 	// Transform writes the projections of the rows of X onto the top k principal
 	// components, the scores, to dst (rows of X by k). An empty dst is resized; a
 	// non-empty dst must be r×k. The scores of a point x are ⟨vⱼ, φ(x) − μ⟩ for a
 	// centring model (μ the feature-space mean of the points seen) and ⟨vⱼ, φ(x)⟩
-	// otherwise, with unit components vⱼ. Each component's sign is fixed as
-	// scikit-learn's svd_flip fixes it (docs/design.md, "Signs"), so scores are
-	// reproducible.
+	// otherwise, with unit components vⱼ in the order of Values. Each component's sign
+	// is fixed as scikit-learn's svd_flip fixes it (docs/design.md, "Signs"), so scores
+	// are reproducible.
 	//
-	// k must be in [1, len(Values)]. A wrong dimension, a non-finite value, k out of
-	// range or a dst of the wrong shape returns an error that wraps [ErrDimension],
-	// [ErrNonFinite] or [ErrArgument], and dst is left unchanged.
+	// k must be in [1, len(Values)]. On error dst is left unchanged, and the error wraps
+	// one kind:
+	//
+	//   - [ErrArgument]: X or dst is nil, or k is out of range;
+	//   - [ErrEmpty]: X has no rows, or the model has no components yet;
+	//   - [ErrDimension]: X's columns are not Dim(), or a non-empty dst is not r×k;
+	//   - [ErrNonFinite]: an entry of X is NaN or infinite, or a kernel value is not
+	//     finite.
 	Transform(dst *mat.Dense, X mat.Matrix, k int) error
 
 	// Len returns the number of points the model summarises (in a sliding window,

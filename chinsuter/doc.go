@@ -30,6 +30,9 @@
 //
 // Values reports Σ², the eigenvalues of the centred kernel matrix (not divided by the
 // number of points), and Transform the projections ⟨v_j, φ(x) − μ⟩ onto the unit axes,
-// the same quantities as kpca.Model's Values and Transform. The caller chooses the BLAS
-// backend with native.Use.
+// the same quantities as kpca.Model's Values and Transform: Model is an ikpca.Model.
+// Each axis is signed so that its scores on the expansion points — in the exact form,
+// the training scores — have their largest-magnitude entry positive, the rule of
+// kpca.Model, so the exact form's scores equal kpca's, sign included
+// (docs/design.md, "Signs"). The caller chooses the BLAS backend with native.Use.
 package chinsuter

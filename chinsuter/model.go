@@ -1,26 +1,36 @@
 package chinsuter
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/kernel"
 )
 
-// Errors returned by the package, wrapped with details; test with errors.Is.
+// Errors returned by the package, wrapped with details; test with errors.Is. Each wraps
+// the ikpca error of the same name, so that errors.Is(err, ikpca.ErrDimension) holds as
+// well.
 var (
 	// ErrArgument reports an invalid option or argument.
-	ErrArgument = errors.New("chinsuter: invalid argument")
+	ErrArgument = fmt.Errorf("chinsuter: %w", ikpca.ErrArgument)
 	// ErrDimension reports points whose dimension differs from the model's.
-	ErrDimension = errors.New("chinsuter: dimension mismatch")
+	ErrDimension = fmt.Errorf("chinsuter: %w", ikpca.ErrDimension)
 	// ErrNonFinite reports a NaN or infinite coordinate or kernel value.
-	ErrNonFinite = errors.New("chinsuter: non-finite value")
+	ErrNonFinite = fmt.Errorf("chinsuter: %w", ikpca.ErrNonFinite)
 	// ErrEmpty reports a call without points.
-	ErrEmpty = errors.New("chinsuter: no points")
+	ErrEmpty = fmt.Errorf("chinsuter: %w", ikpca.ErrEmpty)
 )
+
+// errs reports bad arguments through the package's errors.
+var errs = check.Kinds{Dimension: ErrDimension, NonFinite: ErrNonFinite, Empty: ErrEmpty, Argument: ErrArgument}
+
+// Model is an ikpca.Model.
+var _ ikpca.Model = (*Model)(nil)
 
 // Options configure a Model. The zero value is the exact form: every component whose
 // singular value is not numerically zero is kept and nothing is compressed.
@@ -69,6 +79,10 @@ type Model struct {
 	sv     []float64 // r singular values, descending
 	nu     []float64 // N: the mean's coefficients
 	offset []float64 // r: αᵀKν, the projection of the mean onto each axis
+	// signs are the components' sign factors (package sign), computed when first read
+	// after an update (signFactors); signed tells whether they are current.
+	signs  []float64
+	signed bool
 
 	stats Stats
 }
@@ -125,18 +139,12 @@ func New(k kernel.Kernel, x0 mat.Matrix, opts Options) (*Model, error) {
 		md.opts.Compression = &cc
 		md.sigma = sigma
 	}
-	if x0 == nil {
-		return nil, fmt.Errorf("%w: nil initial points", ErrEmpty)
-	}
-	rows, d := x0.Dims()
-	if rows == 0 || d == 0 {
-		return nil, fmt.Errorf("%w: initial points are %d×%d", ErrEmpty, rows, d)
-	}
-	md.d = d
-	pts, err := md.points(x0)
+	_, d, err := errs.Data(x0)
 	if err != nil {
 		return nil, err
 	}
+	md.d = d
+	pts := md.points(x0)
 	if err := md.start(pts); err != nil {
 		return nil, err
 	}
@@ -154,23 +162,16 @@ func rbfSigma(k kernel.Kernel) (float64, bool) {
 	return 0, false
 }
 
-// points copies and checks the rows of X.
-func (md *Model) points(X mat.Matrix) (dense, error) {
+// points copies the rows of X, which the caller has checked.
+func (md *Model) points(X mat.Matrix) dense {
 	rows, c := X.Dims()
-	if c != md.d {
-		return dense{}, fmt.Errorf("%w: points have dimension %d, the model %d", ErrDimension, c, md.d)
-	}
 	p := newDense(rows, c)
 	for i := range rows {
 		for j := range c {
-			v := X.At(i, j)
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return dense{}, fmt.Errorf("%w: point %d, coordinate %d is %g", ErrNonFinite, i, j, v)
-			}
-			p.set(i, j, v)
+			p.set(i, j, X.At(i, j))
 		}
 	}
-	return p, nil
+	return p
 }
 
 // start runs the batch kernel PCA of the initial points.
@@ -262,6 +263,7 @@ func (md *Model) budget() int {
 // commit installs a new state and recomputes the mean's projections αᵀKν (O(N² + Nr)).
 func (md *Model) commit(pts, ka, alpha dense, sv, nu []float64) {
 	md.pts, md.ka, md.alpha, md.sv, md.nu = pts, ka, alpha, sv, nu
+	md.signs, md.signed = make([]float64, alpha.c), false
 	kn := make([]float64, ka.r)
 	for i := range ka.r {
 		var s float64
@@ -312,6 +314,9 @@ func (md *Model) Components() int { return len(md.sv) }
 // exact form, at most (r+1)·n′ pre-images between updates when compressed.
 func (md *Model) Expansion() int { return md.pts.r }
 
+// Kernel returns the model's kernel.
+func (md *Model) Kernel() kernel.Kernel { return md.kern }
+
 // Options returns the options the model was created with.
 func (md *Model) Options() Options { return md.opts }
 
@@ -319,15 +324,10 @@ func (md *Model) Options() Options { return md.opts }
 func (md *Model) Stats() Stats { return md.stats }
 
 // SingularValues returns Σ, the singular values of the centred data in feature space,
-// descending. If dst is nil a slice is allocated; otherwise it must have length
-// Components() (SingularValues panics otherwise, like gonum's EigenSym.Values).
+// descending. If len(dst) ≥ Components() they are written to dst[:Components()], which
+// is returned; otherwise a new slice is allocated (the rule of ikpca.Model.Values).
 func (md *Model) SingularValues(dst []float64) []float64 {
-	if dst == nil {
-		dst = make([]float64, len(md.sv))
-	}
-	if len(dst) != len(md.sv) {
-		panic(mat.ErrSliceLengthMismatch)
-	}
+	dst = check.Room(dst, len(md.sv))
 	copy(dst, md.sv)
 	return dst
 }
@@ -343,37 +343,69 @@ func (md *Model) Values(dst []float64) []float64 {
 	return dst
 }
 
+// signFactors returns the sign factor (package sign) of each component: that of its
+// scores on the expansion points, K_A·αⱼ − αⱼᵀK_Aν, which in the exact form (A every
+// point seen) are the training scores, so that the signs are those of kpca.Model and
+// of batch kernel PCA. They are computed when first read after an update, O(N²r), and
+// kept.
+func (md *Model) signFactors() []float64 {
+	if md.signed {
+		return md.signs
+	}
+	N, r := md.alpha.r, md.alpha.c
+	if r > 0 {
+		s := mul(md.ka, false, md.alpha, false) // N×r
+		col := make([]float64, N)
+		for j := range r {
+			for i := range N {
+				col[i] = s.at(i, j) - md.offset[j]
+			}
+			md.signs[j] = sign.Of(col)
+		}
+	}
+	md.signed = true
+	return md.signs
+}
+
+// VectorsTo stores the components' coefficients α over the expansion points A (N×r,
+// Expansion() by Components()) as the columns of dst, in the order of Values: component
+// j is the unit feature-space direction Σᵢ αᵢⱼ·φ(Aᵢ). dst is resized if empty; VectorsTo
+// panics on a wrong non-empty size, like gonum's VectorsTo. Each column's sign is fixed
+// so that the component's scores on the expansion points have their largest-magnitude
+// entry positive — in the exact form the training scores, as kpca.Model fixes them
+// (package sign, docs/design.md, "Signs").
+func (md *Model) VectorsTo(dst *mat.Dense) {
+	N, r := md.alpha.r, md.alpha.c
+	if !check.Vectors(dst, N, r) {
+		return
+	}
+	signs := md.signFactors()
+	for i := range N {
+		for j, a := range md.alpha.row(i) {
+			dst.Set(i, j, signs[j]*a)
+		}
+	}
+}
+
 // Transform writes to dst the projections of the rows of X onto the top k unit axes,
-// score_j(x) = ⟨v_j, φ(x) − μ⟩ = α_jᵀk_A(x) − α_jᵀKν, the same quantity as
-// kpca.Model.Transform. dst is resized if empty, otherwise it must be rows×k.
+// score_j(x) = ⟨v_j, φ(x) − μ⟩ = α_jᵀk_A(x) − α_jᵀKν with α_j signed as by VectorsTo, the
+// same quantity as kpca.Model.Transform. dst is resized if empty, otherwise it must be
+// rows×k. Errors are those of ikpca.Model.Transform, and leave dst unchanged.
 func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	if X == nil {
-		return fmt.Errorf("%w: nil points", ErrEmpty)
-	}
-	rows, _ := X.Dims()
-	if rows == 0 {
-		return fmt.Errorf("%w: no points to transform", ErrEmpty)
-	}
-	if k < 1 || k > len(md.sv) {
-		return fmt.Errorf("%w: %d components requested of %d", ErrArgument, k, len(md.sv))
-	}
-	pts, err := md.points(X)
+	rows, err := errs.Transform(dst, X, md.d, k, len(md.sv))
 	if err != nil {
 		return err
 	}
-	if dst.IsEmpty() {
-		dst.ReuseAs(rows, k)
-	} else if r, c := dst.Dims(); r != rows || c != k {
-		return fmt.Errorf("%w: dst is %d×%d, want %d×%d", ErrDimension, r, c, rows, k)
-	}
-	kx, err := md.cross(pts, md.pts) // rows×N
+	kx, err := md.cross(md.points(X), md.pts) // rows×N
 	if err != nil {
 		return err
 	}
 	s := mul(kx, false, md.alpha.cols(0, k), false)
+	signs := md.signFactors()
+	check.Reuse(dst, rows, k)
 	for i := range rows {
 		for j := range k {
-			dst.Set(i, j, s.at(i, j)-md.offset[j])
+			dst.Set(i, j, signs[j]*(s.at(i, j)-md.offset[j]))
 		}
 	}
 	return nil
@@ -397,12 +429,13 @@ func orthogonality(k, alpha dense) (float64, error) {
 }
 
 // Expansions returns copies of the expansion: the points A (N×d), the components'
-// coefficients α (N×r) and the mean's ν, so that axis j is Σᵢ α_ij φ(Aᵢ) and the mean
-// Σᵢ νᵢ φ(Aᵢ).
+// coefficients α (N×r, nil if r = 0; signed as by VectorsTo) and the mean's ν, so that
+// axis j is Σᵢ α_ij φ(Aᵢ) and the mean Σᵢ νᵢ φ(Aᵢ).
 func (md *Model) Expansions() (points, alpha *mat.Dense, nu []float64) {
 	points = mat.NewDense(md.pts.r, md.pts.c, append([]float64(nil), md.pts.a...))
 	if md.alpha.c > 0 {
-		alpha = mat.NewDense(md.alpha.r, md.alpha.c, append([]float64(nil), md.alpha.a...))
+		alpha = &mat.Dense{}
+		md.VectorsTo(alpha)
 	}
 	return points, alpha, append([]float64(nil), md.nu...)
 }
@@ -410,5 +443,5 @@ func (md *Model) Expansions() (points, alpha *mat.Dense, nu []float64) {
 // Bytes returns the memory the model holds: the points, their kernel matrix, the
 // coefficients and the singular values.
 func (md *Model) Bytes() int {
-	return 8 * (len(md.pts.a) + len(md.ka.a) + len(md.alpha.a) + len(md.sv) + len(md.nu) + len(md.offset))
+	return 8 * (len(md.pts.a) + len(md.ka.a) + len(md.alpha.a) + len(md.sv) + len(md.nu) + len(md.offset) + len(md.signs))
 }

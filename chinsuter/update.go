@@ -9,8 +9,8 @@ import (
 
 // Add adds one point (a chunk of size c = 1). On error the model is unchanged.
 func (md *Model) Add(x []float64) error {
-	if len(x) != md.d {
-		return fmt.Errorf("%w: point has dimension %d, the model %d", ErrDimension, len(x), md.d)
+	if err := errs.Point(x, md.d); err != nil {
+		return err
 	}
 	return md.AddBatch(mat.NewDense(1, md.d, append([]float64(nil), x...)))
 }
@@ -35,18 +35,10 @@ func (md *Model) Add(x []float64) error {
 // the (r+q)×(r+c+1) matrix F (about 12(r+q)³ with left vectors only) and the new
 // coefficients (2N(r+q)²) — about 16m³ a point when all m components are kept.
 func (md *Model) AddBatch(X mat.Matrix) error {
-	if X == nil {
-		return fmt.Errorf("%w: nil points", ErrEmpty)
-	}
-	rows, _ := X.Dims()
-	if rows == 0 {
-		return fmt.Errorf("%w: empty chunk", ErrEmpty)
-	}
-	b, err := md.points(X)
-	if err != nil {
+	if _, err := errs.Points(X, md.d); err != nil {
 		return err
 	}
-	return md.update(b)
+	return md.update(md.points(X))
 }
 
 // update runs one update with the chunk b (checked) and commits it only if every step

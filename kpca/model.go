@@ -15,31 +15,43 @@
 // Results agree with a batch kernel PCA of the same points to rounding (≈1e-13
 // relative after thousands of points), and no point is ever dropped: duplicates and
 // rank-deficient kernel matrices are handled by deflation.
+//
+// Model is an ikpca.Model. Each component's sign is fixed by its largest entry in point
+// coordinates, as scikit-learn's svd_flip fixes it (docs/design.md, "Signs"), so that a
+// batch fit, an incremental one and a reloaded checkpoint give the same scores.
 package kpca
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/update"
 )
 
-// Errors returned by the package; test with errors.Is.
+// Errors returned by the package; test with errors.Is. Each wraps the ikpca error of
+// the same name, so that errors.Is(err, ikpca.ErrDimension) holds as well.
 var (
 	// ErrDimension reports a point or matrix of the wrong dimension.
-	ErrDimension = errors.New("kpca: dimension mismatch")
+	ErrDimension = fmt.Errorf("kpca: %w", ikpca.ErrDimension)
 	// ErrNonFinite reports a NaN or infinite input, or a kernel value that is not finite.
-	ErrNonFinite = errors.New("kpca: non-finite value")
+	ErrNonFinite = fmt.Errorf("kpca: %w", ikpca.ErrNonFinite)
 	// ErrEmpty reports an empty set of points.
-	ErrEmpty = errors.New("kpca: no points")
+	ErrEmpty = fmt.Errorf("kpca: %w", ikpca.ErrEmpty)
 	// ErrArgument reports any other invalid argument.
-	ErrArgument = errors.New("kpca: invalid argument")
+	ErrArgument = fmt.Errorf("kpca: %w", ikpca.ErrArgument)
 )
+
+// errs reports bad arguments through the package's errors.
+var errs = check.Kinds{Dimension: ErrDimension, NonFinite: ErrNonFinite, Empty: ErrEmpty, Argument: ErrArgument}
+
+// Model is an ikpca.Model.
+var _ ikpca.Model = (*Model)(nil)
 
 // Mode selects what is decomposed.
 type Mode int
@@ -368,6 +380,16 @@ func (md *Model) Len() int { return md.m }
 // Dim returns the dimension of the points.
 func (md *Model) Dim() int { return md.d }
 
+// Bytes returns the memory the model holds in its arrays, in bytes: the points, the
+// decomposition with its update workspaces (update.Sym.Bytes), the copies kept to roll
+// a batch or a multi-update step back, and O(m) vectors. It follows the capacity
+// (Reserve), which grows by a quarter at a time as points are added.
+func (md *Model) Bytes() int {
+	vecs := cap(md.x) + cap(md.rowSum) + cap(md.alpha) + cap(md.col) + cap(md.work) + cap(md.work2) +
+		cap(md.work3) + cap(md.probe) + cap(md.probe2) + cap(md.probeMV)
+	return 8*vecs + md.sym.Bytes() + md.backup.Bytes() + md.step.Bytes()
+}
+
 // Kernel returns the model's kernel.
 func (md *Model) Kernel() kernel.Kernel { return md.kern }
 
@@ -391,7 +413,7 @@ func (md *Model) Points(dst *mat.Dense) {
 // Add adds the point x (of dimension Dim()) and updates the decomposition. On error the
 // model is unchanged.
 func (md *Model) Add(x []float64) error {
-	if err := md.checkPoint(x); err != nil {
+	if err := errs.Point(x, md.d); err != nil {
 		return err
 	}
 	return md.add(x)
@@ -400,23 +422,11 @@ func (md *Model) Add(x []float64) error {
 // AddBatch adds the rows of X in order. It is all or nothing: on error (including a bad
 // row anywhere in X, checked before any is added) the model is unchanged.
 func (md *Model) AddBatch(X mat.Matrix) error {
-	if X == nil {
-		return fmt.Errorf("%w: nil batch", ErrEmpty)
+	r, err := errs.Points(X, md.d)
+	if err != nil {
+		return err
 	}
-	r, c := X.Dims()
-	if r == 0 {
-		return fmt.Errorf("%w: empty batch", ErrEmpty)
-	}
-	if c != md.d {
-		return fmt.Errorf("%w: batch rows have dimension %d, the model %d", ErrDimension, c, md.d)
-	}
-	for i := range r {
-		for j := range c {
-			if v := X.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%w: batch row %d, coordinate %d is %g", ErrNonFinite, i, j, v)
-			}
-		}
-	}
+	c := md.d
 	md.ensure(md.m + r)
 	saved := md.snapshot()
 	row := make([]float64, c)
@@ -425,18 +435,6 @@ func (md *Model) AddBatch(X mat.Matrix) error {
 		if err := md.add(row); err != nil {
 			md.restore(saved)
 			return fmt.Errorf("kpca: batch row %d: %w", i, err)
-		}
-	}
-	return nil
-}
-
-func (md *Model) checkPoint(x []float64) error {
-	if len(x) != md.d {
-		return fmt.Errorf("%w: point has dimension %d, the model %d", ErrDimension, len(x), md.d)
-	}
-	for j, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: coordinate %d is %g", ErrNonFinite, j, v)
 		}
 	}
 	return nil

@@ -165,7 +165,8 @@ func TestBadInput(t *testing.T) {
 			{"Inf point", func() error { return md.Add([]float64{1, 2, 3, 4, 5, 6, 7, -inf}) }, ErrNonFinite},
 			{"short point", func() error { return md.Add([]float64{1, 2}) }, ErrDimension},
 			{"empty batch", func() error { return md.AddBatch(mat.NewDense(1, 8, nil).Slice(0, 0, 0, 8)) }, ErrEmpty},
-			{"nil batch", func() error { return md.AddBatch(nil) }, ErrEmpty},
+			{"nil batch", func() error { return md.AddBatch(nil) }, ErrArgument},
+			{"nil *mat.Dense batch", func() error { return md.AddBatch((*mat.Dense)(nil)) }, ErrArgument},
 			{"wide batch", func() error { return md.AddBatch(mat.NewDense(2, 9, nil)) }, ErrDimension},
 			{"NaN in batch row 3", func() error { return md.AddBatch(bad) }, ErrNonFinite},
 		}

@@ -8,7 +8,9 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/lanczos"
+	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/update"
 )
@@ -35,6 +37,11 @@ type NystromOptions struct {
 // column plus O(n·m²) for the product, instead of recomputing anything from scratch.
 // Eigenvalues that are zero or numerically zero (at most m·ε·λmax) are left out of the
 // pseudo-inverse, as they are of the projections.
+//
+// Nystrom is not an ikpca.Model: it approximates the kernel matrix of a fixed data set
+// given at the start, its Len counts landmarks rather than points seen, and it has no
+// points to add. Its Values, VectorsTo and Transform follow the same rules nonetheless,
+// signs included.
 type Nystrom struct {
 	kern  kernel.Kernel
 	n, d  int
@@ -59,24 +66,13 @@ func NewNystrom(k kernel.Kernel, X mat.Matrix, opts NystromOptions) (*Nystrom, e
 	if err := kernel.Validate(k); err != nil {
 		return nil, fmt.Errorf("kpca: %w", err)
 	}
-	if X == nil {
-		return nil, fmt.Errorf("%w: nil data", ErrEmpty)
-	}
-	n, d := X.Dims()
-	if n < 1 || d < 1 {
-		return nil, fmt.Errorf("%w: data are %d×%d", ErrEmpty, n, d)
+	n, d, err := errs.Data(X)
+	if err != nil {
+		return nil, err
 	}
 	ny := &Nystrom{kern: k, n: n, d: d}
 	ny.x.ReuseAs(n, d)
-	for i := range n {
-		for j := range d {
-			v := X.At(i, j)
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: point %d, coordinate %d is %g", ErrNonFinite, i, j, v)
-			}
-			ny.x.Set(i, j, v)
-		}
-	}
+	ny.x.Copy(X)
 	if opts.Order != nil {
 		seen := make([]bool, n)
 		for p, i := range opts.Order {
@@ -152,12 +148,7 @@ func (ny *Nystrom) Grow(m int) error {
 // Values returns the approximate eigenvalues of K, (n/m)·λ for the eigenvalues λ of K_mm,
 // in descending order (m of them). dst follows the rules of Model.Values.
 func (ny *Nystrom) Values(dst []float64) []float64 {
-	if dst == nil {
-		dst = make([]float64, ny.m)
-	}
-	if len(dst) != ny.m {
-		panic(mat.ErrSliceLengthMismatch)
-	}
+	dst = check.Room(dst, ny.m)
 	v := ny.sym.Values(nil)
 	f := float64(ny.n) / float64(ny.m)
 	for q := range dst {
@@ -167,17 +158,14 @@ func (ny *Nystrom) Values(dst []float64) []float64 {
 }
 
 // VectorsTo stores the approximate eigenvectors of K, √(m/n)·K_nm·U·Λ⁻¹, as the columns
-// of dst (n×m, in the order of Values; resized if empty). Columns of numerically zero
-// eigenvalues are zero.
+// of dst (n×m, in the order of Values; resized if empty, and VectorsTo panics on a wrong
+// non-empty size, like gonum's VectorsTo). Columns of numerically zero eigenvalues are
+// zero. Each column's largest-magnitude entry is positive (package sign), as in
+// Model.VectorsTo.
 func (ny *Nystrom) VectorsTo(dst *mat.Dense) {
 	n, m := ny.n, ny.m
-	if dst.IsEmpty() {
-		if m == 0 {
-			return
-		}
-		dst.ReuseAs(n, m)
-	} else if r, c := dst.Dims(); r != n || c != m {
-		panic(mat.ErrShape)
+	if !check.Vectors(dst, n, m) {
+		return
 	}
 	v := ny.sym.Values(nil)
 	tol := zeroTolerance(v, m)
@@ -186,7 +174,7 @@ func (ny *Nystrom) VectorsTo(dst *mat.Dense) {
 		j := m - 1 - q
 		s := 0.0
 		if v[j] > tol {
-			s = f / v[j]
+			s = f / v[j] * sign.OfColumn(&ny.prod, j)
 		}
 		for i := range n {
 			dst.Set(i, q, s*ny.prod.At(i, j))
@@ -195,34 +183,17 @@ func (ny *Nystrom) VectorsTo(dst *mat.Dense) {
 }
 
 // Transform projects the rows of X onto the top k approximate components:
-// score_j(x) = uⱼᵀ·k_m(x)/√λⱼ with k_m(x) the kernel column of x against the landmarks —
+// score_j(x) = ±uⱼᵀ·k_m(x)/√λⱼ with k_m(x) the kernel column of x against the landmarks —
 // the Nyström extension of the eigenvectors, which for a data point equals its
-// coordinate (√(m/n)·K_nm·U·Λ⁻¹)ᵢⱼ times √((n/m)·λⱼ). Numerically zero components score
-// zero. dst is resized if empty, otherwise it must be rows×k.
+// coordinate (√(m/n)·K_nm·U·Λ⁻¹)ᵢⱼ times √((n/m)·λⱼ), the sign that of VectorsTo.
+// Numerically zero components score zero. dst is resized if empty, otherwise it must be
+// rows×k. Errors are those of ikpca.Model.Transform, and leave dst unchanged.
 func (ny *Nystrom) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	if X == nil {
-		return fmt.Errorf("%w: nil points", ErrEmpty)
-	}
-	rows, c := X.Dims()
-	if rows == 0 {
-		return fmt.Errorf("%w: no points to transform", ErrEmpty)
-	}
-	if c != ny.d {
-		return fmt.Errorf("%w: points have dimension %d, the data %d", ErrDimension, c, ny.d)
-	}
-	if k < 1 || k > ny.m {
-		return fmt.Errorf("%w: %d components requested of %d", ErrArgument, k, ny.m)
-	}
-	for i := range rows {
-		for j := range c {
-			if v := X.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%w: point %d, coordinate %d is %g", ErrNonFinite, i, j, v)
-			}
-		}
-	}
-	if err := shape(dst, rows, k); err != nil {
+	rows, err := errs.Transform(dst, X, ny.d, k, ny.m)
+	if err != nil {
 		return err
 	}
+	c := ny.d
 	m := ny.m
 	v := ny.sym.Values(nil)
 	tol := zeroTolerance(v, m)
@@ -230,20 +201,45 @@ func (ny *Nystrom) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	x := make([]float64, c)
 	km := make([]float64, m)
 	w := make([]float64, m)
+	res := mat.NewDense(rows, k, nil)
 	for i := range rows {
 		mat.Row(x, i, X)
 		kernel.Column(km, ny.kern, &ny.lview, x)
 		for q := range k {
 			j := m - 1 - q
 			if v[j] <= tol {
-				dst.Set(i, q, 0)
 				continue
 			}
 			mat.Col(w, j, u)
-			dst.Set(i, q, mat.Dot(mat.NewVecDense(m, w), mat.NewVecDense(m, km))/math.Sqrt(v[j]))
+			res.Set(i, q, mat.Dot(mat.NewVecDense(m, w), mat.NewVecDense(m, km))/math.Sqrt(v[j]))
 		}
 	}
+	for q := range k {
+		if sign.OfColumn(&ny.prod, m-1-q) < 0 {
+			for i := range rows {
+				res.Set(i, q, -res.At(i, q))
+			}
+		}
+	}
+	if !finiteDense(res) {
+		return fmt.Errorf("%w: a kernel value is not finite", ErrNonFinite)
+	}
+	check.Reuse(dst, rows, k)
+	dst.Copy(res)
 	return nil
+}
+
+// finiteDense reports whether every entry of a is finite.
+func finiteDense(a *mat.Dense) bool {
+	raw := a.RawMatrix()
+	for i := range raw.Rows {
+		for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Errors measures the approximation: ‖K − K̃‖ in three norms.

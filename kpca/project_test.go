@@ -199,7 +199,10 @@ func TestTransformErrors(t *testing.T) {
 		k    int
 		want error
 	}{
-		{&out, nil, 2, ErrEmpty},
+		{&out, nil, 2, ErrArgument},
+		{&out, (*mat.Dense)(nil), 2, ErrArgument},
+		{nil, x, 2, ErrArgument},
+		{&out, x.Slice(0, 0, 0, 8), 2, ErrEmpty},
 		{&out, mat.NewDense(2, 3, nil), 2, ErrDimension},
 		{&out, x, 0, ErrArgument},
 		{&out, x, 40, ErrArgument},

@@ -8,6 +8,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -62,17 +64,12 @@ func (b basis) order() []int {
 
 // Values returns the eigenvalues of the reported spectrum in descending order: all m
 // eigenvalues of K (uncentred), or the m−1 of K' other than its trivial zero along 1
-// (centred). If dst is nil a slice is allocated; otherwise it must have the right length
-// (Values panics otherwise, like gonum's EigenSym.Values).
+// (centred). If len(dst) ≥ Components() they are written to dst[:Components()], which
+// is returned; otherwise a new slice is allocated (the rule of ikpca.Model.Values).
 func (md *Model) Values(dst []float64) []float64 {
 	b := md.basis()
 	idx := b.order()
-	if dst == nil {
-		dst = make([]float64, len(idx))
-	}
-	if len(dst) != len(idx) {
-		panic(mat.ErrSliceLengthMismatch)
-	}
+	dst = check.Room(dst, len(idx))
 	for q, j := range idx {
 		dst[q] = b.values[j]
 	}
@@ -108,31 +105,40 @@ func (md *Model) ExplainedVariance(dst []float64) []float64 {
 
 // VectorsTo stores the unit eigenvectors of K (uncentred) or K' (centred) as the columns
 // of dst, in the order of Values: dst is m×Components(), resized if empty (VectorsTo
-// panics on a wrong non-empty size, like gonum's VectorsTo).
+// panics on a wrong non-empty size, like gonum's VectorsTo). These are coefficient
+// vectors in point coordinates: component j is the feature-space direction
+// Σᵢ uᵢⱼ·φ̃(xᵢ)/√λⱼ, and column j times √λⱼ holds the points' training scores
+// (Scores). Each column's sign is fixed by its largest-magnitude entry, which is
+// positive (package sign, docs/design.md, "Signs"); Scores and Transform follow.
 func (md *Model) VectorsTo(dst *mat.Dense) {
 	b := md.basis()
 	idx := b.order()
 	m := md.m
-	if dst.IsEmpty() {
-		if len(idx) == 0 {
-			return
-		}
-		dst.ReuseAs(m, len(idx))
-	} else if r, c := dst.Dims(); r != m || c != len(idx) {
-		panic(mat.ErrShape)
+	if !check.Vectors(dst, m, len(idx)) {
+		return
 	}
-	u := md.sym.Vectors()
-	n := md.sym.Len()
-	w := make([]float64, n)
 	out := make([]float64, m)
+	w := make([]float64, md.sym.Len())
 	for q, j := range idx {
-		mat.Col(w, j, u)
-		if b.helmert {
-			helmert(out, w, md.alpha)
-			dst.SetCol(q, out)
-		} else {
-			dst.SetCol(q, w)
+		md.pointVector(out, w, b, j)
+		if sign.Of(out) < 0 {
+			for i := range out {
+				out[i] = -out[i]
+			}
 		}
+		dst.SetCol(q, out)
+	}
+}
+
+// pointVector writes stored eigenvector j in point coordinates to out (length m), using
+// w (length sym.Len()) as scratch: Q·w in Helmert coordinates, the vector itself
+// otherwise. O(m).
+func (md *Model) pointVector(out, w []float64, b basis, j int) {
+	mat.Col(w, j, md.sym.Vectors())
+	if b.helmert {
+		helmert(out, w, md.alpha)
+	} else {
+		copy(out, w)
 	}
 }
 
@@ -147,16 +153,18 @@ func zeroTolerance(values []float64, m int) float64 {
 }
 
 // Scores returns the training scores of the top k components, U_k·Λ_k^½ (m×k), the
-// coordinates of the points in the kernel PCA basis. Components whose eigenvalue is zero
-// or numerically zero (at most m·ε·λmax, or negative) score zero. dst is resized if
-// empty, otherwise it must be m×k.
+// coordinates of the points in the kernel PCA basis, with the signs of VectorsTo.
+// Components whose eigenvalue is zero or numerically zero (at most m·ε·λmax, or
+// negative) score zero. dst is resized if empty, otherwise it must be m×k; on error it
+// is unchanged.
 func (md *Model) Scores(dst *mat.Dense, k int) error {
-	if k < 1 || k > md.Components() {
-		return fmt.Errorf("%w: %d components requested of %d", ErrArgument, k, md.Components())
-	}
-	if err := shape(dst, md.m, k); err != nil {
+	if err := errs.Components(k, md.Components()); err != nil {
 		return err
 	}
+	if err := errs.Dst(dst, md.m, k); err != nil {
+		return err
+	}
+	check.Reuse(dst, md.m, k)
 	var u mat.Dense
 	md.VectorsTo(&u)
 	values := md.Values(nil)
@@ -176,51 +184,39 @@ func (md *Model) Scores(dst *mat.Dense, k int) error {
 // Transform projects the rows of X (new points of dimension Dim()) onto the top k
 // components: score_j(x) = uⱼᵀk'ₓ/√λⱼ with k'ₓ the kernel column of x against the points,
 // centred like K' (DESIGN.md §4.8; since uⱼ ⊥ 1 it is uⱼᵀ(kₓ − K1/m)), or kₓ itself
-// uncentred. For a training point this is its training score (Scores), so incremental
-// and batch kernel PCA agree. Components with a zero or numerically zero eigenvalue
-// score zero (no division). dst is resized if empty, otherwise it must be rows×k.
+// uncentred, and uⱼ signed as by VectorsTo. For a training point this is its training
+// score (Scores), so incremental and batch kernel PCA agree, sign included. Components
+// with a zero or numerically zero eigenvalue score zero (no division). dst is resized if
+// empty, otherwise it must be rows×k. Errors are those of ikpca.Model.Transform, and
+// leave dst unchanged.
 func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	if X == nil {
-		return fmt.Errorf("%w: nil points", ErrEmpty)
-	}
-	rows, c := X.Dims()
-	if rows == 0 {
-		return fmt.Errorf("%w: no points to transform", ErrEmpty)
-	}
-	if c != md.d {
-		return fmt.Errorf("%w: points have dimension %d, the model %d", ErrDimension, c, md.d)
-	}
-	if k < 1 || k > md.Components() {
-		return fmt.Errorf("%w: %d components requested of %d", ErrArgument, k, md.Components())
-	}
-	for i := range rows {
-		for j := range c {
-			if v := X.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%w: point %d, coordinate %d is %g", ErrNonFinite, i, j, v)
-			}
-		}
-	}
-	if err := shape(dst, rows, k); err != nil {
+	rows, err := errs.Transform(dst, X, md.d, k, md.Components())
+	if err != nil {
 		return err
 	}
+	c := md.d
 
 	b := md.basis()
 	idx := b.order()[:k]
 	m, n := md.m, md.sym.Len()
-	// The top k stored vectors, as columns of a n×k matrix, and their scales 1/√λ.
+	// The top k stored vectors, as columns of a n×k matrix, and their scales ±1/√λ, the
+	// sign read from the vector in point coordinates (VectorsTo): O(m·k).
 	top := mat.NewDense(n, k, nil)
-	u := md.sym.Vectors()
 	w := make([]float64, n)
+	pv := make([]float64, m)
 	tol := zeroTolerance(b.values, m)
 	scale := make([]float64, k)
 	for q, j := range idx {
-		mat.Col(w, j, u)
+		md.pointVector(pv, w, b, j)
 		top.SetCol(q, w)
 		if b.values[j] > tol {
-			scale[q] = 1 / math.Sqrt(b.values[j])
+			scale[q] = sign.Of(pv) / math.Sqrt(b.values[j])
 		}
 	}
-	// Kernel columns, centred, in the stored coordinates: a block of rows at a time.
+	// Kernel columns, centred, in the stored coordinates: a block of rows at a time, the
+	// scores collected in res so that a kernel value that is not finite (an overflowing
+	// polynomial kernel) leaves dst as it was.
+	res := mat.NewDense(rows, k, nil)
 	const block = 256
 	x := make([]float64, c)
 	kx := make([]float64, m)
@@ -234,6 +230,11 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 		for i := lo; i < hi; i++ {
 			mat.Row(x, i, X)
 			kernel.Column(kx, md.kern, &md.view, x)
+			for j, v := range kx {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("%w: kernel value of point %d with point %d is %g", ErrNonFinite, i, j, v)
+				}
+			}
 			if centred {
 				for j := range kx {
 					kx[j] -= md.rowSum[j] / fm
@@ -250,24 +251,11 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 		out.Mul(cb, top)
 		for i := lo; i < hi; i++ {
 			for q := range k {
-				dst.Set(i, q, out.At(i-lo, q)*scale[q])
+				res.Set(i, q, out.At(i-lo, q)*scale[q])
 			}
 		}
 	}
-	return nil
-}
-
-// shape resizes an empty dst to r×c or checks its size.
-func shape(dst *mat.Dense, r, c int) error {
-	if dst == nil {
-		return fmt.Errorf("%w: nil destination", ErrArgument)
-	}
-	if dst.IsEmpty() {
-		dst.ReuseAs(r, c)
-		return nil
-	}
-	if rr, cc := dst.Dims(); rr != r || cc != c {
-		return fmt.Errorf("%w: destination is %d×%d, want %d×%d", ErrDimension, rr, cc, r, c)
-	}
+	check.Reuse(dst, rows, k)
+	dst.Copy(res)
 	return nil
 }

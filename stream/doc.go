@@ -12,4 +12,11 @@
 // (not K/n), so that the methods and the exact model compare directly; a score is the
 // coordinate along a unit principal direction in feature space, zᵀv, which for the
 // exact model is uⱼᵀkₓ/√λⱼ.
+//
+// Every model here is an ikpca.Model (descending Values, Transform, Len, Dim, Bytes)
+// with VectorsTo for its components, and passes package modeltest's suite. Components
+// are signed as scikit-learn's svd_flip signs them (docs/design.md, "Signs"): the
+// feature-space direction's largest entry positive for SKPCA and RNCA, the samples'
+// scores' largest entry for KRQA and KHA. Errors wrap the package's sentinels, which
+// wrap ikpca's kinds.
 package stream

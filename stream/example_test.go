@@ -34,7 +34,7 @@ func ExampleSKPCA() {
 			return
 		}
 	}
-	vals, _ := s.Values(nil)
+	vals := s.Values(nil)
 	var scores mat.Dense
 	_ = s.Transform(&scores, points(3, 2), 2)
 	fmt.Printf("%d points, %d KiB; λ₁/n = %.2f; scores of 3 new points on 2 components: %d×%d\n",
@@ -56,7 +56,7 @@ func ExampleKRQA() {
 	for range 299 {
 		_ = m.Pass()
 	}
-	vals, _ := m.Values(nil)
+	vals := m.Values(nil)
 	fmt.Printf("eig(K̃)/n ≈ %.3f %.3f %.3f after %d presentations\n", vals[0]/200, vals[1]/200, vals[2]/200, m.Presentations())
 	// Output: eig(K̃)/n ≈ 0.338 0.174 0.022 after 59997 presentations
 }

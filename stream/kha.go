@@ -1,13 +1,13 @@
 package stream
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -48,10 +48,10 @@ type KHA struct {
 // NewKHA returns an empty model with kernel k for d-dimensional points.
 func NewKHA(k kernel.Kernel, d int, opts KHAOptions) (*KHA, error) {
 	if opts.Components < 1 {
-		return nil, fmt.Errorf("stream: %d components, want ≥ 1", opts.Components)
+		return nil, fmt.Errorf("%w: %d components, want ≥ 1", ErrArgument, opts.Components)
 	}
 	if !(opts.Rate > 0) || math.IsInf(opts.Rate, 0) || !(opts.Decay >= 0) || math.IsInf(opts.Decay, 0) {
-		return nil, fmt.Errorf("stream: learning rate %v and decay %v, want a positive rate and a non-negative decay", opts.Rate, opts.Decay)
+		return nil, fmt.Errorf("%w: learning rate %v and decay %v, want a positive rate and a non-negative decay", ErrArgument, opts.Rate, opts.Decay)
 	}
 	s, err := newSamples(k, d, !opts.Uncentred)
 	if err != nil {
@@ -64,13 +64,16 @@ func NewKHA(k kernel.Kernel, d int, opts KHAOptions) (*KHA, error) {
 // Len returns the number of distinct samples stored.
 func (m *KHA) Len() int { return m.s.n }
 
+// Dim returns the dimension of the points.
+func (m *KHA) Dim() int { return m.s.d }
+
 // Presentations returns the number of sample presentations made.
 func (m *KHA) Presentations() int { return m.t }
 
 // Add stores a new sample and presents it. A point of the wrong dimension, with a
 // non-finite coordinate or a non-finite kernel value is an error and changes nothing.
 func (m *KHA) Add(x []float64) error {
-	if err := checkPoint(x, m.s.d); err != nil {
+	if err := errs.Point(x, m.s.d); err != nil {
 		return err
 	}
 	if _, err := m.s.add(x); err != nil {
@@ -112,8 +115,9 @@ func (m *KHA) start() bool {
 			m.alpha[i][l] = rng.NormFloat64()
 		}
 	}
-	q := m.s.rayleighNorms(m.alpha)
-	for i, v := range q {
+	ka := m.s.centredProducts(m.alpha)
+	for i := range m.r {
+		v := dot(m.alpha[i], ka[i]) // ‖w_i‖²
 		if !(v > 0) {
 			return false
 		}
@@ -155,22 +159,67 @@ func (m *KHA) present(s int) {
 	}
 }
 
-// Values returns the Rayleigh quotients of the current directions on the stored
-// samples, comparable with the eigenvalues of K̃, in component order (O(n²·d)).
-func (m *KHA) Values(dst []float64) ([]float64, error) {
+// components returns the number of components: r once the iteration has started, none
+// before.
+func (m *KHA) components() int {
 	if !m.ready {
-		return nil, errors.New("stream: too few samples to start")
+		return 0
 	}
-	return m.s.rayleigh(dst, m.alpha), nil
+	return m.r
 }
 
-// Transform writes the projections of the rows of X onto the top k unit directions to
-// dst (rows×k, resized if empty).
-func (m *KHA) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	if !m.ready {
-		return errors.New("stream: too few samples to start")
+// decomposition returns, from one pass over the kernel columns (O(n²·d)), the Rayleigh
+// quotients of the directions in descending order and the unit, signed coefficient
+// vectors in that order (unitSigned). The Hebbian rule does not keep the directions in
+// order of their variance; every method of the model reports them in this order.
+func (m *KHA) decomposition() ([]float64, [][]float64) {
+	ka := m.s.centredProducts(m.alpha)
+	q := rayleigh(m.alpha, ka)
+	order := descending(q)
+	vals := make([]float64, len(order))
+	for j, i := range order {
+		vals[j] = q[i]
 	}
-	return m.s.scores(dst, X, m.alpha, m.s.rayleighNorms(m.alpha), k)
+	return vals, unitSigned(m.alpha, ka, order)
+}
+
+// Values returns the Rayleigh quotients of the current directions on the stored
+// samples, comparable with the eigenvalues of K̃, descending (O(n²·d)); none before the
+// iteration starts. dst follows the rule of ikpca.Model.Values.
+func (m *KHA) Values(dst []float64) []float64 {
+	dst = check.Room(dst, m.components())
+	if m.ready {
+		vals, _ := m.decomposition()
+		copy(dst, vals)
+	}
+	return dst
+}
+
+// VectorsTo writes the coefficient vectors of the unit directions, in the order of
+// Values, as the columns of dst (n×r, n the samples stored): direction j is
+// w_j = Σ_l c_lj·φ̃(x_l), φ̃ the features centred on the samples' mean (uncentred: φ).
+// Each is signed so that the samples' scores on it, K̃c_j, have their largest-magnitude
+// entry positive (package sign, docs/design.md, "Signs"). dst is resized if empty (and
+// left empty before the iteration starts); VectorsTo panics on a wrong non-empty size,
+// like gonum's VectorsTo.
+func (m *KHA) VectorsTo(dst *mat.Dense) {
+	if !m.ready {
+		vectorsTo(dst, nil, m.s.n)
+		return
+	}
+	_, coef := m.decomposition()
+	vectorsTo(dst, coef, m.s.n)
+}
+
+// Transform writes the projections of the rows of X onto the top k unit directions,
+// w_jᵀφ̃(x) with w_j signed as by VectorsTo, to dst (rows×k, resized if empty). Errors
+// are those of ikpca.Model.Transform (an ErrEmpty before the iteration starts), and
+// leave dst unchanged.
+func (m *KHA) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
+	return m.s.scores(dst, X, k, m.components(), func() [][]float64 {
+		_, coef := m.decomposition()
+		return coef
+	})
 }
 
 // Bytes returns the memory the model holds: the stored samples and r coefficient

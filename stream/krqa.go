@@ -1,13 +1,13 @@
 package stream
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -66,7 +66,7 @@ type KRQA struct {
 // NewKRQA returns an empty model with kernel k for d-dimensional points.
 func NewKRQA(k kernel.Kernel, d int, opts KRQAOptions) (*KRQA, error) {
 	if opts.Components < 1 {
-		return nil, fmt.Errorf("stream: %d components, want ≥ 1", opts.Components)
+		return nil, fmt.Errorf("%w: %d components, want ≥ 1", ErrArgument, opts.Components)
 	}
 	s, err := newSamples(k, d, !opts.Uncentred)
 	if err != nil {
@@ -82,13 +82,16 @@ func NewKRQA(k kernel.Kernel, d int, opts KRQAOptions) (*KRQA, error) {
 // Len returns the number of distinct samples stored.
 func (m *KRQA) Len() int { return m.s.n }
 
+// Dim returns the dimension of the points.
+func (m *KRQA) Dim() int { return m.s.d }
+
 // Presentations returns the number of sample presentations the iteration has made.
 func (m *KRQA) Presentations() int { return m.t }
 
 // Add stores a new sample and presents it. A point of the wrong dimension, with a
 // non-finite coordinate or a non-finite kernel value is an error and changes nothing.
 func (m *KRQA) Add(x []float64) error {
-	if err := checkPoint(x, m.s.d); err != nil {
+	if err := errs.Point(x, m.s.d); err != nil {
 		return err
 	}
 	col, err := m.s.add(x)
@@ -251,52 +254,79 @@ func axpy(a float64, x, y []float64) {
 	}
 }
 
-// Values returns the eigenvalue estimates of the kernel matrix K̃ (n times those of the
-// covariance), in component order: n·Q(t), the iteration's own estimate, O(r).
-func (m *KRQA) Values(dst []float64) ([]float64, error) {
+// components returns the number of components: r once the iteration has started, none
+// before.
+func (m *KRQA) components() int {
 	if !m.ready {
-		return nil, errors.New("stream: too few samples to start")
+		return 0
 	}
-	dst = dst[:0]
-	for i := range m.r {
-		dst = append(dst, float64(m.s.n)*m.q[i])
-	}
-	return dst, nil
+	return m.r
 }
 
-// alphas returns copies of the directions' coefficients and their squared norms
-// α_iᵀK̃α_i (1 up to rounding).
-func (m *KRQA) alphas() ([][]float64, []float64) {
-	alpha := make([][]float64, m.r)
-	norms := make([]float64, m.r)
-	h := make([]float64, m.s.n)
-	for i := range m.r {
-		alpha[i] = append([]float64(nil), m.alpha[i]...)
-		m.s.centredProduct(h, m.p[i], m.sb[i], m.sp[i])
-		norms[i] = dot(m.alpha[i], h)
+// Values returns the eigenvalue estimates of the kernel matrix K̃ (n times those of the
+// covariance), descending: n·Q(t), the iteration's own estimate, O(r). The iteration
+// does not keep the components in order of their estimates; every method of the model
+// reports them in this order. There are none before the iteration starts. dst follows
+// the rule of ikpca.Model.Values.
+func (m *KRQA) Values(dst []float64) []float64 {
+	dst = check.Room(dst, m.components())
+	if !m.ready {
+		return dst
 	}
-	return alpha, norms
+	for q, i := range descending(m.q) {
+		dst[q] = float64(m.s.n) * m.q[i]
+	}
+	return dst
+}
+
+// coefficients returns the unit, signed coefficient vectors of the directions in the
+// order of Values (unitSigned), from K̃α_i, which K·α_i gives in O(n): O(n·r) in all.
+func (m *KRQA) coefficients() [][]float64 {
+	ka := make([][]float64, m.r)
+	for i := range m.r {
+		ka[i] = make([]float64, m.s.n)
+		m.s.centredProduct(ka[i], m.p[i], m.sb[i], m.sp[i])
+	}
+	return unitSigned(m.alpha, ka, descending(m.q))
 }
 
 // RayleighQuotients returns the exact Rayleigh quotients of the current directions on
-// the stored samples, comparable with the eigenvalues of K̃ (O(n²·d): every kernel
-// column is evaluated once).
-func (m *KRQA) RayleighQuotients(dst []float64) ([]float64, error) {
+// the stored samples, comparable with the eigenvalues of K̃, in the order of Values
+// (O(n²·d): every kernel column is evaluated once); none before the iteration starts.
+// dst follows the rule of ikpca.Model.Values.
+func (m *KRQA) RayleighQuotients(dst []float64) []float64 {
+	dst = check.Room(dst, m.components())
 	if !m.ready {
-		return nil, errors.New("stream: too few samples to start")
+		return dst
 	}
-	alpha, _ := m.alphas()
-	return m.s.rayleigh(dst, alpha), nil
+	q := rayleigh(m.alpha, m.s.centredProducts(m.alpha))
+	for j, i := range descending(m.q) {
+		dst[j] = q[i]
+	}
+	return dst
 }
 
-// Transform writes the projections of the rows of X onto the top k unit directions to
-// dst (rows×k, resized if empty): u_jᵀφ̃(x)/‖u_j‖.
-func (m *KRQA) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
+// VectorsTo writes the coefficient vectors of the unit directions, in the order of
+// Values, as the columns of dst (n×r, n the samples stored): direction j is
+// w_j = Σ_l c_lj·φ̃(x_l), φ̃ the features centred on the samples' mean (uncentred: φ).
+// Each is signed so that the samples' scores on it, K̃c_j, have their largest-magnitude
+// entry positive (package sign, docs/design.md, "Signs"). dst is resized if empty (and
+// left empty before the iteration starts); VectorsTo panics on a wrong non-empty size,
+// like gonum's VectorsTo.
+func (m *KRQA) VectorsTo(dst *mat.Dense) {
 	if !m.ready {
-		return errors.New("stream: too few samples to start")
+		vectorsTo(dst, nil, m.s.n)
+		return
 	}
-	alpha, norms := m.alphas()
-	return m.s.scores(dst, X, alpha, norms, k)
+	vectorsTo(dst, m.coefficients(), m.s.n)
+}
+
+// Transform writes the projections of the rows of X onto the top k unit directions,
+// w_jᵀφ̃(x) with w_j signed as by VectorsTo, to dst (rows×k, resized if empty). Errors
+// are those of ikpca.Model.Transform (an ErrEmpty before the iteration starts), and
+// leave dst unchanged.
+func (m *KRQA) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
+	return m.s.scores(dst, X, k, m.components(), m.coefficients)
 }
 
 // Bytes returns the memory the model holds: the stored samples and O(r) vectors of

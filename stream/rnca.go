@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"errors"
 	"fmt"
 
 	"gonum.org/v1/gonum/blas"
@@ -9,6 +8,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/features"
+	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -49,15 +50,16 @@ type RNCA struct {
 	scratch []float64
 }
 
-// NewRNCA returns an empty model for d-dimensional points.
+// NewRNCA returns an empty model for d-dimensional points. Invalid options are an
+// ErrArgument.
 func NewRNCA(d int, opts RNCAOptions) (*RNCA, error) {
 	rff, err := features.NewRFF(d, features.RFFOptions{Dim: opts.Features, Sigma: opts.Sigma, Form: opts.Form, Seed: opts.Seed})
 	if err != nil {
-		return nil, fmt.Errorf("stream: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrArgument, err)
 	}
 	D := opts.Features
 	if D > 1<<14 {
-		return nil, fmt.Errorf("stream: RNCA with %d features needs a %d×%d matrix; at most %d", D, D, D, 1<<14)
+		return nil, fmt.Errorf("%w: RNCA with %d features needs a %d×%d matrix; at most %d", ErrArgument, D, D, D, 1<<14)
 	}
 	return &RNCA{opts: opts, rff: rff, sum: make([]float64, D), moment: make([]float64, D*D), z: make([]float64, D)}, nil
 }
@@ -81,6 +83,9 @@ func (r *RNCA) sym() blas64.Symmetric {
 // Add adds one point: ZᵀZ += z·zᵀ (dsyr). A point of the wrong dimension or with a
 // non-finite coordinate is an error and the model is unchanged. Add does not allocate.
 func (r *RNCA) Add(x []float64) error {
+	if err := errs.Point(x, r.rff.InDim()); err != nil {
+		return err
+	}
 	if err := r.rff.Map(r.z, x); err != nil {
 		return fmt.Errorf("stream: %w", err)
 	}
@@ -95,6 +100,9 @@ func (r *RNCA) Add(x []float64) error {
 
 // AddBatch adds the rows of X: ZᵀZ += ZᵀZ_X by one dsyrk. All rows are checked first.
 func (r *RNCA) AddBatch(X mat.Matrix) error {
+	if _, err := errs.Points(X, r.rff.InDim()); err != nil {
+		return err
+	}
 	var Z mat.Dense
 	if err := r.rff.Transform(&Z, X); err != nil {
 		return fmt.Errorf("stream: %w", err)
@@ -111,13 +119,19 @@ func (r *RNCA) AddBatch(X mat.Matrix) error {
 	return nil
 }
 
-// settle computes the eigendecomposition of the (centred) second-moment matrix.
-func (r *RNCA) settle() error {
-	if r.fresh {
-		return nil
-	}
-	if r.n == 0 {
-		return errors.New("stream: no points yet")
+// settle computes the eigendecomposition of the (centred) second-moment matrix when
+// points came since the last read, and fixes the components' signs (package sign: the
+// largest-magnitude entry of each direction in feature space positive, O(D²)).
+//
+// It is computed here, lazily, and not at Add: the eigendecomposition costs O(D³), the
+// update O(D²). It cannot fail: the matrix is symmetric and finite (the features are
+// bounded, |zᵢ| ≤ √(2/D), and the points checked finite on the way in), and LAPACK's
+// symmetric eigensolvers (dsyevd, gonum's Dsyev) converge on every such matrix. Were
+// one ever to report otherwise, settle panics with the error rather than return a wrong
+// spectrum. A model without points has no eigenvalues.
+func (r *RNCA) settle() {
+	if r.fresh || r.n == 0 {
+		return
 	}
 	D := r.opts.Features
 	if r.scratch == nil {
@@ -138,7 +152,7 @@ func (r *RNCA) settle() error {
 	}
 	w := make([]float64, D)
 	if err := native.EigenSymInPlace(D, r.scratch, D, w, true); err != nil {
-		return fmt.Errorf("stream: %w", err)
+		panic(fmt.Sprintf("stream: internal error: RNCA's eigendecomposition failed on a finite matrix: %v", err))
 	}
 	// Ascending from LAPACK; store descending, eigenvectors as columns.
 	for j := range D {
@@ -148,50 +162,50 @@ func (r *RNCA) settle() error {
 			r.vecs.Set(i, j, r.scratch[i*D+src])
 		}
 	}
+	sign.Flip(r.vecs)
 	r.fresh = true
-	return nil
+}
+
+// components returns the number of eigenvalues: D once there are points, none before.
+func (r *RNCA) components() int {
+	if r.n == 0 {
+		return 0
+	}
+	return r.opts.Features
 }
 
 // Values returns the eigenvalues of ZᵀZ (centred: of the covariance, not divided by n),
-// descending — the eigenvalue estimates of the kernel matrix, D of them.
-func (r *RNCA) Values(dst []float64) ([]float64, error) {
-	if err := r.settle(); err != nil {
-		return nil, err
-	}
-	return append(dst[:0], r.vals...), nil
+// descending — the eigenvalue estimates of the kernel matrix, D of them (none before the
+// first point). dst follows the rule of ikpca.Model.Values.
+func (r *RNCA) Values(dst []float64) []float64 {
+	r.settle()
+	dst = check.Room(dst, r.components())
+	copy(dst, r.vals)
+	return dst
 }
 
-// ComponentsTo writes the top k principal directions in feature space (unit columns,
-// D×k) to dst, resized if empty.
-func (r *RNCA) ComponentsTo(dst *mat.Dense, k int) error {
-	if err := r.settle(); err != nil {
-		return err
+// VectorsTo writes the principal directions in feature space (unit columns, D×D) to
+// dst, in the order of Values: the component of a point x is (z(x) − z̄)ᵀv_j. Each
+// column's largest-magnitude entry is positive (package sign, docs/design.md, "Signs").
+// dst is resized if empty (and left empty before the first point); VectorsTo panics on
+// a wrong non-empty size, like gonum's VectorsTo.
+func (r *RNCA) VectorsTo(dst *mat.Dense) {
+	r.settle()
+	if check.Vectors(dst, r.opts.Features, r.components()) {
+		dst.Copy(r.vecs)
 	}
-	D := r.opts.Features
-	if k < 1 || k > D {
-		return fmt.Errorf("stream: %d components requested, have %d", k, D)
-	}
-	if dst.IsEmpty() {
-		dst.ReuseAs(D, k)
-	} else if rr, c := dst.Dims(); rr != D || c != k {
-		return fmt.Errorf("stream: destination is %d×%d, want %d×%d", rr, c, D, k)
-	}
-	dst.Copy(r.vecs.Slice(0, D, 0, k))
-	return nil
 }
 
 // Transform writes the scores of the rows of X on the top k components, (z(x) − z̄)ᵀV_k
-// (z̄ = 0 uncentred), to dst (rows×k, resized if empty).
+// (z̄ = 0 uncentred) with V signed as by VectorsTo, to dst (rows×k, resized if empty).
+// Errors are those of ikpca.Model.Transform, and leave dst unchanged.
 func (r *RNCA) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	if err := r.settle(); err != nil {
-		return err
-	}
-	D := r.opts.Features
+	r.settle()
 	var mean []float64
 	if r.opts.Centred {
 		mean = r.mean
 	}
-	return project(dst, r.rff, X, r.vecs.Slice(0, D, 0, min(max(k, 1), D)).(*mat.Dense), mean, k, D)
+	return project(dst, r.rff, X, r.vecs, mean, k, r.components())
 }
 
 // Bytes returns the memory the model holds: the D×D moment matrix, and once read its

@@ -1,13 +1,15 @@
 package stream
 
 import (
-	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -27,25 +29,16 @@ type samples struct {
 }
 
 func newSamples(k kernel.Kernel, d int, centred bool) (*samples, error) {
+	if k == nil {
+		return nil, fmt.Errorf("%w: nil kernel", ErrArgument)
+	}
 	if err := kernel.Validate(k); err != nil {
-		return nil, fmt.Errorf("stream: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrArgument, err)
 	}
 	if d < 1 {
-		return nil, fmt.Errorf("stream: dimension %d, want ≥ 1", d)
+		return nil, fmt.Errorf("%w: dimension %d, want ≥ 1", ErrArgument, d)
 	}
 	return &samples{kern: k, d: d, centred: centred}, nil
-}
-
-func checkPoint(x []float64, d int) error {
-	if len(x) != d {
-		return fmt.Errorf("stream: point has dimension %d, want %d", len(x), d)
-	}
-	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("stream: coordinate %d of the point is %v", i, v)
-		}
-	}
-	return nil
 }
 
 // points returns the stored points as an n×d matrix (a view; valid until the next add).
@@ -70,7 +63,7 @@ func (s *samples) add(x []float64) ([]float64, error) {
 			} else {
 				s.view = mat.Dense{}
 			}
-			return nil, fmt.Errorf("stream: the kernel of the new point is %v", v)
+			return nil, fmt.Errorf("%w: a kernel value of the new point is %v", ErrNonFinite, v)
 		}
 	}
 	var sum float64
@@ -161,13 +154,105 @@ func rawOf(x []float64, n, d int) blas64.General {
 	return blas64.General{Rows: n, Cols: d, Stride: d, Data: x[:n*d]}
 }
 
-// rayleigh returns, for directions w_i = Σ_l α_il·φ̃(x_l) in feature space, the
-// Rayleigh quotients ‖K̃α_i‖²/(α_iᵀK̃α_i) — the variance of the stored points along w_i
-// times n, comparable with the eigenvalues of K̃ — evaluating the kernel columns one
+// rayleigh returns, for directions w_i = Σ_l α_il·φ̃(x_l) in feature space with
+// ka_i = K̃α_i (centredProducts), the Rayleigh quotients ‖K̃α_i‖²/(α_iᵀK̃α_i) — the
+// variance of the stored points along w_i times n, comparable with the eigenvalues of
+// K̃ — in the order of the directions; a direction of zero norm gets zero.
+func rayleigh(alpha, ka [][]float64) []float64 {
+	out := make([]float64, len(alpha))
+	for i, a := range alpha {
+		if den := dot(a, ka[i]); den > 0 {
+			out[i] = dot(ka[i], ka[i]) / den
+		}
+	}
+	return out
+}
+
+// scores writes the projections of the rows of X onto the top k unit directions whose
+// coefficient vectors coefficients returns (w_j = Σ_l c_jl·φ̃(x_l), unit and signed, in
+// the order of the model's Values): c_jᵀk̃ₓ, one column per direction, after checking X,
+// and k against the have components, and dst. On error dst is unchanged.
+func (s *samples) scores(dst *mat.Dense, X mat.Matrix, k, have int, coefficients func() [][]float64) error {
+	n, err := errs.Transform(dst, X, s.d, k, have)
+	if err != nil {
+		return err
+	}
+	coef := coefficients()
+	res := mat.NewDense(n, k, nil)
+	x := make([]float64, s.d)
+	for i := range n {
+		mat.Row(x, i, X)
+		kx := s.columnOf(x)
+		for l, v := range kx {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: kernel value of point %d with sample %d is %v", ErrNonFinite, i, l, v)
+			}
+		}
+		s.centre(kx)
+		for j := range k {
+			res.Set(i, j, dot(coef[j], kx))
+		}
+	}
+	check.Reuse(dst, n, k)
+	dst.Copy(res)
+	return nil
+}
+
+// descending returns the indices of v in descending order of value, ties in index
+// order: the order in which the online methods report their components, whose
+// iterations do not keep them sorted.
+func descending(v []float64) []int {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch {
+		case v[a] > v[b]:
+			return -1
+		case v[a] < v[b]:
+			return 1
+		}
+		return 0
+	})
+	return idx
+}
+
+// unitSigned returns, for the directions order[q] = i, the coefficient vectors of the
+// unit direction ±w_i/‖w_i‖ given α_i and kα_i = K̃α_i (so that ‖w_i‖² = α_iᵀK̃α_i): the
+// sign makes the largest-magnitude entry of the direction's training scores K̃α_i/‖w_i‖
+// positive (package sign, docs/design.md, "Signs"). A direction of zero norm gets zero
+// coefficients and scores zero.
+func unitSigned(alpha, kalpha [][]float64, order []int) [][]float64 {
+	out := make([][]float64, len(order))
+	for q, i := range order {
+		c := make([]float64, len(alpha[i]))
+		if nrm2 := dot(alpha[i], kalpha[i]); nrm2 > 0 {
+			f := sign.Of(kalpha[i]) / math.Sqrt(nrm2)
+			for l, a := range alpha[i] {
+				c[l] = f * a
+			}
+		}
+		out[q] = c
+	}
+	return out
+}
+
+// vectorsTo writes the coefficient vectors coef as the columns of dst (n×len(coef)),
+// resized if empty; it panics on a wrong non-empty size, like gonum's VectorsTo.
+func vectorsTo(dst *mat.Dense, coef [][]float64, n int) {
+	if !check.Vectors(dst, n, len(coef)) {
+		return
+	}
+	for j, c := range coef {
+		dst.SetCol(j, c)
+	}
+}
+
+// centredProducts returns K̃α_i for each direction, evaluating the kernel columns one
 // by one: O(n²·d) time, O(n·r) memory.
-func (s *samples) rayleigh(dst []float64, alpha [][]float64) []float64 {
-	r := len(alpha)
-	ka := make([][]float64, r)
+func (s *samples) centredProducts(alpha [][]float64) [][]float64 {
+	ka := make([][]float64, len(alpha))
 	for i := range ka {
 		ka[i] = make([]float64, s.n)
 	}
@@ -178,78 +263,14 @@ func (s *samples) rayleigh(dst []float64, alpha [][]float64) []float64 {
 			ka[i][l] = dot(col, a)
 		}
 	}
-	dst = dst[:0]
-	for i, a := range alpha {
-		den := dot(a, ka[i])
-		if !(den > 0) {
-			dst = append(dst, 0)
-			continue
-		}
-		dst = append(dst, dot(ka[i], ka[i])/den)
-	}
-	return dst
-}
-
-// scores writes the projections of the rows of X onto the unit directions
-// w_i/‖w_i‖, w_i = Σ_l α_il·φ̃(x_l): (α_iᵀk̃ₓ)/‖w_i‖ with ‖w_i‖² = α_iᵀK̃α_i given in norms2.
-func (s *samples) scores(dst *mat.Dense, X mat.Matrix, alpha [][]float64, norms2 []float64, k int) error {
-	if k < 1 || k > len(alpha) {
-		return fmt.Errorf("stream: %d components requested, have %d", k, len(alpha))
-	}
-	n, d := X.Dims()
-	if d != s.d {
-		return fmt.Errorf("stream: points have dimension %d, want %d", d, s.d)
-	}
-	if n == 0 {
-		return fmt.Errorf("stream: no points to transform")
-	}
-	if !dst.IsEmpty() {
-		if r, c := dst.Dims(); r != n || c != k {
-			return fmt.Errorf("stream: destination is %d×%d, want %d×%d", r, c, n, k)
-		}
-	}
-	rows := make([][]float64, n)
-	for i := range n {
-		rows[i] = mat.Row(nil, i, X)
-		if err := checkPoint(rows[i], s.d); err != nil {
-			return fmt.Errorf("stream: row %d: %w", i, err)
-		}
-	}
-	if dst.IsEmpty() {
-		dst.ReuseAs(n, k)
-	}
-	for i, x := range rows {
-		kx := s.columnOf(x)
-		s.centre(kx)
-		for j := range k {
-			v := 0.0
-			if norms2[j] > 0 {
-				v = dot(alpha[j], kx) / math.Sqrt(norms2[j])
-			}
-			dst.Set(i, j, v)
-		}
-	}
-	return nil
-}
-
-// rayleighNorms returns α_iᵀK̃α_i for each direction (O(n²·d)).
-func (s *samples) rayleighNorms(alpha [][]float64) []float64 {
-	out := make([]float64, len(alpha))
-	for l := range s.n {
-		col := s.column(l)
-		s.centre(col)
-		for i, a := range alpha {
-			out[i] += a[l] * dot(col, a)
-		}
-	}
-	return out
+	return ka
 }
 
 // pass presents every stored sample once, in the order they were added, to an online
 // method that has started (ready).
 func (s *samples) pass(ready bool, present func(i int)) error {
 	if !ready {
-		return errors.New("stream: too few samples to start")
+		return fmt.Errorf("%w: too few samples to start", ErrEmpty)
 	}
 	for i := range s.n {
 		present(i)

@@ -1,12 +1,13 @@
 package stream
 
 import (
-	"errors"
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/features"
+	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/sketch"
 )
 
@@ -42,21 +43,26 @@ type SKPCA struct {
 	rff  *features.RFF
 	fd   *sketch.FD
 	z    []float64
-	w    mat.Dense // cached components, D×k
-	vals []float64
+	// The decomposition as read: the components W (D×ℓ, the first len(vals) columns
+	// in use, signed) and the eigenvalues, valid while fresh.
+	w     *mat.Dense
+	vals  []float64
+	fresh bool
 }
 
-// NewSKPCA returns an empty model for d-dimensional points.
+// NewSKPCA returns an empty model for d-dimensional points. Invalid options are an
+// ErrArgument.
 func NewSKPCA(d int, opts SKPCAOptions) (*SKPCA, error) {
 	rff, err := features.NewRFF(d, features.RFFOptions{Dim: opts.Features, Sigma: opts.Sigma, Form: opts.Form, Seed: opts.Seed})
 	if err != nil {
-		return nil, fmt.Errorf("stream: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrArgument, err)
 	}
 	fd, err := sketch.New(opts.Sketch, opts.Features, sketch.Options{Buffer: opts.Buffer})
 	if err != nil {
-		return nil, fmt.Errorf("stream: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrArgument, err)
 	}
-	return &SKPCA{opts: opts, rff: rff, fd: fd, z: make([]float64, opts.Features)}, nil
+	return &SKPCA{opts: opts, rff: rff, fd: fd, z: make([]float64, opts.Features),
+		w: mat.NewDense(opts.Features, opts.Sketch, nil), vals: make([]float64, 0, opts.Sketch)}, nil
 }
 
 // Options returns the options the model was made with.
@@ -78,93 +84,113 @@ func (s *SKPCA) Dim() int { return s.rff.InDim() }
 // Add adds one point. A point of the wrong dimension or with a non-finite coordinate is
 // an error and the model is unchanged. Add does not allocate.
 func (s *SKPCA) Add(x []float64) error {
+	if err := errs.Point(x, s.rff.InDim()); err != nil {
+		return err
+	}
 	if err := s.rff.Map(s.z, x); err != nil {
 		return fmt.Errorf("stream: %w", err)
 	}
-	s.vals = s.vals[:0]
-	return s.fd.Update(s.z)
+	s.fresh = false
+	if err := s.fd.Update(s.z); err != nil {
+		return fmt.Errorf("stream: %w", err)
+	}
+	return nil
 }
 
 // AddBatch adds the rows of X in order; all are checked first, so that a bad row adds
 // none.
 func (s *SKPCA) AddBatch(X mat.Matrix) error {
+	if _, err := errs.Points(X, s.rff.InDim()); err != nil {
+		return err
+	}
 	var Z mat.Dense
 	if err := s.rff.Transform(&Z, X); err != nil {
 		return fmt.Errorf("stream: %w", err)
 	}
-	s.vals = s.vals[:0]
-	return s.fd.UpdateRows(&Z)
+	s.fresh = false
+	if err := s.fd.UpdateRows(&Z); err != nil {
+		return fmt.Errorf("stream: %w", err)
+	}
+	return nil
 }
 
 // Merge adds the points of o, a model made with the same options (the same feature
-// map) on another shard of the stream.
+// map) on another shard of the stream. A nil o or one with other options is an
+// ErrArgument.
 func (s *SKPCA) Merge(o *SKPCA) error {
 	if o == nil || o.opts != s.opts || o.rff.InDim() != s.rff.InDim() {
-		return errors.New("stream: merging SKPCA models with different options")
+		return fmt.Errorf("%w: merging SKPCA models with different options", ErrArgument)
 	}
-	s.vals = s.vals[:0]
-	return s.fd.Merge(o.fd)
+	s.fresh = false
+	if err := s.fd.Merge(o.fd); err != nil {
+		return fmt.Errorf("stream: %w", err)
+	}
+	return nil
 }
 
-// settle caches the eigenvalues and the components.
-func (s *SKPCA) settle() error {
-	if len(s.vals) > 0 {
-		return nil
+// settle reads the decomposition out of the sketch when points came since the last
+// read, and fixes the components' signs (package sign: the largest-magnitude entry of
+// each direction in feature space positive), O(ℓ·D) on top of the sketch's SVD.
+//
+// It is computed here, lazily, and not at Add: settling the sketch costs an SVD of its
+// buffer, O(ℓ²·D), which at every point would make Frequent Directions ℓ times slower
+// than its amortised O(ℓ·D). It cannot fail: the sketch's only failure is LAPACK's SVD
+// (dgesvd) not converging, which it does not do on finite input — the features are
+// bounded, |zᵢ| ≤ √(2/D) — and the rows are checked finite on the way in. Were it ever
+// to happen, settle panics with the error rather than return a wrong spectrum.
+func (s *SKPCA) settle() {
+	if s.fresh {
+		return
 	}
-	vals, err := s.fd.Values(s.vals)
+	vals, err := s.fd.Values(s.vals[:0])
+	if err == nil && len(vals) > 0 {
+		err = s.fd.VectorsTo(s.w.Slice(0, s.opts.Features, 0, len(vals)).(*mat.Dense))
+	}
 	if err != nil {
-		return err
-	}
-	if len(vals) == 0 {
-		return errors.New("stream: no points yet")
-	}
-	s.w.Reset()
-	if err := s.fd.VectorsTo(&s.w); err != nil {
-		return err
+		panic(fmt.Sprintf("stream: internal error: the sketch's SVD failed on finite input: %v", err))
 	}
 	s.vals = vals
-	return nil
+	if len(vals) > 0 {
+		sign.Flip(s.w.Slice(0, s.opts.Features, 0, len(vals)).(*mat.Dense))
+	}
+	s.fresh = true
 }
 
 // Values returns the eigenvalue estimates of the kernel matrix, descending: the
-// squared singular values of the sketch, at most ℓ. They estimate those of ZZᵀ from
-// below, within the sketch's ErrorBound.
-func (s *SKPCA) Values(dst []float64) ([]float64, error) {
-	if err := s.settle(); err != nil {
-		return nil, err
-	}
-	return append(dst[:0], s.vals...), nil
+// squared singular values of the sketch, at most ℓ (none before the first point). They
+// estimate those of ZZᵀ from below, within the sketch's ErrorBound. dst follows the
+// rule of ikpca.Model.Values.
+func (s *SKPCA) Values(dst []float64) []float64 {
+	s.settle()
+	dst = check.Room(dst, len(s.vals))
+	copy(dst, s.vals)
+	return dst
 }
 
-// ComponentsTo writes the top k principal directions in feature space (unit columns,
-// D×k) to dst, resized if empty.
-func (s *SKPCA) ComponentsTo(dst *mat.Dense, k int) error {
-	if err := s.settle(); err != nil {
-		return err
+// VectorsTo writes the principal directions in feature space (unit columns, D×k with
+// k = len(Values)) to dst, in the order of Values: the component of a point x is
+// z(x)ᵀw_j. Each column's largest-magnitude entry is positive (package sign,
+// docs/design.md, "Signs"). dst is resized if empty (and left empty if there is no
+// component); VectorsTo panics on a wrong non-empty size, like gonum's VectorsTo.
+func (s *SKPCA) VectorsTo(dst *mat.Dense) {
+	s.settle()
+	D, k := s.opts.Features, len(s.vals)
+	if check.Vectors(dst, D, k) {
+		dst.Copy(s.w.Slice(0, D, 0, k))
 	}
-	if k < 1 || k > len(s.vals) {
-		return fmt.Errorf("stream: %d components requested, have %d", k, len(s.vals))
-	}
-	if dst.IsEmpty() {
-		dst.ReuseAs(s.opts.Features, k)
-	} else if r, c := dst.Dims(); r != s.opts.Features || c != k {
-		return fmt.Errorf("stream: destination is %d×%d, want %d×%d", r, c, s.opts.Features, k)
-	}
-	dst.Copy(s.w.Slice(0, s.opts.Features, 0, k))
-	return nil
 }
 
-// Transform writes the scores of the rows of X on the top k components, z(x)ᵀW_k, to
-// dst (rows×k, resized if empty).
+// Transform writes the scores of the rows of X on the top k components, z(x)ᵀW_k with
+// W signed as by VectorsTo, to dst (rows×k, resized if empty). Errors are those of
+// ikpca.Model.Transform, and leave dst unchanged.
 func (s *SKPCA) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	if err := s.settle(); err != nil {
-		return err
-	}
-	return project(dst, s.rff, X, s.w.Slice(0, s.opts.Features, 0, min(k, len(s.vals))).(*mat.Dense), nil, k, len(s.vals))
+	s.settle()
+	return project(dst, s.rff, X, s.w, nil, k, len(s.vals))
 }
 
-// Bytes returns the memory the model holds: the sketch, the feature map's frequencies
-// and the cached components.
+// Bytes returns the memory the model holds: the sketch, the feature map's frequencies,
+// the feature vector and the components as read (allocated with the model, so that
+// Bytes does not change as points come).
 func (s *SKPCA) Bytes() int {
 	r, c := s.w.Dims()
 	return s.fd.Bytes() + 8*(s.rff.InDim()*s.opts.Features+len(s.z)+r*c+cap(s.vals))
@@ -174,17 +200,13 @@ func (s *SKPCA) Bytes() int {
 // contribution to the kernel approximation error (read after Values or Transform).
 func (s *SKPCA) ErrorBound() float64 { return s.fd.ErrorBound() }
 
-// project writes (z(x) − mean)ᵀ·W for the rows of X (mean nil: uncentred), checking k
-// against the components available.
+// project writes (z(x) − mean)ᵀ·W_k for the rows of X (mean nil: uncentred), W_k the
+// first k columns of w, after checking X, k against the have components and dst; on
+// error dst is unchanged.
 func project(dst *mat.Dense, rff *features.RFF, X mat.Matrix, w *mat.Dense, mean []float64, k, have int) error {
-	if k < 1 || k > have {
-		return fmt.Errorf("stream: %d components requested, have %d", k, have)
-	}
-	n, _ := X.Dims()
-	if !dst.IsEmpty() {
-		if r, c := dst.Dims(); r != n || c != k {
-			return fmt.Errorf("stream: destination is %d×%d, want %d×%d", r, c, n, k)
-		}
+	n, err := errs.Transform(dst, X, rff.InDim(), k, have)
+	if err != nil {
+		return err
 	}
 	var Z mat.Dense
 	if err := rff.Transform(&Z, X); err != nil {
@@ -198,9 +220,8 @@ func project(dst *mat.Dense, rff *features.RFF, X mat.Matrix, w *mat.Dense, mean
 			}
 		}
 	}
-	if dst.IsEmpty() {
-		dst.ReuseAs(n, k)
-	}
-	dst.Mul(&Z, w)
+	check.Reuse(dst, n, k)
+	D, _ := w.Dims()
+	dst.Mul(&Z, w.Slice(0, D, 0, k))
 	return nil
 }

@@ -241,20 +241,16 @@ func Streaming(ctx context.Context, o StreamingOptions) (*StreamingResult, error
 				return nil, err
 			}
 		}
-		vals, err := r.Values(nil)
-		if err != nil {
-			return nil, err
-		}
+		vals := r.Values(nil)
+		var vecs mat.Dense
+		r.VectorsTo(&vecs)
 		trainTime := time.Since(t0)
 		for _, l := range o.Ells {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			var V, Y, sc mat.Dense
-			if err := r.ComponentsTo(&V, l); err != nil {
-				return nil, err
-			}
-			Y.Mul(&Z, &V)
+			var Y, sc mat.Dense
+			Y.Mul(&Z, vecs.Slice(0, o.Features, 0, l))
 			t1 := time.Now()
 			if err := r.Transform(&sc, testX, l); err != nil {
 				return nil, err
@@ -281,15 +277,10 @@ func Streaming(ctx context.Context, o StreamingOptions) (*StreamingResult, error
 				return nil, err
 			}
 		}
-		vals, err := s.Values(nil)
-		if err != nil {
-			return nil, err
-		}
+		vals := s.Values(nil)
 		trainTime := time.Since(t0)
 		var W, Y, sc mat.Dense
-		if err := s.ComponentsTo(&W, len(vals)); err != nil {
-			return nil, err
-		}
+		s.VectorsTo(&W)
 		Y.Mul(&Z, &W)
 		t1 := time.Now()
 		if err := s.Transform(&sc, testX, len(vals)); err != nil {

@@ -1,0 +1,72 @@
+package chinsuter_test
+
+import (
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/chinsuter"
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/modeltest"
+)
+
+// TestConformance: the exact, truncated and compressed forms pass the ikpca.Model
+// suite.
+func TestConformance(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		opts    chinsuter.Options
+		bounded bool
+	}{
+		{"exact", chinsuter.Options{}, false},
+		{"truncated", chinsuter.Options{Components: 4}, false},
+		// (r+1)·n′ = 16 pre-images: the suite's 40 points compress again and again.
+		{"compressed", chinsuter.Options{Components: 3, Compression: &chinsuter.Compression{PreImages: 4}}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			model := func(m ikpca.Model) *chinsuter.Model { return m.(*chinsuter.Model) }
+			modeltest.Run(t, modeltest.Subject{
+				New: func(X *mat.Dense) (ikpca.Model, error) {
+					return chinsuter.New(kernel.RBF{Sigma: 1}, X, c.opts)
+				},
+				Add:      func(m ikpca.Model, x []float64) error { return model(m).Add(x) },
+				AddBatch: func(m ikpca.Model, X mat.Matrix) error { return model(m).AddBatch(X) },
+				Project: func(m ikpca.Model, X mat.Matrix, k int) (*mat.Dense, error) {
+					return project(model(m), X, k), nil
+				},
+				// The vectors whose signs the model fixes: the components' scores on the
+				// expansion points (in the exact form, the training scores).
+				Signed: func(m ikpca.Model) (*mat.Dense, error) {
+					A, _, _ := model(m).Expansions()
+					return project(model(m), A, model(m).Components()), nil
+				},
+				Bounded: c.bounded,
+			})
+		})
+	}
+}
+
+// project computes the scores of the rows of X from the model's expansion (Expansions:
+// the points A, the signed coefficients α and the mean's ν) by the textbook formula
+// ⟨vⱼ, φ(x) − μ⟩ = αⱼᵀ(k_A(x) − K_A·ν).
+func project(md *chinsuter.Model, X mat.Matrix, k int) *mat.Dense {
+	A, alpha, nu := md.Expansions()
+	N, _ := A.Dims()
+	K := kernel.Matrix(md.Kernel(), A)
+	var kn mat.VecDense
+	kn.MulVec(K, mat.NewVecDense(N, nu))
+	rows, _ := X.Dims()
+	out := mat.NewDense(rows, k, nil)
+	kx := make([]float64, N)
+	for i := range rows {
+		kernel.Column(kx, md.Kernel(), A, mat.Row(nil, i, X))
+		for l := range kx {
+			kx[l] -= kn.AtVec(l)
+		}
+		for j := range k {
+			out.Set(i, j, mat.Dot(mat.NewVecDense(N, kx), alpha.ColView(j)))
+		}
+	}
+	return out
+}

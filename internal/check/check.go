@@ -1,0 +1,179 @@
+// Package check holds the argument checks every model package makes — a point's
+// dimension and finiteness, a matrix of points, a number of components, a destination's
+// shape — once, so that kpca, chinsuter and stream reject bad input alike and with the
+// error kinds of package ikpca (docs/design.md, "Layout").
+//
+// A check reports through a package's own sentinel errors (Kinds), each of which wraps
+// the ikpca kind of the same name, so that errors.Is holds with both.
+package check
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Kinds are one package's sentinel errors, each wrapping the ikpca error of the same
+// name (for example kpca.ErrDimension wraps ikpca.ErrDimension).
+type Kinds struct {
+	Dimension, NonFinite, Empty, Argument error
+}
+
+// Point reports a point whose length is not d (Dimension) or with a NaN or infinite
+// coordinate (NonFinite).
+func (e Kinds) Point(x []float64, d int) error {
+	if len(x) != d {
+		return fmt.Errorf("%w: point has dimension %d, the model %d", e.Dimension, len(x), d)
+	}
+	for j, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: coordinate %d is %g", e.NonFinite, j, v)
+		}
+	}
+	return nil
+}
+
+// Points checks the rows of X as points of dimension d and returns their number: a nil
+// X (an untyped nil or a nil pointer) is an Argument error, an X without rows Empty, a
+// number of columns other than d Dimension, and a NaN or infinite entry NonFinite.
+func (e Kinds) Points(X mat.Matrix, d int) (int, error) {
+	if IsNil(X) {
+		return 0, fmt.Errorf("%w: nil points", e.Argument)
+	}
+	r, c := X.Dims()
+	if r == 0 {
+		return 0, fmt.Errorf("%w: no points", e.Empty)
+	}
+	if c != d {
+		return 0, fmt.Errorf("%w: points have dimension %d, the model %d", e.Dimension, c, d)
+	}
+	return r, e.finite(X)
+}
+
+// Data checks the rows of X as the first points of a model, which set its dimension,
+// and returns X's size: a nil X is an Argument error, an X without rows or columns
+// Empty, and a NaN or infinite entry NonFinite.
+func (e Kinds) Data(X mat.Matrix) (r, c int, err error) {
+	if IsNil(X) {
+		return 0, 0, fmt.Errorf("%w: nil points", e.Argument)
+	}
+	r, c = X.Dims()
+	if r == 0 || c == 0 {
+		return 0, 0, fmt.Errorf("%w: points are %d×%d", e.Empty, r, c)
+	}
+	return r, c, e.finite(X)
+}
+
+// finite reports the first NaN or infinite entry of X (NonFinite).
+func (e Kinds) finite(X mat.Matrix) error {
+	r, c := X.Dims()
+	if raw, ok := X.(mat.RawMatrixer); ok {
+		// The common case, a *mat.Dense: read its rows directly rather than through
+		// At's bounds checks.
+		m := raw.RawMatrix()
+		for i := range r {
+			for j, v := range m.Data[i*m.Stride : i*m.Stride+c] {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("%w: point %d, coordinate %d is %g", e.NonFinite, i, j, v)
+				}
+			}
+		}
+		return nil
+	}
+	for i := range r {
+		for j := range c {
+			if v := X.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: point %d, coordinate %d is %g", e.NonFinite, i, j, v)
+			}
+		}
+	}
+	return nil
+}
+
+// Components checks a number k of components requested of a model that has have: a
+// model without components is Empty, and k outside [1, have] an Argument error.
+func (e Kinds) Components(k, have int) error {
+	if have == 0 {
+		return fmt.Errorf("%w: the model has no components yet", e.Empty)
+	}
+	if k < 1 || k > have {
+		return fmt.Errorf("%w: %d components requested of %d", e.Argument, k, have)
+	}
+	return nil
+}
+
+// Dst checks a destination matrix for an r×c result: nil is an Argument error, and a
+// non-empty dst of another shape a Dimension error. An empty dst passes; Reuse sizes
+// it once every check has passed, so that an error leaves it as it was.
+func (e Kinds) Dst(dst *mat.Dense, r, c int) error {
+	if dst == nil {
+		return fmt.Errorf("%w: nil destination", e.Argument)
+	}
+	if dst.IsEmpty() {
+		return nil
+	}
+	if rr, cc := dst.Dims(); rr != r || cc != c {
+		return fmt.Errorf("%w: destination is %d×%d, want %d×%d", e.Dimension, rr, cc, r, c)
+	}
+	return nil
+}
+
+// Transform makes the checks of ikpca.Model.Transform in its order — the points X
+// (Points, of dimension d), the number k of components of the have the model holds
+// (Components), the destination for the result (Dst) — and returns X's number of rows.
+func (e Kinds) Transform(dst *mat.Dense, X mat.Matrix, d, k, have int) (int, error) {
+	rows, err := e.Points(X, d)
+	if err != nil {
+		return 0, err
+	}
+	if err := e.Components(k, have); err != nil {
+		return 0, err
+	}
+	return rows, e.Dst(dst, rows, k)
+}
+
+// Vectors prepares dst for r×c vectors, gonum's VectorsTo rule: an empty dst is resized
+// (and left empty if c is zero, when Vectors returns false: nothing to write); a
+// non-empty dst of another shape is a programming error, and Vectors panics with
+// mat.ErrShape, as gonum's VectorsTo does.
+func Vectors(dst *mat.Dense, r, c int) bool {
+	if dst.IsEmpty() {
+		if c == 0 {
+			return false
+		}
+		dst.ReuseAs(r, c)
+		return true
+	}
+	if rr, cc := dst.Dims(); rr != r || cc != c {
+		panic(mat.ErrShape)
+	}
+	return true
+}
+
+// Reuse sizes an empty dst to r×c (a dst that passed Dst already has that shape).
+func Reuse(dst *mat.Dense, r, c int) {
+	if dst.IsEmpty() {
+		dst.ReuseAs(r, c)
+	}
+}
+
+// Room returns dst[:n] if dst has room for n values (len(dst) ≥ n), and a new slice of
+// length n otherwise: the rule of ikpca.Model.Values.
+func Room(dst []float64, n int) []float64 {
+	if len(dst) >= n {
+		return dst[:n]
+	}
+	return make([]float64, n)
+}
+
+// IsNil reports whether X is nil or a nil pointer held in the interface, such as
+// (*mat.Dense)(nil), whose methods would panic.
+func IsNil(X mat.Matrix) bool {
+	if X == nil {
+		return true
+	}
+	v := reflect.ValueOf(X)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}

@@ -1,0 +1,116 @@
+package check
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+var (
+	errDim   = errors.New("dimension")
+	errNaN   = errors.New("non-finite")
+	errEmpty = errors.New("empty")
+	errArg   = errors.New("argument")
+	kinds    = Kinds{Dimension: errDim, NonFinite: errNaN, Empty: errEmpty, Argument: errArg}
+)
+
+// TestPoints: each kind of bad input gets its kind; a good matrix, dense or not, passes.
+func TestPoints(t *testing.T) {
+	good := mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6})
+	nan := mat.DenseCopyOf(good)
+	nan.Set(2, 1, math.NaN())
+	inf := mat.DenseCopyOf(good)
+	inf.Set(0, 0, math.Inf(-1))
+	for _, c := range []struct {
+		what string
+		X    mat.Matrix
+		want error
+	}{
+		{"good", good, nil},
+		{"good, transposed (not a RawMatrixer)", good.T().T(), nil},
+		{"a view", good.Slice(1, 3, 0, 2), nil},
+		{"nil", nil, errArg},
+		{"a nil *mat.Dense", (*mat.Dense)(nil), errArg},
+		{"no rows", &mat.Dense{}, errEmpty},
+		{"too wide", mat.NewDense(2, 3, nil), errDim},
+		{"NaN", nan, errNaN},
+		{"-Inf", inf, errNaN},
+		{"NaN, transposed", nan.T().T(), errNaN},
+	} {
+		r, err := kinds.Points(c.X, 2)
+		if !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
+			t.Errorf("%s: %v, want %v", c.what, err, c.want)
+		}
+		if err == nil && r == 0 {
+			t.Errorf("%s: %d rows", c.what, r)
+		}
+	}
+	if r, c, err := kinds.Data(good); err != nil || r != 3 || c != 2 {
+		t.Errorf("Data(good): %d×%d, %v", r, c, err)
+	}
+	for _, X := range []mat.Matrix{nil, &mat.Dense{}, nan} {
+		if _, _, err := kinds.Data(X); err == nil {
+			t.Errorf("Data(%v): no error", X)
+		}
+	}
+}
+
+func TestPointComponentsDst(t *testing.T) {
+	for _, c := range []struct {
+		x    []float64
+		want error
+	}{{[]float64{1, 2}, nil}, {[]float64{1}, errDim}, {nil, errDim}, {[]float64{math.NaN(), 1}, errNaN}} {
+		if err := kinds.Point(c.x, 2); !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
+			t.Errorf("Point(%v): %v, want %v", c.x, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		k, have int
+		want    error
+	}{{1, 3, nil}, {3, 3, nil}, {0, 3, errArg}, {4, 3, errArg}, {-1, 3, errArg}, {1, 0, errEmpty}} {
+		if err := kinds.Components(c.k, c.have); !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
+			t.Errorf("Components(%d, %d): %v, want %v", c.k, c.have, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		dst  *mat.Dense
+		want error
+	}{{&mat.Dense{}, nil}, {mat.NewDense(2, 3, nil), nil}, {nil, errArg}, {mat.NewDense(3, 2, nil), errDim}} {
+		if err := kinds.Dst(c.dst, 2, 3); !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
+			t.Errorf("Dst: %v, want %v", err, c.want)
+		}
+	}
+}
+
+// TestRoomVectors: the dst rules of Values and VectorsTo.
+func TestRoomVectors(t *testing.T) {
+	long := make([]float64, 5)
+	if got := Room(long, 3); len(got) != 3 || &got[0] != &long[0] {
+		t.Error("Room with room did not reuse dst")
+	}
+	short := make([]float64, 2, 10)
+	if got := Room(short, 3); len(got) != 3 || &got[0] == &short[:1][0] {
+		t.Error("Room without room (len 2 < 3, capacity 10) reused dst")
+	}
+	if got := Room(nil, 0); len(got) != 0 {
+		t.Error("Room(nil, 0)")
+	}
+	var d mat.Dense
+	if Vectors(&d, 4, 0) || !d.IsEmpty() {
+		t.Error("Vectors with no columns resized dst")
+	}
+	if !Vectors(&d, 4, 2) {
+		t.Error("Vectors of an empty dst")
+	}
+	if r, c := d.Dims(); r != 4 || c != 2 {
+		t.Errorf("Vectors resized to %d×%d", r, c)
+	}
+	defer func() {
+		if recover() != mat.ErrShape {
+			t.Error("Vectors with a wrong shape did not panic with mat.ErrShape")
+		}
+	}()
+	Vectors(&d, 3, 2)
+}

@@ -1,0 +1,312 @@
+package modeltest
+
+import (
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/sign"
+)
+
+// reference is the suite's own model: centred kernel PCA with a Gaussian kernel,
+// recomputed from scratch by gonum's EigenSym after every point — slow, plainly
+// correct, and a base for the defective models of modeltest_test.go. defect names the
+// one promise it breaks ("" for none).
+type reference struct {
+	sigma  float64
+	x      *mat.Dense // the points
+	vals   []float64  // the m−1 leading eigenvalues of K' = CKC, descending
+	vecs   *mat.Dense // their unit eigenvectors (m×(m−1)), signed
+	rowAvg []float64  // K·1/m
+	avg    float64    // 1ᵀK1/m²
+	defect string
+}
+
+var errs = check.Kinds{Dimension: ikpca.ErrDimension, NonFinite: ikpca.ErrNonFinite, Empty: ikpca.ErrEmpty, Argument: ikpca.ErrArgument}
+
+func newReference(X *mat.Dense, sigma float64, defect string) (*reference, error) {
+	if _, _, err := errs.Data(X); err != nil {
+		return nil, err
+	}
+	m := &reference{sigma: sigma, x: mat.DenseCopyOf(X), defect: defect}
+	m.decompose()
+	return m, nil
+}
+
+func (m *reference) k(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += (a[i] - b[i]) * (a[i] - b[i])
+	}
+	return math.Exp(-s / (2 * m.sigma * m.sigma))
+}
+
+// decompose computes the eigendecomposition of K' from the points.
+func (m *reference) decompose() {
+	n, _ := m.x.Dims()
+	K := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			K.SetSym(i, j, m.k(m.x.RawRowView(i), m.x.RawRowView(j)))
+		}
+	}
+	m.rowAvg = make([]float64, n)
+	m.avg = 0
+	for i := range n {
+		for j := range n {
+			m.rowAvg[i] += K.At(i, j) / float64(n)
+		}
+		m.avg += m.rowAvg[i] / float64(n)
+	}
+	C := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			C.SetSym(i, j, K.At(i, j)-m.rowAvg[i]-m.rowAvg[j]+m.avg)
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(C, true) {
+		panic("reference: EigenSym failed")
+	}
+	v := eig.Values(nil)
+	var u mat.Dense
+	eig.VectorsTo(&u)
+	m.vals = make([]float64, n-1)
+	m.vecs = mat.NewDense(n, max(n-1, 1), nil)
+	for q := range n - 1 {
+		j := n - 1 - q // descending; the smallest, the trivial one along 1, is left out
+		m.vals[q] = v[j]
+		col := mat.Col(nil, j, &u)
+		f := sign.Of(col)
+		if m.defect == "flipped signs" {
+			f = -f
+		}
+		for i := range n {
+			m.vecs.Set(i, q, f*col[i])
+		}
+	}
+}
+
+// rows and dim are the model's true sizes; Len and Dim report them, or not.
+func (m *reference) rows() int { r, _ := m.x.Dims(); return r }
+func (m *reference) dim() int  { _, c := m.x.Dims(); return c }
+
+func (m *reference) Len() int {
+	if m.defect == "wrong Len" {
+		return m.rows() - 1
+	}
+	return m.rows()
+}
+
+func (m *reference) Dim() int {
+	if m.defect == "wrong Dim" {
+		return m.dim() + 1
+	}
+	return m.dim()
+}
+
+func (m *reference) Bytes() int {
+	r, c := m.x.Dims()
+	b := 8 * (r*c + len(m.vals) + r*(r-1) + len(m.rowAvg) + 1)
+	switch m.defect {
+	case "shrinking Bytes":
+		return 1 << 20 / r
+	case "zero Bytes":
+		return 0
+	}
+	return b
+}
+
+func (m *reference) Values(dst []float64) []float64 {
+	v := m.vals
+	switch m.defect {
+	case "ascending Values":
+		v = append([]float64(nil), v...)
+		for i, j := 0, len(v)-1; i < j; i, j = i+1, j-1 {
+			v[i], v[j] = v[j], v[i]
+		}
+	case "a negative eigenvalue":
+		v = append(append([]float64(nil), v...), -0.5*v[0])
+	case "a NaN eigenvalue":
+		v = append(append([]float64(nil), v...), math.NaN())
+	case "Values ignores dst":
+		return append([]float64(nil), v...)
+	}
+	dst = check.Room(dst, len(v))
+	copy(dst, v)
+	return dst
+}
+
+func (m *reference) Add(x []float64) error {
+	if m.defect == "Add stores a bad point" {
+		m.x = mat.NewDense(m.rows()+1, len(x), append(append([]float64(nil), m.x.RawMatrix().Data...), x...))
+		m.decompose()
+	}
+	if err := errs.Point(x, m.dim()); err != nil {
+		return err
+	}
+	if m.defect != "Add stores a bad point" {
+		m.x = mat.NewDense(m.rows()+1, len(x), append(append([]float64(nil), m.x.RawMatrix().Data...), x...))
+		m.decompose()
+	}
+	return nil
+}
+
+func (m *reference) AddBatch(X mat.Matrix) error {
+	if m.defect != "AddBatch adds rows before a bad one" {
+		if _, err := errs.Points(X, m.dim()); err != nil {
+			return err
+		}
+	} else if check.IsNil(X) {
+		return fmt.Errorf("%w: nil", ikpca.ErrArgument)
+	}
+	r, _ := X.Dims()
+	if r == 0 {
+		return fmt.Errorf("%w: no rows", ikpca.ErrEmpty)
+	}
+	for i := range r {
+		if err := m.Add(mat.Row(nil, i, X)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scores returns the rows×k scores of the points X: uⱼᵀk'ₓ/√λⱼ, k'ₓ the centred kernel
+// column.
+func (m *reference) scores(X mat.Matrix, k int) *mat.Dense {
+	rows, _ := X.Dims()
+	n := m.rows()
+	out := mat.NewDense(rows, k, nil)
+	kx := make([]float64, n)
+	for i := range rows {
+		x := mat.Row(nil, i, X)
+		var mean float64
+		for l := range n {
+			kx[l] = m.k(m.x.RawRowView(l), x)
+			mean += kx[l] / float64(n)
+		}
+		for l := range n {
+			kx[l] += m.avg - m.rowAvg[l] - mean
+		}
+		for j := range k {
+			if m.vals[j] > 1e-12*m.vals[0] {
+				out.Set(i, j, mat.Dot(mat.NewVecDense(n, kx), m.vecs.ColView(j))/math.Sqrt(m.vals[j]))
+			}
+		}
+	}
+	return out
+}
+
+func (m *reference) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
+	var rows int
+	var err error
+	if m.defect == "NaN accepted" {
+		if check.IsNil(X) {
+			return fmt.Errorf("%w: nil", ikpca.ErrArgument)
+		}
+		rows, _ = X.Dims()
+		if rows == 0 {
+			return fmt.Errorf("%w: no rows", ikpca.ErrEmpty)
+		}
+	} else if rows, err = errs.Points(X, m.dim()); err != nil {
+		if m.defect == "wrong error kind" && errors.Is(err, ikpca.ErrDimension) {
+			return fmt.Errorf("%w: dimension", ikpca.ErrArgument)
+		}
+		return err
+	}
+	have := len(m.vals)
+	if m.defect == "k beyond len(Values)" {
+		have++
+	}
+	if err := errs.Components(k, have); err != nil {
+		if m.defect == "dst written on error" && dst != nil && !dst.IsEmpty() {
+			dst.Zero()
+		}
+		if m.defect == "failed Transform changes the model" {
+			m.vals[0] = math.Nextafter(m.vals[0], math.Inf(1))
+		}
+		return err
+	}
+	if err := errs.Dst(dst, rows, k); err != nil {
+		return err
+	}
+	s := m.scores(X, min(k, len(m.vals)))
+	check.Reuse(dst, rows, k)
+	f := 1.0
+	if m.defect == "scaled Transform" {
+		f = 1.001
+	}
+	for i := range rows {
+		for j := range min(k, len(m.vals)) {
+			dst.Set(i, j, f*s.At(i, j))
+		}
+	}
+	return nil
+}
+
+// trainingScores are U_k·Λ_k^½.
+func (m *reference) trainingScores(k int) *mat.Dense {
+	n := m.rows()
+	out := mat.NewDense(n, k, nil)
+	for j := range k {
+		for i := range n {
+			out.Set(i, j, m.vecs.At(i, j)*math.Sqrt(math.Max(m.vals[j], 0)))
+		}
+	}
+	return out
+}
+
+// save writes the points and σ; load recomputes the decomposition from them.
+func (m *reference) save(w io.Writer) error {
+	r, c := m.x.Dims()
+	data := append([]float64(nil), m.x.RawMatrix().Data...)
+	if m.defect == "lossy checkpoint" {
+		for i, v := range data {
+			data[i] = float64(float32(v))
+		}
+	}
+	return gob.NewEncoder(w).Encode(struct {
+		Sigma float64
+		R, C  int
+		Data  []float64
+	}{m.sigma, r, c, data})
+}
+
+func loadReference(r io.Reader, defect string) (*reference, error) {
+	var c struct {
+		Sigma float64
+		R, C  int
+		Data  []float64
+	}
+	if err := gob.NewDecoder(r).Decode(&c); err != nil {
+		return nil, err
+	}
+	return newReference(mat.NewDense(c.R, c.C, c.Data), c.Sigma, defect)
+}
+
+// subject describes a reference model with the given defect to the suite.
+func subject(defect string) Subject {
+	return Subject{
+		New: func(X *mat.Dense) (ikpca.Model, error) { return newReference(X, 1, defect) },
+		Add: func(m ikpca.Model, x []float64) error { return m.(*reference).Add(x) },
+		AddBatch: func(m ikpca.Model, X mat.Matrix) error {
+			return m.(*reference).AddBatch(X)
+		},
+		TrainingScores: func(m ikpca.Model, k int) (*mat.Dense, error) {
+			return m.(*reference).trainingScores(k), nil
+		},
+		Project: func(m ikpca.Model, X mat.Matrix, k int) (*mat.Dense, error) {
+			return m.(*reference).scores(X, k), nil
+		},
+		Signed: func(m ikpca.Model) (*mat.Dense, error) { return mat.DenseCopyOf(m.(*reference).vecs), nil },
+		Save:   func(m ikpca.Model, w io.Writer) error { return m.(*reference).save(w) },
+		Load:   func(r io.Reader) (ikpca.Model, error) { return loadReference(r, defect) },
+	}
+}
