@@ -1,4 +1,4 @@
-package experiment
+package paper
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/study"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -25,6 +26,21 @@ func setup(t *testing.T, n int) (*mat.Dense, kernel.Kernel) {
 		t.Fatal(err)
 	}
 	return mat.DenseCopyOf(y.Slice(0, n, 0, 8)), kernel.RBF{Sigma: s}
+}
+
+// checkPNG draws the figure and checks that the result decodes.
+func checkPNG(t *testing.T, f *study.Figure, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := f.WritePNG(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := png.Decode(&buf); err != nil {
+		t.Fatalf("PNG: %v", err)
+	}
 }
 
 // TestDrift: the curves have the right length, are tiny (the decomposition is exact to
@@ -59,19 +75,18 @@ func TestDrift(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := WriteDriftCSV(&buf, r); err != nil {
+	tab := r.Table()
+	if err := tab.WriteCSV(&buf); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&buf).ReadAll()
 	if err != nil || len(rows) != 41 || len(rows[0]) != 10 || rows[1][0] != "21" {
 		t.Fatalf("CSV: %v, %d rows", err, len(rows))
 	}
-	buf.Reset()
-	if err := PlotDrift(&buf, "yeast", r); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := png.Decode(&buf); err != nil {
-		t.Fatalf("PNG: %v", err)
+	fig, err := drawDrift(tab, "yeast")
+	checkPNG(t, fig, err)
+	if len(fig.Curves) != 9 || len(fig.Keys) != 6 {
+		t.Errorf("Figure 1: %d curves and %d keys, want 9 and 6", len(fig.Curves), len(fig.Keys))
 	}
 }
 
@@ -90,22 +105,18 @@ func TestNystrom(t *testing.T) {
 		t.Errorf("Frobenius error %g at m = 1, %g at m = n", first, last)
 	}
 	var buf bytes.Buffer
-	if err := WriteNystromCSV(&buf, r); err != nil {
+	if err := r.Table().WriteCSV(&buf); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(buf.String(), "m,Frobenius,spectral,trace,Frobenius_relative") {
 		t.Errorf("CSV header %q", strings.SplitN(buf.String(), "\n", 2)[0])
 	}
-	buf.Reset()
-	if err := PlotNystrom(&buf, "yeast", r); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := png.Decode(&buf); err != nil {
-		t.Fatalf("PNG: %v", err)
-	}
+	fig, err := drawNystrom(r.Table(), "yeast")
+	checkPNG(t, fig, err)
 }
 
-// TestCancel: a cancelled context stops the experiments with its error.
+// TestCancel: a cancelled context stops the experiments with its error; options out of
+// range are refused.
 func TestCancel(t *testing.T) {
 	x, k := setup(t, 80)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -123,8 +134,44 @@ func TestCancel(t *testing.T) {
 		t.Errorf("Nystrom: %v", err)
 	}
 	for _, o := range []DriftOptions{{}, {Data: x, Kernel: k, M0: 5, MMax: 5}, {Data: x, Kernel: k, M0: 5, MMax: 500}} {
-		if _, err := Drift(context.Background(), o); err == nil {
-			t.Errorf("Drift(%+v): no error", o.MMax)
+		if _, err := Drift(context.Background(), o); !errors.Is(err, study.ErrOptions) {
+			t.Errorf("Drift(mmax %d): %v, want ErrOptions", o.MMax, err)
+		}
+	}
+}
+
+// TestRun: both figures per data set, each a table and the figure drawn from it, and the
+// redrawn figures are those of the run; a bad data set or size is refused.
+func TestRun(t *testing.T) {
+	o := Options{Datasets: []string{"yeast"}, M0: 20, MMax: 30, Runs: 1, NystromN: 40, NystromMMax: 10, Seed: 1}
+	var stages []string
+	o.Progress = func(stage string, done, total int) {
+		if len(stages) == 0 || stages[len(stages)-1] != stage {
+			stages = append(stages, stage)
+		}
+	}
+	outs, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := study.Files(outs)
+	if err != nil || strings.Join(files, " ") != "fig1-yeast.csv fig1-yeast.png fig2-yeast.csv fig2-yeast.png" {
+		t.Fatalf("files %v (%v)", files, err)
+	}
+	if strings.Join(stages, "|") != "yeast: Figure 1|yeast: Figure 2" {
+		t.Errorf("stages %q", stages)
+	}
+	if !strings.Contains(study.Summary(outs), "Figure 2 (the first 40 points)") {
+		t.Errorf("summary:\n%s", study.Summary(outs))
+	}
+	redrawn, err := study.Redraw(map[string]*study.Table{"fig1-yeast": outs[0].Table, "fig2-yeast": outs[1].Table}, Plots)
+	if err != nil || len(redrawn) != 2 {
+		t.Fatalf("redrawn %d figures: %v", len(redrawn), err)
+	}
+	for _, bad := range []Options{{Datasets: []string{"iris"}, M0: 20, MMax: 30, NystromN: 40, NystromMMax: 10},
+		{Datasets: []string{"yeast"}, M0: 20, MMax: 3000, NystromN: 40, NystromMMax: 10}} {
+		if _, err := Run(context.Background(), bad); !errors.Is(err, study.ErrOptions) {
+			t.Errorf("%v: %v, want ErrOptions", bad.Datasets, err)
 		}
 	}
 }
