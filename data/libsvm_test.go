@@ -3,71 +3,17 @@ package data
 import (
 	"bytes"
 	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"testing/iotest"
 
 	"gonum.org/v1/gonum/mat"
 )
-
-// Checksums of the decompressed a9a files, as listed in
-// /work/shared/data/SHA256SUMS (and in README.md).
-const (
-	a9aSHA256     = "f5d5ffd8d865ff41328e7ee043e4b020816914ff6843ff15b98905ddbedce906"
-	a9aTestSHA256 = "1f448a153f0320399a7e40836eb207655b0bde0f21fc941cc472193daa9f5de9"
-)
-
-func TestA9ARawChecksum(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		raw  []byte
-		sum  string
-		size int
-	}{
-		{"a9a", A9ARaw(), a9aSHA256, 2329875},
-		{"a9a.t", A9ATestRaw(), a9aTestSHA256, 1164628},
-	} {
-		sum := sha256.Sum256(tc.raw)
-		if got := hex.EncodeToString(sum[:]); got != tc.sum {
-			t.Errorf("%s: sha256 = %s, want %s", tc.name, got, tc.sum)
-		}
-		if len(tc.raw) != tc.size {
-			t.Errorf("%s: %d bytes, want %d", tc.name, len(tc.raw), tc.size)
-		}
-	}
-}
-
-func TestA9ARawIsCopy(t *testing.T) {
-	b := A9ARaw()
-	b[0] = 'X'
-	if A9ARaw()[0] != '-' {
-		t.Fatal("modifying A9ARaw() result changed the next call's result")
-	}
-	b = A9ATestRaw()
-	b[0] = 'X'
-	if A9ATestRaw()[0] != '-' {
-		t.Fatal("modifying A9ATestRaw() result changed the next call's result")
-	}
-}
-
-// TestA9AParses guards the panics in A9A and A9ATest: the embedded files
-// must parse.
-func TestA9AParses(t *testing.T) {
-	if _, err := loadA9A(); err != nil {
-		t.Fatalf("embedded a9a.gz does not parse: %v", err)
-	}
-	if _, err := loadA9ATest(); err != nil {
-		t.Fatalf("embedded a9a.t.gz does not parse: %v", err)
-	}
-}
 
 func TestA9AShape(t *testing.T) {
 	for _, tc := range []struct {
@@ -229,44 +175,6 @@ func TestA9AMatchesRaw(t *testing.T) {
 			t.Fatalf("row %d: label %v, A9A() has %q", i, v, d.Labels[i])
 		}
 	}
-}
-
-func TestA9AFreshCopy(t *testing.T) {
-	a := A9A()
-	a.X.Set(0, 2, -1)
-	a.Labels[0] = "changed"
-	a.Features[0] = "changed"
-	a.Name = "changed"
-	b := A9A()
-	if b.X.At(0, 2) != 1 || b.Labels[0] != "-1" || b.Features[0] != "f1" || b.Name != "a9a" {
-		t.Fatal("modifying an A9A() result changed the next call's result")
-	}
-	if a.X == b.X {
-		t.Fatal("A9A() returned the same matrix twice")
-	}
-	c := A9ATest()
-	c.X.Set(0, 0, -1)
-	c.Labels[0] = "changed"
-	if d := A9ATest(); d.X.At(0, 0) != 1 || d.Labels[0] != "-1" || d.Name != "a9a.t" {
-		t.Fatal("modifying an A9ATest() result changed the next call's result")
-	}
-}
-
-func TestA9AConcurrent(t *testing.T) {
-	var wg sync.WaitGroup
-	for i := range 4 {
-		wg.Go(func() {
-			d := A9A()
-			if i%2 == 1 {
-				d = A9ATest()
-			}
-			d.X.Set(1, 1, 42)
-			if _, c := d.X.Dims(); c != 123 {
-				t.Errorf("cols = %d", c)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // TestParseA9ACorrupt checks that a damaged or wrong embedded file is
