@@ -1,16 +1,15 @@
 package kaf
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"image/png"
 	"math"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/ikpca/ikpca/internal/study"
+	"github.com/ikpca/ikpca/internal/study/studytest"
 )
 
 // defaults are the paper's settings (PredictOptions documents them).
@@ -18,21 +17,6 @@ func defaults() PredictOptions {
 	return PredictOptions{Trials: 100, Train: 2000, Test: 200, Gap: 200, Order: 7, Every: 20, Noise: 0.02,
 		Eta: 0.1, KLMSEta: 0.2, Sigma: 1 / math.Sqrt2, Features: 330, Quantisation: 0.28, Threshold: 0.3,
 		Seed100: 100, ISPEEDCap: 400, Seed: 1}
-}
-
-// checkPNG draws the figure and checks that the result decodes.
-func checkPNG(t *testing.T, f *study.Figure, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := f.WritePNG(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := png.Decode(&buf); err != nil {
-		t.Fatalf("PNG: %v", err)
-	}
 }
 
 func TestPredict(t *testing.T) {
@@ -71,12 +55,11 @@ func TestPredict(t *testing.T) {
 	if !strings.Contains(out.Markdown, "| siSPEED |") {
 		t.Errorf("markdown lacks siSPEED:\n%s", out.Markdown)
 	}
-	var b bytes.Buffer
-	if err := out.Table.WriteCSV(&b); err != nil || !strings.HasPrefix(b.String(), "training_samples,LMS,") {
-		t.Errorf("CSV: %v %q", err, b.String()[:40])
+	if csv := studytest.CSV(t, out.Table); !strings.HasPrefix(csv, "training_samples,LMS,") {
+		t.Errorf("CSV: %q", csv[:40])
 	}
 	fig, err := drawCurves(out.Table, "")
-	checkPNG(t, fig, err)
+	studytest.CheckPNG(t, fig, err)
 	if len(fig.Panels) != 2 || len(fig.Panels[0].Curves)+len(fig.Panels[1].Curves) != len(Methods)+1 {
 		t.Errorf("learning curves: %d panels", len(fig.Panels))
 	}
@@ -109,7 +92,7 @@ func TestBasis(t *testing.T) {
 	}
 	for _, which := range []string{"gram", "angle"} {
 		fig, err := drawBasis(out.Table, which)
-		checkPNG(t, fig, err)
+		studytest.CheckPNG(t, fig, err)
 	}
 	if _, err := Basis(context.Background(), BasisOptions{N: 300, M: 300, Seed: 50, Every: 50, Sigma: 1}); !errors.Is(err, study.ErrOptions) {
 		t.Errorf("m = n: %v", err)

@@ -1,11 +1,9 @@
 package paper
 
 import (
-	"bytes"
 	"context"
 	"encoding/csv"
 	"errors"
-	"image/png"
 	"strings"
 	"testing"
 
@@ -13,6 +11,7 @@ import (
 
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/study"
+	"github.com/ikpca/ikpca/internal/study/studytest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -26,21 +25,6 @@ func setup(t *testing.T, n int) (*mat.Dense, kernel.Kernel) {
 		t.Fatal(err)
 	}
 	return mat.DenseCopyOf(y.Slice(0, n, 0, 8)), kernel.RBF{Sigma: s}
-}
-
-// checkPNG draws the figure and checks that the result decodes.
-func checkPNG(t *testing.T, f *study.Figure, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := f.WritePNG(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := png.Decode(&buf); err != nil {
-		t.Fatalf("PNG: %v", err)
-	}
 }
 
 // TestDrift: the curves have the right length, are tiny (the decomposition is exact to
@@ -74,17 +58,13 @@ func TestDrift(t *testing.T) {
 			t.Fatalf("m = %d: norms %g %g %g out of order", r.M[i], r.Single[0][i], r.Single[1][i], r.Single[2][i])
 		}
 	}
-	var buf bytes.Buffer
 	tab := r.Table()
-	if err := tab.WriteCSV(&buf); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(&buf).ReadAll()
+	rows, err := csv.NewReader(strings.NewReader(studytest.CSV(t, tab))).ReadAll()
 	if err != nil || len(rows) != 41 || len(rows[0]) != 10 || rows[1][0] != "21" {
 		t.Fatalf("CSV: %v, %d rows", err, len(rows))
 	}
 	fig, err := drawDrift(tab, "yeast")
-	checkPNG(t, fig, err)
+	studytest.CheckPNG(t, fig, err)
 	if len(fig.Curves) != 9 || len(fig.Keys) != 6 {
 		t.Errorf("Figure 1: %d curves and %d keys, want 9 and 6", len(fig.Curves), len(fig.Keys))
 	}
@@ -104,15 +84,11 @@ func TestNystrom(t *testing.T) {
 	if !(last < 1e-10*r.Norm && first > 100*last) {
 		t.Errorf("Frobenius error %g at m = 1, %g at m = n", first, last)
 	}
-	var buf bytes.Buffer
-	if err := r.Table().WriteCSV(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(buf.String(), "m,Frobenius,spectral,trace,Frobenius_relative") {
-		t.Errorf("CSV header %q", strings.SplitN(buf.String(), "\n", 2)[0])
+	if csv := studytest.CSV(t, r.Table()); !strings.HasPrefix(csv, "m,Frobenius,spectral,trace,Frobenius_relative") {
+		t.Errorf("CSV header %q", strings.SplitN(csv, "\n", 2)[0])
 	}
 	fig, err := drawNystrom(r.Table(), "yeast")
-	checkPNG(t, fig, err)
+	studytest.CheckPNG(t, fig, err)
 }
 
 // TestCancel: a cancelled context stops the experiments with its error; options out of

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
@@ -270,17 +268,18 @@ func nystromModel(ny *kpca.Nystrom, d int) ikpca.Model {
 // lowRankError returns ‖G − Y·Yᵀ‖₂ by Lanczos, applying Y·Yᵀ without forming it.
 func lowRankError(G *mat.SymDense, Y *mat.Dense) float64 {
 	n := G.SymmetricDim()
-	raw := G.RawSymmetric()
 	_, k := Y.Dims()
-	yr := Y.RawMatrix()
-	tmp := make([]float64, max(k, 1))
+	var yyx mat.VecDense
+	tmp := mat.NewVecDense(max(k, 1), nil)
 	return lanczos.Norm(n, func(dst, x []float64) {
-		blas64.Symv(1, raw, blas64.Vector{N: n, Inc: 1, Data: x}, 0, blas64.Vector{N: n, Inc: 1, Data: dst})
+		xv, dv := mat.NewVecDense(n, x), mat.NewVecDense(n, dst)
+		dv.MulVec(G, xv)
 		if k == 0 {
 			return
 		}
-		blas64.Gemv(blas.Trans, 1, yr, blas64.Vector{N: n, Inc: 1, Data: x}, 0, blas64.Vector{N: k, Inc: 1, Data: tmp})
-		blas64.Gemv(blas.NoTrans, -1, yr, blas64.Vector{N: k, Inc: 1, Data: tmp}, 1, blas64.Vector{N: n, Inc: 1, Data: dst})
+		tmp.MulVec(Y.T(), xv)
+		yyx.MulVec(Y, tmp)
+		dv.SubVec(dv, &yyx)
 	})
 }
 

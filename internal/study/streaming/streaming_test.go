@@ -1,42 +1,16 @@
 package streaming
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"image/png"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/ikpca/ikpca/features"
 	"github.com/ikpca/ikpca/internal/study"
+	"github.com/ikpca/ikpca/internal/study/studytest"
 )
-
-// checkPNG draws the figure and checks that the result decodes.
-func checkPNG(t *testing.T, f *study.Figure, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := f.WritePNG(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := png.Decode(&buf); err != nil {
-		t.Fatalf("PNG: %v", err)
-	}
-}
-
-// csvLines returns the number of lines of the table as CSV.
-func csvLines(t *testing.T, tab *study.Table) int {
-	t.Helper()
-	var b bytes.Buffer
-	if err := tab.WriteCSV(&b); err != nil {
-		t.Fatal(err)
-	}
-	return strings.Count(b.String(), "\n")
-}
 
 func TestApprox(t *testing.T) {
 	res, err := Approx(context.Background(), ApproxOptions{Dataset: "cpu_act", N: 200, Test: 30, Features: 128,
@@ -65,7 +39,7 @@ func TestApprox(t *testing.T) {
 		}
 	}
 	out := res.output()
-	if n := csvLines(t, out.Table); n != 9 {
+	if n := studytest.Lines(t, out.Table); n != 9 {
 		t.Errorf("CSV: %d lines, want 9", n)
 	}
 	if !strings.Contains(out.Markdown, "| Nystrom | 10 |") {
@@ -73,7 +47,7 @@ func TestApprox(t *testing.T) {
 	}
 	for _, x := range []string{"ell", "memory", "time"} {
 		fig, err := drawApprox(out.Table, x)
-		checkPNG(t, fig, err)
+		studytest.CheckPNG(t, fig, err)
 	}
 	for _, o := range []ApproxOptions{
 		{Dataset: "nosuch", N: 10, Test: 1, Features: 8, Ells: []int{2}},
@@ -110,14 +84,14 @@ func TestToy(t *testing.T) {
 	if len(outs) != 2 || !strings.Contains(outs[0].Markdown, "KRQA |error|") {
 		t.Fatalf("outputs %d, markdown:\n%s", len(outs), outs[0].Markdown)
 	}
-	if n := csvLines(t, outs[0].Table); n != 3 {
+	if n := studytest.Lines(t, outs[0].Table); n != 3 {
 		t.Errorf("runs CSV: %d lines, want 3", n)
 	}
-	if n := csvLines(t, outs[1].Table); n != 41 {
+	if n := studytest.Lines(t, outs[1].Table); n != 41 {
 		t.Errorf("curves CSV: %d lines, want 41", n)
 	}
 	fig, err := drawToy(outs[1].Table, "")
-	checkPNG(t, fig, err)
+	studytest.CheckPNG(t, fig, err)
 	if _, err := Toy(context.Background(), ToyOptions{Runs: 0, N: 60, Passes: 1}); !errors.Is(err, study.ErrOptions) {
 		t.Errorf("no runs: %v", err)
 	}
@@ -134,11 +108,11 @@ func TestRFF(t *testing.T) {
 		}
 	}
 	out := res.output()
-	if n := csvLines(t, out.Table); n != 1+2*len(res.Dims) {
+	if n := studytest.Lines(t, out.Table); n != 1+2*len(res.Dims) {
 		t.Errorf("CSV: %d lines", n)
 	}
 	fig, err := drawRFF(out.Table, "")
-	checkPNG(t, fig, err)
+	studytest.CheckPNG(t, fig, err)
 	if len(fig.Curves) != 5 {
 		t.Errorf("%d curves, want RMS and largest for two forms and the reference", len(fig.Curves))
 	}
