@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -133,7 +134,7 @@ func (m *KHA) present(s int) {
 	col := m.s.column(s)
 	m.s.centre(col)
 	for i := range m.r {
-		m.y[i] = dot(m.alpha[i], col)
+		m.y[i] = vec.Dot(m.alpha[i], col)
 	}
 	eta := m.opts.Rate
 	if m.opts.Decay > 0 {

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -141,14 +142,6 @@ func grow(x []float64, n int) []float64 {
 	return append(x[:cap(x)], make([]float64, n-cap(x))...)[:n]
 }
 
-func dot(x, y []float64) float64 {
-	var s float64
-	for i, v := range x {
-		s += v * y[i]
-	}
-	return s
-}
-
 func sum(x []float64) float64 {
 	var s float64
 	for _, v := range x {
@@ -175,17 +168,17 @@ func (s *samples) rayleigh(dst []float64, alpha [][]float64) []float64 {
 		col := s.column(l)
 		s.centre(col)
 		for i, a := range alpha {
-			ka[i][l] = dot(col, a)
+			ka[i][l] = vec.Dot(col, a)
 		}
 	}
 	dst = dst[:0]
 	for i, a := range alpha {
-		den := dot(a, ka[i])
+		den := vec.Dot(a, ka[i])
 		if !(den > 0) {
 			dst = append(dst, 0)
 			continue
 		}
-		dst = append(dst, dot(ka[i], ka[i])/den)
+		dst = append(dst, vec.Dot(ka[i], ka[i])/den)
 	}
 	return dst
 }
@@ -224,7 +217,7 @@ func (s *samples) scores(dst *mat.Dense, X mat.Matrix, alpha [][]float64, norms2
 		for j := range k {
 			v := 0.0
 			if norms2[j] > 0 {
-				v = dot(alpha[j], kx) / math.Sqrt(norms2[j])
+				v = vec.Dot(alpha[j], kx) / math.Sqrt(norms2[j])
 			}
 			dst.Set(i, j, v)
 		}
@@ -239,7 +232,7 @@ func (s *samples) rayleighNorms(alpha [][]float64) []float64 {
 		col := s.column(l)
 		s.centre(col)
 		for i, a := range alpha {
-			out[i] += a[l] * dot(col, a)
+			out[i] += a[l] * vec.Dot(col, a)
 		}
 	}
 	return out
