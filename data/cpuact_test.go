@@ -40,31 +40,14 @@ func TestCPUActShape(t *testing.T) {
 }
 
 func TestCPUActRows(t *testing.T) {
-	d := CPUAct()
-	y := CPUActTarget()
-	cases := []struct {
-		line   int // 1-based line of the file; line 1 is the header
-		vals   []float64
-		target float64
-	}{
+	checkRows(t, CPUAct(), CPUActTarget(), 2, []fileRow{
 		// first data line
-		{2, []float64{6, 2, 1036, 103, 114, 1.0, 1.0, 172076, 355965, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 4.0, 73.6, 89.0, 2.0, 6527, 1851864}, 90},
+		{2, []float64{6, 2, 1036, 103, 114, 1.0, 1.0, 172076, 355965, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 4.0, 73.6, 89.0, 2.0, 6527, 1851864}, "", 90},
 		// a line also present in the OpenML copy of cpu_act (README.md)
-		{7246, []float64{1, 0, 1139, 85, 43, 0.2, 0.2, 25711, 5372, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 2.0, 15.6, 16.8, 1.8, 492, 1742376}, 92},
+		{7246, []float64{1, 0, 1139, 85, 43, 0.2, 0.2, 25711, 5372, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 2.0, 15.6, 16.8, 1.8, 492, 1742376}, "", 92},
 		// last line
-		{8193, []float64{5, 0, 1888, 248, 215, 6.2, 1.8, 216420, 39346, 0.0, 0.0, 0.0, 0.0, 0.0, 7.4, 14.8, 296.6, 420.2, 4.6, 1628, 1757696}, 80},
-	}
-	for _, tc := range cases {
-		i := tc.line - 2
-		for j, v := range tc.vals {
-			if got := d.X.At(i, j); got != v {
-				t.Errorf("line %d, feature %s: got %v, want %v", tc.line, d.Features[j], got, v)
-			}
-		}
-		if y[i] != tc.target {
-			t.Errorf("line %d: target %v, want %v", tc.line, y[i], tc.target)
-		}
-	}
+		{8193, []float64{5, 0, 1888, 248, 215, 6.2, 1.8, 216420, 39346, 0.0, 0.0, 0.0, 0.0, 0.0, 7.4, 14.8, 296.6, 420.2, 4.6, 1628, 1757696}, "", 80},
+	})
 }
 
 // TestCPUActValues checks the ranges documented in README.md: all features

@@ -28,34 +28,18 @@ func TestYeastShape(t *testing.T) {
 }
 
 func TestYeastRows(t *testing.T) {
-	d := Yeast()
-	cases := []struct {
-		line  int // 1-based line of the file
-		vals  []float64
-		label string
-	}{
+	checkRows(t, Yeast(), nil, 1, []fileRow{
 		// ADT1_YEAST  0.58  0.61  0.47  0.13  0.50  0.00  0.48  0.22  MIT
-		{1, []float64{0.58, 0.61, 0.47, 0.13, 0.50, 0.00, 0.48, 0.22}, "MIT"},
+		{1, []float64{0.58, 0.61, 0.47, 0.13, 0.50, 0.00, 0.48, 0.22}, "MIT", 0},
 		// H4_YEAST    0.37  0.34  0.58  0.24  0.50  0.00  0.44  0.18  NUC
-		{407, []float64{0.37, 0.34, 0.58, 0.24, 0.50, 0.00, 0.44, 0.18}, "NUC"},
+		{407, []float64{0.37, 0.34, 0.58, 0.24, 0.50, 0.00, 0.44, 0.18}, "NUC", 0},
 		// H3_YEAST    0.39  0.39  0.55  0.52  0.50  0.00  0.37  0.16  NUC
-		{410, []float64{0.39, 0.39, 0.55, 0.52, 0.50, 0.00, 0.37, 0.16}, "NUC"},
+		{410, []float64{0.39, 0.39, 0.55, 0.52, 0.50, 0.00, 0.37, 0.16}, "NUC", 0},
 		// HO_YEAST    0.53  0.53  0.53  0.17  0.50  0.00  0.49  0.37  NUC
-		{421, []float64{0.53, 0.53, 0.53, 0.17, 0.50, 0.00, 0.49, 0.37}, "NUC"},
+		{421, []float64{0.53, 0.53, 0.53, 0.17, 0.50, 0.00, 0.49, 0.37}, "NUC", 0},
 		// G6PD_YEAST  0.65  0.54  0.54  0.13  0.50  0.00  0.53  0.22  CYT
-		{1484, []float64{0.65, 0.54, 0.54, 0.13, 0.50, 0.00, 0.53, 0.22}, "CYT"},
-	}
-	for _, tc := range cases {
-		i := tc.line - 1
-		for j, v := range tc.vals {
-			if got := d.X.At(i, j); got != v {
-				t.Errorf("line %d, feature %s: got %v, want %v", tc.line, d.Features[j], got, v)
-			}
-		}
-		if d.Labels[i] != tc.label {
-			t.Errorf("line %d: label %q, want %q", tc.line, d.Labels[i], tc.label)
-		}
-	}
+		{1484, []float64{0.65, 0.54, 0.54, 0.13, 0.50, 0.00, 0.53, 0.22}, "CYT", 0},
+	})
 }
 
 func TestYeastDuplicates(t *testing.T) {

@@ -122,6 +122,35 @@ func TestEmbeddedConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
+// fileRow is one line of an embedded file, as the file spells it: its 1-based line
+// number, its features, and its label or target (a label "" is not checked).
+type fileRow struct {
+	line   int
+	vals   []float64
+	label  string
+	target float64
+}
+
+// checkRows checks the rows of d, and its targets y (nil for none), against lines of
+// the file whose first data line is line first.
+func checkRows(t *testing.T, d Dataset, y []float64, first int, rows []fileRow) {
+	t.Helper()
+	for _, r := range rows {
+		i := r.line - first
+		for j, v := range r.vals {
+			if got := d.X.At(i, j); got != v {
+				t.Errorf("%s line %d, feature %s: got %v, want %v", d.Name, r.line, d.Features[j], got, v)
+			}
+		}
+		if r.label != "" && d.Labels[i] != r.label {
+			t.Errorf("%s line %d: label %q, want %q", d.Name, r.line, d.Labels[i], r.label)
+		}
+		if y != nil && y[i] != r.target {
+			t.Errorf("%s line %d: target %v, want %v", d.Name, r.line, y[i], r.target)
+		}
+	}
+}
+
 // TestParseTable: the three layouts of the embedded tables, and what each rejects.
 func TestParseTable(t *testing.T) {
 	feats := []string{"a", "b"}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,7 +59,7 @@ func TestA9AFirstRows(t *testing.T) {
 		for _, j := range ones {
 			want[j-1] = 1
 		}
-		if got := mat.Row(nil, 0, d.X); !floatsEqual(got, want) {
+		if got := mat.Row(nil, 0, d.X); !slices.Equal(got, want) {
 			t.Errorf("%s row 0: got nonzeros at %v, want %v", name, nonzeros(got), ones)
 		}
 		if d.Labels[0] != label {
@@ -68,18 +69,6 @@ func TestA9AFirstRows(t *testing.T) {
 	check("a9a", A9A(), "-1", []int{3, 11, 14, 19, 39, 42, 55, 64, 67, 73, 75, 76, 80, 83})
 	// -1 1:1 6:1 17:1 21:1 35:1 42:1 54:1 62:1 71:1 73:1 74:1 76:1 80:1 83:1
 	check("a9a.t", A9ATest(), "-1", []int{1, 6, 17, 21, 35, 42, 54, 62, 71, 73, 74, 76, 80, 83})
-}
-
-func floatsEqual(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // nonzeros returns the 1-based indices of the nonzero entries of v.
@@ -244,7 +233,7 @@ func TestParseLIBSVM(t *testing.T) {
 			continue
 		}
 		want := mat.NewDense(tc.rows, tc.cols, tc.data)
-		if !mat.Equal(X, want) || !floatsEqual(y, tc.y) {
+		if !mat.Equal(X, want) || !slices.Equal(y, tc.y) {
 			t.Errorf("%s: got X=%v y=%v, want X=%v y=%v", tc.name, mat.Formatted(X), y, mat.Formatted(want), tc.y)
 		}
 	}
@@ -444,7 +433,7 @@ func FuzzParseLIBSVM(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-parsing %q: %v", b.String(), err)
 		}
-		if !mat.Equal(X, X2) || !floatsEqual(y, y2) {
+		if !mat.Equal(X, X2) || !slices.Equal(y, y2) {
 			t.Fatalf("round trip changed the data: %q", b.String())
 		}
 	})

@@ -30,33 +30,17 @@ func TestMagicShape(t *testing.T) {
 }
 
 func TestMagicRows(t *testing.T) {
-	d := Magic()
-	cases := []struct {
-		line  int // 1-based line of the file
-		vals  []float64
-		label string
-	}{
+	checkRows(t, Magic(), nil, 1, []fileRow{
 		// first line
-		{1, []float64{28.7967, 16.0021, 2.6449, 0.3918, 0.1982, 27.7004, 22.011, -8.2027, 40.092, 81.8828}, "g"},
+		{1, []float64{28.7967, 16.0021, 2.6449, 0.3918, 0.1982, 27.7004, 22.011, -8.2027, 40.092, 81.8828}, "g", 0},
 		// last row of the Hallgren & Northrop subset
-		{10000, []float64{29.7423, 23.5505, 2.8814, 0.2957, 0.1636, 8.8321, -16.5257, -14.4703, 32.6827, 53.2158}, "g"},
+		{10000, []float64{29.7423, 23.5505, 2.8814, 0.2957, 0.1636, 8.8321, -16.5257, -14.4703, 32.6827, 53.2158}, "g", 0},
 		// last g row and first h row
-		{12332, []float64{31.5125, 19.2867, 2.9578, 0.2975, 0.1515, 38.1833, 21.6729, -12.0726, 17.5809, 171.227}, "g"},
-		{12333, []float64{93.7035, 37.9432, 3.1454, 0.168, 0.1011, 53.2566, 89.0566, 11.8175, 14.1224, 231.9028}, "h"},
+		{12332, []float64{31.5125, 19.2867, 2.9578, 0.2975, 0.1515, 38.1833, 21.6729, -12.0726, 17.5809, 171.227}, "g", 0},
+		{12333, []float64{93.7035, 37.9432, 3.1454, 0.168, 0.1011, 53.2566, 89.0566, 11.8175, 14.1224, 231.9028}, "h", 0},
 		// last line
-		{19020, []float64{187.1814, 53.0014, 3.2093, 0.2876, 0.1539, -167.3125, -168.4558, 31.4755, 52.731, 272.3174}, "h"},
-	}
-	for _, tc := range cases {
-		i := tc.line - 1
-		for j, v := range tc.vals {
-			if got := d.X.At(i, j); got != v {
-				t.Errorf("line %d, feature %s: got %v, want %v", tc.line, d.Features[j], got, v)
-			}
-		}
-		if d.Labels[i] != tc.label {
-			t.Errorf("line %d: label %q, want %q", tc.line, d.Labels[i], tc.label)
-		}
-	}
+		{19020, []float64{187.1814, 53.0014, 3.2093, 0.2876, 0.1539, -167.3125, -168.4558, 31.4755, 52.731, 272.3174}, "h", 0},
+	})
 }
 
 // TestMagicLabels checks the class counts and that the g rows come first,
