@@ -12,7 +12,7 @@ import (
 )
 
 // embeddedSets are the embedded data sets with what every one of them promises: the
-// raw file's SHA-256 (as listed in /work/shared/data/SHA256SUMS and in README.md), its
+// raw file's SHA-256 (as listed in data/README.md), its
 // size and first byte, and the parsed shape.
 var embeddedSets = []struct {
 	name       string
