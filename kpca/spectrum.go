@@ -174,11 +174,12 @@ func (md *Model) Scores(dst *mat.Dense, k int) error {
 }
 
 // Transform projects the rows of X (new points of dimension Dim()) onto the top k
-// components: score_j(x) = uⱼᵀk'ₓ/√λⱼ with k'ₓ the kernel column of x against the points,
-// centred like K' (DESIGN.md §4.8; since uⱼ ⊥ 1 it is uⱼᵀ(kₓ − K1/m)), or kₓ itself
-// uncentred. For a training point this is its training score (Scores), so incremental
-// and batch kernel PCA agree. Components with a zero or numerically zero eigenvalue
-// score zero (no division). dst is resized if empty, otherwise it must be rows×k.
+// components: score_j(x) = uⱼᵀk'ₓ/√λⱼ with k'ₓ the kernel column of x against the
+// points, centred like K' (docs/design.md, "Projection of new points"; since uⱼ ⊥ 1 it
+// is uⱼᵀ(kₓ − K1/m)), or kₓ itself uncentred. For a training point this is its training
+// score (Scores), so incremental and batch kernel PCA agree. Components with a zero or
+// numerically zero eigenvalue score zero (no division). dst is resized if empty,
+// otherwise it must be rows×k.
 func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	if X == nil {
 		return fmt.Errorf("%w: nil points", ErrEmpty)
