@@ -121,10 +121,10 @@ const (
 	widthInches  = 5.0
 	widthOutside = 6.0 // with the legend outside the axes
 	heightInches = 3.4
-	titleSize    = 12
-	labelSize    = 11
-	tickSize     = 10
-	legendSize   = 10
+	titleSize    = 13
+	labelSize    = 12
+	tickSize     = 11
+	legendSize   = 11
 	lineWidth    = 1.5
 	glyphRadius  = 2.2
 	legendInset  = 4 // points between the legend's box and the axes
@@ -191,7 +191,7 @@ func (f *Figure) WritePNG(w io.Writer) error {
 		sty := textStyle(titleSize)
 		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
 		dc.FillText(sty, vg.Point{X: dc.Center().X, Y: dc.Max.Y}, f.Title)
-		dc = draw.Crop(dc, 0, 0, 0, -sty.Rectangle(f.Title).Size().Y-vg.Points(4))
+		dc = draw.Crop(dc, 0, 0, 0, -sty.Rectangle(f.Title).Size().Y-vg.Points(10))
 	}
 	pw := W / vg.Length(len(panels))
 	for i, p := range panels {
