@@ -42,11 +42,11 @@ type studyCommand struct {
 // output directory before the work starts, runs the study (or, with --replot, reads its
 // CSV files back) and writes its outputs with writeOutputs.
 func runStudy(ctx context.Context, e env, f studyFlags, s studyCommand) error {
-	if err := prepareDir(f.out); err != nil {
-		return err
-	}
 	if f.replot {
 		return redraw(e, f.out, s.plots)
+	}
+	if err := prepareDir(f.out); err != nil {
+		return err
 	}
 	native.Use()
 	bars := &stageBars{e: e}

@@ -219,7 +219,7 @@ func (f *Figure) draw(c draw.Canvas) error {
 		label string
 		log   bool
 	}{{&p.X, f.XLabel, f.LogX}, {&p.Y, f.YLabel, f.LogY}} {
-		if ax.a == &p.X { // the vertical axis's label is drawn by drawYLabel
+		if ax.a == &p.X { // the vertical axis's label is drawn by Figure.yLabel
 			ax.a.Label.Text = ax.label
 		}
 		ax.a.Label.TextStyle.Font = font.From(sans, vg.Points(labelSize))
@@ -266,7 +266,7 @@ func (f *Figure) draw(c draw.Canvas) error {
 		yLabel(p.DataCanvas(plotC))
 		return nil
 	}
-	lw, lh := legendSize2(leg, labels)
+	lw, lh := legendExtent(leg, labels)
 	margin := vg.Points(legendMargin)
 	if f.Legend == Outside {
 		plotC = draw.Crop(plotC, 0, -(lw + 2*margin + vg.Points(legendInset)), 0, 0)
@@ -437,9 +437,9 @@ func (decadeTicks) Ticks(min, max float64) []plot.Tick {
 	return ticks
 }
 
-// legendSize2 returns the width and height of the legend's entries (plot.Legend's own
+// legendExtent returns the width and height of the legend's entries (plot.Legend's own
 // Rectangle places the box on the wrong side for a left-hand legend).
-func legendSize2(leg plot.Legend, labels []string) (w, h vg.Length) {
+func legendExtent(leg plot.Legend, labels []string) (w, h vg.Length) {
 	var eh vg.Length
 	em := leg.TextStyle.Width(" ")
 	for _, l := range labels {
