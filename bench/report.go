@@ -73,14 +73,13 @@ func (res *results) writeHeader(w io.Writer) {
 }
 
 func (res *results) writeTimes(w io.Writer) {
-	fmt.Fprintf(w, "## Time per step\n\n")
-	fmt.Fprintf(w, "Each step is timed with one m×m×m dgemm timed just before it; × dgemm is the median of the\n")
-	fmt.Fprintf(w, "paired ratios, × batch the step's time over the batch eigendecomposition of the same kind of\n")
-	fmt.Fprintf(w, "matrix (random for update.Sym, the MAGIC kernel matrix for kpca), order m+1. GFLOP/s is 2m³\n")
-	fmt.Fprintf(w, "over the median time. Deflated counts the components deflated per step (for the paper's\n")
-	fmt.Fprintf(w, "method, not the expansion's trivial ones).\n\n")
-	fmt.Fprintf(w, "| operation | m | threads | median ms | min–max ms | × dgemm | × batch | GFLOP/s | allocs/step | deflated/step |\n")
-	fmt.Fprintf(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	heading(w, "Time per step",
+		"Each step is timed with one m×m×m dgemm timed just before it; × dgemm is the median of the",
+		"paired ratios, × batch the step's time over the batch eigendecomposition of the same kind of",
+		"matrix (random for update.Sym, the MAGIC kernel matrix for kpca), order m+1. GFLOP/s is 2m³",
+		"over the median time. Deflated counts the components deflated per step (for the paper's",
+		"method, not the expansion's trivial ones).")
+	tableHeader(w, "operation", "m", "threads", "median ms", "min–max ms", "× dgemm", "× batch", "GFLOP/s", "allocs/step", "deflated/step")
 	for _, t := range res.cfg.threads {
 		for _, m := range res.cfg.sizes {
 			for _, o := range res.ops {
@@ -123,13 +122,12 @@ func (res *results) profileSize() int {
 
 func (res *results) writeProfile(w io.Writer) {
 	m, t := res.profileSize(), slices.Max(res.cfg.threads)
-	fmt.Fprintf(w, "## Where the time goes (m = %d, %d threads)\n\n", m, t)
-	fmt.Fprintf(w, "Means per step, summed over its eigen-updates (package update's phases): products is the number of\n")
-	fmt.Fprintf(w, "updates that form an m×m×m-class product, ΣK the sum of their secular sizes (each product costs\n")
-	fmt.Fprintf(w, "about 2·m·K² flops), project the Uᵀv products, solve the secular solves, assemble the products\n")
-	fmt.Fprintf(w, "U·Ũ, other the rest (kernel column, Helmert transform, the paper's backup copy of U).\n\n")
-	fmt.Fprintf(w, "| operation | products | ΣK | deflated | project ms | solve ms | assemble ms | other ms | mean step ms |\n")
-	fmt.Fprintf(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	heading(w, fmt.Sprintf("Where the time goes (m = %d, %d threads)", m, t),
+		"Means per step, summed over its eigen-updates (package update's phases): products is the number of",
+		"updates that form an m×m×m-class product, ΣK the sum of their secular sizes (each product costs",
+		"about 2·m·K² flops), project the Uᵀv products, solve the secular solves, assemble the products",
+		"U·Ũ, other the rest (kernel column, Helmert transform, the paper's backup copy of U).")
+	tableHeader(w, "operation", "products", "ΣK", "deflated", "project ms", "solve ms", "assemble ms", "other ms", "mean step ms")
 	for _, o := range res.ops {
 		s, ok := res.time[key{o.id, m, t}]
 		if !ok || s.updates == 0 {
@@ -146,14 +144,14 @@ func (res *results) writeScaling(w io.Writer) {
 	if len(res.cfg.sizes) < 2 {
 		return
 	}
-	fmt.Fprintf(w, "## Scaling\n\n")
-	fmt.Fprintf(w, "p fits time ∝ mᵖ by least squares over the sizes; a constant × dgemm across m is the dgemm\n")
-	fmt.Fprintf(w, "constant.\n\n")
-	fmt.Fprintf(w, "| operation | threads | p |")
+	heading(w, "Scaling",
+		"p fits time ∝ mᵖ by least squares over the sizes; a constant × dgemm across m is the dgemm",
+		"constant.")
+	cols := []string{"operation", "threads", "p"}
 	for _, m := range res.cfg.sizes {
-		fmt.Fprintf(w, " × dgemm m=%d |", m)
+		cols = append(cols, fmt.Sprintf("× dgemm m=%d", m))
 	}
-	fmt.Fprintf(w, "\n|---|--:|--:|%s\n", strings.Repeat("--:|", len(res.cfg.sizes)))
+	tableHeader(w, cols...)
 	for _, t := range res.cfg.threads {
 		for _, o := range res.ops {
 			var ms []int
@@ -181,39 +179,30 @@ func (res *results) writeMemory(w io.Writer) {
 	if !res.cfg.memory {
 		return
 	}
-	fmt.Fprintf(w, "## Peak resident memory of a step\n\n")
+	const title = "Peak resident memory of a step"
 	if res.memErr != "" {
-		fmt.Fprintf(w, "Not measured: %s\n\n", res.memErr)
+		heading(w, title, "Not measured: "+res.memErr)
 		return
 	}
 	if len(res.memory) == 0 {
-		fmt.Fprintf(w, "No memory op selected (%s).\n\n", strings.Join(memoryOps, ", "))
+		heading(w, title, fmt.Sprintf("No memory op selected (%s).", strings.Join(memoryOps, ", ")))
 		return
 	}
-	fmt.Fprintf(w, "Measured in a child process per entry that holds one decomposition (or model), after two\n")
-	fmt.Fprintf(w, "warm-up steps and with the garbage returned to the OS, against the 2·(m+1)²·8 bytes of the\n")
-	fmt.Fprintf(w, "eigenvectors and their double buffer. The live heap is what the op holds in Go memory\n")
-	fmt.Fprintf(w, "(exact). Resident memory is counted above the process's before the op was prepared\n")
-	fmt.Fprintf(w, "(runtime, data set, BLAS and LAPACK buffers warmed at the same size): at rest, and its peak\n")
-	fmt.Fprintf(w, "during one more step (VmHWM, reset before the step); beyond the live heap it counts what the\n")
-	fmt.Fprintf(w, "C libraries keep after the op's LAPACK calls.\n\n")
-	fmt.Fprintf(w, "| operation | m | 2(m+1)²·8 MiB | live heap MiB | live ÷ 2(m+1)²·8 | resident at rest MiB | peak resident MiB | peak ÷ 2(m+1)²·8 |\n")
-	fmt.Fprintf(w, "|---|--:|--:|--:|--:|--:|--:|--:|\n")
+	heading(w, title,
+		"Measured in a child process per entry that holds one decomposition (or model), after two",
+		"warm-up steps and with the garbage returned to the OS, against the 2·(m+1)²·8 bytes of the",
+		"eigenvectors and their double buffer. The live heap is what the op holds in Go memory",
+		"(exact). Resident memory is counted above the process's before the op was prepared",
+		"(runtime, data set, BLAS and LAPACK buffers warmed at the same size): at rest, and its peak",
+		"during one more step (VmHWM, reset before the step); beyond the live heap it counts what the",
+		"C libraries keep after the op's LAPACK calls.")
+	tableHeader(w, "operation", "m", "2(m+1)²·8 MiB", "live heap MiB", "live ÷ 2(m+1)²·8", "resident at rest MiB", "peak resident MiB", "peak ÷ 2(m+1)²·8")
 	for _, r := range res.memory {
 		f := float64(floor(r.M))
-		fmt.Fprintf(w, "| %s | %d | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f |\n", res.opName(r.Op), r.M, f/(1<<20),
+		fmt.Fprintf(w, "| %s | %d | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f |\n", res.opByID(r.Op).name, r.M, f/(1<<20),
 			mib(r.Live), float64(r.Live)/f, mib(r.Rest-r.Start), mib(r.Peak-r.Start), float64(r.Peak-r.Start)/f)
 	}
 	fmt.Fprintln(w)
-}
-
-func (res *results) opName(id string) string {
-	for _, o := range ops() {
-		if o.id == id {
-			return o.name
-		}
-	}
-	return id
 }
 
 func (res *results) writeTargets(w io.Writer) {
@@ -225,9 +214,9 @@ func (res *results) writeTargets(w io.Writer) {
 		return
 	}
 	if native.Compiled == "openblas" {
-		fmt.Fprintf(w, "## Targets (OpenBLAS, m = %d, %d threads)\n\n", targetM, targetThreads)
+		heading(w, fmt.Sprintf("Targets (OpenBLAS, m = %d, %d threads)", targetM, targetThreads))
 	} else {
-		fmt.Fprintf(w, "## The targets' ratios in pure Go (m = %d, %d threads; the targets are set for OpenBLAS)\n\n", targetM, targetThreads)
+		heading(w, fmt.Sprintf("The targets' ratios in pure Go (m = %d, %d threads; the targets are set for OpenBLAS)", targetM, targetThreads))
 	}
 	verdict := func(ok bool) string {
 		if ok {
@@ -329,6 +318,21 @@ func machine() string {
 		}
 	}
 	return desc
+}
+
+// heading writes a section's title and the lines that explain it, each followed by a
+// blank line.
+func heading(w io.Writer, title string, lines ...string) {
+	fmt.Fprintf(w, "## %s\n\n", title)
+	if len(lines) > 0 {
+		fmt.Fprintf(w, "%s\n\n", strings.Join(lines, "\n"))
+	}
+}
+
+// tableHeader writes the header of a markdown table whose first column is left-aligned
+// and the others right-aligned.
+func tableHeader(w io.Writer, cols ...string) {
+	fmt.Fprintf(w, "| %s |\n|---|%s\n", strings.Join(cols, " | "), strings.Repeat("--:|", len(cols)-1))
 }
 
 func joinInts(v []int) string {

@@ -3,6 +3,8 @@ package chinsuter
 import (
 	"fmt"
 	"math"
+
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // compressed is the state a compression produces.
@@ -55,7 +57,7 @@ func (md *Model) compress(pts, mbar, alpha dense, sv, nu []float64, trace float6
 	mv := make([]float64, Nb)
 	for j, a := range vectors {
 		symv(mv, mbar, a)
-		norms[j] = math.Sqrt(math.Max(dot(a, mv), 0))
+		norms[j] = math.Sqrt(math.Max(vec.Dot(a, mv), 0))
 	}
 
 	// 1. Sequential shared pre-images.
@@ -88,7 +90,7 @@ func (md *Model) compress(pts, mbar, alpha dense, sv, nu []float64, trace float6
 			symv(mv, mbar, a)
 			za := z.crossTimes(a)
 			kb := z.kernelTimes(coef[j])
-			e := dot(a, mv) - 2*dot(coef[j], za) + dot(coef[j], kb)
+			e := vec.Dot(a, mv) - 2*vec.Dot(coef[j], za) + vec.Dot(coef[j], kb)
 			res[j] = math.Sqrt(math.Max(e, 0)) / norms[j]
 		}
 	}
@@ -167,14 +169,6 @@ func (md *Model) compressInPlace() error {
 // symv computes dst = s·x for a square s.
 func symv(dst []float64, s dense, x []float64) {
 	for i := range s.r {
-		dst[i] = dot(s.row(i), x)
+		dst[i] = vec.Dot(s.row(i), x)
 	}
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
 }

@@ -3,6 +3,7 @@ package chinsuter
 import (
 	"math"
 
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -76,7 +77,7 @@ func (b *basis) add(z []float64) bool {
 func (b *basis) crossTimes(a []float64) []float64 {
 	out := make([]float64, b.n)
 	for i, row := range b.crossRows {
-		out[i] = dot(row, a)
+		out[i] = vec.Dot(row, a)
 	}
 	return out
 }
@@ -85,7 +86,7 @@ func (b *basis) crossTimes(a []float64) []float64 {
 func (b *basis) kernelTimes(x []float64) []float64 {
 	out := make([]float64, b.n)
 	for i := range b.n {
-		out[i] = dot(b.kz[i*b.cap:i*b.cap+b.n], x)
+		out[i] = vec.Dot(b.kz[i*b.cap:i*b.cap+b.n], x)
 	}
 	return out
 }

@@ -21,7 +21,7 @@ if $quick; then
 	exit 0
 fi
 
-# OpenBLAS and LAPACKE for -tags openblas (DESIGN.md §3).
+# OpenBLAS and LAPACKE for -tags openblas (docs/design.md, "Backends").
 missing=()
 for pkg in libopenblas-dev liblapacke-dev; do
 	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // The a9a files are embedded gzip-compressed (gzip -9 -n): 2.3 MB and
@@ -34,31 +33,11 @@ var a9aFeatures = func() []string {
 	return f
 }()
 
+// a9a and a9aTest are the a9a files decompressed and parsed.
 var (
-	a9aOnce sync.Once
-	a9aData Dataset
-	a9aErr  error
-
-	a9aTestOnce sync.Once
-	a9aTestData Dataset
-	a9aTestErr  error
+	a9a     = embedded[Dataset]{file: "a9a.gz", parse: func() (Dataset, error) { return parseA9A("a9a", a9aGz) }}
+	a9aTest = embedded[Dataset]{file: "a9a.t.gz", parse: func() (Dataset, error) { return parseA9A("a9a.t", a9aTestGz) }}
 )
-
-// loadA9A decompresses and parses the embedded a9a training file once.
-func loadA9A() (Dataset, error) {
-	a9aOnce.Do(func() {
-		a9aData, a9aErr = parseA9A("a9a", a9aGz)
-	})
-	return a9aData, a9aErr
-}
-
-// loadA9ATest decompresses and parses the embedded a9a.t test file once.
-func loadA9ATest() (Dataset, error) {
-	a9aTestOnce.Do(func() {
-		a9aTestData, a9aTestErr = parseA9A("a9a.t", a9aTestGz)
-	})
-	return a9aTestData, a9aTestErr
-}
 
 // A9A returns the training part of LIBSVM's a9a data set, the UCI "Adult"
 // census data (R. Kohavi and B. Becker) in the binarised form of J. Platt:
@@ -72,15 +51,7 @@ func loadA9ATest() (Dataset, error) {
 //
 // The embedded file is decompressed and parsed once; each call returns a
 // fresh deep copy, so callers may modify it.
-func A9A() Dataset {
-	d, err := loadA9A()
-	if err != nil {
-		// Unreachable for the file shipped with the package: the tests
-		// check that it parses. Only a corrupted build could get here.
-		panic("data: embedded a9a.gz is corrupt: " + err.Error())
-	}
-	return d.clone()
-}
+func A9A() Dataset { return a9a.must().clone() }
 
 // A9ATest returns the test part of LIBSVM's a9a data set (file a9a.t):
 // 16281 rows × 123 binary features, with Labels "+1" (3846 rows) or "-1"
@@ -90,14 +61,7 @@ func A9A() Dataset {
 //
 // The embedded file is decompressed and parsed once; each call returns a
 // fresh deep copy, so callers may modify it.
-func A9ATest() Dataset {
-	d, err := loadA9ATest()
-	if err != nil {
-		// Unreachable for the file shipped with the package; see A9A.
-		panic("data: embedded a9a.t.gz is corrupt: " + err.Error())
-	}
-	return d.clone()
-}
+func A9ATest() Dataset { return a9aTest.must().clone() }
 
 // A9ARaw returns the a9a training file in LIBSVM format, decompressed, i.e.
 // exactly the bytes of LIBSVM's a9a (LF line endings; every line ends in a

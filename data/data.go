@@ -10,12 +10,8 @@ package data
 
 import (
 	_ "embed"
-	"fmt"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -51,19 +47,12 @@ var yeastRaw string
 // yeastFeatures are the names of columns 2–9 of yeast.data.
 var yeastFeatures = []string{"mcg", "gvh", "alm", "mit", "erl", "pox", "vac", "nuc"}
 
-var (
-	yeastOnce sync.Once
-	yeastData Dataset
-	yeastErr  error
-)
-
-// loadYeast parses the embedded Yeast file once.
-func loadYeast() (Dataset, error) {
-	yeastOnce.Do(func() {
-		yeastData, yeastErr = parseNamedTable("yeast", yeastRaw, yeastFeatures)
-	})
-	return yeastData, yeastErr
-}
+// yeast is yeast.data parsed: lines "name f₁ … f₈ class", fields separated by any run
+// of blanks.
+var yeast = embedded[Dataset]{file: "yeast.data", parse: func() (Dataset, error) {
+	d, _, err := parseTable(layout{name: "yeast", fields: strings.Fields, skip: 1, features: yeastFeatures, label: true}, yeastRaw)
+	return d, err
+}}
 
 // Yeast returns the UCI Yeast data (protein localisation sites, K. Nakai and
 // P. Horton): 1484 rows × 8 features (mcg, gvh, alm, mit, erl, pox, vac, nuc),
@@ -74,62 +63,11 @@ func loadYeast() (Dataset, error) {
 //
 // The embedded file is parsed once; each call returns a fresh deep copy, so
 // callers may modify it.
-func Yeast() Dataset {
-	d, err := loadYeast()
-	if err != nil {
-		// Unreachable for the file shipped with the package: the tests
-		// check that it parses. Only a corrupted build could get here.
-		panic("data: embedded yeast.data is corrupt: " + err.Error())
-	}
-	return d.clone()
-}
+func Yeast() Dataset { return yeast.must().clone() }
 
 // YeastRaw returns the bytes of the embedded yeast.data file, exactly as
 // distributed (whitespace-separated, variable number of spaces). The
 // returned slice is a fresh copy on every call.
 func YeastRaw() []byte {
 	return []byte(yeastRaw)
-}
-
-// parseNamedTable parses a whitespace-separated table whose lines are
-//
-//	name f_1 … f_k label
-//
-// with k = len(features). Any run of spaces or tabs separates fields. Every
-// line must have exactly k+2 fields and every feature must be a finite
-// number; blank lines are errors.
-func parseNamedTable(name, raw string, features []string) (Dataset, error) {
-	k := len(features)
-	var (
-		vals   []float64
-		labels []string
-		n      int
-	)
-	for line := range strings.Lines(raw) {
-		n++
-		f := strings.Fields(line)
-		if len(f) != k+2 {
-			return Dataset{}, fmt.Errorf("%s: line %d: got %d fields, want %d", name, n, len(f), k+2)
-		}
-		for j, s := range f[1 : k+1] {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				return Dataset{}, fmt.Errorf("%s: line %d, column %d (%s): %w", name, n, j+2, features[j], err)
-			}
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return Dataset{}, fmt.Errorf("%s: line %d, column %d (%s): non-finite value %q", name, n, j+2, features[j], s)
-			}
-			vals = append(vals, v)
-		}
-		labels = append(labels, f[k+1])
-	}
-	if n == 0 || k == 0 {
-		return Dataset{}, fmt.Errorf("%s: empty table", name)
-	}
-	return Dataset{
-		Name:     name,
-		X:        mat.NewDense(n, k, vals),
-		Features: slices.Clone(features),
-		Labels:   labels,
-	}, nil
 }

@@ -3,71 +3,18 @@ package data
 import (
 	"bytes"
 	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"testing/iotest"
 
 	"gonum.org/v1/gonum/mat"
 )
-
-// Checksums of the decompressed a9a files, as listed in
-// /work/shared/data/SHA256SUMS (and in README.md).
-const (
-	a9aSHA256     = "f5d5ffd8d865ff41328e7ee043e4b020816914ff6843ff15b98905ddbedce906"
-	a9aTestSHA256 = "1f448a153f0320399a7e40836eb207655b0bde0f21fc941cc472193daa9f5de9"
-)
-
-func TestA9ARawChecksum(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		raw  []byte
-		sum  string
-		size int
-	}{
-		{"a9a", A9ARaw(), a9aSHA256, 2329875},
-		{"a9a.t", A9ATestRaw(), a9aTestSHA256, 1164628},
-	} {
-		sum := sha256.Sum256(tc.raw)
-		if got := hex.EncodeToString(sum[:]); got != tc.sum {
-			t.Errorf("%s: sha256 = %s, want %s", tc.name, got, tc.sum)
-		}
-		if len(tc.raw) != tc.size {
-			t.Errorf("%s: %d bytes, want %d", tc.name, len(tc.raw), tc.size)
-		}
-	}
-}
-
-func TestA9ARawIsCopy(t *testing.T) {
-	b := A9ARaw()
-	b[0] = 'X'
-	if A9ARaw()[0] != '-' {
-		t.Fatal("modifying A9ARaw() result changed the next call's result")
-	}
-	b = A9ATestRaw()
-	b[0] = 'X'
-	if A9ATestRaw()[0] != '-' {
-		t.Fatal("modifying A9ATestRaw() result changed the next call's result")
-	}
-}
-
-// TestA9AParses guards the panics in A9A and A9ATest: the embedded files
-// must parse.
-func TestA9AParses(t *testing.T) {
-	if _, err := loadA9A(); err != nil {
-		t.Fatalf("embedded a9a.gz does not parse: %v", err)
-	}
-	if _, err := loadA9ATest(); err != nil {
-		t.Fatalf("embedded a9a.t.gz does not parse: %v", err)
-	}
-}
 
 func TestA9AShape(t *testing.T) {
 	for _, tc := range []struct {
@@ -112,7 +59,7 @@ func TestA9AFirstRows(t *testing.T) {
 		for _, j := range ones {
 			want[j-1] = 1
 		}
-		if got := mat.Row(nil, 0, d.X); !floatsEqual(got, want) {
+		if got := mat.Row(nil, 0, d.X); !slices.Equal(got, want) {
 			t.Errorf("%s row 0: got nonzeros at %v, want %v", name, nonzeros(got), ones)
 		}
 		if d.Labels[0] != label {
@@ -122,18 +69,6 @@ func TestA9AFirstRows(t *testing.T) {
 	check("a9a", A9A(), "-1", []int{3, 11, 14, 19, 39, 42, 55, 64, 67, 73, 75, 76, 80, 83})
 	// -1 1:1 6:1 17:1 21:1 35:1 42:1 54:1 62:1 71:1 73:1 74:1 76:1 80:1 83:1
 	check("a9a.t", A9ATest(), "-1", []int{1, 6, 17, 21, 35, 42, 54, 62, 71, 73, 74, 76, 80, 83})
-}
-
-func floatsEqual(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // nonzeros returns the 1-based indices of the nonzero entries of v.
@@ -231,44 +166,6 @@ func TestA9AMatchesRaw(t *testing.T) {
 	}
 }
 
-func TestA9AFreshCopy(t *testing.T) {
-	a := A9A()
-	a.X.Set(0, 2, -1)
-	a.Labels[0] = "changed"
-	a.Features[0] = "changed"
-	a.Name = "changed"
-	b := A9A()
-	if b.X.At(0, 2) != 1 || b.Labels[0] != "-1" || b.Features[0] != "f1" || b.Name != "a9a" {
-		t.Fatal("modifying an A9A() result changed the next call's result")
-	}
-	if a.X == b.X {
-		t.Fatal("A9A() returned the same matrix twice")
-	}
-	c := A9ATest()
-	c.X.Set(0, 0, -1)
-	c.Labels[0] = "changed"
-	if d := A9ATest(); d.X.At(0, 0) != 1 || d.Labels[0] != "-1" || d.Name != "a9a.t" {
-		t.Fatal("modifying an A9ATest() result changed the next call's result")
-	}
-}
-
-func TestA9AConcurrent(t *testing.T) {
-	var wg sync.WaitGroup
-	for i := range 4 {
-		wg.Go(func() {
-			d := A9A()
-			if i%2 == 1 {
-				d = A9ATest()
-			}
-			d.X.Set(1, 1, 42)
-			if _, c := d.X.Dims(); c != 123 {
-				t.Errorf("cols = %d", c)
-			}
-		})
-	}
-	wg.Wait()
-}
-
 // TestParseA9ACorrupt checks that a damaged or wrong embedded file is
 // reported as an error by the loader (which A9A turns into a panic).
 func TestParseA9ACorrupt(t *testing.T) {
@@ -336,7 +233,7 @@ func TestParseLIBSVM(t *testing.T) {
 			continue
 		}
 		want := mat.NewDense(tc.rows, tc.cols, tc.data)
-		if !mat.Equal(X, want) || !floatsEqual(y, tc.y) {
+		if !mat.Equal(X, want) || !slices.Equal(y, tc.y) {
 			t.Errorf("%s: got X=%v y=%v, want X=%v y=%v", tc.name, mat.Formatted(X), y, mat.Formatted(want), tc.y)
 		}
 	}
@@ -536,7 +433,7 @@ func FuzzParseLIBSVM(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-parsing %q: %v", b.String(), err)
 		}
-		if !mat.Equal(X, X2) || !floatsEqual(y, y2) {
+		if !mat.Equal(X, X2) || !slices.Equal(y, y2) {
 			t.Fatalf("round trip changed the data: %q", b.String())
 		}
 	})

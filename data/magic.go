@@ -1,16 +1,6 @@
 package data
 
-import (
-	_ "embed"
-	"fmt"
-	"math"
-	"slices"
-	"strconv"
-	"strings"
-	"sync"
-
-	"gonum.org/v1/gonum/mat"
-)
+import _ "embed"
 
 //go:embed magic04.data
 var magicRaw string
@@ -22,19 +12,11 @@ var magicFeatures = []string{
 	"fAsym", "fM3Long", "fM3Trans", "fAlpha", "fDist",
 }
 
-var (
-	magicOnce sync.Once
-	magicData Dataset
-	magicErr  error
-)
-
-// loadMagic parses the embedded MAGIC file once.
-func loadMagic() (Dataset, error) {
-	magicOnce.Do(func() {
-		magicData, magicErr = parseCSVTable("magic", magicRaw, magicFeatures)
-	})
-	return magicData, magicErr
-}
+// magic is magic04.data parsed: lines "f₁,…,f₁₀,class".
+var magic = embedded[Dataset]{file: "magic04.data", parse: func() (Dataset, error) {
+	d, _, err := parseTable(layout{name: "magic", fields: commaFields, features: magicFeatures, label: true}, magicRaw)
+	return d, err
+}}
 
 // Magic returns the UCI MAGIC Gamma Telescope data (Monte Carlo simulated
 // images of a Cherenkov gamma telescope; owner R. K. Bock, donor P. Savicky):
@@ -50,67 +32,11 @@ func loadMagic() (Dataset, error) {
 //
 // The embedded file is parsed once; each call returns a fresh deep copy, so
 // callers may modify it.
-func Magic() Dataset {
-	d, err := loadMagic()
-	if err != nil {
-		// Unreachable for the file shipped with the package: the tests
-		// check that it parses. Only a corrupted build could get here.
-		panic("data: embedded magic04.data is corrupt: " + err.Error())
-	}
-	return d.clone()
-}
+func Magic() Dataset { return magic.must().clone() }
 
 // MagicRaw returns the bytes of the embedded magic04.data file, exactly as
 // distributed (comma-separated, no header, LF line endings). The returned
 // slice is a fresh copy on every call.
 func MagicRaw() []byte {
 	return []byte(magicRaw)
-}
-
-// parseCSVTable parses a comma-separated table without a header whose lines
-// are
-//
-//	f_1,…,f_k,label
-//
-// with k = len(features). Fields are taken verbatim (no quoting, no
-// trimming). Every line must have exactly k+1 fields, every feature must be a
-// finite number and every label non-empty; blank lines are errors.
-func parseCSVTable(name, raw string, features []string) (Dataset, error) {
-	k := len(features)
-	var (
-		vals   []float64
-		labels []string
-		n      int
-	)
-	for line := range strings.Lines(raw) {
-		n++
-		line = strings.TrimSuffix(line, "\n")
-		f := strings.Split(line, ",")
-		if len(f) != k+1 {
-			return Dataset{}, fmt.Errorf("%s: line %d: got %d fields, want %d", name, n, len(f), k+1)
-		}
-		for j, s := range f[:k] {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				return Dataset{}, fmt.Errorf("%s: line %d, column %d (%s): %w", name, n, j+1, features[j], err)
-			}
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return Dataset{}, fmt.Errorf("%s: line %d, column %d (%s): non-finite value %q", name, n, j+1, features[j], s)
-			}
-			vals = append(vals, v)
-		}
-		if f[k] == "" {
-			return Dataset{}, fmt.Errorf("%s: line %d: empty label", name, n)
-		}
-		labels = append(labels, f[k])
-	}
-	if n == 0 || k == 0 {
-		return Dataset{}, fmt.Errorf("%s: empty table", name)
-	}
-	return Dataset{
-		Name:     name,
-		X:        mat.NewDense(n, k, vals),
-		Features: slices.Clone(features),
-		Labels:   labels,
-	}, nil
 }

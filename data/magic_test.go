@@ -1,45 +1,12 @@
 package data
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"math"
 	"strings"
-	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 )
-
-// magicSHA256 is the checksum of magic04.data listed in
-// /work/shared/data/SHA256SUMS (and in README.md).
-const magicSHA256 = "e9314b7ebd4b4b59a3b3d65f7316663963777b16a46786877651dbbaa640b36a"
-
-func TestMagicRawChecksum(t *testing.T) {
-	b := MagicRaw()
-	sum := sha256.Sum256(b)
-	if got := hex.EncodeToString(sum[:]); got != magicSHA256 {
-		t.Fatalf("sha256(MagicRaw()) = %s, want %s", got, magicSHA256)
-	}
-	if len(b) != 1477391 {
-		t.Errorf("len(MagicRaw()) = %d, want 1477391", len(b))
-	}
-}
-
-func TestMagicRawIsCopy(t *testing.T) {
-	b := MagicRaw()
-	b[0] = 'X'
-	if MagicRaw()[0] != '2' {
-		t.Fatal("modifying MagicRaw() result changed the embedded data")
-	}
-}
-
-// TestMagicParses guards the panic in Magic: the embedded file must parse.
-func TestMagicParses(t *testing.T) {
-	if _, err := loadMagic(); err != nil {
-		t.Fatalf("embedded magic04.data does not parse: %v", err)
-	}
-}
 
 func TestMagicShape(t *testing.T) {
 	d := Magic()
@@ -63,33 +30,17 @@ func TestMagicShape(t *testing.T) {
 }
 
 func TestMagicRows(t *testing.T) {
-	d := Magic()
-	cases := []struct {
-		line  int // 1-based line of the file
-		vals  []float64
-		label string
-	}{
+	checkRows(t, Magic(), nil, 1, []fileRow{
 		// first line
-		{1, []float64{28.7967, 16.0021, 2.6449, 0.3918, 0.1982, 27.7004, 22.011, -8.2027, 40.092, 81.8828}, "g"},
+		{1, []float64{28.7967, 16.0021, 2.6449, 0.3918, 0.1982, 27.7004, 22.011, -8.2027, 40.092, 81.8828}, "g", 0},
 		// last row of the Hallgren & Northrop subset
-		{10000, []float64{29.7423, 23.5505, 2.8814, 0.2957, 0.1636, 8.8321, -16.5257, -14.4703, 32.6827, 53.2158}, "g"},
+		{10000, []float64{29.7423, 23.5505, 2.8814, 0.2957, 0.1636, 8.8321, -16.5257, -14.4703, 32.6827, 53.2158}, "g", 0},
 		// last g row and first h row
-		{12332, []float64{31.5125, 19.2867, 2.9578, 0.2975, 0.1515, 38.1833, 21.6729, -12.0726, 17.5809, 171.227}, "g"},
-		{12333, []float64{93.7035, 37.9432, 3.1454, 0.168, 0.1011, 53.2566, 89.0566, 11.8175, 14.1224, 231.9028}, "h"},
+		{12332, []float64{31.5125, 19.2867, 2.9578, 0.2975, 0.1515, 38.1833, 21.6729, -12.0726, 17.5809, 171.227}, "g", 0},
+		{12333, []float64{93.7035, 37.9432, 3.1454, 0.168, 0.1011, 53.2566, 89.0566, 11.8175, 14.1224, 231.9028}, "h", 0},
 		// last line
-		{19020, []float64{187.1814, 53.0014, 3.2093, 0.2876, 0.1539, -167.3125, -168.4558, 31.4755, 52.731, 272.3174}, "h"},
-	}
-	for _, tc := range cases {
-		i := tc.line - 1
-		for j, v := range tc.vals {
-			if got := d.X.At(i, j); got != v {
-				t.Errorf("line %d, feature %s: got %v, want %v", tc.line, d.Features[j], got, v)
-			}
-		}
-		if d.Labels[i] != tc.label {
-			t.Errorf("line %d: label %q, want %q", tc.line, d.Labels[i], tc.label)
-		}
-	}
+		{19020, []float64{187.1814, 53.0014, 3.2093, 0.2876, 0.1539, -167.3125, -168.4558, 31.4755, 52.731, 272.3174}, "h", 0},
+	})
 }
 
 // TestMagicLabels checks the class counts and that the g rows come first,
@@ -157,64 +108,5 @@ func TestMagicDuplicates(t *testing.T) {
 	d := Magic()
 	if !mat.Equal(d.X.RowView(13051), d.X.RowView(15909)) {
 		t.Error("lines 13052 and 15910 should be identical")
-	}
-}
-
-func TestMagicFreshCopy(t *testing.T) {
-	a := Magic()
-	first := a.X.At(0, 0)
-	a.X.Set(0, 0, -1)
-	a.Labels[0] = "changed"
-	a.Features[0] = "changed"
-	a.Name = "changed"
-	b := Magic()
-	if b.X.At(0, 0) != first || b.Labels[0] != "g" || b.Features[0] != "fLength" || b.Name != "magic" {
-		t.Fatal("modifying a Magic() result changed the next call's result")
-	}
-	if a.X == b.X {
-		t.Fatal("Magic() returned the same matrix twice")
-	}
-}
-
-func TestMagicConcurrent(t *testing.T) {
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Go(func() {
-			d := Magic()
-			d.X.Set(1, 1, 42)
-			if r, _ := d.X.Dims(); r != 19020 {
-				t.Errorf("rows = %d", r)
-			}
-		})
-	}
-	wg.Wait()
-}
-
-func TestParseCSVTable(t *testing.T) {
-	feats := []string{"a", "b"}
-	d, err := parseCSVTable("t", "0.5,1e-1,X\n-1,2,Y", feats)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := mat.NewDense(2, 2, []float64{0.5, 0.1, -1, 2})
-	if !mat.Equal(d.X, want) || d.Labels[0] != "X" || d.Labels[1] != "Y" {
-		t.Fatalf("got X=%v labels=%v", mat.Formatted(d.X), d.Labels)
-	}
-
-	bad := map[string]string{
-		"too few fields":  "0.5,X\n",
-		"too many fields": "0.5,1,2,X\n",
-		"blank line":      "0.5,1,X\n\n1,2,Y\n",
-		"not a number":    "0.5,abc,X\n",
-		"space":           "0.5, 1,X\n",
-		"NaN":             "NaN,1,X\n",
-		"Inf":             "1,-Inf,X\n",
-		"empty label":     "1,2,\n",
-		"empty":           "",
-	}
-	for name, raw := range bad {
-		if _, err := parseCSVTable("t", raw, feats); err == nil {
-			t.Errorf("%s: expected an error", name)
-		}
 	}
 }

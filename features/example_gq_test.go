@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/ikpca/ikpca/features"
 )
 
@@ -21,10 +23,7 @@ func ExampleTaylor() {
 	zx, zy := make([]float64, t.OutDim()), make([]float64, t.OutDim())
 	_ = t.Map(zx, x)
 	_ = t.Map(zy, y)
-	var dot float64
-	for i := range zx {
-		dot += zx[i] * zy[i]
-	}
+	dot := floats.Dot(zx, zy)
 	exact := t.Kernel(x, y)
 	fmt.Printf("D = %d, exact %.6f, approximate %.6f, |error| < 1e-5: %v\n", t.OutDim(), exact, dot, math.Abs(dot-exact) < 1e-5)
 	// Output: D = 330, exact 0.881394, approximate 0.881394, |error| < 1e-5: true
@@ -43,11 +42,7 @@ func ExampleQuadrature() {
 	zx, zy := make([]float64, 330), make([]float64, 330)
 	_ = q.Map(zx, x)
 	_ = q.Map(zy, y)
-	var dot, norm float64
-	for i := range zx {
-		dot += zx[i] * zy[i]
-		norm += zx[i] * zx[i]
-	}
+	dot, norm := floats.Dot(zx, zy), floats.Dot(zx, zx)
 	fmt.Printf("exact %.3f, approximate %.3f, ‖z(x)‖² = %.3f\n", q.Kernel(x, y), dot, norm)
 	// Output: exact 0.881, approximate 0.847, ‖z(x)‖² = 1.000
 }
@@ -64,10 +59,7 @@ func ExampleQuadrature_fullRule() {
 	zx, zy := make([]float64, q.OutDim()), make([]float64, q.OutDim())
 	_ = q.Map(zx, x)
 	_ = q.Map(zy, y)
-	var dot float64
-	for i := range zx {
-		dot += zx[i] * zy[i]
-	}
+	dot := floats.Dot(zx, zy)
 	fmt.Printf("D = %d, exact %.8f, approximate %.8f\n", q.OutDim(), q.Kernel(x, y), dot)
 	// Output: D = 64, exact 0.61262639, approximate 0.61262639
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/ikpca/ikpca/features"
 )
 
@@ -18,10 +20,7 @@ func ExampleRFF() {
 	zx, zy := make([]float64, 4096), make([]float64, 4096)
 	_ = rff.Map(zx, x)
 	_ = rff.Map(zy, y)
-	var dot float64
-	for i := range zx {
-		dot += zx[i] * zy[i]
-	}
+	dot := floats.Dot(zx, zy)
 	exact := rff.Kernel(x, y)
 	fmt.Printf("exact %.3f, approximate %.3f, |error| < 2/√D: %v\n", exact, dot, math.Abs(dot-exact) < 2/math.Sqrt(4096))
 	// Output: exact 0.613, approximate 0.601, |error| < 2/√D: true

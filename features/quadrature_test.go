@@ -297,27 +297,12 @@ func TestQuadratureVersusRFF(t *testing.T) {
 
 func TestQuadratureSeedReproducible(t *testing.T) {
 	x := []float64{0.3, -1.2, 2}
-	a, _ := NewQuadrature(3, QuadratureOptions{Dim: 16, Sigma: 1, Seed: 5})
-	b, _ := NewQuadrature(3, QuadratureOptions{Dim: 16, Sigma: 1, Seed: 5})
-	c, _ := NewQuadrature(3, QuadratureOptions{Dim: 16, Sigma: 1, Seed: 6})
+	za := checkSeeds(t, x, func(seed uint64) (featureMap, error) {
+		return NewQuadrature(3, QuadratureOptions{Dim: 16, Sigma: 1, Seed: seed})
+	})
 	big, _ := NewQuadrature(3, QuadratureOptions{Dim: 64, Sigma: 1, Seed: 5})
-	za, zb, zc, zbig := make([]float64, 16), make([]float64, 16), make([]float64, 16), make([]float64, 64)
-	_ = a.Map(za, x)
-	_ = b.Map(zb, x)
-	_ = c.Map(zc, x)
+	zbig := make([]float64, 64)
 	_ = big.Map(zbig, x)
-	for i := range za {
-		if za[i] != zb[i] {
-			t.Fatal("same seed, different features")
-		}
-	}
-	same := true
-	for i := range za {
-		same = same && za[i] == zc[i]
-	}
-	if same {
-		t.Error("different seeds, same features")
-	}
 	// Nested: the frequencies of D = 16 are the first 8 of D = 64 (weights differ).
 	for i := range 8 {
 		r := math.Sqrt(64.0 / 16)
@@ -343,62 +328,10 @@ func TestQuadratureMapMatchesTransform(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		D := q.OutDim()
 		X := randomPoints(rng, 30, c.d, 1)
-		var Z mat.Dense
-		if err := q.Transform(&Z, X); err != nil {
-			t.Fatal(err)
-		}
-		z := make([]float64, D)
-		for i := range 30 {
-			if err := q.Map(z, X.RawRowView(i)); err != nil {
-				t.Fatal(err)
-			}
-			var nrm2 float64
-			for j, v := range z {
-				if math.Abs(v-Z.At(i, j)) > 1e-14 {
-					t.Fatalf("Map and Transform differ at (%d, %d): %g vs %g", i, j, v, Z.At(i, j))
-				}
-				nrm2 += v * v
-			}
-			if math.Abs(nrm2-1) > 1e-13 {
-				t.Errorf("‖z‖² = %.17g, want 1", nrm2)
-			}
-		}
-		if allocs := testing.AllocsPerRun(20, func() { _ = q.Map(z, X.RawRowView(0)) }); allocs != 0 {
-			t.Errorf("Map allocates %g times", allocs)
-		}
-		bad := mat.DenseCopyOf(X)
-		bad.Set(9, 0, math.NaN())
-		before := mat.DenseCopyOf(&Z)
-		if err := q.Transform(&Z, bad); err == nil {
-			t.Error("NaN point: no error")
-		}
-		if !mat.Equal(before, &Z) {
-			t.Error("failed Transform changed dst")
-		}
-		if err := q.Map(z, []float64{1, 2}); err == nil {
-			t.Error("short point: no error")
-		}
-		x := append([]float64(nil), X.RawRowView(0)...)
-		x[0] = math.Inf(1)
-		if err := q.Map(z, x); err == nil {
-			t.Error("infinite coordinate: no error")
-		}
-		if err := q.Map(z[:3], X.RawRowView(0)); err == nil {
-			t.Error("short destination: no error")
-		}
-		if err := q.Transform(mat.NewDense(3, 3, nil), X); err == nil {
-			t.Error("wrong destination shape: no error")
-		}
-		if err := q.Transform(&Z, mat.NewDense(2, c.d+1, nil)); err == nil {
-			t.Error("wrong point dimension: no error")
-		}
+		checkMap(t, "quadrature", q, X, 1e-14, 1e-13)
 		if err := q.Transform(nil, X); err == nil {
 			t.Error("nil destination: no error")
-		}
-		if q.InDim() != c.d {
-			t.Error("InDim")
 		}
 	}
 }

@@ -51,71 +51,18 @@ func TestMapMatchesTransform(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var Z mat.Dense
-		if err := r.Transform(&Z, X); err != nil {
-			t.Fatal(err)
+		unit := 0.0 // random-phase features are not unit vectors
+		if form == CosSin {
+			unit = 1e-14
 		}
-		z := make([]float64, 64)
-		for i := range 40 {
-			if err := r.Map(z, X.RawRowView(i)); err != nil {
-				t.Fatal(err)
-			}
-			var nrm2 float64
-			for j, v := range z {
-				if math.Abs(v-Z.At(i, j)) > 1e-14 {
-					t.Fatalf("%v: Map and Transform differ at (%d, %d): %g vs %g", form, i, j, v, Z.At(i, j))
-				}
-				nrm2 += v * v
-			}
-			if form == CosSin && math.Abs(nrm2-1) > 1e-14 {
-				t.Errorf("cos-sin ‖z‖² = %.17g, want 1", nrm2)
-			}
-		}
-		if allocs := testing.AllocsPerRun(20, func() { _ = r.Map(z, X.RawRowView(0)) }); allocs != 0 {
-			t.Errorf("%v: Map allocates %g times", form, allocs)
-		}
-		bad := mat.DenseCopyOf(X)
-		bad.Set(7, 2, math.NaN())
-		before := mat.DenseCopyOf(&Z)
-		if err := r.Transform(&Z, bad); err == nil {
-			t.Error("NaN point: no error")
-		}
-		if !mat.Equal(before, &Z) {
-			t.Error("failed Transform changed dst")
-		}
-		if err := r.Map(z, []float64{1, 2}); err == nil {
-			t.Error("short point: no error")
-		}
-		if err := r.Map(z[:3], X.RawRowView(0)); err == nil {
-			t.Error("short destination: no error")
-		}
-		if err := r.Transform(mat.NewDense(3, 3, nil), X); err == nil {
-			t.Error("wrong destination shape: no error")
-		}
+		checkMap(t, form.String(), r, X, 1e-14, unit)
 	}
 }
 
 func TestSeedReproducible(t *testing.T) {
-	x := []float64{0.3, -1.2, 2}
-	a, _ := NewRFF(3, RFFOptions{Dim: 16, Sigma: 1, Seed: 5})
-	b, _ := NewRFF(3, RFFOptions{Dim: 16, Sigma: 1, Seed: 5})
-	c, _ := NewRFF(3, RFFOptions{Dim: 16, Sigma: 1, Seed: 6})
-	za, zb, zc := make([]float64, 16), make([]float64, 16), make([]float64, 16)
-	_ = a.Map(za, x)
-	_ = b.Map(zb, x)
-	_ = c.Map(zc, x)
-	for i := range za {
-		if za[i] != zb[i] {
-			t.Fatal("same seed, different features")
-		}
-	}
-	same := true
-	for i := range za {
-		same = same && za[i] == zc[i]
-	}
-	if same {
-		t.Error("different seeds, same features")
-	}
+	checkSeeds(t, []float64{0.3, -1.2, 2}, func(seed uint64) (featureMap, error) {
+		return NewRFF(3, RFFOptions{Dim: 16, Sigma: 1, Seed: seed})
+	})
 }
 
 // TestKernelConvergence measures the error of z(x)ᵀz(y) against the exact Gaussian

@@ -37,14 +37,6 @@ func checkSample(phi []float64, m int, d float64) error {
 	return nil
 }
 
-func dot(x, y []float64) float64 {
-	var s float64
-	for i, v := range x {
-		s += v * y[i]
-	}
-	return s
-}
-
 // copyWeights implements Weights for a weight slice.
 func copyWeights(dst, w []float64) []float64 {
 	if cap(dst) < len(w) {

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -25,7 +26,7 @@ func linearProblem(n, m int, noise float64, seed uint64) ([][]float64, []float64
 			phi[i] = rng.NormFloat64() / math.Sqrt(float64(m))
 		}
 		phis[k] = phi
-		ds[k] = dot(phi, w) + noise*rng.NormFloat64()
+		ds[k] = vec.Dot(phi, w) + noise*rng.NormFloat64()
 	}
 	return phis, ds, w
 }
@@ -116,7 +117,7 @@ func TestExRLSTracks(t *testing.T) {
 		for i := range phi {
 			phi[i] = rng.NormFloat64()
 		}
-		d := dot(phi, w)
+		d := vec.Dot(phi, w)
 		e1, _ := ex.Update(phi, d)
 		e2, _ := rls.Update(phi, d)
 		if k >= 2000 {

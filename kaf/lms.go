@@ -3,6 +3,8 @@ package kaf
 import (
 	"fmt"
 	"math"
+
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // LMS is the least-mean-squares filter w ← w + η·e·φ (Widrow–Hoff). On kernel features
@@ -32,7 +34,7 @@ func (f *LMS) Predict(phi []float64) (float64, error) {
 	if err := checkSample(phi, len(f.w), 0); err != nil {
 		return 0, err
 	}
-	return dot(f.w, phi), nil
+	return vec.Dot(f.w, phi), nil
 }
 
 // Update performs w ← w + η·e·φ and returns the a-priori error e = d − wᵀφ.
@@ -40,7 +42,7 @@ func (f *LMS) Update(phi []float64, d float64) (float64, error) {
 	if err := checkSample(phi, len(f.w), d); err != nil {
 		return 0, err
 	}
-	e := d - dot(f.w, phi)
+	e := d - vec.Dot(f.w, phi)
 	c := f.eta * e
 	for i, v := range phi {
 		f.w[i] += c * v

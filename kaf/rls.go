@@ -3,6 +3,8 @@ package kaf
 import (
 	"fmt"
 	"math"
+
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // RLSOptions configure RLS and extended RLS.
@@ -100,7 +102,7 @@ func (f *RLS) Predict(phi []float64) (float64, error) {
 	if err := checkSample(phi, len(f.w), 0); err != nil {
 		return 0, err
 	}
-	return dot(f.w, phi), nil
+	return vec.Dot(f.w, phi), nil
 }
 
 // Update adapts w and P to (φ, d) and returns the a-priori error d − wᵀφ. It does not
@@ -112,13 +114,13 @@ func (f *RLS) Update(phi []float64, d float64) (float64, error) {
 	}
 	// P·φ (P symmetric).
 	for i := range m {
-		f.pphi[i] = dot(f.p[i*m:(i+1)*m], phi)
+		f.pphi[i] = vec.Dot(f.p[i*m:(i+1)*m], phi)
 	}
-	den := f.opts.Lambda + dot(phi, f.pphi)
+	den := f.opts.Lambda + vec.Dot(phi, f.pphi)
 	if !(den > 0) || math.IsInf(den, 0) {
 		return 0, fmt.Errorf("kaf: RLS lost positive definiteness (λ + φᵀPφ = %v)", den)
 	}
-	e := d - dot(f.w, phi)
+	e := d - vec.Dot(f.w, phi)
 	// w += k·e with k = Pφ/den; P −= k·(Pφ)ᵀ, kept exactly symmetric by updating the
 	// upper triangle and mirroring.
 	c := e / den

@@ -31,9 +31,10 @@ type SPEEDOptions struct {
 //	φ̃(x) = Ψ·k(X, x),  Ψ = Λ_m^{-½}·V_mᵀ  (m×n)
 //
 // whose inner products approximate the kernel, φ̃(x)ᵀφ̃(y) ≈ k(x, y) (exactly on the
-// dictionary when m = n). Centred, k(X, x) is replaced by k(X, x) − K1/n (DESIGN.md
-// §4.8; V ⊥ 1). Grow adds a sample to the dictionary by one exact bordered
-// eigen-update (package kpca, update.Sym.Border) instead of a batch recompute: iSPEED.
+// dictionary when m = n). Centred, k(X, x) is replaced by k(X, x) − K1/n, since V ⊥ 1
+// (docs/design.md, "Projection of new points"). Grow adds a sample to the dictionary by
+// one exact bordered eigen-update (package kpca, update.Sym.Border) instead of a batch
+// recompute: iSPEED.
 // Map does not allocate. Not safe for concurrent use.
 type SPEED struct {
 	opts  SPEEDOptions

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 	"github.com/ikpca/ikpca/native"
@@ -53,7 +54,7 @@ func TestSPEEDMap(t *testing.T) {
 	}
 	for i := range 40 {
 		for j := range 40 {
-			if d := dot(phi[i], phi[j]) - K.At(i, j); math.Abs(d) > 1e-8 {
+			if d := vec.Dot(phi[i], phi[j]) - K.At(i, j); math.Abs(d) > 1e-8 {
 				t.Fatalf("φ̃(x%d)ᵀφ̃(x%d) − k = %g", i, j, d)
 			}
 		}
@@ -144,7 +145,7 @@ func TestTransfer(t *testing.T) {
 			phi := make([]float64, s.OutDim())
 			for i := range 20 {
 				_ = s.Map(phi, probe.RawRowView(i))
-				out[i] = dot(w, phi)
+				out[i] = vec.Dot(w, phi)
 			}
 			return out
 		}
@@ -174,7 +175,7 @@ func TestTransfer(t *testing.T) {
 		for i := range 20 {
 			col := make([]float64, 31)
 			kernel.Column(col, k, X, probe.RawRowView(i))
-			want := dot(proj, col)
+			want := vec.Dot(proj, col)
 			worst = math.Max(worst, math.Abs(after[i]-want))
 			moved = math.Max(moved, math.Abs(after[i]-before[i]))
 		}

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // Parallel work is measured in units of one coordinate of one kernel
@@ -211,7 +213,7 @@ func fillPolynomial(dst, a []float64, stride int, x []float64, k Polynomial) {
 func fillLinear(dst, a []float64, stride int, x []float64) {
 	cols := len(x)
 	for r := range dst {
-		dst[r] = dot(a[r*stride:r*stride+cols], x)
+		dst[r] = vec.Dot(a[r*stride:r*stride+cols], x)
 	}
 }
 

@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // Kernel is a symmetric positive semi-definite kernel k(x, y) on ℝᵈ.
@@ -257,7 +259,7 @@ type Linear struct{}
 
 // Eval returns xᵀy. It does not allocate and does not check the lengths of
 // x and y.
-func (Linear) Eval(x, y []float64) float64 { return dot(x, y) }
+func (Linear) Eval(x, y []float64) float64 { return vec.Dot(x, y) }
 
 // Spec returns {Name: "linear"}.
 func (Linear) Spec() Spec { return Spec{Name: nameLinear} }
@@ -331,23 +333,6 @@ func l1Dist(x, y []float64) float64 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// dot returns xᵀy, summed with four interleaved accumulators.
-func dot(x, y []float64) float64 {
-	y = y[:len(x)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i] * y[i]
-		s1 += x[i+1] * y[i+1]
-		s2 += x[i+2] * y[i+2]
-		s3 += x[i+3] * y[i+3]
-	}
-	for ; i < len(x); i++ {
-		s0 += x[i] * y[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
 // rbf returns exp(−‖x−y‖²/g) with g = 2σ².
 func rbf(x, y []float64, g float64) float64 {
 	return math.Exp(-sqDist(x, y) / g)
@@ -360,7 +345,7 @@ func laplacian(x, y []float64, sigma float64) float64 {
 
 // polynomial returns (γ·xᵀy + c)^d.
 func polynomial(x, y []float64, scale, offset float64, degree int) float64 {
-	return powInt(scale*dot(x, y)+offset, degree)
+	return powInt(scale*vec.Dot(x, y)+offset, degree)
 }
 
 // powInt returns b^n for n ≥ 0 by repeated squaring (1 for n ≤ 0).

@@ -2,12 +2,12 @@ package kpca
 
 import "math"
 
-// Helmert coordinates (DESIGN.md §4.3). Qₘ is the m×(m−1) matrix whose column j
-// (j = 1, …, m−1) is αⱼ·(1, …, 1, −j, 0, …, 0) with j ones and αⱼ = 1/√(j(j+1)): its
-// columns are orthonormal and orthogonal to 1ₘ, and Qₘ₊₁ = [[Qₘ, αₘ·1ₘ], [0ᵀ, −m·αₘ]].
-// So Mₘ = QₘᵀKₘQₘ carries the non-trivial spectrum of the centred matrix CKₘC, and
-// Mₘ₊₁ is Mₘ bordered by one row and column. Qₘ is never stored: products with it cost
-// O(m) through prefix and suffix sums.
+// Helmert coordinates (docs/design.md, "Helmert coordinates"). Qₘ is the m×(m−1)
+// matrix whose column j (j = 1, …, m−1) is αⱼ·(1, …, 1, −j, 0, …, 0) with j ones and
+// αⱼ = 1/√(j(j+1)): its columns are orthonormal and orthogonal to 1ₘ, and
+// Qₘ₊₁ = [[Qₘ, αₘ·1ₘ], [0ᵀ, −m·αₘ]]. So Mₘ = QₘᵀKₘQₘ carries the non-trivial spectrum of
+// the centred matrix CKₘC, and Mₘ₊₁ is Mₘ bordered by one row and column. Qₘ is never
+// stored: products with it cost O(m) through prefix and suffix sums.
 
 // helmertAlpha returns αⱼ = 1/√(j(j+1)) for j = 1, …, n−1 in alpha[j] (alpha[0] unused),
 // extending dst: entries already in dst are kept.

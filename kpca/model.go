@@ -2,15 +2,16 @@
 // matrix of a growing set of points, kept up to date one point at a time instead of
 // recomputed, and the incremental Nyström approximation built on the same machinery.
 //
-// A Model holds the points seen so far and the eigendecomposition of their kernel matrix
-// K (uncentred) or of the mean-adjusted K' = CKC, C = I − 11ᵀ/m (centred, the default).
-// Adding a point costs one bordering update of package update — an O(m²) secular
-// problem and one m×m×m matrix product — where a batch recomputation costs several
-// times more. In centred mode the model works in Helmert coordinates (DESIGN.md §4.3),
-// where the centred matrix of m+1 points is that of m points bordered by one row and
-// column, so that a centred step costs the same single update as an uncentred one. The
-// algorithms of Hallgren and Northrop ("Incremental kernel PCA and the Nyström method",
-// 2018) are available for comparison (Method RankOne).
+// A Model holds the points seen so far and the eigendecomposition of their kernel
+// matrix K (uncentred) or of the mean-adjusted K' = CKC, C = I − 11ᵀ/m (centred, the
+// default). Adding a point costs one bordering update of package update — an O(m²)
+// secular problem and one m×m×m matrix product — where a batch recomputation costs
+// several times more. In centred mode the model works in Helmert coordinates
+// (docs/design.md, "Helmert coordinates"), where the centred matrix of m+1 points is
+// that of m points bordered by one row and column, so that a centred step costs the
+// same single update as an uncentred one. The algorithms of Hallgren and Northrop
+// ("Incremental kernel PCA and the Nyström method", 2018) are available for comparison
+// (Method RankOne).
 //
 // Results agree with a batch kernel PCA of the same points to rounding (≈1e-13
 // relative after thousands of points), and no point is ever dropped: duplicates and
@@ -512,8 +513,9 @@ func (md *Model) UpdateStats(dst []update.Stats) []update.Stats {
 	return append(dst, md.updates...)
 }
 
-// helmertBorder borders M = QᵀKQ for a new point with kernel column a, self-kernel c and
-// Σa = sa (DESIGN.md §4.3): b = αₘ·Qₘᵀ(K·1 − m·a), γ = αₘ²·(1ᵀK1 − 2m·Σa + m²c).
+// helmertBorder borders M = QᵀKQ for a new point with kernel column a, self-kernel c
+// and Σa = sa (docs/design.md, "Helmert coordinates"):
+// b = αₘ·Qₘᵀ(K·1 − m·a), γ = αₘ²·(1ᵀK1 − 2m·Σa + m²c).
 func (md *Model) helmertBorder(a []float64, c, sa float64) error {
 	m := len(a)
 	fm := float64(m)

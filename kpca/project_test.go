@@ -11,8 +11,8 @@ import (
 )
 
 // batchKPCA is an independent batch kernel PCA: the eigendecomposition of K or CKC and
-// the projection of new points with the full centring formula of DESIGN.md §4.8,
-// k'ₓ = kₓ − K1/m − 1(1ᵀkₓ)/m + 1(1ᵀK1)/m².
+// the projection of new points with the full centring formula of docs/design.md,
+// "Projection of new points": k'ₓ = kₓ − K1/m − 1(1ᵀkₓ)/m + 1(1ᵀK1)/m².
 type batchKPCA struct {
 	k       kernel.Kernel
 	x       *mat.Dense

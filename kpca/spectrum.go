@@ -183,7 +183,8 @@ func (md *Model) Scores(dst *mat.Dense, k int) error {
 
 // Transform projects the rows of X (new points of dimension Dim()) onto the top k
 // components: score_j(x) = uⱼᵀk'ₓ/√λⱼ with k'ₓ the kernel column of x against the points,
-// centred like K' (DESIGN.md §4.8; since uⱼ ⊥ 1 it is uⱼᵀ(kₓ − K1/m)), or kₓ itself
+// centred like K' (docs/design.md, "Projection of new points"; since uⱼ ⊥ 1 it is
+// uⱼᵀ(kₓ − K1/m)), or kₓ itself
 // uncentred, and uⱼ signed as by VectorsTo. For a training point this is its training
 // score (Scores), so incremental and batch kernel PCA agree, sign included. Components
 // with a zero or numerically zero eigenvalue score zero (no division). dst is resized if

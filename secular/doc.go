@@ -32,12 +32,17 @@
 //
 // # Deflation tolerance
 //
-// LAPACK's dlaed2 deflates with TOL = 8·ε·max(|d|max, |z|max) on a matrix it has scaled
-// to unit norm beforehand (dstedc does so). This package makes that scale explicit and
-// uses TOL = 64·ε·σ with ε = 2⁻⁵³ and σ = max(|d|max, |ρ|‖z‖²) for rank-one problems,
-// σ = max(|d|max, |c|, ‖w‖) for arrowheads: every neglected quantity is at most TOL, a
-// backward error of order ε relative to the norm of the problem, and the decisions do
-// not change when the whole problem is multiplied by a constant.
+// LAPACK's dlaed2 deflates with TOL = 8·ε·max(|d|max, |z|max), and dlaed8 with
+// TOL = 8·ε·|d|max, on a matrix its driver dstedc has scaled to unit norm beforehand, in
+// every LAPACK release to date (3.12.1 and earlier). LAPACK's development branch raised
+// both factors to 64 in 2026 and reverted the change two months later (pull requests
+// #1317 and #1372); the bidiagonal SVD merges dlasd7 and dlasd2 use 64·ε. This package
+// makes the scale explicit and uses dlasd7's factor: TOL = 64·ε·σ with ε = 2⁻⁵³ and
+// σ = max(|d|max, |ρ|‖z‖²) for rank-one problems, σ = max(|d|max, |c|, ‖w‖) for
+// arrowheads. Every neglected quantity is at most TOL, a backward error of order ε
+// relative to the norm of the problem, and the decisions do not change when the whole
+// problem is multiplied by a constant. See docs/design.md, "Deflation" and "Departures
+// from LAPACK".
 //
 // References: J. R. Bunch, C. P. Nielsen and D. C. Sorensen, Rank-one modification of
 // the symmetric eigenproblem (1978); R.-C. Li, Solving secular equations stably and

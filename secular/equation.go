@@ -60,7 +60,7 @@ type sums struct {
 // the poles near the root with large relative errors, which Löwner's formula turns into
 // a loss of orthogonality. Computed afresh from τ, with the origin the pole nearer the
 // root, every δⱼ is within 3ε of itself: |δⱼ| ≥ |dⱼ − d_o|/2 for j ≠ o, and δ_o = −τ
-// exactly. λ itself is never formed (DESIGN.md §4.5).
+// exactly. λ itself is never formed (docs/design.md, "The root finder").
 func (e *equation) evaluate(o int, tau float64, recip []float64) sums {
 	k := len(recip)
 	d, z := e.d[:k], e.z[:k]

@@ -5,9 +5,10 @@ import (
 	"math"
 )
 
-// Eigenvectors by Gu and Eisenstat's method (DESIGN.md §4.6). Given computed roots λ̂
-// that strictly interlace the poles, Löwner's formula gives the weights ẑ for which the
-// λ̂ are the exact eigenvalues of the problem with the same poles:
+// Eigenvectors by Gu and Eisenstat's method (docs/design.md, "Löwner vectors"). Given
+// computed roots λ̂ that strictly interlace the poles, Löwner's formula gives the
+// weights ẑ for which the λ̂ are the exact eigenvalues of the problem with the same
+// poles:
 //
 //	rank-one:  ρ·ẑⱼ² = −∏ᵢ (dⱼ − λ̂ᵢ) / ∏_{i≠j} (dⱼ − dᵢ)          (k roots)
 //	arrowhead:    ŵⱼ² = −∏ᵢ (dⱼ − λ̂ᵢ) / ∏_{i≠j} (dⱼ − dᵢ)          (k+1 roots)

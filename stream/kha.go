@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -117,7 +118,7 @@ func (m *KHA) start() bool {
 	}
 	ka := m.s.centredProducts(m.alpha)
 	for i := range m.r {
-		v := dot(m.alpha[i], ka[i]) // ‖w_i‖²
+		v := vec.Dot(m.alpha[i], ka[i]) // ‖w_i‖²
 		if !(v > 0) {
 			return false
 		}
@@ -137,7 +138,7 @@ func (m *KHA) present(s int) {
 	col := m.s.column(s)
 	m.s.centre(col)
 	for i := range m.r {
-		m.y[i] = dot(m.alpha[i], col)
+		m.y[i] = vec.Dot(m.alpha[i], col)
 	}
 	eta := m.opts.Rate
 	if m.opts.Decay > 0 {

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -136,7 +137,7 @@ func (m *KRQA) extend(i int, col []float64) {
 		}
 		m.sb[i] = 0
 	}
-	pn := dot(col[:n-1], a)
+	pn := vec.Dot(col[:n-1], a)
 	m.alpha[i] = append(a, 0)
 	m.p[i] = append(p, pn)
 	m.sp[i] = sum(m.p[i])
@@ -158,7 +159,7 @@ func (m *KRQA) start() bool {
 	for l := range n {
 		col := m.s.column(l)
 		for i := range m.r {
-			m.p[i][l] = dot(col, m.alpha[i])
+			m.p[i][l] = vec.Dot(col, m.alpha[i])
 		}
 	}
 	for i := range m.r {
@@ -178,7 +179,7 @@ func (m *KRQA) start() bool {
 // it reports false, changing nothing, if the norm is zero.
 func (m *KRQA) normalise(i int) bool {
 	m.s.centredProduct(m.h[i], m.p[i], m.sb[i], m.sp[i])
-	nrm2 := dot(m.alpha[i], m.h[i])
+	nrm2 := vec.Dot(m.alpha[i], m.h[i])
 	if !(nrm2 > 0) || math.IsInf(nrm2, 1) {
 		return false
 	}
@@ -209,7 +210,7 @@ func (m *KRQA) present(s int) {
 	for i := range m.r {
 		yi := m.h[i][s]
 		for l := range i {
-			yi -= m.y[l] * dot(m.alpha[i], m.h[l])
+			yi -= m.y[l] * vec.Dot(m.alpha[i], m.h[l])
 		}
 		m.y[i] = yi
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -134,14 +135,6 @@ func grow(x []float64, n int) []float64 {
 	return append(x[:cap(x)], make([]float64, n-cap(x))...)[:n]
 }
 
-func dot(x, y []float64) float64 {
-	var s float64
-	for i, v := range x {
-		s += v * y[i]
-	}
-	return s
-}
-
 func sum(x []float64) float64 {
 	var s float64
 	for _, v := range x {
@@ -161,8 +154,8 @@ func rawOf(x []float64, n, d int) blas64.General {
 func rayleigh(alpha, ka [][]float64) []float64 {
 	out := make([]float64, len(alpha))
 	for i, a := range alpha {
-		if den := dot(a, ka[i]); den > 0 {
-			out[i] = dot(ka[i], ka[i]) / den
+		if den := vec.Dot(a, ka[i]); den > 0 {
+			out[i] = vec.Dot(ka[i], ka[i]) / den
 		}
 	}
 	return out
@@ -190,7 +183,7 @@ func (s *samples) scores(dst *mat.Dense, X mat.Matrix, k, have int, coefficients
 		}
 		s.centre(kx)
 		for j := range k {
-			res.Set(i, j, dot(coef[j], kx))
+			res.Set(i, j, vec.Dot(coef[j], kx))
 		}
 	}
 	check.Reuse(dst, n, k)
@@ -227,7 +220,7 @@ func unitSigned(alpha, kalpha [][]float64, order []int) [][]float64 {
 	out := make([][]float64, len(order))
 	for q, i := range order {
 		c := make([]float64, len(alpha[i]))
-		if nrm2 := dot(alpha[i], kalpha[i]); nrm2 > 0 {
+		if nrm2 := vec.Dot(alpha[i], kalpha[i]); nrm2 > 0 {
 			f := sign.Of(kalpha[i]) / math.Sqrt(nrm2)
 			for l, a := range alpha[i] {
 				c[l] = f * a
@@ -260,7 +253,7 @@ func (s *samples) centredProducts(alpha [][]float64) [][]float64 {
 		col := s.column(l)
 		s.centre(col)
 		for i, a := range alpha {
-			ka[i][l] = dot(col, a)
+			ka[i][l] = vec.Dot(col, a)
 		}
 	}
 	return ka

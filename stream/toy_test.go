@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 )
@@ -309,7 +310,7 @@ func TestExtendKeepsDirections(t *testing.T) {
 	for i := range m.r {
 		for l := range m.s.n {
 			k := m.s.column(l)
-			if want := dot(k, m.alpha[i]); math.Abs(m.p[i][l]-want) > 1e-12*(1+math.Abs(want)) {
+			if want := vec.Dot(k, m.alpha[i]); math.Abs(m.p[i][l]-want) > 1e-12*(1+math.Abs(want)) {
 				t.Fatalf("K·α out of date at (%d, %d): %g, want %g", i, l, m.p[i][l], want)
 			}
 		}

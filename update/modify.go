@@ -11,9 +11,10 @@ import (
 	"github.com/ikpca/ikpca/secular"
 )
 
-// RankOne replaces A by A + ρ·v·vᵀ, for ρ of either sign (DESIGN.md §4.1): with
-// z = Uᵀv, A + ρvvᵀ = U·(D + ρzzᵀ)·Uᵀ, whose small eigenproblem is solved by the
-// secular solver; the new vectors are U·Ũ. On error s is unchanged.
+// RankOne replaces A by A + ρ·v·vᵀ, for ρ of either sign (docs/design.md,
+// "Rank-one updates"): with z = Uᵀv, A + ρvvᵀ = U·(D + ρzzᵀ)·Uᵀ, whose small
+// eigenproblem is solved by the secular solver; the new vectors are U·Ũ. On error s is
+// unchanged.
 func (s *Sym) RankOne(rho float64, v []float64) error {
 	n := s.n
 	if len(v) != n {
@@ -44,9 +45,10 @@ func (s *Sym) RankOne(rho float64, v []float64) error {
 	return nil
 }
 
-// Border replaces A by the (n+1)×(n+1) matrix [[A, a], [aᵀ, c]] (DESIGN.md §4.2): in
-// the basis diag(U, 1) it is the arrowhead [[D, w], [wᵀ, c]] with w = Uᵀa, solved by the
-// secular solver; the new vectors are diag(U, 1)·Ũ, one dgemm. On error s is unchanged.
+// Border replaces A by the (n+1)×(n+1) matrix [[A, a], [aᵀ, c]] (docs/design.md,
+// "Bordering"): in the basis diag(U, 1) it is the arrowhead [[D, w], [wᵀ, c]] with
+// w = Uᵀa, solved by the secular solver; the new vectors are diag(U, 1)·Ũ, one dgemm.
+// On error s is unchanged.
 func (s *Sym) Border(a []float64, c float64) error {
 	return s.BorderWith(a, c, nil, nil)
 }

@@ -10,8 +10,8 @@ import (
 // Product is the r×n matrix P = B·U of a matrix B, whose n columns match the rows of a
 // Sym's matrix, with the Sym's eigenvectors U. Sym.BorderWith keeps it current without
 // B: when A is bordered and B gains a column b, the new P is [P, b]·T with T the
-// update's small change of basis (DESIGN.md §4.7), one dgemm of P's rows times the
-// non-deflated block. Incremental Nyström keeps P = K_nm·U this way.
+// update's small change of basis (docs/design.md, "Nyström"), one dgemm of P's rows
+// times the non-deflated block. Incremental Nyström keeps P = K_nm·U this way.
 //
 // Storage is double-buffered and grows geometrically, like Sym's. The zero value is a
 // 0×0 product; use Reset to start it.

@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bytes"
+	"context"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ikpca/ikpca/internal/experiment"
-	"github.com/ikpca/ikpca/native"
+	"github.com/ikpca/ikpca/internal/study"
+	"github.com/ikpca/ikpca/internal/study/chinsuter"
 )
 
 // intList parses a comma-separated list of integers of at least lo.
@@ -34,7 +31,8 @@ func intList(flag, s string, lo int) ([]int, error) {
 
 func chinSuterCommand(e env) *cobra.Command {
 	var (
-		outDir, sizes, costSizes                  string
+		sf                                        studyFlags
+		sizes, costSizes                          string
 		components, preImages, chunk, khaPasses   int
 		exactMax, streamN, streamEvery, costSteps int
 		khaRate                                   float64
@@ -62,10 +60,11 @@ by SVD updating with reduced-set compression):
   update and the seed paper's four rank-one updates, each step paired with one m×m×m dgemm.
   Writes cost.csv.
 
-A markdown summary goes to standard output and to chinsuter.md in --out.`,
+A markdown summary goes to standard output and to chinsuter.md in --out. --replot draws the
+figures again from the CSV files.`,
 	}
 	f := c.Flags()
-	f.StringVar(&outDir, "out", "ikpca-chinsuter", "directory for the CSV, PNG and markdown files (created)")
+	sf.add(f, "ikpca-chinsuter")
 	f.StringVar(&sizes, "sizes", "520,1000,1510,2020,2530,3100", "toy sizes n timed")
 	f.IntVar(&components, "components", 5, "components r of the compressed Chin–Suter model and of KHA")
 	f.IntVar(&preImages, "preimages", 10, "pre-images n′ per vector of the compressed model")
@@ -91,50 +90,14 @@ A markdown summary goes to standard output and to chinsuter.md in --out.`,
 			streamN < 0 || streamEvery < 1 || costSteps < 1 {
 			return usageError{fmt.Errorf("need --sizes, --components, --preimages, --chunk, --kha-passes, --stream-every, --cost-steps ≥ 1, --kha-rate > 0 and --stream-n ≥ 0")}
 		}
-		native.Use()
-		if err := os.MkdirAll(outDir, 0o755); err != nil {
-			return err
-		}
-		bar := newProgress(e, "chinsuter", len(sz)+2*min(streamN, 1)+len(cs))
-		done := 0
-		res, err := experiment.ChinSuter(cmd.Context(), experiment.ChinSuterOptions{Sizes: sz, Components: components,
-			PreImages: preImages, Chunk: chunk, KHAPasses: khaPasses, KHARate: khaRate, ExactMax: exactMax,
-			StreamN: streamN, StreamEvery: streamEvery, CostSizes: cs, CostSteps: costSteps, Seed: seed,
-			Progress: func(string) { done++; bar.set(done) }})
-		bar.finish()
-		if err != nil {
-			return interruption(err)
-		}
-		var md bytes.Buffer
-		out := io.MultiWriter(e.out, &md)
-		fmt.Fprintf(out, "## Chin–Suter incremental kernel PCA (%s)\n\n", native.Active())
-		if err := experiment.WriteChinSuterMarkdown(out, res); err != nil {
-			return err
-		}
-		files := []struct {
-			name string
-			fn   func(io.Writer) error
-			skip bool
-		}{
-			{"timing.csv", func(w io.Writer) error { return experiment.WriteChinSuterTimingCSV(w, res) }, false},
-			{"timing.png", func(w io.Writer) error { return experiment.PlotChinSuterTiming(w, res) }, false},
-			{"projections.csv", func(w io.Writer) error { return experiment.WriteChinSuterProjectionsCSV(w, res) }, false},
-			{"projections.png", func(w io.Writer) error { return experiment.PlotChinSuterProjections(w, res) }, false},
-			{"stream.csv", func(w io.Writer) error { return experiment.WriteChinSuterStreamCSV(w, res) }, streamN == 0},
-			{"stream.png", func(w io.Writer) error { return experiment.PlotChinSuterStream(w, res) }, streamN == 0},
-			{"cost.csv", func(w io.Writer) error { return experiment.WriteChinSuterCostCSV(w, res) }, len(cs) == 0},
-			{"chinsuter.md", func(w io.Writer) error { _, err := w.Write(md.Bytes()); return err }, false},
-		}
-		for _, file := range files {
-			if file.skip {
-				continue
-			}
-			if err := create(e, filepath.Join(outDir, file.name), file.fn); err != nil {
-				return err
-			}
-		}
-		fmt.Fprintf(e.errw, "wrote the CSV, PNG and markdown files to %s\n", outDir)
-		return nil
+		o := chinsuter.Options{Sizes: sz, Components: components, PreImages: preImages, Chunk: chunk, KHAPasses: khaPasses,
+			KHARate: khaRate, ExactMax: exactMax, StreamN: streamN, StreamEvery: streamEvery, CostSizes: cs, CostSteps: costSteps, Seed: seed}
+		return runStudy(cmd.Context(), e, sf, studyCommand{title: "Chin–Suter incremental kernel PCA", summary: "chinsuter.md",
+			plots: chinsuter.Plots,
+			run: func(ctx context.Context, p study.Progress) ([]study.Output, error) {
+				o.Progress = p
+				return chinsuter.Run(ctx, o)
+			}})
 	}
 	return c
 }

@@ -1,25 +1,22 @@
 package main
 
 import (
-	"bytes"
+	"context"
 	"fmt"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ikpca/ikpca/internal/experiment"
-	"github.com/ikpca/ikpca/native"
+	"github.com/ikpca/ikpca/internal/study"
+	"github.com/ikpca/ikpca/internal/study/kaf"
 )
 
 func kafCommand(e env) *cobra.Command {
-	o := experiment.KAFOptions{Train: 2000, Test: 200, Gap: 200, Order: 7, Every: 20, Noise: 0.02, Eta: 0.1,
+	o := kaf.PredictOptions{Train: 2000, Test: 200, Gap: 200, Order: 7, Every: 20, Noise: 0.02, Eta: 0.1,
 		KLMSEta: 0.2, Sigma: 1 / math.Sqrt2, Features: 330, Quantisation: 0.28, Threshold: 0.3, Seed100: 100, ISPEEDCap: 400}
 	var (
-		outDir                 string
-		basisN, basisM, basisE int
+		sf    studyFlags
+		basis kaf.BasisOptions
 	)
 	c := &cobra.Command{
 		Use:   "kaf",
@@ -33,14 +30,14 @@ and 50 of the training dictionary), sparse SPEED, iSPEED and siSPEED (from --see
 samples) and the KRLS versions; plus the Gram reconstruction error of the eigenmap against m
 (Figure 2) and the largest principal angle between iSPEED and batch SPEED as the dictionary
 grows (Figure 3). Writes kaf-curves.csv/png, speed-basis.csv, speed-gram.png, speed-angle.png
-and kaf.md to --out.
+and kaf.md to --out. --replot draws the figures again from the CSV files.
 
 The kernel is exp(−‖d‖²) (σ = 1/√2) as in the paper's KLMS anchor. The novelty threshold and
 QKLMS's quantisation are in the units of the standardised series: 0.3 and 0.28 give dictionaries
 of about 350 and 400 samples of 2000 (the paper's 0.06 refers to its own scaling).`,
 	}
 	f := c.Flags()
-	f.StringVar(&outDir, "out", "ikpca-kaf", "directory for the CSV, PNG and markdown files (created)")
+	sf.add(f, "ikpca-kaf")
 	f.IntVar(&o.Trials, "trials", 100, "independent trials")
 	f.IntVar(&o.Train, "train", o.Train, "training samples per trial")
 	f.IntVar(&o.Test, "test", o.Test, "test samples per trial")
@@ -52,52 +49,21 @@ of about 350 and 400 samples of 2000 (the paper's 0.06 refers to its own scaling
 	f.Float64Var(&o.Threshold, "threshold", o.Threshold, "siSPEED novelty threshold")
 	f.IntVar(&o.Seed100, "seed-dictionary", o.Seed100, "samples iSPEED and siSPEED start from")
 	f.IntVar(&o.ISPEEDCap, "ispeed-cap", o.ISPEEDCap, "largest iSPEED dictionary")
-	f.IntVar(&basisN, "basis-n", 1000, "Figures 2 and 3: dictionary size")
-	f.IntVar(&basisM, "basis-m", 30, "Figure 3: eigenfunctions compared")
-	f.IntVar(&basisE, "basis-every", 50, "Figure 3: dictionary sizes between two comparisons")
+	f.IntVar(&basis.N, "basis-n", 1000, "Figures 2 and 3: dictionary size")
+	f.IntVar(&basis.M, "basis-m", 30, "Figure 3: eigenfunctions compared")
+	f.IntVar(&basis.Every, "basis-every", 50, "Figure 3: dictionary sizes between two comparisons")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the starts, the noise and the random features")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		if o.Trials < 1 || o.Train < 10 || o.Test < 1 || o.Every < 1 || o.Seed100 < 2 || o.Seed100 >= o.Train ||
-			basisN < 10 || basisM < 1 || basisM >= basisN || basisE < 1 {
+			basis.N < 10 || basis.M < 1 || basis.M >= basis.N || basis.Every < 1 {
 			return usageError{fmt.Errorf("need --trials ≥ 1, --train ≥ 10, --test ≥ 1, --every ≥ 1, 2 ≤ --seed-dictionary < --train, --basis-n ≥ 10, 1 ≤ --basis-m < --basis-n")}
 		}
-		native.Use()
-		if err := os.MkdirAll(outDir, 0o755); err != nil {
-			return err
-		}
-		var md bytes.Buffer
-		out := io.MultiWriter(e.out, &md)
-		fmt.Fprintf(out, "## Kernel adaptive filtering on SPEED features (%s)\n\n", native.Active())
-		bar := newProgress(e, "kaf", o.Trials)
-		o.Progress = bar.set
-		res, err := experiment.KAF(cmd.Context(), o)
-		bar.finish()
-		if err != nil {
-			return interruption(err)
-		}
-		if err := experiment.WriteKAFMarkdown(out, res); err != nil {
-			return err
-		}
-		if err := writeFigure(e, outDir, "kaf-curves", func(w io.Writer) error { return experiment.WriteKAFCSV(w, res) },
-			func(w io.Writer) error { return experiment.PlotKAF(w, res) }); err != nil {
-			return err
-		}
-		basis, err := experiment.SPEEDBasis(cmd.Context(), basisN, basisM, min(o.Seed100, basisN-1), basisE, o.Sigma)
-		if err != nil {
-			return interruption(err)
-		}
-		last := len(basis.Angle) - 1
-		fmt.Fprintf(out, "Eigenmap of %d inputs: relative Gram reconstruction error %.3g with 30 eigenfunctions, %.3g with 50; iSPEED against batch SPEED (m = %d): largest principal angle %.2g rad at n = %d.\n\n",
-			basisN, basis.GramError[min(29, len(basis.GramError)-1)], basis.GramError[min(49, len(basis.GramError)-1)], basisM, basis.Angle[last], basis.Sizes[last])
-		if err := create(e, filepath.Join(outDir, "speed-basis.csv"), func(w io.Writer) error { return experiment.WriteSPEEDBasisCSV(w, basis) }); err != nil {
-			return err
-		}
-		for _, which := range []string{"gram", "angle"} {
-			if err := create(e, filepath.Join(outDir, "speed-"+which+".png"), func(w io.Writer) error { return experiment.PlotSPEEDBasis(w, basis, which) }); err != nil {
-				return err
-			}
-		}
-		return create(e, filepath.Join(outDir, "kaf.md"), func(w io.Writer) error { _, err := w.Write(md.Bytes()); return err })
+		basis.Seed, basis.Sigma = min(o.Seed100, basis.N-1), o.Sigma
+		return runStudy(cmd.Context(), e, sf, studyCommand{title: "Kernel adaptive filtering on SPEED features", summary: "kaf.md",
+			plots: kaf.Plots,
+			run: func(ctx context.Context, p study.Progress) ([]study.Output, error) {
+				return kaf.Run(ctx, kaf.Options{Predict: o, Basis: basis, Progress: p})
+			}})
 	}
 	return c
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/experiment"
+	"github.com/ikpca/ikpca/internal/study/paper"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -75,12 +75,12 @@ for data sets of a few thousand points.`,
 			return err
 		}
 		bar := newProgress(e, "landmarks", mmax)
-		res, err := experiment.Nystrom(cmd.Context(), experiment.NystromOptions{Data: x, Kernel: kern, MMax: mmax, Seed: seed, Progress: func(done, _ int) { bar.set(done) }})
+		res, err := paper.Nystrom(cmd.Context(), paper.NystromOptions{Data: x, Kernel: kern, MMax: mmax, Seed: seed, Progress: func(done, _ int) { bar.set(done) }})
 		bar.finish()
 		if err != nil {
 			return interruption(err)
 		}
-		return create(e, out, func(w io.Writer) error { return experiment.WriteNystromCSV(w, res) })
+		return create(e, out, func(w io.Writer) error { return res.Table().WriteCSV(w) })
 	}
 	return c
 }

@@ -1,23 +1,20 @@
 package main
 
 import (
-	"bytes"
+	"context"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ikpca/ikpca/internal/experiment"
-	"github.com/ikpca/ikpca/native"
+	"github.com/ikpca/ikpca/internal/study"
+	"github.com/ikpca/ikpca/internal/study/streaming"
 )
 
 func streamingCommand(e env) *cobra.Command {
 	var (
-		outDir, datasets, ells    string
+		sf                        studyFlags
+		datasets, ells            string
 		n, test, features, steps  int
 		exact                     bool
 		toyRuns, toyN, toyPasses  int
@@ -47,10 +44,11 @@ func streamingCommand(e env) *cobra.Command {
   Gaussian kernel for D = 16 … 2^--rff-maxlog, both forms, with the fitted rate (−½ is
   O(1/√D)). Writes rff.csv and rff.png.
 
-A markdown summary of all three goes to standard output and to streaming.md in --out.`,
+A markdown summary of all three goes to standard output and to streaming.md in --out.
+--replot draws the figures again from the CSV files.`,
 	}
 	f := c.Flags()
-	f.StringVar(&outDir, "out", "ikpca-streaming", "directory for the CSV, PNG and markdown files (created)")
+	sf.add(f, "ikpca-streaming")
 	f.StringVar(&datasets, "datasets", "cpu_act,a9a", "data sets for the kernel approximation: cpu_act, a9a, magic; empty: none")
 	f.IntVar(&n, "n", 2000, "training points per data set")
 	f.IntVar(&test, "test", 500, "held-out points projected")
@@ -69,92 +67,30 @@ A markdown summary of all three goes to standard output and to streaming.md in -
 	f.IntVar(&rffMaxLog, "rff-maxlog", 13, "largest feature dimension, as a power of two")
 	f.Uint64Var(&seed, "seed", 1, "seed of the samples, features and initial directions")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
-		var ellList []int
-		for _, s := range strings.Split(ells, ",") {
-			v, err := strconv.Atoi(strings.TrimSpace(s))
-			if err != nil || v < 1 {
-				return usageError{fmt.Errorf("--ells: bad entry %q", s)}
-			}
-			ellList = append(ellList, v)
-		}
-		if n < 2 || test < 1 || features < 2 || features%2 != 0 || toyRuns < 0 || toyN < 4 || toyPasses < 1 || !(tol > 0) ||
-			rffN < 0 || rffN == 1 || rffSeeds < 1 || rffMaxLog < 5 || rffMaxLog > 16 {
-			return usageError{fmt.Errorf("need --n ≥ 2, --test ≥ 1, an even --features ≥ 2, --toy-n ≥ 4, --toy-passes ≥ 1, --tolerance > 0, --rff-n 0 or ≥ 2, --rff-seeds ≥ 1, 5 ≤ --rff-maxlog ≤ 16")}
-		}
-		native.Use()
-		if err := os.MkdirAll(outDir, 0o755); err != nil {
+		ellList, err := intList("ells", ells, 1)
+		if err != nil {
 			return err
 		}
-		var md bytes.Buffer
-		out := io.MultiWriter(e.out, &md)
-		fmt.Fprintf(out, "## Streaming kernel PCA (%s)\n\n", native.Active())
-		if rffN > 0 {
-			res, err := experiment.RFFConvergence(cmd.Context(), "cpu_act", rffN, rffSeeds, rffMaxLog, seed)
-			if err != nil {
-				return interruption(err)
-			}
-			if err := experiment.WriteRFFMarkdown(out, res); err != nil {
-				return err
-			}
-			base := filepath.Join(outDir, "rff")
-			if err := create(e, base+".csv", func(w io.Writer) error { return experiment.WriteRFFCSV(w, res) }); err != nil {
-				return err
-			}
-			if err := create(e, base+".png", func(w io.Writer) error { return experiment.PlotRFF(w, res) }); err != nil {
-				return err
-			}
+		if len(ellList) == 0 || n < 2 || test < 1 || features < 2 || features%2 != 0 || toyRuns < 0 || toyN < 4 || toyPasses < 1 || !(tol > 0) ||
+			rffN < 0 || rffN == 1 || rffSeeds < 1 || rffMaxLog < 5 || rffMaxLog > 16 {
+			return usageError{fmt.Errorf("need --ells, --n ≥ 2, --test ≥ 1, an even --features ≥ 2, --toy-n ≥ 4, --toy-passes ≥ 1, --tolerance > 0, --rff-n 0 or ≥ 2, --rff-seeds ≥ 1, 5 ≤ --rff-maxlog ≤ 16")}
 		}
+		var names []string
 		for _, name := range strings.Split(datasets, ",") {
-			name = strings.TrimSpace(name)
-			if name == "" {
-				continue
-			}
-			bar := newProgress(e, name, 4*len(ellList))
-			done := 0
-			res, err := experiment.Streaming(cmd.Context(), experiment.StreamingOptions{Dataset: name, N: n, Test: test,
-				Features: features, Ells: ellList, Exact: exact, ExactSteps: steps, Seed: seed,
-				Progress: func(string) { done++; bar.set(done) }})
-			bar.finish()
-			if err != nil {
-				return interruption(err)
-			}
-			if err := experiment.WriteStreamingMarkdown(out, res); err != nil {
-				return err
-			}
-			base := filepath.Join(outDir, "skpca-"+name)
-			if err := create(e, base+".csv", func(w io.Writer) error { return experiment.WriteStreamingCSV(w, res) }); err != nil {
-				return err
-			}
-			for _, x := range []string{"ell", "memory", "time"} {
-				if err := create(e, base+"-"+x+".png", func(w io.Writer) error { return experiment.PlotStreaming(w, res, x) }); err != nil {
-					return err
-				}
-			}
-			fmt.Fprintf(e.errw, "wrote %s.csv and %s-{ell,memory,time}.png\n", base, base)
-		}
-		if toyRuns > 0 {
-			bar := newProgress(e, "toy", toyRuns)
-			res, err := experiment.Toy(cmd.Context(), experiment.ToyOptions{Runs: toyRuns, N: toyN, Passes: toyPasses,
-				KHARate: khaRate, KHADecay: khaDecay, Tolerance: tol, Seed: seed, Progress: bar.set})
-			bar.finish()
-			if err != nil {
-				return interruption(err)
-			}
-			if err := experiment.WriteToyMarkdown(out, res); err != nil {
-				return err
-			}
-			base := filepath.Join(outDir, "toy")
-			if err := create(e, base+".csv", func(w io.Writer) error { return experiment.WriteToyCSV(w, res) }); err != nil {
-				return err
-			}
-			if err := create(e, base+"-curves.csv", func(w io.Writer) error { return experiment.WriteToyCurvesCSV(w, res) }); err != nil {
-				return err
-			}
-			if err := create(e, base+".png", func(w io.Writer) error { return experiment.PlotToy(w, res) }); err != nil {
-				return err
+			if name = strings.TrimSpace(name); name != "" {
+				names = append(names, name)
 			}
 		}
-		return create(e, filepath.Join(outDir, "streaming.md"), func(w io.Writer) error { _, err := w.Write(md.Bytes()); return err })
+		o := streaming.Options{Datasets: names,
+			Approx: streaming.ApproxOptions{N: n, Test: test, Features: features, Ells: ellList, Exact: exact, ExactSteps: steps, Seed: seed},
+			Toy: streaming.ToyOptions{Runs: toyRuns, N: toyN, Passes: toyPasses, KHARate: khaRate, KHADecay: khaDecay,
+				Tolerance: tol, Seed: seed},
+			RFF: streaming.RFFOptions{Dataset: "cpu_act", N: rffN, Seeds: rffSeeds, MaxLog: rffMaxLog, Seed: seed}}
+		return runStudy(cmd.Context(), e, sf, studyCommand{title: "Streaming kernel PCA", summary: "streaming.md", plots: streaming.Plots,
+			run: func(ctx context.Context, p study.Progress) ([]study.Output, error) {
+				o.Progress = p
+				return streaming.Run(ctx, o)
+			}})
 	}
 	return c
 }

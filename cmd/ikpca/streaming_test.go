@@ -60,8 +60,8 @@ func TestStreamingCommand(t *testing.T) {
 	if code, _, _ := ikpca(t, "", "streaming", "--features", "7", "--toy-runs", "0"); code != 2 {
 		t.Errorf("odd --features: exit %d, want 2", code)
 	}
-	if code, _, _ := ikpca(t, "", "streaming", "--datasets", "nosuch", "--toy-runs", "0", "--out", dir); code != 1 {
-		t.Errorf("unknown data set: exit %d, want 1", code)
+	if code, _, _ := ikpca(t, "", "streaming", "--datasets", "nosuch", "--toy-runs", "0", "--out", dir); code != 2 {
+		t.Errorf("unknown data set: exit %d, want 2", code)
 	}
 }
 

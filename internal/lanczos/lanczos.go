@@ -11,6 +11,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // SymNorm returns ‖A‖₂ of a symmetric matrix (see Norm).
@@ -54,12 +56,12 @@ func Norm(n int, apply func(dst, x []float64)) float64 {
 	var best float64
 	for j := 0; j < maxSteps; j++ {
 		apply(w, q[j])
-		aj := dot(q[j], w)
+		aj := vec.Dot(q[j], w)
 		alpha = append(alpha, aj)
 		// Full reorthogonalisation, twice ("twice is enough").
 		for pass := 0; pass < 2; pass++ {
 			for _, qi := range q {
-				c := dot(qi, w)
+				c := vec.Dot(qi, w)
 				axpy(-c, qi, w)
 			}
 		}
@@ -101,13 +103,9 @@ func extremeRitz(alpha, beta []float64) (theta, resid float64) {
 	if math.Abs(vals[k-1]) >= math.Abs(vals[0]) {
 		idx = k - 1
 	}
-	var vec mat.Dense
-	es.VectorsTo(&vec)
-	return vals[idx], math.Abs(beta[k-1] * vec.At(k-1, idx))
-}
-
-func dot(x, y []float64) float64 {
-	return blas64.Dot(blas64.Vector{N: len(x), Inc: 1, Data: x}, blas64.Vector{N: len(y), Inc: 1, Data: y})
+	var vectors mat.Dense
+	es.VectorsTo(&vectors)
+	return vals[idx], math.Abs(beta[k-1] * vectors.At(k-1, idx))
 }
 
 func axpy(a float64, x, y []float64) {

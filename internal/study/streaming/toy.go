@@ -1,12 +1,13 @@
-package experiment
+package streaming
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 
+	"github.com/ikpca/ikpca/internal/study"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
@@ -24,7 +25,8 @@ type ToyOptions struct {
 	// (for the passes-to-converge columns).
 	Tolerance float64
 	Seed      uint64
-	Progress  func(run int)
+	// Progress, if set, is called after each run with the runs done and their total.
+	Progress func(done, total int)
 }
 
 // ToyRun is one Monte-Carlo run: the exact eigenvalues eig(K̃)/N (three non-zero), the
@@ -44,10 +46,20 @@ type ToyResult struct {
 	Runs    []ToyRun
 }
 
+// online is an online kernel PCA method of the toy: samples are stored as they arrive,
+// then presented again pass after pass.
+type online struct {
+	add  func([]float64) error
+	pass func() error
+	// estimate returns the eigenvalue estimates compared with the exact ones: the
+	// Rayleigh quotients of the method's directions on the stored samples.
+	estimate func([]float64) []float64
+}
+
 // Toy runs the experiment. It stops early with ctx's error when ctx is done.
 func Toy(ctx context.Context, o ToyOptions) (*ToyResult, error) {
 	if o.Runs < 1 || o.N < 4 || o.Passes < 1 {
-		return nil, errors.New("experiment: toy needs runs ≥ 1, N ≥ 4 and passes ≥ 1")
+		return nil, fmt.Errorf("%w: toy needs runs ≥ 1, N ≥ 4 and passes ≥ 1", study.ErrOptions)
 	}
 	k := kernel.Polynomial{Degree: 2, Scale: 1}
 	res := &ToyResult{Options: o}
@@ -71,22 +83,19 @@ func Toy(ctx context.Context, o ToyOptions) (*ToyResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		type method struct {
-			add    func([]float64) error
-			pass   func() error
-			est    func([]float64) []float64
+		methods := []struct {
+			m      online
 			errs   *[]float64
 			passes *int
 			final  *[3]float64
+		}{
+			{online{krqa.Add, krqa.Pass, krqa.RayleighQuotients}, &r.KRQAErrors, &r.KRQAPasses, &r.KRQA},
+			{online{kha.Add, kha.Pass, kha.Values}, &r.KHAErrors, &r.KHAPasses, &r.KHA},
 		}
-		ms := []method{
-			{krqa.Add, krqa.Pass, krqa.RayleighQuotients, &r.KRQAErrors, &r.KRQAPasses, &r.KRQA},
-			{kha.Add, kha.Pass, kha.Values, &r.KHAErrors, &r.KHAPasses, &r.KHA},
-		}
-		for _, m := range ms {
+		for _, m := range methods {
 			*m.passes = -1
 			for i := range o.N {
-				if err := m.add(X.RawRowView(i)); err != nil {
+				if err := m.m.add(X.RawRowView(i)); err != nil {
 					return nil, err
 				}
 			}
@@ -96,11 +105,11 @@ func Toy(ctx context.Context, o ToyOptions) (*ToyResult, error) {
 					return nil, err
 				}
 				if p > 1 {
-					if err := m.pass(); err != nil {
+					if err := m.m.pass(); err != nil {
 						return nil, err
 					}
 				}
-				est = m.est(est)
+				est = m.m.estimate(est)
 				worst := 0.0
 				for i := range 3 {
 					worst = math.Max(worst, math.Abs(est[i]/float64(o.N)-r.Exact[i])/r.Exact[i])
@@ -120,25 +129,10 @@ func Toy(ctx context.Context, o ToyOptions) (*ToyResult, error) {
 		}
 		res.Runs = append(res.Runs, r)
 		if o.Progress != nil {
-			o.Progress(run + 1)
+			o.Progress(run+1, o.Runs)
 		}
 	}
 	return res, nil
-}
-
-// meanSD returns the mean and the sample standard deviation of v.
-func meanSD(v []float64) (mean, sd float64) {
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	if len(v) < 2 {
-		return mean, 0
-	}
-	for _, x := range v {
-		sd += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(sd / float64(len(v)-1))
 }
 
 // medianPasses returns the median of v over all runs, counting a run that never
@@ -165,4 +159,17 @@ func medianPasses(v []int) (median float64, never int, ok bool) {
 		return math.NaN(), never, false
 	}
 	return float64(sorted[n/2-1]+sorted[n/2]) / 2, never, true
+}
+
+// curves returns the mean over runs of the largest relative error after each pass.
+func (r *ToyResult) curves() (krqa, kha []float64) {
+	passes := r.Options.Passes
+	krqa, kha = make([]float64, passes), make([]float64, passes)
+	for _, run := range r.Runs {
+		for p := range passes {
+			krqa[p] += run.KRQAErrors[p] / float64(len(r.Runs))
+			kha[p] += run.KHAErrors[p] / float64(len(r.Runs))
+		}
+	}
+	return krqa, kha
 }

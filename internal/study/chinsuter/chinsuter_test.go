@@ -1,17 +1,20 @@
-package experiment
+package chinsuter
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/ikpca/ikpca/internal/study"
+	"github.com/ikpca/ikpca/internal/study/studytest"
 )
 
 func TestChinSuterSmall(t *testing.T) {
-	o := ChinSuterOptions{Sizes: []int{40, 70}, Components: 3, PreImages: 3, Chunk: 5, KHAPasses: 2, KHARate: 0.05,
+	o := Options{Sizes: []int{40, 70}, Components: 3, PreImages: 3, Chunk: 5, KHAPasses: 2, KHARate: 0.05,
 		ExactMax: 70, StreamN: 120, StreamEvery: 60, CostSizes: []int{30}, CostSteps: 2, Seed: 1}
-	r, err := ChinSuter(context.Background(), o)
+	r, err := run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,42 +55,34 @@ func TestChinSuterSmall(t *testing.T) {
 		r.Cost[0].CSComponents != 29 {
 		t.Fatalf("cost %+v", r.Cost)
 	}
-	var md, csv bytes.Buffer
-	if err := WriteChinSuterMarkdown(&md, r); err != nil {
+	outs, err := study.Draw(r.outputs(), Plots)
+	if err != nil {
 		t.Fatal(err)
 	}
+	md := study.Summary(outs)
 	for _, want := range []string{"Training time on the toy", "fitted exponent", "Compressed Chin–Suter over a stream", "Per-point cost"} {
-		if !strings.Contains(md.String(), want) {
+		if !strings.Contains(md, want) {
 			t.Fatalf("markdown lacks %q", want)
 		}
 	}
-	for _, f := range []func() error{
-		func() error { return WriteChinSuterTimingCSV(&csv, r) },
-		func() error { return WriteChinSuterProjectionsCSV(&csv, r) },
-		func() error { return WriteChinSuterStreamCSV(&csv, r) },
-		func() error { return WriteChinSuterCostCSV(&csv, r) },
-	} {
-		csv.Reset()
-		if err := f(); err != nil || csv.Len() == 0 {
-			t.Fatalf("CSV: %v (%d bytes)", err, csv.Len())
+	files, err := study.Files(outs)
+	if want := "timing.csv timing.png projections.csv projections.png stream.csv stream.png cost.csv"; err != nil || strings.Join(files, " ") != want {
+		t.Fatalf("files %v (%v), want %s", files, err, want)
+	}
+	for _, o := range outs {
+		if o.Table != nil && studytest.Lines(t, o.Table) < 2 {
+			t.Errorf("%s.csv has no rows", o.Name)
+		}
+		if o.Figure != nil {
+			studytest.CheckPNG(t, o.Figure, nil)
 		}
 	}
-	for _, f := range []func(*bytes.Buffer) error{
-		func(b *bytes.Buffer) error { return PlotChinSuterTiming(b, r) },
-		func(b *bytes.Buffer) error { return PlotChinSuterStream(b, r) },
-		func(b *bytes.Buffer) error { return PlotChinSuterProjections(b, r) },
-	} {
-		var b bytes.Buffer
-		if err := f(&b); err != nil || !bytes.HasPrefix(b.Bytes(), []byte("\x89PNG")) {
-			t.Fatalf("PNG: %v", err)
-		}
-	}
-	if _, err := ChinSuter(context.Background(), ChinSuterOptions{}); err == nil {
-		t.Fatal("empty options accepted")
+	if _, err := Run(context.Background(), Options{}); !errors.Is(err, study.ErrOptions) {
+		t.Fatalf("empty options: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := ChinSuter(ctx, o); err == nil {
-		t.Fatal("cancelled context not honoured")
+	if _, err := Run(ctx, o); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled context: %v", err)
 	}
 }

@@ -1,17 +1,17 @@
-package experiment
+package paper
 
 import (
-	"bytes"
 	"context"
 	"encoding/csv"
 	"errors"
-	"image/png"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/study"
+	"github.com/ikpca/ikpca/internal/study/studytest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -58,20 +58,15 @@ func TestDrift(t *testing.T) {
 			t.Fatalf("m = %d: norms %g %g %g out of order", r.M[i], r.Single[0][i], r.Single[1][i], r.Single[2][i])
 		}
 	}
-	var buf bytes.Buffer
-	if err := WriteDriftCSV(&buf, r); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(&buf).ReadAll()
+	tab := r.Table()
+	rows, err := csv.NewReader(strings.NewReader(studytest.CSV(t, tab))).ReadAll()
 	if err != nil || len(rows) != 41 || len(rows[0]) != 10 || rows[1][0] != "21" {
 		t.Fatalf("CSV: %v, %d rows", err, len(rows))
 	}
-	buf.Reset()
-	if err := PlotDrift(&buf, "yeast", r); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := png.Decode(&buf); err != nil {
-		t.Fatalf("PNG: %v", err)
+	fig, err := drawDrift(tab, "yeast")
+	studytest.CheckPNG(t, fig, err)
+	if len(fig.Curves) != 9 || len(fig.Keys) != 6 {
+		t.Errorf("Figure 1: %d curves and %d keys, want 9 and 6", len(fig.Curves), len(fig.Keys))
 	}
 }
 
@@ -89,23 +84,15 @@ func TestNystrom(t *testing.T) {
 	if !(last < 1e-10*r.Norm && first > 100*last) {
 		t.Errorf("Frobenius error %g at m = 1, %g at m = n", first, last)
 	}
-	var buf bytes.Buffer
-	if err := WriteNystromCSV(&buf, r); err != nil {
-		t.Fatal(err)
+	if csv := studytest.CSV(t, r.Table()); !strings.HasPrefix(csv, "m,Frobenius,spectral,trace,Frobenius_relative") {
+		t.Errorf("CSV header %q", strings.SplitN(csv, "\n", 2)[0])
 	}
-	if !strings.HasPrefix(buf.String(), "m,Frobenius,spectral,trace,Frobenius_relative") {
-		t.Errorf("CSV header %q", strings.SplitN(buf.String(), "\n", 2)[0])
-	}
-	buf.Reset()
-	if err := PlotNystrom(&buf, "yeast", r); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := png.Decode(&buf); err != nil {
-		t.Fatalf("PNG: %v", err)
-	}
+	fig, err := drawNystrom(r.Table(), "yeast")
+	studytest.CheckPNG(t, fig, err)
 }
 
-// TestCancel: a cancelled context stops the experiments with its error.
+// TestCancel: a cancelled context stops the experiments with its error; options out of
+// range are refused.
 func TestCancel(t *testing.T) {
 	x, k := setup(t, 80)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -123,8 +110,44 @@ func TestCancel(t *testing.T) {
 		t.Errorf("Nystrom: %v", err)
 	}
 	for _, o := range []DriftOptions{{}, {Data: x, Kernel: k, M0: 5, MMax: 5}, {Data: x, Kernel: k, M0: 5, MMax: 500}} {
-		if _, err := Drift(context.Background(), o); err == nil {
-			t.Errorf("Drift(%+v): no error", o.MMax)
+		if _, err := Drift(context.Background(), o); !errors.Is(err, study.ErrOptions) {
+			t.Errorf("Drift(mmax %d): %v, want ErrOptions", o.MMax, err)
+		}
+	}
+}
+
+// TestRun: both figures per data set, each a table and the figure drawn from it, and the
+// redrawn figures are those of the run; a bad data set or size is refused.
+func TestRun(t *testing.T) {
+	o := Options{Datasets: []string{"yeast"}, M0: 20, MMax: 30, Runs: 1, NystromN: 40, NystromMMax: 10, Seed: 1}
+	var stages []string
+	o.Progress = func(stage string, done, total int) {
+		if len(stages) == 0 || stages[len(stages)-1] != stage {
+			stages = append(stages, stage)
+		}
+	}
+	outs, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := study.Files(outs)
+	if err != nil || strings.Join(files, " ") != "fig1-yeast.csv fig1-yeast.png fig2-yeast.csv fig2-yeast.png" {
+		t.Fatalf("files %v (%v)", files, err)
+	}
+	if strings.Join(stages, "|") != "yeast: Figure 1|yeast: Figure 2" {
+		t.Errorf("stages %q", stages)
+	}
+	if !strings.Contains(study.Summary(outs), "Figure 2 (the first 40 points)") {
+		t.Errorf("summary:\n%s", study.Summary(outs))
+	}
+	redrawn, err := study.Redraw(map[string]*study.Table{"fig1-yeast": outs[0].Table, "fig2-yeast": outs[1].Table}, Plots)
+	if err != nil || len(redrawn) != 2 {
+		t.Fatalf("redrawn %d figures: %v", len(redrawn), err)
+	}
+	for _, bad := range []Options{{Datasets: []string{"iris"}, M0: 20, MMax: 30, NystromN: 40, NystromMMax: 10},
+		{Datasets: []string{"yeast"}, M0: 20, MMax: 3000, NystromN: 40, NystromMMax: 10}} {
+		if _, err := Run(context.Background(), bad); !errors.Is(err, study.ErrOptions) {
+			t.Errorf("%v: %v, want ErrOptions", bad.Datasets, err)
 		}
 	}
 }
