@@ -169,7 +169,10 @@ func New(k kernel.Kernel, x0 mat.Matrix, opts Options) (*Model, error) {
 	if opts.RefreshTolerance < 0 || math.IsNaN(opts.RefreshTolerance) || opts.CheckEvery < 0 {
 		return nil, fmt.Errorf("%w: refresh tolerance %g, check every %d", ErrArgument, opts.RefreshTolerance, opts.CheckEvery)
 	}
-	if x0 == nil {
+	if err := opts.Update.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrArgument, err)
+	}
+	if isNil(x0) {
 		return nil, fmt.Errorf("%w: nil starting points", ErrEmpty)
 	}
 	m0, d := x0.Dims()
@@ -400,7 +403,7 @@ func (md *Model) Add(x []float64) error {
 // AddBatch adds the rows of X in order. It is all or nothing: on error (including a bad
 // row anywhere in X, checked before any is added) the model is unchanged.
 func (md *Model) AddBatch(X mat.Matrix) error {
-	if X == nil {
+	if isNil(X) {
 		return fmt.Errorf("%w: nil batch", ErrEmpty)
 	}
 	r, c := X.Dims()

@@ -59,8 +59,11 @@ func NewNystrom(k kernel.Kernel, X mat.Matrix, opts NystromOptions) (*Nystrom, e
 	if err := kernel.Validate(k); err != nil {
 		return nil, fmt.Errorf("kpca: %w", err)
 	}
-	if X == nil {
+	if isNil(X) {
 		return nil, fmt.Errorf("%w: nil data", ErrEmpty)
+	}
+	if err := opts.Update.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrArgument, err)
 	}
 	n, d := X.Dims()
 	if n < 1 || d < 1 {
@@ -200,7 +203,7 @@ func (ny *Nystrom) VectorsTo(dst *mat.Dense) {
 // coordinate (√(m/n)·K_nm·U·Λ⁻¹)ᵢⱼ times √((n/m)·λⱼ). Numerically zero components score
 // zero. dst is resized if empty, otherwise it must be rows×k.
 func (ny *Nystrom) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	if X == nil {
+	if isNil(X) {
 		return fmt.Errorf("%w: nil points", ErrEmpty)
 	}
 	rows, c := X.Dims()

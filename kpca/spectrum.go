@@ -180,7 +180,7 @@ func (md *Model) Scores(dst *mat.Dense, k int) error {
 // and batch kernel PCA agree. Components with a zero or numerically zero eigenvalue
 // score zero (no division). dst is resized if empty, otherwise it must be rows×k.
 func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	if X == nil {
+	if isNil(X) {
 		return fmt.Errorf("%w: nil points", ErrEmpty)
 	}
 	rows, c := X.Dims()
