@@ -48,7 +48,7 @@ func runDemo(cmd *cobra.Command, e env, n, m0, top int) error {
 	fmt.Fprintf(out, "backend:  %v\n", native.Use())
 
 	x := mat.DenseCopyOf(ds.X.Slice(0, n, 0, cols))
-	sigma, err := kernel.MedianDistance(ds.X, 1000)
+	sigma, err := kernel.DefaultBandwidth(ds.X)
 	if err != nil {
 		return err
 	}

@@ -86,7 +86,7 @@ func experimentOn(ctx context.Context, e env, name string, x *mat.Dense, dir str
 	if mmax > rows || nysN > rows {
 		return usageError{fmt.Errorf("%s has %d points: --mmax and --nystrom-n must not exceed it", name, rows)}
 	}
-	sigma, err := kernel.MedianDistance(x, 1000)
+	sigma, err := kernel.DefaultBandwidth(x)
 	if err != nil {
 		return err
 	}
