@@ -77,7 +77,8 @@ func TestOptionsValidate(t *testing.T) {
 			t.Errorf("SetOptions(%+v) = %v, want ErrArgument", o, err)
 		}
 		if s.solver.Workers != 3 || s.solver.Serial != 0 || s.solver.MaxIterations != 7 {
-			t.Errorf("SetOptions(%+v) changed the options: %+v", o, s.solver)
+			t.Errorf("SetOptions(%+v) changed the options: workers %d, serial %d, max iterations %d",
+				o, s.solver.Workers, s.solver.Serial, s.solver.MaxIterations)
 		}
 	}
 }

@@ -40,11 +40,11 @@ one at a time. It writes the eigenvalues (--values), the top --k scores of the t
 With fewer components than --k (a small or interrupted fit), the scores have as many columns
 as there are components, and a note says so.
 
-Outputs are checked before the data are read (two outputs or an output and the input naming
-the same file are a usage error; so are a missing or read-only directory and a read-only
-file) and written at the end, files first and standard output last. A file is replaced
-atomically through ".NAME.ikpca-tmp-XXXXXXXX" in its directory, which only a kill -9 can
-leave behind.
+Outputs are checked before the data are read — two outputs naming the same file, or an
+output naming the input, are a usage error; a missing or read-only directory or a read-only
+file, an error — and written at the end, files first and standard output last. A file is
+replaced atomically through ".NAME.ikpca-tmp-XXXXXXXX" in its directory, which only a kill -9
+can leave behind.
 
 Interrupted (Ctrl-C or SIGTERM), fit stops between two points and still writes every output
 for the points processed so far (exit status 130 or 143); the checkpoint can be loaded by
@@ -154,7 +154,7 @@ func writeFit(e env, md *kpca.Model, k int, kGiven bool, values, scores, model *
 			return fmt.Errorf("no component to score with %s", count(md.Len(), "point"))
 		}
 		if kk < k && kGiven {
-			fmt.Fprintf(e.errw, "ikpca: --k %d: the model has %s; the scores have %d columns\n", k, count(md.Components(), "component"), kk)
+			fmt.Fprintf(e.errw, "ikpca: --k %d: the model has %s; the scores have %s\n", k, count(md.Components(), "component"), count(kk, "column"))
 		}
 		if err := md.Scores(&s, kk); err != nil {
 			return err

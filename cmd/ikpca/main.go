@@ -40,8 +40,9 @@ import (
 )
 
 func main() {
-	ctx, stop := handleSignals(os.Stderr)
-	code := run(ctx, os.Args[1:], env{in: os.Stdin, out: &pipeOut{f: os.Stdout}, errw: os.Stderr, terminal: stderrIsTerminal()})
+	terminal := stderrIsTerminal()
+	ctx, stop := handleSignals(os.Stderr, terminal)
+	code := run(ctx, os.Args[1:], env{in: os.Stdin, out: &pipeOut{f: os.Stdout}, errw: os.Stderr, terminal: terminal})
 	stop()
 	os.Exit(code)
 }

@@ -320,3 +320,18 @@ func checkOutputs(t *testing.T, dir string, files ...string) {
 		}
 	}
 }
+
+// loadCheckpoint loads a checkpoint file.
+func loadCheckpoint(t *testing.T, path string) *kpca.Model {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	md, err := kpca.Load(f, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return md
+}

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // Tests that run the built command as a process: signals, broken pipes. They poll for a
@@ -21,7 +23,6 @@ import (
 	"time"
 
 	"github.com/ikpca/ikpca/data"
-	"github.com/ikpca/ikpca/kpca"
 )
 
 // deadline bounds every wait for a state or an exit: far beyond what any of them needs.
@@ -167,21 +168,6 @@ func noTemps(t *testing.T, dir string) {
 			t.Errorf("temporary file %s left behind", e.Name())
 		}
 	}
-}
-
-// loadCheckpoint loads a checkpoint file.
-func loadCheckpoint(t *testing.T, path string) *kpca.Model {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	md, err := kpca.Load(f, nil)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return md
 }
 
 // TestFitSIGINT interrupts the fit loop with a real Ctrl-C (SIGINT): exit 130 and a

@@ -44,8 +44,9 @@ func (s signalCause) status() int {
 const statusBrokenPipe = 128 + 13
 
 // handleSignals returns a context cancelled by the first SIGINT or SIGTERM; the second
-// exits the process at once. stop ends the handling.
-func handleSignals(errw io.Writer) (ctx context.Context, stop func()) {
+// exits the process at once. Its messages go to errw, after a line break if errw is a
+// terminal (which shows ^C). stop ends the handling.
+func handleSignals(errw io.Writer, terminal bool) (ctx context.Context, stop func()) {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 2)
@@ -55,7 +56,10 @@ func handleSignals(errw io.Writer) (ctx context.Context, stop func()) {
 		select {
 		case sig := <-ch:
 			cancel(signalCause{sig})
-			fmt.Fprintln(errw, "\nikpca: stopping (interrupt again to quit at once, writing nothing more)")
+			if terminal {
+				fmt.Fprintln(errw)
+			}
+			fmt.Fprintln(errw, "ikpca: stopping (interrupt again to quit at once, writing nothing more)")
 		case <-done:
 			return
 		}

@@ -73,7 +73,7 @@ components, and a note says so (as fit does). The output follows the rules of fi
 			return fmt.Errorf("%s: the model of %s has no component", model, count(md.Len(), "point"))
 		}
 		if kk < k && c.Flags().Changed("k") {
-			fmt.Fprintf(e.errw, "ikpca: --k %d: the model has %s; the scores have %d columns\n", k, count(md.Components(), "component"), kk)
+			fmt.Fprintf(e.errw, "ikpca: --k %d: the model has %s; the scores have %s\n", k, count(md.Components(), "component"), count(kk, "column"))
 		}
 		var s mat.Dense
 		if err := md.Transform(&s, t.X, kk); err != nil {
