@@ -32,8 +32,6 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/yardstick"
 	"github.com/ikpca/ikpca/kernel"
@@ -181,12 +179,11 @@ func setThreads(t int) {
 	}
 }
 
-// loadInputs prepares the MAGIC data and its kernel: RBF with the median heuristic over
-// the first 1000 points.
+// loadInputs prepares the MAGIC data and its kernel: RBF with the default bandwidth
+// (kernel.DefaultBandwidth, the median heuristic on a seeded sample).
 func loadInputs(reps int) (*inputs, error) {
 	x := data.Magic().X
-	_, d := x.Dims()
-	sigma, err := kernel.MedianDistance(x.Slice(0, 1000, 0, d).(*mat.Dense), 1000)
+	sigma, err := kernel.DefaultBandwidth(x)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/ikpca/ikpca/internal/vec"
 )
@@ -54,14 +55,21 @@ type Spec struct {
 // built-ins and Func).
 type Specified interface{ Spec() Spec }
 
+// Names returns the names of the built-in kernels, in the order of the
+// package documentation: "rbf", "laplacian", "polynomial", "linear".
+func Names() []string {
+	return []string{nameRBF, nameLaplacian, namePolynomial, nameLinear}
+}
+
 // New builds the kernel a Spec describes and validates it (see [Validate]).
-// Names are the lower-case "rbf", "laplacian", "polynomial" and "linear";
-// any other name — in particular the name of a [Func], whose function cannot
-// be rebuilt from a Spec — is an error, and callers supply such kernels
+// Names are those of [Names], in any case ("RBF" is "rbf"); the kernel's own
+// Spec reports the lower-case name. Any other name — in particular the name
+// of a [Func], whose function cannot be rebuilt from a Spec — is an error
+// that lists the built-in names, and callers supply such kernels
 // themselves. The kernel returned has a value type ([RBF], not *RBF).
 func New(s Spec) (Kernel, error) {
 	var k Kernel
-	switch s.Name {
+	switch strings.ToLower(s.Name) {
 	case nameRBF:
 		k = RBF{Sigma: s.Sigma}
 	case nameLaplacian:
@@ -71,9 +79,9 @@ func New(s Spec) (Kernel, error) {
 	case nameLinear:
 		k = Linear{}
 	case "":
-		return nil, errors.New("kernel: empty kernel name")
+		return nil, errors.New("kernel: empty kernel name; the built-in kernels are rbf, laplacian, polynomial and linear")
 	default:
-		return nil, fmt.Errorf("kernel: %q is not a built-in kernel (a Func cannot be rebuilt from its Spec; supply it directly)", s.Name)
+		return nil, fmt.Errorf("kernel: %q is not a built-in kernel; the built-in kernels are rbf, laplacian, polynomial and linear (a Func cannot be rebuilt from its Spec; supply it directly)", s.Name)
 	}
 	if err := Validate(k); err != nil {
 		return nil, err
@@ -81,9 +89,10 @@ func New(s Spec) (Kernel, error) {
 	return k, nil
 }
 
-// isBuiltinName reports whether name is the name of a built-in kernel.
-func isBuiltinName(name string) bool {
-	switch name {
+// IsBuiltin reports whether name names a built-in kernel, in any case: whether
+// [New] recognises it.
+func IsBuiltin(name string) bool {
+	switch strings.ToLower(name) {
 	case nameRBF, nameLaplacian, namePolynomial, nameLinear:
 		return true
 	}
@@ -94,9 +103,9 @@ func isBuiltinName(name string) bool {
 // positive and finite; for [Polynomial] the degree must be at least 1 and γ
 // and c finite and non-negative (with γ or c negative the kernel is not
 // positive semi-definite in general); for [Func] F must be non-nil and Name
-// must not be the name of a built-in kernel (its Spec would be rebuilt as
-// that kernel). Pointers to the built-in types are checked like the values
-// they point to. A nil k or nil pointer is an error.
+// must not be the name of a built-in kernel in any case (its Spec would be
+// rebuilt as that kernel). Pointers to the built-in types are checked like
+// the values they point to. A nil k or nil pointer is an error.
 //
 // For other kernel types Validate calls their Validate() error method if
 // they have one, and returns nil otherwise.
@@ -128,7 +137,7 @@ func Validate(k Kernel) error {
 		if k.F == nil {
 			return fmt.Errorf("kernel: func %q: nil function", k.Name)
 		}
-		if isBuiltinName(k.Name) {
+		if IsBuiltin(k.Name) {
 			return fmt.Errorf("kernel: func: name %q is reserved for the built-in kernel", k.Name)
 		}
 		return nil

@@ -213,8 +213,8 @@ func TestNewErrors(t *testing.T) {
 	bad := []Spec{
 		{},
 		{Name: "min"}, // a Func name cannot be rebuilt
-		{Name: "RBF", Sigma: 1},
 		{Name: "gaussian", Sigma: 1},
+		{Name: " rbf", Sigma: 1},
 		{Name: "rbf"},
 		{Name: "rbf", Sigma: -1},
 		{Name: "laplacian", Sigma: math.Inf(1)},
@@ -229,6 +229,47 @@ func TestNewErrors(t *testing.T) {
 	_, err := New(Spec{Name: "min"})
 	if err == nil || !strings.Contains(err.Error(), "Func") {
 		t.Errorf("New(func spec) error %v should mention Func", err)
+	}
+	// An unknown name lists the valid ones.
+	for _, s := range []Spec{{Name: "gauss"}, {}} {
+		_, err := New(s)
+		for _, name := range Names() {
+			if err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("New(%+v) error %v does not list %q", s, err, name)
+			}
+		}
+	}
+}
+
+// TestNewAnyCase: names are recognised in any case, and the kernel reports the
+// lower-case name.
+func TestNewAnyCase(t *testing.T) {
+	cases := []struct {
+		spec Spec
+		want Kernel
+	}{
+		{Spec{Name: "RBF", Sigma: 2}, RBF{Sigma: 2}},
+		{Spec{Name: "Laplacian", Sigma: 3}, Laplacian{Sigma: 3}},
+		{Spec{Name: "POLYNOMIAL", Degree: 2, Scale: 1, Offset: 1}, Polynomial{Degree: 2, Scale: 1, Offset: 1}},
+		{Spec{Name: "Linear"}, Linear{}},
+	}
+	for _, c := range cases {
+		k, err := New(c.spec)
+		if err != nil || k != c.want {
+			t.Errorf("New(%+v) = %#v, %v; want %#v", c.spec, k, err, c.want)
+			continue
+		}
+		if got := k.(Specified).Spec().Name; got != strings.ToLower(c.spec.Name) {
+			t.Errorf("New(%+v).Spec().Name = %q", c.spec, got)
+		}
+		if !IsBuiltin(c.spec.Name) {
+			t.Errorf("IsBuiltin(%q) = false", c.spec.Name)
+		}
+	}
+	for _, name := range []string{"", "min", "gauss", "rbf "} {
+		if IsBuiltin(name) {
+			t.Errorf("IsBuiltin(%q) = true", name)
+		}
 	}
 }
 
@@ -257,7 +298,7 @@ func TestValidate(t *testing.T) {
 		Polynomial{Degree: 2, Scale: 1, Offset: nan}, Polynomial{Degree: 2, Scale: 1, Offset: -inf},
 		Polynomial{Degree: 2, Scale: -1, Offset: 1}, Polynomial{Degree: 2, Scale: 1, Offset: -1},
 		Func{Name: "f"}, &Func{Name: "f"},
-		Func{Name: "rbf", F: minKernel},
+		Func{Name: "rbf", F: minKernel}, Func{Name: "Linear", F: minKernel},
 		checked{ok: false},
 	}
 	for _, k := range bad {

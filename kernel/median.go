@@ -12,7 +12,8 @@ import (
 // MedianDistance returns the median of the Euclidean distances ‖X_i − X_j‖
 // over all pairs i < j of the first m = min(rows, limit) rows of X — the
 // "median heuristic" for the bandwidth σ of an [RBF] or [Laplacian] kernel
-// (Hallgren & Northrop use limit = 1000). For an even number of pairs it
+// (Hallgren & Northrop use limit = 1000). [DefaultBandwidth] applies it to a
+// seeded random subsample instead of the first rows. For an even number of pairs it
 // returns the mean of the two middle values. Duplicate rows contribute zero
 // distances like any other pair.
 //

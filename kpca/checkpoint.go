@@ -18,7 +18,9 @@ import (
 )
 
 // ErrCheckpoint reports a checkpoint that cannot be read: not a checkpoint, an
-// unsupported version, truncated, or corrupted (checksum mismatch).
+// unsupported version, truncated, corrupted (checksum mismatch), or describing a model
+// that cannot exist (sizes that disagree with the data, non-finite numbers, impossible
+// parameters) even under a valid checksum.
 var ErrCheckpoint = errors.New("kpca: bad checkpoint")
 
 // Checkpoint format, version 1 (all integers and floats little-endian):
@@ -59,8 +61,12 @@ type checkpointHeader struct {
 
 // Save writes the model to w in the checkpoint format above. The kernel must describe
 // itself (kernel.Specified: every built-in kernel and kernel.Func); a Func's function
-// is not saved, only its name, and must be supplied again to Load.
+// is not saved, only its name, and must be supplied again to Load. A nil w is an error
+// wrapping ErrArgument.
 func (md *Model) Save(w io.Writer) error {
+	if isNil(w) {
+		return fmt.Errorf("%w: nil writer", ErrArgument)
+	}
 	sk, ok := md.kern.(kernel.Specified)
 	if !ok {
 		return fmt.Errorf("%w: kernel %T cannot be described (implement kernel.Specified)", ErrArgument, md.kern)
@@ -110,8 +116,18 @@ func (md *Model) Save(w io.Writer) error {
 // Load reads a model written by Save. custom supplies the kernel when the checkpoint's
 // kernel is not a built-in one (a kernel.Func): it must describe itself with the same
 // name. For a built-in kernel custom may be nil. A file that is not a checkpoint, of an
-// unknown version, truncated or corrupted gives an error wrapping ErrCheckpoint.
+// unknown version, truncated or corrupted gives an error wrapping ErrCheckpoint, and so
+// does a checksummed file that describes an impossible model: every size is checked
+// against the length of the data before anything is allocated, and points, eigenvalues,
+// eigenvectors, row sums, kernel parameters and options must be finite and valid. A nil
+// r is an error wrapping ErrArgument.
 func Load(r io.Reader, custom kernel.Kernel) (*Model, error) {
+	if isNil(r) {
+		return nil, fmt.Errorf("%w: nil reader", ErrArgument)
+	}
+	if isNil(custom) {
+		custom = nil
+	}
 	raw, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("%w: reading: %v", ErrCheckpoint, err)
@@ -127,9 +143,9 @@ func Load(r io.Reader, custom kernel.Kernel) (*Model, error) {
 	if v := binary.LittleEndian.Uint32(p); v != checkpointVersion {
 		return nil, fmt.Errorf("%w: version %d, this library reads version %d", ErrCheckpoint, v, checkpointVersion)
 	}
-	hlen := int(binary.LittleEndian.Uint32(p[4:]))
+	hlen := binary.LittleEndian.Uint32(p[4:])
 	p = p[8:]
-	if hlen > len(p) {
+	if uint64(hlen) > uint64(len(p)) {
 		return nil, fmt.Errorf("%w: header length %d exceeds the file", ErrCheckpoint, hlen)
 	}
 	var h checkpointHeader
@@ -137,25 +153,44 @@ func Load(r io.Reader, custom kernel.Kernel) (*Model, error) {
 		return nil, fmt.Errorf("%w: header: %v", ErrCheckpoint, err)
 	}
 	p = p[hlen:]
+	// Bound every size by the data actually present before computing with it, so that
+	// no product overflows and nothing is allocated for data that is not there: each of
+	// m·d, n·n is at most the number of floats, hence their sum below is at most
+	// 5·len(p)/8 + 1.
 	m, d, n := h.Points, h.Dim, h.Order
-	if m < 1 || d < 1 || n < 0 || n > m || m > math.MaxInt32 || d > math.MaxInt32 {
-		return nil, fmt.Errorf("%w: sizes %d points × %d, order %d", ErrCheckpoint, m, d, n)
+	have := len(p) / 8
+	if m < 1 || d < 1 || n < 0 || n > m || m > have || d > have/m || n > 0 && n > have/n {
+		return nil, fmt.Errorf("%w: sizes %d points × %d, order %d, for %d bytes of data", ErrCheckpoint, m, d, n, len(p))
 	}
-	if want := 8 * (m*d + n + n*n + m + 1); len(p) != want {
-		return nil, fmt.Errorf("%w: %d bytes of data, want %d", ErrCheckpoint, len(p), want)
+	if want := m*d + n + n*n + m + 1; len(p)%8 != 0 || have != want {
+		return nil, fmt.Errorf("%w: %d bytes of data, want %d", ErrCheckpoint, len(p), 8*want)
 	}
-	floats := func(k int) []float64 {
+	var bad error
+	floats := func(what string, k int) []float64 {
 		out := make([]float64, k)
 		for i := range out {
 			out[i] = math.Float64frombits(binary.LittleEndian.Uint64(p))
 			p = p[8:]
+			if bad == nil && (math.IsNaN(out[i]) || math.IsInf(out[i], 0)) {
+				bad = fmt.Errorf("%w: %s: entry %d is %g", ErrCheckpoint, what, i, out[i])
+			}
 		}
 		return out
 	}
-	points, values, vectors, rowSum, total := floats(m*d), floats(n), floats(n*n), floats(m), floats(1)[0]
+	points, values, vectors, rowSum, total := floats("points", m*d), floats("eigenvalues", n), floats("eigenvectors", n*n), floats("row sums", m), floats("total", 1)[0]
+	if bad != nil {
+		return nil, bad
+	}
 
 	opts := Options{RefreshTolerance: h.RefreshTolerance, CheckEvery: h.CheckEvery,
 		Update: update.Options{Workers: h.Workers, Serial: h.Serial, MaxIterations: h.MaxIterations}}
+	if !(h.RefreshTolerance >= 0) || math.IsInf(h.RefreshTolerance, 0) || h.CheckEvery < 0 || h.Refreshes < 0 || h.Since < 0 {
+		return nil, fmt.Errorf("%w: refresh tolerance %g, check every %d, refreshes %d, since %d", ErrCheckpoint,
+			h.RefreshTolerance, h.CheckEvery, h.Refreshes, h.Since)
+	}
+	if err := opts.Update.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCheckpoint, err)
+	}
 	switch h.Mode {
 	case Centred.String():
 	case Uncentred.String():
@@ -202,9 +237,14 @@ func Load(r io.Reader, custom kernel.Kernel) (*Model, error) {
 	return md, nil
 }
 
-// checkpointKernel rebuilds the kernel of a checkpoint.
+// checkpointKernel rebuilds the kernel of a checkpoint. A built-in kernel with invalid
+// parameters (σ ≤ 0, degree < 1, …) is a bad checkpoint, not a custom kernel.
 func checkpointKernel(spec kernel.Spec, custom kernel.Kernel) (kernel.Kernel, error) {
-	if k, err := kernel.New(spec); err == nil {
+	if kernel.IsBuiltin(spec.Name) {
+		k, err := kernel.New(spec)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCheckpoint, err)
+		}
 		return k, nil
 	}
 	if custom == nil {

@@ -110,7 +110,8 @@ type Options struct {
 	RefreshTolerance float64
 	// CheckEvery is the number of points between drift probes; zero means 100.
 	CheckEvery int
-	// Update tunes the eigen-update solver (goroutines, iteration cap).
+	// Update tunes the eigen-update solver (goroutines, iteration cap); negative values
+	// are an error.
 	Update update.Options
 }
 
@@ -165,9 +166,12 @@ type Stats struct {
 }
 
 // New starts a model from the rows of x0 (m0 ≥ 1 points of dimension d ≥ 1) with a batch
-// eigendecomposition, for the kernel k. Later points are added with Add and AddBatch.
+// eigendecomposition, for the kernel k. Later points are added with Add, AddBatch and
+// AddRows. A nil k (or a nil pointer) or impossible options (negative Update options
+// among them) are errors wrapping ErrArgument; a nil x0 (or a nil *mat.Dense) wraps
+// ErrEmpty.
 func New(k kernel.Kernel, x0 mat.Matrix, opts Options) (*Model, error) {
-	if k == nil {
+	if isNil(k) {
 		return nil, fmt.Errorf("%w: nil kernel", ErrArgument)
 	}
 	if err := kernel.Validate(k); err != nil {
@@ -182,7 +186,10 @@ func New(k kernel.Kernel, x0 mat.Matrix, opts Options) (*Model, error) {
 	if opts.RefreshTolerance < 0 || math.IsNaN(opts.RefreshTolerance) || opts.CheckEvery < 0 {
 		return nil, fmt.Errorf("%w: refresh tolerance %g, check every %d", ErrArgument, opts.RefreshTolerance, opts.CheckEvery)
 	}
-	if x0 == nil {
+	if err := opts.Update.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrArgument, err)
+	}
+	if isNil(x0) {
 		return nil, fmt.Errorf("%w: nil starting points", ErrEmpty)
 	}
 	m0, d := x0.Dims()

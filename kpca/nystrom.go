@@ -60,11 +60,14 @@ type Nystrom struct {
 // NewNystrom prepares the approximation of the kernel matrix of the rows of X (n ≥ 1
 // points) for the kernel k, with no landmark yet: call Add or Grow.
 func NewNystrom(k kernel.Kernel, X mat.Matrix, opts NystromOptions) (*Nystrom, error) {
-	if k == nil {
+	if isNil(k) {
 		return nil, fmt.Errorf("%w: nil kernel", ErrArgument)
 	}
 	if err := kernel.Validate(k); err != nil {
 		return nil, fmt.Errorf("kpca: %w", err)
+	}
+	if err := opts.Update.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrArgument, err)
 	}
 	n, d, err := errs.Data(X)
 	if err != nil {

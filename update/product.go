@@ -27,8 +27,11 @@ func (p *Product) Empty(r int) {
 }
 
 // Reset sets P = B·U for the current decomposition of s, where B is r×n with
-// n = s.Len(). On error p is unchanged.
+// n = s.Len(). A nil b or s is an error wrapping ErrArgument. On error p is unchanged.
 func (p *Product) Reset(b mat.Matrix, s *Sym) error {
+	if isNil(b) || s == nil {
+		return fmt.Errorf("%w: Product.Reset: nil matrix or decomposition", ErrArgument)
+	}
 	r, c := b.Dims()
 	if c != s.n {
 		return fmt.Errorf("%w: B has %d columns, the decomposition order %d", ErrLength, c, s.n)

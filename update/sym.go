@@ -94,11 +94,16 @@ type Options struct {
 	MaxIterations int
 }
 
-// SetOptions sets the solver options for subsequent updates.
-func (s *Sym) SetOptions(o Options) {
+// SetOptions sets the solver options for subsequent updates. Options that are negative
+// are an error wrapping ErrArgument (see Options.Validate), and leave s unchanged.
+func (s *Sym) SetOptions(o Options) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
 	s.solver.Workers = o.Workers
 	s.solver.Serial = o.Serial
 	s.solver.MaxIterations = o.MaxIterations
+	return nil
 }
 
 // Len returns the order n of the matrix.
@@ -232,8 +237,12 @@ func (s *Sym) CopyFrom(src *Sym) {
 
 // Factorize starts the decomposition from the symmetric matrix a, with a batch
 // eigensolver (LAPACK dsyevd with -tags openblas, gonum's Dsyev otherwise; see
-// native.EigenSymInPlace). On error s is unchanged.
+// native.EigenSymInPlace). A nil a is an error wrapping ErrArgument. On error s is
+// unchanged.
 func (s *Sym) Factorize(a mat.Symmetric) error {
+	if isNil(a) {
+		return fmt.Errorf("%w: Factorize: nil matrix", ErrArgument)
+	}
 	n := a.SymmetricDim()
 	s.growState(n)
 	s.reserveBuffer()
@@ -264,8 +273,13 @@ func (s *Sym) Factorize(a mat.Symmetric) error {
 // SetEigen starts the decomposition from known eigenvalues and orthonormal eigenvectors
 // (the columns of vectors), in any order: they are sorted. The orthonormality of the
 // vectors is checked with a random probe in O(n²) and the call fails with
-// ErrNotOrthogonal if it is off by more than 1e-8. On error s is unchanged.
+// ErrNotOrthogonal if it is off by more than 1e-8. A nil vectors is an error wrapping
+// ErrArgument (an empty decomposition takes an empty matrix: &mat.Dense{}). On error s
+// is unchanged.
 func (s *Sym) SetEigen(values []float64, vectors *mat.Dense) error {
+	if vectors == nil {
+		return fmt.Errorf("%w: SetEigen: nil vectors", ErrArgument)
+	}
 	n := len(values)
 	if r, c := vectors.Dims(); r != n || c != n {
 		return fmt.Errorf("%w: %d values but %d×%d vectors", ErrLength, n, r, c)

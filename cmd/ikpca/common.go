@@ -1,11 +1,14 @@
 package main
 
 import (
-	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
-	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,24 +30,27 @@ type tableFlags struct {
 }
 
 func (f *tableFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&f.sep, "sep", "auto", `field separator: "auto" (tab if the first line has one, else comma), "comma", "tab", or a single character`)
-	fs.StringVar(&f.header, "header", "auto", `first line is a header: "auto" (if it is not all numbers), "yes" or "no"`)
+	fs.StringVar(&f.sep, "sep", "auto", `field separator: "comma", "tab", "space" (any run of spaces and tabs, as in the UCI .data files), a single character, or "auto": tab if the first two lines have one, else comma if they have one, else space if their fields are separated by spaces`)
+	fs.StringVar(&f.header, "header", "auto", `first line is a header: "yes", "no", or "auto": a header if every selected field of it is a name (said on stderr), data if every one is a number, an error asking for yes or no otherwise`)
 	fs.StringVar(&f.columns, "columns", "", `columns to use: 1-based indices, ranges ("2-5", "4-") or header names, comma-separated; default all`)
 }
 
-// options converts the flags to table options for the named input.
+// options converts the flags to table options for the named input. Mistakes found
+// without the data, the column selection's included, are usage errors.
 func (f *tableFlags) options(name string) (table.Options, error) {
 	o := table.Options{Name: name, Columns: f.columns}
 	switch f.sep {
 	case "auto":
 	case "comma", ",":
 		o.Comma = ','
-	case "tab", `\t`:
+	case "tab", `\t`, "\t":
 		o.Comma = '\t'
+	case "space", " ", "whitespace":
+		o.Comma = table.Space
 	default:
 		r := []rune(f.sep)
 		if len(r) != 1 || r[0] == '"' || r[0] == '\n' || r[0] == '\r' {
-			return o, usageError{fmt.Errorf(`--sep %q: want "auto", "comma", "tab" or one character`, f.sep)}
+			return o, usageError{fmt.Errorf(`--sep %q: want "auto", "comma", "tab", "space" or one character`, f.sep)}
 		}
 		o.Comma = r[0]
 	}
@@ -58,17 +64,28 @@ func (f *tableFlags) options(name string) (table.Options, error) {
 	default:
 		return o, usageError{fmt.Errorf(`--header %q: want "auto", "yes" or "no"`, f.header)}
 	}
+	if err := table.CheckColumns(f.columns); err != nil {
+		return o, usageError{fmt.Errorf("--columns %q: %w", f.columns, err)}
+	}
 	return o, nil
 }
 
-// readPoints reads the table named by args (a file, "-" or nothing for standard input).
-func readPoints(e env, args []string, f *tableFlags) (*table.Table, error) {
-	name := "-"
+// inputName is the file a command reads (args[0]), "-" for standard input.
+func inputName(args []string) string {
 	if len(args) > 0 {
-		name = args[0]
+		return args[0]
 	}
+	return "-"
+}
+
+// readPoints reads the table named by args (a file, "-" or nothing for standard
+// input). It returns at once, with errInterrupted, when ctx is cancelled while it reads.
+// When the first line was taken for a header because of its content, it says so on
+// stderr: a data row is never dropped silently.
+func readPoints(ctx context.Context, e env, args []string, f *tableFlags) (*table.Table, error) {
+	name := inputName(args)
 	var r io.Reader = e.in
-	label := "<stdin>"
+	label := table.StdinName
 	if name != "-" {
 		file, err := os.Open(name)
 		if err != nil {
@@ -81,7 +98,45 @@ func readPoints(e env, args []string, f *tableFlags) (*table.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	return table.Read(r, o)
+	t, err := interruptible(ctx, "while reading "+label, func() (*table.Table, error) { return table.Read(r, o) })
+	if err != nil {
+		return nil, err
+	}
+	if t.HeaderDetected {
+		fmt.Fprintf(e.errw, "ikpca: %s: line %d taken as a header (every field is a name); give --header no if it is data\n", label, t.HeaderLine)
+	}
+	return t, nil
+}
+
+// interruptible runs fn and waits for it, or for ctx: a read from a terminal or a pipe,
+// or a batch decomposition (one LAPACK call), cannot be stopped part-way, but the
+// command need not wait for it. On cancellation it returns errInterrupted, naming what
+// was abandoned; fn goes on in the background until the process exits.
+func interruptible[T any](ctx context.Context, what string, fn func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := fn()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, fmt.Errorf("%w %s", errInterrupted, what)
+	}
+}
+
+// count writes n and the noun, plural unless n is 1: "1 point", "2 points".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // datasetPoints returns an embedded data set's feature matrix: "yeast" or "magic".
@@ -97,6 +152,7 @@ func datasetPoints(name string) (*mat.Dense, error) {
 
 // kernelFlags choose a kernel.
 type kernelFlags struct {
+	fs     *pflag.FlagSet
 	name   string
 	sigma  float64
 	degree int
@@ -105,24 +161,95 @@ type kernelFlags struct {
 }
 
 func (f *kernelFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&f.name, "kernel", "rbf", "kernel: rbf exp(−‖x−y‖²/2σ²), laplacian exp(−‖x−y‖₁/σ), polynomial (γxᵀy+c)^d, linear xᵀy")
-	fs.Float64Var(&f.sigma, "sigma", 0, "bandwidth σ of rbf and laplacian; 0 = the median distance between the first 1000 points")
+	f.fs = fs
+	fs.StringVar(&f.name, "kernel", "rbf", "kernel (any case): rbf exp(−‖x−y‖²/2σ²), laplacian exp(−‖x−y‖₁/σ), polynomial (γxᵀy+c)^d, linear xᵀy")
+	fs.Float64Var(&f.sigma, "sigma", 0, fmt.Sprintf("bandwidth σ of rbf and laplacian (default: the median distance between the points, of a seeded sample of %d when there are more)", kernel.BandwidthSample))
+	fs.Float64Var(&f.gamma, "gamma", 0, "scikit-learn's gamma: for rbf exp(−γ‖x−y‖²) and laplacian exp(−γ‖x−y‖₁), instead of --sigma (γ = 1/2σ² and 1/σ); for polynomial the scale γ (default 1)")
 	fs.IntVar(&f.degree, "degree", 3, "degree d of the polynomial kernel")
-	fs.Float64Var(&f.gamma, "gamma", 1, "scale γ of the polynomial kernel")
 	fs.Float64Var(&f.coef0, "coef0", 1, "offset c of the polynomial kernel")
 }
 
-// kernel builds the kernel for the points x, computing the median-distance bandwidth if
-// needed.
+// given reports whether the named flag was set on the command line.
+func (f *kernelFlags) given(name string) bool { return f.fs != nil && f.fs.Changed(name) }
+
+// check validates the kernel flags before any data are read: the name, flags that do
+// not apply to the kernel, --sigma and --gamma together, and bandwidths whose square
+// underflows or overflows whatever the data. It sets sigma from gamma.
+func (f *kernelFlags) check() error {
+	name := strings.ToLower(f.name)
+	if !kernel.IsBuiltin(name) {
+		return usageError{fmt.Errorf("--kernel %q: choose %s", f.name, orList(kernel.Names()))}
+	}
+	f.name = name
+	bandwidth := name == "rbf" || name == "laplacian"
+	for _, flag := range []struct {
+		name    string
+		applies bool
+		to      string
+	}{
+		{"sigma", bandwidth, "the rbf and laplacian kernels"},
+		{"gamma", name != "linear", "the rbf, laplacian and polynomial kernels"},
+		{"degree", name == "polynomial", "the polynomial kernel"},
+		{"coef0", name == "polynomial", "the polynomial kernel"},
+	} {
+		if f.given(flag.name) && !flag.applies {
+			return usageError{fmt.Errorf("--%s applies to %s only, not to %s", flag.name, flag.to, name)}
+		}
+	}
+	switch {
+	case !bandwidth:
+		if !f.given("gamma") {
+			f.gamma = 1
+		}
+		return nil
+	case f.given("sigma") && f.given("gamma"):
+		return usageError{fmt.Errorf("give --sigma or --gamma, not both (for %s, γ = %s)", name, map[string]string{"rbf": "1/2σ²", "laplacian": "1/σ"}[name])}
+	case f.given("gamma"):
+		if !(f.gamma > 0) || math.IsInf(f.gamma, 0) {
+			return usageError{fmt.Errorf("--gamma must be positive and finite, got %v", f.gamma)}
+		}
+		if name == "rbf" {
+			f.sigma = 1 / math.Sqrt(2*f.gamma)
+		} else {
+			f.sigma = 1 / f.gamma
+		}
+		if err := checkBandwidth(name, f.sigma); err != nil {
+			return usageError{fmt.Errorf("--gamma %v: %w", f.gamma, err)}
+		}
+	case f.given("sigma"):
+		if !(f.sigma > 0) || math.IsInf(f.sigma, 0) {
+			return usageError{fmt.Errorf("--sigma must be positive and finite, got %v", f.sigma)}
+		}
+		if err := checkBandwidth(name, f.sigma); err != nil {
+			return usageError{fmt.Errorf("--sigma %v: %w", f.sigma, err)}
+		}
+	}
+	return nil
+}
+
+// checkBandwidth rejects a σ for which the kernel cannot be evaluated on any data: the
+// rbf kernel divides by 2σ², which must be a positive normal number.
+func checkBandwidth(name string, sigma float64) error {
+	if name != "rbf" {
+		return nil
+	}
+	switch g := 2 * sigma * sigma; {
+	case g < math.SmallestNonzeroFloat64*(1<<52): // below the smallest normal number
+		return errors.New("σ is too small: 2σ² underflows, and k(x, x) would be 0/0")
+	case math.IsInf(g, 0):
+		return errors.New("σ is too large: 2σ² overflows, and the kernel would be 1 for every pair of points")
+	}
+	return nil
+}
+
+// kernel builds the kernel for the points x (check must have been called), computing
+// the median-distance bandwidth if needed, and checks that it can tell the points apart.
 func (f *kernelFlags) kernel(x *mat.Dense) (kernel.Kernel, error) {
 	sigma := f.sigma
 	if (f.name == "rbf" || f.name == "laplacian") && sigma == 0 {
-		s, err := kernel.MedianDistance(x, 1000)
+		s, err := kernel.DefaultBandwidth(x)
 		if err != nil {
-			return nil, fmt.Errorf("median-distance bandwidth: %w", err)
-		}
-		if s == 0 {
-			return nil, fmt.Errorf("median-distance bandwidth is 0 (most points coincide): give --sigma")
+			return nil, fmt.Errorf("median-distance bandwidth: %w; give --sigma", err)
 		}
 		sigma = s
 	}
@@ -130,52 +257,73 @@ func (f *kernelFlags) kernel(x *mat.Dense) (kernel.Kernel, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
+	if err := checkScale(k, x); err != nil {
+		given := ""
+		for _, name := range []string{"sigma", "gamma", "degree", "coef0"} {
+			if f.given(name) {
+				given += " --" + name
+			}
+		}
+		if given != "" {
+			return nil, usageError{fmt.Errorf("%s, with%s: %w", k, given, err)}
+		}
+		return nil, fmt.Errorf("%s: %w", k, err)
+	}
 	return k, nil
 }
 
-// output is a destination given on the command line: a file path or "-" for standard
-// output. Files are written to a temporary name and renamed on success, so that an
-// interrupted or failed command never leaves a half-written file behind.
-func create(e env, path string, write func(io.Writer) error) error {
-	if path == "-" {
-		var buf bytes.Buffer
-		if err := write(&buf); err != nil {
-			return err
-		}
-		_, err := e.out.Write(buf.Bytes())
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes it private
-		tmp.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-// oneStdout checks that at most one output goes to standard output.
-func oneStdout(outputs map[string]string) error {
-	var onStdout []string
-	for flag, path := range outputs {
-		if path == "-" {
-			onStdout = append(onStdout, "--"+flag)
+// checkScale checks that the kernel is finite on the points and, for a bandwidth
+// kernel, neither underflows to 0 nor rounds to 1 for most pairs of distinct points:
+// the kernel matrix would then be the identity or all ones, and kernel PCA meaningless.
+// It looks at k(x, x) for every point and at the pairs of up to 200 points spread over
+// the data.
+func checkScale(k kernel.Kernel, x *mat.Dense) error {
+	n, _ := x.Dims()
+	for i := range n {
+		p := x.RawRowView(i)
+		if v := k.Eval(p, p); math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("k(x, x) = %v for point %d: the kernel overflows on these data; scale them or choose other parameters", v, i+1)
 		}
 	}
-	if len(onStdout) > 1 {
-		return usageError{fmt.Errorf("%s all write to standard output; give files", strings.Join(onStdout, " and "))}
+	switch k.(type) {
+	case kernel.RBF, kernel.Laplacian:
+	default:
+		return nil
+	}
+	m := min(n, 200)
+	var pairs, zeros, ones int
+	for a := range m {
+		pa := x.RawRowView(a * n / m)
+		for b := a + 1; b < m; b++ {
+			pb := x.RawRowView(b * n / m)
+			if slices.Equal(pa, pb) {
+				continue
+			}
+			pairs++
+			switch k.Eval(pa, pb) {
+			case 0:
+				zeros++
+			case 1:
+				ones++
+			}
+		}
+	}
+	switch {
+	case pairs == 0:
+	case 2*zeros > pairs:
+		return fmt.Errorf("the kernel underflows on these data: k(x, y) = 0 for %d%% of the pairs of distinct points; choose a larger σ, or leave it out for the median distance", 100*zeros/pairs)
+	case 2*ones > pairs:
+		return fmt.Errorf("the kernel cannot tell these points apart: k(x, y) = 1 for %d%% of the pairs of distinct points; choose a smaller σ, or leave it out for the median distance", 100*ones/pairs)
 	}
 	return nil
+}
+
+// orList joins words as "a, b, c or d".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
 // progress draws a progress bar on stderr, but only when stderr is a terminal and only

@@ -48,7 +48,7 @@ func runDemo(cmd *cobra.Command, e env, n, m0, top int) error {
 	fmt.Fprintf(out, "backend:  %v\n", native.Use())
 
 	x := mat.DenseCopyOf(ds.X.Slice(0, n, 0, cols))
-	sigma, err := kernel.MedianDistance(ds.X, 1000)
+	sigma, err := kernel.DefaultBandwidth(ds.X)
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func runDemo(cmd *cobra.Command, e env, n, m0, top int) error {
 	for i := m0; i < n; i++ {
 		if err := cmd.Context().Err(); err != nil {
 			bar.finish()
-			return fmt.Errorf("%w after %d points", errInterrupted, model.Len())
+			return fmt.Errorf("%w after %s", errInterrupted, count(model.Len(), "point"))
 		}
 		start := time.Now()
 		if err := model.Add(x.RawRowView(i)); err != nil {
@@ -78,8 +78,8 @@ func runDemo(cmd *cobra.Command, e env, n, m0, top int) error {
 		bar.set(i - m0 + 1)
 	}
 	bar.finish()
-	fmt.Fprintf(out, "stream:   %d points added one at a time (mean-adjusted) in %v; last point %v; %d components deflated, none dropped\n",
-		n-m0, total.Round(time.Millisecond), last.Round(10*time.Microsecond), deflated)
+	fmt.Fprintf(out, "stream:   %s added one at a time (mean-adjusted) in %v; last point %v; %s deflated, none dropped\n",
+		count(n-m0, "point"), total.Round(time.Millisecond), last.Round(10*time.Microsecond), count(deflated, "component"))
 
 	values := model.Values(nil)
 	ev := model.ExplainedVariance(nil)

@@ -1,18 +1,31 @@
 // Command ikpca is exact incremental kernel PCA from the command line.
 //
 //	ikpca                  a short demo on the embedded Yeast data (same as "ikpca demo")
-//	ikpca fit [FILE]       fit a model to the rows of a CSV/TSV file (or standard input):
-//	                       eigenvalues, training scores, and a checkpoint of the model
+//	ikpca demo             stream the embedded Yeast data through incremental kernel PCA
+//	ikpca fit [FILE]       fit a model to the rows of a CSV/TSV/whitespace file (or standard
+//	                       input): eigenvalues, training scores, and a checkpoint of the model
 //	ikpca transform [FILE] project new points with a saved model
 //	ikpca nystrom [FILE]   incremental Nyström: error norms for every number of landmarks
 //	ikpca experiment       reproduce Hallgren and Northrop's Figures 1 and 2 (CSV and PNG)
+//	ikpca streaming        compare the streaming methods (SKPCA, RNCA, KRQA, KHA) with
+//	                       Nyström and the exact model (CSV, PNG, markdown)
+//	ikpca kaf              kernel adaptive filtering on SPEED features (CSV, PNG, markdown)
+//	ikpca chinsuter        Chin and Suter's incremental kernel PCA against batch, KHA and
+//	                       this library (CSV, PNG, markdown)
 //
 // Run "ikpca help COMMAND" for the flags of a command. Build with -tags openblas to use
 // OpenBLAS (Debian: libopenblas-dev liblapacke-dev).
 //
+// Outputs are checked before the work starts (two outputs naming the same file, a
+// missing or read-only directory, a read-only file) and written when it ends, files
+// first and standard output last. Files are replaced atomically through a temporary
+// file ".NAME.ikpca-tmp-XXXXXXXX" in the same directory, which only a kill -9 can leave
+// behind; FIFOs, devices and /dev/fd/N are written in place.
+//
 // Exit status: 0 on success, 1 on an error (bad input names the file, line and field),
-// 2 on a usage error, 130 when interrupted (Ctrl-C; fit still writes its outputs for the
-// points processed so far).
+// 2 on a usage error, 130 when interrupted by Ctrl-C (SIGINT) and 143 by SIGTERM (fit
+// still writes its outputs for the points processed so far; a second signal quits at
+// once), 141 when standard output's reader closed it early (the files are complete).
 package main
 
 import (
@@ -21,16 +34,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], env{in: os.Stdin, out: os.Stdout, errw: os.Stderr, terminal: stderrIsTerminal()})
+	terminal := stderrIsTerminal()
+	ctx, stop := handleSignals(os.Stderr, terminal)
+	code := run(ctx, os.Args[1:], env{in: os.Stdin, out: &pipeOut{f: os.Stdout}, errw: os.Stderr, terminal: terminal})
 	stop()
 	os.Exit(code)
 }
@@ -58,15 +70,19 @@ func run(ctx context.Context, args []string, e env) int {
 	root.SetOut(e.out)
 	root.SetErr(e.errw)
 	err := root.ExecuteContext(ctx)
-	if err != nil && strings.HasPrefix(err.Error(), "unknown command") {
-		err = usageError{err} // cobra reports it as a plain error
-	}
 	var ue usageError
+	var sc signalCause
 	switch {
 	case err == nil:
+		if p, ok := e.out.(*pipeOut); ok && p.broken.Load() {
+			return statusBrokenPipe // quietly: the reader wanted no more
+		}
 		return 0
 	case errors.Is(err, errInterrupted):
 		fmt.Fprintln(e.errw, "ikpca:", err)
+		if errors.As(context.Cause(ctx), &sc) {
+			return sc.status()
+		}
 		return 130
 	case errors.As(err, &ue):
 		fmt.Fprintf(e.errw, "ikpca: %v\n(run \"ikpca help\" for usage)\n", err)
@@ -83,11 +99,34 @@ func newRoot(e env) *cobra.Command {
 		Short: "Exact incremental kernel PCA",
 		Long: `ikpca keeps the eigendecomposition of a kernel matrix up to date as points arrive one
 at a time, exactly (to rounding) and at about the cost of one matrix product per point.
-Without a command it runs a short demo on the embedded Yeast data.`,
+Without a command it runs a short demo on the embedded Yeast data.
+
+Outputs are checked before the work starts (two outputs naming the same file, a missing
+or read-only directory, a read-only file: errors) and written when it ends, files first
+and standard output last. A file is replaced atomically through a temporary file
+".NAME.ikpca-tmp-XXXXXXXX" in its directory, removed on any failure or interruption; only
+a kill -9 or a crash can leave one behind (delete it). FIFOs, devices such as /dev/null
+and /dev/fd/N are written in place.
+
+Exit status: 0 success, 1 error, 2 usage error, 130 interrupted by Ctrl-C (SIGINT), 143 by
+SIGTERM (a second signal quits at once), 141 standard output closed early by its reader
+(the files are complete).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		// A word that is not a command is an unknown command, with cobra's suggestions.
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += "; did you mean " + strings.Join(s, " or ") + "?"
+			}
+			return usageError{errors.New(msg)}
+		},
 	}
+	root.SuggestionsMinimumDistance = 2            // cobra's default, which SuggestionsFor does not apply
+	root.CompletionOptions.HiddenDefaultCmd = true // "ikpca completion SHELL" works, unlisted
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	demo := demoCommand(e)
 	root.Flags().AddFlagSet(demo.Flags())

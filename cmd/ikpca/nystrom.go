@@ -18,16 +18,16 @@ func nystromCommand(e env) *cobra.Command {
 		dataset string
 		n, mmax int
 		seed    uint64
-		out     string
+		out     = output{flag: "--out"}
 	)
 	c := &cobra.Command{
 		Use:   "nystrom [FILE]",
 		Short: "Incremental Nyström approximation: error norms for every number of landmarks",
 		Long: `nystrom approximates the kernel matrix of the first --n points of FILE (or standard input if
-FILE is "-", or an embedded --dataset) with landmarks added one at a time in a random order, and
-writes, for every number of landmarks m up to --mmax, the error ‖K − K̃‖ in the Frobenius,
-spectral and trace norms, absolute and relative to ‖K‖_F, as CSV. Each m costs O(n²·m): meant
-for data sets of a few thousand points.`,
+FILE is "-" or absent, or an embedded --dataset) with landmarks added one at a time in a random
+order, and writes, for every number of landmarks m up to --mmax, the error ‖K − K̃‖ in the
+Frobenius, spectral and trace norms, absolute and relative to ‖K‖_F, as CSV. Each m costs
+O(n²·m): meant for data sets of a few thousand points. The output follows the rules of fit.`,
 		Args: cobra.MaximumNArgs(1),
 	}
 	f := c.Flags()
@@ -35,27 +35,41 @@ for data sets of a few thousand points.`,
 	kf.add(f)
 	f.StringVar(&dataset, "dataset", "", `use an embedded data set instead of FILE: "yeast" or "magic"`)
 	f.IntVar(&n, "n", 1000, "use the first n points (0: all)")
-	f.IntVar(&mmax, "mmax", 200, "largest number of landmarks")
+	f.IntVar(&mmax, "mmax", 200, "largest number of landmarks (by default 200, or the number of points if there are fewer)")
 	f.Uint64Var(&seed, "seed", 1, "seed of the random landmark order")
-	f.StringVar(&out, "out", "-", `file for the CSV ("-": standard output)`)
+	f.StringVar(&out.path, "out", "-", `file for the CSV ("-": standard output)`)
 	c.RunE = func(cmd *cobra.Command, args []string) error {
 		if n < 0 || mmax < 1 {
 			return usageError{fmt.Errorf("--n must be ≥ 0 and --mmax ≥ 1")}
 		}
-		var x *mat.Dense
-		switch {
-		case dataset != "" && len(args) > 0:
+		if dataset != "" && len(args) > 0 {
 			return usageError{fmt.Errorf("give FILE or --dataset, not both")}
-		case dataset != "":
+		}
+		if out.path == "" {
+			return usageError{fmt.Errorf(`--out must name a file or "-"`)}
+		}
+		if err := kf.check(); err != nil {
+			return err
+		}
+		var inputs []string
+		if dataset == "" {
+			if _, err := tf.options(""); err != nil {
+				return err
+			}
+			inputs = []string{inputName(args)}
+		}
+		if err := planOutputs(e, inputs, &out); err != nil {
+			return err
+		}
+		var x *mat.Dense
+		if dataset != "" {
 			d, err := datasetPoints(dataset)
 			if err != nil {
 				return err
 			}
 			x = d
-		case len(args) == 0:
-			return usageError{fmt.Errorf(`give a FILE, "-" for standard input, or --dataset`)}
-		default:
-			t, err := readPoints(e, args, &tf)
+		} else {
+			t, err := readPoints(cmd.Context(), e, args, &tf)
 			if err != nil {
 				return err
 			}
@@ -66,8 +80,11 @@ for data sets of a few thousand points.`,
 			x = mat.DenseCopyOf(x.Slice(0, n, 0, d))
 			rows = n
 		}
-		if mmax > rows {
-			return usageError{fmt.Errorf("--mmax %d is more than the %d points", mmax, rows)}
+		switch {
+		case !f.Changed("mmax"):
+			mmax = min(mmax, rows) // the default adapts to a small data set
+		case mmax > rows:
+			return usageError{fmt.Errorf("--mmax %d is more than the %s", mmax, count(rows, "point"))}
 		}
 		native.Use()
 		kern, err := kf.kernel(x)
@@ -80,7 +97,7 @@ for data sets of a few thousand points.`,
 		if err != nil {
 			return interruption(err)
 		}
-		return create(e, out, func(w io.Writer) error { return res.Table().WriteCSV(w) })
+		return writeOutputs(e, pending{&out, func(w io.Writer) error { return res.Table().WriteCSV(w) }})
 	}
 	return c
 }

@@ -59,7 +59,7 @@ func runStudy(ctx context.Context, e env, f studyFlags, s studyCommand) error {
 		return interruption(err)
 	}
 	heading := fmt.Sprintf("## %s (%s)\n\n", s.title, native.Active())
-	return writeOutputs(e, f.out, s.summary, heading, outs)
+	return writeStudy(e, f.out, s.summary, heading, outs)
 }
 
 // prepareDir creates dir if needed and checks that files can be created in it, so that a
@@ -103,18 +103,18 @@ func redraw(e env, dir string, plots []study.Plot) error {
 	if len(figs) == 0 {
 		return fmt.Errorf("%s holds no CSV file that a figure of this command is drawn from", dir)
 	}
-	return writeOutputs(e, dir, "", "", figs)
+	return writeStudy(e, dir, "", "", figs)
 }
 
-// writeOutputs writes a study's outputs to dir in one loop: each table to NAME.csv, each
+// writeStudy writes a study's outputs to dir in one loop: each table to NAME.csv, each
 // figure to NAME.png, and the heading and the outputs' markdown to standard output and
 // to the summary file (if summary is not empty). Everything is rendered in memory first
 // and every target checked before any is written, so that a failure leaves dir as it
 // was. Each file is written atomically: to a temporary file in dir, synced, then renamed
-// over the target. A target that exists and is not a regular, writable file (a symbolic
+// over the target (the command's atomic writer, output.go). A target that exists and is not a regular, writable file (a symbolic
 // link, a FIFO, a directory, a read-only file) is an error: the study did not produce it
 // and it is not replaced. Two outputs of one study never share a file.
-func writeOutputs(e env, dir, summary, heading string, outs []study.Output) error {
+func writeStudy(e env, dir, summary, heading string, outs []study.Output) error {
 	names, err := study.Files(outs)
 	if err != nil {
 		return err
@@ -150,12 +150,14 @@ func writeOutputs(e env, dir, summary, heading string, outs []study.Output) erro
 		}
 	}
 	for _, name := range names {
-		if err := writeAtomic(filepath.Join(dir, name), contents[name]); err != nil {
+		o := &output{flag: "--out", path: filepath.Join(dir, name)}
+		if err := o.plan(); err != nil {
 			return err
 		}
-	}
-	if err := syncDir(dir); err != nil {
-		return err
+		data := contents[name]
+		if err := o.write(e, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			return err
+		}
 	}
 	if _, err := io.WriteString(e.out, md); err != nil {
 		return err
@@ -179,47 +181,6 @@ func replaceable(path string) error {
 		return fmt.Errorf("%s is read-only: not replaced", path)
 	}
 	return nil
-}
-
-// writeAtomic writes data to a temporary file beside path, syncs it to disk and renames
-// it over path, so that path holds either its old contents or the new ones, never a
-// part.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(0o644) // CreateTemp makes it private
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}
-
-// syncDir makes the renames in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if errors.Is(err, os.ErrInvalid) { // directories cannot be synced on some systems
-		err = nil
-	}
-	return errors.Join(err, d.Close())
 }
 
 // interruption turns a context cancellation into errInterrupted.

@@ -49,7 +49,7 @@ func TestWriteOutputs(t *testing.T) {
 	}
 	var out, errw bytes.Buffer
 	e := env{out: &out, errw: &errw}
-	if err := writeOutputs(e, dir, "s.md", "# heading\n\n", outputs()); err != nil {
+	if err := writeStudy(e, dir, "s.md", "# heading\n\n", outputs()); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(listDir(t, dir), " "); got != "a.csv a.png b.png s.md" {
@@ -72,13 +72,13 @@ func TestWriteOutputsRefuses(t *testing.T) {
 	e := env{out: &bytes.Buffer{}, errw: &bytes.Buffer{}}
 	twice := append(outputs(), study.Output{Name: "a", Table: study.NewTable("z")})
 	dir := t.TempDir()
-	if err := writeOutputs(e, dir, "", "", twice); !errors.Is(err, study.ErrName) {
+	if err := writeStudy(e, dir, "", "", twice); !errors.Is(err, study.ErrName) {
 		t.Errorf("two outputs a.csv: %v", err)
 	}
 	if len(listDir(t, dir)) != 0 {
 		t.Errorf("wrote %v", listDir(t, dir))
 	}
-	if err := writeOutputs(e, dir, "a.png", "", outputs()); !errors.Is(err, study.ErrName) {
+	if err := writeStudy(e, dir, "a.png", "", outputs()); !errors.Is(err, study.ErrName) {
 		t.Errorf("a summary named like an output: %v", err)
 	}
 
@@ -94,7 +94,7 @@ func TestWriteOutputsRefuses(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		before, _ := os.Lstat(target)
-		err := writeOutputs(e, dir, "s.md", "", outputs())
+		err := writeStudy(e, dir, "s.md", "", outputs())
 		if err == nil || !strings.Contains(err.Error(), target) {
 			t.Errorf("%s: %v, want an error naming %s", name, err, target)
 		}

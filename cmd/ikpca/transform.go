@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,20 +20,22 @@ func transformCommand(e env) *cobra.Command {
 		tf    tableFlags
 		model string
 		k     int
-		out   string
+		out   = output{flag: "--out"}
 	)
 	c := &cobra.Command{
 		Use:   "transform --model FILE [POINTS]",
 		Short: "Project new points with a model saved by fit",
 		Long: `transform loads a checkpoint written by "fit --model" and projects the rows of POINTS
-(a CSV/TSV file, or standard input if POINTS is "-" or absent) onto the top --k components,
-with the same centring as the training scores. It writes one row of scores per point.`,
+(a CSV/TSV/whitespace file, or standard input if POINTS is "-" or absent) onto the top --k
+components, with the same centring as the training scores. It writes one row of scores per
+point. With fewer components than --k, the scores have as many columns as there are
+components, and a note says so (as fit does). The output follows the rules of fit.`,
 		Args: cobra.MaximumNArgs(1),
 	}
 	tf.add(c.Flags())
 	c.Flags().StringVar(&model, "model", "", "checkpoint written by fit --model (required)")
-	c.Flags().IntVar(&k, "k", 5, "number of components")
-	c.Flags().StringVar(&out, "out", "-", `file for the scores ("-": standard output)`)
+	c.Flags().IntVar(&k, "k", 5, "number of components (at most the model's)")
+	c.Flags().StringVar(&out.path, "out", "-", `file for the scores ("-": standard output)`)
 	c.RunE = func(cmd *cobra.Command, args []string) error {
 		if model == "" {
 			return usageError{fmt.Errorf("--model is required")}
@@ -39,34 +43,50 @@ with the same centring as the training scores. It writes one row of scores per p
 		if k < 1 {
 			return usageError{fmt.Errorf("--k must be at least 1, got %d", k)}
 		}
-		if len(args) == 1 && args[0] == "-" && model == "-" {
+		if inputName(args) == "-" && model == "-" {
 			return usageError{fmt.Errorf("the model and the points cannot both come from standard input")}
 		}
+		if out.path == "" {
+			return usageError{fmt.Errorf(`--out must name a file or "-"`)}
+		}
+		if _, err := tf.options(""); err != nil {
+			return err
+		}
+		if err := planOutputs(e, []string{inputName(args), model}, &out); err != nil {
+			return err
+		}
 		native.Use()
-		md, err := loadModel(e, model)
+		ctx := cmd.Context()
+		md, err := loadModel(ctx, e, model)
 		if err != nil {
 			return err
 		}
-		t, err := readPoints(e, args, &tf)
+		t, err := readPoints(ctx, e, args, &tf)
 		if err != nil {
 			return err
 		}
 		if _, d := t.X.Dims(); d != md.Dim() {
-			return fmt.Errorf("the points have %d columns, the model %d", d, md.Dim())
+			return fmt.Errorf("the points have %s, the model %d", count(d, "column"), md.Dim())
 		}
-		if k > md.Components() {
-			return usageError{fmt.Errorf("--k %d: the model has %d components", k, md.Components())}
+		kk := min(k, md.Components())
+		if kk < 1 {
+			return fmt.Errorf("%s: the model of %s has no component", model, count(md.Len(), "point"))
+		}
+		if kk < k && c.Flags().Changed("k") {
+			fmt.Fprintf(e.errw, "ikpca: --k %d: the model has %s; the scores have %s\n", k, count(md.Components(), "component"), count(kk, "column"))
 		}
 		var s mat.Dense
-		if err := md.Transform(&s, t.X, k); err != nil {
+		if err := md.Transform(&s, t.X, kk); err != nil {
 			return err
 		}
-		return create(e, out, func(w io.Writer) error { return table.Write(w, componentNames(k), &s, ',') })
+		return writeOutputs(e, pending{&out, func(w io.Writer) error { return table.Write(w, componentNames(kk), &s, ',') }})
 	}
 	return c
 }
 
-func loadModel(e env, path string) (*kpca.Model, error) {
+// loadModel loads a checkpoint from a file or, for "-", standard input; it returns at
+// once, with errInterrupted, when ctx is cancelled while it reads.
+func loadModel(ctx context.Context, e env, path string) (*kpca.Model, error) {
 	var r io.Reader = e.in
 	if path != "-" {
 		f, err := os.Open(path)
@@ -76,9 +96,9 @@ func loadModel(e env, path string) (*kpca.Model, error) {
 		defer f.Close()
 		r = f
 	}
-	md, err := kpca.Load(r, nil)
-	if err != nil {
+	md, err := interruptible(ctx, "while reading the model "+path, func() (*kpca.Model, error) { return kpca.Load(r, nil) })
+	if err != nil && !errors.Is(err, errInterrupted) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return md, nil
+	return md, err
 }

@@ -28,6 +28,10 @@ func FuzzRead(f *testing.F) {
 		"\uFEFF\uFEFF\n0", // a name that starts with a byte order mark
 		"\"0\r\r\n0\"\n0", // a name with a carriage return
 		" \xFE\xFF\n0",    // a name that starts like a UTF-16 mark
+		"ADT1_YEAST  0.58  0.61  MIT\nADT2_YEAST  0.43  0.67  MIT\n",
+		"  1.5   2\r\n 10    -3.25\n",
+		"2.5O,1.2\n1,2\n",
+		"sepal length\n1\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -86,6 +90,7 @@ func FuzzOptions(f *testing.F) {
 	f.Add([]byte("1;2;3\n"), "3-1", uint8(2), int32(';'))
 	f.Add([]byte("x,y\n1,2\n"), "0,,99999999999999999999", uint8(0), int32(','))
 	f.Add([]byte("x,x\n1,2\n"), "x", uint8(0), int32(0))
+	f.Add([]byte("a  b\t c\n1 2 3\n"), "2-3", uint8(0), int32(' '))
 	f.Fuzz(func(t *testing.T, data []byte, columns string, header uint8, comma int32) {
 		opts := Options{Name: "f", Columns: columns, Header: HeaderMode(header % 4), Comma: rune(comma)}
 		tab, err := Read(bytes.NewReader(data), opts)

@@ -1,10 +1,12 @@
-// Package table reads numeric tables from CSV or TSV text and writes them
-// back as CSV.
+// Package table reads numeric tables from CSV, TSV or whitespace-separated
+// text and writes them back as CSV.
 //
 // Read is meant for data typed or exported by people, so every error it
 // returns names the input, the line and, where it applies, the column, in
 // the form "name:line: column j ("header"): message". No input makes it
-// panic. Write formats numbers so that Read gives back the same bits.
+// panic, and no row is silently dropped: a first line is taken for a header
+// only when it is unmistakably one. Write formats numbers so that Read gives
+// back the same bits.
 package table
 
 import (
@@ -30,9 +32,15 @@ const StdinName = "<stdin>"
 type HeaderMode int
 
 const (
-	// HeaderAuto takes the first record as a header if any selected field
-	// of it is neither empty nor a number, or if the column selection
-	// uses a header name.
+	// HeaderAuto takes the first record as a header if the column
+	// selection uses a header name, or if every selected field of it that
+	// is not empty is a name: neither a number nor number-like (starting
+	// like a number, as a mistyped "2.5O" or "1O" does). A first record of
+	// numbers is data. A first record that mixes names or number-like
+	// fields with numbers, or holds a number-like field, is ambiguous —
+	// a header with a numeric name, or a data row with a typo — and Read
+	// returns an error asking for HeaderYes or HeaderNo, so that no data
+	// row is silently taken for a header.
 	HeaderAuto HeaderMode = iota
 	// HeaderYes takes the first record as a header.
 	HeaderYes
@@ -57,9 +65,13 @@ func (m HeaderMode) String() string {
 type Options struct {
 	// Name is the file name used in messages; "" means StdinName.
 	Name string
-	// Comma is the field separator. 0 detects it from the first line
-	// that has more than spaces: tab if that line contains a tab, else
-	// comma.
+	// Comma is the field separator. Space (' ') means any run of spaces
+	// and tabs, as in awk and in the UCI data sets, with no quoting:
+	// leading and trailing white space is ignored. 0 detects the
+	// separator from the first two lines that have more than spaces: tab
+	// if either contains a tab, else comma if either contains a comma,
+	// else white space if both (or the only one) have fields separated by
+	// spaces, else comma (a single column).
 	Comma rune
 	// Header says whether the first record is a header.
 	Header HeaderMode
@@ -84,6 +96,27 @@ type Table struct {
 	// Lines holds the source line number of each row of X (1-based, as
 	// an editor shows it).
 	Lines []int
+	// HeaderLine is the source line of the header, 0 if there is none.
+	HeaderLine int
+	// HeaderDetected reports that HeaderAuto took the first record for a
+	// header because of its content (not because the column selection
+	// names columns): callers may tell the user.
+	HeaderDetected bool
+}
+
+// Space is the value of Options.Comma that separates fields by runs of
+// spaces and tabs.
+const Space = ' '
+
+// CheckColumns checks a column selection (see Options.Columns) as far as it
+// can be checked without the data: syntax, column 0, reversed ranges. Read
+// makes the same checks; CheckColumns lets a caller report these mistakes
+// before it reads any input.
+func CheckColumns(spec string) error {
+	if _, err := parseColumns(spec); err != nil {
+		return fmt.Errorf("column selection: %w", err)
+	}
+	return nil
 }
 
 // maxShown is how many bytes of a field an error message quotes.
@@ -104,7 +137,9 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // infinities and values that overflow are errors. A UTF-8 byte order mark
 // at the start is ignored. With a comma (or any other non-space)
 // separator, white space before a field, quoted or not, is ignored; with
-// a tab separator it is kept, so that empty fields are not merged.
+// a tab separator it is kept, so that empty fields are not merged; with
+// Space, runs of spaces and tabs separate fields and there is no quoting.
+// The header rule is that of HeaderAuto.
 func Read(r io.Reader, opts Options) (*Table, error) {
 	name := opts.Name
 	if name == "" {
@@ -133,17 +168,24 @@ func Read(r io.Reader, opts Options) (*Table, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 
-	cr := csv.NewReader(src)
-	cr.Comma = comma
-	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = !unicode.IsSpace(comma)
-	cr.ReuseRecord = true
+	var cr records
+	if comma == Space {
+		cr = newFieldsReader(src)
+	} else {
+		c := csv.NewReader(src)
+		c.Comma = comma
+		c.FieldsPerRecord = -1
+		c.TrimLeadingSpace = !unicode.IsSpace(comma)
+		c.ReuseRecord = true
+		cr = c
+	}
 
 	var (
 		started   bool
 		width     int      // number of fields of the first record
 		firstLine int      // line of the first record
 		header    []string // trimmed header fields, nil without a header
+		detected  bool     // the header was detected from its content
 		sel       []int    // selected 0-based source columns
 		data      []float64
 		lines     []int
@@ -157,7 +199,7 @@ func Read(r io.Reader, opts Options) (*Table, error) {
 		if err != nil {
 			return nil, readError(name, err)
 		}
-		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+		if len(rec) == 0 || len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue // a line of spaces
 		}
 		line, _ := cr.FieldPos(0)
@@ -172,9 +214,15 @@ func Read(r io.Reader, opts Options) (*Table, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: column selection: %w", name, err)
 			}
-			if !hasHeader && opts.Header == HeaderAuto && looksLikeHeader(rec, sel) {
-				hasHeader = true
-				header = trimAll(rec)
+			if !hasHeader && opts.Header == HeaderAuto {
+				names, err := headerByContent(rec, sel)
+				if err != nil {
+					return nil, fmt.Errorf("%s:%d: %w", name, firstLine, err)
+				}
+				if names {
+					hasHeader, detected = true, true
+					header = trimAll(rec)
+				}
 			}
 			if hasHeader {
 				continue
@@ -214,11 +262,16 @@ func Read(r io.Reader, opts Options) (*Table, error) {
 			names[k] = "c" + strconv.Itoa(j+1)
 		}
 	}
-	return &Table{
-		X:     mat.NewDense(len(lines), len(sel), data),
-		Names: names,
-		Lines: lines,
-	}, nil
+	t := &Table{
+		X:              mat.NewDense(len(lines), len(sel), data),
+		Names:          names,
+		Lines:          lines,
+		HeaderDetected: detected,
+	}
+	if header != nil {
+		t.HeaderLine = firstLine
+	}
+	return t, nil
 }
 
 // validComma reports whether c can separate fields, by the rules of
@@ -246,14 +299,26 @@ func prepare(r io.Reader, comma rune) (io.Reader, rune, error) {
 		return br, comma, nil
 	}
 
-	// Read up to the end of the first line that has more than spaces,
-	// keeping what was read so that the CSV reader sees it too.
+	// Read up to the end of the second line that has more than spaces
+	// (stopping at the first tab), keeping what was read so that the
+	// record reader sees it too.
 	var (
 		pre        []byte
-		hasContent bool
+		lines      int  // lines with content seen so far
+		hasContent bool // the current line has a non-space
+		gap        bool // the current line has a space after content
+		spaced     bool // the current line has a space between two fields
+		allSpaced  = true
 		hasTab     bool
+		hasComma   bool
 	)
-	comma = ','
+	endLine := func() {
+		if hasContent {
+			lines++
+			allSpaced = allSpaced && spaced
+		}
+		hasContent, gap, spaced = false, false, false
+	}
 scan:
 	for {
 		chunk, err := br.ReadSlice('\n')
@@ -261,27 +326,41 @@ scan:
 		for _, c := range chunk {
 			switch c {
 			case '\n':
-				if hasContent {
+				endLine()
+				if lines == 2 {
 					break scan
 				}
 			case '\t':
 				hasTab = true
 				break scan
 			case ' ', '\r':
+				gap = gap || hasContent
+			case ',':
+				hasComma = true
+				fallthrough
 			default:
+				spaced = spaced || gap
 				hasContent = true
 			}
 		}
 		switch err {
 		case nil, bufio.ErrBufferFull:
 		case io.EOF:
+			endLine()
 			break scan
 		default:
 			return nil, 0, fmt.Errorf("read error: %w", err)
 		}
 	}
-	if hasTab {
+	switch {
+	case hasTab:
 		comma = '\t'
+	case hasComma:
+		comma = ','
+	case lines > 0 && allSpaced:
+		comma = Space
+	default:
+		comma = ','
 	}
 	return io.MultiReader(bytes.NewReader(pre), br), comma, nil
 }
@@ -318,21 +397,62 @@ func trimAll(rec []string) []string {
 	return out
 }
 
-// looksLikeHeader reports whether any selected field of rec is neither
-// empty nor a number. Overflowing numbers, NaN and infinities count as
-// numbers, so that a first data row holding one of them is reported as
-// such instead of being taken for a header.
-func looksLikeHeader(rec []string, sel []int) bool {
+// headerByContent applies the rule of HeaderAuto to the selected fields of
+// the first record: it reports whether they are names (a header), false if
+// they are numbers (data), and an error if they are neither. Overflowing
+// numbers, NaN and infinities count as numbers, so that a first data row
+// holding one of them is reported as such instead of being taken for a
+// header.
+func headerByContent(rec []string, sel []int) (bool, error) {
+	number, name, numberLike := -1, -1, -1 // first selected field of each kind
 	for _, j := range sel {
 		s := strings.TrimSpace(rec[j])
-		if s == "" {
-			continue
-		}
-		if _, err := strconv.ParseFloat(s, 64); err != nil && !errors.Is(err, strconv.ErrRange) {
-			return true
+		switch {
+		case s == "":
+		case isNumber(s):
+			if number < 0 {
+				number = j
+			}
+		case looksLikeNumber(s):
+			if numberLike < 0 {
+				numberLike = j
+			}
+		default:
+			if name < 0 {
+				name = j
+			}
 		}
 	}
-	return false
+	field := func(j int) string { return "column " + strconv.Itoa(j+1) + " " + quote(strings.TrimSpace(rec[j])) }
+	const ask = "give --header yes or --header no"
+	switch {
+	case numberLike >= 0:
+		return false, fmt.Errorf("cannot tell whether this line is a header: %s looks like a mistyped number; %s", field(numberLike), ask)
+	case name >= 0 && number >= 0:
+		return false, fmt.Errorf("cannot tell whether this line is a header: %s is a name but %s is a number; %s (and select numeric columns with --columns)", field(name), field(number), ask)
+	}
+	return name >= 0, nil
+}
+
+// isNumber reports whether s parses as a float64, overflowing or not.
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil || errors.Is(err, strconv.ErrRange)
+}
+
+// looksLikeNumber reports whether s, which is not a number, starts like one:
+// an optional sign (also the Unicode minus), then a digit, or a point and a
+// digit. Such a field is more likely a typo in a number ("2.5O", "1..2",
+// "3,4" in a tab-separated file) than a column name.
+func looksLikeNumber(s string) bool {
+	s = strings.TrimPrefix(s, "−")
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	if s != "" && s[0] == '.' {
+		s = s[1:]
+	}
+	return s != "" && s[0] >= '0' && s[0] <= '9'
 }
 
 // columnLabel names the 0-based source column j in messages.

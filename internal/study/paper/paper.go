@@ -64,7 +64,7 @@ func Run(ctx context.Context, o Options) ([]study.Output, error) {
 			return nil, fmt.Errorf("%w: %s has %d points: the model size %d and the Nyström size %d must not exceed it",
 				study.ErrOptions, name, rows, o.MMax, o.NystromN)
 		}
-		sigma, err := kernel.MedianDistance(x, 1000)
+		sigma, err := kernel.DefaultBandwidth(x)
 		if err != nil {
 			return nil, err
 		}

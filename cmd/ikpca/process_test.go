@@ -1,0 +1,338 @@
+//go:build unix
+
+package main
+
+// Tests that run the built command as a process: signals, broken pipes. They poll for a
+// state (CPU time spent, a file written, a message on stderr) with a generous deadline
+// and never assert a duration.
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ikpca/ikpca/data"
+)
+
+// deadline bounds every wait for a state or an exit: far beyond what any of them needs.
+const deadline = 2 * time.Minute
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// binary builds the command once per test run, into a temporary directory.
+func binary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the command (not in -short mode)")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("polls /proc for the state of the process: Linux only")
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "ikpca-test-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "ikpca")
+		out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
+		if err != nil {
+			buildErr = errors.New(err.Error() + "\n" + string(out))
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build: %v", buildErr)
+	}
+	return builtBin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBin != "" {
+		os.RemoveAll(filepath.Dir(builtBin))
+	}
+	os.Exit(code)
+}
+
+// syncBuffer is a bytes.Buffer safe for a process writing and a test reading.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// cpuSeconds returns the CPU time (user and system) the process has used so far.
+func cpuSeconds(t *testing.T, pid int) float64 {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0 // exited
+	}
+	// Fields after the command name, which is in parentheses and may hold spaces.
+	f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+	utime, _ := strconv.Atoi(f[11])
+	stime, _ := strconv.Atoi(f[12])
+	return float64(utime+stime) / 100 // USER_HZ is 100 on Linux
+}
+
+// waitFor polls cond until it holds, failing the test after the deadline.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for start := time.Now(); !cond(); {
+		if time.Since(start) > deadline {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// exitCode waits for the process and returns its exit status, killing it and failing
+// the test if it does not exit within the deadline.
+func exitCode(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			return 0
+		case errors.As(err, &ee):
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				t.Fatalf("killed by %v instead of exiting", ws.Signal())
+			}
+			return ee.ExitCode()
+		default:
+			t.Fatal(err)
+		}
+	case <-time.After(deadline):
+		cmd.Process.Kill()
+		t.Fatal("the command did not exit")
+	}
+	return -1
+}
+
+// magicCSV writes the first n MAGIC points as CSV without a header.
+func magicCSV(t *testing.T, dir string, n int) string {
+	t.Helper()
+	var b strings.Builder
+	mg := data.Magic().X
+	for i := range n {
+		for j, v := range mg.RawRowView(i) {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		b.WriteByte('\n')
+	}
+	path := filepath.Join(dir, "magic.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// noTemps fails if dir holds a temporary output file.
+func noTemps(t *testing.T, dir string) {
+	t.Helper()
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), tempMarker) {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+// TestFitSIGINT interrupts the fit loop with a real Ctrl-C (SIGINT): exit 130 and a
+// checkpoint of the points processed so far.
+func TestFitSIGINT(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	in := magicCSV(t, dir, 3000) // tens of seconds of work
+	ckpt := filepath.Join(dir, "m.ckpt")
+	cmd := exec.Command(bin, "fit", "--model", ckpt, "--values", "", in)
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Reading the file, the bandwidth and the 10-point batch take a few milliseconds of
+	// CPU; after a second the command is adding points.
+	waitFor(t, "a second of CPU time", func() bool { return cpuSeconds(t, cmd.Process.Pid) >= 1 })
+	cmd.Process.Signal(syscall.SIGINT)
+	if code := exitCode(t, cmd); code != 130 {
+		t.Fatalf("exit %d, want 130; stderr: %s", code, stderr.String())
+	}
+	md := loadCheckpoint(t, ckpt)
+	if md.Len() < 10 || md.Len() >= 3000 || !strings.Contains(stderr.String(), "interrupted after "+strconv.Itoa(md.Len())+" of 3000 points") {
+		t.Fatalf("checkpoint of %d points; stderr: %s", md.Len(), stderr.String())
+	}
+	noTemps(t, dir)
+	t.Logf("interrupted after %d points: %s", md.Len(), strings.TrimSpace(stderr.String()))
+}
+
+// TestSignalWhileReading: Ctrl-C while fit waits for more standard input stops it at
+// once (exit 130), with no output.
+func TestSignalWhileReading(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	ckpt := filepath.Join(dir, "m.ckpt")
+	cmd := exec.Command(bin, "fit", "--model", ckpt, "--values", filepath.Join(dir, "v.csv"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	// More than a pipe holds (64 KiB): once the write returns, the command has read at
+	// least part of it, so it is in its reading loop; the pipe stays open.
+	row := []byte("1.5,2.25,3\n")
+	big := bytes.Repeat(row, 200<<10/len(row))
+	if _, err := stdin.Write(big); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	if code := exitCode(t, cmd); code != 130 {
+		t.Fatalf("exit %d, want 130; stderr: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupted while reading <stdin>") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+	for _, f := range []string{ckpt, filepath.Join(dir, "v.csv")} {
+		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s written: %v", f, err)
+		}
+	}
+	noTemps(t, dir)
+}
+
+// TestSignalDuringBatch: SIGTERM during the starting batch decomposition (one LAPACK
+// call) stops the command at once, exit 143, with no output: the batch is abandoned.
+func TestSignalDuringBatch(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	in := magicCSV(t, dir, 2000)
+	ckpt := filepath.Join(dir, "m.ckpt")
+	// A batch of all 2000 points: seconds with OpenBLAS, much longer in pure Go; reading
+	// and the kernel matrix take a fraction of a second.
+	cmd := exec.Command(bin, "fit", "--m0", "2000", "--model", ckpt, "--values", filepath.Join(dir, "v.csv"), in)
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a second of CPU time", func() bool { return cpuSeconds(t, cmd.Process.Pid) >= 1 })
+	cmd.Process.Signal(syscall.SIGTERM)
+	if code := exitCode(t, cmd); code != 143 {
+		t.Fatalf("exit %d, want 143; stderr: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupted during the starting batch decomposition of 2000 points; nothing written") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+	if _, err := os.Stat(ckpt); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("checkpoint written: %v", err)
+	}
+	noTemps(t, dir)
+}
+
+// TestSecondSignal: a command blocked after the first Ctrl-C (writing into a FIFO no one
+// reads) quits at once on the second, exit 130, writing nothing more and leaving no
+// temporary file.
+func TestSecondSignal(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	in := magicCSV(t, dir, 30)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	values, ckpt := filepath.Join(dir, "v.csv"), filepath.Join(dir, "m.ckpt")
+	// Outputs are written values, scores, model: the values file, then the FIFO blocks.
+	cmd := exec.Command(bin, "fit", "--values", values, "--scores", fifo, "--model", ckpt, in)
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the values file", func() bool { _, err := os.Stat(values); return err == nil })
+	cmd.Process.Signal(syscall.SIGINT)
+	waitFor(t, "the first signal's message", func() bool { return strings.Contains(stderr.String(), "interrupt again to quit at once") })
+	cmd.Process.Signal(syscall.SIGINT)
+	if code := exitCode(t, cmd); code != 130 {
+		t.Fatalf("exit %d, want 130; stderr: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "quitting at once") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+	if _, err := os.Stat(ckpt); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("checkpoint written after the second signal: %v", err)
+	}
+	noTemps(t, dir)
+}
+
+// TestBrokenPipe: "fit --scores - --model m.ckpt | head -1" — the reader closes standard
+// output early. The checkpoint, written before standard output, is complete and loads;
+// the command stops quietly with status 141.
+func TestBrokenPipe(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	in := magicCSV(t, dir, 200)
+	ckpt := filepath.Join(dir, "m.ckpt")
+	// 200 rows of 150 scores: about 600 KB, far more than a pipe holds.
+	cmd := exec.Command(bin, "fit", "--m0", "200", "--k", "150", "--values", "", "--scores", "-", "--model", ckpt, in)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	header, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(header, "pc1,pc2,") {
+		t.Fatalf("first line %q, %v", header, err)
+	}
+	stdout.(io.Closer).Close()
+	if code := exitCode(t, cmd); code != statusBrokenPipe {
+		t.Fatalf("exit %d, want %d; stderr: %s", code, statusBrokenPipe, stderr.String())
+	}
+	if s := stderr.String(); s != "" {
+		t.Errorf("stderr not quiet: %s", s)
+	}
+	if md := loadCheckpoint(t, ckpt); md.Len() != 200 {
+		t.Errorf("checkpoint of %d points, want 200", md.Len())
+	}
+	noTemps(t, dir)
+}

@@ -1,0 +1,91 @@
+package kernel
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// BandwidthSample is the number of points [DefaultBandwidth] looks at: the
+// median distance of a data set of n points is estimated from
+// min(n, BandwidthSample) of them.
+//
+// The median of the pairwise distances of m points is a U-quantile: its
+// standard error falls like 1/√m, so m = 1000 points (499 500 pairs) pin the
+// bandwidth to about a percent or two, far closer than kernel PCA's
+// sensitivity to σ, while the cost stays fixed whatever n: 499 500 distances
+// (O(m²·d) flops) and 4 MB of scratch. This is also the subsample size of
+// Hallgren and Northrop's experiments.
+const BandwidthSample = 1000
+
+// bandwidthSeed seeds the subsample of DefaultBandwidth, so that the same data
+// give the same bandwidth on every run and machine.
+const bandwidthSeed = 0x1D_C0FFEE
+
+// DefaultBandwidth returns the default bandwidth σ of an [RBF] or [Laplacian]
+// kernel for the points in the rows of X: the median Euclidean distance
+// between pairs of points (the "median heuristic"; see [MedianDistance]).
+//
+// With more than [BandwidthSample] rows it uses a subsample of
+// BandwidthSample distinct rows drawn uniformly at random with a fixed seed:
+// the result depends only on X, and a file sorted by class (as the UCI MAGIC
+// data are) does not bias it the way its first rows would. With at most
+// BandwidthSample rows it uses them all and is exactly MedianDistance(X, n).
+//
+// It returns an error if X is nil or has fewer than two rows, if the rows
+// used hold NaN or ±Inf, if the median distance overflows, or if it is zero
+// (more than half of the pairs coincide), which is no bandwidth at all.
+func DefaultBandwidth(X mat.Matrix) (float64, error) {
+	if X == nil || isNilPointer(X) {
+		return 0, errors.New("kernel: DefaultBandwidth: nil points")
+	}
+	n, d := X.Dims()
+	if n < 2 || d < 1 {
+		return 0, fmt.Errorf("kernel: DefaultBandwidth: %d×%d points, need at least 2 rows", n, d)
+	}
+	rows := make([]int, 0, min(n, BandwidthSample))
+	if n <= BandwidthSample {
+		for i := range n {
+			rows = append(rows, i)
+		}
+	} else {
+		// Floyd's algorithm: BandwidthSample distinct rows in O(BandwidthSample)
+		// draws, then in file order (the order does not change the median).
+		rng := rand.New(rand.NewPCG(bandwidthSeed, uint64(n)))
+		chosen := make(map[int]bool, BandwidthSample)
+		for j := n - BandwidthSample; j < n; j++ {
+			t := rng.IntN(j + 1)
+			if chosen[t] {
+				t = j
+			}
+			chosen[t] = true
+			rows = append(rows, t)
+		}
+		slices.Sort(rows)
+	}
+	sample := mat.NewDense(len(rows), d, nil)
+	for p, i := range rows {
+		for j := range d {
+			sample.Set(p, j, X.At(i, j))
+		}
+	}
+	sigma, err := MedianDistance(sample, len(rows))
+	if err != nil {
+		return 0, fmt.Errorf("kernel: DefaultBandwidth: %w", err)
+	}
+	if sigma == 0 {
+		return 0, errors.New("kernel: DefaultBandwidth: the median distance is 0 (most points coincide); choose σ yourself")
+	}
+	return sigma, nil
+}
+
+// isNilPointer reports whether x holds a nil pointer (a typed nil such as
+// (*mat.Dense)(nil)), whose methods would panic.
+func isNilPointer(x any) bool {
+	v := reflect.ValueOf(x)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}

@@ -1,0 +1,70 @@
+package kpca
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// AddRows adds the rows of X to the model one at a time, in order, and returns how many
+// it added. It is the loop of a long fit that must be stoppable:
+//
+//   - Before adding anything it checks every row (dimension, finite values), so that bad
+//     input is reported at once and changes nothing.
+//   - Between two points it checks ctx: once ctx is cancelled it stops and returns the
+//     number added and an error wrapping context.Cause(ctx). A point being added when
+//     ctx is cancelled is completed first (an update cannot be interrupted part-way).
+//   - If adding a row fails (a kernel value that is not finite, a solver that does not
+//     converge) it stops there: the error names the row, and the rows before it stay
+//     added.
+//
+// Unlike AddBatch it is not all or nothing: whenever it returns, the model holds its
+// earlier points and the first `added` rows of X, and is as valid as after as many calls
+// of Add — it can be saved (a checkpoint of the points added so far), queried or
+// continued. progress, if not nil, is called after each point with the number of rows
+// added so far and the number of rows of X. A nil ctx or X is an error wrapping
+// ErrArgument or ErrEmpty. With *mat.Dense rows (or any mat.RawRowViewer) it allocates
+// nothing beyond what Add does.
+func (md *Model) AddRows(ctx context.Context, X mat.Matrix, progress func(added, total int)) (added int, err error) {
+	if ctx == nil {
+		return 0, fmt.Errorf("%w: nil context", ErrArgument)
+	}
+	if isNil(X) {
+		return 0, fmt.Errorf("%w: nil rows", ErrEmpty)
+	}
+	r, c := X.Dims()
+	if c != md.d {
+		return 0, fmt.Errorf("%w: rows have dimension %d, the model %d", ErrDimension, c, md.d)
+	}
+	for i := range r {
+		for j := range c {
+			if v := X.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return 0, fmt.Errorf("%w: row %d, coordinate %d is %g", ErrNonFinite, i, j, v)
+			}
+		}
+	}
+	raw, direct := X.(mat.RawRowViewer)
+	var row []float64
+	if !direct {
+		row = make([]float64, c)
+	}
+	for i := range r {
+		if ctx.Err() != nil {
+			return i, fmt.Errorf("kpca: stopped after %d of %d rows: %w", i, r, context.Cause(ctx))
+		}
+		if direct {
+			row = raw.RawRowView(i)
+		} else {
+			mat.Row(row, i, X)
+		}
+		if err := md.add(row); err != nil {
+			return i, fmt.Errorf("kpca: row %d: %w", i, err)
+		}
+		if progress != nil {
+			progress(i+1, r)
+		}
+	}
+	return r, nil
+}

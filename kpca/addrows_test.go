@@ -1,0 +1,178 @@
+package kpca
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// TestAddRows: AddRows performs the same steps as Add in a loop (so the models agree bit
+// for bit), reports progress, and accepts any mat.Matrix.
+func TestAddRows(t *testing.T) {
+	x := points(t, "yeast", 60)
+	k := rbfMedian(t, x)
+	for _, opts := range allOptions {
+		ref, err := New(k, x.Slice(0, 10, 0, 8), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 10; i < 60; i++ {
+			if err := ref.Add(x.RawRowView(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, rows := range []mat.Matrix{x.Slice(10, 60, 0, 8), mat.Transpose{Matrix: mat.DenseCopyOf(x.Slice(10, 60, 0, 8).T())}} {
+			md, err := New(k, x.Slice(0, 10, 0, 8), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var calls []int
+			added, err := md.AddRows(context.Background(), rows, func(added, total int) {
+				if total != 50 {
+					t.Errorf("progress total %d", total)
+				}
+				calls = append(calls, added)
+			})
+			if err != nil || added != 50 || md.Len() != 60 {
+				t.Fatalf("%s: AddRows = %d, %v; Len %d", name(opts), added, err, md.Len())
+			}
+			if len(calls) != 50 || calls[0] != 1 || calls[49] != 50 {
+				t.Errorf("%s: progress calls %v", name(opts), calls)
+			}
+			if !slices.Equal(md.Values(nil), ref.Values(nil)) {
+				t.Errorf("%s: AddRows and a loop of Add differ", name(opts))
+			}
+		}
+	}
+}
+
+// TestAddRowsCancel: cancelled part-way, AddRows stops between two points and the model
+// holds exactly the points added so far: its checkpoint loads and continues as the
+// uninterrupted model does.
+func TestAddRowsCancel(t *testing.T) {
+	x := points(t, "yeast", 60)
+	k := rbfMedian(t, x)
+	full, err := New(k, x.Slice(0, 10, 0, 8), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := full.AddRows(context.Background(), x.Slice(10, 60, 0, 8), nil); err != nil {
+		t.Fatal(err)
+	}
+	md, err := New(k, x.Slice(0, 10, 0, 8), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("stop requested")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	added, err := md.AddRows(ctx, x.Slice(10, 60, 0, 8), func(added, _ int) {
+		if added == 17 {
+			cancel(stop)
+		}
+	})
+	if added != 17 || !errors.Is(err, stop) || md.Len() != 27 {
+		t.Fatalf("AddRows = %d, %v; Len %d; want 17 added and the cause", added, err, md.Len())
+	}
+	var buf bytes.Buffer
+	if err := md.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(&buf, nil)
+	if err != nil || back.Len() != 27 {
+		t.Fatalf("checkpoint of the points added: %v", err)
+	}
+	if _, err := back.AddRows(context.Background(), x.Slice(27, 60, 0, 8), nil); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back.Values(nil), full.Values(nil)) {
+		t.Error("the resumed model differs from the uninterrupted one")
+	}
+	// Already cancelled: nothing is added.
+	if added, err := back.AddRows(ctx, x.Slice(0, 5, 0, 8), nil); added != 0 || !errors.Is(err, stop) || back.Len() != 60 {
+		t.Errorf("cancelled context: %d added, %v", added, err)
+	}
+}
+
+// TestAddRowsBadInput: bad rows anywhere are found before any is added, nil arguments
+// are typed errors, and a row that fails part-way leaves the rows before it added.
+func TestAddRowsBadInput(t *testing.T) {
+	x := points(t, "yeast", 30)
+	md, err := New(rbfMedian(t, x), x.Slice(0, 10, 0, 8), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := md.Values(nil)
+	bad := mat.DenseCopyOf(x.Slice(10, 30, 0, 8))
+	bad.Set(15, 3, math.NaN())
+	cases := []struct {
+		name string
+		ctx  context.Context
+		X    mat.Matrix
+		want error
+	}{
+		{"NaN in row 15", context.Background(), bad, ErrNonFinite},
+		{"wrong dimension", context.Background(), x.Slice(10, 30, 0, 7), ErrDimension},
+		{"nil rows", context.Background(), nil, ErrEmpty},
+		{"typed nil rows", context.Background(), (*mat.Dense)(nil), ErrEmpty},
+		{"nil context", nil, x.Slice(10, 30, 0, 8), ErrArgument},
+	}
+	for _, c := range cases {
+		added, err := md.AddRows(c.ctx, c.X, nil)
+		if added != 0 || !errors.Is(err, c.want) {
+			t.Errorf("%s: %d added, %v; want %v", c.name, added, err, c.want)
+		}
+	}
+	if md.Len() != 10 || !slices.Equal(md.Values(nil), before) {
+		t.Error("rejected rows changed the model")
+	}
+	// A kernel that overflows on one point: finite input, non-finite kernel value.
+	huge := mat.NewDense(3, 1, []float64{1, 2, 1e200})
+	lin, err := New(kernel.Linear{}, mat.NewDense(2, 1, []float64{0.5, 1}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	added, err := lin.AddRows(context.Background(), huge, nil)
+	if added != 2 || !errors.Is(err, ErrNonFinite) || lin.Len() != 4 {
+		t.Errorf("overflowing row 2: %d added, %v, Len %d; want 2 added", added, err, lin.Len())
+	}
+}
+
+// TestAddRowsAllocs: AddRows allocates nothing beyond the Adds it performs.
+func TestAddRowsAllocs(t *testing.T) {
+	x := points(t, "yeast", 40)
+	base, err := New(rbfMedian(t, x), x.Slice(0, 20, 0, 8), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := x.Slice(20, 40, 0, 8).(*mat.Dense)
+	var work Model
+	work.CopyFrom(base)
+	work.Reserve(40)
+	ctx := context.Background()
+	loop := testing.AllocsPerRun(5, func() {
+		work.CopyFrom(base)
+		for i := range 20 {
+			if err := work.Add(rows.RawRowView(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	batch := testing.AllocsPerRun(5, func() {
+		work.CopyFrom(base)
+		if _, err := work.AddRows(ctx, rows, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("allocations for 20 rows: AddRows %v, loop of Add %v", batch, loop)
+	if batch > loop {
+		t.Errorf("AddRows allocates %v times for 20 rows, a loop of Add %v", batch, loop)
+	}
+}

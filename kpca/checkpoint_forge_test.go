@@ -1,0 +1,208 @@
+package kpca
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// forge writes a checkpoint with the given header and floats and a valid checksum, as a
+// buggy or hostile writer could.
+func forge(t testing.TB, h checkpointHeader, floats []float64) []byte {
+	t.Helper()
+	header, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	b.WriteString(checkpointMagic)
+	binary.Write(&b, binary.LittleEndian, uint32(checkpointVersion))
+	binary.Write(&b, binary.LittleEndian, uint32(len(header)))
+	b.Write(header)
+	for _, v := range floats {
+		binary.Write(&b, binary.LittleEndian, math.Float64bits(v))
+	}
+	return seal(b.Bytes())
+}
+
+// seal appends the SHA-256 of body.
+func seal(body []byte) []byte {
+	sum := sha256.Sum256(body)
+	return append(append([]byte(nil), body...), sum[:]...)
+}
+
+// dissect splits a valid checkpoint into its header and floats.
+func dissect(t testing.TB, ckpt []byte) (checkpointHeader, []float64) {
+	t.Helper()
+	p := ckpt[len(checkpointMagic)+4:]
+	hlen := int(binary.LittleEndian.Uint32(p))
+	p = p[4:]
+	var h checkpointHeader
+	if err := json.Unmarshal(p[:hlen], &h); err != nil {
+		t.Fatal(err)
+	}
+	p = p[hlen : len(p)-sha256.Size]
+	floats := make([]float64, len(p)/8)
+	for i := range floats {
+		floats[i] = math.Float64frombits(binary.LittleEndian.Uint64(p[8*i:]))
+	}
+	return h, floats
+}
+
+// loadNoPanic loads b and turns a panic into a test failure.
+func loadNoPanic(t *testing.T, what string, b []byte) (md *Model, err error) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Errorf("%s: Load panics: %v", what, r)
+			err = errors.New("panic")
+		}
+	}()
+	return Load(bytes.NewReader(b), nil)
+}
+
+// TestCheckpointOversized: a checksummed file whose header claims sizes far beyond its
+// data — 2³⁰ × 2³⁰, or products that overflow an int — is ErrCheckpoint, never a
+// makeslice panic or an overflowing byte count.
+func TestCheckpointOversized(t *testing.T) {
+	x := points(t, "yeast", 12)
+	md, err := New(rbfMedian(t, x), x, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := md.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	h, floats := dissect(t, buf.Bytes())
+	// The forged file is accepted unchanged: forge and dissect are faithful.
+	if back, err := loadNoPanic(t, "faithful", forge(t, h, floats)); err != nil || back.Len() != 12 {
+		t.Fatalf("the re-forged valid checkpoint: %v", err)
+	}
+	const g = 1 << 30
+	for _, s := range []struct{ m, d, n int }{
+		{g, g, g - 1},
+		{g, g, 0},
+		{1 << 62, 4, 3},
+		{3, 1 << 61, 2},
+		{1 << 32, 1 << 32, 1 << 32},
+		{math.MaxInt, 1, math.MaxInt - 1},
+		{12, 8, 1 << 31},
+		{12, 8, -1},
+		{-12, 8, 11},
+		{12, 0, 11},
+		{12, 8, 13},
+	} {
+		bad := h
+		bad.Points, bad.Dim, bad.Order = s.m, s.d, s.n
+		if _, err := loadNoPanic(t, "oversized", forge(t, bad, floats)); !errors.Is(err, ErrCheckpoint) {
+			t.Errorf("sizes %d × %d, order %d: %v, want ErrCheckpoint", s.m, s.d, s.n, err)
+		}
+	}
+	// Sizes whose byte count 8·(m·d + n + n² + m + 1) wraps around to the 8 bytes of
+	// one float: 2³⁰·(2³¹ − 1) + 2³⁰ + 1 = 2⁶¹ + 1 ≡ 1 (mod 2⁶¹).
+	wrap := h
+	wrap.Points, wrap.Dim, wrap.Order = g, 1<<31-1, 0
+	if _, err := loadNoPanic(t, "wrap-around", forge(t, wrap, floats[:1])); !errors.Is(err, ErrCheckpoint) {
+		t.Errorf("byte count that wraps around: %v, want ErrCheckpoint", err)
+	}
+	// A header length beyond the file.
+	body := buf.Bytes()[:buf.Len()-sha256.Size]
+	body = append([]byte(nil), body...)
+	binary.LittleEndian.PutUint32(body[len(checkpointMagic)+4:], math.MaxUint32)
+	if _, err := loadNoPanic(t, "header length", seal(body)); !errors.Is(err, ErrCheckpoint) {
+		t.Errorf("header length 2³²−1: %v", err)
+	}
+}
+
+// TestCheckpointImpossible: NaN or infinite numbers, and parameters or options no model
+// can have, are ErrCheckpoint even under a valid checksum.
+func TestCheckpointImpossible(t *testing.T) {
+	x := points(t, "yeast", 12)
+	md, err := New(rbfMedian(t, x), x, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := md.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	h, floats := dissect(t, buf.Bytes())
+	m, d, n := h.Points, h.Dim, h.Order
+	// Offsets of the sections in floats.
+	sections := map[string]int{"points": 0, "eigenvalues": m * d, "eigenvectors": m*d + n, "row sums": m*d + n + n*n, "total": m*d + n + n*n + m}
+	for what, at := range sections {
+		for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+			bad := append([]float64(nil), floats...)
+			bad[at] = v
+			if _, err := loadNoPanic(t, what, forge(t, h, bad)); !errors.Is(err, ErrCheckpoint) {
+				t.Errorf("%s[0] = %v: %v, want ErrCheckpoint", what, v, err)
+			}
+		}
+	}
+	headers := map[string]func(*checkpointHeader){
+		"σ negative":         func(h *checkpointHeader) { h.Kernel.Sigma = -1 },
+		"σ zero":             func(h *checkpointHeader) { h.Kernel.Sigma = 0 },
+		"laplacian σ zero":   func(h *checkpointHeader) { h.Kernel = kernel.Spec{Name: "laplacian"} },
+		"degree zero":        func(h *checkpointHeader) { h.Kernel = kernel.Spec{Name: "polynomial", Degree: 0, Scale: 1, Offset: 1} },
+		"scale negative":     func(h *checkpointHeader) { h.Kernel = kernel.Spec{Name: "polynomial", Degree: 2, Scale: -1, Offset: 1} },
+		"mode":               func(h *checkpointHeader) { h.Mode = "sideways" },
+		"method":             func(h *checkpointHeader) { h.Method = "" },
+		"order for the mode": func(h *checkpointHeader) { h.Mode = Uncentred.String() },
+		"workers":            func(h *checkpointHeader) { h.Workers = -1 },
+		"serial":             func(h *checkpointHeader) { h.Serial = -3 },
+		"max iterations":     func(h *checkpointHeader) { h.MaxIterations = -1 },
+		"refresh tolerance":  func(h *checkpointHeader) { h.RefreshTolerance = -1e-9 },
+		"check every":        func(h *checkpointHeader) { h.CheckEvery = -1 },
+		"refreshes":          func(h *checkpointHeader) { h.Refreshes = -1 },
+		"points since probe": func(h *checkpointHeader) { h.Since = -1 },
+	}
+	for what, change := range headers {
+		bad := h
+		change(&bad)
+		if _, err := loadNoPanic(t, what, forge(t, bad, floats)); !errors.Is(err, ErrCheckpoint) {
+			t.Errorf("%s: %v, want ErrCheckpoint", what, err)
+		}
+	}
+	// Eigenvectors that are not orthonormal.
+	bad := append([]float64(nil), floats...)
+	bad[sections["eigenvectors"]] += 0.5
+	if _, err := loadNoPanic(t, "vectors", forge(t, h, bad)); !errors.Is(err, ErrCheckpoint) {
+		t.Errorf("non-orthonormal vectors: %v, want ErrCheckpoint", err)
+	}
+}
+
+// TestCheckpointNil: Save(nil) and Load(nil) are ErrArgument errors; a typed-nil custom
+// kernel counts as none.
+func TestCheckpointNil(t *testing.T) {
+	x := points(t, "yeast", 12)
+	md, err := New(rbfMedian(t, x), x, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := md.Save(nil); !errors.Is(err, ErrArgument) {
+		t.Errorf("Save(nil) = %v", err)
+	}
+	if err := md.Save((*bytes.Buffer)(nil)); !errors.Is(err, ErrArgument) {
+		t.Errorf("Save((*bytes.Buffer)(nil)) = %v", err)
+	}
+	if _, err := Load(nil, nil); !errors.Is(err, ErrArgument) {
+		t.Errorf("Load(nil) = %v", err)
+	}
+	if _, err := Load((*bytes.Reader)(nil), nil); !errors.Is(err, ErrArgument) {
+		t.Errorf("Load((*bytes.Reader)(nil)) = %v", err)
+	}
+	var buf bytes.Buffer
+	if err := md.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := Load(&buf, (*kernel.RBF)(nil)); err != nil || back.Len() != 12 {
+		t.Errorf("Load with a typed-nil custom kernel: %v", err)
+	}
+}

@@ -1,0 +1,30 @@
+package update
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+)
+
+// ErrArgument reports an invalid argument: a nil matrix, or options that are negative.
+var ErrArgument = errors.New("update: invalid argument")
+
+// Validate reports options that cannot be honoured: a negative Workers, Serial or
+// MaxIterations (zero selects the default of each). The error wraps ErrArgument.
+func (o Options) Validate() error {
+	if o.Workers < 0 || o.Serial < 0 || o.MaxIterations < 0 {
+		return fmt.Errorf("%w: options must not be negative (0 selects the default): workers %d, serial %d, max iterations %d",
+			ErrArgument, o.Workers, o.Serial, o.MaxIterations)
+	}
+	return nil
+}
+
+// isNil reports whether x is nil or holds a nil pointer (a typed nil such as
+// (*mat.Dense)(nil), whose methods would panic).
+func isNil(x any) bool {
+	if x == nil {
+		return true
+	}
+	v := reflect.ValueOf(x)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
