@@ -168,8 +168,8 @@ type Stats struct {
 // New starts a model from the rows of x0 (m0 ≥ 1 points of dimension d ≥ 1) with a batch
 // eigendecomposition, for the kernel k. Later points are added with Add, AddBatch and
 // AddRows. A nil k (or a nil pointer) or impossible options (negative Update options
-// among them) are errors wrapping ErrArgument; a nil x0 (or a nil *mat.Dense) wraps
-// ErrEmpty.
+// among them) and a nil x0 (or a nil *mat.Dense) are errors wrapping ErrArgument; x0
+// without rows wraps ErrEmpty, a non-finite coordinate ErrNonFinite.
 func New(k kernel.Kernel, x0 mat.Matrix, opts Options) (*Model, error) {
 	if isNil(k) {
 		return nil, fmt.Errorf("%w: nil kernel", ErrArgument)
@@ -189,12 +189,9 @@ func New(k kernel.Kernel, x0 mat.Matrix, opts Options) (*Model, error) {
 	if err := opts.Update.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrArgument, err)
 	}
-	if isNil(x0) {
-		return nil, fmt.Errorf("%w: nil starting points", ErrEmpty)
-	}
-	m0, d := x0.Dims()
-	if m0 < 1 || d < 1 {
-		return nil, fmt.Errorf("%w: starting points are %d×%d", ErrEmpty, m0, d)
+	m0, d, err := errs.Data(x0)
+	if err != nil {
+		return nil, err
 	}
 	md := &Model{kern: k, opts: opts, d: d}
 	md.sym.SetOptions(opts.Update)
@@ -203,11 +200,7 @@ func New(k kernel.Kernel, x0 mat.Matrix, opts Options) (*Model, error) {
 	md.ensure(m0)
 	for i := range m0 {
 		for j := range d {
-			v := x0.At(i, j)
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: starting point %d, coordinate %d is %g", ErrNonFinite, i, j, v)
-			}
-			md.x[i*d+j] = v
+			md.x[i*d+j] = x0.At(i, j)
 		}
 	}
 	md.m = m0
