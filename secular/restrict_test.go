@@ -115,9 +115,10 @@ func restrictedSpace(res *Result, n int) *mat.Dense {
 func restrictMeasures(p restriction, res *Result) (residual, orth, along float64) {
 	n := len(p.d)
 	q := restrictedSpace(res, n)
-	// u = z/‖z‖ scaled exactly as the solver does, so that tiny z stay representable.
-	u := make([]float64, n)
-	restrictScale(p.d, p.z, make([]float64, n), u)
+	// u = z/‖z‖ and the poles scaled exactly as the solver does, so that tiny z stay
+	// representable and the residual's squares do not overflow.
+	u, d := make([]float64, n), make([]float64, n)
+	scale := restrictScale(p.d, p.z, d, u)
 	var ss float64
 	for c := range n - 1 {
 		var dot float64
@@ -128,14 +129,15 @@ func restrictMeasures(p restriction, res *Result) (residual, orth, along float64
 		// r = D·q − μ·q − u·(uᵀD·q): the restricted operator's residual.
 		var udq float64
 		for i := range n {
-			udq += u[i] * p.d[i] * q.At(i, c)
+			udq += u[i] * d[i] * q.At(i, c)
 		}
+		mu := res.Values[c] / scale
 		for i := range n {
-			r := p.d[i]*q.At(i, c) - res.Values[c]*q.At(i, c) - u[i]*udq
+			r := d[i]*q.At(i, c) - mu*q.At(i, c) - u[i]*udq
 			ss += r * r
 		}
 	}
-	residual = math.Sqrt(ss) / math.Max(maxAbs(p.d), math.SmallestNonzeroFloat64)
+	residual = math.Sqrt(ss) / math.Max(maxAbs(d), math.SmallestNonzeroFloat64)
 	if n > 1 {
 		var qtq mat.Dense
 		qtq.Mul(q.T(), q)
