@@ -69,7 +69,42 @@ func restrictions(rng *rand.Rand, n int) []restriction {
 		add("dynamic-range", d, z)
 	}
 	add("zero-matrix", make([]float64, n), normalWeights(rng, n))
+	// Clusters of close poles that do not deflate, with weights over ten decades: the
+	// roots are accurate but h(μ̂) is not zero, and vectors built from z instead of the
+	// Löwner weights lose orthogonality.
+	for _, c := range []struct {
+		g   int
+		gap float64
+	}{{6, 5e-7}, {3, 2e-12}, {2, 4e-9}} {
+		z := normalWeights(rng, n)
+		for i := range z {
+			z[i] *= math.Pow(10, -10*rng.Float64())
+		}
+		add(fmt.Sprintf("cluster%.0e-graded", c.gap), clusteredPoles(rng, n, c.g, c.gap), z)
+	}
 	return out
+}
+
+// loewnerCase is a problem found by a random search of clustered poles and graded
+// weights (pairs of poles 4e-9 apart, weights from 0.47 down to 4e-10): the vectors
+// (D − μ̂I)⁻¹z built from the original weights are orthogonal only to 8.6e-13, those
+// from the Löwner weights to 4.4e-16. TestRestrictSuite includes it, so that a solver
+// without the Löwner step fails.
+var loewnerCase = restriction{
+	name: "loewner",
+	d: []float64{-0.9339622683943676, -0.9339622648576313, -0.8828731882063512, -0.8828731848630795,
+		-0.839404233816109, -0.839404230637446, -0.7377500158650374, -0.7377500130713194,
+		-0.6384317927368022, -0.6384317903191833, -0.1710891348423007, -0.17108913419441893,
+		0.015490155340171397, 0.01549015571885224, 0.36105932503078964, 0.3610593263980521,
+		0.4210505089349794, 0.42105051052941705, 0.4720453333156742, 0.47204533510321944,
+		0.5731469865494156, 0.7531971089587925, 0.7531971118110057, 0.8370275908700657, 0.8370275940397288},
+	z: []float64{0.010306974072547123, -1.2946416242997703e-06, 0.01109421336820109, 0.0009452260434993646,
+		-1.2844332379931293e-05, 0.4688777026740166, -0.0028721950806424434, 0.002863411460278053,
+		-1.6515633156025672e-09, 1.0900101023265102e-05, -7.3120872714838e-05, -3.54754576501975e-10,
+		-9.148273796389008e-10, -0.03822290352470771, -2.9918029450065827e-05, -3.4037183063684524e-10,
+		1.0356874557915166e-09, -9.544694943485625e-08, 1.3677075659951901e-09, 0.11597408032230379,
+		0.0007832260985662523, 0.0001160071337470327, 2.7906864853259207e-10, 0.17766715780321526,
+		-2.2005013645147235e-09},
 }
 
 // restrictedSpace assembles the n×(n−1) eigenvector matrix Q described by res, in the
@@ -223,7 +258,11 @@ func TestRestrictSuite(t *testing.T) {
 	var s Solver
 	var worstR, worstO, worstA float64
 	for _, n := range []int{1, 2, 3, 4, 5, 8, 17, 40, 120} {
-		for _, p := range restrictions(rng, n) {
+		problems := restrictions(rng, n)
+		if n == 1 {
+			problems = append(problems, loewnerCase)
+		}
+		for _, p := range problems {
 			res, err := s.Restrict(p.d, p.z)
 			if err != nil {
 				t.Errorf("%v: %v", p, err)
