@@ -70,10 +70,12 @@ func (s *Solver) Restrict(d, z []float64) (*Result, error) {
 	dmax := maxAbs(dd)
 	tol := 64 * eps * dmax
 	// deflate compares |ρ·zⱼ| with tol: ρ = max|d| makes that |zⱼ| ≤ 64ε. With D = 0
-	// (tol = 0) only zero weights deflate, and all the (equal) poles rotate.
+	// the poles are all equal and rotate whatever the tolerance, and the weights are
+	// compared with 64ε as always (ρ = 1): a rotation by a subnormal weight would not
+	// be orthogonal.
 	rho := dmax
-	if rho == 0 {
-		rho = 1
+	if dmax == 0 {
+		rho, tol = 1, 64*eps
 	}
 	s.deflate(dd, zz, rho, tol)
 

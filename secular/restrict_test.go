@@ -415,6 +415,14 @@ func TestRestrictSpecialCases(t *testing.T) {
 	if err != nil || !slices.Equal(res.Values, []float64{3, 3, 3, 3}) || res.K != 0 {
 		t.Errorf("3·I: %v, %v", res.Values, err)
 	}
+	// D = 0 with subnormal weights (found by FuzzRemove): they deflate as usual, instead
+	// of entering rotations that are not orthogonal.
+	p := restriction{"zero-subnormal", make([]float64, 4), []float64{-3.947899146e-315, 0, -2.64098661269693e-310, -1}}
+	res, err = s.Restrict(p.d, p.z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRestrictResult(t, p, res)
 	// The weight rule: |zⱼ| ≤ 64ε·‖z‖ deflates, a little more does not.
 	// (‖z‖ = 1 in floating point; the poles are far enough apart that the small weight
 	// is not rotated away instead.)

@@ -53,6 +53,11 @@ type removal struct {
 	values []float64
 	aii    float64 // the removed diagonal entry
 	norm   float64 // ‖A‖₂ before the removal
+	// batchMayFail lets the comparison with the batch eigensolver be skipped when the
+	// batch result is itself wrong (its residual fails): gonum v0.17's Dsyev returns an
+	// eigenvalue of 2e121 for a 6×6 matrix of norm 0.5 with entries down to 1e-323, which
+	// FuzzRemove found. The residual and orthogonality of the update are still checked.
+	batchMayFail bool
 }
 
 func before(s *Sym, a mat.Symmetric, i int) removal {
@@ -67,7 +72,10 @@ func before(s *Sym, a mat.Symmetric, i int) removal {
 // Tolerances are c·(n+4)·ε: the residual ‖B·U − U·Λ‖_F/‖A‖₂ and the eigenvalue errors
 // of a backward-stable step grow like n·ε, and the orthogonality max|UᵀU − I| too (Gu
 // and Eisenstat); the 4 covers the few roundings per entry that do not depend on n,
-// which dominate for n ≤ 3 (where the decomposition removed from has them already). It also checks Cauchy interlacing with the old eigenvalues, the trace
+// which dominate for n ≤ 3 (where the decomposition removed from has them already).
+// Residual and eigenvalues may in addition be off by what deflation neglects, up to
+// 128ε·‖A‖ per deflated component (secular.Solver.Restrict), counted as (√deflated + 2)
+// such terms: the pieces act on mostly disjoint coordinates. It also checks Cauchy interlacing with the old eigenvalues, the trace
 // (Σμ = Σλ − A_ii) and the deleted row (Stats().Removed). It returns the measures.
 func checkRemoved(t *testing.T, what string, s *Sym, b mat.Symmetric, r removal, c float64) (residual, orth, valueErr float64) {
 	t.Helper()
@@ -85,9 +93,11 @@ func checkRemoved(t *testing.T, what string, s *Sym, b mat.Symmetric, r removal,
 	}
 	norm := math.Max(r.norm, math.SmallestNonzeroFloat64)
 	tol := c * float64(n+4) * eps
-	// Deflation may neglect up to 128ε‖A‖ per component (secular.Solver.Restrict), in
-	// √deflated + 2 worth of norm (the rotations and weights are orthogonal pieces).
-	slack := (math.Sqrt(float64(st.Deflated))+2)*128*eps*norm + tol*norm
+	deflation := 0.0
+	if st.Deflated > 0 {
+		deflation = (math.Sqrt(float64(st.Deflated)) + 2) * 128 * eps
+	}
+	slack := (deflation + tol) * norm
 	for k, v := range values {
 		if r.values[k] > v+slack || v > r.values[k+1]+slack {
 			t.Errorf("%s: interlacing fails at %d: %.17g ≤ %.17g ≤ %.17g", what, k, r.values[k], v, r.values[k+1])
@@ -123,19 +133,29 @@ func checkRemoved(t *testing.T, what string, s *Sym, b mat.Symmetric, r removal,
 	}
 	residual = mat.Norm(&bu, 2) / norm
 	orth = testmat.Orthogonality(&u)
-	want, err := native.EigenSym(nil, nil, b)
+	// With vectors: gonum v0.17's values-only path (Dsterf) panics on matrices of norm
+	// below about 1e-146 — it passes n as the leading dimension of a vector to Dlascl.
+	var batchVectors mat.Dense
+	want, err := native.EigenSym(nil, &batchVectors, b)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if br := testmat.Residual(b, want, &batchVectors); !(br <= 1e-10) {
+		if !r.batchMayFail {
+			t.Fatalf("%s: the batch eigensolver's residual is %.3g", what, br)
+		}
+		t.Logf("%s: the batch eigensolver failed (residual %.3g); values not compared", what, br)
+		want = values
+	}
 	valueErr = testmat.MaxAbsDiff(values, want) / norm
-	if !(residual <= tol) {
-		t.Errorf("%s: residual %.3g·‖A‖ > %.3g", what, residual, tol)
+	if !(residual <= tol+deflation) {
+		t.Errorf("%s: residual %.3g·‖A‖ > %.3g", what, residual, tol+deflation)
 	}
 	if !(orth <= tol) {
 		t.Errorf("%s: orthogonality %.3g > %.3g", what, orth, tol)
 	}
-	if !(valueErr <= tol) {
-		t.Errorf("%s: eigenvalues differ from batch by %.3g·‖A‖ > %.3g", what, valueErr, tol)
+	if !(valueErr <= tol+deflation) {
+		t.Errorf("%s: eigenvalues differ from batch by %.3g·‖A‖ > %.3g", what, valueErr, tol+deflation)
 	}
 	return residual, orth, valueErr
 }
@@ -171,12 +191,13 @@ func TestRemoveRandom(t *testing.T) {
 	}
 }
 
-// householder returns the orthogonal, symmetric H = I − 2vvᵀ/vᵀv that swaps eᵢ and the
-// unit vector u: its row i is uᵀ.
+// householder returns the orthogonal, symmetric H = I − 2vvᵀ/vᵀv with v = u + s·eᵢ,
+// s = ±1 the sign of uᵢ (no cancellation), which maps the unit vector u to −s·eᵢ: its row
+// i is −s·uᵀ.
 func householder(u []float64, i int) *mat.Dense {
 	n := len(u)
 	v := slices.Clone(u)
-	v[i] -= 1
+	v[i] += math.Copysign(1, u[i])
 	vv := 0.0
 	for _, x := range v {
 		vv += x * x
