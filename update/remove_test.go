@@ -55,8 +55,9 @@ type removal struct {
 	norm   float64 // ‖A‖₂ before the removal
 	// batchMayFail lets the comparison with the batch eigensolver be skipped when the
 	// batch result is itself wrong (its residual fails): gonum v0.17's Dsyev returns an
-	// eigenvalue of 2e121 for a 6×6 matrix of norm 0.5 with entries down to 1e-323, which
-	// FuzzRemove found. The residual and orthogonality of the update are still checked.
+	// eigenvalue of 2e121 for a 6×6 matrix of norm 0.5 with entries down to 1e-323, and
+	// one of 1.3e-12 (residual 2.5e-12) where the eigenvalue is 1.2e-67, which FuzzRemove
+	// found. The residual and orthogonality of the update are still checked.
 	batchMayFail bool
 }
 
@@ -140,7 +141,8 @@ func checkRemoved(t *testing.T, what string, s *Sym, b mat.Symmetric, r removal,
 	if err != nil {
 		t.Fatal(err)
 	}
-	if br := testmat.Residual(b, want, &batchVectors); !(br <= 1e-10) {
+	// A batch result whose residual is not of the order of n·ε is no reference.
+	if br := testmat.Residual(b, want, &batchVectors); !(br <= 16*tol) {
 		if !r.batchMayFail {
 			t.Fatalf("%s: the batch eigensolver's residual is %.3g", what, br)
 		}
