@@ -57,7 +57,9 @@ type removal struct {
 	// batch result is itself wrong (its residual fails): gonum v0.17's Dsyev returns an
 	// eigenvalue of 2e121 for a 6×6 matrix of norm 0.5 with entries down to 1e-323, and
 	// one of 1.3e-12 (residual 2.5e-12) where the eigenvalue is 1.2e-67, which FuzzRemove
-	// found. The residual and orthogonality of the update are still checked.
+	// found (and 6.9e-14 with residual 1.4e-13, within what the comparison allows for
+	// the batch's own error). The residual and orthogonality of the update are still
+	// checked.
 	batchMayFail bool
 }
 
@@ -141,13 +143,16 @@ func checkRemoved(t *testing.T, what string, s *Sym, b mat.Symmetric, r removal,
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A batch result whose residual is not of the order of n·ε is no reference.
-	if br := testmat.Residual(b, want, &batchVectors); !(br <= 16*tol) {
+	// The batch eigenvalues are within their residual of the exact ones (Weyl; ‖B‖ ≤ ‖A‖
+	// by interlacing), which is of the order of n·ε for a good solver: it widens the
+	// tolerance. A residual far above is no reference.
+	br := testmat.Residual(b, want, &batchVectors)
+	if !(br <= 16*tol) {
 		if !r.batchMayFail {
 			t.Fatalf("%s: the batch eigensolver's residual is %.3g", what, br)
 		}
 		t.Logf("%s: the batch eigensolver failed (residual %.3g); values not compared", what, br)
-		want = values
+		want, br = values, 0
 	}
 	valueErr = testmat.MaxAbsDiff(values, want) / norm
 	if !(residual <= tol+deflation) {
@@ -156,8 +161,8 @@ func checkRemoved(t *testing.T, what string, s *Sym, b mat.Symmetric, r removal,
 	if !(orth <= tol) {
 		t.Errorf("%s: orthogonality %.3g > %.3g", what, orth, tol)
 	}
-	if !(valueErr <= tol+deflation) {
-		t.Errorf("%s: eigenvalues differ from batch by %.3g·‖A‖ > %.3g", what, valueErr, tol+deflation)
+	if !(valueErr <= tol+deflation+br) {
+		t.Errorf("%s: eigenvalues differ from batch by %.3g·‖A‖ > %.3g", what, valueErr, tol+deflation+br)
 	}
 	return residual, orth, valueErr
 }
