@@ -423,6 +423,32 @@ func TestRestrictSpecialCases(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkRestrictResult(t, p, res)
+	// A tiny weight on a pole at the centre of two others of equal weight (found by
+	// FuzzRemove): near it the far terms cancel to rounding, and the root finder's models
+	// cycled between two points 1e-17 and 0.064 from the pole until a step of geometric
+	// bisection was added. The roots are ±√(z₁²/4) to first order: ±9.4228e-10.
+	p = restriction{"cancelling", []float64{-0.5000000897575827, 3.495108202064753e-77, 0.5000000897575827},
+		[]float64{0.7071067811865474, 1.8845585092464034e-09, 0.7071067811865474}}
+	res, err = s.Restrict(p.d, p.z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRestrictResult(t, p, res)
+	ref, err := oracle.Restrict(p.d, p.z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delta := make([]float64, 3)
+	for i, want := range ref.Lambda {
+		mu, _, err := RestrictRoot(i, p.d, p.z, delta)
+		if err != nil || math.Abs(mu-want) > 4*eps || math.Abs(res.Values[i]-want) > 4*eps {
+			t.Errorf("cancelling: root %d: %.17g and %.17g, oracle %.17g (%v)", i, mu, res.Values[i], want, err)
+		}
+	}
+	// The same as a rank-one problem with ρ too large for 1/ρ to register.
+	if _, _, err := RankOneRoot(0, p.d, p.z, 1e30, delta); err != nil {
+		t.Errorf("cancelling, rank-one with ρ = 1e30: %v", err)
+	}
 	// The weight rule: |zⱼ| ≤ 64ε·‖z‖ deflates, a little more does not.
 	// (‖z‖ = 1 in floating point; the poles are far enough apart that the small weight
 	// is not rotated away instead.)
