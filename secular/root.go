@@ -17,7 +17,7 @@ import "math"
 // |F| by a factor of ten. Every step is safeguarded: Newton's step replaces a model step
 // that points away from the root, and a step that leaves the bracket known to hold the
 // root goes half-way to the bracket's bound (geometrically, see toward), as does, for
-// interior roots, the step after one that crossed the root without halving |F| (the
+// interior roots, the step after two that crossed the root without halving |F| (the
 // models can cycle otherwise). Iteration stops when |F| is below ε times
 // a running bound on the rounding error of evaluating F, so the accuracy adapts to the
 // conditioning of each root instead of a fixed tolerance.
@@ -80,12 +80,14 @@ func (e *equation) interior(i int, recip []float64) (tau float64, o, iter int, o
 		swtch3 = false
 	}
 	swtch := false // false: fixed weight; true: middle way
-	// overshot: the last step crossed the root without halving |F|. The models can then
-	// cycle between two points on either side of the root, each step landing where the
-	// one before started: with a = b = 0 (a restriction) and a tiny origin weight, F
-	// near the origin pole is a sum of far terms that cancel to rounding, and the models
-	// see no slope there. A step of geometric bisection breaks the cycle.
-	overshot := false
+	// overshoots counts the consecutive steps that crossed the root without halving |F|.
+	// The models can cycle between two points on either side of the root, each step
+	// landing where the one before started: with a = b = 0 (a restriction) and a tiny
+	// origin weight, F near the origin pole is a sum of far terms that cancel to
+	// rounding, and the models see no slope there. After two such steps in a row, a step
+	// of geometric bisection breaks the cycle. (One alone is common on the way to
+	// convergence and left to the models.)
+	overshoots := 0
 
 	for iter = 1; ; iter++ {
 		if math.Abs(w) <= eps*bound {
@@ -102,6 +104,7 @@ func (e *equation) interior(i int, recip []float64) (tau float64, o, iter int, o
 
 		var eta float64
 		stepped := false
+		overshot := overshoots >= 2
 		if !overshot && swtch3 {
 			eta, stepped = e.threePole(o, tau, orgati, swtch, iter == 1, w, w0, &s)
 		}
@@ -126,7 +129,11 @@ func (e *equation) interior(i int, recip []float64) (tau float64, o, iter int, o
 		tau += eta
 		s = e.evaluate(o, tau, recip)
 		w, w0, dw, bound = e.value(o, tau, &s, recip)
-		overshot = w*prew < 0 && math.Abs(w) > math.Abs(prew)/2
+		if w*prew < 0 && math.Abs(w) > math.Abs(prew)/2 && !overshot {
+			overshoots++
+		} else {
+			overshoots = 0
+		}
 
 		// dlaed4's switching rule: after the first step take MW if F still has the
 		// sign it had (insufficient progress toward the origin side); afterwards toggle
