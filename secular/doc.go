@@ -3,19 +3,25 @@
 //
 //	D + ρ·z·zᵀ,                      roots of f(λ) = 1 + ρ Σ zⱼ²/(dⱼ − λ),
 //
-// and a diagonal matrix bordered by one row and column (an arrowhead matrix),
+// a diagonal matrix bordered by one row and column (an arrowhead matrix),
 //
-//	[[D, w], [wᵀ, c]],               roots of g(λ) = c − λ − Σ wⱼ²/(dⱼ − λ).
+//	[[D, w], [wᵀ, c]],               roots of g(λ) = c − λ − Σ wⱼ²/(dⱼ − λ),
+//
+// and a diagonal matrix restricted to the hyperplane orthogonal to z, which is what
+// deleting a row and column of U·D·Uᵀ leaves (z the deleted row of U),
+//
+//	P·D·P on z⊥,                     roots of h(μ) = Σ zⱼ²/(dⱼ − μ).
 //
 // It is pure Go, uses no BLAS and does O(k²) work for a problem of size k. The caller
 // (package update) owns the O(n³) product with the outer eigenvector matrix.
 //
 // # Pipeline
 //
-// A call to [Solver.RankOne] or [Solver.Arrow] runs, in order:
+// A call to [Solver.RankOne], [Solver.Arrow] or [Solver.Restrict] runs, in order:
 //
-//  1. Scaling by a power of two so that the largest of |d|, |ρ|‖z‖² (or |d|, |c|, ‖w‖)
-//     lies in [½, 1): exact, and it keeps every intermediate quantity far from overflow.
+//  1. Scaling by a power of two so that the largest of |d|, |ρ|‖z‖² (or |d|, |c|, ‖w‖;
+//     or |d|, with z normalised, for a restriction) lies in [½, 1): exact, and it keeps
+//     every intermediate quantity far from overflow.
 //  2. Deflation with LAPACK's rules (dlaed2/dlaed8): a negligible update, negligible
 //     weights, and pairs of close poles removed by Givens rotations. Deflated components
 //     are eigenpairs of the updated matrix as they stand; the rotations are reported in
@@ -39,7 +45,8 @@
 // #1317 and #1372); the bidiagonal SVD merges dlasd7 and dlasd2 use 64·ε. This package
 // makes the scale explicit and uses dlasd7's factor: TOL = 64·ε·σ with ε = 2⁻⁵³ and
 // σ = max(|d|max, |ρ|‖z‖²) for rank-one problems, σ = max(|d|max, |c|, ‖w‖) for
-// arrowheads. Every neglected quantity is at most TOL, a backward error of order ε
+// arrowheads, σ = |d|max for restrictions (whose weights are compared with 64·ε·‖z‖;
+// see [Solver.Restrict] for the derivation). Every neglected quantity is at most TOL, a backward error of order ε
 // relative to the norm of the problem, and the decisions do not change when the whole
 // problem is multiplied by a constant. See docs/design.md, "Deflation" and "Departures
 // from LAPACK".

@@ -47,3 +47,22 @@ func ExampleRankOneRoot() {
 	// Output:
 	// 1.255356 [-0.255356 0.744644 1.744644]
 }
+
+// Deleting the last row and column of A = U·diag(1, 2, 4)·Uᵀ: the eigenvalues of what
+// remains are those of diag(1, 2, 4) restricted to the hyperplane orthogonal to the
+// deleted row of U. Here U is the identity with its last two columns rotated by 45°, so
+// the deleted row is z = (0, −1/√2, 1/√2): the pole 1 stays, and 2 and 4 merge into
+// their mean.
+func ExampleSolver_Restrict() {
+	var s secular.Solver
+	res, err := s.Restrict([]float64{1, 2, 4}, []float64{0, -1, 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%.6f\n", res.Values)
+	fmt.Println("deflated:", res.Stats.Deflated)
+	// Output:
+	// [1.000000 3.000000]
+	// deflated: 1
+}

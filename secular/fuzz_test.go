@@ -102,3 +102,74 @@ func FuzzSolver(f *testing.F) {
 		checkResult(t, p, res)
 	})
 }
+
+// decodeRestriction turns fuzz bytes into a restriction: a header byte (size), then
+// float64 values for d and z. It returns false when there are too few bytes.
+func decodeRestriction(data []byte) (restriction, bool) {
+	if len(data) < 1 {
+		return restriction{}, false
+	}
+	n := int(data[0]%12) + 1
+	data = data[1:]
+	if len(data) < 8*2*n {
+		return restriction{}, false
+	}
+	p := restriction{name: "fuzz", d: make([]float64, n), z: make([]float64, n)}
+	for i := range 2 * n {
+		v := math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:]))
+		if i < n {
+			p.d[i] = v
+		} else {
+			p.z[i-n] = v
+		}
+	}
+	if !slices.ContainsFunc(p.d, math.IsNaN) {
+		slices.Sort(p.d)
+	}
+	return p, true
+}
+
+// FuzzRestrict checks Solver.Restrict on arbitrary inputs: non-finite inputs must be
+// rejected with ErrNonFinite and z = 0 with ErrArgument; every other input must be
+// solved (no panic, no non-convergence) with the invariants of the restricted
+// eigenproblem (checkRestrictResult).
+func FuzzRestrict(f *testing.F) {
+	for _, p := range []restriction{
+		{d: []float64{1, 2, 3}, z: []float64{1, 1, 1}},
+		{d: []float64{1, 2, 2, 3}, z: []float64{1, 1, 1, 1}},
+		{d: []float64{0, 1e-300, 1}, z: []float64{1e-200, 1, 1e100}},
+		{d: []float64{-1e300, 0, 1e300}, z: []float64{1e-300, 1e150, 1}},
+		{d: []float64{1, 1 + 0x1p-52, 1 + 0x1p-51}, z: []float64{1e-8, 1, 1e-8}},
+		{d: []float64{0, 0, 0, 0}, z: []float64{1, -1, 1, -1}},
+		{d: []float64{-1, 2, 5}, z: []float64{0, 3, 0}},
+		{d: []float64{7}, z: []float64{-2}},
+	} {
+		f.Add(encodeProblem(false, p.d, p.z, 0)[:1+16*len(p.d)])
+	}
+	var s Solver
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, ok := decodeRestriction(data)
+		if !ok {
+			return
+		}
+		nonFinite := slices.ContainsFunc(append(slices.Clone(p.d), p.z...), func(v float64) bool {
+			return math.IsNaN(v) || math.IsInf(v, 0)
+		})
+		res, err := s.Restrict(p.d, p.z)
+		switch {
+		case nonFinite:
+			if !errors.Is(err, ErrNonFinite) {
+				t.Fatalf("%v: non-finite input gave %v", p, err)
+			}
+			return
+		case maxAbs(p.z) == 0:
+			if !errors.Is(err, ErrArgument) {
+				t.Fatalf("%v: z = 0 gave %v", p, err)
+			}
+			return
+		case err != nil:
+			t.Fatalf("%v: %v", p, err)
+		}
+		checkRestrictResult(t, p, res)
+	})
+}

@@ -16,7 +16,9 @@ import "math"
 // FW is the default; the method switches between FW and MW when a step fails to reduce
 // |F| by a factor of ten. Every step is safeguarded: Newton's step replaces a model step
 // that points away from the root, and a step that leaves the bracket known to hold the
-// root goes half-way to the bracket's bound (geometrically, see toward). Iteration stops when |F| is below ε times
+// root goes half-way to the bracket's bound (geometrically, see toward), as does, for
+// interior roots, the step after two that crossed the root without halving |F| (the
+// models can cycle otherwise). Iteration stops when |F| is below ε times
 // a running bound on the rounding error of evaluating F, so the accuracy adapts to the
 // conditioning of each root instead of a fixed tolerance.
 
@@ -78,6 +80,14 @@ func (e *equation) interior(i int, recip []float64) (tau float64, o, iter int, o
 		swtch3 = false
 	}
 	swtch := false // false: fixed weight; true: middle way
+	// overshoots counts the consecutive steps that crossed the root without halving |F|.
+	// The models can cycle between two points on either side of the root, each step
+	// landing where the one before started: with a = b = 0 (a restriction) and a tiny
+	// origin weight, F near the origin pole is a sum of far terms that cancel to
+	// rounding, and the models see no slope there. After two such steps in a row, a step
+	// of geometric bisection breaks the cycle. (One alone is common on the way to
+	// convergence and left to the models.)
+	overshoots := 0
 
 	for iter = 1; ; iter++ {
 		if math.Abs(w) <= eps*bound {
@@ -94,19 +104,20 @@ func (e *equation) interior(i int, recip []float64) (tau float64, o, iter int, o
 
 		var eta float64
 		stepped := false
-		if swtch3 {
+		overshot := overshoots >= 2
+		if !overshot && swtch3 {
 			eta, stepped = e.threePole(o, tau, orgati, swtch, iter == 1, w, w0, &s)
 		}
-		if !stepped {
+		if !overshot && !stepped {
 			// Also the fallback when the three-pole iteration fails: a two-pole step is
 			// always available, and the safeguards below keep it inside the bracket.
 			eta = e.twoPole(i, o, tau, orgati, swtch, w, dw, &s)
 		}
-		if w*eta >= 0 {
+		if !overshot && w*eta >= 0 {
 			// Rounding made the model step point away from the root: Newton instead.
 			eta = -w / dw
 		}
-		if next := tau + eta; !(next >= lb && next <= ub) {
+		if next := tau + eta; overshot || !(next >= lb && next <= ub) {
 			if w < 0 {
 				eta = toward(tau, ub) - tau
 			} else {
@@ -118,6 +129,11 @@ func (e *equation) interior(i int, recip []float64) (tau float64, o, iter int, o
 		tau += eta
 		s = e.evaluate(o, tau, recip)
 		w, w0, dw, bound = e.value(o, tau, &s, recip)
+		if w*prew < 0 && math.Abs(w) > math.Abs(prew)/2 && !overshot {
+			overshoots++
+		} else {
+			overshoots = 0
+		}
 
 		// dlaed4's switching rule: after the first step take MW if F still has the
 		// sign it had (insufficient progress toward the origin side); afterwards toggle

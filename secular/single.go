@@ -139,3 +139,38 @@ func checkSingle(d, z, delta []float64, n int) error {
 	}
 	return nil
 }
+
+// RestrictRoot computes the i-th smallest eigenvalue (i = 0, …, n−2) of diag(d)
+// restricted to the hyperplane orthogonal to z, the i-th root of
+// h(μ) = Σⱼ zⱼ²/(dⱼ − μ) = 0, which lies between d[i] and d[i+1], and writes
+// delta[j] = d[j] − μ. d must be strictly increasing and every zⱼ non-zero (apply
+// deflation first otherwise; Solver.Restrict does); z may have any length. It
+// allocates O(n) workspace; use a Solver to solve many roots.
+func RestrictRoot(i int, d, z, delta []float64) (mu float64, iterations int, err error) {
+	n := len(d)
+	if err := checkSingle(d, z, delta, n); err != nil {
+		return 0, 0, err
+	}
+	if i < 0 || i >= n-1 {
+		return 0, 0, fmt.Errorf("%w: root index %d of %d", ErrArgument, i, n-1)
+	}
+	dd, zz := make([]float64, n), make([]float64, n)
+	scale := restrictScale(d, z, dd, zz)
+	if n == 2 {
+		var roots [1]float64
+		var t [2]float64
+		d0, d1 := restrict2(dd, zz, roots[:], t[:])
+		delta[0], delta[1] = d0*scale, d1*scale
+		return roots[0] * scale, 0, nil
+	}
+	eq := equation{d: dd, z: zz}
+	mu, o, tau, iterations, ok := solveOne(&eq, nil, false, i, delta[:n])
+	eq.differences(o, tau, delta[:n])
+	for j := range n {
+		delta[j] *= scale
+	}
+	if !ok {
+		return mu * scale, iterations, fmt.Errorf("%w: root %d of %d after %d iterations", ErrNotConverged, i, n-1, iterations)
+	}
+	return mu * scale, iterations, nil
+}

@@ -12,7 +12,7 @@ import (
 // at k = 128 (goroutine start-up and chunk hand-out cost a few microseconds).
 const defaultSerial = 128
 
-// Solver solves rank-one and arrowhead problems. It keeps its workspace between calls,
+// Solver solves rank-one, arrowhead and restriction problems. It keeps its workspace between calls,
 // so that a sequence of solves of similar size allocates nothing once the workspace has
 // grown. A Solver must not be used by several goroutines at once; independent Solvers
 // may run concurrently.
@@ -45,8 +45,8 @@ type Solver struct {
 }
 
 // Result describes the eigendecomposition of the modified matrix relative to the basis
-// the problem was posed in: the identity of size n for a rank-one problem, and of size
-// n+1 for an arrowhead, whose last basis vector is the "tip" eₙ.
+// the problem was posed in: the identity of size n for a rank-one problem and for a
+// restriction, and of size n+1 for an arrowhead, whose last basis vector is the "tip" eₙ.
 //
 // Eigenvector p (for Values[p]) is built as follows. First apply Rotations, in order, to
 // the basis vectors (columns). Then, if Source[p] = r ≥ 0, the eigenvector is
@@ -70,7 +70,8 @@ type Result struct {
 	// problem, root r in row r, roots ascending.
 	Vectors []float64
 	// K is the number of secular roots and Stride the length of a row of Vectors:
-	// K = Stride = len(Keep) for RankOne, K = Stride = len(Keep)+1 for Arrow.
+	// K = Stride = len(Keep) for RankOne, K = Stride = len(Keep)+1 for Arrow, and
+	// K = len(Keep)−1, Stride = len(Keep) for Restrict.
 	K, Stride int
 	// Stats describes the solve.
 	Stats Stats
@@ -162,10 +163,10 @@ func (s *Solver) RankOne(d, z []float64, rho float64) (*Result, error) {
 			eq.mirror(&s.mirror, s.md[:k], s.mz[:k], -rs*sumsq)
 			*eq = s.mirror // a = −1/ρ = 1/|ρ|
 		}
-		if err := s.solveRoots(eq, t, k, false); err != nil {
+		if err := s.solveRoots(eq, t, k, rankOneShape); err != nil {
 			return nil, err
 		}
-		if err := s.vectors(eq, t, k, k, false); err != nil {
+		if err := s.vectors(eq, t, k, rankOneShape); err != nil {
 			return nil, err
 		}
 		if rs < 0 {
@@ -238,10 +239,10 @@ func (s *Solver) Arrow(d, w []float64, c float64) (*Result, error) {
 		eq := &s.eq
 		*eq = equation{d: kd, z: kz, a: -cs, b: 1, top: arrowTop(kd[k-1], cs, wn), limit: s.MaxIterations}
 		eq.mirror(&s.mirror, s.md[:k], s.mz[:k], arrowTop(-kd[0], -cs, wn))
-		if err := s.solveRoots(eq, t, k, true); err != nil {
+		if err := s.solveRoots(eq, t, k, arrowShape); err != nil {
 			return nil, err
 		}
-		if err := s.vectors(eq, t, k, k+1, true); err != nil {
+		if err := s.vectors(eq, t, k, arrowShape); err != nil {
 			return nil, err
 		}
 	}
@@ -287,6 +288,35 @@ func arrow2(d, w, c float64, roots, t []float64) {
 	perpendicular(t)
 }
 
+// shape is the form of a secular problem with k poles: it fixes the number of roots and
+// the length of a row of the table (the differences, then the vectors, of one root).
+type shape uint8
+
+const (
+	rankOneShape  shape = iota // k roots; rows of k pole components
+	arrowShape                 // k+1 roots; rows of k pole components and the tip
+	restrictShape              // k−1 roots, all interior; rows of k pole components
+)
+
+// roots returns the number of roots of a problem with k poles.
+func (sh shape) roots(k int) int {
+	switch sh {
+	case arrowShape:
+		return k + 1
+	case restrictShape:
+		return k - 1
+	}
+	return k
+}
+
+// stride returns the length of a row of the table for k poles.
+func (sh shape) stride(k int) int {
+	if sh == arrowShape {
+		return k + 1
+	}
+	return k
+}
+
 // job holds the parameters of the phase being run by the team. The phase functions
 // are method values bound once (see bind), so running a phase allocates nothing.
 type job struct {
@@ -294,7 +324,7 @@ type job struct {
 	t        []float64
 	k, K     int
 	stride   int
-	arrow    bool
+	shape    shape
 	mu       sync.Mutex
 	failed   error
 	bound    bool
@@ -312,16 +342,13 @@ func (s *Solver) bind() {
 	}
 }
 
-// solveRoots finds all roots of eq (k ≥ 2 poles), writing the reciprocal differences of
-// root r to row r of t (stride k for rank-one, k+1 for arrowhead) and the roots to
-// s.roots.
-func (s *Solver) solveRoots(eq *equation, t []float64, k int, arrow bool) error {
-	K := k
-	if arrow {
-		K = k + 1
-	}
+// solveRoots finds all roots of eq (k ≥ 2 poles; k ≥ 3 for a restriction), writing the
+// reciprocal differences of root r to row r of t (row length sh.stride(k)) and the
+// roots to s.roots.
+func (s *Solver) solveRoots(eq *equation, t []float64, k int, sh shape) error {
+	K := sh.roots(k)
 	s.bind()
-	s.job.eq, s.job.t, s.job.k, s.job.K, s.job.stride, s.job.arrow = eq, t, k, K, K, arrow
+	s.job.eq, s.job.t, s.job.k, s.job.K, s.job.stride, s.job.shape = eq, t, k, K, sh.stride(k), sh
 	workers := s.workers(K)
 	s.team.run(workers, K, 16, s.job.rootsFn)
 	s.res.Stats.Workers = max(1, min(workers, (K+15)/16))
@@ -341,7 +368,7 @@ func (s *Solver) rootChunk(lo, hi int) {
 	j := &s.job
 	for r := lo; r < hi; r++ {
 		recip := j.t[r*j.stride : r*j.stride+j.k]
-		lambda, _, _, it, ok := solveOne(j.eq, &s.mirror, j.arrow, r, recip)
+		lambda, _, _, it, ok := solveOne(j.eq, &s.mirror, j.shape == arrowShape, r, recip)
 		s.roots[r] = lambda
 		if !ok {
 			it = -it
@@ -352,7 +379,9 @@ func (s *Solver) rootChunk(lo, hi int) {
 
 // solveOne finds root r (ascending) of eq, which has k = len(recip) ≥ 2 poles, writing
 // the reciprocal differences 1/(dⱼ − λ) to recip. The root is λ = d_o + τ. For an
-// arrowhead (k+1 roots) the lowest root is found on the mirrored equation m.
+// arrowhead (k+1 roots) the lowest root is found on the mirrored equation m. A
+// restriction's roots (k−1, r ≤ k−2) are all interior, like the rank-one roots below the
+// last pole.
 func solveOne(eq, m *equation, arrow bool, r int, recip []float64) (lambda float64, o int, tau float64, iter int, ok bool) {
 	k := len(recip)
 	switch {
@@ -373,16 +402,17 @@ func solveOne(eq, m *equation, arrow bool, r int, recip []float64) (lambda float
 }
 
 // vectors computes the Löwner weights and the eigenvector rows, in parallel for large k.
-func (s *Solver) vectors(eq *equation, t []float64, k, K int, arrow bool) error {
+func (s *Solver) vectors(eq *equation, t []float64, k int, sh shape) error {
+	K := sh.roots(k)
 	s.bind()
-	s.job.eq, s.job.t, s.job.k, s.job.K, s.job.stride, s.job.arrow = eq, t, k, K, K, arrow
+	s.job.eq, s.job.t, s.job.k, s.job.K, s.job.stride, s.job.shape = eq, t, k, K, sh.stride(k), sh
 	s.job.failed = nil
 	workers := s.workers(K)
 	s.team.run(workers, k, 64, s.job.weightFn)
 	if s.job.failed != nil {
 		return s.job.failed
 	}
-	if !arrow && k == 2 {
+	if sh == rankOneShape && k == 2 {
 		vectorRows(t, s.what, 2, 2, false, 0, 1)
 		perpendicular(t)
 		return nil
@@ -395,9 +425,12 @@ func (s *Solver) vectors(eq *equation, t []float64, k, K int, arrow bool) error 
 func (s *Solver) weightChunk(lo, hi int) {
 	j := &s.job
 	var err error
-	if j.arrow {
+	switch j.shape {
+	case arrowShape:
 		err = loewnerArrow(j.eq.d, j.eq.z, j.t, s.what, j.k, lo, hi)
-	} else {
+	case restrictShape:
+		err = loewnerRestrict(j.eq.d, j.eq.z, j.t, s.what, j.k, lo, hi)
+	default:
 		err = loewnerRankOne(j.eq.d, j.eq.z, j.t, s.what, j.k, lo, hi)
 	}
 	if err != nil {
@@ -410,7 +443,7 @@ func (s *Solver) weightChunk(lo, hi int) {
 // vectorChunk turns rows lo..hi−1 of the table into eigenvectors.
 func (s *Solver) vectorChunk(lo, hi int) {
 	j := &s.job
-	vectorRows(j.t, s.what, j.stride, j.k, j.arrow, lo, hi)
+	vectorRows(j.t, s.what, j.stride, j.k, j.shape == arrowShape, lo, hi)
 }
 
 // Reserve sizes the workspace for problems of order up to n (n+1 for arrowheads), so

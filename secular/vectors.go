@@ -10,8 +10,9 @@ import (
 // weights ẑ for which the λ̂ are the exact eigenvalues of the problem with the same
 // poles:
 //
-//	rank-one:  ρ·ẑⱼ² = −∏ᵢ (dⱼ − λ̂ᵢ) / ∏_{i≠j} (dⱼ − dᵢ)          (k roots)
-//	arrowhead:    ŵⱼ² = −∏ᵢ (dⱼ − λ̂ᵢ) / ∏_{i≠j} (dⱼ − dᵢ)          (k+1 roots)
+//	rank-one:     ρ·ẑⱼ² = −∏ᵢ (dⱼ − λ̂ᵢ) / ∏_{i≠j} (dⱼ − dᵢ)       (k roots)
+//	arrowhead:       ŵⱼ² = −∏ᵢ (dⱼ − λ̂ᵢ) / ∏_{i≠j} (dⱼ − dᵢ)       (k+1 roots)
+//	restriction:  ẑⱼ²/‖ẑ‖² =  ∏ᵢ (dⱼ − λ̂ᵢ) / ∏_{i≠j} (dⱼ − dᵢ)       (k−1 roots)
 //
 // Each factor dⱼ − λ̂ᵢ is a difference δᵢⱼ accurate to a few ulps of itself (the root
 // finder leaves their reciprocals rᵢⱼ = 1/δᵢⱼ in the table), so ẑ is accurate to O(kε)
@@ -64,6 +65,35 @@ func loewnerArrow(d, z, t, what []float64, k, lo, hi int) error {
 				what[j] *= row[j] * (d[j] - dr)
 			}
 		}
+	}
+	return signedRoots(z, what, lo, hi)
+}
+
+// loewnerRestrict writes ẑ, of unit norm, into what[lo:hi] from the (k−1)×k reciprocals
+// in t (row r: root r, row stride k). The restriction's equation Σⱼ zⱼ²/(dⱼ − μ) = 0
+// with ‖z‖ = 1 is the rational function ∏ᵣ(μ̂ᵣ − μ)/∏ⱼ(dⱼ − μ) when its roots are the
+// μ̂ (its numerator has degree k−1 and leading coefficient ‖z‖² = 1); ẑⱼ² is the residue
+// at dⱼ (docs/design.md, "Removing a point"). Root r lies between poles r and r+1: the
+// roots below pole j are paired with the pole on their left, those above with the pole
+// on their right, so that every factor (dⱼ − dₚ)/(dⱼ − μ̂ᵣ) exceeds one and the product
+// 1/ẑⱼ² ≥ 1 cannot underflow, and overflows only for a weight below 1e-154 — far below
+// the deflation tolerance.
+func loewnerRestrict(d, z, t, what []float64, k, lo, hi int) error {
+	for j := lo; j < hi; j++ {
+		what[j] = 1
+	}
+	for r := range k - 1 {
+		row := t[r*k : r*k+k]
+		dl, du := d[r], d[r+1]
+		for j := lo; j < min(r+1, hi); j++ { // j ≤ r: root r above pole j
+			what[j] *= row[j] * (d[j] - du)
+		}
+		for j := max(r+1, lo); j < hi; j++ { // j > r: root r below pole j
+			what[j] *= row[j] * (d[j] - dl)
+		}
+	}
+	for j := lo; j < hi; j++ {
+		what[j] = -what[j] // signedRoots expects −1/ẑⱼ²
 	}
 	return signedRoots(z, what, lo, hi)
 }

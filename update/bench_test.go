@@ -17,7 +17,7 @@ import (
 
 var (
 	benchSizes = flag.String("ikpca.sizes", "250,500,1000,2000",
-		"comma-separated matrix orders for BenchmarkBorder and BenchmarkRankOne (add 4000 for the README table)")
+		"comma-separated matrix orders for BenchmarkBorder, BenchmarkRankOne and BenchmarkRemove (add 4000 for the README table)")
 	benchBatchMax = flag.Int("ikpca.batchmax", -1,
 		"largest order at which the batch eigensolver is timed as the baseline (-1: 4000 with OpenBLAS, 1000 with pure-Go gonum, whose Dsyev takes minutes beyond)")
 	benchThreads = flag.Int("ikpca.threads", 0,
@@ -145,6 +145,20 @@ func BenchmarkBorder(b *testing.B) {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			base, a := benchBase(b, n-1)
 			benchUpdate(b, n, base, func(s *Sym) error { return s.Border(a, 0.3) })
+		})
+	}
+}
+
+// BenchmarkRemove times the deletion of a middle row and column, from order n to n−1:
+// one secular solve and one n×(n−1)×n dgemm, reported against the yardsticks of order n
+// (x-dgemm: an n×n×n dgemm), the order removed from. The eigenvectors are Haar-random,
+// so nothing deflates: the worst case.
+func BenchmarkRemove(b *testing.B) {
+	setupBench(b)
+	for _, n := range sizes(b) {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			base, _ := benchBase(b, n)
+			benchUpdate(b, n, base, func(s *Sym) error { return s.Remove(n / 2) })
 		})
 	}
 }

@@ -12,6 +12,8 @@ import (
 // B: when A is bordered and B gains a column b, the new P is [P, b]·T with T the
 // update's small change of basis (docs/design.md, "Nyström"), one dgemm of P's rows
 // times the non-deflated block. Incremental Nyström keeps P = K_nm·U this way.
+// Sym.RemoveWith keeps it current when row and column i of A go and B loses its column i
+// (a landmark removed from K_nm): P becomes P·T.
 //
 // Storage is double-buffered and grows geometrically, like Sym's. The zero value is a
 // 0×0 product; use Reset to start it.
@@ -97,6 +99,20 @@ func (p *Product) follow(tr *transform, b []float64) {
 	}
 	out := p.spare[:p.r*nn]
 	tr.apply(p.r, p.p[:p.r*n], n, b, out, nn)
+	p.p, p.spare = out, p.p
+	p.n = nn
+}
+
+// followRemove applies the last Remove's change of basis: P ← P·T, r×(n−1). The
+// removed column b of B would enter only through the deleted row of U·T, which is zero
+// to rounding (see Sym.RemoveWith).
+func (p *Product) followRemove(tr *transform) {
+	nn := p.n - 1
+	if need := p.r * nn; cap(p.spare) < need {
+		p.spare = make([]float64, need, p.r*headroom(nn))
+	}
+	out := p.spare[:p.r*nn]
+	tr.apply(p.r, p.p[:p.r*p.n], p.n, nil, out, nn)
 	p.p, p.spare = out, p.p
 	p.n = nn
 }

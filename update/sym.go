@@ -1,8 +1,9 @@
 // Package update keeps the eigendecomposition A = U·diag(λ)·Uᵀ of a real symmetric
-// matrix up to date under two modifications, without recomputing it:
+// matrix up to date under three modifications, without recomputing it:
 //
 //	RankOne:  A ← A + ρ·v·vᵀ             (ρ of either sign)
 //	Border:   A ← [[A, a], [aᵀ, c]]      (the matrix grows by one row and column)
+//	Remove:   A ← A without row and column i
 //
 // Each update costs O(n²) for the small eigenproblem (package secular: deflation, a
 // secular equation, Gu–Eisenstat vectors) plus one matrix product U·Ũ on the part that
@@ -72,10 +73,13 @@ type Sym struct {
 
 // Stats describes the last operation on a Sym.
 type Stats struct {
-	// Op names the operation: "factorize", "set", "rank-one" or "border".
+	// Op names the operation: "factorize", "set", "rank-one", "border" or "remove".
 	Op string
 	// Stats are the secular solver's statistics (zero for factorize and set).
 	secular.Stats
+	// Removed is, for Remove, the largest entry of the row deleted from the new
+	// eigenvectors: zero in exact arithmetic, of the order of n·ε computed.
+	Removed float64
 	// Project, Solve and Assemble are the wall-clock times of an update's three phases:
 	// the projection Uᵀv (one gemv), the secular solve (O(n²), on several goroutines)
 	// and the assembly of the new vectors (one dgemm, plus a pass over U when

@@ -9,11 +9,12 @@ import (
 
 // transform applies the change of basis of the last update to rows of a matrix whose
 // columns follow the old eigenvectors: for an update of order n to nn, the new vectors
-// are [U, 0; 0, 1]·T (Border) or U·T (RankOne), and a row x of any matrix expressed in
-// the old basis becomes [x, tip]·T, with tip the row's component along the new
-// coordinate (Border only). The columns of T are, in the order of the new eigenvalues,
-// either a secular eigenvector (a row of res.Vectors over the kept columns and the tip)
-// or a deflated column after the deflation rotations.
+// are [U, 0; 0, 1]·T (Border) or U·T (RankOne; Remove too, with T of n×(n−1), before it
+// deletes a row), and a row x of any matrix expressed in the old basis becomes
+// [x, tip]·T, with tip the row's component along the new coordinate (Border only). The
+// columns of T are, in the order of the new eigenvalues, either a secular eigenvector
+// (a row of res.Vectors over the kept columns and the tip) or a deflated column after
+// the deflation rotations.
 //
 // Without deflation that is one dgemm, written straight into the output. With
 // deflation, a pass over the input rows applies the rotations and moves the kept columns
@@ -80,7 +81,7 @@ func (t *transform) apply(rows int, in []float64, inStride int, tip []float64, o
 	if deflates {
 		t.permute(rows, in, inStride)
 	}
-	if k > 0 {
+	if k > 0 && K > 0 {
 		blas64.Gemm(blas.NoTrans, blas.Trans, 1,
 			blas64.General{Rows: rows, Cols: k, Stride: inStride, Data: in},
 			blas64.General{Rows: K, Cols: k, Stride: stride, Data: v},

@@ -16,18 +16,25 @@
 //
 //	g(λ) = c − λ − Σ_j w_j²/(d_j − λ).
 //
+// Restrict finds the n−1 eigenvalues of diag(d) restricted to the
+// hyperplane orthogonal to z (the eigenvalues left when row and column i of
+// U·diag(d)·Uᵀ are deleted, with z the row i of U), the roots of
+//
+//	h(λ) = Σ_j z_j²/(d_j − λ).
+//
 // # Monotone form
 //
-// Both are handled through one function that is increasing in λ between
+// All are handled through one function that is increasing in λ between
 // consecutive poles:
 //
-//	rank-one:  H(λ) = sign(ρ)·f(λ) = sign(ρ) + Σ_j s_j/(d_j − λ),  s_j = |ρ|·z_j²,
-//	arrowhead: H(λ) = −g(λ)        = λ − c  + Σ_j s_j/(d_j − λ),  s_j = w_j².
+//	rank-one:    H(λ) = sign(ρ)·f(λ) = sign(ρ) + Σ_j s_j/(d_j − λ),  s_j = |ρ|·z_j²,
+//	arrowhead:   H(λ) = −g(λ)        = λ − c  + Σ_j s_j/(d_j − λ),  s_j = w_j²,
+//	restriction: H(λ) = h(λ)         =          Σ_j s_j/(d_j − λ),  s_j = z_j².
 //
 // H has the same roots as f (resp. g), because sign(ρ) ≠ 0. Its derivative is
 //
-//	rank-one:  H'(λ) = Σ_j s_j/(d_j − λ)²,
-//	arrowhead: H'(λ) = 1 + Σ_j s_j/(d_j − λ)²,
+//	rank-one, restriction: H'(λ) = Σ_j s_j/(d_j − λ)²,
+//	arrowhead:             H'(λ) = 1 + Σ_j s_j/(d_j − λ)²,
 //
 // which is strictly positive wherever H is defined, since every s_j > 0
 // (z_j ≠ 0, w_j ≠ 0, ρ ≠ 0). So H is strictly increasing on each open
@@ -38,8 +45,10 @@
 // intervals the limits at ±∞ decide: for the rank-one function
 // H → sign(ρ) at ±∞, so (d_n, +∞) holds one root when ρ > 0 and
 // (−∞, d_1) holds one when ρ < 0, and the other end interval holds none;
-// for the arrowhead H → ±∞ at ±∞, so both end intervals hold one root.
-// This gives n roots for RankOne and n+1 for Arrow, as required.
+// for the arrowhead H → ±∞ at ±∞, so both end intervals hold one root;
+// for the restriction every term is positive below d_1 and negative above
+// d_n, so neither end interval holds a root. This gives n roots for
+// RankOne, n+1 for Arrow and n−1 for Restrict, as required.
 //
 // # Offsets and bisection
 //
@@ -299,6 +308,49 @@ func Arrow(d, w []float64, c float64) (Roots, error) {
 	return out, nil
 }
 
+// Restrict returns the n−1 eigenvalues of diag(d) restricted to the
+// hyperplane orthogonal to z, i.e. the roots λ of Σ_j z_j²/(d_j − λ), with
+// the differences d_j − λ_i. The poles d must be strictly increasing,
+// len(z) must equal len(d) ≥ 1, every z_j must be nonzero, and all inputs
+// must be finite. The equation does not depend on the scale of z. See the
+// package documentation for the accuracy of the results.
+func Restrict(d, z []float64) (Roots, error) {
+	if len(d) == 0 {
+		return Roots{}, errors.New("oracle: Restrict needs at least one pole")
+	}
+	if len(z) != len(d) {
+		return Roots{}, fmt.Errorf("oracle: len(z) = %d, want len(d) = %d", len(z), len(d))
+	}
+	if err := checkPoles(d); err != nil {
+		return Roots{}, err
+	}
+	if err := checkWeights("z", z); err != nil {
+		return Roots{}, err
+	}
+	prec := workPrec(d, nil)
+	p := &secular{prec: prec, d: bigSlice(d, prec), s: make([]*big.Float, len(d)), base: newFloat(prec)}
+	for j, zj := range z {
+		zz := newFloat(prec).SetFloat64(zj)
+		p.s[j] = zz.Mul(zz, zz) // exact: at most 106 significant bits
+	}
+	n := len(d)
+	out := newRoots(n-1, n)
+	err := forEachRoot(n-1, func(i int) error {
+		loc, err := p.interior(i)
+		if err == nil {
+			err = p.store(&out, i, loc)
+		}
+		if err != nil {
+			return fmt.Errorf("oracle: Restrict root %d: %w", i, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return Roots{}, err
+	}
+	return out, nil
+}
+
 // forEachRoot calls solve(i) for i = 0, …, m−1, spread over up to
 // GOMAXPROCS goroutines, and returns the error of the lowest failing index.
 // The roots are independent computations: solve only reads the shared
@@ -403,13 +455,14 @@ func newRoots(m, n int) Roots {
 }
 
 // secular holds one problem in monotone form:
-// H(λ) = base + Σ_j s[j]/(d[j] − λ) for the rank-one problem (c == nil),
-// and H(λ) = (λ − c) + Σ_j s[j]/(d[j] − λ) for the arrowhead (c != nil).
+// H(λ) = base + Σ_j s[j]/(d[j] − λ) for the rank-one problem and the
+// restriction (c == nil; base = 0 for the restriction), and
+// H(λ) = (λ − c) + Σ_j s[j]/(d[j] − λ) for the arrowhead (c != nil).
 type secular struct {
 	prec uint
 	d    []*big.Float // poles, exact
 	s    []*big.Float // weights, exact and positive
-	base *big.Float   // ±1, rank-one only
+	base *big.Float   // ±1 for the rank-one problem, 0 for the restriction
 	c    *big.Float   // corner, arrowhead only
 }
 
