@@ -28,8 +28,8 @@
 //     [Result.Rotations] so that the caller can apply them to its own vectors.
 //  3. Roots of the reduced secular equation by Ren-Cang Li's method as in LAPACK's
 //     dlaed4 and dlaed6: each root is computed as an offset τ from its nearest pole, and
-//     the differences δⱼ = dⱼ − λ are stored and updated by the same steps as τ, never
-//     recomputed from λ. Roots are independent and are solved by several goroutines for
+//     the differences δⱼ = dⱼ − λ are formed as (dⱼ − d_origin) − τ from the exact pole
+//     gaps, never from λ itself (docs/design.md, "The root finder"). Roots are independent and are solved by several goroutines for
 //     large problems.
 //  4. Eigenvectors by Gu and Eisenstat's method: the weights are recomputed from the
 //     computed roots (Löwner's formula), so that the computed roots are exact
@@ -46,10 +46,10 @@
 // makes the scale explicit and uses dlasd7's factor: TOL = 64·ε·σ with ε = 2⁻⁵³ and
 // σ = max(|d|max, |ρ|‖z‖²) for rank-one problems, σ = max(|d|max, |c|, ‖w‖) for
 // arrowheads, σ = |d|max for restrictions (whose weights are compared with 64·ε·‖z‖;
-// see [Solver.Restrict] for the derivation). Every neglected quantity is at most TOL, a backward error of order ε
-// relative to the norm of the problem, and the decisions do not change when the whole
-// problem is multiplied by a constant. See docs/design.md, "Deflation" and "Departures
-// from LAPACK".
+// see [Solver.Restrict] for the derivation). Every neglected quantity is at most TOL, a
+// backward error of order ε relative to the norm of the problem, and the decisions do not
+// change when the whole problem is multiplied by a constant. See docs/design.md,
+// "Deflation" and "Departures from LAPACK".
 //
 // References: J. R. Bunch, C. P. Nielsen and D. C. Sorensen, Rank-one modification of
 // the symmetric eigenproblem (1978); R.-C. Li, Solving secular equations stably and
