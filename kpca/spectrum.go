@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/native"
 )
 
 // basis describes the decomposition as the rest of the package reads it: the columns of
@@ -36,7 +37,7 @@ func (md *Model) basis() basis {
 		}
 		proj := make([]float64, n)
 		u := md.sym.Vectors().(*mat.Dense).RawMatrix()
-		blas64.Gemv(blas.Trans, 1, u, blas64.Vector{N: n, Inc: 1, Data: ones}, 0, blas64.Vector{N: n, Inc: 1, Data: proj})
+		native.Gemv(blas.Trans, 1, u, blas64.Vector{N: n, Inc: 1, Data: ones}, 0, blas64.Vector{N: n, Inc: 1, Data: proj})
 		best := 0
 		for j, v := range proj {
 			if math.Abs(v) > math.Abs(proj[best]) {
@@ -125,13 +126,19 @@ func (md *Model) VectorsTo(dst *mat.Dense) {
 	n := md.sym.Len()
 	w := make([]float64, n)
 	out := make([]float64, m)
+	// Element loops rather than mat.Col and SetCol, which copy through the blas64
+	// registry (package native is the library's only route to BLAS).
 	for q, j := range idx {
-		mat.Col(w, j, u)
+		for i := range w {
+			w[i] = u.At(i, j)
+		}
+		col := w
 		if b.helmert {
 			helmert(out, w, md.alpha)
-			dst.SetCol(q, out)
-		} else {
-			dst.SetCol(q, w)
+			col = out
+		}
+		for i, v := range col {
+			dst.Set(i, q, v)
 		}
 	}
 }
@@ -210,12 +217,12 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	// The top k stored vectors, as columns of a n×k matrix, and their scales 1/√λ.
 	top := mat.NewDense(n, k, nil)
 	u := md.sym.Vectors()
-	w := make([]float64, n)
 	tol := zeroTolerance(b.values, m)
 	scale := make([]float64, k)
 	for q, j := range idx {
-		mat.Col(w, j, u)
-		top.SetCol(q, w)
+		for i := range n {
+			top.Set(i, q, u.At(i, j))
+		}
 		if b.values[j] > tol {
 			scale[q] = 1 / math.Sqrt(b.values[j])
 		}
@@ -247,7 +254,7 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 			}
 		}
 		out.Reset()
-		out.Mul(cb, top)
+		native.Mul(&out, cb, top)
 		for i := lo; i < hi; i++ {
 			for q := range k {
 				dst.Set(i, q, out.At(i-lo, q)*scale[q])

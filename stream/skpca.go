@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/features"
+	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/sketch"
 )
 
@@ -201,6 +202,6 @@ func project(dst *mat.Dense, rff *features.RFF, X mat.Matrix, w *mat.Dense, mean
 	if dst.IsEmpty() {
 		dst.ReuseAs(n, k)
 	}
-	dst.Mul(&Z, w)
+	native.Mul(dst, &Z, w)
 	return nil
 }
