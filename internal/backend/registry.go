@@ -10,7 +10,6 @@ import (
 )
 
 const (
-	thisPackage   = "github.com/ikpca/ikpca/internal/backend."
 	nativePackage = "github.com/ikpca/ikpca/native."
 	gonumModules  = "gonum.org/v1/" // blas64, lapack64, mat, gonum's LAPACK, netlib
 )
@@ -58,8 +57,8 @@ type (
 	recordLAPACK struct{ *recorder }
 )
 
-// note records the caller of a registry method: the first frame outside gonum and
-// this package, skipping runtime.Callers, note and the recording method.
+// note records the caller of a registry method: the first frame outside gonum's
+// modules, above runtime.Callers, note and the recording method.
 func (r *recorder) note() {
 	var pcs [64]uintptr
 	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs[:])])
@@ -67,7 +66,7 @@ func (r *recorder) note() {
 	for {
 		f, more := frames.Next()
 		fn := f.Function
-		if !strings.HasPrefix(fn, gonumModules) && !strings.HasPrefix(fn, thisPackage) {
+		if !strings.HasPrefix(fn, gonumModules) {
 			if r.nativeLAPACK && strings.HasPrefix(fn, nativePackage) {
 				return
 			}
