@@ -100,7 +100,7 @@ func TestCompressedLongStream(t *testing.T) {
 	// A stream of 1000 toy points in chunks of c = 50, r = 5, n′ = 10: memory stays
 	// bounded by (r+1)·n′ pre-images from the first compression on, the basis is
 	// re-orthogonalised to rounding after every compression, and the result stays
-	// close to batch kernel PCA.
+	// close to batch kernel PCA (checkCompressed).
 	n, c := 1000, 50
 	if testing.Short() {
 		n = 500
@@ -128,13 +128,12 @@ func TestCompressedLongStream(t *testing.T) {
 			t.Fatalf("n=%d: %d bytes, bound %d", md.Len(), md.Bytes(), limit)
 		}
 	}
+	// The accuracy bounds of agree_test.go, justified there: the trajectory depends on
+	// argmax choices, so only the method's accuracy is stable under rounding.
 	b := newBatch(t, k, X)
-	got := md.Values(nil)
-	s1, s3 := angles(t, md, b, 1), angles(t, md, b, 3)
-	t.Logf("n=%d: top-1 sine %.3g, top-3 %.3g, λ₁ %.5g (batch %.5g), %d bytes", n, s1, s3, got[0], b.values[0], md.Bytes())
-	if s1 > 0.05 || s3 > 0.2 || math.Abs(got[0]-b.values[0]) > 0.02*b.values[0] {
-		t.Fatalf("top-1 sine %.3g, top-3 %.3g, λ₁ %v against %v", s1, s3, got[0], b.values[0])
-	}
+	t.Logf("n=%d: top-1 sine %.3g, top-3 %.3g, λ₁ %.5g (batch %.5g), %d bytes", n,
+		angles(t, md, b, 1), angles(t, md, b, 3), md.Values(nil)[0], b.values[0], md.Bytes())
+	checkCompressed(t, "long stream", md, b)
 }
 
 func TestCompressedBadInputChangesNothing(t *testing.T) {
