@@ -81,7 +81,13 @@ func TestCompressionOfAnExactModel(t *testing.T) {
 	if st.PreImages > 60 || md.Expansion() != st.PreImages {
 		t.Fatalf("%d pre-images, expansion %d, budget 60", st.PreImages, md.Expansion())
 	}
-	if st.ResidualComponents > 5e-3 || st.ResidualMean > 1e-3 || st.Orthogonality > 1e-12 {
+	// The pre-image searches start at argmax choices, so rounding picks the path: over
+	// 16 paths (8 toy seeds, OpenBLAS and gonum) the worst were residual components
+	// 0.0022, residual mean 6.2e-4, λ error 5e-6 relative and top-3 sine 0.0026 (on this
+	// seed the two backends gave 5.3e-4 and 6e-4 residuals, but 3.2e-4 and 2.2e-3 on
+	// another). The bounds are four to five times the worst; the orthogonality after
+	// re-orthogonalisation is a rounding-level quantity.
+	if st.ResidualComponents > 1e-2 || st.ResidualMean > 3e-3 || st.Orthogonality > 1e-12 {
 		t.Fatalf("stats %+v", st)
 	}
 	got := md.Values(nil)
@@ -91,7 +97,7 @@ func TestCompressionOfAnExactModel(t *testing.T) {
 		}
 	}
 	b := newBatch(t, k, X)
-	if s := angles(t, md, b, 3); s > 1e-2 {
+	if s := angles(t, md, b, 3); s > 1.5e-2 {
 		t.Fatalf("top-3 principal angle sine %.3g after compression", s)
 	}
 }
