@@ -52,15 +52,18 @@ CGO_ENABLED=0 go test -count=1 -short ./...
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# -timeout 30m: go test's default of 10 minutes per package is about three times what
+# the longest package (kpca, 2000 OpenBLAS steps in TestLongRun) takes on two idle cores;
+# a slower or shared machine would fail on time alone.
 step "tests, pure Go"
-go test -count=1 ./...
+go test -count=1 -timeout 30m ./...
 
 step "tests, pure Go, race detector on the core packages"
 go test -count=1 -race ./native/ ./secular/ ./update/ ./kernel/ ./features/ ./sketch/
 go test -count=1 -race -short ./kpca/
 
 step "tests, -tags openblas (also compares OpenBLAS with gonum's BLAS and LAPACK in one process)"
-go test -count=1 -tags openblas ./...
+go test -count=1 -timeout 30m -tags openblas ./...
 
 step "tests, -tags openblas, race detector on update"
 go test -count=1 -race -tags openblas ./update/
