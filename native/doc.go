@@ -19,7 +19,9 @@
 // BLAS routines its hot paths need ([Gemm], [Gemv], [Ger], [Symv], [Syr], [Syrk] in
 // blas64's idiom, and [Mul] in place of (*mat.Dense).Mul), an SVD ([Gesvd], [SVDLeft])
 // and a symmetric eigensolver ([EigenSym], [EigenSymInPlace]). They need no call
-// first: a program built with -tags openblas runs every update on OpenBLAS.
+// first: a program built with -tags openblas runs every update on OpenBLAS. The first
+// call into OpenBLAS makes its idle threads sleep at once (OPENBLAS_THREAD_TIMEOUT, see
+// [Use]) unless the environment says otherwise.
 //
 // Importing the package has no side effects. [Use] registers the compiled-in backend
 // with gonum's blas64 and lapack64 registries, for the rest of a program's gonum code
