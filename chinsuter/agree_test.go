@@ -1,31 +1,85 @@
 package chinsuter
 
 import (
-	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/ikpca/ikpca/internal/backend"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
 
-// agreement is what the two backends must agree on: the eigenvalues of an exact model
-// after a stream of 5-D points (to rounding) and of a compressed model on the toy. The
-// compressed model's path depends on rounding — the start of each fixed-point search is
-// an argmax, and the best point visited is kept — so the two backends' trajectories part,
-// and agree only to the method's own accuracy (measured: 0.4 % on λ₁, about the
-// model's error against batch kernel PCA).
-type agreement struct {
-	Backend           string
-	Exact, Compressed []float64
+// Accuracy of a compressed model against batch kernel PCA, for the workload of
+// compressedRun and TestCompressedLongStream: toy points in chunks of c = 50, r = 5
+// components, n′ = 10 pre-images per axis. The compressed trajectory depends on argmax
+// choices (the start of each fixed-point search, the best point visited), so any change
+// in rounding — another CPU's OpenBLAS kernels, or gonum's BLAS — sends it down another
+// path; its result is then only as accurate as the method. It is never compared across
+// backends. Measured over 36 trajectories (500 and 1000 points, 18 seeds, both
+// backends), the worst were: λ₁, λ₂, λ₃ off by 0.52 %, 0.22 %, 0.22 % of λ₁; largest
+// principal-angle sines with batch 0.042 (top 1), 0.061 (top 2) and 0.134 (top 3). The
+// bounds below are three to four times those, so that a path that no tested machine took
+// still passes, while a broken compression (sines near 1, λ₁ off by tens of per cent)
+// does not.
+const (
+	compressedValueTol = 0.02 // |λⱼ − λⱼ(batch)| ≤ 2 % of λ₁(batch), j < 3
+	compressedSine1    = 0.15
+	compressedSine2    = 0.2
+	compressedSine3    = 0.4
+)
+
+// checkCompressed compares a compressed model with batch kernel PCA of the same points.
+func checkCompressed(t *testing.T, label string, md *Model, b batch) {
+	t.Helper()
+	got := md.Values(nil)
+	for j := range 3 {
+		if d := math.Abs(got[j] - b.values[j]); d > compressedValueTol*b.values[0] {
+			t.Errorf("%s: λ_%d = %.6g, batch %.6g (%.2g of λ₁, bound %g)", label, j, got[j], b.values[j], d/b.values[0], compressedValueTol)
+		}
+	}
+	for k, bound := range []float64{compressedSine1, compressedSine2, compressedSine3} {
+		if s := angles(t, md, b, k+1); s > bound {
+			t.Errorf("%s: top-%d principal angle sine %.3g with batch, bound %g", label, k+1, s, bound)
+		}
+	}
 }
 
-func agreementRun(t *testing.T) agreement {
+// compressedRun streams toy points into a compressed model in chunks of 50.
+func compressedRun(t *testing.T, k kernel.Kernel, n int, seed uint64) *Model {
 	t.Helper()
-	native.Use()
-	a := agreement{Backend: native.Compiled}
+	X := toy(n, seed)
+	md, err := New(k, X.Slice(0, 20, 0, 2), Options{Components: 5, Compression: &Compression{PreImages: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 20; i < n; i += 50 {
+		if err := md.AddBatch(X.Slice(i, min(i+50, n), 0, 2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return md
+}
+
+// TestCompressedAgainstBatch checks the compressed model of each backend in the binary
+// — the compiled-in one, and gonum's too in the openblas build — against batch kernel
+// PCA of the same points, each on its own: their trajectories differ, and only their
+// accuracy is stable. In the pure-Go build there is one backend; the batch oracle is
+// independent of it.
+func TestCompressedAgainstBatch(t *testing.T) {
+	const n, seed = 500, 3
+	k := kernel.RBF{Sigma: 1}
+	b := newBatch(t, k, toy(n, seed))
+	checkCompressed(t, native.Compiled, compressedRun(t, k, n, seed), b)
+	if native.Compiled != "gonum" {
+		var md *Model
+		backend.WithGonum(func() { md = compressedRun(t, k, n, seed) })
+		checkCompressed(t, "gonum", md, b)
+	}
+}
+
+// exactRun streams 5-D points into an exact model, three at a time.
+func exactRun(t *testing.T) []float64 {
+	t.Helper()
 	X := gaussian(120, 5, 31)
 	md, err := New(kernel.RBF{Sigma: 2}, X.Slice(0, 3, 0, 5), Options{})
 	if err != nil {
@@ -36,62 +90,36 @@ func agreementRun(t *testing.T) agreement {
 			t.Fatal(err)
 		}
 	}
-	a.Exact = md.Values(nil)
-	T := toy(400, 32)
-	cs, err := New(kernel.RBF{Sigma: 1}, T.Slice(0, 20, 0, 2), Options{Components: 4, Compression: &Compression{PreImages: 6}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 20; i < 400; i += 20 {
-		if err := cs.AddBatch(T.Slice(i, i+20, 0, 2)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	a.Compressed = cs.Values(nil)
-	return a
+	return md.Values(nil)
 }
 
-// TestBackendAgreement writes this backend's results to $IKPCA_AGREE_DIR as
-// chinsuter-<backend>.json and compares them with the other backend's, if present (CI
-// runs the pure-Go tests first, then -tags openblas).
+// TestBackendAgreement runs the exact model on OpenBLAS and on gonum's BLAS and LAPACK in
+// one process (the openblas build links both) and compares the leading eigenvalues. The
+// exact model makes no data-dependent choice on its leading components: each update is a
+// backward-stable dense eigendecomposition or SVD of order ≤ 123, so each backend's λⱼ is
+// within a small multiple of n·ε·λ₁ ≈ 3e-14·λ₁ per update of the exact value, at most
+// about 1e-12·λ₁ after 40 updates (measured: the backends differ by 8e-15·λ₁); 1e-10·λ₁
+// leaves a margin of 100 over that bound. Only the ten leading eigenvalues are
+// compared: the trailing ones sit near the level below which the model drops
+// components, and the two backends may keep different numbers of them.
 func TestBackendAgreement(t *testing.T) {
-	mine := agreementRun(t)
-	dir := os.Getenv("IKPCA_AGREE_DIR")
-	if dir == "" {
-		return
+	if native.Compiled == "gonum" {
+		t.Skip("pure-Go build: only gonum's backend is linked; build with -tags openblas to compare it with OpenBLAS")
 	}
-	raw, err := json.Marshal(mine)
-	if err != nil {
-		t.Fatal(err)
+	mine := exactRun(t)
+	var theirs []float64
+	backend.WithGonum(func() { theirs = exactRun(t) })
+	n := min(10, len(mine), len(theirs))
+	if n < 10 {
+		t.Fatalf("%d and %d components, want at least 10", len(mine), len(theirs))
 	}
-	if err := os.WriteFile(filepath.Join(dir, "chinsuter-"+mine.Backend+".json"), raw, 0o644); err != nil {
-		t.Fatal(err)
+	var worst float64
+	for j := range n {
+		d := math.Abs(mine[j]-theirs[j]) / mine[0]
+		worst = math.Max(worst, d)
+		if d > 1e-10 {
+			t.Errorf("λ_%d = %v (%s) and %v (gonum)", j, mine[j], native.Compiled, theirs[j])
+		}
 	}
-	for _, other := range []string{"gonum", "openblas"} {
-		if other == mine.Backend {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join(dir, "chinsuter-"+other+".json"))
-		if err != nil {
-			t.Logf("no %s results to compare with (%v)", other, err)
-			continue
-		}
-		var theirs agreement
-		if err := json.Unmarshal(raw, &theirs); err != nil {
-			t.Fatal(err)
-		}
-		compare := func(name string, a, b []float64, rel float64) {
-			if len(a) != len(b) {
-				t.Fatalf("%s: %d and %d components", name, len(a), len(b))
-			}
-			for j := range a {
-				if d := math.Abs(a[j] - b[j]); d > rel*a[0] {
-					t.Errorf("%s: λ_%d = %v (%s) and %v (%s)", name, j, a[j], mine.Backend, b[j], other)
-				}
-			}
-		}
-		compare("exact", mine.Exact, theirs.Exact, 1e-10)
-		compare("compressed", mine.Compressed, theirs.Compressed, 2e-2)
-		t.Logf("chinsuter: %s and %s agree", mine.Backend, other)
-	}
+	t.Logf("%s and gonum: leading eigenvalues agree to %.2g·λ₁", native.Compiled, worst)
 }

@@ -81,10 +81,14 @@ func TestCompressionOfAnExactModel(t *testing.T) {
 	if st.PreImages > 60 || md.Expansion() != st.PreImages {
 		t.Fatalf("%d pre-images, expansion %d, budget 60", st.PreImages, md.Expansion())
 	}
-	// The greedy choice of pre-images depends on rounding: summing the dot products in
-	// another order moved the residuals between 6e-4 and 5e-3 (components) and 8e-5 and
-	// 1.1e-3 (mean). The bounds sit well above that spread; a compression that fails
-	// leaves residuals of order one.
+	// The pre-image searches start at argmax choices, so rounding picks the path: over
+	// 16 paths (8 toy seeds, OpenBLAS and gonum) the worst were residual components
+	// 0.0022, residual mean 6.2e-4, λ error 5e-6 relative and top-3 sine 0.0026 (on this
+	// seed the two backends gave 5.3e-4 and 6e-4 residuals, but 3.2e-4 and 2.2e-3 on
+	// another); summing the dot products in another order moved them up to 5e-3 and
+	// 1.1e-3. The bounds are four times that; a compression that fails leaves residuals
+	// of order one. The orthogonality after re-orthogonalisation is a rounding-level
+	// quantity.
 	if st.ResidualComponents > 2e-2 || st.ResidualMean > 5e-3 || st.Orthogonality > 1e-12 {
 		t.Fatalf("stats %+v", st)
 	}
@@ -95,7 +99,7 @@ func TestCompressionOfAnExactModel(t *testing.T) {
 		}
 	}
 	b := newBatch(t, k, X)
-	if s := angles(t, md, b, 3); s > 1e-2 {
+	if s := angles(t, md, b, 3); s > 1.5e-2 {
 		t.Fatalf("top-3 principal angle sine %.3g after compression", s)
 	}
 }
@@ -104,7 +108,7 @@ func TestCompressedLongStream(t *testing.T) {
 	// A stream of 1000 toy points in chunks of c = 50, r = 5, n′ = 10: memory stays
 	// bounded by (r+1)·n′ pre-images from the first compression on, the basis is
 	// re-orthogonalised to rounding after every compression, and the result stays
-	// close to batch kernel PCA.
+	// close to batch kernel PCA (checkCompressed).
 	n, c := 1000, 50
 	if testing.Short() {
 		n = 500
@@ -133,13 +137,12 @@ func TestCompressedLongStream(t *testing.T) {
 			t.Fatalf("n=%d: %d bytes, bound %d", md.Len(), md.Bytes(), limit)
 		}
 	}
+	// The accuracy bounds of agree_test.go, justified there: the trajectory depends on
+	// argmax choices, so only the method's accuracy is stable under rounding.
 	b := newBatch(t, k, X)
-	got := md.Values(nil)
-	s1, s3 := angles(t, md, b, 1), angles(t, md, b, 3)
-	t.Logf("n=%d: top-1 sine %.3g, top-3 %.3g, λ₁ %.5g (batch %.5g), %d bytes", n, s1, s3, got[0], b.values[0], md.Bytes())
-	if s1 > 0.05 || s3 > 0.2 || math.Abs(got[0]-b.values[0]) > 0.02*b.values[0] {
-		t.Fatalf("top-1 sine %.3g, top-3 %.3g, λ₁ %v against %v", s1, s3, got[0], b.values[0])
-	}
+	t.Logf("n=%d: top-1 sine %.3g, top-3 %.3g, λ₁ %.5g (batch %.5g), %d bytes", n,
+		angles(t, md, b, 1), angles(t, md, b, 3), md.Values(nil)[0], b.values[0], md.Bytes())
+	checkCompressed(t, "long stream", md, b)
 }
 
 func TestCompressedBadInputChangesNothing(t *testing.T) {

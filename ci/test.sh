@@ -49,22 +49,21 @@ step "build and short tests without cgo (a machine with nothing but Go)"
 CGO_ENABLED=0 go build ./...
 CGO_ENABLED=0 go test -count=1 -short ./...
 
-agree=$(mktemp -d)
-trap 'rm -rf "$agree"' EXIT
-export IKPCA_AGREE_DIR="$agree"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
+# -timeout 30m: go test's default of 10 minutes per package is about three times what
+# the longest package (kpca, 2000 OpenBLAS steps in TestLongRun) takes on two idle cores;
+# a slower or shared machine would fail on time alone.
 step "tests, pure Go"
-go test -count=1 ./...
+go test -count=1 -timeout 30m ./...
 
 step "tests, pure Go, race detector on the core packages"
 go test -count=1 -race ./native/ ./secular/ ./update/ ./kernel/ ./features/ ./sketch/
 go test -count=1 -race -short ./kpca/
 
-step "tests, -tags openblas (compares results with the pure-Go run)"
-go test -count=1 -tags openblas ./...
-for f in gonum openblas chinsuter-gonum chinsuter-openblas; do
-	test -f "$agree/$f.json" || { echo "backend agreement file $f.json missing"; exit 1; }
-done
+step "tests, -tags openblas (also compares OpenBLAS with gonum's BLAS and LAPACK in one process)"
+go test -count=1 -timeout 30m -tags openblas ./...
 
 step "tests, -tags openblas, race detector on update"
 go test -count=1 -race -tags openblas ./update/
@@ -74,8 +73,8 @@ go test -run '^$' -bench . -benchtime=1x -short ./...
 go test -run '^$' -bench . -benchtime=1x -short -tags openblas ./...
 
 step "performance harness smoke run, -short (both backends)"
-go run ./bench -short -csv "$agree/bench-gonum.csv"
-go run -tags openblas ./bench -short -csv "$agree/bench-openblas.csv"
+go run ./bench -short -csv "$tmp/bench-gonum.csv"
+go run -tags openblas ./bench -short -csv "$tmp/bench-openblas.csv"
 
 step "fuzz smoke runs (solver, removal, sketch, CSV and LIBSVM readers, Chin–Suter updates, checkpoints)"
 # Budgets are execution counts, not durations: with a duration, Go 1.26's fuzz

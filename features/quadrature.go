@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/gonum/lapack"
 	gonumlapack "gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/native"
 )
 
 const (
@@ -308,7 +310,7 @@ func (q *Quadrature) Map(dst, x []float64) error {
 		return err
 	}
 	f := q.dim / 2
-	blas64.Gemv(blas.Trans, 1, q.omega.RawMatrix(), blas64.Vector{N: q.d, Inc: 1, Data: x},
+	native.Gemv(blas.Trans, 1, q.omega.RawMatrix(), blas64.Vector{N: q.d, Inc: 1, Data: x},
 		0, blas64.Vector{N: f, Inc: 1, Data: dst[:f]})
 	q.finish(dst)
 	return nil
@@ -332,7 +334,7 @@ func (q *Quadrature) Transform(dst *mat.Dense, X mat.Matrix) error {
 		return err
 	}
 	proj := dst.Slice(0, n, 0, q.dim/2).(*mat.Dense)
-	proj.Mul(X, q.omega)
+	native.Mul(proj, X, q.omega)
 	raw := dst.RawMatrix()
 	for i := range n {
 		q.finish(raw.Data[i*raw.Stride : i*raw.Stride+q.dim])

@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/native"
 )
 
 // Form selects the random Fourier feature map for the Gaussian kernel.
@@ -139,7 +141,7 @@ func (r *RFF) Map(dst, x []float64) error {
 	}
 	f := r.omega.RawMatrix().Cols
 	// dst[:f] = omegaᵀx by one gemv; then the trigonometric functions.
-	blas64.Gemv(blas.Trans, 1, r.omega.RawMatrix(), blas64.Vector{N: r.d, Inc: 1, Data: x},
+	native.Gemv(blas.Trans, 1, r.omega.RawMatrix(), blas64.Vector{N: r.d, Inc: 1, Data: x},
 		0, blas64.Vector{N: f, Inc: 1, Data: dst[:f]})
 	r.finish(dst)
 	return nil
@@ -185,7 +187,7 @@ func (r *RFF) Transform(dst *mat.Dense, X mat.Matrix) error {
 	}
 	f := r.omega.RawMatrix().Cols
 	proj := dst.Slice(0, n, 0, f).(*mat.Dense)
-	proj.Mul(X, r.omega)
+	native.Mul(proj, X, r.omega)
 	raw := dst.RawMatrix()
 	for i := range n {
 		r.finish(raw.Data[i*raw.Stride : i*raw.Stride+r.dim])

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
+	"github.com/ikpca/ikpca/native"
 )
 
 // SPEEDOptions configure a SPEED feature map.
@@ -149,7 +150,7 @@ func (s *SPEED) Map(dst, x []float64) error {
 			s.col[i] -= v
 		}
 	}
-	blas64.Gemv(blas.NoTrans, 1, s.psi.RawMatrix(), blas64.Vector{N: len(s.col), Inc: 1, Data: s.col},
+	native.Gemv(blas.NoTrans, 1, s.psi.RawMatrix(), blas64.Vector{N: len(s.col), Inc: 1, Data: s.col},
 		0, blas64.Vector{N: s.m, Inc: 1, Data: dst})
 	return nil
 }
@@ -191,7 +192,7 @@ func (s *SPEED) Grow(x []float64, w *[]float64) error {
 func (s *SPEED) expansion(w []float64) []float64 {
 	_, n := s.psi.Dims()
 	c := make([]float64, n)
-	blas64.Gemv(blas.Trans, 1, s.psi.RawMatrix(), blas64.Vector{N: s.m, Inc: 1, Data: w},
+	native.Gemv(blas.Trans, 1, s.psi.RawMatrix(), blas64.Vector{N: s.m, Inc: 1, Data: w},
 		0, blas64.Vector{N: n, Inc: 1, Data: c})
 	return c
 }
@@ -210,7 +211,7 @@ func (s *SPEED) expansion(w []float64) []float64 {
 func (s *SPEED) Transfer(c []float64) []float64 {
 	out := make([]float64, s.m)
 	// Λ^{½}V_mᵀ = Λ·Ψ.
-	blas64.Gemv(blas.NoTrans, 1, s.psi.RawMatrix(), blas64.Vector{N: len(c), Inc: 1, Data: c},
+	native.Gemv(blas.NoTrans, 1, s.psi.RawMatrix(), blas64.Vector{N: len(c), Inc: 1, Data: c},
 		0, blas64.Vector{N: s.m, Inc: 1, Data: out})
 	for j := range out {
 		out[j] *= s.vals[j]

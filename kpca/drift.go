@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/native"
 )
 
 // Drift is a cheap estimate of how far the incremental decomposition has moved from an
@@ -53,9 +54,9 @@ func (md *Model) Drift() Drift {
 	gen := func(d []float64) blas64.Vector { return blas64.Vector{N: n, Inc: 1, Data: d} }
 
 	// Orthogonality: y = V·x, then ‖Vᵀy − x‖.
-	blas64.Gemv(blas.NoTrans, 1, v, gen(x), 0, gen(y))
+	native.Gemv(blas.NoTrans, 1, v, gen(x), 0, gen(y))
 	r := make([]float64, n)
-	blas64.Gemv(blas.Trans, 1, v, gen(y), 0, gen(r))
+	native.Gemv(blas.Trans, 1, v, gen(y), 0, gen(r))
 	var rr float64
 	for i := range r {
 		e := r[i] - x[i]
@@ -72,7 +73,7 @@ func (md *Model) Drift() Drift {
 		lx[i] = values[i] * x[i]
 		big = math.Max(big, math.Abs(values[i]))
 	}
-	blas64.Gemv(blas.NoTrans, 1, v, gen(lx), 0, gen(r))
+	native.Gemv(blas.NoTrans, 1, v, gen(lx), 0, gen(r))
 	rr = 0
 	for i := range r {
 		e := ay[i] - r[i]

@@ -8,14 +8,12 @@ import (
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
-	"github.com/ikpca/ikpca/native"
 )
 
 // Mean-adjusted kernel PCA of the Yeast data, built one point at a time and used to
 // project new points.
 func ExampleModel() {
-	native.Use() // OpenBLAS when built with -tags openblas
-
+	// No set-up: a build with -tags openblas runs the updates on OpenBLAS.
 	x := data.Yeast().X
 	sigma, err := kernel.MedianDistance(x, 1000) // the paper's bandwidth heuristic
 	if err != nil {

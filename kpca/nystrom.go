@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/check"
@@ -213,8 +214,10 @@ func (ny *Nystrom) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 			if v[j] <= tol {
 				continue
 			}
-			mat.Col(w, j, u)
-			res.Set(i, q, mat.Dot(mat.NewVecDense(m, w), mat.NewVecDense(m, km))/math.Sqrt(v[j]))
+			for l := range w { // not mat.Col and mat.Dot, which go through the blas64 registry
+				w[l] = u.At(l, j)
+			}
+			res.Set(i, q, floats.Dot(w, km)/math.Sqrt(v[j]))
 		}
 	}
 	for q := range k {

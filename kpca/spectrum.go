@@ -11,6 +11,7 @@ import (
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/native"
 )
 
 // basis describes the decomposition as the rest of the package reads it: the columns of
@@ -38,7 +39,7 @@ func (md *Model) basis() basis {
 		}
 		proj := make([]float64, n)
 		u := md.sym.Vectors().(*mat.Dense).RawMatrix()
-		blas64.Gemv(blas.Trans, 1, u, blas64.Vector{N: n, Inc: 1, Data: ones}, 0, blas64.Vector{N: n, Inc: 1, Data: proj})
+		native.Gemv(blas.Trans, 1, u, blas64.Vector{N: n, Inc: 1, Data: ones}, 0, blas64.Vector{N: n, Inc: 1, Data: proj})
 		best := 0
 		for j, v := range proj {
 			if math.Abs(v) > math.Abs(proj[best]) {
@@ -126,7 +127,9 @@ func (md *Model) VectorsTo(dst *mat.Dense) {
 				out[i] = -out[i]
 			}
 		}
-		dst.SetCol(q, out)
+		for i, v := range out { // not SetCol: package native is the only route to BLAS
+			dst.Set(i, q, v)
+		}
 	}
 }
 
@@ -134,7 +137,10 @@ func (md *Model) VectorsTo(dst *mat.Dense) {
 // w (length sym.Len()) as scratch: Q·w in Helmert coordinates, the vector itself
 // otherwise. O(m).
 func (md *Model) pointVector(out, w []float64, b basis, j int) {
-	mat.Col(w, j, md.sym.Vectors())
+	u := md.sym.Vectors()
+	for i := range w { // not mat.Col, which copies through the blas64 registry
+		w[i] = u.At(i, j)
+	}
 	if b.helmert {
 		helmert(out, w, md.alpha)
 	} else {
@@ -209,7 +215,9 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	scale := make([]float64, k)
 	for q, j := range idx {
 		md.pointVector(pv, w, b, j)
-		top.SetCol(q, w)
+		for i, v := range w { // not SetCol, which copies through the blas64 registry
+			top.Set(i, q, v)
+		}
 		if b.values[j] > tol {
 			scale[q] = sign.Of(pv) / math.Sqrt(b.values[j])
 		}
@@ -249,7 +257,7 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 			}
 		}
 		out.Reset()
-		out.Mul(cb, top)
+		native.Mul(&out, cb, top)
 		for i := lo; i < hi; i++ {
 			for q := range k {
 				res.Set(i, q, out.At(i-lo, q)*scale[q])

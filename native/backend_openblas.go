@@ -23,29 +23,42 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/lapack"
 	netblas "gonum.org/v1/netlib/blas/netlib"
 	"gonum.org/v1/netlib/lapack/lapacke"
 	netlapack "gonum.org/v1/netlib/lapack/netlib"
+
+	"github.com/ikpca/ikpca/internal/backend"
 )
 
 // Compiled is the name of the backend compiled into this binary: "openblas"
 // (this build, -tags openblas with cgo) or "gonum" (the pure-Go build).
 const Compiled = "openblas"
 
-// compiledBLAS is the BLAS implementation called directly by Gemm.
-var compiledBLAS blas.Float64 = netblas.Implementation{}
-
-func register() {
-	blas64.Use(netblas.Implementation{})
-	lapack64.Use(netlapack.Implementation{})
-	shortenSpin()
+// compiledBLAS and compiledLAPACK return the implementations this package calls
+// directly (blas.go), after making idle OpenBLAS threads sleep at once (shortenSpin)
+// the first time: every route into OpenBLAS, with or without Use, gets it.
+func compiledBLAS() blas.Float64 {
+	spinOnce.Do(shortenSpin)
+	return netblas.Implementation{}
 }
 
-// spinTimeout is the OPENBLAS_THREAD_TIMEOUT that Use sets: idle OpenBLAS threads
+func compiledLAPACK() lapack.Float64 {
+	spinOnce.Do(shortenSpin)
+	return netlapack.Implementation{}
+}
+
+func register() {
+	backend.Register(compiledBLAS(), compiledLAPACK())
+}
+
+// spinOnce runs shortenSpin before the first OpenBLAS call.
+var spinOnce sync.Once
+
+// spinTimeout is the OPENBLAS_THREAD_TIMEOUT that the first OpenBLAS call sets: idle OpenBLAS threads
 // busy-wait 2⁴ cycles, that is not at all, before sleeping.
 const spinTimeout = "4"
 
@@ -124,6 +137,10 @@ func Threads() int {
 // calls dsyevd on it and transposes the result back, so "upper" keeps its
 // row-major meaning and the eigenvectors come back as columns of a.
 func eigenSym(n int, a []float64, lda int, w []float64, vectors bool) error {
+	if backend.Gonum() {
+		return gonumEigenSym(n, a, lda, w, vectors)
+	}
+	spinOnce.Do(shortenSpin)
 	jobz := byte('N')
 	if vectors {
 		jobz = 'V'
@@ -149,6 +166,10 @@ func eigenSym(n int, a []float64, lda int, w []float64, vectors bool) error {
 // faster than dgesvd's QR iteration with the left ones (measured at 1000×1001: dgesvd
 // took 55 dgemm times). Arguments have been validated by SVDLeft; m, n >= 1.
 func svdLeft(m, n int, a []float64, lda int, s, u []float64, ldu int) error {
+	if backend.Gonum() {
+		return gonumSVDLeft(m, n, a, lda, s, u, ldu)
+	}
+	spinOnce.Do(shortenSpin)
 	k := min(m, n)
 	vt := make([]float64, k*n)
 	iwork := make([]int32, 8*k)

@@ -15,9 +15,16 @@
 // Building with -tags openblas but CGO_ENABLED=0 is a compile error on
 // purpose, so that an OpenBLAS build never silently falls back to pure Go.
 //
-// Importing the package has no side effects. Call [Use] once (typically from
-// main) to register the compiled-in backend with gonum's blas64 and lapack64
-// registries, so that gonum/mat and everything built on it use it too.
-// [EigenSymInPlace], [EigenSym] and [Gemm] always call the compiled-in backend
-// directly, whether or not [Use] was called.
+// The library calls the compiled-in backend directly, through this package: the
+// BLAS routines its hot paths need ([Gemm], [Gemv], [Ger], [Symv], [Syr], [Syrk] in
+// blas64's idiom, and [Mul] in place of (*mat.Dense).Mul), an SVD ([Gesvd], [SVDLeft])
+// and a symmetric eigensolver ([EigenSym], [EigenSymInPlace]). They need no call
+// first: a program built with -tags openblas runs every update on OpenBLAS. The first
+// call into OpenBLAS makes its idle threads sleep at once (OPENBLAS_THREAD_TIMEOUT, see
+// [Use]) unless the environment says otherwise.
+//
+// Importing the package has no side effects. [Use] registers the compiled-in backend
+// with gonum's blas64 and lapack64 registries, for the rest of a program's gonum code
+// (gonum/mat, stat, optimize...), which otherwise runs on gonum's pure-Go BLAS and
+// LAPACK even in the openblas build. The library itself does not need it.
 package native

@@ -51,19 +51,22 @@ var ErrFixedThreads = errors.New("native: the pure-Go gonum backend has no threa
 var useOnce sync.Once
 
 // Use registers the compiled-in backend ([Compiled]) process-wide with gonum's
-// blas64.Use and lapack64.Use, and returns [Active].
+// blas64.Use and lapack64.Use, and returns [Active]. The library's own computations
+// call the compiled-in backend directly and do not need it: Use is for the rest of a
+// program's gonum code (mat.Dense.Mul, mat.EigenSym and everything built on them),
+// which otherwise runs on gonum's pure-Go BLAS and LAPACK.
 //
-// With OpenBLAS, the first call also makes idle OpenBLAS worker threads sleep
-// promptly instead of busy-waiting for about a tenth of a second after each
-// threaded call, by setting OPENBLAS_THREAD_TIMEOUT=4 — unless the environment
-// already sets that variable, which then wins. Eigen-updates alternate one large
-// dgemm with their own work on all cores, which the spinning threads would slow
-// down by half.
+// With OpenBLAS, the first call into it, through Use or any function of this
+// package, also makes idle OpenBLAS worker threads sleep promptly instead of
+// busy-waiting for about a tenth of a second after each threaded call, by setting
+// OPENBLAS_THREAD_TIMEOUT=4 — unless the environment already sets that variable,
+// which then wins. Eigen-updates alternate one large dgemm with their own work on all
+// cores, which the spinning threads would slow down by half.
 //
 // Registration happens only the first time Use is called; later calls just
 // report [Active]. Use is safe to call from several goroutines. It is the only
-// function of this package that registers or configures anything: importing the
-// package has no side effects.
+// function of this package that registers anything: importing the package has no
+// side effects.
 func Use() Info {
 	useOnce.Do(register)
 	return Active()
@@ -212,29 +215,6 @@ func EigenSym(values []float64, vectors *mat.Dense, a mat.Symmetric) ([]float64,
 		vectors.Copy(mat.NewDense(n, n, buf))
 	}
 	return values, nil
-}
-
-// Gemm computes C = alpha*op(A)*op(B) + beta*C, where op(X) is X or Xᵀ
-// according to tA and tB, with the compiled-in backend called directly
-// (OpenBLAS dgemm in the openblas build, gonum's Dgemm otherwise),
-// independently of [Use]. Like blas64.Gemm, the sizes are taken from a and b,
-// and inconsistent dimensions panic.
-func Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
-	var m, n, k int
-	if tA == blas.NoTrans {
-		m, k = a.Rows, a.Cols
-	} else {
-		m, k = a.Cols, a.Rows
-	}
-	if tB == blas.NoTrans {
-		n = b.Cols
-	} else {
-		n = b.Rows
-	}
-	if c.Rows != m || c.Cols != n {
-		panic(fmt.Sprintf("native: Gemm: C is %d×%d, want %d×%d", c.Rows, c.Cols, m, n))
-	}
-	compiledBLAS.Dgemm(tA, tB, m, n, k, alpha, a.Data, a.Stride, b.Data, b.Stride, beta, c.Data, c.Stride)
 }
 
 // SVDLeft computes the singular values of the m×n row-major matrix a (stride lda), in

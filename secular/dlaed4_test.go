@@ -88,4 +88,7 @@ func TestAgainstDlaed4(t *testing.T) {
 	}
 	t.Logf("%d roots compared: %d (%.1f%%) within 4ε·max|d| of dlaed4, worst %.2f ε·max(|d|, σ, κ); dlaed4 failed on %d",
 		roots, within4, 100*float64(within4)/float64(roots), worst, lapackFailed)
+	if roots < 100 { // the suite has several hundred roots with distinct poles
+		t.Errorf("only %d roots compared with dlaed4", roots)
+	}
 }

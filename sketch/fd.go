@@ -7,8 +7,9 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/native"
 )
 
 // Options configure a Frequent Directions sketch.
@@ -60,11 +61,13 @@ func New(ell, d int, opts Options) (*FD, error) {
 	f := &FD{ell: ell, d: d, buf: buf, b: make([]float64, buf*d), a: make([]float64, buf*d),
 		vt: make([]float64, min(buf, d)*d), settled: true,
 		sigma2: make([]float64, 0, min(buf, d)), s: make([]float64, min(buf, d))}
-	// Workspace query for the largest shape; smaller ones need no more.
+	// Workspace query for the largest shape; smaller ones need no more. At least
+	// LAPACK's documented minimum, max(3·min(m, n) + max(m, n), 5·min(m, n)), so that the
+	// workspace also suits gonum's Dgesvd when a test runs it in an openblas build.
 	var q [1]float64
-	lapack64.Gesvd(lapack.SVDNone, lapack.SVDStore, f.general(buf), blas64.General{Stride: 1},
+	native.Gesvd(lapack.SVDNone, lapack.SVDStore, f.general(buf), blas64.General{Stride: 1},
 		f.vtGeneral(min(buf, d)), f.s, q[:], -1)
-	f.work = make([]float64, int(q[0]))
+	f.work = make([]float64, max(int(q[0]), 3*min(buf, d)+max(buf, d), 5*min(buf, d)))
 	return f, nil
 }
 
@@ -112,7 +115,7 @@ func (f *FD) Reset() {
 
 // Update adds one row. A row of the wrong length or with a non-finite entry is an error
 // and leaves the sketch unchanged. Update does not allocate itself; the SVD of a
-// compression (every buffer−ℓ rows) allocates only what the registered BLAS does
+// compression (every buffer−ℓ rows) allocates only what the compiled-in BLAS does
 // inside it (gonum's parallel dgemm a few objects per call at large sizes, OpenBLAS
 // nothing).
 func (f *FD) Update(row []float64) error {
@@ -204,7 +207,7 @@ func (f *FD) compress() error {
 	// The SVD runs on a copy into separate storage for Vᵀ (LAPACK dgesvd, JOBU = 'N',
 	// JOBVT = 'S'), so that a failure leaves the sketch as it was.
 	copy(f.a[:r*f.d], f.b[:r*f.d])
-	if !lapack64.Gesvd(lapack.SVDNone, lapack.SVDStore, f.general(r), blas64.General{Stride: 1},
+	if !native.Gesvd(lapack.SVDNone, lapack.SVDStore, f.general(r), blas64.General{Stride: 1},
 		f.vtGeneral(k), f.s[:k], f.work, len(f.work)) {
 		return errors.New("sketch: the SVD did not converge")
 	}

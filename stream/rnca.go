@@ -89,7 +89,7 @@ func (r *RNCA) Add(x []float64) error {
 	if err := r.rff.Map(r.z, x); err != nil {
 		return fmt.Errorf("stream: %w", err)
 	}
-	blas64.Syr(1, blas64.Vector{N: len(r.z), Inc: 1, Data: r.z}, r.sym())
+	native.Syr(1, blas64.Vector{N: len(r.z), Inc: 1, Data: r.z}, r.sym())
 	for i, v := range r.z {
 		r.sum[i] += v
 	}
@@ -108,7 +108,7 @@ func (r *RNCA) AddBatch(X mat.Matrix) error {
 		return fmt.Errorf("stream: %w", err)
 	}
 	raw := Z.RawMatrix()
-	blas64.Syrk(blas.Trans, 1, raw, 1, r.sym())
+	native.Syrk(blas.Trans, 1, raw, 1, r.sym())
 	for i := range raw.Rows {
 		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
 			r.sum[j] += v
@@ -147,7 +147,7 @@ func (r *RNCA) settle() {
 		for i, s := range r.sum {
 			r.mean[i] = s / float64(r.n)
 		}
-		blas64.Syr(-float64(r.n), blas64.Vector{N: D, Inc: 1, Data: r.mean},
+		native.Syr(-float64(r.n), blas64.Vector{N: D, Inc: 1, Data: r.mean},
 			blas64.Symmetric{N: D, Stride: D, Uplo: blas.Upper, Data: r.scratch})
 	}
 	w := make([]float64, D)

@@ -8,6 +8,7 @@ import (
 	"github.com/ikpca/ikpca/features"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
+	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/sketch"
 )
 
@@ -222,6 +223,6 @@ func project(dst *mat.Dense, rff *features.RFF, X mat.Matrix, w *mat.Dense, mean
 	}
 	check.Reuse(dst, n, k)
 	D, _ := w.Dims()
-	dst.Mul(&Z, w.Slice(0, D, 0, k))
+	native.Mul(dst, &Z, w.Slice(0, D, 0, k))
 	return nil
 }

@@ -1,43 +1,38 @@
 package update
 
 import (
-	"encoding/json"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/backend"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/native"
 )
 
-// agreement is a fixed workload whose results the two backends must reproduce within
-// rounding: a factorisation, rank-one updates of both signs and bordering steps on the
-// Yeast RBF kernel.
-type agreement struct {
-	Backend string      `json:"backend"`
-	Values  [][]float64 `json:"values"`  // eigenvalues after each stage
-	Vectors [][]float64 `json:"vectors"` // |first row of U| after each stage (signs are arbitrary)
+// stage is the decomposition after one stage of the agreement workload.
+type stage struct {
+	values  []float64  // ascending
+	vectors *mat.Dense // columns in the order of values
 }
 
-func agreementWorkload(t *testing.T) agreement {
+// agreementWorkload is a fixed workload whose results the two backends must reproduce
+// within rounding: a factorisation, rank-one updates of both signs and bordering steps
+// on the Yeast RBF kernel. It returns the decomposition after each stage.
+func agreementWorkload(t *testing.T) []stage {
 	t.Helper()
 	x := data.Yeast().X
 	m := 200
 	k := rbf(x.Slice(0, m, 0, 8), medianDistance(t, x))
 	rng := rand.New(rand.NewPCG(9, 9))
-	out := agreement{Backend: native.Active().Name}
+	var out []stage
 	record := func(s *Sym) {
-		out.Values = append(out.Values, s.Values(nil))
-		row := mat.Row(nil, 0, s.Vectors())
-		for i := range row {
-			row[i] = math.Abs(row[i])
-		}
-		out.Vectors = append(out.Vectors, row)
+		var u mat.Dense
+		s.VectorsTo(&u)
+		out = append(out, stage{values: s.Values(nil), vectors: &u})
 	}
 	var s Sym
 	if err := s.Factorize(testmat.Leading(k, 150)); err != nil {
@@ -64,74 +59,70 @@ func agreementWorkload(t *testing.T) agreement {
 	return out
 }
 
-// TestBackendAgreement runs the workload and, when IKPCA_AGREE_DIR is set, writes the
-// result there as <backend>.json and compares it with the other backend's file if that
-// exists. CI runs the suite in the pure-Go build first and then with -tags openblas, so
-// the second run checks that the two builds agree. In the openblas build the test also
-// compares in-process with gonum's BLAS registered instead of OpenBLAS.
+// TestBackendAgreement runs the workload on the compiled-in backend and on gonum's
+// pure-Go BLAS and LAPACK in the same process (the openblas build links both; package
+// internal/backend switches package native between them) and compares what rounding
+// cannot move:
+//
+//   - the eigenvalues, to 64·n·ε·‖A‖: each backend's are within c·n·ε·‖A‖ of the exact
+//     ones with c of order 1 per update (backward stability of each update; the update
+//     tests check residuals to 4·n·ε·‖A‖ per step), and rounding errors of successive
+//     updates largely average out (measured: the backends differ by 0.1·n·ε·‖A‖);
+//   - the invariant subspaces of the top j eigenvalues, for every j ≤ 20 where the gap
+//     δ = λ_(j) − λ_(j+1) exceeds 1e-6·‖A‖: by the Davis–Kahan sin θ theorem each
+//     backend's subspace is within ‖E‖/δ of the exact one for a backward error ‖E‖, so
+//     the sine of the largest principal angle between the two is bounded by
+//     2·64·n·ε·‖A‖/δ. Subspaces are sign-free; single vectors inside a near-degenerate
+//     cluster are not compared at all.
+//
+// In the pure-Go build there is only one backend: the test says so and skips.
 func TestBackendAgreement(t *testing.T) {
+	if native.Compiled == "gonum" {
+		t.Skip("pure-Go build: only gonum's backend is linked; build with -tags openblas to compare it with OpenBLAS")
+	}
 	mine := agreementWorkload(t)
-	dir := os.Getenv("IKPCA_AGREE_DIR")
-	if dir != "" {
-		raw, err := json.Marshal(mine)
-		if err != nil {
-			t.Fatal(err)
+	var theirs []stage
+	backend.WithGonum(func() { theirs = agreementWorkload(t) })
+	if len(mine) != len(theirs) {
+		t.Fatalf("%d and %d stages", len(mine), len(theirs))
+	}
+	var worstValue, worstSine float64 // in units of the bounds
+	for st := range mine {
+		a, b := mine[st], theirs[st]
+		n := len(a.values)
+		norm := math.Max(math.Abs(a.values[0]), math.Abs(a.values[n-1]))
+		bound := 64 * float64(n) * eps * norm
+		d := testmat.MaxAbsDiff(a.values, b.values)
+		worstValue = math.Max(worstValue, d/bound)
+		if d > bound {
+			t.Errorf("stage %d: eigenvalues differ by %.3g·‖A‖ (bound %.3g·‖A‖)", st, d/norm, bound/norm)
 		}
-		if err := os.WriteFile(filepath.Join(dir, mine.Backend+".json"), raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		for _, other := range []string{"gonum", "openblas"} {
-			if other == mine.Backend {
+		compared := 0
+		for j := 1; j <= 20 && j < n; j++ {
+			gap := a.values[n-j] - a.values[n-j-1]
+			if gap <= 1e-6*norm {
 				continue
 			}
-			raw, err := os.ReadFile(filepath.Join(dir, other+".json"))
-			if err != nil {
-				t.Logf("no %s results to compare with (%v)", other, err)
-				continue
+			compared++
+			s := sine(a.vectors.Slice(0, n, n-j, n), b.vectors.Slice(0, n, n-j, n))
+			worstSine = math.Max(worstSine, s/(2*bound/gap))
+			if s > 2*bound/gap {
+				t.Errorf("stage %d: top-%d subspaces differ by sin θ = %.3g (gap %.3g·‖A‖, bound %.3g)", st, j, s, gap/norm, 2*bound/gap)
 			}
-			var theirs agreement
-			if err := json.Unmarshal(raw, &theirs); err != nil {
-				t.Fatal(err)
-			}
-			compareAgreement(t, mine, theirs)
+		}
+		if compared == 0 {
+			t.Errorf("stage %d: no subspace separated by a gap compared", st)
 		}
 	}
-	if native.Compiled == "openblas" {
-		withGonum := useGonumBLAS(t)
-		theirs := agreementWorkload(t)
-		withGonum()
-		compareAgreement(t, mine, theirs)
-	}
+	t.Logf("%s and gonum agree on %d stages: eigenvalues to %.2g of the bound, subspaces to %.2g", native.Compiled, len(mine), worstValue, worstSine)
 }
 
-func compareAgreement(t *testing.T, a, b agreement) {
-	t.Helper()
-	if len(a.Values) != len(b.Values) {
-		t.Fatalf("%s and %s: %d and %d stages", a.Backend, b.Backend, len(a.Values), len(b.Values))
-	}
-	for st := range a.Values {
-		n := len(a.Values[st])
-		norm := math.Max(math.Abs(a.Values[st][0]), math.Abs(a.Values[st][n-1]))
-		if d := testmat.MaxAbsDiff(a.Values[st], b.Values[st]); d > 64*float64(n)*eps*norm {
-			t.Errorf("stage %d: eigenvalues of %s and %s differ by %.3g·‖A‖", st, a.Backend, b.Backend, d/norm)
-		}
-		// Eigenvectors are compared where they are well determined: for eigenvalues
-		// separated from their neighbours by more than 1e-6·‖A‖.
-		for j := range n {
-			gap := math.Inf(1)
-			if j > 0 {
-				gap = a.Values[st][j] - a.Values[st][j-1]
-			}
-			if j+1 < n {
-				gap = math.Min(gap, a.Values[st][j+1]-a.Values[st][j])
-			}
-			if gap < 1e-6*norm {
-				continue
-			}
-			if d := math.Abs(a.Vectors[st][j] - b.Vectors[st][j]); d > 64*float64(n)*eps*norm/gap {
-				t.Errorf("stage %d: vector %d differs between %s and %s by %.3g (gap %.3g)", st, j, a.Backend, b.Backend, d, gap)
-			}
-		}
-	}
-	t.Logf("%s and %s agree on %d stages", a.Backend, b.Backend, len(a.Values))
+// sine returns the sine of the largest principal angle between the column spans of the
+// orthonormal matrices p and q: ‖q − p·pᵀq‖₂.
+func sine(p, q mat.Matrix) float64 {
+	var ptq, r mat.Dense
+	ptq.Mul(p.T(), q)
+	r.Mul(p, &ptq)
+	r.Sub(q, &r)
+	return mat.Norm(&r, 2)
 }

@@ -3,15 +3,13 @@ package update_test
 import (
 	"fmt"
 
-	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/update"
 )
 
 // A decomposition grows one row and column at a time with Border, and absorbs a
 // rank-one change with RankOne; it always matches a batch decomposition.
 func ExampleSym() {
-	native.Use() // OpenBLAS when built with -tags openblas
-
+	// No set-up: a build with -tags openblas runs the updates on OpenBLAS.
 	// A = [[4, 1, 0], [1, 3, 1], [0, 1, 2]], built by bordering from the empty matrix.
 	var s update.Sym
 	rows := [][]float64{{4}, {1, 3}, {0, 1, 2}}

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/secular"
 )
 
@@ -103,7 +104,7 @@ func (s *Sym) multiplyT(dst, x []float64) {
 	if n == 0 {
 		return
 	}
-	blas64.Gemv(blas.Trans, 1, blas64.General{Rows: n, Cols: n, Stride: n, Data: s.u[:n*n]},
+	native.Gemv(blas.Trans, 1, blas64.General{Rows: n, Cols: n, Stride: n, Data: s.u[:n*n]},
 		blas64.Vector{N: n, Data: x, Inc: 1}, 0, blas64.Vector{N: n, Data: dst, Inc: 1})
 }
 

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/native"
 )
 
 // Product is the r×n matrix P = B·U of a matrix B, whose n columns match the rows of a
@@ -48,7 +50,7 @@ func (p *Product) Reset(b mat.Matrix, s *Sym) error {
 	data := make([]float64, r*c, r*headroom(c))
 	if r > 0 && c > 0 {
 		dst := mat.NewDense(r, c, data)
-		dst.Mul(b, s.Vectors())
+		native.Mul(dst, b, s.Vectors())
 	}
 	p.r, p.n, p.p, p.spare = r, c, data, nil
 	return nil

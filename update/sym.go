@@ -356,9 +356,9 @@ func orthogonalityProbe(v blas64.General, scratch []float64) float64 {
 		x[i] = float64(state>>11)/(1<<53) - 0.5
 		xx += x[i] * x[i]
 	}
-	blas64.Gemv(blas.NoTrans, 1, v, blas64.Vector{N: n, Data: x, Inc: 1}, 0, blas64.Vector{N: n, Data: y, Inc: 1})
+	native.Gemv(blas.NoTrans, 1, v, blas64.Vector{N: n, Data: x, Inc: 1}, 0, blas64.Vector{N: n, Data: y, Inc: 1})
 	// x ← Vᵀy − x
-	blas64.Gemv(blas.Trans, 1, v, blas64.Vector{N: n, Data: y, Inc: 1}, -1, blas64.Vector{N: n, Data: x, Inc: 1})
+	native.Gemv(blas.Trans, 1, v, blas64.Vector{N: n, Data: y, Inc: 1}, -1, blas64.Vector{N: n, Data: x, Inc: 1})
 	var rr float64
 	for _, r := range x {
 		rr += r * r

@@ -4,6 +4,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/secular"
 )
 
@@ -82,7 +83,7 @@ func (t *transform) apply(rows int, in []float64, inStride int, tip []float64, o
 		t.permute(rows, in, inStride)
 	}
 	if k > 0 && K > 0 {
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1,
+		native.Gemm(blas.NoTrans, blas.Trans, 1,
 			blas64.General{Rows: rows, Cols: k, Stride: inStride, Data: in},
 			blas64.General{Rows: K, Cols: k, Stride: stride, Data: v},
 			0, dst)
@@ -93,7 +94,7 @@ func (t *transform) apply(rows int, in []float64, inStride int, tip []float64, o
 	}
 	if arrow && tip != nil {
 		// The tip column of the input: out += tip·(tip components of the vectors)ᵀ.
-		blas64.Ger(1, blas64.Vector{N: rows, Inc: 1, Data: tip},
+		native.Ger(1, blas64.Vector{N: rows, Inc: 1, Data: tip},
 			blas64.Vector{N: K, Inc: stride, Data: v[k:]}, dst)
 	}
 	if deflates {

@@ -10,9 +10,11 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/vec"
+	"github.com/ikpca/ikpca/native"
 )
 
 // SymNorm returns ‖A‖₂ of a symmetric matrix (see Norm).
@@ -20,7 +22,7 @@ func SymNorm(a *mat.SymDense) float64 {
 	n := a.SymmetricDim()
 	raw := a.RawSymmetric()
 	return Norm(n, func(dst, x []float64) {
-		blas64.Symv(1, raw, blas64.Vector{N: n, Inc: 1, Data: x}, 0, blas64.Vector{N: n, Inc: 1, Data: dst})
+		native.Symv(1, raw, blas64.Vector{N: n, Inc: 1, Data: x}, 0, blas64.Vector{N: n, Inc: 1, Data: dst})
 	})
 }
 
@@ -94,26 +96,24 @@ func extremeRitz(alpha, beta []float64) (theta, resid float64) {
 			t.SetSym(i, i+1, beta[i])
 		}
 	}
-	var es mat.EigenSym
-	if !es.Factorize(t, true) {
+	var vecs mat.Dense
+	vals, err := native.EigenSym(nil, &vecs, t) // ascending, like mat.EigenSym
+	if err != nil {
 		return 0, math.Inf(1)
 	}
-	vals := es.Values(nil)
 	idx := 0
 	if math.Abs(vals[k-1]) >= math.Abs(vals[0]) {
 		idx = k - 1
 	}
-	var vectors mat.Dense
-	es.VectorsTo(&vectors)
-	return vals[idx], math.Abs(beta[k-1] * vectors.At(k-1, idx))
+	return vals[idx], math.Abs(beta[k-1] * vecs.At(k-1, idx))
 }
 
-func axpy(a float64, x, y []float64) {
-	blas64.Axpy(a, blas64.Vector{N: len(x), Inc: 1, Data: x}, blas64.Vector{N: len(y), Inc: 1, Data: y})
-}
+// The vector operations use gonum's floats package (its own kernels, not the blas64
+// registry): O(n) work next to the O(n²) product of each step.
 
-func nrm(x []float64) float64 { return blas64.Nrm2(blas64.Vector{N: len(x), Inc: 1, Data: x}) }
+// axpy sets y += a·x.
+func axpy(a float64, x, y []float64) { floats.AddScaled(y, a, x) }
 
-func scale(x []float64, a float64) {
-	blas64.Scal(a, blas64.Vector{N: len(x), Inc: 1, Data: x})
-}
+func nrm(x []float64) float64 { return floats.Norm(x, 2) }
+
+func scale(x []float64, a float64) { floats.Scale(a, x) }

@@ -38,7 +38,7 @@ func New(n int) *Stick {
 		g: blas64.General{Rows: n, Cols: n, Stride: n, Data: a},
 		c: blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)},
 	}
-	blas64.Gemm(blas.NoTrans, blas.Trans, 1, s.g, s.g, 0, s.c)
+	native.Gemm(blas.NoTrans, blas.Trans, 1, s.g, s.g, 0, s.c)
 	return s
 }
 
@@ -47,7 +47,7 @@ func New(n int) *Stick {
 // ratio compares like with like even when the machine's speed drifts.
 func (s *Stick) Dgemm() time.Duration {
 	start := time.Now()
-	blas64.Gemm(blas.NoTrans, blas.Trans, 1, s.g, s.g, 0, s.c)
+	native.Gemm(blas.NoTrans, blas.Trans, 1, s.g, s.g, 0, s.c)
 	d := time.Since(start)
 	s.gemm += d
 	s.count++

@@ -1,0 +1,48 @@
+package chinsuter
+
+import (
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/backend"
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/native"
+)
+
+// TestBackendRoute checks that the exact and the compressed model (New, Add, AddBatch,
+// Transform) reach BLAS and LAPACK through package native only, never through gonum's
+// blas64 and lapack64 registries, so that a -tags openblas build runs them on OpenBLAS
+// without native.Use. Not parallel: the registries are replaced while it runs.
+func TestBackendRoute(t *testing.T) {
+	T := toy(120, 12)
+	calls := backend.RegistryCalls(func() {
+		for _, opts := range []Options{{}, {Components: 4, Compression: &Compression{PreImages: 6}}} {
+			md, err := New(kernel.RBF{Sigma: 1}, T.Slice(0, 20, 0, 2), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 20; i < 30; i++ {
+				if err := md.Add(T.RawRowView(i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := 30; i < 110; i += 20 {
+				if err := md.AddBatch(T.Slice(i, i+20, 0, 2)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var dst mat.Dense
+			if err := md.Transform(&dst, T.Slice(110, 120, 0, 2), 2); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := md.Orthogonality(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}, native.Compiled == "gonum")
+	if len(calls) > 0 {
+		t.Errorf("reached gonum's blas64/lapack64 registry instead of package native:\n%s", strings.Join(calls, "\n"))
+	}
+}

@@ -1,0 +1,54 @@
+package features
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/backend"
+	"github.com/ikpca/ikpca/native"
+)
+
+// TestBackendRoute checks that Map and Transform of the feature maps reach BLAS through
+// package native only, never through gonum's blas64 registry, so that a -tags openblas
+// build runs them on OpenBLAS without native.Use. The maps are built outside the check:
+// NewQuadrature computes its Gauss–Hermite rule once with gonum's Dsteqr, which takes
+// its few BLAS calls from the registry. Not parallel: the registries are replaced while
+// it runs.
+func TestBackendRoute(t *testing.T) {
+	X := randomPoints(rand.New(rand.NewPCG(12, 4)), 20, 3, 1)
+	rff, err := NewRFF(3, RFFOptions{Dim: 64, Sigma: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := NewQuadrature(3, QuadratureOptions{Dim: 64, Sigma: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tay, err := NewTaylor(3, TaylorOptions{Degree: 3, Sigma: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	maps := map[string]interface {
+		Map(dst, x []float64) error
+		Transform(dst *mat.Dense, X mat.Matrix) error
+		OutDim() int
+	}{"rff": rff, "quadrature": q, "taylor": tay}
+	calls := backend.RegistryCalls(func() {
+		for name, m := range maps {
+			z := make([]float64, m.OutDim())
+			if err := m.Map(z, X.RawRowView(0)); err != nil {
+				t.Fatal(name, err)
+			}
+			var dst mat.Dense
+			if err := m.Transform(&dst, X); err != nil {
+				t.Fatal(name, err)
+			}
+		}
+	}, native.Compiled == "gonum")
+	if len(calls) > 0 {
+		t.Errorf("reached gonum's blas64/lapack64 registry instead of package native:\n%s", strings.Join(calls, "\n"))
+	}
+}

@@ -1,0 +1,66 @@
+package backend
+
+import (
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	gonumblas "gonum.org/v1/gonum/blas/gonum"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestRegistryCalls checks that the recorder names the ikpca function behind a registry
+// call, direct or through gonum/mat, reports nothing when nothing calls the registry,
+// and restores the registry.
+func TestRegistryCalls(t *testing.T) {
+	before := blas64.Implementation()
+	x := blas64.Vector{N: 3, Inc: 1, Data: []float64{1, 2, 3}}
+	var dot float64
+	calls := RegistryCalls(func() { dot = blas64.Dot(x, x) }, false)
+	if dot != 14 {
+		t.Errorf("the recording BLAS computed %v, want 14", dot)
+	}
+	if len(calls) != 1 || !strings.Contains(calls[0], "backend.TestRegistryCalls") {
+		t.Errorf("direct call recorded as %q", calls)
+	}
+	calls = RegistryCalls(func() {
+		var c mat.Dense
+		c.Mul(mat.NewDense(2, 2, []float64{1, 2, 3, 4}), mat.NewDense(2, 2, []float64{1, 0, 0, 1}))
+		var es mat.EigenSym
+		es.Factorize(mat.NewSymDense(2, []float64{2, 1, 1, 2}), false)
+	}, false)
+	if len(calls) != 2 {
+		t.Errorf("mat.Dense.Mul and mat.EigenSym recorded as %q, want two sites", calls)
+	}
+	calls = RegistryCalls(func() {
+		gonumblas.Implementation{}.Dgemm(blas.NoTrans, blas.NoTrans, 1, 1, 1, 1, []float64{2}, 1, []float64{3}, 1, 0, []float64{0}, 1)
+	}, false)
+	if len(calls) != 0 {
+		t.Errorf("a direct call of an implementation recorded as %q", calls)
+	}
+	if blas64.Implementation() != before {
+		t.Errorf("the registry holds %T after RegistryCalls, was %T", blas64.Implementation(), before)
+	}
+}
+
+// TestWithGonum checks the switch and the registrations during and after WithGonum.
+func TestWithGonum(t *testing.T) {
+	before := blas64.Implementation()
+	if Gonum() {
+		t.Fatal("Gonum() outside WithGonum")
+	}
+	ran := false
+	WithGonum(func() {
+		ran = true
+		if !Gonum() {
+			t.Error("Gonum() false inside WithGonum")
+		}
+		if _, ok := blas64.Implementation().(gonumblas.Implementation); !ok {
+			t.Errorf("registry holds %T inside WithGonum", blas64.Implementation())
+		}
+	})
+	if !ran || Gonum() || blas64.Implementation() != before {
+		t.Errorf("after WithGonum: ran %v, Gonum() %v, registry %T (was %T)", ran, Gonum(), blas64.Implementation(), before)
+	}
+}

@@ -1,0 +1,65 @@
+package kpca
+
+import (
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/backend"
+	"github.com/ikpca/ikpca/native"
+)
+
+// TestBackendRoute checks that the model's hot paths — Add in every mode and method,
+// Transform, VectorsTo, Drift and Refresh, and Nyström's Add and Transform — reach BLAS
+// and LAPACK through package native only, never through gonum's blas64 and lapack64
+// registries, so that a -tags openblas build runs them on OpenBLAS even without
+// native.Use (which TestMain calls: the registries are replaced by recording
+// implementations while the test runs). Not parallel.
+func TestBackendRoute(t *testing.T) {
+	x := points(t, "yeast", 60)
+	k := rbfMedian(t, x)
+	calls := backend.RegistryCalls(func() {
+		for _, opts := range []Options{
+			{Mode: Centred, Method: Bordered},
+			{Mode: Centred, Method: RankOne},
+			{Mode: Uncentred, Method: Bordered},
+			{Mode: Uncentred, Method: RankOne},
+		} {
+			md, err := New(k, x.Slice(0, 20, 0, 8), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 20; i < 40; i++ {
+				if err := md.Add(x.RawRowView(i)); err != nil {
+					t.Fatal(name(opts), err)
+				}
+			}
+			var dst, vecs mat.Dense
+			if err := md.Transform(&dst, x.Slice(40, 60, 0, 8), 3); err != nil {
+				t.Fatal(name(opts), err)
+			}
+			md.VectorsTo(&vecs)
+			_ = md.Drift()
+			if err := md.Refresh(); err != nil {
+				t.Fatal(name(opts), err)
+			}
+		}
+		ny, err := NewNystrom(k, x.Slice(0, 60, 0, 8), NystromOptions{Seed: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 10 {
+			if err := ny.Add(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var dst mat.Dense
+		if err := ny.Transform(&dst, x.Slice(40, 60, 0, 8), 3); err != nil {
+			t.Fatal(err)
+		}
+	}, native.Compiled == "gonum")
+	if len(calls) > 0 {
+		t.Errorf("reached gonum's blas64/lapack64 registry instead of package native:\n%s", strings.Join(calls, "\n"))
+	}
+}
