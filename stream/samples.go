@@ -238,7 +238,9 @@ func vectorsTo(dst *mat.Dense, coef [][]float64, n int) {
 		return
 	}
 	for j, c := range coef {
-		dst.SetCol(j, c)
+		for i, v := range c { // not SetCol, which copies through the blas64 registry
+			dst.Set(i, j, v)
+		}
 	}
 }
 
