@@ -75,8 +75,11 @@ func TestBasis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Keeping one more eigenfunction cannot increase the reconstruction error; each value
+	// is a relative Frobenius norm computed with a rounding error of about n·ε (300 points:
+	// 7e-14), so a rise within 1e-12 of the previous value is rounding, not growth.
 	for i := 1; i < len(res.GramError); i++ {
-		if res.GramError[i] > res.GramError[i-1]+1e-15 {
+		if res.GramError[i] > res.GramError[i-1]*(1+1e-12)+1e-15 {
 			t.Fatalf("reconstruction error grew at m = %d", res.Components[i])
 		}
 	}
