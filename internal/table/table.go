@@ -140,7 +140,67 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // a tab separator it is kept, so that empty fields are not merged; with
 // Space, runs of spaces and tabs separate fields and there is no quoting.
 // The header rule is that of HeaderAuto.
+//
+// Read holds the whole table in memory; a Reader gives the rows one at a
+// time, under the same rules.
 func Read(r io.Reader, opts Options) (*Table, error) {
+	tr, err := NewReader(r, opts)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		data  []float64
+		lines []int
+	)
+	row := make([]float64, tr.Width())
+	for {
+		line, err := tr.Next(row)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		data = append(data, row...)
+		lines = append(lines, line)
+	}
+	if len(lines) == 0 {
+		return nil, fmt.Errorf("%s: no data rows", tr.name)
+	}
+	t := &Table{
+		X:              mat.NewDense(len(lines), tr.Width(), data),
+		Names:          tr.Names(),
+		Lines:          lines,
+		HeaderDetected: tr.HeaderDetected(),
+	}
+	if tr.header != nil {
+		t.HeaderLine = tr.firstLine
+	}
+	return t, nil
+}
+
+// Reader reads the rows of a numeric table one at a time, so that a table of
+// any length can be processed in bounded memory. Its rules are those of Read.
+type Reader struct {
+	name      string
+	cr        records
+	width     int      // number of fields of the first record
+	firstLine int      // line of the first record
+	header    []string // trimmed header fields, nil without a header
+	detected  bool     // the header was detected from its content
+	sel       []int    // selected 0-based source columns
+	implicit  bool     // no column selection was given
+	pending   []string // the first record, when it is data, until Next returns it
+	pendLine  int
+	row       []float64 // the row being parsed
+	rows      int       // rows returned so far
+	err       error     // the error that ended the input (io.EOF at its end)
+}
+
+// NewReader prepares to read a table from r: it reads up to the first record
+// that is not blank, to settle the separator, the header and the selected
+// columns. An input without any record is an error.
+func NewReader(r io.Reader, opts Options) (*Reader, error) {
 	name := opts.Name
 	if name == "" {
 		name = StdinName
@@ -168,110 +228,144 @@ func Read(r io.Reader, opts Options) (*Table, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 
-	var cr records
+	tr := &Reader{name: name, implicit: len(items) == 0}
 	if comma == Space {
-		cr = newFieldsReader(src)
+		tr.cr = newFieldsReader(src)
 	} else {
 		c := csv.NewReader(src)
 		c.Comma = comma
 		c.FieldsPerRecord = -1
 		c.TrimLeadingSpace = !unicode.IsSpace(comma)
 		c.ReuseRecord = true
-		cr = c
+		tr.cr = c
 	}
+	rec, line, err := tr.record()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%s: no data rows", name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	tr.width, tr.firstLine = len(rec), line
+	hasHeader := opts.Header == HeaderYes || opts.Header == HeaderAuto && hasNames(items)
+	if hasHeader {
+		tr.header = trimAll(rec)
+	}
+	if tr.sel, err = resolve(items, tr.width, tr.firstLine, tr.header); err != nil {
+		return nil, fmt.Errorf("%s: column selection: %w", name, err)
+	}
+	if !hasHeader && opts.Header == HeaderAuto {
+		names, err := headerByContent(rec, tr.sel)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, tr.firstLine, err)
+		}
+		if names {
+			hasHeader, tr.detected = true, true
+			tr.header = trimAll(rec)
+		}
+	}
+	if !hasHeader {
+		tr.pending, tr.pendLine = append([]string(nil), rec...), line
+	}
+	return tr, nil
+}
 
-	var (
-		started   bool
-		width     int      // number of fields of the first record
-		firstLine int      // line of the first record
-		header    []string // trimmed header fields, nil without a header
-		detected  bool     // the header was detected from its content
-		sel       []int    // selected 0-based source columns
-		data      []float64
-		lines     []int
-	)
-	implicit := len(items) == 0
+// record returns the next record that is not blank and its line.
+func (tr *Reader) record() ([]string, int, error) {
 	for {
-		rec, err := cr.Read()
+		rec, err := tr.cr.Read()
 		if err == io.EOF {
-			break
+			return nil, 0, io.EOF
 		}
 		if err != nil {
-			return nil, readError(name, err)
+			return nil, 0, readError(tr.name, err)
 		}
 		if len(rec) == 0 || len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue // a line of spaces
 		}
-		line, _ := cr.FieldPos(0)
-		if !started {
-			started = true
-			width, firstLine = len(rec), line
-			hasHeader := opts.Header == HeaderYes || opts.Header == HeaderAuto && hasNames(items)
-			if hasHeader {
-				header = trimAll(rec)
-			}
-			sel, err = resolve(items, width, firstLine, header)
-			if err != nil {
-				return nil, fmt.Errorf("%s: column selection: %w", name, err)
-			}
-			if !hasHeader && opts.Header == HeaderAuto {
-				names, err := headerByContent(rec, sel)
-				if err != nil {
-					return nil, fmt.Errorf("%s:%d: %w", name, firstLine, err)
-				}
-				if names {
-					hasHeader, detected = true, true
-					header = trimAll(rec)
-				}
-			}
-			if hasHeader {
-				continue
-			}
-		}
-		if len(rec) != width {
-			return nil, fmt.Errorf("%s:%d: %d fields, want %d (as in line %d)", name, line, len(rec), width, firstLine)
-		}
-		for _, j := range sel {
-			s := strings.TrimSpace(rec[j])
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil && !errors.Is(err, strconv.ErrRange) {
-				fl, _ := cr.FieldPos(j)
-				msg := fmt.Sprintf("%s:%d: %s: %s is not a number", name, fl, columnLabel(j, header), quote(s))
-				if implicit {
-					msg += "; select numeric columns with --columns"
-				}
-				return nil, errors.New(msg)
-			}
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				fl, _ := cr.FieldPos(j)
-				return nil, fmt.Errorf("%s:%d: %s: %s is not a finite number", name, fl, columnLabel(j, header), quote(s))
-			}
-			data = append(data, v)
-		}
-		lines = append(lines, line)
+		line, _ := tr.cr.FieldPos(0)
+		return rec, line, nil
 	}
-	if len(lines) == 0 {
-		return nil, fmt.Errorf("%s: no data rows", name)
-	}
+}
 
-	names := make([]string, len(sel))
-	for k, j := range sel {
-		if header != nil {
-			names[k] = header[j]
+// Width returns the number of selected columns: the length of a row.
+func (tr *Reader) Width() int { return len(tr.sel) }
+
+// Names returns the names of the selected columns, as Table.Names.
+func (tr *Reader) Names() []string {
+	names := make([]string, len(tr.sel))
+	for k, j := range tr.sel {
+		if tr.header != nil {
+			names[k] = tr.header[j]
 		} else {
 			names[k] = "c" + strconv.Itoa(j+1)
 		}
 	}
-	t := &Table{
-		X:              mat.NewDense(len(lines), len(sel), data),
-		Names:          names,
-		Lines:          lines,
-		HeaderDetected: detected,
+	return names
+}
+
+// HeaderDetected reports what Table.HeaderDetected reports.
+func (tr *Reader) HeaderDetected() bool { return tr.detected }
+
+// Rows returns the number of rows Next has returned.
+func (tr *Reader) Rows() int { return tr.rows }
+
+// Next reads the next row into dst (length Width()) and returns its source
+// line. At the end of the input it returns io.EOF. An error ends the input:
+// Next returns it again on every later call. dst is written only when Next
+// succeeds.
+func (tr *Reader) Next(dst []float64) (int, error) {
+	if tr.err != nil {
+		return 0, tr.err
 	}
-	if header != nil {
-		t.HeaderLine = firstLine
+	if len(dst) != len(tr.sel) {
+		return 0, fmt.Errorf("%s: row buffer of %d values for %d columns", tr.name, len(dst), len(tr.sel))
 	}
-	return t, nil
+	line, err := tr.parse()
+	if err != nil {
+		tr.err = err
+		return 0, err
+	}
+	copy(dst, tr.row)
+	tr.rows++
+	return line, nil
+}
+
+// parse reads the next record into tr.row.
+func (tr *Reader) parse() (int, error) {
+	rec, line := tr.pending, tr.pendLine
+	if rec != nil {
+		tr.pending = nil
+	} else {
+		var err error
+		if rec, line, err = tr.record(); err != nil {
+			return 0, err
+		}
+	}
+	if len(rec) != tr.width {
+		return 0, fmt.Errorf("%s:%d: %d fields, want %d (as in line %d)", tr.name, line, len(rec), tr.width, tr.firstLine)
+	}
+	if len(tr.row) != len(tr.sel) {
+		tr.row = make([]float64, len(tr.sel))
+	}
+	for k, j := range tr.sel {
+		s := strings.TrimSpace(rec[j])
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			fl, _ := tr.cr.FieldPos(j)
+			msg := fmt.Sprintf("%s:%d: %s: %s is not a number", tr.name, fl, columnLabel(j, tr.header), quote(s))
+			if tr.implicit {
+				msg += "; select numeric columns with --columns"
+			}
+			return 0, errors.New(msg)
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			fl, _ := tr.cr.FieldPos(j)
+			return 0, fmt.Errorf("%s:%d: %s: %s is not a finite number", tr.name, fl, columnLabel(j, tr.header), quote(s))
+		}
+		tr.row[k] = v
+	}
+	return line, nil
 }
 
 // validComma reports whether c can separate fields, by the rules of
