@@ -125,8 +125,8 @@ func (m *Model) UnmarshalBinary(data []byte) error {
 // decoder reads the little-endian fields of an encoding in order.
 type decoder struct{ p []byte }
 
-func (d *decoder) u32() uint32 { v := binary.LittleEndian.Uint32(d.p); d.p = d.p[4:]; return v }
-func (d *decoder) u64() uint64 { v := binary.LittleEndian.Uint64(d.p); d.p = d.p[8:]; return v }
+func (d *decoder) u32() uint32  { v := binary.LittleEndian.Uint32(d.p); d.p = d.p[4:]; return v }
+func (d *decoder) u64() uint64  { v := binary.LittleEndian.Uint64(d.p); d.p = d.p[8:]; return v }
 func (d *decoder) f64() float64 { return math.Float64frombits(d.u64()) }
 
 // floats reads k floats and reports the first non-finite one.
