@@ -256,9 +256,10 @@ func decodeKernel(spec kernel.Spec, own kernel.Kernel) (kernel.Kernel, error) {
 }
 
 // checkSums reports sums that no set of points gives (ErrEncoding): non-zero sums
-// without points, a negative or too large sum of squares, or a sum or an off-diagonal
-// sum of products beyond Cauchy–Schwarz's bound by more than rounding (a relative 1e-9,
-// and an absolute 2⁻⁵⁰⁰ per point for squares that underflowed).
+// without points, a half of a sum beyond 2¹⁰⁰¹, a negative or too large sum of
+// squares, or a sum or an off-diagonal sum of products beyond Cauchy–Schwarz's bound by
+// more than rounding (a relative 1e-9, and an absolute 2⁻⁵⁰⁰ per point for squares that
+// underflowed).
 func (m *Model) checkSums() error {
 	p, n := m.p, float64(m.n)
 	if m.n == 0 {
@@ -271,10 +272,20 @@ func (m *Model) checkSums() error {
 		}
 		return nil
 	}
+	// Every half of every sum within 2¹⁰⁰¹: a genuine running sum is bounded by the
+	// sum of its terms' magnitudes, which Cauchy–Schwarz bounds by the sums of squares,
+	// and its compensation by the same; so C, formed from them, is finite.
+	for _, s := range [][]float64{m.sum.hi, m.sum.lo, m.sq.hi, m.sq.lo} {
+		for i, v := range s {
+			if !(math.Abs(v) <= 2*sumLimit) {
+				return fmt.Errorf("%w: a sum's entry %d is %g", ErrEncoding, i, v)
+			}
+		}
+	}
 	diag := make([]float64, p)
 	for i := range p {
 		diag[i] = m.sq.at(i, i)
-		if !(diag[i] >= 0 && m.sq.hi[i*p+i] <= sumLimit) {
+		if !(diag[i] >= 0 && m.sq.hi[i*p+i] <= sumLimit && diag[i] <= sumLimit) {
 			return fmt.Errorf("%w: sum of squares %d is %g", ErrEncoding, i, diag[i])
 		}
 	}
