@@ -156,7 +156,9 @@ func TestSKPCAEncodingRefused(t *testing.T) {
 			return append(b[:fd:fd], sealed(in)...)
 		}
 	}
-	fdPut := func(off int, v uint64) func([]byte) { return func(b []byte) { binary.LittleEndian.PutUint64(b[off:], v) } }
+	fdPut := func(off int, v uint64) func([]byte) {
+		return func(b []byte) { binary.LittleEndian.PutUint64(b[off:], v) }
+	}
 	const fdSizes = 12 // ℓ, d, buffer, n, rows in use at 12, 20, 28, 36, 44; settled at 52; totals at 53
 	for _, c := range []struct {
 		what string
