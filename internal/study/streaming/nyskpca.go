@@ -275,13 +275,18 @@ func eigenErrors(got, want []float64) (abs, rel float64) {
 func scoreSine(m interface {
 	Transform(dst *mat.Dense, X mat.Matrix, k int) error
 }, X *mat.Dense, k int, U *mat.Dense) (float64, error) {
-	var sc mat.Dense
-	if err := m.Transform(&sc, X, k); err != nil {
-		return 0, err
+	// In blocks of rows, so that a random-feature model's n×D features are never all
+	// held at once.
+	n, d := X.Dims()
+	sc := mat.NewDense(n, k, nil)
+	for from := 0; from < n; from += 1024 {
+		to := min(from+1024, n)
+		if err := m.Transform(sc.Slice(from, to, 0, k).(*mat.Dense), X.Slice(from, to, 0, d), k); err != nil {
+			return 0, err
+		}
 	}
-	n, _ := X.Dims()
 	var qr mat.QR
-	qr.Factorize(&sc)
+	qr.Factorize(sc)
 	var Q mat.Dense
 	qr.QTo(&Q)
 	Qk := mat.DenseCopyOf(Q.Slice(0, n, 0, k))
