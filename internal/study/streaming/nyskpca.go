@@ -65,8 +65,10 @@ type NystromRow struct {
 	EigenError, RelativeError float64
 	// Sine is the sine of the largest principal angle between the span of the top k
 	// eigenvectors of the exact (n×n) kernel matrix and that of the model's, the
-	// columns of its scores of the n points.
-	Sine float64
+	// columns of its scores of the n points; SineBest the same for the top k* ≤ k, k*
+	// the best-separated leading subspace of the exact matrix (NystromResult.Best),
+	// which unlike the top k (whose λₖ and λₖ₊₁ may nearly tie) is well determined.
+	Sine, SineBest float64
 	// KernelEvals counts the kernel values computed to choose the landmarks and fit
 	// (SKPCA: none), and Flops estimates the floating-point operations besides them.
 	KernelEvals, Flops float64
@@ -84,7 +86,10 @@ type NystromResult struct {
 	// Exact and ExactUncentred are the top k+1 eigenvalues of the centred and uncentred
 	// kernel matrices.
 	Exact, ExactUncentred []float64
-	Rows                  []NystromRow
+	// Best and BestUncentred are k*: the j ≤ k with the largest gap λⱼ − λⱼ₊₁ of the
+	// centred and uncentred exact spectra.
+	Best, BestUncentred int
+	Rows                []NystromRow
 }
 
 // loadNystrom returns n points of the data set in a seeded random order, MAGIC's and
@@ -202,6 +207,7 @@ func NystromKPCA(ctx context.Context, o NystromOptions) (*NystromResult, error) 
 	}
 	K, raw.Data = nil, nil // the n×n matrix is not needed any more
 	res.Exact, res.ExactUncentred = exact, exactU
+	res.Best, res.BestUncentred = bestGap(exact), bestGap(exactU)
 	Uk, UUk := U.Slice(0, n, 0, k).(*mat.Dense), UU.Slice(0, n, 0, k).(*mat.Dense)
 
 	total := len(o.Ranks) * len(o.Strategies)
@@ -231,9 +237,11 @@ func NystromKPCA(ctx context.Context, o NystromOptions) (*NystromResult, error) 
 				Values: slices.Clone(vals[:k])}
 			row.KernelEvals, row.Flops = nystromCost(s, X, m)
 			row.EigenError, row.RelativeError = eigenErrors(vals[:k], exact[:k])
-			if row.Sine, err = scoreSine(m, X, k, Uk); err != nil {
+			sines, err := scoreSines(m, X, Uk, k, res.Best)
+			if err != nil {
 				return nil, err
 			}
+			row.Sine, row.SineBest = sines[0], sines[1]
 			res.Rows = append(res.Rows, row)
 			if s == nystrom.Uniform || budget == 0 {
 				budget = m.Bytes()
@@ -245,7 +253,7 @@ func NystromKPCA(ctx context.Context, o NystromOptions) (*NystromResult, error) 
 		if o.SketchRows <= 0 {
 			continue
 		}
-		row, err := skpcaAtMemory(X, sigma, o.SketchRows, budget, o.Seed, k, exactU[:k], UUk)
+		row, err := skpcaAtMemory(X, sigma, o.SketchRows, budget, o.Seed, k, res.BestUncentred, exactU[:k], UUk)
 		if err != nil {
 			return nil, err
 		}
@@ -268,13 +276,25 @@ func eigenErrors(got, want []float64) (abs, rel float64) {
 	return abs, rel
 }
 
-// scoreSine returns the sine of the largest principal angle between the span of the
-// columns of U (n×k, orthonormal) and that of the model's scores of the rows of X on
-// its top k components: those are its eigenvectors of the n×n approximate kernel
-// matrix, times √λⱼ.
-func scoreSine(m interface {
+// bestGap returns the j in [1, len(v)−1] with the largest gap v[j−1] − v[j].
+func bestGap(v []float64) int {
+	best := 1
+	for j := 2; j < len(v); j++ {
+		if v[j-1]-v[j] > v[best-1]-v[best] {
+			best = j
+		}
+	}
+	return best
+}
+
+// scoreSines returns, for each j of ks, the sine of the largest principal angle between
+// the span of the first j columns of U (n×k, orthonormal) and that of the model's
+// scores of the rows of X on its top j components: those are its eigenvectors of the
+// n×n approximate kernel matrix, times √λ.
+func scoreSines(m interface {
 	Transform(dst *mat.Dense, X mat.Matrix, k int) error
-}, X *mat.Dense, k int, U *mat.Dense) (float64, error) {
+}, X *mat.Dense, U *mat.Dense, ks ...int) ([]float64, error) {
+	k := slices.Max(ks)
 	// In blocks of rows, so that a random-feature model's n×D features are never all
 	// held at once.
 	n, d := X.Dims()
@@ -282,18 +302,33 @@ func scoreSine(m interface {
 	for from := 0; from < n; from += 1024 {
 		to := min(from+1024, n)
 		if err := m.Transform(sc.Slice(from, to, 0, k).(*mat.Dense), X.Slice(from, to, 0, d), k); err != nil {
-			return 0, err
+			return nil, err
 		}
 	}
+	out := make([]float64, len(ks))
+	for i, j := range ks {
+		s, err := sine(U.Slice(0, n, 0, j).(*mat.Dense), sc.Slice(0, n, 0, j))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// sine returns ‖(I − UUᵀ)Q‖₂ for U with orthonormal columns and Q an orthonormal basis
+// of the columns of A (as many).
+func sine(U *mat.Dense, A mat.Matrix) (float64, error) {
+	n, k := A.Dims()
 	var qr mat.QR
-	qr.Factorize(sc)
+	qr.Factorize(A)
 	var Q mat.Dense
 	qr.QTo(&Q)
 	Qk := mat.DenseCopyOf(Q.Slice(0, n, 0, k))
-	// R = Q − U(UᵀQ); its 2-norm is the sine.
+	u := mat.DenseCopyOf(U)
 	c := mat.NewDense(k, k, nil)
-	native.Gemm(blas.Trans, blas.NoTrans, 1, U.RawMatrix(), Qk.RawMatrix(), 0, c.RawMatrix())
-	native.Gemm(blas.NoTrans, blas.NoTrans, -1, U.RawMatrix(), c.RawMatrix(), 1, Qk.RawMatrix())
+	native.Gemm(blas.Trans, blas.NoTrans, 1, u.RawMatrix(), Qk.RawMatrix(), 0, c.RawMatrix())
+	native.Gemm(blas.NoTrans, blas.NoTrans, -1, u.RawMatrix(), c.RawMatrix(), 1, Qk.RawMatrix())
 	g := mat.NewSymDense(k, nil)
 	native.Syrk(blas.Trans, 1, Qk.RawMatrix(), 0, g.RawSymmetric())
 	v, err := native.EigenSym(nil, nil, g)
@@ -348,7 +383,7 @@ func rowOf(X *mat.Dense, x []float64) int {
 // skpcaAtMemory fits SKPCA (ℓ sketch rows, random Fourier features of the same Gaussian
 // kernel) with the largest even D whose memory is at most budget bytes, one point at a
 // time, and measures it against the exact uncentred kernel PCA (values want, vectors U).
-func skpcaAtMemory(X *mat.Dense, sigma float64, ell, budget int, seed uint64, k int, want []float64, U *mat.Dense) (NystromRow, error) {
+func skpcaAtMemory(X *mat.Dense, sigma float64, ell, budget int, seed uint64, k, best int, want []float64, U *mat.Dense) (NystromRow, error) {
 	n, d := X.Dims()
 	bytes := func(D int) int {
 		s, err := stream.NewSKPCA(d, stream.SKPCAOptions{Features: D, Sigma: sigma, Sketch: ell, Seed: seed})
@@ -386,15 +421,17 @@ func skpcaAtMemory(X *mat.Dense, sigma float64, ell, budget int, seed uint64, k 
 	row := NystromRow{Method: "skpca", Features: D, Ell: ell, Bytes: s.Bytes(), Time: time.Since(t0),
 		Flops: float64(n) * (float64(d*D) + 16*float64(D*ell))}
 	if len(vals) < k {
-		row.EigenError, row.RelativeError, row.Sine = math.NaN(), math.NaN(), math.NaN()
+		row.EigenError, row.RelativeError, row.Sine, row.SineBest = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 		row.Values = vals
 		return row, nil
 	}
 	row.Values = slices.Clone(vals[:k])
 	row.EigenError, row.RelativeError = eigenErrors(vals[:k], want)
-	if row.Sine, err = scoreSine(s, X, k, U); err != nil {
+	sines, err := scoreSines(s, X, U, k, best)
+	if err != nil {
 		return NystromRow{}, err
 	}
+	row.Sine, row.SineBest = sines[0], sines[1]
 	return row, nil
 }
 
@@ -403,33 +440,35 @@ func (r *NystromResult) output() study.Output {
 	o := r.Options
 	k := o.Components
 	t := study.NewTable("dataset", "n", "dim", "sigma", "method", "r", "features", "ell", "bytes", "eigen_error", "relative_error",
-		"sine", "kernel_evals", "flops", "seconds", "lambda1", "lambda_k", "exact_lambda1", "exact_lambda_k", "exact_gap_k")
+		"sine", "best_k", "sine_best", "kernel_evals", "flops", "seconds", "lambda1", "lambda_k", "exact_lambda1", "exact_lambda_k", "exact_gap_k")
 	gap := func(v []float64) float64 { return (v[k-1] - v[k]) / v[0] }
 	for _, row := range r.Rows {
-		ex := r.Exact
+		ex, best := r.Exact, r.Best
 		if row.Method == "skpca" {
-			ex = r.ExactUncentred
+			ex, best = r.ExactUncentred, r.BestUncentred
 		}
 		l1, lk := math.NaN(), math.NaN()
 		if len(row.Values) >= k {
 			l1, lk = row.Values[0], row.Values[k-1]
 		}
 		t.Add(o.Dataset, r.N, r.Dim, r.Sigma, row.Method, row.Rank, row.Features, row.Ell, row.Bytes, row.EigenError, row.RelativeError,
-			row.Sine, row.KernelEvals, row.Flops, row.Time.Seconds(), l1, lk, ex[0], ex[k-1], gap(ex))
+			row.Sine, best, row.SineBest, row.KernelEvals, row.Flops, row.Time.Seconds(), l1, lk, ex[0], ex[k-1], gap(ex))
 	}
 	var md strings.Builder
 	fmt.Fprintf(&md, "### Nyström kernel PCA on %s: n = %d points of dimension %d, Gaussian kernel σ = %.4g, top %d components\n\n",
 		o.Dataset, r.N, r.Dim, r.Sigma, k)
-	fmt.Fprintf(&md, "Exact kernel PCA (Lanczos): centred λ₁ = %.5g, λ%d = %.5g, gap (λ%d − λ%d)/λ₁ = %.3g; uncentred λ₁ = %.5g, gap %.3g. "+
+	bestGap := func(v []float64, j int) float64 { return (v[j-1] - v[j]) / v[0] }
+	fmt.Fprintf(&md, "Exact kernel PCA (Lanczos): centred λ₁ = %.5g, λ%d = %.5g, gap (λ%d − λ%d)/λ₁ = %.3g, best-separated top k* = %d (gap %.3g); uncentred λ₁ = %.5g, gap %.3g, k* = %d (gap %.3g). "+
 		"Nyström kernel PCA (package nystrom) is compared with the centred one, SKPCA (ℓ = %d, D as large as the Nyström model's memory at the same r allows) with the uncentred one, as its paper defines it. "+
-		"Errors over the top %d: max |Δλⱼ|/λ₁, max |Δλⱼ|/λⱼ, and the sine of the largest principal angle between the top-%d eigenvector spaces of the n×n matrices. "+
+		"Errors over the top %d: max |Δλⱼ|/λ₁, max |Δλⱼ|/λⱼ, and the sine of the largest principal angle between the top-%d eigenvector spaces of the n×n matrices, and between the top-k* ones. "+
 		"Cost: kernel values and other flops (estimated) to choose the landmarks and fit; seconds on the machine that ran it.\n\n",
-		r.Exact[0], k, r.Exact[k-1], k, k+1, gap(r.Exact), r.ExactUncentred[0], gap(r.ExactUncentred), o.SketchRows, k, k)
-	fmt.Fprintf(&md, "| method | r | r' (SKPCA: D) | memory KiB | max |Δλ|/λ₁ | max |Δλ|/λ | sin θ | kernel values | flops | s |\n")
-	fmt.Fprintf(&md, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+		r.Exact[0], k, r.Exact[k-1], k, k+1, gap(r.Exact), r.Best, bestGap(r.Exact, r.Best), r.ExactUncentred[0], gap(r.ExactUncentred),
+		r.BestUncentred, bestGap(r.ExactUncentred, r.BestUncentred), o.SketchRows, k, k)
+	fmt.Fprintf(&md, "| method | r | r' (SKPCA: D) | memory KiB | max \\|Δλ\\|/λ₁ | max \\|Δλ\\|/λ | sin θ, top %d | sin θ, top k* | kernel values | flops | s |\n", k)
+	fmt.Fprintf(&md, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, row := range r.Rows {
-		fmt.Fprintf(&md, "| %s | %d | %d | %.0f | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g |\n", row.Method, row.Rank, row.Features,
-			float64(row.Bytes)/1024, row.EigenError, row.RelativeError, row.Sine, row.KernelEvals, row.Flops, row.Time.Seconds())
+		fmt.Fprintf(&md, "| %s | %d | %d | %.0f | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g |\n", row.Method, row.Rank, row.Features,
+			float64(row.Bytes)/1024, row.EigenError, row.RelativeError, row.Sine, row.SineBest, row.KernelEvals, row.Flops, row.Time.Seconds())
 	}
 	return study.Output{Name: "nyskpca-" + o.Dataset, Table: t, Markdown: md.String()}
 }

@@ -73,8 +73,10 @@ func TestNystromKPCA(t *testing.T) {
 		t.Fatalf("%d rows, want (3 strategies + SKPCA) × 2 ranks", len(res.Rows))
 	}
 	for _, row := range res.Rows {
-		if row.Bytes <= 0 || row.Time <= 0 || len(row.Values) != 5 || !(row.Sine >= 0 && row.Sine <= 1+1e-12) {
-			t.Errorf("%s r=%d: bytes %d, time %v, values %v, sine %g", row.Method, row.Rank, row.Bytes, row.Time, row.Values, row.Sine)
+		if row.Bytes <= 0 || row.Time <= 0 || len(row.Values) != 5 || !(row.Sine >= 0 && row.Sine <= 1+1e-12) ||
+			!(row.SineBest >= 0 && row.SineBest <= 1+1e-12) {
+			t.Errorf("%s r=%d: bytes %d, time %v, values %v, sines %g, %g", row.Method, row.Rank, row.Bytes, row.Time, row.Values,
+				row.Sine, row.SineBest)
 		}
 		switch {
 		case row.Method == "skpca":
@@ -87,8 +89,9 @@ func TestNystromKPCA(t *testing.T) {
 		case row.Rank == n && row.Method != "stream":
 			// Stream and Greedy stop at the data's numerical rank (duplicates); uniform
 			// takes every row.
-			if row.EigenError > 1e-10 || row.Sine > 1e-7 {
-				t.Errorf("%s with every point a landmark: eigenvalue error %.3g·λ₁, sine %.3g", row.Method, row.EigenError, row.Sine)
+			if row.EigenError > 1e-10 || row.Sine > 1e-7 || row.SineBest > 1e-7 {
+				t.Errorf("%s with every point a landmark: eigenvalue error %.3g·λ₁, sines %.3g, %.3g", row.Method, row.EigenError,
+					row.Sine, row.SineBest)
 			}
 		case row.Rank == 12:
 			if !(row.EigenError > 1e-8 && row.Sine > 1e-6) {
@@ -102,6 +105,9 @@ func TestNystromKPCA(t *testing.T) {
 	out := res.output()
 	if got := studytest.Lines(t, out.Table); got != 9 {
 		t.Errorf("CSV: %d lines, want 9", got)
+	}
+	if res.Best < 1 || res.Best > 5 || res.BestUncentred < 1 || res.BestUncentred > 5 {
+		t.Errorf("best-separated k* %d and %d, want them in [1, 5]", res.Best, res.BestUncentred)
 	}
 	if !strings.Contains(out.Markdown, "| greedy | 12 |") || out.Name != "nyskpca-yeast" {
 		t.Errorf("output %q, markdown:\n%s", out.Name, out.Markdown)
