@@ -61,6 +61,7 @@ go test -count=1 -timeout 30m ./...
 step "tests, pure Go, race detector on the core packages"
 go test -count=1 -race ./native/ ./secular/ ./update/ ./kernel/ ./features/ ./sketch/
 go test -count=1 -race -short ./kpca/
+go test -count=1 -race -short ./nystrom/
 
 step "tests, -tags openblas (also compares OpenBLAS with gonum's BLAS and LAPACK in one process)"
 go test -count=1 -timeout 30m -tags openblas ./...

@@ -74,9 +74,14 @@ const (
 
 // Model is Nyström kernel PCA: the feature map of r landmarks and the sums over the
 // points added, from which its kernel PCA is computed when it is read. Create one with
-// New or Fit (or Empty, for another shard). A Model must not be used by several
-// goroutines at once, reads included (they settle the decomposition); distinct Models
-// may be used concurrently, Models made by Empty included.
+// New or Fit (or Empty, for another shard).
+//
+// Changes (Add, AddBatch, Merge, UnmarshalBinary) need exclusive use of the model, and
+// so does the first read after a change, which computes the decomposition (Values,
+// ExplainedVariance, VectorsTo, Transform). Once it is computed, reads — Transform and
+// Map included, which keep their scratch to themselves — may run on several goroutines
+// at once: a fitted model can project a stream from many. Distinct Models may be used
+// concurrently, Models made by Empty included.
 type Model struct {
 	kern kernel.Kernel
 	opts Options
@@ -378,7 +383,7 @@ func (m *Model) AddBatch(X mat.Matrix) error {
 	p := m.p
 	for from := 0; from < rows; from += blockRows {
 		nb := min(blockRows, rows-from)
-		if err := m.block(X, from, nb); err != nil {
+		if err := m.block(m.kblk, m.fblk, m.xrow, X, from, nb); err != nil {
 			return err
 		}
 		native.Syrk(blas.Trans, 1, general(nb, p, m.fblk), 0, blas64.Symmetric{Uplo: blas.Upper, N: p, Stride: p, Data: m.outer})
@@ -403,19 +408,20 @@ func (m *Model) AddBatch(X mat.Matrix) error {
 	return nil
 }
 
-// block sets the first nb rows of m.fblk to the shifted features φ − c of rows from to
-// from+nb of X (a checked matrix of points), through the kernel block in m.kblk, and
-// reports a non-finite kernel value.
-func (m *Model) block(X mat.Matrix, from, nb int) error {
+// block sets the first nb rows of fblk (blockRows×p) to the shifted features φ − c of
+// rows from to from+nb of X (a checked matrix of points), through the kernel block in
+// kblk (blockRows×r), with xrow (length d) for a row of an X that is not a *mat.Dense,
+// and reports a non-finite kernel value.
+func (m *Model) block(kblk, fblk, xrow []float64, X mat.Matrix, from, nb int) error {
 	r, p := m.r, m.p
-	kb := m.kblk[:nb*r]
-	kernelBlock(kb, m.kern, m.land, X, from, nb, m.xrow)
+	kb := kblk[:nb*r]
+	kernelBlock(kb, m.kern, m.land, X, from, nb, xrow)
 	if err := finiteKernel(kb, from); err != nil {
 		return err
 	}
-	native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(nb, r, kb), general(r, p, m.f), 0, general(nb, p, m.fblk))
+	native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(nb, r, kb), general(r, p, m.f), 0, general(nb, p, fblk))
 	for i := range nb {
-		row := m.fblk[i*p : (i+1)*p]
+		row := fblk[i*p : (i+1)*p]
 		for j, c := range m.shift {
 			row[j] -= c
 		}

@@ -168,18 +168,21 @@ func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	res := mat.NewDense(rows, k, nil)
 	out := res.RawMatrix()
 	vk := blas64.General{Rows: p, Cols: k, Stride: p, Data: m.vecs}
+	// Scratch of its own, not the model's, so that reads may run concurrently.
+	nb0 := min(blockRows, rows)
+	kblk, fblk, xrow := make([]float64, nb0*m.r), make([]float64, nb0*p), make([]float64, m.d)
 	for from := 0; from < rows; from += blockRows {
 		nb := min(blockRows, rows-from)
-		if err := m.block(X, from, nb); err != nil {
+		if err := m.block(kblk, fblk, xrow, X, from, nb); err != nil {
 			return err
 		}
 		for i := range nb {
-			row := m.fblk[i*p : (i+1)*p]
+			row := fblk[i*p : (i+1)*p]
 			for j, mu := range m.mean {
 				row[j] -= mu
 			}
 		}
-		native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(nb, p, m.fblk), vk, 0,
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(nb, p, fblk), vk, 0,
 			blas64.General{Rows: nb, Cols: k, Stride: out.Stride, Data: out.Data[from*out.Stride:]})
 	}
 	for i, v := range out.Data {
