@@ -18,6 +18,10 @@
 // both and adds the sample. MarshalBinary and UnmarshalBinary ship a model, fitted or
 // partial, between processes.
 //
+// Components are signed as scikit-learn's svd_flip signs them (docs/design.md, "Signs"):
+// for this model the vector signed is the feature-space direction vⱼ ∈ Rʳ', whose
+// largest-magnitude entry is made positive.
+//
 // Model is an ikpca.Model and passes package modeltest's suite. It is a sibling of
 // package kpca rather than a part of it: it keeps no points and no eigen-update, only a
 // fixed feature map and sums, and needs of the module only kernel and native.
