@@ -61,6 +61,7 @@ go test -count=1 -timeout 30m ./...
 step "tests, pure Go, race detector on the core packages"
 go test -count=1 -race ./native/ ./secular/ ./update/ ./kernel/ ./features/ ./sketch/
 go test -count=1 -race -short ./kpca/
+go test -count=1 -race -short ./nystrom/
 
 step "tests, -tags openblas (also compares OpenBLAS with gonum's BLAS and LAPACK in one process)"
 go test -count=1 -timeout 30m -tags openblas ./...
@@ -76,7 +77,7 @@ step "performance harness smoke run, -short (both backends)"
 go run ./bench -short -csv "$tmp/bench-gonum.csv"
 go run -tags openblas ./bench -short -csv "$tmp/bench-openblas.csv"
 
-step "fuzz smoke runs (solver, removal, sketch, CSV and LIBSVM readers, Chin–Suter updates, checkpoints)"
+step "fuzz smoke runs (solver, removal, sketch, CSV and LIBSVM readers, Chin–Suter updates, checkpoints, Nyström and SKPCA encodings)"
 # Budgets are execution counts, not durations: with a duration, Go 1.26's fuzz
 # coordinator can report a spurious "context deadline exceeded" failure at the
 # deadline (golang/go#75804, fixed in Go 1.27). A count has no deadline to race.
@@ -88,5 +89,7 @@ go test -run '^$' -fuzz FuzzRead -fuzztime 400000x ./internal/table/
 go test -run '^$' -fuzz FuzzParseLIBSVM -fuzztime 300000x ./data/
 go test -run '^$' -fuzz FuzzAdd -fuzztime 40000x ./chinsuter/
 go test -run '^$' -fuzz FuzzLoad -fuzztime 800000x ./kpca/
+go test -run '^$' -fuzz FuzzLoadModel -fuzztime 800000x ./nystrom/
+go test -run '^$' -fuzz FuzzLoadSKPCA -fuzztime 500000x ./stream/
 
 step "all checks passed"

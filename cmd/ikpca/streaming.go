@@ -21,6 +21,8 @@ func streamingCommand(e env) *cobra.Command {
 		rffN, rffSeeds, rffMaxLog int
 		khaRate, khaDecay, tol    float64
 		seed                      uint64
+		nyDatasets, nyRanks       string
+		nyN, nyK                  int
 	)
 	c := &cobra.Command{
 		Use:   "streaming",
@@ -44,7 +46,13 @@ func streamingCommand(e env) *cobra.Command {
   Gaussian kernel for D = 16 … 2^--rff-maxlog, both forms, with the fitted rate (−½ is
   O(1/√D)). Writes rff.csv and rff.png.
 
-A markdown summary of all three goes to standard output and to streaming.md in --out.
+  Nyström kernel PCA (package nystrom), with --nyskpca data sets (magic, yeast, a9a): on
+  --nyskpca-n points, the top --nyskpca-k eigenvalues and eigenvector spaces against exact
+  kernel PCA (Lanczos on the n×n kernel matrix) for --nyskpca-ranks landmarks chosen
+  uniformly, from the stream and greedily, beside SKPCA at the same memory. Writes
+  nyskpca-DATASET.csv.
+
+A markdown summary of them all goes to standard output and to streaming.md in --out.
 --replot draws the figures again from the CSV files.`,
 	}
 	f := c.Flags()
@@ -66,6 +74,10 @@ A markdown summary of all three goes to standard output and to streaming.md in -
 	f.IntVar(&rffSeeds, "rff-seeds", 5, "feature maps averaged per dimension")
 	f.IntVar(&rffMaxLog, "rff-maxlog", 13, "largest feature dimension, as a power of two")
 	f.Uint64Var(&seed, "seed", 1, "seed of the samples, features and initial directions")
+	f.StringVar(&nyDatasets, "nyskpca", "", "data sets for Nyström kernel PCA against exact kernel PCA: magic, yeast, a9a; empty: none")
+	f.IntVar(&nyN, "nyskpca-n", 10000, "points per data set for Nyström kernel PCA (at most the data set's)")
+	f.StringVar(&nyRanks, "nyskpca-ranks", "50,100,200,500", "numbers of landmarks r for Nyström kernel PCA")
+	f.IntVar(&nyK, "nyskpca-k", 10, "leading components compared for Nyström kernel PCA")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		ellList, err := intList("ells", ells, 1)
 		if err != nil {
@@ -75,17 +87,31 @@ A markdown summary of all three goes to standard output and to streaming.md in -
 			rffN < 0 || rffN == 1 || rffSeeds < 1 || rffMaxLog < 5 || rffMaxLog > 16 {
 			return usageError{fmt.Errorf("need --ells, --n ≥ 2, --test ≥ 1, an even --features ≥ 2, --toy-n ≥ 4, --toy-passes ≥ 1, --tolerance > 0, --rff-n 0 or ≥ 2, --rff-seeds ≥ 1, 5 ≤ --rff-maxlog ≤ 16")}
 		}
-		var names []string
+		rankList, err := intList("nyskpca-ranks", nyRanks, 2)
+		if err != nil {
+			return err
+		}
+		if nyN < 3 || nyK < 1 {
+			return usageError{fmt.Errorf("need --nyskpca-n ≥ 3 and --nyskpca-k ≥ 1")}
+		}
+		var names, nyNames []string
 		for _, name := range strings.Split(datasets, ",") {
 			if name = strings.TrimSpace(name); name != "" {
 				names = append(names, name)
+			}
+		}
+		for _, name := range strings.Split(nyDatasets, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				nyNames = append(nyNames, name)
 			}
 		}
 		o := streaming.Options{Datasets: names,
 			Approx: streaming.ApproxOptions{N: n, Test: test, Features: features, Ells: ellList, Exact: exact, ExactSteps: steps, Seed: seed},
 			Toy: streaming.ToyOptions{Runs: toyRuns, N: toyN, Passes: toyPasses, KHARate: khaRate, KHADecay: khaDecay,
 				Tolerance: tol, Seed: seed},
-			RFF: streaming.RFFOptions{Dataset: "cpu_act", N: rffN, Seeds: rffSeeds, MaxLog: rffMaxLog, Seed: seed}}
+			RFF:             streaming.RFFOptions{Dataset: "cpu_act", N: rffN, Seeds: rffSeeds, MaxLog: rffMaxLog, Seed: seed},
+			NystromDatasets: nyNames,
+			Nystrom:         streaming.NystromOptions{N: nyN, Ranks: rankList, Components: nyK, Seed: seed}}
 		return runStudy(cmd.Context(), e, sf, studyCommand{title: "Streaming kernel PCA", summary: "streaming.md", plots: streaming.Plots,
 			run: func(ctx context.Context, p study.Progress) ([]study.Output, error) {
 				o.Progress = p

@@ -4,11 +4,15 @@
 //   - [Approx]: the kernel-approximation comparison of SKPCA, RNCA, Nyström and the exact
 //     model (after Ghashami, Perry & Phillips 2016);
 //   - [Toy]: the online kernel PCA toy of the seed paper, for KRQA and KHA;
-//   - [RFF]: the convergence rate of random Fourier features.
+//   - [RFF]: the convergence rate of random Fourier features;
+//   - [NystromKPCA]: the accuracy of Nyström kernel PCA (package nystrom) against exact
+//     kernel PCA, for each landmark strategy and number of landmarks, beside SKPCA at
+//     the same memory.
 //
-// [Run] runs the three and returns their outputs: skpca-DATASET (a table, and the
-// figures skpca-DATASET-ell, -memory and -time drawn from it), toy and toy-curves (the
-// figure toy is drawn from toy-curves), and rff; [Plots] draws the figures.
+// [Run] runs them and returns their outputs: skpca-DATASET (a table, and the figures
+// skpca-DATASET-ell, -memory and -time drawn from it), toy and toy-curves (the figure
+// toy is drawn from toy-curves), rff, and nyskpca-DATASET (a table); [Plots] draws the
+// figures.
 package streaming
 
 import (
@@ -31,6 +35,11 @@ type Options struct {
 	// RFF configures the random-feature convergence (N 0: skip); its Progress is set by
 	// Run.
 	RFF RFFOptions
+	// NystromDatasets are the data sets of the Nyström kernel PCA study, among
+	// NystromDataSets (empty: none). Nystrom configures it; its Dataset and Progress
+	// are set by Run.
+	NystromDatasets []string
+	Nystrom         NystromOptions
 	// Progress reports the progress of each experiment.
 	Progress study.Progress
 }
@@ -42,6 +51,11 @@ func Run(ctx context.Context, o Options) ([]study.Output, error) {
 	for _, name := range o.Datasets {
 		if !slices.Contains(DataSets, name) {
 			return nil, fmt.Errorf("%w: unknown data set %q (want one of %v)", study.ErrOptions, name, DataSets)
+		}
+	}
+	for _, name := range o.NystromDatasets {
+		if !slices.Contains(NystromDataSets, name) {
+			return nil, fmt.Errorf("%w: unknown data set %q for Nyström kernel PCA (want one of %v)", study.ErrOptions, name, NystromDataSets)
 		}
 	}
 	var outs []study.Output
@@ -58,6 +72,15 @@ func Run(ctx context.Context, o Options) ([]study.Output, error) {
 		a := o.Approx
 		a.Dataset, a.Progress = name, o.Progress.Stage(name)
 		res, err := Approx(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, res.output())
+	}
+	for _, name := range o.NystromDatasets {
+		ny := o.Nystrom
+		ny.Dataset, ny.Progress = name, o.Progress.Stage("Nyström kernel PCA, "+name)
+		res, err := NystromKPCA(ctx, ny)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,50 @@
+package nystrom
+
+import (
+	"sync"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestConcurrentReads: once a read has computed the decomposition, reads from several
+// goroutines at once — Transform, Map, Values, VectorsTo, MarshalBinary — give what
+// they give alone, bit for bit (and, under the race detector, touch nothing shared).
+func TestConcurrentReads(t *testing.T) {
+	X := points(t, "magic", 600, 3)
+	m := fit(t, rbfMedian(t, X), rows(X, 0, 40), rows(X, 0, 400), Options{})
+	Y := rows(X, 400, 600)
+	_ = m.Values(nil) // settles
+	var want mat.Dense
+	if err := m.Transform(&want, Y, 5); err != nil {
+		t.Fatal(err)
+	}
+	wantPhi, err := m.Map(nil, Y.RawRowView(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 5 {
+				var got, v mat.Dense
+				if err := m.Transform(&got, Y, 5); err != nil || !sameBits(got.RawMatrix().Data, want.RawMatrix().Data) {
+					t.Errorf("concurrent Transform: %v, or other scores", err)
+					return
+				}
+				phi, err := m.Map(nil, Y.RawRowView(0))
+				if err != nil || !sameBits(phi, wantPhi) {
+					t.Errorf("concurrent Map: %v, or another feature vector", err)
+					return
+				}
+				_ = m.Values(nil)
+				m.VectorsTo(&v)
+				if _, err := m.MarshalBinary(); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}

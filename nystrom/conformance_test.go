@@ -1,0 +1,85 @@
+package nystrom
+
+import (
+	"io"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/modeltest"
+)
+
+// TestConformance: the model passes the ikpca.Model suite, checkpoint included, for
+// every landmark strategy. New fits 12 landmarks among the first half of the suite's
+// points (Gaussian kernel, σ = 1, suited to them) and adds that half; the rest come one
+// at a time.
+func TestConformance(t *testing.T) {
+	for _, s := range []Strategy{Uniform, Stream, Greedy} {
+		t.Run(s.String(), func(t *testing.T) { modeltest.Run(t, subject(Options{Rank: 12, Landmarks: s, Seed: 3})) })
+	}
+}
+
+func subject(opts Options) modeltest.Subject {
+	model := func(m ikpca.Model) *Model { return m.(*Model) }
+	return modeltest.Subject{
+		New:      func(X *mat.Dense) (ikpca.Model, error) { return Fit(kernel.RBF{Sigma: 1}, X, opts) },
+		Add:      func(m ikpca.Model, x []float64) error { return model(m).Add(x) },
+		AddBatch: func(m ikpca.Model, X mat.Matrix) error { return model(m).AddBatch(X) },
+		Project: func(m ikpca.Model, X mat.Matrix, k int) (*mat.Dense, error) {
+			return project(model(m), X, k)
+		},
+		Signed: func(m ikpca.Model) (*mat.Dense, error) {
+			var v mat.Dense
+			model(m).VectorsTo(&v)
+			return &v, nil
+		},
+		Save: func(m ikpca.Model, w io.Writer) error {
+			b, err := model(m).MarshalBinary()
+			if err != nil {
+				return err
+			}
+			_, err = w.Write(b)
+			return err
+		},
+		Load: func(r io.Reader) (ikpca.Model, error) {
+			b, err := io.ReadAll(r)
+			if err != nil {
+				return nil, err
+			}
+			var m Model
+			return &m, m.UnmarshalBinary(b)
+		},
+	}
+}
+
+// project computes the scores of the rows of X by another route than Transform: each
+// point's features one at a time (Map, a dgemv rather than a block's dgemm), minus the
+// mean c + s/n formed here from the sums, times the directions of VectorsTo.
+func project(m *Model, X mat.Matrix, k int) (*mat.Dense, error) {
+	rows, d := X.Dims()
+	var V mat.Dense
+	m.VectorsTo(&V)
+	mean := make([]float64, m.p)
+	for j := range mean {
+		mean[j] = m.shift[j] + (m.sum.hi[j]+m.sum.lo[j])/float64(m.n)
+	}
+	out := mat.NewDense(rows, k, nil)
+	x := make([]float64, d)
+	for i := range rows {
+		mat.Row(x, i, X)
+		phi, err := m.Map(nil, x)
+		if err != nil {
+			return nil, err
+		}
+		for q := range k {
+			var s float64
+			for j, v := range phi {
+				s += (v - mean[j]) * V.At(j, q)
+			}
+			out.Set(i, q, s)
+		}
+	}
+	return out, nil
+}

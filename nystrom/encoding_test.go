@@ -1,0 +1,251 @@
+package nystrom
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// seal returns body followed by its checksum, as MarshalBinary writes it.
+func seal(body []byte) []byte {
+	sum := sha256.Sum256(body)
+	return append(append([]byte(nil), body...), sum[:]...)
+}
+
+// offsets of an encoding's fields after the kernel's name (see encoding.go).
+const (
+	offSigma     = 0
+	offDegree    = 8
+	offStrategy  = 32 // uint32, then the uint64 seed
+	offTolerance = 44
+	offR         = 52
+	offD         = 60
+	offP         = 68
+	offN         = 76
+	offFloats    = 84
+)
+
+// opaque is a kernel that cannot describe itself.
+type opaque struct{ k kernel.RBF }
+
+func (o opaque) Eval(x, y []float64) float64 { return o.k.Eval(x, y) }
+
+// header returns where the fixed header of an encoding starts (after magic, version,
+// the name's length and the name).
+func header(b []byte) int { return 16 + int(binary.LittleEndian.Uint32(b[12:])) }
+
+// sameModel reports how b differs from a: values, sizes, memory, options, landmarks
+// and scores of Y, bit for bit.
+func sameModel(t *testing.T, what string, a, b *Model, Y *mat.Dense) {
+	t.Helper()
+	if !sameBits(a.Values(nil), b.Values(nil)) || a.Len() != b.Len() || a.Dim() != b.Dim() || a.Bytes() != b.Bytes() ||
+		a.Options() != b.Options() || a.Features() != b.Features() {
+		t.Fatalf("%s: values, sizes or options differ", what)
+	}
+	var la, lb mat.Dense
+	a.Landmarks(&la)
+	b.Landmarks(&lb)
+	if !mat.Equal(&la, &lb) {
+		t.Fatalf("%s: landmarks differ", what)
+	}
+	if k := len(a.Values(nil)); k > 0 {
+		var sa, sb mat.Dense
+		if err := a.Transform(&sa, Y, k); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Transform(&sb, Y, k); err != nil {
+			t.Fatal(err)
+		}
+		if !sameBits(sa.RawMatrix().Data, sb.RawMatrix().Data) {
+			t.Fatalf("%s: scores differ", what)
+		}
+	}
+}
+
+// TestEncoding: a model encoded and decoded is the same model bit for bit — values,
+// scores, sizes, memory, options — encodes to the same bytes, and merges with the
+// original's Empty (the feature map travels with it); a model without points and one
+// with a custom kernel too.
+func TestEncoding(t *testing.T) {
+	X := points(t, "magic", 400, 8)
+	k := rbfMedian(t, X)
+	m, err := Fit(k, rows(X, 0, 300), Options{Rank: 30, Landmarks: Greedy, Tolerance: 1e-12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	Y := rows(X, 300, 400)
+	data, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, r, d := m.Features(), m.Rank(), m.Dim()
+	if want := 8 + 8 + 3 + 84 + 8*(r*d+r*p+p*p+5*p) + 32; len(data) != want {
+		t.Errorf("%d bytes, want %d", len(data), want)
+	}
+	var back Model
+	if err := back.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	sameModel(t, "decoded", m, &back, Y)
+	again, err := back.MarshalBinary()
+	if err != nil || !bytes.Equal(again, data) {
+		t.Fatalf("encoded again: %d bytes (%v), not the same", len(again), err)
+	}
+
+	// A partial accumulator shipped and merged: the same as adding its points here.
+	part := m.Empty()
+	if err := part.AddBatch(Y); err != nil {
+		t.Fatal(err)
+	}
+	if data, err = part.MarshalBinary(); err != nil {
+		t.Fatal(err)
+	}
+	var shipped Model
+	if err := shipped.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	direct := fit(t, k, landmarks(m), rows(X, 0, 300), Options{Tolerance: 1e-12})
+	if err := direct.AddBatch(Y); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Merge(&shipped); err != nil {
+		t.Fatal(err)
+	}
+	if d := maxRelDiff(m.Values(nil), direct.Values(nil), direct.Values(nil)[0]); d > 1e-12 {
+		t.Errorf("merged with a decoded accumulator: eigenvalues differ by %.3g·λ₁", d)
+	}
+
+	// No points.
+	empty := m.Empty()
+	if data, err = empty.MarshalBinary(); err != nil {
+		t.Fatal(err)
+	}
+	var e Model
+	if err := e.UnmarshalBinary(data); err != nil || e.Len() != 0 || len(e.Values(nil)) != 0 {
+		t.Fatalf("a model without points: %v, Len %d", err, e.Len())
+	}
+
+	// A custom kernel decodes only into a model that has it.
+	f := kernel.Func{Name: "gauss", F: func(x, y []float64) float64 { return k.Eval(x, y) }}
+	cm := fit(t, f, landmarks(m), rows(X, 0, 50), Options{})
+	if data, err = cm.MarshalBinary(); err != nil {
+		t.Fatal(err)
+	}
+	var zero Model
+	if err := zero.UnmarshalBinary(data); !errors.Is(err, ikpca.ErrArgument) {
+		t.Errorf("a custom kernel into a zero model: %v, want ErrArgument", err)
+	}
+	host, err := New(f, rows(X, 0, 3), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := host.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	sameModel(t, "custom kernel", cm, host, Y)
+	if _, err := fit(t, opaque{k}, landmarks(m), rows(X, 0, 5), Options{}).MarshalBinary(); !errors.Is(err, ikpca.ErrArgument) {
+		t.Errorf("a kernel without a Spec: %v, want ErrArgument", err)
+	}
+}
+
+func landmarks(m *Model) *mat.Dense {
+	var L mat.Dense
+	m.Landmarks(&L)
+	return &L
+}
+
+// TestEncodingRefused: every defect of an encoding is an ErrEncoding (a missing custom
+// kernel an ErrArgument) and leaves the receiver unchanged: damage the checksum catches
+// (a flipped bit, truncation, an extra byte) and, under a valid checksum, every field
+// out of its domain.
+func TestEncodingRefused(t *testing.T) {
+	X := points(t, "yeast", 100, 9)
+	k := rbfMedian(t, X)
+	m, err := Fit(k, X, Options{Rank: 6, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := good[:len(good)-sha256.Size]
+	h := header(body)
+	p := m.Features()
+	r, d := m.Rank(), m.Dim()
+	floats := h + offFloats
+	sums := floats + 8*(r*d+p+r*p+p) // Σ(φ − c), hi
+	squares := sums + 16*p           // Σ(φ − c)(φ − c)ᵀ, hi, upper triangle row by row
+	putU64 := func(off int, v uint64) func([]byte) {
+		return func(b []byte) { binary.LittleEndian.PutUint64(b[off:], v) }
+	}
+	putF := func(off int, v float64) func([]byte) { return putU64(off, math.Float64bits(v)) }
+	edits := []struct {
+		what string
+		edit func([]byte) // of a copy of the body, then sealed
+		raw  []byte       // used as it is instead, if not nil
+		want error
+	}{
+		{"nothing", nil, []byte{}, ErrEncoding},
+		{"a flipped bit", nil, func() []byte { b := bytes.Clone(good); b[len(b)/2] ^= 4; return b }(), ErrEncoding},
+		{"truncated", nil, good[:len(good)-1], ErrEncoding},
+		{"an extra byte", nil, append(bytes.Clone(good), 0), ErrEncoding},
+		{"another magic", func(b []byte) { b[0] = 'J' }, nil, ErrEncoding},
+		{"version 2", func(b []byte) { b[8] = 2 }, nil, ErrEncoding},
+		{"a name longer than the data", func(b []byte) { binary.LittleEndian.PutUint32(b[12:], 1<<20) }, nil, ErrEncoding},
+		{"σ = 0", putF(h+offSigma, 0), nil, ErrEncoding},
+		{"σ = NaN", putF(h+offSigma, math.NaN()), nil, ErrEncoding},
+		{"a degree for rbf", putU64(h+offDegree, 3), nil, ErrEncoding},
+		{"strategy 7", func(b []byte) { binary.LittleEndian.PutUint32(b[h+offStrategy:], 7) }, nil, ErrEncoding},
+		{"tolerance 1", putF(h+offTolerance, 1), nil, ErrEncoding},
+		{"tolerance −1", putF(h+offTolerance, -1), nil, ErrEncoding},
+		{"no landmarks", putU64(h+offR, 0), nil, ErrEncoding},
+		{"2⁶² landmarks", putU64(h+offR, 1<<62), nil, ErrEncoding},
+		{"dimension 2⁶²", putU64(h+offD, 1<<62), nil, ErrEncoding},
+		{"more features than landmarks", putU64(h+offP, uint64(r+1)), nil, ErrEncoding},
+		{"one feature fewer", putU64(h+offP, uint64(p-1)), nil, ErrEncoding},
+		{"2⁵³+1 points", putU64(h+offN, 1<<53+1), nil, ErrEncoding},
+		{"no points but sums", putU64(h+offN, 0), nil, ErrEncoding},
+		{"a NaN landmark", putF(floats, math.NaN()), nil, ErrEncoding},
+		{"an infinite map entry", putF(floats+8*(r*d+p), math.Inf(1)), nil, ErrEncoding},
+		{"a negative eigenvalue", putF(floats+8*(r*d), -1), nil, ErrEncoding},
+		{"eigenvalues ascending", putF(floats+8*(r*d+1), 1e300), nil, ErrEncoding},
+		{"a negative sum of squares", putF(squares, -1), nil, ErrEncoding},
+		{"a sum of squares of 2¹⁰⁰²", putF(squares, 0x1p1002), nil, ErrEncoding},
+		{"a sum beyond Cauchy–Schwarz", putF(sums, 1e6), nil, ErrEncoding},
+		{"a product beyond Cauchy–Schwarz", putF(squares+8, 1e6), nil, ErrEncoding},
+		{"a compensation of 2¹⁰⁰²", putF(sums+8*p, 0x1p1002), nil, ErrEncoding},
+		{"a kernel that is not built in", func(b []byte) { copy(b[16:], "xyz") }, nil, ikpca.ErrArgument},
+		{"a non-canonical kernel name", func(b []byte) { copy(b[16:], "RBF") }, nil, ErrEncoding},
+	}
+	for _, c := range edits {
+		in := c.raw
+		if in == nil {
+			b := bytes.Clone(body)
+			c.edit(b)
+			in = seal(b)
+		}
+		before, err := m.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = m.UnmarshalBinary(in)
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s: %v, want %v", c.what, err, c.want)
+		}
+		if after, _ := m.MarshalBinary(); !bytes.Equal(before, after) {
+			t.Errorf("%s: the refused encoding changed the model", c.what)
+		}
+	}
+	if err := m.UnmarshalBinary(good); err != nil {
+		t.Errorf("the good encoding after the bad ones: %v", err)
+	}
+}

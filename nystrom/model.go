@@ -1,0 +1,530 @@
+package nystrom
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/sign"
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/native"
+)
+
+// Options configure a Model and the choice of its landmarks.
+type Options struct {
+	// Rank is the number r of landmarks Choose and Fit pick. New takes the rows of its
+	// landmark matrix instead, and Rank must then be zero or that number of rows.
+	Rank int
+	// Landmarks is how Choose and Fit pick the landmarks (see Strategy; the zero value
+	// is Uniform).
+	Landmarks Strategy
+	// Seed seeds Uniform's draw.
+	Seed uint64
+	// Tolerance is the relative cutoff of the landmarks' kernel matrix: the feature map
+	// keeps the eigenpairs (σⱼ, wⱼ) of K_LL with σⱼ > Tolerance·σ₁. Zero means r·2⁻⁵²
+	// (2r·ε): a backward-stable eigensolver computes every σⱼ to within about r·ε·σ₁,
+	// so smaller ones are indistinguishable from zero, and keeping them would divide
+	// rounding errors by √σⱼ (the rank rule of LAPACK's dgelss and numpy's matrix_rank).
+	// A larger value gives a better-conditioned map of lower rank. It must be in [0, 1).
+	Tolerance float64
+}
+
+// validate checks the options.
+func (o Options) validate() error {
+	if o.Rank < 0 {
+		return fmt.Errorf("%w: rank %d", ErrArgument, o.Rank)
+	}
+	if o.Landmarks < Uniform || o.Landmarks > Greedy {
+		return fmt.Errorf("%w: landmark strategy %d", ErrArgument, int(o.Landmarks))
+	}
+	if !(o.Tolerance >= 0 && o.Tolerance < 1) {
+		return fmt.Errorf("%w: tolerance %g, want it in [0, 1)", ErrArgument, o.Tolerance)
+	}
+	return nil
+}
+
+// cutoff returns the relative eigenvalue cutoff for r landmarks.
+func (o Options) cutoff(r int) float64 {
+	if o.Tolerance > 0 {
+		return o.Tolerance
+	}
+	return float64(r) * 0x1p-52
+}
+
+const (
+	// blockRows is the number of points AddBatch and Transform map at a time: the rows
+	// of one kernel block, one dgemm for their features and one dsyrk for their outer
+	// products. Within a block dsyrk sums plainly, erring by up to blockRows·ε·Σ|terms|;
+	// across blocks the sums are compensated. 64 rows keep that below 1.5e-14·Σ|terms|
+	// and the scratch below 64·(r + r') numbers, while dsyrk still runs at matrix speed.
+	blockRows = 64
+
+	// sumLimit bounds every diagonal sum Σ(φᵢ − cᵢ)²: a point or batch that would take
+	// one beyond it is refused (ErrNonFinite). Then every sum stays far from overflow
+	// (|Sᵢⱼ| ≤ √(SᵢᵢSⱼⱼ) and |sᵢ| ≤ √(n·Sᵢᵢ) by Cauchy–Schwarz), and so does TwoSum.
+	sumLimit = 0x1p1000
+
+	// maxPoints bounds the number of points, so that n converts to float64 exactly.
+	maxPoints = 1 << 53
+)
+
+// Model is Nyström kernel PCA: the feature map of r landmarks and the sums over the
+// points added, from which its kernel PCA is computed when it is read. Create one with
+// New or Fit (or Empty, for another shard).
+//
+// Changes (Add, AddBatch, Merge, UnmarshalBinary) need exclusive use of the model, and
+// so does the first read after a change, which computes the decomposition (Values,
+// ExplainedVariance, VectorsTo, Transform). Once it is computed, reads — Transform and
+// Map included, which keep their scratch to themselves — may run on several goroutines
+// at once: a fitted model can project a stream from many. Distinct Models may be used
+// concurrently, Models made by Empty included.
+type Model struct {
+	kern kernel.Kernel
+	opts Options
+	d    int // dimension of the points
+	r    int // landmarks
+	p    int // features r': the eigenpairs of K_LL kept
+
+	// The feature map, fixed at New and shared (never written) by the models Empty
+	// makes: φ(x) − c = Fᵀ·k(L, x) − c.
+	land  *mat.Dense // r×d landmarks
+	sigma []float64  // p eigenvalues of K_LL kept, descending
+	f     []float64  // r×p, F = W·Σ^−½, row-major
+	shift []float64  // p, c: the mean feature vector of the landmarks
+
+	// The sums over the points, of the shifted features φ − c (docs/design.md, "Nyström
+	// kernel PCA": shifting by an estimate of the mean before summing squares removes
+	// most of the cancellation of C = Σφφᵀ − n·φ̄φ̄ᵀ).
+	n   int
+	sum vecSum // Σ(φ − c)
+	sq  triSum // Σ(φ − c)(φ − c)ᵀ, upper triangle
+
+	// Scratch, allocated with the model so that Add allocates nothing and Bytes does
+	// not change as points come.
+	col   []float64 // r: a kernel column
+	phi   []float64 // p: a feature vector
+	kblk  []float64 // blockRows×r: a kernel block
+	fblk  []float64 // blockRows×p: its features
+	xrow  []float64 // d: a row of a matrix that is not a *mat.Dense
+	outer []float64 // p×p: dsyrk's result
+	csum  []float64 // p: a block's column sums
+	batch struct {  // AddBatch's sums, merged once the whole batch is in
+		sum vecSum
+		sq  triSum
+	}
+
+	// The decomposition as read, valid while fresh: C's eigenvalues (descending), its
+	// unit eigenvectors (p×p row-major, columns in the order of the values, signed) and
+	// the mean of the shifted features, s/n.
+	fresh bool
+	vals  []float64
+	vecs  []float64
+	cmat  []float64 // p×p: C, overwritten by its eigenvectors
+	mean  []float64
+}
+
+// New returns a model without points whose feature map comes from the rows of L (r ≥ 1
+// landmarks of dimension d ≥ 1) and the kernel k: K_LL = W·Σ·Wᵀ by native.EigenSym,
+// keeping the pairs with σⱼ > Tolerance·σ₁ (Options.Tolerance), each eigenvector's
+// largest-magnitude entry made positive (package sign) so that the feature coordinates
+// do not depend on the backend's choice of signs. It costs r² kernel values and one r×r
+// symmetric eigendecomposition, O(r²·d + r³).
+//
+// A nil k, a kernel that fails kernel.Validate, impossible options, a nil L and
+// landmarks whose kernel matrix is zero (no pair to keep) are errors wrapping
+// ErrArgument; L without rows wraps ErrEmpty, and a non-finite coordinate or kernel
+// value ErrNonFinite. L is copied.
+func New(k kernel.Kernel, L mat.Matrix, opts Options) (*Model, error) {
+	if err := checkKernel(k); err != nil {
+		return nil, err
+	}
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	r, d, err := errs.Data(L)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Rank != 0 && opts.Rank != r {
+		return nil, fmt.Errorf("%w: rank %d with %d landmarks", ErrArgument, opts.Rank, r)
+	}
+	opts.Rank = r
+	land := mat.DenseCopyOf(L)
+	K := kernel.Matrix(k, land)
+	raw := K.RawSymmetric()
+	for i := range r {
+		for j, v := range raw.Data[i*raw.Stride+i : i*raw.Stride+r] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%w: kernel value of landmarks %d and %d is %g", ErrNonFinite, i, i+j, v)
+			}
+		}
+	}
+	var W mat.Dense
+	values, err := native.EigenSym(nil, &W, K)
+	if err != nil {
+		// Finite input: only a LAPACK failure, which dsyevd does not report on a finite
+		// symmetric matrix in practice.
+		return nil, fmt.Errorf("nystrom: eigendecomposition of the landmarks' kernel matrix: %w", err)
+	}
+	sigma, f := featureMap(values, &W, opts.cutoff(r))
+	if len(sigma) == 0 {
+		return nil, fmt.Errorf("%w: the landmarks' kernel matrix is zero (largest eigenvalue %g)", ErrArgument, values[r-1])
+	}
+	p := len(sigma)
+	// c = the mean of φ(lᵢ) = Fᵀ·K_LL·eᵢ over the landmarks: K_LL·F (r×p), averaged.
+	kf := make([]float64, r*p)
+	full := mat.NewDense(r, r, nil)
+	for i := range r {
+		for j := i; j < r; j++ {
+			v := raw.Data[i*raw.Stride+j]
+			full.Set(i, j, v)
+			full.Set(j, i, v)
+		}
+	}
+	native.Gemm(blas.NoTrans, blas.NoTrans, 1, full.RawMatrix(), general(r, p, f), 0, general(r, p, kf))
+	shift := make([]float64, p)
+	for i := range r {
+		for j, v := range kf[i*p : (i+1)*p] {
+			shift[j] += v
+		}
+	}
+	for j := range shift {
+		shift[j] /= float64(r)
+	}
+	m := &Model{kern: k, opts: opts, d: d, r: r, p: p, land: land, sigma: sigma, f: f, shift: shift}
+	m.allocate()
+	return m, nil
+}
+
+// featureMap keeps the eigenpairs of K_LL (values ascending, vectors in the columns of
+// W) above cut·σ₁, in descending order, and returns their eigenvalues and F = W·Σ^−½
+// (r×p, row-major), each column of W signed (package sign) first.
+func featureMap(values []float64, W *mat.Dense, cut float64) (sigma, f []float64) {
+	r := len(values)
+	top := values[r-1]
+	if !(top > 0) {
+		return nil, nil
+	}
+	for j := r - 1; j >= 0 && values[j] > cut*top; j-- {
+		sigma = append(sigma, values[j])
+	}
+	p := len(sigma)
+	f = make([]float64, r*p)
+	col := make([]float64, r)
+	for q := range p {
+		j := r - 1 - q
+		for i := range r {
+			col[i] = W.At(i, j)
+		}
+		s := sign.Of(col) / math.Sqrt(sigma[q])
+		for i := range r {
+			f[i*p+q] = s * col[i]
+		}
+	}
+	return sigma, f
+}
+
+// allocate makes the sums and the scratch of a model whose map is set.
+func (m *Model) allocate() {
+	r, p, d := m.r, m.p, m.d
+	m.sum, m.sq = newVecSum(p), newTriSum(p)
+	m.batch.sum, m.batch.sq = newVecSum(p), newTriSum(p)
+	m.col, m.phi, m.xrow = make([]float64, r), make([]float64, p), make([]float64, d)
+	m.kblk, m.fblk = make([]float64, blockRows*r), make([]float64, blockRows*p)
+	m.outer, m.csum = make([]float64, p*p), make([]float64, p)
+	m.vals, m.vecs, m.cmat, m.mean = make([]float64, p), make([]float64, p*p), make([]float64, p*p), make([]float64, p)
+	m.fresh = false
+}
+
+// Empty returns a model with m's kernel, options, landmarks and feature map, and no
+// points: an accumulator for another shard of the data that Merge accepts. The
+// landmarks and the map are shared, not copied (neither is ever written).
+func (m *Model) Empty() *Model {
+	e := &Model{kern: m.kern, opts: m.opts, d: m.d, r: m.r, p: m.p, land: m.land, sigma: m.sigma, f: m.f, shift: m.shift}
+	e.allocate()
+	return e
+}
+
+// checkKernel reports a nil or invalid kernel (ErrArgument).
+func checkKernel(k kernel.Kernel) error {
+	if k == nil || isNilPointer(k) {
+		return fmt.Errorf("%w: nil kernel", ErrArgument)
+	}
+	if err := kernel.Validate(k); err != nil {
+		return fmt.Errorf("%w: %v", ErrArgument, err)
+	}
+	return nil
+}
+
+// isNilPointer reports a nil pointer held in an interface.
+func isNilPointer(x any) bool {
+	v := reflect.ValueOf(x)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
+// general returns the r×c row-major matrix held in data.
+func general(r, c int, data []float64) blas64.General {
+	return blas64.General{Rows: r, Cols: c, Stride: max(c, 1), Data: data[:r*c]}
+}
+
+// Len returns the number of points added (merged models' included).
+func (m *Model) Len() int { return m.n }
+
+// Dim returns the dimension of the points.
+func (m *Model) Dim() int { return m.d }
+
+// Rank returns the number r of landmarks.
+func (m *Model) Rank() int { return m.r }
+
+// Features returns the dimension r' ≤ r of the feature map: the number of eigenpairs of
+// the landmarks' kernel matrix above the tolerance.
+func (m *Model) Features() int { return m.p }
+
+// Kernel returns the model's kernel.
+func (m *Model) Kernel() kernel.Kernel { return m.kern }
+
+// Options returns the model's options (Rank is the number of landmarks).
+func (m *Model) Options() Options { return m.opts }
+
+// Landmarks copies the landmarks into the rows of dst, resized if empty (otherwise it
+// must be r×d; Landmarks panics if not, like gonum's Copy-style methods).
+func (m *Model) Landmarks(dst *mat.Dense) {
+	if dst.IsEmpty() {
+		dst.ReuseAs(m.r, m.d)
+	} else if r, c := dst.Dims(); r != m.r || c != m.d {
+		panic(mat.ErrShape)
+	}
+	dst.Copy(m.land)
+}
+
+// Bytes returns the memory the model holds in its arrays, in bytes: the landmarks and
+// the feature map (r·d + r·r' numbers), the compensated sums and AddBatch's (4·r'²),
+// the decomposition as read (2·r'²) and the scratch (a block of 64 points' kernel
+// values and features, and r'² for dsyrk): O(r² + r·d), independent of the number of
+// points, and fixed at New.
+func (m *Model) Bytes() int {
+	n := m.r*m.d + len(m.sigma) + len(m.f) + len(m.shift) +
+		2*(len(m.sum.hi)+len(m.sq.hi)+len(m.batch.sum.hi)+len(m.batch.sq.hi)) +
+		len(m.col) + len(m.phi) + len(m.kblk) + len(m.fblk) + len(m.xrow) + len(m.outer) + len(m.csum) +
+		len(m.vals) + len(m.vecs) + len(m.cmat) + len(m.mean)
+	return 8 * n
+}
+
+// Add adds the point x (of dimension Dim()): its kernel column against the landmarks
+// (r kernel values, O(r·d)), its features φ(x) − c = Fᵀk − c (one dgemv, 2·r·r'
+// flops) and their compensated sums (r' entries of Σφ and r'(r'+1)/2 of Σφφᵀ, one
+// product and one TwoSum each, about 3.5·r'² flops). It allocates nothing, below the
+// size from which kernel.Column evaluates in parallel (r·(d + 32) ≥ 2¹⁷: about 3100
+// landmarks at d = 10, 850 at d = 123), where its goroutines do. A point of
+// the wrong dimension is an ErrDimension; a non-finite coordinate, a non-finite kernel
+// value or features that would take a sum beyond 2¹⁰⁰⁰ an ErrNonFinite; the model is
+// then unchanged.
+func (m *Model) Add(x []float64) error {
+	if err := errs.Point(x, m.d); err != nil {
+		return err
+	}
+	if m.n >= maxPoints {
+		return fmt.Errorf("%w: the model holds %d points, the most it counts", ErrArgument, m.n)
+	}
+	kernel.Column(m.col, m.kern, m.land, x)
+	if err := finiteKernel(m.col, 0); err != nil {
+		return err
+	}
+	p := m.p
+	native.Gemv(blas.Trans, 1, general(m.r, p, m.f), blas64.Vector{N: m.r, Inc: 1, Data: m.col},
+		0, blas64.Vector{N: p, Inc: 1, Data: m.phi})
+	for j, c := range m.shift {
+		m.phi[j] -= c
+	}
+	for j, v := range m.phi {
+		if !(m.sq.hi[j*p+j]+v*v <= sumLimit) {
+			return fmt.Errorf("%w: feature %d of the point is %g: the sums would overflow", ErrNonFinite, j, v)
+		}
+	}
+	m.sum.add(m.phi)
+	m.sq.addOuter(m.phi)
+	m.n++
+	m.fresh = false
+	return nil
+}
+
+// finiteKernel reports the first non-finite kernel value of a block of kernel columns
+// (ErrNonFinite); first is the index of the block's first point, for the message.
+func finiteKernel(k []float64, first int) error {
+	for i, v := range k {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: kernel value %d of point %d is %g", ErrNonFinite, i, first, v)
+		}
+	}
+	return nil
+}
+
+// AddBatch adds the rows of X, in blocks of 64: the kernel block of a block against the
+// landmarks, its features by one dgemm and their outer products by one dsyrk, summed
+// plainly within the block and with compensation across blocks. It is all or nothing:
+// the batch is summed apart and merged into the model only once every row is in, so
+// that a bad row anywhere (the errors of Add, and a nil X, which wraps ErrArgument, or
+// one without rows, which wraps ErrEmpty) leaves the model unchanged.
+func (m *Model) AddBatch(X mat.Matrix) error {
+	rows, err := errs.Points(X, m.d)
+	if err != nil {
+		return err
+	}
+	if rows > maxPoints-m.n {
+		return fmt.Errorf("%w: %d points on top of %d", ErrArgument, rows, m.n)
+	}
+	b := &m.batch
+	b.sum.zero()
+	b.sq.zero()
+	p := m.p
+	for from := 0; from < rows; from += blockRows {
+		nb := min(blockRows, rows-from)
+		if err := m.block(m.kblk, m.fblk, m.xrow, X, from, nb); err != nil {
+			return err
+		}
+		native.Syrk(blas.Trans, 1, general(nb, p, m.fblk), 0, blas64.Symmetric{Uplo: blas.Upper, N: p, Stride: p, Data: m.outer})
+		clear(m.csum)
+		for i := range nb {
+			for j, v := range m.fblk[i*p : (i+1)*p] {
+				m.csum[j] += v
+			}
+		}
+		b.sum.add(m.csum)
+		b.sq.addUpper(m.outer)
+	}
+	for j := range p {
+		if v := b.sq.hi[j*p+j]; !(m.sq.hi[j*p+j]+v <= sumLimit) {
+			return fmt.Errorf("%w: the batch's squared feature %d sums to %g: the sums would overflow", ErrNonFinite, j, v)
+		}
+	}
+	m.sum.merge(b.sum)
+	m.sq.merge(b.sq)
+	m.n += rows
+	m.fresh = false
+	return nil
+}
+
+// block sets the first nb rows of fblk (blockRows×p) to the shifted features φ − c of
+// rows from to from+nb of X (a checked matrix of points), through the kernel block in
+// kblk (blockRows×r), with xrow (length d) for a row of an X that is not a *mat.Dense,
+// and reports a non-finite kernel value.
+func (m *Model) block(kblk, fblk, xrow []float64, X mat.Matrix, from, nb int) error {
+	r, p := m.r, m.p
+	kb := kblk[:nb*r]
+	kernelBlock(kb, m.kern, m.land, X, from, nb, xrow)
+	if err := finiteKernel(kb, from); err != nil {
+		return err
+	}
+	native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(nb, r, kb), general(r, p, m.f), 0, general(nb, p, fblk))
+	for i := range nb {
+		row := fblk[i*p : (i+1)*p]
+		for j, c := range m.shift {
+			row[j] -= c
+		}
+	}
+	return nil
+}
+
+// kernelBlock sets row i of dst (nb×r, row-major) to the kernel column k(L, x) of the
+// point x = row from+i of X, using xrow (length d) for rows of a matrix that is not a
+// *mat.Dense. It is the one place that evaluates kernel blocks, one kernel.Column per
+// point, so that a bulk kernel block through dgemm can replace it.
+func kernelBlock(dst []float64, k kernel.Kernel, L *mat.Dense, X mat.Matrix, from, nb int, xrow []float64) {
+	r, _ := L.Dims()
+	dense, _ := X.(*mat.Dense)
+	for i := range nb {
+		x := xrow
+		if dense != nil {
+			x = dense.RawRowView(from + i)
+		} else {
+			mat.Row(x, from+i, X)
+		}
+		kernel.Column(dst[i*r:(i+1)*r], k, L, x)
+	}
+}
+
+// Merge adds the sums of o, a model made with the same landmarks, kernel, tolerance
+// and feature map — one made by m.Empty(), by New with the same landmarks in the same
+// process, or decoded from either — so that m then summarises the points of both. o is
+// unchanged. Merging is associative and commutative up to rounding (docs/design.md,
+// "Nyström kernel PCA": two merge orders differ by at most 4ε|S| + 2(64ε + 2Nε²)·Σ|terms|
+// per entry of a sum of N terms). A nil o, o == m, or a model with other landmarks
+// (compared bit for bit), another kernel (its Spec), another tolerance or another
+// feature map (bit for bit: the eigendecomposition of another machine's BLAS may
+// differ in the last bits) is an ErrArgument; sums that would overflow an
+// ErrNonFinite; either leaves m unchanged.
+func (m *Model) Merge(o *Model) error {
+	if o == nil {
+		return fmt.Errorf("%w: nil model", ErrArgument)
+	}
+	if o == m {
+		return fmt.Errorf("%w: merging a model with itself", ErrArgument)
+	}
+	if err := m.compatible(o); err != nil {
+		return err
+	}
+	if o.n > maxPoints-m.n {
+		return fmt.Errorf("%w: %d points on top of %d", ErrArgument, o.n, m.n)
+	}
+	p := m.p
+	for j := range p {
+		if v := o.sq.hi[j*p+j]; !(m.sq.hi[j*p+j]+v <= sumLimit) {
+			return fmt.Errorf("%w: squared feature %d sums to %g: the merged sums would overflow", ErrNonFinite, j, v)
+		}
+	}
+	m.sum.merge(o.sum)
+	m.sq.merge(o.sq)
+	m.n += o.n
+	m.fresh = false
+	return nil
+}
+
+// compatible reports why o's sums cannot be added to m's (ErrArgument), or nil.
+func (m *Model) compatible(o *Model) error {
+	switch {
+	case o.d != m.d || o.r != m.r || o.p != m.p:
+		return fmt.Errorf("%w: merging models of %d landmarks of dimension %d with %d features and %d of dimension %d with %d",
+			ErrArgument, m.r, m.d, m.p, o.r, o.d, o.p)
+	case !sameKernel(m.kern, o.kern):
+		return fmt.Errorf("%w: merging models of different kernels", ErrArgument)
+	case m.opts.Tolerance != o.opts.Tolerance:
+		return fmt.Errorf("%w: merging models of tolerances %g and %g", ErrArgument, m.opts.Tolerance, o.opts.Tolerance)
+	case !sameBits(m.land.RawMatrix().Data, o.land.RawMatrix().Data):
+		return fmt.Errorf("%w: merging models of different landmarks", ErrArgument)
+	case !sameBits(m.f, o.f) || !sameBits(m.shift, o.shift) || !sameBits(m.sigma, o.sigma):
+		return fmt.Errorf("%w: merging models of different feature maps (the same landmarks decomposed by another BLAS?): make one from the other with Empty or an encoding", ErrArgument)
+	}
+	return nil
+}
+
+// sameKernel reports whether a and b are the same kernel: the same Spec if both
+// describe themselves, equal values of one comparable type otherwise.
+func sameKernel(a, b kernel.Kernel) bool {
+	sa, okA := a.(kernel.Specified)
+	sb, okB := b.(kernel.Specified)
+	if okA && okB {
+		return sa.Spec() == sb.Spec()
+	}
+	if okA || okB {
+		return false
+	}
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	return ta == tb && ta.Comparable() && a == b
+}
+
+// sameBits reports whether a and b hold the same float64s, bit for bit.
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}

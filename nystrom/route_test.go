@@ -1,0 +1,60 @@
+package nystrom
+
+import (
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/backend"
+	"github.com/ikpca/ikpca/native"
+)
+
+// TestBackendRoute checks that every path of the model — Choose by each strategy, New,
+// Fit, Add, AddBatch, Merge, the reads (Values, ExplainedVariance, VectorsTo, Transform,
+// Map) and the encoding — reaches BLAS and LAPACK through package native only, never
+// through gonum's blas64 and lapack64 registries, so that a -tags openblas build runs
+// them on OpenBLAS without native.Use. Not parallel: the registries are replaced while
+// it runs.
+func TestBackendRoute(t *testing.T) {
+	X := points(t, "yeast", 200, 4)
+	k := rbfMedian(t, X)
+	calls := backend.RegistryCalls(func() {
+		for _, s := range []Strategy{Uniform, Stream, Greedy} {
+			m, err := Fit(k, rows(X, 0, 100), Options{Rank: 20, Landmarks: s, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := m.Empty()
+			for i := 100; i < 150; i++ {
+				if err := o.Add(X.RawRowView(i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := m.Merge(o); err != nil {
+				t.Fatal(err)
+			}
+			_ = m.Values(nil)
+			_ = m.ExplainedVariance(nil)
+			var v, sc mat.Dense
+			m.VectorsTo(&v)
+			if err := m.Transform(&sc, rows(X, 150, 200), 5); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := m.Map(nil, X.RawRowView(0)); err != nil {
+				t.Fatal(err)
+			}
+			b, err := m.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back Model
+			if err := back.UnmarshalBinary(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}, native.Compiled == "gonum")
+	if len(calls) > 0 {
+		t.Errorf("reached gonum's blas64/lapack64 registry instead of package native:\n%s", strings.Join(calls, "\n"))
+	}
+}

@@ -1,0 +1,215 @@
+package nystrom
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/sign"
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/native"
+)
+
+// components returns the number of eigenpairs the model reports: min(r', n−1), the
+// rank the centred covariance of n points can have (none before the second point).
+func (m *Model) components() int {
+	if m.n < 2 {
+		return 0
+	}
+	return min(m.p, m.n-1)
+}
+
+// settle computes the decomposition from the sums when points came since the last
+// read: the mean s/n of the shifted features, C = S − s·sᵀ/n (each sum hi + lo rounded
+// once), and C's eigenpairs by native.EigenSymInPlace, in descending order, each
+// eigenvector's largest-magnitude entry made positive (package sign: for this model
+// the vector signed is the direction vⱼ in the feature space Rʳ'). O(r'³).
+//
+// It is lazy, and not done at Add, because an r'×r' eigendecomposition per point would
+// cost r' times the point itself. It cannot fail: C is finite (the sums are bounded by
+// 2¹⁰⁰⁰, see sumLimit), it is scaled by a power of two so that its largest entry is
+// about 1 and entries below 2⁻⁹⁰⁰ of it are set to zero — a change far below rounding
+// that leaves no subnormal number for the eigensolver — and LAPACK's dsyevd (gonum's
+// Dsyev in pure Go) does not fail on a finite symmetric matrix. Were it ever to,
+// settle panics with the error rather than return a wrong spectrum.
+func (m *Model) settle() {
+	if m.fresh {
+		return
+	}
+	p, n := m.p, m.n
+	if n == 0 {
+		clear(m.mean)
+		m.fresh = true
+		return
+	}
+	fn := float64(n)
+	s := m.mean
+	m.sum.value(s)
+	var big float64
+	for i := range p {
+		for j := i; j < p; j++ {
+			v := m.sq.at(i, j) - s[i]*s[j]/fn
+			m.cmat[i*p+j] = v
+			big = math.Max(big, math.Abs(v))
+		}
+	}
+	for i := range s {
+		s[i] /= fn
+	}
+	if n < 2 {
+		m.fresh = true
+		return
+	}
+	// Scale by 2⁻ᵉ with big = f·2ᵉ, f ∈ [½, 1): exact (Ldexp, not a product by 2⁻ᵉ,
+	// which overflows for e < −1023).
+	_, e := math.Frexp(big)
+	for i := range p {
+		row := m.cmat[i*p+i : i*p+p]
+		for j, v := range row {
+			v = math.Ldexp(v, -e)
+			if math.Abs(v) < 0x1p-900 {
+				v = 0
+			}
+			row[j] = v
+		}
+	}
+	if err := native.EigenSymInPlace(p, m.cmat, p, m.vals, true); err != nil {
+		panic(fmt.Sprintf("nystrom: internal error: the eigendecomposition of a finite %d×%d matrix failed: %v", p, p, err))
+	}
+	// Ascending to descending, unscaled.
+	for q := range p / 2 {
+		m.vals[q], m.vals[p-1-q] = m.vals[p-1-q], m.vals[q]
+	}
+	for q, v := range m.vals {
+		m.vals[q] = math.Ldexp(v, e)
+	}
+	for i := range p {
+		src, dst := m.cmat[i*p:(i+1)*p], m.vecs[i*p:(i+1)*p]
+		for q := range p {
+			dst[q] = src[p-1-q]
+		}
+	}
+	sign.Flip(mat.NewDense(p, p, m.vecs))
+	m.fresh = true
+}
+
+// Values returns the eigenvalues of the centred Nyström-approximated kernel matrix
+// CK̃C (K̃ = K_nL·K_LL⁺·K_Ln over the n points added, C = I − 11ᵀ/n), which are those
+// of the feature covariance C = Σφφᵀ − n·φ̄φ̄ᵀ (not divided by n), in descending order:
+// min(r', n−1) of them (none before the second point). dst follows the rule of
+// ikpca.Model.Values. The decomposition is computed here when points came since the
+// last read (O(r'³)); it cannot fail.
+func (m *Model) Values(dst []float64) []float64 {
+	m.settle()
+	c := m.components()
+	dst = check.Room(dst, c)
+	copy(dst, m.vals[:c])
+	return dst
+}
+
+// ExplainedVariance returns each component's share λⱼ/Σλ of the total variance, the
+// trace of C, in the order of Values. Eigenvalues that rounding made slightly negative
+// count as zero. dst follows the rule of Values.
+func (m *Model) ExplainedVariance(dst []float64) []float64 {
+	m.settle()
+	c := m.components()
+	dst = check.Room(dst, c)
+	var total float64
+	if c > 0 {
+		for _, v := range m.vals {
+			total += math.Max(v, 0)
+		}
+	}
+	for i := range dst {
+		dst[i] = 0
+		if total > 0 {
+			dst[i] = math.Max(m.vals[i], 0) / total
+		}
+	}
+	return dst
+}
+
+// VectorsTo writes the principal directions in the feature space Rʳ' (unit columns,
+// r'×k with k = len(Values)) to dst, in the order of Values: the score of a point x on
+// component j is (φ(x) − φ̄)ᵀvⱼ. Each column's largest-magnitude entry is positive
+// (package sign, docs/design.md, "Signs"). dst is resized if empty (and left empty if
+// there is no component); VectorsTo panics on a wrong non-empty size, like gonum's
+// VectorsTo.
+func (m *Model) VectorsTo(dst *mat.Dense) {
+	m.settle()
+	p, c := m.p, m.components()
+	if !check.Vectors(dst, p, c) {
+		return
+	}
+	for i := range p {
+		for q, v := range m.vecs[i*p : i*p+c] {
+			dst.Set(i, q, v)
+		}
+	}
+}
+
+// Transform writes the scores of the rows of X on the top k components to dst (rows×k,
+// resized if empty): (φ(x) − φ̄)ᵀvⱼ with the unit directions vⱼ of VectorsTo, the
+// convention of ikpca.Model.Transform for a centring model. For a point the model has
+// seen, that is its coordinate in the kernel PCA of K̃. The rows go 64 at a time
+// through a kernel block, one dgemm for their features and one for the scores. Errors
+// are those of ikpca.Model.Transform, and leave dst unchanged.
+func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
+	rows, err := errs.Transform(dst, X, m.d, k, m.components())
+	if err != nil {
+		return err
+	}
+	m.settle()
+	p := m.p
+	res := mat.NewDense(rows, k, nil)
+	out := res.RawMatrix()
+	vk := blas64.General{Rows: p, Cols: k, Stride: p, Data: m.vecs}
+	// Scratch of its own, not the model's, so that reads may run concurrently.
+	nb0 := min(blockRows, rows)
+	kblk, fblk, xrow := make([]float64, nb0*m.r), make([]float64, nb0*p), make([]float64, m.d)
+	for from := 0; from < rows; from += blockRows {
+		nb := min(blockRows, rows-from)
+		if err := m.block(kblk, fblk, xrow, X, from, nb); err != nil {
+			return err
+		}
+		for i := range nb {
+			row := fblk[i*p : (i+1)*p]
+			for j, mu := range m.mean {
+				row[j] -= mu
+			}
+		}
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(nb, p, fblk), vk, 0,
+			blas64.General{Rows: nb, Cols: k, Stride: out.Stride, Data: out.Data[from*out.Stride:]})
+	}
+	for i, v := range out.Data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: the score of point %d is %g", ErrNonFinite, i/k, v)
+		}
+	}
+	check.Reuse(dst, rows, k)
+	dst.Copy(res)
+	return nil
+}
+
+// Map returns the feature vector φ(x) = Σ^−½Wᵀk(L, x) ∈ Rʳ' of the point x, whose inner
+// products are the Nyström approximation of the kernel: φ(x)ᵀφ(y) = k(x, L)·K_LL⁺·k(L, y)
+// over the pairs kept. dst follows the rule of Values. A point of the wrong dimension is
+// an ErrDimension, a non-finite coordinate or kernel value an ErrNonFinite.
+func (m *Model) Map(dst, x []float64) ([]float64, error) {
+	if err := errs.Point(x, m.d); err != nil {
+		return nil, err
+	}
+	col := make([]float64, m.r)
+	kernel.Column(col, m.kern, m.land, x)
+	if err := finiteKernel(col, 0); err != nil {
+		return nil, err
+	}
+	dst = check.Room(dst, m.p)
+	native.Gemv(blas.Trans, 1, general(m.r, m.p, m.f), blas64.Vector{N: m.r, Inc: 1, Data: col},
+		0, blas64.Vector{N: m.p, Inc: 1, Data: dst})
+	return dst, nil
+}
