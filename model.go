@@ -7,6 +7,8 @@
 // The models themselves live in their own packages:
 //
 //   - kpca.Model: exact incremental kernel PCA (every eigenpair, or the top r);
+//   - nystrom.Model: Nyström kernel PCA as sums over the points, mergeable across
+//     shards;
 //   - chinsuter.Model: Chin and Suter's incremental kernel PCA, exact or compressed;
 //   - stream.SKPCA, stream.RNCA: random Fourier features with a sketch or an exact
 //     covariance;
