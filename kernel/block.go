@@ -278,16 +278,33 @@ func (c *Cross) rbfRows(out, x blas64.General, xn []float64, lo, hi int) {
 // exceeds τ·max(2σ², D̂ⱼ) — coef = (2d+8)·ε/τ — the value is evaluated directly from x and
 // yⱼ (row j of y, stride ys), bit for bit as Eval: the cancellation of close points far
 // from the shift. docs/design.md, "Kernel blocks".
+//
+// Three passes, as fillRBF's two: the exponents (an entry to evaluate directly marked by
+// −1, as exponents are not negative), then the exponentials, independent of one another
+// so that they overlap in the pipeline, then the marked entries (whose exp(1) > 1).
 func rbfRow(row []float64, xn float64, yn, x, y []float64, ys int, g2, coef float64) {
 	d := len(x)
+	marked := false
 	for j, g := range row {
 		s := xn + yn[j]
 		dd := s + g
 		if coef*s > max(g2, dd) {
-			row[j] = rbf(x, y[j*ys:j*ys+d], g2)
+			row[j] = -1
+			marked = true
 			continue
 		}
-		row[j] = math.Exp(-max(dd, 0) / g2)
+		row[j] = max(dd, 0) / g2
+	}
+	for j, v := range row {
+		row[j] = math.Exp(-v)
+	}
+	if !marked {
+		return
+	}
+	for j, v := range row {
+		if v > 1 {
+			row[j] = rbf(x, y[j*ys:j*ys+d], g2)
+		}
 	}
 }
 
