@@ -275,20 +275,23 @@ func (c *Cross) rbfRows(out, x blas64.General, xn []float64, lo, hi int) {
 // rbfRow finishes a row of an RBF block for the point x: on entry row[j] holds −2x̃ᵀỹⱼ,
 // on return k(x, yⱼ) = exp(−D̂ⱼ/g2), g2 = 2σ², with D̂ⱼ = (‖x̃‖² + ‖ỹⱼ‖²) − 2x̃ᵀỹⱼ from the
 // squared norms xn and yn[j]. Where the identity's error bound (2d+8)·ε·(‖x̃‖² + ‖ỹⱼ‖²)
-// exceeds τ·max(2σ², D̂ⱼ) — coef = (2d+8)·ε/τ — the value is evaluated directly from x and
-// yⱼ (row j of y, stride ys), bit for bit as Eval: the cancellation of close points far
-// from the shift. docs/design.md, "Kernel blocks".
+// (plus underflow's) exceeds τ·max(2σ², D̂ⱼ) — coef = (2d+8)·ε/τ — the value is evaluated
+// directly from x and yⱼ (row j of y, stride ys), bit for bit as Eval: the cancellation
+// of close points far from the shift. docs/design.md, "Kernel blocks".
 //
 // Three passes, as fillRBF's two: the exponents (an entry to evaluate directly marked by
 // −1, as exponents are not negative), then the exponentials, independent of one another
 // so that they overlap in the pipeline, then the marked entries (whose exp(1) > 1).
 func rbfRow(row []float64, xn float64, yn, x, y []float64, ys int, g2, coef float64) {
 	d := len(x)
+	// Products and squares below 2⁻¹⁰²² lose digits: each adds up to 2⁻¹⁰⁷⁴ to D̂'s error,
+	// 4d of them at most, which matters only for D̂ and 2σ² near 1e-300.
+	under := float64(4*d+4) * 0x1p-1074 / blockTolerance
 	marked := false
 	for j, g := range row {
 		s := xn + yn[j]
 		dd := s + g
-		if coef*s > max(g2, dd) {
+		if !(coef*s+under <= max(g2, dd)) { // also when an overflow made dd NaN
 			row[j] = -1
 			marked = true
 			continue

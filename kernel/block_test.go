@@ -315,3 +315,25 @@ func TestBlockBackends(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockExtremes checks blocks of points whose coordinates are huge (squared norms
+// overflow), tiny or subnormal, and bandwidths whose 2σ² overflows or underflows: every
+// entry is Eval's within blockBound, NaN where Eval gives NaN.
+func TestBlockExtremes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(91, 92))
+	for _, scale := range []float64{1e160, 1e-160, 1e-310} {
+		X, Y := randDense(rng, 6, 4), randDense(rng, 5, 4)
+		X.Scale(scale, X)
+		Y.Scale(scale, Y)
+		copy(X.RawRowView(2), Y.RawRowView(1)) // a duplicate
+		for _, k := range append(allKernels(), RBF{Sigma: 1e200}, RBF{Sigma: 1e-200}, RBF{Sigma: scale}) {
+			checkBlock(t, k, X, Y)
+			K := Matrix(k, Y)
+			for i := range 5 {
+				for j := i; j < 5; j++ {
+					checkEntry(t, k, Y.RawRowView(j), Y.RawRowView(i), K.At(i, j), "Matrix")
+				}
+			}
+		}
+	}
+}
