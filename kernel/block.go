@@ -61,7 +61,7 @@ type Cross struct {
 	ys    []float64 // RBF: the shifted rows ỹⱼ, m×d
 	yn    []float64 // RBF: ‖ỹⱼ‖²
 	ybad  []int     // rows of Y with a NaN or infinite coordinate
-	coef  float64   // RBF: (2d+8)·ε/τ, see accept
+	coef  float64   // RBF: (2d+8)·ε/τ, see rbfRow
 	ready bool
 }
 
@@ -245,7 +245,7 @@ func (c *Cross) elements(out, x blas64.General, lo, hi int) {
 
 // blockRBF computes an RBF block from the distance identity: dst = −2·X̃·Ỹᵀ by one dgemm,
 // then each entry's squared distance D̂ = (‖x̃‖² + ‖ỹ‖²) − 2x̃ᵀỹ and exp(−D̂/(2σ²)), or the
-// direct value where accept fails.
+// direct value where the identity's error bound is too large (rbfRow).
 func (c *Cross) blockRBF(out, x blas64.General, work *BlockWork) {
 	b, d, m := x.Rows, x.Cols, c.y.Rows
 	work.xbad = badRows(work.xbad[:0], x)
