@@ -193,7 +193,7 @@ func inverseIteration(d, e, w []float64, js []int, y []float64, ldy int, rng *ui
 		converged := false
 		checks := 0
 		for its := 0; its < maxInverseIts; its++ {
-			jmax := blas64Idamax(x)
+			jmax := idamax(x)
 			scl := float64(k) * onenrm * max(epsilon, math.Abs(ua[k-1])) / math.Abs(x[jmax])
 			for i := range x {
 				x[i] *= scl
@@ -208,7 +208,7 @@ func inverseIteration(d, e, w []float64, js []int, y []float64, ldy int, rng *ui
 					x[l] -= dot * y[l*ldy+i]
 				}
 			}
-			if math.Abs(x[blas64Idamax(x)]) < dtpcrt {
+			if math.Abs(x[idamax(x)]) < dtpcrt {
 				continue
 			}
 			checks++
@@ -225,7 +225,7 @@ func inverseIteration(d, e, w []float64, js []int, y []float64, ldy int, rng *ui
 			nrm = math.Hypot(nrm, v)
 		}
 		scl := 1 / nrm
-		if x[blas64Idamax(x)] < 0 {
+		if x[idamax(x)] < 0 {
 			scl = -scl
 		}
 		for l := range k {
@@ -247,9 +247,9 @@ func uniform(state *uint64) float64 {
 	return 2*float64((s*0x2545F4914F6CDD1D)>>11)/(1<<53) - 1
 }
 
-// blas64Idamax returns the index of the entry of x of largest magnitude (the first of
+// idamax returns the index of the entry of x of largest magnitude (the first of
 // equal ones), like BLAS idamax.
-func blas64Idamax(x []float64) int {
+func idamax(x []float64) int {
 	best, idx := -1.0, 0
 	for i, v := range x {
 		if a := math.Abs(v); a > best {
