@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -189,11 +191,32 @@ func (r *RFF) Transform(dst *mat.Dense, X mat.Matrix) error {
 	proj := dst.Slice(0, n, 0, f).(*mat.Dense)
 	native.Mul(proj, X, r.omega)
 	raw := dst.RawMatrix()
-	for i := range n {
-		r.finish(raw.Data[i*raw.Stride : i*raw.Stride+r.dim])
+	finish := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			r.finish(raw.Data[i*raw.Stride : i*raw.Stride+r.dim])
+		}
 	}
+	// The sines and cosines cost far more than the product (about 15 ns each against
+	// d multiply-adds at dgemm speed): on all cores once there are parallelFeatures of
+	// them, each row's the same whatever the split.
+	nw := min(runtime.GOMAXPROCS(0), n, n*r.dim/parallelFeatures)
+	if nw <= 1 {
+		finish(0, n)
+		return nil
+	}
+	var wg sync.WaitGroup
+	for w := range nw {
+		wg.Go(func() { finish(w*n/nw, (w+1)*n/nw) })
+	}
+	wg.Wait()
 	return nil
 }
+
+// parallelFeatures is the number of features (about 60 µs of sines and cosines, next to
+// a microsecond to start a goroutine) from which Transform computes them on several
+// goroutines, each taking at least as many; a variable so that tests can force the
+// parallel path.
+var parallelFeatures = 1 << 13
 
 // checkPoint reports a point of the wrong length or with a non-finite coordinate.
 func checkPoint(x []float64, d int) error {

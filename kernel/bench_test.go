@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/data"
 )
 
 // benchKernels are the built-ins with parameters giving values of order 1 on
@@ -122,6 +124,47 @@ func BenchmarkMedianDistance(b *testing.B) {
 	for b.Loop() {
 		if _, err := MedianDistance(X, 1000); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBlock measures kernel blocks of new points against m = 1000 fixed points —
+// the work of a model's Transform — on MAGIC (d = 10) and a9a (d = 123): the first 1000
+// rows are Y, the next 4096 are projected 256 at a time. "bulk" is Cross.BlockTo,
+// "elements" the element path (Column per point, as the models did before Cross).
+// points/s is reported; the RBF's bandwidth is the median distance.
+func BenchmarkBlock(b *testing.B) {
+	const m, rows, block = 1000, 4096, 256
+	for _, ds := range []data.Dataset{data.Magic(), data.A9A()} {
+		_, d := ds.X.Dims()
+		Y := ds.X.Slice(0, m, 0, d).(*mat.Dense)
+		X := ds.X.Slice(m, m+rows, 0, d).(*mat.Dense)
+		med, err := MedianDistance(Y, m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		kernels := []Kernel{RBF{Sigma: med}, Laplacian{Sigma: med}, Polynomial{Degree: 3, Scale: 1 / (med * med), Offset: 1}, Linear{}}
+		for _, k := range kernels {
+			b.Run(fmt.Sprintf("%s/d=%d/%s/bulk", ds.Name, d, kernelName(k)), func(b *testing.B) {
+				c := NewCross(k, Y)
+				var work BlockWork
+				dst := mat.NewDense(block, m, nil)
+				for b.Loop() {
+					for lo := 0; lo < rows; lo += block {
+						c.BlockTo(dst, X.Slice(lo, lo+block, 0, d).(*mat.Dense), &work)
+					}
+				}
+				b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "points/s")
+			})
+			b.Run(fmt.Sprintf("%s/d=%d/%s/elements", ds.Name, d, kernelName(k)), func(b *testing.B) {
+				col := make([]float64, m)
+				for b.Loop() {
+					for i := range rows {
+						Column(col, k, Y, X.RawRowView(i))
+					}
+				}
+				b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "points/s")
+			})
 		}
 	}
 }

@@ -6,9 +6,12 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/vec"
+	"github.com/ikpca/ikpca/native"
 )
 
 // Parallel work is measured in units of one coordinate of one kernel
@@ -92,14 +95,17 @@ func Column(dst []float64, k Kernel, X *mat.Dense, x []float64) {
 	wg.Wait()
 }
 
-// Matrix returns the symmetric kernel matrix K with K[i][j] = k(X_i, X_j)
-// for the rows of X. Only the upper triangle is evaluated: entry (i, j),
-// j ≥ i, once, as Eval(X_j, X_i) — row i of the triangle is the Column of
-// rows i… against X_i. The result is exactly symmetric and its diagonal
-// holds k(X_i, X_i). When the triangle is large (same work measure as
-// [Column], e.g. from about 80 rows at d = 10) its rows are distributed
-// dynamically over up to GOMAXPROCS goroutines; the values do not depend on
-// GOMAXPROCS. An empty X gives an empty SymDense.
+// Matrix returns the symmetric kernel matrix K with K[i][j] = k(X_i, X_j) for the rows of
+// X, evaluating only its upper triangle, like a Cross of X against itself
+// (docs/design.md, "Kernel blocks"): for RBF, Polynomial and Linear kernels the products
+// X̃·X̃ᵀ come from one dsyrk (native.Syrk) on the upper triangle, the RBF's on the rows
+// shifted by their mean, with every value within the accuracy stated at Cross; the
+// Laplacian and other kernels are evaluated entry by entry, (i, j) with j ≥ i once as
+// Eval(X_j, X_i), exactly as Eval. The diagonal is always Eval(X_i, X_i) exactly (1 for
+// an RBF), and entries involving a row with a NaN or infinite coordinate are what Eval
+// gives. The result is exactly symmetric. Large matrices are evaluated by up to
+// GOMAXPROCS goroutines; the values do not depend on GOMAXPROCS. An empty X gives an
+// empty SymDense.
 func Matrix(k Kernel, X *mat.Dense) *mat.SymDense {
 	if X.IsEmpty() {
 		return &mat.SymDense{}
@@ -108,22 +114,100 @@ func Matrix(k Kernel, X *mat.Dense) *mat.SymDense {
 		panic("kernel: Matrix: nil kernel")
 	}
 	raw := X.RawMatrix()
-	n, d, s := raw.Rows, raw.Cols, raw.Stride
+	n := raw.Rows
 	K := mat.NewSymDense(n, nil)
 	kr := K.RawSymmetric()
-	row := func(i int) {
-		xi := raw.Data[i*s : i*s+d]
-		fill(kr.Data[i*kr.Stride+i:i*kr.Stride+n], k, raw.Data[i*s:], s, d, xi)
+	switch dk := deref(k).(type) {
+	case RBF:
+		matrixRBF(kr, raw, 2*dk.Sigma*dk.Sigma)
+	case Polynomial, Linear:
+		native.Syrk(blas.NoTrans, 1, raw, 0, kr)
+		if p, ok := dk.(Polynomial); ok {
+			triangleRows(n, 1, func(i int) {
+				row := kr.Data[i*kr.Stride+i : i*kr.Stride+n]
+				for j, g := range row {
+					row[j] = powInt(p.Scale*g+p.Offset, p.Degree)
+				}
+			})
+		}
+	default:
+		matrixElements(k, kr, raw)
+		return K
 	}
+	// The diagonal, and the rows and columns of non-finite points, as Eval.
+	d := raw.Cols
+	for i := range n {
+		xi := raw.Data[i*raw.Stride : i*raw.Stride+d]
+		kr.Data[i*kr.Stride+i] = k.Eval(xi, xi)
+	}
+	for _, i := range badRows(nil, raw) {
+		xi := raw.Data[i*raw.Stride : i*raw.Stride+d]
+		for j := range n {
+			xj := raw.Data[j*raw.Stride : j*raw.Stride+d]
+			if j >= i { // entry (i, j) of the triangle, as Eval(X_j, X_i)
+				kr.Data[i*kr.Stride+j] = k.Eval(xj, xi)
+			} else { // entry (j, i)
+				kr.Data[j*kr.Stride+i] = k.Eval(xi, xj)
+			}
+		}
+	}
+	return K
+}
+
+// matrixRBF sets the upper triangle of K to the RBF kernel matrix of the rows of x, with
+// g2 = 2σ²: the rows shifted by their mean, −2·X̃·X̃ᵀ by one dsyrk, then each entry as
+// in rbfRow.
+func matrixRBF(K blas64.Symmetric, x blas64.General, g2 float64) {
+	n, d := x.Rows, x.Cols
+	bad := badRows(nil, x)
+	mu := make([]float64, d)
+	good := 0
+	for i := range n {
+		if isBad(bad, i) {
+			continue
+		}
+		for l, v := range x.Data[i*x.Stride : i*x.Stride+d] {
+			mu[l] += v
+		}
+		good++
+	}
+	if good > 0 {
+		for l := range mu {
+			mu[l] /= float64(good)
+		}
+	}
+	xs := make([]float64, n*d)
+	xn := make([]float64, n)
+	shiftRows(xs, xn, x, mu, bad)
+	native.Syrk(blas.NoTrans, -2, blas64.General{Rows: n, Cols: d, Stride: d, Data: xs}, 0, K)
+	coef := float64(2*d+8) * unitRoundoff / blockTolerance
+	triangleRows(n, 1, func(i int) {
+		rbfRow(K.Data[i*K.Stride+i:i*K.Stride+n], xn[i], xn[i:], x.Data[i*x.Stride:i*x.Stride+d],
+			x.Data[i*x.Stride:], x.Stride, g2, coef)
+	})
+}
+
+// matrixElements sets the upper triangle of K entry by entry: row i of the triangle is
+// the Column of rows i… against X_i.
+func matrixElements(k Kernel, K blas64.Symmetric, x blas64.General) {
+	n, d, s := x.Rows, x.Cols, x.Stride
+	triangleRows(n, d, func(i int) {
+		fill(K.Data[i*K.Stride+i:i*K.Stride+n], k, x.Data[i*s:], s, d, x.Data[i*s:i*s+d])
+	})
+}
+
+// triangleRows runs row(i) for the n rows of an upper triangle whose entries cost about
+// d + evalCost units each (see workers), serially or, when the triangle is large, with the
+// rows handed out one at a time in order to up to GOMAXPROCS goroutines: rows get shorter
+// towards the bottom of the triangle, and handing them out in order balances the load.
+func triangleRows(n, d int, row func(i int)) {
 	nw := workers(n*(n+1)/2, d, n)
 	if nw <= 1 {
 		for i := range n {
 			row(i)
 		}
-		return K
+		return
 	}
-	// Rows get shorter towards the bottom of the triangle; handing them out
-	// one at a time in order balances the load.
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range nw {
@@ -138,7 +222,6 @@ func Matrix(k Kernel, X *mat.Dense) *mat.SymDense {
 		})
 	}
 	wg.Wait()
-	return K
 }
 
 // fill sets dst[r] = k(a_r, x) for r < len(dst), where row a_r of a starts

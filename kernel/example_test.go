@@ -84,3 +84,26 @@ func ExampleNew() {
 	// polynomial(d=3, γ=0.5, c=1) 421.875
 	// true
 }
+
+// Kernel blocks of new points against fixed points: a Cross prepares the fixed points
+// once, and BlockTo fills a block of rows at a time into a caller's matrix, reusing its
+// scratch (no allocation once it has grown), as a model's Transform does.
+func ExampleCross() {
+	landmarks := mat.NewDense(3, 2, []float64{
+		0, 0,
+		1, 0,
+		0, 2,
+	})
+	c := kernel.NewCross(kernel.RBF{Sigma: 1}, landmarks)
+	var work kernel.BlockWork
+	points := mat.NewDense(2, 2, []float64{
+		0, 0,
+		1, 1,
+	})
+	block := mat.NewDense(2, 3, nil)
+	c.BlockTo(block, points, &work)
+	fmt.Printf("%.6f\n", mat.Formatted(block))
+	// Output:
+	// ⎡1.000000  0.606531  0.135335⎤
+	// ⎣0.367879  0.606531  0.367879⎦
+}

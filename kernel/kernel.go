@@ -8,9 +8,15 @@
 // Func, rebuilt from it with [New].
 //
 // Eval methods are the hot path and do not check their parameters; call
-// [Validate] once when a kernel is constructed or received. [Column] and
-// [Matrix] evaluate many kernel values at once, in parallel for large inputs,
-// and produce bit-for-bit the values Eval returns, whatever GOMAXPROCS is.
+// [Validate] once when a kernel is constructed or received. [Column] evaluates
+// the kernel values of one point against many, in parallel for large inputs, and
+// produces bit for bit the values Eval returns, whatever GOMAXPROCS is. [Cross]
+// (and [Block]) evaluates kernel blocks K(X, Y) of many points against many at
+// the speed of a matrix product, and [Matrix] the symmetric K(X, X) the same
+// way: for RBF, Polynomial and Linear kernels through native.Gemm and
+// native.Syrk, within a stated accuracy of Eval rather than bit for bit
+// (docs/design.md, "Kernel blocks"); their values do not depend on GOMAXPROCS
+// either.
 package kernel
 
 import (

@@ -56,3 +56,9 @@ func eigenSym(n int, a []float64, lda int, w []float64, vectors bool) error {
 func svdLeft(m, n int, a []float64, lda int, s, u []float64, ldu int) error {
 	return gonumSVDLeft(m, n, a, lda, s, u, ldu)
 }
+
+// eigenSymTop runs the pure-Go partial eigensolver (gonumEigenSymTop); arguments have
+// been validated by EigenSymTopInPlace, 1 ≤ r < n.
+func eigenSymTop(n, r int, a []float64, lda int, w, z []float64, ldz int) error {
+	return gonumEigenSymTop(n, r, a, lda, w, z, ldz)
+}

@@ -148,14 +148,14 @@ func eigenSym(n int, a []float64, lda int, w []float64, vectors bool) error {
 	query := make([]float64, 1)
 	iquery := make([]int32, 1)
 	if !lapacke.Dsyevd(jobz, 'U', n, a, lda, w, query, -1, iquery, -1) {
-		return fmt.Errorf("native: dsyevd workspace query failed (n=%d)", n)
+		return fmt.Errorf("%w: dsyevd workspace query failed (n=%d)", ErrNotConverged, n)
 	}
 	lwork := int(query[0])
 	liwork := int(iquery[0])
 	work := make([]float64, max(1, lwork))
 	iwork := make([]int32, max(1, liwork))
 	if !lapacke.Dsyevd(jobz, 'U', n, a, lda, w, work, len(work), iwork, len(iwork)) {
-		return fmt.Errorf("native: LAPACK dsyevd failed to converge (n=%d)", n)
+		return fmt.Errorf("%w: LAPACK dsyevd (n=%d)", ErrNotConverged, n)
 	}
 	return nil
 }
@@ -175,11 +175,51 @@ func svdLeft(m, n int, a []float64, lda int, s, u []float64, ldu int) error {
 	iwork := make([]int32, 8*k)
 	query := make([]float64, 1)
 	if !lapacke.Dgesdd('S', m, n, a, lda, s, u, ldu, vt, n, query, -1, iwork) {
-		return fmt.Errorf("native: dgesdd workspace query failed (%d×%d)", m, n)
+		return fmt.Errorf("%w: dgesdd workspace query failed (%d×%d)", ErrNotConverged, m, n)
 	}
 	work := make([]float64, max(int(query[0]), 1))
 	if !lapacke.Dgesdd('S', m, n, a, lda, s, u, ldu, vt, n, work, len(work), iwork) {
-		return fmt.Errorf("native: LAPACK dgesdd did not converge (%d×%d)", m, n)
+		return fmt.Errorf("%w: LAPACK dgesdd (%d×%d)", ErrNotConverged, m, n)
 	}
+	return nil
+}
+
+// eigenSymTop runs LAPACK dsyevr with an index range (RANGE = 'I', the eigenvalues
+// n−r+1…n in LAPACK's 1-based numbering) through LAPACKE in row-major layout: dsytrd, then
+// for a proper subset dstebz (bisection) and dstein (inverse iteration), and dormtr on
+// the r vectors only. Arguments have been validated by EigenSymTopInPlace; 1 ≤ r < n.
+//
+// dsyevr may use all of W (length n) while it selects, so the values go through a
+// private slice. Row-major LAPACKE transposes A into a column-major copy and the vectors
+// back, O(n²) next to the reduction's O(n³).
+func eigenSymTop(n, r int, a []float64, lda int, w, z []float64, ldz int) error {
+	if backend.Gonum() {
+		return gonumEigenSymTop(n, r, a, lda, w, z, ldz)
+	}
+	spinOnce.Do(shortenSpin)
+	jobz := byte('N')
+	if z != nil {
+		jobz = 'V'
+	} else {
+		ldz = r // LAPACKE checks ldz ≥ r even without vectors
+	}
+	il, iu := n-r+1, n
+	found := make([]int32, 1)
+	all := make([]float64, n)
+	isuppz := make([]int32, 2*n)
+	query := make([]float64, 1)
+	iquery := make([]int32, 1)
+	if !lapacke.Dsyevr(jobz, 'I', 'U', n, a, lda, 0, 0, il, iu, 0, found, all, z, ldz, isuppz, query, -1, iquery, -1) {
+		return fmt.Errorf("%w: dsyevr workspace query failed (n=%d)", ErrNotConverged, n)
+	}
+	work := make([]float64, max(1, int(query[0])))
+	iwork := make([]int32, max(1, int(iquery[0])))
+	if !lapacke.Dsyevr(jobz, 'I', 'U', n, a, lda, 0, 0, il, iu, 0, found, all, z, ldz, isuppz, work, len(work), iwork, len(iwork)) {
+		return fmt.Errorf("%w: LAPACK dsyevr (n=%d, r=%d)", ErrNotConverged, n, r)
+	}
+	if int(found[0]) != r {
+		return fmt.Errorf("%w: LAPACK dsyevr found %d eigenvalues, want %d", ErrNotConverged, found[0], r)
+	}
+	copy(w[:r], all[:r])
 	return nil
 }

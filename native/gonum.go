@@ -12,7 +12,30 @@ import (
 // build's eigensolver, and the openblas build's under internal/backend.WithGonum. gonum's
 // LAPACK takes its BLAS from the blas64 registry. Arguments have been validated by
 // EigenSymInPlace; n >= 1.
-func gonumEigenSym(n int, a []float64, lda int, w []float64, vectors bool) error {
+//
+// The matrix is first scaled by a power of two and cleared of negligible entries
+// (gonumGuard), which gonum v0.17's Dsyev needs on tiny and subnormal inputs; a panic
+// inside gonum's LAPACK, which would be a bug there, is returned as an error.
+func gonumEigenSym(n int, a []float64, lda int, w []float64, vectors bool) (err error) {
+	defer recoverLAPACK("Dsyev", &err)
+	e := gonumGuard(n, a, lda)
+	if err := gonumDsyev(n, a, lda, w, vectors); err != nil {
+		return err
+	}
+	return unscale(w[:n], e)
+}
+
+// recoverLAPACK turns a panic of gonum's LAPACK routine name, deferred in its caller,
+// into an error: the arguments have been checked, so a panic is a bug of gonum's, and
+// the library does not panic on user input.
+func recoverLAPACK(name string, err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("%w: gonum %s failed: %v", ErrNotConverged, name, r)
+	}
+}
+
+// gonumDsyev runs gonum's Dsyev on the upper triangle of a.
+func gonumDsyev(n int, a []float64, lda int, w []float64, vectors bool) error {
 	var impl gonumlapack.Implementation
 	jobz := lapack.EVNone
 	if vectors {
@@ -23,7 +46,7 @@ func gonumEigenSym(n int, a []float64, lda int, w []float64, vectors bool) error
 	lwork := max(int(query[0]), 3*n-1, 1)
 	work := make([]float64, lwork)
 	if !impl.Dsyev(jobz, blas.Upper, n, a, lda, w, work, lwork) {
-		return fmt.Errorf("native: gonum Dsyev failed to converge (n=%d)", n)
+		return fmt.Errorf("%w: gonum Dsyev (n=%d)", ErrNotConverged, n)
 	}
 	return nil
 }
@@ -36,7 +59,7 @@ func gonumSVDLeft(m, n int, a []float64, lda int, s, u []float64, ldu int) error
 	impl.Dgesvd(lapack.SVDStore, lapack.SVDNone, m, n, a, lda, s, u, ldu, nil, 1, query, -1)
 	work := make([]float64, max(int(query[0]), 1))
 	if !impl.Dgesvd(lapack.SVDStore, lapack.SVDNone, m, n, a, lda, s, u, ldu, nil, 1, work, len(work)) {
-		return fmt.Errorf("native: Dgesvd did not converge (%d×%d)", m, n)
+		return fmt.Errorf("%w: gonum Dgesvd (%d×%d)", ErrNotConverged, m, n)
 	}
 	return nil
 }

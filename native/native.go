@@ -8,7 +8,6 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	gonumblas "gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/mat"
@@ -137,21 +136,21 @@ func gonumInfo() Info {
 func EigenSymInPlace(n int, a []float64, lda int, w []float64, vectors bool) error {
 	switch {
 	case n < 0:
-		return fmt.Errorf("native: EigenSymInPlace: negative dimension n=%d", n)
+		return fmt.Errorf("%w: EigenSymInPlace: negative dimension n=%d", ErrArgument, n)
 	case n == 0:
 		return nil
 	case lda < n:
-		return fmt.Errorf("native: EigenSymInPlace: stride lda=%d less than n=%d", lda, n)
+		return fmt.Errorf("%w: EigenSymInPlace: stride lda=%d less than n=%d", ErrArgument, lda, n)
 	case len(a) < (n-1)*lda+n:
-		return fmt.Errorf("native: EigenSymInPlace: len(a)=%d too short for n=%d, lda=%d (need %d)", len(a), n, lda, (n-1)*lda+n)
+		return fmt.Errorf("%w: EigenSymInPlace: len(a)=%d too short for n=%d, lda=%d (need %d)", ErrArgument, len(a), n, lda, (n-1)*lda+n)
 	case len(w) < n:
-		return fmt.Errorf("native: EigenSymInPlace: len(w)=%d less than n=%d", len(w), n)
+		return fmt.Errorf("%w: EigenSymInPlace: len(w)=%d less than n=%d", ErrArgument, len(w), n)
 	}
 	for i := 0; i < n; i++ {
 		row := a[i*lda+i : i*lda+n]
 		for k, v := range row {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("native: EigenSymInPlace: non-finite element %v at row %d, column %d", v, i, i+k)
+				return fmt.Errorf("%w: EigenSymInPlace: element %v at row %d, column %d", ErrNonFinite, v, i, i+k)
 			}
 		}
 	}
@@ -172,15 +171,15 @@ func EigenSymInPlace(n int, a []float64, lda int, w []float64, vectors bool) err
 // elements and LAPACK failures; on error vectors is left unchanged.
 func EigenSym(values []float64, vectors *mat.Dense, a mat.Symmetric) ([]float64, error) {
 	if a == nil {
-		return nil, errors.New("native: EigenSym: nil matrix")
+		return nil, fmt.Errorf("%w: EigenSym: nil matrix", ErrArgument)
 	}
 	n := a.SymmetricDim()
 	if values != nil && len(values) != n {
-		return nil, fmt.Errorf("native: EigenSym: len(values)=%d, want %d", len(values), n)
+		return nil, fmt.Errorf("%w: EigenSym: len(values)=%d, want %d", ErrArgument, len(values), n)
 	}
 	if vectors != nil && !vectors.IsEmpty() {
 		if r, c := vectors.Dims(); r != n || c != n {
-			return nil, fmt.Errorf("native: EigenSym: vectors is %d×%d, want %d×%d", r, c, n, n)
+			return nil, fmt.Errorf("%w: EigenSym: vectors is %d×%d, want %d×%d", ErrArgument, r, c, n, n)
 		}
 	}
 	if values == nil {
@@ -192,19 +191,7 @@ func EigenSym(values []float64, vectors *mat.Dense, a mat.Symmetric) ([]float64,
 
 	// Work on a private copy of the upper triangle: a is read-only and may
 	// share memory with vectors.
-	buf := make([]float64, n*n)
-	if s, ok := a.(mat.RawSymmetricer); ok && s.RawSymmetric().Uplo == blas.Upper {
-		raw := s.RawSymmetric()
-		for i := 0; i < n; i++ {
-			copy(buf[i*n+i:i*n+n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
-		}
-	} else {
-		for i := 0; i < n; i++ {
-			for j := i; j < n; j++ {
-				buf[i*n+j] = a.At(i, j)
-			}
-		}
-	}
+	buf := upperCopy(a, n)
 	if err := EigenSymInPlace(n, buf, n, values, vectors != nil); err != nil {
 		return nil, err
 	}
@@ -230,18 +217,18 @@ func SVDLeft(m, n int, a []float64, lda int, s, u []float64, ldu int) error {
 	k := min(m, n)
 	switch {
 	case m < 0 || n < 0:
-		return fmt.Errorf("native: SVDLeft: negative dimension %d×%d", m, n)
+		return fmt.Errorf("%w: SVDLeft: negative dimension %d×%d", ErrArgument, m, n)
 	case k == 0:
 		return nil
 	case lda < n || ldu < k:
-		return fmt.Errorf("native: SVDLeft: strides lda=%d, ldu=%d too small for %d×%d", lda, ldu, m, n)
+		return fmt.Errorf("%w: SVDLeft: strides lda=%d, ldu=%d too small for %d×%d", ErrArgument, lda, ldu, m, n)
 	case len(a) < (m-1)*lda+n || len(u) < (m-1)*ldu+k || len(s) < k:
-		return fmt.Errorf("native: SVDLeft: slices too short for %d×%d", m, n)
+		return fmt.Errorf("%w: SVDLeft: slices too short for %d×%d", ErrArgument, m, n)
 	}
 	for i := range m {
 		for _, v := range a[i*lda : i*lda+n] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("native: SVDLeft: non-finite element %v in row %d", v, i)
+				return fmt.Errorf("%w: SVDLeft: element %v in row %d", ErrNonFinite, v, i)
 			}
 		}
 	}

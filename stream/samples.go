@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/native"
 )
 
 // samples stores the distinct points an online kernel method has seen, with what
@@ -165,30 +167,69 @@ func rayleigh(alpha, ka [][]float64) []float64 {
 // coefficient vectors coefficients returns (w_j = Σ_l c_jl·φ̃(x_l), unit and signed, in
 // the order of the model's Values): c_jᵀk̃ₓ, one column per direction, after checking X,
 // and k against the have components, and dst. On error dst is unchanged.
+//
+// The points go through scoreBlock at a time: their kernel values against the stored
+// samples by one kernel.Cross block (docs/design.md, "Kernel blocks"), each row centred
+// (centre), then the scores by one dgemm with the n×k matrix of the coefficients.
 func (s *samples) scores(dst *mat.Dense, X mat.Matrix, k, have int, coefficients func() [][]float64) error {
-	n, err := errs.Transform(dst, X, s.d, k, have)
+	rows, err := errs.Transform(dst, X, s.d, k, have)
 	if err != nil {
 		return err
 	}
 	coef := coefficients()
-	res := mat.NewDense(n, k, nil)
-	x := make([]float64, s.d)
-	for i := range n {
-		mat.Row(x, i, X)
-		kx := s.columnOf(x)
-		for l, v := range kx {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%w: kernel value of point %d with sample %d is %v", ErrNonFinite, i, l, v)
-			}
-		}
-		s.centre(kx)
-		for j := range k {
-			res.Set(i, j, vec.Dot(coef[j], kx))
+	n := s.n
+	c := mat.NewDense(n, k, nil)
+	for j, cj := range coef[:k] {
+		for l, v := range cj {
+			c.Set(l, j, v)
 		}
 	}
-	check.Reuse(dst, n, k)
+	res := mat.NewDense(rows, k, nil)
+	cross := kernel.NewCross(s.kern, &s.view)
+	var work kernel.BlockWork
+	b := min(scoreBlock, rows)
+	kb := mat.NewDense(b, n, nil)
+	var xb *mat.Dense
+	for lo := 0; lo < rows; lo += b {
+		hi := min(lo+b, rows)
+		kv := kb.Slice(0, hi-lo, 0, n).(*mat.Dense)
+		cross.BlockTo(kv, rowBlock(X, lo, hi, s.d, &xb), &work)
+		for i := range hi - lo {
+			kx := kv.RawRowView(i)
+			for l, v := range kx {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("%w: kernel value of point %d with sample %d is %v", ErrNonFinite, lo+i, l, v)
+				}
+			}
+			s.centre(kx)
+		}
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, kv.RawMatrix(), c.RawMatrix(), 0,
+			res.Slice(lo, hi, 0, k).(*mat.Dense).RawMatrix())
+	}
+	check.Reuse(dst, rows, k)
 	dst.Copy(res)
 	return nil
+}
+
+// scoreBlock is the number of points scores and project evaluate at once: a block of
+// 256 kernel values or features per point and stored sample or feature (2 MB at 1000).
+const scoreBlock = 256
+
+// rowBlock returns rows lo…hi−1 of X (d columns) as a *mat.Dense: a view when X is a
+// *mat.Dense, otherwise a copy in *buf, allocated on first use with room for scoreBlock
+// rows.
+func rowBlock(X mat.Matrix, lo, hi, d int, buf **mat.Dense) *mat.Dense {
+	if x, ok := X.(*mat.Dense); ok {
+		return x.Slice(lo, hi, 0, d).(*mat.Dense)
+	}
+	if *buf == nil {
+		*buf = mat.NewDense(scoreBlock, d, nil)
+	}
+	xb := (*buf).Slice(0, hi-lo, 0, d).(*mat.Dense)
+	for i := lo; i < hi; i++ {
+		mat.Row(xb.RawRowView(i-lo), i, X)
+	}
+	return xb
 }
 
 // descending returns the indices of v in descending order of value, ties in index

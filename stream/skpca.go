@@ -3,6 +3,7 @@ package stream
 import (
 	"fmt"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/features"
@@ -203,26 +204,38 @@ func (s *SKPCA) ErrorBound() float64 { return s.fd.ErrorBound() }
 
 // project writes (z(x) − mean)ᵀ·W_k for the rows of X (mean nil: uncentred), W_k the
 // first k columns of w, after checking X, k against the have components and dst; on
-// error dst is unchanged.
+// error dst is unchanged. The points go through scoreBlock at a time — their features by
+// one dgemm and the sines and cosines (features.RFF.Transform, on all cores for a large
+// block), then the scores by one dgemm — so that memory stays at one block of features
+// whatever the number of points.
 func project(dst *mat.Dense, rff *features.RFF, X mat.Matrix, w *mat.Dense, mean []float64, k, have int) error {
 	n, err := errs.Transform(dst, X, rff.InDim(), k, have)
 	if err != nil {
 		return err
 	}
-	var Z mat.Dense
-	if err := rff.Transform(&Z, X); err != nil {
-		return fmt.Errorf("stream: %w", err)
-	}
-	if mean != nil {
-		for i := range n {
-			row := Z.RawRowView(i)
-			for j, m := range mean {
-				row[j] -= m
+	D, d := rff.OutDim(), rff.InDim()
+	wk := w.Slice(0, D, 0, k).(*mat.Dense).RawMatrix()
+	res := mat.NewDense(n, k, nil)
+	b := min(scoreBlock, n)
+	zb := mat.NewDense(b, D, nil)
+	var xb *mat.Dense
+	for lo := 0; lo < n; lo += b {
+		hi := min(lo+b, n)
+		zv := zb.Slice(0, hi-lo, 0, D).(*mat.Dense)
+		if err := rff.Transform(zv, rowBlock(X, lo, hi, d, &xb)); err != nil {
+			return fmt.Errorf("stream: %w", err)
+		}
+		if mean != nil {
+			for i := range hi - lo {
+				row := zv.RawRowView(i)
+				for j, m := range mean {
+					row[j] -= m
+				}
 			}
 		}
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, zv.RawMatrix(), wk, 0, res.Slice(lo, hi, 0, k).(*mat.Dense).RawMatrix())
 	}
 	check.Reuse(dst, n, k)
-	D, _ := w.Dims()
-	native.Mul(dst, &Z, w.Slice(0, D, 0, k))
+	dst.Copy(res)
 	return nil
 }

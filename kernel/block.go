@@ -1,0 +1,398 @@
+package kernel
+
+import (
+	"math"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/native"
+)
+
+// blockTolerance is τ, the accuracy of an RBF value computed from the distance identity
+// (docs/design.md, "Kernel blocks"): its relative error is at most (τ + 4ε)·max(1, v),
+// where v = ‖x−y‖²/(2σ²) is its exponent — v is the condition number of exp(−v), and
+// even a correctly rounded v carries an error ε·v — and an entry for which the identity
+// cannot guarantee it is evaluated directly. Evaluated directly, as by Eval, the value has
+// a relative error up to about (d+3)·ε·max(1, v).
+const blockTolerance = 1e-13
+
+// unitRoundoff is ε = 2⁻⁵³.
+const unitRoundoff = 0x1p-53
+
+// blockKind is the evaluation strategy of a kernel in blocks.
+type blockKind int
+
+const (
+	blockElements   blockKind = iota // Eval (or fill) entry by entry: Func and other kernels, Laplacian
+	blockRBF                         // distance identity through a dgemm
+	blockPolynomial                  // (γ·xᵀy + c)^d with xᵀy from a dgemm
+	blockLinear                      // xᵀy from a dgemm
+)
+
+// Cross holds points Y — landmarks, a model's stored points — prepared for the kernel
+// blocks K(X, Y) of any number of points X against them, K(X, Y)ᵢⱼ = k(Xᵢ, Yⱼ), computed a
+// block of rows at a time by BlockTo at the speed of a matrix product (docs/design.md,
+// "Kernel blocks"):
+//
+//   - RBF from the identity ‖x − y‖² = ‖x̃‖² + ‖ỹ‖² − 2x̃ᵀỹ on points shifted by the mean μ
+//     of Y (x̃ = x − μ), the products x̃ᵀỹ by one dgemm (native.Gemm); an entry where the
+//     identity's rounding error could exceed blockTolerance — close points far from μ —
+//     is evaluated directly;
+//   - Polynomial and Linear from X·Yᵀ by one dgemm;
+//   - Laplacian, whose L1 distance has no such identity, and any other kernel (Func
+//     included) entry by entry, exactly as Eval, in parallel for large blocks.
+//
+// Entries involving a point with a NaN or infinite coordinate are evaluated by Eval, so
+// they are what Eval returns, as with Column.
+//
+// A Cross keeps a reference to Y's storage: Y must not change while the Cross is used;
+// call Reset after changing it. Its methods do not modify it, so BlockTo may run
+// concurrently on one Cross with different scratch (BlockWork).
+type Cross struct {
+	kern  Kernel
+	kind  blockKind
+	y     blas64.General // the points, as given
+	g2    float64        // RBF: 2σ²
+	poly  Polynomial
+	mu    []float64 // RBF: the shift, the mean of the finite rows of Y
+	ys    []float64 // RBF: the shifted rows ỹⱼ, m×d
+	yn    []float64 // RBF: ‖ỹⱼ‖²
+	ybad  []int     // rows of Y with a NaN or infinite coordinate
+	coef  float64   // RBF: (2d+8)·ε/τ, see rbfRow
+	ready bool
+}
+
+// BlockWork is scratch space for Cross.BlockTo. Its zero value is ready to use; it grows
+// to the largest block it has served and is then reused without allocating. A BlockWork
+// must not be used by two calls at once.
+type BlockWork struct {
+	xs   []float64 // RBF: the shifted rows x̃ᵢ
+	xn   []float64 // RBF: ‖x̃ᵢ‖²
+	xbad []int     // rows of X with a NaN or infinite coordinate
+}
+
+// NewCross returns the points Y prepared for kernel blocks with the kernel k (see Reset).
+func NewCross(k Kernel, Y *mat.Dense) *Cross {
+	c := &Cross{}
+	c.Reset(k, Y)
+	return c
+}
+
+// Reset prepares the points Y for kernel blocks with the kernel k, reusing the Cross's
+// memory: O(m·d) for m points of dimension d (the shifted copy and norms an RBF needs;
+// nothing for the other kernels), and no allocation once the Cross has held as many
+// points. It panics if k is nil or Y is empty, like Column.
+func (c *Cross) Reset(k Kernel, Y *mat.Dense) {
+	if isNil(k) {
+		panic("kernel: Cross: nil kernel")
+	}
+	if Y.IsEmpty() {
+		panic("kernel: Cross: empty Y")
+	}
+	c.kern = k
+	c.y = Y.RawMatrix()
+	c.ybad = badRows(c.ybad[:0], c.y)
+	c.kind = blockElements
+	switch k := deref(k).(type) {
+	case RBF:
+		c.kind = blockRBF
+		c.g2 = 2 * k.Sigma * k.Sigma
+		c.prepareRBF()
+	case Polynomial:
+		c.kind = blockPolynomial
+		c.poly = k
+	case Linear:
+		c.kind = blockLinear
+	}
+	c.ready = true
+}
+
+// Len returns the number of points Y.
+func (c *Cross) Len() int { return c.y.Rows }
+
+// Dim returns the dimension of the points.
+func (c *Cross) Dim() int { return c.y.Cols }
+
+// prepareRBF computes the shift μ (the mean of the finite rows of Y), the shifted rows
+// and their squared norms. Rows that are not finite are shifted to zero: their entries
+// are evaluated by Eval.
+func (c *Cross) prepareRBF() {
+	m, d := c.y.Rows, c.y.Cols
+	c.mu = resize(c.mu, d)
+	clear(c.mu)
+	good := 0
+	for i := range m {
+		if isBad(c.ybad, i) {
+			continue
+		}
+		for l, v := range c.y.Data[i*c.y.Stride : i*c.y.Stride+d] {
+			c.mu[l] += v
+		}
+		good++
+	}
+	if good > 0 {
+		for l := range c.mu {
+			c.mu[l] /= float64(good)
+		}
+	}
+	c.ys = resize(c.ys, m*d)
+	c.yn = resize(c.yn, m)
+	shiftRows(c.ys, c.yn, c.y, c.mu, c.ybad)
+	// The identity's error bound (docs/design.md, "Kernel blocks"):
+	// |D̂ − ‖x−y‖²| ≤ (2d+8)·ε·(‖x̃‖² + ‖ỹ‖²).
+	c.coef = float64(2*d+8) * unitRoundoff / blockTolerance
+}
+
+// shiftRows writes the rows of a minus mu to dst (row-major, len(mu) columns) and their
+// squared norms to norms; rows listed in bad are zero.
+func shiftRows(dst, norms []float64, a blas64.General, mu []float64, bad []int) {
+	d := len(mu)
+	for i := range a.Rows {
+		row := dst[i*d : i*d+d]
+		if isBad(bad, i) {
+			clear(row)
+			norms[i] = 0
+			continue
+		}
+		for l, v := range a.Data[i*a.Stride : i*a.Stride+d] {
+			row[l] = v - mu[l]
+		}
+		norms[i] = sqNorm(row)
+	}
+}
+
+// BlockTo sets dst to the kernel block K(X, Y), dst[i][j] = k(Xᵢ, Yⱼ), for the rows Xᵢ of X
+// and the prepared points Y. dst is resized to rows(X)×Len() if empty and must otherwise
+// have that shape; X must have Dim() columns; BlockTo panics otherwise, and if the Cross
+// was never Reset. dst must not share storage with X or Y.
+//
+// With a BlockWork that has served a block as large, BlockTo does not allocate (the
+// parallel evaluation of a large block starts goroutines, which allocates a little); a
+// nil work allocates its own.
+func (c *Cross) BlockTo(dst *mat.Dense, X *mat.Dense, work *BlockWork) {
+	if work == nil {
+		work = new(BlockWork)
+	}
+	if !c.ready {
+		panic("kernel: Cross: not prepared (Reset)")
+	}
+	if X.IsEmpty() {
+		panic("kernel: Cross.BlockTo: empty X")
+	}
+	x := X.RawMatrix()
+	if x.Cols != c.y.Cols {
+		panic("kernel: Cross.BlockTo: X and Y have different dimensions")
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAs(x.Rows, c.y.Rows)
+	}
+	if r, cc := dst.Dims(); r != x.Rows || cc != c.y.Rows {
+		panic(mat.ErrShape)
+	}
+	out := dst.RawMatrix()
+	switch c.kind {
+	case blockRBF:
+		c.blockRBF(out, x, work)
+	case blockPolynomial, blockLinear:
+		native.Gemm(blas.NoTrans, blas.Trans, 1, x, c.y, 0, out)
+		if c.kind == blockPolynomial {
+			if nw := workers(x.Rows*c.y.Rows, 0, x.Rows); nw <= 1 {
+				c.powers(out, 0, x.Rows)
+			} else {
+				inParallel(nw, x.Rows, func(lo, hi int) { c.powers(out, lo, hi) })
+			}
+		}
+		work.xbad = badRows(work.xbad[:0], x)
+		c.fixBad(out, x, work.xbad)
+	default:
+		if nw := workers(x.Rows*c.y.Rows, c.y.Cols, x.Rows); nw <= 1 {
+			c.elements(out, x, 0, x.Rows)
+		} else {
+			inParallel(nw, x.Rows, func(lo, hi int) { c.elements(out, x, lo, hi) })
+		}
+	}
+}
+
+// powers replaces the products g in rows lo…hi−1 of out by the polynomial kernel's
+// (γ·g + c)^d.
+func (c *Cross) powers(out blas64.General, lo, hi int) {
+	p := c.poly
+	for i := lo; i < hi; i++ {
+		row := out.Data[i*out.Stride : i*out.Stride+out.Cols]
+		for j, g := range row {
+			row[j] = powInt(p.Scale*g+p.Offset, p.Degree)
+		}
+	}
+}
+
+// elements sets rows lo…hi−1 of out to the kernel values of those rows of x against Y,
+// by the specialised loops of Column (bit for bit Eval), a tile of Y at a time so that
+// the tile stays in cache while the rows of x pass over it.
+func (c *Cross) elements(out, x blas64.General, lo, hi int) {
+	d := c.y.Cols
+	tile := max(16, (32<<10)/(8*max(d, 1))) // about 32 KiB of Y
+	for j0 := 0; j0 < c.y.Rows; j0 += tile {
+		j1 := min(j0+tile, c.y.Rows)
+		for i := lo; i < hi; i++ {
+			fill(out.Data[i*out.Stride+j0:i*out.Stride+j1], c.kern, c.y.Data[j0*c.y.Stride:], c.y.Stride, d,
+				x.Data[i*x.Stride:i*x.Stride+d])
+		}
+	}
+}
+
+// blockRBF computes an RBF block from the distance identity: dst = −2·X̃·Ỹᵀ by one dgemm,
+// then each entry's squared distance D̂ = (‖x̃‖² + ‖ỹ‖²) − 2x̃ᵀỹ and exp(−D̂/(2σ²)), or the
+// direct value where the identity's error bound is too large (rbfRow).
+func (c *Cross) blockRBF(out, x blas64.General, work *BlockWork) {
+	b, d, m := x.Rows, x.Cols, c.y.Rows
+	work.xbad = badRows(work.xbad[:0], x)
+	work.xs = resize(work.xs, b*d)
+	work.xn = resize(work.xn, b)
+	shiftRows(work.xs, work.xn, x, c.mu, work.xbad)
+	xs := blas64.General{Rows: b, Cols: d, Stride: d, Data: work.xs}
+	ys := blas64.General{Rows: m, Cols: d, Stride: d, Data: c.ys}
+	native.Gemm(blas.NoTrans, blas.Trans, -2, xs, ys, 0, out)
+	if nw := workers(b*m, 0, b); nw <= 1 {
+		c.rbfRows(out, x, work.xn, 0, b)
+	} else {
+		inParallel(nw, b, func(lo, hi int) { c.rbfRows(out, x, work.xn, lo, hi) })
+	}
+	c.fixBad(out, x, work.xbad)
+}
+
+// rbfRows finishes rows lo…hi−1 of an RBF block (rbfRow).
+func (c *Cross) rbfRows(out, x blas64.General, xn []float64, lo, hi int) {
+	d, m := x.Cols, c.y.Rows
+	for i := lo; i < hi; i++ {
+		rbfRow(out.Data[i*out.Stride:i*out.Stride+m], xn[i], c.yn, x.Data[i*x.Stride:i*x.Stride+d],
+			c.y.Data, c.y.Stride, c.g2, c.coef)
+	}
+}
+
+// rbfRow finishes a row of an RBF block for the point x: on entry row[j] holds −2x̃ᵀỹⱼ,
+// on return k(x, yⱼ) = exp(−D̂ⱼ/g2), g2 = 2σ², with D̂ⱼ = (‖x̃‖² + ‖ỹⱼ‖²) − 2x̃ᵀỹⱼ from the
+// squared norms xn and yn[j]. Where the identity's error bound (2d+8)·ε·(‖x̃‖² + ‖ỹⱼ‖²)
+// (plus underflow's) exceeds τ·max(2σ², D̂ⱼ) — coef = (2d+8)·ε/τ — the value is evaluated
+// directly from x and yⱼ (row j of y, stride ys), bit for bit as Eval: the cancellation
+// of close points far from the shift. docs/design.md, "Kernel blocks".
+//
+// Three passes, as fillRBF's two: the exponents (an entry to evaluate directly marked by
+// −1, as exponents are not negative), then the exponentials, independent of one another
+// so that they overlap in the pipeline, then the marked entries (whose exp(1) > 1).
+func rbfRow(row []float64, xn float64, yn, x, y []float64, ys int, g2, coef float64) {
+	d := len(x)
+	// Products and squares below 2⁻¹⁰²² lose digits: each adds up to 2⁻¹⁰⁷⁴ to D̂'s error,
+	// 4d of them at most, which matters only for D̂ and 2σ² near 1e-300.
+	under := float64(4*d+4) * 0x1p-1074 / blockTolerance
+	marked := false
+	for j, g := range row {
+		s := xn + yn[j]
+		dd := s + g
+		if !(coef*s+under <= max(g2, dd)) { // also when an overflow made dd NaN
+			row[j] = -1
+			marked = true
+			continue
+		}
+		row[j] = max(dd, 0) / g2
+	}
+	for j, v := range row {
+		row[j] = math.Exp(-v)
+	}
+	if !marked {
+		return
+	}
+	for j, v := range row {
+		if v > 1 {
+			row[j] = rbf(x, y[j*ys:j*ys+d], g2)
+		}
+	}
+}
+
+// fixBad evaluates by Eval the entries of rows of x in xbad and of the columns of Y in
+// c.ybad, points with a NaN or infinite coordinate, so that they are what Column gives.
+func (c *Cross) fixBad(out, x blas64.General, xbad []int) {
+	d := c.y.Cols
+	for _, i := range xbad {
+		fill(out.Data[i*out.Stride:i*out.Stride+out.Cols], c.kern, c.y.Data, c.y.Stride, d, x.Data[i*x.Stride:i*x.Stride+d])
+	}
+	for _, j := range c.ybad {
+		yj := c.y.Data[j*c.y.Stride : j*c.y.Stride+d]
+		for i := range x.Rows {
+			out.Data[i*out.Stride+j] = c.kern.Eval(x.Data[i*x.Stride:i*x.Stride+d], yj)
+		}
+	}
+}
+
+// Block sets dst to the kernel block K(X, Y), dst[i][j] = k(Xᵢ, Yⱼ), as a Cross of Y would
+// (see Cross), allocating the Cross and its scratch: for repeated blocks against the same
+// Y, keep a Cross and a BlockWork instead. dst is resized if empty and must otherwise be
+// rows(X)×rows(Y); Block panics on mismatched dimensions, an empty X or Y or a nil
+// kernel.
+func Block(dst *mat.Dense, k Kernel, X, Y *mat.Dense) {
+	var work BlockWork
+	NewCross(k, Y).BlockTo(dst, X, &work)
+}
+
+// badRows appends to dst the indices of the rows of a with a NaN or infinite entry.
+func badRows(dst []int, a blas64.General) []int {
+	for i := range a.Rows {
+		for _, v := range a.Data[i*a.Stride : i*a.Stride+a.Cols] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				dst = append(dst, i)
+				break
+			}
+		}
+	}
+	return dst
+}
+
+// isBad reports whether i is in the sorted list bad (short: usually empty).
+func isBad(bad []int, i int) bool {
+	for _, b := range bad {
+		if b == i {
+			return true
+		}
+		if b > i {
+			return false
+		}
+	}
+	return false
+}
+
+// sqNorm returns ‖x‖², summed like sqDist.
+func sqNorm(x []float64) float64 {
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += x[i] * x[i]
+		s1 += x[i+1] * x[i+1]
+		s2 += x[i+2] * x[i+2]
+		s3 += x[i+3] * x[i+3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i] * x[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// resize returns x with length n, reusing its memory when it has the capacity.
+func resize(x []float64, n int) []float64 {
+	if cap(x) >= n {
+		return x[:n]
+	}
+	return make([]float64, n)
+}
+
+// inParallel runs f over nw contiguous ranges of the rows [0, rows), one goroutine each
+// (nw from workers: the caller runs small blocks serially, without the closure).
+func inParallel(nw, rows int, f func(lo, hi int)) {
+	var wg sync.WaitGroup
+	for w := range nw {
+		lo, hi := w*rows/nw, (w+1)*rows/nw
+		wg.Go(func() { f(lo, hi) })
+	}
+	wg.Wait()
+}

@@ -1,0 +1,339 @@
+package kernel
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/backend"
+	"github.com/ikpca/ikpca/native"
+)
+
+const eps = 0x1p-53
+
+// norm2 returns ‖x‖.
+func norm2(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v * v
+	}
+	return math.Sqrt(s)
+}
+
+// blockBound returns how far a kernel block's value k(x, y) may be from Eval(x, y): exact
+// reports that it must be Eval's bits (entry-by-entry kernels); otherwise bound is the
+// largest allowed |block − Eval|, from the error analysis of docs/design.md, "Kernel
+// blocks":
+//
+//   - RBF: each of the two values is within (τ + 4ε)·max(1, v) (identity) and
+//     (d+3)·ε·max(1, v) (direct) of the true one, relative, v = ‖x−y‖²/(2σ²); plus the
+//     smallest normal number, below which values are subnormal and have fewer digits;
+//   - Polynomial and Linear: xᵀy is within d·ε·‖x‖‖y‖ whichever way it is summed, so each
+//     value is within deg·(d+4)·ε·M^deg of the true one, M = γ‖x‖‖y‖ + c (the powers'
+//     roundings included), and the two within twice that.
+func blockBound(k Kernel, x, y []float64) (exact bool, bound float64) {
+	d := float64(len(x))
+	switch k := deref(k).(type) {
+	case RBF:
+		e := k.Eval(x, y)
+		v := sqDist(x, y) / (2 * k.Sigma * k.Sigma)
+		return false, (blockTolerance+(d+7)*eps)*max(1, v)*e + 0x1p-1022
+	case Polynomial:
+		deg := float64(k.Degree)
+		m := k.Scale*norm2(x)*norm2(y) + k.Offset
+		return false, 2 * deg * (d + 4) * eps * math.Pow(m, deg)
+	case Linear:
+		return false, 2 * (d + 4) * eps * norm2(x) * norm2(y)
+	}
+	return true, 0
+}
+
+// checkEntry compares a block value with Eval within blockBound; NaN matches NaN.
+func checkEntry(t *testing.T, k Kernel, x, y []float64, got float64, where string) {
+	t.Helper()
+	want := k.Eval(x, y)
+	if got == want {
+		return
+	}
+	if math.IsNaN(want) || math.IsInf(want, 0) {
+		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("%v %s: %v, Eval %v", k, where, got, want)
+		}
+		return
+	}
+	exact, bound := blockBound(k, x, y)
+	if exact && got != want || !exact && !(math.Abs(got-want) <= bound) {
+		t.Fatalf("%v %s: %v, Eval %v (|Δ| = %.3g, bound %.3g)", k, where, got, want, math.Abs(got-want), bound)
+	}
+}
+
+// checkBlock computes K(X, Y) through a Cross and compares every entry with Eval.
+func checkBlock(t *testing.T, k Kernel, X, Y *mat.Dense) *mat.Dense {
+	t.Helper()
+	var dst mat.Dense
+	Block(&dst, k, X, Y)
+	r, _ := X.Dims()
+	m, _ := Y.Dims()
+	if rr, cc := dst.Dims(); rr != r || cc != m {
+		t.Fatalf("%v: block is %d×%d, want %d×%d", k, rr, cc, r, m)
+	}
+	for i := range r {
+		for j := range m {
+			checkEntry(t, k, X.RawRowView(i), Y.RawRowView(j), dst.At(i, j), "")
+		}
+	}
+	return &dst
+}
+
+// TestBlock compares blocks with Eval for every kind of kernel, dimensions from 1 to 123,
+// points in [0, 1)ᵈ, strided views, X aliasing Y.
+func TestBlock(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, d := range []int{1, 3, 4, 10, 123} {
+		X, Y := view(rng, 29, d), randDense(rng, 41, d)
+		for _, k := range allKernels() {
+			checkBlock(t, k, X, Y)
+			checkBlock(t, k, Y, Y)
+			checkBlock(t, k, X.Slice(3, 4, 0, d).(*mat.Dense), Y) // one row
+		}
+	}
+}
+
+// cancellationPoints returns pairs of points at distances δ·‖y‖ from one another for δ
+// from 1e-8 to 1e3, exact duplicates (δ = 0) and near-duplicates differing in one last
+// bit, around a centre offset·(1, …, 1) with unit spread: X holds the moved copies, Y the
+// originals.
+func cancellationPoints(rng *rand.Rand, m, d int, offset float64) (X, Y *mat.Dense) {
+	deltas := []float64{0, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1, 10, 100, 1000}
+	Y = mat.NewDense(m, d, nil)
+	for i := range m {
+		for j := range d {
+			Y.Set(i, j, offset+rng.NormFloat64())
+		}
+	}
+	X = mat.NewDense(m*(len(deltas)+1), d, nil)
+	dir := make([]float64, d)
+	for i := range m {
+		y := Y.RawRowView(i)
+		ny := norm2(y)
+		for q, delta := range deltas {
+			for j := range dir {
+				dir[j] = rng.NormFloat64()
+			}
+			nd := norm2(dir)
+			row := X.RawRowView(i*(len(deltas)+1) + q)
+			for j := range row {
+				row[j] = y[j] + delta*ny*dir[j]/nd
+			}
+		}
+		row := X.RawRowView(i*(len(deltas)+1) + len(deltas))
+		copy(row, y)
+		row[rng.IntN(d)] = math.Nextafter(row[0], math.Inf(1)) // one last bit apart
+	}
+	return X, Y
+}
+
+// refRBF returns exp(−‖x−y‖²/g2) with ‖x−y‖² exact (big.Float) and rounded once: a
+// reference within ε·max(1, v) + 1 ulp of the true value, v the exponent.
+func refRBF(x, y []float64, g2 float64) float64 {
+	const prec = 2200 // differences and squares of float64 values are exact
+	s := new(big.Float).SetPrec(prec)
+	t := new(big.Float).SetPrec(prec)
+	for i := range x {
+		t.SetPrec(prec).SetFloat64(x[i])
+		t.Sub(t, new(big.Float).SetPrec(prec).SetFloat64(y[i]))
+		t.Mul(t, t)
+		s.Add(s, t)
+	}
+	s.Quo(s, new(big.Float).SetPrec(prec).SetFloat64(g2))
+	v, _ := s.Float64()
+	return math.Exp(-v)
+}
+
+// TestBlockCancellation checks the RBF identity where it cancels: points at distances
+// from 1e-8 to 1e3 of their norm, exact and near duplicates, near the origin and around
+// 1e4·(1, …, 1), bandwidths from 1e-3 to 1e3, d = 10 and 123. Every value must agree with
+// Eval within blockBound, and with an exact-distance reference (refRBF, itself within
+// ε·max(1, v) + 1 ulp) within max(τ, (d+3)·ε)·max(1, v) + 6ε·max(1, v) relative, plus the
+// smallest normal number: τ + 4ε where the identity is used, (d+3)·ε where the entry is
+// evaluated directly. The same for Matrix.
+func TestBlockCancellation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	for _, d := range []int{10, 123} {
+		for _, offset := range []float64{0, 1e4} {
+			X, Y := cancellationPoints(rng, 6, d, offset)
+			for _, sigma := range []float64{1e-3, 0.1, 1, 30, 1e3} {
+				k := RBF{Sigma: sigma}
+				dst := checkBlock(t, k, X, Y)
+				g2 := 2 * sigma * sigma
+				rel := max(blockTolerance, float64(d+3)*eps) + 6*eps
+				for i := range X.RawMatrix().Rows {
+					for j := range Y.RawMatrix().Rows {
+						x, y := X.RawRowView(i), Y.RawRowView(j)
+						want := refRBF(x, y, g2)
+						v := sqDist(x, y) / g2
+						if got := dst.At(i, j); !(math.Abs(got-want) <= rel*max(1, v)*want+0x1p-1022) {
+							t.Fatalf("d=%d offset=%g σ=%g (%d,%d): %v, exact distance gives %v (v = %.3g)",
+								d, offset, sigma, i, j, got, want, v)
+						}
+					}
+				}
+				K := Matrix(k, Y)
+				for i := range Y.RawMatrix().Rows {
+					for j := i; j < Y.RawMatrix().Rows; j++ {
+						checkEntry(t, k, Y.RawRowView(j), Y.RawRowView(i), K.At(i, j), "Matrix")
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestBlockNonFinite checks that entries with a point holding a NaN or an infinity are
+// what Eval gives, and that such a point does not spoil the others.
+func TestBlockNonFinite(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	X, Y := randDense(rng, 7, 5), randDense(rng, 9, 5)
+	X.Set(2, 1, math.NaN())
+	X.Set(4, 0, math.Inf(1))
+	Y.Set(3, 4, math.Inf(-1))
+	Y.Set(6, 2, math.NaN())
+	for _, k := range allKernels() {
+		checkBlock(t, k, X, Y)
+		K := Matrix(k, Y)
+		for i := range 9 {
+			for j := i; j < 9; j++ {
+				checkEntry(t, k, Y.RawRowView(j), Y.RawRowView(i), K.At(i, j), "Matrix")
+			}
+		}
+	}
+}
+
+// TestBlockParallel checks that blocks do not depend on GOMAXPROCS or on the split
+// between goroutines.
+func TestBlockParallel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	X, Y := view(rng, 130, 6), randDense(rng, 70, 6)
+	for _, k := range allKernels() {
+		forceSerial(t)
+		ref := checkBlock(t, k, X, Y)
+		forceParallel(t)
+		for _, p := range []int{1, 2, 3, 8} {
+			setProcs(t, p)
+			if got := checkBlock(t, k, X, Y); !mat.Equal(got, ref) {
+				t.Fatalf("%v: GOMAXPROCS=%d changes the block", k, p)
+			}
+		}
+	}
+}
+
+// TestBlockNoAlloc checks that a Cross with a BlockWork that has served a block as large
+// computes further blocks without allocating, and that Reset reuses the Cross's memory.
+// Serially and on a block small enough that gonum's Dgemm (in the pure-Go build) does not
+// start goroutines: goroutines allocate.
+func TestBlockNoAlloc(t *testing.T) {
+	forceSerial(t)
+	rng := rand.New(rand.NewPCG(61, 62))
+	X, Y := randDense(rng, 16, 10), randDense(rng, 100, 10)
+	for _, k := range allKernels() {
+		c := NewCross(k, Y)
+		var work BlockWork
+		dst := mat.NewDense(16, 100, nil)
+		c.BlockTo(dst, X, &work)
+		if n := testing.AllocsPerRun(10, func() { c.BlockTo(dst, X, &work) }); n != 0 {
+			t.Errorf("%v: BlockTo allocates %v times", k, n)
+		}
+		if n := testing.AllocsPerRun(10, func() { c.Reset(k, Y) }); n != 0 {
+			t.Errorf("%v: Reset allocates %v times", k, n)
+		}
+	}
+}
+
+// TestBlockPanics checks the programming errors BlockTo and Block reject.
+func TestBlockPanics(t *testing.T) {
+	X, Y := mat.NewDense(3, 2, nil), mat.NewDense(4, 2, nil)
+	c := NewCross(RBF{Sigma: 1}, Y)
+	cases := map[string]func(){
+		"wrong dst":      func() { c.BlockTo(mat.NewDense(3, 3, nil), X, nil) },
+		"wrong X":        func() { c.BlockTo(&mat.Dense{}, mat.NewDense(3, 3, nil), nil) },
+		"empty X":        func() { c.BlockTo(&mat.Dense{}, &mat.Dense{}, nil) },
+		"empty Y":        func() { NewCross(RBF{Sigma: 1}, &mat.Dense{}) },
+		"nil kernel":     func() { NewCross(nil, Y) },
+		"nil pointer":    func() { Block(&mat.Dense{}, (*RBF)(nil), X, Y) },
+		"zero Cross":     func() { new(Cross).BlockTo(&mat.Dense{}, X, nil) },
+		"Block mismatch": func() { Block(&mat.Dense{}, Linear{}, X, mat.NewDense(2, 3, nil)) },
+	}
+	for name, f := range cases {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+// TestBlockRoute checks that blocks and Matrix reach BLAS only through package native.
+func TestBlockRoute(t *testing.T) {
+	rng := rand.New(rand.NewPCG(71, 72))
+	X, Y := randDense(rng, 20, 5), randDense(rng, 30, 5)
+	calls := backend.RegistryCalls(func() {
+		for _, k := range builtins() {
+			var dst mat.Dense
+			Block(&dst, k, X, Y)
+			Matrix(k, Y)
+		}
+	}, native.Compiled == "gonum")
+	if len(calls) > 0 {
+		t.Errorf("reached gonum's blas64 registry:\n%s", strings.Join(calls, "\n"))
+	}
+}
+
+// TestBlockBackends checks that the two backends give blocks within the bounds of each
+// other (openblas build only: it compares OpenBLAS with gonum's BLAS in one process).
+func TestBlockBackends(t *testing.T) {
+	if native.Compiled == "gonum" {
+		t.Skip("one backend compiled in: nothing to compare (the openblas build runs this)")
+	}
+	rng := rand.New(rand.NewPCG(81, 82))
+	X, Y := cancellationPoints(rng, 5, 123, 1e4)
+	for _, k := range builtins() {
+		var a, b mat.Dense
+		Block(&a, k, X, Y)
+		backend.WithGonum(func() { Block(&b, k, X, Y) })
+		for i := range X.RawMatrix().Rows {
+			for j := range Y.RawMatrix().Rows {
+				checkEntry(t, k, X.RawRowView(i), Y.RawRowView(j), a.At(i, j), "openblas")
+				checkEntry(t, k, X.RawRowView(i), Y.RawRowView(j), b.At(i, j), "gonum")
+			}
+		}
+	}
+}
+
+// TestBlockExtremes checks blocks of points whose coordinates are huge (squared norms
+// overflow), tiny or subnormal, and bandwidths whose 2σ² overflows or underflows: every
+// entry is Eval's within blockBound, NaN where Eval gives NaN.
+func TestBlockExtremes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(91, 92))
+	for _, scale := range []float64{1e160, 1e-160, 1e-310} {
+		X, Y := randDense(rng, 6, 4), randDense(rng, 5, 4)
+		X.Scale(scale, X)
+		Y.Scale(scale, Y)
+		copy(X.RawRowView(2), Y.RawRowView(1)) // a duplicate
+		for _, k := range append(allKernels(), RBF{Sigma: 1e200}, RBF{Sigma: 1e-200}, RBF{Sigma: scale}) {
+			checkBlock(t, k, X, Y)
+			K := Matrix(k, Y)
+			for i := range 5 {
+				for j := i; j < 5; j++ {
+					checkEntry(t, k, Y.RawRowView(j), Y.RawRowView(i), K.At(i, j), "Matrix")
+				}
+			}
+		}
+	}
+}

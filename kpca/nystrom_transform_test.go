@@ -1,0 +1,204 @@
+package kpca
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/sign"
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// transformElements is Nystrom.Transform's element path, as it was before kernel blocks:
+// one kernel.Column per point (bit for bit Eval) and one dot product per component. The
+// reference of TestNystromTransformBlocks and BenchmarkNystromTransform. It also returns
+// scale[i][q] = Σ_l |k_l(xᵢ)·p_lq|, p_q = u_j/√λ_j, the size of the terms of each score,
+// against which rounding is measured, unless withScale is false (the benchmark measures
+// the path alone).
+func (ny *Nystrom) transformElements(X *mat.Dense, k int, withScale bool) (res, scale *mat.Dense) {
+	rows, _ := X.Dims()
+	m := ny.m
+	v := ny.sym.Values(nil)
+	tol := zeroTolerance(v, m)
+	u := ny.sym.Vectors()
+	km := make([]float64, m)
+	w := make([]float64, m)
+	res = mat.NewDense(rows, k, nil)
+	scale = mat.NewDense(rows, k, nil)
+	for i := range rows {
+		kernel.Column(km, ny.kern, &ny.lview, X.RawRowView(i))
+		for q := range k {
+			j := m - 1 - q
+			if v[j] <= tol {
+				continue
+			}
+			for l := range w {
+				w[l] = u.At(l, j)
+			}
+			f := sign.OfColumn(&ny.prod, j) / math.Sqrt(v[j])
+			res.Set(i, q, f*floats.Dot(w, km))
+			if withScale {
+				var s float64
+				for l := range w {
+					s += math.Abs(km[l] * w[l])
+				}
+				scale.Set(i, q, math.Abs(f)*s)
+			}
+		}
+	}
+	return res, scale
+}
+
+// nearPoints returns the rows of x, copies of them moved by δ·‖x‖ for δ from 1e-12 to
+// 1e-2 (near-duplicates of landmarks among them), and points far away.
+func nearPoints(rng *rand.Rand, x *mat.Dense, far float64) *mat.Dense {
+	n, d := x.Dims()
+	deltas := []float64{0, 1e-12, 1e-9, 1e-6, 1e-4, 1e-2}
+	out := mat.NewDense(n*len(deltas)+3, d, nil)
+	for i := range n {
+		xi := x.RawRowView(i)
+		var nrm float64
+		for _, v := range xi {
+			nrm += v * v
+		}
+		nrm = math.Sqrt(nrm)
+		for q, delta := range deltas {
+			row := out.RawRowView(i*len(deltas) + q)
+			for l := range row {
+				row[l] = xi[l] + delta*nrm*rng.NormFloat64()/math.Sqrt(float64(d))
+			}
+		}
+	}
+	for r := n * len(deltas); r < n*len(deltas)+3; r++ {
+		for l := range d {
+			out.Set(r, l, far*rng.NormFloat64())
+		}
+	}
+	return out
+}
+
+// TestNystromTransformBlocks compares Transform (kernel blocks and a dgemm) with the
+// element path on the data points, their near-duplicates (landmarks among them, where
+// the RBF identity cancels) and far points, for RBF, polynomial and linear kernels, on
+// Yeast (d = 8), the same points offset by 1e4, and split in two clusters 1e3 apart
+// (whose points are far from their mean, where the identity cancels unless evaluated
+// directly); bandwidths the median distance of Yeast and a twentieth of it. Each score
+// is a sum of m terms
+// k_l·p_lq; every kernel value is within 1e-13·max(1, v) of Eval (RBF, v its exponent;
+// for the others within (d+4)·ε of the sum's terms) and the sum adds m·ε of its terms'
+// size, so the scores must agree within 1e-12·Σ_l|k_l·p_lq| (plus 1e-300).
+func TestNystromTransformBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 14))
+	base := points(t, "yeast", 150)
+	offset := mat.DenseCopyOf(base)
+	for i := range 150 {
+		for l := range 8 {
+			offset.Set(i, l, offset.At(i, l)+1e4)
+		}
+	}
+	split := mat.DenseCopyOf(base)
+	for i := 75; i < 150; i++ {
+		for l := range 8 {
+			split.Set(i, l, split.At(i, l)+1e3)
+		}
+	}
+	med, err := kernel.MedianDistance(base, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, x := range map[string]*mat.Dense{"yeast": base, "yeast+1e4": offset, "two clusters": split} {
+		kernels := []kernel.Kernel{
+			kernel.RBF{Sigma: med},
+			kernel.RBF{Sigma: med / 20},
+			kernel.Polynomial{Degree: 2, Scale: 1, Offset: 1},
+			kernel.Linear{},
+		}
+		for _, k := range kernels {
+			ny, err := NewNystrom(k, x, NystromOptions{Seed: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := 40
+			if _, ok := k.(kernel.Linear); ok {
+				m = 8 // the linear kernel matrix has rank d
+			}
+			if err := ny.Grow(m); err != nil {
+				t.Fatal(err)
+			}
+			X := nearPoints(rng, x, 3*med)
+			const comps = 6
+			var got mat.Dense
+			if err := ny.Transform(&got, X, comps); err != nil {
+				t.Fatalf("%s %v: %v", name, k, err)
+			}
+			want, scale := ny.transformElements(X, comps, true)
+			rows, _ := X.Dims()
+			for i := range rows {
+				for q := range comps {
+					if d := math.Abs(got.At(i, q) - want.At(i, q)); !(d <= 1e-12*scale.At(i, q)+1e-300) {
+						t.Fatalf("%s %v point %d component %d: %v, element path %v (|Δ| = %.3g, terms %.3g)",
+							name, k, i, q, got.At(i, q), want.At(i, q), d, scale.At(i, q))
+					}
+				}
+			}
+			// A matrix that is not a *mat.Dense goes through the copying path.
+			var viaT mat.Dense
+			if err := ny.Transform(&viaT, mat.DenseCopyOf(X.T()).T(), comps); err != nil {
+				t.Fatal(err)
+			}
+			if !mat.EqualApprox(&viaT, &got, 0) {
+				t.Errorf("%s %v: a transposed view gives other scores", name, k)
+			}
+		}
+	}
+}
+
+// BenchmarkNystromTransform measures Nystrom.Transform with m = 1000 landmarks (100 with
+// -short), the first m rows, RBF with the median distance, 6 components, on MAGIC (d = 10)
+// and a9a (d = 123): 4096 points projected at once ("bulk") and by the element path
+// ("elements"). points/s is reported. Growing the m landmarks costs about n·m³/3 flops
+// (a minute or two for m = 1000 in pure Go, seconds with OpenBLAS).
+func BenchmarkNystromTransform(b *testing.B) {
+	const rows, comps = 4096, 6
+	m := 1000
+	if testing.Short() {
+		m = 100
+	}
+	for _, ds := range []data.Dataset{data.Magic(), data.A9A()} {
+		_, d := ds.X.Dims()
+		train := mat.DenseCopyOf(ds.X.Slice(0, m, 0, d))
+		X := mat.DenseCopyOf(ds.X.Slice(m, m+rows, 0, d))
+		med, err := kernel.MedianDistance(train, 1000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ny, err := NewNystrom(kernel.RBF{Sigma: med}, train, NystromOptions{Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := ny.Grow(m); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("%s/d=%d/m=%d/bulk", ds.Name, d, m), func(b *testing.B) {
+			var dst mat.Dense
+			for b.Loop() {
+				dst.Reset()
+				if err := ny.Transform(&dst, X, comps); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "points/s")
+		})
+		b.Run(fmt.Sprintf("%s/d=%d/m=%d/elements", ds.Name, d, m), func(b *testing.B) {
+			for b.Loop() {
+				ny.transformElements(X, comps, false)
+			}
+			b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "points/s")
+		})
+	}
+}

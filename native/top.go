@@ -1,0 +1,162 @@
+package native
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/mat"
+)
+
+// EigenSymTopInPlace computes the r largest eigenvalues and, optionally, their
+// eigenvectors of the real symmetric n×n matrix A stored row-major in a with stride lda,
+// without computing the others: the partial batch eigensolver, for a model that keeps only
+// the top r eigenpairs.
+//
+// Only the upper triangle of A is read (a[i*lda+j] for j >= i), and all of the leading
+// n×n block of a is destroyed; elements outside it are never touched. On success, w
+// (len(w) >= r) receives the r largest eigenvalues in ascending order — the last r values
+// [EigenSymInPlace] would return — and, when z is not nil, z receives the n×r matrix of
+// their orthonormal eigenvectors, row-major with stride ldz, as columns: z[i*ldz+j] is
+// component i of the eigenvector of w[j]. Elements of z outside the leading n×r block
+// are never touched. Where eigenvalues are equal, or equal to rounding, the vectors span
+// their eigenspace but are not otherwise unique; where such a cluster straddles the cut
+// between the r kept and the n−r others, so is the subspace kept.
+//
+// The compiled-in backend is called directly: LAPACK dsyevr with an index range
+// (RANGE = 'I': tridiagonal reduction, bisection and inverse iteration, then the back
+// transformation of the r vectors only) through LAPACKE in the openblas build. gonum's
+// LAPACK has no such routine (only Dsyev, which computes every pair): the pure-Go build
+// reduces A with gonum's Dsytrd, computes the eigenvalues of the tridiagonal matrix with
+// gonum's Dsterf, the r vectors by inverse iteration as LAPACK's dstein does, checks
+// them, and applies the reflectors with gonum's Dormqr; on matrices too small for this to
+// pay (n < 32), or if the check fails, it falls back to a full solve. See docs/design.md,
+// "Backends". r = n is [EigenSymInPlace]; r = 0 computes nothing.
+//
+// An error wrapping [ErrArgument] is returned, and nothing is computed, if n < 0, r is
+// outside [0, n], lda < max(1, n), ldz < max(1, r) with z not nil, or a, w or z is too
+// short; one wrapping [ErrNonFinite] if the upper triangle holds a NaN or an infinity;
+// one wrapping [ErrNotConverged] if LAPACK reports a failure, in which case the contents
+// of a, w and z are unspecified.
+func EigenSymTopInPlace(n, r int, a []float64, lda int, w, z []float64, ldz int) error {
+	switch {
+	case n < 0:
+		return fmt.Errorf("%w: EigenSymTopInPlace: negative dimension n=%d", ErrArgument, n)
+	case r < 0 || r > n:
+		return fmt.Errorf("%w: EigenSymTopInPlace: r=%d outside [0, %d]", ErrArgument, r, n)
+	case r == 0:
+		return nil
+	case lda < n:
+		return fmt.Errorf("%w: EigenSymTopInPlace: stride lda=%d less than n=%d", ErrArgument, lda, n)
+	case len(a) < (n-1)*lda+n:
+		return fmt.Errorf("%w: EigenSymTopInPlace: len(a)=%d too short for n=%d, lda=%d (need %d)", ErrArgument, len(a), n, lda, (n-1)*lda+n)
+	case len(w) < r:
+		return fmt.Errorf("%w: EigenSymTopInPlace: len(w)=%d less than r=%d", ErrArgument, len(w), r)
+	case z != nil && ldz < r:
+		return fmt.Errorf("%w: EigenSymTopInPlace: stride ldz=%d less than r=%d", ErrArgument, ldz, r)
+	case z != nil && len(z) < (n-1)*ldz+r:
+		return fmt.Errorf("%w: EigenSymTopInPlace: len(z)=%d too short for n=%d, ldz=%d (need %d)", ErrArgument, len(z), n, ldz, (n-1)*ldz+r)
+	}
+	for i := range n {
+		for k, v := range a[i*lda+i : i*lda+n] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: EigenSymTopInPlace: element %v at row %d, column %d", ErrNonFinite, v, i, i+k)
+			}
+		}
+	}
+	if r == n {
+		return topByFull(eigenSym, n, r, a, lda, w, z, ldz)
+	}
+	return eigenSymTop(n, r, a, lda, w, z, ldz)
+}
+
+// topByFull computes every eigenpair with full, eigenSym or gonumEigenSym (a is
+// overwritten by the eigenvectors), and keeps the top r. Arguments have been validated;
+// 1 ≤ r ≤ n.
+func topByFull(full func(n int, a []float64, lda int, w []float64, vectors bool) error, n, r int, a []float64, lda int, w, z []float64, ldz int) error {
+	all := w[:r]
+	if r < n {
+		all = make([]float64, n)
+	}
+	if err := full(n, a, lda, all, z != nil); err != nil {
+		return err
+	}
+	copy(w[:r], all[n-r:])
+	if z != nil {
+		for i := range n {
+			copy(z[i*ldz:i*ldz+r], a[i*lda+n-r:i*lda+n])
+		}
+	}
+	return nil
+}
+
+// EigenSymTop computes the r largest eigenvalues of the symmetric matrix a, in ascending
+// order, and, when vectors is not nil, their orthonormal eigenvectors stored as the
+// columns of vectors (column j belongs to eigenvalue j): the last r values and columns
+// [EigenSym] would return, computed by [EigenSymTopInPlace] without the others. It never
+// modifies a.
+//
+// values must be nil, in which case a new slice is allocated, or have length r. vectors,
+// if not nil, must either be empty (IsEmpty), in which case it is reshaped to n×r, or
+// already be n×r, n = a.SymmetricDim(). vectors may share storage with a. EigenSymTop
+// returns the slice holding the eigenvalues.
+//
+// Errors are those of EigenSymTopInPlace, and wrap [ErrArgument] for a nil a and
+// mismatched destination sizes; on error vectors is left unchanged.
+func EigenSymTop(values []float64, vectors *mat.Dense, a mat.Symmetric, r int) ([]float64, error) {
+	if a == nil {
+		return nil, fmt.Errorf("%w: EigenSymTop: nil matrix", ErrArgument)
+	}
+	n := a.SymmetricDim()
+	if r < 0 || r > n {
+		return nil, fmt.Errorf("%w: EigenSymTop: r=%d outside [0, %d]", ErrArgument, r, n)
+	}
+	if values != nil && len(values) != r {
+		return nil, fmt.Errorf("%w: EigenSymTop: len(values)=%d, want %d", ErrArgument, len(values), r)
+	}
+	if vectors != nil && !vectors.IsEmpty() {
+		if rr, c := vectors.Dims(); rr != n || c != r {
+			return nil, fmt.Errorf("%w: EigenSymTop: vectors is %d×%d, want %d×%d", ErrArgument, rr, c, n, r)
+		}
+	}
+	if values == nil {
+		values = make([]float64, r)
+	}
+	if r == 0 {
+		return values, nil
+	}
+	buf := upperCopy(a, n)
+	var z []float64
+	if vectors != nil {
+		z = make([]float64, n*r)
+	}
+	if err := EigenSymTopInPlace(n, r, buf, n, values, z, r); err != nil {
+		return nil, err
+	}
+	if vectors != nil {
+		if vectors.IsEmpty() {
+			vectors.ReuseAs(n, r)
+		}
+		vectors.Copy(mat.NewDense(n, r, z))
+	}
+	return values, nil
+}
+
+// upperCopy returns the upper triangle of a in a new n×n row-major slice (the strict
+// lower triangle zero).
+func upperCopy(a mat.Symmetric, n int) []float64 {
+	buf := make([]float64, n*n)
+	if s, ok := a.(mat.RawSymmetricer); ok && s.RawSymmetric().Uplo == blas.Upper {
+		raw := s.RawSymmetric()
+		for i := range n {
+			copy(buf[i*n+i:i*n+n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
+		}
+		return buf
+	}
+	for i := range n {
+		for j := i; j < n; j++ {
+			buf[i*n+j] = a.At(i, j)
+		}
+	}
+	return buf
+}
