@@ -11,9 +11,10 @@ import (
 // roundoff is the unit roundoff ε = 2⁻⁵³ (LAPACK's dlamch('E')).
 const roundoff = 0x1p-53
 
-// sqrtEps is √ε, ε = 2⁻⁵³: DeleteRow's threshold, relative to max|λ|, for eigenvalues
-// too small to normalise their vectors.
-const sqrtEps = 0x1p-26 / math.Sqrt2
+// deleteFloor is DeleteRow's threshold, relative to max|λ|, for eigenvalues too small
+// to normalise their vectors: dividing by √M loses orthogonality of the order of
+// ε·max|λ|/M (docs/design.md, "Rank-r tracking"), at most about 1e-10 above it.
+const deleteFloor = 0x1p-20
 
 // Extend borders A with one row and column (docs/design.md, "Rank-r tracking"). The new
 // matrix A′ is given in the orthonormal basis
@@ -77,7 +78,9 @@ func (t *Thin) Extend(b, e []float64, f, c float64) error {
 	hasQ := false
 	if k < span {
 		// r = b − Vp, twice ("twice is enough": Kahan, Parlett), so that q is orthogonal
-		// to V to working precision whatever the cancellation.
+		// to V and e to working precision whatever the cancellation. β is negligible
+		// against the scale of the unprojected b, whose projections round relative to
+		// ‖b‖.
 		copy(q, bp)
 		t.subtract(q, p)
 		p2 := t.p2[:k]
@@ -86,8 +89,11 @@ func (t *Thin) Extend(b, e []float64, f, c float64) error {
 		for i := range p {
 			p[i] += p2[i]
 		}
+		if ee > 0 {
+			axpy(-dot(e, q)/ee, e, q)
+		}
 		beta = nrm2(q)
-		scale := math.Max(maxAbs(t.values[:k]), math.Max(math.Abs(c), nrm2(bp)))
+		scale := math.Max(maxAbs(t.values[:k]), math.Max(math.Abs(c), nrm2(b)))
 		if beta > 64*roundoff*scale {
 			hasQ = true
 			for i := range q {
@@ -237,9 +243,11 @@ func (t *Thin) deleteRow(buf []float64, j, n int) {
 // Λ^½(I − zzᵀ)Λ^½ = Y·M·Yᵀ, a rank-one downdate (secular.Solver.RankOne with ρ = −1),
 // and the vectors W·Λ^½·Y·M^−½: one n×k×k product. Unlike RestrictRow it keeps the rank
 // (the restriction would lose a dimension at every deletion), at the price of dividing
-// by √M: eigenvalues at most √ε·max|λ| are dropped, since their vectors cannot be
-// normalised accurately, with the eigenvalues λ ≤ 0 (which have no square root) and
-// those the Truncation drops; Stats().Dropped describes them all. An index out of range
+// by √M, which costs orthogonality of the order of ε·max|λ|/M (the rounding of
+// W·Λ^½·Y, of size ε·√max|λ|, against a column of norm √M): eigenvalues at most
+// 2⁻²⁰·max|λ| are dropped, so that the loss stays below about 1e-10, with the
+// eigenvalues λ ≤ 0 (which have no square root) and those the Truncation drops;
+// Stats().Dropped describes them all. An index out of range
 // is ErrIndex. On error t is unchanged.
 func (t *Thin) DeleteRow(j int, centre bool) error {
 	n, k := t.rows, t.k
@@ -272,7 +280,7 @@ func (t *Thin) DeleteRow(j int, centre bool) error {
 
 	// The kept eigenvalues: above √ε·max|λ| and the truncation's floor, the top Rank.
 	mu := res.Values
-	tol := sqrtEps * maxAbs(t.values[:k])
+	tol := deleteFloor * maxAbs(t.values[:k])
 	if t.trunc.Rank > 0 {
 		tol = math.Max(tol, t.trunc.Floor)
 	}
