@@ -2,6 +2,7 @@ package kpca
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -178,7 +179,26 @@ var allOptions = []Options{
 	{Mode: Uncentred, Method: RankOne},
 }
 
-func name(o Options) string { return o.Mode.String() + "/" + o.Method.String() }
+// streamOptions are the bordered models at rank r and in a window.
+var streamOptions = []Options{
+	{Rank: 8},
+	{Mode: Uncentred, Rank: 8},
+	{Window: 40},
+	{Mode: Uncentred, Window: 40},
+	{Rank: 8, Window: 40},
+	{Mode: Uncentred, Rank: 8, Window: 40},
+}
+
+func name(o Options) string {
+	s := o.Mode.String() + "/" + o.Method.String()
+	if o.Rank > 0 {
+		s += fmt.Sprintf("/rank %d", o.Rank)
+	}
+	if o.Window > 0 {
+		s += fmt.Sprintf("/window %d", o.Window)
+	}
+	return s
+}
 
 // updateOptionsMaxIter caps the root finder, to force a failure.
 func updateOptionsMaxIter(n int) update.Options { return update.Options{MaxIterations: n} }
