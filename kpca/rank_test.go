@@ -290,3 +290,49 @@ func TestRankDrift(t *testing.T) {
 		certify(t, mode.String()+" refreshed", md)
 	}
 }
+
+// TestRankAccessors: at rank r, Components is r, ExplainedVariance divides by the trace
+// of K′ (exact from the running sums), so that the shares are λⱼ/trace and sum to less
+// than one, and Bytes is O(m·(r+d)): at most 8·m·(4(r+3) + d + 16) bytes for the
+// vectors (two buffers and a window's backup, r+3 columns each at capacity), the
+// points and the O(m) vectors, with m the capacity (a quarter above the points).
+func TestRankAccessors(t *testing.T) {
+	const r = 20
+	x := shuffled(t, "magic", 1500, 17)
+	k := rbfMedian(t, x)
+	for _, opts := range []Options{{Rank: r}, {Mode: Uncentred, Rank: r}, {Rank: r, Window: 1000}} {
+		md, err := New(k, x.Slice(0, 200, 0, 10), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := md.AddRows(context.Background(), x.Slice(200, 1500, 0, 10), nil); err != nil {
+			t.Fatal(err)
+		}
+		if md.Components() != r || len(md.Values(nil)) != r {
+			t.Errorf("%s: %d components", name(opts), md.Components())
+		}
+		a := pointsTarget(md)
+		var trace float64
+		for i := range md.Len() {
+			trace += a.At(i, i)
+		}
+		ev := md.ExplainedVariance(nil)
+		vals := md.Values(nil)
+		var sum float64
+		for j, s := range ev {
+			sum += s
+			if math.Abs(s-vals[j]/trace) > 1e-12 {
+				t.Errorf("%s: share %d is %.15g, want λ/trace = %.15g", name(opts), j, s, vals[j]/trace)
+				break
+			}
+		}
+		if !(sum < 1) {
+			t.Errorf("%s: the top %d shares sum to %v", name(opts), r, sum)
+		}
+		m := md.capacity()
+		if limit := 8 * m * (4*(r+3) + 10 + 16); md.Bytes() > limit {
+			t.Errorf("%s: %d bytes for %d points (capacity %d), more than %d", name(opts), md.Bytes(), md.Len(), m, limit)
+		}
+		t.Logf("%s: %d points, %d bytes (%.1f floats a point), variance captured %.4f", name(opts), md.Len(), md.Bytes(), float64(md.Bytes())/8/float64(md.Len()), sum)
+	}
+}

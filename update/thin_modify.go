@@ -58,7 +58,15 @@ func (t *Thin) Extend(b, e []float64, f, c float64) error {
 	if u := ee + f*f; !(math.Abs(u-1) <= 1e-8) {
 		return fmt.Errorf("%w: (e, f) has norm² %g, not 1", ErrArgument, u)
 	}
-	t.grow(n+1, k+2)
+	span := n // the dimension of the space V lives in: Rⁿ, or e⊥
+	if ee > 0 {
+		span = n - 1
+	}
+	if k < span {
+		t.grow(n+1, k+2) // room for q
+	} else {
+		t.grow(n+1, k+1)
+	}
 	t0 := time.Now()
 
 	// The border without its component along e, and its coordinates p = Vᵀb.
@@ -69,10 +77,6 @@ func (t *Thin) Extend(b, e []float64, f, c float64) error {
 	}
 	p := t.z[:k]
 	t.multiplyT(p, bp)
-	span := n
-	if ee > 0 {
-		span = n - 1
-	}
 	var beta float64
 	q := t.q[:n]
 	hasQ := false
