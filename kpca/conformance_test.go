@@ -90,9 +90,9 @@ func subject(t *testing.T, opts kpca.Options) modeltest.Subject {
 		Data:      data,
 		Window:    opts.Window,
 		Tolerance: tol,
-		New:      func(X *mat.Dense) (ikpca.Model, error) { return kpca.New(kernel.RBF{Sigma: 1}, X, opts) },
-		Add:      func(m ikpca.Model, x []float64) error { return model(m).Add(x) },
-		AddBatch: func(m ikpca.Model, X mat.Matrix) error { return model(m).AddBatch(X) },
+		New:       func(X *mat.Dense) (ikpca.Model, error) { return kpca.New(kernel.RBF{Sigma: 1}, X, opts) },
+		Add:       func(m ikpca.Model, x []float64) error { return model(m).Add(x) },
+		AddBatch:  func(m ikpca.Model, X mat.Matrix) error { return model(m).AddBatch(X) },
 		TrainingScores: func(m ikpca.Model, k int) (*mat.Dense, error) {
 			var s mat.Dense
 			return &s, model(m).Scores(&s, k)

@@ -12,6 +12,12 @@
 // n = 4000, measured on 2 cores); a batch recompute with LAPACK dsyevd costs about five to
 // eight times more.
 //
+// Thin is the same machinery for a thin decomposition A = V·diag(λ)·Vᵀ with V of n rows
+// and k ≤ n orthonormal columns: it borders in an extended basis (one new direction for
+// the part of the border outside V, one for the new row), restricts or deletes a row, and
+// keeps the top eigenpairs a Truncation allows — exact when k = n (or n−1 on a
+// hyperplane), rank-r tracking when k is fixed.
+//
 // The package is independent of kernel PCA: any Go code that maintains a symmetric
 // eigendecomposition under low-rank changes can use it.
 package update
