@@ -1,6 +1,7 @@
 package kpca
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"slices"
@@ -281,6 +282,46 @@ func TestNewRankWindowOptions(t *testing.T) {
 		}
 		if _, err := New(k, xs, opts); err != nil {
 			t.Errorf("New with %+v: %v", opts, err)
+		}
+	}
+}
+
+// TestEmptied: a model whose every point was removed refreshes, reports no component,
+// refuses Transform (ErrEmpty) and Save (ErrEmpty), and grows again by Add and by
+// AddBatch.
+func TestEmptied(t *testing.T) {
+	x := points(t, "yeast", 12)
+	k := rbfMedian(t, x)
+	for _, opts := range []Options{{}, {Mode: Uncentred}, {Rank: 1}} {
+		md, err := New(k, x.Slice(0, 2, 0, 8), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md.Remove(1)
+		md.Remove(0)
+		if err := md.Refresh(); err != nil || md.Len() != 0 || md.Components() != 0 {
+			t.Errorf("%s: Refresh of an empty model: %v, %d points, %d components", name(opts), err, md.Len(), md.Components())
+		}
+		var dst mat.Dense
+		if err := md.Transform(&dst, x, 1); !errors.Is(err, ErrEmpty) && !errors.Is(err, ErrArgument) {
+			t.Errorf("%s: Transform of an empty model: %v", name(opts), err)
+		}
+		if err := md.Save(&bytes.Buffer{}); !errors.Is(err, ErrEmpty) {
+			t.Errorf("%s: Save of an empty model: %v", name(opts), err)
+		}
+		if d := md.Drift(); d != (Drift{}) {
+			t.Errorf("%s: Drift of an empty model: %+v", name(opts), d)
+		}
+		if err := md.Add(x.RawRowView(2)); err != nil {
+			t.Fatal(err)
+		}
+		if err := md.AddBatch(x.Slice(3, 12, 0, 8)); err != nil {
+			t.Fatal(err)
+		}
+		if opts.Rank == 0 {
+			checkExact(t, name(opts)+" regrown", md, 1e-10)
+		} else if md.Len() != 10 || md.Components() != 1 {
+			t.Errorf("%s: regrown to %d points, %d components", name(opts), md.Len(), md.Components())
 		}
 	}
 }

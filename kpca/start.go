@@ -87,8 +87,8 @@ func (md *Model) decomposeThin(K *mat.SymDense, raw blas64.Symmetric) (*update.T
 	var alpha []float64
 	if centred {
 		n = m - 1
-		if n == 0 {
-			fresh.Reset(m) // one point: no component
+		if n <= 0 {
+			fresh.Reset(m) // one point (or none): no component
 			return fresh, update.Dropped{}, nil
 		}
 		// M = QᵀKQ, applying Qᵀ to the rows and then to the columns: O(m²).
