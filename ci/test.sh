@@ -77,13 +77,14 @@ step "performance harness smoke run, -short (both backends)"
 go run ./bench -short -csv "$tmp/bench-gonum.csv"
 go run -tags openblas ./bench -short -csv "$tmp/bench-openblas.csv"
 
-step "fuzz smoke runs (solver, removal, sketch, CSV and LIBSVM readers, Chin–Suter updates, checkpoints, Nyström and SKPCA encodings)"
+step "fuzz smoke runs (solver, removal, thin decompositions, sketch, CSV and LIBSVM readers, Chin–Suter updates, checkpoints, Nyström and SKPCA encodings)"
 # Budgets are execution counts, not durations: with a duration, Go 1.26's fuzz
 # coordinator can report a spurious "context deadline exceeded" failure at the
 # deadline (golang/go#75804, fixed in Go 1.27). A count has no deadline to race.
 # Each count is about 20-30 s on this machine type.
 go test -run '^$' -fuzz FuzzSolver -fuzztime 500000x ./secular/
 go test -run '^$' -fuzz FuzzRemove -fuzztime 500000x ./update/
+go test -run '^$' -fuzz FuzzThin -fuzztime 500000x ./update/
 go test -run '^$' -fuzz FuzzFD -fuzztime 100000x ./sketch/
 go test -run '^$' -fuzz FuzzRead -fuzztime 400000x ./internal/table/
 go test -run '^$' -fuzz FuzzParseLIBSVM -fuzztime 300000x ./data/

@@ -1,12 +1,17 @@
 package kpca
 
 import (
+	"context"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/ikpca/ikpca/internal/yardstick"
 	"github.com/ikpca/ikpca/native"
@@ -70,4 +75,168 @@ func BenchmarkAdd(b *testing.B) {
 			})
 		}
 	}
+}
+
+// rectGemm times an m×k by k×n dgemm (C = A·Bᵀ, as an update's product), the yardstick
+// of steps whose product is not square.
+type rectGemm struct {
+	a, b, c blas64.General
+	total   time.Duration
+	count   int
+}
+
+func newRectGemm(m, k, n int) *rectGemm {
+	rng := rand.New(rand.NewPCG(uint64(m), uint64(n)))
+	fill := func(r, c int) blas64.General {
+		g := blas64.General{Rows: r, Cols: c, Stride: c, Data: make([]float64, r*c)}
+		for i := range g.Data {
+			g.Data[i] = rng.NormFloat64()
+		}
+		return g
+	}
+	g := &rectGemm{a: fill(m, k), b: fill(n, k), c: fill(m, n)}
+	g.run() // warm up
+	g.total, g.count = 0, 0
+	return g
+}
+
+func (g *rectGemm) run() {
+	start := time.Now()
+	native.Gemm(blas.NoTrans, blas.Trans, 1, g.a, g.b, 0, g.c)
+	g.total += time.Since(start)
+	g.count++
+}
+
+func (g *rectGemm) mean() time.Duration { return g.total / time.Duration(max(g.count, 1)) }
+
+// windowSize is the window of BenchmarkWindowStep and BenchmarkRemove: 2000 (issue 13's
+// targets: a Remove ≤ 1.2 dgemms, a window step ≤ 2.4 with OpenBLAS on 2 threads), 250
+// in -short mode.
+func windowSize() int {
+	if testing.Short() {
+		return 250
+	}
+	return 2000
+}
+
+// BenchmarkWindowStep times one step of an exact sliding window of w MAGIC points (RBF,
+// median heuristic): the removal of the oldest point and the addition of a new one, two
+// updates, against one w×w×w dgemm timed in every iteration (x-dgemm).
+func BenchmarkWindowStep(b *testing.B) {
+	w := windowSize()
+	x := points(b, "magic", 2*w)
+	k := rbfMedian(b, x)
+	for _, mode := range []Mode{Centred, Uncentred} {
+		b.Run(fmt.Sprintf("%v/w=%d", mode, w), func(b *testing.B) {
+			md, err := New(k, x.Slice(0, w, 0, 10), Options{Mode: mode, Window: w})
+			if err != nil {
+				b.Fatal(err)
+			}
+			y := yardstick.New(w)
+			next := w
+			step := func() {
+				if err := md.Add(x.RawRowView(w + next%w)); err != nil {
+					b.Fatal(err)
+				}
+				next++
+			}
+			step() // warm the workspaces and the window's backup
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				y.Dgemm()
+				b.StartTimer()
+				step()
+			}
+			b.StopTimer()
+			per := b.Elapsed() / time.Duration(b.N)
+			b.ReportMetric(float64(y.MeanDgemm().Microseconds())/1000, "dgemm-ms")
+			b.ReportMetric(float64(per)/float64(y.MeanDgemm()), "x-dgemm")
+		})
+	}
+}
+
+// BenchmarkRemove times Remove of a middle point from an exact model of w MAGIC points,
+// restored before each iteration (untimed), against one w×w×w dgemm (x-dgemm).
+func BenchmarkRemove(b *testing.B) {
+	w := windowSize()
+	x := points(b, "magic", w)
+	k := rbfMedian(b, x)
+	for _, mode := range []Mode{Centred, Uncentred} {
+		b.Run(fmt.Sprintf("%v/m=%d", mode, w), func(b *testing.B) {
+			base, err := New(k, x, Options{Mode: mode})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var md Model
+			md.CopyFrom(base)
+			y := yardstick.New(w)
+			if err := md.Remove(w / 2); err != nil { // warm the workspaces
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				md.CopyFrom(base)
+				y.Dgemm()
+				b.StartTimer()
+				if err := md.Remove(w / 2); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			per := b.Elapsed() / time.Duration(b.N)
+			b.ReportMetric(float64(y.MeanDgemm().Microseconds())/1000, "dgemm-ms")
+			b.ReportMetric(float64(per)/float64(y.MeanDgemm()), "x-dgemm")
+		})
+	}
+}
+
+// BenchmarkRankStep times one addition to a centred rank-50 model of m = 19,000 MAGIC
+// points (d = 10; 2000 in -short mode), restored before each iteration, against one
+// m×52×50 dgemm (x-dgemm): the product of a step, whose floor it is. The model is
+// started from 1000 points by the batch solver and streams the rest before the timing
+// (about a minute with OpenBLAS: O(m·r²) a point).
+func BenchmarkRankStep(b *testing.B) {
+	const r = 50
+	m, m0 := 19000, 1000
+	if testing.Short() {
+		m, m0 = 2000, 200
+	}
+	x := points(b, "magic", m+20)
+	k := rbfMedian(b, x)
+	base, err := New(k, x.Slice(0, m0, 0, 10), Options{Rank: r})
+	if err != nil {
+		b.Fatal(err)
+	}
+	base.Reserve(m + 1)
+	if _, err := base.AddRows(context.Background(), x.Slice(m0, m, 0, 10), nil); err != nil {
+		b.Fatal(err)
+	}
+	b.Run(fmt.Sprintf("centred/r=%d/m=%d", r, m), func(b *testing.B) {
+		var md Model
+		md.CopyFrom(base)
+		md.Reserve(m + 1)
+		g := newRectGemm(m, r+2, r)
+		i := 0
+		next := func() []float64 { i++; return x.RawRowView(m + i%20) }
+		if err := md.Add(next()); err != nil { // warm the workspaces
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			md.CopyFrom(base)
+			g.run()
+			b.StartTimer()
+			if err := md.Add(next()); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		per := b.Elapsed() / time.Duration(b.N)
+		b.ReportMetric(float64(g.mean().Microseconds())/1000, "dgemm-ms")
+		b.ReportMetric(float64(per)/float64(g.mean()), "x-dgemm")
+		b.ReportMetric(float64(md.Bytes())/(1<<20), "MiB")
+	})
 }

@@ -23,29 +23,40 @@ import (
 // parameters) even under a valid checksum.
 var ErrCheckpoint = errors.New("kpca: bad checkpoint")
 
-// Checkpoint format, version 1 (all integers and floats little-endian):
+// Checkpoint format, version 2 (all integers and floats little-endian):
 //
 //	magic    8 bytes  "IKPCAMDL"
-//	version  uint32   1
+//	version  uint32   2
 //	hlen     uint32   length of the header
-//	header   hlen bytes of JSON: options, kernel Spec, sizes
-//	points   m·d float64, row-major
-//	values   n float64, the stored eigenvalues (ascending; n = order of the stored matrix)
-//	vectors  n·n float64, the stored eigenvectors (columns), row-major
+//	header   hlen bytes of JSON: options (mode, method, rank, window, refresh, solver),
+//	         kernel Spec, sizes (points m, dimension d, order n: the stored eigenpairs)
+//	points   m·d float64, row-major, oldest first
+//	values   n float64, the stored eigenvalues (ascending)
+//	vectors  m·n float64, the stored eigenvectors in point coordinates (columns),
+//	         row-major: of K′ (centred, orthogonal to 1) or K; for method RankOne of K or
+//	         K′ with its trivial vector (n = m)
 //	rowsums  m float64, K·1
 //	total    float64, 1ᵀK1
+//	trace    float64, Σ k(xᵢ, xᵢ)
+//	bound    6 float64, the certificate of Options.Rank (see certificate)
 //	sha256   32 bytes over everything above
+//
+// Version 1 had neither rank nor window, stored n·n vectors — for the centred bordered
+// model in Helmert coordinates (n = m−1), the columns W of V = Q·W — and ended at the
+// total; Load reads it too.
 //
 // Floats are stored bit for bit, so that a loaded model continues exactly as the saved
 // one would have.
 const (
 	checkpointMagic   = "IKPCAMDL"
-	checkpointVersion = 1
+	checkpointVersion = 2
 )
 
 type checkpointHeader struct {
 	Mode             string      `json:"mode"`
 	Method           string      `json:"method"`
+	Rank             int         `json:"rank,omitempty"`
+	Window           int         `json:"window,omitempty"`
 	Kernel           kernel.Spec `json:"kernel"`
 	Points           int         `json:"points"`
 	Dim              int         `json:"dim"`
@@ -59,22 +70,30 @@ type checkpointHeader struct {
 	Since            int         `json:"since"`
 }
 
+// certificateFloats is the number of floats of the certificate in a checkpoint.
+const certificateFloats = 6
+
 // Save writes the model to w in the checkpoint format above. The kernel must describe
 // itself (kernel.Specified: every built-in kernel and kernel.Func); a Func's function
 // is not saved, only its name, and must be supplied again to Load. A nil w is an error
-// wrapping ErrArgument.
+// wrapping ErrArgument, a model without points (every point removed) one wrapping
+// ErrEmpty.
 func (md *Model) Save(w io.Writer) error {
 	if isNil(w) {
 		return fmt.Errorf("%w: nil writer", ErrArgument)
+	}
+	if md.m == 0 {
+		return fmt.Errorf("%w: a model without points has nothing to save", ErrEmpty)
 	}
 	sk, ok := md.kern.(kernel.Specified)
 	if !ok {
 		return fmt.Errorf("%w: kernel %T cannot be described (implement kernel.Specified)", ErrArgument, md.kern)
 	}
-	n := md.sym.Len()
+	b := md.basis()
+	n := len(b.values)
 	h := checkpointHeader{
-		Mode: md.opts.Mode.String(), Method: md.opts.Method.String(), Kernel: sk.Spec(),
-		Points: md.m, Dim: md.d, Order: n,
+		Mode: md.opts.Mode.String(), Method: md.opts.Method.String(), Rank: md.opts.Rank, Window: md.opts.Window,
+		Kernel: sk.Spec(), Points: md.m, Dim: md.d, Order: n,
 		RefreshTolerance: md.opts.RefreshTolerance, CheckEvery: md.opts.CheckEvery,
 		Workers: md.opts.Update.Workers, Serial: md.opts.Update.Serial, MaxIterations: md.opts.Update.MaxIterations,
 		Refreshes: md.stats.Refreshes, Since: md.since,
@@ -85,25 +104,28 @@ func (md *Model) Save(w io.Writer) error {
 	}
 	sum := sha256.New()
 	bw := bufio.NewWriter(io.MultiWriter(w, sum))
-	var b [8]byte
-	put32 := func(v uint32) { binary.LittleEndian.PutUint32(b[:4], v); bw.Write(b[:4]) }
-	putF := func(xs []float64) {
+	var buf [8]byte
+	put32 := func(v uint32) { binary.LittleEndian.PutUint32(buf[:4], v); bw.Write(buf[:4]) }
+	putF := func(xs ...float64) {
 		for _, v := range xs {
-			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
-			bw.Write(b[:])
+			binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
+			bw.Write(buf[:])
 		}
 	}
 	bw.WriteString(checkpointMagic)
 	put32(checkpointVersion)
 	put32(uint32(len(header)))
 	bw.Write(header)
-	putF(md.x[:md.m*md.d])
-	putF(md.sym.Values(nil))
-	if n > 0 {
-		putF(md.sym.Vectors().(*mat.Dense).RawMatrix().Data[:n*n])
+	putF(md.x[:md.m*md.d]...)
+	putF(b.values...)
+	for i := range md.m {
+		if n > 0 {
+			putF(b.vecs.Data[i*b.vecs.Stride : i*b.vecs.Stride+n]...)
+		}
 	}
-	putF(md.rowSum[:md.m])
-	putF([]float64{md.total})
+	putF(md.rowSum[:md.m]...)
+	c := md.cert
+	putF(md.total, md.self, c.posNorm, c.negNorm, c.posTrace, c.negTrace, c.slack, c.sumErr)
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("kpca: writing checkpoint: %w", err)
 	}
@@ -113,14 +135,17 @@ func (md *Model) Save(w io.Writer) error {
 	return nil
 }
 
-// Load reads a model written by Save. custom supplies the kernel when the checkpoint's
-// kernel is not a built-in one (a kernel.Func): it must describe itself with the same
-// name. For a built-in kernel custom may be nil. A file that is not a checkpoint, of an
-// unknown version, truncated or corrupted gives an error wrapping ErrCheckpoint, and so
-// does a checksummed file that describes an impossible model: every size is checked
-// against the length of the data before anything is allocated, and points, eigenvalues,
-// eigenvectors, row sums, kernel parameters and options must be finite and valid. A nil
-// r is an error wrapping ErrArgument.
+// Load reads a model written by Save, in the current format or in version 1 (whose
+// centred bordered models it converts from Helmert to point coordinates, V = Q·W, to
+// rounding). custom supplies the kernel when the checkpoint's kernel is not a built-in
+// one (a kernel.Func): it must describe itself with the same name. For a built-in
+// kernel custom may be nil. A file that is not a checkpoint, of an unknown version,
+// truncated or corrupted gives an error wrapping ErrCheckpoint, and so does a
+// checksummed file that describes an impossible model: every size is checked against
+// the length of the data before anything is allocated, and points, eigenvalues,
+// eigenvectors (orthonormal, and orthogonal to 1 for a centred bordered model), row
+// sums, kernel parameters and options must be finite and valid. A nil r is an error
+// wrapping ErrArgument.
 func Load(r io.Reader, custom kernel.Kernel) (*Model, error) {
 	if isNil(r) {
 		return nil, fmt.Errorf("%w: nil reader", ErrArgument)
@@ -140,8 +165,9 @@ func Load(r io.Reader, custom kernel.Kernel) (*Model, error) {
 		return nil, fmt.Errorf("%w: checksum mismatch (truncated or corrupted)", ErrCheckpoint)
 	}
 	p := body[len(checkpointMagic):]
-	if v := binary.LittleEndian.Uint32(p); v != checkpointVersion {
-		return nil, fmt.Errorf("%w: version %d, this library reads version %d", ErrCheckpoint, v, checkpointVersion)
+	version := binary.LittleEndian.Uint32(p)
+	if version != 1 && version != checkpointVersion {
+		return nil, fmt.Errorf("%w: version %d, this library reads versions 1 and %d", ErrCheckpoint, version, checkpointVersion)
 	}
 	hlen := binary.LittleEndian.Uint32(p[4:])
 	p = p[8:]
@@ -155,14 +181,21 @@ func Load(r io.Reader, custom kernel.Kernel) (*Model, error) {
 	p = p[hlen:]
 	// Bound every size by the data actually present before computing with it, so that
 	// no product overflows and nothing is allocated for data that is not there: each of
-	// m·d, n·n is at most the number of floats, hence their sum below is at most
-	// 5·len(p)/8 + 1.
+	// m·d, m·n (n ≤ m) is at most the number of floats, hence their sum below is at most
+	// 3·len(p)/8 + 9.
 	m, d, n := h.Points, h.Dim, h.Order
 	have := len(p) / 8
-	if m < 1 || d < 1 || n < 0 || n > m || m > have || d > have/m || n > 0 && n > have/n {
+	if m < 1 || d < 1 || n < 0 || n > m || m > have || d > have/m || n > have/m {
 		return nil, fmt.Errorf("%w: sizes %d points × %d, order %d, for %d bytes of data", ErrCheckpoint, m, d, n, len(p))
 	}
-	if want := m*d + n + n*n + m + 1; len(p)%8 != 0 || have != want {
+	vectors, tail := m*n, 2+certificateFloats // v2: m×n vectors, total, trace, certificate
+	if version == 1 {
+		vectors, tail = n*n, 1
+		if h.Rank != 0 || h.Window != 0 {
+			return nil, fmt.Errorf("%w: a version 1 checkpoint with rank %d, window %d", ErrCheckpoint, h.Rank, h.Window)
+		}
+	}
+	if want := m*d + n + vectors + m + tail; len(p)%8 != 0 || have != want {
 		return nil, fmt.Errorf("%w: %d bytes of data, want %d", ErrCheckpoint, len(p), 8*want)
 	}
 	var bad error
@@ -177,19 +210,16 @@ func Load(r io.Reader, custom kernel.Kernel) (*Model, error) {
 		}
 		return out
 	}
-	points, values, vectors, rowSum, total := floats("points", m*d), floats("eigenvalues", n), floats("eigenvectors", n*n), floats("row sums", m), floats("total", 1)[0]
+	points, values, vecs, rowSum, rest := floats("points", m*d), floats("eigenvalues", n), floats("eigenvectors", vectors), floats("row sums", m), floats("sums", tail)
 	if bad != nil {
 		return nil, bad
 	}
 
-	opts := Options{RefreshTolerance: h.RefreshTolerance, CheckEvery: h.CheckEvery,
+	opts := Options{Rank: h.Rank, Window: h.Window, RefreshTolerance: h.RefreshTolerance, CheckEvery: h.CheckEvery,
 		Update: update.Options{Workers: h.Workers, Serial: h.Serial, MaxIterations: h.MaxIterations}}
 	if !(h.RefreshTolerance >= 0) || math.IsInf(h.RefreshTolerance, 0) || h.CheckEvery < 0 || h.Refreshes < 0 || h.Since < 0 {
 		return nil, fmt.Errorf("%w: refresh tolerance %g, check every %d, refreshes %d, since %d", ErrCheckpoint,
 			h.RefreshTolerance, h.CheckEvery, h.Refreshes, h.Since)
-	}
-	if err := opts.Update.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCheckpoint, err)
 	}
 	switch h.Mode {
 	case Centred.String():
@@ -205,12 +235,34 @@ func Load(r io.Reader, custom kernel.Kernel) (*Model, error) {
 	default:
 		return nil, fmt.Errorf("%w: method %q", ErrCheckpoint, h.Method)
 	}
-	wantOrder := m
-	if opts.Mode == Centred && opts.Method == Bordered {
-		wantOrder = m - 1
+	if err := opts.validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCheckpoint, err)
 	}
-	if n != wantOrder {
-		return nil, fmt.Errorf("%w: order %d for %d points in %s/%s mode", ErrCheckpoint, n, m, h.Mode, h.Method)
+	if opts.Window > 0 && m > opts.Window {
+		return nil, fmt.Errorf("%w: %d points in a window of %d", ErrCheckpoint, m, opts.Window)
+	}
+	exact := m
+	if opts.Mode == Centred && opts.Method == Bordered {
+		exact = m - 1
+	}
+	if opts.Rank > 0 && n > min(opts.Rank, exact) || opts.Rank == 0 && n != exact {
+		return nil, fmt.Errorf("%w: order %d for %d points in %s/%s mode, rank %d", ErrCheckpoint, n, m, h.Mode, h.Method, opts.Rank)
+	}
+	var cert certificate
+	var self float64
+	if version == 1 {
+		if opts.Mode == Centred && opts.Method == Bordered && n > 0 {
+			vecs = helmertToPoints(vecs, m)
+		}
+	} else {
+		self = rest[1]
+		c := rest[2:]
+		cert = certificate{posNorm: c[0], negNorm: c[1], posTrace: c[2], negTrace: c[3], slack: c[4], sumErr: c[5]}
+		for _, v := range c {
+			if v < 0 {
+				return nil, fmt.Errorf("%w: certificate %v", ErrCheckpoint, c)
+			}
+		}
 	}
 	k, err := checkpointKernel(h.Kernel, custom)
 	if err != nil {
@@ -218,23 +270,80 @@ func Load(r io.Reader, custom kernel.Kernel) (*Model, error) {
 	}
 
 	md := &Model{kern: k, opts: opts, d: d}
-	md.sym.SetOptions(opts.Update)
-	md.backup.SetOptions(opts.Update)
-	md.step.SetOptions(opts.Update)
+	md.setOptions()
 	md.ensure(m)
 	copy(md.x, points)
 	copy(md.rowSum, rowSum)
-	md.total = total
+	md.total, md.self, md.cert = rest[0], self, cert
 	md.m = m
 	md.setView()
-	if n > 0 {
-		if err := md.sym.SetEigen(values, mat.NewDense(n, n, vectors)); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrCheckpoint, err)
+	if version == 1 {
+		for i := range m {
+			md.self += k.Eval(md.point(i), md.point(i))
 		}
+		if math.IsNaN(md.self) || math.IsInf(md.self, 0) {
+			return nil, fmt.Errorf("%w: the kernel's trace is %g", ErrCheckpoint, md.self)
+		}
+	}
+	if err := md.setDecomposition(values, vecs); err != nil {
+		return nil, err
 	}
 	md.stats = Stats{Points: m, Refreshes: h.Refreshes}
 	md.since = h.Since
 	return md, nil
+}
+
+// setDecomposition starts the decomposition of a loaded model from its eigenvalues and
+// its m×n eigenvectors in point coordinates, checking that they are orthonormal and,
+// for a centred bordered model, orthogonal to 1 (update.Thin.Set's probe, and 1e-8
+// relative here).
+func (md *Model) setDecomposition(values, vecs []float64) error {
+	m, n := md.m, len(values)
+	if !md.bordered() {
+		if err := md.sym.SetEigen(values, mat.NewDense(n, n, vecs)); err != nil {
+			return fmt.Errorf("%w: %v", ErrCheckpoint, err)
+		}
+		return nil
+	}
+	if n == 0 {
+		md.thin.Reset(m)
+		return nil
+	}
+	if md.opts.Mode == Centred {
+		for c := range n {
+			var s float64
+			for i := range m {
+				s += vecs[i*n+c]
+			}
+			if !(math.Abs(s) <= 1e-8*math.Sqrt(float64(m))) {
+				return fmt.Errorf("%w: eigenvector %d is not orthogonal to 1 (sum %g)", ErrCheckpoint, c, s)
+			}
+		}
+	}
+	if err := md.thin.Set(values, mat.NewDense(m, n, vecs)); err != nil {
+		return fmt.Errorf("%w: %v", ErrCheckpoint, err)
+	}
+	return nil
+}
+
+// helmertToPoints converts the (m−1)×(m−1) eigenvectors W of a version-1 centred
+// checkpoint, in Helmert coordinates, to point coordinates: V = Q·W, m×(m−1), a column
+// at a time in O(m) (docs/design.md, "Helmert coordinates").
+func helmertToPoints(w []float64, m int) []float64 {
+	n := m - 1
+	alpha := helmertAlpha(nil, m+1)
+	v := make([]float64, m*n)
+	wc, vc := make([]float64, n), make([]float64, m)
+	for c := range n {
+		for i := range n {
+			wc[i] = w[i*n+c]
+		}
+		helmert(vc, wc, alpha)
+		for i, x := range vc {
+			v[i*n+c] = x
+		}
+	}
+	return v
 }
 
 // checkpointKernel rebuilds the kernel of a checkpoint. A built-in kernel with invalid

@@ -136,7 +136,9 @@ func TestCheckpointImpossible(t *testing.T) {
 	h, floats := dissect(t, buf.Bytes())
 	m, d, n := h.Points, h.Dim, h.Order
 	// Offsets of the sections in floats.
-	sections := map[string]int{"points": 0, "eigenvalues": m * d, "eigenvectors": m*d + n, "row sums": m*d + n + n*n, "total": m*d + n + n*n + m}
+	tail := m*d + n + m*n + m
+	sections := map[string]int{"points": 0, "eigenvalues": m * d, "eigenvectors": m*d + n, "row sums": m*d + n + m*n,
+		"total": tail, "trace": tail + 1, "certificate": tail + 2, "certificate end": tail + 7}
 	for what, at := range sections {
 		for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 			bad := append([]float64(nil), floats...)
@@ -162,6 +164,12 @@ func TestCheckpointImpossible(t *testing.T) {
 		"check every":        func(h *checkpointHeader) { h.CheckEvery = -1 },
 		"refreshes":          func(h *checkpointHeader) { h.Refreshes = -1 },
 		"points since probe": func(h *checkpointHeader) { h.Since = -1 },
+		"rank negative":      func(h *checkpointHeader) { h.Rank = -1 },
+		"rank below order":   func(h *checkpointHeader) { h.Rank = 5 },
+		"window of one":      func(h *checkpointHeader) { h.Window = 1 },
+		"window negative":    func(h *checkpointHeader) { h.Window = -2 },
+		"window too small":   func(h *checkpointHeader) { h.Window = 11 },
+		"rank-one window":    func(h *checkpointHeader) { h.Method = RankOne.String(); h.Window = 20 },
 	}
 	for what, change := range headers {
 		bad := h
@@ -170,11 +178,38 @@ func TestCheckpointImpossible(t *testing.T) {
 			t.Errorf("%s: %v, want ErrCheckpoint", what, err)
 		}
 	}
-	// Eigenvectors that are not orthonormal.
+	// Eigenvectors that are not orthonormal, or (centred) not orthogonal to 1: the first
+	// vector rotated towards 1/√m within its plane with the second keeps the pair
+	// orthonormal, so that only the centring check can see it.
 	bad := append([]float64(nil), floats...)
 	bad[sections["eigenvectors"]] += 0.5
 	if _, err := loadNoPanic(t, "vectors", forge(t, h, bad)); !errors.Is(err, ErrCheckpoint) {
 		t.Errorf("non-orthonormal vectors: %v, want ErrCheckpoint", err)
+	}
+	bad = append([]float64(nil), floats...)
+	at := sections["eigenvectors"]
+	for i := range m {
+		bad[at+i*n] = 1 / math.Sqrt(float64(m)) // column 0 := 1/√m: unit, orthogonal to the others (they are ⟂ 1)
+	}
+	if _, err := loadNoPanic(t, "centring", forge(t, h, bad)); !errors.Is(err, ErrCheckpoint) {
+		t.Errorf("a centred vector along 1: %v, want ErrCheckpoint", err)
+	}
+	// A certificate with a negative entry, in a rank-r checkpoint.
+	rk, err := New(rbfMedian(t, x), x, Options{Rank: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	if err := rk.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	hr, fr := dissect(t, buf.Bytes())
+	if _, err := loadNoPanic(t, "rank", forge(t, hr, fr)); err != nil {
+		t.Fatalf("the re-forged rank-r checkpoint: %v", err)
+	}
+	fr[len(fr)-3] = -1
+	if _, err := loadNoPanic(t, "certificate", forge(t, hr, fr)); !errors.Is(err, ErrCheckpoint) {
+		t.Errorf("a negative certificate entry: %v, want ErrCheckpoint", err)
 	}
 }
 

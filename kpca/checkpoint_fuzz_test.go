@@ -34,6 +34,20 @@ func FuzzLoad(f *testing.F) {
 			f.Add(buf.Bytes())
 		}
 	}
+	for _, opts := range []Options{{Rank: 2}, {Mode: Uncentred, Window: 6}, {Rank: 3, Window: 6}} {
+		md, err := New(kernels[0], x.Slice(0, 5, 0, 2), opts)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if err := md.Add(x.RawRowView(5)); err != nil {
+			f.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := md.Save(&buf); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(buf.Bytes()[:buf.Len()-sha256.Size])
+	}
 	f.Add([]byte(checkpointMagic + "\x01\x00\x00\x00\x02\x00\x00\x00{}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, in := range [][]byte{data, seal(data)} {

@@ -2,8 +2,10 @@ package kpca
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
+	"os"
 	"slices"
 	"testing"
 
@@ -13,11 +15,11 @@ import (
 )
 
 // TestCheckpointRoundTrip: Save then Load gives the same model bit for bit, and both
-// continue identically.
+// continue identically; at rank r and in a window too (the format records both).
 func TestCheckpointRoundTrip(t *testing.T) {
 	x := points(t, "yeast", 90)
 	k := rbfMedian(t, x)
-	for _, opts := range allOptions {
+	for _, opts := range append(slices.Clone(allOptions), streamOptions...) {
 		opts.RefreshTolerance, opts.CheckEvery = 1e-9, 7
 		md, err := New(k, x.Slice(0, 30, 0, 8), opts)
 		if err != nil {
@@ -137,4 +139,71 @@ func (plainKernel) Eval(x, y []float64) float64 {
 		s += x[i] * y[i]
 	}
 	return s
+}
+
+// TestCheckpointVersion1 loads the version-1 checkpoints in testdata/v1 — written by the
+// code before version 2 (main at 424eb806), of 30 Yeast points (20 by New, 10 added),
+// RBF with the median distance, in every mode and method — and checks them against a
+// model built now from the same points: the same eigenvalues and vectors to 1e-12
+// (the centred bordered file stores Helmert coordinates, converted on load, V = Q·W),
+// the same scores, and a model that continues, saves as version 2 and loads back.
+func TestCheckpointVersion1(t *testing.T) {
+	x := points(t, "yeast", 31)
+	k := rbfMedian(t, x.Slice(0, 30, 0, 8).(*mat.Dense))
+	for _, opts := range allOptions {
+		path := "testdata/v1/v1-" + opts.Mode.String() + "-" + opts.Method.String() + ".ckpt"
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := binary.LittleEndian.Uint32(raw[len(checkpointMagic):]); v != 1 {
+			t.Fatalf("%s is version %d", path, v)
+		}
+		old, err := Load(bytes.NewReader(raw), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		now, err := New(k, x.Slice(0, 20, 0, 8), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 20; i < 30; i++ {
+			if err := now.Add(x.RawRowView(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if old.Len() != 30 || old.Options() != opts {
+			t.Fatalf("%s: %d points, options %+v", path, old.Len(), old.Options())
+		}
+		if d := maxRelDiff(old.Values(nil), now.Values(nil)); d > 1e-12 {
+			t.Errorf("%s: eigenvalues differ by %.3g·λmax", path, d)
+		}
+		var a, b mat.Dense
+		old.VectorsTo(&a)
+		now.VectorsTo(&b)
+		comps := old.Components()
+		for j := range min(comps, 10) { // the well-separated leading components
+			for i := range 30 {
+				if d := math.Abs(a.At(i, j) - b.At(i, j)); d > 1e-10 {
+					t.Errorf("%s: vector %d differs at %d by %.3g", path, j, i, d)
+					break
+				}
+			}
+		}
+		if old.self == 0 || math.Abs(old.self-now.self) > 1e-12*now.self {
+			t.Errorf("%s: trace %.17g, want %.17g", path, old.self, now.self)
+		}
+		if err := old.Add(x.RawRowView(30)); err != nil {
+			t.Fatalf("%s: continuing: %v", path, err)
+		}
+		checkExact(t, path, old, 1e-10)
+		var buf bytes.Buffer
+		if err := old.Save(&buf); err != nil {
+			t.Fatal(err)
+		}
+		back, err := Load(&buf, nil)
+		if err != nil || !capture(back).equal(capture(old)) {
+			t.Errorf("%s: saved as version 2 and loaded back: %v", path, err)
+		}
+	}
 }

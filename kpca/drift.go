@@ -5,7 +5,6 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
@@ -15,12 +14,16 @@ import (
 // exact one, from one random probe vector x (deterministic for a given model size).
 type Drift struct {
 	// Orthogonality is ‖VᵀV·x − x‖/‖x‖: the loss of orthogonality of the stored
-	// eigenvectors V. O(m²).
+	// eigenvectors V. O(m·n) for n stored pairs.
 	Orthogonality float64
-	// Residual is ‖A·V·x − V·Λ·x‖/(‖Λ‖·‖x‖), with A the matrix the points define
-	// (QᵀKQ, K or CKC) recomputed from the points: the backward error of the stored
-	// decomposition. O(m²·d): one kernel matrix–vector product, evaluated a row at a
-	// time without storing K.
+	// Residual is ‖A·V·x − V·Λ·x‖/(‖Λ‖·‖x‖), with A the matrix the points define (K′ =
+	// CKC or K) recomputed from the points: the backward error of the stored pairs as
+	// eigenpairs of A. O(m²·d): one kernel matrix–vector product, evaluated a row at a
+	// time without storing K. At rank r it measures how far the tracked pairs are from
+	// eigenpairs of A — which the top r pairs of a batch decomposition are exactly, so
+	// that Refresh brings it back to rounding — and, with Λ the tracked eigenvalues,
+	// bounds their distance to eigenvalues of A: each λⱼ is within ‖(A − λⱼ)vⱼ‖ of one.
+	// It is at most ErrorBound()/‖Λ‖ (A·V − V·Λ = (A − K̃)·V).
 	Residual float64
 }
 
@@ -30,14 +33,15 @@ func (d Drift) Max() float64 { return math.Max(d.Orthogonality, d.Residual) }
 // Drift probes the accuracy of the decomposition (see the type Drift). It does not
 // change the model except for recording the result in Stats.
 func (md *Model) Drift() Drift {
-	n := md.sym.Len()
-	if n == 0 {
+	b := md.basis()
+	n := len(b.values)
+	m := md.m
+	if n == 0 || m == 0 {
 		return Drift{}
 	}
-	m := md.m
 	md.probe = grow(md.probe, n)
-	md.probe2 = grow(md.probe2, n)
-	md.probeMV = grow(md.probeMV, max(m, n))
+	md.probe2 = grow(md.probe2, m)
+	md.probeMV = grow(md.probeMV, m)
 	x, y := md.probe, md.probe2
 	state := uint64(0x9E3779B97F4A7C15) ^ uint64(n)*0xBF58476D1CE4E5B9
 	var xx float64
@@ -49,14 +53,14 @@ func (md *Model) Drift() Drift {
 		xx += x[i] * x[i]
 	}
 	xn := math.Sqrt(xx)
-	v := md.sym.Vectors().(*mat.Dense).RawMatrix()
-	values := md.sym.Values(nil)
-	gen := func(d []float64) blas64.Vector { return blas64.Vector{N: n, Inc: 1, Data: d} }
+	v := b.vecs
+	vecN := func(d []float64) blas64.Vector { return blas64.Vector{N: n, Inc: 1, Data: d} }
+	vecM := func(d []float64) blas64.Vector { return blas64.Vector{N: m, Inc: 1, Data: d} }
 
 	// Orthogonality: y = V·x, then ‖Vᵀy − x‖.
-	native.Gemv(blas.NoTrans, 1, v, gen(x), 0, gen(y))
+	native.Gemv(blas.NoTrans, 1, v, vecN(x), 0, vecM(y))
 	r := make([]float64, n)
-	native.Gemv(blas.Trans, 1, v, gen(y), 0, gen(r))
+	native.Gemv(blas.Trans, 1, v, vecM(y), 0, vecN(r))
 	var rr float64
 	for i := range r {
 		e := r[i] - x[i]
@@ -70,13 +74,14 @@ func (md *Model) Drift() Drift {
 	lx := make([]float64, n)
 	var big float64
 	for i := range lx {
-		lx[i] = values[i] * x[i]
-		big = math.Max(big, math.Abs(values[i]))
+		lx[i] = b.values[i] * x[i]
+		big = math.Max(big, math.Abs(b.values[i]))
 	}
-	native.Gemv(blas.NoTrans, 1, v, gen(lx), 0, gen(r))
+	vl := make([]float64, m)
+	native.Gemv(blas.NoTrans, 1, v, vecN(lx), 0, vecM(vl))
 	rr = 0
-	for i := range r {
-		e := ay[i] - r[i]
+	for i := range vl {
+		e := ay[i] - vl[i]
 		rr += e * e
 	}
 	if big > 0 {
@@ -86,59 +91,50 @@ func (md *Model) Drift() Drift {
 	return out
 }
 
-// applyMatrix returns A·y for the matrix the decomposition represents, recomputing the
-// kernel values from the points a row at a time.
+// applyMatrix returns A·y for the matrix the points define, K′ = CKC (centred) or K,
+// for y in point coordinates, recomputing the kernel values a row at a time.
 func (md *Model) applyMatrix(y []float64) []float64 {
 	m := md.m
-	fm := float64(m)
-	z := make([]float64, m) // y in point coordinates
-	switch {
-	case md.opts.Mode == Centred && md.opts.Method == Bordered:
-		helmert(z, y, md.alpha)
-	case md.opts.Mode == Centred:
-		var mean float64
-		for _, v := range y {
-			mean += v
-		}
-		mean /= fm
-		for i := range z {
-			z[i] = y[i] - mean
-		}
-	default:
-		copy(z, y)
+	centred := md.opts.Mode == Centred
+	z := make([]float64, m)
+	copy(z, y)
+	if centred {
+		subtractMean(z)
 	}
 	kz := make([]float64, m)
 	row := md.probeMV[:m]
-	raw := md.view.RawMatrix()
 	for i := range m {
-		kernel.Column(row, md.kern, &md.view, raw.Data[i*raw.Stride:i*raw.Stride+md.d])
+		kernel.Column(row, md.kern, &md.view, md.point(i))
 		var s float64
 		for j, v := range row {
 			s += v * z[j]
 		}
 		kz[i] = s
 	}
-	switch {
-	case md.opts.Mode == Centred && md.opts.Method == Bordered:
-		out := make([]float64, m-1)
-		helmertT(out, kz, md.alpha)
-		return out
-	case md.opts.Mode == Centred:
-		var mean float64
-		for _, v := range kz {
-			mean += v
-		}
-		mean /= fm
-		for i := range kz {
-			kz[i] -= mean
-		}
+	if centred {
+		subtractMean(kz)
 	}
 	return kz
 }
 
+// subtractMean sets x ← x − mean(x)·1, the centring C·x.
+func subtractMean(x []float64) {
+	var mean float64
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	for i := range x {
+		x[i] -= mean
+	}
+}
+
 // Refresh recomputes the decomposition from the points with a batch eigensolver, and the
 // row sums and total exactly: it removes any drift accumulated by the updates, at the
-// cost of a batch decomposition. On error the model is unchanged.
+// cost of a batch decomposition (of the points in the window, for a window model). At
+// rank r it takes the top r pairs of that decomposition and restarts the certificate
+// from what they leave out; it forms the m×m kernel matrix, the one time a rank-r model
+// holds O(m²) memory (topPairs). On error the model is unchanged.
 func (md *Model) Refresh() error {
 	if err := md.decompose(); err != nil {
 		return err

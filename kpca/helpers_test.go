@@ -2,6 +2,7 @@ package kpca
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -129,21 +130,46 @@ func maxRelDiff(a, b []float64) float64 {
 }
 
 // state captures a model's observable state and its running sums, for checks that a
-// failed call changed nothing.
+// failed call changed nothing: the stored eigenvalues and eigenvectors bit for bit, the
+// points, the row sums, total and trace, and the certificate.
 type state struct {
-	values, points, sums []float64
-	total                float64
-	m                    int
+	values, vectors, points, sums []float64
+	total, self                   float64
+	cert                          certificate
+	m                             int
 }
 
 func capture(md *Model) state {
 	var p mat.Dense
 	md.Points(&p)
-	return state{values: md.sym.Values(nil), points: p.RawMatrix().Data, sums: slices.Clone(md.rowSum[:md.m]), total: md.total, m: md.m}
+	b := md.basis()
+	var vecs []float64
+	for i := range md.m {
+		if len(b.values) > 0 {
+			vecs = append(vecs, b.vecs.Data[i*b.vecs.Stride:i*b.vecs.Stride+len(b.values)]...)
+		}
+	}
+	var pts []float64
+	if md.m > 0 {
+		pts = p.RawMatrix().Data
+	}
+	return state{values: b.values, vectors: vecs, points: pts, sums: slices.Clone(md.rowSum[:md.m]),
+		total: md.total, self: md.self, cert: md.cert, m: md.m}
 }
 
 func (a state) equal(b state) bool {
-	return a.m == b.m && a.total == b.total && slices.Equal(a.values, b.values) && slices.Equal(a.points, b.points) && slices.Equal(a.sums, b.sums)
+	return a.m == b.m && a.total == b.total && a.self == b.self && a.cert == b.cert && slices.Equal(a.values, b.values) &&
+		slices.Equal(a.vectors, b.vectors) && slices.Equal(a.points, b.points) && slices.Equal(a.sums, b.sums)
+}
+
+// setMaxIterations caps the root finder of the model's decomposition (to force a
+// failure) or, with 0, restores the default.
+func setMaxIterations(md *Model, n int) {
+	o := md.opts.Update
+	o.MaxIterations = n
+	md.thin.SetOptions(o)
+	md.sym.SetOptions(o)
+	md.step.SetOptions(o)
 }
 
 var allOptions = []Options{
@@ -153,7 +179,26 @@ var allOptions = []Options{
 	{Mode: Uncentred, Method: RankOne},
 }
 
-func name(o Options) string { return o.Mode.String() + "/" + o.Method.String() }
+// streamOptions are the bordered models at rank r and in a window.
+var streamOptions = []Options{
+	{Rank: 8},
+	{Mode: Uncentred, Rank: 8},
+	{Window: 40},
+	{Mode: Uncentred, Window: 40},
+	{Rank: 8, Window: 40},
+	{Mode: Uncentred, Rank: 8, Window: 40},
+}
+
+func name(o Options) string {
+	s := o.Mode.String() + "/" + o.Method.String()
+	if o.Rank > 0 {
+		s += fmt.Sprintf("/rank %d", o.Rank)
+	}
+	if o.Window > 0 {
+		s += fmt.Sprintf("/window %d", o.Window)
+	}
+	return s
+}
 
 // updateOptionsMaxIter caps the root finder, to force a failure.
 func updateOptionsMaxIter(n int) update.Options { return update.Options{MaxIterations: n} }

@@ -1,21 +1,25 @@
 // Package kpca is exact incremental kernel PCA: the eigendecomposition of the kernel
-// matrix of a growing set of points, kept up to date one point at a time instead of
+// matrix of a set of points, kept up to date as points are added and removed instead of
 // recomputed, and the incremental Nyström approximation built on the same machinery.
 //
-// A Model holds the points seen so far and the eigendecomposition of their kernel
-// matrix K (uncentred) or of the mean-adjusted K' = CKC, C = I − 11ᵀ/m (centred, the
-// default). Adding a point costs one bordering update of package update — an O(m²)
-// secular problem and one m×m×m matrix product — where a batch recomputation costs
-// several times more. In centred mode the model works in Helmert coordinates
-// (docs/design.md, "Helmert coordinates"), where the centred matrix of m+1 points is
-// that of m points bordered by one row and column, so that a centred step costs the
-// same single update as an uncentred one. The algorithms of Hallgren and Northrop
-// ("Incremental kernel PCA and the Nyström method", 2018) are available for comparison
-// (Method RankOne).
+// A Model holds the points and the eigendecomposition of their kernel matrix K
+// (uncentred) or of the mean-adjusted K' = CKC, C = I − 11ᵀ/m (centred, the default),
+// with the eigenvectors in point coordinates. Adding a point costs one bordering update
+// of package update — an O(m²) secular problem and one m×m×m matrix product — where a
+// batch recomputation costs several times more. In centred mode the new point borders
+// the matrix in a basis of 1⊥ whose new column is that of the Helmert basis
+// (docs/design.md, "Helmert coordinates"), so that a centred step costs the same single
+// update as an uncentred one. Removing a point (Remove) is one restriction update of the
+// same cost (docs/design.md, "Removing a point"), and a sliding window (Options.Window)
+// removes the oldest point as each new one arrives. With Options.Rank the model keeps
+// only the top r eigenpairs, in O(m·(r+d)) memory and O(m·r² + m·d) work a point, and
+// certifies what the truncation loses (ErrorBound, ValueBounds; docs/design.md, "Rank-r
+// tracking"). The algorithms of Hallgren and Northrop ("Incremental kernel PCA and the
+// Nyström method", 2018) are available for comparison (Method RankOne).
 //
 // Results agree with a batch kernel PCA of the same points to rounding (≈1e-13
-// relative after thousands of points), and no point is ever dropped: duplicates and
-// rank-deficient kernel matrices are handled by deflation.
+// relative after thousands of points), and no point is ever dropped but by Remove or a
+// window: duplicates and rank-deficient kernel matrices are handled by deflation.
 //
 // Model is an ikpca.Model. Each component's sign is fixed by its largest entry in point
 // coordinates, as scikit-learn's svd_flip fixes it (docs/design.md, "Signs"), so that a
@@ -46,6 +50,8 @@ var (
 	ErrEmpty = fmt.Errorf("kpca: %w", ikpca.ErrEmpty)
 	// ErrArgument reports any other invalid argument.
 	ErrArgument = fmt.Errorf("kpca: %w", ikpca.ErrArgument)
+	// ErrIndex reports a point index out of range (Remove); it wraps ErrArgument.
+	ErrIndex = fmt.Errorf("%w: index out of range", ErrArgument)
 )
 
 // errs reports bad arguments through the package's errors.
@@ -77,9 +83,10 @@ func (m Mode) String() string {
 type Method int
 
 const (
-	// Bordered adds a point with one bordering update (update.Sym.Border): the kernel
-	// matrix (uncentred), or the centred matrix in Helmert coordinates (centred), grows
-	// by one row and column. One m×m×m product per point.
+	// Bordered adds a point with one bordering update (update.Thin.Extend): the kernel
+	// matrix (uncentred) or the centred matrix (centred, in a basis of 1⊥) grows by one
+	// row and column. One m×m×m product per point (m×r×r at rank r). It supports
+	// Remove, Rank and Window.
 	Bordered Method = iota
 	// RankOne follows Hallgren and Northrop: uncentred, expand the decomposition by one
 	// eigenpair and apply two rank-one updates (their Algorithm 1); centred, two
@@ -87,7 +94,8 @@ const (
 	// Two or four m×m×m products per point. The rank-two terms are split into rank-one
 	// terms of balanced size instead of the paper's ρ = 4/k (which is unbounded for a
 	// point near the feature-space mean and makes the authors' code reject it), with the
-	// same cost and structure.
+	// same cost and structure. It is a reference path: it supports neither Remove nor
+	// Rank nor Window (ErrArgument).
 	RankOne
 )
 
@@ -99,11 +107,24 @@ func (m Method) String() string {
 	return "bordered"
 }
 
-// Options configure a Model. The zero value is the default: centred, bordered, no
-// automatic refresh.
+// Options configure a Model. The zero value is the default: centred, bordered, every
+// eigenpair, no window, no automatic refresh.
 type Options struct {
 	Mode   Mode
 	Method Method
+	// Rank, if positive, keeps only the top Rank eigenpairs (docs/design.md, "Rank-r
+	// tracking"): the eigenvectors are m×Rank, memory is O(m·(Rank+d)) and a point costs
+	// O(m·Rank² + m·d). Each point borders the kept pairs with its exact kernel column,
+	// plus one direction for the part of the column outside them, and the top Rank
+	// pairs of the result are kept; ErrorBound and ValueBounds certify what the
+	// truncations lost. Rank must be less than the number of starting points; zero keeps
+	// every eigenpair (the exact model). Method Bordered only.
+	Rank int
+	// Window, if positive, makes the model a sliding window over the last Window
+	// points: an Add beyond Window points first removes the oldest (as Remove(0) would),
+	// so that indices shift down by one. At least 2, and at least the number of starting
+	// points. Method Bordered only.
+	Window int
 	// RefreshTolerance, if positive, turns on drift control: every CheckEvery points the
 	// model probes its accuracy (Drift) and recomputes the decomposition from the points
 	// (Refresh) when the orthogonality or the residual exceeds the tolerance.
@@ -115,35 +136,65 @@ type Options struct {
 	Update update.Options
 }
 
-// Model is an incremental kernel PCA of the points added so far. Create one with New.
-// A Model must not be used by several goroutines at once; distinct Models may be used
-// concurrently.
+// validate reports options that cannot be honoured, whatever the points.
+func (o Options) validate() error {
+	if o.Mode != Centred && o.Mode != Uncentred {
+		return fmt.Errorf("%w: mode %d", ErrArgument, o.Mode)
+	}
+	if o.Method != Bordered && o.Method != RankOne {
+		return fmt.Errorf("%w: method %d", ErrArgument, o.Method)
+	}
+	if o.RefreshTolerance < 0 || math.IsNaN(o.RefreshTolerance) || o.CheckEvery < 0 {
+		return fmt.Errorf("%w: refresh tolerance %g, check every %d", ErrArgument, o.RefreshTolerance, o.CheckEvery)
+	}
+	if err := o.Update.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", ErrArgument, err)
+	}
+	if o.Rank < 0 || o.Window < 0 || o.Window == 1 {
+		return fmt.Errorf("%w: rank %d, window %d (a window holds at least 2 points)", ErrArgument, o.Rank, o.Window)
+	}
+	if o.Method == RankOne && (o.Rank > 0 || o.Window > 0) {
+		return fmt.Errorf("%w: method %v supports neither Rank nor Window", ErrArgument, o.Method)
+	}
+	return nil
+}
+
+// Model is an incremental kernel PCA of its points. Create one with New. A Model must
+// not be used by several goroutines at once; distinct Models may be used concurrently.
 type Model struct {
 	kern kernel.Kernel
 	opts Options
 	d, m int
-	x    []float64 // the points, m×d row-major (capacity grows)
+	x    []float64 // the points, m×d row-major, oldest first (capacity grows)
 	view mat.Dense // header over x[:m*d], set without allocating
 
-	// sym decomposes M = QᵀKQ (centred, bordered), K (uncentred) or K' = CKC (centred,
-	// rank-one).
-	sym     update.Sym
-	backup  update.Sym // state before a batch
-	step    update.Sym // state before a multi-update step (method RankOne)
-	rowSum  []float64  // K·1, maintained in O(m) per point
-	total   float64    // 1ᵀK1
-	alpha   []float64  // Helmert αⱼ
-	col     []float64  // scratch: kernel column of a new point
-	work    []float64  // scratch vectors
-	work2   []float64
-	work3   []float64
-	since   int // points since the last drift probe
-	stats   Stats
-	probe   []float64
-	probe2  []float64
-	probeMV []float64
-	updates []update.Stats // of the last step's eigen-updates
-	pending []update.Stats // of the step in progress
+	// thin holds the decomposition of method Bordered: the eigenvectors of K' (centred,
+	// columns orthogonal to 1, m−1 of them) or of K (uncentred, m of them), or the top
+	// Rank of either, in point coordinates.
+	thin update.Thin
+	// sym decomposes K (uncentred) or K' = CKC, its trivial vector included (centred),
+	// for method RankOne.
+	sym        update.Sym
+	backup     update.Sym  // method RankOne: the state before a batch
+	backupThin update.Thin // method Bordered: the state before a batch or a window step
+	step       update.Sym  // state before a multi-update step (method RankOne)
+	rowSum     []float64   // K·1, maintained in O(m) per point
+	total      float64     // 1ᵀK1
+	self       float64     // Σ k(xᵢ, xᵢ), the trace of K
+	cert       certificate // what the truncations of Rank dropped
+	col        []float64   // scratch: kernel column of a point
+	work       []float64   // scratch vectors
+	work2      []float64
+	work3      []float64
+	saved      savedStep // a window step's rollback
+	batching   bool      // inside AddBatch, whose snapshot covers every step
+	since      int       // points since the last drift probe
+	stats      Stats
+	probe      []float64
+	probe2     []float64
+	probeMV    []float64
+	updates    []update.Stats // of the last step's eigen-updates
+	pending    []update.Stats // of the step in progress
 }
 
 // Stats describes the state of a Model and its last addition.
@@ -167,9 +218,11 @@ type Stats struct {
 
 // New starts a model from the rows of x0 (m0 ≥ 1 points of dimension d ≥ 1) with a batch
 // eigendecomposition, for the kernel k. Later points are added with Add, AddBatch and
-// AddRows. A nil k (or a nil pointer) or impossible options (negative Update options
-// among them) and a nil x0 (or a nil *mat.Dense) are errors wrapping ErrArgument; x0
-// without rows wraps ErrEmpty, a non-finite coordinate ErrNonFinite.
+// AddRows, and removed with Remove. A nil k (or a nil pointer), impossible options
+// (negative Update options, a negative Rank or one of at least m0, a Window below 2 or
+// below m0, Rank or Window with method RankOne) and a nil x0 (or a nil *mat.Dense) are
+// errors wrapping ErrArgument; x0 without rows wraps ErrEmpty, a non-finite coordinate
+// ErrNonFinite.
 func New(k kernel.Kernel, x0 mat.Matrix, opts Options) (*Model, error) {
 	if isNil(k) {
 		return nil, fmt.Errorf("%w: nil kernel", ErrArgument)
@@ -177,26 +230,21 @@ func New(k kernel.Kernel, x0 mat.Matrix, opts Options) (*Model, error) {
 	if err := kernel.Validate(k); err != nil {
 		return nil, fmt.Errorf("kpca: %w", err)
 	}
-	if opts.Mode != Centred && opts.Mode != Uncentred {
-		return nil, fmt.Errorf("%w: mode %d", ErrArgument, opts.Mode)
-	}
-	if opts.Method != Bordered && opts.Method != RankOne {
-		return nil, fmt.Errorf("%w: method %d", ErrArgument, opts.Method)
-	}
-	if opts.RefreshTolerance < 0 || math.IsNaN(opts.RefreshTolerance) || opts.CheckEvery < 0 {
-		return nil, fmt.Errorf("%w: refresh tolerance %g, check every %d", ErrArgument, opts.RefreshTolerance, opts.CheckEvery)
-	}
-	if err := opts.Update.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrArgument, err)
+	if err := opts.validate(); err != nil {
+		return nil, err
 	}
 	m0, d, err := errs.Data(x0)
 	if err != nil {
 		return nil, err
 	}
+	if opts.Rank >= m0 {
+		return nil, fmt.Errorf("%w: rank %d needs more than %d starting points", ErrArgument, opts.Rank, m0)
+	}
+	if opts.Window > 0 && m0 > opts.Window {
+		return nil, fmt.Errorf("%w: %d starting points do not fit a window of %d", ErrArgument, m0, opts.Window)
+	}
 	md := &Model{kern: k, opts: opts, d: d}
-	md.sym.SetOptions(opts.Update)
-	md.backup.SetOptions(opts.Update)
-	md.step.SetOptions(opts.Update)
+	md.setOptions()
 	md.ensure(m0)
 	for i := range m0 {
 		for j := range d {
@@ -212,90 +260,23 @@ func New(k kernel.Kernel, x0 mat.Matrix, opts Options) (*Model, error) {
 	return md, nil
 }
 
-// decompose computes the decomposition of the current points from scratch: the kernel
-// matrix, its row sums and total, and a batch eigendecomposition of the matrix the mode
-// and method keep. It changes md only if it succeeds.
-func (md *Model) decompose() error {
-	m := md.m
-	K := kernel.Matrix(md.kern, &md.view)
-	raw := K.RawSymmetric()
-	rowSum := make([]float64, m)
-	var total float64
-	for i := range m {
-		var s float64
-		for j := range m {
-			v := K.At(i, j)
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%w: kernel value k(x%d, x%d) = %g", ErrNonFinite, i, j, v)
-			}
-			s += v
-		}
-		rowSum[i] = s
-		total += s
+// setOptions gives the decompositions the solver options and the truncation.
+func (md *Model) setOptions() {
+	for _, s := range []*update.Sym{&md.sym, &md.backup, &md.step} {
+		s.SetOptions(md.opts.Update)
 	}
-	alpha := helmertAlpha(nil, m+1)
-	var a *mat.SymDense
-	switch {
-	case md.opts.Mode == Uncentred:
-		a = K
-	case md.opts.Method == Bordered:
-		// M = QᵀKQ, applying Qᵀ to the rows and then to the columns: O(m²).
-		if m < 2 {
-			a = nil
-			break
-		}
-		t := make([]float64, m*(m-1)) // KQ, m×(m−1)
-		for i := range m {
-			helmertT(t[i*(m-1):(i+1)*(m-1)], rowOf(raw, i, m, K), alpha)
-		}
-		a = mat.NewSymDense(m-1, nil)
-		col := make([]float64, m)
-		out := make([]float64, m-1)
-		for j := range m - 1 {
-			for i := range m {
-				col[i] = t[i*(m-1)+j]
-			}
-			helmertT(out, col, alpha)
-			for i := j; i < m-1; i++ {
-				a.SetSym(j, i, out[i])
-			}
-		}
-	default:
-		// K' = CKC entrywise.
-		a = mat.NewSymDense(m, nil)
-		fm := float64(m)
-		for i := range m {
-			for j := i; j < m; j++ {
-				a.SetSym(i, j, K.At(i, j)-rowSum[i]/fm-rowSum[j]/fm+total/(fm*fm))
-			}
-		}
-	}
-	var fresh update.Sym
-	fresh.SetOptions(md.opts.Update)
-	if a != nil {
-		if err := fresh.Factorize(a); err != nil {
-			return fmt.Errorf("kpca: batch decomposition: %w", err)
-		}
-	}
-	md.sym.CopyFrom(&fresh)
-	copy(md.rowSum, rowSum)
-	md.total = total
-	md.alpha = helmertAlpha(md.alpha[:0], md.capacity()+1)
-	return nil
+	md.thin.SetOptions(md.opts.Update)
+	md.thin.SetTruncation(md.truncation())
 }
 
-// rowOf returns row i of the symmetric matrix K (full row, from its upper storage).
-func rowOf(raw blas64.Symmetric, i, m int, K *mat.SymDense) []float64 {
-	row := make([]float64, m)
-	for j := range m {
-		if j >= i {
-			row[j] = raw.Data[i*raw.Stride+j]
-		} else {
-			row[j] = raw.Data[j*raw.Stride+i]
-		}
-	}
-	return row
+// truncation is what the Thin keeps: every pair (the exact model), or at most Rank of
+// them, of positive eigenvalue (docs/design.md, "Rank-r tracking").
+func (md *Model) truncation() update.Truncation {
+	return update.Truncation{Rank: md.opts.Rank}
 }
+
+// bordered reports whether the decomposition is the Thin (method Bordered).
+func (md *Model) bordered() bool { return md.opts.Method == Bordered }
 
 // capacity is the number of points the buffers hold.
 func (md *Model) capacity() int {
@@ -305,11 +286,11 @@ func (md *Model) capacity() int {
 	return cap(md.x) / md.d
 }
 
-// Reserve makes room for n points, so that adding points up to that number allocates
-// nothing (the decomposition's buffers, two n×n matrices, are allocated here). The
-// model grows by itself as points are added; Reserve only spares the reallocations and
-// lets a caller allocate everything up front. On a zero Model, which has no dimension
-// yet, it does nothing.
+// Reserve makes room for n points, so that adding (and removing) points up to that
+// number allocates nothing: the decomposition's buffers — two n×n matrices, or two
+// n×(Rank+2) at rank r — are allocated here. The model grows by itself as points are
+// added; Reserve only spares the reallocations and lets a caller allocate everything up
+// front. On a zero Model, which has no dimension yet, it does nothing.
 func (md *Model) Reserve(n int) {
 	if md.d == 0 || n <= md.capacity() && len(md.rowSum) >= n {
 		return
@@ -324,9 +305,22 @@ func (md *Model) Reserve(n int) {
 	md.work = make([]float64, n+1)
 	md.work2 = make([]float64, n+1)
 	md.work3 = make([]float64, n+1)
-	md.alpha = helmertAlpha(md.alpha, n+1)
-	md.sym.Reserve(n + 1)
+	md.saved.reserve(n, md.d)
+	if md.bordered() {
+		md.thin.Reserve(n+1, md.columns(n+1))
+	} else {
+		md.sym.Reserve(n + 1)
+	}
 	md.setView()
+}
+
+// columns is the number of eigenpairs a decomposition of n points holds, with room for
+// the two an Extend adds before truncating.
+func (md *Model) columns(n int) int {
+	if md.opts.Rank > 0 {
+		return min(md.opts.Rank+2, n)
+	}
+	return n
 }
 
 // ensure makes room for n points, growing by a factor of 1.25 at least so that points
@@ -352,16 +346,18 @@ func (md *Model) CopyFrom(src *Model) {
 		md.d = src.d
 	}
 	md.kern, md.opts = src.kern, src.opts
-	md.sym.SetOptions(src.opts.Update)
-	md.backup.SetOptions(src.opts.Update)
-	md.step.SetOptions(src.opts.Update)
+	md.setOptions()
 	md.m = 0
 	md.ensure(src.m)
 	md.m = src.m
 	copy(md.x, src.x[:src.m*src.d])
 	copy(md.rowSum, src.rowSum[:src.m])
-	md.total = src.total
-	md.sym.CopyFrom(&src.sym)
+	md.total, md.self, md.cert = src.total, src.self, src.cert
+	if src.bordered() {
+		md.thin.CopyFrom(&src.thin)
+	} else {
+		md.sym.CopyFrom(&src.sym)
+	}
 	md.since, md.stats = src.since, src.stats
 	md.updates = append(md.updates[:0], src.updates...)
 	md.setView()
@@ -370,25 +366,31 @@ func (md *Model) CopyFrom(src *Model) {
 // setView points the header md.view at the first m points.
 func (md *Model) setView() {
 	if md.m == 0 {
+		md.view = mat.Dense{}
 		return
 	}
 	md.view.SetRawMatrix(blas64.General{Rows: md.m, Cols: md.d, Stride: md.d, Data: md.x[:md.m*md.d]})
 }
 
-// Len returns the number of points.
+// point returns point i (shared storage).
+func (md *Model) point(i int) []float64 { return md.x[i*md.d : (i+1)*md.d] }
+
+// Len returns the number of points (in a window, the number in the window).
 func (md *Model) Len() int { return md.m }
 
 // Dim returns the dimension of the points.
 func (md *Model) Dim() int { return md.d }
 
 // Bytes returns the memory the model holds in its arrays, in bytes: the points, the
-// decomposition with its update workspaces (update.Sym.Bytes), the copies kept to roll
-// a batch or a multi-update step back, and O(m) vectors. It follows the capacity
+// decomposition with its update workspaces (update.Thin.Bytes, update.Sym.Bytes), the
+// copies kept to roll a batch, a window step or a multi-update step back, and O(m)
+// vectors: O(m²) for the exact model, O(m·(Rank+d)) at rank r. It follows the capacity
 // (Reserve), which grows by a quarter at a time as points are added.
 func (md *Model) Bytes() int {
-	vecs := cap(md.x) + cap(md.rowSum) + cap(md.alpha) + cap(md.col) + cap(md.work) + cap(md.work2) +
+	vecs := cap(md.x) + cap(md.rowSum) + cap(md.col) + cap(md.work) + cap(md.work2) +
 		cap(md.work3) + cap(md.probe) + cap(md.probe2) + cap(md.probeMV)
-	return 8*vecs + md.sym.Bytes() + md.backup.Bytes() + md.step.Bytes()
+	return 8*vecs + md.saved.bytes() + md.thin.Bytes() + md.backupThin.Bytes() +
+		md.sym.Bytes() + md.backup.Bytes() + md.step.Bytes()
 }
 
 // Kernel returns the model's kernel.
@@ -400,9 +402,13 @@ func (md *Model) Options() Options { return md.opts }
 // Stats returns statistics of the model and its last step.
 func (md *Model) Stats() Stats { return md.stats }
 
-// Points copies the points into the rows of dst, resized if empty (otherwise it must be
-// Len()×Dim(); Points panics if not, like gonum's Copy-style methods).
+// Points copies the points into the rows of dst, oldest first (the order of Remove's
+// indices), resized if empty (otherwise it must be Len()×Dim(); Points panics if not,
+// like gonum's Copy-style methods). A model without points leaves an empty dst as it is.
 func (md *Model) Points(dst *mat.Dense) {
+	if md.m == 0 && dst.IsEmpty() {
+		return
+	}
 	if dst.IsEmpty() {
 		dst.ReuseAs(md.m, md.d)
 	} else if r, c := dst.Dims(); r != md.m || c != md.d {
@@ -411,8 +417,8 @@ func (md *Model) Points(dst *mat.Dense) {
 	dst.Copy(&md.view)
 }
 
-// Add adds the point x (of dimension Dim()) and updates the decomposition. On error the
-// model is unchanged.
+// Add adds the point x (of dimension Dim()) and updates the decomposition; in a full
+// window it first removes the oldest point. On error the model is unchanged.
 func (md *Model) Add(x []float64) error {
 	if err := errs.Point(x, md.d); err != nil {
 		return err
@@ -420,29 +426,38 @@ func (md *Model) Add(x []float64) error {
 	return md.add(x)
 }
 
-// AddBatch adds the rows of X in order. It is all or nothing: on error (including a bad
-// row anywhere in X, checked before any is added) the model is unchanged.
-func (md *Model) AddBatch(X mat.Matrix) error {
-	r, err := errs.Points(X, md.d)
+// add adds a validated point, sliding a full window, and records the step.
+func (md *Model) add(x []float64) error {
+	md.pending = md.pending[:0]
+	var err error
+	if w := md.opts.Window; w > 0 && md.m >= w {
+		err = md.slide(x)
+	} else {
+		err = md.addPoint(x)
+	}
 	if err != nil {
 		return err
 	}
-	c := md.d
-	md.ensure(md.m + r)
-	saved := md.snapshot()
-	row := make([]float64, c)
-	for i := range r {
-		mat.Row(row, i, X)
-		if err := md.add(row); err != nil {
-			md.restore(saved)
-			return fmt.Errorf("kpca: batch row %d: %w", i, err)
-		}
-	}
+	md.endStep()
+	md.maybeRefresh()
 	return nil
 }
 
-// add adds a validated point.
-func (md *Model) add(x []float64) error {
+// endStep makes the updates of the step in progress the last step's.
+func (md *Model) endStep() {
+	md.stats.Points = md.m
+	md.updates, md.pending = md.pending, md.updates
+	if len(md.updates) > 0 {
+		md.stats.Last = md.updates[len(md.updates)-1]
+	}
+	md.stats.Deflated = 0
+	for _, st := range md.updates {
+		md.stats.Deflated += st.Deflated
+	}
+}
+
+// addPoint adds a validated point to the decomposition, the points and the sums.
+func (md *Model) addPoint(x []float64) error {
 	m := md.m
 	md.ensure(m + 1)
 	a := md.col[:m]
@@ -462,19 +477,24 @@ func (md *Model) add(x []float64) error {
 	}
 
 	var err error
-	md.pending = md.pending[:0]
+	var scale float64 // the scale of the bordered matrix, for the certificate's rounding
 	switch {
 	case md.opts.Method == RankOne && md.opts.Mode == Uncentred:
 		err = md.paperUncentred(a, c)
 	case md.opts.Method == RankOne:
 		err = md.paperCentred(a, c, sa)
 	case md.opts.Mode == Uncentred:
-		if err = md.sym.Border(a, c); err == nil {
-			md.tally()
+		if err = md.thin.Extend(a, nil, 1, c); err == nil {
+			md.tally(md.thin.Stats())
+			scale = math.Max(norm(a), math.Abs(c))
 		}
+	case m == 0:
+		md.thin.Grow() // one centred point has no component
+		md.tally(md.thin.Stats())
 	default:
-		if err = md.helmertBorder(a, c, sa); err == nil {
-			md.tally()
+		scale, err = md.centredBorder(a, c, sa)
+		if err == nil {
+			md.tally(md.thin.Stats())
 		}
 	}
 	if err != nil {
@@ -488,72 +508,87 @@ func (md *Model) add(x []float64) error {
 	}
 	md.rowSum[m] = sa + c
 	md.total += 2*sa + c
+	md.self += c
 	md.m = m + 1
 	md.setView()
-	md.stats.Points = md.m
-	md.updates, md.pending = md.pending, md.updates
-	md.stats.Last = md.sym.Stats()
-	md.stats.Deflated = 0
-	for _, st := range md.updates {
-		md.stats.Deflated += st.Deflated
+	if md.bordered() {
+		md.cert.step(md.thin.Stats(), scale, md.self, md.total, md.m, md.opts.Rank > 0)
 	}
-	md.maybeRefresh()
 	return nil
 }
 
 // tally records the statistics of an eigen-update of the step in progress.
-func (md *Model) tally() { md.pending = append(md.pending, md.sym.Stats()) }
+func (md *Model) tally(st update.Stats) { md.pending = append(md.pending, st) }
 
 // UpdateStats appends to dst the statistics of each eigen-update of the last step, in
-// order, and returns it: one update for method Bordered; for RankOne three uncentred
-// and five centred, the expansion included (in which every old component deflates and
-// no product is needed). With Stats.Deflated it shows where a step's time goes: each
+// order, and returns it: for method Bordered one update, or two in a full window (the
+// removal of the oldest point, then the addition); for RankOne three uncentred and five
+// centred, the expansion included (in which every old component deflates and no
+// product is needed). With Stats.Deflated it shows where a step's time goes: each
 // update's product costs about 2·m·K² flops, K its secular size (Stats.Secular).
 func (md *Model) UpdateStats(dst []update.Stats) []update.Stats {
 	return append(dst, md.updates...)
 }
 
-// helmertBorder borders M = QᵀKQ for a new point with kernel column a, self-kernel c
-// and Σa = sa (docs/design.md, "Helmert coordinates"):
-// b = αₘ·Qₘᵀ(K·1 − m·a), γ = αₘ²·(1ᵀK1 − 2m·Σa + m²c).
-func (md *Model) helmertBorder(a []float64, c, sa float64) error {
+// centredBorder adds a point to the centred decomposition, whose vectors are in point
+// coordinates and orthogonal to 1 (docs/design.md, "Removing a point"): in the basis of
+// 1⊥ that the old vectors extend by the Helmert column u = (α·1, −α·m), α = 1/√(m(m+1)),
+// the new point borders the matrix with
+//
+//	b = α·(K·1 − m·a),   γ = α²·(1ᵀK1 − 2m·Σa + m²c)
+//
+// (docs/design.md, "Helmert coordinates"), for its kernel column a, self-kernel c and
+// Σa = sa. It returns the scale of the border, max(‖b‖, |γ|).
+func (md *Model) centredBorder(a []float64, c, sa float64) (float64, error) {
 	m := len(a)
 	fm := float64(m)
-	y := md.work[:m]
+	alpha := 1 / math.Sqrt(fm*(fm+1))
+	b, e := md.work[:m], md.work2[:m]
 	for i := range m {
-		y[i] = md.rowSum[i] - fm*a[i]
+		b[i] = alpha * (md.rowSum[i] - fm*a[i])
+		e[i] = alpha
 	}
-	b := md.work2[:max(m-1, 0)]
-	helmertT(b, y, md.alpha)
-	am := md.alpha[m]
-	for j := range b {
-		b[j] *= am
+	gamma := alpha * alpha * (md.total - 2*fm*sa + fm*fm*c)
+	if err := md.thin.Extend(b, e, -alpha*fm, gamma); err != nil {
+		return 0, err
 	}
-	gamma := am * am * (md.total - 2*fm*sa + fm*fm*c)
-	return md.sym.Border(b, gamma)
+	return math.Max(norm(b), math.Abs(gamma)), nil
 }
 
-// snapshotState is what a rollback needs: the points beyond m are ignored.
+// snapshotState is what a batch's rollback needs.
 type snapshotState struct {
-	m, since int
-	total    float64
-	sums     []float64
-	stats    Stats
-	updates  []update.Stats
+	m, since    int
+	total, self float64
+	cert        certificate
+	points      []float64
+	sums        []float64
+	stats       Stats
+	updates     []update.Stats
 }
 
-// snapshot saves the state before a batch (the decomposition goes to md.backup).
+// snapshot saves the state before a batch (the decomposition goes to a backup).
 func (md *Model) snapshot() snapshotState {
-	md.backup.CopyFrom(&md.sym)
-	return snapshotState{m: md.m, since: md.since, total: md.total, stats: md.stats,
-		sums: append([]float64(nil), md.rowSum[:md.m]...), updates: append([]update.Stats(nil), md.updates...)}
+	if md.bordered() {
+		md.backupThin.CopyFrom(&md.thin)
+	} else {
+		md.backup.CopyFrom(&md.sym)
+	}
+	return snapshotState{m: md.m, since: md.since, total: md.total, self: md.self, cert: md.cert, stats: md.stats,
+		points: append([]float64(nil), md.x[:md.m*md.d]...), sums: append([]float64(nil), md.rowSum[:md.m]...),
+		updates: append([]update.Stats(nil), md.updates...)}
 }
 
 // restore returns to a snapshot.
 func (md *Model) restore(s snapshotState) {
-	md.sym.CopyFrom(&md.backup)
-	md.m, md.since, md.total, md.stats = s.m, s.since, s.total, s.stats
+	if md.bordered() {
+		md.thin.CopyFrom(&md.backupThin)
+	} else {
+		md.sym.CopyFrom(&md.backup)
+	}
+	md.ensure(s.m)
+	md.m, md.since, md.total, md.self, md.cert, md.stats = s.m, s.since, s.total, s.self, s.cert, s.stats
 	md.updates = append(md.updates[:0], s.updates...)
+	copy(md.x, s.points)
 	copy(md.rowSum, s.sums)
 	md.setView()
 }

@@ -54,11 +54,11 @@ func (md *Model) paperCentred(a []float64, c, sa float64) error {
 		if err := md.sym.RankOne(0.5, p); err != nil {
 			return fail(err)
 		}
-		md.tally()
+		md.tally(md.sym.Stats())
 		if err := md.sym.RankOne(-0.5, q); err != nil {
 			return fail(err)
 		}
-		md.tally()
+		md.tally(md.sym.Stats())
 	}
 	// The new centred column.
 	ksum := sa + c
@@ -91,7 +91,7 @@ func (md *Model) expandBorder(a []float64, c float64) error {
 	if err := md.sym.Border(zero, s); err != nil {
 		return err
 	}
-	md.tally()
+	md.tally(md.sym.Stats())
 	delta := math.Hypot(norm(a), gamma)
 	if delta == 0 {
 		return nil
@@ -103,12 +103,12 @@ func (md *Model) expandBorder(a []float64, c float64) error {
 	if err := md.sym.RankOne(1/delta, k); err != nil {
 		return err
 	}
-	md.tally()
+	md.tally(md.sym.Stats())
 	k[m] = beta
 	if err := md.sym.RankOne(-1/delta, k); err != nil {
 		return err
 	}
-	md.tally()
+	md.tally(md.sym.Stats())
 	return nil
 }
 

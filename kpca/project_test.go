@@ -1,6 +1,7 @@
 package kpca
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -99,7 +100,7 @@ func TestTransform(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := md.AddBatch(train.Slice(20, 200, 0, 10)); err != nil {
+		if _, err := md.AddRows(context.Background(), train.Slice(20, 200, 0, 10), nil); err != nil {
 			t.Fatal(err)
 		}
 		b := newBatch(t, k, train, opts.Mode)

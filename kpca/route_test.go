@@ -1,6 +1,7 @@
 package kpca
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,8 +11,8 @@ import (
 	"github.com/ikpca/ikpca/native"
 )
 
-// TestBackendRoute checks that the model's hot paths — Add in every mode and method,
-// Transform, VectorsTo, Drift and Refresh, and Nyström's Add and Transform — reach BLAS
+// TestBackendRoute checks that the model's hot paths — Add in every mode and method, at
+// rank r and in a window, Remove, AddBatch, Transform, VectorsTo, Drift and Refresh, and Nyström's Add and Transform — reach BLAS
 // and LAPACK through package native only, never through gonum's blas64 and lapack64
 // registries, so that a -tags openblas build runs them on OpenBLAS even without
 // native.Use (which TestMain calls: the registries are replaced by recording
@@ -20,18 +21,22 @@ func TestBackendRoute(t *testing.T) {
 	x := points(t, "yeast", 60)
 	k := rbfMedian(t, x)
 	calls := backend.RegistryCalls(func() {
-		for _, opts := range []Options{
-			{Mode: Centred, Method: Bordered},
-			{Mode: Centred, Method: RankOne},
-			{Mode: Uncentred, Method: Bordered},
-			{Mode: Uncentred, Method: RankOne},
-		} {
+		for _, opts := range append(slices.Clone(allOptions), Options{Rank: 5, Window: 30}, Options{Mode: Uncentred, Rank: 5}, Options{Window: 30}) {
 			md, err := New(k, x.Slice(0, 20, 0, 8), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i := 20; i < 40; i++ {
 				if err := md.Add(x.RawRowView(i)); err != nil {
+					t.Fatal(name(opts), err)
+				}
+			}
+			if opts.Method == Bordered {
+				if err := md.Remove(7); err != nil {
+					t.Fatal(name(opts), err)
+				}
+				md.ValueBounds(nil, nil)
+				if err := md.AddBatch(x.Slice(40, 58, 0, 8)); err != nil { // refactorized when exact
 					t.Fatal(name(opts), err)
 				}
 			}

@@ -14,22 +14,32 @@ import (
 	"github.com/ikpca/ikpca/native"
 )
 
-// basis describes the decomposition as the rest of the package reads it: the columns of
-// the stored eigenvector matrix (ascending eigenvalues) that make up the reported
-// spectrum, and how a stored vector maps to an eigenvector of K or K'.
+// basis describes the decomposition as the rest of the package reads it: the stored
+// eigenvalues (ascending), the stored eigenvectors in point coordinates (m rows), and
+// the column left out of the reported spectrum.
 //
-// Centred, bordered: the stored matrix is W (eigenvectors of M = QᵀKQ), order m−1, and
-// the eigenvectors of K' are Q·W. Uncentred: the eigenvectors of K themselves. Centred,
-// rank-one: the eigenvectors of K' (order m) including the trivial one along 1, which is
-// left out.
+// Method Bordered: the eigenvectors of K' (centred, orthogonal to 1) or K, all of them
+// or the top Rank (update.Thin). Method RankOne: those of K, or of K' including the
+// trivial one along 1, which is left out.
 type basis struct {
-	values  []float64 // all stored eigenvalues, ascending
-	skip    int       // stored column left out (the trivial one), or −1
-	helmert bool      // stored vectors are in Helmert coordinates
+	values []float64      // all stored eigenvalues, ascending
+	vecs   blas64.General // m × len(values), shared with the decomposition
+	skip   int            // stored column left out (the trivial one), or −1
 }
 
 func (md *Model) basis() basis {
-	b := basis{values: md.sym.Values(nil), skip: -1, helmert: md.opts.Mode == Centred && md.opts.Method == Bordered}
+	b := basis{skip: -1}
+	var v mat.Matrix
+	if md.bordered() {
+		b.values = md.thin.Values(nil)
+		v = md.thin.Vectors()
+	} else {
+		b.values = md.sym.Values(nil)
+		v = md.sym.Vectors()
+	}
+	if d, ok := v.(*mat.Dense); ok && !d.IsEmpty() {
+		b.vecs = d.RawMatrix()
+	}
 	if md.opts.Mode == Centred && md.opts.Method == RankOne && md.m > 0 {
 		// The trivial eigenvector is the one most aligned with 1: the largest |uⱼᵀ1|.
 		n := md.sym.Len()
@@ -38,8 +48,7 @@ func (md *Model) basis() basis {
 			ones[i] = 1
 		}
 		proj := make([]float64, n)
-		u := md.sym.Vectors().(*mat.Dense).RawMatrix()
-		native.Gemv(blas.Trans, 1, u, blas64.Vector{N: n, Inc: 1, Data: ones}, 0, blas64.Vector{N: n, Inc: 1, Data: proj})
+		native.Gemv(blas.Trans, 1, b.vecs, blas64.Vector{N: n, Inc: 1, Data: ones}, 0, blas64.Vector{N: n, Inc: 1, Data: proj})
 		best := 0
 		for j, v := range proj {
 			if math.Abs(v) > math.Abs(proj[best]) {
@@ -65,8 +74,9 @@ func (b basis) order() []int {
 
 // Values returns the eigenvalues of the reported spectrum in descending order: all m
 // eigenvalues of K (uncentred), or the m−1 of K' other than its trivial zero along 1
-// (centred). If len(dst) ≥ Components() they are written to dst[:Components()], which
-// is returned; otherwise a new slice is allocated (the rule of ikpca.Model.Values).
+// (centred), or the top Rank of them. If len(dst) ≥ Components() they are written to
+// dst[:Components()], which is returned; otherwise a new slice is allocated (the rule of
+// ikpca.Model.Values).
 func (md *Model) Values(dst []float64) []float64 {
 	b := md.basis()
 	idx := b.order()
@@ -77,8 +87,13 @@ func (md *Model) Values(dst []float64) []float64 {
 	return dst
 }
 
-// Components returns the number of eigenvalues Values reports: m uncentred, m−1 centred.
+// Components returns the number of eigenvalues Values reports: m uncentred, m−1 centred,
+// at most Rank at rank r (fewer while the matrix has fewer positive eigenvalues).
 func (md *Model) Components() int {
+	if md.bordered() {
+		_, k := md.thin.Dims()
+		return k
+	}
 	if md.opts.Mode == Centred {
 		return max(md.m-1, 0)
 	}
@@ -87,12 +102,17 @@ func (md *Model) Components() int {
 
 // ExplainedVariance returns each component's share λⱼ/Σλ of the total variance (the
 // trace of K or K'), in the order of Values. Eigenvalues that rounding made slightly
-// negative count as zero. dst follows the rules of Values.
+// negative count as zero. At rank r the total is the trace itself, Σk(xᵢ, xᵢ) (minus
+// 1ᵀK1/m centred), known exactly from the running sums, so that the shares sum to the
+// fraction of the variance the r components capture. dst follows the rules of Values.
 func (md *Model) ExplainedVariance(dst []float64) []float64 {
 	dst = md.Values(dst)
 	var sum float64
 	for _, v := range dst {
 		sum += math.Max(v, 0)
+	}
+	if md.opts.Rank > 0 {
+		sum = md.traceK()
 	}
 	for i, v := range dst {
 		if sum > 0 {
@@ -119,9 +139,8 @@ func (md *Model) VectorsTo(dst *mat.Dense) {
 		return
 	}
 	out := make([]float64, m)
-	w := make([]float64, md.sym.Len())
 	for q, j := range idx {
-		md.pointVector(out, w, b, j)
+		b.column(out, j)
 		if sign.Of(out) < 0 {
 			for i := range out {
 				out[i] = -out[i]
@@ -133,18 +152,11 @@ func (md *Model) VectorsTo(dst *mat.Dense) {
 	}
 }
 
-// pointVector writes stored eigenvector j in point coordinates to out (length m), using
-// w (length sym.Len()) as scratch: Q·w in Helmert coordinates, the vector itself
-// otherwise. O(m).
-func (md *Model) pointVector(out, w []float64, b basis, j int) {
-	u := md.sym.Vectors()
-	for i := range w { // not mat.Col, which copies through the blas64 registry
-		w[i] = u.At(i, j)
-	}
-	if b.helmert {
-		helmert(out, w, md.alpha)
-	} else {
-		copy(out, w)
+// column writes stored eigenvector j, in point coordinates, to out (length m). It
+// reads the rows directly: not mat.Col, which copies through the blas64 registry.
+func (b basis) column(out []float64, j int) {
+	for i := range out {
+		out[i] = b.vecs.Data[i*b.vecs.Stride+j]
 	}
 }
 
@@ -191,8 +203,9 @@ func (md *Model) Scores(dst *mat.Dense, k int) error {
 // components: score_j(x) = uⱼᵀk'ₓ/√λⱼ with k'ₓ the kernel column of x against the points,
 // centred like K' (docs/design.md, "Projection of new points"; since uⱼ ⊥ 1 it is
 // uⱼᵀ(kₓ − K1/m)), or kₓ itself
-// uncentred, and uⱼ signed as by VectorsTo. For a training point this is its training
-// score (Scores), so incremental and batch kernel PCA agree, sign included. Components
+// uncentred, and uⱼ signed as by VectorsTo. For a training point of the exact model this
+// is its training score (Scores), so incremental and batch kernel PCA agree, sign
+// included; at rank r the two differ by uⱼᵀ(K′ − K̃)eᵢ/√λⱼ, at most ErrorBound()/√λⱼ. Components
 // with a zero or numerically zero eigenvalue score zero (no division). dst is resized if
 // empty, otherwise it must be rows×k. Errors are those of ikpca.Model.Transform, and
 // leave dst unchanged.
@@ -205,17 +218,16 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 
 	b := md.basis()
 	idx := b.order()[:k]
-	m, n := md.m, md.sym.Len()
-	// The top k stored vectors, as columns of a n×k matrix, and their scales ±1/√λ, the
-	// sign read from the vector in point coordinates (VectorsTo): O(m·k).
-	top := mat.NewDense(n, k, nil)
-	w := make([]float64, n)
+	m := md.m
+	// The top k vectors, as columns of an m×k matrix, and their scales ±1/√λ, the sign
+	// read from the vector (VectorsTo): O(m·k).
+	top := mat.NewDense(m, k, nil)
 	pv := make([]float64, m)
 	tol := zeroTolerance(b.values, m)
 	scale := make([]float64, k)
 	for q, j := range idx {
-		md.pointVector(pv, w, b, j)
-		for i, v := range w { // not SetCol, which copies through the blas64 registry
+		b.column(pv, j)
+		for i, v := range pv { // not SetCol, which copies through the blas64 registry
 			top.Set(i, q, v)
 		}
 		if b.values[j] > tol {
@@ -229,13 +241,13 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	const block = 256
 	x := make([]float64, c)
 	kx := make([]float64, m)
-	coords := mat.NewDense(min(block, rows), n, nil)
+	coords := mat.NewDense(min(block, rows), m, nil)
 	var out mat.Dense
 	centred := md.opts.Mode == Centred
 	fm := float64(m)
 	for lo := 0; lo < rows; lo += block {
 		hi := min(lo+block, rows)
-		cb := coords.Slice(0, hi-lo, 0, n).(*mat.Dense)
+		cb := coords.Slice(0, hi-lo, 0, m).(*mat.Dense)
 		for i := lo; i < hi; i++ {
 			mat.Row(x, i, X)
 			kernel.Column(kx, md.kern, &md.view, x)
@@ -249,12 +261,7 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 					kx[j] -= md.rowSum[j] / fm
 				}
 			}
-			row := cb.RawRowView(i - lo)
-			if b.helmert {
-				helmertT(row, kx, md.alpha)
-			} else {
-				copy(row, kx)
-			}
+			copy(cb.RawRowView(i-lo), kx)
 		}
 		out.Reset()
 		native.Mul(&out, cb, top)

@@ -36,6 +36,24 @@ func (s *Subject) data() (*mat.Dense, int) {
 	return X, min(start, n)
 }
 
+// seen returns the rows of X a model given all of them summarises: all, or the last
+// Window.
+func (s *Subject) seen(X *mat.Dense) *mat.Dense {
+	n, d := X.Dims()
+	if s.Window <= 0 || n <= s.Window {
+		return X
+	}
+	return X.Slice(n-s.Window, n, 0, d).(*mat.Dense)
+}
+
+// size returns Len for a model given n points.
+func (s *Subject) size(n int) int {
+	if s.Window > 0 {
+		return min(n, s.Window)
+	}
+	return n
+}
+
 // probe returns points the model has not seen but that lie among those it has: the
 // midpoints of the first consecutive pairs of rows of X.
 func probe(X *mat.Dense) *mat.Dense {

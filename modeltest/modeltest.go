@@ -18,8 +18,9 @@
 //     out of range and a dst of the wrong shape give errors of the right ikpca kind,
 //     and leave the model (its Values, Len, Dim, Bytes and the scores of probe points)
 //     and dst exactly as they were;
-//   - Growth: Len and Dim right after every added point, Bytes positive and, unless the
-//     model bounds its memory, never falling;
+//   - Growth: Len and Dim right after every added point (Len at most the Window of a
+//     sliding-window model), Bytes positive and, unless the model bounds its memory,
+//     never falling;
 //   - Checkpoint: a model saved and loaded has the same Values and scores, bit for bit
 //     (skipped, visibly, for a Subject without Save and Load).
 package modeltest
@@ -81,6 +82,10 @@ type Subject struct {
 	// that Bytes may fall as points are added; Growth then checks only that it stays
 	// positive.
 	Bounded bool
+	// Window, if positive, is the size of the model's sliding window: it summarises the
+	// last Window points it was given, so that Len is at most Window and the points seen
+	// (TrainingScores, Project) are the last Window rows. It implies Bounded.
+	Window int
 }
 
 // reporter is what the checks need of a *testing.T; modeltest's own tests pass a

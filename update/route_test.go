@@ -1,6 +1,7 @@
 package update
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ import (
 )
 
 // TestBackendRoute checks that Factorize, Border, BorderWith (a Product), RankOne,
-// SetEigen and Product.Reset reach BLAS and LAPACK through package native only, never through gonum's
+// SetEigen, Product.Reset and Thin's Set, Extend, DeleteRow and RestrictRow reach BLAS and LAPACK through package native only, never through gonum's
 // blas64 and lapack64 registries: a -tags openblas build then runs every update on
 // OpenBLAS without a call to native.Use. The registries are replaced by recording
 // implementations while it runs; not parallel.
@@ -60,6 +61,30 @@ func TestBackendRoute(t *testing.T) {
 		s.VectorsTo(&u)
 		var c Sym
 		if err := c.SetEigen(s.Values(nil), &u); err != nil { // runs the orthogonality probe
+			t.Fatal(err)
+		}
+		// A Thin: Set (its probe), Extend with a new direction and a tip column,
+		// DeleteRow centred and not, RestrictRow.
+		var th Thin
+		th.SetTruncation(Truncation{Rank: 20})
+		if err := th.Set(s.Values(nil)[s.Len()-20:], mat.DenseCopyOf(u.Slice(0, s.Len(), s.Len()-20, s.Len()))); err != nil {
+			t.Fatal(err)
+		}
+		rows, _ := th.Dims()
+		e := make([]float64, rows)
+		for i := range e {
+			e[i] = 0.6 / math.Sqrt(float64(rows))
+		}
+		if err := th.Extend(column(a, 3, rows), e, 0.8, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := th.DeleteRow(4, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := th.DeleteRow(5, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := th.RestrictRow(6); err != nil {
 			t.Fatal(err)
 		}
 	}, native.Compiled == "gonum")

@@ -12,6 +12,12 @@
 // n = 4000, measured on 2 cores); a batch recompute with LAPACK dsyevd costs about five to
 // eight times more.
 //
+// Thin is the same machinery for a thin decomposition A = V·diag(λ)·Vᵀ with V of n rows
+// and k ≤ n orthonormal columns: it borders in an extended basis (one new direction for
+// the part of the border outside V, one for the new row), restricts or deletes a row, and
+// keeps the top eigenpairs a Truncation allows — exact when k = n (or n−1 on a
+// hyperplane), rank-r tracking when k is fixed.
+//
 // The package is independent of kernel PCA: any Go code that maintains a symmetric
 // eigendecomposition under low-rank changes can use it.
 package update
@@ -73,13 +79,17 @@ type Sym struct {
 
 // Stats describes the last operation on a Sym.
 type Stats struct {
-	// Op names the operation: "factorize", "set", "rank-one", "border" or "remove".
+	// Op names the operation: "factorize", "set", "rank-one", "border" or "remove" for
+	// a Sym; "set", "grow", "extend", "restrict" or "delete" for a Thin.
 	Op string
 	// Stats are the secular solver's statistics (zero for factorize and set).
 	secular.Stats
 	// Removed is, for Remove, the largest entry of the row deleted from the new
 	// eigenvectors: zero in exact arithmetic, of the order of n·ε computed.
 	Removed float64
+	// Dropped describes the eigenpairs a Thin's update discarded (its Truncation, and
+	// in DeleteRow the negligible ones); always zero for a Sym.
+	Dropped Dropped
 	// Project, Solve and Assemble are the wall-clock times of an update's three phases:
 	// the projection Uᵀv (one gemv), the secular solve (O(n²), on several goroutines)
 	// and the assembly of the new vectors (one dgemm, plus a pass over U when

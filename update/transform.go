@@ -69,13 +69,22 @@ func (t *transform) deflates() bool {
 // stride inStride; its contents are destroyed when the update deflated). tip may be nil
 // (all zero). out has room for rows × len(res.Values) with row stride outStride.
 func (t *transform) apply(rows int, in []float64, inStride int, tip []float64, out []float64, outStride int) {
+	t.applyFrom(0, rows, in, inStride, tip, out, outStride)
+}
+
+// applyFrom is apply restricted to the columns of T from position from on (the
+// largest eigenvalues: a truncation keeps them), written to columns 0, 1, … of out,
+// which needs room for len(res.Values) − from of them. Only the secular vectors among
+// those columns enter the dgemm.
+func (t *transform) applyFrom(from, rows int, in []float64, inStride int, tip []float64, out []float64, outStride int) {
 	if rows == 0 {
 		return
 	}
 	res := t.res
 	k := len(res.Keep)
-	K, stride := res.K, res.Stride
-	v := res.Vectors
+	r0 := t.firstRoot(from)
+	K, stride := res.K-r0, res.Stride
+	v := res.Vectors[r0*stride:]
 	arrow := stride > k // the rows of res.Vectors end with the tip component
 	dst := blas64.General{Rows: rows, Cols: K, Stride: outStride, Data: out}
 	deflates := t.deflates()
@@ -92,22 +101,37 @@ func (t *transform) apply(rows int, in []float64, inStride int, tip []float64, o
 			clear(out[i*outStride : i*outStride+K])
 		}
 	}
-	if arrow && tip != nil {
+	if arrow && tip != nil && K > 0 {
 		// The tip column of the input: out += tip·(tip components of the vectors)ᵀ.
 		native.Ger(1, blas64.Vector{N: rows, Inc: 1, Data: tip},
 			blas64.Vector{N: K, Inc: stride, Data: v[k:]}, dst)
 	}
 	if deflates {
-		t.spread(rows, in, inStride, out, outStride)
+		t.spread(from, r0, rows, in, inStride, out, outStride)
 	}
+}
+
+// firstRoot returns the first secular root among the columns of T from position from
+// on: the roots ascend with the positions, so the kept roots are r0, …, K−1 (r0 = K
+// when none is kept).
+func (t *transform) firstRoot(from int) int {
+	for _, src := range t.res.Source[from:] {
+		if src >= 0 {
+			return src
+		}
+	}
+	return t.res.K
 }
 
 // tipRow writes the row of T for the new coordinate of a Border: the tip component of
 // each secular vector, zero in the deflated columns.
-func (t *transform) tipRow(dst []float64) {
+func (t *transform) tipRow(dst []float64) { t.tipRowFrom(0, dst) }
+
+// tipRowFrom is tipRow for the columns of T from position from on.
+func (t *transform) tipRowFrom(from int, dst []float64) {
 	res := t.res
 	k, stride := len(res.Keep), res.Stride
-	for q, src := range res.Source {
+	for q, src := range res.Source[from:] {
 		if src >= 0 {
 			dst[q] = res.Vectors[src*stride+k]
 		} else {
@@ -136,18 +160,20 @@ func (t *transform) permute(rows int, in []float64, inStride int) {
 }
 
 // spread moves, in every output row, the secular vectors from the front to their sorted
-// positions and fills the deflated columns from the permuted input. It works from the
-// last position down: secular vector r never moves left (its position is at least r),
-// so nothing is overwritten before it is read.
-func (t *transform) spread(rows int, in []float64, inStride int, out []float64, outStride int) {
-	src := t.res.Source
+// positions and fills the deflated columns from the permuted input, for the positions
+// from on (output column q − from; the front holds the roots r0, r0+1, …). It works from
+// the last position down: root s, at position q, never moves left (s − r0 counts the
+// roots at the positions from, …, q−1, so s − r0 ≤ q − from), so nothing is
+// overwritten before it is read.
+func (t *transform) spread(from, r0, rows int, in []float64, inStride int, out []float64, outStride int) {
+	src := t.res.Source[from:]
 	nn := len(src)
 	for i := range rows {
 		o := out[i*outStride : i*outStride+nn]
 		x := in[i*inStride:]
 		for q := nn - 1; q >= 0; q-- {
 			if s := src[q]; s >= 0 {
-				o[q] = o[s]
+				o[q] = o[s-r0]
 			} else {
 				o[q] = x[t.place[-1-s]]
 			}

@@ -1,0 +1,125 @@
+package kpca
+
+import (
+	"math"
+
+	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/update"
+)
+
+// roundoff is the unit roundoff ε = 2⁻⁵³.
+const roundoff = 0x1p-53
+
+// certificate bounds E = K′ − K̃, the difference between the matrix of the points (K′ =
+// CKC centred, K uncentred) and the rank-r matrix K̃ = V·Λ·Vᵀ a model of Options.Rank
+// holds (docs/design.md, "Rank-r tracking").
+//
+// Each truncation replaces K̃ by K̃ − θ·z·zᵀ for every eigenpair (θ, z) it drops, so E
+// gains θ·z·zᵀ: E = P − N with P the sum of the positive parts dropped and N that of
+// the negative ones, both positive semi-definite. (A bordered truncated matrix has
+// negative eigenvalues: the border's component outside the tracked span meets a zero
+// where the old matrix had the unknown part of E, so N is not zero and E is not
+// positive semi-definite.) Bordering with the exact kernel column leaves the old E in
+// place; removing a point compresses E — a principal submatrix, and centred C·E·C too —
+// which keeps P and N positive semi-definite and can only lower their norms and traces.
+// Hence, with θ⁺ and θ⁻ the positive and negative parts of the dropped eigenvalues,
+//
+//	λmax(E) ≤ ‖P‖ ≤ Σ over steps of max θ⁺,   −λmin(E) ≤ ‖N‖ ≤ Σ over steps of max θ⁻
+//
+// (a step's dropped vectors are orthonormal: the norm of their sum is the largest, not
+// the sum), and since trace E = trace K′ − Σλ is known exactly from the running sums,
+//
+//	trace N ≤ min(Σθ⁻, Σθ⁺ − trace E),   trace P ≤ min(Σθ⁺, trace E + trace N),
+//
+// with ‖P‖ ≤ trace P and ‖N‖ ≤ trace N: once points have been removed, trace E falls
+// below Σθ⁺ − Σθ⁻ and tightens the bounds.
+type certificate struct {
+	posNorm, negNorm   float64 // Σ over steps of the largest θ⁺ and θ⁻
+	posTrace, negTrace float64 // Σθ⁺ and Σθ⁻ over all dropped eigenvalues
+	slack              float64 // rounding: what deflation may neglect, 64ε·(deflated+2)·scale a step
+	sumErr             float64 // rounding of the running sums Σk(xᵢ, xᵢ) and 1ᵀK1
+}
+
+// drop records the eigenvalues a truncation dropped.
+func (c *certificate) drop(d update.Dropped) {
+	c.posNorm += math.Max(d.Max, 0)
+	c.negNorm += math.Max(-d.Min, 0)
+	c.posTrace += d.Positive
+	c.negTrace += d.Negative
+}
+
+// step records an update of a model of m points: the rounding of its running sums
+// (self, total) and, truncated, what the update dropped, with the rounding of a
+// secular step of the given scale.
+func (c *certificate) step(st update.Stats, scale, self, total float64, m int, truncated bool) {
+	c.sumErr += 4 * roundoff * (math.Abs(self) + math.Abs(total)/float64(max(m, 1)))
+	if !truncated {
+		return
+	}
+	c.drop(st.Dropped)
+	c.slack += 64 * roundoff * float64(st.Deflated+2) * scale
+}
+
+// traceK returns the trace of the matrix the points define, K′ (centred: Σk(xᵢ, xᵢ) −
+// 1ᵀK1/m) or K, from the running sums.
+func (md *Model) traceK() float64 {
+	if md.opts.Mode == Centred && md.m > 0 {
+		return md.self - md.total/float64(md.m)
+	}
+	return md.self
+}
+
+// errorRange returns bounds below ≥ −λmin(E) and above ≥ λmax(E) for E = K′ − K̃ (see
+// certificate); zero for the exact model.
+func (md *Model) errorRange() (below, above float64) {
+	if md.opts.Rank == 0 || !md.bordered() {
+		return 0, 0
+	}
+	c := md.cert
+	_, k := md.thin.Dims()
+	var sum, abs float64
+	if k > 0 {
+		for _, v := range md.thin.Values(md.work3[:k]) {
+			sum += v
+			abs += math.Abs(v)
+		}
+	}
+	trE := md.traceK() - sum
+	// The rounding of trace E: the running sums, and the m+k terms summed now.
+	tol := c.sumErr + float64(md.m+k)*roundoff*(math.Abs(md.self)+math.Abs(md.total)/float64(max(md.m, 1))+abs)
+	trN := math.Min(c.negTrace, math.Max(c.posTrace-trE+tol, 0))
+	trP := math.Min(c.posTrace, math.Max(trE+trN+tol, 0))
+	above = math.Min(c.posNorm, trP) + c.slack
+	below = math.Min(c.negNorm, trN) + c.slack
+	return below, above
+}
+
+// ErrorBound returns a bound on ‖K′ − K̃‖₂, the spectral norm of the difference between
+// the matrix of the points (K′ = CKC centred, K uncentred) and the rank-r matrix
+// K̃ = V·Λ·Vᵀ the model holds (Options.Rank): the larger of the bounds on the two sides
+// of its spectrum (see ValueBounds and docs/design.md, "Rank-r tracking"). It accounts
+// for every truncation since the last batch decomposition (New, Refresh), and for
+// their rounding; it is zero for the exact model, whose only error is rounding.
+func (md *Model) ErrorBound() float64 {
+	below, above := md.errorRange()
+	return math.Max(below, above)
+}
+
+// ValueBounds returns intervals that hold the top eigenvalues of the matrix of the
+// points: lo[j] ≤ λⱼ(K′) ≤ hi[j] for the j-th largest, j < Components(), in the order
+// of Values. With E = K′ − K̃ (see ErrorBound), Weyl's inequalities give
+// λⱼ(K̃) + λmin(E) ≤ λⱼ(K′) ≤ λⱼ(K̃) + λmax(E), and the model bounds each side of E's
+// spectrum separately: E = P − N with P and N the positive and negative parts the
+// truncations dropped, λmax(E) ≤ ‖P‖ and −λmin(E) ≤ ‖N‖ (docs/design.md, "Rank-r
+// tracking"). For the exact model lo and hi are the eigenvalues. lo and hi follow the
+// rule of Values: written in place when long enough, allocated otherwise.
+func (md *Model) ValueBounds(lo, hi []float64) ([]float64, []float64) {
+	below, above := md.errorRange()
+	lo = md.Values(lo)
+	hi = check.Room(hi, len(lo))
+	for j, v := range lo {
+		hi[j] = v + above
+		lo[j] = v - below
+	}
+	return lo, hi
+}

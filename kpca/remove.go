@@ -1,0 +1,148 @@
+package kpca
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// Remove removes point i — the i-th in the order of Points, oldest first — and updates
+// the decomposition: the later points' indices fall by one. The exact model restricts
+// its decomposition to the vectors that vanish at the point (update.Thin.RestrictRow;
+// centred, inside 1⊥: docs/design.md, "Removing a point"), one secular solve and one
+// m×m×m product, and agrees with a batch kernel PCA of the points left; at rank r it
+// deletes the point from the rank-r matrix (update.Thin.DeleteRow, re-centred in
+// centred mode: docs/design.md, "Rank-r tracking"), O(m·r²). The row sums and the
+// total follow in O(m·d). An index out of range is an error wrapping ErrIndex (and
+// ErrEmpty too on a model without points), method RankOne ErrArgument; on any error
+// the model is unchanged.
+func (md *Model) Remove(i int) error {
+	if !md.bordered() {
+		return fmt.Errorf("%w: method %v cannot remove points", ErrArgument, md.opts.Method)
+	}
+	if md.m == 0 {
+		return fmt.Errorf("%w: %w: Remove(%d) of a model without points", ErrIndex, ErrEmpty, i)
+	}
+	if i < 0 || i >= md.m {
+		return fmt.Errorf("%w: Remove(%d) of %d points", ErrIndex, i, md.m)
+	}
+	md.pending = md.pending[:0]
+	if err := md.remove(i); err != nil {
+		return err
+	}
+	md.endStep()
+	return nil
+}
+
+// remove removes point i (a valid index) from the decomposition, the points and the
+// sums. On error nothing changed.
+func (md *Model) remove(i int) error {
+	m, d := md.m, md.d
+	col := md.col[:m]
+	kernel.Column(col, md.kern, &md.view, md.point(i))
+	var s float64
+	for j, v := range col {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: kernel value of point %d with point %d is %g", ErrNonFinite, i, j, v)
+		}
+		s += v
+	}
+	var err error
+	if md.opts.Rank > 0 {
+		err = md.thin.DeleteRow(i, md.opts.Mode == Centred)
+	} else {
+		err = md.thin.RestrictRow(i)
+	}
+	if err != nil {
+		return fmt.Errorf("kpca: removing point %d: %w", i, err)
+	}
+	md.tally(md.thin.Stats())
+
+	// Commit: the sums lose the point's column, the points the point.
+	kii := col[i]
+	for j, v := range col {
+		md.rowSum[j] -= v
+	}
+	copy(md.rowSum[i:m-1], md.rowSum[i+1:m])
+	md.total -= 2*s - kii
+	md.self -= kii
+	copy(md.x[i*d:(m-1)*d], md.x[(i+1)*d:m*d])
+	md.m = m - 1
+	md.setView()
+	md.cert.step(md.thin.Stats(), md.valueScale(), md.self, md.total, md.m, md.opts.Rank > 0)
+	return nil
+}
+
+// valueScale returns the largest eigenvalue magnitude of the decomposition.
+func (md *Model) valueScale() float64 {
+	_, k := md.thin.Dims()
+	if k == 0 {
+		return 0
+	}
+	v := md.thin.Values(md.work3[:k])
+	return math.Max(math.Abs(v[0]), math.Abs(v[k-1]))
+}
+
+// slide is a full window's step: the oldest point goes, then x comes. If adding x
+// fails, the removal is undone from the copy saved before it (inside AddBatch the
+// batch's own snapshot does that), so that the model is as it was.
+func (md *Model) slide(x []float64) error {
+	if !md.batching {
+		md.saved.save(md)
+	}
+	err := md.remove(0)
+	if err == nil {
+		err = md.addPoint(x)
+		if err != nil && !md.batching {
+			md.saved.restore(md)
+		}
+	}
+	return err
+}
+
+// savedStep is the state a window step can roll back to: the decomposition (in
+// md.backupThin), the row sums, the total, the trace, the certificate and the point
+// removed. Its buffers are allocated once (reserve), so that a window step allocates
+// nothing.
+type savedStep struct {
+	sums        []float64
+	first       []float64
+	total, self float64
+	cert        certificate
+}
+
+// reserve makes room for n points of dimension d.
+func (s *savedStep) reserve(n, d int) {
+	if cap(s.sums) < n {
+		s.sums = make([]float64, n)
+	}
+	if cap(s.first) < d {
+		s.first = make([]float64, d)
+	}
+}
+
+func (s *savedStep) bytes() int { return 8 * (cap(s.sums) + cap(s.first)) }
+
+// save records md before a window step.
+func (s *savedStep) save(md *Model) {
+	md.backupThin.CopyFrom(&md.thin)
+	s.reserve(md.m, md.d)
+	s.sums = s.sums[:md.m]
+	copy(s.sums, md.rowSum[:md.m])
+	s.first = s.first[:md.d]
+	copy(s.first, md.point(0))
+	s.total, s.self, s.cert = md.total, md.self, md.cert
+}
+
+// restore returns md, which has lost its oldest point since save, to the saved state.
+func (s *savedStep) restore(md *Model) {
+	md.thin.CopyFrom(&md.backupThin)
+	m, d := md.m+1, md.d
+	copy(md.x[d:m*d], md.x[:(m-1)*d])
+	copy(md.x[:d], s.first)
+	copy(md.rowSum[:m], s.sums)
+	md.total, md.self, md.cert = s.total, s.self, s.cert
+	md.m = m
+	md.setView()
+}

@@ -1,0 +1,327 @@
+package kpca
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// pointsTarget is the matrix a model of the points of md decomposes, K or CKC, formed
+// from scratch.
+func pointsTarget(md *Model) *mat.SymDense {
+	var p mat.Dense
+	md.Points(&p)
+	k := kernel.Matrix(md.Kernel(), &p)
+	if md.Options().Mode == Centred {
+		return kernel.Centre(k)
+	}
+	return k
+}
+
+// checkExact compares an exact model with a batch decomposition of its points: the
+// eigenvalues (relative to λmax) and the reconstruction ‖A − VΛVᵀ‖_F/‖A‖_F within tol,
+// the orthogonality of the vectors, and the row sums and total against sums formed
+// afresh (relative 1e-12: they are sums of m kernel values updated in O(m) a point).
+func checkExact(t *testing.T, what string, md *Model, tol float64) {
+	t.Helper()
+	if md.Len() == 0 {
+		if md.Components() != 0 {
+			t.Errorf("%s: %d components without points", what, md.Components())
+		}
+		return
+	}
+	a := pointsTarget(md)
+	if md.Components() == 0 {
+		return // one centred point
+	}
+	v := maxRelDiff(md.Values(nil), batchValues(t, a, md.Options().Mode))
+	r := reconstruction(md, a)
+	o := orthogonality(md)
+	if !(v <= tol && r <= tol && o <= tol) {
+		t.Errorf("%s (m = %d): eigenvalues off by %.3g, reconstruction %.3g, orthogonality %.3g (tolerance %.3g)", what, md.Len(), v, r, o, tol)
+	}
+	var p mat.Dense
+	md.Points(&p)
+	k := kernel.Matrix(md.Kernel(), &p)
+	var total, big float64
+	for i := range md.Len() {
+		var s float64
+		for j := range md.Len() {
+			s += k.At(i, j)
+		}
+		total += s
+		big = math.Max(big, math.Abs(s))
+		if d := math.Abs(s - md.rowSum[i]); d > 1e-12*math.Max(math.Abs(s), 1) {
+			t.Errorf("%s: row sum %d is %.17g, want %.17g", what, i, md.rowSum[i], s)
+			break
+		}
+	}
+	if d := math.Abs(total - md.total); d > 1e-12*math.Max(math.Abs(total), 1) {
+		t.Errorf("%s: total %.17g, want %.17g", what, md.total, total)
+	}
+}
+
+// TestRemove removes points from exact models — the oldest, the newest, middle ones —
+// and checks each step against a batch kernel PCA of the points left (checkExact: 1e-10,
+// the tolerance of growth, TestAgainstBatch), with the order of the points kept; then
+// removes every point and grows the model back.
+func TestRemove(t *testing.T) {
+	for _, set := range []string{"yeast", "magic"} {
+		x := points(t, set, 80)
+		_, d := x.Dims()
+		k := rbfMedian(t, x)
+		for _, mode := range []Mode{Centred, Uncentred} {
+			opts := Options{Mode: mode}
+			what := set + " " + mode.String()
+			md, err := New(k, x.Slice(0, 60, 0, d), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := make([]int, 60) // the rows of x in the model, in order
+			for i := range rows {
+				rows[i] = i
+			}
+			for step, i := range []int{0, 59 - 1, 30, 17, 0, 40} {
+				if err := md.Remove(i); err != nil {
+					t.Fatalf("%s: Remove(%d): %v", what, i, err)
+				}
+				rows = slices.Delete(rows, i, i+1)
+				checkExact(t, what, md, 1e-10)
+				if st := md.Stats(); st.Points != len(rows) || st.Last.Op != "restrict" || len(md.UpdateStats(nil)) != 1 {
+					t.Errorf("%s: stats after removal %d: %+v", what, step, st)
+				}
+			}
+			var p mat.Dense
+			md.Points(&p)
+			for q, r := range rows {
+				if !slices.Equal(p.RawRowView(q), x.RawRowView(r)) {
+					t.Fatalf("%s: point %d is not row %d", what, q, r)
+				}
+			}
+			// Interleaved: add two, remove one.
+			for i := 60; i < 80; i += 2 {
+				for _, j := range []int{i, i + 1} {
+					if err := md.Add(x.RawRowView(j)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := md.Remove(md.Len() / 3); err != nil {
+					t.Fatal(err)
+				}
+			}
+			checkExact(t, what+", interleaved", md, 1e-10)
+			// Down to nothing, and back.
+			for md.Len() > 0 {
+				if err := md.Remove(md.Len() - 1); err != nil {
+					t.Fatalf("%s: removing down to empty at %d: %v", what, md.Len(), err)
+				}
+				if md.Len() <= 3 {
+					checkExact(t, what+", n ≤ 3", md, 1e-10)
+				}
+			}
+			if md.Components() != 0 || len(md.Values(nil)) != 0 {
+				t.Errorf("%s: %d components without points", what, md.Components())
+			}
+			for i := range 5 {
+				if err := md.Add(x.RawRowView(i)); err != nil {
+					t.Fatalf("%s: adding to an emptied model: %v", what, err)
+				}
+				checkExact(t, what+", regrown", md, 1e-10)
+			}
+		}
+	}
+}
+
+// TestRemoveAdversarial removes the points that make removal hard, from exact models
+// checked against batch (checkExact, 1e-10): one of several duplicates (equal and zero
+// eigenvalues), a point 1e-9 from another (tiny weights), a point far from the others
+// (it alone carries a component), a vertex of a regular simplex (equal eigenvalues),
+// and models of n = 1, 2 and 3 points.
+func TestRemoveAdversarial(t *testing.T) {
+	y := points(t, "yeast", 30)
+	k := rbfMedian(t, y)
+	build := func(rows [][]float64) *mat.Dense {
+		x := mat.NewDense(len(rows), len(rows[0]), nil)
+		for i, r := range rows {
+			x.SetRow(i, r)
+		}
+		return x
+	}
+	var dup, near, far [][]float64
+	for i := range 20 {
+		dup = append(dup, y.RawRowView(i%7))
+		near = append(near, y.RawRowView(i))
+		far = append(far, y.RawRowView(i))
+	}
+	near[13] = slices.Clone(near[4])
+	near[13][2] += 1e-9
+	far[9] = slices.Clone(far[9])
+	for j := range far[9] {
+		far[9][j] += 1e3
+	}
+	simplex := [][]float64{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}
+	cases := []struct {
+		name   string
+		x      *mat.Dense
+		kern   kernel.Kernel
+		remove []int
+	}{
+		{"duplicates", build(dup), k, []int{7, 0, 13, 3}},
+		{"near-duplicate", build(near), k, []int{13, 4}},
+		{"isolated", build(far), k, []int{9}},
+		{"simplex", build(simplex), kernel.RBF{Sigma: 1}, []int{2, 0, 1, 0}},
+		{"n = 3", build(near[:3]), k, []int{1, 1, 0}},
+	}
+	for _, c := range cases {
+		for _, mode := range []Mode{Centred, Uncentred} {
+			what := c.name + " " + mode.String()
+			n, _ := c.x.Dims()
+			md, err := New(c.kern, c.x, Options{Mode: mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, i := range c.remove {
+				if err := md.Remove(i); err != nil {
+					t.Fatalf("%s: Remove(%d): %v", what, i, err)
+				}
+				checkExact(t, what, md, 1e-10)
+			}
+			if md.Len() != n-len(c.remove) {
+				t.Errorf("%s: %d points left, want %d", what, md.Len(), n-len(c.remove))
+			}
+		}
+	}
+}
+
+// TestRemoveBadInput: an index out of range, a model without points and method RankOne
+// are errors of the documented kinds, and a removal whose secular solve does not
+// converge leaves the model exactly as it was.
+func TestRemoveBadInput(t *testing.T) {
+	x := points(t, "yeast", 30)
+	k := rbfMedian(t, x)
+	for _, opts := range []Options{{}, {Mode: Uncentred}, {Rank: 5}, {Mode: Uncentred, Rank: 5, Window: 25}} {
+		md, err := New(k, x.Slice(0, 25, 0, 8), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, i := range []int{-1, 25, 1 << 40} {
+			before := capture(md)
+			err := md.Remove(i)
+			if !errors.Is(err, ErrIndex) || !errors.Is(err, ErrArgument) || !errors.Is(err, ikpca.ErrArgument) {
+				t.Errorf("%+v: Remove(%d): %v, want ErrIndex", opts, i, err)
+			}
+			if !capture(md).equal(before) {
+				t.Errorf("%+v: Remove(%d) changed the model", opts, i)
+			}
+		}
+		setMaxIterations(md, 1)
+		before := capture(md)
+		if err := md.Remove(12); err == nil {
+			t.Errorf("%+v: a removal with a capped root finder succeeded", opts)
+		}
+		if !capture(md).equal(before) {
+			t.Errorf("%+v: a failed removal changed the model", opts)
+		}
+		setMaxIterations(md, 0)
+	}
+	// A model emptied: any index is out of range, and the model is empty too.
+	md, err := New(k, x.Slice(0, 2, 0, 8), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md.Remove(0)
+	md.Remove(0)
+	if err := md.Remove(0); !errors.Is(err, ErrIndex) || !errors.Is(err, ErrEmpty) || !errors.Is(err, ikpca.ErrEmpty) {
+		t.Errorf("Remove of an empty model: %v, want ErrIndex and ErrEmpty", err)
+	}
+	// Method RankOne cannot remove.
+	paper, err := New(k, x.Slice(0, 10, 0, 8), Options{Method: RankOne})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := capture(paper)
+	if err := paper.Remove(3); !errors.Is(err, ErrArgument) || errors.Is(err, ErrIndex) {
+		t.Errorf("Remove with method RankOne: %v, want ErrArgument", err)
+	}
+	if !capture(paper).equal(before) {
+		t.Error("Remove with method RankOne changed the model")
+	}
+}
+
+// TestNewRankWindowOptions: the options of Rank and Window that cannot be honoured are
+// ErrArgument in New.
+func TestNewRankWindowOptions(t *testing.T) {
+	x := points(t, "yeast", 20)
+	k := rbfMedian(t, x)
+	for _, opts := range []Options{
+		{Rank: -1},
+		{Rank: 20},
+		{Rank: 25},
+		{Mode: Uncentred, Rank: 20},
+		{Window: 1},
+		{Window: -3},
+		{Window: 19},
+		{Method: RankOne, Rank: 3},
+		{Method: RankOne, Window: 30},
+	} {
+		if _, err := New(k, x, opts); !errors.Is(err, ErrArgument) || !errors.Is(err, ikpca.ErrArgument) {
+			t.Errorf("New with %+v: %v, want ErrArgument", opts, err)
+		}
+	}
+	for _, opts := range []Options{{Rank: 19}, {Mode: Uncentred, Rank: 19}, {Window: 20}, {Window: 2, Rank: 1}} {
+		xs := x
+		if opts.Window == 2 {
+			xs = mat.DenseCopyOf(x.Slice(0, 2, 0, 8))
+		}
+		if _, err := New(k, xs, opts); err != nil {
+			t.Errorf("New with %+v: %v", opts, err)
+		}
+	}
+}
+
+// TestEmptied: a model whose every point was removed refreshes, reports no component,
+// refuses Transform (ErrEmpty) and Save (ErrEmpty), and grows again by Add and by
+// AddBatch.
+func TestEmptied(t *testing.T) {
+	x := points(t, "yeast", 12)
+	k := rbfMedian(t, x)
+	for _, opts := range []Options{{}, {Mode: Uncentred}, {Rank: 1}} {
+		md, err := New(k, x.Slice(0, 2, 0, 8), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md.Remove(1)
+		md.Remove(0)
+		if err := md.Refresh(); err != nil || md.Len() != 0 || md.Components() != 0 {
+			t.Errorf("%s: Refresh of an empty model: %v, %d points, %d components", name(opts), err, md.Len(), md.Components())
+		}
+		var dst mat.Dense
+		if err := md.Transform(&dst, x, 1); !errors.Is(err, ErrEmpty) && !errors.Is(err, ErrArgument) {
+			t.Errorf("%s: Transform of an empty model: %v", name(opts), err)
+		}
+		if err := md.Save(&bytes.Buffer{}); !errors.Is(err, ErrEmpty) {
+			t.Errorf("%s: Save of an empty model: %v", name(opts), err)
+		}
+		if d := md.Drift(); d != (Drift{}) {
+			t.Errorf("%s: Drift of an empty model: %+v", name(opts), d)
+		}
+		if err := md.Add(x.RawRowView(2)); err != nil {
+			t.Fatal(err)
+		}
+		if err := md.AddBatch(x.Slice(3, 12, 0, 8)); err != nil {
+			t.Fatal(err)
+		}
+		if opts.Rank == 0 {
+			checkExact(t, name(opts)+" regrown", md, 1e-10)
+		} else if md.Len() != 10 || md.Components() != 1 {
+			t.Errorf("%s: regrown to %d points, %d components", name(opts), md.Len(), md.Components())
+		}
+	}
+}

@@ -1,0 +1,197 @@
+package kpca
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/native"
+	"github.com/ikpca/ikpca/update"
+)
+
+// decompose computes the decomposition of the current points from scratch: the kernel
+// matrix, its row sums, total and trace, and a batch eigendecomposition of the matrix
+// the mode and method keep — every pair, or the top Rank (topPairs). It changes md only
+// if it succeeds.
+func (md *Model) decompose() error {
+	m := md.m
+	K := kernel.Matrix(md.kern, &md.view)
+	raw := K.RawSymmetric()
+	rowSum := make([]float64, m)
+	var total, self float64
+	for i := range m {
+		var s float64
+		for j := range m {
+			v := K.At(i, j)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: kernel value k(x%d, x%d) = %g", ErrNonFinite, i, j, v)
+			}
+			s += v
+		}
+		rowSum[i] = s
+		total += s
+		self += K.At(i, i)
+	}
+	var cert certificate
+	if md.bordered() {
+		fresh, drop, err := md.decomposeThin(K, raw)
+		if err != nil {
+			return err
+		}
+		md.thin.CopyFrom(fresh)
+		md.thin.SetTruncation(md.truncation())
+		if md.opts.Rank > 0 {
+			cert.drop(drop)
+		}
+	} else {
+		var a *mat.SymDense
+		if md.opts.Mode == Uncentred {
+			a = K
+		} else {
+			// K' = CKC entrywise, its trivial vector included.
+			a = mat.NewSymDense(m, nil)
+			fm := float64(m)
+			for i := range m {
+				for j := i; j < m; j++ {
+					a.SetSym(i, j, K.At(i, j)-rowSum[i]/fm-rowSum[j]/fm+total/(fm*fm))
+				}
+			}
+		}
+		var fresh update.Sym
+		fresh.SetOptions(md.opts.Update)
+		if err := fresh.Factorize(a); err != nil {
+			return fmt.Errorf("kpca: batch decomposition: %w", err)
+		}
+		md.sym.CopyFrom(&fresh)
+	}
+	copy(md.rowSum, rowSum)
+	md.total, md.self, md.cert = total, self, cert
+	return nil
+}
+
+// decomposeThin returns the decomposition of method Bordered for the kernel matrix K of
+// the points: the eigenpairs of K, or of the centred K' taken in the Helmert basis Q of
+// 1⊥ — M = QᵀKQ, whose eigenvectors W give those of K' as V = Q·W, orthogonal to 1 by
+// construction (docs/design.md, "Helmert coordinates") — all of them, or the top Rank,
+// and what that truncation dropped.
+func (md *Model) decomposeThin(K *mat.SymDense, raw blas64.Symmetric) (*update.Thin, update.Dropped, error) {
+	m := md.m
+	fresh := new(update.Thin)
+	fresh.SetOptions(md.opts.Update)
+	centred := md.opts.Mode == Centred
+	n := m // the order of the matrix decomposed
+	a := K
+	var alpha []float64
+	if centred {
+		n = m - 1
+		if n <= 0 {
+			fresh.Reset(m) // one point (or none): no component
+			return fresh, update.Dropped{}, nil
+		}
+		// M = QᵀKQ, applying Qᵀ to the rows and then to the columns: O(m²).
+		alpha = helmertAlpha(nil, m+1)
+		t := make([]float64, m*n) // KQ, m×(m−1)
+		row := make([]float64, m)
+		for i := range m {
+			for j := range m {
+				if j >= i {
+					row[j] = raw.Data[i*raw.Stride+j]
+				} else {
+					row[j] = raw.Data[j*raw.Stride+i]
+				}
+			}
+			helmertT(t[i*n:(i+1)*n], row, alpha)
+		}
+		a = mat.NewSymDense(n, nil)
+		col := make([]float64, m)
+		out := make([]float64, n)
+		for j := range n {
+			for i := range m {
+				col[i] = t[i*n+j]
+			}
+			helmertT(out, col, alpha)
+			for i := j; i < n; i++ {
+				a.SetSym(j, i, out[i])
+			}
+		}
+	}
+	values, w, drop, err := topPairs(a, md.opts.Rank)
+	if err != nil {
+		return nil, update.Dropped{}, fmt.Errorf("kpca: batch decomposition: %w", err)
+	}
+	k := len(values)
+	if k == 0 {
+		fresh.Reset(m)
+		return fresh, drop, nil
+	}
+	v := w
+	if centred {
+		// V = Q·W, a column at a time: O(m) each.
+		v = mat.NewDense(m, k, nil)
+		wc := make([]float64, n)
+		vc := make([]float64, m)
+		for c := range k {
+			for i := range n {
+				wc[i] = w.At(i, c)
+			}
+			helmert(vc, wc, alpha)
+			for i, x := range vc {
+				v.Set(i, c, x)
+			}
+		}
+	}
+	if err := fresh.Set(values, v); err != nil {
+		return nil, update.Dropped{}, fmt.Errorf("kpca: batch decomposition: %w", err)
+	}
+	return fresh, drop, nil
+}
+
+// topPairs returns the top r eigenpairs of the symmetric matrix a (every pair if r is
+// zero; at most r of positive eigenvalue otherwise, as update.Thin truncates), the
+// values ascending and the vectors as the columns of an n×r matrix, and what the
+// truncation dropped. It is the model's batch eigensolver: for now a full
+// decomposition (native.EigenSym: LAPACK dsyevd with OpenBLAS) truncated, which costs
+// O(n³) and an n×n matrix of vectors even for a small r. A partial solver (LAPACK
+// dsyevr with an index range: native.EigenSymTop) computes only the top r+1 pairs;
+// from them and the trace of a, Dropped.Max is the (r+1)-th eigenvalue and
+// Dropped.Positive − Dropped.Negative = trace − Σ(top r); Dropped.Min, which only a
+// full spectrum gives, is the rounding of a positive semi-definite kernel matrix, a few
+// n·ε·‖a‖ below zero, and may be bounded by (trace − Σ top r) − (n−r−1)·λ_{r+1}.
+func topPairs(a *mat.SymDense, r int) ([]float64, *mat.Dense, update.Dropped, error) {
+	n := a.SymmetricDim()
+	var vecs mat.Dense
+	values, err := native.EigenSym(nil, &vecs, a)
+	if err != nil {
+		return nil, nil, update.Dropped{}, err
+	}
+	if r == 0 {
+		return values, &vecs, update.Dropped{}, nil
+	}
+	// The top r, of positive eigenvalue (the truncation of update.Thin).
+	from := max(n-r, 0)
+	for from < n && values[from] <= 0 {
+		from++
+	}
+	var drop update.Dropped
+	for i, v := range values[:from] {
+		if i == 0 || v < drop.Min {
+			drop.Min = v
+		}
+		if i == 0 || v > drop.Max {
+			drop.Max = v
+		}
+		if v > 0 {
+			drop.Positive += v
+		} else {
+			drop.Negative -= v
+		}
+	}
+	drop.Count = from
+	if from == n {
+		return nil, nil, drop, nil
+	}
+	return values[from:], mat.DenseCopyOf(vecs.Slice(0, n, from, n)), drop, nil
+}

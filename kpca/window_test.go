@@ -1,0 +1,125 @@
+package kpca
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/native"
+)
+
+// TestWindow slides an exact window of w = 300 points over Yeast and MAGIC (Yeast's
+// 1484 points taken cyclically), centred and uncentred, and compares the window with a
+// batch kernel PCA of its points (checkExact: eigenvalues and reconstruction to 1e-10,
+// the tolerance of growth in TestAgainstBatch; row sums and total afresh). 2000 steps
+// with OpenBLAS, 500 with pure-Go gonum (its dgemm is five times slower and its Dsyev
+// reference much more), 40 in -short mode; every step for the first 20, then every
+// 25th (OpenBLAS) or 100th, and the last.
+func TestWindow(t *testing.T) {
+	const w = 300
+	steps, every := 2000, 25
+	if native.Compiled == "gonum" {
+		steps, every = 500, 100
+	}
+	if testing.Short() || raceEnabled {
+		steps, every = 40, 10
+	}
+	for _, set := range []string{"yeast", "magic"} {
+		n := w + steps
+		if set == "yeast" {
+			n = 1484
+		}
+		x := points(t, set, n)
+		_, d := x.Dims()
+		k := rbfMedian(t, x)
+		for _, mode := range []Mode{Centred, Uncentred} {
+			what := set + " " + mode.String()
+			md, err := New(k, x.Slice(0, w, 0, d), Options{Mode: mode, Window: w})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for s := range steps {
+				row := (w + s) % n
+				if err := md.Add(x.RawRowView(row)); err != nil {
+					t.Fatalf("%s: step %d: %v", what, s, err)
+				}
+				if md.Len() != w || len(md.UpdateStats(nil)) != 2 {
+					t.Fatalf("%s: step %d: %d points, %d updates", what, s, md.Len(), len(md.UpdateStats(nil)))
+				}
+				if s < 20 || (s+1)%every == 0 || s == steps-1 {
+					checkExact(t, what, md, 1e-10)
+				}
+			}
+			var p mat.Dense
+			md.Points(&p)
+			for q := range w {
+				if p.At(q, 0) != x.At((steps+q)%n, 0) {
+					t.Fatalf("%s: window point %d is not row %d", what, q, (steps+q)%n)
+				}
+			}
+			if md.ErrorBound() != 0 {
+				t.Errorf("%s: the exact window has an error bound %g", what, md.ErrorBound())
+			}
+			dr := md.Drift()
+			t.Logf("%-6s %-9s %d window steps at w = %d: reconstruction %.2e, orthogonality %.2e, drift probe %.2e/%.2e",
+				set, mode, steps, w, reconstruction(md, pointsTarget(md)), orthogonality(md), dr.Orthogonality, dr.Residual)
+		}
+	}
+}
+
+// TestWindowRollback: a window step whose addition fails after the oldest point went —
+// a kernel value that is not finite, or an update that does not converge — leaves the
+// model exactly as it was, points and their order included, alone (Add) and inside a
+// batch (AddBatch); the model then takes good points.
+func TestWindowRollback(t *testing.T) {
+	x := points(t, "yeast", 40)
+	k := rbfMedian(t, x)
+	// NaN against the point at (1, 1, …): the failure comes from the kernel column.
+	odd := kernel.Func{Name: "odd", F: func(a, b []float64) float64 {
+		if a[0] == 1 && a[1] == 1 || b[0] == 1 && b[1] == 1 {
+			return math.NaN()
+		}
+		return k.Eval(a, b)
+	}}
+	bad := []float64{1, 1, 1, 1, 1, 1, 1, 1}
+	for _, opts := range []Options{{Window: 20}, {Mode: Uncentred, Window: 20}, {Window: 20, Rank: 6}, {Mode: Uncentred, Window: 20, Rank: 6}} {
+		md, err := New(odd, x.Slice(0, 20, 0, 8), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := capture(md)
+		if err := md.Add(bad); !errors.Is(err, ErrNonFinite) {
+			t.Errorf("%+v: a NaN kernel value: %v", opts, err)
+		}
+		if !capture(md).equal(before) {
+			t.Errorf("%+v: a failed window step changed the model", opts)
+		}
+		setMaxIterations(md, 1)
+		if err := md.Add(x.RawRowView(21)); err == nil {
+			t.Errorf("%+v: a window step with a capped root finder succeeded", opts)
+		}
+		if !capture(md).equal(before) {
+			t.Errorf("%+v: a window step that did not converge changed the model", opts)
+		}
+		setMaxIterations(md, 0)
+		batch := mat.DenseCopyOf(x.Slice(21, 25, 0, 8))
+		batch.SetRow(3, bad)
+		if err := md.AddBatch(batch); !errors.Is(err, ErrNonFinite) {
+			t.Errorf("%+v: a batch with a NaN kernel value: %v", opts, err)
+		}
+		if !capture(md).equal(before) {
+			t.Errorf("%+v: a failed batch changed the window", opts)
+		}
+		for i := 21; i < 40; i++ {
+			if err := md.Add(x.RawRowView(i)); err != nil {
+				t.Fatalf("%+v: %v", opts, err)
+			}
+		}
+		if opts.Rank == 0 {
+			checkExact(t, "after the failures", md, 1e-10)
+		}
+	}
+}

@@ -1,0 +1,427 @@
+package update
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/native"
+	"github.com/ikpca/ikpca/secular"
+)
+
+// Thin is a thin eigendecomposition A = V·diag(λ)·Vᵀ of a symmetric n×n matrix: V has
+// n rows and k orthonormal columns, like the left factor of a thin SVD, and λ holds
+// the k eigenvalues in ascending order. A is the matrix it represents, of rank at most
+// k; the columns of V are its eigenvectors for the k eigenvalues λ, and A is zero on
+// the complement of their span.
+//
+// A Thin grows and shrinks by rows (docs/design.md, "Removing a point" and "Rank-r
+// tracking"):
+//
+//   - Extend borders A with one row and column given in an extended basis — V, the
+//     part of the border outside V (one new direction) and one new unit direction for
+//     the new row — and keeps the top eigenpairs the Truncation allows: one secular
+//     solve of order k+2 and one n×(k+2)×k product;
+//   - RestrictRow restricts A to the vectors of span(V) whose entry j is zero and
+//     deletes row j: when V spans all of Rⁿ (k = n) that is the deletion of row and
+//     column j, exactly, as Sym.Remove; when V spans a hyperplane e⊥ (k = n−1), the
+//     deletion of row and column j of a matrix that lives on e⊥, such as a centred
+//     kernel matrix with e = 1;
+//   - DeleteRow deletes row and column j of the rank-k matrix V·diag(λ)·Vᵀ itself (and
+//     re-centres it if asked), a rank-one downdate of a k×k problem: the removal for a
+//     truncated decomposition, which RestrictRow would shrink by one rank each time;
+//   - Grow appends a zero row and column.
+//
+// A square Thin (k = n) is the same decomposition as a Sym, and Extend with no new
+// direction is Sym.Border; Thin also allows k < n, keeps its vectors with a row for
+// each row of A, and truncates. Its products go through package native.
+//
+// Every update is transactional: on error the decomposition is exactly as it was.
+// Storage is double-buffered and grows geometrically; once Reserve has made room, a
+// sequence of updates allocates nothing. A Thin must not be used by several goroutines
+// at once.
+type Thin struct {
+	rows, k int
+	// v holds V row-major with row stride ld: column c of row i is v[i*ld+1+c]. Column
+	// −1 of each row (v[i*ld]) is free: Extend writes the new direction there, so that
+	// it joins V's columns without moving them.
+	v, spare         []float64
+	ld               int
+	values           []float64
+	capRows, capK    int // rows and columns the state can hold
+	updRows, updK    int // the size the update workspaces were made for
+	z, p2, poles, wt []float64
+	q, border        []float64 // O(n) scratch of Extend
+	sums             []float64 // column sums of DeleteRow
+	order            []int
+	tr               transform
+	solver           secular.Solver
+	trunc            Truncation
+	stats            Stats
+}
+
+// Truncation says which eigenpairs a Thin keeps after Extend and DeleteRow.
+type Truncation struct {
+	// Rank, if positive, is the most eigenpairs kept: the largest. Zero keeps them all
+	// (an exact decomposition); negative is an error.
+	Rank int
+	// Floor applies when Rank is positive: eigenpairs whose eigenvalue is at most Floor
+	// are dropped too. Zero, the default, suits a positive semi-definite matrix tracked
+	// at low rank, whose truncated bordered matrices have negative eigenvalues that
+	// belong to no eigenpair of the matrix (docs/design.md, "Rank-r tracking"). Use
+	// math.Inf(-1) to keep the top Rank pairs whatever their sign.
+	Floor float64
+}
+
+// Dropped describes the eigenvalues an update discarded.
+type Dropped struct {
+	// Count is the number of eigenpairs dropped.
+	Count int
+	// Max and Min are the largest and the smallest eigenvalue dropped (zero if none).
+	Max, Min float64
+	// Positive is the sum of the positive eigenvalues dropped, Negative the sum of the
+	// magnitudes of the negative ones.
+	Positive, Negative float64
+}
+
+// dropped summarises values.
+func dropped(values []float64) Dropped {
+	var d Dropped
+	for i, v := range values {
+		if i == 0 || v > d.Max {
+			d.Max = v
+		}
+		if i == 0 || v < d.Min {
+			d.Min = v
+		}
+		if v > 0 {
+			d.Positive += v
+		} else {
+			d.Negative -= v
+		}
+	}
+	d.Count = len(values)
+	return d
+}
+
+// SetTruncation sets which eigenpairs later updates keep. A negative Rank or a NaN
+// Floor is an error wrapping ErrArgument. It does not change the current
+// decomposition.
+func (t *Thin) SetTruncation(tr Truncation) error {
+	if tr.Rank < 0 || math.IsNaN(tr.Floor) {
+		return fmt.Errorf("%w: truncation rank %d, floor %g", ErrArgument, tr.Rank, tr.Floor)
+	}
+	t.trunc = tr
+	return nil
+}
+
+// Truncation returns the truncation set by SetTruncation.
+func (t *Thin) Truncation() Truncation { return t.trunc }
+
+// SetOptions sets the solver options for subsequent updates. Options that are negative
+// are an error wrapping ErrArgument, and leave t unchanged.
+func (t *Thin) SetOptions(o Options) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	t.solver.Workers = o.Workers
+	t.solver.Serial = o.Serial
+	t.solver.MaxIterations = o.MaxIterations
+	return nil
+}
+
+// Dims returns the number of rows n of A (and of V) and the number k of eigenpairs.
+func (t *Thin) Dims() (n, k int) { return t.rows, t.k }
+
+// Stats returns statistics of the last successful operation.
+func (t *Thin) Stats() Stats { return t.stats }
+
+// Values returns the eigenvalues in ascending order. If dst is nil a new slice is
+// allocated; otherwise dst must have length k and receives the values (Values panics
+// on a length mismatch, like Sym.Values).
+func (t *Thin) Values(dst []float64) []float64 {
+	if dst == nil {
+		dst = make([]float64, t.k)
+	}
+	if len(dst) != t.k {
+		panic(mat.ErrSliceLengthMismatch)
+	}
+	copy(dst, t.values[:t.k])
+	return dst
+}
+
+// VectorsTo stores V (n×k) in dst, its columns in the order of Values. If dst is empty
+// it is resized; otherwise it must be n×k (VectorsTo panics otherwise, like gonum's
+// EigenSym.VectorsTo).
+func (t *Thin) VectorsTo(dst *mat.Dense) {
+	if dst.IsEmpty() {
+		if t.rows == 0 || t.k == 0 {
+			return
+		}
+		dst.ReuseAs(t.rows, t.k)
+	} else if r, c := dst.Dims(); r != t.rows || c != t.k {
+		panic(mat.ErrShape)
+	}
+	raw := dst.RawMatrix()
+	for i := range t.rows {
+		copy(raw.Data[i*raw.Stride:i*raw.Stride+t.k], t.row(i))
+	}
+}
+
+// Vectors returns a read-only view of V (n×k), sharing storage with t: valid only
+// until the next update. An empty decomposition (n = 0 or k = 0) gives an empty
+// matrix.
+func (t *Thin) Vectors() mat.Matrix {
+	if t.rows == 0 || t.k == 0 {
+		return &mat.Dense{}
+	}
+	var d mat.Dense
+	d.SetRawMatrix(t.general())
+	return &d
+}
+
+// RawRow returns row i of V (k entries), sharing storage with t: valid only until the
+// next update.
+func (t *Thin) RawRow(i int) []float64 {
+	if uint(i) >= uint(t.rows) {
+		panic(mat.ErrRowAccess)
+	}
+	return t.row(i)
+}
+
+// row returns row i of V.
+func (t *Thin) row(i int) []float64 { return t.v[i*t.ld+1 : i*t.ld+1+t.k] }
+
+// general returns V as a BLAS matrix (n, k > 0).
+func (t *Thin) general() blas64.General {
+	return blas64.General{Rows: t.rows, Cols: t.k, Stride: t.ld, Data: t.v[1 : (t.rows-1)*t.ld+1+t.k]}
+}
+
+// multiplyT sets dst = Vᵀx (x of length n, dst of length k).
+func (t *Thin) multiplyT(dst, x []float64) {
+	if t.k == 0 {
+		return
+	}
+	if t.rows == 0 {
+		clear(dst[:t.k])
+		return
+	}
+	native.Gemv(blas.Trans, 1, t.general(), blas64.Vector{N: t.rows, Inc: 1, Data: x},
+		0, blas64.Vector{N: t.k, Inc: 1, Data: dst})
+}
+
+// subtract sets x ← x − V·p (x of length n, p of length k).
+func (t *Thin) subtract(x, p []float64) {
+	if t.k == 0 || t.rows == 0 {
+		return
+	}
+	native.Gemv(blas.NoTrans, -1, t.general(), blas64.Vector{N: t.k, Inc: 1, Data: p},
+		1, blas64.Vector{N: t.rows, Inc: 1, Data: x})
+}
+
+// Reserve makes room for decompositions of up to n rows and k eigenpairs, and for the
+// updates between them, so that those updates allocate nothing. It never shrinks the
+// storage.
+func (t *Thin) Reserve(n, k int) {
+	t.reserveState(n, k)
+	t.reserveUpdate()
+}
+
+// reserveState makes room for V (n×k), the eigenvalues and the O(n + k) scratch, but
+// not for the update workspaces (reserveUpdate): a Thin used as a backup never needs
+// them.
+func (t *Thin) reserveState(n, k int) {
+	if n <= t.capRows && k <= t.capK {
+		return
+	}
+	capRows, capK := max(n, t.capRows), max(k, t.capK)
+	ld := capK + 1
+	v := make([]float64, capRows*ld)
+	for i := range t.rows {
+		copy(v[i*ld+1:i*ld+1+t.k], t.row(i))
+	}
+	t.v, t.spare, t.ld = v, nil, ld
+	values := make([]float64, capK+2)
+	copy(values, t.values[:t.k])
+	t.values = values
+	if capK > t.capK {
+		t.z = make([]float64, capK+2)
+		t.p2 = make([]float64, capK+2)
+		t.poles = make([]float64, capK+2)
+		t.wt = make([]float64, capK+2)
+		t.sums = make([]float64, capK+2)
+		t.order = make([]int, capK+2)
+	}
+	if capRows > t.capRows {
+		t.q = make([]float64, capRows)
+		t.border = make([]float64, capRows)
+	}
+	t.capRows, t.capK = capRows, capK
+}
+
+// reserveUpdate sizes the update workspaces for the capacity of the state: the second
+// buffer, the change of basis and the secular solver (order up to k+1 poles).
+func (t *Thin) reserveUpdate() {
+	if t.updRows < t.capRows || t.updK < t.capK || len(t.spare) < len(t.v) {
+		if len(t.spare) < len(t.v) {
+			t.spare = make([]float64, len(t.v))
+		}
+		t.tr.reserve(t.capK + 2)
+		t.solver.Reserve(t.capK + 1)
+		t.updRows, t.updK = t.capRows, t.capK
+	}
+}
+
+// grow makes room for an update to n rows with k columns in its basis, growing each
+// dimension that needs it by a quarter at least: the amortised copying is O(n·k) per
+// update, negligible next to its O(n·k²) product.
+func (t *Thin) grow(n, k int) {
+	t.growState(n, k)
+	t.reserveUpdate()
+}
+
+// growState is grow without the update workspaces.
+func (t *Thin) growState(n, k int) {
+	if n > t.capRows || k > t.capK {
+		rows, cols := t.capRows, t.capK
+		if n > rows {
+			rows = max(n, rows+rows/4, 16)
+		}
+		if k > cols {
+			cols = max(k, cols+cols/4, 8)
+		}
+		t.reserveState(rows, cols)
+	}
+}
+
+// CopyFrom makes t a copy of src: its decomposition, truncation and options. It
+// allocates only if t lacks the capacity, and then only for the copy: the second
+// buffer of the updates is allocated by t's first update, so that a Thin used to save
+// and restore a state holds one n×k matrix.
+func (t *Thin) CopyFrom(src *Thin) {
+	if t == src {
+		return
+	}
+	t.growState(src.rows, src.k)
+	t.rows, t.k = src.rows, src.k
+	for i := range src.rows {
+		copy(t.row(i), src.row(i))
+	}
+	copy(t.values, src.values[:src.k])
+	t.trunc = src.trunc
+	t.solver.Workers = src.solver.Workers
+	t.solver.Serial = src.solver.Serial
+	t.solver.MaxIterations = src.solver.MaxIterations
+	t.stats = src.stats
+}
+
+// Bytes returns the memory t holds in its arrays, in bytes: V and the second buffer
+// updates write to (n×(k+1) each, at capacity), the eigenvalues, the secular solver's
+// (k+2)×(k+2) table and the O(n + k) scratch vectors. It grows with Reserve and never
+// shrinks.
+func (t *Thin) Bytes() int {
+	b := cap(t.v) + cap(t.spare) + cap(t.values) + cap(t.z) + cap(t.p2) + cap(t.poles) + cap(t.wt) +
+		cap(t.sums) + cap(t.order) + cap(t.q) + cap(t.border)
+	if t.updK > 0 {
+		b += (t.updK + 2) * (t.updK + 2)
+	}
+	return 8 * b
+}
+
+// Set starts the decomposition from k eigenvalues and n×k vectors with orthonormal
+// columns, in any order: they are sorted. The orthonormality is checked with a random
+// probe in O(n·k), and the call fails with ErrNotOrthogonal if it is off by more than
+// 1e-8. A nil vectors is an error wrapping ErrArgument (an empty decomposition of n rows
+// takes an n×0 matrix, which gonum cannot make: use Reset). On error t is unchanged.
+func (t *Thin) Set(values []float64, vectors *mat.Dense) error {
+	if vectors == nil {
+		return fmt.Errorf("%w: Set: nil vectors", ErrArgument)
+	}
+	k := len(values)
+	n, c := vectors.Dims()
+	if c != k || k == 0 {
+		return fmt.Errorf("%w: %d values but %d×%d vectors", ErrLength, k, n, c)
+	}
+	if err := finite("values", values); err != nil {
+		return err
+	}
+	raw := vectors.RawMatrix()
+	for i := range n {
+		if err := finite(fmt.Sprintf("vectors row %d", i), raw.Data[i*raw.Stride:i*raw.Stride+k]); err != nil {
+			return err
+		}
+	}
+	if dev := thinProbe(raw); dev > 1e-8 {
+		return fmt.Errorf("%w: ‖VᵀV·x − x‖/‖x‖ = %.3g for a probe x", ErrNotOrthogonal, dev)
+	}
+	t.growState(n, k)
+	perm := t.order[:k]
+	for i := range perm {
+		perm[i] = i
+	}
+	slices.SortStableFunc(perm, func(a, b int) int {
+		switch {
+		case values[a] < values[b]:
+			return -1
+		case values[a] > values[b]:
+			return 1
+		}
+		return 0
+	})
+	t.rows, t.k = n, k
+	for i := range n {
+		src := raw.Data[i*raw.Stride : i*raw.Stride+k]
+		dst := t.row(i)
+		for p, j := range perm {
+			dst[p] = src[j]
+		}
+	}
+	for p, j := range perm {
+		t.values[p] = values[j]
+	}
+	t.stats = Stats{Op: "set", Stats: secular.Stats{Size: k}}
+	return nil
+}
+
+// Reset makes t the empty decomposition of the n×n zero matrix: n rows, no eigenpair.
+// A negative n is an error wrapping ErrArgument.
+func (t *Thin) Reset(n int) error {
+	if n < 0 {
+		return fmt.Errorf("%w: Reset(%d)", ErrArgument, n)
+	}
+	t.growState(n, 0)
+	t.rows, t.k = n, 0
+	t.stats = Stats{Op: "set"}
+	return nil
+}
+
+// thinProbe returns ‖VᵀV·x − x‖/‖x‖ for a fixed pseudo-random x of length k: zero for
+// orthonormal columns, and almost surely large otherwise. O(n·k), with two gemvs.
+func thinProbe(v blas64.General) float64 {
+	n, k := v.Rows, v.Cols
+	x, y, r := make([]float64, k), make([]float64, n), make([]float64, k)
+	state := uint64(0x9E3779B97F4A7C15)
+	var xx float64
+	for i := range x {
+		state ^= state << 13
+		state ^= state >> 7
+		state ^= state << 17
+		x[i] = float64(state>>11)/(1<<53) - 0.5
+		xx += x[i] * x[i]
+	}
+	if n == 0 {
+		return 1
+	}
+	native.Gemv(blas.NoTrans, 1, v, blas64.Vector{N: k, Data: x, Inc: 1}, 0, blas64.Vector{N: n, Data: y, Inc: 1})
+	native.Gemv(blas.Trans, 1, v, blas64.Vector{N: n, Data: y, Inc: 1}, 0, blas64.Vector{N: k, Data: r, Inc: 1})
+	var rr float64
+	for i := range r {
+		e := r[i] - x[i]
+		rr += e * e
+	}
+	return math.Sqrt(rr / xx)
+}

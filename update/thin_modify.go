@@ -1,0 +1,382 @@
+package update
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/ikpca/ikpca/secular"
+)
+
+// roundoff is the unit roundoff ε = 2⁻⁵³ (LAPACK's dlamch('E')).
+const roundoff = 0x1p-53
+
+// deleteFloor is DeleteRow's threshold, relative to max|λ|, for eigenvalues too small
+// to normalise their vectors: dividing by √M loses orthogonality of the order of
+// ε·max|λ|/M (docs/design.md, "Rank-r tracking"), at most about 1e-10 above it.
+const deleteFloor = 0x1p-20
+
+// Extend borders A with one row and column (docs/design.md, "Rank-r tracking"). The new
+// matrix A′ is given in the orthonormal basis
+//
+//	E = [[V, q, e], [0, 0, f]]      (n+1 rows)
+//
+// as the arrowhead
+//
+//	EᵀA′E = [[diag(λ), 0, p], [0, 0, β], [pᵀ, β, c]],
+//
+// where (e, f) is the unit new direction — e ∈ Rⁿ orthogonal to V, f the entry of the
+// new row — b ∈ Rⁿ is the border, the coupling of the old rows with the new direction,
+// and Vp + βq is the component of b orthogonal to e, split into its part in the span of
+// V and the rest (q a unit vector, β ≥ 0). Extend computes p, β and q itself from b, by
+// two passes of Gram–Schmidt; when V spans all of e⊥ (k = n, or k = n−1 with e given)
+// there is no q, and when β is negligible (at most 64ε times the scale of the problem)
+// q is left out. An uncentred kernel matrix gaining a point has e = nil (zero), f = 1,
+// b its kernel column and c its self-kernel: that is Sym.Border. A centred one has
+// e = α·1, f = −α·n, α = 1/√(n(n+1)) (docs/design.md, "Helmert coordinates").
+//
+// The arrowhead, of order k+1 or k+2, is solved by the secular solver; the new vectors
+// are E times its top eigenvectors — as many as the Truncation keeps — one
+// n×(k+2)×k product; Stats().Dropped describes the eigenvalues left out. On error t is
+// unchanged; b, e of the wrong length are ErrLength, non-finite input ErrNonFinite and
+// an (e, f) that is not a unit vector ErrArgument.
+func (t *Thin) Extend(b, e []float64, f, c float64) error {
+	n, k := t.rows, t.k
+	if len(b) != n || e != nil && len(e) != n {
+		return fmt.Errorf("%w: len(b) = %d, len(e) = %d, want %d", ErrLength, len(b), len(e), n)
+	}
+	if math.IsNaN(c) || math.IsInf(c, 0) || math.IsNaN(f) || math.IsInf(f, 0) {
+		return fmt.Errorf("%w: c = %g, f = %g", ErrNonFinite, c, f)
+	}
+	if err := finite("b", b); err != nil {
+		return err
+	}
+	if err := finite("e", e); err != nil {
+		return err
+	}
+	ee := dot(e, e)
+	if u := ee + f*f; !(math.Abs(u-1) <= 1e-8) {
+		return fmt.Errorf("%w: (e, f) has norm² %g, not 1", ErrArgument, u)
+	}
+	span := n // the dimension of the space V lives in: Rⁿ, or e⊥
+	if ee > 0 {
+		span = n - 1
+	}
+	if k < span {
+		t.grow(n+1, k+2) // room for q
+	} else {
+		t.grow(n+1, k+1)
+	}
+	t0 := time.Now()
+
+	// The border without its component along e, and its coordinates p = Vᵀb.
+	bp := t.border[:n]
+	copy(bp, b)
+	if ee > 0 {
+		axpy(-dot(e, b)/ee, e, bp)
+	}
+	p := t.z[:k]
+	t.multiplyT(p, bp)
+	var beta float64
+	q := t.q[:n]
+	hasQ := false
+	if k < span {
+		// r = b − Vp, twice ("twice is enough": Kahan, Parlett), so that q is orthogonal
+		// to V and e to working precision whatever the cancellation. β is negligible
+		// against the scale of the unprojected b, whose projections round relative to
+		// ‖b‖.
+		copy(q, bp)
+		t.subtract(q, p)
+		p2 := t.p2[:k]
+		t.multiplyT(p2, q)
+		t.subtract(q, p2)
+		for i := range p {
+			p[i] += p2[i]
+		}
+		if ee > 0 {
+			axpy(-dot(e, q)/ee, e, q)
+		}
+		beta = nrm2(q)
+		scale := math.Max(maxAbs(t.values[:k]), math.Max(math.Abs(c), nrm2(b)))
+		if beta > 64*roundoff*scale {
+			hasQ = true
+			for i := range q {
+				q[i] /= beta
+			}
+		}
+	}
+
+	// The poles in ascending order: λ, with the 0 of q inserted after the negative
+	// ones, and the weights with them.
+	pos, cols := 0, k
+	poles, w := t.poles[:k], t.wt[:k]
+	copy(poles, t.values[:k])
+	copy(w, p)
+	if hasQ {
+		for pos < k && t.values[pos] < 0 {
+			pos++
+		}
+		cols = k + 1
+		poles, w = t.poles[:cols], t.wt[:cols]
+		copy(poles[pos+1:], t.values[pos:k])
+		copy(w[pos+1:], p[pos:])
+		poles[pos], w[pos] = 0, beta
+	}
+	t1 := time.Now()
+	res, err := t.solver.Arrow(poles, w, c)
+	if err != nil {
+		return fmt.Errorf("update: Extend: %w", err)
+	}
+	t2 := time.Now()
+
+	// Commit: E times the kept eigenvectors. The basis rows are V's with q inserted at
+	// pos: V's first pos columns move one place left, into the free column.
+	nn := len(res.Values)
+	top := t.kept(res.Values)
+	from := nn - top
+	ld := t.ld
+	in := t.v[1:]
+	if hasQ {
+		for i := range n {
+			row := t.v[i*ld : i*ld+1+k]
+			copy(row[:pos], row[1:1+pos])
+			row[pos] = q[i]
+		}
+		in = t.v
+	}
+	var tip []float64
+	if ee > 0 {
+		tip = e
+	}
+	t.tr.setup(res, cols)
+	t.tr.applyFrom(from, n, in, ld, tip, t.spare[1:], ld)
+	last := t.spare[n*ld+1 : n*ld+1+top]
+	t.tr.tipRowFrom(from, last)
+	for i := range last {
+		last[i] *= f
+	}
+	drop := dropped(res.Values[:from])
+	copy(t.values, res.Values[from:])
+	t.v, t.spare = t.spare, t.v
+	t.rows, t.k = n+1, top
+	t.stats = Stats{Op: "extend", Stats: res.Stats, Dropped: drop, Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
+	return nil
+}
+
+// kept returns how many of the ascending values the truncation keeps: the top ones.
+func (t *Thin) kept(values []float64) int {
+	nn := len(values)
+	top := nn
+	if t.trunc.Rank > 0 {
+		top = min(top, t.trunc.Rank)
+		for top > 0 && !(values[nn-top] > t.trunc.Floor) {
+			top--
+		}
+	}
+	return top
+}
+
+// Grow replaces A by diag(A, 0): V gains a zero row, and the new coordinate is outside
+// the span of V. It is the start of a centred kernel matrix, whose single point has no
+// component.
+func (t *Thin) Grow() {
+	n := t.rows
+	t.growState(n+1, t.k)
+	clear(t.row(n)[:t.k])
+	t.rows = n + 1
+	t.stats = Stats{Op: "grow", Stats: secular.Stats{Size: t.k}}
+}
+
+// RestrictRow restricts A to the vectors x in the span of V with xⱼ = 0, and deletes
+// row j (docs/design.md, "Removing a point"). With z the row j of V, the restriction is
+// that of diag(λ) to z⊥: k−1 eigenvalues, the roots of Σᵢ zᵢ²/(λᵢ − μ) = 0, which
+// interlace λ (secular.Solver.Restrict), and vectors V·Ũ whose row j vanishes — one
+// n×k×(k−1) product. When V spans all of Rⁿ that is the deletion of row and column j
+// of A, as Sym.Remove; when it spans a hyperplane e⊥ with eⱼ ≠ 0 (a centred kernel
+// matrix, e = 1), it is the deletion of row and column j of A as a matrix on e⊥: the
+// columns stay orthogonal to e without the row, since the row held zeros. A row j of
+// zeros restricts nothing: the row is deleted and k stays. Stats().Removed reports the
+// largest entry of the deleted row, zero in exact arithmetic. An index out of range is
+// ErrIndex. On error t is unchanged.
+func (t *Thin) RestrictRow(j int) error {
+	n, k := t.rows, t.k
+	if j < 0 || j >= n {
+		return fmt.Errorf("%w: row %d of %d", ErrIndex, j, n)
+	}
+	t.grow(n, k)
+	t0 := time.Now()
+	z := t.z[:k]
+	copy(z, t.row(j))
+	if k == 0 || maxAbs(z) == 0 {
+		t.deleteRow(t.v, j, n)
+		t.rows = n - 1
+		t.stats = Stats{Op: "restrict", Stats: secular.Stats{Size: k}}
+		return nil
+	}
+	t1 := time.Now()
+	res, err := t.solver.Restrict(t.values[:k], z)
+	if err != nil {
+		return fmt.Errorf("update: RestrictRow: %w", err)
+	}
+	t2 := time.Now()
+	ld, kk := t.ld, k-1
+	t.tr.setup(res, k)
+	t.tr.apply(n, t.v[1:], ld, nil, t.spare[1:], ld)
+	var removed float64
+	for _, x := range t.spare[j*ld+1 : j*ld+1+kk] {
+		removed = math.Max(removed, math.Abs(x))
+	}
+	t.deleteRow(t.spare, j, n)
+	copy(t.values, res.Values)
+	t.v, t.spare = t.spare, t.v
+	t.rows, t.k = n-1, kk
+	t.stats = Stats{Op: "restrict", Stats: res.Stats, Removed: removed, Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
+	return nil
+}
+
+// deleteRow removes row j of the n rows in buf (row stride t.ld).
+func (t *Thin) deleteRow(buf []float64, j, n int) {
+	copy(buf[j*t.ld:], buf[(j+1)*t.ld:n*t.ld])
+}
+
+// DeleteRow replaces the rank-k matrix A = V·diag(λ)·Vᵀ by A without row and column j
+// — with centre, by C·A₋ⱼ·C, C = I − 11ᵀ/(n−1) the centring of the n−1 rows left, for a
+// V whose columns are orthogonal to 1 (docs/design.md, "Rank-r tracking"). With W the
+// rows of V other than j (centred: C·W), WᵀW = I − zzᵀ for z the row j of V (centred:
+// times √(n/(n−1))), so A₋ⱼ = WΛWᵀ has the eigenvalues M of the k×k matrix
+// Λ^½(I − zzᵀ)Λ^½ = Y·M·Yᵀ, a rank-one downdate (secular.Solver.RankOne with ρ = −1),
+// and the vectors W·Λ^½·Y·M^−½: one n×k×k product. Unlike RestrictRow it keeps the rank
+// (the restriction would lose a dimension at every deletion), at the price of dividing
+// by √M, which costs orthogonality of the order of ε·max|λ|/M (the rounding of
+// W·Λ^½·Y, of size ε·√max|λ|, against a column of norm √M): eigenvalues at most
+// 2⁻²⁰·max|λ| are dropped, so that the loss stays below about 1e-10, with the
+// eigenvalues λ ≤ 0 (which have no square root) and those the Truncation drops;
+// Stats().Dropped describes them all. An index out of range
+// is ErrIndex. On error t is unchanged.
+func (t *Thin) DeleteRow(j int, centre bool) error {
+	n, k := t.rows, t.k
+	if j < 0 || j >= n {
+		return fmt.Errorf("%w: row %d of %d", ErrIndex, j, n)
+	}
+	t.grow(n, k)
+	if k == 0 || centre && n == 1 {
+		// Nothing to downdate; one centred row has no component.
+		t.stats = Stats{Op: "delete", Stats: secular.Stats{Size: 0}, Dropped: dropped(t.values[:k])}
+		t.deleteRow(t.v, j, n)
+		t.rows, t.k = n-1, 0
+		return nil
+	}
+	t0 := time.Now()
+	scale := 1.0
+	if centre {
+		scale = math.Sqrt(float64(n) / float64(n-1))
+	}
+	y := t.z[:k]
+	for i, x := range t.row(j) {
+		y[i] = math.Sqrt(math.Max(t.values[i], 0)) * x * scale
+	}
+	t1 := time.Now()
+	res, err := t.solver.RankOne(t.values[:k], y, -1)
+	if err != nil {
+		return fmt.Errorf("update: DeleteRow: %w", err)
+	}
+	t2 := time.Now()
+
+	// The kept eigenvalues: above √ε·max|λ| and the truncation's floor, the top Rank.
+	mu := res.Values
+	tol := deleteFloor * maxAbs(t.values[:k])
+	if t.trunc.Rank > 0 {
+		tol = math.Max(tol, t.trunc.Floor)
+	}
+	from := 0
+	for from < k && !(mu[from] > tol) {
+		from++
+	}
+	if t.trunc.Rank > 0 {
+		from = max(from, k-t.trunc.Rank)
+	}
+	top := k - from
+
+	// Commit: W (centred: C·W) with its columns scaled by √λ, times Y's kept columns,
+	// scaled by 1/√M.
+	ld := t.ld
+	if centre {
+		sums := t.sums[:k]
+		clear(sums)
+		for i := range n {
+			if i != j {
+				axpy(1, t.row(i), sums)
+			}
+		}
+		for c := range sums {
+			sums[c] /= float64(n - 1)
+		}
+		for i := range n {
+			axpy(-1, sums, t.row(i))
+		}
+	}
+	for c := range k {
+		y[c] = math.Sqrt(math.Max(t.values[c], 0))
+	}
+	for i := range n {
+		row := t.row(i)
+		for c := range row {
+			row[c] *= y[c]
+		}
+	}
+	t.tr.setup(res, k)
+	t.tr.applyFrom(from, n, t.v[1:], ld, nil, t.spare[1:], ld)
+	for c := range top {
+		y[c] = 1 / math.Sqrt(mu[from+c])
+	}
+	for i := range n {
+		row := t.spare[i*ld+1 : i*ld+1+top]
+		for c := range row {
+			row[c] *= y[c]
+		}
+	}
+	t.deleteRow(t.spare, j, n)
+	drop := dropped(mu[:from])
+	copy(t.values, mu[from:])
+	t.v, t.spare = t.spare, t.v
+	t.rows, t.k = n-1, top
+	t.stats = Stats{Op: "delete", Stats: res.Stats, Dropped: drop, Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
+	return nil
+}
+
+func dot(x, y []float64) float64 {
+	var s float64
+	for i, v := range x {
+		s += v * y[i]
+	}
+	return s
+}
+
+// axpy sets y ← y + a·x.
+func axpy(a float64, x, y []float64) {
+	for i, v := range x {
+		y[i] += a * v
+	}
+}
+
+// nrm2 returns ‖x‖₂ without overflow.
+func nrm2(x []float64) float64 {
+	big := maxAbs(x)
+	if big == 0 {
+		return 0
+	}
+	var ss float64
+	for _, v := range x {
+		v /= big
+		ss += v * v
+	}
+	return big * math.Sqrt(ss)
+}
+
+func maxAbs(x []float64) float64 {
+	var m float64
+	for _, v := range x {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
+}
