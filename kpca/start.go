@@ -118,7 +118,7 @@ func (md *Model) decomposeThin(K *mat.SymDense, raw blas64.Symmetric) (*update.T
 			}
 		}
 	}
-	values, w, drop, err := topPairs(a, md.opts.Rank)
+	values, w, drop, err := topPairs(a, md.opts.Rank, psd(md.kern))
 	if err != nil {
 		return nil, update.Dropped{}, fmt.Errorf("kpca: batch decomposition: %w", err)
 	}
@@ -152,15 +152,77 @@ func (md *Model) decomposeThin(K *mat.SymDense, raw blas64.Symmetric) (*update.T
 // topPairs returns the top r eigenpairs of the symmetric matrix a (every pair if r is
 // zero; at most r of positive eigenvalue otherwise, as update.Thin truncates), the
 // values ascending and the vectors as the columns of an n×r matrix, and what the
-// truncation dropped. It is the model's batch eigensolver: for now a full
-// decomposition (native.EigenSym: LAPACK dsyevd with OpenBLAS) truncated, which costs
-// O(n³) and an n×n matrix of vectors even for a small r. A partial solver (LAPACK
-// dsyevr with an index range: native.EigenSymTop) computes only the top r+1 pairs;
-// from them and the trace of a, Dropped.Max is the (r+1)-th eigenvalue and
-// Dropped.Positive − Dropped.Negative = trace − Σ(top r); Dropped.Min, which only a
-// full spectrum gives, is the rounding of a positive semi-definite kernel matrix, a few
-// n·ε·‖a‖ below zero, and may be bounded by (trace − Σ top r) − (n−r−1)·λ_{r+1}.
-func topPairs(a *mat.SymDense, r int) ([]float64, *mat.Dense, update.Dropped, error) {
+// truncation dropped.
+//
+// With r = 0, or r ≥ n−1, or a matrix not known to be positive semi-definite (psd
+// false: a user's kernel), it decomposes a fully (native.EigenSym: LAPACK dsyevd with
+// OpenBLAS) and truncates. Otherwise only the top r+1 pairs are computed
+// (native.EigenSymTop: LAPACK dsyevr with an index range) — O(n³/3·4) for the reduction to
+// tridiagonal form and O(n·r) beyond it instead of dsyevd's vectors — and what the others
+// drop is known from them and the trace: their largest is the (r+1)-th eigenvalue, their
+// sum trace − Σ(top r). Their negative part is what rounding leaves of a positive
+// semi-definite matrix: the matrix holds each kernel value to within kernelAccuracy of
+// its size (docs/design.md, "Kernel blocks") and the solver adds its backward error,
+// so no dropped eigenvalue lies below −(kernelAccuracy + 64·n·ε)·‖a‖_F, which is
+// what Min and Negative are given.
+func topPairs(a *mat.SymDense, r int, psd bool) ([]float64, *mat.Dense, update.Dropped, error) {
+	n := a.SymmetricDim()
+	if r == 0 || r+1 >= n || !psd {
+		return fullPairs(a, r)
+	}
+	var vecs mat.Dense
+	values, err := native.EigenSymTop(nil, &vecs, a, r+1)
+	if err != nil {
+		return nil, nil, update.Dropped{}, err
+	}
+	var trace, frob float64
+	for i := range n {
+		trace += a.At(i, i)
+		for j := range n {
+			frob += a.At(i, j) * a.At(i, j)
+		}
+	}
+	floor := (kernelAccuracy + 64*float64(n)*roundoff) * math.Sqrt(frob)
+	// values[0] is the (r+1)-th eigenvalue; the top r follow, of which only the positive
+	// ones are kept.
+	from := 1
+	for from < len(values) && values[from] <= 0 {
+		from++
+	}
+	kept := 0.0
+	for _, v := range values[from:] {
+		kept += v
+	}
+	drop := update.Dropped{Count: n - (len(values) - from), Max: values[from-1], Min: -floor}
+	if drop.Max < drop.Min {
+		drop.Min = drop.Max
+	}
+	drop.Negative = float64(drop.Count) * floor
+	drop.Positive = math.Max(trace-kept+drop.Negative, 0)
+	if from == len(values) {
+		return nil, nil, drop, nil
+	}
+	return values[from:], mat.DenseCopyOf(vecs.Slice(0, n, from, len(values))), drop, nil
+}
+
+// kernelAccuracy is the relative accuracy of each value of kernel.Matrix (its blocks
+// are accurate to 1e-13 of each value: docs/design.md, "Kernel blocks").
+const kernelAccuracy = 1e-13
+
+// psd reports whether the kernel is one of the package kernel's built-in kernels, all
+// positive semi-definite (RBF, Laplacian, linear, and polynomial with a non-negative
+// scale and offset and an integer degree); a user's kernel may not be.
+func psd(k kernel.Kernel) bool {
+	switch k.(type) {
+	case kernel.RBF, *kernel.RBF, kernel.Laplacian, *kernel.Laplacian, kernel.Linear, *kernel.Linear,
+		kernel.Polynomial, *kernel.Polynomial:
+		return true
+	}
+	return false
+}
+
+// fullPairs is topPairs by a full decomposition.
+func fullPairs(a *mat.SymDense, r int) ([]float64, *mat.Dense, update.Dropped, error) {
 	n := a.SymmetricDim()
 	var vecs mat.Dense
 	values, err := native.EigenSym(nil, &vecs, a)

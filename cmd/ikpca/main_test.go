@@ -156,7 +156,7 @@ func TestFitTransform(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := md.AddBatch(x.Slice(12, 150, 0, 8)); err != nil {
+	if _, err := md.AddRows(context.Background(), x.Slice(12, 150, 0, 8), nil); err != nil {
 		t.Fatal(err)
 	}
 	want := md.Values(nil)
