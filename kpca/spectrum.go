@@ -234,34 +234,37 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 			scale[q] = sign.Of(pv) / math.Sqrt(b.values[j])
 		}
 	}
-	// Kernel columns, centred, in the stored coordinates: a block of rows at a time, the
-	// scores collected in res so that a kernel value that is not finite (an overflowing
-	// polynomial kernel) leaves dst as it was.
+	// Kernel blocks K(X, points), centred, a block of rows at a time: one kernel block
+	// (dgemm speed for RBF, polynomial and linear kernels: docs/design.md, "Kernel
+	// blocks") and one product each. The scores are collected in res so that a kernel
+	// value that is not finite (an overflowing polynomial kernel) leaves dst as it was.
 	res := mat.NewDense(rows, k, nil)
 	const block = 256
-	x := make([]float64, c)
-	kx := make([]float64, m)
-	coords := mat.NewDense(min(block, rows), m, nil)
+	cross := kernel.NewCross(md.kern, &md.view)
+	var work kernel.BlockWork
+	xb := mat.NewDense(min(block, rows), c, nil)
+	kb := mat.NewDense(min(block, rows), m, nil)
 	var out mat.Dense
 	centred := md.opts.Mode == Centred
 	fm := float64(m)
 	for lo := 0; lo < rows; lo += block {
 		hi := min(lo+block, rows)
-		cb := coords.Slice(0, hi-lo, 0, m).(*mat.Dense)
+		xs := xb.Slice(0, hi-lo, 0, c).(*mat.Dense)
 		for i := lo; i < hi; i++ {
-			mat.Row(x, i, X)
-			kernel.Column(kx, md.kern, &md.view, x)
+			mat.Row(xs.RawRowView(i-lo), i, X)
+		}
+		cb := kb.Slice(0, hi-lo, 0, m).(*mat.Dense)
+		cross.BlockTo(cb, xs, &work)
+		for i := lo; i < hi; i++ {
+			kx := cb.RawRowView(i - lo)
 			for j, v := range kx {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					return fmt.Errorf("%w: kernel value of point %d with point %d is %g", ErrNonFinite, i, j, v)
 				}
-			}
-			if centred {
-				for j := range kx {
-					kx[j] -= md.rowSum[j] / fm
+				if centred {
+					kx[j] = v - md.rowSum[j]/fm
 				}
 			}
-			copy(cb.RawRowView(i-lo), kx)
 		}
 		out.Reset()
 		native.Mul(&out, cb, top)
