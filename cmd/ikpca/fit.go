@@ -12,33 +12,56 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/table"
+	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 	"github.com/ikpca/ikpca/native"
 )
 
 // afterAdd, when set (by tests), is called after each point fit adds, with the number of
-// points in the model.
+// points fit has read into the model (the model itself may hold fewer: a window).
 var afterAdd func(points int)
+
+// fitFlags are fit's own flags.
+type fitFlags struct {
+	uncentred  bool
+	method     string
+	m0, k      int
+	rank       int
+	window     int
+	stream     bool
+	refreshTol float64
+}
 
 func fitCommand(e env) *cobra.Command {
 	var (
 		tf                    tableFlags
 		kf                    kernelFlags
-		uncentred             bool
-		method                string
-		m0, k                 int
-		refreshTol            float64
+		ff                    fitFlags
 		values, scores, model = output{flag: "--values"}, output{flag: "--scores"}, output{flag: "--model"}
 	)
 	c := &cobra.Command{
 		Use:   "fit [FILE]",
-		Short: "Fit an incremental kernel PCA to the rows of a CSV/TSV/whitespace file or standard input",
+		Short: "Fit a kernel PCA to the rows of a CSV/TSV/whitespace file or standard input, at once or as a stream",
 		Long: `fit reads points (one per row) from FILE, or standard input if FILE is "-" or absent,
-starts a kernel PCA from the first --m0 points with a batch decomposition and adds the others
-one at a time. It writes the eigenvalues (--values), the top --k scores of the training points
-(--scores) and a checkpoint of the model (--model), each to a file or "-" for standard output.
-With fewer components than --k (a small or interrupted fit), the scores have as many columns
-as there are components, and a note says so.
+and fits a kernel PCA to them. It writes the eigenvalues (--values), the top --k scores of
+the points in the model (--scores) and a checkpoint of the model (--model), which
+transform and later incremental additions (kpca.Load, then Add) use, each to a file or "-"
+for standard output. A stream's summary goes to standard error.
+
+By default fit reads the whole input and computes one batch decomposition of it, keeping
+the top --rank eigenpairs — by default --k, so that only those are computed (LAPACK
+dsyevr with an index range), as scikit-learn's KernelPCA does with n_components; --rank 0
+keeps every pair, the exact model that can later grow point by point exactly.
+
+With --stream (implied by --m0 or --window) it starts from a batch decomposition of the
+first --m0 points and adds the others one at a time, reading the input as it goes:
+  --window W   keeps only the last W points (a sliding window): memory and time per point
+               are bounded whatever the length of the input;
+  --rank R     keeps only the top R eigenpairs: memory O(n·R) and a point O(n·R²) instead
+               of O(n²) and O(n³). The summary gives the certificate ‖K′ − K̃‖₂ ≤ bound on
+               what the truncations lost.
+When streaming, the bandwidth (unless --sigma or --gamma) is the median distance of the
+first 1000 points.
 
 Outputs are checked before the data are read — two outputs naming the same file, or an
 output naming the input, are a usage error; a missing or read-only directory or a read-only
@@ -46,46 +69,35 @@ file, an error — and written at the end, files first and standard output last.
 replaced atomically through ".NAME.ikpca-tmp-XXXXXXXX" in its directory, which only a kill -9
 can leave behind.
 
-Interrupted (Ctrl-C or SIGTERM), fit stops between two points and still writes every output
-for the points processed so far (exit status 130 or 143); the checkpoint can be loaded by
-transform, or by kpca.Load to resume. Interrupted while it reads its input or computes the
-starting batch, it stops at once and writes nothing: no point has been processed yet. A
-second interrupt quits at once, writing nothing.`,
+Interrupted (Ctrl-C or SIGTERM) while streaming, fit stops between two points and still
+writes every output for the points processed so far (exit status 130 or 143); the
+checkpoint can be loaded by transform, or by kpca.Load to resume. A bad row part-way
+through a stream also stops it with every output written for the rows before it (exit
+status 1). Interrupted while it reads a whole input or computes a batch decomposition, it
+stops at once and writes nothing: no point has been processed yet. A second interrupt
+quits at once, writing nothing.`,
 		Args: cobra.MaximumNArgs(1),
 	}
 	f := c.Flags()
 	tf.add(f)
 	kf.add(f)
-	f.BoolVar(&uncentred, "uncentred", false, "decompose the kernel matrix K itself instead of the mean-adjusted CKC")
-	f.StringVar(&method, "method", "bordered", `how points are added: "bordered" (one update per point) or "rank-one" (Hallgren and Northrop's algorithms)`)
-	f.IntVar(&m0, "m0", 10, "points in the starting batch decomposition (at least 1; by default 10, or all the points if there are fewer)")
-	f.IntVar(&k, "k", 5, "number of components in --scores (at most the model's)")
-	f.Float64Var(&refreshTol, "refresh-tol", 0, "recompute the decomposition when its drift probe exceeds this (0: never)")
+	f.BoolVar(&ff.uncentred, "uncentred", false, "decompose the kernel matrix K itself instead of the mean-adjusted CKC")
+	f.StringVar(&ff.method, "method", "bordered", `how points are added when streaming: "bordered" (one update per point) or "rank-one" (Hallgren and Northrop's algorithms; exact models only)`)
+	f.IntVar(&ff.m0, "m0", 10, "points in the starting batch decomposition when streaming (implies --stream; by default 10, more than --rank, at most --window)")
+	f.IntVar(&ff.k, "k", 5, "number of components in --scores (at most the model's)")
+	f.IntVar(&ff.rank, "rank", 0, "keep only the top R eigenpairs (0: every pair, the exact model; default: --k for a batch fit, 0 when streaming)")
+	f.IntVar(&ff.window, "window", 0, "keep only the last W points, a sliding window (implies --stream; at least 2)")
+	f.BoolVar(&ff.stream, "stream", false, "add the points one at a time after a batch start of --m0 points, reading the input as it goes")
+	f.Float64Var(&ff.refreshTol, "refresh-tol", 0, "recompute the decomposition when its drift probe exceeds this (0: never)")
 	f.StringVar(&values.path, "values", "-", `file for the eigenvalues and explained variance ("-": standard output, "": none)`)
 	f.StringVar(&scores.path, "scores", "", `file for the training scores ("-": standard output, "": none)`)
 	f.StringVar(&model.path, "model", "", `file for the checkpoint of the model ("-": standard output, "": none)`)
 	c.RunE = func(cmd *cobra.Command, args []string) error {
 		// Everything that can be checked before reading the data: the flags, then the
 		// outputs.
-		opts := kpca.Options{RefreshTolerance: refreshTol}
-		if uncentred {
-			opts.Mode = kpca.Uncentred
-		}
-		switch method {
-		case "bordered":
-		case "rank-one":
-			opts.Method = kpca.RankOne
-		default:
-			return usageError{fmt.Errorf(`--method %q: want "bordered" or "rank-one"`, method)}
-		}
-		if m0 < 1 {
-			return usageError{fmt.Errorf("--m0 must be at least 1, got %d", m0)}
-		}
-		if k < 1 {
-			return usageError{fmt.Errorf("--k must be at least 1, got %d", k)}
-		}
-		if !(refreshTol >= 0) || math.IsInf(refreshTol, 0) {
-			return usageError{fmt.Errorf("--refresh-tol must be finite and not negative, got %v", refreshTol)}
+		opts, err := ff.options(f.Changed)
+		if err != nil {
+			return err
 		}
 		if err := kf.check(); err != nil {
 			return err
@@ -98,51 +110,233 @@ second interrupt quits at once, writing nothing.`,
 		}
 		native.Use()
 		ctx := cmd.Context()
-		t, err := readPoints(ctx, e, args, &tf)
+		var (
+			md      *kpca.Model
+			read    int
+			stopped error
+		)
+		if ff.stream {
+			md, read, stopped, err = fitStream(ctx, e, args, &tf, &kf, &ff, f.Changed("m0"), opts)
+		} else {
+			md, read, err = fitBatch(ctx, e, args, &tf, &kf, &ff, f.Changed("rank"), opts)
+		}
 		if err != nil {
 			return err
 		}
-		rows, d := t.X.Dims()
-		switch {
-		case !f.Changed("m0"):
-			m0 = min(m0, rows) // the default adapts to a small file
-		case m0 > rows:
-			return usageError{fmt.Errorf("--m0 %d is more than the %s", m0, count(rows, "point"))}
+		if ff.stream {
+			summary(e, md, read)
 		}
-		kern, err := kf.kernel(t.X)
-		if err != nil {
-			return err
-		}
-		md, err := interruptible(ctx, fmt.Sprintf("during the starting batch decomposition of %s; nothing written", count(m0, "point")),
-			func() (*kpca.Model, error) { return kpca.New(kern, t.X.Slice(0, m0, 0, d), opts) })
-		if err != nil {
-			return err
-		}
-		var added int
-		if m0 < rows {
-			bar := newProgress(e, "fitting", rows-m0)
-			added, err = md.AddRows(ctx, t.X.Slice(m0, rows, 0, d), func(done, _ int) {
-				bar.set(done)
-				if afterAdd != nil {
-					afterAdd(m0 + done)
-				}
-			})
-			bar.finish()
-		}
-		var stopped error
-		switch {
-		case err == nil:
-		case ctx.Err() != nil && errors.Is(err, context.Cause(ctx)):
-			stopped = fmt.Errorf("%w after %d of %s; outputs written for those", errInterrupted, md.Len(), count(rows, "point"))
-		default:
-			return fmt.Errorf("line %d: %w", t.Lines[m0+added], err)
-		}
-		if err := writeFit(e, md, k, f.Changed("k"), &values, &scores, &model); err != nil {
+		if err := writeFit(e, md, ff.k, f.Changed("k"), &values, &scores, &model); err != nil {
 			return errors.Join(stopped, err)
 		}
 		return stopped
 	}
 	return c
+}
+
+// options checks fit's flags and returns the model's options. changed reports whether
+// a flag was given.
+func (ff *fitFlags) options(changed func(string) bool) (kpca.Options, error) {
+	opts := kpca.Options{RefreshTolerance: ff.refreshTol, Rank: ff.rank, Window: ff.window}
+	if ff.uncentred {
+		opts.Mode = kpca.Uncentred
+	}
+	switch ff.method {
+	case "bordered":
+	case "rank-one":
+		opts.Method = kpca.RankOne
+	default:
+		return opts, usageError{fmt.Errorf(`--method %q: want "bordered" or "rank-one"`, ff.method)}
+	}
+	switch {
+	case ff.m0 < 1:
+		return opts, usageError{fmt.Errorf("--m0 must be at least 1, got %d", ff.m0)}
+	case ff.k < 1:
+		return opts, usageError{fmt.Errorf("--k must be at least 1, got %d", ff.k)}
+	case ff.rank < 0:
+		return opts, usageError{fmt.Errorf("--rank must not be negative, got %d", ff.rank)}
+	case ff.window != 0 && ff.window < 2:
+		return opts, usageError{fmt.Errorf("--window must be at least 2, got %d", ff.window)}
+	case !(ff.refreshTol >= 0) || math.IsInf(ff.refreshTol, 0):
+		return opts, usageError{fmt.Errorf("--refresh-tol must be finite and not negative, got %v", ff.refreshTol)}
+	}
+	ff.stream = ff.stream || changed("m0") || changed("window")
+	if opts.Method == kpca.RankOne && (ff.rank > 0 || ff.window > 0 || !ff.stream) {
+		return opts, usageError{errors.New(`--method rank-one streams an exact model: give --stream, without --rank or --window`)}
+	}
+	if ff.stream {
+		if !changed("m0") {
+			ff.m0 = max(ff.m0, ff.rank+1)
+			if ff.window > 0 {
+				ff.m0 = min(ff.m0, ff.window)
+			}
+		}
+		switch {
+		case ff.rank > 0 && ff.m0 <= ff.rank:
+			return opts, usageError{fmt.Errorf("--m0 %d must be more than --rank %d", ff.m0, ff.rank)}
+		case ff.window > 0 && ff.m0 > ff.window:
+			return opts, usageError{fmt.Errorf("--m0 %d must not be more than --window %d", ff.m0, ff.window)}
+		case ff.window > 0 && ff.rank >= ff.window:
+			return opts, usageError{fmt.Errorf("--rank %d must be less than --window %d", ff.rank, ff.window)}
+		}
+	}
+	return opts, nil
+}
+
+// fitBatch reads the whole input and decomposes it at once: the top --rank pairs, by
+// default --k of them.
+func fitBatch(ctx context.Context, e env, args []string, tf *tableFlags, kf *kernelFlags, ff *fitFlags, rankGiven bool, opts kpca.Options) (*kpca.Model, int, error) {
+	t, err := readPoints(ctx, e, args, tf)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, _ := t.X.Dims()
+	if !rankGiven {
+		opts.Rank = ff.k
+	}
+	if opts.Rank >= rows {
+		opts.Rank = 0 // every pair is asked for: the exact model
+	}
+	kern, err := kf.kernel(t.X)
+	if err != nil {
+		return nil, 0, err
+	}
+	md, err := interruptible(ctx, fmt.Sprintf("during the batch decomposition of %s; nothing written", count(rows, "point")),
+		func() (*kpca.Model, error) { return kpca.New(kern, t.X, opts) })
+	if err != nil {
+		return nil, 0, err
+	}
+	if afterAdd != nil {
+		afterAdd(rows)
+	}
+	return md, rows, nil
+}
+
+// bandwidthSample is how many points a stream's default bandwidth is taken from
+// (kernel.DefaultBandwidth samples as many).
+const bandwidthSample = kernel.BandwidthSample
+
+// fitStream starts from a batch decomposition of the first --m0 points and adds the
+// others one at a time as it reads them, so that with --window (or --rank) a stream of
+// any length is fitted in bounded memory. It returns the model, the number of points
+// read into it, and — the model being complete up to there — the error that stopped the
+// stream early (an interruption, a bad row), if any.
+func fitStream(ctx context.Context, e env, args []string, tf *tableFlags, kf *kernelFlags, ff *fitFlags, m0Given bool, opts kpca.Options) (*kpca.Model, int, error, error) {
+	src, err := openRows(ctx, e, args, tf)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	defer src.close()
+	d := src.width
+
+	// The first rows: the starting batch, and the sample the default bandwidth is taken
+	// from.
+	head := make([]float64, 0, max(ff.m0, bandwidthSample)*d)
+	var lines []int
+	var headErr error
+	for len(lines) < max(ff.m0, bandwidthSample) {
+		row, line, err := src.next(ctx)
+		if err != nil {
+			headErr = err
+			break
+		}
+		head = append(head, row...)
+		lines = append(lines, line)
+	}
+	n0 := len(lines)
+	if headErr != nil && !errors.Is(headErr, io.EOF) {
+		return nil, 0, nil, headErr // before the fit starts: nothing to write
+	}
+	if n0 == 0 {
+		return nil, 0, nil, fmt.Errorf("%s: no data rows", src.label)
+	}
+	m0 := ff.m0
+	if n0 < m0 {
+		if m0Given {
+			return nil, 0, nil, usageError{fmt.Errorf("--m0 %d is more than the %s", m0, count(n0, "point"))}
+		}
+		m0 = n0 // the default adapts to a short input
+	}
+	if opts.Rank > 0 && m0 <= opts.Rank {
+		return nil, 0, nil, usageError{fmt.Errorf("--rank %d needs more than %s to start from", opts.Rank, count(m0, "point"))}
+	}
+	X := mat.NewDense(n0, d, head)
+	kern, err := kf.kernel(X)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	md, err := interruptible(ctx, fmt.Sprintf("during the starting batch decomposition of %s; nothing written", count(m0, "point")),
+		func() (*kpca.Model, error) { return kpca.New(kern, X.Slice(0, m0, 0, d), opts) })
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	read := m0
+	bar := newProgress(e, "fitting (bytes read)", int(src.size))
+	defer bar.finish()
+	add := func(row []float64, line int) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := md.Add(row); err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
+		}
+		read++
+		bar.set(int(src.offset()))
+		if afterAdd != nil {
+			afterAdd(read)
+		}
+		return nil
+	}
+	stop := func(err error) (*kpca.Model, int, error, error) {
+		switch {
+		case err == nil || errors.Is(err, io.EOF):
+			return md, read, nil, nil
+		case ctx.Err() != nil:
+			return md, read, fmt.Errorf("%w after %s; outputs written for those", errInterrupted, count(read, "point")), nil
+		}
+		return md, read, fmt.Errorf("%w; outputs written for the %s before it", err, count(read, "point")), nil
+	}
+	for i := m0; i < n0; i++ {
+		if err := add(X.RawRowView(i), lines[i]); err != nil {
+			return stop(err)
+		}
+	}
+	if headErr != nil {
+		return stop(headErr)
+	}
+	for {
+		row, line, err := src.next(ctx)
+		if err == nil {
+			err = add(row, line)
+		}
+		if err != nil {
+			return stop(err)
+		}
+	}
+}
+
+// summary tells on standard error what a stream fitted: the points, the model and, for
+// a model that keeps only the top eigenpairs, its certificate. (A batch fit says nothing:
+// its outputs are the whole story, and its top pairs are exact to rounding.)
+func summary(e env, md *kpca.Model, read int) {
+	o := md.Options()
+	kind := "every eigenpair (exact)"
+	if o.Rank > 0 {
+		kind = "the top " + count(o.Rank, "eigenpair")
+	}
+	held := ""
+	if md.Len() != read {
+		held = fmt.Sprintf(", the last %d in the model", md.Len())
+	}
+	msg := fmt.Sprintf("ikpca: %s read%s; %s, %s, %s", count(read, "point"), held, o.Mode, md.Kernel(), kind)
+	if v := md.Values(nil); len(v) > 0 {
+		msg += fmt.Sprintf("; λ₁ = %.6g", v[0])
+		if o.Rank > 0 {
+			b := md.ErrorBound()
+			msg += fmt.Sprintf(", certified ‖K′ − K̃‖₂ ≤ %.3g (%.2g λ₁)", b, b/v[0])
+		}
+	}
+	fmt.Fprintln(e.errw, msg)
 }
 
 // writeFit writes the outputs of fit, files first and standard output last.

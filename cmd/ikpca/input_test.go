@@ -57,15 +57,15 @@ func TestYeastFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := loadCheckpoint(t, ckpt)
-	if md.Len() != 120 || md.Kernel() != (kernel.RBF{Sigma: sigma}) {
-		t.Fatalf("checkpoint: %d points, kernel %v", md.Len(), md.Kernel())
+	if md.Len() != 120 || md.Kernel() != (kernel.RBF{Sigma: sigma}) || md.Options().Rank != 5 {
+		t.Fatalf("checkpoint: %d points, kernel %v, rank %d", md.Len(), md.Kernel(), md.Options().Rank)
 	}
 	var pts mat.Dense
 	md.Points(&pts)
 	if !mat.Equal(&pts, x) {
 		t.Error("the points read differ from the embedded Yeast data")
 	}
-	if n := strings.Count(out, "\n"); n != 120 { // a header and 119 eigenvalues
+	if n := strings.Count(out, "\n"); n != 6 { // a header and the top --k = 5 eigenvalues (a batch fit keeps --k)
 		t.Errorf("%d lines of eigenvalues", n)
 	}
 	if rows := readCSV(t, scores); len(rows) != 120 || len(rows[0]) != 5 {
@@ -226,30 +226,50 @@ func TestCommandLine(t *testing.T) {
 	}
 }
 
-// TestFitMatchesLibrary: fit's eigenvalues are those of kpca.Model.AddRows, bit for bit,
-// whatever --m0 (the default adapts to the data).
+// TestFitMatchesLibrary: fit's eigenvalues are those of the library's model of the same
+// points, bit for bit: a batch fit is kpca.New of all the points at rank --k (or the
+// --rank given, 0 for every pair), a stream is kpca.New of the first --m0 (10 by
+// default) followed by one Add per point, exact or at --rank, and a window's is the same
+// with Options.Window.
 func TestFitMatchesLibrary(t *testing.T) {
 	dir := t.TempDir()
 	in := writeYeast(t, dir, 25)
-	vals := filepath.Join(dir, "v.csv")
-	if code, _, stderr := ikpca(t, "", "fit", "--columns", "2-9", "--values", vals, in); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
 	x := mat.DenseCopyOf(data.Yeast().X.Slice(0, 25, 0, 8))
 	sigma, _ := kernel.DefaultBandwidth(x)
-	md, err := kpca.New(kernel.RBF{Sigma: sigma}, x.Slice(0, 10, 0, 8), kpca.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := md.AddRows(t.Context(), x.Slice(10, 25, 0, 8), nil); err != nil {
-		t.Fatal(err)
-	}
-	var got []float64
-	for _, row := range readCSV(t, vals) {
-		got = append(got, row[1])
-	}
-	if want := md.Values(nil); !slices.Equal(got, want) {
-		t.Errorf("eigenvalues differ: max |Δ| %g", maxDiff(got, want))
+	k := kernel.RBF{Sigma: sigma}
+	for _, c := range []struct {
+		args []string
+		m0   int
+		opts kpca.Options
+	}{
+		{nil, 25, kpca.Options{Rank: 5}},
+		{[]string{"--k", "3"}, 25, kpca.Options{Rank: 3}},
+		{[]string{"--rank", "0"}, 25, kpca.Options{}},
+		{[]string{"--stream"}, 10, kpca.Options{}},
+		{[]string{"--m0", "12", "--rank", "4"}, 12, kpca.Options{Rank: 4}},
+		{[]string{"--window", "15"}, 10, kpca.Options{Window: 15}},
+		{[]string{"--window", "15", "--rank", "6", "--uncentred"}, 10, kpca.Options{Window: 15, Rank: 6, Mode: kpca.Uncentred}},
+	} {
+		vals := filepath.Join(dir, "v.csv")
+		if code, _, stderr := ikpca(t, "", append([]string{"fit", "--columns", "2-9", "--values", vals, in}, c.args...)...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
+		}
+		md, err := kpca.New(k, x.Slice(0, c.m0, 0, 8), c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := c.m0; i < 25; i++ {
+			if err := md.Add(x.RawRowView(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got []float64
+		for _, row := range readCSV(t, vals) {
+			got = append(got, row[1])
+		}
+		if want := md.Values(nil); !slices.Equal(got, want) {
+			t.Errorf("%v: eigenvalues differ: max |Δ| %g", c.args, maxDiff(got, want))
+		}
 	}
 }
 

@@ -259,8 +259,8 @@ func TestFitInterrupted(t *testing.T) {
 		}
 	}
 	defer func() { afterAdd = nil }()
-	code, _, stderr := ikpcaCtx(t, ctx, "", "fit", "--columns", "2-9", "--model", ckpt, "--values", "", in)
-	if code != 130 || !strings.Contains(stderr, "interrupted after 77 of 200 points") {
+	code, _, stderr := ikpcaCtx(t, ctx, "", "fit", "--stream", "--columns", "2-9", "--model", ckpt, "--values", "", in)
+	if code != 130 || !strings.Contains(stderr, "interrupted after 77 points") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	f, err := os.Open(ckpt)

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+
+	"github.com/ikpca/ikpca/internal/table"
+)
+
+// rowSource gives the rows of an input one at a time, for fits that stream: a goroutine
+// reads and parses ahead while the model is updated, and the consumer can stop between
+// two rows whatever the reader is doing (a read from a terminal or a pipe cannot be
+// interrupted; the goroutine is abandoned and ends with the process).
+type rowSource struct {
+	label string
+	width int
+	size  int64 // the input's size in bytes if it is a regular file, else 0
+	count *countingReader
+	rows  chan rowItem
+	stop  chan struct{}
+	file  *os.File
+}
+
+// rowItem is one row of the input, or the error that ended it (io.EOF at its end).
+type rowItem struct {
+	row  []float64
+	line int
+	err  error
+}
+
+// countingReader counts the bytes read through it, for the progress bar.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// openRows opens the input named by args (a file, "-" or nothing for standard input)
+// for reading row by row. It returns at once, with errInterrupted, when ctx is cancelled
+// before the first row is read; like readPoints it says on stderr when the first line is
+// taken for a header.
+func openRows(ctx context.Context, e env, args []string, f *tableFlags) (*rowSource, error) {
+	name := inputName(args)
+	src := &rowSource{label: table.StdinName, rows: make(chan rowItem, 256), stop: make(chan struct{})}
+	var r io.Reader = e.in
+	if name != "-" {
+		file, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() {
+			src.size = fi.Size()
+		}
+		src.file, src.label, r = file, name, file
+	}
+	src.count = &countingReader{r: r}
+	o, err := f.options(src.label)
+	if err != nil {
+		src.close()
+		return nil, err
+	}
+	tr, err := interruptible(ctx, "while reading "+src.label, func() (*table.Reader, error) { return table.NewReader(src.count, o) })
+	if err != nil {
+		src.close()
+		return nil, err
+	}
+	if tr.HeaderDetected() {
+		fmt.Fprintf(e.errw, "ikpca: %s: the first line taken as a header (every field is a name); give --header no if it is data\n", src.label)
+	}
+	src.width = tr.Width()
+	go src.produce(tr)
+	return src, nil
+}
+
+// produce reads the rows into the channel until the input ends or the source is closed.
+func (s *rowSource) produce(tr *table.Reader) {
+	defer close(s.rows)
+	for {
+		row := make([]float64, s.width)
+		line, err := tr.Next(row)
+		item := rowItem{row: row, line: line, err: err}
+		if err != nil {
+			item.row = nil
+		}
+		select {
+		case s.rows <- item:
+		case <-s.stop:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// next returns the next row and its line, io.EOF at the end of the input, the input's
+// error, or the context's error as soon as it is cancelled.
+func (s *rowSource) next(ctx context.Context) ([]float64, int, error) {
+	select {
+	case it, ok := <-s.rows:
+		if !ok {
+			return nil, 0, io.EOF
+		}
+		return it.row, it.line, it.err
+	case <-ctx.Done():
+		return nil, 0, ctx.Err()
+	}
+}
+
+// offset returns the number of bytes read so far.
+func (s *rowSource) offset() int64 { return s.count.n.Load() }
+
+// close stops the reader and closes the file.
+func (s *rowSource) close() {
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+	}
+	if s.file != nil {
+		s.file.Close()
+	}
+}
