@@ -1,0 +1,128 @@
+package ikpcabeam
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+)
+
+func init() {
+	register.Function1x1(FormatScores)
+	register.Function1x1(FormatDeadLetter)
+	register.DoFn3x1[context.Context, string, func([]byte), error](&readFileFn{})
+	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&writeFileFn{})
+	register.Emitter1[[]byte]()
+}
+
+// FormatScores formats scores as a CSV line: the point's source, offset and line, then
+// its scores, each in the shortest form that reads back to the same bits. The source
+// is quoted if CSV needs it.
+func FormatScores(sc Scores) string {
+	return csvFields(sc.Source, strconv.FormatInt(sc.Offset, 10), strconv.FormatInt(sc.Line, 10)) + "," + formatFloats(sc.Y)
+}
+
+// FormatDeadLetter formats a dead letter as a CSV line: source, offset, line, reason and
+// the record, quoted as CSV needs.
+func FormatDeadLetter(d DeadLetter) string {
+	return csvFields(d.Source, strconv.FormatInt(d.Offset, 10), strconv.FormatInt(d.Line, 10), d.Reason, d.Text)
+}
+
+// csvFields writes fields as one CSV record without its line break.
+func csvFields(fields ...string) string {
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	w.Write(fields) // a strings.Builder does not fail
+	w.Flush()
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// WriteScores writes a PCollection<Scores> to filename (any file system Beam knows) as
+// lines of FormatScores, in no particular order, by textio.Write: one file, written
+// by one worker.
+func WriteScores(s beam.Scope, filename string, scores beam.PCollection) {
+	s = s.Scope("ikpcabeam.WriteScores")
+	textio.Write(s, filename, beam.ParDo(s, FormatScores, scores))
+}
+
+// WriteDeadLetters writes a PCollection<DeadLetter> to filename as lines of
+// FormatDeadLetter, as WriteScores writes scores.
+func WriteDeadLetters(s beam.Scope, filename string, dead beam.PCollection) {
+	s = s.Scope("ikpcabeam.WriteDeadLetters")
+	textio.Write(s, filename, beam.ParDo(s, FormatDeadLetter, dead))
+}
+
+// ReadModel reads a model's encoding (or any file) from filename, on any file system
+// Beam knows, when the pipeline runs: a PCollection<[]byte> of one element, for
+// Project's side input.
+func ReadModel(s beam.Scope, filename string) beam.PCollection {
+	s = s.Scope("ikpcabeam.ReadModel")
+	filesystem.ValidateScheme(filename)
+	return beam.ParDo(s, &readFileFn{}, beam.Create(s, filename))
+}
+
+// WriteModel writes the one element of a PCollection<[]byte>, a fitted model's
+// encoding, to filename.
+func WriteModel(s beam.Scope, filename string, model beam.PCollection) {
+	s = s.Scope("ikpcabeam.WriteModel")
+	filesystem.ValidateScheme(filename)
+	beam.ParDo0(s, &writeFileFn{Filename: filename}, beam.GroupByKey(s, beam.AddFixedKey(s, model)))
+}
+
+// readFileFn reads a whole file.
+type readFileFn struct{}
+
+// ProcessElement emits the contents of the file name.
+func (fn *readFileFn) ProcessElement(ctx context.Context, name string, emit func([]byte)) error {
+	fs, err := filesystem.New(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	r, err := fs.OpenRead(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("ikpcabeam: reading %s: %w", name, err)
+	}
+	emit(b)
+	return nil
+}
+
+// writeFileFn writes the one value of its key to Filename.
+type writeFileFn struct{ Filename string }
+
+// ProcessElement writes the value; more than one is an error.
+func (fn *writeFileFn) ProcessElement(ctx context.Context, _ int, values func(*[]byte) bool) error {
+	var b, extra []byte
+	if !values(&b) {
+		return nil
+	}
+	if values(&extra) {
+		return fmt.Errorf("%w: more than one model to write to %s", ErrArgument, fn.Filename)
+	}
+	fs, err := filesystem.New(ctx, fn.Filename)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	w, err := fs.OpenWrite(ctx, fn.Filename)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(b); err != nil {
+		w.Close()
+		return fmt.Errorf("ikpcabeam: writing %s: %w", fn.Filename, err)
+	}
+	return w.Close()
+}
