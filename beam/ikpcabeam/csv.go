@@ -42,14 +42,18 @@ type CSVOptions struct {
 const Space = ' '
 
 // ReadCSV reads points from the delimited text files glob matches: ReadLines, then
-// ParseCSV.
+// ParseCSV. Invalid options or glob are an ErrArgument.
 func ReadCSV(s beam.Scope, glob string, opts CSVOptions) (points, dead beam.PCollection, err error) {
 	fn, err := newParseCSVFn(opts)
 	if err != nil {
 		return beam.PCollection{}, beam.PCollection{}, err
 	}
 	s = s.Scope("ikpcabeam.ReadCSV")
-	points, dead = beam.ParDo2(s, fn, ReadLines(s, glob))
+	lines, err := ReadLines(s, glob)
+	if err != nil {
+		return beam.PCollection{}, beam.PCollection{}, err
+	}
+	points, dead = beam.ParDo2(s, fn, lines)
 	return points, dead, nil
 }
 

@@ -32,11 +32,13 @@ type FitOptions struct {
 
 // Fit fits the model proto over a PCollection<Point> and returns a PCollection<[]byte>
 // holding one element, the fitted model's encoding: proto (typically empty) with the
-// points added. It returns a PCollection<DeadLetter> of the points the model cannot take
+// points added, proto itself if there are none. It returns a PCollection<DeadLetter> of the points the model cannot take
 // (a wrong dimension, a NaN or infinite coordinate), which are not added. The model's
 // results depend on the order of the adds and merges, which the runner chooses, as far
 // as the model's own guarantee allows: to rounding for sums, within the certified bound
-// for sketches. A nil proto, or one that does not encode, is an ErrArgument.
+// for sketches. A point that passes these checks and that the model's Add still
+// refuses fails the pipeline: a CombineFn has no output for it. A nil proto, or one
+// that does not encode, is an ErrArgument.
 func Fit(s beam.Scope, points beam.PCollection, proto Summary, opts FitOptions) (model, dead beam.PCollection, err error) {
 	if isNil(proto) {
 		return beam.PCollection{}, beam.PCollection{}, fmt.Errorf("%w: nil model", ErrArgument)
@@ -53,12 +55,16 @@ func Fit(s beam.Scope, points beam.PCollection, proto Summary, opts FitOptions) 
 	}
 	s = s.Scope("ikpcabeam.Fit")
 	good, dead := beam.ParDo2(s, &checkFn{Dim: proto.Dim()}, points)
+	var fitted beam.PCollection
 	if opts.Shards <= 1 {
-		return beam.Combine(s, &fitFn{Prototype: b}, good), dead, nil
+		fitted = beam.Combine(s, &fitFn{Prototype: b}, good)
+	} else {
+		keyed := beam.ParDo(s, &shardFn{Shards: opts.Shards}, good)
+		fitted = beam.DropKey(s, beam.CombinePerKey(s, &fitFn{Prototype: b}, keyed))
 	}
-	keyed := beam.ParDo(s, &shardFn{Shards: opts.Shards}, good)
-	parts := beam.DropKey(s, beam.CombinePerKey(s, &fitFn{Prototype: b}, keyed))
-	return beam.Combine(s, &mergeFn{Prototype: b}, parts), dead, nil
+	// The Go SDK's global Combine of no elements gives none: merging in the prototype
+	// makes the fit of no points the prototype, as in one process.
+	return beam.Combine(s, &mergeFn{}, beam.Flatten(s, fitted, beam.Create(s, b))), dead, nil
 }
 
 // isNil reports a nil interface or a nil pointer in one.
@@ -106,8 +112,7 @@ func pointHash(p Point, seed uint64) uint64 {
 	return h.Sum64()
 }
 
-// accumulator holds the model a CombineFn builds; nil until it has one (mergeFn
-// without a prototype).
+// accumulator holds the model a CombineFn builds; nil until it has one (mergeFn).
 type accumulator struct{ s Summary }
 
 // encodeAccumulator is the accumulator's coder: the model's own encoding, empty for
@@ -158,14 +163,11 @@ func (fn *fitFn) MergeAccumulators(a, b *accumulator) (*accumulator, error) { re
 // ExtractOutput encodes the model.
 func (fn *fitFn) ExtractOutput(a *accumulator) ([]byte, error) { return encodeAccumulator(a) }
 
-// mergeFn is the CombineFn that merges encoded models: its accumulator starts as the
-// model Prototype encodes, or empty without one.
-type mergeFn struct{ Prototype []byte }
+// mergeFn is the CombineFn that merges encoded models; its accumulator starts empty.
+type mergeFn struct{}
 
-// CreateAccumulator decodes the prototype.
-func (fn *mergeFn) CreateAccumulator() (*accumulator, error) {
-	return decodeAccumulator(fn.Prototype)
-}
+// CreateAccumulator returns the empty accumulator.
+func (fn *mergeFn) CreateAccumulator() *accumulator { return &accumulator{} }
 
 // AddInput merges an encoded model.
 func (fn *mergeFn) AddInput(a *accumulator, b []byte) (*accumulator, error) {
@@ -179,8 +181,7 @@ func (fn *mergeFn) AddInput(a *accumulator, b []byte) (*accumulator, error) {
 // MergeAccumulators merges two models.
 func (fn *mergeFn) MergeAccumulators(a, b *accumulator) (*accumulator, error) { return merge(a, b) }
 
-// ExtractOutput encodes the model; with none (no prototype, no input) it is an
-// ErrEmpty.
+// ExtractOutput encodes the model; with none (no input) it is an ErrEmpty.
 func (fn *mergeFn) ExtractOutput(a *accumulator) ([]byte, error) {
 	if a.s == nil {
 		return nil, fmt.Errorf("%w: no model to merge", ErrEmpty)

@@ -14,13 +14,18 @@ func init() {
 }
 
 // ReadLIBSVM reads points of dimension dim from the LIBSVM text files glob matches:
-// ReadLines, then ParseLIBSVM.
+// ReadLines, then ParseLIBSVM. A dimension below 1 or an invalid glob is an
+// ErrArgument.
 func ReadLIBSVM(s beam.Scope, glob string, dim int) (points, dead beam.PCollection, err error) {
 	if dim < 1 {
 		return beam.PCollection{}, beam.PCollection{}, fmt.Errorf("%w: dimension %d, want ≥ 1", ErrArgument, dim)
 	}
 	s = s.Scope("ikpcabeam.ReadLIBSVM")
-	points, dead = beam.ParDo2(s, &parseLIBSVMFn{Dim: dim}, ReadLines(s, glob))
+	lines, err := ReadLines(s, glob)
+	if err != nil {
+		return beam.PCollection{}, beam.PCollection{}, err
+	}
+	points, dead = beam.ParDo2(s, &parseLIBSVMFn{Dim: dim}, lines)
 	return points, dead, nil
 }
 

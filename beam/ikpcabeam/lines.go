@@ -29,19 +29,37 @@ func init() {
 // and each line belongs to the block it starts in. A line's number is known in the
 // first block of a file (all of a file below 80 MiB) and is 0 in the others, where the
 // offset still locates it. A file ending in ".gz" is decompressed and read whole by one
-// worker (its offsets are in the decompressed text).
-func ReadLines(s beam.Scope, glob string) beam.PCollection {
+// worker (its offsets are in the decompressed text). An empty glob, or one of a file
+// system the program does not register (import
+// github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local for local paths, …/gcs
+// for gs://), is an ErrArgument.
+func ReadLines(s beam.Scope, glob string) (beam.PCollection, error) {
+	if err := checkScheme(glob); err != nil {
+		return beam.PCollection{}, err
+	}
 	s = s.Scope("ikpcabeam.ReadLines")
-	filesystem.ValidateScheme(glob)
 	files := fileio.ReadMatches(s, fileio.MatchFiles(s, glob))
-	return beam.ParDo(s, &readLinesFn{}, files)
+	return beam.ParDo(s, &readLinesFn{}, files), nil
+}
+
+// checkScheme reports a path that Beam's file systems cannot open: empty, or of a
+// scheme no imported file system registers. (filesystem.ValidateScheme panics.)
+func checkScheme(path string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrArgument, r)
+		}
+	}()
+	filesystem.ValidateScheme(path)
+	return nil
 }
 
 // The block size for the initial split of a file, and the smallest last block: a
-// remainder below it joins the block before (textio's values).
-const (
-	blockSize = 64 << 20
-	tooSmall  = blockSize / 4
+// remainder below it joins the block before (textio's values; variables so that tests
+// can split small files).
+var (
+	blockSize int64 = 64 << 20
+	tooSmall        = blockSize / 4
 )
 
 // readLinesFn is a splittable DoFn over the byte range of a file, as textio's reader:
@@ -51,11 +69,15 @@ type readLinesFn struct{}
 // compressed reports a file read whole: its byte range is not that of its text.
 func compressed(f fileio.ReadableFile) bool { return filepath.Ext(f.Metadata.Path) == ".gz" }
 
-// CreateInitialRestriction is the file's byte range, or for a compressed file an
-// unbounded one that TryClaim ends at the end of the text.
+// wholeEnd ends the range of a compressed file, beyond any text: the tracker's
+// arithmetic (claimed+1) must not overflow.
+const wholeEnd = math.MaxInt64 / 2
+
+// CreateInitialRestriction is the file's byte range, or for a compressed file a range
+// beyond any text, which ProcessElement ends at the end of the text.
 func (fn *readLinesFn) CreateInitialRestriction(f fileio.ReadableFile) offsetrange.Restriction {
 	if compressed(f) {
-		return offsetrange.Restriction{Start: 0, End: math.MaxInt64}
+		return offsetrange.Restriction{Start: 0, End: wholeEnd}
 	}
 	return offsetrange.Restriction{Start: 0, End: f.Metadata.Size}
 }
@@ -85,7 +107,7 @@ func (fn *readLinesFn) RestrictionSize(f fileio.ReadableFile, rest offsetrange.R
 // CreateTracker tracks the range; a compressed file's cannot be split.
 func (fn *readLinesFn) CreateTracker(rest offsetrange.Restriction) *sdf.LockRTracker {
 	t := offsetrange.NewTracker(rest)
-	if rest.End == math.MaxInt64 {
+	if rest.End == wholeEnd {
 		return sdf.NewLockRTracker(&wholeFile{t})
 	}
 	return sdf.NewLockRTracker(t)

@@ -45,7 +45,9 @@ type NystromOptions struct {
 // sampled, the empty model is built on the sample, and each bundle adds its points to
 // a copy of it (a side input) before the copies merge (fit is then not used). The result is a
 // PCollection<[]byte> with the model's encoding; points of another dimension or with a
-// NaN or infinite coordinate are dead letters. Invalid options are an ErrArgument.
+// NaN or infinite coordinate are dead letters (with sampled landmarks, so are points
+// whose kernel values are not finite). With sampled landmarks and no points the result
+// is empty. Invalid options are an ErrArgument.
 //
 // Until the core module has the model, FitNystrom returns ErrNystromUnavailable
 // (nystrom_model.go).

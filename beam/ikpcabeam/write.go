@@ -46,34 +46,49 @@ func csvFields(fields ...string) string {
 
 // WriteScores writes a PCollection<Scores> to filename (any file system Beam knows) as
 // lines of FormatScores, in no particular order, by textio.Write: one file, written
-// by one worker.
-func WriteScores(s beam.Scope, filename string, scores beam.PCollection) {
+// by one worker. A filename Beam's file systems cannot open is an ErrArgument (see
+// ReadLines).
+func WriteScores(s beam.Scope, filename string, scores beam.PCollection) error {
+	if err := checkScheme(filename); err != nil {
+		return err
+	}
 	s = s.Scope("ikpcabeam.WriteScores")
 	textio.Write(s, filename, beam.ParDo(s, FormatScores, scores))
+	return nil
 }
 
 // WriteDeadLetters writes a PCollection<DeadLetter> to filename as lines of
 // FormatDeadLetter, as WriteScores writes scores.
-func WriteDeadLetters(s beam.Scope, filename string, dead beam.PCollection) {
+func WriteDeadLetters(s beam.Scope, filename string, dead beam.PCollection) error {
+	if err := checkScheme(filename); err != nil {
+		return err
+	}
 	s = s.Scope("ikpcabeam.WriteDeadLetters")
 	textio.Write(s, filename, beam.ParDo(s, FormatDeadLetter, dead))
+	return nil
 }
 
 // ReadModel reads a model's encoding (or any file) from filename, on any file system
 // Beam knows, when the pipeline runs: a PCollection<[]byte> of one element, for
-// Project's side input.
-func ReadModel(s beam.Scope, filename string) beam.PCollection {
+// Project's side input. A filename Beam's file systems cannot open is an ErrArgument.
+func ReadModel(s beam.Scope, filename string) (beam.PCollection, error) {
+	if err := checkScheme(filename); err != nil {
+		return beam.PCollection{}, err
+	}
 	s = s.Scope("ikpcabeam.ReadModel")
-	filesystem.ValidateScheme(filename)
-	return beam.ParDo(s, &readFileFn{}, beam.Create(s, filename))
+	return beam.ParDo(s, &readFileFn{}, beam.Create(s, filename)), nil
 }
 
 // WriteModel writes the one element of a PCollection<[]byte>, a fitted model's
-// encoding, to filename.
-func WriteModel(s beam.Scope, filename string, model beam.PCollection) {
+// encoding, to filename. A filename Beam's file systems cannot open is an
+// ErrArgument.
+func WriteModel(s beam.Scope, filename string, model beam.PCollection) error {
+	if err := checkScheme(filename); err != nil {
+		return err
+	}
 	s = s.Scope("ikpcabeam.WriteModel")
-	filesystem.ValidateScheme(filename)
 	beam.ParDo0(s, &writeFileFn{Filename: filename}, beam.GroupByKey(s, beam.AddFixedKey(s, model)))
+	return nil
 }
 
 // readFileFn reads a whole file.
