@@ -164,8 +164,9 @@ func (fn *prototypeFn) ProcessElement(sample []ranked, emit func([]byte)) error 
 // copy's encoding when the bundle finishes.
 type foldFn struct{ m Summary }
 
-// StartBundle forgets the last bundle's model.
-func (fn *foldFn) StartBundle() { fn.m = nil }
+// StartBundle forgets the last bundle's model. (Beam requires the side input and the
+// emitters here.)
+func (fn *foldFn) StartBundle(_ func(*[]byte) bool, _ func([]byte), _ func(DeadLetter)) { fn.m = nil }
 
 // ProcessElement adds one point; a point the model refuses (a kernel value that is not
 // finite) is a dead letter.
@@ -188,7 +189,7 @@ func (fn *foldFn) ProcessElement(p Point, proto func(*[]byte) bool, _ func([]byt
 }
 
 // FinishBundle emits the bundle's model.
-func (fn *foldFn) FinishBundle(emit func([]byte), _ func(DeadLetter)) error {
+func (fn *foldFn) FinishBundle(_ func(*[]byte) bool, emit func([]byte), _ func(DeadLetter)) error {
 	if fn.m == nil {
 		return nil
 	}

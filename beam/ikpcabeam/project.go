@@ -64,8 +64,9 @@ type projectFn struct {
 	X, Y  mat.Dense
 }
 
-// StartBundle forgets the last bundle's model: the side input is read again.
-func (fn *projectFn) StartBundle() {
+// StartBundle forgets the last bundle's model: the side input is read again at the
+// bundle's first point. (Beam requires the side input and the emitters here.)
+func (fn *projectFn) StartBundle(_ context.Context, _ func(*[]byte) bool, _ func(Scores), _ func(DeadLetter)) {
 	fn.m, fn.block = nil, fn.block[:0]
 }
 
@@ -88,8 +89,10 @@ func (fn *projectFn) ProcessElement(ctx context.Context, p Point, model func(*[]
 }
 
 // FinishBundle projects the last block.
-func (fn *projectFn) FinishBundle(emit func(Scores), dead func(DeadLetter)) {
-	fn.flush(emit, dead)
+func (fn *projectFn) FinishBundle(_ context.Context, _ func(*[]byte) bool, emit func(Scores), dead func(DeadLetter)) {
+	if fn.m != nil {
+		fn.flush(emit, dead)
+	}
 	fn.m = nil
 }
 

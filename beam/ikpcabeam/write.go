@@ -1,6 +1,7 @@
 package ikpcabeam
 
 import (
+	"bufio"
 	"context"
 	"encoding/csv"
 	"fmt"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 )
 
@@ -19,6 +19,8 @@ func init() {
 	register.Function1x1(FormatDeadLetter)
 	register.DoFn3x1[context.Context, string, func([]byte), error](&readFileFn{})
 	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&writeFileFn{})
+	register.DoFn3x1[context.Context, string, func(*string) bool, error](&writeLinesFn{})
+	register.Iter1[string]()
 	register.Emitter1[[]byte]()
 }
 
@@ -45,15 +47,15 @@ func csvFields(fields ...string) string {
 }
 
 // WriteScores writes a PCollection<Scores> to filename (any file system Beam knows) as
-// lines of FormatScores, in no particular order, by textio.Write: one file, written
-// by one worker. A filename Beam's file systems cannot open is an ErrArgument (see
+// lines of FormatScores, in no particular order: one file, written by one worker, as
+// textio.Write writes, and empty (not missing) for no scores. A filename Beam's file systems cannot open is an ErrArgument (see
 // ReadLines).
 func WriteScores(s beam.Scope, filename string, scores beam.PCollection) error {
 	if err := checkScheme(filename); err != nil {
 		return err
 	}
 	s = s.Scope("ikpcabeam.WriteScores")
-	textio.Write(s, filename, beam.ParDo(s, FormatScores, scores))
+	writeLines(s, filename, beam.ParDo(s, FormatScores, scores))
 	return nil
 }
 
@@ -64,7 +66,7 @@ func WriteDeadLetters(s beam.Scope, filename string, dead beam.PCollection) erro
 		return err
 	}
 	s = s.Scope("ikpcabeam.WriteDeadLetters")
-	textio.Write(s, filename, beam.ParDo(s, FormatDeadLetter, dead))
+	writeLines(s, filename, beam.ParDo(s, FormatDeadLetter, dead))
 	return nil
 }
 
@@ -138,6 +140,40 @@ func (fn *writeFileFn) ProcessElement(ctx context.Context, _ int, values func(*[
 	if _, err := w.Write(b); err != nil {
 		w.Close()
 		return fmt.Errorf("ikpcabeam: writing %s: %w", fn.Filename, err)
+	}
+	return w.Close()
+}
+
+// writeLines writes a PCollection<string> to filename, a line each: the file name is
+// the main input and the lines a side input, so that the file is written, empty, when
+// there are no lines.
+func writeLines(s beam.Scope, filename string, lines beam.PCollection) {
+	beam.ParDo0(s, &writeLinesFn{}, beam.Create(s, filename), beam.SideInput{Input: lines})
+}
+
+// writeLinesFn writes its side input's lines to the file its element names.
+type writeLinesFn struct{}
+
+// ProcessElement writes the lines.
+func (fn *writeLinesFn) ProcessElement(ctx context.Context, filename string, lines func(*string) bool) error {
+	fs, err := filesystem.New(ctx, filename)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	w, err := fs.OpenWrite(ctx, filename)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	var line string
+	for lines(&line) {
+		bw.WriteString(line)
+		bw.WriteByte('\n')
+	}
+	if err := bw.Flush(); err != nil {
+		w.Close()
+		return fmt.Errorf("ikpcabeam: writing %s: %w", filename, err)
 	}
 	return w.Close()
 }
