@@ -1,6 +1,7 @@
 package ikpcabeam
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -157,13 +158,10 @@ func sampleOf(t *testing.T, glob string, X *mat.Dense, more ranked, rank int, se
 		}
 	}
 	slices.SortFunc(all, func(a, b ranked) int {
-		switch {
-		case lessRanked(a, b):
-			return -1
-		case lessRanked(b, a):
-			return 1
+		if a.Priority != b.Priority {
+			return cmp.Compare(a.Priority, b.Priority)
 		}
-		return 0
+		return slices.Compare(a.X, b.X)
 	})
 	var out [][]float64
 	for _, r := range all[:rank] {
