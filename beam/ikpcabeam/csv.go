@@ -74,6 +74,18 @@ func ParseCSV(s beam.Scope, lines beam.PCollection, opts CSVOptions) (points, de
 	return points, dead, nil
 }
 
+// ParseCSVLine parses one line of delimited text into a point as ParseCSV does (the
+// options' Header is not used): for a caller that reads a few lines itself, such as a
+// launcher that estimates a bandwidth before it builds a pipeline. Invalid options are
+// an ErrArgument; a line that is not a point is an error that says why.
+func ParseCSVLine(text string, opts CSVOptions) ([]float64, error) {
+	fn, err := newParseCSVFn(opts)
+	if err != nil {
+		return nil, err
+	}
+	return fn.parse(text)
+}
+
 // parseCSVFn parses lines; its fields are the checked options.
 type parseCSVFn struct {
 	Comma   int32
