@@ -3,6 +3,7 @@ package ikpcabeam
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -21,6 +22,7 @@ func init() {
 	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&writeFileFn{})
 	register.DoFn3x1[context.Context, string, func(*string) bool, error](&writeLinesFn{})
 	register.Iter1[string]()
+	register.DoFn2x1[context.Context, string, error](&writeShardFn{})
 	register.Emitter1[[]byte]()
 }
 
@@ -56,6 +58,23 @@ func WriteScores(s beam.Scope, filename string, scores beam.PCollection) error {
 	}
 	s = s.Scope("ikpcabeam.WriteScores")
 	writeLines(s, filename, beam.ParDo(s, FormatScores, scores))
+	return nil
+}
+
+// WriteScoresSharded writes a PCollection<Scores> as WriteScores does, into files
+// named prefix-<random id>.csv, one per bundle, each written by the worker that holds
+// the bundle: no shuffle, and memory that does not grow with the number of scores,
+// where WriteScores gathers them all on one worker (a runner may hold them in memory
+// there: prism does). A file is written as prefix-<id>.csv.tmp and renamed when its
+// bundle finishes; a bundle that fails leaves its .tmp file, and a bundle that the
+// runner runs again after it finished (a failure further on) may leave its lines in
+// two files. A prefix Beam's file systems cannot open is an ErrArgument.
+func WriteScoresSharded(s beam.Scope, prefix string, scores beam.PCollection) error {
+	if err := checkScheme(prefix); err != nil {
+		return err
+	}
+	s = s.Scope("ikpcabeam.WriteScoresSharded")
+	beam.ParDo0(s, &writeShardFn{Prefix: prefix}, beam.ParDo(s, FormatScores, scores))
 	return nil
 }
 
@@ -176,4 +195,54 @@ func (fn *writeLinesFn) ProcessElement(ctx context.Context, filename string, lin
 		return fmt.Errorf("ikpcabeam: writing %s: %w", filename, err)
 	}
 	return w.Close()
+}
+
+// writeShardFn writes each bundle's lines to a file of its own, Prefix-<id>.csv.
+type writeShardFn struct {
+	Prefix string
+
+	fs        filesystem.Interface
+	tmp, name string
+	w         io.WriteCloser
+	bw        *bufio.Writer
+}
+
+// ProcessElement writes a line, opening the bundle's file at its first.
+func (fn *writeShardFn) ProcessElement(ctx context.Context, line string) error {
+	if fn.w == nil {
+		fs, err := filesystem.New(ctx, fn.Prefix)
+		if err != nil {
+			return err
+		}
+		fn.fs, fn.name = fs, fn.Prefix+"-"+rand.Text()+".csv"
+		fn.tmp = fn.name + ".tmp"
+		if fn.w, err = fs.OpenWrite(ctx, fn.tmp); err != nil {
+			fs.Close()
+			fn.w = nil
+			return err
+		}
+		fn.bw = bufio.NewWriterSize(fn.w, 1<<20)
+	}
+	fn.bw.WriteString(line)
+	return fn.bw.WriteByte('\n')
+}
+
+// FinishBundle closes the bundle's file and gives it its name.
+func (fn *writeShardFn) FinishBundle(ctx context.Context) error {
+	if fn.w == nil {
+		return nil
+	}
+	defer func() { fn.fs.Close(); fn.w = nil }()
+	if err := fn.bw.Flush(); err != nil {
+		fn.w.Close()
+		return fmt.Errorf("ikpcabeam: writing %s: %w", fn.tmp, err)
+	}
+	if err := fn.w.Close(); err != nil {
+		return fmt.Errorf("ikpcabeam: writing %s: %w", fn.tmp, err)
+	}
+	r, ok := fn.fs.(filesystem.Renamer)
+	if !ok {
+		return fmt.Errorf("ikpcabeam: the file system of %s cannot rename %s", fn.Prefix, fn.tmp)
+	}
+	return r.Rename(ctx, fn.tmp, fn.name)
 }

@@ -8,6 +8,8 @@
 //	ikpca-beam --mode=fit --input='data/*.csv' --model=model.skpca --output=scores.csv
 //	ikpca-beam --mode=project --input='data/*.csv' --model=model.skpca --output=scores.csv
 //
+// With --sharded the scores go to files <output>-<id>.csv, one per bundle.
+//
 // Scores are CSV lines "file,offset,line,score₁,…,score_k", one per point, in no
 // particular order (a point's file and byte offset are its key); lines that are not
 // points and points the model refuses go to the dead-letter file (--dead) as CSV lines
@@ -26,7 +28,7 @@ import (
 // options are the command's flags.
 type options struct {
 	mode, input, format, sep, columns string
-	header                            bool
+	header, sharded                   bool
 	dim                               int
 	model, output, dead               string
 	features, sketch, shards          int
@@ -46,6 +48,7 @@ func main() {
 	flag.IntVar(&o.dim, "dim", 0, "dimension of the points (default: csv, from the first line of the first file; libsvm: required)")
 	flag.StringVar(&o.model, "model", "", "the model file: written by fit, read by project")
 	flag.StringVar(&o.output, "output", "", "scores file (project; fit projects its input too if set)")
+	flag.BoolVar(&o.sharded, "sharded", false, "write scores as files <output>-<id>.csv, one per bundle, by the workers (no shuffle; memory independent of the points)")
 	flag.StringVar(&o.dead, "dead", "", "dead-letter file (default: the model's or the output's name + .dead.csv)")
 	flag.IntVar(&o.features, "features", 1000, "fit: random Fourier features D (even)")
 	flag.IntVar(&o.sketch, "sketch", 50, "fit: sketch rows ℓ, the number of components")

@@ -99,7 +99,11 @@ func build(ctx context.Context, o options) (*beam.Pipeline, error) {
 			return nil, err
 		}
 		dead = append(dead, refused)
-		if err := ikpcabeam.WriteScores(s, o.output, scores); err != nil {
+		write := ikpcabeam.WriteScores
+		if o.sharded {
+			write = ikpcabeam.WriteScoresSharded
+		}
+		if err := write(s, o.output, scores); err != nil {
 			return nil, err
 		}
 	}
