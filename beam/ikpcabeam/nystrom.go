@@ -38,7 +38,7 @@ type NystromOptions struct {
 }
 
 // FitNystrom fits Nyström kernel PCA (the kernel PCA of the Nyström-approximated
-// kernel matrix, docs/design.md, "Nyström kernel PCA as a sum") over a
+// kernel matrix, docs/design.md, "Beyond one machine") over a
 // PCollection<Point>. The model accumulates sums that merge by addition, so the
 // pipeline's model equals a single-process fit to rounding. With given landmarks it is
 // Fit with an empty model on them; with sampled landmarks the points are first
