@@ -131,12 +131,21 @@ func (fn *readLinesFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker,
 		return err
 	}
 	defer rc.Close()
-	r := bufio.NewReaderSize(rc, 1<<20)
 	start := rt.GetRestriction().(offsetrange.Restriction).Start
+	skip := max(start-1, 0)
+	// Go to the byte before the block: by seeking where the file allows it (a local
+	// file), by reading through otherwise (as textio does).
+	if sk, ok := rc.(io.Seeker); ok && skip > 0 {
+		if _, err := sk.Seek(skip, io.SeekStart); err != nil {
+			return err
+		}
+		skip = 0
+	}
+	r := bufio.NewReaderSize(rc, 1<<20)
 	pos, number := int64(0), int64(1)
 	if start > 0 {
 		number = 0 // the lines before are not counted
-		if _, err := r.Discard(int(start - 1)); err != nil {
+		if _, err := r.Discard(int(skip)); err != nil {
 			if err == io.EOF {
 				return fmt.Errorf("ikpcabeam: %s: block at byte %d is past the end of the file", f.Metadata.Path, start)
 			}
