@@ -28,7 +28,8 @@ import (
 // Directions' merge (Agarwal et al. 2013), so the bound holds for the union, by the
 // triangle inequality over the parts.
 //
-// Not safe for concurrent use.
+// Make one with NewSKPCA, or decode one (DecodeSummary, or UnmarshalBinary into a zero
+// SKPCA, which is otherwise not usable). Not safe for concurrent use.
 type SKPCA struct {
 	opts stream.SKPCAOptions
 	rff  *features.RFF
