@@ -2,10 +2,10 @@
 // fit or a projection spreads over many workers (docs/design.md, "Beyond one machine").
 //
 // What spreads is what merges. A model that is a mergeable summary of its points (a
-// Summary: SKPCA's Frequent Directions sketch of random Fourier features now, the
-// Nyström kernel PCA sums once the core has that model) is fitted by a CombineFn: each
-// worker adds its points to an accumulator, accumulators merge, and the result is the
-// model's encoding, one []byte. Projection needs no merging: any fitted model — a
+// Summary: SKPCA's Frequent Directions sketch of random Fourier features, the Nyström
+// kernel PCA sums) is fitted by a CombineFn: each worker adds its points to an
+// accumulator, accumulators merge, and the result is the model's encoding, one
+// []byte. Projection needs no merging: any fitted model — a
 // Summary's encoding or a kpca checkpoint — is a side input that each worker decodes
 // once per bundle, and points are projected in blocks.
 //

@@ -23,7 +23,4 @@ var (
 	// an unknown kind, an unsupported version, a truncated or corrupted encoding, or
 	// one that describes a model that cannot exist.
 	ErrModel = errors.New("ikpcabeam: bad model encoding")
-	// ErrNystromUnavailable reports a Nyström KPCA fit requested before the core
-	// module has the model (issue 14 §1); see nystrom_model.go.
-	ErrNystromUnavailable = errors.New("ikpcabeam: Nyström KPCA is not available yet: the core module has no mergeable Nyström model")
 )

@@ -71,8 +71,8 @@ func certify(t *testing.T, m *SKPCA, X *mat.Dense) {
 	frob2 := mat.Norm(&Z, 2)
 	frob2 *= frob2
 	tol := 1e-10 * frob2
-	if math.Abs(m.Frobenius2()-frob2) > tol {
-		t.Errorf("‖Z‖_F² = %v, want %v", m.Frobenius2(), frob2)
+	if math.Abs(m.Sketch().Frobenius2()-frob2) > tol {
+		t.Errorf("‖Z‖_F² = %v, want %v", m.Sketch().Frobenius2(), frob2)
 	}
 	vals := m.Values(nil)
 	delta := m.ErrorBound()

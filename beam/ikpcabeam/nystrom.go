@@ -35,6 +35,9 @@ type NystromOptions struct {
 	Landmarks *mat.Dense
 	Rank      int
 	Seed      uint64
+	// Tolerance is nystrom.Options.Tolerance: the relative cutoff of the landmarks'
+	// kernel matrix (zero: r·2⁻⁵²).
+	Tolerance float64
 }
 
 // FitNystrom fits Nyström kernel PCA (the kernel PCA of the Nyström-approximated
@@ -48,9 +51,6 @@ type NystromOptions struct {
 // NaN or infinite coordinate are dead letters (with sampled landmarks, so are points
 // whose kernel values are not finite). With sampled landmarks and no points the result
 // is empty. Invalid options are an ErrArgument.
-//
-// Until the core module has the model, FitNystrom returns ErrNystromUnavailable
-// (nystrom_model.go).
 func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit FitOptions) (model, dead beam.PCollection, err error) {
 	fail := func(err error) (beam.PCollection, beam.PCollection, error) {
 		return beam.PCollection{}, beam.PCollection{}, err
@@ -72,9 +72,6 @@ func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit 
 			return fail(fmt.Errorf("%w: a landmark has a NaN or infinite coordinate", ErrNonFinite))
 		}
 	}
-	if newNystromModel == nil {
-		return fail(ErrNystromUnavailable)
-	}
 	s = s.Scope("ikpcabeam.FitNystrom")
 	if opts.Landmarks != nil {
 		proto, err := newNystromModel(opts.Landmarks, opts)
@@ -85,7 +82,7 @@ func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit 
 	}
 	good, dead := beam.ParDo2(s, &checkFn{Dim: opts.Dim}, points)
 	sample := top.Smallest(s, beam.ParDo(s, &rankFn{Seed: opts.Seed}, good), opts.Rank, lessRanked)
-	proto := beam.ParDo(s, &prototypeFn{Dim: opts.Dim, Kernel: opts.Kernel, Rank: opts.Rank, Seed: opts.Seed}, sample)
+	proto := beam.ParDo(s, &prototypeFn{Dim: opts.Dim, Kernel: opts.Kernel, Rank: opts.Rank, Seed: opts.Seed, Tolerance: opts.Tolerance}, sample)
 	parts, refused := beam.ParDo2(s, &foldFn{}, good, beam.SideInput{Input: proto})
 	return beam.Combine(s, &mergeFn{}, parts), beam.Flatten(s, dead, refused), nil
 }
@@ -133,10 +130,11 @@ func (fn *rankFn) ProcessElement(p Point) ranked {
 
 // prototypeFn builds the empty model on the sampled landmarks.
 type prototypeFn struct {
-	Dim    int
-	Kernel kernel.Spec
-	Rank   int
-	Seed   uint64
+	Dim       int
+	Kernel    kernel.Spec
+	Rank      int
+	Seed      uint64
+	Tolerance float64
 }
 
 // ProcessElement emits the empty model's encoding.
@@ -148,7 +146,7 @@ func (fn *prototypeFn) ProcessElement(sample []ranked, emit func([]byte)) error 
 	for i, r := range sample {
 		L.SetRow(i, r.X)
 	}
-	m, err := newNystromModel(L, NystromOptions{Dim: fn.Dim, Kernel: fn.Kernel, Landmarks: L, Rank: fn.Rank, Seed: fn.Seed})
+	m, err := newNystromModel(L, NystromOptions{Dim: fn.Dim, Kernel: fn.Kernel, Landmarks: L, Rank: fn.Rank, Seed: fn.Seed, Tolerance: fn.Tolerance})
 	if err != nil {
 		return err
 	}

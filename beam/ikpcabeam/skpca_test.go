@@ -24,51 +24,9 @@ func fill(t *testing.T, m interface{ Add([]float64) error }, X *mat.Dense) {
 	}
 }
 
-// TestSKPCAEqualsStream: fed the same points in the same order, SKPCA computes what
-// stream.SKPCA computes, bit for bit (the same core parts, the same sign rule).
-func TestSKPCAEqualsStream(t *testing.T) {
-	X := curve(300, 3, 1)
-	P := curve(20, 3, 2)
-	ours, err := NewSKPCA(3, testOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	theirs, err := stream.NewSKPCA(3, testOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fill(t, ours, X)
-	fill(t, theirs, X)
-	if a, b := ours.Values(nil), theirs.Values(nil); !sameBits(a, b) {
-		t.Errorf("Values %v, stream.SKPCA %v", a, b)
-	}
-	var W, V mat.Dense
-	ours.VectorsTo(&W)
-	theirs.VectorsTo(&V)
-	if !sameBits(rawOf(&W), rawOf(&V)) {
-		t.Error("VectorsTo differs from stream.SKPCA")
-	}
-	k := len(ours.Values(nil))
-	var Y, Z mat.Dense
-	if err := ours.Transform(&Y, P, k); err != nil {
-		t.Fatal(err)
-	}
-	if err := theirs.Transform(&Z, P, k); err != nil {
-		t.Fatal(err)
-	}
-	if !sameBits(rawOf(&Y), rawOf(&Z)) {
-		t.Error("Transform differs from stream.SKPCA")
-	}
-	if ours.Len() != theirs.Len() || ours.ErrorBound() != theirs.ErrorBound() || ours.Bytes() != theirs.Bytes() {
-		t.Errorf("Len, ErrorBound, Bytes: %d %v %d, stream.SKPCA %d %v %d",
-			ours.Len(), ours.ErrorBound(), ours.Bytes(), theirs.Len(), theirs.ErrorBound(), theirs.Bytes())
-	}
-}
-
-// TestSKPCAEncoding: a decoded model has the encoded one's Values and scores bit for
-// bit, its counts and bound, and continues as it would have: the same points added to
-// both give the same Values bit for bit (the bound only to rounding: it is summed in
-// another order).
+// TestSKPCAEncoding: a model decoded from the core's encoding has the encoded one's
+// Values and scores bit for bit, its counts and bound, and continues as it would have:
+// the same points added to both give the same Values bit for bit.
 func TestSKPCAEncoding(t *testing.T) {
 	X, more, P := curve(150, 3, 1), curve(100, 3, 4), curve(20, 3, 2)
 	for _, n := range []int{0, 1, 5, 150} {
@@ -88,9 +46,9 @@ func TestSKPCAEncoding(t *testing.T) {
 		if !sameBits(m.Values(nil), back.Values(nil)) {
 			t.Errorf("n = %d: Values %v, decoded %v", n, m.Values(nil), back.Values(nil))
 		}
-		if back.Len() != n || back.Frobenius2() != m.Frobenius2() || back.ErrorBound() != m.ErrorBound() {
+		if back.Len() != n || back.Sketch().Frobenius2() != m.Sketch().Frobenius2() || back.ErrorBound() != m.ErrorBound() {
 			t.Errorf("n = %d: Len, ‖Z‖_F², Δ decoded as %d %v %v, want %d %v %v",
-				n, back.Len(), back.Frobenius2(), back.ErrorBound(), n, m.Frobenius2(), m.ErrorBound())
+				n, back.Len(), back.Sketch().Frobenius2(), back.ErrorBound(), n, m.Sketch().Frobenius2(), m.ErrorBound())
 		}
 		if k := len(m.Values(nil)); k > 0 {
 			var Y, Z mat.Dense
@@ -255,4 +213,29 @@ func TestSKPCAConformance(t *testing.T) {
 		},
 		Bounded: true,
 	})
+}
+
+// TestSKPCADecodeErrors: bytes that are no SKPCA encoding, a truncated or corrupted one,
+// are ErrModel errors, and leave the receiver unchanged.
+func TestSKPCADecodeErrors(t *testing.T) {
+	m, err := NewSKPCA(3, testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, m, curve(30, 3, 1))
+	good, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := append([]byte(nil), good...)
+	flipped[len(flipped)/2] ^= 1
+	for name, b := range map[string][]byte{"truncated": good[:len(good)-1], "a flipped bit": flipped, "magic only": good[:8]} {
+		back := &SKPCA{}
+		if err := back.UnmarshalBinary(b); !errors.Is(err, ErrModel) || back.SKPCA != nil {
+			t.Errorf("%s: error %v, want ErrModel and no model", name, err)
+		}
+		if _, err := DecodeModel(b); !errors.Is(err, ErrModel) {
+			t.Errorf("%s: DecodeModel error %v, want ErrModel", name, err)
+		}
+	}
 }

@@ -37,13 +37,14 @@ type kind struct {
 	load    func(b []byte) (ikpca.Model, error)
 }
 
-// kinds are the encodings DecodeModel and DecodeSummary know. nystrom_model.go adds
-// the Nyström KPCA model's once it exists.
+// kinds are the encodings DecodeModel and DecodeSummary know (nystrom_model.go adds
+// the Nyström KPCA model's).
 var kinds = []kind{
 	// The checkpoint of an exact incremental model, kpca.Model.Save's format; its magic
 	// is kpca's checkpointMagic.
 	{name: "kpca checkpoint", magic: "IKPCAMDL", load: loadCheckpoint},
-	{name: "SKPCA", magic: skpcaMagic, summary: func() Summary { return new(SKPCA) }},
+	// stream.SKPCA's encoding; its magic is stream's skpcaMagic.
+	{name: "SKPCA", magic: "IKPCASKP", summary: func() Summary { return new(SKPCA) }},
 }
 
 // kindOf returns the kind of an encoding.
