@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -263,7 +265,11 @@ func Compare(ctx context.Context, o CompareOptions) (*CompareResult, error) {
 			return nil, err
 		}
 	}
+	// Return the matrix's memory to the operating system before scikit-learn's
+	// processes need theirs.
 	km, ref.vectors, ref.uvectors = nil, nil, nil
+	runtime.GC()
+	debug.FreeOSMemory()
 
 	if len(o.Sklearn) > 0 {
 		rows, err := runSklearn(ctx, o, X, sigma, stage("scikit-learn"))

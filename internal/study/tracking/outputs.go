@@ -160,7 +160,7 @@ func (r *CompareResult) headline(rank int) study.Output {
 	k := r.Options.Components
 	var md strings.Builder
 	fmt.Fprintf(&md, "### Rank %d on MAGIC: %d points streamed one at a time\n\n", rank, r.N)
-	fmt.Fprintf(&md, "Centred, Gaussian kernel with σ = %.6g (kernel.DefaultBandwidth), a batch start of %d points (the top %d+1 pairs by LAPACK dsyevr) "+
+	fmt.Fprintf(&md, "Centred, Gaussian kernel with σ = %.6g (kernel.DefaultBandwidth), a batch start of %d points (of which only the top %d+1 pairs are computed, native.EigenSymTop) "+
 		"and the other %d points added one at a time. Measured against a batch kernel PCA of all %d points, whose top pairs come from Lanczos on the formed kernel matrix "+
 		"to residuals of %.1g·λ₁.\n\n", r.Sigma, r.Options.M0, rank, r.N-r.Options.M0, r.N, r.Residual)
 	met := func(ok bool) string {
