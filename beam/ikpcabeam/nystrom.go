@@ -59,25 +59,15 @@ type NystromOptions struct {
 // landmarks, so are points whose kernel values are not finite). With sampled landmarks
 // and no points the result is empty, and landmarks without a median distance (with the
 // median heuristic) fail the pipeline. Invalid options, and given landmarks without a
-// median distance, are an ErrArgument.
+// median distance, are an ErrArgument. With sampled landmarks a runner keeps the
+// points until the sample is drawn: FitNystromSampled, on two reads of the data, does
+// not.
 func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit FitOptions) (model, dead beam.PCollection, err error) {
 	fail := func(err error) (beam.PCollection, beam.PCollection, error) {
 		return beam.PCollection{}, beam.PCollection{}, err
 	}
-	if opts.Dim < 1 {
-		return fail(fmt.Errorf("%w: dimension %d, want ≥ 1", ErrArgument, opts.Dim))
-	}
-	if _, err := kernel.New(withBandwidth(opts.Kernel, 1)); err != nil {
-		return fail(fmt.Errorf("%w: %w", ErrArgument, err))
-	}
-	if fit.Shards < 0 || fit.Block < 0 {
-		return fail(fmt.Errorf("%w: %d shards, block of %d", ErrArgument, fit.Shards, fit.Block))
-	}
-	if fit.Block == 0 {
-		fit.Block = defaultBlock
-	}
-	if opts.Landmarks == nil && opts.Rank < 1 {
-		return fail(fmt.Errorf("%w: no landmarks and %d to sample", ErrArgument, opts.Rank))
+	if opts, fit, err = checkNystrom(opts, fit); err != nil {
+		return fail(err)
 	}
 	if L := opts.Landmarks; L != nil {
 		if r, c := L.Dims(); r == 0 || c != opts.Dim {
@@ -99,10 +89,60 @@ func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit 
 		return Fit(s, points, proto, fit)
 	}
 	good, dead := beam.ParDo2(s, &checkFn{Dim: opts.Dim}, points)
-	sample := top.Smallest(s, beam.ParDo(s, &rankFn{Seed: opts.Seed}, good), opts.Rank, lessRanked)
-	proto := beam.ParDo(s, &prototypeFn{Dim: opts.Dim, Kernel: opts.Kernel, Rank: opts.Rank, Seed: opts.Seed, Tolerance: opts.Tolerance}, sample)
+	return fitSampled(s, good, good, dead, opts, fit)
+}
+
+// FitNystromSampled is FitNystrom with sampled landmarks (opts.Landmarks must be nil),
+// drawn from sample, and the model fitted to points: two reads of the same data, as
+// the same PCollection<Point>s. FitNystrom's points feed both the sample and, once it
+// is drawn, the fit, so that a runner must keep them meanwhile — in memory on prism,
+// about 3 kB a point — where a second read costs only its reading and keeps the memory
+// of the fit independent of the number of points (docs/design.md, "Beyond one
+// machine"). The sample's bad points are not sampled, and are not dead letters here:
+// the same points in points are. The results are FitNystrom's on points when sample
+// holds the same points, in any order.
+func FitNystromSampled(s beam.Scope, sample, points beam.PCollection, opts NystromOptions, fit FitOptions) (model, dead beam.PCollection, err error) {
+	if opts.Landmarks != nil {
+		return beam.PCollection{}, beam.PCollection{}, fmt.Errorf("%w: given landmarks and a sample to draw them from", ErrArgument)
+	}
+	if opts, fit, err = checkNystrom(opts, fit); err != nil {
+		return beam.PCollection{}, beam.PCollection{}, err
+	}
+	s = s.Scope("ikpcabeam.FitNystromSampled")
+	valid, _ := beam.ParDo2(s, &checkFn{Dim: opts.Dim}, sample)
+	good, dead := beam.ParDo2(s, &checkFn{Dim: opts.Dim}, points)
+	return fitSampled(s, valid, good, dead, opts, fit)
+}
+
+// fitSampled builds the empty model on Rank landmarks sampled from the checked points
+// sample and adds the checked points good to copies of it, one per bundle, which it
+// merges; dead are the dead letters so far.
+func fitSampled(s beam.Scope, sample, good, dead beam.PCollection, opts NystromOptions, fit FitOptions) (beam.PCollection, beam.PCollection, error) {
+	drawn := top.Smallest(s, beam.ParDo(s, &rankFn{Seed: opts.Seed}, sample), opts.Rank, lessRanked)
+	proto := beam.ParDo(s, &prototypeFn{Dim: opts.Dim, Kernel: opts.Kernel, Rank: opts.Rank, Seed: opts.Seed, Tolerance: opts.Tolerance}, drawn)
 	parts, refused := beam.ParDo2(s, &foldFn{Block: fit.Block}, good, beam.SideInput{Input: proto})
 	return beam.Combine(s, &mergeFn{}, parts), beam.Flatten(s, dead, refused), nil
+}
+
+// checkNystrom checks the options of FitNystrom but for the given landmarks, and sets
+// the default block.
+func checkNystrom(opts NystromOptions, fit FitOptions) (NystromOptions, FitOptions, error) {
+	if opts.Dim < 1 {
+		return opts, fit, fmt.Errorf("%w: dimension %d, want ≥ 1", ErrArgument, opts.Dim)
+	}
+	if _, err := kernel.New(withBandwidth(opts.Kernel, 1)); err != nil {
+		return opts, fit, fmt.Errorf("%w: %w", ErrArgument, err)
+	}
+	if fit.Shards < 0 || fit.Block < 0 {
+		return opts, fit, fmt.Errorf("%w: %d shards, block of %d", ErrArgument, fit.Shards, fit.Block)
+	}
+	if fit.Block == 0 {
+		fit.Block = defaultBlock
+	}
+	if opts.Landmarks == nil && opts.Rank < 1 {
+		return opts, fit, fmt.Errorf("%w: no landmarks and %d to sample", ErrArgument, opts.Rank)
+	}
+	return opts, fit, nil
 }
 
 // medianBandwidth reports a kernel whose bandwidth is the median heuristic on the

@@ -39,6 +39,7 @@ func TestNystromMatchesSingleProcess(t *testing.T) {
 		sigma  float64
 		fit    FitOptions
 		median bool
+		twice  bool // FitNystromSampled on two reads
 	}{
 		{L: given, sigma: 1, fit: FitOptions{Shards: 3}},
 		{L: nil, sigma: 1, fit: FitOptions{Shards: 3}},
@@ -46,14 +47,25 @@ func TestNystromMatchesSingleProcess(t *testing.T) {
 		{L: nil, sigma: 0, fit: FitOptions{Block: 7}, median: true},
 		{L: given, sigma: 1, fit: FitOptions{Block: 1}},
 		{L: nil, sigma: 1, fit: FitOptions{Block: 1}},
+		{L: nil, sigma: 0, fit: FitOptions{}, median: true, twice: true},
 	} {
-		name := fmt.Sprintf("given %v, σ %v, %+v", c.L != nil, c.sigma, c.fit)
+		name := fmt.Sprintf("given %v, σ %v, %+v, two reads %v", c.L != nil, c.sigma, c.fit, c.twice)
 		p, s := beam.NewPipelineWithRoot()
 		points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
-		model, _, err := FitNystrom(s, points, NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: c.sigma}, Landmarks: c.L, Rank: 25, Seed: 4}, c.fit)
+		opts := NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: c.sigma}, Landmarks: c.L, Rank: 25, Seed: 4}
+		var model beam.PCollection
+		if c.twice {
+			again, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			model, _, err = FitNystromSampled(s, points, again, opts, c.fit)
+		} else {
+			model, _, err = FitNystrom(s, points, opts, c.fit)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,6 +164,20 @@ func TestNystromOptions(t *testing.T) {
 			t.Errorf("%+v: error %v, want ErrArgument", fit, err)
 		}
 	}
+	for _, c := range []struct {
+		opts NystromOptions
+		fit  FitOptions
+	}{
+		{NystromOptions{Dim: 2, Kernel: rbf, Landmarks: mat.NewDense(1, 2, []float64{1, 2})}, FitOptions{}},
+		{NystromOptions{Dim: 2, Kernel: rbf}, FitOptions{}},
+		{NystromOptions{Dim: 0, Kernel: rbf, Rank: 2}, FitOptions{}},
+		{NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "polynomial"}, Rank: 2}, FitOptions{}},
+		{NystromOptions{Dim: 2, Kernel: rbf, Rank: 2}, FitOptions{Block: -1}},
+	} {
+		if _, _, err := FitNystromSampled(s, points, points, c.opts, c.fit); !errors.Is(err, ErrArgument) {
+			t.Errorf("FitNystromSampled %+v, %+v: error %v, want ErrArgument", c.opts, c.fit, err)
+		}
+	}
 	// Valid: the median heuristic is accepted without landmarks to take it on yet.
 	if _, _, err := FitNystrom(s, points, NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "RBF"}, Rank: 2}, FitOptions{}); err != nil {
 		t.Errorf("the median heuristic on sampled landmarks: %v", err)
@@ -175,21 +201,35 @@ func TestNystromPipeline(t *testing.T) {
 	given := mat.DenseCopyOf(X.Slice(0, 2, 0, 3))
 	for _, batched := range []bool{false, true} {
 		withDouble(t, batched)
-		for _, L := range []*mat.Dense{nil, given} {
-			name := fmt.Sprintf("batched %v, landmarks %v", batched, L != nil)
+		for _, c := range []struct {
+			L     *mat.Dense
+			twice bool // FitNystromSampled on two reads
+		}{{nil, false}, {given, false}, {nil, true}} {
+			L := c.L
+			name := fmt.Sprintf("batched %v, landmarks %v, two reads %v", batched, L != nil, c.twice)
 			p, s := beam.NewPipelineWithRoot()
-			points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
-			if err != nil {
-				t.Fatal(err)
+			read := func() beam.PCollection {
+				points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if L == nil {
+					// A point the model refuses: a dead letter of a fold, once. (The
+					// CombineFn of given landmarks has no output for it.) And a point
+					// of another dimension: a dead letter of the check, once.
+					points = beam.Flatten(s, points, beam.Create(s, Point{Source: "made", X: huge}, Point{Source: "short", X: []float64{1}}))
+				}
+				return points
 			}
-			if L == nil {
-				// A point the model refuses: a dead letter of a fold. (The CombineFn of
-				// given landmarks has no output for it.)
-				points = beam.Flatten(s, points, beam.Create(s, Point{Source: "made", X: huge}))
+			opts := NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, Landmarks: L, Rank: rank, Seed: seed}
+			fit := FitOptions{Shards: 3, Block: block}
+			var model, dead beam.PCollection
+			var err error
+			if c.twice {
+				model, dead, err = FitNystromSampled(s, read(), read(), opts, fit)
+			} else {
+				model, dead, err = FitNystrom(s, read(), opts, fit)
 			}
-			model, dead, err := FitNystrom(s, points, NystromOptions{
-				Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, Landmarks: L, Rank: rank, Seed: seed,
-			}, FitOptions{Shards: 3, Block: block})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,8 +266,8 @@ func TestNystromPipeline(t *testing.T) {
 			}
 			dl := readRecords(t, df, false)
 			if L == nil {
-				if len(dl) != 1 || !strings.Contains(dl["made@0"].reason, "refuses") {
-					t.Errorf("%s: dead letters %v, want the huge point", name, dl)
+				if len(dl) != 2 || !strings.Contains(dl["made@0"].reason, "refuses") || !strings.Contains(dl["short@0"].reason, "dimension") {
+					t.Errorf("%s: dead letters %v, want the huge point and the short one", name, dl)
 				}
 				// The sample: the rank points of least hash, whatever the order.
 				want := sampleOf(t, glob, X, ranked{Priority: pointHash(Point{Source: "made", X: huge}, seed), X: huge}, rank, seed)

@@ -94,6 +94,14 @@ func build(ctx context.Context, o options) (*beam.Pipeline, error) {
 		}
 	}
 	if o.output != "" {
+		if o.mode == "fit" {
+			// Project a second read of the input: the model is a side input, which the
+			// runner has only once every point is fitted, and it would keep the points
+			// until then (its bad lines are the first read's, dead letters there).
+			if points, _, _, _, err = read(ctx, s, o); err != nil {
+				return nil, err
+			}
+		}
 		scores, refused, err := ikpcabeam.Project(s, model, points, ikpcabeam.ProjectOptions{K: o.k, Block: o.block})
 		if err != nil {
 			return nil, err
@@ -120,10 +128,18 @@ func fit(ctx context.Context, s beam.Scope, points beam.PCollection, o options, 
 		// σ zero: FitNystrom takes the median distance between the landmarks, given or
 		// sampled (a uniform sample of the points).
 		opts := ikpcabeam.NystromOptions{Dim: dim, Kernel: kernel.Spec{Name: "rbf", Sigma: o.sigma}, Rank: o.landmarks, Seed: o.seed}
-		if o.landmarksFile != "" {
-			if opts.Landmarks, err = readLandmarks(ctx, o, csvOpts, dim); err != nil {
+		if o.landmarksFile == "" {
+			// The sample from a second read of the input, so that the runner does not
+			// keep the points until the sample is drawn (its bad lines are the first
+			// read's, dead letters there).
+			sample, _, _, _, err := read(ctx, s, o)
+			if err != nil {
 				return model, refused, err
 			}
+			return ikpcabeam.FitNystromSampled(s, sample, points, opts, fitOpts)
+		}
+		if opts.Landmarks, err = readLandmarks(ctx, o, csvOpts, dim); err != nil {
+			return model, refused, err
 		}
 		return ikpcabeam.FitNystrom(s, points, opts, fitOpts)
 	}
