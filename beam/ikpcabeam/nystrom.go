@@ -96,7 +96,7 @@ func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit 
 // drawn from sample, and the model fitted to points: two reads of the same data, as
 // the same PCollection<Point>s. FitNystrom's points feed both the sample and, once it
 // is drawn, the fit, so that a runner must keep them meanwhile — in memory on prism,
-// about 3 kB a point — where a second read costs only its reading and keeps the memory
+// a few kB a point — where a second read costs only its reading and keeps the memory
 // of the fit independent of the number of points (docs/design.md, "Beyond one
 // machine"). The sample's bad points are not sampled, and are not dead letters here:
 // the same points in points are. The results are FitNystrom's on points when sample
