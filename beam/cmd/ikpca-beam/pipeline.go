@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/csv"
@@ -316,17 +317,20 @@ func firstLines(ctx context.Context, glob string, n int, header bool) ([]string,
 		return nil, err
 	}
 	defer r.Close()
-	b, err := io.ReadAll(io.LimitReader(r, 64<<20))
-	if err != nil {
-		return nil, err
-	}
+	// Line by line, up to n lines (or 64 MiB): the launcher runs the pipeline on prism,
+	// and a whole file read here would count in its memory.
+	br := bufio.NewReader(io.LimitReader(r, 64<<20))
 	var lines []string
-	for i, l := range strings.Split(string(b), "\n") {
-		if l = strings.TrimRight(l, "\r"); (i > 0 || !header) && strings.TrimSpace(l) != "" {
+	for i := 0; len(lines) < n; i++ {
+		l, err := br.ReadString('\n')
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		if l = strings.TrimRight(l, "\r\n"); (i > 0 || !header) && strings.TrimSpace(l) != "" {
 			lines = append(lines, l)
-			if len(lines) == n {
-				break
-			}
+		}
+		if err == io.EOF {
+			break
 		}
 	}
 	if len(lines) == 0 {
