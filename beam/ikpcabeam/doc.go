@@ -14,7 +14,7 @@
 //   - ReadLines, ReadCSV, ReadLIBSVM (and ParseCSV, ParseLIBSVM for lines from
 //     elsewhere): text files to Points, each with its file, byte offset and, where the
 //     reader knows it, line number;
-//   - FitSKPCA, FitNystrom: Points to an encoded model;
+//   - FitSKPCA, FitNystrom, FitNystromSampled: Points to an encoded model;
 //   - Project: Points and an encoded model to Scores;
 //   - WriteScores, WriteDeadLetters: text files of CSV lines.
 //

@@ -28,11 +28,17 @@ type FitOptions struct {
 	// or 1 the points go to one CombineFn, which runners split across workers as they
 	// see fit (combiner lifting).
 	Shards int
+	// Block is the number of points a fit gathers and adds to its model at once, where
+	// the model adds blocks (its AddBatch: the Nyström KPCA model and SKPCA): at dgemm
+	// speed, with a buffer of Block points per accumulator. Zero means 256; 1 adds the
+	// points one at a time (Add).
+	Block int
 }
 
 // Fit fits the model proto over a PCollection<Point> and returns a PCollection<[]byte>
 // holding one element, the fitted model's encoding: proto (typically empty) with the
-// points added, proto itself if there are none. It returns a PCollection<DeadLetter> of the points the model cannot take
+// points added, proto itself if there are none. A model that adds blocks of points
+// (AddBatch) gets them in blocks of opts.Block. It returns a PCollection<DeadLetter> of the points the model cannot take
 // (a wrong dimension, a NaN or infinite coordinate), which are not added. The model's
 // results depend on the order of the adds and merges, which the runner chooses, as far
 // as the model's own guarantee allows: to rounding for sums, within the certified bound
@@ -43,8 +49,11 @@ func Fit(s beam.Scope, points beam.PCollection, proto Summary, opts FitOptions) 
 	if isNil(proto) {
 		return beam.PCollection{}, beam.PCollection{}, fmt.Errorf("%w: nil model", ErrArgument)
 	}
-	if opts.Shards < 0 {
-		return beam.PCollection{}, beam.PCollection{}, fmt.Errorf("%w: %d shards", ErrArgument, opts.Shards)
+	if opts.Shards < 0 || opts.Block < 0 {
+		return beam.PCollection{}, beam.PCollection{}, fmt.Errorf("%w: %d shards, block of %d", ErrArgument, opts.Shards, opts.Block)
+	}
+	if opts.Block == 0 {
+		opts.Block = defaultBlock
 	}
 	b, err := proto.MarshalBinary()
 	if err == nil {
@@ -57,10 +66,10 @@ func Fit(s beam.Scope, points beam.PCollection, proto Summary, opts FitOptions) 
 	good, dead := beam.ParDo2(s, &checkFn{Dim: proto.Dim()}, points)
 	var fitted beam.PCollection
 	if opts.Shards <= 1 {
-		fitted = beam.Combine(s, &fitFn{Prototype: b}, good)
+		fitted = beam.Combine(s, &fitFn{Prototype: b, Block: opts.Block}, good)
 	} else {
 		keyed := beam.ParDo(s, &shardFn{Shards: opts.Shards}, good)
-		fitted = beam.DropKey(s, beam.CombinePerKey(s, &fitFn{Prototype: b}, keyed))
+		fitted = beam.DropKey(s, beam.CombinePerKey(s, &fitFn{Prototype: b, Block: opts.Block}, keyed))
 	}
 	// The Go SDK's global Combine of no elements gives none: merging in the prototype
 	// makes the fit of no points the prototype, as in one process.
@@ -112,14 +121,30 @@ func pointHash(p Point, seed uint64) uint64 {
 	return h.Sum64()
 }
 
-// accumulator holds the model a CombineFn builds; nil until it has one (mergeFn).
-type accumulator struct{ s Summary }
+// accumulator holds the model a CombineFn builds, nil until it has one (mergeFn), and
+// the points that wait to be added to it in a block (fitFn, for a model that adds
+// blocks): the accumulator stands for the model with those points added.
+type accumulator struct {
+	s       Summary
+	pending pending
+}
 
-// encodeAccumulator is the accumulator's coder: the model's own encoding, empty for
-// none.
+// flush adds the pending points to the model.
+func (a *accumulator) flush() error {
+	if a.pending.rows == 0 {
+		return nil
+	}
+	return a.pending.flush(a.s.(batchAdder))
+}
+
+// encodeAccumulator is the accumulator's coder: the model's own encoding, with the
+// pending points added first, and empty for none.
 func encodeAccumulator(a *accumulator) ([]byte, error) {
 	if a == nil || a.s == nil {
 		return []byte{}, nil
+	}
+	if err := a.flush(); err != nil {
+		return nil, err
 	}
 	return a.s.MarshalBinary()
 }
@@ -136,7 +161,8 @@ func decodeAccumulator(b []byte) (*accumulator, error) {
 	return &accumulator{s: s}, nil
 }
 
-// merge merges b into a, either of which may be empty.
+// merge merges b into a, either of which may be empty; b's pending points are added to
+// b's model first, a's stay pending.
 func merge(a, b *accumulator) (*accumulator, error) {
 	switch {
 	case b.s == nil:
@@ -144,23 +170,40 @@ func merge(a, b *accumulator) (*accumulator, error) {
 	case a.s == nil:
 		return b, nil
 	}
+	if err := b.flush(); err != nil {
+		return nil, err
+	}
 	return a, a.s.Merge(b.s)
 }
 
 // fitFn is the CombineFn that adds points to a model: its accumulator starts as the
-// model Prototype encodes.
-type fitFn struct{ Prototype []byte }
+// model Prototype encodes, and gathers the points in blocks of Block (≥ 1) for a model
+// that adds blocks.
+type fitFn struct {
+	Prototype []byte
+	Block     int
+}
 
 // CreateAccumulator decodes the prototype.
 func (fn *fitFn) CreateAccumulator() (*accumulator, error) { return decodeAccumulator(fn.Prototype) }
 
-// AddInput adds a point.
-func (fn *fitFn) AddInput(a *accumulator, p Point) (*accumulator, error) { return a, a.s.Add(p.X) }
+// AddInput adds a point: to the pending block, added when it holds Block points, if
+// the model adds blocks; to the model at once otherwise.
+func (fn *fitFn) AddInput(a *accumulator, p Point) (*accumulator, error) {
+	if _, ok := a.s.(batchAdder); !ok || fn.Block <= 1 {
+		return a, a.s.Add(p.X)
+	}
+	a.pending.add(p.X, fn.Block)
+	if a.pending.rows < fn.Block {
+		return a, nil
+	}
+	return a, a.flush()
+}
 
 // MergeAccumulators merges two models.
 func (fn *fitFn) MergeAccumulators(a, b *accumulator) (*accumulator, error) { return merge(a, b) }
 
-// ExtractOutput encodes the model.
+// ExtractOutput encodes the model, the pending points added.
 func (fn *fitFn) ExtractOutput(a *accumulator) ([]byte, error) { return encodeAccumulator(a) }
 
 // mergeFn is the CombineFn that merges encoded models; its accumulator starts empty.
@@ -186,5 +229,5 @@ func (fn *mergeFn) ExtractOutput(a *accumulator) ([]byte, error) {
 	if a.s == nil {
 		return nil, fmt.Errorf("%w: no model to merge", ErrEmpty)
 	}
-	return a.s.MarshalBinary()
+	return encodeAccumulator(a)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/stream"
 )
 
@@ -155,6 +156,9 @@ func TestFitArguments(t *testing.T) {
 	if _, _, err := Fit(s, points, m, FitOptions{Shards: -1}); !errors.Is(err, ErrArgument) {
 		t.Errorf("shards −1: %v", err)
 	}
+	if _, _, err := Fit(s, points, m, FitOptions{Block: -1}); !errors.Is(err, ErrArgument) {
+		t.Errorf("block −1: %v", err)
+	}
 	if _, _, err := FitSKPCA(s, points, 3, stream.SKPCAOptions{Features: 3, Sigma: 1, Sketch: 2}, FitOptions{}); !errors.Is(err, ErrArgument) {
 		t.Errorf("odd features: %v", err)
 	}
@@ -188,5 +192,139 @@ func TestAccumulatorCoder(t *testing.T) {
 	}
 	if _, err := decodeAccumulator([]byte("garbage!")); !errors.Is(err, ErrModel) {
 		t.Errorf("garbage: %v", err)
+	}
+}
+
+// TestAccumulatorBlocks: fitFn's accumulator of a model that adds blocks stands for
+// the model with its pending points added, whatever comes next — its coder, a merge
+// into it or of it, ExtractOutput: each adds them, and the result is the model fed
+// the same points in the same blocks, bit for bit (the same calls in the same order).
+func TestAccumulatorBlocks(t *testing.T) {
+	X := curve(50, 3, 2)
+	L := mat.DenseCopyOf(X.Slice(0, 10, 0, 3))
+	proto, err := newNystromModel(L, NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := proto.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := &fitFn{Prototype: b, Block: 8}
+	// want is the prototype fed X[from:to] in blocks of 8.
+	want := func(from, to int) Summary {
+		m, err := DecodeSummary(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := from; i < to; i += 8 {
+			if err := m.(batchAdder).AddBatch(X.Slice(i, min(i+8, to), 0, 3)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return m
+	}
+	// fill returns an accumulator of X[from:to], the last (to−from) mod 8 pending.
+	fill := func(from, to int) *accumulator {
+		a, err := fn.CreateAccumulator()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := from; i < to; i++ {
+			if a, err = fn.AddInput(a, Point{X: X.RawRowView(i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if a.pending.rows != (to-from)%8 {
+			t.Fatalf("%d points pending, want %d", a.pending.rows, (to-from)%8)
+		}
+		return a
+	}
+	same := func(what string, got, want Summary) {
+		t.Helper()
+		if got.Len() != want.Len() || !sameBits(got.Values(nil), want.Values(nil)) {
+			t.Errorf("%s: %d points, values %v; want %d, %v", what, got.Len(), got.Values(nil), want.Len(), want.Values(nil))
+		}
+	}
+
+	enc, err := encodeAccumulator(fill(0, 21))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := decodeAccumulator(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same("coder", dec.s, want(0, 21))
+
+	out, err := fn.ExtractOutput(fill(0, 21))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeSummary(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same("ExtractOutput", got, want(0, 21))
+
+	// Merge 21 + 13 points: 5 + 5 pending; the merge adds the second's, the output the
+	// first's.
+	a, err := fn.MergeAccumulators(fill(0, 21), fill(21, 34))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.pending.rows != 5 {
+		t.Errorf("%d points pending after the merge, want the first accumulator's 5", a.pending.rows)
+	}
+	if out, err = fn.ExtractOutput(a); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = DecodeSummary(out); err != nil {
+		t.Fatal(err)
+	}
+	first, second := want(0, 16), want(21, 34)
+	if err := first.Merge(second); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.(batchAdder).AddBatch(X.Slice(16, 21, 0, 3)); err != nil {
+		t.Fatal(err)
+	}
+	same("merged", got, first)
+}
+
+// TestAddInputAllocs: fitFn adds points to a model that adds blocks without allocating
+// once its block's buffer exists, the AddBatch of each full block included.
+func TestAddInputAllocs(t *testing.T) {
+	X := curve(64, 3, 2)
+	proto, err := newNystromModel(mat.DenseCopyOf(X.Slice(0, 10, 0, 3)), NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := proto.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := &fitFn{Prototype: b, Block: 16}
+	a, err := fn.CreateAccumulator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Point{X: X.RawRowView(0)}
+	if a, err = fn.AddInput(a, p); err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	allocs := testing.AllocsPerRun(64, func() {
+		p.X = X.RawRowView(i % 64)
+		i++
+		if _, err := fn.AddInput(a, p); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per point", allocs)
+	}
+	if a.s.Len() < 64 {
+		t.Errorf("%d points added in full blocks, want at least 64", a.s.Len())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -25,7 +26,12 @@ func init() {
 type NystromOptions struct {
 	// Dim is the dimension of the points.
 	Dim int
-	// Kernel is the kernel, a built-in one (kernel.New builds it).
+	// Kernel is the kernel, a built-in one (kernel.New builds it). An RBF or Laplacian
+	// kernel with Sigma zero takes the median heuristic on the landmarks:
+	// σ = kernel.DefaultBandwidth(landmarks), the median distance between them (of
+	// kernel.BandwidthSample of them at most), given or sampled — a uniform sample of
+	// the points, whose median distance estimates theirs. The model's kernel says which σ
+	// it took.
 	Kernel kernel.Spec
 	// Landmarks, if not nil, are the model's landmarks, one per row, Dim columns.
 	// Otherwise Rank landmarks are sampled from the points in a first stage: uniformly
@@ -41,28 +47,27 @@ type NystromOptions struct {
 }
 
 // FitNystrom fits Nyström kernel PCA (the kernel PCA of the Nyström-approximated
-// kernel matrix, docs/design.md, "Beyond one machine") over a
-// PCollection<Point>. The model accumulates sums that merge by addition, so the
-// pipeline's model equals a single-process fit to rounding. With given landmarks it is
-// Fit with an empty model on them; with sampled landmarks the points are first
-// sampled, the empty model is built on the sample, and each bundle adds its points to
-// a copy of it (a side input) before the copies merge (fit is then not used). The result is a
-// PCollection<[]byte> with the model's encoding; points of another dimension or with a
-// NaN or infinite coordinate are dead letters (with sampled landmarks, so are points
-// whose kernel values are not finite). With sampled landmarks and no points the result
-// is empty. Invalid options are an ErrArgument.
+// kernel matrix, docs/design.md, "Beyond one machine") over a PCollection<Point>. The
+// model accumulates sums that merge by addition, so the pipeline's model equals a
+// single-process fit to rounding. With given landmarks it is Fit with an empty model on
+// them; with sampled landmarks the points are first sampled, the empty model is built
+// on the sample, and each bundle adds its points to a copy of it (a side input) before
+// the copies merge (fit.Shards is then not used). Either way the points are added in
+// blocks of fit.Block (AddBatch: a kernel block, a dgemm and a dsyrk per 64 points).
+// The result is a PCollection<[]byte> with the model's encoding; points of another
+// dimension or with a NaN or infinite coordinate are dead letters (with sampled
+// landmarks, so are points whose kernel values are not finite). With sampled landmarks
+// and no points the result is empty, and landmarks without a median distance (with the
+// median heuristic) fail the pipeline. Invalid options, and given landmarks without a
+// median distance, are an ErrArgument. With sampled landmarks a runner keeps the
+// points until the sample is drawn: FitNystromSampled, on two reads of the data, does
+// not.
 func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit FitOptions) (model, dead beam.PCollection, err error) {
 	fail := func(err error) (beam.PCollection, beam.PCollection, error) {
 		return beam.PCollection{}, beam.PCollection{}, err
 	}
-	if opts.Dim < 1 {
-		return fail(fmt.Errorf("%w: dimension %d, want ≥ 1", ErrArgument, opts.Dim))
-	}
-	if _, err := kernel.New(opts.Kernel); err != nil {
-		return fail(fmt.Errorf("%w: %w", ErrArgument, err))
-	}
-	if opts.Landmarks == nil && opts.Rank < 1 {
-		return fail(fmt.Errorf("%w: no landmarks and %d to sample", ErrArgument, opts.Rank))
+	if opts, fit, err = checkNystrom(opts, fit); err != nil {
+		return fail(err)
 	}
 	if L := opts.Landmarks; L != nil {
 		if r, c := L.Dims(); r == 0 || c != opts.Dim {
@@ -74,6 +79,9 @@ func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit 
 	}
 	s = s.Scope("ikpcabeam.FitNystrom")
 	if opts.Landmarks != nil {
+		if opts.Kernel, err = landmarkBandwidth(opts.Kernel, opts.Landmarks); err != nil {
+			return fail(fmt.Errorf("%w: %w", ErrArgument, err))
+		}
 		proto, err := newNystromModel(opts.Landmarks, opts)
 		if err != nil {
 			return fail(err)
@@ -81,10 +89,88 @@ func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit 
 		return Fit(s, points, proto, fit)
 	}
 	good, dead := beam.ParDo2(s, &checkFn{Dim: opts.Dim}, points)
-	sample := top.Smallest(s, beam.ParDo(s, &rankFn{Seed: opts.Seed}, good), opts.Rank, lessRanked)
-	proto := beam.ParDo(s, &prototypeFn{Dim: opts.Dim, Kernel: opts.Kernel, Rank: opts.Rank, Seed: opts.Seed, Tolerance: opts.Tolerance}, sample)
-	parts, refused := beam.ParDo2(s, &foldFn{}, good, beam.SideInput{Input: proto})
+	return fitSampled(s, good, good, dead, opts, fit)
+}
+
+// FitNystromSampled is FitNystrom with sampled landmarks (opts.Landmarks must be nil),
+// drawn from sample, and the model fitted to points: two reads of the same data, as
+// the same PCollection<Point>s. FitNystrom's points feed both the sample and, once it
+// is drawn, the fit, so that a runner must keep them meanwhile — in memory on prism,
+// a few kB a point — where a second read costs only its reading and keeps the memory
+// of the fit independent of the number of points (docs/design.md, "Beyond one
+// machine"). The sample's bad points are not sampled, and are not dead letters here:
+// the same points in points are. The results are FitNystrom's on points when sample
+// holds the same points, in any order.
+func FitNystromSampled(s beam.Scope, sample, points beam.PCollection, opts NystromOptions, fit FitOptions) (model, dead beam.PCollection, err error) {
+	if opts.Landmarks != nil {
+		return beam.PCollection{}, beam.PCollection{}, fmt.Errorf("%w: given landmarks and a sample to draw them from", ErrArgument)
+	}
+	if opts, fit, err = checkNystrom(opts, fit); err != nil {
+		return beam.PCollection{}, beam.PCollection{}, err
+	}
+	s = s.Scope("ikpcabeam.FitNystromSampled")
+	valid, _ := beam.ParDo2(s, &checkFn{Dim: opts.Dim}, sample)
+	good, dead := beam.ParDo2(s, &checkFn{Dim: opts.Dim}, points)
+	return fitSampled(s, valid, good, dead, opts, fit)
+}
+
+// fitSampled builds the empty model on Rank landmarks sampled from the checked points
+// sample and adds the checked points good to copies of it, one per bundle, which it
+// merges; dead are the dead letters so far.
+func fitSampled(s beam.Scope, sample, good, dead beam.PCollection, opts NystromOptions, fit FitOptions) (beam.PCollection, beam.PCollection, error) {
+	drawn := top.Smallest(s, beam.ParDo(s, &rankFn{Seed: opts.Seed}, sample), opts.Rank, lessRanked)
+	proto := beam.ParDo(s, &prototypeFn{Dim: opts.Dim, Kernel: opts.Kernel, Rank: opts.Rank, Seed: opts.Seed, Tolerance: opts.Tolerance}, drawn)
+	parts, refused := beam.ParDo2(s, &foldFn{Block: fit.Block}, good, beam.SideInput{Input: proto})
 	return beam.Combine(s, &mergeFn{}, parts), beam.Flatten(s, dead, refused), nil
+}
+
+// checkNystrom checks the options of FitNystrom but for the given landmarks, and sets
+// the default block.
+func checkNystrom(opts NystromOptions, fit FitOptions) (NystromOptions, FitOptions, error) {
+	if opts.Dim < 1 {
+		return opts, fit, fmt.Errorf("%w: dimension %d, want ≥ 1", ErrArgument, opts.Dim)
+	}
+	if _, err := kernel.New(withBandwidth(opts.Kernel, 1)); err != nil {
+		return opts, fit, fmt.Errorf("%w: %w", ErrArgument, err)
+	}
+	if fit.Shards < 0 || fit.Block < 0 {
+		return opts, fit, fmt.Errorf("%w: %d shards, block of %d", ErrArgument, fit.Shards, fit.Block)
+	}
+	if fit.Block == 0 {
+		fit.Block = defaultBlock
+	}
+	if opts.Landmarks == nil && opts.Rank < 1 {
+		return opts, fit, fmt.Errorf("%w: no landmarks and %d to sample", ErrArgument, opts.Rank)
+	}
+	return opts, fit, nil
+}
+
+// medianBandwidth reports a kernel whose bandwidth is the median heuristic on the
+// landmarks: an RBF or Laplacian kernel with Sigma zero.
+func medianBandwidth(k kernel.Spec) bool {
+	return k.Sigma == 0 && (strings.EqualFold(k.Name, "rbf") || strings.EqualFold(k.Name, "laplacian"))
+}
+
+// withBandwidth returns k with the bandwidth sigma if it takes the median heuristic.
+func withBandwidth(k kernel.Spec, sigma float64) kernel.Spec {
+	if medianBandwidth(k) {
+		k.Sigma = sigma
+	}
+	return k
+}
+
+// landmarkBandwidth returns k with, if it takes the median heuristic, its bandwidth:
+// kernel.DefaultBandwidth of the landmarks L, an error if they have none (fewer than
+// two landmarks, or more than half of their pairs coincide).
+func landmarkBandwidth(k kernel.Spec, L *mat.Dense) (kernel.Spec, error) {
+	if !medianBandwidth(k) {
+		return k, nil
+	}
+	sigma, err := kernel.DefaultBandwidth(L)
+	if err != nil {
+		return k, fmt.Errorf("the median heuristic on the landmarks: %w", err)
+	}
+	return withBandwidth(k, sigma), nil
 }
 
 // finiteMatrix reports a matrix without NaN or infinite entries.
@@ -146,7 +232,11 @@ func (fn *prototypeFn) ProcessElement(sample []ranked, emit func([]byte)) error 
 	for i, r := range sample {
 		L.SetRow(i, r.X)
 	}
-	m, err := newNystromModel(L, NystromOptions{Dim: fn.Dim, Kernel: fn.Kernel, Landmarks: L, Rank: fn.Rank, Seed: fn.Seed, Tolerance: fn.Tolerance})
+	k, err := landmarkBandwidth(fn.Kernel, L)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrArgument, err)
+	}
+	m, err := newNystromModel(L, NystromOptions{Dim: fn.Dim, Kernel: k, Landmarks: L, Rank: fn.Rank, Seed: fn.Seed, Tolerance: fn.Tolerance})
 	if err != nil {
 		return err
 	}
@@ -159,15 +249,26 @@ func (fn *prototypeFn) ProcessElement(sample []ranked, emit func([]byte)) error 
 }
 
 // foldFn adds a bundle's points to a copy of the model of its side input and emits the
-// copy's encoding when the bundle finishes.
-type foldFn struct{ m Summary }
+// copy's encoding when the bundle finishes. A model that adds blocks (AddBatch) gets the
+// points in blocks of Block; a block it refuses is added point by point, so that only
+// the points at fault become dead letters.
+type foldFn struct {
+	Block int
+
+	m       Summary
+	points  []Point // the points of the pending block, for their dead letters
+	pending pending
+}
 
 // StartBundle forgets the last bundle's model. (Beam requires the side input and the
 // emitters here.)
-func (fn *foldFn) StartBundle(_ func(*[]byte) bool, _ func([]byte), _ func(DeadLetter)) { fn.m = nil }
+func (fn *foldFn) StartBundle(_ func(*[]byte) bool, _ func([]byte), _ func(DeadLetter)) {
+	fn.m, fn.points = nil, fn.points[:0]
+	fn.pending.reset()
+}
 
-// ProcessElement adds one point; a point the model refuses (a kernel value that is not
-// finite) is a dead letter.
+// ProcessElement adds one point, or adds it to the pending block; a point the model
+// refuses (a kernel value that is not finite) is a dead letter.
 func (fn *foldFn) ProcessElement(p Point, proto func(*[]byte) bool, _ func([]byte), dead func(DeadLetter)) error {
 	if fn.m == nil {
 		var b []byte
@@ -180,17 +281,43 @@ func (fn *foldFn) ProcessElement(p Point, proto func(*[]byte) bool, _ func([]byt
 		}
 		fn.m = m
 	}
-	if err := fn.m.Add(p.X); err != nil {
-		dead(pointLetter(p, err.Error()))
+	if _, ok := fn.m.(batchAdder); !ok || fn.Block <= 1 {
+		if err := fn.m.Add(p.X); err != nil {
+			dead(pointLetter(p, err.Error()))
+		}
+		return nil
+	}
+	fn.points = append(fn.points, p)
+	fn.pending.add(p.X, fn.Block)
+	if len(fn.points) == fn.Block {
+		fn.flush(dead)
 	}
 	return nil
 }
 
-// FinishBundle emits the bundle's model.
-func (fn *foldFn) FinishBundle(_ func(*[]byte) bool, emit func([]byte), _ func(DeadLetter)) error {
+// flush adds the pending block, or its points one by one if the model refuses it
+// (AddBatch is all or nothing).
+func (fn *foldFn) flush(dead func(DeadLetter)) {
+	if len(fn.points) == 0 {
+		return
+	}
+	if err := fn.pending.flush(fn.m.(batchAdder)); err != nil {
+		for _, p := range fn.points {
+			if err := fn.m.Add(p.X); err != nil {
+				dead(pointLetter(p, err.Error()))
+			}
+		}
+	}
+	clear(fn.points)
+	fn.points = fn.points[:0]
+}
+
+// FinishBundle adds the last block and emits the bundle's model.
+func (fn *foldFn) FinishBundle(_ func(*[]byte) bool, emit func([]byte), dead func(DeadLetter)) error {
 	if fn.m == nil {
 		return nil
 	}
+	fn.flush(dead)
 	b, err := fn.m.MarshalBinary()
 	fn.m = nil
 	if err != nil {

@@ -20,26 +20,52 @@ import (
 )
 
 // TestNystromMatchesSingleProcess: the pipeline's Nyström KPCA model — on given
-// landmarks, and on landmarks the pipeline samples — equals nystrom.Model fed the same
-// points in one process on the same landmarks. The sums are compensated, so merged and
-// one-pass sums agree to a few ε relative, and the eigenvalues of the same r'×r' matrix
-// to about r'·ε·λ₁: 1e-12·λ₁ (the bound) is far above that. Scores of probe
-// points are compared on the leading components whose gaps exceed 1e-6·λ₁, where an
-// eigenvector moves by at most ε·λ₁/gap ≈ 1e-10 relative: 1e-8 relative to the
-// largest score.
+// landmarks, and on landmarks the pipeline samples; with σ given, and by the median
+// heuristic on the landmarks; adding blocks of points (AddBatch) of the default size, of
+// 7, and single points — equals nystrom.Model fed the same points in one process on the
+// same landmarks. The sums are compensated, so merged and one-pass sums agree to a few ε
+// relative, and the eigenvalues of the same r'×r' matrix to about r'·ε·λ₁: 1e-12·λ₁
+// (the bound) is far above that. Scores of probe points are compared on the
+// leading components whose gaps exceed 1e-6·λ₁, where an eigenvector moves by at most
+// ε·λ₁/gap ≈ 1e-10 relative: 1e-8 relative to the largest score.
 func TestNystromMatchesSingleProcess(t *testing.T) {
 	dir := t.TempDir()
 	X := curve(600, 3, 3)
 	P := curve(20, 3, 8)
 	glob, _ := pointFiles(t, dir, X, 3)
-	rbf := kernel.Spec{Name: "rbf", Sigma: 1}
-	for _, L := range []*mat.Dense{mat.DenseCopyOf(X.Slice(0, 20, 0, 3)), nil} {
+	given := mat.DenseCopyOf(X.Slice(0, 20, 0, 3))
+	for _, c := range []struct {
+		L      *mat.Dense
+		sigma  float64
+		fit    FitOptions
+		median bool
+		twice  bool // FitNystromSampled on two reads
+	}{
+		{L: given, sigma: 1, fit: FitOptions{Shards: 3}},
+		{L: nil, sigma: 1, fit: FitOptions{Shards: 3}},
+		{L: given, sigma: 0, fit: FitOptions{Block: 7}, median: true},
+		{L: nil, sigma: 0, fit: FitOptions{Block: 7}, median: true},
+		{L: given, sigma: 1, fit: FitOptions{Block: 1}},
+		{L: nil, sigma: 1, fit: FitOptions{Block: 1}},
+		{L: nil, sigma: 0, fit: FitOptions{}, median: true, twice: true},
+	} {
+		name := fmt.Sprintf("given %v, σ %v, %+v, two reads %v", c.L != nil, c.sigma, c.fit, c.twice)
 		p, s := beam.NewPipelineWithRoot()
 		points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
-		model, _, err := FitNystrom(s, points, NystromOptions{Dim: 3, Kernel: rbf, Landmarks: L, Rank: 25, Seed: 4}, FitOptions{Shards: 3})
+		opts := NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: c.sigma}, Landmarks: c.L, Rank: 25, Seed: 4}
+		var model beam.PCollection
+		if c.twice {
+			again, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			model, _, err = FitNystromSampled(s, points, again, opts, c.fit)
+		} else {
+			model, _, err = FitNystrom(s, points, opts, c.fit)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,10 +78,20 @@ func TestNystromMatchesSingleProcess(t *testing.T) {
 		got := readModel(t, mf).(*Nystrom)
 		var land mat.Dense
 		got.Landmarks(&land)
-		if r, _ := land.Dims(); L != nil && !mat.Equal(&land, L) || L == nil && r != 25 {
-			t.Fatalf("given %v: %d landmarks, or not the given ones", L != nil, r)
+		if r, _ := land.Dims(); c.L != nil && !mat.Equal(&land, c.L) || c.L == nil && r != 25 {
+			t.Fatalf("%s: %d landmarks, or not the given ones", name, r)
 		}
-		single, err := nystrom.New(kernel.RBF{Sigma: 1}, &land, nystrom.Options{})
+		// The median heuristic is a function of the landmarks alone: the same bits.
+		sigma := c.sigma
+		if c.median {
+			if sigma, err = kernel.DefaultBandwidth(&land); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if spec := got.Kernel().(kernel.Specified).Spec(); spec.Name != "rbf" || spec.Sigma != sigma {
+			t.Errorf("%s: kernel %+v, want rbf with σ = %v", name, spec, sigma)
+		}
+		single, err := nystrom.New(kernel.RBF{Sigma: sigma}, &land, nystrom.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,15 +99,15 @@ func TestNystromMatchesSingleProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got.Len() != single.Len() {
-			t.Errorf("given %v: %d points, single process %d", L != nil, got.Len(), single.Len())
+			t.Errorf("%s: %d points, single process %d", name, got.Len(), single.Len())
 		}
 		a, b := got.Values(nil), single.Values(nil)
 		if len(a) != len(b) {
-			t.Fatalf("given %v: %d values, single process %d", L != nil, len(a), len(b))
+			t.Fatalf("%s: %d values, single process %d", name, len(a), len(b))
 		}
 		for i := range a {
 			if math.Abs(a[i]-b[i]) > 1e-12*b[0] {
-				t.Errorf("given %v: λ%d = %v, single process %v", L != nil, i, a[i], b[i])
+				t.Errorf("%s: λ%d = %v, single process %v", name, i, a[i], b[i])
 			}
 		}
 		k := 0
@@ -79,7 +115,7 @@ func TestNystromMatchesSingleProcess(t *testing.T) {
 			k++
 		}
 		if k == 0 {
-			t.Fatalf("given %v: no separated component to compare scores on: %v", L != nil, b)
+			t.Fatalf("%s: no separated component to compare scores on: %v", name, b)
 		}
 		var Y, Z mat.Dense
 		if err := got.Transform(&Y, P, k); err != nil {
@@ -92,14 +128,14 @@ func TestNystromMatchesSingleProcess(t *testing.T) {
 		var diff mat.Dense
 		diff.Sub(&Y, &Z)
 		if d := mat.Norm(&diff, math.Inf(1)); d > 1e-8*big {
-			t.Errorf("given %v: scores on %d components differ by %v (largest %v)", L != nil, k, d, big)
+			t.Errorf("%s: scores on %d components differ by %v (largest %v)", name, k, d, big)
 		}
 	}
 }
 
 // TestNystromOptions: bad options are errors of the right kind at construction.
 func TestNystromOptions(t *testing.T) {
-	withDouble(t)
+	withDouble(t, false)
 	_, s := beam.NewPipelineWithRoot()
 	points := beam.Create(s, Point{X: []float64{1, 2}})
 	rbf := kernel.Spec{Name: "rbf", Sigma: 1}
@@ -113,75 +149,134 @@ func TestNystromOptions(t *testing.T) {
 		{NystromOptions{Dim: 2, Kernel: rbf}, ErrArgument},
 		{NystromOptions{Dim: 2, Kernel: rbf, Landmarks: mat.NewDense(2, 3, nil)}, ErrDimension},
 		{NystromOptions{Dim: 2, Kernel: rbf, Landmarks: mat.NewDense(1, 2, []float64{1, math.NaN()})}, ErrNonFinite},
+		// The median heuristic on one landmark, or on landmarks that coincide.
+		{NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "rbf"}, Landmarks: mat.NewDense(1, 2, []float64{1, 2})}, ErrArgument},
+		{NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "laplacian"}, Landmarks: mat.NewDense(3, 2, []float64{1, 2, 1, 2, 1, 2})}, ErrArgument},
+		// A polynomial kernel has no bandwidth to take.
+		{NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "polynomial"}, Rank: 2}, ErrArgument},
 	} {
 		if _, _, err := FitNystrom(s, points, c.opts, FitOptions{}); !errors.Is(err, c.err) {
 			t.Errorf("%+v: error %v, want %v", c.opts, err, c.err)
 		}
+	}
+	for _, fit := range []FitOptions{{Shards: -1}, {Block: -1}} {
+		if _, _, err := FitNystrom(s, points, NystromOptions{Dim: 2, Kernel: rbf, Rank: 2}, fit); !errors.Is(err, ErrArgument) {
+			t.Errorf("%+v: error %v, want ErrArgument", fit, err)
+		}
+	}
+	for _, c := range []struct {
+		opts NystromOptions
+		fit  FitOptions
+	}{
+		{NystromOptions{Dim: 2, Kernel: rbf, Landmarks: mat.NewDense(1, 2, []float64{1, 2})}, FitOptions{}},
+		{NystromOptions{Dim: 2, Kernel: rbf}, FitOptions{}},
+		{NystromOptions{Dim: 0, Kernel: rbf, Rank: 2}, FitOptions{}},
+		{NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "polynomial"}, Rank: 2}, FitOptions{}},
+		{NystromOptions{Dim: 2, Kernel: rbf, Rank: 2}, FitOptions{Block: -1}},
+	} {
+		if _, _, err := FitNystromSampled(s, points, points, c.opts, c.fit); !errors.Is(err, ErrArgument) {
+			t.Errorf("FitNystromSampled %+v, %+v: error %v, want ErrArgument", c.opts, c.fit, err)
+		}
+	}
+	// Valid: the median heuristic is accepted without landmarks to take it on yet.
+	if _, _, err := FitNystrom(s, points, NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "RBF"}, Rank: 2}, FitOptions{}); err != nil {
+		t.Errorf("the median heuristic on sampled landmarks: %v", err)
 	}
 }
 
 // TestNystromPipeline checks FitNystrom's stages — the sample, the prototype built on
 // it, the per-bundle folds of a side input and their merge, and the CombineFn with
 // given landmarks — with a stand-in for the model whose result is known exactly: sums
-// that merge by addition. It does not test the Nyström model, which does not exist yet
-// (TestNystromMatchesSingleProcess will), only that the pipeline hands it every point
-// once, merges its parts and builds it on the right landmarks.
+// that merge by addition. It does not test the Nyström model
+// (TestNystromMatchesSingleProcess does), only that the pipeline hands it every point
+// once, merges its parts and builds it on the right landmarks; and, for a stand-in that
+// adds blocks (AddBatch), that the points come in blocks of at most FitOptions.Block —
+// the memory of a fold or an accumulator — and more than one at a time.
 func TestNystromPipeline(t *testing.T) {
-	withDouble(t)
 	dir := t.TempDir()
 	X := curve(400, 3, 3)
 	glob, _ := pointFiles(t, dir, X, 3)
-	const rank, seed = 5, 11
+	const rank, seed, block = 5, 11, 16
 	huge := []float64{1e300, 0, 0}
 	given := mat.DenseCopyOf(X.Slice(0, 2, 0, 3))
-	for _, L := range []*mat.Dense{nil, given} {
-		p, s := beam.NewPipelineWithRoot()
-		points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if L == nil {
-			// A point the model refuses: a dead letter of a fold. (The CombineFn of
-			// given landmarks has no output for it.)
-			points = beam.Flatten(s, points, beam.Create(s, Point{Source: "made", X: huge}))
-		}
-		model, dead, err := FitNystrom(s, points, NystromOptions{
-			Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, Landmarks: L, Rank: rank, Seed: seed,
-		}, FitOptions{Shards: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		mf, df := filepath.Join(dir, "model"), filepath.Join(dir, "dead")
-		if err := WriteModel(s, mf, model); err != nil {
-			t.Fatal(err)
-		}
-		if err := WriteDeadLetters(s, df, dead); err != nil {
-			t.Fatal(err)
-		}
-		run(t, p)
+	for _, batched := range []bool{false, true} {
+		withDouble(t, batched)
+		for _, c := range []struct {
+			L     *mat.Dense
+			twice bool // FitNystromSampled on two reads
+		}{{nil, false}, {given, false}, {nil, true}} {
+			L := c.L
+			name := fmt.Sprintf("batched %v, landmarks %v, two reads %v", batched, L != nil, c.twice)
+			p, s := beam.NewPipelineWithRoot()
+			read := func() beam.PCollection {
+				points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if L == nil {
+					// A point the model refuses: a dead letter of a fold, once. (The
+					// CombineFn of given landmarks has no output for it.) And a point
+					// of another dimension: a dead letter of the check, once.
+					points = beam.Flatten(s, points, beam.Create(s, Point{Source: "made", X: huge}, Point{Source: "short", X: []float64{1}}))
+				}
+				return points
+			}
+			opts := NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, Landmarks: L, Rank: rank, Seed: seed}
+			fit := FitOptions{Shards: 3, Block: block}
+			var model, dead beam.PCollection
+			var err error
+			if c.twice {
+				model, dead, err = FitNystromSampled(s, read(), read(), opts, fit)
+			} else {
+				model, dead, err = FitNystrom(s, read(), opts, fit)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			mf, df := filepath.Join(dir, "model"), filepath.Join(dir, "dead")
+			if err := WriteModel(s, mf, model); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteDeadLetters(s, df, dead); err != nil {
+				t.Fatal(err)
+			}
+			run(t, p)
 
-		m := readModel(t, mf).(*sums)
-		if m.N != 400 {
-			t.Errorf("landmarks %v: %d points, want 400", L != nil, m.N)
-		}
-		for j := range 3 {
-			want := mat.Sum(X.ColView(j))
-			if math.Abs(m.Sum[j]-want) > 1e-12*float64(m.N) {
-				t.Errorf("landmarks %v: Σx[%d] = %v, want %v", L != nil, j, m.Sum[j], want)
+			var m *sums
+			switch got := readModel(t, mf).(type) {
+			case *sums:
+				m = got
+			case *batchSums:
+				m = &got.sums
+				if got.MaxBatch < 2 || got.MaxBatch > block {
+					t.Errorf("%s: blocks of up to %d points, want 2 to %d", name, got.MaxBatch, block)
+				}
 			}
-		}
-		dl := readRecords(t, df, false)
-		if L == nil {
-			if len(dl) != 1 || !strings.Contains(dl["made@0"].reason, "refuses") {
-				t.Errorf("dead letters %v, want the huge point", dl)
+			if m == nil || batched != (m.Kind == batchSumsMagic) {
+				t.Fatalf("%s: model %T of kind %q", name, m, m.Kind)
 			}
-			// The sample: the rank points of least hash, whatever the order.
-			want := sampleOf(t, glob, X, ranked{Priority: pointHash(Point{Source: "made", X: huge}, seed), X: huge}, rank, seed)
-			if !slices.EqualFunc(m.Landmarks, want, slices.Equal) {
-				t.Errorf("landmarks %v, want %v", m.Landmarks, want)
+			if m.N != 400 {
+				t.Errorf("%s: %d points, want 400", name, m.N)
 			}
-		} else if len(m.Landmarks) != 2 || !slices.Equal(m.Landmarks[1], given.RawRowView(1)) {
-			t.Errorf("landmarks %v, want the given ones", m.Landmarks)
+			for j := range 3 {
+				want := mat.Sum(X.ColView(j))
+				if math.Abs(m.Sum[j]-want) > 1e-12*float64(m.N) {
+					t.Errorf("%s: Σx[%d] = %v, want %v", name, j, m.Sum[j], want)
+				}
+			}
+			dl := readRecords(t, df, false)
+			if L == nil {
+				if len(dl) != 2 || !strings.Contains(dl["made@0"].reason, "refuses") || !strings.Contains(dl["short@0"].reason, "dimension") {
+					t.Errorf("%s: dead letters %v, want the huge point and the short one", name, dl)
+				}
+				// The sample: the rank points of least hash, whatever the order.
+				want := sampleOf(t, glob, X, ranked{Priority: pointHash(Point{Source: "made", X: huge}, seed), X: huge}, rank, seed)
+				if !slices.EqualFunc(m.Landmarks, want, slices.Equal) {
+					t.Errorf("%s: landmarks %v, want %v", name, m.Landmarks, want)
+				}
+			} else if len(m.Landmarks) != 2 || !slices.Equal(m.Landmarks[1], given.RawRowView(1)) {
+				t.Errorf("%s: landmarks %v, want the given ones", name, m.Landmarks)
+			}
 		}
 	}
 }
@@ -220,38 +315,46 @@ func sampleOf(t *testing.T, glob string, X *mat.Dense, more ranked, rank int, se
 	return out
 }
 
-// withDouble sets newNystromModel to the sums stand-in for the test.
-func withDouble(t *testing.T) {
+// withDouble sets newNystromModel to the sums stand-in for the test: one that adds
+// blocks (batchSums) if batched.
+func withDouble(t *testing.T, batched bool) {
 	saved := newNystromModel
 	newNystromModel = func(L *mat.Dense, opts NystromOptions) (Summary, error) {
 		r, d := L.Dims()
-		m := &sums{D: d, Sum: make([]float64, d)}
+		m := sums{D: d, Sum: make([]float64, d), Kind: sumsMagic}
 		for i := range r {
 			m.Landmarks = append(m.Landmarks, append([]float64(nil), L.RawRowView(i)...))
 		}
-		return m, nil
+		if batched {
+			m.Kind = batchSumsMagic
+			return &batchSums{sums: m}, nil
+		}
+		return &m, nil
 	}
 	t.Cleanup(func() { newNystromModel = saved })
 }
 
 func init() {
-	kinds = append(kinds, kind{name: "sums (test)", magic: sumsMagic, summary: func() Summary { return new(sums) }})
+	kinds = append(kinds,
+		kind{name: "sums (test)", magic: sumsMagic, summary: func() Summary { return new(sums) }},
+		kind{name: "batched sums (test)", magic: batchSumsMagic, summary: func() Summary { return new(batchSums) }})
 }
 
 // sums is the tests' stand-in for a Nyström model: its landmarks, the number of points
-// and their sum, which merge by addition. Its encoding is JSON after a magic. It
-// refuses points beyond 1e200, as a model refuses a point whose kernel value is not
+// and their sum, which merge by addition. Its encoding is JSON after a magic, its Kind.
+// It refuses points beyond 1e200, as a model refuses a point whose kernel value is not
 // finite. Its ikpca.Model methods are placeholders.
 type sums struct {
+	Kind      string
 	D         int
 	Landmarks [][]float64
 	N         int
 	Sum       []float64
 }
 
-const sumsMagic = "TESTSUMS"
+const sumsMagic, batchSumsMagic = "TESTSUMS", "TESTBSUM"
 
-func (m *sums) Add(x []float64) error {
+func (m *sums) check(x []float64) error {
 	if len(x) != m.D {
 		return fmt.Errorf("%w: dimension", ErrDimension)
 	}
@@ -259,6 +362,13 @@ func (m *sums) Add(x []float64) error {
 		if math.Abs(v) > 1e200 {
 			return fmt.Errorf("%w: the model refuses %v", ErrNonFinite, v)
 		}
+	}
+	return nil
+}
+
+func (m *sums) Add(x []float64) error {
+	if err := m.check(x); err != nil {
+		return err
 	}
 	for j, v := range x {
 		m.Sum[j] += v
@@ -269,7 +379,14 @@ func (m *sums) Add(x []float64) error {
 
 func (m *sums) Merge(o Summary) error {
 	t, ok := o.(*sums)
-	if !ok || t.D != m.D || !slices.EqualFunc(t.Landmarks, m.Landmarks, slices.Equal) {
+	if !ok {
+		return fmt.Errorf("%w: cannot merge", ErrArgument)
+	}
+	return m.merge(t)
+}
+
+func (m *sums) merge(t *sums) error {
+	if t.D != m.D || t.Kind != m.Kind || !slices.EqualFunc(t.Landmarks, m.Landmarks, slices.Equal) {
 		return fmt.Errorf("%w: cannot merge", ErrArgument)
 	}
 	for j, v := range t.Sum {
@@ -281,7 +398,7 @@ func (m *sums) Merge(o Summary) error {
 
 func (m *sums) MarshalBinary() ([]byte, error) {
 	b, err := json.Marshal(m)
-	return append([]byte(sumsMagic), b...), err
+	return append([]byte(m.Kind), b...), err
 }
 
 func (m *sums) UnmarshalBinary(b []byte) error {
@@ -293,3 +410,47 @@ func (m *sums) Transform(dst *mat.Dense, X mat.Matrix, k int) error { return Err
 func (m *sums) Len() int                                            { return m.N }
 func (m *sums) Dim() int                                            { return m.D }
 func (m *sums) Bytes() int                                          { return 8 * len(m.Sum) }
+
+// batchSums is sums that adds blocks, all or nothing, and records the largest block it
+// was given.
+type batchSums struct {
+	sums
+	MaxBatch int
+}
+
+func (m *batchSums) AddBatch(X mat.Matrix) error {
+	r, _ := X.Dims()
+	for i := range r {
+		if err := m.check(mat.Row(nil, i, X)); err != nil {
+			return err
+		}
+	}
+	for i := range r {
+		if err := m.sums.Add(mat.Row(nil, i, X)); err != nil {
+			return err
+		}
+	}
+	m.MaxBatch = max(m.MaxBatch, r)
+	return nil
+}
+
+func (m *batchSums) Merge(o Summary) error {
+	t, ok := o.(*batchSums)
+	if !ok {
+		return fmt.Errorf("%w: cannot merge", ErrArgument)
+	}
+	if err := m.merge(&t.sums); err != nil {
+		return err
+	}
+	m.MaxBatch = max(m.MaxBatch, t.MaxBatch)
+	return nil
+}
+
+func (m *batchSums) MarshalBinary() ([]byte, error) {
+	b, err := json.Marshal(m)
+	return append([]byte(m.Kind), b...), err
+}
+
+func (m *batchSums) UnmarshalBinary(b []byte) error {
+	return json.Unmarshal(b[len(batchSumsMagic):], m)
+}

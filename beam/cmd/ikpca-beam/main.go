@@ -1,12 +1,18 @@
-// Command ikpca-beam fits streaming kernel PCA (SKPCA) on Apache Beam, and projects
-// points with a fitted model — an SKPCA encoding or a kpca checkpoint written by
-// `ikpca fit` — from text files to score files. It runs on any Beam runner: locally on
-// prism (the default) with one command, on Flink, Spark or Dataflow with the runner's
-// flags (README.md).
+// Command ikpca-beam fits streaming kernel PCA (SKPCA) or Nyström kernel PCA on Apache
+// Beam, and projects points with a fitted model — an SKPCA or Nyström encoding, or a
+// kpca checkpoint written by `ikpca fit` — from text files to score files. It runs on
+// any Beam runner: locally on prism (the default) with one command, on Flink, Spark or
+// Dataflow with the runner's flags (README.md).
 //
 //	ikpca-beam --mode=fit --input='data/*.csv' --model=model.skpca
 //	ikpca-beam --mode=fit --input='data/*.csv' --model=model.skpca --output=scores.csv
+//	ikpca-beam --mode=fit --method=nystrom --landmarks=200 --input='data/*.csv' --model=model.nys
+//	ikpca-beam --mode=fit --method=nystrom --landmarks-file=l.csv --input='data/*.csv' --model=model.nys
 //	ikpca-beam --mode=project --input='data/*.csv' --model=model.skpca --output=scores.csv
+//
+// Nyström KPCA takes its landmarks from a file (the input's format) or samples them
+// uniformly from the points in the pipeline's first stage (seeded by --seed); without
+// --sigma its RBF bandwidth is the median distance between the landmarks.
 //
 // With --sharded the scores go to files <output>-<id>.csv, one per bundle.
 //
@@ -27,19 +33,24 @@ import (
 
 // options are the command's flags.
 type options struct {
-	mode, input, format, sep, columns string
-	header, sharded                   bool
-	dim                               int
-	model, output, dead               string
-	features, sketch, shards          int
-	sigma                             float64
-	seed                              uint64
-	k, block                          int
+	mode, method, input, format, sep string
+	columns, landmarksFile           string
+	landmarks                        int
+	header, sharded                  bool
+	dim                              int
+	model, output, dead              string
+	features, sketch, shards         int
+	sigma                            float64
+	seed                             uint64
+	k, block                         int
 }
 
 func main() {
 	var o options
-	flag.StringVar(&o.mode, "mode", "", "fit (SKPCA, and project the input with --output) or project (with --model)")
+	flag.StringVar(&o.mode, "mode", "", "fit (and project the input with --output) or project (with --model)")
+	flag.StringVar(&o.method, "method", "skpca", "fit: skpca (random Fourier features sketched by Frequent Directions) or nystrom (Nyström kernel PCA)")
+	flag.IntVar(&o.landmarks, "landmarks", 0, "fit, nystrom: sample this many landmarks from the points (uniformly, seeded by --seed)")
+	flag.StringVar(&o.landmarksFile, "landmarks-file", "", "fit, nystrom: the landmarks, one per line in the input's format (--format, --sep, --header, --columns)")
 	flag.StringVar(&o.input, "input", "", "input files, a glob of any file system Beam knows (local, gs://)")
 	flag.StringVar(&o.format, "format", "csv", "input format: csv (delimited numbers) or libsvm")
 	flag.StringVar(&o.sep, "sep", ",", `csv field separator: one character, "tab", or "space" (runs of blanks)`)
@@ -50,13 +61,13 @@ func main() {
 	flag.StringVar(&o.output, "output", "", "scores file (project; fit projects its input too if set)")
 	flag.BoolVar(&o.sharded, "sharded", false, "write scores as files <output>-<id>.csv, one per bundle, by the workers (no shuffle; memory independent of the points)")
 	flag.StringVar(&o.dead, "dead", "", "dead-letter file (default: the model's or the output's name + .dead.csv)")
-	flag.IntVar(&o.features, "features", 1000, "fit: random Fourier features D (even)")
-	flag.IntVar(&o.sketch, "sketch", 50, "fit: sketch rows ℓ, the number of components")
-	flag.Float64Var(&o.sigma, "sigma", 0, "fit: RBF bandwidth σ (default: the median distance of up to 1000 points of the first file)")
-	flag.Uint64Var(&o.seed, "seed", 1, "fit: seed of the random features")
-	flag.IntVar(&o.shards, "shards", 0, "fit: fit this many partial models and merge them (default: the runner's combiner lifting)")
+	flag.IntVar(&o.features, "features", 1000, "fit, skpca: random Fourier features D (even)")
+	flag.IntVar(&o.sketch, "sketch", 50, "fit, skpca: sketch rows ℓ, the number of components")
+	flag.Float64Var(&o.sigma, "sigma", 0, "fit: RBF bandwidth σ (default: skpca, the median distance of up to 1000 points of the first file; nystrom, the median distance between up to 1000 landmarks)")
+	flag.Uint64Var(&o.seed, "seed", 1, "fit: seed of the random features (skpca) or of the landmarks' sample (nystrom)")
+	flag.IntVar(&o.shards, "shards", 0, "fit: fit this many partial models and merge them (default: the runner's combiner lifting; nystrom with sampled landmarks: one per bundle)")
 	flag.IntVar(&o.k, "k", 0, "project: components to score (default all)")
-	flag.IntVar(&o.block, "block", 256, "project: points per Transform call")
+	flag.IntVar(&o.block, "block", 256, "points per AddBatch call (fit) and per Transform call (project)")
 	flag.Parse()
 	// beam.Init after the flags: on a worker it runs the worker harness and exits.
 	beam.Init()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,72 +11,155 @@ import (
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/beam/ikpcabeam"
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/nystrom"
 )
 
 func TestMain(m *testing.M) { ptest.Main(m) }
 
-// TestFitProject: fit with --output, then project with the written model: the model
-// decodes and has seen every point, every point is scored twice alike, and the bad
-// line is a dead letter in both runs.
+// TestFitProject: fit with --output, then project with the written model, for each
+// method (SKPCA; Nyström KPCA on sampled landmarks and on a landmarks file, with σ by
+// the median heuristic): the model decodes and has seen every point, every point is
+// scored twice alike, and the bad line is a dead letter in both runs. The Nyström model
+// is also checked against a one-process fit.
 func TestFitProject(t *testing.T) {
 	dir := t.TempDir()
 	var b strings.Builder
 	b.WriteString("a;b;c\n")
+	X := mat.NewDense(300, 3, nil)
 	for i := range 300 {
-		fmt.Fprintf(&b, "%g;%g;%g\n", float64(i%7)/7, float64(i%11)/11, float64(i%13)/13)
+		X.SetRow(i, []float64{float64(i%7) / 7, float64(i%11) / 11, float64(i%13) / 13})
+		fmt.Fprintf(&b, "%g;%g;%g\n", X.At(i, 0), X.At(i, 1), X.At(i, 2))
 	}
 	b.WriteString("1;x;2\n")
 	in := filepath.Join(dir, "in.csv")
 	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	model := filepath.Join(dir, "m.skpca")
-	fit := options{mode: "fit", input: in, sep: ";", header: true, format: "csv", model: model,
-		output: filepath.Join(dir, "fit.csv"), features: 64, sketch: 5, seed: 1, block: 256}
-	p, err := build(context.Background(), fit)
-	if err != nil {
+	// The landmarks file: the input's format, its header and 12 points.
+	lf := filepath.Join(dir, "landmarks.csv")
+	if err := os.WriteFile(lf, []byte(strings.Join(strings.SplitAfter(b.String(), "\n")[:13], "")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := ptest.Run(p); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := ikpcabeam.DecodeModel(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Len() != 300 || m.Dim() != 3 {
-		t.Errorf("model of %d points of dimension %d, want 300 of 3", m.Len(), m.Dim())
-	}
-	proj := fit
-	proj.mode, proj.output, proj.k = "project", filepath.Join(dir, "project.csv"), 5
-	if p, err = build(context.Background(), proj); err != nil {
-		t.Fatal(err)
-	}
-	if err := ptest.Run(p); err != nil {
-		t.Fatal(err)
-	}
-	sorted := func(file string) []string {
-		b, err := os.ReadFile(file)
+	for _, c := range []struct {
+		name      string
+		edit      func(*options)
+		landmarks int
+	}{
+		{"skpca", func(o *options) { o.features, o.sketch = 64, 5 }, 0},
+		{"nystrom sampled", func(o *options) { o.method, o.landmarks = "nystrom", 20 }, 20},
+		{"nystrom file", func(o *options) { o.method, o.landmarksFile = "nystrom", lf }, 12},
+	} {
+		sub := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-"))
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		model := filepath.Join(sub, "m")
+		fit := options{mode: "fit", method: "skpca", input: in, sep: ";", header: true, format: "csv", model: model,
+			output: filepath.Join(sub, "fit.csv"), seed: 1, block: 7}
+		c.edit(&fit)
+		p, err := build(context.Background(), fit)
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-		slices.Sort(lines)
-		return lines
+		if err := ptest.Run(p); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := ikpcabeam.DecodeModel(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Len() != 300 || m.Dim() != 3 {
+			t.Errorf("%s: model of %d points of dimension %d, want 300 of 3", c.name, m.Len(), m.Dim())
+		}
+		if c.landmarks > 0 {
+			checkNystrom(t, c.name, m, X, c.landmarks)
+		} else if _, ok := m.(*ikpcabeam.SKPCA); !ok {
+			t.Errorf("%s: a %T", c.name, m)
+		}
+		proj := fit
+		proj.mode, proj.output, proj.k = "project", filepath.Join(sub, "project.csv"), 5
+		if p, err = build(context.Background(), proj); err != nil {
+			t.Fatal(err)
+		}
+		if err := ptest.Run(p); err != nil {
+			t.Fatal(err)
+		}
+		sorted := func(file string) []string {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+			slices.Sort(lines)
+			return lines
+		}
+		// Fit projects on all components, project on 5: the first five scores alike.
+		first5 := func(lines []string) string {
+			var out []string
+			for _, l := range lines {
+				f := strings.Split(l, ",")
+				out = append(out, strings.Join(f[:min(len(f), 8)], ","))
+			}
+			return strings.Join(out, "\n")
+		}
+		a, d := sorted(fit.output), sorted(proj.output)
+		if len(a) != 300 || len(d) != 300 || first5(a) != first5(d) || len(strings.Split(d[0], ",")) != 8 {
+			t.Errorf("%s: %d scores when fitting, %d when projecting, or they differ", c.name, len(a), len(d))
+		}
+		for _, f := range []string{fit.output, proj.output} {
+			if d := sorted(f + ".dead.csv"); len(d) != 1 || !strings.HasSuffix(d[0], `,302,"column 2: ""x"" is not a number",1;x;2`) {
+				t.Errorf("%s: %s: dead letters %q", c.name, f, d)
+			}
+		}
 	}
-	a, c := sorted(fit.output), sorted(proj.output)
-	if len(a) != 300 || strings.Join(a, "\n") != strings.Join(c, "\n") {
-		t.Errorf("%d scores when fitting, %d when projecting, or they differ", len(a), len(c))
+}
+
+// checkNystrom checks the command's Nyström model: r landmarks, the RBF kernel with the
+// median heuristic's σ on them, and the eigenvalues of nystrom.Model fed X in one
+// process on the same landmarks and kernel, to 1e-12·λ₁ (compensated sums: both are
+// the eigenvalues of the same r'×r' matrix to a few ε; TestNystromMatchesSingleProcess
+// in ikpcabeam explains the bound).
+func checkNystrom(t *testing.T, name string, m ikpca.Model, X *mat.Dense, r int) {
+	t.Helper()
+	got, ok := m.(*ikpcabeam.Nystrom)
+	if !ok {
+		t.Fatalf("%s: a %T", name, m)
 	}
-	for _, f := range []string{fit.output, proj.output} {
-		if d := sorted(f + ".dead.csv"); len(d) != 1 || !strings.HasSuffix(d[0], `,302,"column 2: ""x"" is not a number",1;x;2`) {
-			t.Errorf("%s: dead letters %q", f, d)
+	var L mat.Dense
+	got.Landmarks(&L)
+	if rows, _ := L.Dims(); rows != r {
+		t.Fatalf("%s: %d landmarks, want %d", name, rows, r)
+	}
+	sigma, err := kernel.DefaultBandwidth(&L)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec := got.Kernel().(kernel.Specified).Spec(); spec.Name != "rbf" || spec.Sigma != sigma {
+		t.Errorf("%s: kernel %+v, want rbf with σ = %v", name, spec, sigma)
+	}
+	single, err := nystrom.New(kernel.RBF{Sigma: sigma}, &L, nystrom.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := single.AddBatch(X); err != nil {
+		t.Fatal(err)
+	}
+	a, b := got.Values(nil), single.Values(nil)
+	if len(a) != len(b) || len(b) == 0 {
+		t.Fatalf("%s: %d values, single process %d", name, len(a), len(b))
+	}
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > 1e-12*b[0] {
+			t.Errorf("%s: λ%d = %v, single process %v", name, i, a[i], b[i])
 		}
 	}
 }
@@ -87,11 +171,13 @@ func TestBuildErrors(t *testing.T) {
 	if err := os.WriteFile(in, []byte("1,2\n3,4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	junk := filepath.Join(dir, "junk")
-	if err := os.WriteFile(junk, []byte("not a model"), 0o644); err != nil {
-		t.Fatal(err)
+	junk, empty, one := filepath.Join(dir, "junk"), filepath.Join(dir, "empty"), filepath.Join(dir, "one")
+	for f, text := range map[string]string{junk: "not a model", empty: "\n", one: "1,2\n"} {
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	ok := options{mode: "fit", input: in, format: "csv", sep: ",", model: filepath.Join(dir, "m"), features: 8, sketch: 2, sigma: 1}
+	ok := options{mode: "fit", method: "skpca", input: in, format: "csv", sep: ",", model: filepath.Join(dir, "m"), features: 8, sketch: 2, sigma: 1, block: 256}
 	for _, c := range []struct {
 		edit func(*options)
 		want string
@@ -103,6 +189,17 @@ func TestBuildErrors(t *testing.T) {
 		{func(o *options) { o.columns = "3-1" }, "--columns"},
 		{func(o *options) { o.format = "libsvm" }, "--dim"},
 		{func(o *options) { o.features = 7 }, "even"},
+		{func(o *options) { o.method = "pca" }, "--method"},
+		{func(o *options) { o.block = 0 }, "--block"},
+		{func(o *options) { o.landmarks = 5 }, "for --method=nystrom"},
+		{func(o *options) { o.method = "nystrom" }, "either"},
+		{func(o *options) { o.method, o.landmarks, o.landmarksFile = "nystrom", 5, in }, "either"},
+		{func(o *options) { o.method, o.landmarks = "nystrom", -1 }, "either"},
+		{func(o *options) { o.method, o.landmarksFile = "nystrom", filepath.Join(dir, "none.csv") }, "none.csv"},
+		{func(o *options) { o.method, o.landmarksFile = "nystrom", junk }, "line 1"},
+		{func(o *options) { o.method, o.landmarksFile, o.sigma = "nystrom", empty, 0 }, "no landmarks"},
+		// One landmark has no median distance.
+		{func(o *options) { o.method, o.landmarksFile, o.sigma = "nystrom", one, 0 }, "median"},
 		{func(o *options) { o.input = filepath.Join(dir, "none*.csv") }, "no file"},
 		{func(o *options) { o.mode, o.output = "project", "" }, "--output"},
 		{func(o *options) { o.mode, o.output, o.model = "project", filepath.Join(dir, "s"), junk }, "model"},
@@ -115,5 +212,10 @@ func TestBuildErrors(t *testing.T) {
 	}
 	if _, err := build(context.Background(), ok); err != nil {
 		t.Errorf("valid options: %v", err)
+	}
+	nys := ok
+	nys.method, nys.landmarksFile = "nystrom", in
+	if _, err := build(context.Background(), nys); err != nil {
+		t.Errorf("valid Nyström options: %v", err)
 	}
 }

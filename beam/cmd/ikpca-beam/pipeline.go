@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/csv"
@@ -42,6 +43,14 @@ func build(ctx context.Context, o options) (*beam.Pipeline, error) {
 		return nil, errors.New("project needs --output")
 	case o.format != "csv" && o.format != "libsvm":
 		return nil, fmt.Errorf("--format %q: csv or libsvm", o.format)
+	case o.method != "skpca" && o.method != "nystrom":
+		return nil, fmt.Errorf("--method %q: skpca or nystrom", o.method)
+	case o.mode == "fit" && o.method == "nystrom" && (o.landmarks > 0) == (o.landmarksFile != ""):
+		return nil, errors.New("nystrom needs either --landmarks (a number to sample) or --landmarks-file")
+	case o.mode == "fit" && o.method == "skpca" && (o.landmarks != 0 || o.landmarksFile != ""):
+		return nil, errors.New("--landmarks and --landmarks-file are for --method=nystrom")
+	case o.landmarks < 0 || o.block < 1:
+		return nil, fmt.Errorf("--landmarks %d, --block %d: want ≥ 0 and ≥ 1", o.landmarks, o.block)
 	}
 	if o.dead == "" {
 		o.dead = o.model + ".dead.csv"
@@ -58,16 +67,8 @@ func build(ctx context.Context, o options) (*beam.Pipeline, error) {
 
 	var model beam.PCollection
 	if o.mode == "fit" {
-		sigma := o.sigma
-		if sigma == 0 {
-			if sigma, err = bandwidth(ctx, o, csvOpts, dim); err != nil {
-				return nil, err
-			}
-		}
-		opts := stream.SKPCAOptions{Features: o.features, Sigma: sigma, Form: features.CosSin, Seed: o.seed, Sketch: o.sketch}
 		var refused beam.PCollection
-		model, refused, err = ikpcabeam.FitSKPCA(s, points, dim, opts, ikpcabeam.FitOptions{Shards: o.shards})
-		if err != nil {
+		if model, refused, err = fit(ctx, s, points, o, csvOpts, dim); err != nil {
 			return nil, err
 		}
 		dead = append(dead, refused)
@@ -94,6 +95,14 @@ func build(ctx context.Context, o options) (*beam.Pipeline, error) {
 		}
 	}
 	if o.output != "" {
+		if o.mode == "fit" {
+			// Project a second read of the input: the model is a side input, which the
+			// runner has only once every point is fitted, and it would keep the points
+			// until then (its bad lines are the first read's, dead letters there).
+			if points, _, _, _, err = read(ctx, s, o); err != nil {
+				return nil, err
+			}
+		}
 		scores, refused, err := ikpcabeam.Project(s, model, points, ikpcabeam.ProjectOptions{K: o.k, Block: o.block})
 		if err != nil {
 			return nil, err
@@ -111,6 +120,67 @@ func build(ctx context.Context, o options) (*beam.Pipeline, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// fit fits the model of --method to the points.
+func fit(ctx context.Context, s beam.Scope, points beam.PCollection, o options, csvOpts ikpcabeam.CSVOptions, dim int) (model, refused beam.PCollection, err error) {
+	fitOpts := ikpcabeam.FitOptions{Shards: o.shards, Block: o.block}
+	if o.method == "nystrom" {
+		// σ zero: FitNystrom takes the median distance between the landmarks, given or
+		// sampled (a uniform sample of the points).
+		opts := ikpcabeam.NystromOptions{Dim: dim, Kernel: kernel.Spec{Name: "rbf", Sigma: o.sigma}, Rank: o.landmarks, Seed: o.seed}
+		if o.landmarksFile == "" {
+			// The sample from a second read of the input, so that the runner does not
+			// keep the points until the sample is drawn (its bad lines are the first
+			// read's, dead letters there).
+			sample, _, _, _, err := read(ctx, s, o)
+			if err != nil {
+				return model, refused, err
+			}
+			return ikpcabeam.FitNystromSampled(s, sample, points, opts, fitOpts)
+		}
+		if opts.Landmarks, err = readLandmarks(ctx, o, csvOpts, dim); err != nil {
+			return model, refused, err
+		}
+		return ikpcabeam.FitNystrom(s, points, opts, fitOpts)
+	}
+	sigma := o.sigma
+	if sigma == 0 {
+		if sigma, err = bandwidth(ctx, o, csvOpts, dim); err != nil {
+			return model, refused, err
+		}
+	}
+	opts := stream.SKPCAOptions{Features: o.features, Sigma: sigma, Form: features.CosSin, Seed: o.seed, Sketch: o.sketch}
+	return ikpcabeam.FitSKPCA(s, points, dim, opts, fitOpts)
+}
+
+// readLandmarks reads the landmarks file: one point per non-blank line, in the input's
+// format, after a header line if --header. A line that is not a point is an error.
+func readLandmarks(ctx context.Context, o options, csvOpts ikpcabeam.CSVOptions, dim int) (*mat.Dense, error) {
+	b, err := readFile(ctx, o.landmarksFile)
+	if err != nil {
+		return nil, err
+	}
+	var L []float64
+	for i, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimRight(l, "\r"); (i == 0 && o.header) || strings.TrimSpace(l) == "" {
+			continue
+		}
+		var x []float64
+		if o.format == "libsvm" {
+			x, _, err = data.ParseLIBSVMLine(nil, l, dim)
+		} else {
+			x, err = ikpcabeam.ParseCSVLine(l, csvOpts)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s, line %d: %w", o.landmarksFile, i+1, err)
+		}
+		L = append(L, x...)
+	}
+	if len(L) == 0 {
+		return nil, fmt.Errorf("%s: no landmarks", o.landmarksFile)
+	}
+	return mat.NewDense(len(L)/dim, dim, L), nil
 }
 
 // read reads the input's points, and returns the CSV options and the points'
@@ -247,17 +317,20 @@ func firstLines(ctx context.Context, glob string, n int, header bool) ([]string,
 		return nil, err
 	}
 	defer r.Close()
-	b, err := io.ReadAll(io.LimitReader(r, 64<<20))
-	if err != nil {
-		return nil, err
-	}
+	// Line by line, up to n lines (or 64 MiB): the launcher runs the pipeline on prism,
+	// and a whole file read here would count in its memory.
+	br := bufio.NewReader(io.LimitReader(r, 64<<20))
 	var lines []string
-	for i, l := range strings.Split(string(b), "\n") {
-		if l = strings.TrimRight(l, "\r"); (i > 0 || !header) && strings.TrimSpace(l) != "" {
+	for i := 0; len(lines) < n; i++ {
+		l, err := br.ReadString('\n')
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		if l = strings.TrimRight(l, "\r\n"); (i > 0 || !header) && strings.TrimSpace(l) != "" {
 			lines = append(lines, l)
-			if len(lines) == n {
-				break
-			}
+		}
+		if err == io.EOF {
+			break
 		}
 	}
 	if len(lines) == 0 {
