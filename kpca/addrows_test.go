@@ -16,23 +16,16 @@ import (
 // TestAddRows: AddRows performs the same steps as Add in a loop (so the models agree bit
 // for bit), reports progress, and accepts any mat.Matrix.
 func TestAddRows(t *testing.T) {
-	x := points(t, "yeast", 60)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "yeast", 60)
 	for _, opts := range allOptions {
-		ref, err := New(k, x.Slice(0, 10, 0, 8), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ref := newModel(t, k, x.Slice(0, 10, 0, 8), opts)
 		for i := 10; i < 60; i++ {
 			if err := ref.Add(x.RawRowView(i)); err != nil {
 				t.Fatal(err)
 			}
 		}
 		for _, rows := range []mat.Matrix{x.Slice(10, 60, 0, 8), mat.Transpose{Matrix: mat.DenseCopyOf(x.Slice(10, 60, 0, 8).T())}} {
-			md, err := New(k, x.Slice(0, 10, 0, 8), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			md := newModel(t, k, x.Slice(0, 10, 0, 8), opts)
 			var calls []int
 			added, err := md.AddRows(context.Background(), rows, func(added, total int) {
 				if total != 50 {
@@ -57,19 +50,12 @@ func TestAddRows(t *testing.T) {
 // holds exactly the points added so far: its checkpoint loads and continues as the
 // uninterrupted model does.
 func TestAddRowsCancel(t *testing.T) {
-	x := points(t, "yeast", 60)
-	k := rbfMedian(t, x)
-	full, err := New(k, x.Slice(0, 10, 0, 8), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, k := sample(t, "yeast", 60)
+	full := newModel(t, k, x.Slice(0, 10, 0, 8), Options{})
 	if _, err := full.AddRows(context.Background(), x.Slice(10, 60, 0, 8), nil); err != nil {
 		t.Fatal(err)
 	}
-	md, err := New(k, x.Slice(0, 10, 0, 8), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := newModel(t, k, x.Slice(0, 10, 0, 8), Options{})
 	stop := errors.New("stop requested")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
@@ -81,11 +67,7 @@ func TestAddRowsCancel(t *testing.T) {
 	if added != 17 || !errors.Is(err, stop) || md.Len() != 27 {
 		t.Fatalf("AddRows = %d, %v; Len %d; want 17 added and the cause", added, err, md.Len())
 	}
-	var buf bytes.Buffer
-	if err := md.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	back, err := Load(&buf, nil)
+	back, err := Load(bytes.NewReader(checkpoint(t, md)), nil)
 	if err != nil || back.Len() != 27 {
 		t.Fatalf("checkpoint of the points added: %v", err)
 	}
@@ -105,10 +87,7 @@ func TestAddRowsCancel(t *testing.T) {
 // are typed errors, and a row that fails part-way leaves the rows before it added.
 func TestAddRowsBadInput(t *testing.T) {
 	x := points(t, "yeast", 30)
-	md, err := New(rbfMedian(t, x), x.Slice(0, 10, 0, 8), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := newModel(t, rbfMedian(t, x), x.Slice(0, 10, 0, 8), Options{})
 	before := md.Values(nil)
 	bad := mat.DenseCopyOf(x.Slice(10, 30, 0, 8))
 	bad.Set(15, 3, math.NaN())
@@ -135,10 +114,7 @@ func TestAddRowsBadInput(t *testing.T) {
 	}
 	// A kernel that overflows on one point: finite input, non-finite kernel value.
 	huge := mat.NewDense(3, 1, []float64{1, 2, 1e200})
-	lin, err := New(kernel.Linear{}, mat.NewDense(2, 1, []float64{0.5, 1}), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	lin := newModel(t, kernel.Linear{}, mat.NewDense(2, 1, []float64{0.5, 1}), Options{})
 	added, err := lin.AddRows(context.Background(), huge, nil)
 	if added != 2 || !errors.Is(err, ErrNonFinite) || lin.Len() != 4 {
 		t.Errorf("overflowing row 2: %d added, %v, Len %d; want 2 added", added, err, lin.Len())
@@ -148,10 +124,7 @@ func TestAddRowsBadInput(t *testing.T) {
 // TestAddRowsAllocs: AddRows allocates nothing beyond the Adds it performs.
 func TestAddRowsAllocs(t *testing.T) {
 	x := points(t, "yeast", 40)
-	base, err := New(rbfMedian(t, x), x.Slice(0, 20, 0, 8), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := newModel(t, rbfMedian(t, x), x.Slice(0, 20, 0, 8), Options{})
 	rows := x.Slice(20, 40, 0, 8).(*mat.Dense)
 	var work Model
 	work.CopyFrom(base)

@@ -14,12 +14,8 @@ import (
 // TestNilArguments: every exported entry point given nil or a typed nil returns a typed
 // error instead of panicking, and a model is left as it was.
 func TestNilArguments(t *testing.T) {
-	x := points(t, "yeast", 15)
-	k := rbfMedian(t, x)
-	md, err := New(k, x, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, k := sample(t, "yeast", 15)
+	md := newModel(t, k, x, Options{})
 	ny, err := NewNystrom(k, x, NystromOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -76,8 +72,7 @@ func TestNilArguments(t *testing.T) {
 // TestImpossibleOptions: negative or impossible options are ErrArgument errors, in New
 // and NewNystrom alike.
 func TestImpossibleOptions(t *testing.T) {
-	x := points(t, "yeast", 10)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "yeast", 10)
 	for _, o := range []Options{
 		{Update: update.Options{Workers: -1}},
 		{Update: update.Options{Serial: -1}},

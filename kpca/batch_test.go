@@ -18,21 +18,14 @@ import (
 // adding the rows one at a time, to 1e-10). In a window, the decomposition keeps the
 // last Window points.
 func TestAddBatchRoutes(t *testing.T) {
-	x := points(t, "magic", 160)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "magic", 160)
 	for _, mode := range []Mode{Centred, Uncentred} {
 		opts := Options{Mode: mode}
-		md, err := New(k, x.Slice(0, 50, 0, 10), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, k, x.Slice(0, 50, 0, 10), opts)
 		if md.refactorPays(2) || !md.refactorPays(100) {
 			t.Errorf("%v: the cost model takes 2 rows by refactorization %v, 100 rows %v", mode, md.refactorPays(2), md.refactorPays(100))
 		}
-		one, err := New(k, x.Slice(0, 50, 0, 10), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		one := newModel(t, k, x.Slice(0, 50, 0, 10), opts)
 		if err := md.AddBatch(x.Slice(50, 150, 0, 10)); err != nil {
 			t.Fatal(err)
 		}
@@ -53,10 +46,7 @@ func TestAddBatchRoutes(t *testing.T) {
 			t.Errorf("%v: a batch of 2 rows: last operation %q", mode, md.Stats().Last.Op)
 		}
 		// A window: the decomposition keeps the last 60 points.
-		w, err := New(k, x.Slice(0, 50, 0, 10), Options{Mode: mode, Window: 60})
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := newModel(t, k, x.Slice(0, 50, 0, 10), Options{Mode: mode, Window: 60})
 		if err := w.AddBatch(x.Slice(50, 160, 0, 10)); err != nil {
 			t.Fatal(err)
 		}
@@ -67,10 +57,7 @@ func TestAddBatchRoutes(t *testing.T) {
 		}
 		checkExact(t, mode.String()+" window refactorized", w, 1e-10)
 		// Rank r: updates, always.
-		r, err := New(k, x.Slice(0, 50, 0, 10), Options{Mode: mode, Rank: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := newModel(t, k, x.Slice(0, 50, 0, 10), Options{Mode: mode, Rank: 10})
 		if r.refactorPays(1000) {
 			t.Errorf("%v: a rank-r model refactorizes", mode)
 		}
@@ -80,8 +67,7 @@ func TestAddBatchRoutes(t *testing.T) {
 // TestAddBatchRefactorFailure: a refactorization that fails (a kernel value that is
 // not finite among the new rows) leaves the model exactly as it was, in a window too.
 func TestAddBatchRefactorFailure(t *testing.T) {
-	x := points(t, "yeast", 120)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "yeast", 120)
 	odd := kernel.Func{Name: "odd", F: func(a, b []float64) float64 {
 		if a[0] == 7 || b[0] == 7 {
 			return math.Inf(1)
@@ -89,10 +75,7 @@ func TestAddBatchRefactorFailure(t *testing.T) {
 		return k.Eval(a, b)
 	}}
 	for _, opts := range []Options{{}, {Mode: Uncentred}, {Window: 70}} {
-		md, err := New(odd, x.Slice(0, 40, 0, 8), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, odd, x.Slice(0, 40, 0, 8), opts)
 		batch := mat.DenseCopyOf(x.Slice(40, 120, 0, 8))
 		batch.Set(60, 0, 7)
 		if !md.refactorPays(80) {

@@ -17,22 +17,14 @@ import (
 // TestCheckpointRoundTrip: Save then Load gives the same model bit for bit, and both
 // continue identically; at rank r and in a window too (the format records both).
 func TestCheckpointRoundTrip(t *testing.T) {
-	x := points(t, "yeast", 90)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "yeast", 90)
 	for _, opts := range append(slices.Clone(allOptions), streamOptions...) {
 		opts.RefreshTolerance, opts.CheckEvery = 1e-9, 7
-		md, err := New(k, x.Slice(0, 30, 0, 8), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, k, x.Slice(0, 30, 0, 8), opts)
 		if err := md.AddBatch(x.Slice(30, 60, 0, 8)); err != nil {
 			t.Fatal(err)
 		}
-		var buf bytes.Buffer
-		if err := md.Save(&buf); err != nil {
-			t.Fatal(err)
-		}
-		back, err := Load(bytes.NewReader(buf.Bytes()), nil)
+		back, err := Load(bytes.NewReader(checkpoint(t, md)), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", name(opts), err)
 		}
@@ -61,15 +53,8 @@ func TestCheckpointRoundTrip(t *testing.T) {
 // ErrCheckpoint, as are foreign data and a future version.
 func TestCheckpointCorruption(t *testing.T) {
 	x := points(t, "yeast", 25)
-	md, err := New(rbfMedian(t, x), x, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := md.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	good := buf.Bytes()
+	md := newModel(t, rbfMedian(t, x), x, Options{})
+	good := checkpoint(t, md)
 	for _, n := range []int{0, 5, 8, 20, 100, len(good) / 2, len(good) - 33, len(good) - 1} {
 		if _, err := Load(bytes.NewReader(good[:n]), nil); !errors.Is(err, ErrCheckpoint) {
 			t.Errorf("truncated to %d bytes: got %v", n, err)
@@ -100,32 +85,23 @@ func TestCheckpointKernels(t *testing.T) {
 		return math.Exp(-s)
 	}
 	custom := kernel.Func{Name: "my-gauss", F: gauss}
-	md, err := New(custom, x, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := md.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Load(bytes.NewReader(buf.Bytes()), nil); !errors.Is(err, ErrArgument) {
+	md := newModel(t, custom, x, Options{})
+	saved := checkpoint(t, md)
+	if _, err := Load(bytes.NewReader(saved), nil); !errors.Is(err, ErrArgument) {
 		t.Errorf("custom kernel not supplied: %v", err)
 	}
-	if _, err := Load(bytes.NewReader(buf.Bytes()), kernel.Func{Name: "other", F: gauss}); !errors.Is(err, ErrArgument) {
+	if _, err := Load(bytes.NewReader(saved), kernel.Func{Name: "other", F: gauss}); !errors.Is(err, ErrArgument) {
 		t.Errorf("custom kernel with the wrong name: %v", err)
 	}
-	back, err := Load(bytes.NewReader(buf.Bytes()), custom)
+	back, err := Load(bytes.NewReader(saved), custom)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(back.Values(nil), md.Values(nil)) {
 		t.Error("custom kernel model differs after Load")
 	}
-	opaque, err := New(plainKernel{}, x, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := opaque.Save(&buf); !errors.Is(err, ErrArgument) {
+	opaque := newModel(t, plainKernel{}, x, Options{})
+	if err := opaque.Save(new(bytes.Buffer)); !errors.Is(err, ErrArgument) {
 		t.Errorf("kernel without a Spec: %v", err)
 	}
 }
@@ -163,10 +139,7 @@ func TestCheckpointVersion1(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		now, err := New(k, x.Slice(0, 20, 0, 8), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		now := newModel(t, k, x.Slice(0, 20, 0, 8), opts)
 		for i := 20; i < 30; i++ {
 			if err := now.Add(x.RawRowView(i)); err != nil {
 				t.Fatal(err)
@@ -197,11 +170,7 @@ func TestCheckpointVersion1(t *testing.T) {
 			t.Fatalf("%s: continuing: %v", path, err)
 		}
 		checkExact(t, path, old, 1e-10)
-		var buf bytes.Buffer
-		if err := old.Save(&buf); err != nil {
-			t.Fatal(err)
-		}
-		back, err := Load(&buf, nil)
+		back, err := Load(bytes.NewReader(checkpoint(t, old)), nil)
 		if err != nil || !capture(back).equal(capture(old)) {
 			t.Errorf("%s: saved as version 2 and loaded back: %v", path, err)
 		}

@@ -11,19 +11,12 @@ import (
 // bit for bit, and an original untouched by what is done to the copy. The destination
 // starts as a model of other data, of another dimension and options.
 func TestCopyFrom(t *testing.T) {
-	x := points(t, "magic", 61)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "magic", 61)
 	y := points(t, "yeast", 30)
 	for _, opts := range allOptions {
-		src, err := New(k, x.Slice(0, 60, 0, 10), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		src := newModel(t, k, x.Slice(0, 60, 0, 10), opts)
 		other := Options{Mode: 1 - opts.Mode, Method: 1 - opts.Method}
-		dst, err := New(rbfMedian(t, y), y, other)
-		if err != nil {
-			t.Fatal(err)
-		}
+		dst := newModel(t, rbfMedian(t, y), y, other)
 		before := capture(src)
 		dst.CopyFrom(src)
 		if !capture(dst).equal(before) || dst.Dim() != 10 || dst.Options() != opts || dst.Kernel() != src.Kernel() {
@@ -58,13 +51,9 @@ func TestCopyFrom(t *testing.T) {
 // TestCopyFromNoGarbage checks that restoring a saved state into a model with enough
 // room allocates nothing, and that Reserve gives that room up front.
 func TestCopyFromNoGarbage(t *testing.T) {
-	x := points(t, "magic", 81)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "magic", 81)
 	for _, opts := range allOptions {
-		base, err := New(k, x.Slice(0, 80, 0, 10), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		base := newModel(t, k, x.Slice(0, 80, 0, 10), opts)
 		var work Model
 		work.Reserve(0) // a zero Model: nothing to do
 		work.CopyFrom(base)

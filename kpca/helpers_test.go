@@ -1,6 +1,7 @@
 package kpca
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -20,18 +21,23 @@ func TestMain(m *testing.M) {
 	m.Run()
 }
 
+// dataset returns a data set by name: "yeast" or "magic".
+func dataset(t testing.TB, name string) data.Dataset {
+	t.Helper()
+	switch name {
+	case "yeast":
+		return data.Yeast()
+	case "magic":
+		return data.Magic()
+	}
+	t.Fatalf("unknown data set %q", name)
+	return data.Dataset{}
+}
+
 // points returns the first n rows of a data set: "yeast" or "magic".
 func points(t testing.TB, name string, n int) *mat.Dense {
 	t.Helper()
-	var ds data.Dataset
-	switch name {
-	case "yeast":
-		ds = data.Yeast()
-	case "magic":
-		ds = data.Magic()
-	default:
-		t.Fatalf("unknown data set %q", name)
-	}
+	ds := dataset(t, name)
 	_, d := ds.X.Dims()
 	return mat.DenseCopyOf(ds.X.Slice(0, n, 0, d))
 }
@@ -44,6 +50,34 @@ func rbfMedian(t testing.TB, x *mat.Dense) kernel.RBF {
 		t.Fatal(err)
 	}
 	return kernel.RBF{Sigma: s}
+}
+
+// newModel returns New(k, x0, opts), failing the test on an error.
+func newModel(t testing.TB, k kernel.Kernel, x0 mat.Matrix, opts Options) *Model {
+	t.Helper()
+	md, err := New(k, x0, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return md
+}
+
+// sample returns the first n rows of a data set ("yeast" or "magic") and the paper's
+// kernel for them (rbfMedian).
+func sample(t testing.TB, name string, n int) (*mat.Dense, kernel.RBF) {
+	t.Helper()
+	x := points(t, name, n)
+	return x, rbfMedian(t, x)
+}
+
+// checkpoint returns md saved by Save, failing the test on an error.
+func checkpoint(t testing.TB, md *Model) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := md.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 // target is the matrix a model of the first m rows of x decomposes: K or CKC.

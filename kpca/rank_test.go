@@ -8,7 +8,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/lanczos"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
@@ -17,13 +16,7 @@ import (
 // shuffled returns n rows of a data set in a random order (seeded).
 func shuffled(t testing.TB, set string, n int, seed uint64) *mat.Dense {
 	t.Helper()
-	var ds data.Dataset
-	switch set {
-	case "yeast":
-		ds = data.Yeast()
-	case "magic":
-		ds = data.Magic()
-	}
+	ds := dataset(t, set)
 	rows, d := ds.X.Dims()
 	perm := rand.New(rand.NewPCG(seed, seed)).Perm(rows)
 	x := mat.NewDense(n, d, nil)
@@ -93,10 +86,7 @@ func TestRankTracking(t *testing.T) {
 	x := shuffled(t, "magic", n, 13)
 	_, d := x.Dims()
 	k := rbfMedian(t, x)
-	md, err := New(k, x.Slice(0, m0, 0, d), Options{Rank: r})
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := newModel(t, k, x.Slice(0, m0, 0, d), Options{Rank: r})
 	if _, err := md.AddRows(context.Background(), x.Slice(m0, n, 0, d), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -171,10 +161,7 @@ func TestCertificate(t *testing.T) {
 					if stream == "window" {
 						opts.Window = 150
 					}
-					md, err := New(k, x.Slice(0, m0, 0, d), opts)
-					if err != nil {
-						t.Fatal(err)
-					}
+					md := newModel(t, k, x.Slice(0, m0, 0, d), opts)
 					for i := m0; i < n; i++ {
 						if err := md.Add(x.RawRowView(i)); err != nil {
 							t.Fatal(err)
@@ -258,10 +245,7 @@ func TestRankDrift(t *testing.T) {
 	x := shuffled(t, "magic", 400, 16)
 	k := rbfMedian(t, x)
 	for _, mode := range []Mode{Centred, Uncentred} {
-		md, err := New(k, x.Slice(0, 100, 0, 10), Options{Mode: mode, Rank: 15})
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, k, x.Slice(0, 100, 0, 10), Options{Mode: mode, Rank: 15})
 		if dr := md.Drift(); dr.Max() > 1e-13 {
 			t.Errorf("%v: drift of a fresh rank-r model %+v", mode, dr)
 		}
@@ -301,10 +285,7 @@ func TestRankAccessors(t *testing.T) {
 	x := shuffled(t, "magic", 1500, 17)
 	k := rbfMedian(t, x)
 	for _, opts := range []Options{{Rank: r}, {Mode: Uncentred, Rank: r}, {Rank: r, Window: 1000}} {
-		md, err := New(k, x.Slice(0, 200, 0, 10), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, k, x.Slice(0, 200, 0, 10), opts)
 		if _, err := md.AddRows(context.Background(), x.Slice(200, 1500, 0, 10), nil); err != nil {
 			t.Fatal(err)
 		}

@@ -80,10 +80,7 @@ func TestRemove(t *testing.T) {
 		for _, mode := range []Mode{Centred, Uncentred} {
 			opts := Options{Mode: mode}
 			what := set + " " + mode.String()
-			md, err := New(k, x.Slice(0, 60, 0, d), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			md := newModel(t, k, x.Slice(0, 60, 0, d), opts)
 			rows := make([]int, 60) // the rows of x in the model, in order
 			for i := range rows {
 				rows[i] = i
@@ -183,10 +180,7 @@ func TestRemoveAdversarial(t *testing.T) {
 		for _, mode := range []Mode{Centred, Uncentred} {
 			what := c.name + " " + mode.String()
 			n, _ := c.x.Dims()
-			md, err := New(c.kern, c.x, Options{Mode: mode})
-			if err != nil {
-				t.Fatal(err)
-			}
+			md := newModel(t, c.kern, c.x, Options{Mode: mode})
 			for _, i := range c.remove {
 				if err := md.Remove(i); err != nil {
 					t.Fatalf("%s: Remove(%d): %v", what, i, err)
@@ -204,13 +198,9 @@ func TestRemoveAdversarial(t *testing.T) {
 // are errors of the documented kinds, and a removal whose secular solve does not
 // converge leaves the model exactly as it was.
 func TestRemoveBadInput(t *testing.T) {
-	x := points(t, "yeast", 30)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "yeast", 30)
 	for _, opts := range []Options{{}, {Mode: Uncentred}, {Rank: 5}, {Mode: Uncentred, Rank: 5, Window: 25}} {
-		md, err := New(k, x.Slice(0, 25, 0, 8), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, k, x.Slice(0, 25, 0, 8), opts)
 		for _, i := range []int{-1, 25, 1 << 40} {
 			before := capture(md)
 			err := md.Remove(i)
@@ -232,20 +222,14 @@ func TestRemoveBadInput(t *testing.T) {
 		setMaxIterations(md, 0)
 	}
 	// A model emptied: any index is out of range, and the model is empty too.
-	md, err := New(k, x.Slice(0, 2, 0, 8), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := newModel(t, k, x.Slice(0, 2, 0, 8), Options{})
 	md.Remove(0)
 	md.Remove(0)
 	if err := md.Remove(0); !errors.Is(err, ErrIndex) || !errors.Is(err, ErrEmpty) || !errors.Is(err, ikpca.ErrEmpty) {
 		t.Errorf("Remove of an empty model: %v, want ErrIndex and ErrEmpty", err)
 	}
 	// Method RankOne cannot remove.
-	paper, err := New(k, x.Slice(0, 10, 0, 8), Options{Method: RankOne})
-	if err != nil {
-		t.Fatal(err)
-	}
+	paper := newModel(t, k, x.Slice(0, 10, 0, 8), Options{Method: RankOne})
 	before := capture(paper)
 	if err := paper.Remove(3); !errors.Is(err, ErrArgument) || errors.Is(err, ErrIndex) {
 		t.Errorf("Remove with method RankOne: %v, want ErrArgument", err)
@@ -258,8 +242,7 @@ func TestRemoveBadInput(t *testing.T) {
 // TestNewRankWindowOptions: the options of Rank and Window that cannot be honoured are
 // ErrArgument in New.
 func TestNewRankWindowOptions(t *testing.T) {
-	x := points(t, "yeast", 20)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "yeast", 20)
 	for _, opts := range []Options{
 		{Rank: -1},
 		{Rank: 20},
@@ -290,13 +273,9 @@ func TestNewRankWindowOptions(t *testing.T) {
 // refuses Transform (ErrEmpty) and Save (ErrEmpty), and grows again by Add and by
 // AddBatch.
 func TestEmptied(t *testing.T) {
-	x := points(t, "yeast", 12)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "yeast", 12)
 	for _, opts := range []Options{{}, {Mode: Uncentred}, {Rank: 1}} {
-		md, err := New(k, x.Slice(0, 2, 0, 8), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, k, x.Slice(0, 2, 0, 8), opts)
 		md.Remove(1)
 		md.Remove(0)
 		if err := md.Refresh(); err != nil || md.Len() != 0 || md.Components() != 0 {

@@ -14,8 +14,7 @@ import (
 // bounds the full one's: the same largest dropped eigenvalue, a positive sum no smaller,
 // and a negative side no smaller than the rounding the full spectrum shows.
 func TestTopPairsPartial(t *testing.T) {
-	x := points(t, "magic", 300)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "magic", 300)
 	a := kernel.Matrix(k, x)
 	n := a.SymmetricDim()
 	norm := 0.0

@@ -28,10 +28,7 @@ func BenchmarkModelTransform(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		md, err := New(kernel.RBF{Sigma: med}, train, Options{Mode: Centred})
-		if err != nil {
-			b.Fatal(err)
-		}
+		md := newModel(b, kernel.RBF{Sigma: med}, train, Options{Mode: Centred})
 		b.Run(fmt.Sprintf("%s/d=%d/m=%d", ds.Name, d, m), func(b *testing.B) {
 			var dst mat.Dense
 			for b.Loop() {
