@@ -35,6 +35,7 @@ import (
 
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/update"
 )
@@ -486,7 +487,7 @@ func (md *Model) addPoint(x []float64) error {
 	case md.opts.Mode == Uncentred:
 		if err = md.thin.Extend(a, nil, 1, c); err == nil {
 			md.tally(md.thin.Stats())
-			scale = math.Max(norm(a), math.Abs(c))
+			scale = math.Max(vec.Norm(a), math.Abs(c))
 		}
 	case m == 0:
 		md.thin.Grow() // one centred point has no component
@@ -552,7 +553,7 @@ func (md *Model) centredBorder(a []float64, c, sa float64) (float64, error) {
 	if err := md.thin.Extend(b, e, -alpha*fm, gamma); err != nil {
 		return 0, err
 	}
-	return math.Max(norm(b), math.Abs(gamma)), nil
+	return math.Max(vec.Norm(b), math.Abs(gamma)), nil
 }
 
 // snapshotState is what a batch's rollback needs.

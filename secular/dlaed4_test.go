@@ -33,7 +33,7 @@ func TestAgainstDlaed4(t *testing.T) {
 		}
 		n := len(p.d)
 		// The problem dlaed4 sees: ρ > 0, unit z.
-		zn := norm2(p.z)
+		zn := vec.Norm(p.z)
 		ld, lz, lrho := slices.Clone(p.d), make([]float64, n), math.Abs(p.rho)*zn*zn
 		for j := range n {
 			lz[j] = p.z[j] / zn
@@ -43,7 +43,7 @@ func TestAgainstDlaed4(t *testing.T) {
 				ld[j], lz[j] = -p.d[n-1-j], p.z[n-1-j]/zn
 			}
 		}
-		maxd := maxAbs(p.d)
+		maxd := vec.MaxAbs(p.d)
 		var ref oracle.Roots
 		if n <= 30 {
 			ref = reference(t, p)

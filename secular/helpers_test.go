@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/oracle"
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // problem is a rank-one (diag(d) + ρzzᵀ) or arrowhead ([[diag(d), z], [zᵀ, c]]) test
@@ -76,11 +77,11 @@ func (p problem) matrix() *mat.SymDense {
 
 // scale is max(|d|, |ρ|‖z‖²) or max(|d|, |c|, ‖z‖): the σ of the package docs.
 func (p problem) scale() float64 {
-	zn := norm2(p.z)
+	zn := vec.Norm(p.z)
 	if p.arrow {
-		return math.Max(maxAbs(p.d), math.Max(math.Abs(p.c), zn))
+		return math.Max(vec.MaxAbs(p.d), math.Max(math.Abs(p.c), zn))
 	}
-	return math.Max(maxAbs(p.d), math.Abs(p.rho)*zn*zn)
+	return math.Max(vec.MaxAbs(p.d), math.Abs(p.rho)*zn*zn)
 }
 
 // trace is the trace of the matrix, computed exactly and rounded once.

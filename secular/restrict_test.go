@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/oracle"
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // restriction is a test problem for Solver.Restrict: diag(d) on the hyperplane z⊥.
@@ -30,7 +31,7 @@ func restrictions(rng *rand.Rand, n int) []restriction {
 	var out []restriction
 	seen := map[string]bool{}
 	for _, p := range suite(rng, n) {
-		if seen[p.name] || maxAbs(p.z) == 0 {
+		if seen[p.name] || vec.MaxAbs(p.z) == 0 {
 			continue
 		}
 		seen[p.name] = true
@@ -51,9 +52,9 @@ func restrictions(rng *rand.Rand, n int) []restriction {
 	}
 	{
 		z := normalWeights(rng, n)
-		z[0] = 1e-17 * norm2(z) // below 64ε: deflates
+		z[0] = 1e-17 * vec.Norm(z) // below 64ε: deflates
 		if n > 1 {
-			z[n-1] = 1e-13 * norm2(z) // above: stays, its root within 1e-26 of the pole
+			z[n-1] = 1e-13 * vec.Norm(z) // above: stays, its root within 1e-26 of the pole
 		}
 		add("threshold", uniformPoles(rng, n), z)
 	}
@@ -172,7 +173,7 @@ func restrictMeasures(p restriction, res *Result) (residual, orth, along float64
 			ss += r * r
 		}
 	}
-	residual = math.Sqrt(ss) / math.Max(maxAbs(d), math.SmallestNonzeroFloat64)
+	residual = math.Sqrt(ss) / math.Max(vec.MaxAbs(d), math.SmallestNonzeroFloat64)
 	if n > 1 {
 		var qtq mat.Dense
 		qtq.Mul(q.T(), q)
@@ -223,7 +224,7 @@ func checkRestrictResult(t *testing.T, p restriction, res *Result) (residual, or
 	}
 	residual, orth, along = restrictMeasures(p, res)
 	const tiny = 0x1p-1074
-	dmax := maxAbs(p.d)
+	dmax := vec.MaxAbs(p.d)
 	floor := 8 * float64(n) * tiny / math.Max(dmax, tiny)
 	tol := float64(n+128)*4*eps + floor
 	if !(residual <= tol) {
@@ -325,7 +326,7 @@ func TestRestrictAgainstOracle(t *testing.T) {
 			t.Errorf("%v: %v", p, err)
 			continue
 		}
-		dmax := maxAbs(p.d)
+		dmax := vec.MaxAbs(p.d)
 		tol := 8.0
 		if res.Stats.Deflated > 0 {
 			tol = 160 // deflation moves a value by up to 2·64ε·max|d|

@@ -35,3 +35,24 @@ func TestDotAllocs(t *testing.T) {
 		t.Errorf("%v allocations per call", n)
 	}
 }
+
+// TestNorm: MaxAbs and Norm on exact cases, and Norm where squaring the entries would
+// overflow (1e300) or underflow to zero (1e-300); the scaled sum is exact for (3, 4)·s
+// up to the one rounding of the division and of the square root, 4 ulps in all.
+func TestNorm(t *testing.T) {
+	if MaxAbs(nil) != 0 || Norm(nil) != 0 || Norm([]float64{0, 0}) != 0 {
+		t.Error("empty or zero vector")
+	}
+	if m := MaxAbs([]float64{1, -7, 3}); m != 7 {
+		t.Errorf("MaxAbs = %v, want 7", m)
+	}
+	if m := MaxAbs([]float64{1, math.NaN(), 3}); !math.IsNaN(m) {
+		t.Errorf("MaxAbs with a NaN = %v", m)
+	}
+	for _, s := range []float64{1, 1e300, 1e-300, -2} {
+		want := 5 * math.Abs(s)
+		if got := Norm([]float64{3 * s, 0, -4 * s}); math.Abs(got-want) > 4*0x1p-52*want {
+			t.Errorf("Norm((3, 0, −4)·%g) = %v, want %v", s, got, want)
+		}
+	}
+}

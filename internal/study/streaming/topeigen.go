@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -47,7 +48,7 @@ func topEigen(ctx context.Context, n, k int, apply func(dst, x []float64), tol f
 		}
 		Q = append(Q, q...)
 		apply(w, q)
-		a := dot(q, w)
+		a := vec.Dot(q, w)
 		alpha = append(alpha, a)
 		// Full reorthogonalisation, twice ("twice is enough", Parlett): w −= Q(Qᵀw).
 		qm := blas64.General{Rows: m, Cols: n, Stride: n, Data: Q}
@@ -111,15 +112,7 @@ func ritz(alpha, beta []float64, b float64, k int, tol float64) ([]float64, *mat
 	return vals, S, conv
 }
 
-func dot(x, y []float64) float64 {
-	var s float64
-	for i, v := range x {
-		s += v * y[i]
-	}
-	return s
-}
-
-func norm(x []float64) float64 { return math.Sqrt(dot(x, x)) }
+func norm(x []float64) float64 { return math.Sqrt(vec.Dot(x, x)) }
 
 func scale(x []float64, a float64) {
 	for i := range x {
