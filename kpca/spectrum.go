@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/blocks"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/kernel"
@@ -214,8 +215,6 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	if err != nil {
 		return err
 	}
-	c := md.d
-
 	b := md.basis()
 	idx := b.order()[:k]
 	m := md.m
@@ -239,22 +238,10 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	// blocks") and one product each. The scores are collected in res so that a kernel
 	// value that is not finite (an overflowing polynomial kernel) leaves dst as it was.
 	res := mat.NewDense(rows, k, nil)
-	const block = 256
-	cross := kernel.NewCross(md.kern, &md.view)
-	var work kernel.BlockWork
-	xb := mat.NewDense(min(block, rows), c, nil)
-	kb := mat.NewDense(min(block, rows), m, nil)
 	var out mat.Dense
 	centred := md.opts.Mode == Centred
 	fm := float64(m)
-	for lo := 0; lo < rows; lo += block {
-		hi := min(lo+block, rows)
-		xs := xb.Slice(0, hi-lo, 0, c).(*mat.Dense)
-		for i := lo; i < hi; i++ {
-			mat.Row(xs.RawRowView(i-lo), i, X)
-		}
-		cb := kb.Slice(0, hi-lo, 0, m).(*mat.Dense)
-		cross.BlockTo(cb, xs, &work)
+	err = blocks.Kernel(kernel.NewCross(md.kern, &md.view), X, func(lo, hi int, cb *mat.Dense) error {
 		for i := lo; i < hi; i++ {
 			kx := cb.RawRowView(i - lo)
 			for j, v := range kx {
@@ -273,6 +260,10 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 				res.Set(i, q, out.At(i-lo, q)*scale[q])
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	check.Reuse(dst, rows, k)
 	dst.Copy(res)

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/blocks"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/internal/vec"
@@ -168,7 +169,7 @@ func rayleigh(alpha, ka [][]float64) []float64 {
 // the order of the model's Values): c_jᵀk̃ₓ, one column per direction, after checking X,
 // and k against the have components, and dst. On error dst is unchanged.
 //
-// The points go through scoreBlock at a time: their kernel values against the stored
+// The points go through blocks.Size at a time: their kernel values against the stored
 // samples by one kernel.Cross block (docs/design.md, "Kernel blocks"), each row centred
 // (centre), then the scores by one dgemm with the n×k matrix of the coefficients.
 func (s *samples) scores(dst *mat.Dense, X mat.Matrix, k, have int, coefficients func() [][]float64) error {
@@ -185,15 +186,7 @@ func (s *samples) scores(dst *mat.Dense, X mat.Matrix, k, have int, coefficients
 		}
 	}
 	res := mat.NewDense(rows, k, nil)
-	cross := kernel.NewCross(s.kern, &s.view)
-	var work kernel.BlockWork
-	b := min(scoreBlock, rows)
-	kb := mat.NewDense(b, n, nil)
-	var xb *mat.Dense
-	for lo := 0; lo < rows; lo += b {
-		hi := min(lo+b, rows)
-		kv := kb.Slice(0, hi-lo, 0, n).(*mat.Dense)
-		cross.BlockTo(kv, rowBlock(X, lo, hi, s.d, &xb), &work)
+	err = blocks.Kernel(kernel.NewCross(s.kern, &s.view), X, func(lo, hi int, kv *mat.Dense) error {
 		for i := range hi - lo {
 			kx := kv.RawRowView(i)
 			for l, v := range kx {
@@ -205,31 +198,14 @@ func (s *samples) scores(dst *mat.Dense, X mat.Matrix, k, have int, coefficients
 		}
 		native.Gemm(blas.NoTrans, blas.NoTrans, 1, kv.RawMatrix(), c.RawMatrix(), 0,
 			res.Slice(lo, hi, 0, k).(*mat.Dense).RawMatrix())
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	check.Reuse(dst, rows, k)
 	dst.Copy(res)
 	return nil
-}
-
-// scoreBlock is the number of points scores and project evaluate at once: a block of
-// 256 kernel values or features per point and stored sample or feature (2 MB at 1000).
-const scoreBlock = 256
-
-// rowBlock returns rows lo…hi−1 of X (d columns) as a *mat.Dense: a view when X is a
-// *mat.Dense, otherwise a copy in *buf, allocated on first use with room for scoreBlock
-// rows.
-func rowBlock(X mat.Matrix, lo, hi, d int, buf **mat.Dense) *mat.Dense {
-	if x, ok := X.(*mat.Dense); ok {
-		return x.Slice(lo, hi, 0, d).(*mat.Dense)
-	}
-	if *buf == nil {
-		*buf = mat.NewDense(scoreBlock, d, nil)
-	}
-	xb := (*buf).Slice(0, hi-lo, 0, d).(*mat.Dense)
-	for i := lo; i < hi; i++ {
-		mat.Row(xb.RawRowView(i-lo), i, X)
-	}
-	return xb
 }
 
 // descending returns the indices of v in descending order of value, ties in index

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/features"
+	"github.com/ikpca/ikpca/internal/blocks"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/native"
@@ -204,7 +205,7 @@ func (s *SKPCA) ErrorBound() float64 { return s.fd.ErrorBound() }
 
 // project writes (z(x) − mean)ᵀ·W_k for the rows of X (mean nil: uncentred), W_k the
 // first k columns of w, after checking X, k against the have components and dst; on
-// error dst is unchanged. The points go through scoreBlock at a time — their features by
+// error dst is unchanged. The points go through blocks.Size at a time — their features by
 // one dgemm and the sines and cosines (features.RFF.Transform, on all cores for a large
 // block), then the scores by one dgemm — so that memory stays at one block of features
 // whatever the number of points.
@@ -216,13 +217,10 @@ func project(dst *mat.Dense, rff *features.RFF, X mat.Matrix, w *mat.Dense, mean
 	D, d := rff.OutDim(), rff.InDim()
 	wk := w.Slice(0, D, 0, k).(*mat.Dense).RawMatrix()
 	res := mat.NewDense(n, k, nil)
-	b := min(scoreBlock, n)
-	zb := mat.NewDense(b, D, nil)
-	var xb *mat.Dense
-	for lo := 0; lo < n; lo += b {
-		hi := min(lo+b, n)
+	zb := mat.NewDense(min(blocks.Size, n), D, nil)
+	err = blocks.Rows(X, d, func(lo, hi int, xb *mat.Dense) error {
 		zv := zb.Slice(0, hi-lo, 0, D).(*mat.Dense)
-		if err := rff.Transform(zv, rowBlock(X, lo, hi, d, &xb)); err != nil {
+		if err := rff.Transform(zv, xb); err != nil {
 			return fmt.Errorf("stream: %w", err)
 		}
 		if mean != nil {
@@ -234,6 +232,10 @@ func project(dst *mat.Dense, rff *features.RFF, X mat.Matrix, w *mat.Dense, mean
 			}
 		}
 		native.Gemm(blas.NoTrans, blas.NoTrans, 1, zv.RawMatrix(), wk, 0, res.Slice(lo, hi, 0, k).(*mat.Dense).RawMatrix())
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	check.Reuse(dst, n, k)
 	dst.Copy(res)
