@@ -200,8 +200,7 @@ func (ny *Nystrom) VectorsTo(dst *mat.Dense) {
 // kernels, docs/design.md, "Kernel blocks"), then the scores by one dgemm with the m×k
 // matrix of the scaled, signed eigenvectors.
 func (ny *Nystrom) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	rows, err := errs.Transform(dst, X, ny.d, k, ny.m)
-	if err != nil {
+	if _, err := errs.Transform(dst, X, ny.d, k, ny.m); err != nil {
 		return err
 	}
 	m := ny.m
@@ -220,21 +219,13 @@ func (ny *Nystrom) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 			proj.Set(l, q, s*u.At(l, j))
 		}
 	}
-	res := mat.NewDense(rows, k, nil)
-	err = blocks.Kernel(kernel.NewCross(ny.kern, &ny.lview), X, func(lo, hi int, kv *mat.Dense) error {
+	return blocks.KernelScores(dst, kernel.NewCross(ny.kern, &ny.lview), X, k, func(_, _ int, kv, out *mat.Dense) error {
 		if !finiteDense(kv) {
 			return fmt.Errorf("%w: a kernel value is not finite", ErrNonFinite)
 		}
-		native.Gemm(blas.NoTrans, blas.NoTrans, 1, kv.RawMatrix(), proj.RawMatrix(), 0,
-			res.Slice(lo, hi, 0, k).(*mat.Dense).RawMatrix())
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, kv.RawMatrix(), proj.RawMatrix(), 0, out.RawMatrix())
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	check.Reuse(dst, rows, k)
-	dst.Copy(res)
-	return nil
 }
 
 // finiteDense reports whether every entry of a is finite.

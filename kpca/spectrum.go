@@ -211,8 +211,7 @@ func (md *Model) Scores(dst *mat.Dense, k int) error {
 // empty, otherwise it must be rows×k. Errors are those of ikpca.Model.Transform, and
 // leave dst unchanged.
 func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	rows, err := errs.Transform(dst, X, md.d, k, md.Components())
-	if err != nil {
+	if _, err := errs.Transform(dst, X, md.d, k, md.Components()); err != nil {
 		return err
 	}
 	b := md.basis()
@@ -237,11 +236,10 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	// (dgemm speed for RBF, polynomial and linear kernels: docs/design.md, "Kernel
 	// blocks") and one product each. The scores are collected in res so that a kernel
 	// value that is not finite (an overflowing polynomial kernel) leaves dst as it was.
-	res := mat.NewDense(rows, k, nil)
-	var out mat.Dense
+	var prod mat.Dense
 	centred := md.opts.Mode == Centred
 	fm := float64(m)
-	err = blocks.Kernel(kernel.NewCross(md.kern, &md.view), X, func(lo, hi int, cb *mat.Dense) error {
+	return blocks.KernelScores(dst, kernel.NewCross(md.kern, &md.view), X, k, func(lo, hi int, cb, out *mat.Dense) error {
 		for i := lo; i < hi; i++ {
 			kx := cb.RawRowView(i - lo)
 			for j, v := range kx {
@@ -253,19 +251,13 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 				}
 			}
 		}
-		out.Reset()
-		native.Mul(&out, cb, top)
-		for i := lo; i < hi; i++ {
+		prod.Reset()
+		native.Mul(&prod, cb, top)
+		for i := range hi - lo {
 			for q := range k {
-				res.Set(i, q, out.At(i-lo, q)*scale[q])
+				out.Set(i, q, prod.At(i, q)*scale[q])
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	check.Reuse(dst, rows, k)
-	dst.Copy(res)
-	return nil
 }

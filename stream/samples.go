@@ -173,8 +173,7 @@ func rayleigh(alpha, ka [][]float64) []float64 {
 // samples by one kernel.Cross block (docs/design.md, "Kernel blocks"), each row centred
 // (centre), then the scores by one dgemm with the n×k matrix of the coefficients.
 func (s *samples) scores(dst *mat.Dense, X mat.Matrix, k, have int, coefficients func() [][]float64) error {
-	rows, err := errs.Transform(dst, X, s.d, k, have)
-	if err != nil {
+	if _, err := errs.Transform(dst, X, s.d, k, have); err != nil {
 		return err
 	}
 	coef := coefficients()
@@ -185,8 +184,7 @@ func (s *samples) scores(dst *mat.Dense, X mat.Matrix, k, have int, coefficients
 			c.Set(l, j, v)
 		}
 	}
-	res := mat.NewDense(rows, k, nil)
-	err = blocks.Kernel(kernel.NewCross(s.kern, &s.view), X, func(lo, hi int, kv *mat.Dense) error {
+	return blocks.KernelScores(dst, kernel.NewCross(s.kern, &s.view), X, k, func(lo, hi int, kv, out *mat.Dense) error {
 		for i := range hi - lo {
 			kx := kv.RawRowView(i)
 			for l, v := range kx {
@@ -196,16 +194,9 @@ func (s *samples) scores(dst *mat.Dense, X mat.Matrix, k, have int, coefficients
 			}
 			s.centre(kx)
 		}
-		native.Gemm(blas.NoTrans, blas.NoTrans, 1, kv.RawMatrix(), c.RawMatrix(), 0,
-			res.Slice(lo, hi, 0, k).(*mat.Dense).RawMatrix())
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, kv.RawMatrix(), c.RawMatrix(), 0, out.RawMatrix())
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	check.Reuse(dst, rows, k)
-	dst.Copy(res)
-	return nil
 }
 
 // descending returns the indices of v in descending order of value, ties in index

@@ -216,9 +216,8 @@ func project(dst *mat.Dense, rff *features.RFF, X mat.Matrix, w *mat.Dense, mean
 	}
 	D, d := rff.OutDim(), rff.InDim()
 	wk := w.Slice(0, D, 0, k).(*mat.Dense).RawMatrix()
-	res := mat.NewDense(n, k, nil)
 	zb := mat.NewDense(min(blocks.Size, n), D, nil)
-	err = blocks.Rows(X, d, func(lo, hi int, xb *mat.Dense) error {
+	return blocks.Scores(dst, X, d, k, func(lo, hi int, xb, out *mat.Dense) error {
 		zv := zb.Slice(0, hi-lo, 0, D).(*mat.Dense)
 		if err := rff.Transform(zv, xb); err != nil {
 			return fmt.Errorf("stream: %w", err)
@@ -231,13 +230,7 @@ func project(dst *mat.Dense, rff *features.RFF, X mat.Matrix, w *mat.Dense, mean
 				}
 			}
 		}
-		native.Gemm(blas.NoTrans, blas.NoTrans, 1, zv.RawMatrix(), wk, 0, res.Slice(lo, hi, 0, k).(*mat.Dense).RawMatrix())
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, zv.RawMatrix(), wk, 0, out.RawMatrix())
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	check.Reuse(dst, n, k)
-	dst.Copy(res)
-	return nil
 }

@@ -9,6 +9,7 @@ package blocks
 import (
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -44,17 +45,36 @@ func Rows(X mat.Matrix, d int, f func(lo, hi int, xb *mat.Dense) error) error {
 	return nil
 }
 
-// Kernel calls f with the kernel block K(X[lo:hi], Y) of the rows of X against the
-// points Y that c holds, Size rows of X at a time (Rows): a (hi−lo)×c.Len() matrix,
-// whose memory the next block reuses. It stops at f's first error and returns it.
-func Kernel(c *kernel.Cross, X mat.Matrix, f func(lo, hi int, kb *mat.Dense) error) error {
+// Scores sets dst to a rows×k matrix of scores of the rows of X (d columns), written by
+// f a block at a time: f receives the rows lo…hi−1 as for Rows and writes their scores
+// into out, rows lo…hi−1 of the result. The result goes into dst (resized if empty;
+// otherwise it must be rows×k, as the callers checked) only when every block
+// succeeded: at f's first error Scores returns it and dst is unchanged.
+func Scores(dst *mat.Dense, X mat.Matrix, d, k int, f func(lo, hi int, xb, out *mat.Dense) error) error {
+	rows, _ := X.Dims()
+	res := mat.NewDense(rows, k, nil)
+	err := Rows(X, d, func(lo, hi int, xb *mat.Dense) error {
+		return f(lo, hi, xb, res.Slice(lo, hi, 0, k).(*mat.Dense))
+	})
+	if err != nil {
+		return err
+	}
+	check.Reuse(dst, rows, k)
+	dst.Copy(res)
+	return nil
+}
+
+// KernelScores is Scores with f given, instead of the rows, their kernel block
+// K(X[lo:hi], Y) against the points Y that c holds: a (hi−lo)×c.Len() matrix whose
+// memory the next block reuses.
+func KernelScores(dst *mat.Dense, c *kernel.Cross, X mat.Matrix, k int, f func(lo, hi int, kb, out *mat.Dense) error) error {
 	rows, _ := X.Dims()
 	n := c.Len()
 	buf := mat.NewDense(min(Size, rows), n, nil)
 	var work kernel.BlockWork
-	return Rows(X, c.Dim(), func(lo, hi int, xb *mat.Dense) error {
+	return Scores(dst, X, c.Dim(), k, func(lo, hi int, xb, out *mat.Dense) error {
 		kb := buf.Slice(0, hi-lo, 0, n).(*mat.Dense)
 		c.BlockTo(kb, xb, &work)
-		return f(lo, hi, kb)
+		return f(lo, hi, kb, out)
 	})
 }

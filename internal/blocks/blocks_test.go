@@ -49,9 +49,48 @@ func TestRows(t *testing.T) {
 	}
 }
 
-// TestKernel: the blocks are the kernel values of the rows against the points, to
-// 1e-12: RBF values are at most 1, and the dgemm form of ‖x − y‖² loses a few ε·‖x‖².
-func TestKernel(t *testing.T) {
+// TestScores: the scores f writes block by block end up in dst, resized when empty;
+// an error in a later block is returned and leaves dst as it was.
+func TestScores(t *testing.T) {
+	const rows, d = Size + 5, 2
+	X := mat.NewDense(rows, d, nil)
+	for i := range rows {
+		X.Set(i, 0, float64(i))
+		X.Set(i, 1, float64(2*i))
+	}
+	sum := func(lo, hi int, xb, out *mat.Dense) error {
+		for i := range hi - lo {
+			out.Set(i, 0, xb.At(i, 0)+xb.At(i, 1))
+		}
+		return nil
+	}
+	var dst mat.Dense
+	if err := Scores(&dst, X, d, 1, sum); err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		if dst.At(i, 0) != float64(3*i) {
+			t.Fatalf("score %d = %v, want %d", i, dst.At(i, 0), 3*i)
+		}
+	}
+	kept := mat.NewDense(rows, 1, nil)
+	kept.Set(rows-1, 0, -1)
+	stop := errors.New("stop")
+	err := Scores(kept, X, d, 1, func(lo, hi int, xb, out *mat.Dense) error {
+		if lo > 0 {
+			return stop
+		}
+		return sum(lo, hi, xb, out)
+	})
+	if !errors.Is(err, stop) || kept.At(0, 0) != 0 || kept.At(rows-1, 0) != -1 {
+		t.Errorf("an error in the second block: %v, dst changed to %v … %v", err, kept.At(0, 0), kept.At(rows-1, 0))
+	}
+}
+
+// TestKernelScores: f receives the kernel values of the block's rows against the
+// points, to 1e-12 (RBF values are at most 1, and the dgemm form of ‖x − y‖² loses a
+// few ε·‖x‖²), for every row once.
+func TestKernelScores(t *testing.T) {
 	const rows, n, d = Size + 40, 30, 4
 	rng := rand.New(rand.NewPCG(3, 4))
 	X, Y := mat.NewDense(rows, d, nil), mat.NewDense(n, d, nil)
@@ -64,19 +103,19 @@ func TestKernel(t *testing.T) {
 		}
 	}
 	k := kernel.RBF{Sigma: 1.5}
-	covered := 0
-	err := Kernel(kernel.NewCross(k, Y), X, func(lo, hi int, kb *mat.Dense) error {
+	var dst mat.Dense
+	err := KernelScores(&dst, kernel.NewCross(k, Y), X, 1, func(lo, hi int, kb, out *mat.Dense) error {
 		for i := lo; i < hi; i++ {
 			for j := range n {
 				if want := k.Eval(X.RawRowView(i), Y.RawRowView(j)); math.Abs(kb.At(i-lo, j)-want) > 1e-12 {
 					t.Fatalf("K(x%d, y%d) = %v, want %v", i, j, kb.At(i-lo, j), want)
 				}
 			}
+			out.Set(i-lo, 0, 1)
 		}
-		covered += hi - lo
 		return nil
 	})
-	if err != nil || covered != rows {
-		t.Errorf("%v after %d rows of %d", err, covered, rows)
+	if err != nil || mat.Sum(&dst) != rows {
+		t.Errorf("%v; %v rows scored of %d", err, mat.Sum(&dst), rows)
 	}
 }
