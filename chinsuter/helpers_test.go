@@ -20,12 +20,7 @@ func toy(n int, seed uint64) *mat.Dense {
 // gaussian returns n points of N(0, I_d).
 func gaussian(n, d int, seed uint64) *mat.Dense {
 	rng := rand.New(rand.NewPCG(seed, 11))
-	X := mat.NewDense(n, d, nil)
-	for i := range n {
-		for j := range d {
-			X.Set(i, j, rng.NormFloat64())
-		}
-	}
+	X := testmat.Normal(n, d, rng)
 	return X
 }
 

@@ -21,12 +21,7 @@ func TestBackendRoute(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 2))
 	const n = 60 // large enough for every code path: deflation, the dgemm, the tip column
 	a := testmat.RandomSym(n+10, rng)
-	b := mat.NewDense(3, n, nil)
-	for i := range 3 {
-		for j := range n {
-			b.Set(i, j, rng.NormFloat64())
-		}
-	}
+	b := testmat.Normal(3, n, rng)
 	backend.CheckRoute(t, native.Compiled == "gonum", func() {
 		var s Sym
 		if err := s.Factorize(testmat.Leading(a, n)); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -17,12 +18,7 @@ import (
 func TestRows(t *testing.T) {
 	const rows, d = 2*Size + 17, 3
 	rng := rand.New(rand.NewPCG(1, 2))
-	X := mat.NewDense(rows, d, nil)
-	for i := range rows {
-		for j := range d {
-			X.Set(i, j, rng.NormFloat64())
-		}
-	}
+	X := testmat.Normal(rows, d, rng)
 	var Xt mat.Dense
 	Xt.CloneFrom(X.T())
 	for name, m := range map[string]mat.Matrix{"dense": X, "transposed": Xt.T()} {
@@ -93,15 +89,7 @@ func TestScores(t *testing.T) {
 func TestKernelScores(t *testing.T) {
 	const rows, n, d = Size + 40, 30, 4
 	rng := rand.New(rand.NewPCG(3, 4))
-	X, Y := mat.NewDense(rows, d, nil), mat.NewDense(n, d, nil)
-	for _, a := range []*mat.Dense{X, Y} {
-		r, c := a.Dims()
-		for i := range r {
-			for j := range c {
-				a.Set(i, j, rng.NormFloat64())
-			}
-		}
-	}
+	X, Y := testmat.Normal(rows, d, rng), testmat.Normal(n, d, rng)
 	k := kernel.RBF{Sigma: 1.5}
 	var dst mat.Dense
 	err := KernelScores(&dst, kernel.NewCross(k, Y), X, 1, func(lo, hi int, kb, out *mat.Dense) error {

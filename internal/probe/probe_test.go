@@ -7,6 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/testmat"
 )
 
 // TestOrthogonality: the probe is at rounding level for orthonormal columns (a QR
@@ -16,12 +18,7 @@ import (
 func TestOrthogonality(t *testing.T) {
 	const n, k = 30, 7
 	rng := rand.New(rand.NewPCG(3, 4))
-	a := mat.NewDense(n, k, nil)
-	for i := range n {
-		for j := range k {
-			a.Set(i, j, rng.NormFloat64())
-		}
-	}
+	a := testmat.Normal(n, k, rng)
 	var qr mat.QR
 	qr.Factorize(a)
 	var q mat.Dense

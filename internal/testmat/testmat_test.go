@@ -261,3 +261,18 @@ func TestMaxAbsDiff(t *testing.T) {
 	}
 	mustPanic(t, "length mismatch", func() { MaxAbsDiff([]float64{1}, []float64{1, 2}) })
 }
+
+// TestNormal: Normal draws its entries row by row from rng, so that the same seed gives
+// the same matrix as the loop it replaces, and panics on an empty shape.
+func TestNormal(t *testing.T) {
+	a := Normal(3, 4, newRNG(5))
+	rng := newRNG(5)
+	for i := range 3 {
+		for j := range 4 {
+			if want := rng.NormFloat64(); a.At(i, j) != want {
+				t.Fatalf("entry (%d, %d) = %v, want %v", i, j, a.At(i, j), want)
+			}
+		}
+	}
+	mustPanic(t, "Normal(0, 4)", func() { Normal(0, 4, rng) })
+}
