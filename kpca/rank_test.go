@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/lanczos"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -17,13 +18,8 @@ import (
 func shuffled(t testing.TB, set string, n int, seed uint64) *mat.Dense {
 	t.Helper()
 	ds := dataset(t, set)
-	rows, d := ds.X.Dims()
-	perm := rand.New(rand.NewPCG(seed, seed)).Perm(rows)
-	x := mat.NewDense(n, d, nil)
-	for i := range n {
-		x.SetRow(i, ds.X.RawRowView(perm[i]))
-	}
-	return x
+	rows, _ := ds.X.Dims()
+	return testmat.SelectRows(ds.X, rand.New(rand.NewPCG(seed, seed)).Perm(rows)[:n])
 }
 
 // truncationError returns E = A − V·Λ·Vᵀ for the model's tracked pairs and A the matrix

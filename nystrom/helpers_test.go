@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -29,33 +30,13 @@ func points(t testing.TB, name string, n int, seed uint64) *mat.Dense {
 	default:
 		t.Fatalf("unknown data set %q", name)
 	}
-	rows, d := X.Dims()
+	rows, _ := X.Dims()
 	if n == 0 {
 		n = rows
 	}
-	perm := rand.New(rand.NewPCG(seed, 99)).Perm(rows)
-	out := mat.NewDense(n, d, nil)
-	for i := range n {
-		out.SetRow(i, X.RawRowView(perm[i]))
-	}
+	out := testmat.SelectRows(X, rand.New(rand.NewPCG(seed, 99)).Perm(rows)[:n])
 	if standardise {
-		for j := range d {
-			var mean, ss float64
-			for i := range n {
-				mean += out.At(i, j)
-			}
-			mean /= float64(n)
-			for i := range n {
-				ss += (out.At(i, j) - mean) * (out.At(i, j) - mean)
-			}
-			sd := math.Sqrt(ss / float64(n))
-			if sd == 0 {
-				sd = 1
-			}
-			for i := range n {
-				out.Set(i, j, (out.At(i, j)-mean)/sd)
-			}
-		}
+		testmat.Standardise(out)
 	}
 	return out
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/study"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/nystrom"
@@ -107,33 +108,13 @@ func loadNystrom(name string, n int, seed uint64) (*mat.Dense, error) {
 	default:
 		return nil, fmt.Errorf("%w: unknown data set %q (want one of %v)", study.ErrOptions, name, NystromDataSets)
 	}
-	rows, d := X.Dims()
+	rows, _ := X.Dims()
 	if n <= 0 || n > rows {
 		n = rows
 	}
-	perm := rand.New(rand.NewPCG(seed, 0x5eed)).Perm(rows)
-	out := mat.NewDense(n, d, nil)
-	for i := range n {
-		out.SetRow(i, X.RawRowView(perm[i]))
-	}
+	out := testmat.SelectRows(X, rand.New(rand.NewPCG(seed, 0x5eed)).Perm(rows)[:n])
 	if standardise {
-		for j := range d {
-			var mean, ss float64
-			for i := range n {
-				mean += out.At(i, j)
-			}
-			mean /= float64(n)
-			for i := range n {
-				ss += (out.At(i, j) - mean) * (out.At(i, j) - mean)
-			}
-			sd := math.Sqrt(ss / float64(n))
-			if sd == 0 {
-				sd = 1
-			}
-			for i := range n {
-				out.Set(i, j, (out.At(i, j)-mean)/sd)
-			}
-		}
+		testmat.Standardise(out)
 	}
 	return out, nil
 }
