@@ -110,3 +110,24 @@ func TestParseVariableSpacing(t *testing.T) {
 		t.Fatalf("parsed %d rows from %d lines", r, len(lines))
 	}
 }
+
+// TestByName: every embedded data set is found by its Name, as its accessor returns it
+// and as a copy of its own; any other name is not.
+func TestByName(t *testing.T) {
+	for _, want := range []Dataset{Yeast(), Magic(), CPUAct(), A9A(), A9ATest()} {
+		got, ok := ByName(want.Name)
+		if !ok || got.Name != want.Name || !mat.Equal(got.X, want.X) {
+			t.Errorf("ByName(%q): found %v, %q", want.Name, ok, got.Name)
+			continue
+		}
+		got.X.Set(0, 0, math.Inf(1))
+		if again, _ := ByName(want.Name); math.IsInf(again.X.At(0, 0), 1) {
+			t.Errorf("ByName(%q) shares its matrix", want.Name)
+		}
+	}
+	for _, name := range []string{"", "Yeast", "a9a.test", "iris"} {
+		if _, ok := ByName(name); ok {
+			t.Errorf("ByName(%q) found a data set", name)
+		}
+	}
+}

@@ -21,17 +21,14 @@ func TestMain(m *testing.M) {
 	m.Run()
 }
 
-// dataset returns a data set by name: "yeast" or "magic".
+// dataset returns an embedded data set by name (data.ByName).
 func dataset(t testing.TB, name string) data.Dataset {
 	t.Helper()
-	switch name {
-	case "yeast":
-		return data.Yeast()
-	case "magic":
-		return data.Magic()
+	ds, ok := data.ByName(name)
+	if !ok {
+		t.Fatalf("unknown data set %q", name)
 	}
-	t.Fatalf("unknown data set %q", name)
-	return data.Dataset{}
+	return ds
 }
 
 // points returns the first n rows of a data set: "yeast" or "magic".

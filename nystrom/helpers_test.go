@@ -18,24 +18,17 @@ import (
 // loader). n = 0 means every row.
 func points(t testing.TB, name string, n int, seed uint64) *mat.Dense {
 	t.Helper()
-	var X *mat.Dense
-	standardise := true
-	switch name {
-	case "magic":
-		X = data.Magic().X
-	case "yeast":
-		X = data.Yeast().X
-	case "a9a":
-		X, standardise = data.A9A().X, false
-	default:
+	ds, ok := data.ByName(name)
+	if !ok {
 		t.Fatalf("unknown data set %q", name)
 	}
+	X := ds.X
 	rows, _ := X.Dims()
 	if n == 0 {
 		n = rows
 	}
 	out := testmat.SelectRows(X, rand.New(rand.NewPCG(seed, 99)).Perm(rows)[:n])
-	if standardise {
+	if name != "a9a" {
 		testmat.Standardise(out)
 	}
 	return out

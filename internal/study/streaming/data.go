@@ -20,26 +20,18 @@ var DataSets = []string{"cpu_act", "a9a", "magic"}
 // in a seeded random order, the columns standardised by the training points' statistics
 // where the data set needs it.
 func load(name string, n, test int, seed uint64) (train, testX *mat.Dense, err error) {
-	var X *mat.Dense
-	standardise := true
-	switch name {
-	case "cpu_act":
-		X = data.CPUAct().X
-	case "a9a":
-		X = data.A9A().X
-		standardise = false
-	case "magic":
-		X = data.Magic().X
-	default:
+	if !slices.Contains(DataSets, name) {
 		return nil, nil, fmt.Errorf("%w: unknown data set %q (want one of %v)", study.ErrOptions, name, slices.Clone(DataSets))
 	}
+	ds, _ := data.ByName(name)
+	X := ds.X
 	rows, _ := X.Dims()
 	if n < 2 || test < 1 || n+test > rows {
 		return nil, nil, fmt.Errorf("%w: %d training and %d test points from %d rows", study.ErrOptions, n, test, rows)
 	}
 	perm := rand.New(rand.NewPCG(seed, 0x57)).Perm(rows)
 	train, testX = testmat.SelectRows(X, perm[:n]), testmat.SelectRows(X, perm[n:n+test])
-	if standardise {
+	if name != "a9a" { // binary features, as they are
 		// Scale by the training points' statistics.
 		testmat.Standardise(train, testX)
 	}

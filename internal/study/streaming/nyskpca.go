@@ -96,24 +96,17 @@ type NystromResult struct {
 // loadNystrom returns n points of the data set in a seeded random order, MAGIC's and
 // Yeast's columns standardised.
 func loadNystrom(name string, n int, seed uint64) (*mat.Dense, error) {
-	var X *mat.Dense
-	standardise := true
-	switch name {
-	case "magic":
-		X = data.Magic().X
-	case "yeast":
-		X = data.Yeast().X
-	case "a9a":
-		X, standardise = data.A9A().X, false
-	default:
+	if !slices.Contains(NystromDataSets, name) {
 		return nil, fmt.Errorf("%w: unknown data set %q (want one of %v)", study.ErrOptions, name, NystromDataSets)
 	}
+	ds, _ := data.ByName(name)
+	X := ds.X
 	rows, _ := X.Dims()
 	if n <= 0 || n > rows {
 		n = rows
 	}
 	out := testmat.SelectRows(X, rand.New(rand.NewPCG(seed, 0x5eed)).Perm(rows)[:n])
-	if standardise {
+	if name != "a9a" { // binary features, as they are
 		testmat.Standardise(out)
 	}
 	return out, nil
