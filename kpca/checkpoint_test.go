@@ -31,10 +31,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 		if !capture(back).equal(capture(md)) || back.Options() != md.Options() || back.since != md.since {
 			t.Fatalf("%s: loaded model differs", name(opts))
 		}
-		var v1, v2 mat.Dense
-		md.VectorsTo(&v1)
-		back.VectorsTo(&v2)
-		if !mat.Equal(&v1, &v2) {
+		if !sameVectors(md, back) {
 			t.Fatalf("%s: vectors differ", name(opts))
 		}
 		if err := md.AddBatch(x.Slice(60, 90, 0, 8)); err != nil {
@@ -205,10 +202,7 @@ func TestCopyFrom(t *testing.T) {
 		if !capture(dst).equal(capture(src)) || dst.Stats().Deflated != src.Stats().Deflated {
 			t.Errorf("%s: the copy's step differs from the source's", name(opts))
 		}
-		var u, v mat.Dense
-		src.VectorsTo(&u)
-		dst.VectorsTo(&v)
-		if !mat.Equal(&u, &v) {
+		if !sameVectors(src, dst) {
 			t.Errorf("%s: eigenvectors differ after the same step", name(opts))
 		}
 		dst.CopyFrom(dst) // a no-op

@@ -128,6 +128,15 @@ func reconstruction(md *Model, a mat.Symmetric) float64 {
 	return mat.Norm(&r, 2) / mat.Norm(a, 2)
 }
 
+// sameVectors reports whether two models give the same eigenvectors (VectorsTo), bit
+// for bit.
+func sameVectors(a, b *Model) bool {
+	var u, v mat.Dense
+	a.VectorsTo(&u)
+	b.VectorsTo(&v)
+	return mat.Equal(&u, &v)
+}
+
 // orthogonality returns max|VᵀV − I| for the model's vectors.
 func orthogonality(md *Model) float64 {
 	var v, g mat.Dense
@@ -158,6 +167,31 @@ func maxRelDiff(a, b []float64) float64 {
 		return d
 	}
 	return d / big
+}
+
+// checkSums compares the row sums, total and trace of md with sums formed afresh
+// (relative 1e-12: sums of m kernel values, updated in O(m) a point).
+func checkSums(t *testing.T, what string, md *Model) {
+	t.Helper()
+	var p mat.Dense
+	md.Points(&p)
+	k := kernel.Matrix(md.Kernel(), &p)
+	var total, self float64
+	for i := range md.Len() {
+		var s float64
+		for j := range md.Len() {
+			s += k.At(i, j)
+		}
+		total += s
+		self += k.At(i, i)
+		if d := math.Abs(s - md.rowSum[i]); d > 1e-12*math.Max(math.Abs(s), 1) {
+			t.Errorf("%s: row sum %d is %.17g, want %.17g", what, i, md.rowSum[i], s)
+			return
+		}
+	}
+	if math.Abs(total-md.total) > 1e-12*math.Max(math.Abs(total), 1) || math.Abs(self-md.self) > 1e-12*math.Max(self, 1) {
+		t.Errorf("%s: total %.17g and trace %.17g, want %.17g and %.17g", what, md.total, md.self, total, self)
+	}
 }
 
 // state captures a model's observable state and its running sums, for checks that a

@@ -208,31 +208,6 @@ func certify(t *testing.T, what string, md *Model) {
 	checkSums(t, what, md)
 }
 
-// checkSums compares the row sums and total of md with sums formed afresh (relative
-// 1e-12: sums of m kernel values, updated in O(m) a point).
-func checkSums(t *testing.T, what string, md *Model) {
-	t.Helper()
-	var p mat.Dense
-	md.Points(&p)
-	k := kernel.Matrix(md.Kernel(), &p)
-	var total, self float64
-	for i := range md.Len() {
-		var s float64
-		for j := range md.Len() {
-			s += k.At(i, j)
-		}
-		total += s
-		self += k.At(i, i)
-		if d := math.Abs(s - md.rowSum[i]); d > 1e-12*math.Max(math.Abs(s), 1) {
-			t.Errorf("%s: row sum %d is %.17g, want %.17g", what, i, md.rowSum[i], s)
-			return
-		}
-	}
-	if math.Abs(total-md.total) > 1e-12*math.Max(math.Abs(total), 1) || math.Abs(self-md.self) > 1e-12*math.Max(self, 1) {
-		t.Errorf("%s: total %.17g and trace %.17g, want %.17g and %.17g", what, md.total, md.self, total, self)
-	}
-}
-
 // TestRankDrift: at rank r the drift probe's residual is rounding after New and after
 // Refresh (the top r pairs of a batch decomposition are exact eigenpairs), grows with
 // the tracking error but stays within ErrorBound/λ₁ (A·V − V·Λ = (A − K̃)·V), and

@@ -3,7 +3,6 @@ package kpca
 import (
 	"bytes"
 	"errors"
-	"math"
 	"slices"
 	"testing"
 
@@ -27,8 +26,7 @@ func pointsTarget(md *Model) *mat.SymDense {
 
 // checkExact compares an exact model with a batch decomposition of its points: the
 // eigenvalues (relative to λmax) and the reconstruction ‖A − VΛVᵀ‖_F/‖A‖_F within tol,
-// the orthogonality of the vectors, and the row sums and total against sums formed
-// afresh (relative 1e-12: they are sums of m kernel values updated in O(m) a point).
+// the orthogonality of the vectors, and the row sums, total and trace (checkSums).
 func checkExact(t *testing.T, what string, md *Model, tol float64) {
 	t.Helper()
 	if md.Len() == 0 {
@@ -47,25 +45,7 @@ func checkExact(t *testing.T, what string, md *Model, tol float64) {
 	if !(v <= tol && r <= tol && o <= tol) {
 		t.Errorf("%s (m = %d): eigenvalues off by %.3g, reconstruction %.3g, orthogonality %.3g (tolerance %.3g)", what, md.Len(), v, r, o, tol)
 	}
-	var p mat.Dense
-	md.Points(&p)
-	k := kernel.Matrix(md.Kernel(), &p)
-	var total, big float64
-	for i := range md.Len() {
-		var s float64
-		for j := range md.Len() {
-			s += k.At(i, j)
-		}
-		total += s
-		big = math.Max(big, math.Abs(s))
-		if d := math.Abs(s - md.rowSum[i]); d > 1e-12*math.Max(math.Abs(s), 1) {
-			t.Errorf("%s: row sum %d is %.17g, want %.17g", what, i, md.rowSum[i], s)
-			break
-		}
-	}
-	if d := math.Abs(total - md.total); d > 1e-12*math.Max(math.Abs(total), 1) {
-		t.Errorf("%s: total %.17g, want %.17g", what, md.total, total)
-	}
+	checkSums(t, what, md)
 }
 
 // TestRemove removes points from exact models — the oldest, the newest, middle ones —
