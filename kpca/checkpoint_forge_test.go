@@ -9,6 +9,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -32,10 +33,7 @@ func forge(t testing.TB, h checkpointHeader, floats []float64) []byte {
 }
 
 // seal appends the SHA-256 of body.
-func seal(body []byte) []byte {
-	sum := sha256.Sum256(body)
-	return append(append([]byte(nil), body...), sum[:]...)
-}
+func seal(body []byte) []byte { return wire.Seal(bytes.Clone(body)) }
 
 // dissect splits a valid checkpoint into its header and floats.
 func dissect(t testing.TB, ckpt []byte) (checkpointHeader, []float64) {

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/update"
@@ -139,21 +140,9 @@ func sameVectors(a, b *Model) bool {
 
 // orthogonality returns max|VᵀV − I| for the model's vectors.
 func orthogonality(md *Model) float64 {
-	var v, g mat.Dense
+	var v mat.Dense
 	md.VectorsTo(&v)
-	g.Mul(v.T(), &v)
-	r, _ := g.Dims()
-	var worst float64
-	for i := range r {
-		for j := range r {
-			x := g.At(i, j)
-			if i == j {
-				x--
-			}
-			worst = math.Max(worst, math.Abs(x))
-		}
-	}
-	return worst
+	return testmat.Orthogonality(&v)
 }
 
 // maxRelDiff returns max|a − b|/max|b|.

@@ -11,14 +11,12 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/kernel"
 )
 
 // seal returns body followed by its checksum, as MarshalBinary writes it.
-func seal(body []byte) []byte {
-	sum := sha256.Sum256(body)
-	return append(append([]byte(nil), body...), sum[:]...)
-}
+func seal(body []byte) []byte { return wire.Seal(bytes.Clone(body)) }
 
 // offsets of an encoding's fields after the kernel's name (see encoding.go).
 const (

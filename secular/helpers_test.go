@@ -109,6 +109,12 @@ func (p problem) trace() float64 {
 // secular vectors, and the deflated columns.
 func assemble(res *Result, arrow bool) *mat.Dense {
 	N := len(res.Values)
+	return assembleCols(res, N, N, arrow)
+}
+
+// assembleCols is assemble for a problem of order N whose res describes cols
+// eigenvectors: N for RankOne and Arrow, N − 1 for Restrict (restrictedSpace).
+func assembleCols(res *Result, N, cols int, arrow bool) *mat.Dense {
 	b := mat.NewDense(N, N, nil)
 	for i := range N {
 		b.Set(i, i, 1)
@@ -120,7 +126,7 @@ func assemble(res *Result, arrow bool) *mat.Dense {
 			g.Apply(row)
 		}
 	}
-	q := mat.NewDense(N, N, nil)
+	q := mat.NewDense(N, cols, nil)
 	if res.K > 0 {
 		basis := mat.NewDense(N, res.Stride, nil) // kept columns, then the tip
 		for j, c := range res.Keep {

@@ -54,13 +54,7 @@ import (
 // k−1 roots, one in each interval between consecutive poles and none outside.
 func (s *Solver) Restrict(d, z []float64) (*Result, error) {
 	n := len(d)
-	if len(z) != n {
-		return nil, fmt.Errorf("%w: len(d) = %d, len(z) = %d", ErrLength, n, len(z))
-	}
-	if err := checkPoles(d); err != nil {
-		return nil, err
-	}
-	if err := checkFinite("z", z); err != nil {
+	if err := checkProblem(d, z, "z"); err != nil {
 		return nil, err
 	}
 	if vec.MaxAbs(z) == 0 {

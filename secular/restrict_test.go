@@ -111,37 +111,7 @@ var loewnerCase = restriction{
 // restrictedSpace assembles the n×(n−1) eigenvector matrix Q described by res, in the
 // order of res.Values.
 func restrictedSpace(res *Result, n int) *mat.Dense {
-	b := mat.NewDense(n, n, nil)
-	for i := range n {
-		b.Set(i, i, 1)
-	}
-	raw := b.RawMatrix()
-	for i := range n {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
-		for _, g := range res.Rotations {
-			g.Apply(row)
-		}
-	}
-	q := mat.NewDense(n, max(n-1, 1), nil)
-	if res.K > 0 {
-		basis := mat.NewDense(n, res.Stride, nil)
-		for j, c := range res.Keep {
-			basis.SetCol(j, mat.Col(nil, c, b))
-		}
-		var sec mat.Dense
-		sec.Mul(basis, mat.NewDense(res.K, res.Stride, res.Vectors[:res.K*res.Stride]).T())
-		for p, src := range res.Source {
-			if src >= 0 {
-				q.SetCol(p, mat.Col(nil, src, &sec))
-			}
-		}
-	}
-	for p, src := range res.Source {
-		if src < 0 {
-			q.SetCol(p, mat.Col(nil, -1-src, b))
-		}
-	}
-	return q
+	return assembleCols(res, n, max(n-1, 1), false)
 }
 
 // restrictMeasures returns, for a restriction's result, the residual

@@ -100,13 +100,7 @@ type Stats struct {
 // and the Solver's Result is invalid until the next successful solve.
 func (s *Solver) RankOne(d, z []float64, rho float64) (*Result, error) {
 	n := len(d)
-	if len(z) != n {
-		return nil, fmt.Errorf("%w: len(d) = %d, len(z) = %d", ErrLength, n, len(z))
-	}
-	if err := checkPoles(d); err != nil {
-		return nil, err
-	}
-	if err := checkFinite("z", z); err != nil {
+	if err := checkProblem(d, z, "z"); err != nil {
 		return nil, err
 	}
 	if math.IsNaN(rho) || math.IsInf(rho, 0) {
@@ -194,13 +188,7 @@ func (s *Solver) RankOne(d, z []float64, rho float64) (*Result, error) {
 // solve.
 func (s *Solver) Arrow(d, w []float64, c float64) (*Result, error) {
 	n := len(d)
-	if len(w) != n {
-		return nil, fmt.Errorf("%w: len(d) = %d, len(w) = %d", ErrLength, n, len(w))
-	}
-	if err := checkPoles(d); err != nil {
-		return nil, err
-	}
-	if err := checkFinite("w", w); err != nil {
+	if err := checkProblem(d, w, "w"); err != nil {
 		return nil, err
 	}
 	if math.IsNaN(c) || math.IsInf(c, 0) {
@@ -556,6 +544,19 @@ func growF(x []float64, n int) []float64 {
 // by one reallocates O(log n) times.
 func headroom(n int) int {
 	return n + n/4 + 16
+}
+
+// checkProblem validates the poles d and the vector x (called name in messages) of a
+// secular problem: as many entries as poles, the poles finite and sorted (checkPoles),
+// x finite.
+func checkProblem(d, x []float64, name string) error {
+	if len(x) != len(d) {
+		return fmt.Errorf("%w: len(d) = %d, len(%s) = %d", ErrLength, len(d), name, len(x))
+	}
+	if err := checkPoles(d); err != nil {
+		return err
+	}
+	return checkFinite(name, x)
 }
 
 // checkPoles reports non-finite or unsorted poles.
