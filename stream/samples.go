@@ -48,11 +48,14 @@ func newSamples(k kernel.Kernel, d int, centred bool) (*samples, error) {
 // points returns the stored points as an n×d matrix (a view; valid until the next add).
 func (s *samples) points() *mat.Dense { return &s.view }
 
-// add stores x (checked by the caller) and returns its kernel column against all stored
-// points, itself included (length n after the call; valid until the next call). If a
-// kernel value is not finite (an overflowing polynomial kernel, say), nothing is stored
-// and an error is returned.
+// add stores x and returns its kernel column against all stored points, itself
+// included (length n after the call; valid until the next call). A point of the wrong
+// dimension or with a non-finite coordinate, or one with a kernel value that is not
+// finite (an overflowing polynomial kernel, say), is an error and nothing is stored.
 func (s *samples) add(x []float64) ([]float64, error) {
+	if err := errs.Point(x, s.d); err != nil {
+		return nil, err
+	}
 	s.x = append(s.x, x...)
 	s.n++
 	s.view.SetRawMatrix(rawOf(s.x, s.n, s.d))

@@ -50,3 +50,17 @@ func Norm(x []float64) float64 {
 	}
 	return big * math.Sqrt(ss)
 }
+
+// SameBits reports whether a and b hold the same float64s bit for bit: equal lengths,
+// and entries with the same bits, so that NaN equals NaN and −0 differs from +0.
+func SameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -56,3 +56,25 @@ func TestNorm(t *testing.T) {
 		}
 	}
 }
+
+// TestSameBits: equal lengths and bits are the only test, so NaN matches NaN (the same
+// payload) and −0 does not match +0, unlike ==.
+func TestSameBits(t *testing.T) {
+	nan, negZero := math.NaN(), math.Copysign(0, -1)
+	for _, c := range []struct {
+		a, b []float64
+		want bool
+	}{
+		{nil, nil, true},
+		{nil, []float64{}, true},
+		{[]float64{1, 2}, []float64{1, 2}, true},
+		{[]float64{1, nan}, []float64{1, nan}, true},
+		{[]float64{1, 2}, []float64{1, 2, 3}, false},
+		{[]float64{0}, []float64{negZero}, false},
+		{[]float64{1, 2}, []float64{1, math.Nextafter(2, 3)}, false},
+	} {
+		if got := SameBits(c.a, c.b); got != c.want {
+			t.Errorf("SameBits(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
