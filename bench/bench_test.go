@@ -197,8 +197,8 @@ func TestRun(t *testing.T) {
 			t.Errorf("row kind %q", row[col["kind"]])
 		}
 	}
-	// 7 ops at both sizes and 2 batch ops at m = 40 only, for 2 thread counts.
-	if want := 2 * (7*2 + 2); timeRows != want {
+	// 10 ops at both sizes and 2 batch ops at m = 40 only, for 2 thread counts.
+	if want := 2 * (10*2 + 2); timeRows != want {
 		t.Errorf("%d time rows, want %d", timeRows, want)
 	}
 	if !seen["batch-magic@40"] || seen["batch-magic@60"] {

@@ -55,6 +55,7 @@ func ops() []op {
 			build: func(m int, in *inputs) (runner, error) { return newSymRunner(m, in, true) }},
 		{id: "rankone", name: "update.Sym.RankOne", data: "random", batch: "batch-random",
 			build: func(m int, in *inputs) (runner, error) { return newSymRunner(m, in, false) }},
+		{id: "remove", name: "update.Sym.Remove", data: "random", batch: "batch-random", build: newRemoveRunner},
 		{id: "centred-bordered", name: "kpca mean-adjusted, bordered", data: "MAGIC", batch: "batch-magic",
 			build: kp(kpca.Centred, kpca.Bordered)},
 		{id: "centred-paper", name: "kpca mean-adjusted, paper (4 updates)", data: "MAGIC", batch: "batch-magic",
@@ -63,6 +64,12 @@ func ops() []op {
 			build: kp(kpca.Uncentred, kpca.Bordered)},
 		{id: "uncentred-paper", name: "kpca uncentred, paper (2 updates)", data: "MAGIC", batch: "batch-magic",
 			build: kp(kpca.Uncentred, kpca.RankOne)},
+		{id: "centred-remove", name: "kpca mean-adjusted, Remove", data: "MAGIC", batch: "batch-magic",
+			build: func(m int, in *inputs) (runner, error) { return newKpcaRemoveRunner(m, in) }},
+		{id: "centred-window", name: "kpca mean-adjusted, window step (add + remove)", data: "MAGIC", batch: "batch-magic",
+			build: func(m int, in *inputs) (runner, error) {
+				return newKpcaRunner(m, in, kpca.Options{Window: m})
+			}},
 		{id: "batch-random", name: batchName() + ", random", data: "random", build: newRandomBatch},
 		{id: "batch-magic", name: batchName() + ", MAGIC kernel", data: "MAGIC", build: newMagicBatch},
 	}
@@ -128,6 +135,66 @@ func (r *symRunner) step(rep int) error {
 
 func (r *symRunner) detail() detail {
 	st := r.work.Stats()
+	return detail{deflated: st.Deflated, updates: 1, secular: st.Secular,
+		project: st.Project, solve: st.Solve, assemble: st.Assemble}
+}
+
+// removeRunner times update.Sym.Remove (order m+1 to m) on the decomposition of a random
+// symmetric matrix (as symRunner's), removing a different row each repetition.
+type removeRunner struct {
+	base, work update.Sym
+	n          int
+}
+
+func newRemoveRunner(m int, _ *inputs) (runner, error) {
+	n := m + 1
+	rng := rand.New(rand.NewPCG(uint64(n), 13))
+	values := make([]float64, n)
+	for i := range values {
+		values[i] = 2*rng.Float64() - 1
+	}
+	r := &removeRunner{n: n}
+	if err := r.base.SetEigen(values, testmat.RandomOrthogonal(n, rng)); err != nil {
+		return nil, err
+	}
+	r.work.Reserve(n)
+	return r, nil
+}
+
+func (r *removeRunner) reset(int)          { r.work.CopyFrom(&r.base) }
+func (r *removeRunner) step(rep int) error { return r.work.Remove((rep * 7919) % r.n) }
+
+func (r *removeRunner) detail() detail {
+	st := r.work.Stats()
+	return detail{deflated: st.Deflated, updates: 1, secular: st.Secular,
+		project: st.Project, solve: st.Solve, assemble: st.Assemble}
+}
+
+// kpcaRemoveRunner times kpca.Model.Remove on a model of the first m+1 MAGIC points,
+// removing a different point each repetition.
+type kpcaRemoveRunner struct {
+	base *kpca.Model
+	work kpca.Model
+}
+
+func newKpcaRemoveRunner(m int, in *inputs) (runner, error) {
+	_, d := in.magic.Dims()
+	base, err := kpca.New(in.kern, in.magic.Slice(0, m+1, 0, d), kpca.Options{})
+	if err != nil {
+		return nil, err
+	}
+	r := &kpcaRemoveRunner{base: base}
+	r.work.CopyFrom(base)
+	return r, nil
+}
+
+func (r *kpcaRemoveRunner) reset(int) { r.work.CopyFrom(r.base) }
+func (r *kpcaRemoveRunner) step(rep int) error {
+	return r.work.Remove((rep * 7919) % r.base.Len())
+}
+
+func (r *kpcaRemoveRunner) detail() detail {
+	st := r.work.Stats().Last
 	return detail{deflated: st.Deflated, updates: 1, secular: st.Secular,
 		project: st.Project, solve: st.Solve, assemble: st.Assemble}
 }

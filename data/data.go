@@ -1,7 +1,8 @@
 // Package data provides reference data sets embedded in the binary, for
 // examples, tests and benchmarks of the kernel PCA routines: Yeast, Magic,
 // CPUAct (with CPUActTarget), A9A and A9ATest. It also provides
-// ParseLIBSVM, a reader for the sparse text format of LIBSVM.
+// ParseLIBSVM, a reader for the sparse text format of LIBSVM, and ParseLIBSVMLine,
+// which parses one line of it.
 //
 // Every accessor returns a fresh deep copy, so callers may modify the result
 // freely. See README.md in this directory for provenance, licences and

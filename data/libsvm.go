@@ -69,37 +69,14 @@ func parseLIBSVM(r io.Reader, dim, maxElements int) (*mat.Dense, []float64, erro
 		}
 		fields := strings.Fields(line)
 		if len(fields) > 0 {
-			label, err := parseFinite(fields[0])
-			if err != nil {
-				return nil, nil, fmt.Errorf("libsvm: line %d: label: %w", lineNo, err)
-			}
-			prev := 0
-			for _, tok := range fields[1:] {
-				is, vs, ok := strings.Cut(tok, ":")
-				if !ok {
-					return nil, nil, fmt.Errorf("libsvm: line %d: token %q is not index:value", lineNo, tok)
-				}
-				j, err := parseIndex(is)
-				if err != nil {
-					return nil, nil, fmt.Errorf("libsvm: line %d: token %q: %w", lineNo, tok, err)
-				}
-				switch {
-				case dim > 0 && j > dim:
-					return nil, nil, fmt.Errorf("libsvm: line %d: index %d exceeds dimension %d", lineNo, j, dim)
-				case dim <= 0 && j > maxElements:
-					return nil, nil, fmt.Errorf("libsvm: line %d: index %d exceeds the limit of %d elements", lineNo, j, maxElements)
-				case j <= prev:
-					return nil, nil, fmt.Errorf("libsvm: line %d: index %d does not follow %d (indices must be strictly ascending)", lineNo, j, prev)
-				}
-				v, err := parseFinite(vs)
-				if err != nil {
-					return nil, nil, fmt.Errorf("libsvm: line %d: token %q: value: %w", lineNo, tok, err)
-				}
-				prev = j
-				idx = append(idx, j-1)
+			label, last, err := parseLIBSVMFields(fields, dim, maxElements, func(j int, v float64) {
+				idx = append(idx, j)
 				vals = append(vals, v)
+			})
+			if err != nil {
+				return nil, nil, fmt.Errorf("libsvm: line %d: %w", lineNo, err)
 			}
-			maxIdx = max(maxIdx, prev)
+			maxIdx = max(maxIdx, last)
 			labels = append(labels, label)
 			start = append(start, len(idx))
 		}
@@ -131,6 +108,43 @@ func parseLIBSVM(r io.Reader, dim, maxElements int) (*mat.Dense, []float64, erro
 		}
 	}
 	return X, labels, nil
+}
+
+// parseLIBSVMFields parses the fields of one data line, label first, and calls add
+// with the 0-based index and the value of each feature in order. It returns the label
+// and the largest 1-based index (0 for a line with only a label). dim and maxElements
+// are those of parseLIBSVM. Its errors do not name the line: the caller does.
+func parseLIBSVMFields(fields []string, dim, maxElements int, add func(j int, v float64)) (label float64, last int, err error) {
+	label, err = parseFinite(fields[0])
+	if err != nil {
+		return 0, 0, fmt.Errorf("label: %w", err)
+	}
+	prev := 0
+	for _, tok := range fields[1:] {
+		is, vs, ok := strings.Cut(tok, ":")
+		if !ok {
+			return 0, 0, fmt.Errorf("token %q is not index:value", tok)
+		}
+		j, err := parseIndex(is)
+		if err != nil {
+			return 0, 0, fmt.Errorf("token %q: %w", tok, err)
+		}
+		switch {
+		case dim > 0 && j > dim:
+			return 0, 0, fmt.Errorf("index %d exceeds dimension %d", j, dim)
+		case dim <= 0 && j > maxElements:
+			return 0, 0, fmt.Errorf("index %d exceeds the limit of %d elements", j, maxElements)
+		case j <= prev:
+			return 0, 0, fmt.Errorf("index %d does not follow %d (indices must be strictly ascending)", j, prev)
+		}
+		v, err := parseFinite(vs)
+		if err != nil {
+			return 0, 0, fmt.Errorf("token %q: value: %w", tok, err)
+		}
+		prev = j
+		add(j-1, v)
+	}
+	return label, prev, nil
 }
 
 // parseFinite parses s as a float64 and rejects NaN and ±Inf.

@@ -67,6 +67,14 @@ func centredDense(a mat.Symmetric) *mat.SymDense {
 // measures.
 func pairCheck(t *testing.T, what string, th *Thin, b mat.Symmetric, norm, tol float64, centred bool) (residual, orth, valueErr float64) {
 	t.Helper()
+	return pairCheckOrth(t, what, th, b, norm, tol, tol, centred)
+}
+
+// pairCheckOrth is pairCheck with its own tolerance for the orthogonality of the
+// vectors, for a step that inherits the orthogonality lost by earlier ones: a product
+// with vectors orthonormal to working precision keeps that loss and adds its own.
+func pairCheckOrth(t *testing.T, what string, th *Thin, b mat.Symmetric, norm, tol, orthTol float64, centred bool) (residual, orth, valueErr float64) {
+	t.Helper()
 	n, k := th.Dims()
 	if b.SymmetricDim() != n && n > 0 {
 		t.Fatalf("%s: %d rows, want %d", what, n, b.SymmetricDim())
@@ -119,8 +127,8 @@ func pairCheck(t *testing.T, what string, th *Thin, b mat.Symmetric, norm, tol f
 	if !(residual <= tol) {
 		t.Errorf("%s: residual %.3g > %.3g", what, residual, tol)
 	}
-	if !(orth <= tol) {
-		t.Errorf("%s: orthogonality %.3g > %.3g", what, orth, tol)
+	if !(orth <= orthTol) {
+		t.Errorf("%s: orthogonality %.3g > %.3g", what, orth, orthTol)
 	}
 	if !(valueErr <= tol) {
 		t.Errorf("%s: eigenvalues differ from the batch top %d by %.3g > %.3g", what, k, valueErr, tol)
@@ -303,7 +311,9 @@ func rankThin(t *testing.T, k *mat.SymDense, m0, r int, centred bool) *Thin {
 // eigenpairs of V·Λ·Vᵀ without row and column j (centred: re-centred). The tolerance is
 // 16·(r+5)·ε relative to the step's norm for Extend — the secular problem has order
 // r+2 — and for DeleteRow that times λmax/M_min, the amplification of dividing by √M
-// (Thin.DeleteRow). It also checks the trace of each step with what was dropped, and that bordering
+// (Thin.DeleteRow). The orthogonality after Extend may also keep what the step before
+// lost: a DeleteRow's amplified loss survives the next Extend (a 236ε spike after
+// one, in the pure-Go build, until the direction is truncated). It also checks the trace of each step with what was dropped, and that bordering
 // a truncated matrix has a negative eigenvalue whenever the border leaves the tracked
 // span (the reason for the truncation floor).
 func TestThinRank(t *testing.T) {
@@ -331,6 +341,9 @@ func TestThinRank(t *testing.T) {
 			c := k.At(p, p)
 			A := thinDense(th)
 			before := th.Values(nil)
+			var v mat.Dense
+			th.VectorsTo(&v)
+			inherited := testmat.Orthogonality(&v)
 			var err error
 			var want *mat.SymDense
 			var trace float64
@@ -354,7 +367,7 @@ func TestThinRank(t *testing.T) {
 			vals, _ := native.EigenSym(nil, nil, want)
 			norm := math.Max(-vals[0], vals[len(vals)-1])
 			tol := 16 * float64(r+5) * eps
-			pairCheck(t, "extend", th, want, norm, tol, centred)
+			pairCheckOrth(t, "extend", th, want, norm, tol, inherited+tol, centred)
 			st := th.Stats()
 			for _, l := range before {
 				trace += l

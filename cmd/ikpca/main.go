@@ -12,6 +12,8 @@
 //	ikpca kaf              kernel adaptive filtering on SPEED features (CSV, PNG, markdown)
 //	ikpca chinsuter        Chin and Suter's incremental kernel PCA against batch, KHA and
 //	                       this library (CSV, PNG, markdown)
+//	ikpca tracking         rank-r tracking and sliding windows on MAGIC and a9a against
+//	                       batch, SKPCA, Chin–Suter and scikit-learn (CSV, PNG, markdown)
 //
 // Run "ikpca help COMMAND" for the flags of a command. Build with -tags openblas to use
 // OpenBLAS (Debian: libopenblas-dev liblapacke-dev).
@@ -131,7 +133,7 @@ SIGTERM (a second signal quits at once), 141 standard output closed early by its
 	demo := demoCommand(e)
 	root.Flags().AddFlagSet(demo.Flags())
 	root.RunE = demo.RunE
-	root.AddCommand(demo, fitCommand(e), transformCommand(e), nystromCommand(e), experimentCommand(e), streamingCommand(e), kafCommand(e), chinSuterCommand(e))
+	root.AddCommand(demo, fitCommand(e), transformCommand(e), nystromCommand(e), experimentCommand(e), streamingCommand(e), kafCommand(e), chinSuterCommand(e), trackingCommand(e))
 	for _, c := range root.Commands() {
 		c.SilenceUsage, c.SilenceErrors = true, true
 		if c.Args == nil {

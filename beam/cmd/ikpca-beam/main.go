@@ -1,0 +1,67 @@
+// Command ikpca-beam fits streaming kernel PCA (SKPCA) on Apache Beam, and projects
+// points with a fitted model — an SKPCA encoding or a kpca checkpoint written by
+// `ikpca fit` — from text files to score files. It runs on any Beam runner: locally on
+// prism (the default) with one command, on Flink, Spark or Dataflow with the runner's
+// flags (README.md).
+//
+//	ikpca-beam --mode=fit --input='data/*.csv' --model=model.skpca
+//	ikpca-beam --mode=fit --input='data/*.csv' --model=model.skpca --output=scores.csv
+//	ikpca-beam --mode=project --input='data/*.csv' --model=model.skpca --output=scores.csv
+//
+// With --sharded the scores go to files <output>-<id>.csv, one per bundle.
+//
+// Scores are CSV lines "file,offset,line,score₁,…,score_k", one per point, in no
+// particular order (a point's file and byte offset are its key); lines that are not
+// points and points the model refuses go to the dead-letter file (--dead) as CSV lines
+// "file,offset,line,reason,record".
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+)
+
+// options are the command's flags.
+type options struct {
+	mode, input, format, sep, columns string
+	header, sharded                   bool
+	dim                               int
+	model, output, dead               string
+	features, sketch, shards          int
+	sigma                             float64
+	seed                              uint64
+	k, block                          int
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.mode, "mode", "", "fit (SKPCA, and project the input with --output) or project (with --model)")
+	flag.StringVar(&o.input, "input", "", "input files, a glob of any file system Beam knows (local, gs://)")
+	flag.StringVar(&o.format, "format", "csv", "input format: csv (delimited numbers) or libsvm")
+	flag.StringVar(&o.sep, "sep", ",", `csv field separator: one character, "tab", or "space" (runs of blanks)`)
+	flag.BoolVar(&o.header, "header", false, "csv: skip the first line of every file")
+	flag.StringVar(&o.columns, "columns", "", `csv: the columns that are coordinates, 1-based, e.g. "1-10" or "2,4,6-9" (default all)`)
+	flag.IntVar(&o.dim, "dim", 0, "dimension of the points (default: csv, from the first line of the first file; libsvm: required)")
+	flag.StringVar(&o.model, "model", "", "the model file: written by fit, read by project")
+	flag.StringVar(&o.output, "output", "", "scores file (project; fit projects its input too if set)")
+	flag.BoolVar(&o.sharded, "sharded", false, "write scores as files <output>-<id>.csv, one per bundle, by the workers (no shuffle; memory independent of the points)")
+	flag.StringVar(&o.dead, "dead", "", "dead-letter file (default: the model's or the output's name + .dead.csv)")
+	flag.IntVar(&o.features, "features", 1000, "fit: random Fourier features D (even)")
+	flag.IntVar(&o.sketch, "sketch", 50, "fit: sketch rows ℓ, the number of components")
+	flag.Float64Var(&o.sigma, "sigma", 0, "fit: RBF bandwidth σ (default: the median distance of up to 1000 points of the first file)")
+	flag.Uint64Var(&o.seed, "seed", 1, "fit: seed of the random features")
+	flag.IntVar(&o.shards, "shards", 0, "fit: fit this many partial models and merge them (default: the runner's combiner lifting)")
+	flag.IntVar(&o.k, "k", 0, "project: components to score (default all)")
+	flag.IntVar(&o.block, "block", 256, "project: points per Transform call")
+	flag.Parse()
+	// beam.Init after the flags: on a worker it runs the worker harness and exits.
+	beam.Init()
+	if err := run(context.Background(), o); err != nil {
+		fmt.Fprintln(os.Stderr, "ikpca-beam:", err)
+		os.Exit(1)
+	}
+}

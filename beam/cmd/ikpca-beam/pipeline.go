@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/beam/ikpcabeam"
+	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/features"
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/stream"
+)
+
+// run builds the pipeline the options describe and runs it on the runner of --runner.
+func run(ctx context.Context, o options) error {
+	p, err := build(ctx, o)
+	if err != nil {
+		return err
+	}
+	return beamx.Run(ctx, p)
+}
+
+// build checks the options and builds the pipeline.
+func build(ctx context.Context, o options) (*beam.Pipeline, error) {
+	switch {
+	case o.mode != "fit" && o.mode != "project":
+		return nil, errors.New(`--mode must be "fit" or "project"`)
+	case o.input == "" || o.model == "":
+		return nil, errors.New("--input and --model are required")
+	case o.mode == "project" && o.output == "":
+		return nil, errors.New("project needs --output")
+	case o.format != "csv" && o.format != "libsvm":
+		return nil, fmt.Errorf("--format %q: csv or libsvm", o.format)
+	}
+	if o.dead == "" {
+		o.dead = o.model + ".dead.csv"
+		if o.output != "" {
+			o.dead = o.output + ".dead.csv"
+		}
+	}
+	p, s := beam.NewPipelineWithRoot()
+	points, deadLines, csvOpts, dim, err := read(ctx, s, o)
+	if err != nil {
+		return nil, err
+	}
+	dead := []beam.PCollection{deadLines}
+
+	var model beam.PCollection
+	if o.mode == "fit" {
+		sigma := o.sigma
+		if sigma == 0 {
+			if sigma, err = bandwidth(ctx, o, csvOpts, dim); err != nil {
+				return nil, err
+			}
+		}
+		opts := stream.SKPCAOptions{Features: o.features, Sigma: sigma, Form: features.CosSin, Seed: o.seed, Sketch: o.sketch}
+		var refused beam.PCollection
+		model, refused, err = ikpcabeam.FitSKPCA(s, points, dim, opts, ikpcabeam.FitOptions{Shards: o.shards})
+		if err != nil {
+			return nil, err
+		}
+		dead = append(dead, refused)
+		if err := ikpcabeam.WriteModel(s, o.model, model); err != nil {
+			return nil, err
+		}
+	} else {
+		b, err := readFile(ctx, o.model)
+		if err != nil {
+			return nil, err
+		}
+		m, err := ikpcabeam.DecodeModel(b) // fail here, not on the workers
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", o.model, err)
+		}
+		if m.Dim() != dim {
+			return nil, fmt.Errorf("%s: a model of dimension %d for points of dimension %d", o.model, m.Dim(), dim)
+		}
+		if have := len(m.Values(nil)); o.k > have || have == 0 {
+			return nil, fmt.Errorf("%s: --k %d of a model with %d components", o.model, o.k, have)
+		}
+		if model, err = ikpcabeam.ReadModel(s, o.model); err != nil {
+			return nil, err
+		}
+	}
+	if o.output != "" {
+		scores, refused, err := ikpcabeam.Project(s, model, points, ikpcabeam.ProjectOptions{K: o.k, Block: o.block})
+		if err != nil {
+			return nil, err
+		}
+		dead = append(dead, refused)
+		write := ikpcabeam.WriteScores
+		if o.sharded {
+			write = ikpcabeam.WriteScoresSharded
+		}
+		if err := write(s, o.output, scores); err != nil {
+			return nil, err
+		}
+	}
+	if err := ikpcabeam.WriteDeadLetters(s, o.dead, beam.Flatten(s, dead...)); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// read reads the input's points, and returns the CSV options and the points'
+// dimension.
+func read(ctx context.Context, s beam.Scope, o options) (points, dead beam.PCollection, opts ikpcabeam.CSVOptions, dim int, err error) {
+	if o.format == "libsvm" {
+		if o.dim < 1 {
+			return points, dead, opts, 0, errors.New("libsvm input needs --dim")
+		}
+		points, dead, err = ikpcabeam.ReadLIBSVM(s, o.input, o.dim)
+		return points, dead, opts, o.dim, err
+	}
+	opts = ikpcabeam.CSVOptions{Header: o.header, Dim: o.dim}
+	switch o.sep {
+	case "space":
+		opts.Comma = ikpcabeam.Space
+	case "tab":
+		opts.Comma = '\t'
+	default:
+		if r := []rune(o.sep); len(r) == 1 {
+			opts.Comma = r[0]
+		} else {
+			return points, dead, opts, 0, fmt.Errorf("--sep %q: one character, tab or space", o.sep)
+		}
+	}
+	if opts.Columns, err = parseColumns(o.columns); err != nil {
+		return points, dead, opts, 0, err
+	}
+	// The number of fields of a line, and the dimension without --columns, from the
+	// first data line of the first file.
+	first, err := firstLines(ctx, o.input, 1, o.header)
+	if err != nil {
+		return points, dead, opts, 0, err
+	}
+	fields, err := splitFields(first[0], opts.Comma)
+	if err != nil {
+		return points, dead, opts, 0, err
+	}
+	opts.Fields = fields
+	if opts.Columns != nil {
+		opts.Dim = len(opts.Columns)
+	} else if opts.Dim == 0 {
+		opts.Dim = fields
+	}
+	points, dead, err = ikpcabeam.ReadCSV(s, o.input, opts)
+	return points, dead, opts, opts.Dim, err
+}
+
+// parseColumns parses a column selection such as "1-10" or "2,4,6-9".
+func parseColumns(spec string) ([]int, error) {
+	if spec == "" {
+		return nil, nil
+	}
+	var cols []int
+	for item := range strings.SplitSeq(spec, ",") {
+		lo, hi, isRange := strings.Cut(item, "-")
+		a, err1 := strconv.Atoi(strings.TrimSpace(lo))
+		b, err2 := a, error(nil)
+		if isRange {
+			b, err2 = strconv.Atoi(strings.TrimSpace(hi))
+		}
+		if err1 != nil || err2 != nil || a < 1 || b < a {
+			return nil, fmt.Errorf("--columns %q: items are 1-based columns or ranges a-b", spec)
+		}
+		for c := a; c <= b; c++ {
+			cols = append(cols, c)
+		}
+	}
+	return cols, nil
+}
+
+// splitFields counts the fields of a CSV line as ikpcabeam.ParseCSV splits it.
+func splitFields(line string, comma rune) (int, error) {
+	if comma == ikpcabeam.Space {
+		return len(strings.Fields(line)), nil
+	}
+	r := csv.NewReader(strings.NewReader(line))
+	r.Comma = comma
+	r.LazyQuotes = true
+	rec, err := r.Read()
+	if err != nil {
+		return 0, fmt.Errorf("the first line %q: %w", line, err)
+	}
+	return len(rec), nil
+}
+
+// bandwidth returns the median-heuristic bandwidth (kernel.DefaultBandwidth) of up to
+// kernel.BandwidthSample points from the first lines of the first input file.
+func bandwidth(ctx context.Context, o options, csvOpts ikpcabeam.CSVOptions, dim int) (float64, error) {
+	lines, err := firstLines(ctx, o.input, kernel.BandwidthSample, o.header)
+	if err != nil {
+		return 0, err
+	}
+	var X []float64
+	n := 0
+	for _, l := range lines {
+		var x []float64
+		if o.format == "libsvm" {
+			x, _, err = data.ParseLIBSVMLine(nil, l, dim)
+		} else {
+			x, err = ikpcabeam.ParseCSVLine(l, csvOpts)
+		}
+		if err == nil {
+			X, n = append(X, x...), n+1
+		}
+	}
+	if n < 2 {
+		return 0, fmt.Errorf("%s: fewer than two points in its first lines to set the bandwidth: give --sigma", o.input)
+	}
+	sigma, err := kernel.DefaultBandwidth(mat.NewDense(n, dim, X))
+	if err != nil {
+		return 0, fmt.Errorf("%w: give --sigma", err)
+	}
+	return sigma, nil
+}
+
+// firstLines returns up to n non-blank lines of the first file the glob matches, after
+// its first line if header.
+func firstLines(ctx context.Context, glob string, n int, header bool) ([]string, error) {
+	fs, err := filesystem.New(ctx, glob)
+	if err != nil {
+		return nil, err
+	}
+	defer fs.Close()
+	files, err := fs.List(ctx, glob)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: no file matches", glob)
+	}
+	r, err := fs.OpenRead(ctx, files[0])
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	b, err := io.ReadAll(io.LimitReader(r, 64<<20))
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for i, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimRight(l, "\r"); (i > 0 || !header) && strings.TrimSpace(l) != "" {
+			lines = append(lines, l)
+			if len(lines) == n {
+				break
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return nil, fmt.Errorf("%s: no data line", files[0])
+	}
+	return lines, nil
+}
+
+// readFile reads a whole file on any file system Beam knows.
+func readFile(ctx context.Context, name string) ([]byte, error) {
+	fs, err := filesystem.New(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer fs.Close()
+	r, err := fs.OpenRead(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var b bytes.Buffer
+	_, err = b.ReadFrom(r)
+	return b.Bytes(), err
+}

@@ -1,0 +1,27 @@
+// Package ikpcabeam runs ikpca's models on Apache Beam with the Beam Go SDK, so that a
+// fit or a projection spreads over many workers (docs/design.md, "Beyond one machine").
+//
+// What spreads is what merges. A model that is a mergeable summary of its points (a
+// Summary: SKPCA's Frequent Directions sketch of random Fourier features, the Nyström
+// kernel PCA sums) is fitted by a CombineFn: each worker adds its points to an
+// accumulator, accumulators merge, and the result is the model's encoding, one
+// []byte. Projection needs no merging: any fitted model — a
+// Summary's encoding or a kpca checkpoint — is a side input that each worker decodes
+// once per bundle, and points are projected in blocks.
+//
+// The pipeline's pieces, each a composite transform:
+//
+//   - ReadLines, ReadCSV, ReadLIBSVM (and ParseCSV, ParseLIBSVM for lines from
+//     elsewhere): text files to Points, each with its file, byte offset and, where the
+//     reader knows it, line number;
+//   - FitSKPCA, FitNystrom: Points to an encoded model;
+//   - Project: Points and an encoded model to Scores;
+//   - WriteScores, WriteDeadLetters: text files of CSV lines.
+//
+// No bad record stops a pipeline: a line that is not a point (a field that is not a
+// number, a NaN, a wrong number of fields), and a point a model cannot take (a wrong
+// dimension, a non-finite kernel value), goes to a dead-letter PCollection as a
+// DeadLetter that holds the record, where it came from and the reason. A bad
+// configuration (impossible options, a model's bytes that do not decode) is an error at
+// construction where it can be known then, and fails the pipeline otherwise.
+package ikpcabeam

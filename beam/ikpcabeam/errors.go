@@ -1,0 +1,26 @@
+package ikpcabeam
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ikpca/ikpca"
+)
+
+// Errors returned by the package, wrapped with details; test with errors.Is. The first
+// four wrap the ikpca error of the same name.
+var (
+	// ErrDimension reports a point or matrix of the wrong dimension.
+	ErrDimension = fmt.Errorf("ikpcabeam: %w", ikpca.ErrDimension)
+	// ErrNonFinite reports a NaN or infinite input.
+	ErrNonFinite = fmt.Errorf("ikpcabeam: %w", ikpca.ErrNonFinite)
+	// ErrEmpty reports a call that needs points or components where there are none.
+	ErrEmpty = fmt.Errorf("ikpcabeam: %w", ikpca.ErrEmpty)
+	// ErrArgument reports any other invalid argument: an impossible option, a nil
+	// argument, a number of components out of range, models that cannot be merged.
+	ErrArgument = fmt.Errorf("ikpcabeam: %w", ikpca.ErrArgument)
+	// ErrModel reports bytes that are not the encoding of a model this package knows:
+	// an unknown kind, an unsupported version, a truncated or corrupted encoding, or
+	// one that describes a model that cannot exist.
+	ErrModel = errors.New("ikpcabeam: bad model encoding")
+)

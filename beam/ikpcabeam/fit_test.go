@@ -1,0 +1,192 @@
+package ikpcabeam
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/stream"
+)
+
+// pointFiles writes the rows of X to parts CSV files in dir, row i to file i mod parts,
+// with a bad line after every 100th row, and returns the glob and the number of bad
+// lines.
+func pointFiles(t *testing.T, dir string, X *mat.Dense, parts int) (glob string, bad int) {
+	t.Helper()
+	n, _ := X.Dims()
+	files := make([]strings.Builder, parts)
+	for i := range n {
+		files[i%parts].WriteString(formatFloats(X.RawRowView(i)) + "\n")
+		if i%100 == 0 {
+			files[i%parts].WriteString("1,x,2\n")
+			bad++
+		}
+	}
+	for i := range files {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("points%d.csv", i)), []byte(files[i].String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "points*.csv"), bad
+}
+
+// readModel reads and decodes a model file.
+func readModel(t *testing.T, file string) Summary {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := DecodeSummary(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestFitSKPCA: the pipeline's SKPCA of points read from three files — merged in an
+// order the runner chooses, and with Shards through a tree of encoded partial models —
+// satisfies the sketch's certificate over all the points, and its eigenvalues are
+// within the bounds of the single-process model's: both lie in [λᵢ(ZᵀZ) − Δ, λᵢ(ZᵀZ)].
+// Bad lines and bad points are dead letters.
+func TestFitSKPCA(t *testing.T) {
+	dir := t.TempDir()
+	X := curve(1000, 3, 9)
+	glob, badLines := pointFiles(t, dir, X, 3)
+	single, err := stream.NewSKPCA(3, testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := single.AddBatch(X); err != nil {
+		t.Fatal(err)
+	}
+	for _, shards := range []int{0, 4} {
+		p, s := beam.NewPipelineWithRoot()
+		points, deadLines, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		odd := beam.Create(s, Point{Source: "made", Line: 1, X: []float64{1, 2}}, Point{Source: "made", Offset: 9, Line: 2, X: []float64{1, math.NaN(), 2}})
+		model, deadPoints, err := FitSKPCA(s, beam.Flatten(s, points, odd), 3, testOptions, FitOptions{Shards: shards})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mf, df := filepath.Join(dir, "model"), filepath.Join(dir, "dead")
+		if err := WriteModel(s, mf, model); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteDeadLetters(s, df, beam.Flatten(s, deadLines, deadPoints)); err != nil {
+			t.Fatal(err)
+		}
+		run(t, p)
+
+		m := readModel(t, mf).(*SKPCA)
+		certify(t, m, X)
+		ours, theirs := m.Values(nil), single.Values(nil)
+		slack := m.ErrorBound() + single.ErrorBound() + 1e-10*float64(len(ours))
+		for i := range ours {
+			if math.Abs(ours[i]-theirs[i]) > slack {
+				t.Errorf("shards %d: λ%d = %v, single process %v: apart by more than Δ + Δ' = %v", shards, i, ours[i], theirs[i], slack)
+			}
+		}
+		dead := readRecords(t, df, false)
+		if len(dead) != badLines+2 {
+			t.Errorf("shards %d: %d dead letters, want %d", shards, len(dead), badLines+2)
+		}
+		reasons := 0
+		for _, d := range dead {
+			switch {
+			case d.source == "made" && d.line == 1 && strings.Contains(d.reason, "dimension") && d.text == "1,2",
+				d.source == "made" && d.line == 2 && strings.Contains(d.reason, "NaN") && d.text == "1,NaN,2",
+				d.source != "made" && d.line > 0 && d.text == "1,x,2" && strings.Contains(d.reason, "not a number"):
+				reasons++
+			default:
+				t.Errorf("shards %d: unexpected dead letter %+v", shards, d)
+			}
+		}
+		if reasons != len(dead) {
+			t.Errorf("shards %d: %d of %d dead letters as expected", shards, reasons, len(dead))
+		}
+	}
+}
+
+// TestFitEmpty: a fit of no points is the empty model.
+func TestFitEmpty(t *testing.T) {
+	dir := t.TempDir()
+	for _, shards := range []int{0, 3} {
+		p, s := beam.NewPipelineWithRoot()
+		model, _, err := FitSKPCA(s, beam.CreateList(s, []Point{}), 3, testOptions, FitOptions{Shards: shards})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mf := filepath.Join(dir, fmt.Sprint("model", shards))
+		if err := WriteModel(s, mf, model); err != nil {
+			t.Fatal(err)
+		}
+		run(t, p)
+		if m := readModel(t, mf); m.Len() != 0 || m.Dim() != 3 || len(m.Values(nil)) != 0 {
+			t.Errorf("shards %d: Len %d, Dim %d, %d values", shards, m.Len(), m.Dim(), len(m.Values(nil)))
+		}
+	}
+}
+
+// TestFitArguments: a nil model, negative shards and bad options are ErrArgument
+// errors at construction.
+func TestFitArguments(t *testing.T) {
+	_, s := beam.NewPipelineWithRoot()
+	points := beam.Create(s, Point{X: []float64{1, 2, 3}})
+	if _, _, err := Fit(s, points, nil, FitOptions{}); !errors.Is(err, ErrArgument) {
+		t.Errorf("nil model: %v", err)
+	}
+	if _, _, err := Fit(s, points, (*SKPCA)(nil), FitOptions{}); !errors.Is(err, ErrArgument) {
+		t.Errorf("nil *SKPCA: %v", err)
+	}
+	m, err := NewSKPCA(3, testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Fit(s, points, m, FitOptions{Shards: -1}); !errors.Is(err, ErrArgument) {
+		t.Errorf("shards −1: %v", err)
+	}
+	if _, _, err := FitSKPCA(s, points, 3, stream.SKPCAOptions{Features: 3, Sigma: 1, Sketch: 2}, FitOptions{}); !errors.Is(err, ErrArgument) {
+		t.Errorf("odd features: %v", err)
+	}
+}
+
+// TestAccumulatorCoder: the accumulator's coder gives back the model, and the empty
+// accumulator.
+func TestAccumulatorCoder(t *testing.T) {
+	m, err := NewSKPCA(3, testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, m, curve(40, 3, 1))
+	b, err := encodeAccumulator(&accumulator{s: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := decodeAccumulator(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.s.Len() != 40 || !sameBits(a.s.Values(nil), m.Values(nil)) {
+		t.Error("the accumulator's model changed in its coder")
+	}
+	b, err = encodeAccumulator(&accumulator{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, err := decodeAccumulator(b); err != nil || a.s != nil {
+		t.Errorf("empty accumulator: %v, %v", a, err)
+	}
+	if _, err := decodeAccumulator([]byte("garbage!")); !errors.Is(err, ErrModel) {
+		t.Errorf("garbage: %v", err)
+	}
+}

@@ -1,0 +1,108 @@
+package ikpcabeam
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/stream"
+)
+
+// curve returns n points in d dimensions near a noisy curve, whose kernel matrices
+// have well-separated leading eigenvalues at σ ≈ 1.
+func curve(n, d int, seed uint64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	X := mat.NewDense(n, d, nil)
+	for i := range n {
+		t := 4 * rng.Float64()
+		for j := range d {
+			X.Set(i, j, math.Sin(t*float64(j+1)/2)+0.1*rng.NormFloat64())
+		}
+	}
+	return X
+}
+
+// testOptions are SKPCA options for the tests: D = 64 features, ℓ = 8.
+var testOptions = stream.SKPCAOptions{Features: 64, Sigma: 1, Sketch: 8, Seed: 3}
+
+// sameBits reports equal slices, bit for bit.
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// rawOf returns a dense matrix's entries, row by row.
+func rawOf(a *mat.Dense) []float64 {
+	r, c := a.Dims()
+	out := make([]float64, 0, r*c)
+	for i := range r {
+		out = append(out, a.RawRowView(i)...)
+	}
+	return out
+}
+
+// certify checks the Frequent Directions certificate of a fitted SKPCA m against the
+// features Z of the points it saw: ‖ZᵀZ − BᵀB‖₂ ≤ Δ (BᵀB = W·diag(λ)·Wᵀ from the
+// model's components), each eigenvalue in [λᵢ(ZᵀZ) − Δ, λᵢ(ZᵀZ)], Δ ≤ ‖Z‖_F²/(ℓ+1),
+// and ‖Z‖_F² and the number of points right. Rounding: the entries of ZᵀZ and BᵀB are
+// sums of n·D products of features of size ≤ √(2/D), so each errs by about n·ε·(2/D)
+// and the spectral norm by D times that, n·ε·2 ≈ 2e-13 for n = 1000; tol = 1e-10·‖Z‖_F²
+// (= n·1e-10) is far above it and far below any real defect (an eigenvalue or a
+// direction wrong by a fraction of Δ ≈ n/ℓ).
+func certify(t *testing.T, m *SKPCA, X *mat.Dense) {
+	t.Helper()
+	n, _ := X.Dims()
+	if m.Len() != n {
+		t.Errorf("Len = %d, want %d", m.Len(), n)
+	}
+	var Z mat.Dense
+	if err := m.Map().Transform(&Z, X); err != nil {
+		t.Fatal(err)
+	}
+	frob2 := mat.Norm(&Z, 2)
+	frob2 *= frob2
+	tol := 1e-10 * frob2
+	if math.Abs(m.Sketch().Frobenius2()-frob2) > tol {
+		t.Errorf("‖Z‖_F² = %v, want %v", m.Sketch().Frobenius2(), frob2)
+	}
+	vals := m.Values(nil)
+	delta := m.ErrorBound()
+	ell := m.Options().Sketch
+	if delta > frob2/float64(ell+1)+tol {
+		t.Errorf("Δ = %v above ‖Z‖_F²/(ℓ+1) = %v", delta, frob2/float64(ell+1))
+	}
+	var W mat.Dense
+	m.VectorsTo(&W)
+	D := m.Options().Features
+	diff := mat.NewSymDense(D, nil)
+	diff.SymOuterK(1, Z.T())
+	exact := make([]float64, D)
+	var eig mat.EigenSym
+	if !eig.Factorize(mat.NewSymDense(D, append([]float64(nil), diff.RawSymmetric().Data...)), false) {
+		t.Fatal("EigenSym")
+	}
+	eig.Values(exact)
+	for i, v := range vals {
+		diff.SymRankOne(diff, -v, W.ColView(i))
+		want := exact[D-1-i] // ascending
+		if v > want+tol || v < want-delta-tol {
+			t.Errorf("λ%d = %v outside [λ(ZᵀZ) − Δ, λ(ZᵀZ)] = [%v, %v]", i, v, want-delta, want)
+		}
+	}
+	if !eig.Factorize(diff, false) {
+		t.Fatal("EigenSym")
+	}
+	ev := eig.Values(nil)
+	if norm := math.Max(-ev[0], ev[D-1]); norm > delta+tol {
+		t.Errorf("‖ZᵀZ − BᵀB‖₂ = %v above the certified Δ = %v", norm, delta)
+	}
+}

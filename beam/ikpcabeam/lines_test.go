@@ -1,0 +1,107 @@
+package ikpcabeam
+
+import (
+	"compress/gzip"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+)
+
+func init() {
+	register.Function1x1(formatLine)
+}
+
+// formatLine writes a line as "source,offset,number,text" (CSV).
+func formatLine(l Line) string {
+	return csvFields(l.Source, fmt.Sprint(l.Offset), fmt.Sprint(l.Number), "0") + "," + csvFields(l.Text)
+}
+
+// TestReadLinesSplit: a file split into many blocks, and a compressed one read whole,
+// give every line once, at its offset, with its number where the block starts the file
+// and 0 elsewhere; lines that straddle blocks, empty lines and a last line without a
+// break included.
+func TestReadLinesSplit(t *testing.T) {
+	saved, savedSmall := blockSize, tooSmall
+	blockSize, tooSmall = 64, 16
+	t.Cleanup(func() { blockSize, tooSmall = saved, savedSmall })
+
+	dir := t.TempDir()
+	var b strings.Builder
+	var lines []string
+	var offsets []int64
+	for i := range 200 {
+		l := strings.Repeat(fmt.Sprint(i%10), i%23) // lengths 0–22, some straddling blocks
+		if i%17 == 0 {
+			l += "\r"
+		}
+		offsets = append(offsets, int64(b.Len()))
+		lines = append(lines, l)
+		b.WriteString(l)
+		if i < 199 {
+			b.WriteByte('\n')
+		}
+	}
+	plain := filepath.Join(dir, "plain.txt")
+	if err := os.WriteFile(plain, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	packed := filepath.Join(dir, "packed.txt.gz")
+	f, err := os.Create(packed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := gzip.NewWriter(f)
+	z.Write([]byte(b.String()))
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	p, s := beam.NewPipelineWithRoot()
+	for _, in := range []string{plain, packed} {
+		col, err := ReadLines(s, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		textio.Write(s, in+".out", beam.ParDo(s, formatLine, col))
+	}
+	run(t, p)
+
+	for _, in := range []string{plain, packed} {
+		got := readRecords(t, in+".out", false)
+		if len(got) != len(lines) {
+			t.Errorf("%s: %d lines, want %d", in, len(got), len(lines))
+		}
+		numbered := 0
+		for i, l := range lines {
+			r, ok := got[in+"@"+fmt.Sprint(offsets[i])]
+			if !ok {
+				t.Errorf("%s: line %d at %d missing", in, i+1, offsets[i])
+				continue
+			}
+			if r.text != strings.TrimSuffix(l, "\r") {
+				t.Errorf("%s: line %d is %q, want %q", in, i+1, r.text, l)
+			}
+			if r.line != 0 && r.line != int64(i+1) {
+				t.Errorf("%s: line %d numbered %d", in, i+1, r.line)
+			}
+			if r.line != 0 {
+				numbered++
+			}
+			if offsets[i] < 64 && r.line == 0 || in == packed && r.line == 0 {
+				t.Errorf("%s: line %d, in the first block or a compressed file, has no number", in, i+1)
+			}
+		}
+		if in == plain && numbered == len(lines) {
+			t.Errorf("%s: every line numbered: the file was not split", in)
+		}
+	}
+}

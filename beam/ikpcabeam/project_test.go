@@ -1,0 +1,231 @@
+package ikpcabeam
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/kpca"
+)
+
+// checkpoint returns a kpca model of the rows of X with kernel k, and its checkpoint.
+func checkpoint(t *testing.T, k kernel.Kernel, X *mat.Dense) (*kpca.Model, []byte) {
+	t.Helper()
+	m, err := kpca.New(k, X, kpca.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := m.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	return m, b.Bytes()
+}
+
+// project runs Project of the points of the CSV files glob matches, and of extra
+// points, with the model in file (or the bytes model if file is empty), and returns the
+// scores and the dead letters.
+func project(t *testing.T, dir, glob, file string, model []byte, extra []Point, opts ProjectOptions) (scores, dead map[string]record) {
+	t.Helper()
+	p, s := beam.NewPipelineWithRoot()
+	points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(extra) > 0 {
+		points = beam.Flatten(s, points, beam.CreateList(s, extra))
+	}
+	var side beam.PCollection
+	if file != "" {
+		if side, err = ReadModel(s, file); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		side = beam.Create(s, model)
+	}
+	sc, dl, err := Project(s, side, points, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sf, df := filepath.Join(dir, "scores"), filepath.Join(dir, "dead")
+	if err := WriteScores(s, sf, sc); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteDeadLetters(s, df, dl); err != nil {
+		t.Fatal(err)
+	}
+	run(t, p)
+	return readRecords(t, sf, true), readRecords(t, df, false)
+}
+
+// compareScores checks the pipeline's scores of the rows of X (written by pointFiles
+// to the files of glob) against the model's Transform of all of them at once, to
+// rounding: the two differ only in how the points are blocked, which can change the
+// order of the sums in the kernel block's and the projection's products, an error of
+// about m·ε relative to the largest score of a component (m the model's points, ≤ 1000
+// here); 1e-10 is far above that and far below a wrong point, component or sign.
+func compareScores(t *testing.T, m ikpca.Model, X *mat.Dense, k int, scores map[string]record, glob string) {
+	t.Helper()
+	var Y mat.Dense
+	if err := m.Transform(&Y, X, k); err != nil {
+		t.Fatal(err)
+	}
+	n, _ := X.Dims()
+	big := make([]float64, k)
+	for i := range n {
+		for j := range k {
+			big[j] = math.Max(big[j], math.Abs(Y.At(i, j)))
+		}
+	}
+	// Where pointFiles put row i: file i mod 3, after the rows and bad lines before it.
+	files, _ := filepath.Glob(glob)
+	found := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := int64(0)
+		for _, line := range strings.SplitAfter(string(b), "\n") {
+			if line == "" {
+				break
+			}
+			r, ok := scores[f+"@"+fmt.Sprint(off)]
+			off += int64(len(line))
+			if !ok {
+				continue // a bad line
+			}
+			i := rowOf(X, strings.TrimSuffix(line, "\n"))
+			if i < 0 {
+				t.Fatalf("%s: line %q is no row", f, line)
+			}
+			found++
+			if len(r.values) != k {
+				t.Fatalf("%d scores, want %d", len(r.values), k)
+			}
+			for j := range k {
+				if math.Abs(r.values[j]-Y.At(i, j)) > 1e-10*big[j] {
+					t.Errorf("point %d, component %d: score %v, Transform %v", i, j, r.values[j], Y.At(i, j))
+				}
+			}
+		}
+	}
+	if found != n {
+		t.Errorf("scores of %d points, want %d", found, n)
+	}
+}
+
+// rowOf returns the row of X that line (formatFloats of it) holds, or −1.
+func rowOf(X *mat.Dense, line string) int {
+	n, _ := X.Dims()
+	for i := range n {
+		if formatFloats(X.RawRowView(i)) == line {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestProjectCheckpoint: a kpca checkpoint read from a file projects points as the
+// model's own Transform does, to rounding, in blocks and in the remainder of a bundle;
+// points it cannot project are dead letters.
+func TestProjectCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	m, b := checkpoint(t, kernel.RBF{Sigma: 1}, curve(80, 3, 1))
+	file := filepath.Join(dir, "model.ikpca")
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	X := curve(250, 3, 2)
+	glob, _ := pointFiles(t, dir, X, 3)
+	bad := []Point{
+		{Source: "made", Offset: 1, X: []float64{1, 2}},
+		{Source: "made", Offset: 2, X: []float64{1, math.Inf(-1), 2}},
+	}
+	scores, dead := project(t, dir, glob, file, nil, bad, ProjectOptions{K: 4, Block: 7})
+	compareScores(t, m, X, 4, scores, glob)
+	if len(dead) != 2 || !strings.Contains(dead["made@1"].reason, "dimension") || !strings.Contains(dead["made@2"].reason, "Inf") {
+		t.Errorf("dead letters %v", dead)
+	}
+}
+
+// TestProjectSKPCA: an SKPCA encoding projects as its Transform does, all components
+// when K is zero.
+func TestProjectSKPCA(t *testing.T) {
+	dir := t.TempDir()
+	m, err := NewSKPCA(3, testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, m, curve(300, 3, 1))
+	b, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	X := curve(120, 3, 2)
+	glob, _ := pointFiles(t, dir, X, 2)
+	scores, dead := project(t, dir, glob, "", b, nil, ProjectOptions{})
+	compareScores(t, m, X, len(m.Values(nil)), scores, glob)
+	if len(dead) != 0 {
+		t.Errorf("dead letters %v", dead)
+	}
+}
+
+// TestProjectBlockFallback: a block with a point whose kernel value overflows (a cubic
+// kernel at 1e110) is projected point by point: that point is a dead letter, the
+// others are scored.
+func TestProjectBlockFallback(t *testing.T) {
+	dir := t.TempDir()
+	m, b := checkpoint(t, kernel.Polynomial{Degree: 3, Scale: 1, Offset: 1}, curve(30, 3, 1))
+	X := curve(20, 3, 2)
+	glob, _ := pointFiles(t, dir, X, 1)
+	huge := []Point{{Source: "made", Offset: 1, X: []float64{1e110, 1e110, 1e110}}}
+	scores, dead := project(t, dir, glob, "", b, huge, ProjectOptions{K: 2, Block: 1000})
+	compareScores(t, m, X, 2, scores, glob)
+	if len(dead) != 1 || !strings.Contains(dead["made@1"].reason, "finite") {
+		t.Errorf("dead letters %v", dead)
+	}
+}
+
+// TestProjectArguments: negative options are ErrArgument errors at construction.
+func TestProjectArguments(t *testing.T) {
+	_, s := beam.NewPipelineWithRoot()
+	points := beam.Create(s, Point{X: []float64{1}})
+	model := beam.Create(s, []byte("x"))
+	for _, o := range []ProjectOptions{{K: -1}, {Block: -1}} {
+		if _, _, err := Project(s, model, points, o); !errors.Is(err, ErrArgument) {
+			t.Errorf("%+v: %v", o, err)
+		}
+	}
+}
+
+// TestDecodeModel: each kind decodes to its model, a checkpoint is no Summary, and
+// other bytes are ErrModel errors.
+func TestDecodeModel(t *testing.T) {
+	m, b := checkpoint(t, kernel.RBF{Sigma: 1}, curve(20, 3, 1))
+	got, err := DecodeModel(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Len() != m.Len() || !sameBits(got.Values(nil), m.Values(nil)) {
+		t.Error("a checkpoint decoded to another model")
+	}
+	if _, err := DecodeSummary(b); !errors.Is(err, ErrModel) {
+		t.Errorf("DecodeSummary of a checkpoint: %v", err)
+	}
+	for _, junk := range [][]byte{nil, []byte("IKPCAMD"), []byte("IKPCAMDL and then nothing"), []byte("some other file")} {
+		if _, err := DecodeModel(junk); !errors.Is(err, ErrModel) {
+			t.Errorf("DecodeModel(%q): %v", junk, err)
+		}
+	}
+}

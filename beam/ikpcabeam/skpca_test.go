@@ -1,0 +1,241 @@
+package ikpcabeam
+
+import (
+	"errors"
+	"io"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/modeltest"
+	"github.com/ikpca/ikpca/stream"
+)
+
+// fill adds the rows of X to m.
+func fill(t *testing.T, m interface{ Add([]float64) error }, X *mat.Dense) {
+	t.Helper()
+	n, _ := X.Dims()
+	for i := range n {
+		if err := m.Add(X.RawRowView(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSKPCAEncoding: a model decoded from the core's encoding has the encoded one's
+// Values and scores bit for bit, its counts and bound, and continues as it would have:
+// the same points added to both give the same Values bit for bit.
+func TestSKPCAEncoding(t *testing.T) {
+	X, more, P := curve(150, 3, 1), curve(100, 3, 4), curve(20, 3, 2)
+	for _, n := range []int{0, 1, 5, 150} {
+		m, err := NewSKPCA(3, testOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fill(t, m, X.Slice(0, n, 0, 3).(*mat.Dense))
+		b, err := m.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back SKPCA
+		if err := back.UnmarshalBinary(b); err != nil {
+			t.Fatalf("n = %d: %v", n, err)
+		}
+		if !sameBits(m.Values(nil), back.Values(nil)) {
+			t.Errorf("n = %d: Values %v, decoded %v", n, m.Values(nil), back.Values(nil))
+		}
+		if back.Len() != n || back.Sketch().Frobenius2() != m.Sketch().Frobenius2() || back.ErrorBound() != m.ErrorBound() {
+			t.Errorf("n = %d: Len, ‖Z‖_F², Δ decoded as %d %v %v, want %d %v %v",
+				n, back.Len(), back.Sketch().Frobenius2(), back.ErrorBound(), n, m.Sketch().Frobenius2(), m.ErrorBound())
+		}
+		if k := len(m.Values(nil)); k > 0 {
+			var Y, Z mat.Dense
+			if err := m.Transform(&Y, P, k); err != nil {
+				t.Fatal(err)
+			}
+			if err := back.Transform(&Z, P, k); err != nil {
+				t.Fatal(err)
+			}
+			if !sameBits(rawOf(&Y), rawOf(&Z)) {
+				t.Errorf("n = %d: scores differ after decoding", n)
+			}
+		}
+		fill(t, m, more)
+		fill(t, &back, more)
+		if !sameBits(m.Values(nil), back.Values(nil)) {
+			t.Errorf("n = %d: after %d more points, Values %v, decoded %v", n, 100, m.Values(nil), back.Values(nil))
+		}
+		if d := back.ErrorBound() - m.ErrorBound(); d > 1e-12*m.ErrorBound() || d < -1e-12*m.ErrorBound() {
+			t.Errorf("n = %d: Δ %v, decoded %v", n, m.ErrorBound(), back.ErrorBound())
+		}
+	}
+}
+
+// TestSKPCAMerge: parts merged in any order, some through their encodings, satisfy the
+// sketch's certificate over all the points.
+func TestSKPCAMerge(t *testing.T) {
+	X := curve(900, 3, 5)
+	part := func(lo, hi int, encode bool) *SKPCA {
+		m, err := NewSKPCA(3, testOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fill(t, m, X.Slice(lo, hi, 0, 3).(*mat.Dense))
+		if !encode {
+			return m
+		}
+		b, err := m.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back SKPCA
+		if err := back.UnmarshalBinary(b); err != nil {
+			t.Fatal(err)
+		}
+		return &back
+	}
+	a, b, c := part(0, 200, true), part(200, 650, false), part(650, 900, true)
+	if err := c.Merge(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Merge(c); err != nil {
+		t.Fatal(err)
+	}
+	certify(t, b, X)
+}
+
+// TestSKPCABadInput: bad points and merges are errors of the right kind and leave the
+// model exactly as it was.
+func TestSKPCABadInput(t *testing.T) {
+	m, err := NewSKPCA(3, testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, m, curve(50, 3, 1))
+	before, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := testOptions
+	other.Seed++
+	o, err := NewSKPCA(3, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d4, err := NewSKPCA(4, testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf := math.Inf(1)
+	for _, c := range []struct {
+		name string
+		err  error
+		run  func() error
+	}{
+		{"short point", ikpca.ErrDimension, func() error { return m.Add([]float64{1, 2}) }},
+		{"nil point", ikpca.ErrDimension, func() error { return m.Add(nil) }},
+		{"infinite coordinate", ikpca.ErrNonFinite, func() error { return m.Add([]float64{1, inf, 2}) }},
+		{"other options", ikpca.ErrArgument, func() error { return m.Merge(o) }},
+		{"other dimension", ikpca.ErrArgument, func() error { return m.Merge(d4) }},
+		{"itself", ikpca.ErrArgument, func() error { return m.Merge(m) }},
+		{"nil", ikpca.ErrArgument, func() error { return m.Merge(nil) }},
+		{"nil *SKPCA", ikpca.ErrArgument, func() error { return m.Merge((*SKPCA)(nil)) }},
+	} {
+		if err := c.run(); !errors.Is(err, c.err) {
+			t.Errorf("%s: error %v, want %v", c.name, err, c.err)
+		}
+		after, err := m.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(after) != string(before) {
+			t.Errorf("%s: the model changed", c.name)
+		}
+	}
+	for _, opts := range []stream.SKPCAOptions{{}, {Features: 63, Sigma: 1, Sketch: 2}, {Features: 64, Sigma: 0, Sketch: 2}, {Features: 64, Sigma: 1}} {
+		if _, err := NewSKPCA(3, opts); !errors.Is(err, ErrArgument) {
+			t.Errorf("NewSKPCA(%+v): error %v, want ErrArgument", opts, err)
+		}
+	}
+}
+
+// TestSKPCAConformance: SKPCA passes the ikpca.Model suite, its encoding as the
+// checkpoint.
+func TestSKPCAConformance(t *testing.T) {
+	model := func(m ikpca.Model) *SKPCA { return m.(*SKPCA) }
+	modeltest.Run(t, modeltest.Subject{
+		New: func(X *mat.Dense) (ikpca.Model, error) {
+			_, d := X.Dims()
+			s, err := NewSKPCA(d, stream.SKPCAOptions{Features: 64, Sigma: 1, Sketch: 5, Seed: 1})
+			if err != nil {
+				return nil, err
+			}
+			n, _ := X.Dims()
+			for i := range n {
+				if err := s.Add(X.RawRowView(i)); err != nil {
+					return nil, err
+				}
+			}
+			return s, nil
+		},
+		Add: func(m ikpca.Model, x []float64) error { return model(m).Add(x) },
+		Project: func(m ikpca.Model, X mat.Matrix, k int) (*mat.Dense, error) {
+			var W, Z, Y mat.Dense
+			model(m).VectorsTo(&W)
+			if err := model(m).Map().Transform(&Z, X); err != nil {
+				return nil, err
+			}
+			D, _ := W.Dims()
+			Y.Mul(&Z, W.Slice(0, D, 0, k))
+			return &Y, nil
+		},
+		Signed: func(m ikpca.Model) (*mat.Dense, error) {
+			var W mat.Dense
+			model(m).VectorsTo(&W)
+			return &W, nil
+		},
+		Save: func(m ikpca.Model, w io.Writer) error {
+			b, err := model(m).MarshalBinary()
+			if err != nil {
+				return err
+			}
+			_, err = w.Write(b)
+			return err
+		},
+		Load: func(r io.Reader) (ikpca.Model, error) {
+			b, err := io.ReadAll(r)
+			if err != nil {
+				return nil, err
+			}
+			return DecodeModel(b)
+		},
+		Bounded: true,
+	})
+}
+
+// TestSKPCADecodeErrors: bytes that are no SKPCA encoding, a truncated or corrupted one,
+// are ErrModel errors, and leave the receiver unchanged.
+func TestSKPCADecodeErrors(t *testing.T) {
+	m, err := NewSKPCA(3, testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, m, curve(30, 3, 1))
+	good, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := append([]byte(nil), good...)
+	flipped[len(flipped)/2] ^= 1
+	for name, b := range map[string][]byte{"truncated": good[:len(good)-1], "a flipped bit": flipped, "magic only": good[:8]} {
+		back := &SKPCA{}
+		if err := back.UnmarshalBinary(b); !errors.Is(err, ErrModel) || back.SKPCA != nil {
+			t.Errorf("%s: error %v, want ErrModel and no model", name, err)
+		}
+		if _, err := DecodeModel(b); !errors.Is(err, ErrModel) {
+			t.Errorf("%s: DecodeModel error %v, want ErrModel", name, err)
+		}
+	}
+}
