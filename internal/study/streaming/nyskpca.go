@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/lanczos"
 	"github.com/ikpca/ikpca/internal/study"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
@@ -171,11 +172,11 @@ func NystromKPCA(ctx context.Context, o NystromOptions) (*NystromResult, error) 
 		uncentred(dst, tmp)
 		centre(dst)
 	}
-	exact, U, err := topEigen(ctx, n, k+1, centred, 1e-12, 600, o.Seed)
+	exact, U, err := lanczos.Top(ctx, n, k+1, centred, 1e-12, 600, o.Seed)
 	if err != nil {
 		return nil, err
 	}
-	exactU, UU, err := topEigen(ctx, n, k+1, uncentred, 1e-12, 600, o.Seed+1)
+	exactU, UU, err := lanczos.Top(ctx, n, k+1, uncentred, 1e-12, 600, o.Seed+1)
 	if err != nil {
 		return nil, err
 	}
