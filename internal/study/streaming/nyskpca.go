@@ -360,28 +360,10 @@ func rowOf(X *mat.Dense, x []float64) int {
 // time, and measures it against the exact uncentred kernel PCA (values want, vectors U).
 func skpcaAtMemory(X *mat.Dense, sigma float64, ell, budget int, seed uint64, k, best int, want []float64, U *mat.Dense) (NystromRow, error) {
 	n, d := X.Dims()
-	bytes := func(D int) int {
-		s, err := stream.NewSKPCA(d, stream.SKPCAOptions{Features: D, Sigma: sigma, Sketch: ell, Seed: seed})
-		if err != nil {
-			return math.MaxInt
-		}
-		return s.Bytes()
-	}
-	lo, hi := 2, 2
-	for bytes(hi) <= budget && hi < 1<<22 {
-		lo, hi = hi, 2*hi
-	}
-	for hi-lo > 2 { // the largest even D in [lo, hi) within the budget
-		mid := (lo + hi) / 2 &^ 1
-		if bytes(mid) <= budget {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	D := lo
+	opts := study.SKPCAAtMemory(d, stream.SKPCAOptions{Sigma: sigma, Sketch: ell, Seed: seed}, budget)
+	D := opts.Features
 	t0 := time.Now()
-	s, err := stream.NewSKPCA(d, stream.SKPCAOptions{Features: D, Sigma: sigma, Sketch: ell, Seed: seed})
+	s, err := stream.NewSKPCA(d, opts)
 	if err != nil {
 		return NystromRow{}, err
 	}

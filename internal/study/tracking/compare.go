@@ -371,35 +371,14 @@ func fitExact(ctx context.Context, kern kernel.Kernel, X *mat.Dense, m0, ne int,
 // a time, and scores the points.
 func fitSKPCA(ctx context.Context, X *mat.Dense, sigma float64, ell, budget, k int, seed uint64, progress func(done, total int)) (pendingRow, error) {
 	n, d := X.Dims()
-	opts := func(D int) stream.SKPCAOptions {
-		return stream.SKPCAOptions{Features: D, Sigma: sigma, Sketch: ell, Seed: seed}
-	}
-	bytes := func(D int) int {
-		s, err := stream.NewSKPCA(d, opts(D))
-		if err != nil {
-			return math.MaxInt
-		}
-		return s.Bytes()
-	}
-	lo, hi := 2, 2
-	for bytes(hi) <= budget && hi < 1<<22 {
-		lo, hi = hi, 2*hi
-	}
-	for hi-lo > 2 { // the largest even D in [lo, hi) within the budget
-		mid := (lo + hi) / 2 &^ 1
-		if bytes(mid) <= budget {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	D := lo
+	opts := study.SKPCAAtMemory(d, stream.SKPCAOptions{Sigma: sigma, Sketch: ell, Seed: seed}, budget)
+	D := opts.Features
 	var s *stream.SKPCA
 	var elapsed time.Duration
 	peak, err := peakResident(func() error {
 		t0 := time.Now()
 		var err error
-		if s, err = stream.NewSKPCA(d, opts(D)); err != nil {
+		if s, err = stream.NewSKPCA(d, opts); err != nil {
 			return err
 		}
 		for i := range n {
