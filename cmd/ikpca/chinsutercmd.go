@@ -12,6 +12,18 @@ import (
 	"github.com/ikpca/ikpca/internal/study/chinsuter"
 )
 
+// nameList splits a comma-separated list of names, trimmed of white space; empty entries
+// are dropped, so that "" is the empty list.
+func nameList(s string) []string {
+	var out []string
+	for _, name := range strings.Split(s, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // intList parses a comma-separated list of integers of at least lo.
 func intList(flag, s string, lo int) ([]int, error) {
 	var out []int

@@ -110,17 +110,7 @@ Chin–Suter (--chinsuter-ranks "") and with --sklearn arpack it takes about hal
 		if err != nil {
 			return err
 		}
-		var names, solverList []string
-		for _, s := range strings.Split(datasets, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				names = append(names, s)
-			}
-		}
-		for _, s := range strings.Split(solvers, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				solverList = append(solverList, s)
-			}
-		}
+		names, solverList := nameList(datasets), nameList(solvers)
 		if len(names) > 0 && len(rankList) == 0 || magicN < 0 || a9aN < 0 || exactN < 0 || perClass < 0 || chunk < 1 {
 			return usageError{fmt.Errorf("need --ranks, --magic-n, --a9a-n, --exact-n and --window-per-class ≥ 0, --chunk ≥ 1")}
 		}
