@@ -75,6 +75,12 @@ func TestTable(t *testing.T) {
 	if _, err := back.Floats("name"); !errors.Is(err, ErrTable) {
 		t.Errorf("a column of names as numbers: %v", err)
 	}
+	if c, err := back.FloatColumns("value", "n"); err != nil || len(c) != 2 || c[0][2] != 2.5 || c[1][1] != 2 {
+		t.Errorf("FloatColumns = %v, %v", c, err)
+	}
+	if _, err := back.FloatColumns("n", "name"); !errors.Is(err, ErrTable) {
+		t.Errorf("FloatColumns with a column of names: %v", err)
+	}
 	if _, err := back.Strings("nosuch"); !errors.Is(err, ErrTable) {
 		t.Errorf("a missing column: %v", err)
 	}

@@ -115,6 +115,18 @@ func (t *Table) Floats(name string) ([]float64, error) {
 	return out, nil
 }
 
+// FloatColumns returns the named columns as numbers (Floats), in the order named.
+func (t *Table) FloatColumns(names ...string) ([][]float64, error) {
+	out := make([][]float64, len(names))
+	for i, name := range names {
+		var err error
+		if out[i], err = t.Floats(name); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // Where returns the table of the rows whose named column holds value, in order.
 func (t *Table) Where(name, value string) (*Table, error) {
 	j, err := t.Column(name)

@@ -271,18 +271,11 @@ func drawRFF(t *study.Table, _ string) (*study.Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		D, err := rows.Floats("features")
+		cols, err := rows.FloatColumns("features", "rms_error", "max_error")
 		if err != nil {
 			return nil, err
 		}
-		rms, err := rows.Floats("rms_error")
-		if err != nil {
-			return nil, err
-		}
-		mx, err := rows.Floats("max_error")
-		if err != nil {
-			return nil, err
-		}
+		D, rms, mx := cols[0], cols[1], cols[2]
 		f.Curves = append(f.Curves, study.Curve{Label: form + ", RMS", X: D, Y: rms, Style: study.Style{Colour: k, Marker: 1}},
 			study.Curve{Label: form + ", largest", X: D, Y: mx, Style: study.Style{Colour: k, Dash: 1, Marker: 2}})
 		if k == 0 && len(D) > 0 {

@@ -367,14 +367,11 @@ func drawWindow(t *study.Table, _ string) (*study.Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		x, err := rows.Floats("points")
+		cols, err := rows.FloatColumns("points", "sine")
 		if err != nil {
 			return nil, err
 		}
-		y, err := rows.Floats("sine")
-		if err != nil {
-			return nil, err
-		}
+		x, y := cols[0], cols[1]
 		labels, err := rows.Strings("label")
 		if err != nil {
 			return nil, err
