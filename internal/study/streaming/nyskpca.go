@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -182,7 +181,7 @@ func NystromKPCA(ctx context.Context, o NystromOptions) (*NystromResult, error) 
 	}
 	K, raw.Data = nil, nil // the n×n matrix is not needed any more
 	res.Exact, res.ExactUncentred = exact, exactU
-	res.Best, res.BestUncentred = bestGap(exact), bestGap(exactU)
+	res.Best, res.BestUncentred = study.BestGap(exact), study.BestGap(exactU)
 	Uk, UUk := U.Slice(0, n, 0, k).(*mat.Dense), UU.Slice(0, n, 0, k).(*mat.Dense)
 
 	total := len(o.Ranks) * len(o.Strategies)
@@ -211,7 +210,7 @@ func NystromKPCA(ctx context.Context, o NystromOptions) (*NystromResult, error) 
 			row := NystromRow{Method: s.String(), Rank: m.Rank(), Features: m.Features(), Bytes: m.Bytes(), Time: elapsed,
 				Values: slices.Clone(vals[:k])}
 			row.KernelEvals, row.Flops = nystromCost(s, X, m)
-			row.EigenError, row.RelativeError = eigenErrors(vals[:k], exact[:k])
+			row.RelativeError, row.EigenError = study.EigenErrors(vals[:k], exact[:k])
 			sines, err := scoreSines(m, X, Uk, k, res.Best)
 			if err != nil {
 				return nil, err
@@ -241,76 +240,25 @@ func NystromKPCA(ctx context.Context, o NystromOptions) (*NystromResult, error) 
 	return res, nil
 }
 
-// eigenErrors returns max |got − want|/want₁ and max |got − want|/want.
-func eigenErrors(got, want []float64) (abs, rel float64) {
-	for j := range want {
-		e := math.Abs(got[j] - want[j])
-		abs = math.Max(abs, e/want[0])
-		rel = math.Max(rel, e/want[j])
-	}
-	return abs, rel
-}
-
-// bestGap returns the j in [1, len(v)−1] with the largest gap v[j−1] − v[j].
-func bestGap(v []float64) int {
-	best := 1
-	for j := 2; j < len(v); j++ {
-		if v[j-1]-v[j] > v[best-1]-v[best] {
-			best = j
-		}
-	}
-	return best
-}
-
-// scoreSines returns, for each j of ks, the sine of the largest principal angle between
-// the span of the first j columns of U (n×k, orthonormal) and that of the model's
-// scores of the rows of X on its top j components: those are its eigenvectors of the
-// n×n approximate kernel matrix, times √λ.
-func scoreSines(m interface {
-	Transform(dst *mat.Dense, X mat.Matrix, k int) error
-}, X *mat.Dense, U *mat.Dense, ks ...int) ([]float64, error) {
+// scoreSines returns, for each j of ks (at most the columns of U), the sine of the
+// largest principal angle between the span of the first j columns of U (n×k,
+// orthonormal) and that of the model's scores of the rows of X on its top j components:
+// those are its eigenvectors of the n×n approximate kernel matrix, times √λ.
+func scoreSines(m study.Transformer, X *mat.Dense, U *mat.Dense, ks ...int) ([]float64, error) {
 	k := slices.Max(ks)
-	// In blocks of rows, so that a random-feature model's n×D features are never all
-	// held at once.
-	n, d := X.Dims()
-	sc := mat.NewDense(n, k, nil)
-	for from := 0; from < n; from += 1024 {
-		to := min(from+1024, n)
-		if err := m.Transform(sc.Slice(from, to, 0, k).(*mat.Dense), X.Slice(from, to, 0, d), k); err != nil {
-			return nil, err
-		}
+	sc, err := study.Scores(m, X, k)
+	if err != nil {
+		return nil, err
+	}
+	all, err := study.Sines(U, sc, k)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]float64, len(ks))
 	for i, j := range ks {
-		s, err := sine(U.Slice(0, n, 0, j).(*mat.Dense), sc.Slice(0, n, 0, j))
-		if err != nil {
-			return nil, err
-		}
-		out[i] = s
+		out[i] = all[j-1]
 	}
 	return out, nil
-}
-
-// sine returns ‖(I − UUᵀ)Q‖₂ for U with orthonormal columns and Q an orthonormal basis
-// of the columns of A (as many).
-func sine(U *mat.Dense, A mat.Matrix) (float64, error) {
-	n, k := A.Dims()
-	var qr mat.QR
-	qr.Factorize(A)
-	var Q mat.Dense
-	qr.QTo(&Q)
-	Qk := mat.DenseCopyOf(Q.Slice(0, n, 0, k))
-	u := mat.DenseCopyOf(U)
-	c := mat.NewDense(k, k, nil)
-	native.Gemm(blas.Trans, blas.NoTrans, 1, u.RawMatrix(), Qk.RawMatrix(), 0, c.RawMatrix())
-	native.Gemm(blas.NoTrans, blas.NoTrans, -1, u.RawMatrix(), c.RawMatrix(), 1, Qk.RawMatrix())
-	g := mat.NewSymDense(k, nil)
-	native.Syrk(blas.Trans, 1, Qk.RawMatrix(), 0, g.RawSymmetric())
-	v, err := native.EigenSym(nil, nil, g)
-	if err != nil {
-		return 0, err
-	}
-	return math.Sqrt(math.Max(v[k-1], 0)), nil
 }
 
 // nystromCost counts the kernel values a fit by strategy s computed — Choose's and the
@@ -383,7 +331,7 @@ func skpcaAtMemory(X *mat.Dense, sigma float64, ell, budget int, seed uint64, k,
 		return row, nil
 	}
 	row.Values = slices.Clone(vals[:k])
-	row.EigenError, row.RelativeError = eigenErrors(vals[:k], want)
+	row.RelativeError, row.EigenError = study.EigenErrors(vals[:k], want)
 	sines, err := scoreSines(s, X, U, k, best)
 	if err != nil {
 		return NystromRow{}, err

@@ -101,7 +101,7 @@ func (r *CompareResult) outputs() []study.Output {
 		o.Dataset, r.N, r.Dim, r.Sigma, k)
 	fmt.Fprintf(&md, "Batch kernel PCA of all n points (Lanczos on the formed n×n kernel matrix, residuals ≤ %.1g·λ₁, %.0f s): "+
 		"λ₁ = %.6g, λ%d = %.6g, gap (λ%d − λ%d)/λ₁ = %.3g; the best-separated leading subspace is the top %d (gap %.3g). ",
-		r.Residual, r.ReferenceSeconds, r.Exact[0], k, r.Exact[k-1], k, k+1, gap(r.Exact, k), bestGap(r.Exact), gap(r.Exact, bestGap(r.Exact)))
+		r.Residual, r.ReferenceSeconds, r.Exact[0], k, r.Exact[k-1], k, k+1, gap(r.Exact, k), study.BestGap(r.Exact), gap(r.Exact, study.BestGap(r.Exact)))
 	fmt.Fprintf(&md, "The rank-r models start from a batch decomposition of the first %d points and take the others one at a time. "+
 		"SKPCA (ℓ sketch rows, D random Fourier features, uncentred: measured against the uncentred kernel matrix's pairs, as its paper defines it) "+
 		"and compressed Chin–Suter (r components on at most (r+1)·n′ pre-images, chunks of c points) are given the largest D and n′ "+
