@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/ikpca/ikpca/internal/probe"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -84,7 +85,7 @@ func (md *Model) applyMatrix(y []float64) []float64 {
 	z := make([]float64, m)
 	copy(z, y)
 	if centred {
-		subtractMean(z)
+		vec.SubtractMean(z)
 	}
 	kz := make([]float64, m)
 	row := md.probeMV[:m]
@@ -97,21 +98,9 @@ func (md *Model) applyMatrix(y []float64) []float64 {
 		kz[i] = s
 	}
 	if centred {
-		subtractMean(kz)
+		vec.SubtractMean(kz)
 	}
 	return kz
-}
-
-// subtractMean sets x ← x − mean(x)·1, the centring C·x.
-func subtractMean(x []float64) {
-	var mean float64
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	for i := range x {
-		x[i] -= mean
-	}
 }
 
 // Refresh recomputes the decomposition from the points with a batch eigensolver, and the

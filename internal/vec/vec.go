@@ -64,3 +64,15 @@ func SameBits(a, b []float64) bool {
 	}
 	return true
 }
+
+// SubtractMean sets x ← x − mean(x)·1, the centring C·x with C = I − 11ᵀ/n.
+func SubtractMean(x []float64) {
+	var mean float64
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	for i := range x {
+		x[i] -= mean
+	}
+}

@@ -78,3 +78,14 @@ func TestSameBits(t *testing.T) {
 		}
 	}
 }
+
+// TestSubtractMean: integer entries with an integer mean are centred exactly.
+func TestSubtractMean(t *testing.T) {
+	x := []float64{1, 2, 6, -1}
+	SubtractMean(x)
+	for i, want := range []float64{-1, 0, 4, -3} {
+		if x[i] != want {
+			t.Fatalf("SubtractMean = %v", x)
+		}
+	}
+}

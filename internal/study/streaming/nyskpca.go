@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
@@ -17,7 +16,6 @@ import (
 	"github.com/ikpca/ikpca/internal/study"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
-	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/nystrom"
 	"github.com/ikpca/ikpca/stream"
 )
@@ -149,37 +147,16 @@ func NystromKPCA(ctx context.Context, o NystromOptions) (*NystromResult, error) 
 	res := &NystromResult{Options: o, N: n, Dim: d, Sigma: sigma}
 
 	// The exact references.
-	K := kernel.Matrix(kern, X)
-	raw := K.RawSymmetric()
-	tmp := make([]float64, n)
-	uncentred := func(dst, x []float64) {
-		native.Symv(1, raw, blas64.Vector{N: n, Inc: 1, Data: x}, 0, blas64.Vector{N: n, Inc: 1, Data: dst})
-	}
-	centre := func(x []float64) {
-		var m float64
-		for _, v := range x {
-			m += v
-		}
-		m /= float64(n)
-		for i := range x {
-			x[i] -= m
-		}
-	}
-	centred := func(dst, x []float64) {
-		copy(tmp, x)
-		centre(tmp)
-		uncentred(dst, tmp)
-		centre(dst)
-	}
-	exact, U, err := lanczos.Top(ctx, n, k+1, centred, 1e-12, 600, o.Seed)
+	km := study.NewKernelMatrix(kern, X)
+	exact, U, err := lanczos.Top(ctx, n, k+1, km.Centred, 1e-12, 600, o.Seed)
 	if err != nil {
 		return nil, err
 	}
-	exactU, UU, err := lanczos.Top(ctx, n, k+1, uncentred, 1e-12, 600, o.Seed+1)
+	exactU, UU, err := lanczos.Top(ctx, n, k+1, km.Uncentred, 1e-12, 600, o.Seed+1)
 	if err != nil {
 		return nil, err
 	}
-	K, raw.Data = nil, nil // the n×n matrix is not needed any more
+	km = nil // the n×n matrix is not needed any more
 	res.Exact, res.ExactUncentred = exact, exactU
 	res.Best, res.BestUncentred = study.BestGap(exact), study.BestGap(exactU)
 	Uk, UUk := U.Slice(0, n, 0, k).(*mat.Dense), UU.Slice(0, n, 0, k).(*mat.Dense)

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/lanczos"
+	"github.com/ikpca/ikpca/internal/study"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -32,54 +33,34 @@ type reference struct {
 // (1e-9 and more for eigenvalues, 1e-6 and more for subspaces).
 const referenceTol = 1e-12
 
-// kernelMatrix is the n×n kernel matrix of the points, formed once (19,020² doubles are
-// 2.9 GB), with the products the measurements need.
-type kernelMatrix struct {
-	n   int
-	raw blas64.Symmetric
-	tmp []float64
-}
+// kernelMatrix is the points' kernel matrix with the measurements of the comparison.
+type kernelMatrix struct{ *study.KernelMatrix }
 
 func newKernelMatrix(k kernel.Kernel, X *mat.Dense) *kernelMatrix {
-	K := kernel.Matrix(k, X)
-	n := K.SymmetricDim()
-	return &kernelMatrix{n: n, raw: K.RawSymmetric(), tmp: make([]float64, n)}
-}
-
-// uncentred sets dst = K·x.
-func (m *kernelMatrix) uncentred(dst, x []float64) {
-	native.Symv(1, m.raw, blas64.Vector{N: m.n, Inc: 1, Data: x}, 0, blas64.Vector{N: m.n, Inc: 1, Data: dst})
-}
-
-// centred sets dst = CKC·x, C = I − 11ᵀ/n.
-func (m *kernelMatrix) centred(dst, x []float64) {
-	copy(m.tmp, x)
-	centre(m.tmp)
-	m.uncentred(dst, m.tmp)
-	centre(dst)
+	return &kernelMatrix{study.NewKernelMatrix(k, X)}
 }
 
 // references computes the top k pairs of K′ and, if uncentredToo, of K.
 func (m *kernelMatrix) references(ctx context.Context, k int, uncentredToo bool, seed uint64) (*reference, error) {
 	ref := &reference{}
 	var err error
-	if ref.values, ref.vectors, err = lanczos.Top(ctx, m.n, k, m.centred, referenceTol, m.n, seed); err != nil {
+	if ref.values, ref.vectors, err = lanczos.Top(ctx, m.N, k, m.Centred, referenceTol, m.N, seed); err != nil {
 		return nil, err
 	}
-	ref.residual = m.residual(m.centred, ref.values, ref.vectors)
+	ref.residual = m.residual(m.Centred, ref.values, ref.vectors)
 	if uncentredToo {
-		if ref.uvalues, ref.uvectors, err = lanczos.Top(ctx, m.n, k, m.uncentred, referenceTol, m.n, seed+1); err != nil {
+		if ref.uvalues, ref.uvectors, err = lanczos.Top(ctx, m.N, k, m.Uncentred, referenceTol, m.N, seed+1); err != nil {
 			return nil, err
 		}
-		ref.residual = math.Max(ref.residual, m.residual(m.uncentred, ref.uvalues, ref.uvectors))
+		ref.residual = math.Max(ref.residual, m.residual(m.Uncentred, ref.uvalues, ref.uvectors))
 	}
 	return ref, nil
 }
 
 // residual returns max over the pairs of ‖A·u − λu‖/λ₁.
 func (m *kernelMatrix) residual(apply func(dst, x []float64), vals []float64, V *mat.Dense) float64 {
-	u := make([]float64, m.n)
-	au := make([]float64, m.n)
+	u := make([]float64, m.N)
+	au := make([]float64, m.N)
 	var worst float64
 	for j, l := range vals {
 		for i := range u {
@@ -100,31 +81,19 @@ func (m *kernelMatrix) residual(apply func(dst, x []float64), vals []float64, V 
 // true error of a rank-r model's matrix, by the Lanczos method of internal/lanczos
 // (residual 1e-14 of the norm).
 func (m *kernelMatrix) truncationNorm(centred bool, vals []float64, V *mat.Dense) float64 {
-	apply := m.uncentred
+	apply := m.Uncentred
 	if centred {
-		apply = m.centred
+		apply = m.Centred
 	}
 	r := len(vals)
 	c := make([]float64, r)
 	vr := V.RawMatrix()
-	return lanczos.Norm(m.n, func(dst, x []float64) {
+	return lanczos.Norm(m.N, func(dst, x []float64) {
 		apply(dst, x)
-		native.Gemv(blas.Trans, 1, vr, blas64.Vector{N: m.n, Inc: 1, Data: x}, 0, blas64.Vector{N: r, Inc: 1, Data: c})
+		native.Gemv(blas.Trans, 1, vr, blas64.Vector{N: m.N, Inc: 1, Data: x}, 0, blas64.Vector{N: r, Inc: 1, Data: c})
 		for j := range c {
 			c[j] *= vals[j]
 		}
-		native.Gemv(blas.NoTrans, -1, vr, blas64.Vector{N: r, Inc: 1, Data: c}, 1, blas64.Vector{N: m.n, Inc: 1, Data: dst})
+		native.Gemv(blas.NoTrans, -1, vr, blas64.Vector{N: r, Inc: 1, Data: c}, 1, blas64.Vector{N: m.N, Inc: 1, Data: dst})
 	})
-}
-
-// centre subtracts the mean from x.
-func centre(x []float64) {
-	var s float64
-	for _, v := range x {
-		s += v
-	}
-	s /= float64(len(x))
-	for i := range x {
-		x[i] -= s
-	}
 }
