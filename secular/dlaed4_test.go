@@ -10,6 +10,7 @@ import (
 
 	"github.com/ikpca/ikpca/internal/lapackref"
 	"github.com/ikpca/ikpca/internal/oracle"
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // TestAgainstDlaed4 compares RankOneRoot with LAPACK's own root finder, dlaed4 from

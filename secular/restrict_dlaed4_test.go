@@ -9,6 +9,7 @@ import (
 
 	"github.com/ikpca/ikpca/internal/lapackref"
 	"github.com/ikpca/ikpca/internal/oracle"
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // TestRestrictAgainstDlaed4 compares RestrictRoot with LAPACK's dlaed4 from OpenBLAS.
