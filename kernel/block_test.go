@@ -266,16 +266,7 @@ func TestBlockPanics(t *testing.T) {
 		"zero Cross":     func() { new(Cross).BlockTo(&mat.Dense{}, X, nil) },
 		"Block mismatch": func() { Block(&mat.Dense{}, Linear{}, X, mat.NewDense(2, 3, nil)) },
 	}
-	for name, f := range cases {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s: no panic", name)
-				}
-			}()
-			f()
-		}()
-	}
+	mustPanic(t, cases)
 }
 
 // TestBlockRoute checks that blocks and Matrix reach BLAS only through package native.
