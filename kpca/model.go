@@ -40,23 +40,23 @@ import (
 	"github.com/ikpca/ikpca/update"
 )
 
+// errs are the package's errors (exported below), and report bad arguments through them.
+var errs = check.NewKinds("kpca")
+
 // Errors returned by the package; test with errors.Is. Each wraps the ikpca error of
 // the same name, so that errors.Is(err, ikpca.ErrDimension) holds as well.
 var (
 	// ErrDimension reports a point or matrix of the wrong dimension.
-	ErrDimension = fmt.Errorf("kpca: %w", ikpca.ErrDimension)
+	ErrDimension = errs.Dimension
 	// ErrNonFinite reports a NaN or infinite input, or a kernel value that is not finite.
-	ErrNonFinite = fmt.Errorf("kpca: %w", ikpca.ErrNonFinite)
+	ErrNonFinite = errs.NonFinite
 	// ErrEmpty reports an empty set of points.
-	ErrEmpty = fmt.Errorf("kpca: %w", ikpca.ErrEmpty)
+	ErrEmpty = errs.Empty
 	// ErrArgument reports any other invalid argument.
-	ErrArgument = fmt.Errorf("kpca: %w", ikpca.ErrArgument)
+	ErrArgument = errs.Argument
 	// ErrIndex reports a point index out of range (Remove); it wraps ErrArgument.
 	ErrIndex = fmt.Errorf("%w: index out of range", ErrArgument)
 )
-
-// errs reports bad arguments through the package's errors.
-var errs = check.Kinds{Dimension: ErrDimension, NonFinite: ErrNonFinite, Empty: ErrEmpty, Argument: ErrArgument}
 
 // Model is an ikpca.Model.
 var _ ikpca.Model = (*Model)(nil)
