@@ -104,12 +104,8 @@ figures again from the CSV files.`,
 		}
 		o := chinsuter.Options{Sizes: sz, Components: components, PreImages: preImages, Chunk: chunk, KHAPasses: khaPasses,
 			KHARate: khaRate, ExactMax: exactMax, StreamN: streamN, StreamEvery: streamEvery, CostSizes: cs, CostSteps: costSteps, Seed: seed}
-		return runStudy(cmd.Context(), e, sf, studyCommand{title: "Chin–Suter incremental kernel PCA", summary: "chinsuter.md",
-			plots: chinsuter.Plots,
-			run: func(ctx context.Context, p study.Progress) ([]study.Output, error) {
-				o.Progress = p
-				return chinsuter.Run(ctx, o)
-			}})
+		return runStudy(cmd.Context(), e, sf, studyCommand{title: "Chin–Suter incremental kernel PCA", summary: "chinsuter.md", plots: chinsuter.Plots,
+			progress: &o.Progress, run: func(ctx context.Context) ([]study.Output, error) { return chinsuter.Run(ctx, o) }})
 	}
 	return c
 }

@@ -102,10 +102,7 @@ A markdown summary of them all goes to standard output and to streaming.md in --
 			NystromDatasets: nyNames,
 			Nystrom:         streaming.NystromOptions{N: nyN, Ranks: rankList, Components: nyK, Seed: seed}}
 		return runStudy(cmd.Context(), e, sf, studyCommand{title: "Streaming kernel PCA", summary: "streaming.md", plots: streaming.Plots,
-			run: func(ctx context.Context, p study.Progress) ([]study.Output, error) {
-				o.Progress = p
-				return streaming.Run(ctx, o)
-			}})
+			progress: &o.Progress, run: func(ctx context.Context) ([]study.Output, error) { return streaming.Run(ctx, o) }})
 	}
 	return c
 }

@@ -131,12 +131,8 @@ Chin–Suter (--chinsuter-ranks "") and with --sklearn arpack it takes about hal
 				ExactN: exactN, SketchRows: ell, ChinSuterRanks: csList, Chunk: chunk, Sklearn: solverList, Python: python,
 				Script: script, Seed: seed})
 		}
-		return runStudy(cmd.Context(), e, sf, studyCommand{title: "Rank-r tracking and sliding windows", summary: "tracking.md",
-			plots: tracking.Plots,
-			run: func(ctx context.Context, p study.Progress) ([]study.Output, error) {
-				o.Progress = p
-				return tracking.Run(ctx, o)
-			}})
+		return runStudy(cmd.Context(), e, sf, studyCommand{title: "Rank-r tracking and sliding windows", summary: "tracking.md", plots: tracking.Plots,
+			progress: &o.Progress, run: func(ctx context.Context) ([]study.Output, error) { return tracking.Run(ctx, o) }})
 	}
 	return c
 }
