@@ -9,19 +9,25 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// checkShape checks a data set's size (what is the call that made it), its name and its
+// feature names (comma-separated).
+func checkShape(t *testing.T, d Dataset, what string, rows, cols int, name, features string) {
+	t.Helper()
+	if r, c := d.X.Dims(); r != rows || c != cols {
+		t.Fatalf("%s.X is %d×%d, want %d×%d", what, r, c, rows, cols)
+	}
+	if d.Name != name {
+		t.Errorf("Name = %q, want %s", d.Name, name)
+	}
+	if got := strings.Join(d.Features, ","); got != features {
+		t.Errorf("Features = %s, want %s", got, features)
+	}
+}
+
 func TestYeastShape(t *testing.T) {
 	d := Yeast()
-	r, c := d.X.Dims()
-	if r != 1484 || c != 8 {
-		t.Fatalf("Yeast().X is %d×%d, want 1484×8", r, c)
-	}
-	if d.Name != "yeast" {
-		t.Errorf("Name = %q, want yeast", d.Name)
-	}
-	want := []string{"mcg", "gvh", "alm", "mit", "erl", "pox", "vac", "nuc"}
-	if strings.Join(d.Features, ",") != strings.Join(want, ",") {
-		t.Errorf("Features = %v, want %v", d.Features, want)
-	}
+	checkShape(t, d, "Yeast()", 1484, 8, "yeast", "mcg,gvh,alm,mit,erl,pox,vac,nuc")
+	r, _ := d.X.Dims()
 	if len(d.Labels) != r {
 		t.Fatalf("len(Labels) = %d, want %d", len(d.Labels), r)
 	}
