@@ -72,16 +72,9 @@ func (r *ApproxResult) output() study.Output {
 // against the memory in bytes (x = "memory", log–log), or the training and test times
 // against ℓ (x = "time").
 func drawApprox(t *study.Table, x string) (*study.Figure, error) {
-	if len(t.Rows) == 0 {
-		return nil, fmt.Errorf("%w: no rows", study.ErrTable)
-	}
-	head := map[string]string{}
-	for _, c := range []string{"dataset", "n", "features"} {
-		v, err := t.Strings(c)
-		if err != nil {
-			return nil, err
-		}
-		head[c] = v[0]
+	head, err := t.Firsts("dataset", "n", "features")
+	if err != nil {
+		return nil, err
 	}
 	f := &study.Figure{Title: fmt.Sprintf("%s, n = %s, D = %s", head["dataset"], head["n"], head["features"]), LogY: true}
 	xcol, ycol := "ell", "error_over_n"

@@ -244,16 +244,9 @@ var (
 // eigenvalues' largest relative error, the top-k subspace's sine, and the seconds — with
 // exact growth and scikit-learn as horizontal lines.
 func drawRank(t *study.Table, _ string) (*study.Figure, error) {
-	if len(t.Rows) == 0 {
-		return nil, fmt.Errorf("%w: no rows", study.ErrTable)
-	}
-	head := map[string]string{}
-	for _, c := range []string{"dataset", "n", "k"} {
-		v, err := t.Strings(c)
-		if err != nil {
-			return nil, err
-		}
-		head[c] = v[0]
+	head, err := t.Firsts("dataset", "n", "k")
+	if err != nil {
+		return nil, err
 	}
 	ranks, err := t.Floats("r")
 	if err != nil {
@@ -351,16 +344,12 @@ func drawWindow(t *study.Table, _ string) (*study.Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := t.Strings("window")
-	if err != nil {
-		return nil, err
-	}
-	comp, err := t.Strings("components")
+	head, err := t.Firsts("window", "components")
 	if err != nil {
 		return nil, err
 	}
 	f := &study.Figure{Title: "MAGIC: gamma rows, then hadron rows", XLabel: "points seen",
-		YLabel: fmt.Sprintf("sine, top %s against last %s", comp[0], w[0]), LogY: true, Legend: study.Outside}
+		YLabel: fmt.Sprintf("sine, top %s against last %s", head["components"], head["window"]), LogY: true, Legend: study.Outside}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i, m := range models {
 		rows, err := t.Where("model", m)
