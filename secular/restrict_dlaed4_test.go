@@ -31,13 +31,9 @@ func TestRestrictAgainstDlaed4(t *testing.T) {
 			continue
 		}
 		n := len(p.d)
-		zn := vec.Norm(p.z)
+		lz, zn := unit(p.z)
 		if zn == 0 || math.IsInf(zn, 0) || vec.MaxAbs(p.d) > 1e150 {
 			continue // dlaed4 is given z/‖z‖ and ρ = 1e300: both must be representable
-		}
-		lz := make([]float64, n)
-		for j := range n {
-			lz[j] = p.z[j] / zn
 		}
 		maxd := vec.MaxAbs(p.d)
 		var ref []float64

@@ -103,15 +103,12 @@ func (s *SKPCA) Add(x []float64) error {
 // AddBatch adds the rows of X in order; all are checked first, so that a bad row adds
 // none.
 func (s *SKPCA) AddBatch(X mat.Matrix) error {
-	if _, err := errs.Points(X, s.rff.InDim()); err != nil {
+	Z, err := batchFeatures(s.rff, X)
+	if err != nil {
 		return err
 	}
-	var Z mat.Dense
-	if err := s.rff.Transform(&Z, X); err != nil {
-		return fmt.Errorf("stream: %w", err)
-	}
 	s.fresh = false
-	if err := s.fd.UpdateRows(&Z); err != nil {
+	if err := s.fd.UpdateRows(Z); err != nil {
 		return fmt.Errorf("stream: %w", err)
 	}
 	return nil
@@ -202,6 +199,19 @@ func (s *SKPCA) Bytes() int {
 // ErrorBound returns the sketch's certified bound Δ ≥ ‖ZᵀZ − BᵀB‖₂ = ‖Z(I − WᵀW)Zᵀ‖₂
 // contribution to the kernel approximation error (read after Values or Transform).
 func (s *SKPCA) ErrorBound() float64 { return s.fd.ErrorBound() }
+
+// batchFeatures checks the rows of X (all before any is used) and returns their random
+// features z(x), one row each: the batch of RNCA's and SKPCA's AddBatch.
+func batchFeatures(rff *features.RFF, X mat.Matrix) (*mat.Dense, error) {
+	if _, err := errs.Points(X, rff.InDim()); err != nil {
+		return nil, err
+	}
+	var Z mat.Dense
+	if err := rff.Transform(&Z, X); err != nil {
+		return nil, fmt.Errorf("stream: %w", err)
+	}
+	return &Z, nil
+}
 
 // project writes (z(x) − mean)ᵀ·W_k for the rows of X (mean nil: uncentred), W_k the
 // first k columns of w, after checking X, k against the have components and dst; on
