@@ -149,11 +149,15 @@ func start(t *testing.T, cmd *exec.Cmd) *syncBuffer {
 	return stderr
 }
 
-// wantExit waits for cmd (exitCode) and fails the test unless its status is code.
-func wantExit(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer, code int) {
+// wantExit waits for cmd (exitCode) and fails the test unless its status is code and,
+// if msg is not empty, its standard error says msg.
+func wantExit(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer, code int, msg string) {
 	t.Helper()
 	if got := exitCode(t, cmd); got != code {
 		t.Fatalf("exit %d, want %d; stderr: %s", got, code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), msg) {
+		t.Errorf("stderr: %s", stderr.String())
 	}
 }
 
@@ -212,7 +216,7 @@ func TestFitSIGINT(t *testing.T) {
 	// CPU; after a second the command is adding points.
 	waitFor(t, "a second of CPU time", func() bool { return cpuSeconds(t, cmd.Process.Pid) >= 1 })
 	cmd.Process.Signal(syscall.SIGINT)
-	wantExit(t, cmd, stderr, 130)
+	wantExit(t, cmd, stderr, 130, "")
 	md := loadCheckpoint(t, ckpt)
 	if md.Len() < 10 || md.Len() >= 3000 || !strings.Contains(stderr.String(), "interrupted after "+strconv.Itoa(md.Len())+" points") {
 		t.Fatalf("checkpoint of %d points; stderr: %s", md.Len(), stderr.String())
@@ -242,10 +246,7 @@ func TestSignalWhileReading(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Process.Signal(syscall.SIGINT)
-	wantExit(t, cmd, stderr, 130)
-	if !strings.Contains(stderr.String(), "interrupted while reading <stdin>") {
-		t.Errorf("stderr: %s", stderr.String())
-	}
+	wantExit(t, cmd, stderr, 130, "interrupted while reading <stdin>")
 	notWritten(t, ckpt, filepath.Join(dir, "v.csv"))
 	noTemps(t, dir)
 }
@@ -263,10 +264,7 @@ func TestSignalDuringBatch(t *testing.T) {
 	stderr := start(t, cmd)
 	waitFor(t, "a second of CPU time", func() bool { return cpuSeconds(t, cmd.Process.Pid) >= 1 })
 	cmd.Process.Signal(syscall.SIGTERM)
-	wantExit(t, cmd, stderr, 143)
-	if !strings.Contains(stderr.String(), "interrupted during the starting batch decomposition of 2000 points; nothing written") {
-		t.Errorf("stderr: %s", stderr.String())
-	}
+	wantExit(t, cmd, stderr, 143, "interrupted during the starting batch decomposition of 2000 points; nothing written")
 	notWritten(t, ckpt)
 	noTemps(t, dir)
 }
@@ -290,10 +288,7 @@ func TestSecondSignal(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGINT)
 	waitFor(t, "the first signal's message", func() bool { return strings.Contains(stderr.String(), "interrupt again to quit at once") })
 	cmd.Process.Signal(syscall.SIGINT)
-	wantExit(t, cmd, stderr, 130)
-	if !strings.Contains(stderr.String(), "quitting at once") {
-		t.Errorf("stderr: %s", stderr.String())
-	}
+	wantExit(t, cmd, stderr, 130, "quitting at once")
 	notWritten(t, ckpt)
 	noTemps(t, dir)
 }
@@ -318,7 +313,7 @@ func TestBrokenPipe(t *testing.T) {
 		t.Fatalf("first line %q, %v", header, err)
 	}
 	stdout.(io.Closer).Close()
-	wantExit(t, cmd, stderr, statusBrokenPipe)
+	wantExit(t, cmd, stderr, statusBrokenPipe, "")
 	// Quiet: nothing but the stream's one-line summary, written before the outputs.
 	if s := stderr.String(); strings.Count(s, "\n") > 1 || !strings.HasPrefix(s, "ikpca: 200 points read") {
 		t.Errorf("stderr not quiet: %s", s)
