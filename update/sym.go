@@ -266,15 +266,10 @@ func (s *Sym) SetEigen(values []float64, vectors *mat.Dense) error {
 	if r, c := vectors.Dims(); r != n || c != n {
 		return fmt.Errorf("%w: %d values but %d×%d vectors", ErrLength, n, r, c)
 	}
-	if err := finite("values", values); err != nil {
+	if err := finitePairs(values, vectors); err != nil {
 		return err
 	}
 	raw := vectors.RawMatrix()
-	for i := range n {
-		if err := finite(fmt.Sprintf("vectors row %d", i), raw.Data[i*raw.Stride:i*raw.Stride+n]); err != nil {
-			return err
-		}
-	}
 	if n > 0 {
 		scratch := s.growScratch(n)
 		x, y, r := scratch[:n], scratch[n:2*n], scratch[2*n:]
@@ -306,6 +301,21 @@ func finite(name string, x []float64) error {
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("%w: %s[%d] = %g", ErrNonFinite, name, i, v)
+		}
+	}
+	return nil
+}
+
+// finitePairs reports a non-finite value or entry of vectors (n×len(values), checked by
+// the caller), naming the row of a bad entry.
+func finitePairs(values []float64, vectors *mat.Dense) error {
+	if err := finite("values", values); err != nil {
+		return err
+	}
+	raw := vectors.RawMatrix()
+	for i := range raw.Rows {
+		if err := finite(fmt.Sprintf("vectors row %d", i), raw.Data[i*raw.Stride:i*raw.Stride+raw.Cols]); err != nil {
+			return err
 		}
 	}
 	return nil

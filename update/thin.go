@@ -316,15 +316,10 @@ func (t *Thin) Set(values []float64, vectors *mat.Dense) error {
 	if c != k || k == 0 {
 		return fmt.Errorf("%w: %d values but %d×%d vectors", ErrLength, k, n, c)
 	}
-	if err := finite("values", values); err != nil {
+	if err := finitePairs(values, vectors); err != nil {
 		return err
 	}
 	raw := vectors.RawMatrix()
-	for i := range n {
-		if err := finite(fmt.Sprintf("vectors row %d", i), raw.Data[i*raw.Stride:i*raw.Stride+k]); err != nil {
-			return err
-		}
-	}
 	x, y, r := make([]float64, k), make([]float64, n), make([]float64, k)
 	if dev := probe.Orthogonality(raw, x, probe.Fill(x, probe.Seed), y, r); dev > 1e-8 {
 		return fmt.Errorf("%w: ‖VᵀV·x − x‖/‖x‖ = %.3g for a probe x", ErrNotOrthogonal, dev)
