@@ -311,23 +311,26 @@ func warmBLAS() {
 	_, _ = native.EigenSymTop(nil, nil, s, 10)
 }
 
+// grow fits a kpca model of options opts to the first m0 rows of X and adds the rows up
+// to end one at a time, measuring its peak memory and time.
+func grow(ctx context.Context, kern kernel.Kernel, X *mat.Dense, opts kpca.Options, m0, end int, progress func(done, total int)) (*kpca.Model, float64, time.Duration, error) {
+	_, d := X.Dims()
+	var md *kpca.Model
+	peak, elapsed, err := measured(func() error {
+		var err error
+		if md, err = kpca.New(kern, X.Slice(0, m0, 0, d), opts); err != nil {
+			return err
+		}
+		_, err = md.AddRows(ctx, X.Slice(m0, end, 0, d), progress)
+		return err
+	})
+	return md, peak, elapsed, err
+}
+
 // fitRank streams X into a rank-r model started from its first m0 points.
 func fitRank(ctx context.Context, kern kernel.Kernel, X *mat.Dense, r, m0 int, progress func(done, total int)) (pendingRow, error) {
-	n, d := X.Dims()
-	var md *kpca.Model
-	var elapsed time.Duration
-	peak, err := peakResident(func() error {
-		t0 := time.Now()
-		var err error
-		if md, err = kpca.New(kern, X.Slice(0, m0, 0, d), kpca.Options{Rank: r}); err != nil {
-			return err
-		}
-		if _, err := md.AddRows(ctx, X.Slice(m0, n, 0, d), every(progress, 100)); err != nil {
-			return err
-		}
-		elapsed = time.Since(t0)
-		return nil
-	})
+	n, _ := X.Dims()
+	md, peak, elapsed, err := grow(ctx, kern, X, kpca.Options{Rank: r}, m0, n, every(progress, 100))
 	if err != nil {
 		return pendingRow{}, err
 	}
@@ -341,21 +344,7 @@ func fitRank(ctx context.Context, kern kernel.Kernel, X *mat.Dense, r, m0 int, p
 
 // fitExact grows an exact model from the first m0 points of X to its first ne.
 func fitExact(ctx context.Context, kern kernel.Kernel, X *mat.Dense, m0, ne int, progress func(done, total int)) (pendingRow, error) {
-	_, d := X.Dims()
-	var md *kpca.Model
-	var elapsed time.Duration
-	peak, err := peakResident(func() error {
-		t0 := time.Now()
-		var err error
-		if md, err = kpca.New(kern, X.Slice(0, m0, 0, d), kpca.Options{}); err != nil {
-			return err
-		}
-		if _, err := md.AddRows(ctx, X.Slice(m0, ne, 0, d), every(progress, 10)); err != nil {
-			return err
-		}
-		elapsed = time.Since(t0)
-		return nil
-	})
+	md, peak, elapsed, err := grow(ctx, kern, X, kpca.Options{}, m0, ne, every(progress, 10))
 	if err != nil {
 		return pendingRow{}, err
 	}
@@ -374,9 +363,7 @@ func fitSKPCA(ctx context.Context, X *mat.Dense, sigma float64, ell, budget, k i
 	opts := study.SKPCAAtMemory(d, stream.SKPCAOptions{Sigma: sigma, Sketch: ell, Seed: seed}, budget)
 	D := opts.Features
 	var s *stream.SKPCA
-	var elapsed time.Duration
-	peak, err := peakResident(func() error {
-		t0 := time.Now()
+	peak, elapsed, err := measured(func() error {
 		var err error
 		if s, err = stream.NewSKPCA(d, opts); err != nil {
 			return err
@@ -392,7 +379,6 @@ func fitSKPCA(ctx context.Context, X *mat.Dense, sigma float64, ell, budget, k i
 				progressFunc(progress).call(i+1, n)
 			}
 		}
-		elapsed = time.Since(t0)
 		return nil
 	})
 	if err != nil {
@@ -425,9 +411,7 @@ func fitChinSuter(ctx context.Context, kern kernel.Kernel, X *mat.Dense, r, m0, 
 		pre++
 	}
 	var md *chinsuter.Model
-	var elapsed time.Duration
-	peak, err := peakResident(func() error {
-		t0 := time.Now()
+	peak, elapsed, err := measured(func() error {
 		var err error
 		md, err = chinsuter.New(kern, X.Slice(0, m0, 0, d), chinsuter.Options{Components: r,
 			Compression: &chinsuter.Compression{PreImages: pre}})
@@ -443,7 +427,6 @@ func fitChinSuter(ctx context.Context, kern kernel.Kernel, X *mat.Dense, r, m0, 
 			}
 			progressFunc(progress).call(min(i+c, n), n)
 		}
-		elapsed = time.Since(t0)
 		return nil
 	})
 	if err != nil {

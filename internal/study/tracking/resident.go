@@ -3,6 +3,7 @@ package tracking
 import (
 	"math"
 	"os"
+	"time"
 
 	"github.com/ikpca/ikpca/internal/resident"
 )
@@ -34,4 +35,19 @@ func peakResident(f func() error) (float64, error) {
 		return math.NaN(), nil
 	}
 	return float64(hwm-rss) * 1024, nil
+}
+
+// measured runs f and returns its peak resident memory (peakResident) and the time it
+// took.
+func measured(f func() error) (float64, time.Duration, error) {
+	var elapsed time.Duration
+	peak, err := peakResident(func() error {
+		t0 := time.Now()
+		if err := f(); err != nil {
+			return err
+		}
+		elapsed = time.Since(t0)
+		return nil
+	})
+	return peak, elapsed, err
 }
