@@ -9,9 +9,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// checkShape checks a data set's size (what is the call that made it), its name and its
-// feature names (comma-separated).
-func checkShape(t *testing.T, d Dataset, what string, rows, cols int, name, features string) {
+// checkShape checks a data set's size (what is the call that made it), its name, its
+// feature names (comma-separated) and its labels: one a row if labelled, none otherwise
+// (regression data).
+func checkShape(t *testing.T, d Dataset, what string, rows, cols int, name, features string, labelled bool) {
 	t.Helper()
 	if r, c := d.X.Dims(); r != rows || c != cols {
 		t.Fatalf("%s.X is %d×%d, want %d×%d", what, r, c, rows, cols)
@@ -22,15 +23,17 @@ func checkShape(t *testing.T, d Dataset, what string, rows, cols int, name, feat
 	if got := strings.Join(d.Features, ","); got != features {
 		t.Errorf("Features = %s, want %s", got, features)
 	}
+	if labelled && len(d.Labels) != rows {
+		t.Fatalf("len(Labels) = %d, want %d", len(d.Labels), rows)
+	}
+	if !labelled && d.Labels != nil {
+		t.Errorf("Labels = %v…, want nil (regression data)", d.Labels[:min(3, len(d.Labels))])
+	}
 }
 
 func TestYeastShape(t *testing.T) {
 	d := Yeast()
-	checkShape(t, d, "Yeast()", 1484, 8, "yeast", "mcg,gvh,alm,mit,erl,pox,vac,nuc")
-	r, _ := d.X.Dims()
-	if len(d.Labels) != r {
-		t.Fatalf("len(Labels) = %d, want %d", len(d.Labels), r)
-	}
+	checkShape(t, d, "Yeast()", 1484, 8, "yeast", "mcg,gvh,alm,mit,erl,pox,vac,nuc", true)
 }
 
 func TestYeastRows(t *testing.T) {
