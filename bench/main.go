@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/resident"
 	"github.com/ikpca/ikpca/internal/yardstick"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
@@ -267,7 +268,7 @@ func run(cfg config, stdout, stderr io.Writer) error {
 					m, o.id, t, ms(s.median), s.xDgemm, time.Since(began).Seconds())
 			}
 			r = nil
-			freeAll()
+			resident.Free()
 		}
 	}
 	setThreads(maxThreads)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -10,10 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 
+	"github.com/ikpca/ikpca/internal/resident"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/yardstick"
 	"github.com/ikpca/ikpca/kpca"
@@ -59,8 +58,8 @@ func memoryChild(id string, m int, in *inputs) error {
 	warm.Batch(m)
 	warm = nil
 	var ms runtime.MemStats
-	freeAll()
-	start, _, err := residentKiB()
+	resident.Free()
+	start, _, err := resident.KiB()
 	if err != nil {
 		return err
 	}
@@ -77,8 +76,8 @@ func memoryChild(id string, m int, in *inputs) error {
 			return err
 		}
 	}
-	freeAll()
-	rest, _, err := residentKiB()
+	resident.Free()
+	rest, _, err := resident.KiB()
 	if err != nil {
 		return err
 	}
@@ -90,7 +89,7 @@ func memoryChild(id string, m int, in *inputs) error {
 	if err := step(2); err != nil {
 		return err
 	}
-	_, peak, err := residentKiB()
+	_, peak, err := resident.KiB()
 	if err != nil {
 		return err
 	}
@@ -138,47 +137,6 @@ func memorySubject(id string, m int, in *inputs) (func(i int) error, error) {
 		return func(i int) error { return md.Add(in.magic.RawRowView(m + i)) }, nil
 	}
 	return nil, fmt.Errorf("no memory measurement for op %q", id)
-}
-
-// freeAll collects garbage and returns the freed memory to the operating system.
-func freeAll() {
-	runtime.GC()
-	debug.FreeOSMemory()
-}
-
-// residentKiB reads VmRSS and VmHWM from /proc/self/status.
-func residentKiB() (rss, hwm int64, err error) {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, 0, fmt.Errorf("resident memory is measured on Linux only: %w", err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	found := 0
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) < 2 {
-			continue
-		}
-		var dst *int64
-		switch f[0] {
-		case "VmRSS:":
-			dst = &rss
-		case "VmHWM:":
-			dst = &hwm
-		default:
-			continue
-		}
-		v, err := strconv.ParseInt(f[1], 10, 64)
-		if err != nil {
-			return 0, 0, fmt.Errorf("parsing %q: %w", sc.Text(), err)
-		}
-		*dst = v
-		found++
-	}
-	if found != 2 {
-		return 0, 0, errors.New("VmRSS or VmHWM missing from /proc/self/status")
-	}
-	return rss, hwm, nil
 }
 
 // childEnv names the environment variable that turns the executable into a memory

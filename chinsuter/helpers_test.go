@@ -9,6 +9,7 @@ import (
 
 	"github.com/ikpca/ikpca/internal/featurespace"
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -20,12 +21,7 @@ func toy(n int, seed uint64) *mat.Dense {
 // gaussian returns n points of N(0, I_d).
 func gaussian(n, d int, seed uint64) *mat.Dense {
 	rng := rand.New(rand.NewPCG(seed, 11))
-	X := mat.NewDense(n, d, nil)
-	for i := range n {
-		for j := range d {
-			X.Set(i, j, rng.NormFloat64())
-		}
-	}
+	X := testmat.Normal(n, d, rng)
 	return X
 }
 
@@ -125,17 +121,7 @@ func snap(md *Model) snapshot {
 }
 
 func sameSnapshot(a, b snapshot) bool {
-	eq := func(x, y []float64) bool {
-		if len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
-				return false
-			}
-		}
-		return true
-	}
+	eq := vec.SameBits
 	return a.n == b.n && a.d == b.d && eq(a.values, b.values) && eq(a.pts, b.pts) &&
 		eq(a.alpha, b.alpha) && eq(a.nu, b.nu) && a.stats == b.stats
 }

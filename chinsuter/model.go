@@ -12,22 +12,22 @@ import (
 	"github.com/ikpca/ikpca/kernel"
 )
 
+// errs are the package's errors (exported below), and report bad arguments through them.
+var errs = check.NewKinds("chinsuter")
+
 // Errors returned by the package, wrapped with details; test with errors.Is. Each wraps
 // the ikpca error of the same name, so that errors.Is(err, ikpca.ErrDimension) holds as
 // well.
 var (
 	// ErrArgument reports an invalid option or argument.
-	ErrArgument = fmt.Errorf("chinsuter: %w", ikpca.ErrArgument)
+	ErrArgument = errs.Argument
 	// ErrDimension reports points whose dimension differs from the model's.
-	ErrDimension = fmt.Errorf("chinsuter: %w", ikpca.ErrDimension)
+	ErrDimension = errs.Dimension
 	// ErrNonFinite reports a NaN or infinite coordinate or kernel value.
-	ErrNonFinite = fmt.Errorf("chinsuter: %w", ikpca.ErrNonFinite)
+	ErrNonFinite = errs.NonFinite
 	// ErrEmpty reports a call without points.
-	ErrEmpty = fmt.Errorf("chinsuter: %w", ikpca.ErrEmpty)
+	ErrEmpty = errs.Empty
 )
-
-// errs reports bad arguments through the package's errors.
-var errs = check.Kinds{Dimension: ErrDimension, NonFinite: ErrNonFinite, Empty: ErrEmpty, Argument: ErrArgument}
 
 // Model is an ikpca.Model.
 var _ ikpca.Model = (*Model)(nil)

@@ -11,21 +11,9 @@ import (
 
 func TestCPUActShape(t *testing.T) {
 	d := CPUAct()
-	r, c := d.X.Dims()
-	if r != 8192 || c != 21 {
-		t.Fatalf("CPUAct().X is %d×%d, want 8192×21", r, c)
-	}
-	if d.Name != "cpu_act" {
-		t.Errorf("Name = %q, want cpu_act", d.Name)
-	}
-	want := "lread,lwrite,scall,sread,swrite,fork,exec,rchar,wchar,pgout,ppgout," +
-		"pgfree,pgscan,atch,pgin,ppgin,pflt,vflt,runqsz,freemem,freeswap"
-	if got := strings.Join(d.Features, ","); got != want {
-		t.Errorf("Features = %s, want %s", got, want)
-	}
-	if d.Labels != nil {
-		t.Errorf("Labels = %v…, want nil (regression data)", d.Labels[:min(3, len(d.Labels))])
-	}
+	checkShape(t, d, "CPUAct()", 8192, 21, "cpu_act", "lread,lwrite,scall,sread,swrite,fork,exec,rchar,wchar,pgout,ppgout,"+
+		"pgfree,pgscan,atch,pgin,ppgin,pflt,vflt,runqsz,freemem,freeswap", false)
+	r, _ := d.X.Dims()
 	if n := len(CPUActTarget()); n != r {
 		t.Errorf("len(CPUActTarget()) = %d, want %d", n, r)
 	}

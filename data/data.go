@@ -42,6 +42,19 @@ func (d Dataset) clone() Dataset {
 	return c
 }
 
+// ByName returns the embedded data set whose Name is name — "yeast", "magic",
+// "cpu_act", "a9a" or "a9a.t" — as its accessor does (a fresh copy), or false for any
+// other name.
+func ByName(name string) (Dataset, bool) {
+	get, ok := map[string]func() Dataset{
+		"yeast": Yeast, "magic": Magic, "cpu_act": CPUAct, "a9a": A9A, "a9a.t": A9ATest,
+	}[name]
+	if !ok {
+		return Dataset{}, false
+	}
+	return get(), true
+}
+
 //go:embed yeast.data
 var yeastRaw string
 

@@ -9,22 +9,31 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// checkShape checks a data set's size (what is the call that made it), its name, its
+// feature names (comma-separated) and its labels: one a row if labelled, none otherwise
+// (regression data).
+func checkShape(t *testing.T, d Dataset, what string, rows, cols int, name, features string, labelled bool) {
+	t.Helper()
+	if r, c := d.X.Dims(); r != rows || c != cols {
+		t.Fatalf("%s.X is %d×%d, want %d×%d", what, r, c, rows, cols)
+	}
+	if d.Name != name {
+		t.Errorf("Name = %q, want %s", d.Name, name)
+	}
+	if got := strings.Join(d.Features, ","); got != features {
+		t.Errorf("Features = %s, want %s", got, features)
+	}
+	if labelled && len(d.Labels) != rows {
+		t.Fatalf("len(Labels) = %d, want %d", len(d.Labels), rows)
+	}
+	if !labelled && d.Labels != nil {
+		t.Errorf("Labels = %v…, want nil (regression data)", d.Labels[:min(3, len(d.Labels))])
+	}
+}
+
 func TestYeastShape(t *testing.T) {
 	d := Yeast()
-	r, c := d.X.Dims()
-	if r != 1484 || c != 8 {
-		t.Fatalf("Yeast().X is %d×%d, want 1484×8", r, c)
-	}
-	if d.Name != "yeast" {
-		t.Errorf("Name = %q, want yeast", d.Name)
-	}
-	want := []string{"mcg", "gvh", "alm", "mit", "erl", "pox", "vac", "nuc"}
-	if strings.Join(d.Features, ",") != strings.Join(want, ",") {
-		t.Errorf("Features = %v, want %v", d.Features, want)
-	}
-	if len(d.Labels) != r {
-		t.Fatalf("len(Labels) = %d, want %d", len(d.Labels), r)
-	}
+	checkShape(t, d, "Yeast()", 1484, 8, "yeast", "mcg,gvh,alm,mit,erl,pox,vac,nuc", true)
 }
 
 func TestYeastRows(t *testing.T) {
@@ -108,5 +117,26 @@ func TestParseVariableSpacing(t *testing.T) {
 	}
 	if r, _ := Yeast().X.Dims(); r != len(lines) {
 		t.Fatalf("parsed %d rows from %d lines", r, len(lines))
+	}
+}
+
+// TestByName: every embedded data set is found by its Name, as its accessor returns it
+// and as a copy of its own; any other name is not.
+func TestByName(t *testing.T) {
+	for _, want := range []Dataset{Yeast(), Magic(), CPUAct(), A9A(), A9ATest()} {
+		got, ok := ByName(want.Name)
+		if !ok || got.Name != want.Name || !mat.Equal(got.X, want.X) {
+			t.Errorf("ByName(%q): found %v, %q", want.Name, ok, got.Name)
+			continue
+		}
+		got.X.Set(0, 0, math.Inf(1))
+		if again, _ := ByName(want.Name); math.IsInf(again.X.At(0, 0), 1) {
+			t.Errorf("ByName(%q) shares its matrix", want.Name)
+		}
+	}
+	for _, name := range []string{"", "Yeast", "a9a.test", "iris"} {
+		if _, ok := ByName(name); ok {
+			t.Errorf("ByName(%q) found a data set", name)
+		}
 	}
 }

@@ -10,20 +10,8 @@ import (
 
 func TestMagicShape(t *testing.T) {
 	d := Magic()
-	r, c := d.X.Dims()
-	if r != 19020 || c != 10 {
-		t.Fatalf("Magic().X is %d×%d, want 19020×10", r, c)
-	}
-	if d.Name != "magic" {
-		t.Errorf("Name = %q, want magic", d.Name)
-	}
-	want := "fLength,fWidth,fSize,fConc,fConc1,fAsym,fM3Long,fM3Trans,fAlpha,fDist"
-	if got := strings.Join(d.Features, ","); got != want {
-		t.Errorf("Features = %s, want %s", got, want)
-	}
-	if len(d.Labels) != r {
-		t.Fatalf("len(Labels) = %d, want %d", len(d.Labels), r)
-	}
+	checkShape(t, d, "Magic()", 19020, 10, "magic", "fLength,fWidth,fSize,fConc,fConc1,fAsym,fM3Long,fM3Trans,fAlpha,fDist", true)
+	r, _ := d.X.Dims()
 	if n := strings.Count(magicRaw, "\n"); n != r || !strings.HasSuffix(magicRaw, "\n") {
 		t.Errorf("file has %d newline-terminated lines, want %d", n, r)
 	}

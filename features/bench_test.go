@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/testmat"
 )
 
 // BenchmarkMap maps 21-dimensional points (cpu_act's) to D = 1000 features: a gemv of
@@ -36,12 +38,7 @@ func BenchmarkMap(b *testing.B) {
 func BenchmarkTransform(b *testing.B) {
 	r, _ := NewRFF(21, RFFOptions{Dim: 1000, Sigma: 3, Seed: 1})
 	rng := rand.New(rand.NewPCG(1, 1))
-	X := mat.NewDense(1000, 21, nil)
-	for i := range 1000 {
-		for j := range 21 {
-			X.Set(i, j, rng.NormFloat64())
-		}
-	}
+	X := testmat.Normal(1000, 21, rng)
 	var Z mat.Dense
 	for b.Loop() {
 		Z.Reset()

@@ -291,22 +291,12 @@ func (q *Quadrature) OutDim() int { return q.dim }
 func (q *Quadrature) Options() QuadratureOptions { return q.opts }
 
 // Kernel returns the kernel the map approximates, exp(−‖x−y‖²/(2σ²)), evaluated exactly.
-func (q *Quadrature) Kernel(x, y []float64) float64 {
-	var s float64
-	for i := range x {
-		t := x[i] - y[i]
-		s += t * t
-	}
-	return math.Exp(-s / (2 * q.opts.Sigma * q.opts.Sigma))
-}
+func (q *Quadrature) Kernel(x, y []float64) float64 { return gaussian(x, y, q.opts.Sigma) }
 
 // Map writes z(x) to dst. dst must have length D and x length d with finite entries.
 // Map does not allocate.
 func (q *Quadrature) Map(dst, x []float64) error {
-	if len(dst) != q.dim {
-		return fmt.Errorf("features: destination length %d, want %d", len(dst), q.dim)
-	}
-	if err := checkPoint(x, q.d); err != nil {
+	if err := checkArgs(dst, x, q.dim, q.d); err != nil {
 		return err
 	}
 	f := q.dim / 2

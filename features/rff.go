@@ -123,22 +123,12 @@ func (r *RFF) OutDim() int { return r.dim }
 func (r *RFF) Options() RFFOptions { return r.opts }
 
 // Kernel returns the kernel the map approximates, exp(−‖x−y‖²/(2σ²)), evaluated exactly.
-func (r *RFF) Kernel(x, y []float64) float64 {
-	var s float64
-	for i := range x {
-		t := x[i] - y[i]
-		s += t * t
-	}
-	return math.Exp(-s / (2 * r.opts.Sigma * r.opts.Sigma))
-}
+func (r *RFF) Kernel(x, y []float64) float64 { return gaussian(x, y, r.opts.Sigma) }
 
 // Map writes z(x) to dst. dst must have length D and x length d with finite entries.
 // Map does not allocate.
 func (r *RFF) Map(dst, x []float64) error {
-	if len(dst) != r.dim {
-		return fmt.Errorf("features: destination length %d, want %d", len(dst), r.dim)
-	}
-	if err := checkPoint(x, r.d); err != nil {
+	if err := checkArgs(dst, x, r.dim, r.d); err != nil {
 		return err
 	}
 	f := r.omega.RawMatrix().Cols
@@ -217,16 +207,3 @@ func (r *RFF) Transform(dst *mat.Dense, X mat.Matrix) error {
 // goroutines, each taking at least as many; a variable so that tests can force the
 // parallel path.
 var parallelFeatures = 1 << 13
-
-// checkPoint reports a point of the wrong length or with a non-finite coordinate.
-func checkPoint(x []float64, d int) error {
-	if len(x) != d {
-		return fmt.Errorf("features: point has dimension %d, want %d", len(x), d)
-	}
-	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("features: coordinate %d is %v", i, v)
-		}
-	}
-	return nil
-}

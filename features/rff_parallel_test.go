@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/testmat"
 )
 
 // TestTransformParallel checks that RFF.Transform gives the same features, bit for bit,
@@ -17,12 +19,7 @@ func TestTransformParallel(t *testing.T) {
 	saved := parallelFeatures
 	t.Cleanup(func() { parallelFeatures = saved })
 	rng := rand.New(rand.NewPCG(6, 6))
-	X := mat.NewDense(37, 5, nil)
-	for i := range 37 {
-		for j := range 5 {
-			X.Set(i, j, rng.NormFloat64())
-		}
-	}
+	X := testmat.Normal(37, 5, rng)
 	for _, form := range []Form{CosSin, RandomPhase} {
 		r, err := NewRFF(5, RFFOptions{Dim: 64, Sigma: 1.5, Form: form, Seed: 2})
 		if err != nil {

@@ -146,22 +146,12 @@ func (t *Taylor) OutDim() int { return t.dim }
 func (t *Taylor) Options() TaylorOptions { return t.opts }
 
 // Kernel returns the kernel the map approximates, exp(−‖x−y‖²/(2σ²)), evaluated exactly.
-func (t *Taylor) Kernel(x, y []float64) float64 {
-	var s float64
-	for i := range x {
-		v := x[i] - y[i]
-		s += v * v
-	}
-	return math.Exp(-s / (2 * t.opts.Sigma * t.opts.Sigma))
-}
+func (t *Taylor) Kernel(x, y []float64) float64 { return gaussian(x, y, t.opts.Sigma) }
 
 // Map writes z(x) to dst. dst must have length D and x length d with finite entries.
 // Map does not allocate; it costs d + D multiplications and one exponential.
 func (t *Taylor) Map(dst, x []float64) error {
-	if len(dst) != t.dim {
-		return fmt.Errorf("features: destination length %d, want %d", len(dst), t.dim)
-	}
-	if err := checkPoint(x, t.d); err != nil {
+	if err := checkArgs(dst, x, t.dim, t.d); err != nil {
 		return err
 	}
 	t.fill(dst, x)

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -160,7 +161,7 @@ func shiftRows(dst, norms []float64, a blas64.General, mu []float64, bad []int) 
 		for l, v := range a.Data[i*a.Stride : i*a.Stride+d] {
 			row[l] = v - mu[l]
 		}
-		norms[i] = sqNorm(row)
+		norms[i] = vec.Dot(row, row) // summed like sqDist
 	}
 }
 
@@ -360,22 +361,6 @@ func isBad(bad []int, i int) bool {
 		}
 	}
 	return false
-}
-
-// sqNorm returns ‖x‖², summed like sqDist.
-func sqNorm(x []float64) float64 {
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i] * x[i]
-		s1 += x[i+1] * x[i+1]
-		s2 += x[i+2] * x[i+2]
-		s3 += x[i+3] * x[i+3]
-	}
-	for ; i < len(x); i++ {
-		s0 += x[i] * x[i]
-	}
-	return (s0 + s1) + (s2 + s3)
 }
 
 // resize returns x with length n, reusing its memory when it has the capacity.

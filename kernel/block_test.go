@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -267,32 +266,20 @@ func TestBlockPanics(t *testing.T) {
 		"zero Cross":     func() { new(Cross).BlockTo(&mat.Dense{}, X, nil) },
 		"Block mismatch": func() { Block(&mat.Dense{}, Linear{}, X, mat.NewDense(2, 3, nil)) },
 	}
-	for name, f := range cases {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s: no panic", name)
-				}
-			}()
-			f()
-		}()
-	}
+	mustPanic(t, cases)
 }
 
 // TestBlockRoute checks that blocks and Matrix reach BLAS only through package native.
 func TestBlockRoute(t *testing.T) {
 	rng := rand.New(rand.NewPCG(71, 72))
 	X, Y := randDense(rng, 20, 5), randDense(rng, 30, 5)
-	calls := backend.RegistryCalls(func() {
+	backend.CheckRoute(t, native.Compiled == "gonum", func() {
 		for _, k := range builtins() {
 			var dst mat.Dense
 			Block(&dst, k, X, Y)
 			Matrix(k, Y)
 		}
-	}, native.Compiled == "gonum")
-	if len(calls) > 0 {
-		t.Errorf("reached gonum's blas64 registry:\n%s", strings.Join(calls, "\n"))
-	}
+	})
 }
 
 // TestBlockBackends checks that the two backends give blocks within the bounds of each

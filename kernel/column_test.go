@@ -122,6 +122,12 @@ func TestColumnEmptyAndPanics(t *testing.T) {
 		"nil pointer": func() { Column(make([]float64, 3), (*RBF)(nil), X, make([]float64, 2)) },
 		"empty X":     func() { Column(make([]float64, 1), Linear{}, &mat.Dense{}, nil) },
 	}
+	mustPanic(t, cases)
+}
+
+// mustPanic fails for each of the cases that does not panic.
+func mustPanic(t *testing.T, cases map[string]func()) {
+	t.Helper()
 	for name, f := range cases {
 		func() {
 			defer func() {

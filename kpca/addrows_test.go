@@ -16,23 +16,16 @@ import (
 // TestAddRows: AddRows performs the same steps as Add in a loop (so the models agree bit
 // for bit), reports progress, and accepts any mat.Matrix.
 func TestAddRows(t *testing.T) {
-	x := points(t, "yeast", 60)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "yeast", 60)
 	for _, opts := range allOptions {
-		ref, err := New(k, x.Slice(0, 10, 0, 8), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ref := newModel(t, k, x.Slice(0, 10, 0, 8), opts)
 		for i := 10; i < 60; i++ {
 			if err := ref.Add(x.RawRowView(i)); err != nil {
 				t.Fatal(err)
 			}
 		}
 		for _, rows := range []mat.Matrix{x.Slice(10, 60, 0, 8), mat.Transpose{Matrix: mat.DenseCopyOf(x.Slice(10, 60, 0, 8).T())}} {
-			md, err := New(k, x.Slice(0, 10, 0, 8), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			md := newModel(t, k, x.Slice(0, 10, 0, 8), opts)
 			var calls []int
 			added, err := md.AddRows(context.Background(), rows, func(added, total int) {
 				if total != 50 {
@@ -57,19 +50,12 @@ func TestAddRows(t *testing.T) {
 // holds exactly the points added so far: its checkpoint loads and continues as the
 // uninterrupted model does.
 func TestAddRowsCancel(t *testing.T) {
-	x := points(t, "yeast", 60)
-	k := rbfMedian(t, x)
-	full, err := New(k, x.Slice(0, 10, 0, 8), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, k := sample(t, "yeast", 60)
+	full := newModel(t, k, x.Slice(0, 10, 0, 8), Options{})
 	if _, err := full.AddRows(context.Background(), x.Slice(10, 60, 0, 8), nil); err != nil {
 		t.Fatal(err)
 	}
-	md, err := New(k, x.Slice(0, 10, 0, 8), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := newModel(t, k, x.Slice(0, 10, 0, 8), Options{})
 	stop := errors.New("stop requested")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
@@ -81,11 +67,7 @@ func TestAddRowsCancel(t *testing.T) {
 	if added != 17 || !errors.Is(err, stop) || md.Len() != 27 {
 		t.Fatalf("AddRows = %d, %v; Len %d; want 17 added and the cause", added, err, md.Len())
 	}
-	var buf bytes.Buffer
-	if err := md.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	back, err := Load(&buf, nil)
+	back, err := Load(bytes.NewReader(checkpoint(t, md)), nil)
 	if err != nil || back.Len() != 27 {
 		t.Fatalf("checkpoint of the points added: %v", err)
 	}
@@ -105,10 +87,7 @@ func TestAddRowsCancel(t *testing.T) {
 // are typed errors, and a row that fails part-way leaves the rows before it added.
 func TestAddRowsBadInput(t *testing.T) {
 	x := points(t, "yeast", 30)
-	md, err := New(rbfMedian(t, x), x.Slice(0, 10, 0, 8), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := newModel(t, rbfMedian(t, x), x.Slice(0, 10, 0, 8), Options{})
 	before := md.Values(nil)
 	bad := mat.DenseCopyOf(x.Slice(10, 30, 0, 8))
 	bad.Set(15, 3, math.NaN())
@@ -135,10 +114,7 @@ func TestAddRowsBadInput(t *testing.T) {
 	}
 	// A kernel that overflows on one point: finite input, non-finite kernel value.
 	huge := mat.NewDense(3, 1, []float64{1, 2, 1e200})
-	lin, err := New(kernel.Linear{}, mat.NewDense(2, 1, []float64{0.5, 1}), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	lin := newModel(t, kernel.Linear{}, mat.NewDense(2, 1, []float64{0.5, 1}), Options{})
 	added, err := lin.AddRows(context.Background(), huge, nil)
 	if added != 2 || !errors.Is(err, ErrNonFinite) || lin.Len() != 4 {
 		t.Errorf("overflowing row 2: %d added, %v, Len %d; want 2 added", added, err, lin.Len())
@@ -148,10 +124,7 @@ func TestAddRowsBadInput(t *testing.T) {
 // TestAddRowsAllocs: AddRows allocates nothing beyond the Adds it performs.
 func TestAddRowsAllocs(t *testing.T) {
 	x := points(t, "yeast", 40)
-	base, err := New(rbfMedian(t, x), x.Slice(0, 20, 0, 8), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := newModel(t, rbfMedian(t, x), x.Slice(0, 20, 0, 8), Options{})
 	rows := x.Slice(20, 40, 0, 8).(*mat.Dense)
 	var work Model
 	work.CopyFrom(base)
@@ -174,5 +147,85 @@ func TestAddRowsAllocs(t *testing.T) {
 	t.Logf("allocations for 20 rows: AddRows %v, loop of Add %v", batch, loop)
 	if batch > loop {
 		t.Errorf("AddRows allocates %v times for 20 rows, a loop of Add %v", batch, loop)
+	}
+}
+
+// TestAddBatchRoutes: AddBatch of many rows into an exact model takes one batch
+// decomposition (the cost model says so; Stats().Last is the decomposition's "set"),
+// a few rows one update each, and a rank-r model always updates; either way the result
+// is the model of all the points (checkExact against batch, and the same eigenvalues as
+// adding the rows one at a time, to 1e-10). In a window, the decomposition keeps the
+// last Window points.
+func TestAddBatchRoutes(t *testing.T) {
+	x, k := sample(t, "magic", 160)
+	for _, mode := range []Mode{Centred, Uncentred} {
+		opts := Options{Mode: mode}
+		md := newModel(t, k, x.Slice(0, 50, 0, 10), opts)
+		if md.refactorPays(2) || !md.refactorPays(100) {
+			t.Errorf("%v: the cost model takes 2 rows by refactorization %v, 100 rows %v", mode, md.refactorPays(2), md.refactorPays(100))
+		}
+		one := newModel(t, k, x.Slice(0, 50, 0, 10), opts)
+		if err := md.AddBatch(x.Slice(50, 150, 0, 10)); err != nil {
+			t.Fatal(err)
+		}
+		if md.Stats().Last.Op != "set" || md.Len() != 150 {
+			t.Errorf("%v: a batch of 100 rows: last operation %q, %d points", mode, md.Stats().Last.Op, md.Len())
+		}
+		if _, err := one.AddRows(context.Background(), x.Slice(50, 150, 0, 10), nil); err != nil {
+			t.Fatal(err)
+		}
+		checkExact(t, mode.String()+" refactorized", md, 1e-10)
+		if d := maxRelDiff(md.Values(nil), one.Values(nil)); d > 1e-10 {
+			t.Errorf("%v: refactorized and incremental eigenvalues differ by %.3g·λmax", mode, d)
+		}
+		if err := md.AddBatch(x.Slice(150, 152, 0, 10)); err != nil {
+			t.Fatal(err)
+		}
+		if md.Stats().Last.Op != "extend" {
+			t.Errorf("%v: a batch of 2 rows: last operation %q", mode, md.Stats().Last.Op)
+		}
+		// A window: the decomposition keeps the last 60 points.
+		w := newModel(t, k, x.Slice(0, 50, 0, 10), Options{Mode: mode, Window: 60})
+		if err := w.AddBatch(x.Slice(50, 160, 0, 10)); err != nil {
+			t.Fatal(err)
+		}
+		var p mat.Dense
+		w.Points(&p)
+		if w.Len() != 60 || !mat.Equal(&p, x.Slice(100, 160, 0, 10)) || w.Stats().Last.Op != "set" {
+			t.Errorf("%v: a window of 60 after a batch holds %d points, last operation %q", mode, w.Len(), w.Stats().Last.Op)
+		}
+		checkExact(t, mode.String()+" window refactorized", w, 1e-10)
+		// Rank r: updates, always.
+		r := newModel(t, k, x.Slice(0, 50, 0, 10), Options{Mode: mode, Rank: 10})
+		if r.refactorPays(1000) {
+			t.Errorf("%v: a rank-r model refactorizes", mode)
+		}
+	}
+}
+
+// TestAddBatchRefactorFailure: a refactorization that fails (a kernel value that is
+// not finite among the new rows) leaves the model exactly as it was, in a window too.
+func TestAddBatchRefactorFailure(t *testing.T) {
+	x, k := sample(t, "yeast", 120)
+	odd := kernel.Func{Name: "odd", F: func(a, b []float64) float64 {
+		if a[0] == 7 || b[0] == 7 {
+			return math.Inf(1)
+		}
+		return k.Eval(a, b)
+	}}
+	for _, opts := range []Options{{}, {Mode: Uncentred}, {Window: 70}} {
+		md := newModel(t, odd, x.Slice(0, 40, 0, 8), opts)
+		batch := mat.DenseCopyOf(x.Slice(40, 120, 0, 8))
+		batch.Set(60, 0, 7)
+		if !md.refactorPays(80) {
+			t.Fatalf("%+v: 80 rows are not refactorized", opts)
+		}
+		before := capture(md)
+		if err := md.AddBatch(batch); !errors.Is(err, ErrNonFinite) {
+			t.Errorf("%+v: %v, want ErrNonFinite", opts, err)
+		}
+		if !capture(md).equal(before) {
+			t.Errorf("%+v: a failed refactorization changed the model", opts)
+		}
 	}
 }

@@ -15,16 +15,12 @@ import (
 // allocate by themselves (one bare dgemm of the same size per update of the step).
 func TestAddAllocations(t *testing.T) {
 	const m = 300
-	x := points(t, "magic", m+1)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "magic", m+1)
 	g := blas64.General{Rows: m, Cols: m, Stride: m, Data: make([]float64, m*m)}
 	c := blas64.General{Rows: m, Cols: m, Stride: m, Data: make([]float64, m*m)}
 	gemm := testing.AllocsPerRun(10, func() { native.Gemm(blas.NoTrans, blas.Trans, 1, g, g, 0, c) })
 	for _, opts := range allOptions {
-		md, err := New(k, x.Slice(0, m, 0, 10), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, k, x.Slice(0, m, 0, 10), opts)
 		md.Reserve(m + 1)
 		saved := md.snapshot()
 		next := x.RawRowView(m)
@@ -54,17 +50,13 @@ func TestAddAllocations(t *testing.T) {
 // update's size allocates, times the step's updates.
 func TestStreamAllocations(t *testing.T) {
 	const w, r = 300, 20
-	x := points(t, "magic", w+40)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "magic", w+40)
 	for _, opts := range []Options{
 		{Window: w}, {Mode: Uncentred, Window: w},
 		{Window: w, Rank: r}, {Mode: Uncentred, Window: w, Rank: r},
 		{Rank: r}, {Mode: Uncentred, Rank: r},
 	} {
-		md, err := New(k, x.Slice(0, w, 0, 10), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, k, x.Slice(0, w, 0, 10), opts)
 		md.Reserve(w + 40)
 		next := w
 		add := func() {

@@ -40,14 +40,10 @@ func BenchmarkAdd(b *testing.B) {
 	}
 	b.Logf("backend %v", native.Active())
 	for _, m := range sizes {
-		x := points(b, "magic", m+1)
-		k := rbfMedian(b, x)
+		x, k := sample(b, "magic", m+1)
 		for _, opts := range allOptions {
 			b.Run(fmt.Sprintf("%s/m=%d", name(opts), m), func(b *testing.B) {
-				md, err := New(k, x.Slice(0, m, 0, 10), opts)
-				if err != nil {
-					b.Fatal(err)
-				}
+				md := newModel(b, k, x.Slice(0, m, 0, 10), opts)
 				md.Reserve(m + 1)
 				saved := md.snapshot()
 				y := yardstick.New(m)
@@ -124,14 +120,10 @@ func windowSize() int {
 // updates, against one w×w×w dgemm timed in every iteration (x-dgemm).
 func BenchmarkWindowStep(b *testing.B) {
 	w := windowSize()
-	x := points(b, "magic", 2*w)
-	k := rbfMedian(b, x)
+	x, k := sample(b, "magic", 2*w)
 	for _, mode := range []Mode{Centred, Uncentred} {
 		b.Run(fmt.Sprintf("%v/w=%d", mode, w), func(b *testing.B) {
-			md, err := New(k, x.Slice(0, w, 0, 10), Options{Mode: mode, Window: w})
-			if err != nil {
-				b.Fatal(err)
-			}
+			md := newModel(b, k, x.Slice(0, w, 0, 10), Options{Mode: mode, Window: w})
 			y := yardstick.New(w)
 			next := w
 			step := func() {
@@ -160,14 +152,10 @@ func BenchmarkWindowStep(b *testing.B) {
 // restored before each iteration (untimed), against one w×w×w dgemm (x-dgemm).
 func BenchmarkRemove(b *testing.B) {
 	w := windowSize()
-	x := points(b, "magic", w)
-	k := rbfMedian(b, x)
+	x, k := sample(b, "magic", w)
 	for _, mode := range []Mode{Centred, Uncentred} {
 		b.Run(fmt.Sprintf("%v/m=%d", mode, w), func(b *testing.B) {
-			base, err := New(k, x, Options{Mode: mode})
-			if err != nil {
-				b.Fatal(err)
-			}
+			base := newModel(b, k, x, Options{Mode: mode})
 			var md Model
 			md.CopyFrom(base)
 			y := yardstick.New(w)
@@ -203,12 +191,8 @@ func BenchmarkRankStep(b *testing.B) {
 	if testing.Short() {
 		m, m0 = 2000, 200
 	}
-	x := points(b, "magic", m+20)
-	k := rbfMedian(b, x)
-	base, err := New(k, x.Slice(0, m0, 0, 10), Options{Rank: r})
-	if err != nil {
-		b.Fatal(err)
-	}
+	x, k := sample(b, "magic", m+20)
+	base := newModel(b, k, x.Slice(0, m0, 0, 10), Options{Rank: r})
 	base.Reserve(m + 1)
 	if _, err := base.AddRows(context.Background(), x.Slice(m0, m, 0, 10), nil); err != nil {
 		b.Fatal(err)

@@ -2,7 +2,6 @@ package kpca
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
@@ -13,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/update"
 )
@@ -157,20 +157,12 @@ func Load(r io.Reader, custom kernel.Kernel) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: reading: %v", ErrCheckpoint, err)
 	}
-	if len(raw) < len(checkpointMagic)+8+sha256.Size || string(raw[:len(checkpointMagic)]) != checkpointMagic {
-		return nil, fmt.Errorf("%w: not an ikpca model checkpoint", ErrCheckpoint)
+	version, p, err := wire.Open(raw, checkpointMagic, 4, ErrCheckpoint, "ikpca model checkpoint", 1, checkpointVersion)
+	if err != nil {
+		return nil, err
 	}
-	body, stored := raw[:len(raw)-sha256.Size], raw[len(raw)-sha256.Size:]
-	if got := sha256.Sum256(body); !bytes.Equal(got[:], stored) {
-		return nil, fmt.Errorf("%w: checksum mismatch (truncated or corrupted)", ErrCheckpoint)
-	}
-	p := body[len(checkpointMagic):]
-	version := binary.LittleEndian.Uint32(p)
-	if version != 1 && version != checkpointVersion {
-		return nil, fmt.Errorf("%w: version %d, this library reads versions 1 and %d", ErrCheckpoint, version, checkpointVersion)
-	}
-	hlen := binary.LittleEndian.Uint32(p[4:])
-	p = p[8:]
+	hlen := binary.LittleEndian.Uint32(p)
+	p = p[4:]
 	if uint64(hlen) > uint64(len(p)) {
 		return nil, fmt.Errorf("%w: header length %d exceeds the file", ErrCheckpoint, hlen)
 	}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -32,10 +33,7 @@ func forge(t testing.TB, h checkpointHeader, floats []float64) []byte {
 }
 
 // seal appends the SHA-256 of body.
-func seal(body []byte) []byte {
-	sum := sha256.Sum256(body)
-	return append(append([]byte(nil), body...), sum[:]...)
-}
+func seal(body []byte) []byte { return wire.Seal(bytes.Clone(body)) }
 
 // dissect splits a valid checkpoint into its header and floats.
 func dissect(t testing.TB, ckpt []byte) (checkpointHeader, []float64) {
@@ -72,15 +70,9 @@ func loadNoPanic(t *testing.T, what string, b []byte) (md *Model, err error) {
 // makeslice panic or an overflowing byte count.
 func TestCheckpointOversized(t *testing.T) {
 	x := points(t, "yeast", 12)
-	md, err := New(rbfMedian(t, x), x, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := md.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	h, floats := dissect(t, buf.Bytes())
+	md := newModel(t, rbfMedian(t, x), x, Options{})
+	saved := checkpoint(t, md)
+	h, floats := dissect(t, saved)
 	// The forged file is accepted unchanged: forge and dissect are faithful.
 	if back, err := loadNoPanic(t, "faithful", forge(t, h, floats)); err != nil || back.Len() != 12 {
 		t.Fatalf("the re-forged valid checkpoint: %v", err)
@@ -113,8 +105,7 @@ func TestCheckpointOversized(t *testing.T) {
 		t.Errorf("byte count that wraps around: %v, want ErrCheckpoint", err)
 	}
 	// A header length beyond the file.
-	body := buf.Bytes()[:buf.Len()-sha256.Size]
-	body = append([]byte(nil), body...)
+	body := append([]byte(nil), saved[:len(saved)-sha256.Size]...)
 	binary.LittleEndian.PutUint32(body[len(checkpointMagic)+4:], math.MaxUint32)
 	if _, err := loadNoPanic(t, "header length", seal(body)); !errors.Is(err, ErrCheckpoint) {
 		t.Errorf("header length 2³²−1: %v", err)
@@ -125,15 +116,8 @@ func TestCheckpointOversized(t *testing.T) {
 // can have, are ErrCheckpoint even under a valid checksum.
 func TestCheckpointImpossible(t *testing.T) {
 	x := points(t, "yeast", 12)
-	md, err := New(rbfMedian(t, x), x, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := md.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	h, floats := dissect(t, buf.Bytes())
+	md := newModel(t, rbfMedian(t, x), x, Options{})
+	h, floats := dissect(t, checkpoint(t, md))
 	m, d, n := h.Points, h.Dim, h.Order
 	// Offsets of the sections in floats.
 	tail := m*d + n + m*n + m
@@ -195,15 +179,8 @@ func TestCheckpointImpossible(t *testing.T) {
 		t.Errorf("a centred vector along 1: %v, want ErrCheckpoint", err)
 	}
 	// A certificate with a negative entry, in a rank-r checkpoint.
-	rk, err := New(rbfMedian(t, x), x, Options{Rank: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf.Reset()
-	if err := rk.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	hr, fr := dissect(t, buf.Bytes())
+	rk := newModel(t, rbfMedian(t, x), x, Options{Rank: 4})
+	hr, fr := dissect(t, checkpoint(t, rk))
 	if _, err := loadNoPanic(t, "rank", forge(t, hr, fr)); err != nil {
 		t.Fatalf("the re-forged rank-r checkpoint: %v", err)
 	}
@@ -217,10 +194,7 @@ func TestCheckpointImpossible(t *testing.T) {
 // kernel counts as none.
 func TestCheckpointNil(t *testing.T) {
 	x := points(t, "yeast", 12)
-	md, err := New(rbfMedian(t, x), x, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := newModel(t, rbfMedian(t, x), x, Options{})
 	if err := md.Save(nil); !errors.Is(err, ErrArgument) {
 		t.Errorf("Save(nil) = %v", err)
 	}
@@ -233,11 +207,7 @@ func TestCheckpointNil(t *testing.T) {
 	if _, err := Load((*bytes.Reader)(nil), nil); !errors.Is(err, ErrArgument) {
 		t.Errorf("Load((*bytes.Reader)(nil)) = %v", err)
 	}
-	var buf bytes.Buffer
-	if err := md.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if back, err := Load(&buf, (*kernel.RBF)(nil)); err != nil || back.Len() != 12 {
+	if back, err := Load(bytes.NewReader(checkpoint(t, md)), (*kernel.RBF)(nil)); err != nil || back.Len() != 12 {
 		t.Errorf("Load with a typed-nil custom kernel: %v", err)
 	}
 }

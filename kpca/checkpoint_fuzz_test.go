@@ -25,13 +25,10 @@ func FuzzLoad(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		var buf bytes.Buffer
-		if err := md.Save(&buf); err != nil {
-			f.Fatal(err)
-		}
-		f.Add(buf.Bytes()[:buf.Len()-sha256.Size])
+		b := checkpoint(f, md)
+		f.Add(b[:len(b)-sha256.Size])
 		if i == 0 {
-			f.Add(buf.Bytes())
+			f.Add(b)
 		}
 	}
 	for _, opts := range []Options{{Rank: 2}, {Mode: Uncentred, Window: 6}, {Rank: 3, Window: 6}} {
@@ -42,11 +39,8 @@ func FuzzLoad(f *testing.F) {
 		if err := md.Add(x.RawRowView(5)); err != nil {
 			f.Fatal(err)
 		}
-		var buf bytes.Buffer
-		if err := md.Save(&buf); err != nil {
-			f.Fatal(err)
-		}
-		f.Add(buf.Bytes()[:buf.Len()-sha256.Size])
+		b := checkpoint(f, md)
+		f.Add(b[:len(b)-sha256.Size])
 	}
 	f.Add([]byte(checkpointMagic + "\x01\x00\x00\x00\x02\x00\x00\x00{}"))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -17,32 +17,21 @@ import (
 // TestCheckpointRoundTrip: Save then Load gives the same model bit for bit, and both
 // continue identically; at rank r and in a window too (the format records both).
 func TestCheckpointRoundTrip(t *testing.T) {
-	x := points(t, "yeast", 90)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "yeast", 90)
 	for _, opts := range append(slices.Clone(allOptions), streamOptions...) {
 		opts.RefreshTolerance, opts.CheckEvery = 1e-9, 7
-		md, err := New(k, x.Slice(0, 30, 0, 8), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, k, x.Slice(0, 30, 0, 8), opts)
 		if err := md.AddBatch(x.Slice(30, 60, 0, 8)); err != nil {
 			t.Fatal(err)
 		}
-		var buf bytes.Buffer
-		if err := md.Save(&buf); err != nil {
-			t.Fatal(err)
-		}
-		back, err := Load(bytes.NewReader(buf.Bytes()), nil)
+		back, err := Load(bytes.NewReader(checkpoint(t, md)), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", name(opts), err)
 		}
 		if !capture(back).equal(capture(md)) || back.Options() != md.Options() || back.since != md.since {
 			t.Fatalf("%s: loaded model differs", name(opts))
 		}
-		var v1, v2 mat.Dense
-		md.VectorsTo(&v1)
-		back.VectorsTo(&v2)
-		if !mat.Equal(&v1, &v2) {
+		if !sameVectors(md, back) {
 			t.Fatalf("%s: vectors differ", name(opts))
 		}
 		if err := md.AddBatch(x.Slice(60, 90, 0, 8)); err != nil {
@@ -61,15 +50,8 @@ func TestCheckpointRoundTrip(t *testing.T) {
 // ErrCheckpoint, as are foreign data and a future version.
 func TestCheckpointCorruption(t *testing.T) {
 	x := points(t, "yeast", 25)
-	md, err := New(rbfMedian(t, x), x, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := md.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	good := buf.Bytes()
+	md := newModel(t, rbfMedian(t, x), x, Options{})
+	good := checkpoint(t, md)
 	for _, n := range []int{0, 5, 8, 20, 100, len(good) / 2, len(good) - 33, len(good) - 1} {
 		if _, err := Load(bytes.NewReader(good[:n]), nil); !errors.Is(err, ErrCheckpoint) {
 			t.Errorf("truncated to %d bytes: got %v", n, err)
@@ -100,32 +82,23 @@ func TestCheckpointKernels(t *testing.T) {
 		return math.Exp(-s)
 	}
 	custom := kernel.Func{Name: "my-gauss", F: gauss}
-	md, err := New(custom, x, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := md.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Load(bytes.NewReader(buf.Bytes()), nil); !errors.Is(err, ErrArgument) {
+	md := newModel(t, custom, x, Options{})
+	saved := checkpoint(t, md)
+	if _, err := Load(bytes.NewReader(saved), nil); !errors.Is(err, ErrArgument) {
 		t.Errorf("custom kernel not supplied: %v", err)
 	}
-	if _, err := Load(bytes.NewReader(buf.Bytes()), kernel.Func{Name: "other", F: gauss}); !errors.Is(err, ErrArgument) {
+	if _, err := Load(bytes.NewReader(saved), kernel.Func{Name: "other", F: gauss}); !errors.Is(err, ErrArgument) {
 		t.Errorf("custom kernel with the wrong name: %v", err)
 	}
-	back, err := Load(bytes.NewReader(buf.Bytes()), custom)
+	back, err := Load(bytes.NewReader(saved), custom)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(back.Values(nil), md.Values(nil)) {
 		t.Error("custom kernel model differs after Load")
 	}
-	opaque, err := New(plainKernel{}, x, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := opaque.Save(&buf); !errors.Is(err, ErrArgument) {
+	opaque := newModel(t, plainKernel{}, x, Options{})
+	if err := opaque.Save(new(bytes.Buffer)); !errors.Is(err, ErrArgument) {
 		t.Errorf("kernel without a Spec: %v", err)
 	}
 }
@@ -163,10 +136,7 @@ func TestCheckpointVersion1(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		now, err := New(k, x.Slice(0, 20, 0, 8), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		now := newModel(t, k, x.Slice(0, 20, 0, 8), opts)
 		for i := 20; i < 30; i++ {
 			if err := now.Add(x.RawRowView(i)); err != nil {
 				t.Fatal(err)
@@ -197,13 +167,69 @@ func TestCheckpointVersion1(t *testing.T) {
 			t.Fatalf("%s: continuing: %v", path, err)
 		}
 		checkExact(t, path, old, 1e-10)
-		var buf bytes.Buffer
-		if err := old.Save(&buf); err != nil {
-			t.Fatal(err)
-		}
-		back, err := Load(&buf, nil)
+		back, err := Load(bytes.NewReader(checkpoint(t, old)), nil)
 		if err != nil || !capture(back).equal(capture(old)) {
 			t.Errorf("%s: saved as version 2 and loaded back: %v", path, err)
+		}
+	}
+}
+
+// TestCopyFrom checks that a copy is the same model: equal state, the same next step
+// bit for bit, and an original untouched by what is done to the copy. The destination
+// starts as a model of other data, of another dimension and options.
+func TestCopyFrom(t *testing.T) {
+	x, k := sample(t, "magic", 61)
+	y := points(t, "yeast", 30)
+	for _, opts := range allOptions {
+		src := newModel(t, k, x.Slice(0, 60, 0, 10), opts)
+		other := Options{Mode: 1 - opts.Mode, Method: 1 - opts.Method}
+		dst := newModel(t, rbfMedian(t, y), y, other)
+		before := capture(src)
+		dst.CopyFrom(src)
+		if !capture(dst).equal(before) || dst.Dim() != 10 || dst.Options() != opts || dst.Kernel() != src.Kernel() {
+			t.Fatalf("%s: copy differs from its source", name(opts))
+		}
+		next := x.RawRowView(60)
+		if err := dst.Add(next); err != nil {
+			t.Fatal(err)
+		}
+		if !capture(src).equal(before) {
+			t.Fatalf("%s: adding to the copy changed the source", name(opts))
+		}
+		if err := src.Add(next); err != nil {
+			t.Fatal(err)
+		}
+		if !capture(dst).equal(capture(src)) || dst.Stats().Deflated != src.Stats().Deflated {
+			t.Errorf("%s: the copy's step differs from the source's", name(opts))
+		}
+		if !sameVectors(src, dst) {
+			t.Errorf("%s: eigenvectors differ after the same step", name(opts))
+		}
+		dst.CopyFrom(dst) // a no-op
+		if !capture(dst).equal(capture(src)) {
+			t.Errorf("%s: self-copy changed the model", name(opts))
+		}
+	}
+}
+
+// TestCopyFromNoGarbage checks that restoring a saved state into a model with enough
+// room allocates nothing, and that Reserve gives that room up front.
+func TestCopyFromNoGarbage(t *testing.T) {
+	x, k := sample(t, "magic", 81)
+	for _, opts := range allOptions {
+		base := newModel(t, k, x.Slice(0, 80, 0, 10), opts)
+		var work Model
+		work.Reserve(0) // a zero Model: nothing to do
+		work.CopyFrom(base)
+		work.Reserve(81)
+		if err := work.Add(x.RawRowView(80)); err != nil {
+			t.Fatal(err)
+		}
+		if allocs := testing.AllocsPerRun(20, func() { work.CopyFrom(base) }); allocs != 0 {
+			t.Errorf("%s: CopyFrom allocates %v times", name(opts), allocs)
+		}
+		if work.Len() != 80 || !slices.Equal(work.Values(nil), base.Values(nil)) {
+			t.Errorf("%s: restored model differs", name(opts))
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -47,8 +46,9 @@ func TestConformance(t *testing.T) {
 // subject describes a Model with a Gaussian kernel (σ = 1, suited to the suite's
 // points) to the suite.
 //
-// At rank r the subject's points lie closer to their curve (smoothPoints), so that the
-// spectrum decays fast enough for r = 12 to leave a small truncation error E = K′ − K̃,
+// At rank r the subject's points lie closer to their curve (modeltest.Curve(0.001), the
+// default points with less noise), so that the spectrum decays fast enough for r = 12
+// to leave a small truncation error E = K′ − K̃,
 // and the tolerance follows from it: Transform of a point seen and its training score
 // differ by uⱼᵀ·E·eᵢ/√λⱼ (Model.Transform), at most ‖E‖/√λₖ for the components the suite
 // compares (k by its rule: λₖ ≥ 1e-3·λ₁, k ≤ 5), and the suite measures errors relative
@@ -61,7 +61,7 @@ func subject(t *testing.T, opts kpca.Options) modeltest.Subject {
 	var tol float64
 	var data *mat.Dense
 	if opts.Rank > 0 {
-		data = smoothPoints()
+		data = modeltest.Curve(0.001)
 		n, d := data.Dims()
 		md, err := kpca.New(kernel.RBF{Sigma: 1}, data.Slice(0, n/2, 0, d), opts)
 		if err != nil {
@@ -121,17 +121,4 @@ func project(md *kpca.Model, X mat.Matrix, k int) *mat.Dense {
 		scale[j] = 1 / math.Sqrt(vals[j])
 	}
 	return testmat.NewCentring(md.Kernel(), &pts).Scores(X, &u, k, scale, md.Options().Mode == kpca.Centred)
-}
-
-// smoothPoints are 40 points in 3 dimensions near the curve (t, t², sin 3t), as the
-// suite's default points but with noise of standard deviation 0.001 instead of 0.05.
-func smoothPoints() *mat.Dense {
-	const n = 40
-	rng := rand.New(rand.NewPCG(12, 4))
-	X := mat.NewDense(n, 3, nil)
-	for i := range n {
-		t := 2*rng.Float64() - 1
-		X.SetRow(i, []float64{t + 0.001*rng.NormFloat64(), t*t + 0.001*rng.NormFloat64(), math.Sin(3*t) + 0.001*rng.NormFloat64()})
-	}
-	return X
 }

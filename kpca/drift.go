@@ -6,6 +6,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/ikpca/ikpca/internal/probe"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -43,31 +45,15 @@ func (md *Model) Drift() Drift {
 	md.probe2 = grow(md.probe2, m)
 	md.probeMV = grow(md.probeMV, m)
 	x, y := md.probe, md.probe2
-	state := uint64(0x9E3779B97F4A7C15) ^ uint64(n)*0xBF58476D1CE4E5B9
-	var xx float64
-	for i := range x {
-		state ^= state << 13
-		state ^= state >> 7
-		state ^= state << 17
-		x[i] = float64(state>>11)/(1<<53) - 0.5
-		xx += x[i] * x[i]
-	}
+	xx := probe.Fill(x, probe.Seed^uint64(n)*0xBF58476D1CE4E5B9)
 	xn := math.Sqrt(xx)
 	v := b.vecs
 	vecN := func(d []float64) blas64.Vector { return blas64.Vector{N: n, Inc: 1, Data: d} }
 	vecM := func(d []float64) blas64.Vector { return blas64.Vector{N: m, Inc: 1, Data: d} }
 
-	// Orthogonality: y = V·x, then ‖Vᵀy − x‖.
-	native.Gemv(blas.NoTrans, 1, v, vecN(x), 0, vecM(y))
-	r := make([]float64, n)
-	native.Gemv(blas.Trans, 1, v, vecM(y), 0, vecN(r))
-	var rr float64
-	for i := range r {
-		e := r[i] - x[i]
-		rr += e * e
-	}
+	// Orthogonality: y = V·x, then ‖Vᵀy − x‖/‖x‖.
 	var out Drift
-	out.Orthogonality = math.Sqrt(rr) / xn
+	out.Orthogonality = probe.Orthogonality(v, x, xx, y, make([]float64, n))
 
 	// Residual: A·(V·x) against V·(Λ·x).
 	ay := md.applyMatrix(y)
@@ -79,7 +65,7 @@ func (md *Model) Drift() Drift {
 	}
 	vl := make([]float64, m)
 	native.Gemv(blas.NoTrans, 1, v, vecN(lx), 0, vecM(vl))
-	rr = 0
+	var rr float64
 	for i := range vl {
 		e := ay[i] - vl[i]
 		rr += e * e
@@ -99,7 +85,7 @@ func (md *Model) applyMatrix(y []float64) []float64 {
 	z := make([]float64, m)
 	copy(z, y)
 	if centred {
-		subtractMean(z)
+		vec.SubtractMean(z)
 	}
 	kz := make([]float64, m)
 	row := md.probeMV[:m]
@@ -112,21 +98,9 @@ func (md *Model) applyMatrix(y []float64) []float64 {
 		kz[i] = s
 	}
 	if centred {
-		subtractMean(kz)
+		vec.SubtractMean(kz)
 	}
 	return kz
-}
-
-// subtractMean sets x ← x − mean(x)·1, the centring C·x.
-func subtractMean(x []float64) {
-	var mean float64
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	for i := range x {
-		x[i] -= mean
-	}
 }
 
 // Refresh recomputes the decomposition from the points with a batch eigensolver, and the

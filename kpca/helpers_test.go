@@ -1,6 +1,7 @@
 package kpca
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/update"
@@ -20,18 +22,20 @@ func TestMain(m *testing.M) {
 	m.Run()
 }
 
+// dataset returns an embedded data set by name (data.ByName).
+func dataset(t testing.TB, name string) data.Dataset {
+	t.Helper()
+	ds, ok := data.ByName(name)
+	if !ok {
+		t.Fatalf("unknown data set %q", name)
+	}
+	return ds
+}
+
 // points returns the first n rows of a data set: "yeast" or "magic".
 func points(t testing.TB, name string, n int) *mat.Dense {
 	t.Helper()
-	var ds data.Dataset
-	switch name {
-	case "yeast":
-		ds = data.Yeast()
-	case "magic":
-		ds = data.Magic()
-	default:
-		t.Fatalf("unknown data set %q", name)
-	}
+	ds := dataset(t, name)
 	_, d := ds.X.Dims()
 	return mat.DenseCopyOf(ds.X.Slice(0, n, 0, d))
 }
@@ -44,6 +48,34 @@ func rbfMedian(t testing.TB, x *mat.Dense) kernel.RBF {
 		t.Fatal(err)
 	}
 	return kernel.RBF{Sigma: s}
+}
+
+// newModel returns New(k, x0, opts), failing the test on an error.
+func newModel(t testing.TB, k kernel.Kernel, x0 mat.Matrix, opts Options) *Model {
+	t.Helper()
+	md, err := New(k, x0, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return md
+}
+
+// sample returns the first n rows of a data set ("yeast" or "magic") and the paper's
+// kernel for them (rbfMedian).
+func sample(t testing.TB, name string, n int) (*mat.Dense, kernel.RBF) {
+	t.Helper()
+	x := points(t, name, n)
+	return x, rbfMedian(t, x)
+}
+
+// checkpoint returns md saved by Save, failing the test on an error.
+func checkpoint(t testing.TB, md *Model) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := md.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 // target is the matrix a model of the first m rows of x decomposes: K or CKC.
@@ -97,23 +129,20 @@ func reconstruction(md *Model, a mat.Symmetric) float64 {
 	return mat.Norm(&r, 2) / mat.Norm(a, 2)
 }
 
+// sameVectors reports whether two models give the same eigenvectors (VectorsTo), bit
+// for bit.
+func sameVectors(a, b *Model) bool {
+	var u, v mat.Dense
+	a.VectorsTo(&u)
+	b.VectorsTo(&v)
+	return mat.Equal(&u, &v)
+}
+
 // orthogonality returns max|VᵀV − I| for the model's vectors.
 func orthogonality(md *Model) float64 {
-	var v, g mat.Dense
+	var v mat.Dense
 	md.VectorsTo(&v)
-	g.Mul(v.T(), &v)
-	r, _ := g.Dims()
-	var worst float64
-	for i := range r {
-		for j := range r {
-			x := g.At(i, j)
-			if i == j {
-				x--
-			}
-			worst = math.Max(worst, math.Abs(x))
-		}
-	}
-	return worst
+	return testmat.Orthogonality(&v)
 }
 
 // maxRelDiff returns max|a − b|/max|b|.
@@ -127,6 +156,31 @@ func maxRelDiff(a, b []float64) float64 {
 		return d
 	}
 	return d / big
+}
+
+// checkSums compares the row sums, total and trace of md with sums formed afresh
+// (relative 1e-12: sums of m kernel values, updated in O(m) a point).
+func checkSums(t *testing.T, what string, md *Model) {
+	t.Helper()
+	var p mat.Dense
+	md.Points(&p)
+	k := kernel.Matrix(md.Kernel(), &p)
+	var total, self float64
+	for i := range md.Len() {
+		var s float64
+		for j := range md.Len() {
+			s += k.At(i, j)
+		}
+		total += s
+		self += k.At(i, i)
+		if d := math.Abs(s - md.rowSum[i]); d > 1e-12*math.Max(math.Abs(s), 1) {
+			t.Errorf("%s: row sum %d is %.17g, want %.17g", what, i, md.rowSum[i], s)
+			return
+		}
+	}
+	if math.Abs(total-md.total) > 1e-12*math.Max(math.Abs(total), 1) || math.Abs(self-md.self) > 1e-12*math.Max(self, 1) {
+		t.Errorf("%s: total %.17g and trace %.17g, want %.17g and %.17g", what, md.total, md.self, total, self)
+	}
 }
 
 // state captures a model's observable state and its running sums, for checks that a

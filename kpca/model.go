@@ -35,27 +35,28 @@ import (
 
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/update"
 )
+
+// errs are the package's errors (exported below), and report bad arguments through them.
+var errs = check.NewKinds("kpca")
 
 // Errors returned by the package; test with errors.Is. Each wraps the ikpca error of
 // the same name, so that errors.Is(err, ikpca.ErrDimension) holds as well.
 var (
 	// ErrDimension reports a point or matrix of the wrong dimension.
-	ErrDimension = fmt.Errorf("kpca: %w", ikpca.ErrDimension)
+	ErrDimension = errs.Dimension
 	// ErrNonFinite reports a NaN or infinite input, or a kernel value that is not finite.
-	ErrNonFinite = fmt.Errorf("kpca: %w", ikpca.ErrNonFinite)
+	ErrNonFinite = errs.NonFinite
 	// ErrEmpty reports an empty set of points.
-	ErrEmpty = fmt.Errorf("kpca: %w", ikpca.ErrEmpty)
+	ErrEmpty = errs.Empty
 	// ErrArgument reports any other invalid argument.
-	ErrArgument = fmt.Errorf("kpca: %w", ikpca.ErrArgument)
+	ErrArgument = errs.Argument
 	// ErrIndex reports a point index out of range (Remove); it wraps ErrArgument.
 	ErrIndex = fmt.Errorf("%w: index out of range", ErrArgument)
 )
-
-// errs reports bad arguments through the package's errors.
-var errs = check.Kinds{Dimension: ErrDimension, NonFinite: ErrNonFinite, Empty: ErrEmpty, Argument: ErrArgument}
 
 // Model is an ikpca.Model.
 var _ ikpca.Model = (*Model)(nil)
@@ -486,7 +487,7 @@ func (md *Model) addPoint(x []float64) error {
 	case md.opts.Mode == Uncentred:
 		if err = md.thin.Extend(a, nil, 1, c); err == nil {
 			md.tally(md.thin.Stats())
-			scale = math.Max(norm(a), math.Abs(c))
+			scale = math.Max(vec.Norm(a), math.Abs(c))
 		}
 	case m == 0:
 		md.thin.Grow() // one centred point has no component
@@ -552,7 +553,7 @@ func (md *Model) centredBorder(a []float64, c, sa float64) (float64, error) {
 	if err := md.thin.Extend(b, e, -alpha*fm, gamma); err != nil {
 		return 0, err
 	}
-	return math.Max(norm(b), math.Abs(gamma)), nil
+	return math.Max(vec.Norm(b), math.Abs(gamma)), nil
 }
 
 // snapshotState is what a batch's rollback needs.

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
+	"github.com/ikpca/ikpca/update"
 )
 
 // TestAgainstBatch runs every mode and method from m0 points to 300 (Yeast and the
@@ -29,10 +31,7 @@ func TestAgainstBatch(t *testing.T) {
 			if opts.Method == Bordered && opts.Mode == Centred && set == "yeast" {
 				m0 = 1 // start from a single point once
 			}
-			md, err := New(k, x.Slice(0, m0, 0, x.RawMatrix().Cols), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			md := newModel(t, k, x.Slice(0, m0, 0, x.RawMatrix().Cols), opts)
 			worstV, worstR := 0.0, 0.0
 			for m := m0; m < total; m++ {
 				if err := md.Add(x.RawRowView(m)); err != nil {
@@ -53,15 +52,11 @@ func TestAgainstBatch(t *testing.T) {
 
 // TestMethodsAgree: the bordered path and the paper's path give the same eigenvalues.
 func TestMethodsAgree(t *testing.T) {
-	x := points(t, "magic", 150)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "magic", 150)
 	for _, mode := range []Mode{Centred, Uncentred} {
 		var values [2][]float64
 		for i, method := range []Method{Bordered, RankOne} {
-			md, err := New(k, x.Slice(0, 3, 0, 10), Options{Mode: mode, Method: method})
-			if err != nil {
-				t.Fatal(err)
-			}
+			md := newModel(t, k, x.Slice(0, 3, 0, 10), Options{Mode: mode, Method: method})
 			if _, err := md.AddRows(context.Background(), x.Slice(3, 150, 0, 10), nil); err != nil {
 				t.Fatal(err)
 			}
@@ -86,12 +81,8 @@ func TestLongRun(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		total = 400
 	}
-	x := points(t, "magic", total)
-	k := rbfMedian(t, x)
-	md, err := New(k, x.Slice(0, 20, 0, 10), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, k := sample(t, "magic", total)
+	md := newModel(t, k, x.Slice(0, 20, 0, 10), Options{})
 	deflated := 0
 	for m := 20; m < total; m++ {
 		if err := md.Add(x.RawRowView(m)); err != nil {
@@ -125,10 +116,7 @@ func TestDuplicates(t *testing.T) {
 	}
 	k := rbfMedian(t, y)
 	for _, opts := range allOptions {
-		md, err := New(k, x.Slice(0, 2, 0, 8), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, k, x.Slice(0, 2, 0, 8), opts)
 		if _, err := md.AddRows(context.Background(), x.Slice(2, n, 0, 8), nil); err != nil {
 			t.Fatalf("%s: %v", name(opts), err)
 		}
@@ -147,14 +135,10 @@ func TestDuplicates(t *testing.T) {
 
 // TestBadInput: every rejected call leaves the model exactly as it was.
 func TestBadInput(t *testing.T) {
-	x := points(t, "yeast", 30)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "yeast", 30)
 	nan, inf := math.NaN(), math.Inf(1)
 	for _, opts := range allOptions {
-		md, err := New(k, x.Slice(0, 20, 0, 8), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, k, x.Slice(0, 20, 0, 8), opts)
 		bad := mat.DenseCopyOf(x.Slice(20, 25, 0, 8))
 		bad.Set(3, 4, nan)
 		calls := []struct {
@@ -203,10 +187,7 @@ func TestBadInput(t *testing.T) {
 		}
 		return math.Exp(-(a[0] - b[0]) * (a[0] - b[0]))
 	}}
-	md, err := New(odd, mat.NewDense(2, 1, []float64{0.1, 0.2}), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := newModel(t, odd, mat.NewDense(2, 1, []float64{0.1, 0.2}), Options{})
 	before := capture(md)
 	if err := md.Add([]float64{0.9}); !errors.Is(err, ErrNonFinite) {
 		t.Errorf("NaN kernel value: got %v", err)
@@ -236,13 +217,9 @@ func TestBadInput(t *testing.T) {
 // TestDrift: the probe is small for a good decomposition, large for a corrupted one,
 // and Refresh (manual or automatic) repairs it.
 func TestDrift(t *testing.T) {
-	x := points(t, "yeast", 120)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "yeast", 120)
 	for _, opts := range allOptions {
-		md, err := New(k, x.Slice(0, 60, 0, 8), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, k, x.Slice(0, 60, 0, 8), opts)
 		if d := md.Drift(); d.Max() > 1e-13 {
 			t.Errorf("%s: fresh model drift %+v", name(opts), d)
 		}
@@ -258,10 +235,7 @@ func TestDrift(t *testing.T) {
 		}
 		// Automatic: a probe every 10 points, refresh above 1e-10.
 		opts.RefreshTolerance, opts.CheckEvery = 1e-10, 10
-		auto, err := New(k, x.Slice(0, 60, 0, 8), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		auto := newModel(t, k, x.Slice(0, 60, 0, 8), opts)
 		corrupt(t, auto)
 		if _, err := auto.AddRows(context.Background(), x.Slice(60, 70, 0, 8), nil); err != nil {
 			t.Fatal(err)
@@ -302,13 +276,9 @@ func corrupt(t *testing.T, md *Model) {
 
 // TestAccessors covers the read API's shapes and invariants.
 func TestAccessors(t *testing.T) {
-	x := points(t, "yeast", 50)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "yeast", 50)
 	for _, opts := range allOptions {
-		md, err := New(k, x, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, k, x, opts)
 		want := 50
 		if opts.Mode == Centred {
 			want = 49
@@ -343,14 +313,10 @@ func TestAccessors(t *testing.T) {
 // method, their sum against Stats.Deflated, and that a failed step leaves them as they
 // were.
 func TestUpdateStats(t *testing.T) {
-	x := points(t, "magic", 42)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "magic", 42)
 	want := map[Options]int{allOptions[0]: 1, allOptions[1]: 1, allOptions[2]: 5, allOptions[3]: 3}
 	for _, opts := range allOptions {
-		md, err := New(k, x.Slice(0, 40, 0, 10), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, k, x.Slice(0, 40, 0, 10), opts)
 		if got := md.UpdateStats(nil); len(got) != 0 {
 			t.Errorf("%s: %d update stats before any step", name(opts), len(got))
 		}
@@ -382,15 +348,92 @@ func TestUpdateStats(t *testing.T) {
 		// leaves no statistics of its partial work.
 		capped := opts
 		capped.Update = updateOptionsMaxIter(1)
-		bad, err := New(k, x.Slice(0, 40, 0, 10), capped)
-		if err != nil {
-			t.Fatal(err)
-		}
+		bad := newModel(t, k, x.Slice(0, 40, 0, 10), capped)
 		if err := bad.Add(x.RawRowView(41)); err == nil {
 			t.Fatalf("%s: capped root finder converged", name(opts))
 		}
 		if n := len(bad.UpdateStats(nil)); n != 0 || bad.Stats().Deflated != 0 {
 			t.Errorf("%s: failed step left %d update stats", name(opts), n)
+		}
+	}
+}
+
+// TestNilArguments: every exported entry point given nil or a typed nil returns a typed
+// error instead of panicking, and a model is left as it was.
+func TestNilArguments(t *testing.T) {
+	x, k := sample(t, "yeast", 15)
+	md := newModel(t, k, x, Options{})
+	ny, err := NewNystrom(k, x, NystromOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ny.Grow(3); err != nil {
+		t.Fatal(err)
+	}
+	before := md.Values(nil)
+	var dst mat.Dense
+	nilDense := (*mat.Dense)(nil)
+	cases := []struct {
+		name string
+		call func() error
+		want error
+	}{
+		{"New(nil, X)", func() error { _, err := New(nil, x, Options{}); return err }, ErrArgument},
+		{"New((*kernel.RBF)(nil), X)", func() error { _, err := New((*kernel.RBF)(nil), x, Options{}); return err }, ErrArgument},
+		{"NewNystrom((*kernel.RBF)(nil), X)", func() error { _, err := NewNystrom((*kernel.RBF)(nil), x, NystromOptions{}); return err }, ErrArgument},
+		{"New(k, nil)", func() error { _, err := New(k, nil, Options{}); return err }, ErrArgument},
+		{"New(k, (*mat.Dense)(nil))", func() error { _, err := New(k, nilDense, Options{}); return err }, ErrArgument},
+		{"New(k, (*mat.SymDense)(nil))", func() error { _, err := New(k, (*mat.SymDense)(nil), Options{}); return err }, ErrArgument},
+		{"AddBatch(nil)", func() error { return md.AddBatch(nil) }, ErrArgument},
+		{"AddBatch((*mat.Dense)(nil))", func() error { return md.AddBatch(nilDense) }, ErrArgument},
+		{"Add(nil)", func() error { return md.Add(nil) }, ErrDimension},
+		{"Transform(dst, (*mat.Dense)(nil), 1)", func() error { return md.Transform(&dst, nilDense, 1) }, ErrArgument},
+		{"Transform(nil, X, 1)", func() error { return md.Transform(nil, x, 1) }, ErrArgument},
+		{"Scores(nil, 1)", func() error { return md.Scores(nil, 1) }, ErrArgument},
+		{"Save(nil)", func() error { return md.Save(nil) }, ErrArgument},
+		{"Load(nil)", func() error { _, err := Load(nil, nil); return err }, ErrArgument},
+		{"NewNystrom(nil, X)", func() error { _, err := NewNystrom(nil, x, NystromOptions{}); return err }, ErrArgument},
+		{"NewNystrom(k, (*mat.Dense)(nil))", func() error { _, err := NewNystrom(k, nilDense, NystromOptions{}); return err }, ErrArgument},
+		{"Nystrom.Transform(dst, (*mat.Dense)(nil), 1)", func() error { return ny.Transform(&dst, nilDense, 1) }, ErrArgument},
+		{"Nystrom.Transform(nil, X, 1)", func() error { return ny.Transform(nil, x, 1) }, ErrArgument},
+	}
+	for _, c := range cases {
+		err := func() (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s panics: %v", c.name, r)
+					err = errors.New("panic")
+				}
+			}()
+			return c.call()
+		}()
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s = %v, want %v", c.name, err, c.want)
+		}
+	}
+	if md.Len() != 15 || !slices.Equal(md.Values(nil), before) {
+		t.Error("a rejected call changed the model")
+	}
+}
+
+// TestImpossibleOptions: negative or impossible options are ErrArgument errors, in New
+// and NewNystrom alike.
+func TestImpossibleOptions(t *testing.T) {
+	x, k := sample(t, "yeast", 10)
+	for _, o := range []Options{
+		{Update: update.Options{Workers: -1}},
+		{Update: update.Options{Serial: -1}},
+		{Update: update.Options{MaxIterations: -1}},
+		{Mode: 2}, {Method: -1},
+		{RefreshTolerance: -1}, {CheckEvery: -1},
+	} {
+		if _, err := New(k, x, o); !errors.Is(err, ErrArgument) {
+			t.Errorf("New with %+v: %v, want ErrArgument", o, err)
+		}
+	}
+	for _, u := range []update.Options{{Workers: -1}, {Serial: -2}, {MaxIterations: -3}} {
+		if _, err := NewNystrom(k, x, NystromOptions{Update: u}); !errors.Is(err, ErrArgument) {
+			t.Errorf("NewNystrom with %+v: %v, want ErrArgument", u, err)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/blocks"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/lanczos"
 	"github.com/ikpca/ikpca/internal/sign"
@@ -194,16 +195,15 @@ func (ny *Nystrom) VectorsTo(dst *mat.Dense) {
 // Numerically zero components score zero. dst is resized if empty, otherwise it must be
 // rows×k. Errors are those of ikpca.Model.Transform, and leave dst unchanged.
 //
-// The points go through in blocks of transformBlock rows: the block's kernel values
+// The points go through in blocks of blocks.Size rows: the block's kernel values
 // against the landmarks by one kernel.Cross block (a dgemm for RBF, polynomial and linear
 // kernels, docs/design.md, "Kernel blocks"), then the scores by one dgemm with the m×k
 // matrix of the scaled, signed eigenvectors.
 func (ny *Nystrom) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	rows, err := errs.Transform(dst, X, ny.d, k, ny.m)
-	if err != nil {
+	if _, err := errs.Transform(dst, X, ny.d, k, ny.m); err != nil {
 		return err
 	}
-	m, d := ny.m, ny.d
+	m := ny.m
 	v := ny.sym.Values(nil)
 	tol := zeroTolerance(v, m)
 	u := ny.sym.Vectors()
@@ -219,47 +219,13 @@ func (ny *Nystrom) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 			proj.Set(l, q, s*u.At(l, j))
 		}
 	}
-	res := mat.NewDense(rows, k, nil)
-	cross := kernel.NewCross(ny.kern, &ny.lview)
-	var work kernel.BlockWork
-	b := min(transformBlock, rows)
-	kb := mat.NewDense(b, m, nil)
-	var xb *mat.Dense
-	for lo := 0; lo < rows; lo += b {
-		hi := min(lo+b, rows)
-		xv := rowBlock(X, lo, hi, d, &xb)
-		kv := kb.Slice(0, hi-lo, 0, m).(*mat.Dense)
-		cross.BlockTo(kv, xv, &work)
+	return blocks.KernelScores(dst, kernel.NewCross(ny.kern, &ny.lview), X, k, func(_, _ int, kv, out *mat.Dense) error {
 		if !finiteDense(kv) {
 			return fmt.Errorf("%w: a kernel value is not finite", ErrNonFinite)
 		}
-		native.Gemm(blas.NoTrans, blas.NoTrans, 1, kv.RawMatrix(), proj.RawMatrix(), 0,
-			res.Slice(lo, hi, 0, k).(*mat.Dense).RawMatrix())
-	}
-	check.Reuse(dst, rows, k)
-	dst.Copy(res)
-	return nil
-}
-
-// transformBlock is the number of points Transform evaluates at once: a block of
-// 256 × m kernel values (2 MB at m = 1000), enough for the dgemm to run at full speed.
-const transformBlock = 256
-
-// rowBlock returns rows lo…hi−1 of X (d columns) as a *mat.Dense: a view when X is a
-// *mat.Dense, otherwise a copy in *buf, allocated on first use with room for
-// transformBlock rows.
-func rowBlock(X mat.Matrix, lo, hi, d int, buf **mat.Dense) *mat.Dense {
-	if x, ok := X.(*mat.Dense); ok {
-		return x.Slice(lo, hi, 0, d).(*mat.Dense)
-	}
-	if *buf == nil {
-		*buf = mat.NewDense(transformBlock, d, nil)
-	}
-	xb := (*buf).Slice(0, hi-lo, 0, d).(*mat.Dense)
-	for i := lo; i < hi; i++ {
-		mat.Row(xb.RawRowView(i-lo), i, X)
-	}
-	return xb
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, kv.RawMatrix(), proj.RawMatrix(), 0, out.RawMatrix())
+		return nil
+	})
 }
 
 // finiteDense reports whether every entry of a is finite.

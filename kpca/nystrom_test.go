@@ -133,8 +133,7 @@ func TestNystromAgainstBatch(t *testing.T) {
 // TestNystromTransform: for data points the projection is the eigenvector coordinate
 // times √λ (training-score convention), for new points the Nyström extension.
 func TestNystromTransform(t *testing.T) {
-	x := points(t, "yeast", 200)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "yeast", 200)
 	order := make([]int, 200)
 	for i := range order {
 		order[i] = (i * 37) % 200

@@ -1,7 +1,6 @@
 package kpca
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -9,7 +8,6 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/kernel"
 )
@@ -155,50 +153,5 @@ func TestNystromTransformBlocks(t *testing.T) {
 				t.Errorf("%s %v: a transposed view gives other scores", name, k)
 			}
 		}
-	}
-}
-
-// BenchmarkNystromTransform measures Nystrom.Transform with m = 1000 landmarks (100 with
-// -short), the first m rows, RBF with the median distance, 6 components, on MAGIC (d = 10)
-// and a9a (d = 123): 4096 points projected at once ("bulk") and by the element path
-// ("elements"). points/s is reported. Growing the m landmarks costs about n·m³/3 flops
-// (a minute or two for m = 1000 in pure Go, seconds with OpenBLAS).
-func BenchmarkNystromTransform(b *testing.B) {
-	const rows, comps = 4096, 6
-	m := 1000
-	if testing.Short() {
-		m = 100
-	}
-	for _, ds := range []data.Dataset{data.Magic(), data.A9A()} {
-		_, d := ds.X.Dims()
-		train := mat.DenseCopyOf(ds.X.Slice(0, m, 0, d))
-		X := mat.DenseCopyOf(ds.X.Slice(m, m+rows, 0, d))
-		med, err := kernel.MedianDistance(train, 1000)
-		if err != nil {
-			b.Fatal(err)
-		}
-		ny, err := NewNystrom(kernel.RBF{Sigma: med}, train, NystromOptions{Seed: 1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := ny.Grow(m); err != nil {
-			b.Fatal(err)
-		}
-		b.Run(fmt.Sprintf("%s/d=%d/m=%d/bulk", ds.Name, d, m), func(b *testing.B) {
-			var dst mat.Dense
-			for b.Loop() {
-				dst.Reset()
-				if err := ny.Transform(&dst, X, comps); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "points/s")
-		})
-		b.Run(fmt.Sprintf("%s/d=%d/m=%d/elements", ds.Name, d, m), func(b *testing.B) {
-			for b.Loop() {
-				ny.transformElements(X, comps, false)
-			}
-			b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "points/s")
-		})
 	}
 }

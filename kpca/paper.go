@@ -1,6 +1,10 @@
 package kpca
 
-import "math"
+import (
+	"math"
+
+	"github.com/ikpca/ikpca/internal/vec"
+)
 
 // The algorithms of Hallgren and Northrop (2018), kept as Method RankOne for comparison.
 // Both express the new kernel matrix through rank-one modifications of the old
@@ -44,7 +48,7 @@ func (md *Model) paperCentred(a []float64, c, sa float64) error {
 	// 1uᵀ + u1ᵀ = ½[(t·1 + u/t)(t·1 + u/t)ᵀ − (t·1 − u/t)(t·1 − u/t)ᵀ]; the paper takes
 	// t = 1, we take t² = ‖u‖/‖1‖ so that the two terms have the size of the change
 	// rather than of ‖1‖² = m.
-	if un := norm(u); un > 0 {
+	if un := vec.Norm(u); un > 0 {
 		t := math.Sqrt(un / math.Sqrt(fm))
 		p, q := md.work2[:m], md.work3[:m]
 		for i := range m {
@@ -92,7 +96,7 @@ func (md *Model) expandBorder(a []float64, c float64) error {
 		return err
 	}
 	md.tally(md.sym.Stats())
-	delta := math.Hypot(norm(a), gamma)
+	delta := math.Hypot(vec.Norm(a), gamma)
 	if delta == 0 {
 		return nil
 	}
@@ -110,21 +114,4 @@ func (md *Model) expandBorder(a []float64, c float64) error {
 	}
 	md.tally(md.sym.Stats())
 	return nil
-}
-
-// norm returns ‖x‖₂ without overflow.
-func norm(x []float64) float64 {
-	var big float64
-	for _, v := range x {
-		big = math.Max(big, math.Abs(v))
-	}
-	if big == 0 {
-		return 0
-	}
-	var ss float64
-	for _, v := range x {
-		v /= big
-		ss += v * v
-	}
-	return big * math.Sqrt(ss)
 }

@@ -96,10 +96,7 @@ func TestTransform(t *testing.T) {
 	k := rbfMedian(t, train)
 	const comps = 6
 	for _, opts := range allOptions {
-		md, err := New(k, train.Slice(0, 20, 0, 10), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, k, train.Slice(0, 20, 0, 10), opts)
 		if _, err := md.AddRows(context.Background(), train.Slice(20, 200, 0, 10), nil); err != nil {
 			t.Fatal(err)
 		}
@@ -155,10 +152,7 @@ func TestZeroComponents(t *testing.T) {
 	}
 	k := rbfMedian(t, points(t, "yeast", 100))
 	for _, opts := range allOptions {
-		md, err := New(k, x, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, k, x, opts)
 		var out, scores mat.Dense
 		if err := md.Transform(&out, points(t, "yeast", 10), md.Components()); err != nil {
 			t.Fatal(err)
@@ -187,10 +181,7 @@ func TestZeroComponents(t *testing.T) {
 // TestTransformErrors: bad arguments are errors, never panics.
 func TestTransformErrors(t *testing.T) {
 	x := points(t, "yeast", 40)
-	md, err := New(rbfMedian(t, x), x, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := newModel(t, rbfMedian(t, x), x, Options{})
 	var out mat.Dense
 	bad := mat.DenseCopyOf(x.Slice(0, 2, 0, 8))
 	bad.Set(1, 1, math.Inf(-1))

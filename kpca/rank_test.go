@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/lanczos"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -17,20 +17,9 @@ import (
 // shuffled returns n rows of a data set in a random order (seeded).
 func shuffled(t testing.TB, set string, n int, seed uint64) *mat.Dense {
 	t.Helper()
-	var ds data.Dataset
-	switch set {
-	case "yeast":
-		ds = data.Yeast()
-	case "magic":
-		ds = data.Magic()
-	}
-	rows, d := ds.X.Dims()
-	perm := rand.New(rand.NewPCG(seed, seed)).Perm(rows)
-	x := mat.NewDense(n, d, nil)
-	for i := range n {
-		x.SetRow(i, ds.X.RawRowView(perm[i]))
-	}
-	return x
+	ds := dataset(t, set)
+	rows, _ := ds.X.Dims()
+	return testmat.SelectRows(ds.X, rand.New(rand.NewPCG(seed, seed)).Perm(rows)[:n])
 }
 
 // truncationError returns E = A − V·Λ·Vᵀ for the model's tracked pairs and A the matrix
@@ -93,10 +82,7 @@ func TestRankTracking(t *testing.T) {
 	x := shuffled(t, "magic", n, 13)
 	_, d := x.Dims()
 	k := rbfMedian(t, x)
-	md, err := New(k, x.Slice(0, m0, 0, d), Options{Rank: r})
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := newModel(t, k, x.Slice(0, m0, 0, d), Options{Rank: r})
 	if _, err := md.AddRows(context.Background(), x.Slice(m0, n, 0, d), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -171,10 +157,7 @@ func TestCertificate(t *testing.T) {
 					if stream == "window" {
 						opts.Window = 150
 					}
-					md, err := New(k, x.Slice(0, m0, 0, d), opts)
-					if err != nil {
-						t.Fatal(err)
-					}
+					md := newModel(t, k, x.Slice(0, m0, 0, d), opts)
 					for i := m0; i < n; i++ {
 						if err := md.Add(x.RawRowView(i)); err != nil {
 							t.Fatal(err)
@@ -225,31 +208,6 @@ func certify(t *testing.T, what string, md *Model) {
 	checkSums(t, what, md)
 }
 
-// checkSums compares the row sums and total of md with sums formed afresh (relative
-// 1e-12: sums of m kernel values, updated in O(m) a point).
-func checkSums(t *testing.T, what string, md *Model) {
-	t.Helper()
-	var p mat.Dense
-	md.Points(&p)
-	k := kernel.Matrix(md.Kernel(), &p)
-	var total, self float64
-	for i := range md.Len() {
-		var s float64
-		for j := range md.Len() {
-			s += k.At(i, j)
-		}
-		total += s
-		self += k.At(i, i)
-		if d := math.Abs(s - md.rowSum[i]); d > 1e-12*math.Max(math.Abs(s), 1) {
-			t.Errorf("%s: row sum %d is %.17g, want %.17g", what, i, md.rowSum[i], s)
-			return
-		}
-	}
-	if math.Abs(total-md.total) > 1e-12*math.Max(math.Abs(total), 1) || math.Abs(self-md.self) > 1e-12*math.Max(self, 1) {
-		t.Errorf("%s: total %.17g and trace %.17g, want %.17g and %.17g", what, md.total, md.self, total, self)
-	}
-}
-
 // TestRankDrift: at rank r the drift probe's residual is rounding after New and after
 // Refresh (the top r pairs of a batch decomposition are exact eigenpairs), grows with
 // the tracking error but stays within ErrorBound/λ₁ (A·V − V·Λ = (A − K̃)·V), and
@@ -258,10 +216,7 @@ func TestRankDrift(t *testing.T) {
 	x := shuffled(t, "magic", 400, 16)
 	k := rbfMedian(t, x)
 	for _, mode := range []Mode{Centred, Uncentred} {
-		md, err := New(k, x.Slice(0, 100, 0, 10), Options{Mode: mode, Rank: 15})
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, k, x.Slice(0, 100, 0, 10), Options{Mode: mode, Rank: 15})
 		if dr := md.Drift(); dr.Max() > 1e-13 {
 			t.Errorf("%v: drift of a fresh rank-r model %+v", mode, dr)
 		}
@@ -301,10 +256,7 @@ func TestRankAccessors(t *testing.T) {
 	x := shuffled(t, "magic", 1500, 17)
 	k := rbfMedian(t, x)
 	for _, opts := range []Options{{Rank: r}, {Mode: Uncentred, Rank: r}, {Rank: r, Window: 1000}} {
-		md, err := New(k, x.Slice(0, 200, 0, 10), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, k, x.Slice(0, 200, 0, 10), opts)
 		if _, err := md.AddRows(context.Background(), x.Slice(200, 1500, 0, 10), nil); err != nil {
 			t.Fatal(err)
 		}
@@ -334,5 +286,63 @@ func TestRankAccessors(t *testing.T) {
 			t.Errorf("%s: %d bytes for %d points (capacity %d), more than %d", name(opts), md.Bytes(), md.Len(), m, limit)
 		}
 		t.Logf("%s: %d points, %d bytes (%.1f floats a point), variance captured %.4f", name(opts), md.Len(), md.Bytes(), float64(md.Bytes())/8/float64(md.Len()), sum)
+	}
+}
+
+// TestTopPairsPartial: the partial solver (top r+1 pairs and the trace) gives the same
+// kept pairs as a full decomposition truncated, and a summary of what it drops that
+// bounds the full one's: the same largest dropped eigenvalue, a positive sum no smaller,
+// and a negative side no smaller than the rounding the full spectrum shows.
+func TestTopPairsPartial(t *testing.T) {
+	x, k := sample(t, "magic", 300)
+	a := kernel.Matrix(k, x)
+	n := a.SymmetricDim()
+	norm := 0.0
+	for i := range n {
+		norm = math.Max(norm, math.Abs(a.At(i, i)))
+	}
+	for _, r := range []int{1, 10, 50, 200} {
+		pv, pw, pd, err := topPairs(a, r, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fv, fw, fd, err := topPairs(a, r, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pv) != len(fv) || pd.Count != fd.Count {
+			t.Fatalf("r = %d: %d kept (%d dropped), full %d (%d)", r, len(pv), pd.Count, len(fv), fd.Count)
+		}
+		// Backward-stable solvers: eigenvalues within c·n·ε·‖A‖ of each other.
+		tol := 64 * float64(n) * roundoff * fv[len(fv)-1]
+		for i := range pv {
+			if math.Abs(pv[i]-fv[i]) > tol {
+				t.Errorf("r = %d: λ%d = %v, full %v", r, i, pv[i], fv[i])
+			}
+		}
+		if math.Abs(pd.Max-fd.Max) > tol {
+			t.Errorf("r = %d: largest dropped %v, full %v", r, pd.Max, fd.Max)
+		}
+		if pd.Positive < fd.Positive-tol*float64(n) || pd.Min > fd.Min+tol || pd.Negative < fd.Negative-tol {
+			t.Errorf("r = %d: partial drop %+v does not bound the full %+v", r, pd, fd)
+		}
+		// The kept vectors span the same space where the spectrum has a gap at the cut.
+		gap := fv[0] - fd.Max
+		if gap > 1e-6*fv[len(fv)-1] {
+			var c mat.Dense
+			c.Mul(pw.T(), fw)
+			var sv mat.SVD
+			if !sv.Factorize(&c, mat.SVDNone) {
+				t.Fatal("SVD failed")
+			}
+			s := sv.Values(nil)
+			cosMin := s[len(s)-1]
+			if sin := math.Sqrt(math.Max(0, 1-cosMin*cosMin)); sin > 2*tol/gap+1e-7 {
+				t.Errorf("r = %d: subspaces differ by a sine of %g (gap %g)", r, sin, gap)
+			}
+		}
+	}
+	if psd(kernel.Func{Name: "f", F: func(x, y []float64) float64 { return 0 }}) {
+		t.Error("a user's kernel taken for positive semi-definite")
 	}
 }

@@ -3,7 +3,6 @@ package kpca
 import (
 	"bytes"
 	"errors"
-	"math"
 	"slices"
 	"testing"
 
@@ -27,8 +26,7 @@ func pointsTarget(md *Model) *mat.SymDense {
 
 // checkExact compares an exact model with a batch decomposition of its points: the
 // eigenvalues (relative to λmax) and the reconstruction ‖A − VΛVᵀ‖_F/‖A‖_F within tol,
-// the orthogonality of the vectors, and the row sums and total against sums formed
-// afresh (relative 1e-12: they are sums of m kernel values updated in O(m) a point).
+// the orthogonality of the vectors, and the row sums, total and trace (checkSums).
 func checkExact(t *testing.T, what string, md *Model, tol float64) {
 	t.Helper()
 	if md.Len() == 0 {
@@ -47,25 +45,7 @@ func checkExact(t *testing.T, what string, md *Model, tol float64) {
 	if !(v <= tol && r <= tol && o <= tol) {
 		t.Errorf("%s (m = %d): eigenvalues off by %.3g, reconstruction %.3g, orthogonality %.3g (tolerance %.3g)", what, md.Len(), v, r, o, tol)
 	}
-	var p mat.Dense
-	md.Points(&p)
-	k := kernel.Matrix(md.Kernel(), &p)
-	var total, big float64
-	for i := range md.Len() {
-		var s float64
-		for j := range md.Len() {
-			s += k.At(i, j)
-		}
-		total += s
-		big = math.Max(big, math.Abs(s))
-		if d := math.Abs(s - md.rowSum[i]); d > 1e-12*math.Max(math.Abs(s), 1) {
-			t.Errorf("%s: row sum %d is %.17g, want %.17g", what, i, md.rowSum[i], s)
-			break
-		}
-	}
-	if d := math.Abs(total - md.total); d > 1e-12*math.Max(math.Abs(total), 1) {
-		t.Errorf("%s: total %.17g, want %.17g", what, md.total, total)
-	}
+	checkSums(t, what, md)
 }
 
 // TestRemove removes points from exact models — the oldest, the newest, middle ones —
@@ -80,10 +60,7 @@ func TestRemove(t *testing.T) {
 		for _, mode := range []Mode{Centred, Uncentred} {
 			opts := Options{Mode: mode}
 			what := set + " " + mode.String()
-			md, err := New(k, x.Slice(0, 60, 0, d), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			md := newModel(t, k, x.Slice(0, 60, 0, d), opts)
 			rows := make([]int, 60) // the rows of x in the model, in order
 			for i := range rows {
 				rows[i] = i
@@ -183,10 +160,7 @@ func TestRemoveAdversarial(t *testing.T) {
 		for _, mode := range []Mode{Centred, Uncentred} {
 			what := c.name + " " + mode.String()
 			n, _ := c.x.Dims()
-			md, err := New(c.kern, c.x, Options{Mode: mode})
-			if err != nil {
-				t.Fatal(err)
-			}
+			md := newModel(t, c.kern, c.x, Options{Mode: mode})
 			for _, i := range c.remove {
 				if err := md.Remove(i); err != nil {
 					t.Fatalf("%s: Remove(%d): %v", what, i, err)
@@ -204,13 +178,9 @@ func TestRemoveAdversarial(t *testing.T) {
 // are errors of the documented kinds, and a removal whose secular solve does not
 // converge leaves the model exactly as it was.
 func TestRemoveBadInput(t *testing.T) {
-	x := points(t, "yeast", 30)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "yeast", 30)
 	for _, opts := range []Options{{}, {Mode: Uncentred}, {Rank: 5}, {Mode: Uncentred, Rank: 5, Window: 25}} {
-		md, err := New(k, x.Slice(0, 25, 0, 8), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, k, x.Slice(0, 25, 0, 8), opts)
 		for _, i := range []int{-1, 25, 1 << 40} {
 			before := capture(md)
 			err := md.Remove(i)
@@ -232,20 +202,14 @@ func TestRemoveBadInput(t *testing.T) {
 		setMaxIterations(md, 0)
 	}
 	// A model emptied: any index is out of range, and the model is empty too.
-	md, err := New(k, x.Slice(0, 2, 0, 8), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := newModel(t, k, x.Slice(0, 2, 0, 8), Options{})
 	md.Remove(0)
 	md.Remove(0)
 	if err := md.Remove(0); !errors.Is(err, ErrIndex) || !errors.Is(err, ErrEmpty) || !errors.Is(err, ikpca.ErrEmpty) {
 		t.Errorf("Remove of an empty model: %v, want ErrIndex and ErrEmpty", err)
 	}
 	// Method RankOne cannot remove.
-	paper, err := New(k, x.Slice(0, 10, 0, 8), Options{Method: RankOne})
-	if err != nil {
-		t.Fatal(err)
-	}
+	paper := newModel(t, k, x.Slice(0, 10, 0, 8), Options{Method: RankOne})
 	before := capture(paper)
 	if err := paper.Remove(3); !errors.Is(err, ErrArgument) || errors.Is(err, ErrIndex) {
 		t.Errorf("Remove with method RankOne: %v, want ErrArgument", err)
@@ -258,8 +222,7 @@ func TestRemoveBadInput(t *testing.T) {
 // TestNewRankWindowOptions: the options of Rank and Window that cannot be honoured are
 // ErrArgument in New.
 func TestNewRankWindowOptions(t *testing.T) {
-	x := points(t, "yeast", 20)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "yeast", 20)
 	for _, opts := range []Options{
 		{Rank: -1},
 		{Rank: 20},
@@ -290,13 +253,9 @@ func TestNewRankWindowOptions(t *testing.T) {
 // refuses Transform (ErrEmpty) and Save (ErrEmpty), and grows again by Add and by
 // AddBatch.
 func TestEmptied(t *testing.T) {
-	x := points(t, "yeast", 12)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "yeast", 12)
 	for _, opts := range []Options{{}, {Mode: Uncentred}, {Rank: 1}} {
-		md, err := New(k, x.Slice(0, 2, 0, 8), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, k, x.Slice(0, 2, 0, 8), opts)
 		md.Remove(1)
 		md.Remove(0)
 		if err := md.Refresh(); err != nil || md.Len() != 0 || md.Components() != 0 {

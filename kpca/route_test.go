@@ -2,7 +2,6 @@ package kpca
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -18,14 +17,10 @@ import (
 // native.Use (which TestMain calls: the registries are replaced by recording
 // implementations while the test runs). Not parallel.
 func TestBackendRoute(t *testing.T) {
-	x := points(t, "yeast", 60)
-	k := rbfMedian(t, x)
-	calls := backend.RegistryCalls(func() {
+	x, k := sample(t, "yeast", 60)
+	backend.CheckRoute(t, native.Compiled == "gonum", func() {
 		for _, opts := range append(slices.Clone(allOptions), Options{Rank: 5, Window: 30}, Options{Mode: Uncentred, Rank: 5}, Options{Window: 30}) {
-			md, err := New(k, x.Slice(0, 20, 0, 8), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			md := newModel(t, k, x.Slice(0, 20, 0, 8), opts)
 			for i := 20; i < 40; i++ {
 				if err := md.Add(x.RawRowView(i)); err != nil {
 					t.Fatal(name(opts), err)
@@ -63,8 +58,5 @@ func TestBackendRoute(t *testing.T) {
 		if err := ny.Transform(&dst, x.Slice(40, 60, 0, 8), 3); err != nil {
 			t.Fatal(err)
 		}
-	}, native.Compiled == "gonum")
-	if len(calls) > 0 {
-		t.Errorf("reached gonum's blas64/lapack64 registry instead of package native:\n%s", strings.Join(calls, "\n"))
-	}
+	})
 }

@@ -43,16 +43,10 @@ func TestSignsReproducible(t *testing.T) {
 			md   *Model
 		}
 		var fits []fit
-		batch, err := New(kern, x, Options{Mode: mode})
-		if err != nil {
-			t.Fatal(err)
-		}
+		batch := newModel(t, kern, x, Options{Mode: mode})
 		fits = append(fits, fit{"batch", batch})
 		for _, method := range []Method{Bordered, RankOne} {
-			md, err := New(kern, x.Slice(0, 2, 0, 8), Options{Mode: mode, Method: method})
-			if err != nil {
-				t.Fatal(err)
-			}
+			md := newModel(t, kern, x.Slice(0, 2, 0, 8), Options{Mode: mode, Method: method})
 			for i := 2; i < n; i++ {
 				if err := md.Add(x.RawRowView(i)); err != nil {
 					t.Fatal(err)
@@ -60,10 +54,7 @@ func TestSignsReproducible(t *testing.T) {
 			}
 			fits = append(fits, fit{"incremental " + method.String(), md})
 		}
-		chunked, err := New(kern, x.Slice(0, 30, 0, 8), Options{Mode: mode})
-		if err != nil {
-			t.Fatal(err)
-		}
+		chunked := newModel(t, kern, x.Slice(0, 30, 0, 8), Options{Mode: mode})
 		if err := chunked.AddBatch(x.Slice(30, n, 0, 8)); err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/blocks"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/kernel"
@@ -210,12 +211,9 @@ func (md *Model) Scores(dst *mat.Dense, k int) error {
 // empty, otherwise it must be rows×k. Errors are those of ikpca.Model.Transform, and
 // leave dst unchanged.
 func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	rows, err := errs.Transform(dst, X, md.d, k, md.Components())
-	if err != nil {
+	if _, err := errs.Transform(dst, X, md.d, k, md.Components()); err != nil {
 		return err
 	}
-	c := md.d
-
 	b := md.basis()
 	idx := b.order()[:k]
 	m := md.m
@@ -238,23 +236,10 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	// (dgemm speed for RBF, polynomial and linear kernels: docs/design.md, "Kernel
 	// blocks") and one product each. The scores are collected in res so that a kernel
 	// value that is not finite (an overflowing polynomial kernel) leaves dst as it was.
-	res := mat.NewDense(rows, k, nil)
-	const block = 256
-	cross := kernel.NewCross(md.kern, &md.view)
-	var work kernel.BlockWork
-	xb := mat.NewDense(min(block, rows), c, nil)
-	kb := mat.NewDense(min(block, rows), m, nil)
-	var out mat.Dense
+	var prod mat.Dense
 	centred := md.opts.Mode == Centred
 	fm := float64(m)
-	for lo := 0; lo < rows; lo += block {
-		hi := min(lo+block, rows)
-		xs := xb.Slice(0, hi-lo, 0, c).(*mat.Dense)
-		for i := lo; i < hi; i++ {
-			mat.Row(xs.RawRowView(i-lo), i, X)
-		}
-		cb := kb.Slice(0, hi-lo, 0, m).(*mat.Dense)
-		cross.BlockTo(cb, xs, &work)
+	return blocks.KernelScores(dst, kernel.NewCross(md.kern, &md.view), X, k, func(lo, hi int, cb, out *mat.Dense) error {
 		for i := lo; i < hi; i++ {
 			kx := cb.RawRowView(i - lo)
 			for j, v := range kx {
@@ -266,15 +251,13 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 				}
 			}
 		}
-		out.Reset()
-		native.Mul(&out, cb, top)
-		for i := lo; i < hi; i++ {
+		prod.Reset()
+		native.Mul(&prod, cb, top)
+		for i := range hi - lo {
 			for q := range k {
-				res.Set(i, q, out.At(i-lo, q)*scale[q])
+				out.Set(i, q, prod.At(i, q)*scale[q])
 			}
 		}
-	}
-	check.Reuse(dst, rows, k)
-	dst.Copy(res)
-	return nil
+		return nil
+	})
 }

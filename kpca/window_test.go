@@ -37,10 +37,7 @@ func TestWindow(t *testing.T) {
 		k := rbfMedian(t, x)
 		for _, mode := range []Mode{Centred, Uncentred} {
 			what := set + " " + mode.String()
-			md, err := New(k, x.Slice(0, w, 0, d), Options{Mode: mode, Window: w})
-			if err != nil {
-				t.Fatal(err)
-			}
+			md := newModel(t, k, x.Slice(0, w, 0, d), Options{Mode: mode, Window: w})
 			for s := range steps {
 				row := (w + s) % n
 				if err := md.Add(x.RawRowView(row)); err != nil {
@@ -75,8 +72,7 @@ func TestWindow(t *testing.T) {
 // model exactly as it was, points and their order included, alone (Add) and inside a
 // batch (AddBatch); the model then takes good points.
 func TestWindowRollback(t *testing.T) {
-	x := points(t, "yeast", 40)
-	k := rbfMedian(t, x)
+	x, k := sample(t, "yeast", 40)
 	// NaN against the point at (1, 1, …): the failure comes from the kernel column.
 	odd := kernel.Func{Name: "odd", F: func(a, b []float64) float64 {
 		if a[0] == 1 && a[1] == 1 || b[0] == 1 && b[1] == 1 {
@@ -86,10 +82,7 @@ func TestWindowRollback(t *testing.T) {
 	}}
 	bad := []float64{1, 1, 1, 1, 1, 1, 1, 1}
 	for _, opts := range []Options{{Window: 20}, {Mode: Uncentred, Window: 20}, {Window: 20, Rank: 6}, {Mode: Uncentred, Window: 20, Rank: 6}} {
-		md, err := New(odd, x.Slice(0, 20, 0, 8), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := newModel(t, odd, x.Slice(0, 20, 0, 8), opts)
 		before := capture(md)
 		if err := md.Add(bad); !errors.Is(err, ErrNonFinite) {
 			t.Errorf("%+v: a NaN kernel value: %v", opts, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/sign"
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // negativeTolerance bounds how far below zero an eigenvalue may be, relative to
@@ -72,7 +73,7 @@ func checkValues(r reporter, s *Subject) {
 			r.Errorf("λ%d = %g is negative beyond rounding (bound %.3g = %g·Σ|λ|)", i, x, -negativeTolerance*sum, negativeTolerance)
 		}
 	}
-	if again := m.Values(nil); !sameFloats(v, again) {
+	if again := m.Values(nil); !vec.SameBits(v, again) {
 		r.Errorf("Values read twice: %v, then %v", v, again)
 	}
 
@@ -85,7 +86,7 @@ func checkValues(r reporter, s *Subject) {
 	switch {
 	case len(got) != len(v) || &got[0] != &long[0]:
 		r.Errorf("Values(dst) with len(dst) = %d ≥ %d did not return dst[:%d]", len(long), len(v), len(v))
-	case !sameFloats(got, v):
+	case !vec.SameBits(got, v):
 		r.Errorf("Values(dst) = %v, Values(nil) = %v", got, v)
 	}
 	for i := len(v); i < len(long); i++ {
@@ -100,7 +101,7 @@ func checkValues(r reporter, s *Subject) {
 		short[:cap(short)][i] = sentinel
 	}
 	got = m.Values(short)
-	if !sameFloats(got, v) {
+	if !vec.SameBits(got, v) {
 		r.Errorf("Values(dst) with len(dst) = %d < %d: %v, want %v", len(short), len(v), got, v)
 	}
 	for _, x := range short[:cap(short)] {

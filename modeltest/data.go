@@ -7,17 +7,21 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// defaultData returns 40 points in 3 dimensions near the curve (t, t², sin 3t),
-// t ∈ [−1, 1], with noise of standard deviation 0.05: smooth enough that the leading
-// eigenvalues of a Gaussian kernel matrix are well separated, noisy enough that no two
-// points coincide. Seeded: the same points every run.
-func defaultData() *mat.Dense {
+// defaultData returns the suite's default points, Curve(0.05): smooth enough that the
+// leading eigenvalues of a Gaussian kernel matrix are well separated, noisy enough that
+// no two points coincide.
+func defaultData() *mat.Dense { return Curve(0.05) }
+
+// Curve returns 40 points in 3 dimensions near the curve (t, t², sin 3t), t ∈ [−1, 1],
+// with Gaussian noise of standard deviation noise on every coordinate. Seeded: the same
+// points every run (the same t and the same noise directions for every noise level).
+func Curve(noise float64) *mat.Dense {
 	const n = 40
 	rng := rand.New(rand.NewPCG(12, 4))
 	X := mat.NewDense(n, 3, nil)
 	for i := range n {
 		t := 2*rng.Float64() - 1
-		X.SetRow(i, []float64{t + 0.05*rng.NormFloat64(), t*t + 0.05*rng.NormFloat64(), math.Sin(3*t) + 0.05*rng.NormFloat64()})
+		X.SetRow(i, []float64{t + noise*rng.NormFloat64(), t*t + noise*rng.NormFloat64(), math.Sin(3*t) + noise*rng.NormFloat64()})
 	}
 	return X
 }

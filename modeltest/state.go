@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // state is what a failed call must leave as it was: the eigenvalues, the sizes, the
@@ -36,7 +37,7 @@ func (a state) diff(b state, withBytes bool) string {
 	switch {
 	case len(a.values) != len(b.values):
 		return fmt.Sprintf("%d eigenvalues, then %d", len(a.values), len(b.values))
-	case !sameFloats(a.values, b.values):
+	case !vec.SameBits(a.values, b.values):
 		i := 0
 		for math.Float64bits(a.values[i]) == math.Float64bits(b.values[i]) {
 			i++
@@ -58,19 +59,6 @@ func (a state) diff(b state, withBytes bool) string {
 	return ""
 }
 
-// sameFloats reports whether a and b are equal bit for bit.
-func sameFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // sameDense reports whether a and b have the same shape and entries, bit for bit (an
 // empty matrix equals only an empty one).
 func sameDense(a, b *mat.Dense) bool {
@@ -83,7 +71,7 @@ func sameDense(a, b *mat.Dense) bool {
 		return false
 	}
 	for i := range ra {
-		if !sameFloats(a.RawRowView(i), b.RawRowView(i)) {
+		if !vec.SameBits(a.RawRowView(i), b.RawRowView(i)) {
 			return false
 		}
 	}

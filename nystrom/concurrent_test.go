@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // TestConcurrentReads: once a read has computed the decomposition, reads from several
@@ -28,12 +30,12 @@ func TestConcurrentReads(t *testing.T) {
 		wg.Go(func() {
 			for range 5 {
 				var got, v mat.Dense
-				if err := m.Transform(&got, Y, 5); err != nil || !sameBits(got.RawMatrix().Data, want.RawMatrix().Data) {
+				if err := m.Transform(&got, Y, 5); err != nil || !vec.SameBits(got.RawMatrix().Data, want.RawMatrix().Data) {
 					t.Errorf("concurrent Transform: %v, or other scores", err)
 					return
 				}
 				phi, err := m.Map(nil, Y.RawRowView(0))
-				if err != nil || !sameBits(phi, wantPhi) {
+				if err != nil || !vec.SameBits(phi, wantPhi) {
 					t.Errorf("concurrent Map: %v, or another feature vector", err)
 					return
 				}

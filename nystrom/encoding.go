@@ -1,7 +1,6 @@
 package nystrom
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -63,11 +63,7 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 	b := make([]byte, 0, len(encodingMagic)+8+len(spec.Name)+headerFixed+8*floats+sha256.Size)
 	u32 := func(v uint32) { b = binary.LittleEndian.AppendUint32(b, v) }
 	u64 := func(v uint64) { b = binary.LittleEndian.AppendUint64(b, v) }
-	f64 := func(xs ...float64) {
-		for _, v := range xs {
-			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
-		}
-	}
+	f64 := func(xs ...float64) { b = wire.AppendFloats(b, xs...) }
 	b = append(b, encodingMagic...)
 	u32(encodingVersion)
 	u32(uint32(len(spec.Name)))
@@ -95,8 +91,7 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 			f64(half[i*p+i : (i+1)*p]...)
 		}
 	}
-	sum := sha256.Sum256(b)
-	return append(b, sum[:]...), nil
+	return wire.Seal(b), nil
 }
 
 // UnmarshalBinary replaces m by the model encoded in data (by MarshalBinary). It
@@ -122,61 +117,35 @@ func (m *Model) UnmarshalBinary(data []byte) error {
 	return nil
 }
 
-// decoder reads the little-endian fields of an encoding in order.
-type decoder struct{ p []byte }
-
-func (d *decoder) u32() uint32  { v := binary.LittleEndian.Uint32(d.p); d.p = d.p[4:]; return v }
-func (d *decoder) u64() uint64  { v := binary.LittleEndian.Uint64(d.p); d.p = d.p[8:]; return v }
-func (d *decoder) f64() float64 { return math.Float64frombits(d.u64()) }
-
-// floats reads k floats and reports the first non-finite one.
-func (d *decoder) floats(what string, k int) ([]float64, error) {
-	out := make([]float64, k)
-	for i := range out {
-		out[i] = d.f64()
-		if math.IsNaN(out[i]) || math.IsInf(out[i], 0) {
-			return nil, fmt.Errorf("%w: %s: entry %d is %g", ErrEncoding, what, i, out[i])
-		}
-	}
-	return out, nil
-}
-
 // decode reads an encoded model; own is the receiver's kernel, for a custom kernel.
 func decode(data []byte, own kernel.Kernel) (*Model, error) {
-	if len(data) < len(encodingMagic)+8+sha256.Size || string(data[:len(encodingMagic)]) != encodingMagic {
-		return nil, fmt.Errorf("%w: not an encoded Nyström model", ErrEncoding)
+	_, body, err := wire.Open(data, encodingMagic, 4, ErrEncoding, "Nyström model", encodingVersion)
+	if err != nil {
+		return nil, err
 	}
-	body, stored := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
-	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], stored) {
-		return nil, fmt.Errorf("%w: checksum mismatch (truncated or corrupted)", ErrEncoding)
-	}
-	dec := &decoder{p: body[len(encodingMagic):]}
-	if v := dec.u32(); v != encodingVersion {
-		return nil, fmt.Errorf("%w: version %d, this library reads version %d", ErrEncoding, v, encodingVersion)
-	}
-	nameLen := dec.u32()
-	if nameLen > maxNameLen || uint64(nameLen)+headerFixed > uint64(len(dec.p)) {
+	dec := wire.NewReader(body)
+	nameLen := dec.U32()
+	if nameLen > maxNameLen || uint64(nameLen)+headerFixed > uint64(dec.Len()) {
 		return nil, fmt.Errorf("%w: kernel name of %d bytes", ErrEncoding, nameLen)
 	}
-	spec := kernel.Spec{Name: string(dec.p[:nameLen])}
-	dec.p = dec.p[nameLen:]
-	spec.Sigma = dec.f64()
-	degree := int64(dec.u64())
-	spec.Scale, spec.Offset = dec.f64(), dec.f64()
-	opts := Options{Landmarks: Strategy(dec.u32()), Seed: dec.u64(), Tolerance: dec.f64()}
-	r64, d64, p64, n64 := dec.u64(), dec.u64(), dec.u64(), dec.u64()
+	spec := kernel.Spec{Name: string(dec.Bytes(int(nameLen)))}
+	spec.Sigma = dec.F64()
+	degree := int64(dec.U64())
+	spec.Scale, spec.Offset = dec.F64(), dec.F64()
+	opts := Options{Landmarks: Strategy(dec.U32()), Seed: dec.U64(), Tolerance: dec.F64()}
+	r64, d64, p64, n64 := dec.U64(), dec.U64(), dec.U64(), dec.U64()
 
 	// Bound every size by the data present before computing with it: each of r·d, r·p
 	// and p·(p+1) is at most the number of floats, so that their sum cannot overflow
 	// and nothing is allocated for data that is not there.
-	have := uint64(len(dec.p) / 8)
+	have := uint64(dec.Len() / 8)
 	if r64 < 1 || d64 < 1 || p64 < 1 || p64 > r64 || r64 > have || d64 > have/r64 || p64 > have/r64 || p64+1 > have/p64 {
-		return nil, fmt.Errorf("%w: sizes %d landmarks × %d, %d features, for %d bytes of data", ErrEncoding, r64, d64, p64, len(dec.p))
+		return nil, fmt.Errorf("%w: sizes %d landmarks × %d, %d features, for %d bytes of data", ErrEncoding, r64, d64, p64, dec.Len())
 	}
 	r, d, p := int(r64), int(d64), int(p64)
 	tri := p * (p + 1) / 2
-	if want := r*d + p + r*p + p + 2*p + 2*tri; len(dec.p)%8 != 0 || int(have) != want {
-		return nil, fmt.Errorf("%w: %d bytes of data, want %d", ErrEncoding, len(dec.p), 8*want)
+	if want := r*d + p + r*p + p + 2*p + 2*tri; dec.Len()%8 != 0 || int(have) != want {
+		return nil, fmt.Errorf("%w: %d bytes of data, want %d", ErrEncoding, dec.Len(), 8*want)
 	}
 	if n64 > maxPoints {
 		return nil, fmt.Errorf("%w: %d points", ErrEncoding, n64)
@@ -201,7 +170,7 @@ func decode(data []byte, own kernel.Kernel) (*Model, error) {
 		k    int
 	}{{"landmarks", r * d}, {"eigenvalues", p}, {"feature map", r * p}, {"shift", p},
 		{"sums", p}, {"sums' compensation", p}, {"sums of squares", tri}, {"sums of squares' compensation", tri}} {
-		if fields[i], err = dec.floats(f.what, f.k); err != nil {
+		if fields[i], err = dec.Floats(f.k, ErrEncoding, f.what); err != nil {
 			return nil, err
 		}
 	}

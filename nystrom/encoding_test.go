@@ -11,14 +11,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/vec"
+	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/kernel"
 )
 
 // seal returns body followed by its checksum, as MarshalBinary writes it.
-func seal(body []byte) []byte {
-	sum := sha256.Sum256(body)
-	return append(append([]byte(nil), body...), sum[:]...)
-}
+func seal(body []byte) []byte { return wire.Seal(bytes.Clone(body)) }
 
 // offsets of an encoding's fields after the kernel's name (see encoding.go).
 const (
@@ -46,7 +45,7 @@ func header(b []byte) int { return 16 + int(binary.LittleEndian.Uint32(b[12:])) 
 // and scores of Y, bit for bit.
 func sameModel(t *testing.T, what string, a, b *Model, Y *mat.Dense) {
 	t.Helper()
-	if !sameBits(a.Values(nil), b.Values(nil)) || a.Len() != b.Len() || a.Dim() != b.Dim() || a.Bytes() != b.Bytes() ||
+	if !vec.SameBits(a.Values(nil), b.Values(nil)) || a.Len() != b.Len() || a.Dim() != b.Dim() || a.Bytes() != b.Bytes() ||
 		a.Options() != b.Options() || a.Features() != b.Features() {
 		t.Fatalf("%s: values, sizes or options differ", what)
 	}
@@ -64,7 +63,7 @@ func sameModel(t *testing.T, what string, a, b *Model, Y *mat.Dense) {
 		if err := b.Transform(&sb, Y, k); err != nil {
 			t.Fatal(err)
 		}
-		if !sameBits(sa.RawMatrix().Data, sb.RawMatrix().Data) {
+		if !vec.SameBits(sa.RawMatrix().Data, sb.RawMatrix().Data) {
 			t.Fatalf("%s: scores differ", what)
 		}
 	}

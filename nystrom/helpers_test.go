@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -17,45 +18,18 @@ import (
 // loader). n = 0 means every row.
 func points(t testing.TB, name string, n int, seed uint64) *mat.Dense {
 	t.Helper()
-	var X *mat.Dense
-	standardise := true
-	switch name {
-	case "magic":
-		X = data.Magic().X
-	case "yeast":
-		X = data.Yeast().X
-	case "a9a":
-		X, standardise = data.A9A().X, false
-	default:
+	ds, ok := data.ByName(name)
+	if !ok {
 		t.Fatalf("unknown data set %q", name)
 	}
-	rows, d := X.Dims()
+	X := ds.X
+	rows, _ := X.Dims()
 	if n == 0 {
 		n = rows
 	}
-	perm := rand.New(rand.NewPCG(seed, 99)).Perm(rows)
-	out := mat.NewDense(n, d, nil)
-	for i := range n {
-		out.SetRow(i, X.RawRowView(perm[i]))
-	}
-	if standardise {
-		for j := range d {
-			var mean, ss float64
-			for i := range n {
-				mean += out.At(i, j)
-			}
-			mean /= float64(n)
-			for i := range n {
-				ss += (out.At(i, j) - mean) * (out.At(i, j) - mean)
-			}
-			sd := math.Sqrt(ss / float64(n))
-			if sd == 0 {
-				sd = 1
-			}
-			for i := range n {
-				out.Set(i, j, (out.At(i, j)-mean)/sd)
-			}
-		}
+	out := testmat.SelectRows(X, rand.New(rand.NewPCG(seed, 99)).Perm(rows)[:n])
+	if name != "a9a" {
+		testmat.Standardise(out)
 	}
 	return out
 }

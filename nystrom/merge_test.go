@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -193,7 +194,7 @@ func TestMergeRefused(t *testing.T) {
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", c.what, err, c.want)
 		}
-		if !sameBits(before, m.Values(nil)) || m.Len() != n {
+		if !vec.SameBits(before, m.Values(nil)) || m.Len() != n {
 			t.Errorf("%s: the refused merge changed the model", c.what)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/sign"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -493,9 +494,9 @@ func (m *Model) compatible(o *Model) error {
 		return fmt.Errorf("%w: merging models of different kernels", ErrArgument)
 	case m.opts.Tolerance != o.opts.Tolerance:
 		return fmt.Errorf("%w: merging models of tolerances %g and %g", ErrArgument, m.opts.Tolerance, o.opts.Tolerance)
-	case !sameBits(m.land.RawMatrix().Data, o.land.RawMatrix().Data):
+	case !vec.SameBits(m.land.RawMatrix().Data, o.land.RawMatrix().Data):
 		return fmt.Errorf("%w: merging models of different landmarks", ErrArgument)
-	case !sameBits(m.f, o.f) || !sameBits(m.shift, o.shift) || !sameBits(m.sigma, o.sigma):
+	case !vec.SameBits(m.f, o.f) || !vec.SameBits(m.shift, o.shift) || !vec.SameBits(m.sigma, o.sigma):
 		return fmt.Errorf("%w: merging models of different feature maps (the same landmarks decomposed by another BLAS?): make one from the other with Empty or an encoding", ErrArgument)
 	}
 	return nil
@@ -514,17 +515,4 @@ func sameKernel(a, b kernel.Kernel) bool {
 	}
 	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
 	return ta == tb && ta.Comparable() && a == b
-}
-
-// sameBits reports whether a and b hold the same float64s, bit for bit.
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
 }

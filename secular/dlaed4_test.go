@@ -10,7 +10,18 @@ import (
 
 	"github.com/ikpca/ikpca/internal/lapackref"
 	"github.com/ikpca/ikpca/internal/oracle"
+	"github.com/ikpca/ikpca/internal/vec"
 )
+
+// unit returns z/‖z‖ and ‖z‖: dlaed4 takes a unit z.
+func unit(z []float64) ([]float64, float64) {
+	zn := vec.Norm(z)
+	u := make([]float64, len(z))
+	for j := range z {
+		u[j] = z[j] / zn
+	}
+	return u, zn
+}
 
 // TestAgainstDlaed4 compares RankOneRoot with LAPACK's own root finder, dlaed4 from
 // OpenBLAS, root by root. dlaed4 handles ρ > 0 with ‖z‖ = 1 only: the problems are
@@ -33,17 +44,14 @@ func TestAgainstDlaed4(t *testing.T) {
 		}
 		n := len(p.d)
 		// The problem dlaed4 sees: ρ > 0, unit z.
-		zn := norm2(p.z)
-		ld, lz, lrho := slices.Clone(p.d), make([]float64, n), math.Abs(p.rho)*zn*zn
-		for j := range n {
-			lz[j] = p.z[j] / zn
-		}
+		lz, zn := unit(p.z)
+		ld, lrho := slices.Clone(p.d), math.Abs(p.rho)*zn*zn
 		if p.rho < 0 {
 			for j := range n {
 				ld[j], lz[j] = -p.d[n-1-j], p.z[n-1-j]/zn
 			}
 		}
-		maxd := maxAbs(p.d)
+		maxd := vec.MaxAbs(p.d)
 		var ref oracle.Roots
 		if n <= 30 {
 			ref = reference(t, p)

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // decodeProblem turns fuzz bytes into a problem: a header byte (size and kind), then
@@ -85,9 +87,9 @@ func FuzzSolver(f *testing.F) {
 			return
 		}
 		// A bound on the norm of the matrix, hence on every eigenvalue.
-		bound := maxAbs(p.d) + math.Abs(p.c) + norm2(p.z)
+		bound := vec.MaxAbs(p.d) + math.Abs(p.c) + vec.Norm(p.z)
 		if !p.arrow {
-			bound = maxAbs(p.d) + math.Abs(p.rho)*norm2(p.z)*norm2(p.z)
+			bound = vec.MaxAbs(p.d) + math.Abs(p.rho)*vec.Norm(p.z)*vec.Norm(p.z)
 		}
 		if err != nil {
 			// Only a problem whose eigenvalues may overflow float64 may be refused.
@@ -162,7 +164,7 @@ func FuzzRestrict(f *testing.F) {
 				t.Fatalf("%v: non-finite input gave %v", p, err)
 			}
 			return
-		case maxAbs(p.z) == 0:
+		case vec.MaxAbs(p.z) == 0:
 			if !errors.Is(err, ErrArgument) {
 				t.Fatalf("%v: z = 0 gave %v", p, err)
 			}

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/oracle"
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // problem is a rank-one (diag(d) + ρzzᵀ) or arrowhead ([[diag(d), z], [zᵀ, c]]) test
@@ -76,11 +77,11 @@ func (p problem) matrix() *mat.SymDense {
 
 // scale is max(|d|, |ρ|‖z‖²) or max(|d|, |c|, ‖z‖): the σ of the package docs.
 func (p problem) scale() float64 {
-	zn := norm2(p.z)
+	zn := vec.Norm(p.z)
 	if p.arrow {
-		return math.Max(maxAbs(p.d), math.Max(math.Abs(p.c), zn))
+		return math.Max(vec.MaxAbs(p.d), math.Max(math.Abs(p.c), zn))
 	}
-	return math.Max(maxAbs(p.d), math.Abs(p.rho)*zn*zn)
+	return math.Max(vec.MaxAbs(p.d), math.Abs(p.rho)*zn*zn)
 }
 
 // trace is the trace of the matrix, computed exactly and rounded once.
@@ -108,6 +109,12 @@ func (p problem) trace() float64 {
 // secular vectors, and the deflated columns.
 func assemble(res *Result, arrow bool) *mat.Dense {
 	N := len(res.Values)
+	return assembleCols(res, N, N, arrow)
+}
+
+// assembleCols is assemble for a problem of order N whose res describes cols
+// eigenvectors: N for RankOne and Arrow, N − 1 for Restrict (restrictedSpace).
+func assembleCols(res *Result, N, cols int, arrow bool) *mat.Dense {
 	b := mat.NewDense(N, N, nil)
 	for i := range N {
 		b.Set(i, i, 1)
@@ -119,7 +126,7 @@ func assemble(res *Result, arrow bool) *mat.Dense {
 			g.Apply(row)
 		}
 	}
-	q := mat.NewDense(N, N, nil)
+	q := mat.NewDense(N, cols, nil)
 	if res.K > 0 {
 		basis := mat.NewDense(N, res.Stride, nil) // kept columns, then the tip
 		for j, c := range res.Keep {

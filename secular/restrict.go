@@ -3,6 +3,8 @@ package secular
 import (
 	"fmt"
 	"math"
+
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // Restrict computes the eigendecomposition of diag(d) restricted to the hyperplane
@@ -52,22 +54,16 @@ import (
 // k−1 roots, one in each interval between consecutive poles and none outside.
 func (s *Solver) Restrict(d, z []float64) (*Result, error) {
 	n := len(d)
-	if len(z) != n {
-		return nil, fmt.Errorf("%w: len(d) = %d, len(z) = %d", ErrLength, n, len(z))
-	}
-	if err := checkPoles(d); err != nil {
+	if err := checkProblem(d, z, "z"); err != nil {
 		return nil, err
 	}
-	if err := checkFinite("z", z); err != nil {
-		return nil, err
-	}
-	if maxAbs(z) == 0 {
+	if vec.MaxAbs(z) == 0 {
 		return nil, fmt.Errorf("%w: z = 0 is normal to no hyperplane", ErrArgument)
 	}
 	s.grow(n, n)
 	dd, zz := s.dd[:n], s.zz[:n]
 	scale := restrictScale(d, z, dd, zz)
-	dmax := maxAbs(dd)
+	dmax := vec.MaxAbs(dd)
 	tol := 64 * eps * dmax
 	// deflate compares |ρ·zⱼ| with tol: ρ = max|d| makes that |zⱼ| ≤ 64ε. With D = 0
 	// the poles are all equal and rotate whatever the tolerance, and the weights are
@@ -116,13 +112,13 @@ func (s *Solver) Restrict(d, z []float64) (*Result, error) {
 // power of two near its largest entry, so that its norm neither overflows nor
 // underflows and so that z and 2ᵉ·z give the same weights, bit for bit.
 func restrictScale(d, z, dd, zz []float64) (scale float64) {
-	scale = pow2Above(maxAbs(d))
-	zs := pow2Above(maxAbs(z))
+	scale = pow2Above(vec.MaxAbs(d))
+	zs := pow2Above(vec.MaxAbs(z))
 	for j := range d {
 		dd[j] = d[j] / scale
 		zz[j] = z[j] / zs
 	}
-	nrm := norm2(zz)
+	nrm := vec.Norm(zz)
 	for j := range zz {
 		zz[j] /= nrm
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ikpca/ikpca/internal/lapackref"
 	"github.com/ikpca/ikpca/internal/oracle"
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // TestRestrictAgainstDlaed4 compares RestrictRoot with LAPACK's dlaed4 from OpenBLAS.
@@ -30,15 +31,11 @@ func TestRestrictAgainstDlaed4(t *testing.T) {
 			continue
 		}
 		n := len(p.d)
-		zn := norm2(p.z)
-		if zn == 0 || math.IsInf(zn, 0) || maxAbs(p.d) > 1e150 {
+		lz, zn := unit(p.z)
+		if zn == 0 || math.IsInf(zn, 0) || vec.MaxAbs(p.d) > 1e150 {
 			continue // dlaed4 is given z/‖z‖ and ρ = 1e300: both must be representable
 		}
-		lz := make([]float64, n)
-		for j := range n {
-			lz[j] = p.z[j] / zn
-		}
-		maxd := maxAbs(p.d)
+		maxd := vec.MaxAbs(p.d)
 		var ref []float64
 		if n <= 30 {
 			r, err := oracle.Restrict(p.d, p.z)

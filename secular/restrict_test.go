@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/oracle"
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // restriction is a test problem for Solver.Restrict: diag(d) on the hyperplane z⊥.
@@ -30,7 +31,7 @@ func restrictions(rng *rand.Rand, n int) []restriction {
 	var out []restriction
 	seen := map[string]bool{}
 	for _, p := range suite(rng, n) {
-		if seen[p.name] || maxAbs(p.z) == 0 {
+		if seen[p.name] || vec.MaxAbs(p.z) == 0 {
 			continue
 		}
 		seen[p.name] = true
@@ -51,9 +52,9 @@ func restrictions(rng *rand.Rand, n int) []restriction {
 	}
 	{
 		z := normalWeights(rng, n)
-		z[0] = 1e-17 * norm2(z) // below 64ε: deflates
+		z[0] = 1e-17 * vec.Norm(z) // below 64ε: deflates
 		if n > 1 {
-			z[n-1] = 1e-13 * norm2(z) // above: stays, its root within 1e-26 of the pole
+			z[n-1] = 1e-13 * vec.Norm(z) // above: stays, its root within 1e-26 of the pole
 		}
 		add("threshold", uniformPoles(rng, n), z)
 	}
@@ -110,37 +111,7 @@ var loewnerCase = restriction{
 // restrictedSpace assembles the n×(n−1) eigenvector matrix Q described by res, in the
 // order of res.Values.
 func restrictedSpace(res *Result, n int) *mat.Dense {
-	b := mat.NewDense(n, n, nil)
-	for i := range n {
-		b.Set(i, i, 1)
-	}
-	raw := b.RawMatrix()
-	for i := range n {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
-		for _, g := range res.Rotations {
-			g.Apply(row)
-		}
-	}
-	q := mat.NewDense(n, max(n-1, 1), nil)
-	if res.K > 0 {
-		basis := mat.NewDense(n, res.Stride, nil)
-		for j, c := range res.Keep {
-			basis.SetCol(j, mat.Col(nil, c, b))
-		}
-		var sec mat.Dense
-		sec.Mul(basis, mat.NewDense(res.K, res.Stride, res.Vectors[:res.K*res.Stride]).T())
-		for p, src := range res.Source {
-			if src >= 0 {
-				q.SetCol(p, mat.Col(nil, src, &sec))
-			}
-		}
-	}
-	for p, src := range res.Source {
-		if src < 0 {
-			q.SetCol(p, mat.Col(nil, -1-src, b))
-		}
-	}
-	return q
+	return assembleCols(res, n, max(n-1, 1), false)
 }
 
 // restrictMeasures returns, for a restriction's result, the residual
@@ -172,7 +143,7 @@ func restrictMeasures(p restriction, res *Result) (residual, orth, along float64
 			ss += r * r
 		}
 	}
-	residual = math.Sqrt(ss) / math.Max(maxAbs(d), math.SmallestNonzeroFloat64)
+	residual = math.Sqrt(ss) / math.Max(vec.MaxAbs(d), math.SmallestNonzeroFloat64)
 	if n > 1 {
 		var qtq mat.Dense
 		qtq.Mul(q.T(), q)
@@ -223,7 +194,7 @@ func checkRestrictResult(t *testing.T, p restriction, res *Result) (residual, or
 	}
 	residual, orth, along = restrictMeasures(p, res)
 	const tiny = 0x1p-1074
-	dmax := maxAbs(p.d)
+	dmax := vec.MaxAbs(p.d)
 	floor := 8 * float64(n) * tiny / math.Max(dmax, tiny)
 	tol := float64(n+128)*4*eps + floor
 	if !(residual <= tol) {
@@ -325,7 +296,7 @@ func TestRestrictAgainstOracle(t *testing.T) {
 			t.Errorf("%v: %v", p, err)
 			continue
 		}
-		dmax := maxAbs(p.d)
+		dmax := vec.MaxAbs(p.d)
 		tol := 8.0
 		if res.Stats.Deflated > 0 {
 			tol = 160 // deflation moves a value by up to 2·64ε·max|d|

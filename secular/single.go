@@ -3,6 +3,8 @@ package secular
 import (
 	"fmt"
 	"math"
+
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // RankOneRoot computes the i-th smallest eigenvalue (i = 0, …, n−1) of diag(d) + ρ·z·zᵀ,
@@ -22,7 +24,7 @@ func RankOneRoot(i int, d, z []float64, rho float64, delta []float64) (lambda fl
 	if rho == 0 || math.IsNaN(rho) || math.IsInf(rho, 0) {
 		return 0, 0, fmt.Errorf("%w: rho = %g", ErrArgument, rho)
 	}
-	znorm := norm2(z)
+	znorm := vec.Norm(z)
 	r := rhoNormSq(rho, znorm)
 	if math.IsInf(r, 0) {
 		return 0, 0, fmt.Errorf("%w: ρ‖z‖² overflows", ErrNonFinite)
@@ -31,7 +33,7 @@ func RankOneRoot(i int, d, z []float64, rho float64, delta []float64) (lambda fl
 		delta[0] = -r
 		return d[0] + r, 0, nil
 	}
-	scale := pow2Above(math.Max(maxAbs(d), math.Abs(r)))
+	scale := pow2Above(math.Max(vec.MaxAbs(d), math.Abs(r)))
 	dd, zz := make([]float64, n), make([]float64, n)
 	for j := range n {
 		dd[j], zz[j] = d[j]/scale, z[j]/znorm
@@ -74,14 +76,14 @@ func ArrowRoot(i int, d, w []float64, c float64, delta []float64) (lambda float6
 	if math.IsNaN(c) || math.IsInf(c, 0) {
 		return 0, 0, fmt.Errorf("%w: c = %g", ErrNonFinite, c)
 	}
-	wnorm := norm2(w)
+	wnorm := vec.Norm(w)
 	if math.IsInf(wnorm, 0) {
 		return 0, 0, fmt.Errorf("%w: ‖w‖ overflows", ErrNonFinite)
 	}
 	if n == 0 {
 		return c, 0, nil
 	}
-	scale := pow2Above(math.Max(maxAbs(d), math.Max(math.Abs(c), wnorm)))
+	scale := pow2Above(math.Max(vec.MaxAbs(d), math.Max(math.Abs(c), wnorm)))
 	dd, zz := make([]float64, n), make([]float64, n)
 	for j := range n {
 		dd[j], zz[j] = d[j]/scale, w[j]/scale

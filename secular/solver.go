@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"sync"
+
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // defaultSerial is the problem size below which a solve stays on the calling goroutine:
@@ -98,25 +100,19 @@ type Stats struct {
 // and the Solver's Result is invalid until the next successful solve.
 func (s *Solver) RankOne(d, z []float64, rho float64) (*Result, error) {
 	n := len(d)
-	if len(z) != n {
-		return nil, fmt.Errorf("%w: len(d) = %d, len(z) = %d", ErrLength, n, len(z))
-	}
-	if err := checkPoles(d); err != nil {
-		return nil, err
-	}
-	if err := checkFinite("z", z); err != nil {
+	if err := checkProblem(d, z, "z"); err != nil {
 		return nil, err
 	}
 	if math.IsNaN(rho) || math.IsInf(rho, 0) {
 		return nil, fmt.Errorf("%w: rho = %g", ErrNonFinite, rho)
 	}
 
-	znorm := norm2(z)
+	znorm := vec.Norm(z)
 	r := rhoNormSq(rho, znorm)
 	if math.IsInf(r, 0) {
 		return nil, fmt.Errorf("%w: ρ‖z‖² overflows", ErrNonFinite)
 	}
-	scale := pow2Above(math.Max(maxAbs(d), math.Abs(r)))
+	scale := pow2Above(math.Max(vec.MaxAbs(d), math.Abs(r)))
 	s.grow(n, n)
 	dd, zz := s.dd[:n], s.zz[:n]
 	for j := range n {
@@ -128,9 +124,9 @@ func (s *Solver) RankOne(d, z []float64, rho float64) (*Result, error) {
 		}
 	}
 	rs := r / scale
-	tol := 64 * eps * math.Max(maxAbs(dd), math.Abs(rs))
+	tol := 64 * eps * math.Max(vec.MaxAbs(dd), math.Abs(rs))
 
-	if rs == 0 || math.Abs(rs)*maxAbs(zz) <= tol {
+	if rs == 0 || math.Abs(rs)*vec.MaxAbs(zz) <= tol {
 		// The whole update is negligible (dlaed2): every component deflates unrotated.
 		s.keep, s.rots = s.keep[:0], s.rots[:0]
 		s.defl = s.defl[:0]
@@ -192,24 +188,18 @@ func (s *Solver) RankOne(d, z []float64, rho float64) (*Result, error) {
 // solve.
 func (s *Solver) Arrow(d, w []float64, c float64) (*Result, error) {
 	n := len(d)
-	if len(w) != n {
-		return nil, fmt.Errorf("%w: len(d) = %d, len(w) = %d", ErrLength, n, len(w))
-	}
-	if err := checkPoles(d); err != nil {
-		return nil, err
-	}
-	if err := checkFinite("w", w); err != nil {
+	if err := checkProblem(d, w, "w"); err != nil {
 		return nil, err
 	}
 	if math.IsNaN(c) || math.IsInf(c, 0) {
 		return nil, fmt.Errorf("%w: c = %g", ErrNonFinite, c)
 	}
 
-	wnorm := norm2(w)
+	wnorm := vec.Norm(w)
 	if math.IsInf(wnorm, 0) {
 		return nil, fmt.Errorf("%w: ‖w‖ overflows", ErrNonFinite)
 	}
-	scale := pow2Above(math.Max(maxAbs(d), math.Max(math.Abs(c), wnorm)))
+	scale := pow2Above(math.Max(vec.MaxAbs(d), math.Max(math.Abs(c), wnorm)))
 	s.grow(n, n+1)
 	dd, zz := s.dd[:n], s.zz[:n]
 	for j := range n {
@@ -217,7 +207,7 @@ func (s *Solver) Arrow(d, w []float64, c float64) (*Result, error) {
 		zz[j] = w[j] / scale
 	}
 	cs := c / scale
-	tol := 64 * eps * math.Max(maxAbs(dd), math.Max(math.Abs(cs), wnorm/scale))
+	tol := 64 * eps * math.Max(vec.MaxAbs(dd), math.Max(math.Abs(cs), wnorm/scale))
 	s.deflate(dd, zz, 1, tol)
 
 	k := len(s.keep)
@@ -556,6 +546,19 @@ func headroom(n int) int {
 	return n + n/4 + 16
 }
 
+// checkProblem validates the poles d and the vector x (called name in messages) of a
+// secular problem: as many entries as poles, the poles finite and sorted (checkPoles),
+// x finite.
+func checkProblem(d, x []float64, name string) error {
+	if len(x) != len(d) {
+		return fmt.Errorf("%w: len(d) = %d, len(%s) = %d", ErrLength, len(d), name, len(x))
+	}
+	if err := checkPoles(d); err != nil {
+		return err
+	}
+	return checkFinite(name, x)
+}
+
 // checkPoles reports non-finite or unsorted poles.
 func checkPoles(d []float64) error {
 	if err := checkFinite("d", d); err != nil {
@@ -576,28 +579,6 @@ func checkFinite(name string, x []float64) error {
 		}
 	}
 	return nil
-}
-
-func maxAbs(x []float64) float64 {
-	var m float64
-	for _, v := range x {
-		m = math.Max(m, math.Abs(v))
-	}
-	return m
-}
-
-// norm2 returns ‖x‖₂ without overflow or harmful underflow.
-func norm2(x []float64) float64 {
-	big := maxAbs(x)
-	if big == 0 {
-		return 0
-	}
-	var ss float64
-	for _, v := range x {
-		v /= big
-		ss += v * v
-	}
-	return big * math.Sqrt(ss)
 }
 
 // rhoNormSq returns ρ·‖z‖² rounded once: on mantissas and exponents separately, so that

@@ -1,12 +1,13 @@
 package sketch
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/ikpca/ikpca/internal/wire"
 )
 
 // ErrEncoding reports data that UnmarshalBinary cannot read: not an encoded sketch, an
@@ -64,18 +65,12 @@ func (f *FD) MarshalBinary() ([]byte, error) {
 		settled = 1
 	}
 	b = append(b, settled)
-	put := func(xs ...float64) {
-		for _, v := range xs {
-			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
-		}
-	}
-	put(f.frob2, f.shrink)
-	put(f.b[:k*f.d]...)
+	b = wire.AppendFloats(b, f.frob2, f.shrink)
+	b = wire.AppendFloats(b, f.b[:k*f.d]...)
 	if f.settled {
-		put(f.sigma2[:k]...)
+		b = wire.AppendFloats(b, f.sigma2[:k]...)
 	}
-	sum := sha256.Sum256(b)
-	return append(b, sum[:]...), nil
+	return wire.Seal(b), nil
 }
 
 // UnmarshalBinary replaces f by the sketch encoded in data (by MarshalBinary). It
@@ -87,29 +82,15 @@ func (f *FD) MarshalBinary() ([]byte, error) {
 // are not their σᵢ² (descending, positive) to a relative 1e-9 — gives an error wrapping
 // ErrEncoding, and leaves f unchanged.
 func (f *FD) UnmarshalBinary(data []byte) error {
-	if len(data) < fdHeader+sha256.Size || string(data[:len(fdMagic)]) != fdMagic {
-		return fmt.Errorf("%w: not an encoded Frequent Directions sketch", ErrEncoding)
+	_, body, err := wire.Open(data, fdMagic, fdHeader-len(fdMagic)-4, ErrEncoding, "Frequent Directions sketch", fdVersion)
+	if err != nil {
+		return err
 	}
-	body, stored := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
-	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], stored) {
-		return fmt.Errorf("%w: checksum mismatch (truncated or corrupted)", ErrEncoding)
-	}
-	p := body[len(fdMagic):]
-	if v := binary.LittleEndian.Uint32(p); v != fdVersion {
-		return fmt.Errorf("%w: version %d, this library reads version %d", ErrEncoding, v, fdVersion)
-	}
-	p = p[4:]
-	var sz [5]uint64
-	for i := range sz {
-		sz[i] = binary.LittleEndian.Uint64(p)
-		p = p[8:]
-	}
-	ell, d, buf, n, k := sz[0], sz[1], sz[2], sz[3], sz[4]
-	settled := p[0]
-	p = p[1:]
-	frob2 := math.Float64frombits(binary.LittleEndian.Uint64(p))
-	shrink := math.Float64frombits(binary.LittleEndian.Uint64(p[8:]))
-	p = p[16:]
+	r := wire.NewReader(body)
+	ell, d, buf, n, k := r.U64(), r.U64(), r.U64(), r.U64(), r.U64()
+	settled := r.U8()
+	frob2, shrink := r.F64(), r.F64()
+	p := r.Rest()
 	// Sizes first, each bounded before any product: the buffer and d by MaxDecodeFloats
 	// (which bounds what New allocates), the rows in use by the buffer and by the data.
 	limit := uint64(MaxDecodeFloats)
@@ -129,12 +110,9 @@ func (f *FD) UnmarshalBinary(data []byte) error {
 	if !(frob2 >= 0) || math.IsInf(frob2, 1) || !(shrink >= 0) || math.IsInf(shrink, 1) {
 		return fmt.Errorf("%w: ‖A‖_F² = %g, Δ = %g", ErrEncoding, frob2, shrink)
 	}
-	vals := make([]float64, want)
-	for i := range vals {
-		vals[i] = math.Float64frombits(binary.LittleEndian.Uint64(p[8*i:]))
-		if math.IsNaN(vals[i]) || math.IsInf(vals[i], 0) {
-			return fmt.Errorf("%w: entry %d is %g", ErrEncoding, i, vals[i])
-		}
+	vals, err := wire.NewReader(p).Floats(int(want), ErrEncoding, "")
+	if err != nil {
+		return err
 	}
 	rows, sigma2 := vals[:k*d], vals[k*d:]
 	for i, s := range sigma2 {

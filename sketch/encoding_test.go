@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/testmat"
 )
 
 // TestEncoding: a sketch encoded and decoded — empty, with a buffer part full, and
@@ -16,12 +18,7 @@ import (
 // that are not a sketch are an ErrEncoding that leaves the receiver as it was.
 func TestEncoding(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
-	rows := mat.NewDense(57, 12, nil)
-	for i := range 57 {
-		for j := range 12 {
-			rows.Set(i, j, rng.NormFloat64())
-		}
-	}
+	rows := testmat.Normal(57, 12, rng)
 	f, err := New(4, 12, Options{Buffer: 7})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/testmat"
 )
 
 // errorNorm returns ‖AᵀA − BᵀB‖₂ and the smallest eigenvalue of AᵀA − BᵀB (which must
@@ -31,12 +33,7 @@ func errorNorm(t *testing.T, a, b *mat.Dense) (norm, minEig float64) {
 func streams(rng *rand.Rand) map[string]*mat.Dense {
 	out := map[string]*mat.Dense{}
 	n, d := 300, 40
-	r := mat.NewDense(n, d, nil)
-	for i := range n {
-		for j := range d {
-			r.Set(i, j, rng.NormFloat64())
-		}
-	}
+	r := testmat.Normal(n, d, rng)
 	out["random"] = r
 	rep := mat.NewDense(n, d, nil)
 	row := mat.Row(nil, 0, r)
@@ -45,17 +42,12 @@ func streams(rng *rand.Rand) map[string]*mat.Dense {
 	}
 	out["repeated row"] = rep
 	u := mat.NewDense(n, 3, nil)
-	v := mat.NewDense(3, d, nil)
 	for i := range n {
 		for j := range 3 {
 			u.Set(i, j, rng.NormFloat64()*float64(10-3*j))
 		}
 	}
-	for i := range 3 {
-		for j := range d {
-			v.Set(i, j, rng.NormFloat64())
-		}
-	}
+	v := testmat.Normal(3, d, rng)
 	lr := mat.NewDense(n, d, nil)
 	lr.Mul(u, v)
 	for i := range n {

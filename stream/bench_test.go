@@ -6,18 +6,14 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 )
 
 func benchPoints(n, d int) *mat.Dense {
 	rng := rand.New(rand.NewPCG(7, 7))
-	X := mat.NewDense(n, d, nil)
-	for i := range n {
-		for j := range d {
-			X.Set(i, j, rng.NormFloat64())
-		}
-	}
+	X := testmat.Normal(n, d, rng)
 	return X
 }
 

@@ -1,30 +1,28 @@
 package stream
 
 import (
-	"fmt"
-
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/check"
 )
+
+// errs are the package's errors (exported below), and report bad arguments through them.
+var errs = check.NewKinds("stream")
 
 // Errors returned by the package, wrapped with details; test with errors.Is. Each wraps
 // the ikpca error of the same name, so that errors.Is(err, ikpca.ErrDimension) holds as
 // well.
 var (
 	// ErrDimension reports a point or matrix of the wrong dimension.
-	ErrDimension = fmt.Errorf("stream: %w", ikpca.ErrDimension)
+	ErrDimension = errs.Dimension
 	// ErrNonFinite reports a NaN or infinite input, or a kernel value that is not finite.
-	ErrNonFinite = fmt.Errorf("stream: %w", ikpca.ErrNonFinite)
+	ErrNonFinite = errs.NonFinite
 	// ErrEmpty reports a call that needs points on a model or input without them (an
 	// online model that has too few samples to start, or X without rows).
-	ErrEmpty = fmt.Errorf("stream: %w", ikpca.ErrEmpty)
+	ErrEmpty = errs.Empty
 	// ErrArgument reports any other invalid argument: an impossible option, a nil
 	// argument, a number of components out of range, models that cannot be merged.
-	ErrArgument = fmt.Errorf("stream: %w", ikpca.ErrArgument)
+	ErrArgument = errs.Argument
 )
-
-// errs reports bad arguments through the package's errors.
-var errs = check.Kinds{Dimension: ErrDimension, NonFinite: ErrNonFinite, Empty: ErrEmpty, Argument: ErrArgument}
 
 // Every model of the package is an ikpca.Model.
 var (

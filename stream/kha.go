@@ -74,9 +74,6 @@ func (m *KHA) Presentations() int { return m.t }
 // Add stores a new sample and presents it. A point of the wrong dimension, with a
 // non-finite coordinate or a non-finite kernel value is an error and changes nothing.
 func (m *KHA) Add(x []float64) error {
-	if err := errs.Point(x, m.s.d); err != nil {
-		return err
-	}
 	if _, err := m.s.add(x); err != nil {
 		return err
 	}

@@ -92,9 +92,6 @@ func (m *KRQA) Presentations() int { return m.t }
 // Add stores a new sample and presents it. A point of the wrong dimension, with a
 // non-finite coordinate or a non-finite kernel value is an error and changes nothing.
 func (m *KRQA) Add(x []float64) error {
-	if err := errs.Point(x, m.s.d); err != nil {
-		return err
-	}
 	col, err := m.s.add(x)
 	if err != nil {
 		return err

@@ -100,12 +100,9 @@ func (r *RNCA) Add(x []float64) error {
 
 // AddBatch adds the rows of X: ZᵀZ += ZᵀZ_X by one dsyrk. All rows are checked first.
 func (r *RNCA) AddBatch(X mat.Matrix) error {
-	if _, err := errs.Points(X, r.rff.InDim()); err != nil {
+	Z, err := batchFeatures(r.rff, X)
+	if err != nil {
 		return err
-	}
-	var Z mat.Dense
-	if err := r.rff.Transform(&Z, X); err != nil {
-		return fmt.Errorf("stream: %w", err)
 	}
 	raw := Z.RawMatrix()
 	native.Syrk(blas.Trans, 1, raw, 1, r.sym())

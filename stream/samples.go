@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/blocks"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/internal/vec"
@@ -47,11 +48,14 @@ func newSamples(k kernel.Kernel, d int, centred bool) (*samples, error) {
 // points returns the stored points as an n×d matrix (a view; valid until the next add).
 func (s *samples) points() *mat.Dense { return &s.view }
 
-// add stores x (checked by the caller) and returns its kernel column against all stored
-// points, itself included (length n after the call; valid until the next call). If a
-// kernel value is not finite (an overflowing polynomial kernel, say), nothing is stored
-// and an error is returned.
+// add stores x and returns its kernel column against all stored points, itself
+// included (length n after the call; valid until the next call). A point of the wrong
+// dimension or with a non-finite coordinate, or one with a kernel value that is not
+// finite (an overflowing polynomial kernel, say), is an error and nothing is stored.
 func (s *samples) add(x []float64) ([]float64, error) {
+	if err := errs.Point(x, s.d); err != nil {
+		return nil, err
+	}
 	s.x = append(s.x, x...)
 	s.n++
 	s.view.SetRawMatrix(rawOf(s.x, s.n, s.d))
@@ -168,12 +172,11 @@ func rayleigh(alpha, ka [][]float64) []float64 {
 // the order of the model's Values): c_jᵀk̃ₓ, one column per direction, after checking X,
 // and k against the have components, and dst. On error dst is unchanged.
 //
-// The points go through scoreBlock at a time: their kernel values against the stored
+// The points go through blocks.Size at a time: their kernel values against the stored
 // samples by one kernel.Cross block (docs/design.md, "Kernel blocks"), each row centred
 // (centre), then the scores by one dgemm with the n×k matrix of the coefficients.
 func (s *samples) scores(dst *mat.Dense, X mat.Matrix, k, have int, coefficients func() [][]float64) error {
-	rows, err := errs.Transform(dst, X, s.d, k, have)
-	if err != nil {
+	if _, err := errs.Transform(dst, X, s.d, k, have); err != nil {
 		return err
 	}
 	coef := coefficients()
@@ -184,16 +187,7 @@ func (s *samples) scores(dst *mat.Dense, X mat.Matrix, k, have int, coefficients
 			c.Set(l, j, v)
 		}
 	}
-	res := mat.NewDense(rows, k, nil)
-	cross := kernel.NewCross(s.kern, &s.view)
-	var work kernel.BlockWork
-	b := min(scoreBlock, rows)
-	kb := mat.NewDense(b, n, nil)
-	var xb *mat.Dense
-	for lo := 0; lo < rows; lo += b {
-		hi := min(lo+b, rows)
-		kv := kb.Slice(0, hi-lo, 0, n).(*mat.Dense)
-		cross.BlockTo(kv, rowBlock(X, lo, hi, s.d, &xb), &work)
+	return blocks.KernelScores(dst, kernel.NewCross(s.kern, &s.view), X, k, func(lo, hi int, kv, out *mat.Dense) error {
 		for i := range hi - lo {
 			kx := kv.RawRowView(i)
 			for l, v := range kx {
@@ -203,33 +197,9 @@ func (s *samples) scores(dst *mat.Dense, X mat.Matrix, k, have int, coefficients
 			}
 			s.centre(kx)
 		}
-		native.Gemm(blas.NoTrans, blas.NoTrans, 1, kv.RawMatrix(), c.RawMatrix(), 0,
-			res.Slice(lo, hi, 0, k).(*mat.Dense).RawMatrix())
-	}
-	check.Reuse(dst, rows, k)
-	dst.Copy(res)
-	return nil
-}
-
-// scoreBlock is the number of points scores and project evaluate at once: a block of
-// 256 kernel values or features per point and stored sample or feature (2 MB at 1000).
-const scoreBlock = 256
-
-// rowBlock returns rows lo…hi−1 of X (d columns) as a *mat.Dense: a view when X is a
-// *mat.Dense, otherwise a copy in *buf, allocated on first use with room for scoreBlock
-// rows.
-func rowBlock(X mat.Matrix, lo, hi, d int, buf **mat.Dense) *mat.Dense {
-	if x, ok := X.(*mat.Dense); ok {
-		return x.Slice(lo, hi, 0, d).(*mat.Dense)
-	}
-	if *buf == nil {
-		*buf = mat.NewDense(scoreBlock, d, nil)
-	}
-	xb := (*buf).Slice(0, hi-lo, 0, d).(*mat.Dense)
-	for i := lo; i < hi; i++ {
-		mat.Row(xb.RawRowView(i-lo), i, X)
-	}
-	return xb
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, kv.RawMatrix(), c.RawMatrix(), 0, out.RawMatrix())
+		return nil
+	})
 }
 
 // descending returns the indices of v in descending order of value, ties in index

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/features"
+	"github.com/ikpca/ikpca/internal/blocks"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/native"
@@ -102,15 +103,12 @@ func (s *SKPCA) Add(x []float64) error {
 // AddBatch adds the rows of X in order; all are checked first, so that a bad row adds
 // none.
 func (s *SKPCA) AddBatch(X mat.Matrix) error {
-	if _, err := errs.Points(X, s.rff.InDim()); err != nil {
+	Z, err := batchFeatures(s.rff, X)
+	if err != nil {
 		return err
 	}
-	var Z mat.Dense
-	if err := s.rff.Transform(&Z, X); err != nil {
-		return fmt.Errorf("stream: %w", err)
-	}
 	s.fresh = false
-	if err := s.fd.UpdateRows(&Z); err != nil {
+	if err := s.fd.UpdateRows(Z); err != nil {
 		return fmt.Errorf("stream: %w", err)
 	}
 	return nil
@@ -202,9 +200,22 @@ func (s *SKPCA) Bytes() int {
 // contribution to the kernel approximation error (read after Values or Transform).
 func (s *SKPCA) ErrorBound() float64 { return s.fd.ErrorBound() }
 
+// batchFeatures checks the rows of X (all before any is used) and returns their random
+// features z(x), one row each: the batch of RNCA's and SKPCA's AddBatch.
+func batchFeatures(rff *features.RFF, X mat.Matrix) (*mat.Dense, error) {
+	if _, err := errs.Points(X, rff.InDim()); err != nil {
+		return nil, err
+	}
+	var Z mat.Dense
+	if err := rff.Transform(&Z, X); err != nil {
+		return nil, fmt.Errorf("stream: %w", err)
+	}
+	return &Z, nil
+}
+
 // project writes (z(x) − mean)ᵀ·W_k for the rows of X (mean nil: uncentred), W_k the
 // first k columns of w, after checking X, k against the have components and dst; on
-// error dst is unchanged. The points go through scoreBlock at a time — their features by
+// error dst is unchanged. The points go through blocks.Size at a time — their features by
 // one dgemm and the sines and cosines (features.RFF.Transform, on all cores for a large
 // block), then the scores by one dgemm — so that memory stays at one block of features
 // whatever the number of points.
@@ -215,14 +226,10 @@ func project(dst *mat.Dense, rff *features.RFF, X mat.Matrix, w *mat.Dense, mean
 	}
 	D, d := rff.OutDim(), rff.InDim()
 	wk := w.Slice(0, D, 0, k).(*mat.Dense).RawMatrix()
-	res := mat.NewDense(n, k, nil)
-	b := min(scoreBlock, n)
-	zb := mat.NewDense(b, D, nil)
-	var xb *mat.Dense
-	for lo := 0; lo < n; lo += b {
-		hi := min(lo+b, n)
+	zb := mat.NewDense(min(blocks.Size, n), D, nil)
+	return blocks.Scores(dst, X, d, k, func(lo, hi int, xb, out *mat.Dense) error {
 		zv := zb.Slice(0, hi-lo, 0, D).(*mat.Dense)
-		if err := rff.Transform(zv, rowBlock(X, lo, hi, d, &xb)); err != nil {
+		if err := rff.Transform(zv, xb); err != nil {
 			return fmt.Errorf("stream: %w", err)
 		}
 		if mean != nil {
@@ -233,9 +240,7 @@ func project(dst *mat.Dense, rff *features.RFF, X mat.Matrix, w *mat.Dense, mean
 				}
 			}
 		}
-		native.Gemm(blas.NoTrans, blas.NoTrans, 1, zv.RawMatrix(), wk, 0, res.Slice(lo, hi, 0, k).(*mat.Dense).RawMatrix())
-	}
-	check.Reuse(dst, n, k)
-	dst.Copy(res)
-	return nil
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, zv.RawMatrix(), wk, 0, out.RawMatrix())
+		return nil
+	})
 }

@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -9,6 +8,7 @@ import (
 	"math"
 
 	"github.com/ikpca/ikpca/features"
+	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/sketch"
 )
 
@@ -58,8 +58,7 @@ func (s *SKPCA) MarshalBinary() ([]byte, error) {
 	b = binary.LittleEndian.AppendUint64(b, uint64(o.Sketch))
 	b = binary.LittleEndian.AppendUint64(b, uint64(o.Buffer))
 	b = append(b, fd...)
-	sum := sha256.Sum256(b)
-	return append(b, sum[:]...), nil
+	return wire.Seal(b), nil
 }
 
 // UnmarshalBinary replaces s by the model encoded in data (by MarshalBinary); a zero
@@ -71,22 +70,15 @@ func (s *SKPCA) MarshalBinary() ([]byte, error) {
 // of those options allocates, so that is bounded apart, before anything is allocated —
 // gives an error wrapping ErrEncoding and leaves s unchanged.
 func (s *SKPCA) UnmarshalBinary(data []byte) error {
-	if len(data) < skpcaHeader+sha256.Size || string(data[:len(skpcaMagic)]) != skpcaMagic {
-		return fmt.Errorf("%w: not an encoded SKPCA model", ErrEncoding)
+	_, body, err := wire.Open(data, skpcaMagic, skpcaHeader-len(skpcaMagic)-4, ErrEncoding, "SKPCA model", skpcaVersion)
+	if err != nil {
+		return err
 	}
-	body, stored := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
-	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], stored) {
-		return fmt.Errorf("%w: checksum mismatch (truncated or corrupted)", ErrEncoding)
-	}
-	p := body[len(skpcaMagic):]
-	if v := binary.LittleEndian.Uint32(p); v != skpcaVersion {
-		return fmt.Errorf("%w: version %d, this library reads version %d", ErrEncoding, v, skpcaVersion)
-	}
-	u64 := func(off int) uint64 { return binary.LittleEndian.Uint64(p[off:]) }
-	d, D, sigma := u64(4), u64(12), math.Float64frombits(u64(20))
-	form := binary.LittleEndian.Uint32(p[28:])
-	seed, ell, buf := u64(32), u64(40), u64(48)
-	sk := p[56:]
+	r := wire.NewReader(body)
+	d, D, sigma := r.U64(), r.U64(), r.F64()
+	form := r.U32()
+	seed, ell, buf := r.U64(), r.U64(), r.U64()
+	sk := r.Rest()
 	// The model's own arrays — the frequencies (d×D at most), the feature vector, the
 	// components (D×ℓ) and the values — bounded before NewSKPCA allocates them; the
 	// sketch's are bounded by its decoder.

@@ -12,14 +12,12 @@ import (
 
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/features"
+	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/sketch"
 )
 
 // sealed returns body followed by its checksum, as the encoders write it.
-func sealed(body []byte) []byte {
-	sum := sha256.Sum256(body)
-	return append(bytes.Clone(body), sum[:]...)
-}
+func sealed(body []byte) []byte { return wire.Seal(bytes.Clone(body)) }
 
 // sameSKPCA fails unless a and b read the same, bit for bit: values, error bound,
 // sizes, memory, options and the scores of Y on every component.

@@ -11,6 +11,7 @@ import (
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/features"
 	"github.com/ikpca/ikpca/internal/sign"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -26,26 +27,8 @@ func prepare(t *testing.T, X *mat.Dense, n int, standardise bool) (*mat.Dense, f
 	t.Helper()
 	_, d := X.Dims()
 	out := mat.DenseCopyOf(X.Slice(0, n, 0, d))
-	for j := range d {
-		if !standardise {
-			break
-		}
-		col := mat.Col(nil, j, out)
-		var mean, ss float64
-		for _, v := range col {
-			mean += v
-		}
-		mean /= float64(n)
-		for _, v := range col {
-			ss += (v - mean) * (v - mean)
-		}
-		sd := math.Sqrt(ss / float64(n))
-		if sd == 0 {
-			sd = 1
-		}
-		for i, v := range col {
-			out.Set(i, j, (v-mean)/sd)
-		}
+	if standardise {
+		testmat.Standardise(out)
 	}
 	sigma, err := kernel.MedianDistance(out, n)
 	if err != nil {

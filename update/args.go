@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+
+	"github.com/ikpca/ikpca/secular"
 )
 
 // ErrArgument reports an invalid argument: a nil matrix, or options that are negative.
@@ -16,6 +18,18 @@ func (o Options) Validate() error {
 		return fmt.Errorf("%w: options must not be negative (0 selects the default): workers %d, serial %d, max iterations %d",
 			ErrArgument, o.Workers, o.Serial, o.MaxIterations)
 	}
+	return nil
+}
+
+// apply sets the solver's options from o, or returns Validate's error and leaves the
+// solver unchanged: SetOptions of Sym and Thin.
+func (o Options) apply(sv *secular.Solver) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	sv.Workers = o.Workers
+	sv.Serial = o.Serial
+	sv.MaxIterations = o.MaxIterations
 	return nil
 }
 

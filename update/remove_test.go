@@ -133,14 +133,7 @@ func checkRemoved(t *testing.T, what string, s *Sym, b mat.Symmetric, r removal,
 	}
 	var u mat.Dense
 	s.VectorsTo(&u)
-	var bu mat.Dense
-	bu.Mul(b, &u)
-	for k, v := range values {
-		col := bu.ColView(k).(*mat.VecDense)
-		col.AddScaledVec(col, -v, u.ColView(k))
-	}
-	residual = mat.Norm(&bu, 2) / norm
-	orth = testmat.Orthogonality(&u)
+	residual, orth = pairResidual(b, values, &u, norm)
 	// With vectors: gonum v0.17's values-only path (Dsterf) panics on matrices of norm
 	// below about 1e-146 — it passes n as the leading dimension of a vector to Dlascl.
 	var batchVectors mat.Dense

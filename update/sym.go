@@ -26,13 +26,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/probe"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/secular"
 )
@@ -110,15 +109,7 @@ type Options struct {
 
 // SetOptions sets the solver options for subsequent updates. Options that are negative
 // are an error wrapping ErrArgument (see Options.Validate), and leave s unchanged.
-func (s *Sym) SetOptions(o Options) error {
-	if err := o.Validate(); err != nil {
-		return err
-	}
-	s.solver.Workers = o.Workers
-	s.solver.Serial = o.Serial
-	s.solver.MaxIterations = o.MaxIterations
-	return nil
-}
+func (s *Sym) SetOptions(o Options) error { return o.apply(&s.solver) }
 
 // Len returns the order n of the matrix.
 func (s *Sym) Len() int { return s.n }
@@ -129,35 +120,12 @@ func (s *Sym) Stats() Stats { return s.stats }
 // Values returns the eigenvalues in ascending order. If dst is nil a new slice is
 // allocated; otherwise dst must have length Len() and receives the values (like gonum's
 // EigenSym.Values, Values panics on a length mismatch).
-func (s *Sym) Values(dst []float64) []float64 {
-	if dst == nil {
-		dst = make([]float64, s.n)
-	}
-	if len(dst) != s.n {
-		panic(mat.ErrSliceLengthMismatch)
-	}
-	copy(dst, s.values[:s.n])
-	return dst
-}
+func (s *Sym) Values(dst []float64) []float64 { return valuesTo(dst, s.values[:s.n]) }
 
 // VectorsTo stores the eigenvectors in the columns of dst, in the order of Values. If
-// dst is empty it is resized to n×n; otherwise it must be n×n (like gonum's
-// EigenSym.VectorsTo, it panics otherwise).
-func (s *Sym) VectorsTo(dst *mat.Dense) {
-	n := s.n
-	if dst.IsEmpty() {
-		dst.ReuseAs(n, n)
-	} else if r, c := dst.Dims(); r != n || c != n {
-		panic(mat.ErrShape)
-	}
-	if n == 0 {
-		return
-	}
-	raw := dst.RawMatrix()
-	for i := range n {
-		copy(raw.Data[i*raw.Stride:i*raw.Stride+n], s.u[i*n:i*n+n])
-	}
-}
+// dst is empty it is resized to n×n (an empty decomposition leaves it empty);
+// otherwise it must be n×n (like gonum's EigenSym.VectorsTo, it panics otherwise).
+func (s *Sym) VectorsTo(dst *mat.Dense) { vectorsTo(dst, s.u, 0, s.n, s.n, s.n) }
 
 // Vectors returns a read-only view of the eigenvectors (the columns of U, in the order
 // of Values). It shares storage with s and is valid only until the next update; copy it
@@ -192,7 +160,7 @@ func (s *Sym) reserveState(n int) {
 	copy(values, s.values[:s.n])
 	s.values = values
 	s.z = make([]float64, n)
-	s.row = make([]float64, 2*n)
+	s.row = make([]float64, 3*n)
 	s.order = make([]int, n)
 	s.capN = n
 }
@@ -298,88 +266,56 @@ func (s *Sym) SetEigen(values []float64, vectors *mat.Dense) error {
 	if r, c := vectors.Dims(); r != n || c != n {
 		return fmt.Errorf("%w: %d values but %d×%d vectors", ErrLength, n, r, c)
 	}
-	if err := finite("values", values); err != nil {
+	if err := finitePairs(values, vectors); err != nil {
 		return err
 	}
 	raw := vectors.RawMatrix()
-	for i := range n {
-		if err := finite(fmt.Sprintf("vectors row %d", i), raw.Data[i*raw.Stride:i*raw.Stride+n]); err != nil {
-			return err
-		}
-	}
 	if n > 0 {
-		if dev := orthogonalityProbe(raw, s.growScratch(n)); dev > 1e-8 {
+		scratch := s.growScratch(n)
+		x, y, r := scratch[:n], scratch[n:2*n], scratch[2*n:]
+		if dev := probe.Orthogonality(raw, x, probe.Fill(x, probe.Seed), y, r); dev > 1e-8 {
 			return fmt.Errorf("%w: ‖VᵀV·x − x‖/‖x‖ = %.3g for a probe x", ErrNotOrthogonal, dev)
 		}
 	}
 	s.growState(n)
 	s.reserveBuffer()
 	perm := s.order[:n]
-	for i := range perm {
-		perm[i] = i
-	}
-	slices.SortStableFunc(perm, func(a, b int) int {
-		switch {
-		case values[a] < values[b]:
-			return -1
-		case values[a] > values[b]:
-			return 1
-		}
-		return 0
-	})
-	out := s.spare[:n*n]
-	for i := range n {
-		src := raw.Data[i*raw.Stride : i*raw.Stride+n]
-		dst := out[i*n : i*n+n]
-		for p, j := range perm {
-			dst[p] = src[j]
-		}
-	}
-	for p, j := range perm {
-		s.values[p] = values[j]
-	}
+	ascending(perm, values)
+	permute(s.spare, 0, n, s.values, raw, values, perm)
 	s.u, s.spare = s.spare, s.u
 	s.n = n
 	s.stats = Stats{Op: "set", Stats: secular.Stats{Size: n}}
 	return nil
 }
 
-// growScratch returns two scratch vectors of length n without touching the state.
+// growScratch returns three scratch vectors of length n (SetEigen's probe) without
+// touching the state.
 func (s *Sym) growScratch(n int) []float64 {
-	if len(s.row) >= 2*n {
-		return s.row[:2*n]
+	if len(s.row) >= 3*n {
+		return s.row[:3*n]
 	}
-	return make([]float64, 2*n)
-}
-
-// orthogonalityProbe returns ‖VᵀV·x − x‖/‖x‖ for a fixed pseudo-random x: zero for an
-// orthogonal V, and almost surely large for a V that is not.
-func orthogonalityProbe(v blas64.General, scratch []float64) float64 {
-	n := v.Rows
-	x, y := scratch[:n], scratch[n:2*n]
-	state := uint64(0x9E3779B97F4A7C15)
-	var xx float64
-	for i := range x {
-		state ^= state << 13
-		state ^= state >> 7
-		state ^= state << 17
-		x[i] = float64(state>>11)/(1<<53) - 0.5
-		xx += x[i] * x[i]
-	}
-	native.Gemv(blas.NoTrans, 1, v, blas64.Vector{N: n, Data: x, Inc: 1}, 0, blas64.Vector{N: n, Data: y, Inc: 1})
-	// x ← Vᵀy − x
-	native.Gemv(blas.Trans, 1, v, blas64.Vector{N: n, Data: y, Inc: 1}, -1, blas64.Vector{N: n, Data: x, Inc: 1})
-	var rr float64
-	for _, r := range x {
-		rr += r * r
-	}
-	return math.Sqrt(rr / xx)
+	return make([]float64, 3*n)
 }
 
 func finite(name string, x []float64) error {
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("%w: %s[%d] = %g", ErrNonFinite, name, i, v)
+		}
+	}
+	return nil
+}
+
+// finitePairs reports a non-finite value or entry of vectors (n×len(values), checked by
+// the caller), naming the row of a bad entry.
+func finitePairs(values []float64, vectors *mat.Dense) error {
+	if err := finite("values", values); err != nil {
+		return err
+	}
+	raw := vectors.RawMatrix()
+	for i := range raw.Rows {
+		if err := finite(fmt.Sprintf("vectors row %d", i), raw.Data[i*raw.Stride:i*raw.Stride+raw.Cols]); err != nil {
+			return err
 		}
 	}
 	return nil

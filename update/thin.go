@@ -3,12 +3,12 @@ package update
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/probe"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/secular"
 )
@@ -124,15 +124,7 @@ func (t *Thin) Truncation() Truncation { return t.trunc }
 
 // SetOptions sets the solver options for subsequent updates. Options that are negative
 // are an error wrapping ErrArgument, and leave t unchanged.
-func (t *Thin) SetOptions(o Options) error {
-	if err := o.Validate(); err != nil {
-		return err
-	}
-	t.solver.Workers = o.Workers
-	t.solver.Serial = o.Serial
-	t.solver.MaxIterations = o.MaxIterations
-	return nil
-}
+func (t *Thin) SetOptions(o Options) error { return o.apply(&t.solver) }
 
 // Dims returns the number of rows n of A (and of V) and the number k of eigenpairs.
 func (t *Thin) Dims() (n, k int) { return t.rows, t.k }
@@ -143,34 +135,12 @@ func (t *Thin) Stats() Stats { return t.stats }
 // Values returns the eigenvalues in ascending order. If dst is nil a new slice is
 // allocated; otherwise dst must have length k and receives the values (Values panics
 // on a length mismatch, like Sym.Values).
-func (t *Thin) Values(dst []float64) []float64 {
-	if dst == nil {
-		dst = make([]float64, t.k)
-	}
-	if len(dst) != t.k {
-		panic(mat.ErrSliceLengthMismatch)
-	}
-	copy(dst, t.values[:t.k])
-	return dst
-}
+func (t *Thin) Values(dst []float64) []float64 { return valuesTo(dst, t.values[:t.k]) }
 
 // VectorsTo stores V (n×k) in dst, its columns in the order of Values. If dst is empty
 // it is resized; otherwise it must be n×k (VectorsTo panics otherwise, like gonum's
 // EigenSym.VectorsTo).
-func (t *Thin) VectorsTo(dst *mat.Dense) {
-	if dst.IsEmpty() {
-		if t.rows == 0 || t.k == 0 {
-			return
-		}
-		dst.ReuseAs(t.rows, t.k)
-	} else if r, c := dst.Dims(); r != t.rows || c != t.k {
-		panic(mat.ErrShape)
-	}
-	raw := dst.RawMatrix()
-	for i := range t.rows {
-		copy(raw.Data[i*raw.Stride:i*raw.Stride+t.k], t.row(i))
-	}
-}
+func (t *Thin) VectorsTo(dst *mat.Dense) { vectorsTo(dst, t.v, 1, t.ld, t.rows, t.k) }
 
 // Vectors returns a read-only view of V (n×k), sharing storage with t: valid only
 // until the next update. An empty decomposition (n = 0 or k = 0) gives an empty
@@ -346,43 +316,19 @@ func (t *Thin) Set(values []float64, vectors *mat.Dense) error {
 	if c != k || k == 0 {
 		return fmt.Errorf("%w: %d values but %d×%d vectors", ErrLength, k, n, c)
 	}
-	if err := finite("values", values); err != nil {
+	if err := finitePairs(values, vectors); err != nil {
 		return err
 	}
 	raw := vectors.RawMatrix()
-	for i := range n {
-		if err := finite(fmt.Sprintf("vectors row %d", i), raw.Data[i*raw.Stride:i*raw.Stride+k]); err != nil {
-			return err
-		}
-	}
-	if dev := thinProbe(raw); dev > 1e-8 {
+	x, y, r := make([]float64, k), make([]float64, n), make([]float64, k)
+	if dev := probe.Orthogonality(raw, x, probe.Fill(x, probe.Seed), y, r); dev > 1e-8 {
 		return fmt.Errorf("%w: ‖VᵀV·x − x‖/‖x‖ = %.3g for a probe x", ErrNotOrthogonal, dev)
 	}
 	t.growState(n, k)
 	perm := t.order[:k]
-	for i := range perm {
-		perm[i] = i
-	}
-	slices.SortStableFunc(perm, func(a, b int) int {
-		switch {
-		case values[a] < values[b]:
-			return -1
-		case values[a] > values[b]:
-			return 1
-		}
-		return 0
-	})
+	ascending(perm, values)
 	t.rows, t.k = n, k
-	for i := range n {
-		src := raw.Data[i*raw.Stride : i*raw.Stride+k]
-		dst := t.row(i)
-		for p, j := range perm {
-			dst[p] = src[j]
-		}
-	}
-	for p, j := range perm {
-		t.values[p] = values[j]
-	}
+	permute(t.v, 1, t.ld, t.values, raw, values, perm)
 	t.stats = Stats{Op: "set", Stats: secular.Stats{Size: k}}
 	return nil
 }
@@ -397,31 +343,4 @@ func (t *Thin) Reset(n int) error {
 	t.rows, t.k = n, 0
 	t.stats = Stats{Op: "set"}
 	return nil
-}
-
-// thinProbe returns ‖VᵀV·x − x‖/‖x‖ for a fixed pseudo-random x of length k: zero for
-// orthonormal columns, and almost surely large otherwise. O(n·k), with two gemvs.
-func thinProbe(v blas64.General) float64 {
-	n, k := v.Rows, v.Cols
-	x, y, r := make([]float64, k), make([]float64, n), make([]float64, k)
-	state := uint64(0x9E3779B97F4A7C15)
-	var xx float64
-	for i := range x {
-		state ^= state << 13
-		state ^= state >> 7
-		state ^= state << 17
-		x[i] = float64(state>>11)/(1<<53) - 0.5
-		xx += x[i] * x[i]
-	}
-	if n == 0 {
-		return 1
-	}
-	native.Gemv(blas.NoTrans, 1, v, blas64.Vector{N: k, Data: x, Inc: 1}, 0, blas64.Vector{N: n, Data: y, Inc: 1})
-	native.Gemv(blas.Trans, 1, v, blas64.Vector{N: n, Data: y, Inc: 1}, 0, blas64.Vector{N: k, Data: r, Inc: 1})
-	var rr float64
-	for i := range r {
-		e := r[i] - x[i]
-		rr += e * e
-	}
-	return math.Sqrt(rr / xx)
 }

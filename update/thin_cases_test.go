@@ -13,6 +13,7 @@ import (
 
 	"github.com/ikpca/ikpca/internal/oracle"
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/secular"
 )
@@ -32,8 +33,8 @@ func extendOracle(a mat.Symmetric, b, e []float64, f, c float64) *mat.SymDense {
 	copy(u, e)
 	u[n] = f
 	copy(g, b)
-	if ee := dot(e, e); ee > 0 {
-		axpy(-dot(e, b)/ee, e, g[:n])
+	if ee := vec.Dot(e, e); ee > 0 {
+		axpy(-vec.Dot(e, b)/ee, e, g[:n])
 	}
 	out := mat.NewSymDense(n+1, nil)
 	for i := range n + 1 {
@@ -92,7 +93,7 @@ func extendChecked(t *testing.T, what string, th *Thin, b, e []float64, f, c flo
 	}
 	// The scale of the step includes its input: the projection of b off e rounds
 	// relative to ‖b‖.
-	norm := math.Max(math.Max(before, math.Max(-vals[0], vals[len(vals)-1])), math.Max(nrm2(b), math.Abs(c)))
+	norm := math.Max(math.Max(before, math.Max(-vals[0], vals[len(vals)-1])), math.Max(vec.Norm(b), math.Abs(c)))
 	pairCheck(t, what+": extend", th, want, math.Max(norm, math.SmallestNonzeroFloat64), tol, centred)
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/secular"
 )
 
@@ -54,7 +55,7 @@ func (t *Thin) Extend(b, e []float64, f, c float64) error {
 	if err := finite("e", e); err != nil {
 		return err
 	}
-	ee := dot(e, e)
+	ee := vec.Dot(e, e)
 	if u := ee + f*f; !(math.Abs(u-1) <= 1e-8) {
 		return fmt.Errorf("%w: (e, f) has norm² %g, not 1", ErrArgument, u)
 	}
@@ -73,7 +74,7 @@ func (t *Thin) Extend(b, e []float64, f, c float64) error {
 	bp := t.border[:n]
 	copy(bp, b)
 	if ee > 0 {
-		axpy(-dot(e, b)/ee, e, bp)
+		axpy(-vec.Dot(e, b)/ee, e, bp)
 	}
 	p := t.z[:k]
 	t.multiplyT(p, bp)
@@ -94,10 +95,10 @@ func (t *Thin) Extend(b, e []float64, f, c float64) error {
 			p[i] += p2[i]
 		}
 		if ee > 0 {
-			axpy(-dot(e, q)/ee, e, q)
+			axpy(-vec.Dot(e, q)/ee, e, q)
 		}
-		beta = nrm2(q)
-		scale := math.Max(maxAbs(t.values[:k]), math.Max(math.Abs(c), nrm2(b)))
+		beta = vec.Norm(q)
+		scale := math.Max(vec.MaxAbs(t.values[:k]), math.Max(math.Abs(c), vec.Norm(b)))
 		if beta > 64*roundoff*scale {
 			hasQ = true
 			for i := range q {
@@ -207,7 +208,7 @@ func (t *Thin) RestrictRow(j int) error {
 	t0 := time.Now()
 	z := t.z[:k]
 	copy(z, t.row(j))
-	if k == 0 || maxAbs(z) == 0 {
+	if k == 0 || vec.MaxAbs(z) == 0 {
 		t.deleteRow(t.v, j, n)
 		t.rows = n - 1
 		t.stats = Stats{Op: "restrict", Stats: secular.Stats{Size: k}}
@@ -284,7 +285,7 @@ func (t *Thin) DeleteRow(j int, centre bool) error {
 
 	// The kept eigenvalues: above √ε·max|λ| and the truncation's floor, the top Rank.
 	mu := res.Values
-	tol := deleteFloor * maxAbs(t.values[:k])
+	tol := deleteFloor * vec.MaxAbs(t.values[:k])
 	if t.trunc.Rank > 0 {
 		tol = math.Max(tol, t.trunc.Floor)
 	}
@@ -344,39 +345,9 @@ func (t *Thin) DeleteRow(j int, centre bool) error {
 	return nil
 }
 
-func dot(x, y []float64) float64 {
-	var s float64
-	for i, v := range x {
-		s += v * y[i]
-	}
-	return s
-}
-
 // axpy sets y ← y + a·x.
 func axpy(a float64, x, y []float64) {
 	for i, v := range x {
 		y[i] += a * v
 	}
-}
-
-// nrm2 returns ‖x‖₂ without overflow.
-func nrm2(x []float64) float64 {
-	big := maxAbs(x)
-	if big == 0 {
-		return 0
-	}
-	var ss float64
-	for _, v := range x {
-		v /= big
-		ss += v * v
-	}
-	return big * math.Sqrt(ss)
-}
-
-func maxAbs(x []float64) float64 {
-	var m float64
-	for _, v := range x {
-		m = math.Max(m, math.Abs(v))
-	}
-	return m
 }

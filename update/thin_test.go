@@ -59,6 +59,18 @@ func centredDense(a mat.Symmetric) *mat.SymDense {
 	return out
 }
 
+// pairResidual returns ‖B·V − V·Λ‖_F/norm for the eigenpairs (values, V) of b, and the
+// orthonormality of V (testmat.Orthogonality).
+func pairResidual(b mat.Symmetric, values []float64, v *mat.Dense, norm float64) (residual, orth float64) {
+	var bv mat.Dense
+	bv.Mul(b, v)
+	for c, l := range values {
+		col := bv.ColView(c).(*mat.VecDense)
+		col.AddScaledVec(col, -l, v.ColView(c))
+	}
+	return mat.Norm(&bv, 2) / norm, testmat.Orthogonality(v)
+}
+
 // pairCheck compares the eigenpairs of th with the symmetric matrix b they should be
 // the top eigenpairs of: the residual ‖B·V − V·Λ‖_F, the positive eigenvalues against
 // the top of a batch decomposition of b (the others against the nearest eigenvalue) (absolute errors, divided by norm: the scale of the
@@ -98,14 +110,7 @@ func pairCheckOrth(t *testing.T, what string, th *Thin, b mat.Symmetric, norm, t
 	}
 	var v mat.Dense
 	th.VectorsTo(&v)
-	var bv mat.Dense
-	bv.Mul(b, &v)
-	for c, l := range values {
-		col := bv.ColView(c).(*mat.VecDense)
-		col.AddScaledVec(col, -l, v.ColView(c))
-	}
-	residual = mat.Norm(&bv, 2) / norm
-	orth = testmat.Orthogonality(&v)
+	residual, orth = pairResidual(b, values, &v, norm)
 	want, err := native.EigenSym(nil, nil, b)
 	if err != nil {
 		t.Fatal(err)

@@ -7,12 +7,9 @@ import (
 
 func TestChinSuterCommand(t *testing.T) {
 	dir := t.TempDir()
-	code, out, stderr := ikpca(t, "", "chinsuter", "--sizes", "40,60", "--components", "3", "--preimages", "3",
+	out := runOK(t, "chinsuter", "--sizes", "40,60", "--components", "3", "--preimages", "3",
 		"--chunk", "10", "--kha-passes", "2", "--exact-max", "60", "--stream-n", "100", "--stream-every", "50",
 		"--cost-sizes", "30", "--cost-steps", "2", "--out", dir)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
 	t.Log("\n" + out)
 	checkOutputs(t, dir, "timing.csv", "timing.png", "projections.csv", "projections.png", "stream.csv", "stream.png",
 		"cost.csv", "chinsuter.md")
@@ -21,9 +18,6 @@ func TestChinSuterCommand(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
 	}
-	for _, args := range [][]string{{"--sizes", "10"}, {"--cost-sizes", "x"}, {"--components", "0"}, {"--kha-rate", "0"}} {
-		if code, _, _ := ikpca(t, "", append([]string{"chinsuter"}, args...)...); code != 2 {
-			t.Errorf("%v: exit %d, want 2", args, code)
-		}
-	}
+	usageErrors(t, []string{"chinsuter"}, []string{"--sizes", "10"}, []string{"--cost-sizes", "x"}, []string{"--components", "0"},
+		[]string{"--kha-rate", "0"})
 }

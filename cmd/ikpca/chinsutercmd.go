@@ -12,6 +12,18 @@ import (
 	"github.com/ikpca/ikpca/internal/study/chinsuter"
 )
 
+// nameList splits a comma-separated list of names, trimmed of white space; empty entries
+// are dropped, so that "" is the empty list.
+func nameList(s string) []string {
+	var out []string
+	for _, name := range strings.Split(s, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // intList parses a comma-separated list of integers of at least lo.
 func intList(flag, s string, lo int) ([]int, error) {
 	var out []int
@@ -92,12 +104,8 @@ figures again from the CSV files.`,
 		}
 		o := chinsuter.Options{Sizes: sz, Components: components, PreImages: preImages, Chunk: chunk, KHAPasses: khaPasses,
 			KHARate: khaRate, ExactMax: exactMax, StreamN: streamN, StreamEvery: streamEvery, CostSizes: cs, CostSteps: costSteps, Seed: seed}
-		return runStudy(cmd.Context(), e, sf, studyCommand{title: "Chin–Suter incremental kernel PCA", summary: "chinsuter.md",
-			plots: chinsuter.Plots,
-			run: func(ctx context.Context, p study.Progress) ([]study.Output, error) {
-				o.Progress = p
-				return chinsuter.Run(ctx, o)
-			}})
+		return runStudy(cmd.Context(), e, sf, studyCommand{title: "Chin–Suter incremental kernel PCA", summary: "chinsuter.md", plots: chinsuter.Plots,
+			progress: &o.Progress, run: func(ctx context.Context) ([]study.Output, error) { return chinsuter.Run(ctx, o) }})
 	}
 	return c
 }

@@ -60,10 +60,7 @@ for Figure 2 (the defaults go further). --replot draws the figures again from th
 		o := paper.Options{Datasets: names, MagicRows: magicRows, M0: 20, MMax: mmax, Runs: runs, Paper: withPaper,
 			NystromN: nysN, NystromMMax: nysMMax, Seed: seed}
 		return runStudy(cmd.Context(), e, sf, studyCommand{title: "Hallgren and Northrop's Figures 1 and 2", plots: paper.Plots,
-			run: func(ctx context.Context, p study.Progress) ([]study.Output, error) {
-				o.Progress = p
-				return paper.Run(ctx, o)
-			}})
+			progress: &o.Progress, run: func(ctx context.Context) ([]study.Output, error) { return paper.Run(ctx, o) }})
 	}
 	return c
 }

@@ -221,7 +221,7 @@ func TestCommandLine(t *testing.T) {
 			}
 		}
 	}
-	if len(names) != 8 {
+	if len(names) != 9 {
 		t.Errorf("%d commands: %v", len(names), names)
 	}
 }

@@ -59,11 +59,10 @@ of about 350 and 400 samples of 2000 (the paper's 0.06 refers to its own scaling
 			return usageError{fmt.Errorf("need --trials ≥ 1, --train ≥ 10, --test ≥ 1, --every ≥ 1, 2 ≤ --seed-dictionary < --train, --basis-n ≥ 10, 1 ≤ --basis-m < --basis-n")}
 		}
 		basis.Seed, basis.Sigma = min(o.Seed100, basis.N-1), o.Sigma
+		ko := kaf.Options{Predict: o, Basis: basis}
 		return runStudy(cmd.Context(), e, sf, studyCommand{title: "Kernel adaptive filtering on SPEED features", summary: "kaf.md",
-			plots: kaf.Plots,
-			run: func(ctx context.Context, p study.Progress) ([]study.Output, error) {
-				return kaf.Run(ctx, kaf.Options{Predict: o, Basis: basis, Progress: p})
-			}})
+			plots:    kaf.Plots,
+			progress: &ko.Progress, run: func(ctx context.Context) ([]study.Output, error) { return kaf.Run(ctx, ko) }})
 	}
 	return c
 }

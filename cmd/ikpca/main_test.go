@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -306,6 +307,28 @@ func TestExperimentCommand(t *testing.T) {
 }
 
 // checkOutputs checks that the files exist in dir and that the PNGs decode.
+// runOK runs ikpca with args and returns its standard output, failing the test unless
+// it exits 0.
+func runOK(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, stderr := ikpca(t, "", args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, stderr)
+	}
+	return out
+}
+
+// usageErrors fails for each of the cases that ikpca, run with base followed by the
+// case, does not refuse as a usage error (exit 2).
+func usageErrors(t *testing.T, base []string, cases ...[]string) {
+	t.Helper()
+	for _, args := range cases {
+		if code, _, _ := ikpca(t, "", append(slices.Clone(base), args...)...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}
+
 func checkOutputs(t *testing.T, dir string, files ...string) {
 	t.Helper()
 	for _, f := range files {

@@ -138,6 +138,39 @@ func exitCode(t *testing.T, cmd *exec.Cmd) int {
 	return -1
 }
 
+// start starts cmd, collecting its standard error.
+func start(t *testing.T, cmd *exec.Cmd) *syncBuffer {
+	t.Helper()
+	stderr := new(syncBuffer)
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stderr
+}
+
+// wantExit waits for cmd (exitCode) and fails the test unless its status is code and,
+// if msg is not empty, its standard error says msg.
+func wantExit(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer, code int, msg string) {
+	t.Helper()
+	if got := exitCode(t, cmd); got != code {
+		t.Fatalf("exit %d, want %d; stderr: %s", got, code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), msg) {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+}
+
+// notWritten fails for each of the files that exists.
+func notWritten(t *testing.T, files ...string) {
+	t.Helper()
+	for _, f := range files {
+		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s written: %v", f, err)
+		}
+	}
+}
+
 // magicCSV writes the first n MAGIC points as CSV without a header.
 func magicCSV(t *testing.T, dir string, n int) string {
 	t.Helper()
@@ -178,18 +211,12 @@ func TestFitSIGINT(t *testing.T) {
 	in := magicCSV(t, dir, 3000) // tens of seconds of work
 	ckpt := filepath.Join(dir, "m.ckpt")
 	cmd := exec.Command(bin, "fit", "--stream", "--model", ckpt, "--values", "", in)
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stderr := start(t, cmd)
 	// Reading the file, the bandwidth and the 10-point batch take a few milliseconds of
 	// CPU; after a second the command is adding points.
 	waitFor(t, "a second of CPU time", func() bool { return cpuSeconds(t, cmd.Process.Pid) >= 1 })
 	cmd.Process.Signal(syscall.SIGINT)
-	if code := exitCode(t, cmd); code != 130 {
-		t.Fatalf("exit %d, want 130; stderr: %s", code, stderr.String())
-	}
+	wantExit(t, cmd, stderr, 130, "")
 	md := loadCheckpoint(t, ckpt)
 	if md.Len() < 10 || md.Len() >= 3000 || !strings.Contains(stderr.String(), "interrupted after "+strconv.Itoa(md.Len())+" points") {
 		t.Fatalf("checkpoint of %d points; stderr: %s", md.Len(), stderr.String())
@@ -209,11 +236,7 @@ func TestSignalWhileReading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stderr := start(t, cmd)
 	defer stdin.Close()
 	// More than a pipe holds (64 KiB): once the write returns, the command has read at
 	// least part of it, so it is in its reading loop; the pipe stays open.
@@ -223,17 +246,8 @@ func TestSignalWhileReading(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Process.Signal(syscall.SIGINT)
-	if code := exitCode(t, cmd); code != 130 {
-		t.Fatalf("exit %d, want 130; stderr: %s", code, stderr.String())
-	}
-	if !strings.Contains(stderr.String(), "interrupted while reading <stdin>") {
-		t.Errorf("stderr: %s", stderr.String())
-	}
-	for _, f := range []string{ckpt, filepath.Join(dir, "v.csv")} {
-		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("%s written: %v", f, err)
-		}
-	}
+	wantExit(t, cmd, stderr, 130, "interrupted while reading <stdin>")
+	notWritten(t, ckpt, filepath.Join(dir, "v.csv"))
 	noTemps(t, dir)
 }
 
@@ -247,22 +261,11 @@ func TestSignalDuringBatch(t *testing.T) {
 	// A batch of all 2000 points: seconds with OpenBLAS, much longer in pure Go; reading
 	// and the kernel matrix take a fraction of a second.
 	cmd := exec.Command(bin, "fit", "--m0", "2000", "--model", ckpt, "--values", filepath.Join(dir, "v.csv"), in)
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stderr := start(t, cmd)
 	waitFor(t, "a second of CPU time", func() bool { return cpuSeconds(t, cmd.Process.Pid) >= 1 })
 	cmd.Process.Signal(syscall.SIGTERM)
-	if code := exitCode(t, cmd); code != 143 {
-		t.Fatalf("exit %d, want 143; stderr: %s", code, stderr.String())
-	}
-	if !strings.Contains(stderr.String(), "interrupted during the starting batch decomposition of 2000 points; nothing written") {
-		t.Errorf("stderr: %s", stderr.String())
-	}
-	if _, err := os.Stat(ckpt); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("checkpoint written: %v", err)
-	}
+	wantExit(t, cmd, stderr, 143, "interrupted during the starting batch decomposition of 2000 points; nothing written")
+	notWritten(t, ckpt)
 	noTemps(t, dir)
 }
 
@@ -280,24 +283,13 @@ func TestSecondSignal(t *testing.T) {
 	values, ckpt := filepath.Join(dir, "v.csv"), filepath.Join(dir, "m.ckpt")
 	// Outputs are written values, scores, model: the values file, then the FIFO blocks.
 	cmd := exec.Command(bin, "fit", "--values", values, "--scores", fifo, "--model", ckpt, in)
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stderr := start(t, cmd)
 	waitFor(t, "the values file", func() bool { _, err := os.Stat(values); return err == nil })
 	cmd.Process.Signal(syscall.SIGINT)
 	waitFor(t, "the first signal's message", func() bool { return strings.Contains(stderr.String(), "interrupt again to quit at once") })
 	cmd.Process.Signal(syscall.SIGINT)
-	if code := exitCode(t, cmd); code != 130 {
-		t.Fatalf("exit %d, want 130; stderr: %s", code, stderr.String())
-	}
-	if !strings.Contains(stderr.String(), "quitting at once") {
-		t.Errorf("stderr: %s", stderr.String())
-	}
-	if _, err := os.Stat(ckpt); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("checkpoint written after the second signal: %v", err)
-	}
+	wantExit(t, cmd, stderr, 130, "quitting at once")
+	notWritten(t, ckpt)
 	noTemps(t, dir)
 }
 
@@ -315,19 +307,13 @@ func TestBrokenPipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stderr := start(t, cmd)
 	header, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil || !strings.HasPrefix(header, "pc1,pc2,") {
 		t.Fatalf("first line %q, %v", header, err)
 	}
 	stdout.(io.Closer).Close()
-	if code := exitCode(t, cmd); code != statusBrokenPipe {
-		t.Fatalf("exit %d, want %d; stderr: %s", code, statusBrokenPipe, stderr.String())
-	}
+	wantExit(t, cmd, stderr, statusBrokenPipe, "")
 	// Quiet: nothing but the stream's one-line summary, written before the outputs.
 	if s := stderr.String(); strings.Count(s, "\n") > 1 || !strings.HasPrefix(s, "ikpca: 200 points read") {
 		t.Errorf("stderr not quiet: %s", s)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -94,17 +93,7 @@ A markdown summary of them all goes to standard output and to streaming.md in --
 		if nyN < 3 || nyK < 1 {
 			return usageError{fmt.Errorf("need --nyskpca-n ≥ 3 and --nyskpca-k ≥ 1")}
 		}
-		var names, nyNames []string
-		for _, name := range strings.Split(datasets, ",") {
-			if name = strings.TrimSpace(name); name != "" {
-				names = append(names, name)
-			}
-		}
-		for _, name := range strings.Split(nyDatasets, ",") {
-			if name = strings.TrimSpace(name); name != "" {
-				nyNames = append(nyNames, name)
-			}
-		}
+		names, nyNames := nameList(datasets), nameList(nyDatasets)
 		o := streaming.Options{Datasets: names,
 			Approx: streaming.ApproxOptions{N: n, Test: test, Features: features, Ells: ellList, Exact: exact, ExactSteps: steps, Seed: seed},
 			Toy: streaming.ToyOptions{Runs: toyRuns, N: toyN, Passes: toyPasses, KHARate: khaRate, KHADecay: khaDecay,
@@ -113,10 +102,7 @@ A markdown summary of them all goes to standard output and to streaming.md in --
 			NystromDatasets: nyNames,
 			Nystrom:         streaming.NystromOptions{N: nyN, Ranks: rankList, Components: nyK, Seed: seed}}
 		return runStudy(cmd.Context(), e, sf, studyCommand{title: "Streaming kernel PCA", summary: "streaming.md", plots: streaming.Plots,
-			run: func(ctx context.Context, p study.Progress) ([]study.Output, error) {
-				o.Progress = p
-				return streaming.Run(ctx, o)
-			}})
+			progress: &o.Progress, run: func(ctx context.Context) ([]study.Output, error) { return streaming.Run(ctx, o) }})
 	}
 	return c
 }

@@ -11,12 +11,9 @@ import (
 
 func TestStreamingCommand(t *testing.T) {
 	dir := t.TempDir()
-	code, out, stderr := ikpca(t, "", "streaming", "--datasets", "cpu_act,a9a", "--n", "150", "--test", "20",
+	out := runOK(t, "streaming", "--datasets", "cpu_act,a9a", "--n", "150", "--test", "20",
 		"--features", "128", "--ells", "2,5,10", "--exact-steps", "3", "--toy-runs", "2", "--toy-passes", "20",
 		"--rff-n", "40", "--rff-seeds", "2", "--rff-maxlog", "8", "--out", dir)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
 	t.Log("\n" + out)
 	checkOutputs(t, dir, "skpca-cpu_act.csv", "skpca-cpu_act-ell.png", "skpca-cpu_act-memory.png", "skpca-cpu_act-time.png",
 		"skpca-a9a.csv", "toy.csv", "toy-curves.csv", "toy.png", "rff.csv", "rff.png", "streaming.md")
@@ -54,30 +51,18 @@ func TestStreamingCommand(t *testing.T) {
 	if !strings.Contains(out, "Online kernel PCA on the toy") || !strings.Contains(out, "| SKPCA | 5 |") {
 		t.Errorf("summary lacks the tables:\n%s", out)
 	}
-	if code, _, _ := ikpca(t, "", "streaming", "--ells", "0"); code != 2 {
-		t.Errorf("--ells 0: exit %d, want 2", code)
-	}
-	if code, _, _ := ikpca(t, "", "streaming", "--features", "7", "--toy-runs", "0"); code != 2 {
-		t.Errorf("odd --features: exit %d, want 2", code)
-	}
-	if code, _, _ := ikpca(t, "", "streaming", "--datasets", "nosuch", "--toy-runs", "0", "--out", dir); code != 2 {
-		t.Errorf("unknown data set: exit %d, want 2", code)
-	}
+	usageErrors(t, []string{"streaming"}, []string{"--ells", "0"}, []string{"--features", "7", "--toy-runs", "0"},
+		[]string{"--datasets", "nosuch", "--toy-runs", "0", "--out", dir})
 }
 
 func TestKAFCommand(t *testing.T) {
 	dir := t.TempDir()
-	code, out, stderr := ikpca(t, "", "kaf", "--trials", "1", "--train", "200", "--test", "30", "--every", "50",
+	out := runOK(t, "kaf", "--trials", "1", "--train", "200", "--test", "30", "--every", "50",
 		"--seed-dictionary", "30", "--ispeed-cap", "60", "--basis-n", "120", "--basis-m", "10", "--basis-every", "30", "--out", dir)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
 	t.Log("\n" + out)
 	checkOutputs(t, dir, "kaf-curves.csv", "kaf-curves.png", "speed-basis.csv", "speed-gram.png", "speed-angle.png", "kaf.md")
 	if !strings.Contains(out, "| siSPEED |") || !strings.Contains(out, "principal angle") {
 		t.Errorf("summary incomplete:\n%s", out)
 	}
-	if code, _, _ := ikpca(t, "", "kaf", "--trials", "0"); code != 2 {
-		t.Errorf("--trials 0: exit %d, want 2", code)
-	}
+	usageErrors(t, []string{"kaf"}, []string{"--trials", "0"})
 }

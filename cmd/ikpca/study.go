@@ -34,8 +34,10 @@ type studyCommand struct {
 	title   string       // the summary's heading, e.g. "Kernel adaptive filtering on SPEED features"
 	summary string       // the summary file's name in the output directory; "" for none
 	plots   []study.Plot // the rules that draw the study's figures from its tables
-	// run runs the study, reporting its progress.
-	run func(ctx context.Context, progress study.Progress) ([]study.Output, error)
+	// progress is where the study's options take its progress callback, set before run.
+	progress *study.Progress
+	// run runs the study.
+	run func(ctx context.Context) ([]study.Output, error)
 }
 
 // runStudy is what every study command does once its flags are checked: it prepares the
@@ -50,7 +52,8 @@ func runStudy(ctx context.Context, e env, f studyFlags, s studyCommand) error {
 	}
 	native.Use()
 	bars := &stageBars{e: e}
-	outs, err := s.run(ctx, bars.report)
+	*s.progress = bars.report
+	outs, err := s.run(ctx)
 	bars.finish()
 	if errors.Is(err, study.ErrOptions) {
 		return usageError{err}

@@ -110,17 +110,7 @@ Chin–Suter (--chinsuter-ranks "") and with --sklearn arpack it takes about hal
 		if err != nil {
 			return err
 		}
-		var names, solverList []string
-		for _, s := range strings.Split(datasets, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				names = append(names, s)
-			}
-		}
-		for _, s := range strings.Split(solvers, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				solverList = append(solverList, s)
-			}
-		}
+		names, solverList := nameList(datasets), nameList(solvers)
 		if len(names) > 0 && len(rankList) == 0 || magicN < 0 || a9aN < 0 || exactN < 0 || perClass < 0 || chunk < 1 {
 			return usageError{fmt.Errorf("need --ranks, --magic-n, --a9a-n, --exact-n and --window-per-class ≥ 0, --chunk ≥ 1")}
 		}
@@ -141,12 +131,8 @@ Chin–Suter (--chinsuter-ranks "") and with --sklearn arpack it takes about hal
 				ExactN: exactN, SketchRows: ell, ChinSuterRanks: csList, Chunk: chunk, Sklearn: solverList, Python: python,
 				Script: script, Seed: seed})
 		}
-		return runStudy(cmd.Context(), e, sf, studyCommand{title: "Rank-r tracking and sliding windows", summary: "tracking.md",
-			plots: tracking.Plots,
-			run: func(ctx context.Context, p study.Progress) ([]study.Output, error) {
-				o.Progress = p
-				return tracking.Run(ctx, o)
-			}})
+		return runStudy(cmd.Context(), e, sf, studyCommand{title: "Rank-r tracking and sliding windows", summary: "tracking.md", plots: tracking.Plots,
+			progress: &o.Progress, run: func(ctx context.Context) ([]study.Output, error) { return tracking.Run(ctx, o) }})
 	}
 	return c
 }

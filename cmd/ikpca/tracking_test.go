@@ -13,10 +13,7 @@ import (
 // flags and impossible options as usage errors.
 func TestTrackingCommand(t *testing.T) {
 	dir := t.TempDir()
-	code, out, stderr := ikpca(t, "", "tracking", "--short", "--datasets", "magic", "--sklearn", "", "--out", dir)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	out := runOK(t, "tracking", "--short", "--datasets", "magic", "--sklearn", "", "--out", dir)
 	checkOutputs(t, dir, "rank-magic.csv", "rank-magic.png", "sines-magic.csv", "window.csv", "window.png", "tracking.md")
 	for _, s := range []string{"### Rank 10 on MAGIC: 400 points", "| ikpca rank r | 20 | m0 = 40 | 400 |", "| Chin–Suter, compressed | 5 |",
 		"| window, w = 60 |"} {
@@ -27,21 +24,14 @@ func TestTrackingCommand(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "rank-magic.png")); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := ikpca(t, "", "tracking", "--replot", "--out", dir); code != 0 {
-		t.Fatalf("--replot: exit %d: %s", code, stderr)
-	}
+	runOK(t, "tracking", "--replot", "--out", dir)
 	checkOutputs(t, dir, "rank-magic.png")
-	for _, args := range [][]string{
+	usageErrors(t, []string{"tracking", "--short", "--sklearn", "", "--out", dir}, [][]string{
 		{"--datasets", "nosuch"},
 		{"--ranks", "0"},
 		{"--m0", "10"}, // not above the ranks of --short
 		{"--chunk", "0"},
 		{"--window", "1"},
 		{"--sklearn", "lobpcg"},
-	} {
-		all := append([]string{"tracking", "--short", "--sklearn", "", "--out", dir}, args...)
-		if code, _, _ := ikpca(t, "", all...); code != 2 {
-			t.Errorf("%v: exit %d, want 2", args, code)
-		}
-	}
+	}...)
 }

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -62,5 +63,31 @@ func TestWithGonum(t *testing.T) {
 	})
 	if !ran || Gonum() || blas64.Implementation() != before {
 		t.Errorf("after WithGonum: ran %v, Gonum() %v, registry %T (was %T)", ran, Gonum(), blas64.Implementation(), before)
+	}
+}
+
+// reports records what CheckRoute reports.
+type reports struct{ errors []string }
+
+func (r *reports) Helper() {}
+
+func (r *reports) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+
+// TestCheckRoute checks that CheckRoute reports a registry call, naming its site, and
+// nothing for code that does not reach the registry.
+func TestCheckRoute(t *testing.T) {
+	x := blas64.Vector{N: 3, Inc: 1, Data: []float64{1, 2, 3}}
+	var r reports
+	CheckRoute(&r, false, func() { blas64.Dot(x, x) })
+	if len(r.errors) != 1 || !strings.Contains(r.errors[0], "backend.TestCheckRoute") {
+		t.Errorf("a registry call reported as %q", r.errors)
+	}
+	r = reports{}
+	ran := false
+	CheckRoute(&r, false, func() { ran = true })
+	if !ran || len(r.errors) != 0 {
+		t.Errorf("f ran %v; no registry call reported as %q", ran, r.errors)
 	}
 }

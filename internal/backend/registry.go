@@ -44,6 +44,25 @@ func RegistryCalls(f func(), nativeLAPACK bool) []string {
 	return sites
 }
 
+// Reporter is the part of testing.TB that CheckRoute reports through (the package does
+// not import testing, which would link it into every program that uses native).
+type Reporter interface {
+	Helper()
+	Errorf(format string, args ...any)
+}
+
+// CheckRoute runs f under RegistryCalls and reports through t, as one error, every call
+// site that reached gonum's blas64 or lapack64 registry instead of package native. It
+// is the body of every package's TestBackendRoute; nativeLAPACK is as for
+// RegistryCalls (native.Compiled == "gonum"). Tests calling it must not run in
+// parallel with other tests.
+func CheckRoute(t Reporter, nativeLAPACK bool, f func()) {
+	t.Helper()
+	if calls := RegistryCalls(f, nativeLAPACK); len(calls) > 0 {
+		t.Errorf("reached gonum's blas64/lapack64 registry instead of package native:\n%s", strings.Join(calls, "\n"))
+	}
+}
+
 // recorder collects the call sites of registry calls; its methods may run on several
 // goroutines at once.
 type recorder struct {

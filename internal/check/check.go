@@ -13,12 +13,27 @@ import (
 	"reflect"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca"
 )
 
 // Kinds are one package's sentinel errors, each wrapping the ikpca error of the same
 // name (for example kpca.ErrDimension wraps ikpca.ErrDimension).
 type Kinds struct {
 	Dimension, NonFinite, Empty, Argument error
+}
+
+// NewKinds returns the sentinel errors of package pkg: each wraps the ikpca error of the
+// same name under the package's name ("kpca: dimension mismatch" wraps
+// ikpca.ErrDimension). The package exports them as its own ErrDimension, ErrNonFinite,
+// ErrEmpty and ErrArgument.
+func NewKinds(pkg string) Kinds {
+	return Kinds{
+		Dimension: fmt.Errorf("%s: %w", pkg, ikpca.ErrDimension),
+		NonFinite: fmt.Errorf("%s: %w", pkg, ikpca.ErrNonFinite),
+		Empty:     fmt.Errorf("%s: %w", pkg, ikpca.ErrEmpty),
+		Argument:  fmt.Errorf("%s: %w", pkg, ikpca.ErrArgument),
+	}
 }
 
 // Point reports a point whose length is not d (Dimension) or with a NaN or infinite

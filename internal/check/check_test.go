@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca"
 )
 
 var (
@@ -113,4 +115,27 @@ func TestRoomVectors(t *testing.T) {
 		}
 	}()
 	Vectors(&d, 3, 2)
+}
+
+// TestNewKinds: each error wraps the ikpca error of its name (and no other) under the
+// package's name.
+func TestNewKinds(t *testing.T) {
+	k := NewKinds("pkg")
+	for _, c := range []struct {
+		got, want error
+	}{
+		{k.Dimension, ikpca.ErrDimension},
+		{k.NonFinite, ikpca.ErrNonFinite},
+		{k.Empty, ikpca.ErrEmpty},
+		{k.Argument, ikpca.ErrArgument},
+	} {
+		if !errors.Is(c.got, c.want) || c.got.Error() != "pkg: "+c.want.Error() {
+			t.Errorf("%v does not wrap %v as pkg's", c.got, c.want)
+		}
+		for _, other := range []error{ikpca.ErrDimension, ikpca.ErrNonFinite, ikpca.ErrEmpty, ikpca.ErrArgument} {
+			if other != c.want && errors.Is(c.got, other) {
+				t.Errorf("%v also wraps %v", c.got, other)
+			}
+		}
+	}
 }

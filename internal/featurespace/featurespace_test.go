@@ -7,17 +7,13 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 )
 
 func TestCoordinatesKeepInnerProducts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	X := mat.NewDense(12, 3, nil)
-	for i := range 12 {
-		for j := range 3 {
-			X.Set(i, j, rng.NormFloat64())
-		}
-	}
+	X := testmat.Normal(12, 3, rng)
 	k := kernel.RBF{Sigma: 1}
 	s, err := New(k, X)
 	if err != nil {

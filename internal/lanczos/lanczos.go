@@ -3,7 +3,8 @@
 // dense matrix (one product), a few dozen steps, instead of the O(n³) of a full
 // eigendecomposition. It serves the error measurements of packages kpca and the
 // experiments, where the matrix is often a difference G − Z·Zᵀ best applied without
-// forming it.
+// forming it. Top also takes the leading eigenpairs of such an operator, the exact
+// reference of the studies.
 package lanczos
 
 import (

@@ -58,12 +58,7 @@ func TestOperator(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	n, k := 120, 7
 	g := testmat.RandomSym(n, rng)
-	z := mat.NewDense(n, k, nil)
-	for i := range n {
-		for j := range k {
-			z.Set(i, j, rng.NormFloat64())
-		}
-	}
+	z := testmat.Normal(n, k, rng)
 	dense := mat.NewSymDense(n, nil)
 	dense.SymOuterK(-1, z)
 	dense.AddSym(dense, g)

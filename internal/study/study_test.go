@@ -75,6 +75,21 @@ func TestTable(t *testing.T) {
 	if _, err := back.Floats("name"); !errors.Is(err, ErrTable) {
 		t.Errorf("a column of names as numbers: %v", err)
 	}
+	if c, err := back.FloatColumns("value", "n"); err != nil || len(c) != 2 || c[0][2] != 2.5 || c[1][1] != 2 {
+		t.Errorf("FloatColumns = %v, %v", c, err)
+	}
+	if _, err := back.FloatColumns("n", "name"); !errors.Is(err, ErrTable) {
+		t.Errorf("FloatColumns with a column of names: %v", err)
+	}
+	if h, err := back.Firsts("name", "value"); err != nil || len(h) != 2 || h["name"] != "a" || h["value"] != "0.123457" {
+		t.Errorf("Firsts = %v, %v", h, err)
+	}
+	if _, err := back.Firsts("name", "nosuch"); !errors.Is(err, ErrTable) {
+		t.Errorf("Firsts of a missing column: %v", err)
+	}
+	if _, err := NewTable("a").Firsts("a"); !errors.Is(err, ErrTable) {
+		t.Errorf("Firsts of a table without rows: %v", err)
+	}
 	if _, err := back.Strings("nosuch"); !errors.Is(err, ErrTable) {
 		t.Errorf("a missing column: %v", err)
 	}

@@ -115,6 +115,36 @@ func (t *Table) Floats(name string) ([]float64, error) {
 	return out, nil
 }
 
+// FloatColumns returns the named columns as numbers (Floats), in the order named.
+func (t *Table) FloatColumns(names ...string) ([][]float64, error) {
+	out := make([][]float64, len(names))
+	for i, name := range names {
+		var err error
+		if out[i], err = t.Floats(name); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Firsts returns the first row's cells of the named columns, by name: the values a
+// table repeats on every row (its data set, its size) that a figure's title names. A
+// table without rows is an error.
+func (t *Table) Firsts(names ...string) (map[string]string, error) {
+	if len(t.Rows) == 0 {
+		return nil, fmt.Errorf("%w: no rows", ErrTable)
+	}
+	out := make(map[string]string, len(names))
+	for _, name := range names {
+		j, err := t.Column(name)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = t.Rows[0][j]
+	}
+	return out, nil
+}
+
 // Where returns the table of the rows whose named column holds value, in order.
 func (t *Table) Where(name, value string) (*Table, error) {
 	j, err := t.Column(name)

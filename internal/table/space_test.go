@@ -3,7 +3,6 @@ package table
 import (
 	"errors"
 	"os"
-	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -12,90 +11,6 @@ import (
 
 	"github.com/ikpca/ikpca/data"
 )
-
-// TestReadWhitespace: runs of spaces and tabs separate fields, chosen explicitly or
-// detected, with line numbers kept.
-func TestReadWhitespace(t *testing.T) {
-	tests := []struct {
-		name  string
-		in    string
-		opts  Options
-		want  [][]float64
-		names []string
-		lines []int
-	}{
-		{
-			name:  "detected, aligned columns",
-			in:    "  1.5   2\n 10    -3.25\n",
-			want:  [][]float64{{1.5, 2}, {10, -3.25}},
-			names: []string{"c1", "c2"},
-			lines: []int{1, 2},
-		},
-		{
-			name:  "detected, header, blank lines, CRLF",
-			in:    "\n x  y \r\n\r\n1 2\r\n   \r\n3   4\r\n",
-			want:  [][]float64{{1, 2}, {3, 4}},
-			names: []string{"x", "y"},
-			lines: []int{4, 6},
-		},
-		{
-			name:  "explicit, tabs and spaces mixed",
-			in:    "1\t 2  \t3\n4 5\t\t6\n",
-			opts:  Options{Comma: Space},
-			want:  [][]float64{{1, 2, 3}, {4, 5, 6}},
-			names: []string{"c1", "c2", "c3"},
-			lines: []int{1, 2},
-		},
-		{
-			name:  "yeast-like rows, name and class columns",
-			in:    "ADT1_YEAST  0.58  0.61  0.47  MIT\nADT2_YEAST  0.43  0.67  0.48  MIT\n",
-			opts:  Options{Columns: "2-4"},
-			want:  [][]float64{{0.58, 0.61, 0.47}, {0.43, 0.67, 0.48}},
-			names: []string{"c2", "c3", "c4"},
-			lines: []int{1, 2},
-		},
-		{
-			name:  "one column whose header has a space is not split",
-			in:    "sepal length\n1\n2\n",
-			want:  [][]float64{{1}, {2}},
-			names: []string{"sepal length"},
-			lines: []int{2, 3},
-		},
-		{
-			name:  "a comma anywhere in the first two lines means CSV",
-			in:    "a b,c\n1,2\n",
-			want:  [][]float64{{1, 2}},
-			names: []string{"a b", "c"},
-			lines: []int{2},
-		},
-		{
-			name:  "no final newline",
-			in:    "1 2\n3 4",
-			opts:  Options{Comma: Space},
-			want:  [][]float64{{1, 2}, {3, 4}},
-			names: []string{"c1", "c2"},
-			lines: []int{1, 2},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tt.opts.Name = "in.txt"
-			tab, err := Read(strings.NewReader(tt.in), tt.opts)
-			if err != nil {
-				t.Fatalf("Read: %v", err)
-			}
-			if got := rows(tab.X); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("X = %v, want %v", got, tt.want)
-			}
-			if !reflect.DeepEqual(tab.Names, tt.names) {
-				t.Errorf("Names = %q, want %q", tab.Names, tt.names)
-			}
-			if !reflect.DeepEqual(tab.Lines, tt.lines) {
-				t.Errorf("Lines = %v, want %v", tab.Lines, tt.lines)
-			}
-		})
-	}
-}
 
 func TestReadWhitespaceErrors(t *testing.T) {
 	for _, c := range []struct{ in, want string }{

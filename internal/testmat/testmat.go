@@ -20,6 +20,16 @@ import (
 // the smallest positive normal float64.
 const tiny = 0x1p-1022
 
+// Normal returns an r×c matrix of independent N(0,1) entries, drawn row by row. It
+// panics if r or c is less than 1.
+func Normal(r, c int, rng *rand.Rand) *mat.Dense {
+	g := make([]float64, r*c)
+	for i := range g {
+		g[i] = rng.NormFloat64()
+	}
+	return mat.NewDense(r, c, g)
+}
+
 // RandomOrthogonal returns an n×n orthogonal matrix drawn from the Haar
 // (uniform) distribution on O(n): it takes the QR factorisation of a matrix
 // of independent N(0,1) entries and absorbs the signs of R's diagonal into
@@ -29,12 +39,8 @@ func RandomOrthogonal(n int, rng *rand.Rand) *mat.Dense {
 	if n < 1 {
 		panic(fmt.Sprintf("testmat: RandomOrthogonal: n = %d < 1", n))
 	}
-	g := make([]float64, n*n)
-	for i := range g {
-		g[i] = rng.NormFloat64()
-	}
 	var qr mat.QR
-	qr.Factorize(mat.NewDense(n, n, g))
+	qr.Factorize(Normal(n, n, rng))
 	var q, r mat.Dense
 	qr.QTo(&q)
 	qr.RTo(&r)

@@ -261,3 +261,40 @@ func TestMaxAbsDiff(t *testing.T) {
 	}
 	mustPanic(t, "length mismatch", func() { MaxAbsDiff([]float64{1}, []float64{1, 2}) })
 }
+
+// TestNormal: Normal draws its entries row by row from rng, so that the same seed gives
+// the same matrix as the loop it replaces, and panics on an empty shape.
+func TestNormal(t *testing.T) {
+	a := Normal(3, 4, newRNG(5))
+	rng := newRNG(5)
+	for i := range 3 {
+		for j := range 4 {
+			if want := rng.NormFloat64(); a.At(i, j) != want {
+				t.Fatalf("entry (%d, %d) = %v, want %v", i, j, a.At(i, j), want)
+			}
+		}
+	}
+	mustPanic(t, "Normal(0, 4)", func() { Normal(0, 4, rng) })
+}
+
+// TestSample: SelectRows copies the rows asked for in their order, and Standardise
+// gives train's columns mean 0 and deviation 1 (a constant column only centred),
+// applying train's statistics to the others.
+func TestSample(t *testing.T) {
+	X := mat.NewDense(4, 2, []float64{1, 5, 2, 5, 3, 5, 6, 5})
+	train := SelectRows(X, []int{2, 0, 1})
+	if want := mat.NewDense(3, 2, []float64{3, 5, 1, 5, 2, 5}); !mat.Equal(train, want) {
+		t.Fatalf("SelectRows = %v, want %v", mat.Formatted(train), mat.Formatted(want))
+	}
+	test := SelectRows(X, []int{3})
+	Standardise(train, test)
+	// Column 0 of train is 3, 1, 2: mean 2, deviation √(2/3).
+	sd := math.Sqrt(2.0 / 3)
+	want := mat.NewDense(3, 2, []float64{1 / sd, 0, -1 / sd, 0, 0, 0})
+	if !mat.EqualApprox(train, want, 1e-15) {
+		t.Errorf("standardised train = %v, want %v", mat.Formatted(train), mat.Formatted(want))
+	}
+	if got := test.RawRowView(0); math.Abs(got[0]-4/sd) > 1e-15 || got[1] != 0 {
+		t.Errorf("standardised test point = %v, want [%v 0]", got, 4/sd)
+	}
+}

@@ -1,7 +1,10 @@
-// Package vec holds the one dot product the module's packages share (kernel, kaf,
-// stream, chinsuter, internal/lanczos), on plain slices, for the loops too short or too
-// frequent to go through BLAS.
+// Package vec holds the small vector kernels the module's packages share (kernel, kaf,
+// stream, chinsuter, update, secular, kpca, internal/lanczos), on plain slices, for the
+// loops too short or too frequent to go through BLAS: the dot product, the largest
+// magnitude and the Euclidean norm without overflow.
 package vec
+
+import "math"
 
 // Dot returns xᵀy over the first len(x) entries of y (y must be at least as long). It
 // sums with four interleaved accumulators: they break the chain of dependent additions,
@@ -21,4 +24,55 @@ func Dot(x, y []float64) float64 {
 		s0 += x[i] * y[i]
 	}
 	return (s0 + s1) + (s2 + s3)
+}
+
+// MaxAbs returns max |xᵢ|: 0 for an empty x, NaN if an entry is NaN (math.Max).
+func MaxAbs(x []float64) float64 {
+	var m float64
+	for _, v := range x {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
+}
+
+// Norm returns ‖x‖₂ without overflow or harmful underflow: the entries are divided by
+// the largest magnitude before they are squared (two passes and a division per entry,
+// which the short vectors of the callers afford).
+func Norm(x []float64) float64 {
+	big := MaxAbs(x)
+	if big == 0 {
+		return 0
+	}
+	var ss float64
+	for _, v := range x {
+		v /= big
+		ss += v * v
+	}
+	return big * math.Sqrt(ss)
+}
+
+// SameBits reports whether a and b hold the same float64s bit for bit: equal lengths,
+// and entries with the same bits, so that NaN equals NaN and −0 differs from +0.
+func SameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// SubtractMean sets x ← x − mean(x)·1, the centring C·x with C = I − 11ᵀ/n.
+func SubtractMean(x []float64) {
+	var mean float64
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	for i := range x {
+		x[i] -= mean
+	}
 }

@@ -35,3 +35,57 @@ func TestDotAllocs(t *testing.T) {
 		t.Errorf("%v allocations per call", n)
 	}
 }
+
+// TestNorm: MaxAbs and Norm on exact cases, and Norm where squaring the entries would
+// overflow (1e300) or underflow to zero (1e-300); the scaled sum is exact for (3, 4)·s
+// up to the one rounding of the division and of the square root, 4 ulps in all.
+func TestNorm(t *testing.T) {
+	if MaxAbs(nil) != 0 || Norm(nil) != 0 || Norm([]float64{0, 0}) != 0 {
+		t.Error("empty or zero vector")
+	}
+	if m := MaxAbs([]float64{1, -7, 3}); m != 7 {
+		t.Errorf("MaxAbs = %v, want 7", m)
+	}
+	if m := MaxAbs([]float64{1, math.NaN(), 3}); !math.IsNaN(m) {
+		t.Errorf("MaxAbs with a NaN = %v", m)
+	}
+	for _, s := range []float64{1, 1e300, 1e-300, -2} {
+		want := 5 * math.Abs(s)
+		if got := Norm([]float64{3 * s, 0, -4 * s}); math.Abs(got-want) > 4*0x1p-52*want {
+			t.Errorf("Norm((3, 0, −4)·%g) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestSameBits: equal lengths and bits are the only test, so NaN matches NaN (the same
+// payload) and −0 does not match +0, unlike ==.
+func TestSameBits(t *testing.T) {
+	nan, negZero := math.NaN(), math.Copysign(0, -1)
+	for _, c := range []struct {
+		a, b []float64
+		want bool
+	}{
+		{nil, nil, true},
+		{nil, []float64{}, true},
+		{[]float64{1, 2}, []float64{1, 2}, true},
+		{[]float64{1, nan}, []float64{1, nan}, true},
+		{[]float64{1, 2}, []float64{1, 2, 3}, false},
+		{[]float64{0}, []float64{negZero}, false},
+		{[]float64{1, 2}, []float64{1, math.Nextafter(2, 3)}, false},
+	} {
+		if got := SameBits(c.a, c.b); got != c.want {
+			t.Errorf("SameBits(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+// TestSubtractMean: integer entries with an integer mean are centred exactly.
+func TestSubtractMean(t *testing.T) {
+	x := []float64{1, 2, 6, -1}
+	SubtractMean(x)
+	for i, want := range []float64{-1, 0, 4, -3} {
+		if x[i] != want {
+			t.Fatalf("SubtractMean = %v", x)
+		}
+	}
+}

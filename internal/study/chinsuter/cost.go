@@ -6,10 +6,9 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/ikpca/ikpca/chinsuter"
 	"github.com/ikpca/ikpca/internal/stats"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/yardstick"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
@@ -37,12 +36,7 @@ func costAt(ctx context.Context, m int, o Options) (CostRow, error) {
 	const d = 10
 	rng := rand.New(rand.NewPCG(o.Seed, uint64(m)))
 	steps := o.CostSteps
-	X := mat.NewDense(m+steps, d, nil)
-	for i := range m + steps {
-		for j := range d {
-			X.Set(i, j, rng.NormFloat64())
-		}
-	}
+	X := testmat.Normal(m+steps, d, rng)
 	k := kernel.RBF{Sigma: math.Sqrt(d)}
 	stick := yardstick.New(m)
 	row := CostRow{M: m}

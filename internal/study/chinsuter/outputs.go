@@ -186,14 +186,11 @@ func drawTiming(t *study.Table, _ string) (*study.Figure, error) {
 		if len(rows.Rows) == 0 {
 			continue
 		}
-		ns, err := rows.Floats("n")
+		cols, err := rows.FloatColumns("n", "seconds")
 		if err != nil {
 			return nil, err
 		}
-		ts, err := rows.Floats("seconds")
-		if err != nil {
-			return nil, err
-		}
+		ns, ts := cols[0], cols[1]
 		label := shortNames[m]
 		if len(ns) >= 2 {
 			label = fmt.Sprintf("%s, n^%.2f", label, stats.LogSlope(ns, ts))
@@ -274,14 +271,11 @@ func drawProjections(t *study.Table, _ string) (*study.Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		x, err := rows.Floats("x")
+		cols, err := rows.FloatColumns("x", "batch")
 		if err != nil {
 			return nil, err
 		}
-		batch, err := rows.Floats("batch")
-		if err != nil {
-			return nil, err
-		}
+		x, batch := cols[0], cols[1]
 		p := &study.Figure{Title: fmt.Sprintf("component %s (n = %d)", c, len(x)), XLabel: "x", YLabel: "projection", Legend: study.Auto}
 		st := styles[methodBatch]
 		st.NoLine, st.Colour = true, study.Grey

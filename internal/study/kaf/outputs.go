@@ -132,14 +132,11 @@ func drawBasis(t *study.Table, which string) (*study.Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, err := rows.Floats("x")
+	cols, err := rows.FloatColumns("x", "value")
 	if err != nil {
 		return nil, err
 	}
-	y, err := rows.Floats("value")
-	if err != nil {
-		return nil, err
-	}
+	x, y := cols[0], cols[1]
 	st := study.Style{Colour: 0}
 	if which == "angle" {
 		st = study.Style{Colour: 3, Marker: 1}

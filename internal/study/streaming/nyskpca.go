@@ -9,14 +9,13 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/lanczos"
 	"github.com/ikpca/ikpca/internal/study"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
-	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/nystrom"
 	"github.com/ikpca/ikpca/stream"
 )
@@ -95,45 +94,18 @@ type NystromResult struct {
 // loadNystrom returns n points of the data set in a seeded random order, MAGIC's and
 // Yeast's columns standardised.
 func loadNystrom(name string, n int, seed uint64) (*mat.Dense, error) {
-	var X *mat.Dense
-	standardise := true
-	switch name {
-	case "magic":
-		X = data.Magic().X
-	case "yeast":
-		X = data.Yeast().X
-	case "a9a":
-		X, standardise = data.A9A().X, false
-	default:
+	if !slices.Contains(NystromDataSets, name) {
 		return nil, fmt.Errorf("%w: unknown data set %q (want one of %v)", study.ErrOptions, name, NystromDataSets)
 	}
-	rows, d := X.Dims()
+	ds, _ := data.ByName(name)
+	X := ds.X
+	rows, _ := X.Dims()
 	if n <= 0 || n > rows {
 		n = rows
 	}
-	perm := rand.New(rand.NewPCG(seed, 0x5eed)).Perm(rows)
-	out := mat.NewDense(n, d, nil)
-	for i := range n {
-		out.SetRow(i, X.RawRowView(perm[i]))
-	}
-	if standardise {
-		for j := range d {
-			var mean, ss float64
-			for i := range n {
-				mean += out.At(i, j)
-			}
-			mean /= float64(n)
-			for i := range n {
-				ss += (out.At(i, j) - mean) * (out.At(i, j) - mean)
-			}
-			sd := math.Sqrt(ss / float64(n))
-			if sd == 0 {
-				sd = 1
-			}
-			for i := range n {
-				out.Set(i, j, (out.At(i, j)-mean)/sd)
-			}
-		}
+	out := testmat.SelectRows(X, rand.New(rand.NewPCG(seed, 0x5eed)).Perm(rows)[:n])
+	if name != "a9a" { // binary features, as they are
+		testmat.Standardise(out)
 	}
 	return out, nil
 }
@@ -175,39 +147,18 @@ func NystromKPCA(ctx context.Context, o NystromOptions) (*NystromResult, error) 
 	res := &NystromResult{Options: o, N: n, Dim: d, Sigma: sigma}
 
 	// The exact references.
-	K := kernel.Matrix(kern, X)
-	raw := K.RawSymmetric()
-	tmp := make([]float64, n)
-	uncentred := func(dst, x []float64) {
-		native.Symv(1, raw, blas64.Vector{N: n, Inc: 1, Data: x}, 0, blas64.Vector{N: n, Inc: 1, Data: dst})
-	}
-	centre := func(x []float64) {
-		var m float64
-		for _, v := range x {
-			m += v
-		}
-		m /= float64(n)
-		for i := range x {
-			x[i] -= m
-		}
-	}
-	centred := func(dst, x []float64) {
-		copy(tmp, x)
-		centre(tmp)
-		uncentred(dst, tmp)
-		centre(dst)
-	}
-	exact, U, err := topEigen(ctx, n, k+1, centred, 1e-12, 600, o.Seed)
+	km := study.NewKernelMatrix(kern, X)
+	exact, U, err := lanczos.Top(ctx, n, k+1, km.Centred, 1e-12, 600, o.Seed)
 	if err != nil {
 		return nil, err
 	}
-	exactU, UU, err := topEigen(ctx, n, k+1, uncentred, 1e-12, 600, o.Seed+1)
+	exactU, UU, err := lanczos.Top(ctx, n, k+1, km.Uncentred, 1e-12, 600, o.Seed+1)
 	if err != nil {
 		return nil, err
 	}
-	K, raw.Data = nil, nil // the n×n matrix is not needed any more
+	km = nil // the n×n matrix is not needed any more
 	res.Exact, res.ExactUncentred = exact, exactU
-	res.Best, res.BestUncentred = bestGap(exact), bestGap(exactU)
+	res.Best, res.BestUncentred = study.BestGap(exact), study.BestGap(exactU)
 	Uk, UUk := U.Slice(0, n, 0, k).(*mat.Dense), UU.Slice(0, n, 0, k).(*mat.Dense)
 
 	total := len(o.Ranks) * len(o.Strategies)
@@ -236,7 +187,7 @@ func NystromKPCA(ctx context.Context, o NystromOptions) (*NystromResult, error) 
 			row := NystromRow{Method: s.String(), Rank: m.Rank(), Features: m.Features(), Bytes: m.Bytes(), Time: elapsed,
 				Values: slices.Clone(vals[:k])}
 			row.KernelEvals, row.Flops = nystromCost(s, X, m)
-			row.EigenError, row.RelativeError = eigenErrors(vals[:k], exact[:k])
+			row.RelativeError, row.EigenError = study.EigenErrors(vals[:k], exact[:k])
 			sines, err := scoreSines(m, X, Uk, k, res.Best)
 			if err != nil {
 				return nil, err
@@ -266,76 +217,25 @@ func NystromKPCA(ctx context.Context, o NystromOptions) (*NystromResult, error) 
 	return res, nil
 }
 
-// eigenErrors returns max |got − want|/want₁ and max |got − want|/want.
-func eigenErrors(got, want []float64) (abs, rel float64) {
-	for j := range want {
-		e := math.Abs(got[j] - want[j])
-		abs = math.Max(abs, e/want[0])
-		rel = math.Max(rel, e/want[j])
-	}
-	return abs, rel
-}
-
-// bestGap returns the j in [1, len(v)−1] with the largest gap v[j−1] − v[j].
-func bestGap(v []float64) int {
-	best := 1
-	for j := 2; j < len(v); j++ {
-		if v[j-1]-v[j] > v[best-1]-v[best] {
-			best = j
-		}
-	}
-	return best
-}
-
-// scoreSines returns, for each j of ks, the sine of the largest principal angle between
-// the span of the first j columns of U (n×k, orthonormal) and that of the model's
-// scores of the rows of X on its top j components: those are its eigenvectors of the
-// n×n approximate kernel matrix, times √λ.
-func scoreSines(m interface {
-	Transform(dst *mat.Dense, X mat.Matrix, k int) error
-}, X *mat.Dense, U *mat.Dense, ks ...int) ([]float64, error) {
+// scoreSines returns, for each j of ks (at most the columns of U), the sine of the
+// largest principal angle between the span of the first j columns of U (n×k,
+// orthonormal) and that of the model's scores of the rows of X on its top j components:
+// those are its eigenvectors of the n×n approximate kernel matrix, times √λ.
+func scoreSines(m study.Transformer, X *mat.Dense, U *mat.Dense, ks ...int) ([]float64, error) {
 	k := slices.Max(ks)
-	// In blocks of rows, so that a random-feature model's n×D features are never all
-	// held at once.
-	n, d := X.Dims()
-	sc := mat.NewDense(n, k, nil)
-	for from := 0; from < n; from += 1024 {
-		to := min(from+1024, n)
-		if err := m.Transform(sc.Slice(from, to, 0, k).(*mat.Dense), X.Slice(from, to, 0, d), k); err != nil {
-			return nil, err
-		}
+	sc, err := study.Scores(m, X, k)
+	if err != nil {
+		return nil, err
+	}
+	all, err := study.Sines(U, sc, k)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]float64, len(ks))
 	for i, j := range ks {
-		s, err := sine(U.Slice(0, n, 0, j).(*mat.Dense), sc.Slice(0, n, 0, j))
-		if err != nil {
-			return nil, err
-		}
-		out[i] = s
+		out[i] = all[j-1]
 	}
 	return out, nil
-}
-
-// sine returns ‖(I − UUᵀ)Q‖₂ for U with orthonormal columns and Q an orthonormal basis
-// of the columns of A (as many).
-func sine(U *mat.Dense, A mat.Matrix) (float64, error) {
-	n, k := A.Dims()
-	var qr mat.QR
-	qr.Factorize(A)
-	var Q mat.Dense
-	qr.QTo(&Q)
-	Qk := mat.DenseCopyOf(Q.Slice(0, n, 0, k))
-	u := mat.DenseCopyOf(U)
-	c := mat.NewDense(k, k, nil)
-	native.Gemm(blas.Trans, blas.NoTrans, 1, u.RawMatrix(), Qk.RawMatrix(), 0, c.RawMatrix())
-	native.Gemm(blas.NoTrans, blas.NoTrans, -1, u.RawMatrix(), c.RawMatrix(), 1, Qk.RawMatrix())
-	g := mat.NewSymDense(k, nil)
-	native.Syrk(blas.Trans, 1, Qk.RawMatrix(), 0, g.RawSymmetric())
-	v, err := native.EigenSym(nil, nil, g)
-	if err != nil {
-		return 0, err
-	}
-	return math.Sqrt(math.Max(v[k-1], 0)), nil
 }
 
 // nystromCost counts the kernel values a fit by strategy s computed — Choose's and the
@@ -385,28 +285,10 @@ func rowOf(X *mat.Dense, x []float64) int {
 // time, and measures it against the exact uncentred kernel PCA (values want, vectors U).
 func skpcaAtMemory(X *mat.Dense, sigma float64, ell, budget int, seed uint64, k, best int, want []float64, U *mat.Dense) (NystromRow, error) {
 	n, d := X.Dims()
-	bytes := func(D int) int {
-		s, err := stream.NewSKPCA(d, stream.SKPCAOptions{Features: D, Sigma: sigma, Sketch: ell, Seed: seed})
-		if err != nil {
-			return math.MaxInt
-		}
-		return s.Bytes()
-	}
-	lo, hi := 2, 2
-	for bytes(hi) <= budget && hi < 1<<22 {
-		lo, hi = hi, 2*hi
-	}
-	for hi-lo > 2 { // the largest even D in [lo, hi) within the budget
-		mid := (lo + hi) / 2 &^ 1
-		if bytes(mid) <= budget {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	D := lo
+	opts := study.SKPCAAtMemory(d, stream.SKPCAOptions{Sigma: sigma, Sketch: ell, Seed: seed}, budget)
+	D := opts.Features
 	t0 := time.Now()
-	s, err := stream.NewSKPCA(d, stream.SKPCAOptions{Features: D, Sigma: sigma, Sketch: ell, Seed: seed})
+	s, err := stream.NewSKPCA(d, opts)
 	if err != nil {
 		return NystromRow{}, err
 	}
@@ -426,7 +308,7 @@ func skpcaAtMemory(X *mat.Dense, sigma float64, ell, budget int, seed uint64, k,
 		return row, nil
 	}
 	row.Values = slices.Clone(vals[:k])
-	row.EigenError, row.RelativeError = eigenErrors(vals[:k], want)
+	row.RelativeError, row.EigenError = study.EigenErrors(vals[:k], want)
 	sines, err := scoreSines(s, X, U, k, best)
 	if err != nil {
 		return NystromRow{}, err

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ikpca/ikpca/internal/lanczos"
 	"github.com/ikpca/ikpca/internal/study"
 	"github.com/ikpca/ikpca/internal/study/studytest"
 	"github.com/ikpca/ikpca/kernel"
@@ -23,7 +24,7 @@ func TestTopEigen(t *testing.T) {
 		t.Fatal(err)
 	}
 	K := kernel.Centre(kernel.Matrix(kernel.RBF{Sigma: 1}, X))
-	vals, V, err := topEigen(context.Background(), 300, 6, func(dst, x []float64) {
+	vals, V, err := lanczos.Top(context.Background(), 300, 6, func(dst, x []float64) {
 		for i := range dst {
 			dst[i] = 0
 			for j := range x {

@@ -72,16 +72,9 @@ func (r *ApproxResult) output() study.Output {
 // against the memory in bytes (x = "memory", log–log), or the training and test times
 // against ℓ (x = "time").
 func drawApprox(t *study.Table, x string) (*study.Figure, error) {
-	if len(t.Rows) == 0 {
-		return nil, fmt.Errorf("%w: no rows", study.ErrTable)
-	}
-	head := map[string]string{}
-	for _, c := range []string{"dataset", "n", "features"} {
-		v, err := t.Strings(c)
-		if err != nil {
-			return nil, err
-		}
-		head[c] = v[0]
+	head, err := t.Firsts("dataset", "n", "features")
+	if err != nil {
+		return nil, err
 	}
 	f := &study.Figure{Title: fmt.Sprintf("%s, n = %s, D = %s", head["dataset"], head["n"], head["features"]), LogY: true}
 	xcol, ycol := "ell", "error_over_n"
@@ -271,18 +264,11 @@ func drawRFF(t *study.Table, _ string) (*study.Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		D, err := rows.Floats("features")
+		cols, err := rows.FloatColumns("features", "rms_error", "max_error")
 		if err != nil {
 			return nil, err
 		}
-		rms, err := rows.Floats("rms_error")
-		if err != nil {
-			return nil, err
-		}
-		mx, err := rows.Floats("max_error")
-		if err != nil {
-			return nil, err
-		}
+		D, rms, mx := cols[0], cols[1], cols[2]
 		f.Curves = append(f.Curves, study.Curve{Label: form + ", RMS", X: D, Y: rms, Style: study.Style{Colour: k, Marker: 1}},
 			study.Curve{Label: form + ", largest", X: D, Y: mx, Style: study.Style{Colour: k, Dash: 1, Marker: 2}})
 		if k == 0 && len(D) > 0 {

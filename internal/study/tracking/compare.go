@@ -277,8 +277,8 @@ func Compare(ctx context.Context, o CompareOptions) (*CompareResult, error) {
 			return nil, err
 		}
 		for _, row := range rows {
-			row.EigenError, row.EigenErrorL1 = eigenErrors(row.Values, res.Exact[:k])
-			row.Centred, row.Best = true, bestGap(res.Exact)
+			row.EigenError, row.EigenErrorL1 = study.EigenErrors(row.Values, res.Exact[:k])
+			row.Centred, row.Best = true, study.BestGap(res.Exact)
 			res.Rows = append(res.Rows, row)
 		}
 	}
@@ -311,23 +311,26 @@ func warmBLAS() {
 	_, _ = native.EigenSymTop(nil, nil, s, 10)
 }
 
+// grow fits a kpca model of options opts to the first m0 rows of X and adds the rows up
+// to end one at a time, measuring its peak memory and time.
+func grow(ctx context.Context, kern kernel.Kernel, X *mat.Dense, opts kpca.Options, m0, end int, progress func(done, total int)) (*kpca.Model, float64, time.Duration, error) {
+	_, d := X.Dims()
+	var md *kpca.Model
+	peak, elapsed, err := measured(func() error {
+		var err error
+		if md, err = kpca.New(kern, X.Slice(0, m0, 0, d), opts); err != nil {
+			return err
+		}
+		_, err = md.AddRows(ctx, X.Slice(m0, end, 0, d), progress)
+		return err
+	})
+	return md, peak, elapsed, err
+}
+
 // fitRank streams X into a rank-r model started from its first m0 points.
 func fitRank(ctx context.Context, kern kernel.Kernel, X *mat.Dense, r, m0 int, progress func(done, total int)) (pendingRow, error) {
-	n, d := X.Dims()
-	var md *kpca.Model
-	var elapsed time.Duration
-	peak, err := peakResident(func() error {
-		t0 := time.Now()
-		var err error
-		if md, err = kpca.New(kern, X.Slice(0, m0, 0, d), kpca.Options{Rank: r}); err != nil {
-			return err
-		}
-		if _, err := md.AddRows(ctx, X.Slice(m0, n, 0, d), every(progress, 100)); err != nil {
-			return err
-		}
-		elapsed = time.Since(t0)
-		return nil
-	})
+	n, _ := X.Dims()
+	md, peak, elapsed, err := grow(ctx, kern, X, kpca.Options{Rank: r}, m0, n, every(progress, 100))
 	if err != nil {
 		return pendingRow{}, err
 	}
@@ -341,21 +344,7 @@ func fitRank(ctx context.Context, kern kernel.Kernel, X *mat.Dense, r, m0 int, p
 
 // fitExact grows an exact model from the first m0 points of X to its first ne.
 func fitExact(ctx context.Context, kern kernel.Kernel, X *mat.Dense, m0, ne int, progress func(done, total int)) (pendingRow, error) {
-	_, d := X.Dims()
-	var md *kpca.Model
-	var elapsed time.Duration
-	peak, err := peakResident(func() error {
-		t0 := time.Now()
-		var err error
-		if md, err = kpca.New(kern, X.Slice(0, m0, 0, d), kpca.Options{}); err != nil {
-			return err
-		}
-		if _, err := md.AddRows(ctx, X.Slice(m0, ne, 0, d), every(progress, 10)); err != nil {
-			return err
-		}
-		elapsed = time.Since(t0)
-		return nil
-	})
+	md, peak, elapsed, err := grow(ctx, kern, X, kpca.Options{}, m0, ne, every(progress, 10))
 	if err != nil {
 		return pendingRow{}, err
 	}
@@ -371,35 +360,12 @@ func fitExact(ctx context.Context, kern kernel.Kernel, X *mat.Dense, m0, ne int,
 // a time, and scores the points.
 func fitSKPCA(ctx context.Context, X *mat.Dense, sigma float64, ell, budget, k int, seed uint64, progress func(done, total int)) (pendingRow, error) {
 	n, d := X.Dims()
-	opts := func(D int) stream.SKPCAOptions {
-		return stream.SKPCAOptions{Features: D, Sigma: sigma, Sketch: ell, Seed: seed}
-	}
-	bytes := func(D int) int {
-		s, err := stream.NewSKPCA(d, opts(D))
-		if err != nil {
-			return math.MaxInt
-		}
-		return s.Bytes()
-	}
-	lo, hi := 2, 2
-	for bytes(hi) <= budget && hi < 1<<22 {
-		lo, hi = hi, 2*hi
-	}
-	for hi-lo > 2 { // the largest even D in [lo, hi) within the budget
-		mid := (lo + hi) / 2 &^ 1
-		if bytes(mid) <= budget {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	D := lo
+	opts := study.SKPCAAtMemory(d, stream.SKPCAOptions{Sigma: sigma, Sketch: ell, Seed: seed}, budget)
+	D := opts.Features
 	var s *stream.SKPCA
-	var elapsed time.Duration
-	peak, err := peakResident(func() error {
-		t0 := time.Now()
+	peak, elapsed, err := measured(func() error {
 		var err error
-		if s, err = stream.NewSKPCA(d, opts(D)); err != nil {
+		if s, err = stream.NewSKPCA(d, opts); err != nil {
 			return err
 		}
 		for i := range n {
@@ -413,13 +379,12 @@ func fitSKPCA(ctx context.Context, X *mat.Dense, sigma float64, ell, budget, k i
 				progressFunc(progress).call(i+1, n)
 			}
 		}
-		elapsed = time.Since(t0)
 		return nil
 	})
 	if err != nil {
 		return pendingRow{}, err
 	}
-	scores, err := scoresOf(s, X, k)
+	scores, err := study.Scores(s, X, k)
 	if err != nil {
 		return pendingRow{}, err
 	}
@@ -446,9 +411,7 @@ func fitChinSuter(ctx context.Context, kern kernel.Kernel, X *mat.Dense, r, m0, 
 		pre++
 	}
 	var md *chinsuter.Model
-	var elapsed time.Duration
-	peak, err := peakResident(func() error {
-		t0 := time.Now()
+	peak, elapsed, err := measured(func() error {
 		var err error
 		md, err = chinsuter.New(kern, X.Slice(0, m0, 0, d), chinsuter.Options{Components: r,
 			Compression: &chinsuter.Compression{PreImages: pre}})
@@ -464,7 +427,6 @@ func fitChinSuter(ctx context.Context, kern kernel.Kernel, X *mat.Dense, r, m0, 
 			}
 			progressFunc(progress).call(min(i+c, n), n)
 		}
-		elapsed = time.Since(t0)
 		return nil
 	})
 	if err != nil {
@@ -473,7 +435,7 @@ func fitChinSuter(ctx context.Context, kern kernel.Kernel, X *mat.Dense, r, m0, 
 	if md.Components() < k {
 		return pendingRow{}, fmt.Errorf("tracking: Chin–Suter at r = %d holds %d components, fewer than %d", r, md.Components(), k)
 	}
-	scores, err := scoresOf(md, X, k)
+	scores, err := study.Scores(md, X, k)
 	if err != nil {
 		return pendingRow{}, err
 	}
@@ -481,23 +443,6 @@ func fitChinSuter(ctx context.Context, kern kernel.Kernel, X *mat.Dense, r, m0, 
 		Bytes: float64(md.Bytes()), PeakRSS: peak, Seconds: elapsed.Seconds(), Values: md.Values(nil), Centred: true,
 		Bound: math.NaN(), TrueError: math.NaN()}
 	return pendingRow{row: row, vectors: scores}, nil
-}
-
-// scoresOf returns the model's scores of the rows of X on its top k components, in
-// blocks of rows, so that a random-feature model's features of all the points are
-// never held at once.
-func scoresOf(m interface {
-	Transform(dst *mat.Dense, X mat.Matrix, k int) error
-}, X *mat.Dense, k int) (*mat.Dense, error) {
-	n, d := X.Dims()
-	sc := mat.NewDense(n, k, nil)
-	for from := 0; from < n; from += 1024 {
-		to := min(from+1024, n)
-		if err := m.Transform(sc.Slice(from, to, 0, k).(*mat.Dense), X.Slice(from, to, 0, d), k); err != nil {
-			return nil, err
-		}
-	}
-	return sc, nil
 }
 
 // every returns a callback that calls progress every step-th point and at the last.
@@ -528,10 +473,10 @@ func (p pendingRow) evaluate(ref *reference, k int, km *kernelMatrix) error {
 		return fmt.Errorf("tracking: %s at r = %d: %d values, want %d", row.Method, row.Rank, len(row.Values), k)
 	}
 	row.Values = slices.Clone(row.Values[:k])
-	row.EigenError, row.EigenErrorL1 = eigenErrors(row.Values, vals[:k])
-	row.Best = bestGap(vals)
+	row.EigenError, row.EigenErrorL1 = study.EigenErrors(row.Values, vals[:k])
+	row.Best = study.BestGap(vals)
 	var err error
-	if row.Sines, err = sines(U, p.vectors, k); err != nil {
+	if row.Sines, err = study.Sines(U, p.vectors, k); err != nil {
 		return err
 	}
 	if row.Method == MethodRank && km != nil {
@@ -543,53 +488,4 @@ func (p pendingRow) evaluate(ref *reference, k int, km *kernelMatrix) error {
 		}
 	}
 	return nil
-}
-
-// eigenErrors returns max |got − want|/want and max |got − want|/want₁.
-func eigenErrors(got, want []float64) (rel, l1 float64) {
-	for j := range want {
-		e := math.Abs(got[j] - want[j])
-		rel = math.Max(rel, e/want[j])
-		l1 = math.Max(l1, e/want[0])
-	}
-	return rel, l1
-}
-
-// bestGap returns the j in [1, len(v)−1] with the largest gap v[j−1] − v[j].
-func bestGap(v []float64) int {
-	best := 1
-	for j := 2; j < len(v); j++ {
-		if v[j-1]-v[j] > v[best-1]-v[best] {
-			best = j
-		}
-	}
-	return best
-}
-
-// sines returns, for j = 1…k, the sine of the largest principal angle between the
-// spans of the first j columns of U (n×≥k, orthonormal) and of A (n×≥k): ‖(I − UⱼUⱼᵀ)Qⱼ‖₂
-// with Qⱼ an orthonormal basis of the first j columns of A (one QR factorisation gives
-// every Qⱼ), which unlike √(1 − cos²) keeps its accuracy for small angles.
-func sines(U, A *mat.Dense, k int) ([]float64, error) {
-	n, _ := A.Dims()
-	var qr mat.QR
-	qr.Factorize(A.Slice(0, n, 0, k))
-	var Q mat.Dense
-	qr.QTo(&Q)
-	out := make([]float64, k)
-	for j := 1; j <= k; j++ {
-		Qj := mat.DenseCopyOf(Q.Slice(0, n, 0, j))
-		Uj := mat.DenseCopyOf(U.Slice(0, n, 0, j))
-		c := mat.NewDense(j, j, nil)
-		native.Gemm(blas.Trans, blas.NoTrans, 1, Uj.RawMatrix(), Qj.RawMatrix(), 0, c.RawMatrix())
-		native.Gemm(blas.NoTrans, blas.NoTrans, -1, Uj.RawMatrix(), c.RawMatrix(), 1, Qj.RawMatrix())
-		g := mat.NewSymDense(j, nil)
-		native.Syrk(blas.Trans, 1, Qj.RawMatrix(), 0, g.RawSymmetric())
-		v, err := native.EigenSym(nil, nil, g)
-		if err != nil {
-			return nil, err
-		}
-		out[j-1] = math.Sqrt(math.Max(v[j-1], 0))
-	}
-	return out, nil
 }

@@ -101,7 +101,7 @@ func (r *CompareResult) outputs() []study.Output {
 		o.Dataset, r.N, r.Dim, r.Sigma, k)
 	fmt.Fprintf(&md, "Batch kernel PCA of all n points (Lanczos on the formed n×n kernel matrix, residuals ≤ %.1g·λ₁, %.0f s): "+
 		"λ₁ = %.6g, λ%d = %.6g, gap (λ%d − λ%d)/λ₁ = %.3g; the best-separated leading subspace is the top %d (gap %.3g). ",
-		r.Residual, r.ReferenceSeconds, r.Exact[0], k, r.Exact[k-1], k, k+1, gap(r.Exact, k), bestGap(r.Exact), gap(r.Exact, bestGap(r.Exact)))
+		r.Residual, r.ReferenceSeconds, r.Exact[0], k, r.Exact[k-1], k, k+1, gap(r.Exact, k), study.BestGap(r.Exact), gap(r.Exact, study.BestGap(r.Exact)))
 	fmt.Fprintf(&md, "The rank-r models start from a batch decomposition of the first %d points and take the others one at a time. "+
 		"SKPCA (ℓ sketch rows, D random Fourier features, uncentred: measured against the uncentred kernel matrix's pairs, as its paper defines it) "+
 		"and compressed Chin–Suter (r components on at most (r+1)·n′ pre-images, chunks of c points) are given the largest D and n′ "+
@@ -244,16 +244,9 @@ var (
 // eigenvalues' largest relative error, the top-k subspace's sine, and the seconds — with
 // exact growth and scikit-learn as horizontal lines.
 func drawRank(t *study.Table, _ string) (*study.Figure, error) {
-	if len(t.Rows) == 0 {
-		return nil, fmt.Errorf("%w: no rows", study.ErrTable)
-	}
-	head := map[string]string{}
-	for _, c := range []string{"dataset", "n", "k"} {
-		v, err := t.Strings(c)
-		if err != nil {
-			return nil, err
-		}
-		head[c] = v[0]
+	head, err := t.Firsts("dataset", "n", "k")
+	if err != nil {
+		return nil, err
 	}
 	ranks, err := t.Floats("r")
 	if err != nil {
@@ -351,30 +344,23 @@ func drawWindow(t *study.Table, _ string) (*study.Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := t.Strings("window")
-	if err != nil {
-		return nil, err
-	}
-	comp, err := t.Strings("components")
+	head, err := t.Firsts("window", "components")
 	if err != nil {
 		return nil, err
 	}
 	f := &study.Figure{Title: "MAGIC: gamma rows, then hadron rows", XLabel: "points seen",
-		YLabel: fmt.Sprintf("sine, top %s against last %s", comp[0], w[0]), LogY: true, Legend: study.Outside}
+		YLabel: fmt.Sprintf("sine, top %s against last %s", head["components"], head["window"]), LogY: true, Legend: study.Outside}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i, m := range models {
 		rows, err := t.Where("model", m)
 		if err != nil {
 			return nil, err
 		}
-		x, err := rows.Floats("points")
+		cols, err := rows.FloatColumns("points", "sine")
 		if err != nil {
 			return nil, err
 		}
-		y, err := rows.Floats("sine")
-		if err != nil {
-			return nil, err
-		}
+		x, y := cols[0], cols[1]
 		labels, err := rows.Strings("label")
 		if err != nil {
 			return nil, err

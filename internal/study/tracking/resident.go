@@ -1,16 +1,11 @@
 package tracking
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
-	"fmt"
 	"math"
 	"os"
-	"runtime"
-	"runtime/debug"
-	"strconv"
-	"strings"
+	"time"
+
+	"github.com/ikpca/ikpca/internal/resident"
 )
 
 // Peak resident memory is measured in the study's own process, the way bench/memory.go
@@ -26,9 +21,8 @@ import (
 // peakResident runs f and returns its peak resident memory in bytes beyond what the
 // process held before, or NaN if it cannot be measured here.
 func peakResident(f func() error) (float64, error) {
-	runtime.GC()
-	debug.FreeOSMemory()
-	rss, _, err := residentKiB()
+	resident.Free()
+	rss, _, err := resident.KiB()
 	ok := err == nil && os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 	if err := f(); err != nil {
 		return math.NaN(), err
@@ -36,44 +30,24 @@ func peakResident(f func() error) (float64, error) {
 	if !ok {
 		return math.NaN(), nil
 	}
-	_, hwm, err := residentKiB()
+	_, hwm, err := resident.KiB()
 	if err != nil {
 		return math.NaN(), nil
 	}
 	return float64(hwm-rss) * 1024, nil
 }
 
-// residentKiB reads VmRSS and VmHWM from /proc/self/status.
-func residentKiB() (rss, hwm int64, err error) {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, 0, fmt.Errorf("resident memory is measured on Linux only: %w", err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	found := 0
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) < 2 {
-			continue
+// measured runs f and returns its peak resident memory (peakResident) and the time it
+// took.
+func measured(f func() error) (float64, time.Duration, error) {
+	var elapsed time.Duration
+	peak, err := peakResident(func() error {
+		t0 := time.Now()
+		if err := f(); err != nil {
+			return err
 		}
-		var dst *int64
-		switch f[0] {
-		case "VmRSS:":
-			dst = &rss
-		case "VmHWM:":
-			dst = &hwm
-		default:
-			continue
-		}
-		v, err := strconv.ParseInt(f[1], 10, 64)
-		if err != nil {
-			return 0, 0, fmt.Errorf("parsing %q: %w", sc.Text(), err)
-		}
-		*dst = v
-		found++
-	}
-	if found != 2 {
-		return 0, 0, errors.New("VmRSS or VmHWM missing from /proc/self/status")
-	}
-	return rss, hwm, nil
+		elapsed = time.Since(t0)
+		return nil
+	})
+	return peak, elapsed, err
 }

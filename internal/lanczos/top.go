@@ -1,4 +1,4 @@
-package streaming
+package lanczos
 
 import (
 	"context"
@@ -10,10 +10,11 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
 )
 
-// topEigen returns the k largest eigenvalues (descending) of the symmetric positive
+// Top returns the k largest eigenvalues (descending) of the symmetric positive
 // semi-definite n×n operator apply (dst = A·x) and their unit eigenvectors (n×k), by the
 // Lanczos method with full reorthogonalisation (every new vector orthogonalised twice
 // against all earlier ones, so that no ghost copies appear), from a seeded random start.
@@ -21,12 +22,13 @@ import (
 // tol·θ₁ — then each Ritz value is within that residual of an eigenvalue (and within its
 // square over the gap to the rest), and each vector within the residual over the gap —
 // or after maxSteps steps, or when the Krylov space is invariant. It is the exact
-// reference of the studies on data sets whose n×n eigendecomposition (O(n³), 2n² of
-// LAPACK workspace) is too costly: O(n²) per step, a few dozen steps for the leading
-// eigenpairs of a kernel matrix.
-func topEigen(ctx context.Context, n, k int, apply func(dst, x []float64), tol float64, maxSteps int, seed uint64) ([]float64, *mat.Dense, error) {
+// reference of the studies (internal/study/streaming, internal/study/tracking) on data
+// sets whose n×n eigendecomposition (O(n³), 2n² of LAPACK workspace) is too costly:
+// O(n²) per step, a few dozen to a few hundred steps for the leading eigenpairs of a
+// kernel matrix.
+func Top(ctx context.Context, n, k int, apply func(dst, x []float64), tol float64, maxSteps int, seed uint64) ([]float64, *mat.Dense, error) {
 	if k < 1 || k > n {
-		return nil, nil, errors.New("streaming: topEigen: k out of range")
+		return nil, nil, errors.New("lanczos: Top: k out of range")
 	}
 	maxSteps = min(maxSteps, n)
 	rng := rand.New(rand.NewPCG(seed, 0x1a2c))
@@ -35,7 +37,7 @@ func topEigen(ctx context.Context, n, k int, apply func(dst, x []float64), tol f
 	for i := range q {
 		q[i] = rng.NormFloat64()
 	}
-	scale(q, 1/norm(q))
+	scale(q, 1/math.Sqrt(vec.Dot(q, q)))
 	w := make([]float64, n)
 	h := make([]float64, maxSteps)
 	var alpha, beta []float64
@@ -47,7 +49,7 @@ func topEigen(ctx context.Context, n, k int, apply func(dst, x []float64), tol f
 		}
 		Q = append(Q, q...)
 		apply(w, q)
-		a := dot(q, w)
+		a := vec.Dot(q, w)
 		alpha = append(alpha, a)
 		// Full reorthogonalisation, twice ("twice is enough", Parlett): w −= Q(Qᵀw).
 		qm := blas64.General{Rows: m, Cols: n, Stride: n, Data: Q}
@@ -55,7 +57,7 @@ func topEigen(ctx context.Context, n, k int, apply func(dst, x []float64), tol f
 			native.Gemv(blas.NoTrans, 1, qm, blas64.Vector{N: n, Inc: 1, Data: w}, 0, blas64.Vector{N: m, Inc: 1, Data: h})
 			native.Gemv(blas.Trans, -1, qm, blas64.Vector{N: m, Inc: 1, Data: h}, 1, blas64.Vector{N: n, Inc: 1, Data: w})
 		}
-		b := norm(w)
+		b := math.Sqrt(vec.Dot(w, w))
 		done := m == maxSteps || b <= 1e-14*math.Abs(alpha[0])
 		if m >= k && (m%5 == 0 || done) {
 			var conv bool
@@ -64,7 +66,7 @@ func topEigen(ctx context.Context, n, k int, apply func(dst, x []float64), tol f
 				break
 			}
 		} else if done {
-			return nil, nil, errors.New("streaming: topEigen: the Krylov space closed before k Ritz pairs")
+			return nil, nil, errors.New("lanczos: Top: the Krylov space closed before k Ritz pairs")
 		}
 		beta = append(beta, b)
 		for i := range q {
@@ -93,7 +95,7 @@ func ritz(alpha, beta []float64, b float64, k int, tol float64) ([]float64, *mat
 	var W mat.Dense
 	asc, err := native.EigenSym(nil, &W, T)
 	if err != nil {
-		panic("streaming: the Lanczos matrix is not finite: " + err.Error())
+		panic("lanczos: the Lanczos matrix is not finite: " + err.Error())
 	}
 	vals := make([]float64, k)
 	S := mat.NewDense(m, k, nil)
@@ -109,20 +111,4 @@ func ritz(alpha, beta []float64, b float64, k int, tol float64) ([]float64, *mat
 		}
 	}
 	return vals, S, conv
-}
-
-func dot(x, y []float64) float64 {
-	var s float64
-	for i, v := range x {
-		s += v * y[i]
-	}
-	return s
-}
-
-func norm(x []float64) float64 { return math.Sqrt(dot(x, x)) }
-
-func scale(x []float64, a float64) {
-	for i := range x {
-		x[i] *= a
-	}
 }

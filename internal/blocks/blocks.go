@@ -1,0 +1,80 @@
+// Package blocks runs the loops that take the rows of a matrix of points a block at a
+// time: each block's work — its kernel values against stored points (kernel.Cross: a
+// dgemm for the built-in kernels) or its features, then the scores by one dgemm — runs
+// at matrix speed, while memory stays at one block whatever the number of points
+// (docs/design.md, "Kernel blocks"). It is the loop of the Transform of kpca's models
+// and of stream's.
+package blocks
+
+import (
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// Size is the number of points in a block: 256 rows of kernel values or features
+// (2 MB against 1000 points or features), enough for the dgemm to run at full speed.
+const Size = 256
+
+// Rows calls f with the rows lo…hi−1 of X (d columns), Size at a time, as a
+// *mat.Dense: a view when X is a *mat.Dense, otherwise a copy in a buffer allocated on
+// the first block. It stops at f's first error and returns it.
+func Rows(X mat.Matrix, d int, f func(lo, hi int, xb *mat.Dense) error) error {
+	rows, _ := X.Dims()
+	x, dense := X.(*mat.Dense)
+	var buf *mat.Dense
+	for lo := 0; lo < rows; lo += Size {
+		hi := min(lo+Size, rows)
+		var xb *mat.Dense
+		if dense {
+			xb = x.Slice(lo, hi, 0, d).(*mat.Dense)
+		} else {
+			if buf == nil {
+				buf = mat.NewDense(min(Size, rows), d, nil)
+			}
+			xb = buf.Slice(0, hi-lo, 0, d).(*mat.Dense)
+			for i := lo; i < hi; i++ {
+				mat.Row(xb.RawRowView(i-lo), i, X)
+			}
+		}
+		if err := f(lo, hi, xb); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Scores sets dst to a rows×k matrix of scores of the rows of X (d columns), written by
+// f a block at a time: f receives the rows lo…hi−1 as for Rows and writes their scores
+// into out, rows lo…hi−1 of the result. The result goes into dst (resized if empty;
+// otherwise it must be rows×k, as the callers checked) only when every block
+// succeeded: at f's first error Scores returns it and dst is unchanged.
+func Scores(dst *mat.Dense, X mat.Matrix, d, k int, f func(lo, hi int, xb, out *mat.Dense) error) error {
+	rows, _ := X.Dims()
+	res := mat.NewDense(rows, k, nil)
+	err := Rows(X, d, func(lo, hi int, xb *mat.Dense) error {
+		return f(lo, hi, xb, res.Slice(lo, hi, 0, k).(*mat.Dense))
+	})
+	if err != nil {
+		return err
+	}
+	check.Reuse(dst, rows, k)
+	dst.Copy(res)
+	return nil
+}
+
+// KernelScores is Scores with f given, instead of the rows, their kernel block
+// K(X[lo:hi], Y) against the points Y that c holds: a (hi−lo)×c.Len() matrix whose
+// memory the next block reuses.
+func KernelScores(dst *mat.Dense, c *kernel.Cross, X mat.Matrix, k int, f func(lo, hi int, kb, out *mat.Dense) error) error {
+	rows, _ := X.Dims()
+	n := c.Len()
+	buf := mat.NewDense(min(Size, rows), n, nil)
+	var work kernel.BlockWork
+	return Scores(dst, X, c.Dim(), k, func(lo, hi int, xb, out *mat.Dense) error {
+		kb := buf.Slice(0, hi-lo, 0, n).(*mat.Dense)
+		c.BlockTo(kb, xb, &work)
+		return f(lo, hi, kb, out)
+	})
+}

@@ -1,0 +1,109 @@
+package blocks
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// TestRows: the blocks cover the rows in order, Size at a time, with the rows' values
+// exactly — viewed from a *mat.Dense, copied from any other mat.Matrix — and an error
+// from f stops the loop and is returned.
+func TestRows(t *testing.T) {
+	const rows, d = 2*Size + 17, 3
+	rng := rand.New(rand.NewPCG(1, 2))
+	X := testmat.Normal(rows, d, rng)
+	var Xt mat.Dense
+	Xt.CloneFrom(X.T())
+	for name, m := range map[string]mat.Matrix{"dense": X, "transposed": Xt.T()} {
+		next := 0
+		err := Rows(m, d, func(lo, hi int, xb *mat.Dense) error {
+			if lo != next || hi-lo != min(Size, rows-lo) {
+				t.Fatalf("%s: block %d…%d after row %d", name, lo, hi, next)
+			}
+			if !mat.Equal(xb, X.Slice(lo, hi, 0, d)) {
+				t.Errorf("%s: block %d…%d differs from the rows", name, lo, hi)
+			}
+			next = hi
+			return nil
+		})
+		if err != nil || next != rows {
+			t.Errorf("%s: %v after %d rows of %d", name, err, next, rows)
+		}
+	}
+	stop := errors.New("stop")
+	calls := 0
+	err := Rows(X, d, func(lo, hi int, xb *mat.Dense) error { calls++; return stop })
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("an error from f: %v after %d calls", err, calls)
+	}
+}
+
+// TestScores: the scores f writes block by block end up in dst, resized when empty;
+// an error in a later block is returned and leaves dst as it was.
+func TestScores(t *testing.T) {
+	const rows, d = Size + 5, 2
+	X := mat.NewDense(rows, d, nil)
+	for i := range rows {
+		X.Set(i, 0, float64(i))
+		X.Set(i, 1, float64(2*i))
+	}
+	sum := func(lo, hi int, xb, out *mat.Dense) error {
+		for i := range hi - lo {
+			out.Set(i, 0, xb.At(i, 0)+xb.At(i, 1))
+		}
+		return nil
+	}
+	var dst mat.Dense
+	if err := Scores(&dst, X, d, 1, sum); err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		if dst.At(i, 0) != float64(3*i) {
+			t.Fatalf("score %d = %v, want %d", i, dst.At(i, 0), 3*i)
+		}
+	}
+	kept := mat.NewDense(rows, 1, nil)
+	kept.Set(rows-1, 0, -1)
+	stop := errors.New("stop")
+	err := Scores(kept, X, d, 1, func(lo, hi int, xb, out *mat.Dense) error {
+		if lo > 0 {
+			return stop
+		}
+		return sum(lo, hi, xb, out)
+	})
+	if !errors.Is(err, stop) || kept.At(0, 0) != 0 || kept.At(rows-1, 0) != -1 {
+		t.Errorf("an error in the second block: %v, dst changed to %v … %v", err, kept.At(0, 0), kept.At(rows-1, 0))
+	}
+}
+
+// TestKernelScores: f receives the kernel values of the block's rows against the
+// points, to 1e-12 (RBF values are at most 1, and the dgemm form of ‖x − y‖² loses a
+// few ε·‖x‖²), for every row once.
+func TestKernelScores(t *testing.T) {
+	const rows, n, d = Size + 40, 30, 4
+	rng := rand.New(rand.NewPCG(3, 4))
+	X, Y := testmat.Normal(rows, d, rng), testmat.Normal(n, d, rng)
+	k := kernel.RBF{Sigma: 1.5}
+	var dst mat.Dense
+	err := KernelScores(&dst, kernel.NewCross(k, Y), X, 1, func(lo, hi int, kb, out *mat.Dense) error {
+		for i := lo; i < hi; i++ {
+			for j := range n {
+				if want := k.Eval(X.RawRowView(i), Y.RawRowView(j)); math.Abs(kb.At(i-lo, j)-want) > 1e-12 {
+					t.Fatalf("K(x%d, y%d) = %v, want %v", i, j, kb.At(i-lo, j), want)
+				}
+			}
+			out.Set(i-lo, 0, 1)
+		}
+		return nil
+	})
+	if err != nil || mat.Sum(&dst) != rows {
+		t.Errorf("%v; %v rows scored of %d", err, mat.Sum(&dst), rows)
+	}
+}

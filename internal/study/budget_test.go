@@ -1,0 +1,35 @@
+package study
+
+import (
+	"testing"
+
+	"github.com/ikpca/ikpca/stream"
+)
+
+// TestSKPCAAtMemory: the chosen D is even, within the budget, and D + 2 is not (the
+// largest), for budgets that end the doubling early and late; other options are kept.
+func TestSKPCAAtMemory(t *testing.T) {
+	const d = 5
+	bytes := func(o stream.SKPCAOptions) int {
+		s, err := stream.NewSKPCA(d, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Bytes()
+	}
+	base := stream.SKPCAOptions{Sigma: 1.5, Sketch: 8, Seed: 3}
+	for _, budget := range []int{bytes(stream.SKPCAOptions{Features: 6, Sigma: 1.5, Sketch: 8}), 1 << 16, 1 << 20} {
+		o := SKPCAAtMemory(d, base, budget)
+		D := o.Features
+		if o.Sigma != base.Sigma || o.Sketch != base.Sketch || o.Seed != base.Seed {
+			t.Fatalf("budget %d: options changed: %+v", budget, o)
+		}
+		if D%2 != 0 || bytes(o) > budget {
+			t.Errorf("budget %d: D = %d holds %d bytes", budget, D, bytes(o))
+		}
+		o.Features = D + 2
+		if bytes(o) <= budget {
+			t.Errorf("budget %d: D = %d is not the largest (D + 2 holds %d bytes)", budget, D, bytes(o))
+		}
+	}
+}

@@ -1,0 +1,117 @@
+// Package wire holds the frame and the field reads and writes of the library's binary
+// encodings — sketch.FD, stream.SKPCA, nystrom.Model and kpca's checkpoints: an 8-byte
+// magic, a little-endian uint32 version, the body, and a SHA-256 checksum over all of
+// it. Open checks the frame before anything is read from the body; the callers then
+// bound every size they read by the data present before they allocate.
+package wire
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Seal appends the SHA-256 checksum of b to b: the end of every encoding.
+func Seal(b []byte) []byte {
+	sum := sha256.Sum256(b)
+	return append(b, sum[:]...)
+}
+
+// AppendFloats appends the float64s xs to b, little-endian.
+func AppendFloats(b []byte, xs ...float64) []byte {
+	for _, v := range xs {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+	}
+	return b
+}
+
+// Open checks the frame of data and returns its version and its body, the bytes between
+// the version and the checksum. Data shorter than the magic, the version, header bytes
+// of body and the checksum, or with another magic, is not an encoded what; a checksum
+// that does not match means truncated or corrupted data; a version not among versions
+// cannot be read. Each error wraps kind.
+func Open(data []byte, magic string, header int, kind error, what string, versions ...uint32) (uint32, []byte, error) {
+	if len(data) < len(magic)+4+header+sha256.Size || string(data[:len(magic)]) != magic {
+		return 0, nil, fmt.Errorf("%w: not an encoded %s", kind, what)
+	}
+	body, stored := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
+	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], stored) {
+		return 0, nil, fmt.Errorf("%w: checksum mismatch (truncated or corrupted)", kind)
+	}
+	v := binary.LittleEndian.Uint32(body[len(magic):])
+	for _, w := range versions {
+		if v == w {
+			return v, body[len(magic)+4:], nil
+		}
+	}
+	return 0, nil, fmt.Errorf("%w: version %d, this library reads %s", kind, v, versionList(versions))
+}
+
+// versionList names the versions a decoder reads: "version 1", "versions 1 and 2".
+func versionList(versions []uint32) string {
+	if len(versions) == 1 {
+		return "version " + strconv.FormatUint(uint64(versions[0]), 10)
+	}
+	s := make([]string, len(versions))
+	for i, v := range versions {
+		s[i] = strconv.FormatUint(uint64(v), 10)
+	}
+	return "versions " + strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+// Reader reads little-endian fields from the front of a body in order. The caller
+// checks that the fields are there (Len) before reading them: a read past the end
+// panics.
+type Reader struct{ p []byte }
+
+// NewReader returns a Reader of p.
+func NewReader(p []byte) *Reader { return &Reader{p: p} }
+
+// Len returns the number of bytes left.
+func (r *Reader) Len() int { return len(r.p) }
+
+// Rest returns the bytes left, and reads them.
+func (r *Reader) Rest() []byte {
+	p := r.p
+	r.p = nil
+	return p
+}
+
+// Bytes reads n bytes.
+func (r *Reader) Bytes(n int) []byte {
+	p := r.p[:n]
+	r.p = r.p[n:]
+	return p
+}
+
+// U8 reads one byte.
+func (r *Reader) U8() uint8 { return r.Bytes(1)[0] }
+
+// U32 reads a uint32.
+func (r *Reader) U32() uint32 { return binary.LittleEndian.Uint32(r.Bytes(4)) }
+
+// U64 reads a uint64.
+func (r *Reader) U64() uint64 { return binary.LittleEndian.Uint64(r.Bytes(8)) }
+
+// F64 reads a float64.
+func (r *Reader) F64() float64 { return math.Float64frombits(r.U64()) }
+
+// Floats reads k float64s into a new slice. A NaN or an infinity is an error wrapping
+// kind that names what the floats are (when what is not empty) and the entry.
+func (r *Reader) Floats(k int, kind error, what string) ([]float64, error) {
+	out := make([]float64, k)
+	for i := range out {
+		out[i] = r.F64()
+		if math.IsNaN(out[i]) || math.IsInf(out[i], 0) {
+			if what == "" {
+				return nil, fmt.Errorf("%w: entry %d is %g", kind, i, out[i])
+			}
+			return nil, fmt.Errorf("%w: %s: entry %d is %g", kind, what, i, out[i])
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,75 @@
+package update
+
+import (
+	"slices"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The read-outs and the set-up that Sym and Thin share: a Sym is a square Thin (k = n)
+// with its vectors stored n×n, a Thin keeps them with a leading stride ld.
+
+// valuesTo copies values into dst, allocated when nil; a dst of another length panics
+// with mat.ErrSliceLengthMismatch, as gonum's EigenSym.Values does.
+func valuesTo(dst, values []float64) []float64 {
+	if dst == nil {
+		dst = make([]float64, len(values))
+	}
+	if len(dst) != len(values) {
+		panic(mat.ErrSliceLengthMismatch)
+	}
+	copy(dst, values)
+	return dst
+}
+
+// vectorsTo copies the rows×cols matrix whose row i is src[off+i*ld : off+i*ld+cols]
+// into dst, resizing an empty dst (and leaving it empty when the matrix is); a dst of
+// another shape panics with mat.ErrShape, as gonum's EigenSym.VectorsTo does.
+func vectorsTo(dst *mat.Dense, src []float64, off, ld, rows, cols int) {
+	if dst.IsEmpty() {
+		if rows == 0 || cols == 0 {
+			return
+		}
+		dst.ReuseAs(rows, cols)
+	} else if r, c := dst.Dims(); r != rows || c != cols {
+		panic(mat.ErrShape)
+	}
+	raw := dst.RawMatrix()
+	for i := range rows {
+		copy(raw.Data[i*raw.Stride:i*raw.Stride+cols], src[off+i*ld:off+i*ld+cols])
+	}
+}
+
+// ascending sets perm to the permutation that sorts values ascending, keeping ties in
+// their order: SetEigen and Set accept eigenpairs in any order.
+func ascending(perm []int, values []float64) {
+	for i := range perm {
+		perm[i] = i
+	}
+	slices.SortStableFunc(perm, func(a, b int) int {
+		switch {
+		case values[a] < values[b]:
+			return -1
+		case values[a] > values[b]:
+			return 1
+		}
+		return 0
+	})
+}
+
+// permute sets dstValues[p] = values[perm[p]], and row i of the matrix stored in dst
+// (dst[off+i*ld : off+i*ld+len(perm)]) to row i of src with its columns permuted the
+// same way: the eigenpairs of SetEigen and Set in ascending order.
+func permute(dst []float64, off, ld int, dstValues []float64, src blas64.General, values []float64, perm []int) {
+	for i := range src.Rows {
+		from := src.Data[i*src.Stride : i*src.Stride+src.Cols]
+		to := dst[off+i*ld : off+i*ld+len(perm)]
+		for p, j := range perm {
+			to[p] = from[j]
+		}
+	}
+	for p, j := range perm {
+		dstValues[p] = values[j]
+	}
+}
