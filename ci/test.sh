@@ -93,15 +93,17 @@ step "fuzz smoke runs (solver, removal, thin decompositions, sketch, CSV and LIB
 # coordinator can report a spurious "context deadline exceeded" failure at the
 # deadline (golang/go#75804, fixed in Go 1.27). A count has no deadline to race.
 # Each count is about 20-30 s on this machine type.
-go test -run '^$' -fuzz FuzzSolver -fuzztime 500000x ./secular/
-go test -run '^$' -fuzz FuzzRemove -fuzztime 500000x ./update/
-go test -run '^$' -fuzz FuzzThin -fuzztime 500000x ./update/
-go test -run '^$' -fuzz FuzzFD -fuzztime 100000x ./sketch/
-go test -run '^$' -fuzz FuzzRead -fuzztime 400000x ./internal/table/
-go test -run '^$' -fuzz FuzzParseLIBSVM -fuzztime 300000x ./data/
-go test -run '^$' -fuzz FuzzAdd -fuzztime 40000x ./chinsuter/
-go test -run '^$' -fuzz FuzzLoad -fuzztime 800000x ./kpca/
-go test -run '^$' -fuzz FuzzLoadModel -fuzztime 800000x ./nystrom/
-go test -run '^$' -fuzz FuzzLoadSKPCA -fuzztime 500000x ./stream/
+go test -run '^$' -fuzz '^FuzzSolver$' -fuzztime 500000x ./secular/
+go test -run '^$' -fuzz '^FuzzRemove$' -fuzztime 500000x ./update/
+go test -run '^$' -fuzz '^FuzzThin$' -fuzztime 500000x ./update/
+go test -run '^$' -fuzz '^FuzzFD$' -fuzztime 100000x ./sketch/
+go test -run '^$' -fuzz '^FuzzRead$' -fuzztime 400000x ./internal/table/
+go test -run '^$' -fuzz '^FuzzParseLIBSVM$' -fuzztime 300000x ./data/
+go test -run '^$' -fuzz '^FuzzParseLIBSVMLine$' -fuzztime 300000x ./data/
+go test -run '^$' -fuzz '^FuzzRestrict$' -fuzztime 200000x ./secular/
+go test -run '^$' -fuzz '^FuzzAdd$' -fuzztime 40000x ./chinsuter/
+go test -run '^$' -fuzz '^FuzzLoad$' -fuzztime 800000x ./kpca/
+go test -run '^$' -fuzz '^FuzzLoadModel$' -fuzztime 800000x ./nystrom/
+go test -run '^$' -fuzz '^FuzzLoadSKPCA$' -fuzztime 500000x ./stream/
 
 step "all checks passed"
