@@ -12,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/stream"
 )
@@ -180,7 +181,7 @@ func TestAccumulatorCoder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.s.Len() != 40 || !sameBits(a.s.Values(nil), m.Values(nil)) {
+	if a.s.Len() != 40 || !vec.SameBits(a.s.Values(nil), m.Values(nil)) {
 		t.Error("the accumulator's model changed in its coder")
 	}
 	b, err = encodeAccumulator(&accumulator{})
@@ -242,7 +243,7 @@ func TestAccumulatorBlocks(t *testing.T) {
 	}
 	same := func(what string, got, want Summary) {
 		t.Helper()
-		if got.Len() != want.Len() || !sameBits(got.Values(nil), want.Values(nil)) {
+		if got.Len() != want.Len() || !vec.SameBits(got.Values(nil), want.Values(nil)) {
 			t.Errorf("%s: %d points, values %v; want %d, %v", what, got.Len(), got.Values(nil), want.Len(), want.Values(nil))
 		}
 	}

@@ -27,19 +27,6 @@ func curve(n, d int, seed uint64) *mat.Dense {
 // testOptions are SKPCA options for the tests: D = 64 features, ℓ = 8.
 var testOptions = stream.SKPCAOptions{Features: 64, Sigma: 1, Sketch: 8, Seed: 3}
 
-// sameBits reports equal slices, bit for bit.
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // rawOf returns a dense matrix's entries, row by row.
 func rawOf(a *mat.Dense) []float64 {
 	r, c := a.Dims()

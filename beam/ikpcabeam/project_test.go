@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 )
@@ -217,7 +218,7 @@ func TestDecodeModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Len() != m.Len() || !sameBits(got.Values(nil), m.Values(nil)) {
+	if got.Len() != m.Len() || !vec.SameBits(got.Values(nil), m.Values(nil)) {
 		t.Error("a checkpoint decoded to another model")
 	}
 	if _, err := DecodeSummary(b); !errors.Is(err, ErrModel) {

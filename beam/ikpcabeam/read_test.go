@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // input is a text file for a reader test: its lines, and for each the expected point
@@ -54,7 +56,7 @@ func check(t *testing.T, files []string, ins []input, offsets [][]int64, points,
 					t.Errorf("%s:%d %q: no point", files[f], i+1, l)
 					continue
 				}
-				if p.line != int64(i+1) || !sameBits(p.values, in.points[i]) {
+				if p.line != int64(i+1) || !vec.SameBits(p.values, in.points[i]) {
 					t.Errorf("%s:%d %q: point %v at line %d, want %v", files[f], i+1, l, p.values, p.line, in.points[i])
 				}
 			case in.reason[i] != "":

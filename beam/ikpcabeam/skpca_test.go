@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/modeltest"
 	"github.com/ikpca/ikpca/stream"
 )
@@ -43,7 +44,7 @@ func TestSKPCAEncoding(t *testing.T) {
 		if err := back.UnmarshalBinary(b); err != nil {
 			t.Fatalf("n = %d: %v", n, err)
 		}
-		if !sameBits(m.Values(nil), back.Values(nil)) {
+		if !vec.SameBits(m.Values(nil), back.Values(nil)) {
 			t.Errorf("n = %d: Values %v, decoded %v", n, m.Values(nil), back.Values(nil))
 		}
 		if back.Len() != n || back.Sketch().Frobenius2() != m.Sketch().Frobenius2() || back.ErrorBound() != m.ErrorBound() {
@@ -58,13 +59,13 @@ func TestSKPCAEncoding(t *testing.T) {
 			if err := back.Transform(&Z, P, k); err != nil {
 				t.Fatal(err)
 			}
-			if !sameBits(rawOf(&Y), rawOf(&Z)) {
+			if !vec.SameBits(rawOf(&Y), rawOf(&Z)) {
 				t.Errorf("n = %d: scores differ after decoding", n)
 			}
 		}
 		fill(t, m, more)
 		fill(t, &back, more)
-		if !sameBits(m.Values(nil), back.Values(nil)) {
+		if !vec.SameBits(m.Values(nil), back.Values(nil)) {
 			t.Errorf("n = %d: after %d more points, Values %v, decoded %v", n, 100, m.Values(nil), back.Values(nil))
 		}
 		if d := back.ErrorBound() - m.ErrorBound(); d > 1e-12*m.ErrorBound() || d < -1e-12*m.ErrorBound() {
