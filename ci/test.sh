@@ -2,7 +2,7 @@
 # The project's test command (README.md): everything CI checks, runnable on a fresh
 # Debian machine with Go installed. It installs the OpenBLAS packages when missing.
 #
-#   ./ci/test.sh          full run (18 minutes on 2 cores with empty Go caches, ~12 warm)
+#   ./ci/test.sh          full run (18 minutes on 2 cores with empty Go caches, 13 warm)
 #   ./ci/test.sh -quick   pure-Go tests in -short mode only
 set -euo pipefail
 cd "$(dirname "$0")/.."
