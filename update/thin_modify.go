@@ -82,18 +82,14 @@ func (t *Thin) Extend(b, e []float64, f, c float64) error {
 	q := t.q[:n]
 	hasQ := false
 	if k < span {
-		// r = b − Vp, twice ("twice is enough": Kahan, Parlett), so that q is orthogonal
-		// to V and e to working precision whatever the cancellation. β is negligible
+		// r = b − Vp, twice ("twice is enough": Kahan, Parlett), and again while a pass
+		// cancels (reorthogonalize), so that q is orthogonal to V and e whatever the
+		// cancellation and whatever V's own loss of orthogonality. β is negligible
 		// against the scale of the unprojected b, whose projections round relative to
 		// ‖b‖.
 		copy(q, bp)
 		t.subtract(q, p)
-		p2 := t.p2[:k]
-		t.multiplyT(p2, q)
-		t.subtract(q, p2)
-		for i := range p {
-			p[i] += p2[i]
-		}
+		t.reorthogonalize(q, p)
 		if ee > 0 {
 			axpy(-vec.Dot(e, q)/ee, e, q)
 		}
@@ -162,6 +158,45 @@ func (t *Thin) Extend(b, e []float64, f, c float64) error {
 	t.rows, t.k = n+1, top
 	t.stats = Stats{Op: "extend", Stats: res.Stats, Dropped: drop, Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
 	return nil
+}
+
+// maxPasses is the most Gram–Schmidt passes reorthogonalize makes after the first. A
+// pass divides the part of q left in span(V) by about 1/δ, for δ = ‖VᵀV − I‖, and
+// the loop ends as soon as a pass does not cancel: three extra passes suffice
+// unless δ exceeds about 1e-5, which no update leaves (DeleteRow's floor keeps each
+// deletion's loss near 1e-10).
+const maxPasses = 4
+
+// reorthogonalize completes the Gram–Schmidt projection x ← x − V·Vᵀx begun by a first
+// pass, adding each pass's coordinates to p: a second pass always ("twice is enough"
+// for an orthonormal V: Kahan, Parlett), then further ones while a pass shrinks x by
+// more than 1/√2 (the criterion of Daniel, Gragg, Kaufman and Stewart, 1976).
+//
+// Why more than two: V is orthonormal only to some δ — a DeleteRow divides by √M and
+// leaves δ near 1e-10 (docs/design.md, "Rank-r tracking") — and classical Gram–Schmidt
+// against such a V leaves Δ^j·p of the border in span(V) after j passes, Δ = VᵀV − I.
+// After two passes that is δ²‖p‖, which, divided by a β just above Extend's threshold,
+// made q overlap V by up to 5e-7 (found by FuzzThin and by a crafted border). A pass
+// that does not cancel leaves a part in span(V) of at most δ + O(kε) times its
+// predecessor's norm, which is at most √2 times its own: the overlap of the normalised
+// q with V is then at most √2·(δ + O(kε)), never more than V's own loss. The passes
+// converge to the projection onto span(V)⊥ with coordinates p = (VᵀV)⁻¹Vᵀb.
+func (t *Thin) reorthogonalize(x, p []float64) {
+	k := len(p)
+	p2 := t.p2[:k]
+	prev := vec.Norm(x)
+	for range maxPasses {
+		t.multiplyT(p2, x)
+		t.subtract(x, p2)
+		for i := range p {
+			p[i] += p2[i]
+		}
+		norm := vec.Norm(x)
+		if !(norm < prev*math.Sqrt2/2) { // no cancellation (or x is zero)
+			return
+		}
+		prev = norm
+	}
 }
 
 // kept returns how many of the ascending values the truncation keeps: the top ones.

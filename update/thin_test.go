@@ -346,7 +346,12 @@ func TestThinRank(t *testing.T) {
 			c := k.At(p, p)
 			A := thinDense(th)
 			before := th.Values(nil)
-			lost := inherited(th)
+			var e []float64 // the new direction, centred
+			f := 1.0
+			if centred {
+				e, f = helmertDir(n)
+			}
+			lost := inherited(th, e)
 			var err error
 			var want *mat.SymDense
 			var trace float64
@@ -354,7 +359,6 @@ func TestThinRank(t *testing.T) {
 				// V·Λ·Vᵀ is centred: the border of the new point is that of an uncentred
 				// matrix with V·Λ·Vᵀ's (zero) row sums.
 				b, gamma := centredBorder(A, n, a, c)
-				e, f := helmertDir(n)
 				err = th.Extend(b, e, f, gamma)
 				want = centredDense(borderedDense(A, a, c))
 				trace = gamma
