@@ -57,11 +57,12 @@ func (o Options) cutoff(r int) float64 {
 }
 
 const (
-	// blockRows is the number of points AddBatch and Transform map at a time: the rows
-	// of one kernel block, one dgemm for their features and one dsyrk for their outer
-	// products. Within a block dsyrk sums plainly, erring by up to blockRows·ε·Σ|terms|;
-	// across blocks the sums are compensated. 64 rows keep that below 1.5e-14·Σ|terms|
-	// and the scratch below 64·(r + r') numbers, while dsyrk still runs at matrix speed.
+	// blockRows is the number of points AddBatch maps at a time: the rows of one kernel
+	// block, one dgemm for their features and one dsyrk for their outer products.
+	// Within a block dsyrk sums plainly, erring by up to blockRows·ε·Σ|terms|; across
+	// blocks the sums are compensated. 64 rows keep that below 1.5e-14·Σ|terms| and the
+	// scratch below 64·(d + r + r') numbers, while dsyrk still runs at matrix speed.
+	// (Transform, which sums nothing, takes blocks.Size rows at a time.)
 	blockRows = 64
 
 	// sumLimit bounds every diagonal sum Σ(φᵢ − cᵢ)²: a point or batch that would take
@@ -104,16 +105,25 @@ type Model struct {
 	sum vecSum // Σ(φ − c)
 	sq  triSum // Σ(φ − c)(φ − c)ᵀ, upper triangle
 
-	// Scratch, allocated with the model so that Add allocates nothing and Bytes does
-	// not change as points come.
+	// The landmarks prepared for kernel blocks (docs/design.md, "Kernel blocks"): made
+	// with the map and, like it, never changed afterwards, so that concurrent reads and
+	// the models Empty makes share it (BlockTo does not write it). It refers to land,
+	// which is never written either.
+	cross *kernel.Cross
+
+	// Scratch, allocated with the model so that Add and AddBatch allocate nothing of
+	// their own and Bytes does not change as points come.
 	col   []float64 // r: a kernel column
 	phi   []float64 // p: a feature vector
 	kblk  []float64 // blockRows×r: a kernel block
 	fblk  []float64 // blockRows×p: its features
-	xrow  []float64 // d: a row of a matrix that is not a *mat.Dense
+	xblk  []float64 // blockRows×d: rows of a matrix that is not a *mat.Dense
 	outer []float64 // p×p: dsyrk's result
 	csum  []float64 // p: a block's column sums
-	batch struct {  // AddBatch's sums, merged once the whole batch is in
+	kview mat.Dense // header over kblk, for BlockTo
+	xview mat.Dense // header over a block of rows of X, or over xblk
+	work  kernel.BlockWork
+	batch struct { // AddBatch's sums, merged once the whole batch is in
 		sum vecSum
 		sq  triSum
 	}
@@ -229,12 +239,16 @@ func featureMap(values []float64, W *mat.Dense, cut float64) (sigma, f []float64
 	return sigma, f
 }
 
-// allocate makes the sums and the scratch of a model whose map is set.
+// allocate makes the sums and the scratch of a model whose map is set, and prepares the
+// landmarks for kernel blocks unless m shares another model's preparation (Empty).
 func (m *Model) allocate() {
 	r, p, d := m.r, m.p, m.d
+	if m.cross == nil {
+		m.cross = kernel.NewCross(m.kern, m.land)
+	}
 	m.sum, m.sq = newVecSum(p), newTriSum(p)
 	m.batch.sum, m.batch.sq = newVecSum(p), newTriSum(p)
-	m.col, m.phi, m.xrow = make([]float64, r), make([]float64, p), make([]float64, d)
+	m.col, m.phi, m.xblk = make([]float64, r), make([]float64, p), make([]float64, blockRows*d)
 	m.kblk, m.fblk = make([]float64, blockRows*r), make([]float64, blockRows*p)
 	m.outer, m.csum = make([]float64, p*p), make([]float64, p)
 	m.vals, m.vecs, m.cmat, m.mean = make([]float64, p), make([]float64, p*p), make([]float64, p*p), make([]float64, p)
@@ -243,9 +257,10 @@ func (m *Model) allocate() {
 
 // Empty returns a model with m's kernel, options, landmarks and feature map, and no
 // points: an accumulator for another shard of the data that Merge accepts. The
-// landmarks and the map are shared, not copied (neither is ever written).
+// landmarks, the map and the landmarks' preparation for kernel blocks are shared, not
+// copied (none is ever written).
 func (m *Model) Empty() *Model {
-	e := &Model{kern: m.kern, opts: m.opts, d: m.d, r: m.r, p: m.p, land: m.land, sigma: m.sigma, f: m.f, shift: m.shift}
+	e := &Model{kern: m.kern, opts: m.opts, d: m.d, r: m.r, p: m.p, land: m.land, sigma: m.sigma, f: m.f, shift: m.shift, cross: m.cross}
 	e.allocate()
 	return e
 }
@@ -304,15 +319,29 @@ func (m *Model) Landmarks(dst *mat.Dense) {
 
 // Bytes returns the memory the model holds in its arrays, in bytes: the landmarks and
 // the feature map (r·d + r·r' numbers), the compensated sums and AddBatch's (4·r'²),
-// the decomposition as read (2·r'²) and the scratch (a block of 64 points' kernel
-// values and features, and r'² for dsyrk): O(r² + r·d), independent of the number of
-// points, and fixed at New.
+// the decomposition as read (2·r'²), the scratch (a block of 64 points' coordinates,
+// kernel values and features, and r'² for dsyrk) and, for an RBF kernel, what its
+// kernel blocks keep (blockBytes): O(r² + r·d), independent of the number of points,
+// and fixed at New.
 func (m *Model) Bytes() int {
 	n := m.r*m.d + len(m.sigma) + len(m.f) + len(m.shift) +
 		2*(len(m.sum.hi)+len(m.sq.hi)+len(m.batch.sum.hi)+len(m.batch.sq.hi)) +
-		len(m.col) + len(m.phi) + len(m.kblk) + len(m.fblk) + len(m.xrow) + len(m.outer) + len(m.csum) +
-		len(m.vals) + len(m.vecs) + len(m.cmat) + len(m.mean)
+		len(m.col) + len(m.phi) + len(m.kblk) + len(m.fblk) + len(m.xblk) + len(m.outer) + len(m.csum) +
+		len(m.vals) + len(m.vecs) + len(m.cmat) + len(m.mean) + m.blockNumbers()
 	return 8 * n
+}
+
+// blockNumbers returns how many numbers kernel blocks keep for the model: for an RBF
+// kernel the Cross's shifted landmarks, their norms and the shift (r·d + r + d) and
+// AddBatch's BlockWork, the shifted rows of a block and their norms (64·(d + 1))
+// (docs/design.md, "Kernel blocks": the distance identity works on shifted points);
+// none for the other kernels, whose blocks use the points as they are.
+func (m *Model) blockNumbers() int {
+	switch m.kern.(type) {
+	case kernel.RBF, *kernel.RBF:
+		return m.r*m.d + m.r + m.d + blockRows*(m.d+1)
+	}
+	return 0
 }
 
 // Add adds the point x (of dimension Dim()): its kernel column against the landmarks
@@ -324,6 +353,11 @@ func (m *Model) Bytes() int {
 // the wrong dimension is an ErrDimension; a non-finite coordinate, a non-finite kernel
 // value or features that would take a sum beyond 2¹⁰⁰⁰ an ErrNonFinite; the model is
 // then unchanged.
+//
+// The kernel column is kernel.Column's, entry by entry, not a one-row kernel block:
+// for one point a block saves nothing (its product is a dgemv's worth of work, less
+// than the features' dgemv), and gonum's pure-Go dgemm would run a 1×r block on
+// goroutines from r = 193, allocating (docs/design.md, "Kernel blocks").
 func (m *Model) Add(x []float64) error {
 	if err := errs.Point(x, m.d); err != nil {
 		return err
@@ -365,8 +399,12 @@ func finiteKernel(k []float64, first int) error {
 }
 
 // AddBatch adds the rows of X, in blocks of 64: the kernel block of a block against the
-// landmarks, its features by one dgemm and their outer products by one dsyrk, summed
-// plainly within the block and with compensation across blocks. It is all or nothing:
+// landmarks (kernel.Cross: for RBF, polynomial and linear kernels a dgemm, every value
+// within the accuracy docs/design.md, "Kernel blocks", states), its features by one
+// dgemm and their outer products by one dsyrk, summed plainly within the block and
+// with compensation across blocks. Its scratch is the model's, so that it allocates
+// nothing of its own once a block has passed (the BLAS and the parallel evaluation of
+// large blocks may start goroutines, which allocate). It is all or nothing:
 // the batch is summed apart and merged into the model only once every row is in, so
 // that a bad row anywhere (the errors of Add, and a nil X, which wraps ErrArgument, or
 // one without rows, which wraps ErrEmpty) leaves the model unchanged.
@@ -384,7 +422,7 @@ func (m *Model) AddBatch(X mat.Matrix) error {
 	p := m.p
 	for from := 0; from < rows; from += blockRows {
 		nb := min(blockRows, rows-from)
-		if err := m.block(m.kblk, m.fblk, m.xrow, X, from, nb); err != nil {
+		if err := m.block(X, from, nb); err != nil {
 			return err
 		}
 		native.Syrk(blas.Trans, 1, general(nb, p, m.fblk), 0, blas64.Symmetric{Uplo: blas.Upper, N: p, Stride: p, Data: m.outer})
@@ -409,15 +447,24 @@ func (m *Model) AddBatch(X mat.Matrix) error {
 	return nil
 }
 
-// block sets the first nb rows of fblk (blockRows×p) to the shifted features φ − c of
-// rows from to from+nb of X (a checked matrix of points), through the kernel block in
-// kblk (blockRows×r), with xrow (length d) for a row of an X that is not a *mat.Dense,
-// and reports a non-finite kernel value.
-func (m *Model) block(kblk, fblk, xrow []float64, X mat.Matrix, from, nb int) error {
+// block sets the first nb rows of m.fblk to the shifted features φ − c of rows from to
+// from+nb of X (a checked matrix of points) — their kernel block against the landmarks
+// by the model's Cross into m.kblk (docs/design.md, "Kernel blocks"), then one dgemm —
+// and reports a non-finite kernel value. It works on the model's scratch: AddBatch's.
+func (m *Model) block(X mat.Matrix, from, nb int) error {
+	xb := rowBlock(&m.xview, m.xblk, X, from, nb, m.d)
+	m.kview.SetRawMatrix(general(nb, m.r, m.kblk))
+	m.cross.BlockTo(&m.kview, xb, &m.work)
+	return m.features(m.fblk, m.kblk[:nb*m.r], from, nb)
+}
+
+// features sets the first nb rows of fblk (p columns, row-major) to the shifted
+// features φ − c = Fᵀk − c of the nb kernel columns in the rows of kb (r columns), by
+// one dgemm, after checking that every kernel value is finite (ErrNonFinite; from is
+// the index of the first point, for the message).
+func (m *Model) features(fblk, kb []float64, from, nb int) error {
 	r, p := m.r, m.p
-	kb := kblk[:nb*r]
-	kernelBlock(kb, m.kern, m.land, X, from, nb, xrow)
-	if err := finiteKernel(kb, from); err != nil {
+	if err := finiteKernel(kb[:nb*r], from); err != nil {
 		return err
 	}
 	native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(nb, r, kb), general(r, p, m.f), 0, general(nb, p, fblk))
@@ -430,22 +477,21 @@ func (m *Model) block(kblk, fblk, xrow []float64, X mat.Matrix, from, nb int) er
 	return nil
 }
 
-// kernelBlock sets row i of dst (nb×r, row-major) to the kernel column k(L, x) of the
-// point x = row from+i of X, using xrow (length d) for rows of a matrix that is not a
-// *mat.Dense. It is the one place that evaluates kernel blocks, one kernel.Column per
-// point, so that a bulk kernel block through dgemm can replace it.
-func kernelBlock(dst []float64, k kernel.Kernel, L *mat.Dense, X mat.Matrix, from, nb int, xrow []float64) {
-	r, _ := L.Dims()
-	dense, _ := X.(*mat.Dense)
-	for i := range nb {
-		x := xrow
-		if dense != nil {
-			x = dense.RawRowView(from + i)
-		} else {
-			mat.Row(x, from+i, X)
-		}
-		kernel.Column(dst[i*r:(i+1)*r], k, L, x)
+// rowBlock returns rows from to from+nb of X (d columns) as a *mat.Dense in the header
+// view: a view of X's storage when X is a *mat.Dense, otherwise a copy in buf (at least
+// nb·d numbers). It allocates nothing.
+func rowBlock(view *mat.Dense, buf []float64, X mat.Matrix, from, nb, d int) *mat.Dense {
+	if x, ok := X.(*mat.Dense); ok {
+		raw := x.RawMatrix()
+		view.SetRawMatrix(blas64.General{Rows: nb, Cols: d, Stride: raw.Stride,
+			Data: raw.Data[from*raw.Stride : (from+nb-1)*raw.Stride+d]})
+		return view
 	}
+	for i := range nb {
+		mat.Row(buf[i*d:(i+1)*d], from+i, X)
+	}
+	view.SetRawMatrix(general(nb, d, buf))
+	return view
 }
 
 // Merge adds the sums of o, a model made with the same landmarks, kernel, tolerance

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/blocks"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/kernel"
@@ -155,9 +156,11 @@ func (m *Model) VectorsTo(dst *mat.Dense) {
 // Transform writes the scores of the rows of X on the top k components to dst (rows×k,
 // resized if empty): (φ(x) − φ̄)ᵀvⱼ with the unit directions vⱼ of VectorsTo, the
 // convention of ikpca.Model.Transform for a centring model. For a point the model has
-// seen, that is its coordinate in the kernel PCA of K̃. The rows go 64 at a time
-// through a kernel block, one dgemm for their features and one for the scores. Errors
-// are those of ikpca.Model.Transform, and leave dst unchanged.
+// seen, that is its coordinate in the kernel PCA of K̃. The rows go 256 at a time
+// through a kernel block against the landmarks (kernel.Cross: a dgemm for RBF,
+// polynomial and linear kernels, every value within the accuracy docs/design.md,
+// "Kernel blocks", states), one dgemm for their features and one for the scores.
+// Errors are those of ikpca.Model.Transform, and leave dst unchanged.
 func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	rows, err := errs.Transform(dst, X, m.d, k, m.components())
 	if err != nil {
@@ -165,15 +168,13 @@ func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	}
 	m.settle()
 	p := m.p
-	res := mat.NewDense(rows, k, nil)
-	out := res.RawMatrix()
 	vk := blas64.General{Rows: p, Cols: k, Stride: p, Data: m.vecs}
-	// Scratch of its own, not the model's, so that reads may run concurrently.
-	nb0 := min(blockRows, rows)
-	kblk, fblk, xrow := make([]float64, nb0*m.r), make([]float64, nb0*p), make([]float64, m.d)
-	for from := 0; from < rows; from += blockRows {
-		nb := min(blockRows, rows-from)
-		if err := m.block(kblk, fblk, xrow, X, from, nb); err != nil {
+	// Scratch of its own, not the model's, so that reads may run concurrently: the
+	// shared Cross is only read.
+	fblk := make([]float64, min(blocks.Size, rows)*p)
+	return blocks.KernelScores(dst, m.cross, X, k, func(lo, hi int, kb, out *mat.Dense) error {
+		nb := hi - lo
+		if err := m.features(fblk, kb.RawMatrix().Data, lo, nb); err != nil {
 			return err
 		}
 		for i := range nb {
@@ -182,29 +183,34 @@ func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 				row[j] -= mu
 			}
 		}
-		native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(nb, p, fblk), vk, 0,
-			blas64.General{Rows: nb, Cols: k, Stride: out.Stride, Data: out.Data[from*out.Stride:]})
-	}
-	for i, v := range out.Data {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: the score of point %d is %g", ErrNonFinite, i/k, v)
+		o := out.RawMatrix()
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(nb, p, fblk), vk, 0, o)
+		for i := range nb {
+			for _, v := range o.Data[i*o.Stride : i*o.Stride+k] {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("%w: the score of point %d is %g", ErrNonFinite, lo+i, v)
+				}
+			}
 		}
-	}
-	check.Reuse(dst, rows, k)
-	dst.Copy(res)
-	return nil
+		return nil
+	})
 }
 
 // Map returns the feature vector φ(x) = Σ^−½Wᵀk(L, x) ∈ Rʳ' of the point x, whose inner
 // products are the Nyström approximation of the kernel: φ(x)ᵀφ(y) = k(x, L)·K_LL⁺·k(L, y)
-// over the pairs kept. dst follows the rule of Values. A point of the wrong dimension is
-// an ErrDimension, a non-finite coordinate or kernel value an ErrNonFinite.
+// over the pairs kept. Its kernel values are a one-row kernel block, as Transform's
+// (kernel.Cross). dst follows the rule of Values. A point of the wrong dimension is an
+// ErrDimension, a non-finite coordinate or kernel value an ErrNonFinite.
 func (m *Model) Map(dst, x []float64) ([]float64, error) {
 	if err := errs.Point(x, m.d); err != nil {
 		return nil, err
 	}
-	col := make([]float64, m.r)
-	kernel.Column(col, m.kern, m.land, x)
+	// A header over x (BlockTo does not write X) and scratch of its own, so that reads
+	// may run concurrently.
+	kv := mat.NewDense(1, m.r, nil)
+	var work kernel.BlockWork
+	m.cross.BlockTo(kv, mat.NewDense(1, m.d, x), &work)
+	col := kv.RawMatrix().Data
 	if err := finiteKernel(col, 0); err != nil {
 		return nil, err
 	}
