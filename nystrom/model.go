@@ -450,23 +450,25 @@ func (m *Model) AddBatch(X mat.Matrix) error {
 // block sets the first nb rows of m.fblk to the shifted features φ − c of rows from to
 // from+nb of X (a checked matrix of points) — their kernel block against the landmarks
 // by the model's Cross into m.kblk (docs/design.md, "Kernel blocks"), then one dgemm —
-// and reports a non-finite kernel value. It works on the model's scratch: AddBatch's.
+// and reports a non-finite kernel value (ErrNonFinite; from numbers the points in the
+// message). It works on the model's scratch: AddBatch's.
 func (m *Model) block(X mat.Matrix, from, nb int) error {
 	xb := rowBlock(&m.xview, m.xblk, X, from, nb, m.d)
 	m.kview.SetRawMatrix(general(nb, m.r, m.kblk))
 	m.cross.BlockTo(&m.kview, xb, &m.work)
-	return m.features(m.fblk, m.kblk[:nb*m.r], from, nb)
+	kb := m.kblk[:nb*m.r]
+	if err := finiteKernel(kb, from); err != nil {
+		return err
+	}
+	m.features(m.fblk, kb, nb)
+	return nil
 }
 
 // features sets the first nb rows of fblk (p columns, row-major) to the shifted
 // features φ − c = Fᵀk − c of the nb kernel columns in the rows of kb (r columns), by
-// one dgemm, after checking that every kernel value is finite (ErrNonFinite; from is
-// the index of the first point, for the message).
-func (m *Model) features(fblk, kb []float64, from, nb int) error {
+// one dgemm.
+func (m *Model) features(fblk, kb []float64, nb int) {
 	r, p := m.r, m.p
-	if err := finiteKernel(kb[:nb*r], from); err != nil {
-		return err
-	}
 	native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(nb, r, kb), general(r, p, m.f), 0, general(nb, p, fblk))
 	for i := range nb {
 		row := fblk[i*p : (i+1)*p]
@@ -474,7 +476,6 @@ func (m *Model) features(fblk, kb []float64, from, nb int) error {
 			row[j] -= c
 		}
 	}
-	return nil
 }
 
 // rowBlock returns rows from to from+nb of X (d columns) as a *mat.Dense in the header

@@ -159,32 +159,63 @@ func (m *Model) VectorsTo(dst *mat.Dense) {
 // seen, that is its coordinate in the kernel PCA of K̃. The rows go 256 at a time
 // through a kernel block against the landmarks (kernel.Cross: a dgemm for RBF,
 // polynomial and linear kernels, every value within the accuracy docs/design.md,
-// "Kernel blocks", states), one dgemm for their features and one for the scores.
-// Errors are those of ikpca.Model.Transform, and leave dst unchanged.
+// "Kernel blocks", states) and one dgemm for their scores: with the map folded into
+// the directions, G = F·V_k (r×k, once per call), when there are at least k rows, so
+// that a point costs 2·r·k flops beyond its kernel values rather than the 2·r·r' of
+// its features; through the features otherwise. Errors are those of
+// ikpca.Model.Transform, and leave dst unchanged.
 func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	rows, err := errs.Transform(dst, X, m.d, k, m.components())
 	if err != nil {
 		return err
 	}
 	m.settle()
-	p := m.p
+	r, p := m.r, m.p
 	vk := blas64.General{Rows: p, Cols: k, Stride: p, Data: m.vecs}
 	// Scratch of its own, not the model's, so that reads may run concurrently: the
 	// shared Cross is only read.
-	fblk := make([]float64, min(blocks.Size, rows)*p)
-	return blocks.KernelScores(dst, m.cross, X, k, func(lo, hi int, kb, out *mat.Dense) error {
-		nb := hi - lo
-		if err := m.features(fblk, kb.RawMatrix().Data, lo, nb); err != nil {
-			return err
-		}
-		for i := range nb {
-			row := fblk[i*p : (i+1)*p]
-			for j, mu := range m.mean {
-				row[j] -= mu
+	var score func(kb []float64, nb int, out blas64.General)
+	if rows >= k {
+		// (φ − φ̄)ᵀV_k = kᵀ(F·V_k) − (c + φ̄)ᵀV_k: G and b once, 2·r·r'·k flops, which
+		// the k rows or more repay. Rounding is of the same order either way: each
+		// score errs by a few r'·ε and r·ε of Σⱼ|vⱼq|·(Σₗ|Fₗⱼ·kₗ| + |cⱼ| + |φ̄ⱼ|).
+		G, b := make([]float64, r*k), make([]float64, k)
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(r, p, m.f), vk, 0, general(r, k, G))
+		for j := range p {
+			cj := m.shift[j] + m.mean[j]
+			for q, v := range m.vecs[j*p : j*p+k] {
+				b[q] += cj * v
 			}
 		}
+		score = func(kb []float64, nb int, out blas64.General) {
+			native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(nb, r, kb), general(r, k, G), 0, out)
+			for i := range nb {
+				for q, bq := range b {
+					out.Data[i*out.Stride+q] -= bq
+				}
+			}
+		}
+	} else {
+		fblk := make([]float64, rows*p)
+		score = func(kb []float64, nb int, out blas64.General) {
+			m.features(fblk, kb, nb)
+			for i := range nb {
+				row := fblk[i*p : (i+1)*p]
+				for j, mu := range m.mean {
+					row[j] -= mu
+				}
+			}
+			native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(nb, p, fblk), vk, 0, out)
+		}
+	}
+	return blocks.KernelScores(dst, m.cross, X, k, func(lo, hi int, kb, out *mat.Dense) error {
+		nb := hi - lo
+		kd := kb.RawMatrix().Data[:nb*r]
+		if err := finiteKernel(kd, lo); err != nil {
+			return err
+		}
 		o := out.RawMatrix()
-		native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(nb, p, fblk), vk, 0, o)
+		score(kd, nb, o)
 		for i := range nb {
 			for _, v := range o.Data[i*o.Stride : i*o.Stride+k] {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
