@@ -1,0 +1,217 @@
+package kpca
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// valueSize returns the size against which the rounding of a kernel value v = k(x, y) is
+// measured (docs/design.md, "Kernel blocks"): for RBF max(1, e)·v, e = ‖x − y‖²/2σ² its
+// exponent (exp's condition number), plus the smallest normal number, below which
+// values are subnormal and have fewer digits; for a polynomial deg·M^deg and for the
+// linear kernel M, M = |γ|‖x‖‖y‖ + |c| the size of the products' terms.
+func valueSize(k kernel.Kernel, x, y []float64, v float64) float64 {
+	var xx, yy, d2 float64
+	for i := range x {
+		xx += x[i] * x[i]
+		yy += y[i] * y[i]
+		d2 += (x[i] - y[i]) * (x[i] - y[i])
+	}
+	nxy := math.Sqrt(xx) * math.Sqrt(yy)
+	switch k := k.(type) {
+	case kernel.RBF:
+		return max(1, d2/(2*k.Sigma*k.Sigma))*v + 0x1p-1022
+	case kernel.Polynomial:
+		return float64(k.Degree) * math.Pow(math.Abs(k.Scale)*nxy+math.Abs(k.Offset), float64(k.Degree))
+	case kernel.Linear:
+		return nxy
+	}
+	panic("valueSize: no bound for this kernel")
+}
+
+// transformReference is Model.Transform by the element path, from the model's public
+// reads: each point's kernel column against the stored points by kernel.Column (bit for
+// bit Eval), centred by K1/m recomputed the same way (Centred), times the signed unit
+// eigenvectors of VectorsTo over √λ (zero for λ at most m·2⁻⁵²·max|λ|, Transform's
+// rule). It also returns the scale of each score against which rounding is measured:
+// S_q(x) = Σᵢ |u_iq|·(sizeᵢ + Aᵢ)/√λ_q, sizeᵢ = valueSize of k(x, xᵢ) and
+// Aᵢ = Σⱼ|k(xᵢ, xⱼ)|/m the size of the centring term K1ᵢ/m.
+func transformReference(md *Model, X *mat.Dense, comps int) (res, scale *mat.Dense) {
+	var P, U mat.Dense
+	md.Points(&P)
+	md.VectorsTo(&U)
+	values := md.Values(nil)
+	m, k := md.Len(), md.kern
+	centred := md.opts.Mode == Centred
+	var big float64
+	for _, v := range values {
+		big = math.Max(big, math.Abs(v))
+	}
+	tol := float64(m) * 0x1p-52 * big
+	inv := make([]float64, comps)
+	for q := range comps {
+		if values[q] > tol {
+			inv[q] = 1 / math.Sqrt(values[q])
+		}
+	}
+	// K1/m and Σⱼ|k(xᵢ, xⱼ)|/m from the stored points.
+	mean, abs := make([]float64, m), make([]float64, m)
+	col := make([]float64, m)
+	for i := range m {
+		kernel.Column(col, k, &P, P.RawRowView(i))
+		for _, v := range col {
+			mean[i] += v
+			abs[i] += math.Abs(v)
+		}
+		mean[i] /= float64(m)
+		abs[i] /= float64(m)
+	}
+	n, _ := X.Dims()
+	res, scale = mat.NewDense(n, comps, nil), mat.NewDense(n, comps, nil)
+	size := make([]float64, m)
+	for r := range n {
+		x := X.RawRowView(r)
+		kernel.Column(col, k, &P, x)
+		for i, v := range col {
+			size[i] = valueSize(k, x, P.RawRowView(i), v)
+			if centred {
+				col[i] = v - mean[i]
+			}
+		}
+		for q := range comps {
+			var s, t float64
+			for i := range m {
+				u := U.At(i, q)
+				s += u * col[i]
+				t += math.Abs(u) * (size[i] + abs[i])
+			}
+			res.Set(r, q, s*inv[q])
+			scale.Set(r, q, t*inv[q])
+		}
+	}
+	return res, scale
+}
+
+// transformPoints returns the rows of x; for each, copies moved by δ·‖x‖ in a random
+// direction for δ from 1e-8 to 1e3 and a copy one ulp away in one coordinate
+// (near-duplicates of stored points where x holds them, where the RBF identity
+// cancels); and 3 points far away.
+func transformPoints(rng *rand.Rand, x *mat.Dense, far float64) *mat.Dense {
+	n, d := x.Dims()
+	deltas := []float64{1e-8, 1e-6, 1e-4, 1e-2, 1, 10, 1e3}
+	per := len(deltas) + 2
+	out := mat.NewDense(n*per+3, d, nil)
+	dir := make([]float64, d)
+	for i := range n {
+		xi := x.RawRowView(i)
+		var nrm float64
+		for _, v := range xi {
+			nrm += v * v
+		}
+		nrm = math.Sqrt(nrm)
+		copy(out.RawRowView(i*per), xi)
+		for q, delta := range deltas {
+			var nd float64
+			for l := range dir {
+				dir[l] = rng.NormFloat64()
+				nd += dir[l] * dir[l]
+			}
+			nd = math.Sqrt(nd)
+			row := out.RawRowView(i*per + 1 + q)
+			for l := range row {
+				row[l] = xi[l] + delta*nrm*dir[l]/nd
+			}
+		}
+		row := out.RawRowView(i*per + per - 1)
+		copy(row, xi)
+		j := rng.IntN(d)
+		row[j] = math.Nextafter(row[j], math.Inf(1))
+	}
+	for r := n * per; r < n*per+3; r++ {
+		for l := range d {
+			out.Set(r, l, far*rng.NormFloat64())
+		}
+	}
+	return out
+}
+
+// TestTransformBlocks compares Model.Transform (kernel blocks, kernel.Cross, and one
+// product per block) with the element path (transformReference) for centred and
+// uncentred models of 100 points, started in one batch and grown point by point, on the
+// stored points, copies at distances from 1e-8 to 1e3 of their norm, one-ulp
+// near-duplicates of them and far points; RBF (the median distance and a twentieth of
+// it), a quadratic and the linear kernel; on Yeast (d = 8), the same offset by 1e4, and
+// split in two clusters 1e3 apart (points far from their mean, where the distance
+// identity cancels unless evaluated directly).
+//
+// Tolerance. By docs/design.md, "Kernel blocks", a block's RBF value is within
+// (τ + 4ε)·max(1, e)·v of the true one (τ = 1e-13) and Eval's within (d + 3)·ε·max(1, e)·v,
+// so the two within (τ + (d + 7)·ε)·size; a polynomial or linear value within
+// 2(d + 4)·ε·size of Eval's: with d = 8 at most 1.02e-13·size. The centring term K1ᵢ/m
+// is a sum of m = 100 values, maintained by the model and recomputed here, each within
+// m·ε·Aᵢ (1.1e-14·Aᵢ); the score sums m terms uᵢ·k'ᵢ in two orders (2m·ε = 2.2e-14 of
+// Σ|uᵢ·k'ᵢ|). So the scores agree within about 1.5e-13·S_q; the test allows 1e-12·S_q,
+// over six times that, and far below a wrong value, component or sign, which moves a
+// score by a fraction of S_q.
+func TestTransformBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	base := points(t, "yeast", 100)
+	offset, split := mat.DenseCopyOf(base), mat.DenseCopyOf(base)
+	for i := range 100 {
+		for l := range 8 {
+			offset.Set(i, l, offset.At(i, l)+1e4)
+			if i >= 50 {
+				split.Set(i, l, split.At(i, l)+1e3)
+			}
+		}
+	}
+	med := rbfMedian(t, base).Sigma
+	kernels := []kernel.Kernel{
+		kernel.RBF{Sigma: med},
+		kernel.RBF{Sigma: med / 20},
+		kernel.Polynomial{Degree: 2, Scale: 1, Offset: 1},
+		kernel.Linear{},
+	}
+	for name, x := range map[string]*mat.Dense{"yeast": base, "yeast+1e4": offset, "two clusters": split} {
+		X := transformPoints(rng, x, 3*med)
+		n, _ := X.Dims()
+		for _, k := range kernels {
+			for _, mode := range []Mode{Centred, Uncentred} {
+				for _, grown := range []bool{false, true} {
+					what := fmt.Sprintf("%s %v %v grown %v", name, k, mode, grown)
+					var md *Model
+					if grown {
+						md = newModel(t, k, x.Slice(0, 10, 0, 8), Options{Mode: mode})
+						for i := 10; i < 100; i++ {
+							if err := md.Add(x.RawRowView(i)); err != nil {
+								t.Fatal(err)
+							}
+						}
+					} else {
+						md = newModel(t, k, x, Options{Mode: mode})
+					}
+					comps := min(6, md.Components())
+					var got mat.Dense
+					if err := md.Transform(&got, X, comps); err != nil {
+						t.Fatalf("%s: %v", what, err)
+					}
+					want, scale := transformReference(md, X, comps)
+					for i := range n {
+						for q := range comps {
+							if d := math.Abs(got.At(i, q) - want.At(i, q)); !(d <= 1e-12*scale.At(i, q)) {
+								t.Fatalf("%s point %d component %d: %v, element path %v (|Δ| = %.3g, S = %.3g)",
+									what, i, q, got.At(i, q), want.At(i, q), d, scale.At(i, q))
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
