@@ -131,7 +131,8 @@ func cancellationPoints(rng *rand.Rand, m, d int, offset float64) (X, Y *mat.Den
 		}
 		row := X.RawRowView(i*(len(deltas)+1) + len(deltas))
 		copy(row, y)
-		row[rng.IntN(d)] = math.Nextafter(row[0], math.Inf(1)) // one last bit apart
+		j := rng.IntN(d)
+		row[j] = math.Nextafter(row[j], math.Inf(1)) // one last bit apart, in coordinate j
 	}
 	return X, Y
 }
@@ -154,30 +155,38 @@ func refRBF(x, y []float64, g2 float64) float64 {
 }
 
 // TestBlockCancellation checks the RBF identity where it cancels: points at distances
-// from 1e-8 to 1e3 of their norm, exact and near duplicates, near the origin and around
-// 1e4·(1, …, 1), bandwidths from 1e-3 to 1e3, d = 10 and 123. Every value must agree with
-// Eval within blockBound, and with an exact-distance reference (refRBF, itself within
-// ε·max(1, v) + 1 ulp) within max(τ, (d+3)·ε)·max(1, v) + 6ε·max(1, v) relative, plus the
-// smallest normal number: τ + 4ε where the identity is used, (d+3)·ε where the entry is
-// evaluated directly. The same for Matrix.
+// from 1e-8 to 1e3 of their norm, exact duplicates and near-duplicates one last bit apart
+// in one coordinate, near the origin and around 1e4·(1, …, 1), bandwidths from 1e-3 to
+// 1e3, d = 10 and 123, so that exponents v run from 0 through 1e-27 (a near-duplicate)
+// to beyond exp's underflow, and entries come from the identity and, where it cancels,
+// from the direct evaluation. Every value must agree with Eval within blockBound, and
+// with an exact-distance reference within the bound docs/design.md, "Kernel blocks",
+// states — relative (τ + 4ε)·max(1, v) from the identity and (d + 3)·ε·max(1, v)
+// evaluated directly, the larger of the two as the test does not know which was taken
+// — plus the reference's own error (refRBF: v rounded once, ε·v, and exp's ulp, 2ε)
+// and two units of 2⁻¹⁰⁷⁴, the spacing below which values are subnormal and the
+// relative bounds stop holding (exp's ulp there, once for each value). The same for
+// Matrix.
 func TestBlockCancellation(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	for _, d := range []int{10, 123} {
+		documented := max(blockTolerance+4*eps, float64(d+3)*eps)
 		for _, offset := range []float64{0, 1e4} {
 			X, Y := cancellationPoints(rng, 6, d, offset)
+			checkNearDuplicates(t, X, Y)
 			for _, sigma := range []float64{1e-3, 0.1, 1, 30, 1e3} {
 				k := RBF{Sigma: sigma}
 				dst := checkBlock(t, k, X, Y)
 				g2 := 2 * sigma * sigma
-				rel := max(blockTolerance, float64(d+3)*eps) + 6*eps
 				for i := range X.RawMatrix().Rows {
 					for j := range Y.RawMatrix().Rows {
 						x, y := X.RawRowView(i), Y.RawRowView(j)
 						want := refRBF(x, y, g2)
 						v := sqDist(x, y) / g2
-						if got := dst.At(i, j); !(math.Abs(got-want) <= rel*max(1, v)*want+0x1p-1022) {
-							t.Fatalf("d=%d offset=%g σ=%g (%d,%d): %v, exact distance gives %v (v = %.3g)",
-								d, offset, sigma, i, j, got, want, v)
+						bound := (documented*max(1, v)+eps*v+2*eps)*want + 0x1p-1073
+						if got := dst.At(i, j); !(math.Abs(got-want) <= bound) {
+							t.Fatalf("d=%d offset=%g σ=%g (%d,%d): %v, exact distance gives %v (v = %.3g, |Δ| = %.3g, bound %.3g)",
+								d, offset, sigma, i, j, got, want, v, math.Abs(got-want), bound)
 						}
 					}
 				}
@@ -188,6 +197,29 @@ func TestBlockCancellation(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// checkNearDuplicates checks cancellationPoints' last copy of each original: it differs
+// from the original in exactly one coordinate, by one unit in the last place.
+func checkNearDuplicates(t *testing.T, X, Y *mat.Dense) {
+	t.Helper()
+	m, d := Y.Dims()
+	per := X.RawMatrix().Rows / m
+	for i := range m {
+		x, y := X.RawRowView(i*per+per-1), Y.RawRowView(i)
+		differ := 0
+		for j := range d {
+			if x[j] != y[j] {
+				differ++
+				if x[j] != math.Nextafter(y[j], math.Inf(1)) {
+					t.Fatalf("near-duplicate %d: coordinate %d is %v, original %v: not one ulp apart", i, j, x[j], y[j])
+				}
+			}
+		}
+		if differ != 1 {
+			t.Fatalf("near-duplicate %d differs from its original in %d coordinates, want 1", i, differ)
 		}
 	}
 }
