@@ -80,14 +80,19 @@ func (r *RNCA) sym() blas64.Symmetric {
 	return blas64.Symmetric{N: r.opts.Features, Stride: r.opts.Features, Uplo: blas.Upper, Data: r.moment}
 }
 
-// Add adds one point: ZᵀZ += z·zᵀ (dsyr). A point of the wrong dimension or with a
-// non-finite coordinate is an error and the model is unchanged. Add does not allocate.
+// Add adds one point: ZᵀZ += z·zᵀ (dsyr). A point of the wrong dimension is an
+// ErrDimension; one with a non-finite coordinate, or coordinates so large that its
+// random features are not finite, an ErrNonFinite; the model is then unchanged. Add
+// does not allocate.
 func (r *RNCA) Add(x []float64) error {
 	if err := errs.Point(x, r.rff.InDim()); err != nil {
 		return err
 	}
 	if err := r.rff.Map(r.z, x); err != nil {
 		return fmt.Errorf("stream: %w", err)
+	}
+	if err := finiteFeatures(r.z, 0); err != nil {
+		return err
 	}
 	native.Syr(1, blas64.Vector{N: len(r.z), Inc: 1, Data: r.z}, r.sym())
 	for i, v := range r.z {
@@ -98,7 +103,8 @@ func (r *RNCA) Add(x []float64) error {
 	return nil
 }
 
-// AddBatch adds the rows of X: ZᵀZ += ZᵀZ_X by one dsyrk. All rows are checked first.
+// AddBatch adds the rows of X: ZᵀZ += ZᵀZ_X by one dsyrk. All rows are checked first,
+// their random features included (the errors of Add), so that a bad row adds none.
 func (r *RNCA) AddBatch(X mat.Matrix) error {
 	Z, err := batchFeatures(r.rff, X)
 	if err != nil {

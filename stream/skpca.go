@@ -2,6 +2,7 @@ package stream
 
 import (
 	"fmt"
+	"math"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
@@ -84,14 +85,18 @@ func (s *SKPCA) Len() int { return s.fd.Count() }
 // Dim returns the dimension of the points.
 func (s *SKPCA) Dim() int { return s.rff.InDim() }
 
-// Add adds one point. A point of the wrong dimension or with a non-finite coordinate is
-// an error and the model is unchanged. Add does not allocate.
+// Add adds one point. A point of the wrong dimension is an ErrDimension; one with a
+// non-finite coordinate, or coordinates so large that its random features are not
+// finite, an ErrNonFinite; the model is then unchanged. Add does not allocate.
 func (s *SKPCA) Add(x []float64) error {
 	if err := errs.Point(x, s.rff.InDim()); err != nil {
 		return err
 	}
 	if err := s.rff.Map(s.z, x); err != nil {
 		return fmt.Errorf("stream: %w", err)
+	}
+	if err := finiteFeatures(s.z, 0); err != nil {
+		return err
 	}
 	s.fresh = false
 	if err := s.fd.Update(s.z); err != nil {
@@ -100,8 +105,8 @@ func (s *SKPCA) Add(x []float64) error {
 	return nil
 }
 
-// AddBatch adds the rows of X in order; all are checked first, so that a bad row adds
-// none.
+// AddBatch adds the rows of X in order; all are checked first, their random features
+// included (the errors of Add), so that a bad row adds none.
 func (s *SKPCA) AddBatch(X mat.Matrix) error {
 	Z, err := batchFeatures(s.rff, X)
 	if err != nil {
@@ -210,7 +215,26 @@ func batchFeatures(rff *features.RFF, X mat.Matrix) (*mat.Dense, error) {
 	if err := rff.Transform(&Z, X); err != nil {
 		return nil, fmt.Errorf("stream: %w", err)
 	}
+	raw := Z.RawMatrix()
+	for i := range raw.Rows {
+		if err := finiteFeatures(raw.Data[i*raw.Stride:i*raw.Stride+raw.Cols], i); err != nil {
+			return nil, err
+		}
+	}
 	return &Z, nil
+}
+
+// finiteFeatures reports random features of point i that are not finite (ErrNonFinite):
+// a point with finite but huge coordinates (about 1e308/‖ω‖) can have a projection ωᵀx
+// that overflows, and the sine or cosine of an infinity is NaN. Checked before the
+// features reach the model, so that it is unchanged.
+func finiteFeatures(z []float64, i int) error {
+	for j, v := range z {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: random feature %d of point %d is %g (coordinates too large for the frequencies)", ErrNonFinite, j, i, v)
+		}
+	}
+	return nil
 }
 
 // project writes (z(x) − mean)ᵀ·W_k for the rows of X (mean nil: uncentred), W_k the

@@ -3,6 +3,7 @@ package stream
 import (
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -322,6 +323,51 @@ func subSym(dst *mat.SymDense, a, b mat.Symmetric) {
 	for i := range n {
 		for j := i; j < n; j++ {
 			dst.SetSym(i, j, a.At(i, j)-b.At(i, j))
+		}
+	}
+}
+
+// TestHugeFeatures: a point whose coordinates are finite but so large that its random
+// features are not (ωᵀx overflows, and the cosine of an infinity is NaN) is an
+// ErrNonFinite of SKPCA's and RNCA's Add and AddBatch, and leaves the model as it was
+// (RNCA used to add the NaN features to its moments). With 16 frequencies of ω ~ N(0, I)
+// at least one sum ωᵀx overflows for x = 1.7e308·(1, 1, 1) unless all 16 of ω's
+// row sums are below 1.06 in magnitude, a chance of 0.46¹⁶ ≈ 4e-6 for a seed; the test
+// checks the seed it uses.
+func TestHugeFeatures(t *testing.T) {
+	huge := []float64{1.7e308, 1.7e308, 1.7e308}
+	X := mat.NewDense(20, 3, nil)
+	for i := range 20 {
+		X.SetRow(i, []float64{float64(i%5) / 5, float64(i%7) / 7, 0.5})
+	}
+	withHuge := mat.DenseCopyOf(X)
+	withHuge.SetRow(13, huge)
+	s, err := NewSKPCA(3, SKPCAOptions{Features: 32, Sigma: 1, Sketch: 4, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRNCA(3, RNCAOptions{Features: 32, Sigma: 1, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type model interface {
+		ikpca.Model
+		Add([]float64) error
+		AddBatch(mat.Matrix) error
+	}
+	for name, m := range map[string]model{"SKPCA": s, "RNCA": r} {
+		if err := m.AddBatch(X); err != nil {
+			t.Fatal(err)
+		}
+		before := m.Values(nil)
+		if err := m.Add(huge); !errors.Is(err, ErrNonFinite) {
+			t.Errorf("%s: Add of a huge point: %v, want ErrNonFinite", name, err)
+		}
+		if err := m.AddBatch(withHuge); !errors.Is(err, ErrNonFinite) {
+			t.Errorf("%s: AddBatch with a huge point: %v, want ErrNonFinite", name, err)
+		}
+		if after := m.Values(nil); m.Len() != 20 || !slices.Equal(after, before) {
+			t.Errorf("%s: the huge point changed the model: %d points, values %v, before %v", name, m.Len(), after, before)
 		}
 	}
 }
