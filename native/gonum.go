@@ -2,27 +2,92 @@ package native
 
 import (
 	"fmt"
+	"math"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack"
 	gonumlapack "gonum.org/v1/gonum/lapack/gonum"
 )
 
-// gonumEigenSym runs gonum's Dsyev directly (not through lapack64): the pure-Go
-// build's eigensolver, and the openblas build's under internal/backend.WithGonum. gonum's
-// LAPACK takes its BLAS from the blas64 registry. Arguments have been validated by
-// EigenSymInPlace; n >= 1.
+// gonumEigenSym runs gonum's LAPACK (not through lapack64) on the upper triangle of a:
+// the pure-Go build's eigensolver, and the openblas build's under
+// internal/backend.WithGonum. gonum's LAPACK takes its BLAS from the blas64 registry.
+// Arguments have been validated by EigenSymInPlace; n >= 1.
 //
-// The matrix is first scaled by a power of two and cleared of negligible entries
-// (gonumGuard), which gonum v0.17's Dsyev needs on tiny and subnormal inputs; a panic
-// inside gonum's LAPACK, which would be a bug there, is returned as an error.
+// It is Dsyev's sequence — Dsytrd, then Dsterf for eigenvalues alone, or Dorgtr and
+// Dsteqr with vectors — with two safeguards for gonum v0.17, whose tridiagonal solvers
+// go wrong on a split block of norm below √safmin/ε² (about 1e-123), which they
+// rescale: Dsterf panics ("insufficient length of a": Dlascl given the matrix order as
+// a vector's stride), and Dsteqr returns eigenvalues of 1e122 (TestGonumDsterfTinyBlock:
+// a 7×7 matrix of rank about one, entries from 6e-32 to 5.2, that FuzzThin found).
+//
+//   - gonumGuard scales A by a power of two to a largest entry in [0.5, 1) and clears
+//     entries below ε²·max|aᵢⱼ|, so that A itself has no tiny or subnormal entries;
+//   - entries of the tridiagonal T below ε²·max(|dᵢ|, |eᵢ|) are set to zero (cleanTridiagonal),
+//     since such blocks appear during the reduction whatever A's entries: every block
+//     the solvers see is then zero (skipped) or of norm at least ε²·‖T‖, far above the
+//     rescaling threshold.
+//
+// Each clearing perturbs the matrix by at most n·ε²·‖A‖₂, far below any eigensolver's
+// backward error ε·‖A‖₂. A panic inside gonum's LAPACK, which would be a bug there, is
+// returned as an error.
 func gonumEigenSym(n int, a []float64, lda int, w []float64, vectors bool) (err error) {
-	defer recoverLAPACK("Dsyev", &err)
+	defer recoverLAPACK("Dsytrd, Dsterf or Dsteqr", &err)
 	e := gonumGuard(n, a, lda)
-	if err := gonumDsyev(n, a, lda, w, vectors); err != nil {
-		return err
+	if n == 1 {
+		w[0] = a[0]
+		if vectors {
+			a[0] = 1
+		}
+		return unscale(w[:n], e)
+	}
+	var impl gonumlapack.Implementation
+	off := make([]float64, n-1)
+	tau := make([]float64, n-1)
+	query := make([]float64, 1)
+	impl.Dsytrd(blas.Upper, n, a, lda, w, off, tau, query, -1)
+	lwork := max(1, int(query[0]))
+	if vectors {
+		impl.Dorgtr(blas.Upper, n, a, lda, tau, query, -1)
+		lwork = max(lwork, int(query[0]))
+	}
+	work := make([]float64, max(lwork, 2*n-2))
+	impl.Dsytrd(blas.Upper, n, a, lda, w[:n], off, tau, work, lwork)
+	cleanTridiagonal(w[:n], off)
+	ok := true
+	if vectors {
+		impl.Dorgtr(blas.Upper, n, a, lda, tau, work, lwork)
+		ok = impl.Dsteqr(lapack.EVOrig, n, w[:n], off, a, lda, work)
+	} else {
+		ok = impl.Dsterf(n, w[:n], off)
+	}
+	if !ok {
+		return fmt.Errorf("%w: gonum Dsteqr/Dsterf (n=%d)", ErrNotConverged, n)
 	}
 	return unscale(w[:n], e)
+}
+
+// cleanTridiagonal sets the entries of the tridiagonal matrix (d, e) below
+// tinyRelative times its largest entry to zero (see gonumEigenSym).
+func cleanTridiagonal(d, e []float64) {
+	var big float64
+	for _, v := range d {
+		big = max(big, math.Abs(v))
+	}
+	for _, v := range e {
+		big = max(big, math.Abs(v))
+	}
+	small := tinyRelative * big
+	for i, v := range d {
+		if math.Abs(v) < small {
+			d[i] = 0
+		}
+	}
+	for i, v := range e {
+		if math.Abs(v) < small {
+			e[i] = 0
+		}
+	}
 }
 
 // recoverLAPACK turns a panic of gonum's LAPACK routine name, deferred in its caller,
@@ -32,23 +97,6 @@ func recoverLAPACK(name string, err *error) {
 	if r := recover(); r != nil {
 		*err = fmt.Errorf("%w: gonum %s failed: %v", ErrNotConverged, name, r)
 	}
-}
-
-// gonumDsyev runs gonum's Dsyev on the upper triangle of a.
-func gonumDsyev(n int, a []float64, lda int, w []float64, vectors bool) error {
-	var impl gonumlapack.Implementation
-	jobz := lapack.EVNone
-	if vectors {
-		jobz = lapack.EVCompute
-	}
-	query := make([]float64, 1)
-	impl.Dsyev(jobz, blas.Upper, n, a, lda, w, query, -1)
-	lwork := max(int(query[0]), 3*n-1, 1)
-	work := make([]float64, lwork)
-	if !impl.Dsyev(jobz, blas.Upper, n, a, lda, w, work, lwork) {
-		return fmt.Errorf("%w: gonum Dsyev (n=%d)", ErrNotConverged, n)
-	}
-	return nil
 }
 
 // gonumSVDLeft runs gonum's Dgesvd (JOBU = 'S', JOBVT = 'N'): gonum has no divide-and-conquer
