@@ -122,20 +122,26 @@ type Model struct {
 	csum  []float64 // p: a block's column sums
 	kview mat.Dense // header over kblk, for BlockTo
 	xview mat.Dense // header over a block of rows of X, or over xblk
-	work  kernel.BlockWork
+	// AddBatch's scratch for kernel blocks, by pointer: a BlockWork must not be copied,
+	// and decoding copies a Model.
+	work  *kernel.BlockWork
 	batch struct { // AddBatch's sums, merged once the whole batch is in
 		sum vecSum
 		sq  triSum
 	}
 
 	// The decomposition as read, valid while fresh: C's eigenvalues (descending), its
-	// unit eigenvectors (p×p row-major, columns in the order of the values, signed) and
-	// the mean of the shifted features, s/n.
+	// unit eigenvectors (p×p row-major, columns in the order of the values, signed),
+	// the mean of the shifted features, s/n, and the map folded into the eigenvectors
+	// for Transform: G = F·V and b = (c + s/n)ᵀV, so that the scores of x are
+	// k(L, x)ᵀG − b (docs/design.md, "Nyström kernel PCA").
 	fresh bool
 	vals  []float64
 	vecs  []float64
 	cmat  []float64 // p×p: C, overwritten by its eigenvectors
 	mean  []float64
+	fold  []float64 // r×p: G
+	base  []float64 // p: b
 }
 
 // New returns a model without points whose feature map comes from the rows of L (r ≥ 1
@@ -246,12 +252,14 @@ func (m *Model) allocate() {
 	if m.cross == nil {
 		m.cross = kernel.NewCross(m.kern, m.land)
 	}
+	m.work = new(kernel.BlockWork)
 	m.sum, m.sq = newVecSum(p), newTriSum(p)
 	m.batch.sum, m.batch.sq = newVecSum(p), newTriSum(p)
 	m.col, m.phi, m.xblk = make([]float64, r), make([]float64, p), make([]float64, blockRows*d)
 	m.kblk, m.fblk = make([]float64, blockRows*r), make([]float64, blockRows*p)
 	m.outer, m.csum = make([]float64, p*p), make([]float64, p)
 	m.vals, m.vecs, m.cmat, m.mean = make([]float64, p), make([]float64, p*p), make([]float64, p*p), make([]float64, p)
+	m.fold, m.base = make([]float64, r*p), make([]float64, p)
 	m.fresh = false
 }
 
@@ -319,7 +327,8 @@ func (m *Model) Landmarks(dst *mat.Dense) {
 
 // Bytes returns the memory the model holds in its arrays, in bytes: the landmarks and
 // the feature map (r·d + r·r' numbers), the compensated sums and AddBatch's (4·r'²),
-// the decomposition as read (2·r'²), the scratch (a block of 64 points' coordinates,
+// the decomposition as read (2·r'² and, folded into the map for Transform, r·r'), the
+// scratch (a block of 64 points' coordinates,
 // kernel values and features, and r'² for dsyrk) and, for an RBF kernel, what its
 // kernel blocks keep (blockBytes): O(r² + r·d), independent of the number of points,
 // and fixed at New.
@@ -327,7 +336,7 @@ func (m *Model) Bytes() int {
 	n := m.r*m.d + len(m.sigma) + len(m.f) + len(m.shift) +
 		2*(len(m.sum.hi)+len(m.sq.hi)+len(m.batch.sum.hi)+len(m.batch.sq.hi)) +
 		len(m.col) + len(m.phi) + len(m.kblk) + len(m.fblk) + len(m.xblk) + len(m.outer) + len(m.csum) +
-		len(m.vals) + len(m.vecs) + len(m.cmat) + len(m.mean) + m.blockNumbers()
+		len(m.vals) + len(m.vecs) + len(m.cmat) + len(m.mean) + len(m.fold) + len(m.base) + m.blockNumbers()
 	return 8 * n
 }
 
@@ -455,7 +464,7 @@ func (m *Model) AddBatch(X mat.Matrix) error {
 func (m *Model) block(X mat.Matrix, from, nb int) error {
 	xb := rowBlock(&m.xview, m.xblk, X, from, nb, m.d)
 	m.kview.SetRawMatrix(general(nb, m.r, m.kblk))
-	m.cross.BlockTo(&m.kview, xb, &m.work)
+	m.cross.BlockTo(&m.kview, xb, m.work)
 	kb := m.kblk[:nb*m.r]
 	if err := finiteKernel(kb, from); err != nil {
 		return err

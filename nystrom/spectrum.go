@@ -95,6 +95,17 @@ func (m *Model) settle() {
 		}
 	}
 	sign.Flip(mat.NewDense(p, p, m.vecs))
+	// The map folded into the directions for Transform: (φ − φ̄)ᵀV = kᵀ(F·V) − (c + φ̄)ᵀV,
+	// so that a point costs 2·r·k flops beyond its kernel values rather than the
+	// 2·r·r' of its features. G = F·V is 2·r·r'² flops here, once per decomposition.
+	native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(m.r, p, m.f), general(p, p, m.vecs), 0, general(m.r, p, m.fold))
+	clear(m.base)
+	for j := range p {
+		cj := m.shift[j] + m.mean[j]
+		for q, v := range m.vecs[j*p : (j+1)*p] {
+			m.base[q] += cj * v
+		}
+	}
 	m.fresh = true
 }
 
@@ -159,55 +170,19 @@ func (m *Model) VectorsTo(dst *mat.Dense) {
 // seen, that is its coordinate in the kernel PCA of K̃. The rows go 256 at a time
 // through a kernel block against the landmarks (kernel.Cross: a dgemm for RBF,
 // polynomial and linear kernels, every value within the accuracy docs/design.md,
-// "Kernel blocks", states) and one dgemm for their scores: with the map folded into
-// the directions, G = F·V_k (r×k, once per call), when there are at least k rows, so
-// that a point costs 2·r·k flops beyond its kernel values rather than the 2·r·r' of
-// its features; through the features otherwise. Errors are those of
-// ikpca.Model.Transform, and leave dst unchanged.
+// "Kernel blocks", states) and one dgemm with the map folded into the directions,
+// kᵀ(F·V_k) − (c + φ̄)ᵀV_k: a point costs 2·r·k flops beyond its kernel values, and
+// its first scores do not depend on k. Errors are those of ikpca.Model.Transform, and
+// leave dst unchanged.
 func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	rows, err := errs.Transform(dst, X, m.d, k, m.components())
-	if err != nil {
+	if _, err := errs.Transform(dst, X, m.d, k, m.components()); err != nil {
 		return err
 	}
 	m.settle()
 	r, p := m.r, m.p
-	vk := blas64.General{Rows: p, Cols: k, Stride: p, Data: m.vecs}
-	// Scratch of its own, not the model's, so that reads may run concurrently: the
-	// shared Cross is only read.
-	var score func(kb []float64, nb int, out blas64.General)
-	if rows >= k {
-		// (φ − φ̄)ᵀV_k = kᵀ(F·V_k) − (c + φ̄)ᵀV_k: G and b once, 2·r·r'·k flops, which
-		// the k rows or more repay. Rounding is of the same order either way: each
-		// score errs by a few r'·ε and r·ε of Σⱼ|vⱼq|·(Σₗ|Fₗⱼ·kₗ| + |cⱼ| + |φ̄ⱼ|).
-		G, b := make([]float64, r*k), make([]float64, k)
-		native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(r, p, m.f), vk, 0, general(r, k, G))
-		for j := range p {
-			cj := m.shift[j] + m.mean[j]
-			for q, v := range m.vecs[j*p : j*p+k] {
-				b[q] += cj * v
-			}
-		}
-		score = func(kb []float64, nb int, out blas64.General) {
-			native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(nb, r, kb), general(r, k, G), 0, out)
-			for i := range nb {
-				for q, bq := range b {
-					out.Data[i*out.Stride+q] -= bq
-				}
-			}
-		}
-	} else {
-		fblk := make([]float64, rows*p)
-		score = func(kb []float64, nb int, out blas64.General) {
-			m.features(fblk, kb, nb)
-			for i := range nb {
-				row := fblk[i*p : (i+1)*p]
-				for j, mu := range m.mean {
-					row[j] -= mu
-				}
-			}
-			native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(nb, p, fblk), vk, 0, out)
-		}
-	}
+	// Only the shared Cross, G and b are read, and the scratch is KernelScores' own, so
+	// that reads may run concurrently.
+	G := blas64.General{Rows: r, Cols: k, Stride: p, Data: m.fold}
 	return blocks.KernelScores(dst, m.cross, X, k, func(lo, hi int, kb, out *mat.Dense) error {
 		nb := hi - lo
 		kd := kb.RawMatrix().Data[:nb*r]
@@ -215,9 +190,13 @@ func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 			return err
 		}
 		o := out.RawMatrix()
-		score(kd, nb, o)
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(nb, r, kd), G, 0, o)
 		for i := range nb {
-			for _, v := range o.Data[i*o.Stride : i*o.Stride+k] {
+			row := o.Data[i*o.Stride : i*o.Stride+k]
+			for q, b := range m.base[:k] {
+				row[q] -= b
+			}
+			for _, v := range row {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					return fmt.Errorf("%w: the score of point %d is %g", ErrNonFinite, lo+i, v)
 				}

@@ -134,9 +134,9 @@ func blockCases(t *testing.T) (sets map[string]*mat.Dense, kernels []kernel.Kern
 		}, med
 }
 
-// TestTransformBlocks compares Transform (kernel blocks, kernel.Cross; the map folded
-// into the directions, and for fewer rows than components the features) with the
-// element path (kernel.Column per point, the features and scores by plain loops) on
+// TestTransformBlocks compares Transform (kernel blocks, kernel.Cross, and the map
+// folded into the directions, G = F·V), of all the points at once and a few at a time,
+// with the element path (kernel.Column per point, the features and scores by plain loops) on
 // the data points, copies at distances from 1e-8 to 1e3 of their norm, one-ulp
 // near-duplicates (of the 30 landmarks among them) and far points, for RBF, polynomial
 // and linear kernels (blockCases).
@@ -147,8 +147,8 @@ func blockCases(t *testing.T) (sets map[string]*mat.Dense, kernels []kernel.Kern
 // polynomial or linear value within 2(d + 4)·ε·size of Eval's. With d = 8 that is at
 // most 1.02e-13·size. The features are sums of r = 30 terms F_lj·k_l in another order
 // (a dgemm against a loop, 2r·ε = 6.7e-15 of Σ|F_lj|·|k_l|), minus c and φ̄ (4ε each
-// path), and a score sums p ≤ 30 of them times v_jq (another 2p·ε); folded, G = F·V_k
-// and (c + φ̄)ᵀV_k sum p terms and the score r, the same orders. So score q of x agrees
+// path), and a score sums p ≤ 30 of them times v_jq (another 2p·ε); Transform's G = F·V
+// and (c + φ̄)ᵀV sum p terms and its score r, the same orders. So score q of x agrees
 // within about 1.2e-13·S_q, S_q = Σ_j |v_jq|·(Σ_l |F_lj|·size_l + |c_j| + |φ̄_j|); the
 // test allows 1e-12·S_q, eight times that, and far below any wrong entry, which moves a
 // score by a fraction of S_q.
@@ -164,8 +164,7 @@ func TestTransformBlocks(t *testing.T) {
 			if err := m.Transform(&got, X, comps); err != nil {
 				t.Fatalf("%s %v: %v", name, k, err)
 			}
-			// Fewer rows than components go through the features rather than the map
-			// folded into the directions.
+			// Calls of fewer rows than components: the same scores to rounding.
 			n, _ := X.Dims()
 			few := mat.NewDense(n, comps, nil)
 			for lo := 0; lo < n; lo += comps - 1 {
@@ -184,7 +183,7 @@ func TestTransformBlocks(t *testing.T) {
 						want += (psi.At(i, j) - m.mean[j]) * v
 						scale += math.Abs(v) * (a.At(i, j) + math.Abs(m.mean[j]))
 					}
-					for path, got := range map[string]*mat.Dense{"folded": &got, "features": few} {
+					for path, got := range map[string]*mat.Dense{"all rows": &got, "a few rows a call": few} {
 						if d := math.Abs(got.At(i, q) - want); !(d <= 1e-12*scale) {
 							t.Fatalf("%s %v point %d component %d, %s: %v, element path %v (|Δ| = %.3g, S = %.3g)",
 								name, k, i, q, path, got.At(i, q), want, d, scale)
