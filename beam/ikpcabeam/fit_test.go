@@ -1,17 +1,20 @@
 package ikpcabeam
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/stream"
@@ -193,6 +196,141 @@ func TestAccumulatorCoder(t *testing.T) {
 	}
 	if _, err := decodeAccumulator([]byte("garbage!")); !errors.Is(err, ErrModel) {
 		t.Errorf("garbage: %v", err)
+	}
+	// With dead letters: the model's encoding after refusedMagic, then the letters, bit
+	// for bit; splitFn's parts are the model's own encoding and the letters.
+	letters := []DeadLetter{
+		{Source: "a.csv", Offset: 12, Line: 3, Text: "1e300,0,0", Reason: "the model refuses it"},
+		{Source: "", Offset: -1, Line: 0, Text: "", Reason: "ünïcode, \x00 \xff"},
+	}
+	b, err = encodeAccumulator(&accumulator{s: m, dead: letters})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, err = decodeAccumulator(b); err != nil {
+		t.Fatal(err)
+	}
+	if a.s.Len() != 40 || !vec.SameBits(a.s.Values(nil), m.Values(nil)) || !slices.Equal(a.dead, letters) {
+		t.Errorf("the accumulator's model or dead letters changed in its coder: %v", a.dead)
+	}
+	own, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if model, dead, err := splitAccumulator(b); err != nil || !bytes.Equal(model, own) || !slices.Equal(dead, letters) {
+		t.Errorf("splitAccumulator: %v, or other parts", err)
+	}
+	for _, cut := range []int{len(refusedMagic) + 3, len(refusedMagic) + 8 + len(own) + 5, len(b) - 1} {
+		if _, err := decodeAccumulator(b[:cut]); !errors.Is(err, ErrModel) {
+			t.Errorf("accumulator cut to %d of %d bytes: %v", cut, len(b), err)
+		}
+	}
+	if _, err := decodeAccumulator(append(b[:len(b):len(b)], 0)); !errors.Is(err, ErrModel) {
+		t.Errorf("accumulator with a byte more: %v", err)
+	}
+}
+
+// refusingFiles writes the rows of X to CSV files in dir, row i to file i mod 2, and
+// the point huge as line 41 of the first file, and returns the glob, the huge point's
+// file and offset.
+func refusingFiles(t *testing.T, dir string, X *mat.Dense, huge []float64) (glob, file string, offset int64) {
+	t.Helper()
+	n, _ := X.Dims()
+	var files [2]strings.Builder
+	for i := range n {
+		if i == 80 {
+			offset = int64(files[0].Len())
+			files[0].WriteString(formatFloats(huge) + "\n")
+		}
+		files[i%2].WriteString(formatFloats(X.RawRowView(i)) + "\n")
+	}
+	for i := range files {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("refusing%d.csv", i)), []byte(files[i].String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "refusing*.csv"), filepath.Join(dir, "refusing0.csv"), offset
+}
+
+// TestFitRefusedPoint: a point that passes the checks of dimension and finiteness but
+// that the model refuses — a cubic kernel's value that overflows for coordinates 1e110
+// (Nyström KPCA on given landmarks), random features that are not finite for
+// coordinates 1e308 (SKPCA) — is a dead letter with its file, offset, line, text and
+// the model's reason, and the other points of its block are added: the Nyström model
+// equals one fitted in one process to the good points (eigenvalues to 1e-12·λ₁, the
+// bound of TestNystromMatchesSingleProcess: compensated sums, added by AddBatch or,
+// for the refused block, one by one), the SKPCA sketch holds every good point and
+// satisfies its certificate over them. Blocks of the default size and of 1, one
+// CombineFn and shards.
+func TestFitRefusedPoint(t *testing.T) {
+	X := curve(300, 3, 5)
+	cubic := kernel.Spec{Name: "polynomial", Degree: 3, Scale: 1, Offset: 1}
+	L := mat.DenseCopyOf(X.Slice(0, 15, 0, 3))
+	for _, c := range []struct {
+		name string
+		huge []float64
+		fit  FitOptions
+	}{
+		{"nystrom", []float64{1e110, 1e110, 1e110}, FitOptions{}},
+		{"nystrom", []float64{1e110, 1e110, 1e110}, FitOptions{Block: 1, Shards: 3}},
+		{"skpca", []float64{1e308, 1e308, 1e308}, FitOptions{Shards: 3}},
+		{"skpca", []float64{1e308, 1e308, 1e308}, FitOptions{Block: 1}},
+	} {
+		name := fmt.Sprintf("%s %+v", c.name, c.fit)
+		sub := t.TempDir()
+		glob, file, offset := refusingFiles(t, sub, X, c.huge)
+		p, s := beam.NewPipelineWithRoot()
+		points, deadLines, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var model, deadPoints beam.PCollection
+		var want Summary
+		if c.name == "nystrom" {
+			model, deadPoints, err = FitNystrom(s, points, NystromOptions{Dim: 3, Kernel: cubic, Landmarks: L}, c.fit)
+			want, _ = newNystromModel(L, NystromOptions{Dim: 3, Kernel: cubic})
+		} else {
+			model, deadPoints, err = FitSKPCA(s, points, 3, testOptions, c.fit)
+			want, _ = NewSKPCA(3, testOptions)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := want.Add(c.huge); !errors.Is(err, ikpca.ErrNonFinite) {
+			t.Fatalf("%s: the model takes the huge point (%v): nothing to test", name, err)
+		}
+		fill(t, want, X)
+		mf, df := filepath.Join(sub, "model"), filepath.Join(sub, "dead")
+		if err := WriteModel(s, mf, model); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteDeadLetters(s, df, beam.Flatten(s, deadLines, deadPoints)); err != nil {
+			t.Fatal(err)
+		}
+		run(t, p)
+
+		dead := readRecords(t, df, false)
+		d, ok := dead[file+"@"+fmt.Sprint(offset)]
+		if len(dead) != 1 || !ok || d.line != 41 || d.text != formatFloats(c.huge) || !strings.Contains(d.reason, "finite") {
+			t.Errorf("%s: dead letters %+v, want the huge point's (line 41 of %s, offset %d)", name, dead, file, offset)
+		}
+		got := readModel(t, mf)
+		if got.Len() != 300 {
+			t.Errorf("%s: %d points added, want the 300 good ones", name, got.Len())
+		}
+		if c.name == "skpca" {
+			certify(t, got.(*SKPCA), X)
+			continue
+		}
+		a, b := got.Values(nil), want.Values(nil)
+		if len(a) != len(b) || len(b) == 0 {
+			t.Fatalf("%s: %d values, single process %d", name, len(a), len(b))
+		}
+		for i := range a {
+			if math.Abs(a[i]-b[i]) > 1e-12*b[0] {
+				t.Errorf("%s: λ%d = %v, single process %v", name, i, a[i], b[i])
+			}
+		}
 	}
 }
 

@@ -55,8 +55,10 @@ type NystromOptions struct {
 // the copies merge (fit.Shards is then not used). Either way the points are added in
 // blocks of fit.Block (AddBatch: a kernel block, a dgemm and a dsyrk per 64 points).
 // The result is a PCollection<[]byte> with the model's encoding; points of another
-// dimension or with a NaN or infinite coordinate are dead letters (with sampled
-// landmarks, so are points whose kernel values are not finite). With sampled landmarks
+// dimension or with a NaN or infinite coordinate are dead letters, and so are the
+// points the model refuses (a kernel value that is not finite, features whose sums
+// would overflow), with its reason: a block it refuses is added point by point. With
+// sampled landmarks
 // and no points the result is empty, and landmarks without a median distance (with the
 // median heuristic) fail the pipeline. Invalid options, and given landmarks without a
 // median distance, are an ErrArgument. With sampled landmarks a runner keeps the
@@ -256,14 +258,13 @@ type foldFn struct {
 	Block int
 
 	m       Summary
-	points  []Point // the points of the pending block, for their dead letters
 	pending pending
 }
 
 // StartBundle forgets the last bundle's model. (Beam requires the side input and the
 // emitters here.)
 func (fn *foldFn) StartBundle(_ func(*[]byte) bool, _ func([]byte), _ func(DeadLetter)) {
-	fn.m, fn.points = nil, fn.points[:0]
+	fn.m = nil
 	fn.pending.reset()
 }
 
@@ -287,37 +288,20 @@ func (fn *foldFn) ProcessElement(p Point, proto func(*[]byte) bool, _ func([]byt
 		}
 		return nil
 	}
-	fn.points = append(fn.points, p)
-	fn.pending.add(p.X, fn.Block)
-	if len(fn.points) == fn.Block {
-		fn.flush(dead)
+	fn.pending.add(p, fn.Block)
+	if fn.pending.rows == fn.Block {
+		fn.pending.flush(fn.m, dead)
 	}
 	return nil
 }
 
-// flush adds the pending block, or its points one by one if the model refuses it
-// (AddBatch is all or nothing).
-func (fn *foldFn) flush(dead func(DeadLetter)) {
-	if len(fn.points) == 0 {
-		return
-	}
-	if err := fn.pending.flush(fn.m.(batchAdder)); err != nil {
-		for _, p := range fn.points {
-			if err := fn.m.Add(p.X); err != nil {
-				dead(pointLetter(p, err.Error()))
-			}
-		}
-	}
-	clear(fn.points)
-	fn.points = fn.points[:0]
-}
-
-// FinishBundle adds the last block and emits the bundle's model.
+// FinishBundle adds the last block (point by point if the model refuses it) and emits
+// the bundle's model.
 func (fn *foldFn) FinishBundle(_ func(*[]byte) bool, emit func([]byte), dead func(DeadLetter)) error {
 	if fn.m == nil {
 		return nil
 	}
-	fn.flush(dead)
+	fn.pending.flush(fn.m, dead)
 	b, err := fn.m.MarshalBinary()
 	fn.m = nil
 	if err != nil {

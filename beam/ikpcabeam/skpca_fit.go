@@ -10,7 +10,8 @@ import (
 // d-dimensional points over a PCollection<Point>: Fit with an empty SKPCA. The result
 // is a PCollection<[]byte> with the model's encoding (DecodeSummary or DecodeModel read
 // it); the points of another dimension or with a NaN or infinite coordinate are dead
-// letters. Sketches merged in an order the runner chooses differ from a sketch of the
+// letters, and so are those the model refuses (coordinates so large that their random
+// features are not finite), with its reason. Sketches merged in an order the runner chooses differ from a sketch of the
 // same points in one process, within the certified bound: each estimates the
 // eigenvalues of the features' ZᵀZ from below within its ErrorBound. Invalid options
 // are an ErrArgument.
