@@ -17,6 +17,7 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/nystrom"
 	"github.com/ikpca/ikpca/stream"
 )
 
@@ -465,5 +466,76 @@ func TestAddInputAllocs(t *testing.T) {
 	}
 	if a.s.Len() < 64 {
 		t.Errorf("%d points added in full blocks, want at least 64", a.s.Len())
+	}
+}
+
+// TestSampledRefusedPoint: with sampled landmarks (one read and two), a point whose
+// own cubic-kernel value overflows (coordinates 1e110) is not sampled — as a landmark
+// it would make the landmarks' kernel matrix infinite and the pipeline fail — and the
+// model refuses it when it is added: a dead letter with its line and the model's
+// reason. With more landmarks asked for than points, the landmarks are every good
+// point, and the model equals one fitted to them in one process (eigenvalues to
+// 1e-12·λ₁, as in TestFitRefusedPoint).
+func TestSampledRefusedPoint(t *testing.T) {
+	X := curve(160, 3, 6)
+	huge := []float64{1e110, 1e110, 1e110}
+	cubic := kernel.Spec{Name: "polynomial", Degree: 3, Scale: 1, Offset: 1}
+	for _, twice := range []bool{false, true} {
+		dir := t.TempDir()
+		glob, file, offset := refusingFiles(t, dir, X, huge)
+		p, s := beam.NewPipelineWithRoot()
+		read := func() beam.PCollection {
+			points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return points
+		}
+		opts := NystromOptions{Dim: 3, Kernel: cubic, Rank: 200, Seed: 2}
+		var model, dead beam.PCollection
+		var err error
+		if twice {
+			model, dead, err = FitNystromSampled(s, read(), read(), opts, FitOptions{Block: 16})
+		} else {
+			model, dead, err = FitNystrom(s, read(), opts, FitOptions{Block: 16})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		mf, df := filepath.Join(dir, "model"), filepath.Join(dir, "dead")
+		if err := WriteModel(s, mf, model); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteDeadLetters(s, df, dead); err != nil {
+			t.Fatal(err)
+		}
+		run(t, p)
+
+		dl := readRecords(t, df, false)
+		if d, ok := dl[file+"@"+fmt.Sprint(offset)]; len(dl) != 1 || !ok || d.line != 41 || !strings.Contains(d.reason, "finite") {
+			t.Errorf("two reads %v: dead letters %+v, want the huge point's", twice, dl)
+		}
+		got := readModel(t, mf).(*Nystrom)
+		var L mat.Dense
+		got.Landmarks(&L)
+		if r, _ := L.Dims(); r != 160 || got.Len() != 160 {
+			t.Fatalf("two reads %v: %d landmarks, %d points; want the 160 good ones", twice, r, got.Len())
+		}
+		single, err := nystrom.New(kernel.Polynomial{Degree: 3, Scale: 1, Offset: 1}, &L, nystrom.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := single.AddBatch(X); err != nil {
+			t.Fatal(err)
+		}
+		a, b := got.Values(nil), single.Values(nil)
+		if len(a) != len(b) || len(b) == 0 {
+			t.Fatalf("two reads %v: %d values, single process %d", twice, len(a), len(b))
+		}
+		for i := range a {
+			if math.Abs(a[i]-b[i]) > 1e-12*b[0] {
+				t.Errorf("two reads %v: λ%d = %v, single process %v", twice, i, a[i], b[i])
+			}
+		}
 	}
 }

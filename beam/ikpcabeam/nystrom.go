@@ -17,7 +17,8 @@ import (
 func init() {
 	beam.RegisterType(reflect.TypeFor[ranked]())
 	register.Function2x1(lessRanked)
-	register.DoFn1x1[Point, ranked](&rankFn{})
+	register.DoFn2x1[Point, func(ranked), error](&rankFn{})
+	register.Emitter1[ranked]()
 	register.DoFn2x1[[]ranked, func([]byte), error](&prototypeFn{})
 	register.DoFn4x1[Point, func(*[]byte) bool, func([]byte), func(DeadLetter), error](&foldFn{})
 }
@@ -37,7 +38,7 @@ type NystromOptions struct {
 	// Otherwise Rank landmarks are sampled from the points in a first stage: uniformly
 	// without replacement, as the Rank points of least hash of (Seed, position,
 	// coordinates) — the same sample on any runner and in any order (all the points if
-	// there are fewer).
+	// there are fewer) — among the points whose own kernel value k(x, x) is finite.
 	Landmarks *mat.Dense
 	Rank      int
 	Seed      uint64
@@ -120,7 +121,7 @@ func FitNystromSampled(s beam.Scope, sample, points beam.PCollection, opts Nystr
 // sample and adds the checked points good to copies of it, one per bundle, which it
 // merges; dead are the dead letters so far.
 func fitSampled(s beam.Scope, sample, good, dead beam.PCollection, opts NystromOptions, fit FitOptions) (beam.PCollection, beam.PCollection, error) {
-	drawn := top.Smallest(s, beam.ParDo(s, &rankFn{Seed: opts.Seed}, sample), opts.Rank, lessRanked)
+	drawn := top.Smallest(s, beam.ParDo(s, &rankFn{Seed: opts.Seed, Kernel: opts.Kernel}, sample), opts.Rank, lessRanked)
 	proto := beam.ParDo(s, &prototypeFn{Dim: opts.Dim, Kernel: opts.Kernel, Rank: opts.Rank, Seed: opts.Seed, Tolerance: opts.Tolerance}, drawn)
 	parts, refused := beam.ParDo2(s, &foldFn{Block: fit.Block}, good, beam.SideInput{Input: proto})
 	return beam.Combine(s, &mergeFn{}, parts), beam.Flatten(s, dead, refused), nil
@@ -208,12 +209,40 @@ func lessRanked(a, b ranked) bool {
 	return len(a.X) < len(b.X)
 }
 
-// rankFn gives each point its priority, pointHash with the seed.
-type rankFn struct{ Seed uint64 }
+// rankFn gives each point its priority, pointHash with the seed, and leaves out of the
+// sample the points whose own kernel value k(x, x) is not finite (a polynomial or
+// linear kernel at huge coordinates): as a landmark such a point would make the
+// landmarks' kernel matrix non-finite, and the model, and with it the pipeline, fail.
+// Among the others no landmarks' kernel value overflows for the positive semidefinite
+// built-ins (|k(x, y)| ≤ √(k(x, x)·k(y, y)), Cauchy–Schwarz in the feature space); the
+// point is still added to the model, which refuses it if need be (a dead letter). RBF
+// and Laplacian values are at most 1: nothing is left out.
+type rankFn struct {
+	Seed   uint64
+	Kernel kernel.Spec
+
+	k kernel.Kernel
+}
+
+// Setup builds the kernel (any bandwidth: k(x, x) does not depend on it).
+func (fn *rankFn) Setup() error {
+	k, err := kernel.New(withBandwidth(fn.Kernel, 1))
+	fn.k = k
+	return err
+}
 
 // ProcessElement ranks one point.
-func (fn *rankFn) ProcessElement(p Point) ranked {
-	return ranked{Priority: pointHash(p, fn.Seed), X: p.X}
+func (fn *rankFn) ProcessElement(p Point, emit func(ranked)) error {
+	if fn.k == nil {
+		if err := fn.Setup(); err != nil {
+			return err
+		}
+	}
+	if v := fn.k.Eval(p.X, p.X); math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	emit(ranked{Priority: pointHash(p, fn.Seed), X: p.X})
+	return nil
 }
 
 // prototypeFn builds the empty model on the sampled landmarks.
