@@ -17,6 +17,7 @@ import (
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
+	"github.com/ikpca/ikpca/nystrom"
 )
 
 // checkpoint returns a kpca model of the rows of X with kernel k, and its checkpoint.
@@ -178,6 +179,36 @@ func TestProjectSKPCA(t *testing.T) {
 	scores, dead := project(t, dir, glob, "", b, nil, ProjectOptions{})
 	compareScores(t, m, X, len(m.Values(nil)), scores, glob)
 	if len(dead) != 0 {
+		t.Errorf("dead letters %v", dead)
+	}
+}
+
+// TestProjectNystrom: a Nyström KPCA model fitted in one process (nystrom.Model, 20
+// landmarks, RBF), given as its encoding, projects points in the pipeline as its own
+// Transform does, to rounding (compareScores), in blocks of 7 and in the remainder of a
+// bundle — blocks of at least k points fold the map into the directions, smaller ones
+// go through the features, the two alike to rounding; points it cannot project are dead
+// letters.
+func TestProjectNystrom(t *testing.T) {
+	dir := t.TempDir()
+	train := curve(200, 3, 4)
+	m, err := nystrom.New(kernel.RBF{Sigma: 1}, train.Slice(0, 20, 0, 3), nystrom.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AddBatch(train); err != nil {
+		t.Fatal(err)
+	}
+	b, err := (&Nystrom{m}).MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	X := curve(150, 3, 2)
+	glob, _ := pointFiles(t, dir, X, 3)
+	bad := []Point{{Source: "made", Offset: 1, X: []float64{1, 2}}}
+	scores, dead := project(t, dir, glob, "", b, bad, ProjectOptions{K: 4, Block: 7})
+	compareScores(t, m, X, 4, scores, glob)
+	if len(dead) != 1 || !strings.Contains(dead["made@1"].reason, "dimension") {
 		t.Errorf("dead letters %v", dead)
 	}
 }
