@@ -2,12 +2,12 @@ package kernel
 
 import (
 	"math"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/parallel"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
 )
@@ -73,6 +73,49 @@ type BlockWork struct {
 	xs   []float64 // RBF: the shifted rows x̃ᵢ
 	xn   []float64 // RBF: ‖x̃ᵢ‖²
 	xbad []int     // rows of X with a NaN or infinite coordinate
+	job  rowsJob   // a large block's rows on several goroutines
+}
+
+// rowsJob runs one of a block's row loops on several goroutines (internal/parallel's
+// shared workers), its loop a method value bound once, so that a parallel block
+// allocates nothing.
+type rowsJob struct {
+	team   parallel.Team
+	loop   int // loopPowers, loopElements or loopRBF
+	c      *Cross
+	out, x blas64.General
+	xn     []float64
+	fn     func(lo, hi int) // run, bound once
+}
+
+const (
+	loopPowers = iota
+	loopElements
+	loopRBF
+)
+
+// run runs the job's loop over rows lo…hi−1.
+func (j *rowsJob) run(lo, hi int) {
+	switch j.loop {
+	case loopPowers:
+		j.c.powers(j.out, lo, hi)
+	case loopElements:
+		j.c.elements(j.out, j.x, lo, hi)
+	default:
+		j.c.rbfRows(j.out, j.x, j.xn, lo, hi)
+	}
+}
+
+// inParallel runs the loop on the rows of out in nw contiguous ranges, one per
+// goroutine, and drops its references to the block afterwards.
+func (j *rowsJob) inParallel(nw, loop int, c *Cross, out, x blas64.General, xn []float64) {
+	if j.fn == nil {
+		j.fn = j.run
+	}
+	j.loop, j.c, j.out, j.x, j.xn = loop, c, out, x, xn
+	rows := out.Rows
+	j.team.Run(nw, rows, (rows+nw-1)/nw, j.fn)
+	j.c, j.out, j.x, j.xn = nil, blas64.General{}, blas64.General{}, nil
 }
 
 // NewCross returns the points Y prepared for kernel blocks with the kernel k (see Reset).
@@ -170,9 +213,9 @@ func shiftRows(dst, norms []float64, a blas64.General, mu []float64, bad []int) 
 // have that shape; X must have Dim() columns; BlockTo panics otherwise, and if the Cross
 // was never Reset. dst must not share storage with X or Y.
 //
-// With a BlockWork that has served a block as large, BlockTo does not allocate (the
-// parallel evaluation of a large block starts goroutines, which allocates a little); a
-// nil work allocates its own.
+// With a BlockWork that has served a block as large, BlockTo does not allocate (a large
+// block is evaluated on workers shared by the process, started once); a nil work
+// allocates its own.
 func (c *Cross) BlockTo(dst *mat.Dense, X *mat.Dense, work *BlockWork) {
 	if work == nil {
 		work = new(BlockWork)
@@ -203,7 +246,7 @@ func (c *Cross) BlockTo(dst *mat.Dense, X *mat.Dense, work *BlockWork) {
 			if nw := workers(x.Rows*c.y.Rows, 0, x.Rows); nw <= 1 {
 				c.powers(out, 0, x.Rows)
 			} else {
-				inParallel(nw, x.Rows, func(lo, hi int) { c.powers(out, lo, hi) })
+				work.job.inParallel(nw, loopPowers, c, out, x, nil)
 			}
 		}
 		work.xbad = badRows(work.xbad[:0], x)
@@ -212,7 +255,7 @@ func (c *Cross) BlockTo(dst *mat.Dense, X *mat.Dense, work *BlockWork) {
 		if nw := workers(x.Rows*c.y.Rows, c.y.Cols, x.Rows); nw <= 1 {
 			c.elements(out, x, 0, x.Rows)
 		} else {
-			inParallel(nw, x.Rows, func(lo, hi int) { c.elements(out, x, lo, hi) })
+			work.job.inParallel(nw, loopElements, c, out, x, nil)
 		}
 	}
 }
@@ -259,7 +302,7 @@ func (c *Cross) blockRBF(out, x blas64.General, work *BlockWork) {
 	if nw := workers(b*m, 0, b); nw <= 1 {
 		c.rbfRows(out, x, work.xn, 0, b)
 	} else {
-		inParallel(nw, b, func(lo, hi int) { c.rbfRows(out, x, work.xn, lo, hi) })
+		work.job.inParallel(nw, loopRBF, c, out, x, work.xn)
 	}
 	c.fixBad(out, x, work.xbad)
 }
@@ -369,15 +412,4 @@ func resize(x []float64, n int) []float64 {
 		return x[:n]
 	}
 	return make([]float64, n)
-}
-
-// inParallel runs f over nw contiguous ranges of the rows [0, rows), one goroutine each
-// (nw from workers: the caller runs small blocks serially, without the closure).
-func inParallel(nw, rows int, f func(lo, hi int)) {
-	var wg sync.WaitGroup
-	for w := range nw {
-		lo, hi := w*rows/nw, (w+1)*rows/nw
-		wg.Go(func() { f(lo, hi) })
-	}
-	wg.Wait()
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/ikpca/ikpca/internal/backend"
 	"github.com/ikpca/ikpca/native"
+
+	"github.com/ikpca/ikpca/internal/allocs"
 )
 
 const eps = 0x1p-53
@@ -280,6 +282,30 @@ func TestBlockNoAlloc(t *testing.T) {
 		}
 		if n := testing.AllocsPerRun(10, func() { c.Reset(k, Y) }); n != 0 {
 			t.Errorf("%v: Reset allocates %v times", k, n)
+		}
+	}
+}
+
+// TestBlockNoAllocParallel checks that a block evaluated on several goroutines (the
+// shared workers of internal/parallel) allocates nothing either, with two threads, for
+// the kernels whose values are not a product (gonum's pure-Go dgemm starts goroutines
+// of its own, which allocate).
+func TestBlockNoAllocParallel(t *testing.T) {
+	forceParallel(t)
+	rng := rand.New(rand.NewPCG(63, 64))
+	X, Y := randDense(rng, 64, 10), randDense(rng, 100, 10)
+	for _, k := range allKernels() {
+		c := NewCross(k, Y)
+		var work BlockWork
+		dst := mat.NewDense(64, 100, nil)
+		n := allocs.Count(2, 5, 20, func() { c.BlockTo(dst, X, &work) })
+		_, product := deref(k).(RBF)
+		switch deref(k).(type) {
+		case Polynomial, Linear:
+			product = true
+		}
+		if n != 0 && (!product || native.Compiled == "openblas") {
+			t.Errorf("%v: 20 parallel blocks allocate %d times (%s)", k, n, native.Compiled)
 		}
 	}
 }

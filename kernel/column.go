@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/parallel"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
 )
@@ -85,14 +86,59 @@ func Column(dst []float64, k Kernel, X *mat.Dense, x []float64) {
 		fill(dst, k, raw.Data, raw.Stride, raw.Cols, x)
 		return
 	}
-	var wg sync.WaitGroup
-	for w := range nw {
-		lo, hi := w*rows/nw, (w+1)*rows/nw
-		wg.Go(func() {
-			fill(dst[lo:hi], k, raw.Data[lo*raw.Stride:], raw.Stride, raw.Cols, x)
-		})
+	j := columnJobs.get()
+	j.dst, j.k, j.a, j.x = dst, k, raw, x
+	j.team.Run(nw, rows, (rows+nw-1)/nw, j.fn)
+	j.dst, j.k, j.a, j.x = nil, nil, blas64.General{}, nil
+	columnJobs.put(j)
+}
+
+// columnJob is a parallel Column: its rows on the process's shared workers
+// (internal/parallel), the loop a method value bound once. Jobs are recycled through
+// columnJobs, so that a parallel Column allocates nothing in steady state (a sync.Pool
+// would not do: its Put allocates when a goroutine returns a job on another thread
+// than it took it on).
+type columnJob struct {
+	team parallel.Team
+	dst  []float64
+	k    Kernel
+	a    blas64.General
+	x    []float64
+	fn   func(lo, hi int) // run
+}
+
+// run fills rows lo…hi−1 of the column.
+func (j *columnJob) run(lo, hi int) {
+	fill(j.dst[lo:hi], j.k, j.a.Data[lo*j.a.Stride:], j.a.Stride, j.a.Cols, j.x)
+}
+
+// jobStack is a free list of columnJobs: as many as Columns have run at once.
+type jobStack struct {
+	mu   sync.Mutex
+	free []*columnJob
+}
+
+var columnJobs jobStack
+
+// get returns a free job, or a new one.
+func (s *jobStack) get() *columnJob {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.free); n > 0 {
+		j := s.free[n-1]
+		s.free = s.free[:n-1]
+		return j
 	}
-	wg.Wait()
+	j := new(columnJob)
+	j.fn = j.run
+	return j
+}
+
+// put returns a job to the free list.
+func (s *jobStack) put(j *columnJob) {
+	s.mu.Lock()
+	s.free = append(s.free, j)
+	s.mu.Unlock()
 }
 
 // Matrix returns the symmetric kernel matrix K with K[i][j] = k(X_i, X_j) for the rows of

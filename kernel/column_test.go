@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/allocs"
 )
 
 // setThresholds sets the parallel thresholds for the duration of a test (or
@@ -106,6 +108,13 @@ func TestColumnNoAlloc(t *testing.T) {
 	for _, k := range append(builtins(), Func{Name: "min", F: minKernel}) {
 		if n := testing.AllocsPerRun(20, func() { Column(dst, k, X, x) }); n != 0 {
 			t.Errorf("%v: serial Column allocates %v times", k, n)
+		}
+	}
+	// In parallel, on the shared workers: not once in 50 columns with two threads.
+	forceParallel(t)
+	for _, k := range builtins() {
+		if n := allocs.Count(2, 5, 50, func() { Column(dst, k, X, x) }); n != 0 {
+			t.Errorf("%v: 50 parallel Columns allocate %d times", k, n)
 		}
 	}
 }

@@ -6,19 +6,24 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/ikpca/ikpca/internal/allocs"
 	"github.com/ikpca/ikpca/native"
 )
 
 // TestAddAllocations: once the capacity suffices, Add allocates nothing of its own in
-// any mode and method. With OpenBLAS that means zero; gonum's pure-Go dgemm allocates a
-// few objects for its goroutines, so there the bound is what the step's products
-// allocate by themselves (one bare dgemm of the same size per update of the step).
+// any mode and method, with one thread and with two (the secular solver's phases then
+// run on internal/parallel's shared workers: m = 300 is above its serial threshold).
+// With OpenBLAS that means zero, every allocation counted; gonum's pure-Go dgemm
+// allocates a few objects for its goroutines, so there the bound is what the step's
+// products allocate by themselves (one bare dgemm of the same size per update of the
+// step).
 func TestAddAllocations(t *testing.T) {
 	const m = 300
 	x, k := sample(t, "magic", m+1)
 	g := blas64.General{Rows: m, Cols: m, Stride: m, Data: make([]float64, m*m)}
 	c := blas64.General{Rows: m, Cols: m, Stride: m, Data: make([]float64, m*m)}
 	gemm := testing.AllocsPerRun(10, func() { native.Gemm(blas.NoTrans, blas.Trans, 1, g, g, 0, c) })
+	gemm2 := allocs.Count(2, 1, 10, func() { native.Gemm(blas.NoTrans, blas.Trans, 1, g, g, 0, c) })
 	for _, opts := range allOptions {
 		md := newModel(t, k, x.Slice(0, m, 0, 10), opts)
 		md.Reserve(m + 1)
@@ -28,17 +33,24 @@ func TestAddAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 		updates := len(md.UpdateStats(nil))
-		allocs := testing.AllocsPerRun(10, func() {
+		single := testing.AllocsPerRun(10, func() {
 			md.restore(saved)
 			if err := md.Add(next); err != nil {
 				t.Fatal(err)
 			}
 		})
-		if native.Compiled == "openblas" && allocs != 0 {
-			t.Errorf("%s: Add allocates %v times with OpenBLAS, want 0", name(opts), allocs)
+		threads := allocs.Count(2, 3, 10, func() {
+			md.restore(saved)
+			if err := md.Add(next); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if native.Compiled == "openblas" && (single != 0 || threads != 0) {
+			t.Errorf("%s: Add allocates %v times with OpenBLAS, %d in 10 with two threads; want 0", name(opts), single, threads)
 		}
-		if allocs > float64(updates)*gemm {
-			t.Errorf("%s: Add allocates %v times; its %d updates' dgemms %v", name(opts), allocs, updates, float64(updates)*gemm)
+		if single > float64(updates)*gemm || threads > uint64(updates)*gemm2 {
+			t.Errorf("%s: Add allocates %v times, %d in 10 with two threads; its %d updates' dgemms %v and %d",
+				name(opts), single, threads, updates, float64(updates)*gemm, uint64(updates)*gemm2)
 		}
 	}
 }
@@ -75,6 +87,7 @@ func TestStreamAllocations(t *testing.T) {
 			}
 			add()
 		})
+		threads := allocs.Count(2, 3, 10, add) // every allocation of 10 steps, two threads
 		cols := w
 		if opts.Rank > 0 {
 			cols = r + 2
@@ -83,12 +96,54 @@ func TestStreamAllocations(t *testing.T) {
 		c := blas64.General{Rows: w, Cols: cols, Stride: cols, Data: make([]float64, w*cols)}
 		h := blas64.General{Rows: cols, Cols: cols, Stride: cols, Data: make([]float64, cols*cols)}
 		gemm := testing.AllocsPerRun(10, func() { native.Gemm(blas.NoTrans, blas.Trans, 1, g, h, 0, c) })
-		t.Logf("%s: %v allocations a step, %v a Remove and Add; a bare dgemm %v (%s)", name(opts), steps, removeAdd, gemm, native.Compiled)
-		if native.Compiled == "openblas" && (steps != 0 || removeAdd != 0) {
-			t.Errorf("%s: a step allocates %v times, a Remove and Add %v, with OpenBLAS; want 0", name(opts), steps, removeAdd)
+		gemm2 := allocs.Count(2, 1, 10, func() { native.Gemm(blas.NoTrans, blas.Trans, 1, g, h, 0, c) })
+		t.Logf("%s: %v allocations a step, %v a Remove and Add, %d in 10 steps with two threads; a bare dgemm %v (%s)",
+			name(opts), steps, removeAdd, threads, gemm, native.Compiled)
+		if native.Compiled == "openblas" && (steps != 0 || removeAdd != 0 || threads != 0) {
+			t.Errorf("%s: a step allocates %v times, a Remove and Add %v, 10 steps with two threads %d, with OpenBLAS; want 0",
+				name(opts), steps, removeAdd, threads)
 		}
-		if steps > 2*gemm || removeAdd > 2*gemm {
-			t.Errorf("%s: a step allocates %v times, a Remove and Add %v; two bare dgemms %v", name(opts), steps, removeAdd, 2*gemm)
+		if steps > 2*gemm || removeAdd > 2*gemm || threads > 2*gemm2 {
+			t.Errorf("%s: a step allocates %v times, a Remove and Add %v, 10 steps with two threads %d; two bare dgemms %v and %d",
+				name(opts), steps, removeAdd, threads, 2*gemm, 2*gemm2)
+		}
+	}
+}
+
+// TestLongStreamAllocations: a rank-r model of 3100 points and more, where a kernel
+// column (d = 10) is computed by several goroutines (kernel.Column's threshold), adds
+// points with two threads without allocating: with OpenBLAS, not once in 20 steps.
+func TestLongStreamAllocations(t *testing.T) {
+	const m0, m, r, warm, steps = 50, 3200, 20, 3, 20
+	if testing.Short() {
+		t.Skip("3200 rank-r steps")
+	}
+	x, k := sample(t, "magic", m+warm+steps)
+	for _, opts := range []Options{{Rank: r}, {Mode: Uncentred, Rank: r}} {
+		md := newModel(t, k, x.Slice(0, m0, 0, 10), opts)
+		md.Reserve(m + warm + steps)
+		for i := m0; i < m; i++ {
+			if err := md.Add(x.RawRowView(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		next := m
+		threads := allocs.Count(2, warm, steps, func() {
+			if err := md.Add(x.RawRowView(next)); err != nil {
+				t.Fatal(err)
+			}
+			next++
+		})
+		g := blas64.General{Rows: m, Cols: r + 2, Stride: r + 2, Data: make([]float64, m*(r+2))}
+		h := blas64.General{Rows: r + 2, Cols: r, Stride: r, Data: make([]float64, (r+2)*r)}
+		c := blas64.General{Rows: m, Cols: r, Stride: r, Data: make([]float64, m*r)}
+		gemm2 := allocs.Count(2, 1, steps, func() { native.Gemm(blas.NoTrans, blas.NoTrans, 1, g, h, 0, c) })
+		t.Logf("%s: %d allocations in %d steps of %d points, two threads; dgemms %d (%s)", name(opts), threads, steps, m, gemm2, native.Compiled)
+		if native.Compiled == "openblas" && threads != 0 {
+			t.Errorf("%s: %d allocations in %d steps with OpenBLAS, want 0", name(opts), threads, steps)
+		}
+		if threads > 2*gemm2 { // gonum's dgemm allocates for its goroutines, as many as it starts
+			t.Errorf("%s: %d allocations in %d steps; twice the dgemms alone %d", name(opts), threads, steps, 2*gemm2)
 		}
 	}
 }

@@ -578,7 +578,7 @@ func TestRestrictAllocations(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
-		// Starting goroutines allocates the team's closures once (first solve with w = 2).
+		// Starting the shared workers allocates, once per process (internal/parallel).
 		if allocs != 0 || (w == 1 && first != 0) {
 			t.Errorf("workers %d: %v allocations per Restrict, %d in the first", w, allocs, first)
 		}

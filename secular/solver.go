@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/ikpca/ikpca/internal/parallel"
 	"github.com/ikpca/ikpca/internal/vec"
 )
 
@@ -42,7 +43,7 @@ type Solver struct {
 	rots       []Rotation
 	eq, mirror equation
 
-	team team
+	team parallel.Team // the O(k²) phases on several goroutines (internal/parallel)
 	job  job
 }
 
@@ -340,7 +341,7 @@ func (s *Solver) solveRoots(eq *equation, t []float64, k int, sh shape) error {
 	s.bind()
 	s.job.eq, s.job.t, s.job.k, s.job.K, s.job.stride, s.job.shape = eq, t, k, K, sh.stride(k), sh
 	workers := s.workers(K)
-	s.team.run(workers, K, 16, s.job.rootsFn)
+	s.team.Run(workers, K, 16, s.job.rootsFn)
 	s.res.Stats.Workers = max(1, min(workers, (K+15)/16))
 	for r, it := range s.iters[:K] {
 		if it < 0 {
@@ -398,7 +399,7 @@ func (s *Solver) vectors(eq *equation, t []float64, k int, sh shape) error {
 	s.job.eq, s.job.t, s.job.k, s.job.K, s.job.stride, s.job.shape = eq, t, k, K, sh.stride(k), sh
 	s.job.failed = nil
 	workers := s.workers(K)
-	s.team.run(workers, k, 64, s.job.weightFn)
+	s.team.Run(workers, k, 64, s.job.weightFn)
 	if s.job.failed != nil {
 		return s.job.failed
 	}
@@ -407,7 +408,7 @@ func (s *Solver) vectors(eq *equation, t []float64, k int, sh shape) error {
 		perpendicular(t)
 		return nil
 	}
-	s.team.run(workers, K, 16, s.job.vecFn)
+	s.team.Run(workers, K, 16, s.job.vecFn)
 	return nil
 }
 
