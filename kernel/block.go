@@ -13,9 +13,10 @@ import (
 )
 
 // blockTolerance is τ, the accuracy of an RBF value computed from the distance identity
-// (docs/design.md, "Kernel blocks"): its relative error is at most (τ + 4ε)·max(1, v),
-// where v = ‖x−y‖²/(2σ²) is its exponent — v is the condition number of exp(−v), and
-// even a correctly rounded v carries an error ε·v — and an entry for which the identity
+// (docs/design.md, "Kernel blocks"): its relative error is at most (τ + 10ε)·max(1, v),
+// where v = ‖x−y‖²/(2σ²) is its exponent — v is the condition number of exp(−v), even
+// a correctly rounded v carries an error ε·v, and native.ExpNeg adds up to 4 ulp, 8ε —
+// and an entry for which the identity
 // cannot guarantee it is evaluated directly. Evaluated directly, as by Eval, the value has
 // a relative error up to about (d+3)·ε·max(1, v).
 const blockTolerance = 1e-13
@@ -331,20 +332,33 @@ func rbfRow(row []float64, xn float64, yn, x, y []float64, ys int, g2, coef floa
 	// Products and squares below 2⁻¹⁰²² lose digits: each adds up to 2⁻¹⁰⁷⁴ to D̂'s error,
 	// 4d of them at most, which matters only for D̂ and 2σ² near 1e-300.
 	under := float64(4*d+4) * 0x1p-1074 / blockTolerance
+	// v = D̂·(1/2σ²): the rounded reciprocal adds ε·v to the division's ε·v, within the
+	// (τ + 10ε)·max(1, v) of blockTolerance. Plain comparisons rather than the max
+	// builtin, whose NaN and signed-zero rules cost a third of this loop; a NaN D̂ (an
+	// overflow) is marked explicitly.
+	inv := 1 / g2
+	yn = yn[:len(row)]
 	marked := false
 	for j, g := range row {
 		s := xn + yn[j]
 		dd := s + g
-		if !(coef*s+under <= max(g2, dd)) { // also when an overflow made dd NaN
+		lim := g2
+		if dd > lim {
+			lim = dd
+		}
+		if !(coef*s+under <= lim) || dd != dd {
 			row[j] = -1
 			marked = true
 			continue
 		}
-		row[j] = max(dd, 0) / g2
+		v := dd * inv
+		if v < 0 {
+			v = 0
+		}
+		row[j] = v
 	}
-	for j, v := range row {
-		row[j] = math.Exp(-v)
-	}
+	native.ExpNeg(row) // within 4 ulp; libmvec's vector exp with OpenBLAS on AVX2
+
 	if !marked {
 		return
 	}

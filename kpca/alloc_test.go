@@ -23,7 +23,6 @@ func TestAddAllocations(t *testing.T) {
 	g := blas64.General{Rows: m, Cols: m, Stride: m, Data: make([]float64, m*m)}
 	c := blas64.General{Rows: m, Cols: m, Stride: m, Data: make([]float64, m*m)}
 	gemm := testing.AllocsPerRun(10, func() { native.Gemm(blas.NoTrans, blas.Trans, 1, g, g, 0, c) })
-	gemm2 := allocs.Count(2, 1, 10, func() { native.Gemm(blas.NoTrans, blas.Trans, 1, g, g, 0, c) })
 	for _, opts := range allOptions {
 		md := newModel(t, k, x.Slice(0, m, 0, 10), opts)
 		md.Reserve(m + 1)
@@ -48,9 +47,10 @@ func TestAddAllocations(t *testing.T) {
 		if native.Compiled == "openblas" && (single != 0 || threads != 0) {
 			t.Errorf("%s: Add allocates %v times with OpenBLAS, %d in 10 with two threads; want 0", name(opts), single, threads)
 		}
-		if single > float64(updates)*gemm || threads > uint64(updates)*gemm2 {
-			t.Errorf("%s: Add allocates %v times, %d in 10 with two threads; its %d updates' dgemms %v and %d",
-				name(opts), single, threads, updates, float64(updates)*gemm, uint64(updates)*gemm2)
+		// With two threads gonum's dgemm allocates as its goroutines happen to be
+		// scheduled, so the pure-Go bound holds for one thread only.
+		if single > float64(updates)*gemm {
+			t.Errorf("%s: Add allocates %v times; its %d updates' dgemms %v", name(opts), single, updates, float64(updates)*gemm)
 		}
 	}
 }
@@ -96,16 +96,15 @@ func TestStreamAllocations(t *testing.T) {
 		c := blas64.General{Rows: w, Cols: cols, Stride: cols, Data: make([]float64, w*cols)}
 		h := blas64.General{Rows: cols, Cols: cols, Stride: cols, Data: make([]float64, cols*cols)}
 		gemm := testing.AllocsPerRun(10, func() { native.Gemm(blas.NoTrans, blas.Trans, 1, g, h, 0, c) })
-		gemm2 := allocs.Count(2, 1, 10, func() { native.Gemm(blas.NoTrans, blas.Trans, 1, g, h, 0, c) })
 		t.Logf("%s: %v allocations a step, %v a Remove and Add, %d in 10 steps with two threads; a bare dgemm %v (%s)",
 			name(opts), steps, removeAdd, threads, gemm, native.Compiled)
 		if native.Compiled == "openblas" && (steps != 0 || removeAdd != 0 || threads != 0) {
 			t.Errorf("%s: a step allocates %v times, a Remove and Add %v, 10 steps with two threads %d, with OpenBLAS; want 0",
 				name(opts), steps, removeAdd, threads)
 		}
-		if steps > 2*gemm || removeAdd > 2*gemm || threads > 2*gemm2 {
-			t.Errorf("%s: a step allocates %v times, a Remove and Add %v, 10 steps with two threads %d; two bare dgemms %v and %d",
-				name(opts), steps, removeAdd, threads, 2*gemm, 2*gemm2)
+		if steps > 2*gemm || removeAdd > 2*gemm { // one thread: see TestAddAllocations
+			t.Errorf("%s: a step allocates %v times, a Remove and Add %v; two bare dgemms %v",
+				name(opts), steps, removeAdd, 2*gemm)
 		}
 	}
 }
@@ -141,9 +140,6 @@ func TestLongStreamAllocations(t *testing.T) {
 		t.Logf("%s: %d allocations in %d steps of %d points, two threads; dgemms %d (%s)", name(opts), threads, steps, m, gemm2, native.Compiled)
 		if native.Compiled == "openblas" && threads != 0 {
 			t.Errorf("%s: %d allocations in %d steps with OpenBLAS, want 0", name(opts), threads, steps)
-		}
-		if threads > 2*gemm2 { // gonum's dgemm allocates for its goroutines, as many as it starts
-			t.Errorf("%s: %d allocations in %d steps; twice the dgemms alone %d", name(opts), threads, steps, 2*gemm2)
 		}
 	}
 }

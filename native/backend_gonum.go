@@ -62,3 +62,6 @@ func svdLeft(m, n int, a []float64, lda int, s, u []float64, ldu int) error {
 func eigenSymTop(n, r int, a []float64, lda int, w, z []float64, ldz int) error {
 	return gonumEigenSymTop(n, r, a, lda, w, z, ldz)
 }
+
+// expNeg is ExpNeg: the pure-Go table exponential.
+func expNeg(x []float64) { expNegGo(x) }

@@ -3,7 +3,8 @@
 package native
 
 /*
-#cgo LDFLAGS: -llapacke -lopenblas
+#cgo LDFLAGS: -llapacke -lopenblas -lmvec -lm
+#include <immintrin.h>
 
 // Prototypes of the OpenBLAS extensions, declared here so that no OpenBLAS
 // header is needed at build time.
@@ -15,6 +16,28 @@ char* openblas_get_config(void);
 int openblas_read_env(void);
 int blas_thread_shutdown_(void);
 int openblas_thread_timeout(void);
+
+// glibc's vector exp (libmvec), four doubles in a ymm register (AVX2 and FMA).
+__attribute__((target("avx2,fma"))) __m256d _ZGVdN4v_exp(__m256d);
+
+// exp_neg_avx2 replaces x[i] by exp(−x[i]) for i < n, n a multiple of 4, four at a time,
+// the results for x[i] ≥ 0 clamped to 1.
+__attribute__((target("avx2,fma")))
+static void exp_neg_avx2(double *x, long n) {
+	const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1);
+	for (long i = 0; i < n; i += 4) {
+		__m256d v = _mm256_loadu_pd(x + i);
+		__m256d r = _ZGVdN4v_exp(_mm256_sub_pd(zero, v));
+		__m256d nonneg = _mm256_cmp_pd(v, zero, _CMP_GE_OQ);
+		_mm256_storeu_pd(x + i, _mm256_blendv_pd(r, _mm256_min_pd(r, one), nonneg));
+	}
+}
+
+// has_avx2 reports whether the CPU runs exp_neg_avx2.
+static int has_avx2(void) {
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
 */
 import "C"
 
@@ -24,6 +47,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack"
@@ -222,4 +246,19 @@ func eigenSymTop(n, r int, a []float64, lda int, w, z []float64, ldz int) error 
 	}
 	copy(w[:r], all[:r])
 	return nil
+}
+
+// vectorExp reports whether ExpNeg may use libmvec's AVX2 exponential.
+var vectorExp = C.has_avx2() != 0
+
+// expNeg is ExpNeg: libmvec's AVX2 exponential four values at a time where the CPU has
+// it (and not under internal/backend.WithGonum), the pure-Go one for the rest.
+func expNeg(x []float64) {
+	n4 := len(x) &^ 3
+	if !vectorExp || backend.Gonum() || n4 == 0 {
+		expNegGo(x)
+		return
+	}
+	C.exp_neg_avx2((*C.double)(unsafe.Pointer(&x[0])), C.long(n4))
+	expNegGo(x[n4:])
 }

@@ -89,3 +89,24 @@ func TestSubtractMean(t *testing.T) {
 		}
 	}
 }
+
+func TestFinite(t *testing.T) {
+	for n := range 9 {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = float64(i) * 1e300
+		}
+		if !Finite(x) {
+			t.Errorf("n = %d: finite values reported non-finite", n)
+		}
+		for i := range n {
+			for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+				y := append([]float64(nil), x...)
+				y[i] = bad
+				if Finite(y) {
+					t.Errorf("n = %d: %v at %d not found", n, bad, i)
+				}
+			}
+		}
+	}
+}
