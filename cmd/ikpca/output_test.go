@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -229,16 +230,70 @@ func TestReadOnlyOutput(t *testing.T) {
 			t.Errorf("--model %s: exit %d: %s", c.path, code, stderr)
 		}
 	}
+	// A directory in which no file can be created, for root too.
+	locked, how := unwritableDir(t, dir)
+	t.Logf("a directory made read-only by %s: %s", how, locked)
+	model := filepath.Join(locked, "m.ckpt")
+	code, _, stderr = ikpca(t, bad, "fit", "--model", model)
+	if code != 1 || !strings.Contains(stderr, model+": cannot create files in directory "+locked) {
+		t.Errorf("read-only directory (%s): exit %d: %s", how, code, stderr)
+	}
+	notWritten(t, model)
+}
+
+// unwritableDir returns a directory in which creating a file fails for the user running
+// the test, and how it was made so. Other users get a directory of mode 0555 in parent.
+// Root, for whom permission bits do not count, gets one made immutable by chattr +i
+// (undone at the end of the test) if the file system supports it, and otherwise
+// /proc/self, where procfs refuses new files to anyone. Each is checked by trying to
+// create a file in it; the test is skipped, saying why, only if none works.
+func unwritableDir(t *testing.T, parent string) (dir, how string) {
+	t.Helper()
+	refuses := func(dir string) bool {
+		f, err := os.CreateTemp(dir, "probe-")
+		if err == nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+		return err != nil
+	}
+	var tried []string
 	if os.Geteuid() != 0 {
-		locked := filepath.Join(dir, "locked")
-		os.Mkdir(locked, 0o555)
-		code, _, stderr := ikpca(t, bad, "fit", "--model", filepath.Join(locked, "m.ckpt"))
-		if code != 1 || !strings.Contains(stderr, "cannot create files") {
-			t.Errorf("read-only directory: exit %d: %s", code, stderr)
+		locked := filepath.Join(parent, "locked")
+		if err := os.Mkdir(locked, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		if refuses(locked) {
+			return locked, "mode 0555"
+		}
+		tried = append(tried, "a directory of mode 0555 accepts new files")
+	}
+	if chattr, err := exec.LookPath("chattr"); err == nil {
+		locked := filepath.Join(parent, "immutable")
+		if err := os.Mkdir(locked, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(chattr, "+i", locked).CombinedOutput()
+		if err == nil {
+			// Undone before t.TempDir's removal, which cleanups registered earlier
+			// run after.
+			t.Cleanup(func() { exec.Command(chattr, "-i", locked).Run() })
+			if refuses(locked) {
+				return locked, "chattr +i"
+			}
+			tried = append(tried, "an immutable directory accepts new files")
+		} else {
+			tried = append(tried, fmt.Sprintf("chattr +i: %v: %s", err, strings.TrimSpace(string(out))))
 		}
 	} else {
-		t.Log("running as root: a read-only directory cannot be tested (root writes anywhere)")
+		tried = append(tried, "no chattr")
 	}
+	if fi, err := os.Stat("/proc/self"); err == nil && fi.IsDir() && refuses("/proc/self") {
+		return "/proc/self", "procfs"
+	}
+	tried = append(tried, "/proc/self accepts new files or is missing")
+	t.Skipf("no directory refuses new files to uid %d here: %s", os.Geteuid(), strings.Join(tried, "; "))
+	return "", ""
 }
 
 // TestFailedWriteLeavesNothing: when writing an output fails part-way, the target keeps
