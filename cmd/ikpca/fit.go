@@ -60,8 +60,9 @@ first --m0 points and adds the others one at a time, reading the input as it goe
   --rank R     keeps only the top R eigenpairs: memory O(n·R) and a point O(n·R²) instead
                of O(n²) and O(n³). The summary gives the certificate ‖K′ − K̃‖₂ ≤ bound on
                what the truncations lost.
-When streaming, the bandwidth (unless --sigma or --gamma) is the median distance of the
-first 1000 points.
+When streaming, the bandwidth (unless --sigma or --gamma) is the median distance between
+the first ` + strconv.Itoa(bandwidthSample) + ` points read — or, with a larger --m0, between a seeded sample of
+` + strconv.Itoa(bandwidthSample) + ` of the first --m0.
 
 Outputs are checked before the data are read — two outputs naming the same file, or an
 output naming the input, are a usage error; a missing or read-only directory or a read-only

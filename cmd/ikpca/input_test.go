@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -223,6 +224,17 @@ func TestCommandLine(t *testing.T) {
 	}
 	if len(names) != 9 {
 		t.Errorf("%d commands: %v", len(names), names)
+	}
+}
+
+// TestFitHelpBandwidthSample: fit's help gives the number of points a stream's
+// bandwidth is taken from as kernel.BandwidthSample says, not a number of its own.
+func TestFitHelpBandwidthSample(t *testing.T) {
+	code, out, _ := ikpca(t, "", "fit", "--help")
+	out = strings.Join(strings.Fields(out), " ") // whatever the line breaks
+	n := strconv.Itoa(kernel.BandwidthSample)
+	if code != 0 || !strings.Contains(out, "the first "+n+" points read") || !strings.Contains(out, "a seeded sample of "+n+" of the first --m0") {
+		t.Errorf("fit --help: exit %d, the bandwidth sample is not %s:\n%s", code, n, out)
 	}
 }
 
