@@ -386,34 +386,6 @@ func TestReference(t *testing.T) {
 	}
 }
 
-// TestPeakResident: touching 64 MiB raises the peak by at least 60 MiB (page and
-// allocator rounding, and what the runtime already held free, stay below 4 MiB), and
-// an error of the measured function is returned.
-func TestPeakResident(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skipf("resident memory is read from /proc on Linux; %s measures NaN", runtime.GOOS)
-	}
-	var keep []byte
-	peak, err := peakResident(func() error {
-		keep = make([]byte, 64<<20)
-		for i := range keep {
-			keep[i] = byte(i)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !(peak >= 60<<20) {
-		t.Errorf("peak %.1f MiB after touching 64 MiB", peak/(1<<20))
-	}
-	runtime.KeepAlive(keep)
-	boom := errors.New("boom")
-	if _, err := peakResident(func() error { return boom }); !errors.Is(err, boom) {
-		t.Errorf("error %v", err)
-	}
-}
-
 // sklearnAvailable reports whether the test's Python can import scikit-learn.
 func sklearnAvailable() error {
 	return exec.Command(testPython, "-c", "import sklearn").Run()
