@@ -101,23 +101,24 @@ type Quadrature struct {
 
 // NewQuadrature returns the Gaussian-quadrature feature map of d-dimensional points
 // described by opts. It fails if d < 1, the dimension is negative or odd, σ is not a
-// positive finite number, the number of points per dimension is out of range, or, for
-// the full rule, nᵈ exceeds 2²¹.
+// positive finite number, the number of points per dimension is out of range, for the
+// full rule nᵈ exceeds 2²¹, or the frequencies (d×D/2) would hold more than 2³⁰ numbers
+// (8 GiB): each an ErrArgument.
 func NewQuadrature(d int, opts QuadratureOptions) (*Quadrature, error) {
 	if opts.Points == 0 {
 		opts.Points = defaultGQPoints
 	}
 	switch {
 	case d < 1:
-		return nil, fmt.Errorf("features: input dimension %d, want ≥ 1", d)
+		return nil, fmt.Errorf("%w: input dimension %d, want ≥ 1", errs.Argument, d)
 	case opts.Dim < 0:
-		return nil, fmt.Errorf("features: feature dimension %d, want ≥ 0 (0 for the full rule)", opts.Dim)
+		return nil, fmt.Errorf("%w: feature dimension %d, want ≥ 0 (0 for the full rule)", errs.Argument, opts.Dim)
 	case opts.Dim%2 != 0:
-		return nil, fmt.Errorf("features: feature dimension %d must be even for quadrature features", opts.Dim)
+		return nil, fmt.Errorf("%w: feature dimension %d must be even for quadrature features", errs.Argument, opts.Dim)
 	case !(opts.Sigma > 0) || math.IsInf(opts.Sigma, 1):
-		return nil, fmt.Errorf("features: bandwidth σ = %v, want a positive finite number", opts.Sigma)
+		return nil, fmt.Errorf("%w: bandwidth σ = %v, want a positive finite number", errs.Argument, opts.Sigma)
 	case opts.Points < 1 || opts.Points > maxGQPoints:
-		return nil, fmt.Errorf("features: %d quadrature points per dimension, want 1 … %d", opts.Points, maxGQPoints)
+		return nil, fmt.Errorf("%w: %d quadrature points per dimension, want 1 … %d", errs.Argument, opts.Points, maxGQPoints)
 	}
 	n := opts.Points
 	nodes, weights, err := gaussHermite(n)
@@ -132,7 +133,7 @@ func NewQuadrature(d int, opts QuadratureOptions) (*Quadrature, error) {
 		// fastest) has the mirror image −ω at N−1−L, so L ≤ (N−1)/2 are one node per pair.
 		N, ok := power(n, d, maxGQNodes)
 		if !ok {
-			return nil, fmt.Errorf("features: the full rule of %d points in %d dimensions has more than %d nodes; set Dim to subsample it",
+			return nil, fmt.Errorf("%w: the full rule of %d points in %d dimensions has more than %d nodes; set Dim to subsample it", errs.Argument,
 				n, d, maxGQNodes)
 		}
 		f := (N-1)/2 + 1
@@ -157,6 +158,9 @@ func NewQuadrature(d int, opts QuadratureOptions) (*Quadrature, error) {
 	}
 
 	f := opts.Dim / 2
+	if err := bound(d, f, opts.Dim); err != nil {
+		return nil, err
+	}
 	q.dim = opts.Dim
 	q.omega = mat.NewDense(d, f, nil)
 	q.sqrtW = make([]float64, f)
@@ -215,7 +219,7 @@ func power(n, d, limit int) (int, bool) {
 // that the eigenvector components lose; finally the rule is made exactly symmetric.
 func gaussHermite(n int) (nodes, weights []float64, err error) {
 	if n < 1 {
-		return nil, nil, fmt.Errorf("features: %d Gauss–Hermite points, want ≥ 1", n)
+		return nil, nil, fmt.Errorf("%w: %d Gauss–Hermite points, want ≥ 1", errs.Argument, n)
 	}
 	// The tridiagonal QL iteration of gonum's own LAPACK, called directly rather than
 	// through mat.EigenSym and lapack64, which a program may have switched to another

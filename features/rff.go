@@ -1,7 +1,6 @@
 package features
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -73,24 +72,28 @@ type RFF struct {
 }
 
 // NewRFF returns the random Fourier feature map of d-dimensional points described by
-// opts. It fails if d < 1, the dimension is not positive (or odd for CosSin), σ is not a
-// positive finite number or the form is unknown.
+// opts. It fails with an ErrArgument if d < 1, the dimension is not positive (or odd for
+// CosSin), σ is not a positive finite number, the form is unknown, or the frequencies
+// (d×D/2, or d×D) or a feature vector would hold more than 2³⁰ numbers (8 GiB).
 func NewRFF(d int, opts RFFOptions) (*RFF, error) {
 	switch {
 	case d < 1:
-		return nil, fmt.Errorf("features: input dimension %d, want ≥ 1", d)
+		return nil, fmt.Errorf("%w: input dimension %d, want ≥ 1", errs.Argument, d)
 	case opts.Dim < 1:
-		return nil, fmt.Errorf("features: feature dimension %d, want ≥ 1", opts.Dim)
+		return nil, fmt.Errorf("%w: feature dimension %d, want ≥ 1", errs.Argument, opts.Dim)
 	case opts.Form == CosSin && opts.Dim%2 != 0:
-		return nil, fmt.Errorf("features: feature dimension %d must be even for the cos-sin form", opts.Dim)
+		return nil, fmt.Errorf("%w: feature dimension %d must be even for the cos-sin form", errs.Argument, opts.Dim)
 	case opts.Form != CosSin && opts.Form != RandomPhase:
-		return nil, fmt.Errorf("features: unknown form %v", opts.Form)
+		return nil, fmt.Errorf("%w: unknown form %v", errs.Argument, opts.Form)
 	case !(opts.Sigma > 0) || math.IsInf(opts.Sigma, 1):
-		return nil, fmt.Errorf("features: bandwidth σ = %v, want a positive finite number", opts.Sigma)
+		return nil, fmt.Errorf("%w: bandwidth σ = %v, want a positive finite number", errs.Argument, opts.Sigma)
 	}
 	f := opts.Dim
 	if opts.Form == CosSin {
 		f /= 2
+	}
+	if err := bound(d, f, opts.Dim); err != nil {
+		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x52ff5eed))
 	omega := mat.NewDense(d, f, nil)
@@ -158,24 +161,9 @@ func (r *RFF) finish(dst []float64) {
 // is empty; the projections go through one matrix product. A non-finite entry or a
 // dimension mismatch is an error, and dst is then unchanged.
 func (r *RFF) Transform(dst *mat.Dense, X mat.Matrix) error {
-	n, d := X.Dims()
-	if d != r.d {
-		return fmt.Errorf("features: points have dimension %d, want %d", d, r.d)
-	}
-	if n == 0 {
-		return errors.New("features: no points")
-	}
-	for i := range n {
-		for j := range d {
-			if v := X.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("features: point %d has non-finite coordinate %d (%v)", i, j, v)
-			}
-		}
-	}
-	if dst.IsEmpty() {
-		dst.ReuseAs(n, r.dim)
-	} else if rr, cc := dst.Dims(); rr != n || cc != r.dim {
-		return fmt.Errorf("features: destination is %d×%d, want %d×%d", rr, cc, n, r.dim)
+	n, err := checkBatch(dst, X, r.d, r.dim)
+	if err != nil {
+		return err
 	}
 	f := r.omega.RawMatrix().Cols
 	proj := dst.Slice(0, n, 0, f).(*mat.Dense)

@@ -1,12 +1,13 @@
 package features
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/bits"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/check"
 )
 
 // maxTaylorDim bounds the number of Taylor features a map may hold (its tables take
@@ -70,27 +71,27 @@ type Taylor struct {
 func NewTaylor(d int, opts TaylorOptions) (*Taylor, error) {
 	switch {
 	case d < 1:
-		return nil, fmt.Errorf("features: input dimension %d, want ≥ 1", d)
+		return nil, fmt.Errorf("%w: input dimension %d, want ≥ 1", errs.Argument, d)
 	case opts.Degree < 1:
-		return nil, fmt.Errorf("features: Taylor degree %d, want ≥ 1", opts.Degree)
+		return nil, fmt.Errorf("%w: Taylor degree %d, want ≥ 1", errs.Argument, opts.Degree)
 	case !(opts.Sigma > 0) || math.IsInf(opts.Sigma, 1):
-		return nil, fmt.Errorf("features: bandwidth σ = %v, want a positive finite number", opts.Sigma)
+		return nil, fmt.Errorf("%w: bandwidth σ = %v, want a positive finite number", errs.Argument, opts.Sigma)
 	case opts.Dim < 0:
-		return nil, fmt.Errorf("features: feature dimension %d, want ≥ 0 (0 for all monomials)", opts.Dim)
+		return nil, fmt.Errorf("%w: feature dimension %d, want ≥ 0 (0 for all monomials)", errs.Argument, opts.Dim)
 	}
 	full, ok := monomialCount(d, opts.Degree, maxTaylorDim)
 	dim := opts.Dim
 	switch {
 	case dim == 0 && !ok:
-		return nil, fmt.Errorf("features: %d variables to degree %d give more than %d monomials; set Dim to truncate",
+		return nil, fmt.Errorf("%w: %d variables to degree %d give more than %d monomials; set Dim to truncate", errs.Argument,
 			d, opts.Degree, maxTaylorDim)
 	case dim == 0:
 		dim = full
 	case ok && dim > full:
-		return nil, fmt.Errorf("features: feature dimension %d exceeds the %d monomials of degree ≤ %d in %d variables",
+		return nil, fmt.Errorf("%w: feature dimension %d exceeds the %d monomials of degree ≤ %d in %d variables", errs.Argument,
 			dim, full, opts.Degree, d)
 	case dim > maxTaylorDim:
-		return nil, fmt.Errorf("features: feature dimension %d exceeds the limit %d", dim, maxTaylorDim)
+		return nil, fmt.Errorf("%w: feature dimension %d exceeds the limit %d", errs.Argument, dim, maxTaylorDim)
 	}
 
 	t := &Taylor{d: d, dim: dim, opts: opts,
@@ -192,27 +193,19 @@ func (t *Taylor) Transform(dst *mat.Dense, X mat.Matrix) error {
 // and sizes dst: reallocated to n×dim if empty, otherwise it must be n×dim already. It
 // returns n. On error dst is unchanged.
 func checkBatch(dst *mat.Dense, X mat.Matrix, d, dim int) (int, error) {
-	if dst == nil || X == nil {
-		return 0, errors.New("features: nil destination or points")
+	if dst == nil {
+		return 0, fmt.Errorf("%w: nil destination", errs.Argument)
 	}
-	n, c := X.Dims()
-	if c != d {
-		return 0, fmt.Errorf("features: points have dimension %d, want %d", c, d)
+	n, err := errs.Points(X, d)
+	if err != nil {
+		return 0, err
 	}
-	if n == 0 {
-		return 0, errors.New("features: no points")
+	if _, err := errs.Floats("the features of the points", n, dim); err != nil {
+		return 0, err
 	}
-	for i := range n {
-		for j := range d {
-			if v := X.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return 0, fmt.Errorf("features: point %d has non-finite coordinate %d (%v)", i, j, v)
-			}
-		}
+	if err := errs.Dst(dst, n, dim); err != nil {
+		return 0, err
 	}
-	if dst.IsEmpty() {
-		dst.ReuseAs(n, dim)
-	} else if rr, cc := dst.Dims(); rr != n || cc != dim {
-		return 0, fmt.Errorf("features: destination is %d×%d, want %d×%d", rr, cc, n, dim)
-	}
+	check.Reuse(dst, n, dim)
 	return n, nil
 }

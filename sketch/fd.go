@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -43,20 +44,24 @@ type FD struct {
 	s, work     []float64 // SVD workspace
 }
 
-// New returns an empty sketch of ℓ ≥ 1 rows for d-dimensional rows.
+// New returns an empty sketch of ℓ ≥ 1 rows for d-dimensional rows. Sizes out of range,
+// or a buffer (buffer×d) of more than 2³⁰ numbers (8 GiB), are an ErrArgument.
 func New(ell, d int, opts Options) (*FD, error) {
 	if ell < 1 || d < 1 {
-		return nil, fmt.Errorf("sketch: ℓ = %d and d = %d, want both ≥ 1", ell, d)
+		return nil, fmt.Errorf("%w: ℓ = %d and d = %d, want both ≥ 1", errs.Argument, ell, d)
+	}
+	if ell >= check.MaxFloats {
+		return nil, fmt.Errorf("%w: ℓ = %d rows: the buffer would hold more than %d numbers", errs.Argument, ell, check.MaxFloats)
 	}
 	buf := opts.Buffer
 	if buf == 0 {
-		buf = 2 * ell
+		buf = 2 * ell // no overflow: ℓ < 2³⁰
 	}
 	if buf < ell+1 {
-		return nil, fmt.Errorf("sketch: buffer %d rows, want at least ℓ+1 = %d", buf, ell+1)
+		return nil, fmt.Errorf("%w: buffer %d rows, want at least ℓ+1 = %d", errs.Argument, buf, ell+1)
 	}
-	if int64(buf)*int64(d) > 1<<30 {
-		return nil, fmt.Errorf("sketch: buffer of %d rows of dimension %d is too large", buf, d)
+	if _, err := errs.Floats("the buffer", buf, d); err != nil {
+		return nil, err
 	}
 	f := &FD{ell: ell, d: d, buf: buf, b: make([]float64, buf*d), a: make([]float64, buf*d),
 		vt: make([]float64, min(buf, d)*d), settled: true,
@@ -120,17 +125,17 @@ func (f *FD) Reset() {
 // nothing).
 func (f *FD) Update(row []float64) error {
 	if len(row) != f.d {
-		return fmt.Errorf("sketch: row has length %d, want %d", len(row), f.d)
+		return fmt.Errorf("%w: row has length %d, want %d", errs.Dimension, len(row), f.d)
 	}
 	var s2 float64
 	for j, v := range row {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("sketch: entry %d of the row is %v", j, v)
+			return fmt.Errorf("%w: entry %d of the row is %v", errs.NonFinite, j, v)
 		}
 		s2 += v * v
 	}
 	if math.IsInf(s2, 0) {
-		return errors.New("sketch: the row's squared norm overflows")
+		return fmt.Errorf("%w: the row's squared norm overflows", errs.NonFinite)
 	}
 	if f.rows == f.buf {
 		if err := f.compress(); err != nil {
@@ -149,14 +154,17 @@ func (f *FD) Update(row []float64) error {
 // none is added. A failure of the SVD mid-way (which LAPACK does not report for finite
 // input in practice) is returned with the number of rows added.
 func (f *FD) UpdateRows(a mat.Matrix) error {
+	if check.IsNil(a) {
+		return fmt.Errorf("%w: nil rows", errs.Argument)
+	}
 	r, c := a.Dims()
 	if c != f.d {
-		return fmt.Errorf("sketch: rows have length %d, want %d", c, f.d)
+		return fmt.Errorf("%w: rows have length %d, want %d", errs.Dimension, c, f.d)
 	}
 	for i := range r {
 		for j := range c {
 			if v := a.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("sketch: row %d, entry %d is %v", i, j, v)
+				return fmt.Errorf("%w: row %d, entry %d is %v", errs.NonFinite, i, j, v)
 			}
 		}
 	}
@@ -175,10 +183,10 @@ func (f *FD) UpdateRows(a mat.Matrix) error {
 // shrinkage) ≤ ‖A‖_F²/(ℓ+1) (Agarwal et al. 2013, mergeable summaries). g is unchanged.
 func (f *FD) Merge(g *FD) error {
 	if g == nil || g.d != f.d || g.ell != f.ell {
-		return errors.New("sketch: merging sketches of different ℓ or dimension")
+		return fmt.Errorf("%w: merging sketches of different ℓ or dimension", errs.Argument)
 	}
 	if g == f {
-		return errors.New("sketch: merging a sketch with itself")
+		return fmt.Errorf("%w: merging a sketch with itself", errs.Argument)
 	}
 	for i := range g.rows {
 		if f.rows == f.buf {
@@ -243,11 +251,10 @@ func (f *FD) compress() error {
 // been rotated yet. dst is reused if it is ℓ×d, allocated if empty; any other shape is
 // an error.
 func (f *FD) Sketch(dst *mat.Dense) error {
-	if dst.IsEmpty() {
-		dst.ReuseAs(f.ell, f.d)
-	} else if r, c := dst.Dims(); r != f.ell || c != f.d {
-		return fmt.Errorf("sketch: destination is %d×%d, want %d×%d", r, c, f.ell, f.d)
+	if err := errs.Dst(dst, f.ell, f.d); err != nil {
+		return err
 	}
+	check.Reuse(dst, f.ell, f.d)
 	if err := f.compress(); err != nil {
 		return err
 	}
@@ -272,17 +279,20 @@ func (f *FD) Values(dst []float64) ([]float64, error) {
 // eigenvectors of AᵀA) as the columns of dst, d×k with k = len(Values) ≤ ℓ. dst is
 // reused if it is d×k and allocated if empty.
 func (f *FD) VectorsTo(dst *mat.Dense) error {
+	if dst == nil {
+		return fmt.Errorf("%w: nil destination", errs.Argument)
+	}
 	if err := f.compress(); err != nil {
 		return err
 	}
 	k := f.rows
 	if dst.IsEmpty() {
 		if k == 0 {
-			return errors.New("sketch: no directions yet")
+			return fmt.Errorf("%w: no directions yet", errs.Empty)
 		}
 		dst.ReuseAs(f.d, k)
 	} else if r, c := dst.Dims(); r != f.d || c != k {
-		return fmt.Errorf("sketch: destination is %d×%d, want %d×%d", r, c, f.d, k)
+		return fmt.Errorf("%w: destination is %d×%d, want %d×%d", errs.Dimension, r, c, f.d, k)
 	}
 	for i := range k {
 		inv := 1 / math.Sqrt(f.sigma2[i])

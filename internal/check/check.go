@@ -192,3 +192,41 @@ func IsNil(X mat.Matrix) bool {
 	v := reflect.ValueOf(X)
 	return v.Kind() == reflect.Pointer && v.IsNil()
 }
+
+// MaxFloats bounds the number of float64 values in one array that a constructor
+// allocates from sizes its caller chose (a number of features, of components, of a
+// sketch's rows): 2³⁰ values, 8 GiB, or on a 32-bit platform as many as its int can count
+// in bytes. Beyond it a size is an Argument error naming it (Floats), never a makeslice
+// panic, an overflowing byte count or an out-of-memory crash of the whole process
+// (docs/design.md, "Sizes").
+const MaxFloats = min(1<<30, math.MaxInt/8)
+
+// Floats returns the number of float64 values, the product of sizes, of the array what
+// (as "the components"). A negative size, or a product that exceeds MaxFloats (found
+// without overflow), is an Argument error naming what and the sizes.
+func (e Kinds) Floats(what string, sizes ...int) (int, error) {
+	n := 1
+	for _, s := range sizes {
+		if s < 0 {
+			return 0, fmt.Errorf("%w: %s (%s): a negative size", e.Argument, what, dims(sizes))
+		}
+		if s != 0 && n > MaxFloats/s {
+			return 0, fmt.Errorf("%w: %s (%s) would hold more than %d numbers (%d GiB)",
+				e.Argument, what, dims(sizes), MaxFloats, MaxFloats>>27)
+		}
+		n *= s
+	}
+	return n, nil
+}
+
+// dims writes sizes as "3×4".
+func dims(sizes []int) string {
+	var b []byte
+	for i, s := range sizes {
+		if i > 0 {
+			b = append(b, "×"...)
+		}
+		b = fmt.Append(b, s)
+	}
+	return string(b)
+}

@@ -3,6 +3,7 @@ package check
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -136,6 +137,36 @@ func TestNewKinds(t *testing.T) {
 			if other != c.want && errors.Is(c.got, other) {
 				t.Errorf("%v also wraps %v", c.got, other)
 			}
+		}
+	}
+}
+
+// TestFloats: sizes whose product fits are counted; a negative size, a product beyond
+// MaxFloats and one that would overflow int are Argument errors naming the sizes.
+func TestFloats(t *testing.T) {
+	for _, c := range []struct {
+		sizes []int
+		want  int
+		ok    bool
+	}{
+		{nil, 1, true},
+		{[]int{3, 4}, 12, true},
+		{[]int{0, math.MaxInt}, 0, true},
+		{[]int{MaxFloats}, MaxFloats, true},
+		{[]int{MaxFloats + 1}, 0, false},
+		{[]int{1 << 20, 1<<10 + 1}, 0, false},
+		{[]int{math.MaxInt, math.MaxInt}, 0, false},
+		{[]int{1 << 40, 1 << 40}, 0, false}, // the product wraps to 0 in int
+		{[]int{5, -1}, 0, false},
+	} {
+		n, err := kinds.Floats("the table", c.sizes...)
+		switch {
+		case c.ok && (err != nil || n != c.want):
+			t.Errorf("%v: %d, %v; want %d", c.sizes, n, err, c.want)
+		case !c.ok && !errors.Is(err, errArg):
+			t.Errorf("%v: %d, %v; want an argument error", c.sizes, n, err)
+		case !c.ok && !strings.Contains(err.Error(), "the table ("):
+			t.Errorf("%v: %v does not name the array and its sizes", c.sizes, err)
 		}
 	}
 }
