@@ -112,7 +112,10 @@ type Stats struct {
 // New starts a model from the rows of x0 (at least one point, dimension d ≥ 1) with a
 // batch kernel PCA: the eigendecomposition of the centred kernel matrix K' = CKC gives
 // the axes φ(X)·u/√λ and the singular values √λ. Later points are added with Add and
-// AddBatch. The caller chooses the BLAS backend (native.Use).
+// AddBatch. The caller chooses the BLAS backend (native.Use). Impossible options — a
+// negative cap, a compression without one or of another kernel than RBF, one whose
+// (r+1)·n′ pre-images' kernel matrix would hold more than 2³⁰ numbers — are an
+// ErrArgument.
 func New(k kernel.Kernel, x0 mat.Matrix, opts Options) (*Model, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", ErrArgument)
@@ -134,6 +137,18 @@ func New(k kernel.Kernel, x0 mat.Matrix, opts Options) (*Model, error) {
 		}
 		if c.PreImages < 1 || c.MaxIter < 0 || !(c.Tol >= 0) || math.IsInf(c.Tol, 0) {
 			return nil, fmt.Errorf("%w: compression %+v (want PreImages ≥ 1, MaxIter ≥ 0, finite Tol ≥ 0)", ErrArgument, *c)
+		}
+		// A compression finds up to N = (r+1)·n′ pre-images and factors their N×N kernel
+		// matrix: N² must be allocatable (docs/design.md, "Sizes").
+		if opts.Components >= check.MaxFloats || c.PreImages >= check.MaxFloats {
+			return nil, fmt.Errorf("%w: compression of %d components to %d pre-images each: too many pre-images", ErrArgument, opts.Components, c.PreImages)
+		}
+		N, err := errs.Floats("the pre-images (r+1)·n′", opts.Components+1, c.PreImages)
+		if err == nil {
+			_, err = errs.Floats("the pre-images' kernel matrix", N, N)
+		}
+		if err != nil {
+			return nil, err
 		}
 		cc := *c
 		md.opts.Compression = &cc

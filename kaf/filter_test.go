@@ -1,12 +1,14 @@
 package kaf
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 )
@@ -140,6 +142,16 @@ func TestBadInput(t *testing.T) {
 	}
 	if _, err := NewLMS(3, -1); err == nil {
 		t.Error("LMS with a negative step")
+	}
+	for _, m := range []int{100_000_000_000_000, math.MaxInt} {
+		if _, err := NewLMS(m, 0.1); !errors.Is(err, ikpca.ErrArgument) {
+			t.Errorf("LMS with %d features: %v, want an ikpca.ErrArgument", m, err)
+		}
+	}
+	for _, m := range []int{100_000_000_000_000, math.MaxInt} {
+		if _, err := NewRLS(m, RLSOptions{}); err == nil {
+			t.Errorf("RLS with %d features: no error", m)
+		}
 	}
 	for _, o := range []RLSOptions{{Lambda: 1.5}, {Delta: -1}, {Q: -1}, {Lambda: math.NaN()}} {
 		if _, err := NewRLS(3, o); err == nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/vec"
 )
 
@@ -15,10 +17,11 @@ type LMS struct {
 }
 
 // NewLMS returns an LMS filter for m features with step size η > 0 (weights start at
-// zero).
+// zero). m outside 1 … 2³⁰ (the weights' 8 GiB, docs/design.md, "Sizes") is an error
+// wrapping ikpca.ErrArgument.
 func NewLMS(m int, eta float64) (*LMS, error) {
-	if m < 1 {
-		return nil, fmt.Errorf("kaf: %d features, want ≥ 1", m)
+	if m < 1 || m > check.MaxFloats {
+		return nil, fmt.Errorf("kaf: %w: %d features, want 1 … %d", ikpca.ErrArgument, m, check.MaxFloats)
 	}
 	if !(eta > 0) || math.IsInf(eta, 0) {
 		return nil, fmt.Errorf("kaf: step size %v, want a positive finite number", eta)

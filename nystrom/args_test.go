@@ -52,6 +52,12 @@ func TestArguments(t *testing.T) {
 		{"Choose, stream: a NaN kernel", func() error { _, err := Choose(nanK, X, Options{Rank: 3, Landmarks: Stream}); return err }, ikpca.ErrNonFinite},
 		{"Choose, greedy: a NaN kernel", func() error { _, err := Choose(nanK, X, Options{Rank: 3, Landmarks: Greedy}); return err }, ikpca.ErrNonFinite},
 		{"Fit: a NaN kernel", func() error { _, err := Fit(nanK, X, Options{Rank: 3}); return err }, ikpca.ErrNonFinite},
+		// 2¹⁶ one-dimensional points and 2¹⁵ landmarks: Greedy's n×r factor would hold 2³¹
+		// numbers, beyond the 2³⁰ a constructor allocates.
+		{"Choose, greedy: a factor too large", func() error {
+			_, err := Choose(rbf, mat.NewDense(1<<16, 1, nil), Options{Rank: 1 << 15, Landmarks: Greedy})
+			return err
+		}, ikpca.ErrArgument},
 	} {
 		if err := c.f(); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", c.what, err, c.want)

@@ -72,7 +72,8 @@ const negligible = 1e-12
 // features span fewer than Rank directions to within their threshold. Only Rank,
 // Landmarks and Seed are read.
 //
-// A nil k or X, an invalid kernel, Rank < 1 or above n, or an unknown strategy is an
+// A nil k or X, an invalid kernel, Rank < 1 or above n, an unknown strategy, or a
+// Cholesky factor (r×r for Stream, n×r for Greedy) of more than 2³⁰ numbers is an
 // ErrArgument; an X without rows an ErrEmpty, a non-finite entry or kernel value an
 // ErrNonFinite.
 func Choose(k kernel.Kernel, X mat.Matrix, opts Options) (*mat.Dense, error) {
@@ -89,6 +90,16 @@ func Choose(k kernel.Kernel, X mat.Matrix, opts Options) (*mat.Dense, error) {
 	r := opts.Rank
 	if r < 1 || r > n {
 		return nil, fmt.Errorf("%w: %d landmarks from %d points", ErrArgument, r, n)
+	}
+	// Stream keeps an r×r Cholesky factor, Greedy an n×r one (docs/design.md, "Sizes").
+	switch opts.Landmarks {
+	case Stream:
+		_, err = errs.Floats("the landmarks' Cholesky factor", r, r)
+	case Greedy:
+		_, err = errs.Floats("the pivoted Cholesky factor", n, r)
+	}
+	if err != nil {
+		return nil, err
 	}
 	var idx []int
 	switch opts.Landmarks {

@@ -46,10 +46,12 @@ type KHA struct {
 	y     []float64
 }
 
-// NewKHA returns an empty model with kernel k for d-dimensional points.
+// NewKHA returns an empty model with kernel k for d-dimensional points. Invalid options
+// — among them more components than can be allocated (see NewKRQA) — are an
+// ErrArgument.
 func NewKHA(k kernel.Kernel, d int, opts KHAOptions) (*KHA, error) {
-	if opts.Components < 1 {
-		return nil, fmt.Errorf("%w: %d components, want ≥ 1", ErrArgument, opts.Components)
+	if err := checkComponents(opts.Components); err != nil {
+		return nil, err
 	}
 	if !(opts.Rate > 0) || math.IsInf(opts.Rate, 0) || !(opts.Decay >= 0) || math.IsInf(opts.Decay, 0) {
 		return nil, fmt.Errorf("%w: learning rate %v and decay %v, want a positive rate and a non-negative decay", ErrArgument, opts.Rate, opts.Decay)

@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -64,10 +63,13 @@ type KRQA struct {
 	kd, dd []float64
 }
 
-// NewKRQA returns an empty model with kernel k for d-dimensional points.
+// NewKRQA returns an empty model with kernel k for d-dimensional points. Invalid options
+// are an ErrArgument, among them a number r of components whose coefficients at the
+// start (r×(r+1): the iteration starts with r+1 samples) would hold more than 2³⁰
+// numbers (8 GiB).
 func NewKRQA(k kernel.Kernel, d int, opts KRQAOptions) (*KRQA, error) {
-	if opts.Components < 1 {
-		return nil, fmt.Errorf("%w: %d components, want ≥ 1", ErrArgument, opts.Components)
+	if err := checkComponents(opts.Components); err != nil {
+		return nil, err
 	}
 	s, err := newSamples(k, d, !opts.Uncentred)
 	if err != nil {

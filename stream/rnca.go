@@ -51,7 +51,8 @@ type RNCA struct {
 }
 
 // NewRNCA returns an empty model for d-dimensional points. Invalid options are an
-// ErrArgument.
+// ErrArgument, among them more than 2¹⁴ features (the D×D matrix) and sizes whose
+// frequencies (d×D/2) would hold more than 2³⁰ numbers.
 func NewRNCA(d int, opts RNCAOptions) (*RNCA, error) {
 	rff, err := features.NewRFF(d, features.RFFOptions{Dim: opts.Features, Sigma: opts.Sigma, Form: opts.Form, Seed: opts.Seed})
 	if err != nil {

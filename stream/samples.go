@@ -32,6 +32,20 @@ type samples struct {
 	col, tmp []float64 // scratch: a kernel column
 }
 
+// checkComponents checks a number r of components for an online method (KRQA, KHA): at
+// least 1, and few enough that the r×(r+1) coefficients the iteration starts with (it
+// starts once r+1 samples are stored) can be allocated (docs/design.md, "Sizes").
+func checkComponents(r int) error {
+	if r < 1 {
+		return fmt.Errorf("%w: %d components, want ≥ 1", ErrArgument, r)
+	}
+	if r >= check.MaxFloats {
+		return fmt.Errorf("%w: %d components: their coefficients would hold more than %d numbers", ErrArgument, r, check.MaxFloats)
+	}
+	_, err := errs.Floats(fmt.Sprintf("the coefficients of %d components over the %d samples they start from", r, r+1), r, r+1)
+	return err
+}
+
 func newSamples(k kernel.Kernel, d int, centred bool) (*samples, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", ErrArgument)

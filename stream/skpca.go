@@ -55,7 +55,8 @@ type SKPCA struct {
 }
 
 // NewSKPCA returns an empty model for d-dimensional points. Invalid options are an
-// ErrArgument.
+// ErrArgument, among them sizes whose arrays — the frequencies (d×D/2), the sketch's
+// buffer (2ℓ×D) or the components (D×ℓ) — would hold more than 2³⁰ numbers (8 GiB).
 func NewSKPCA(d int, opts SKPCAOptions) (*SKPCA, error) {
 	rff, err := features.NewRFF(d, features.RFFOptions{Dim: opts.Features, Sigma: opts.Sigma, Form: opts.Form, Seed: opts.Seed})
 	if err != nil {
@@ -64,6 +65,9 @@ func NewSKPCA(d int, opts SKPCAOptions) (*SKPCA, error) {
 	fd, err := sketch.New(opts.Sketch, opts.Features, sketch.Options{Buffer: opts.Buffer})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrArgument, err)
+	}
+	if _, err := errs.Floats("the components", opts.Features, opts.Sketch); err != nil {
+		return nil, err
 	}
 	return &SKPCA{opts: opts, rff: rff, fd: fd, z: make([]float64, opts.Features),
 		w: mat.NewDense(opts.Features, opts.Sketch, nil), vals: make([]float64, 0, opts.Sketch)}, nil
