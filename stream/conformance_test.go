@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"io"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -38,6 +39,24 @@ func TestConformance(t *testing.T) {
 				var W mat.Dense
 				model(m).VectorsTo(&W)
 				return &W, nil
+			},
+			// The checkpoint is the binary encoding (MarshalBinary), read into a zero
+			// SKPCA.
+			Save: func(m ikpca.Model, w io.Writer) error {
+				b, err := model(m).MarshalBinary()
+				if err != nil {
+					return err
+				}
+				_, err = w.Write(b)
+				return err
+			},
+			Load: func(r io.Reader) (ikpca.Model, error) {
+				b, err := io.ReadAll(r)
+				if err != nil {
+					return nil, err
+				}
+				var s SKPCA
+				return &s, s.UnmarshalBinary(b)
 			},
 		})
 	})
