@@ -183,7 +183,7 @@ func (p preImager) find(a []float64, z *basis, b []float64) ([]float64, float64)
 		}
 		var den, mag float64
 		accumulate := func(pt []float64, c float64) {
-			w := c * math.Exp(-sqDist(pt, cur)/g)
+			w := c * math.Exp(-vec.SqDist(pt, cur)/g)
 			den += w
 			mag += math.Abs(w)
 			for j, v := range pt {
@@ -231,20 +231,11 @@ func (p preImager) value(y, a []float64, z *basis, b []float64) float64 {
 	g := 2 * p.sigma * p.sigma
 	var s float64
 	for i := range p.points.r {
-		s += a[i] * math.Exp(-sqDist(p.points.row(i), y)/g)
+		s += a[i] * math.Exp(-vec.SqDist(p.points.row(i), y)/g)
 	}
 	d := p.points.c
 	for k := range z.n {
-		s -= b[k] * math.Exp(-sqDist(z.z[k*d:(k+1)*d], y)/g)
-	}
-	return s
-}
-
-func sqDist(x, y []float64) float64 {
-	var s float64
-	for i, v := range x {
-		t := v - y[i]
-		s += t * t
+		s -= b[k] * math.Exp(-vec.SqDist(z.z[k*d:(k+1)*d], y)/g)
 	}
 	return s
 }

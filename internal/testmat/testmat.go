@@ -169,18 +169,6 @@ func rows(x mat.Matrix, m int) []float64 {
 	return out
 }
 
-// sqDist returns Σ_k (a_k − b_k)², accumulated directly so that identical
-// points give exactly 0.
-func sqDist(a, b []float64) float64 {
-	b = b[:len(a)]
-	s := 0.0
-	for k, v := range a {
-		d := v - b[k]
-		s += d * d
-	}
-	return s
-}
-
 // Leading returns a copy of the leading m×m principal submatrix of a (rows
 // and columns 0 … m−1); the result shares no storage with a. It panics
 // unless 1 ≤ m ≤ n.

@@ -1,7 +1,7 @@
 // Package vec holds the small vector kernels the module's packages share (kernel, kaf,
 // stream, chinsuter, update, secular, kpca, internal/lanczos), on plain slices, for the
-// loops too short or too frequent to go through BLAS: the dot product, the largest
-// magnitude and the Euclidean norm without overflow.
+// loops too short or too frequent to go through BLAS: the dot product, the squared
+// distance, the largest magnitude and the Euclidean norm without overflow.
 package vec
 
 import "math"
@@ -22,6 +22,31 @@ func Dot(x, y []float64) float64 {
 	}
 	for ; i < len(x); i++ {
 		s0 += x[i] * y[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// SqDist returns ‖x−y‖² over the first len(x) entries of y (y must be at least as
+// long), summed with four interleaved accumulators as Dot is. Identical points give
+// exactly 0. It is the sum kernel's Gaussian kernel evaluates (bit for bit), so that
+// code outside kernel computing exp(−‖x−y‖²/2σ²) itself gets the same values.
+func SqDist(x, y []float64) float64 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		d0 := x[i] - y[i]
+		d1 := x[i+1] - y[i+1]
+		d2 := x[i+2] - y[i+2]
+		d3 := x[i+3] - y[i+3]
+		s0 += d0 * d0
+		s1 += d1 * d1
+		s2 += d2 * d2
+		s3 += d3 * d3
+	}
+	for ; i < len(x); i++ {
+		d := x[i] - y[i]
+		s0 += d * d
 	}
 	return (s0 + s1) + (s2 + s3)
 }

@@ -28,6 +28,27 @@ func TestDot(t *testing.T) {
 	Dot([]float64{1, 2}, []float64{1})
 }
 
+// TestSqDist: integer entries make every sum exact, so for lengths 0 to 9 (the unrolled
+// loop and every remainder) SqDist equals the plain loop's sum; identical points give 0;
+// only y's first len(x) entries count.
+func TestSqDist(t *testing.T) {
+	for n := range 10 {
+		x, y := make([]float64, n), make([]float64, n+2)
+		var want float64
+		for i := range n {
+			x[i], y[i] = float64(i*i), float64(3*i-4)
+			want += (x[i] - y[i]) * (x[i] - y[i])
+		}
+		y[n], y[n+1] = math.NaN(), math.Inf(1)
+		if got := SqDist(x, y); got != want {
+			t.Errorf("n = %d: SqDist = %g, want %g", n, got, want)
+		}
+		if got := SqDist(x, x); got != 0 {
+			t.Errorf("n = %d: SqDist(x, x) = %g", n, got)
+		}
+	}
+}
+
 func TestDotAllocs(t *testing.T) {
 	x := make([]float64, 100)
 	var sink float64
