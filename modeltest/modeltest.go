@@ -26,6 +26,8 @@
 package modeltest
 
 import (
+	"encoding"
+	"fmt"
 	"io"
 	"testing"
 
@@ -118,5 +120,34 @@ func Run(t *testing.T, s Subject) {
 	}
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) { c.run(t, &s) })
+	}
+}
+
+// SaveBinary is a Subject's Save for a model whose checkpoint is its binary encoding:
+// it writes m.MarshalBinary(). A model that is not an encoding.BinaryMarshaler is an
+// error.
+func SaveBinary(m ikpca.Model, w io.Writer) error {
+	bm, ok := m.(encoding.BinaryMarshaler)
+	if !ok {
+		return fmt.Errorf("modeltest: %T has no MarshalBinary", m)
+	}
+	b, err := bm.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// LoadBinary returns a Subject's Load for a model whose checkpoint is its binary
+// encoding: it reads everything and decodes it with decode (for example a zero model's
+// UnmarshalBinary).
+func LoadBinary(decode func(b []byte) (ikpca.Model, error)) func(r io.Reader) (ikpca.Model, error) {
+	return func(r io.Reader) (ikpca.Model, error) {
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return nil, err
+		}
+		return decode(b)
 	}
 }

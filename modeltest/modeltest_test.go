@@ -1,9 +1,16 @@
 package modeltest
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca"
 )
 
 // recorder stands in for a *testing.T, to see what a check reports.
@@ -115,5 +122,26 @@ func TestCompareTolerance(t *testing.T) {
 	compare(rec, "defect", c, a, 1e-8)
 	if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], "point 3") {
 		t.Errorf("a difference of 1e-3: %v", rec.errors)
+	}
+}
+
+// TestBinaryCheckpoint: SaveBinary refuses a model without MarshalBinary, and
+// LoadBinary passes the bytes written to its decoder and the reader's errors back.
+func TestBinaryCheckpoint(t *testing.T) {
+	m, err := newReference(mat.NewDense(2, 1, []float64{1, 2}), 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := SaveBinary(m, io.Discard); err == nil {
+		t.Error("SaveBinary of a model without MarshalBinary: no error")
+	}
+	var got []byte
+	load := LoadBinary(func(b []byte) (ikpca.Model, error) { got = b; return m, nil })
+	if back, err := load(strings.NewReader("encoded")); err != nil || back != m || string(got) != "encoded" {
+		t.Errorf("LoadBinary: %v, %v, decoded %q", back, err, got)
+	}
+	boom := errors.New("boom")
+	if _, err := load(iotest.ErrReader(boom)); !errors.Is(err, boom) {
+		t.Errorf("LoadBinary of a failing reader: %v", err)
 	}
 }

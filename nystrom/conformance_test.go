@@ -1,7 +1,6 @@
 package nystrom
 
 import (
-	"io"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -35,22 +34,11 @@ func subject(opts Options) modeltest.Subject {
 			model(m).VectorsTo(&v)
 			return &v, nil
 		},
-		Save: func(m ikpca.Model, w io.Writer) error {
-			b, err := model(m).MarshalBinary()
-			if err != nil {
-				return err
-			}
-			_, err = w.Write(b)
-			return err
-		},
-		Load: func(r io.Reader) (ikpca.Model, error) {
-			b, err := io.ReadAll(r)
-			if err != nil {
-				return nil, err
-			}
+		Save: modeltest.SaveBinary,
+		Load: modeltest.LoadBinary(func(b []byte) (ikpca.Model, error) {
 			var m Model
 			return &m, m.UnmarshalBinary(b)
-		},
+		}),
 	}
 }
 

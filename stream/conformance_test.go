@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"io"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -40,24 +39,12 @@ func TestConformance(t *testing.T) {
 				model(m).VectorsTo(&W)
 				return &W, nil
 			},
-			// The checkpoint is the binary encoding (MarshalBinary), read into a zero
-			// SKPCA.
-			Save: func(m ikpca.Model, w io.Writer) error {
-				b, err := model(m).MarshalBinary()
-				if err != nil {
-					return err
-				}
-				_, err = w.Write(b)
-				return err
-			},
-			Load: func(r io.Reader) (ikpca.Model, error) {
-				b, err := io.ReadAll(r)
-				if err != nil {
-					return nil, err
-				}
+			// The checkpoint is the binary encoding, read into a zero SKPCA.
+			Save: modeltest.SaveBinary,
+			Load: modeltest.LoadBinary(func(b []byte) (ikpca.Model, error) {
 				var s SKPCA
 				return &s, s.UnmarshalBinary(b)
-			},
+			}),
 		})
 	})
 	for _, centred := range []bool{false, true} {

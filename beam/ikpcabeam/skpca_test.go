@@ -2,7 +2,6 @@ package ikpcabeam
 
 import (
 	"errors"
-	"io"
 	"math"
 	"testing"
 
@@ -197,21 +196,8 @@ func TestSKPCAConformance(t *testing.T) {
 			model(m).VectorsTo(&W)
 			return &W, nil
 		},
-		Save: func(m ikpca.Model, w io.Writer) error {
-			b, err := model(m).MarshalBinary()
-			if err != nil {
-				return err
-			}
-			_, err = w.Write(b)
-			return err
-		},
-		Load: func(r io.Reader) (ikpca.Model, error) {
-			b, err := io.ReadAll(r)
-			if err != nil {
-				return nil, err
-			}
-			return DecodeModel(b)
-		},
+		Save:    modeltest.SaveBinary,
+		Load:    modeltest.LoadBinary(DecodeModel),
 		Bounded: true,
 	})
 }
