@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command (README.md): everything CI checks, runnable on a fresh
-# Debian machine with Go installed. It installs the OpenBLAS packages when missing.
+# Debian machine with Go installed. It installs the OpenBLAS and scikit-learn packages
+# when missing.
 #
 #   ./ci/test.sh          full run (18 minutes on 2 cores with empty Go caches, 13 warm)
 #   ./ci/test.sh -quick   pure-Go tests in -short mode only
@@ -21,9 +22,12 @@ if $quick; then
 	exit 0
 fi
 
-# OpenBLAS and LAPACKE for -tags openblas (docs/design.md, "Backends").
+# OpenBLAS and LAPACKE for -tags openblas (docs/design.md, "Backends"), and Debian's
+# scikit-learn (1.2.1, with NumPy and SciPy; about 30 s to install) for the tracking
+# study's comparison with KernelPCA, which internal/study/tracking's TestSklearn runs
+# through /usr/bin/python3 and skips without it.
 missing=()
-for pkg in libopenblas-dev liblapacke-dev; do
+for pkg in libopenblas-dev liblapacke-dev python3-sklearn; do
 	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
 done
 if ((${#missing[@]})); then

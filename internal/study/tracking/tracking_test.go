@@ -386,9 +386,19 @@ func TestReference(t *testing.T) {
 	}
 }
 
-// sklearnAvailable reports whether the test's Python can import scikit-learn.
+// sklearnAvailable reports whether the test's Python can import what the script needs,
+// scikit-learn and NumPy; if not, the error says what is missing (no Python, or
+// Python's own error, such as "No module named 'sklearn'").
 func sklearnAvailable() error {
-	return exec.Command(testPython, "-c", "import sklearn").Run()
+	if _, err := os.Stat(testPython); err != nil {
+		return fmt.Errorf("no Python: %w", err)
+	}
+	out, err := exec.Command(testPython, "-c", "import numpy, sklearn.decomposition").CombinedOutput()
+	if err != nil {
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		return fmt.Errorf("%s cannot import scikit-learn: %s (%w)", testPython, lines[len(lines)-1], err)
+	}
+	return nil
 }
 
 // TestSklearn fits scikit-learn's KernelPCA with both solvers through the script on 80
@@ -397,7 +407,7 @@ func sklearnAvailable() error {
 // within 1e-9 relative; and the rows parse back with the points and components asked.
 func TestSklearn(t *testing.T) {
 	if err := sklearnAvailable(); err != nil {
-		t.Skipf("%s cannot import scikit-learn (%v): the scikit-learn side is not tested here", testPython, err)
+		t.Skipf("%v: the scikit-learn side is not tested here; install Debian's python3-sklearn (ci/test.sh does)", err)
 	}
 	if _, err := os.Stat(testScript); err != nil {
 		t.Fatal(err)
