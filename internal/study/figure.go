@@ -35,8 +35,13 @@ type Figure struct {
 	// Legend places the legend.
 	Legend Place
 	// Panels, if any, are drawn side by side under Title, each with its own axes and
-	// legend; the other fields but Width are then unused.
+	// legend; the other fields but Width and Columns are then unused.
 	Panels []*Figure
+	// Columns, if positive, lays the panels out in rows of Columns, top to bottom; 0
+	// puts them all in one row. A panel without a legend outside its axes keeps the
+	// room of the widest such legend in its column, so that the axes of a column line
+	// up.
+	Columns int
 	// Width is the width of the figure, or of each panel, in inches; 0 for 5, or 6 with
 	// the legend outside the axes.
 	Width float64
@@ -182,7 +187,12 @@ func (f *Figure) WritePNG(w io.Writer) error {
 			}
 		}
 	}
-	W, H := vg.Length(width*float64(len(panels)))*vg.Inch, vg.Length(heightInches)*vg.Inch
+	cols := len(panels)
+	if f.Columns > 0 && f.Columns < cols {
+		cols = f.Columns
+	}
+	rows := (len(panels) + cols - 1) / cols
+	W, H := vg.Length(width*float64(cols))*vg.Inch, vg.Length(heightInches*float64(rows))*vg.Inch
 	img := vgimg.NewWith(vgimg.UseWH(W, H), vgimg.UseDPI(dpi))
 	dc := draw.New(img)
 	dc.SetColor(color.White)
@@ -193,10 +203,16 @@ func (f *Figure) WritePNG(w io.Writer) error {
 		dc.FillText(sty, vg.Point{X: dc.Center().X, Y: dc.Max.Y}, f.Title)
 		dc = draw.Crop(dc, 0, 0, 0, -sty.Rectangle(f.Title).Size().Y-vg.Points(10))
 	}
-	pw := W / vg.Length(len(panels))
+	// The room each column keeps for a legend outside the axes.
+	reserve := make([]vg.Length, cols)
 	for i, p := range panels {
-		c := draw.Crop(dc, pw*vg.Length(i), -pw*vg.Length(len(panels)-1-i), 0, 0)
-		if err := p.draw(c); err != nil {
+		reserve[i%cols] = max(reserve[i%cols], p.outsideLegend())
+	}
+	pw, ph := W/vg.Length(cols), (dc.Max.Y-dc.Min.Y)/vg.Length(rows)
+	for i, p := range panels {
+		col, row := vg.Length(i%cols), vg.Length(i/cols)
+		c := draw.Crop(dc, pw*col, -pw*(vg.Length(cols)-1-col), ph*(vg.Length(rows)-1-row), -ph*row)
+		if err := p.draw(c, reserve[i%cols]); err != nil {
 			return err
 		}
 	}
@@ -208,8 +224,45 @@ func textStyle(size float64) draw.TextStyle {
 	return draw.TextStyle{Color: color.Black, Font: font.From(sans, vg.Points(size)), Handler: plot.DefaultTextHandler}
 }
 
-// draw draws one panel to c.
-func (f *Figure) draw(c draw.Canvas) error {
+// legend returns an empty legend in the figures' style.
+func legend() plot.Legend {
+	leg := plot.NewLegend()
+	leg.TextStyle = textStyle(legendSize)
+	leg.ThumbnailWidth = vg.Points(26)
+	return leg
+}
+
+// labels returns the entries of the panel's legend: its Keys', or else its curves'.
+func (f *Figure) labels() []string {
+	var labels []string
+	if len(f.Keys) > 0 {
+		for _, k := range f.Keys {
+			labels = append(labels, k.Label)
+		}
+		return labels
+	}
+	for _, cv := range f.Curves {
+		if cv.Label != "" {
+			labels = append(labels, cv.Label)
+		}
+	}
+	return labels
+}
+
+// outsideLegend returns the width a legend outside the axes takes from the panel, the
+// box and the gap to the axes included: 0 for a panel without one.
+func (f *Figure) outsideLegend() vg.Length {
+	labels := f.labels()
+	if f.Legend != Outside || len(labels) == 0 {
+		return 0
+	}
+	lw, _ := legendExtent(legend(), labels)
+	return lw + 2*vg.Points(legendMargin) + vg.Points(legendInset)
+}
+
+// draw draws one panel to c, keeping at least reserve on the right for a legend outside
+// the axes (its own, or room left blank so that it lines up with another panel's).
+func (f *Figure) draw(c draw.Canvas, reserve vg.Length) error {
 	p := plot.New()
 	p.Title.Text = f.Title
 	p.Title.TextStyle.Font = font.From(sans, vg.Points(titleSize))
@@ -234,10 +287,8 @@ func (f *Figure) draw(c draw.Canvas) error {
 	grid.Horizontal.Color = color.Gray{Y: 0xe0}
 	p.Add(grid)
 
-	leg := plot.NewLegend()
-	leg.TextStyle = textStyle(legendSize)
-	leg.ThumbnailWidth = vg.Points(26)
-	var labels []string
+	leg := legend()
+	labels := f.labels()
 	for _, cv := range f.Curves {
 		ts, err := f.addCurve(p, cv)
 		if err != nil {
@@ -245,12 +296,10 @@ func (f *Figure) draw(c draw.Canvas) error {
 		}
 		if len(f.Keys) == 0 && cv.Label != "" {
 			leg.Add(cv.Label, ts...)
-			labels = append(labels, cv.Label)
 		}
 	}
 	for _, k := range f.Keys {
 		leg.Add(k.Label, k.Style.thumbnails()...)
-		labels = append(labels, k.Label)
 	}
 	// A logarithmic vertical axis spans whole decades, so that its ends carry labels.
 	if f.LogY {
@@ -262,6 +311,7 @@ func (f *Figure) draw(c draw.Canvas) error {
 
 	plotC, yLabel := f.yLabel(c)
 	if len(labels) == 0 {
+		plotC = draw.Crop(plotC, 0, -reserve, 0, 0)
 		p.Draw(plotC)
 		yLabel(p.DataCanvas(plotC))
 		return nil
@@ -269,7 +319,7 @@ func (f *Figure) draw(c draw.Canvas) error {
 	lw, lh := legendExtent(leg, labels)
 	margin := vg.Points(legendMargin)
 	if f.Legend == Outside {
-		plotC = draw.Crop(plotC, 0, -(lw + 2*margin + vg.Points(legendInset)), 0, 0)
+		plotC = draw.Crop(plotC, 0, -max(lw+2*margin+vg.Points(legendInset), reserve), 0, 0)
 		p.Draw(plotC)
 		data := p.DataCanvas(plotC)
 		yLabel(data)

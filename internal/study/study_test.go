@@ -196,6 +196,37 @@ func TestWritePNG(t *testing.T) {
 	}
 }
 
+// TestGrid: panels in rows of Columns make a figure Columns panels wide and a panel
+// high per row (three panels in two columns: two rows); a panel without a legend
+// outside its axes reserves none of its own, so that only its column's reservation
+// (the widest legend above or below it) keeps its axes in line.
+func TestGrid(t *testing.T) {
+	x := []float64{1, 2, 3}
+	withLegend := &Figure{Curves: []Curve{{Label: "a long legend entry", X: x, Y: x}}}
+	bare := &Figure{Curves: []Curve{{X: x, Y: x}}}
+	inside := &Figure{Legend: Auto, Curves: []Curve{{Label: "a", X: x, Y: x}}}
+	if withLegend.outsideLegend() <= 0 || bare.outsideLegend() != 0 || inside.outsideLegend() != 0 {
+		t.Errorf("legend room: %v outside, %v none, %v inside", withLegend.outsideLegend(), bare.outsideLegend(), inside.outsideLegend())
+	}
+	keyed := &Figure{Keys: []Key{{Label: "a longer key than that entry, by far"}}, Curves: []Curve{{X: x, Y: x}}}
+	if keyed.outsideLegend() <= withLegend.outsideLegend() {
+		t.Error("a key's legend is not measured")
+	}
+	f := &Figure{Title: "grid", Columns: 2, Panels: []*Figure{withLegend, bare, bare}}
+	var b bytes.Buffer
+	if err := f.WritePNG(&b); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := 2.0
+	if w, h := img.Bounds().Dx(), img.Bounds().Dy(); w != 2*6*dpi || h != int(rows*heightInches*dpi) {
+		t.Errorf("two rows of two columns: %d×%d pixels, want %d×%d", w, h, 2*6*dpi, int(rows*heightInches*dpi))
+	}
+}
+
 // TestFreePlace: the automatic legend avoids the corner the curve runs through.
 func TestFreePlace(t *testing.T) {
 	f := &Figure{Curves: []Curve{{X: []float64{0, 0.8, 1}, Y: []float64{0, 0.9, 1}}}}

@@ -60,8 +60,23 @@ func TestPredict(t *testing.T) {
 	}
 	fig, err := drawCurves(out.Table, "")
 	studytest.CheckPNG(t, fig, err)
-	if len(fig.Panels) != 2 || len(fig.Panels[0].Curves)+len(fig.Panels[1].Curves) != len(Methods)+1 {
-		t.Errorf("learning curves: %d panels", len(fig.Panels))
+	// Two columns: the MSE above, relative to KLMS's below. Every method has a legend
+	// key (KLMS twice, as the reference on the right), and no two keys of a panel look
+	// alike: the curves that nearly coincide are told apart by colour, dash and marker.
+	if len(fig.Panels) != 4 || fig.Columns != 2 || len(fig.Panels[0].Keys)+len(fig.Panels[1].Keys) != len(Methods)+1 {
+		t.Fatalf("learning curves: %d panels, %d columns", len(fig.Panels), fig.Columns)
+	}
+	for i, p := range fig.Panels[:2] {
+		seen := map[study.Style]string{}
+		for _, k := range p.Keys {
+			if other, ok := seen[k.Style]; ok {
+				t.Errorf("panel %d: %s and %s are drawn alike (%+v)", i, other, k.Label, k.Style)
+			}
+			seen[k.Style] = k.Label
+		}
+		if below := fig.Panels[i+2]; len(below.Curves) != len(p.Curves) || len(below.Keys) != 0 {
+			t.Errorf("panel %d: %d curves, %d relative to KLMS's below (with %d keys)", i, len(p.Curves), len(below.Curves), len(below.Keys))
+		}
 	}
 	bad := o
 	bad.Methods = []string{"nosuch"}

@@ -43,7 +43,7 @@ func (r *PredictResult) output() study.Output {
 	return study.Output{Name: "kaf-curves", Table: t, Markdown: md.String()}
 }
 
-// curvePanels split the methods between the two panels of the learning curves: the
+// curvePanels split the methods between the two columns of the learning curves: the
 // baselines (LMS, KLMS and linear filters on explicit features), then the SPEED family
 // and the KRLS filters, with KLMS repeated there as the reference.
 var curvePanels = []struct {
@@ -55,17 +55,44 @@ var curvePanels = []struct {
 	{"SPEED and KRLS (KLMS for reference)", Methods[8:], true},
 }
 
-// drawCurves draws the learning curves from their table, in two panels that share the
-// vertical axis.
+// Several curves of each column nearly coincide (KLMS, QKLMS and the filters on random
+// and quadrature features; the SPEED variants), a few per cent apart on a logarithmic
+// axis that spans three decades. So that each can be told apart, every curve carries a
+// marker of its own every markEvery points, staggered so that the markers of coinciding
+// curves do not cover each other, and a second row of panels shows each method's MSE
+// relative to KLMS's on a linear axis (ratioMin to ratioMax), where those differences
+// are large.
+const (
+	markEvery          = 10
+	ratioMin, ratioMax = 0.0, 1.6
+)
+
+// drawCurves draws the learning curves from their table: two columns of panels, the test
+// MSE above (sharing the logarithmic vertical axis) and the MSE relative to KLMS's
+// below.
 func drawCurves(t *study.Table, _ string) (*study.Figure, error) {
 	steps, err := t.Floats("training_samples")
 	if err != nil {
 		return nil, err
 	}
-	f := &study.Figure{Title: "Mackey–Glass one-step prediction: test MSE while learning (mean over trials)"}
+	var klms []float64
+	if slices.Contains(t.Header, "KLMS") {
+		if klms, err = t.Floats("KLMS"); err != nil {
+			return nil, err
+		}
+	}
+	f := &study.Figure{Title: "Mackey–Glass one-step prediction: test MSE while learning (mean over trials)", Columns: 2}
+	var ratios []*study.Figure
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, p := range curvePanels {
 		panel := &study.Figure{Title: p.title, XLabel: "training samples", YLabel: "test MSE", LogY: true}
+		ratio := &study.Figure{XLabel: "training samples", YLabel: "test MSE / KLMS's", YMin: ratioMin, YMax: ratioMax}
+		type entry struct {
+			label string
+			y     []float64
+			style study.Style
+		}
+		var entries []entry
 		for i, m := range p.methods {
 			if !slices.Contains(t.Header, m) {
 				continue
@@ -74,28 +101,59 @@ func drawCurves(t *study.Table, _ string) (*study.Figure, error) {
 			if err != nil {
 				return nil, err
 			}
-			for _, v := range y {
+			entries = append(entries, entry{m, y, study.Style{Colour: i, Dash: i % 5, Marker: i%6 + 1}})
+		}
+		if p.reference && klms != nil {
+			entries = append(entries, entry{"KLMS", klms, study.Style{Colour: study.Black, Dash: 1}})
+		}
+		for i, e := range entries {
+			for _, v := range e.y {
 				if v > 0 {
 					lo, hi = math.Min(lo, v), math.Max(hi, v)
 				}
 			}
-			panel.Curves = append(panel.Curves, study.Curve{Label: m, X: steps, Y: y, Style: study.Style{Colour: i, Dash: i % 3}})
-		}
-		if p.reference && slices.Contains(t.Header, "KLMS") {
-			y, err := t.Floats("KLMS")
-			if err != nil {
-				return nil, err
+			// The first marker of curve i at point 2i mod markEvery, then every markEvery.
+			first := 2 * i % markEvery
+			panel.Curves = append(panel.Curves, marked(steps, e.y, e.style, first)...)
+			panel.Keys = append(panel.Keys, study.Key{Label: e.label, Style: e.style})
+			if klms != nil {
+				r := make([]float64, len(e.y))
+				for j, v := range e.y {
+					r[j] = v / klms[j]
+				}
+				ratio.Curves = append(ratio.Curves, marked(steps, r, e.style, first)...)
 			}
-			panel.Curves = append(panel.Curves, study.Curve{Label: "KLMS", X: steps, Y: y, Style: study.Style{Colour: study.Black, Dash: 1}})
 		}
 		f.Panels = append(f.Panels, panel)
+		ratios = append(ratios, ratio)
 	}
 	if hi >= lo {
 		for _, p := range f.Panels {
 			p.YMin, p.YMax = math.Pow(10, math.Floor(math.Log10(lo))), math.Pow(10, math.Ceil(math.Log10(hi)))
 		}
 	}
+	if klms != nil {
+		f.Panels = append(f.Panels, ratios...)
+	}
 	return f, nil
+}
+
+// marked returns a curve drawn as a line with its markers at every markEvery-th point
+// from first only: the line in style without its marker, and the markers alone.
+func marked(x, y []float64, style study.Style, first int) []study.Curve {
+	line := style
+	line.Marker = 0
+	curves := []study.Curve{{X: x, Y: y, Style: line}}
+	if style.Marker == 0 {
+		return curves
+	}
+	var mx, my []float64
+	for j := first; j < len(x); j += markEvery {
+		mx, my = append(mx, x[j]), append(my, y[j])
+	}
+	dots := style
+	dots.NoLine = true
+	return append(curves, study.Curve{X: mx, Y: my, Style: dots})
 }
 
 // output returns both curves of the eigenmap (two blocks, told apart by the "figure"
