@@ -425,5 +425,5 @@ func resize(x []float64, n int) []float64 {
 	if cap(x) >= n {
 		return x[:n]
 	}
-	return make([]float64, n)
+	return make([]float64, n, n+n/4) // room to grow: blocks against a growing set of points
 }

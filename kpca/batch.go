@@ -15,8 +15,9 @@ import (
 // The exact model of method Bordered picks the cheaper of two routes by a cost model
 // (refactorPays): one update per row, or one batch decomposition of all the points
 // (of the last Window of them in a window), which gives the same decomposition to
-// rounding. At rank r, and for method RankOne, it adds the rows one at a time. AddRows
-// always adds them one at a time.
+// rounding. At rank r outside a window it adds Options.Block rows (DefaultBlock) in one
+// step each (docs/design.md, "Rank-r tracking in blocks"), in a window and for method
+// RankOne one at a time. AddRows always adds them one at a time.
 func (md *Model) AddBatch(X mat.Matrix) error {
 	r, err := errs.Points(X, md.d)
 	if err != nil {
@@ -33,6 +34,13 @@ func (md *Model) AddBatch(X mat.Matrix) error {
 	saved := md.snapshot()
 	md.batching = true
 	defer func() { md.batching = false }()
+	if md.blocked() {
+		if err := md.addBlocks(X, r); err != nil {
+			md.restore(saved)
+			return err
+		}
+		return nil
+	}
 	row := make([]float64, md.d)
 	for i := range r {
 		mat.Row(row, i, X)
@@ -120,5 +128,29 @@ func (md *Model) refactor(X mat.Matrix, r int) error {
 	md.pending = md.pending[:0]
 	md.endStep()
 	md.stats.Last = md.thin.Stats()
+	return nil
+}
+
+// addBlocks adds the r rows of X in steps of blockSize rows (addBlock), with the drift
+// probe counting every row; the caller restores the model on error.
+func (md *Model) addBlocks(X mat.Matrix, r int) error {
+	size := md.blockSize()
+	buf := mat.NewDense(min(size, r), md.d, nil)
+	for lo := 0; lo < r; lo += size {
+		hi := min(lo+size, r)
+		xb := buf.Slice(0, hi-lo, 0, md.d).(*mat.Dense)
+		for i := lo; i < hi; i++ {
+			mat.Row(xb.RawRowView(i-lo), i, X)
+		}
+		md.pending = md.pending[:0]
+		if err := md.addBlock(xb); err != nil {
+			return fmt.Errorf("kpca: batch rows %d to %d: %w", lo, hi-1, err)
+		}
+		md.endStep()
+		if md.opts.RefreshTolerance > 0 {
+			md.since += hi - lo - 1 // maybeRefresh counts the last
+		}
+		md.maybeRefresh()
+	}
 	return nil
 }

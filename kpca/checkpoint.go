@@ -57,6 +57,7 @@ type checkpointHeader struct {
 	Method           string      `json:"method"`
 	Rank             int         `json:"rank,omitempty"`
 	Window           int         `json:"window,omitempty"`
+	Block            int         `json:"block,omitempty"`
 	Kernel           kernel.Spec `json:"kernel"`
 	Points           int         `json:"points"`
 	Dim              int         `json:"dim"`
@@ -92,7 +93,7 @@ func (md *Model) Save(w io.Writer) error {
 	b := md.basis()
 	n := len(b.values)
 	h := checkpointHeader{
-		Mode: md.opts.Mode.String(), Method: md.opts.Method.String(), Rank: md.opts.Rank, Window: md.opts.Window,
+		Mode: md.opts.Mode.String(), Method: md.opts.Method.String(), Rank: md.opts.Rank, Window: md.opts.Window, Block: md.opts.Block,
 		Kernel: sk.Spec(), Points: md.m, Dim: md.d, Order: n,
 		RefreshTolerance: md.opts.RefreshTolerance, CheckEvery: md.opts.CheckEvery,
 		Workers: md.opts.Update.Workers, Serial: md.opts.Update.Serial, MaxIterations: md.opts.Update.MaxIterations,
@@ -207,7 +208,7 @@ func Load(r io.Reader, custom kernel.Kernel) (*Model, error) {
 		return nil, bad
 	}
 
-	opts := Options{Rank: h.Rank, Window: h.Window, RefreshTolerance: h.RefreshTolerance, CheckEvery: h.CheckEvery,
+	opts := Options{Rank: h.Rank, Window: h.Window, Block: h.Block, RefreshTolerance: h.RefreshTolerance, CheckEvery: h.CheckEvery,
 		Update: update.Options{Workers: h.Workers, Serial: h.Serial, MaxIterations: h.MaxIterations}}
 	if !(h.RefreshTolerance >= 0) || math.IsInf(h.RefreshTolerance, 0) || h.CheckEvery < 0 || h.Refreshes < 0 || h.Since < 0 {
 		return nil, fmt.Errorf("%w: refresh tolerance %g, check every %d, refreshes %d, since %d", ErrCheckpoint,

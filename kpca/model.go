@@ -121,6 +121,13 @@ type Options struct {
 	// truncations lost. Rank must be less than the number of starting points; zero keeps
 	// every eigenpair (the exact model). Method Bordered only.
 	Rank int
+	// Block is the number of rows AddBatch adds in one step at rank r, outside a window
+	// (update.Thin.ExtendBlock: the kernel block, the Gram–Schmidt and the product at
+	// dgemm speed, and one truncation a block instead of one a row); zero means
+	// DefaultBlock, 1 adds the rows one at a time as Add does. The rank-r decomposition
+	// then depends on the blocks, within the certificate either way. Negative is an
+	// error.
+	Block int
 	// Window, if positive, makes the model a sliding window over the last Window
 	// points: an Add beyond Window points first removes the oldest (as Remove(0) would),
 	// so that indices shift down by one. At least 2, and at least the number of starting
@@ -150,6 +157,9 @@ func (o Options) validate() error {
 	}
 	if err := o.Update.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", ErrArgument, err)
+	}
+	if o.Block < 0 {
+		return fmt.Errorf("%w: block %d", ErrArgument, o.Block)
 	}
 	if o.Rank < 0 || o.Window < 0 || o.Window == 1 {
 		return fmt.Errorf("%w: rank %d, window %d (a window holds at least 2 points)", ErrArgument, o.Rank, o.Window)
@@ -184,7 +194,10 @@ type Model struct {
 	self       float64     // Σ k(xᵢ, xᵢ), the trace of K
 	cert       certificate // what the truncations of Rank dropped
 	col        []float64   // scratch: kernel column of a point
-	work       []float64   // scratch vectors
+	blockA     []float64   // scratch of a block step: its kernel block (m×b)
+	blockB     []float64   // and, centred, its border
+	blockWork  *kernel.BlockWork
+	work       []float64 // scratch vectors
 	work2      []float64
 	work3      []float64
 	saved      savedStep // a window step's rollback
@@ -389,7 +402,7 @@ func (md *Model) Dim() int { return md.d }
 // (Reserve), which grows by a quarter at a time as points are added.
 func (md *Model) Bytes() int {
 	vecs := cap(md.x) + cap(md.rowSum) + cap(md.col) + cap(md.work) + cap(md.work2) +
-		cap(md.work3) + cap(md.probe) + cap(md.probe2) + cap(md.probeMV)
+		cap(md.work3) + cap(md.probe) + cap(md.probe2) + cap(md.probeMV) + cap(md.blockA) + cap(md.blockB)
 	return 8*vecs + md.saved.bytes() + md.thin.Bytes() + md.backupThin.Bytes() +
 		md.sym.Bytes() + md.backup.Bytes() + md.step.Bytes()
 }

@@ -89,6 +89,10 @@ type Stats struct {
 	// Dropped describes the eigenpairs a Thin's update discarded (its Truncation, and
 	// in DeleteRow the negligible ones); always zero for a Sym.
 	Dropped Dropped
+	// Neglected is, for a Thin's ExtendBlock, a bound on the norm of the part of the
+	// border left out with the directions below its rank threshold: the update
+	// represents the bordered matrix to within it. Zero otherwise.
+	Neglected float64
 	// Project, Solve and Assemble are the wall-clock times of an update's three phases:
 	// the projection Uᵀv (one gemv), the secular solve (O(n²), on several goroutines)
 	// and the assembly of the new vectors (one dgemm, plus a pass over U when

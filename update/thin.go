@@ -59,6 +59,7 @@ type Thin struct {
 	sums             []float64 // column sums of DeleteRow
 	order            []int
 	tr               transform
+	blk              blockWork // ExtendBlock's scratch
 	solver           secular.Solver
 	trunc            Truncation
 	stats            Stats
@@ -291,11 +292,11 @@ func (t *Thin) CopyFrom(src *Thin) {
 
 // Bytes returns the memory t holds in its arrays, in bytes: V and the second buffer
 // updates write to (n×(k+1) each, at capacity), the eigenvalues, the secular solver's
-// (k+2)×(k+2) table and the O(n + k) scratch vectors. It grows with Reserve and never
+// (k+2)×(k+2) table, the O(n + k) scratch vectors and ExtendBlock's n×b scratch. It grows with Reserve and never
 // shrinks.
 func (t *Thin) Bytes() int {
 	b := cap(t.v) + cap(t.spare) + cap(t.values) + cap(t.z) + cap(t.p2) + cap(t.poles) + cap(t.wt) +
-		cap(t.sums) + cap(t.order) + cap(t.q) + cap(t.border)
+		cap(t.sums) + cap(t.order) + cap(t.q) + cap(t.border) + t.blk.floats()
 	if t.updK > 0 {
 		b += (t.updK + 2) * (t.updK + 2)
 	}

@@ -51,29 +51,44 @@ func SqDist(x, y []float64) float64 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// MaxAbs returns max |xᵢ|: 0 for an empty x, NaN if an entry is NaN (math.Max).
+// MaxAbs returns max |xᵢ|: 0 for an empty x, NaN if an entry is NaN (as math.Max).
+// Plain comparisons, not math.Max, whose signed-zero and NaN rules cost three times
+// as much on the long vectors of kernel blocks.
 func MaxAbs(x []float64) float64 {
 	var m float64
 	for _, v := range x {
-		m = math.Max(m, math.Abs(v))
+		if a := math.Abs(v); a > m {
+			m = a
+		} else if a != a {
+			return a
+		}
 	}
 	return m
 }
 
-// Norm returns ‖x‖₂ without overflow or harmful underflow: the entries are divided by
-// the largest magnitude before they are squared (two passes and a division per entry,
-// which the short vectors of the callers afford).
+// Norm returns ‖x‖₂ without overflow or harmful underflow: the entries are scaled by
+// the reciprocal of the largest magnitude, a power of two so that the scaling is exact,
+// before they are squared (two passes).
 func Norm(x []float64) float64 {
 	big := MaxAbs(x)
-	if big == 0 {
-		return 0
+	if big == 0 || big != big || math.IsInf(big, 0) {
+		return big
 	}
+	_, e := math.Frexp(big)
 	var ss float64
+	if e < -1000 { // 2⁻ᵉ would overflow: divide instead
+		for _, v := range x {
+			v /= big
+			ss += v * v
+		}
+		return big * math.Sqrt(ss)
+	}
+	inv := math.Ldexp(1, -e) // entries scaled into [0, 1), exactly
 	for _, v := range x {
-		v /= big
+		v *= inv
 		ss += v * v
 	}
-	return big * math.Sqrt(ss)
+	return math.Ldexp(math.Sqrt(ss), e)
 }
 
 // SameBits reports whether a and b hold the same float64s bit for bit: equal lengths,

@@ -131,3 +131,23 @@ func TestFinite(t *testing.T) {
 		}
 	}
 }
+
+// TestNormExtremes: Norm neither overflows nor underflows from subnormal to near the
+// largest float64, and is exact on powers of two.
+func TestNormExtremes(t *testing.T) {
+	for _, x := range []float64{5e-324, 1e-310, 1e-300, 1, 3, 1e300, 1.7e308} {
+		v := []float64{x, -x, x, -x}
+		if got, want := Norm(v), 2*x; math.Abs(got-want) > 4e-16*want {
+			t.Errorf("Norm(±%g ×4) = %g, want %g", x, got, want)
+		}
+	}
+	if got := Norm([]float64{math.Inf(-1), 1}); !math.IsInf(got, 1) {
+		t.Errorf("Norm with −Inf = %g", got)
+	}
+	if got := Norm([]float64{1, math.NaN()}); !math.IsNaN(got) {
+		t.Errorf("Norm with NaN = %g", got)
+	}
+	if got := MaxAbs([]float64{1, math.NaN(), 3}); !math.IsNaN(got) {
+		t.Errorf("MaxAbs with NaN = %g", got)
+	}
+}

@@ -1,0 +1,203 @@
+package kpca
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/vec"
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/native"
+)
+
+// DefaultBlock is the number of rows AddBatch adds in one step at rank r when
+// Options.Block is zero. Measured on MAGIC at r = 50 (docs/design.md, "Rank-r tracking
+// in blocks"): blocks of 16 to 256 rows cost 3 to 10 times less than rows one at a
+// time, flattest around 64, where the m×(r+b′)×r product, the block Gram–Schmidt and
+// the kernel block all run at dgemm speed and the dense problem of order r + 2b stays
+// small.
+const DefaultBlock = 64
+
+// blocked reports whether AddBatch adds rows in blocks: at rank r, growing (not in a
+// window, whose every row removes the oldest), with a decomposition to extend.
+func (md *Model) blocked() bool {
+	return md.opts.Rank > 0 && md.opts.Window == 0 && md.bordered() && md.m >= 2 && md.opts.Block != 1
+}
+
+// blockSize is the number of rows a block step adds.
+func (md *Model) blockSize() int {
+	if md.opts.Block > 0 {
+		return md.opts.Block
+	}
+	return DefaultBlock
+}
+
+// addBlock adds the rows of X (b ≥ 1 validated points) in one step
+// (update.Thin.ExtendBlock; docs/design.md, "Rank-r tracking in blocks"): their kernel
+// columns against the model's points A (m×b, one kernel block), their own kernel
+// matrix C (b×b), and, centred, the Helmert directions of points m+1…m+b — αⱼ =
+// 1/√((m+j)(m+j+1)), F with αⱼ above the diagonal of column j and −(m+j)·αⱼ on it — so
+// that the border is B = A·F + (K1)·αᵀ and the new block Γ = (1ᵀK1)·ααᵀ + α·sᵀF +
+// Fᵀs·αᵀ + FᵀCF, s = Aᵀ1; uncentred B = A, F = I and Γ = C. On error the model is
+// unchanged.
+func (md *Model) addBlock(X *mat.Dense) error {
+	m, d := md.m, md.d
+	b, _ := X.Dims()
+	md.blockA = grow(md.blockA, m*b)
+	A := mat.NewDense(m, b, md.blockA)
+	if md.blockWork == nil {
+		md.blockWork = new(kernel.BlockWork)
+	}
+	kernel.NewCross(md.kern, X).BlockTo(A, &md.view, md.blockWork)
+	C := kernel.Matrix(md.kern, X)
+	araw := A.RawMatrix()
+	if !vec.Finite(araw.Data) {
+		return md.nonFiniteBlock(A, C)
+	}
+	craw := C.RawSymmetric()
+	for i := range b {
+		if !vec.Finite(craw.Data[i*craw.Stride+i : i*craw.Stride+b]) {
+			return md.nonFiniteBlock(A, C)
+		}
+	}
+	s := make([]float64, b) // Aᵀ1, the new points' kernel sums against the old
+	for i := range m {
+		for j, v := range araw.Data[i*araw.Stride : i*araw.Stride+b] {
+			s[j] += v
+		}
+	}
+	var sumC, selfC float64
+	for i := range b {
+		selfC += C.At(i, i)
+		for j := range b {
+			sumC += C.At(i, j)
+		}
+	}
+
+	F := mat.NewDense(b, b, nil)
+	var e, g []float64
+	B := A
+	gamma := C
+	if md.opts.Mode == Centred {
+		alpha := make([]float64, b)
+		for j := range b {
+			n := float64(m + j)
+			alpha[j] = 1 / math.Sqrt(n*(n+1))
+			for i := range j {
+				F.Set(i, j, alpha[j])
+			}
+			F.Set(j, j, -n*alpha[j])
+		}
+		md.blockB = grow(md.blockB, m*b)
+		B = mat.NewDense(m, b, md.blockB)
+		braw := B.RawMatrix()
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, araw, F.RawMatrix(), 0, braw)
+		native.Ger(1, blas64.Vector{N: m, Inc: 1, Data: md.rowSum[:m]}, blas64.Vector{N: b, Inc: 1, Data: alpha}, braw)
+		sf := make([]float64, b) // Fᵀs
+		for j := range b {
+			for i := range j + 1 {
+				sf[j] += F.At(i, j) * s[i]
+			}
+		}
+		var fc, fcf mat.Dense
+		native.Mul(&fc, F.T(), C)
+		native.Mul(&fcf, &fc, F)
+		gamma = mat.NewSymDense(b, nil)
+		for i := range b {
+			for j := i; j < b; j++ {
+				gamma.SetSym(i, j, md.total*alpha[i]*alpha[j]+alpha[i]*sf[j]+sf[i]*alpha[j]+(fcf.At(i, j)+fcf.At(j, i))/2)
+			}
+		}
+		e = make([]float64, m)
+		g = make([]float64, b)
+		for i := range e {
+			e[i] = 1 / math.Sqrt(float64(m))
+		}
+		for j := range g {
+			g[j] = alpha[j] * math.Sqrt(float64(m))
+		}
+	} else {
+		for i := range b {
+			F.Set(i, i, 1)
+		}
+	}
+	if err := md.thin.ExtendBlock(B, e, g, F, gamma); err != nil {
+		return fmt.Errorf("kpca: adding points %d to %d: %w", m, m+b-1, err)
+	}
+	md.tally(md.thin.Stats())
+
+	// Commit: the points, the row sums and the totals.
+	md.ensure(m + b)
+	for i := range b {
+		copy(md.x[(m+i)*d:(m+i+1)*d], X.RawRowView(i))
+	}
+	var sumA float64
+	for i := range m {
+		var r float64
+		for _, v := range araw.Data[i*araw.Stride : i*araw.Stride+b] {
+			r += v
+		}
+		md.rowSum[i] += r
+		sumA += r
+	}
+	for j := range b {
+		var r float64
+		for i := range b {
+			r += C.At(j, i)
+		}
+		md.rowSum[m+j] = s[j] + r
+	}
+	md.total += 2*sumA + sumC
+	md.self += selfC
+	md.m = m + b
+	md.setView()
+	// The certificate: what the step dropped, the dense solve's and the rank
+	// decision's rounding (64ε times the order of the dense problem and the block, at
+	// the step's scale), the coupling of the directions ExtendBlock left out
+	// (Neglected), and the kernel block's accuracy (kernelAccuracy of each value, so at
+	// most that of ‖A‖_F and ‖C‖_F in the 2-norm).
+	st := md.thin.Stats()
+	normA, normC := vec.Norm(araw.Data), frobenius(C)
+	scale := math.Max(md.valueScale(), math.Max(vec.Norm(B.RawMatrix().Data), frobenius(gamma)))
+	md.cert.sumErr += 4 * roundoff * (math.Abs(md.self) + math.Abs(md.total)/float64(md.m))
+	md.cert.drop(st.Dropped)
+	md.cert.slack += 64*roundoff*float64(st.Size+b+2)*scale + st.Neglected + kernelAccuracy*(normA+normC)
+	return nil
+}
+
+// frobenius returns the Frobenius norm of a symmetric matrix (without BLAS, which mat
+// would reach through gonum's registry).
+func frobenius(a *mat.SymDense) float64 {
+	n := a.SymmetricDim()
+	var s float64
+	for i := range n {
+		for j := range n {
+			s += a.At(i, j) * a.At(i, j)
+		}
+	}
+	return math.Sqrt(s)
+}
+
+// nonFiniteBlock returns the error for a block whose kernel values are not all finite,
+// naming the first.
+func (md *Model) nonFiniteBlock(A *mat.Dense, C *mat.SymDense) error {
+	r, c := A.Dims()
+	for i := range r {
+		for j := range c {
+			if v := A.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: kernel value of new point %d with point %d is %g", ErrNonFinite, md.m+j, i, v)
+			}
+		}
+	}
+	for i := range c {
+		for j := range c {
+			if v := C.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: kernel value of new points %d and %d is %g", ErrNonFinite, md.m+i, md.m+j, v)
+			}
+		}
+	}
+	return fmt.Errorf("%w: kernel values", ErrNonFinite)
+}

@@ -1,0 +1,457 @@
+package update
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/vec"
+	"github.com/ikpca/ikpca/native"
+	"github.com/ikpca/ikpca/secular"
+)
+
+// blockWork is the scratch of ExtendBlock, grown to the largest block served and then
+// reused.
+type blockWork struct {
+	gp, q, u, p, p2, r, h, y, w, sv, work, norms, prev, s, linv, tmp []float64
+}
+
+// floats returns the number of float64s the scratch holds.
+func (w *blockWork) floats() int {
+	n := 0
+	for _, x := range [][]float64{w.gp, w.q, w.u, w.p, w.p2, w.r, w.h, w.y, w.w, w.sv, w.work, w.norms, w.prev, w.s, w.linv, w.tmp} {
+		n += cap(x)
+	}
+	return n
+}
+
+// grow returns x with length n, reusing its memory when it can, and otherwise
+// allocating a quarter more: blocks added to a growing model need a little more room
+// each time, and reallocating every block left megabytes of garbage a block.
+func grow(x []float64, n int) []float64 {
+	if cap(x) >= n {
+		return x[:n]
+	}
+	return make([]float64, n, n+n/4)
+}
+
+// ExtendBlock borders A with b rows and columns at once (docs/design.md, "Rank-r
+// tracking in blocks"): the generalisation of Extend to b new directions, for adding b
+// points to a kernel matrix in one step. The new matrix A′, of order n+b, is given in
+// the orthonormal basis
+//
+//	E = [[V, Q, e·gᵀ], [0, 0, F]]      (n+b rows, k + b′ + b columns)
+//
+// as
+//
+//	EᵀA′E = [[diag(λ), 0, P], [0, 0, R], [Pᵀ, Rᵀ, Γ]],
+//
+// where the columns (gⱼ·e, Fⱼ) are the b new unit directions — e ∈ Rⁿ a unit vector
+// orthogonal to V, or nil (then g is ignored), F a b×b matrix, and the directions
+// orthonormal: gᵢgⱼ + FᵢᵀFⱼ = δᵢⱼ —, B (n×b) holds the couplings of the old rows with the
+// new directions, Γ (b×b, symmetric) the new directions' own block, and VP + QR is the
+// part of B orthogonal to e, split into its part in the span of V and the rest: Q has
+// orthonormal columns, as many (b′ ≤ b) as that rest has singular values above 64ε
+// times the scale of the problem. An uncentred kernel matrix gaining b points has e =
+// nil, F = I, B their kernel columns and Γ their kernel matrix; a centred one e = 1/√n
+// and the Helmert directions of points n+1, …, n+b (kpca).
+//
+// ExtendBlock computes P, Q and R itself, by block Gram–Schmidt against V (two passes
+// and more while a column cancels, as reorthogonalize), the eigendecomposition of the
+// rest's Gram matrix for its numerical rank, and two projections and Cholesky
+// orthonormalisations of Q (rangeBasis). Directions of the rest whose singular values
+// are below 64ε times the scale or rankRelative times the largest are left out, and
+// Stats().Neglected bounds the norm of the coupling they would have carried: A′ is
+// then represented to within that norm. The
+// matrix of order k + b′ + b is solved by a dense eigensolver (native.EigenSym); the
+// new vectors are E times its top eigenvectors — as many as the Truncation keeps —
+// three products, the largest n×(k+b′)×k′. Stats().Dropped describes the eigenvalues
+// left out, Stats().Size is the order of the dense problem. b = 1 is Extend's
+// arrowhead, solved densely.
+//
+// On error t is unchanged: B, F or Γ of the wrong shape, or a nil B, are ErrLength
+// or ErrArgument, non-finite input ErrNonFinite, directions that are not orthonormal
+// ErrArgument, and a failed eigensolver an error of package native or
+// secular.ErrNotConverged.
+func (t *Thin) ExtendBlock(B *mat.Dense, e, g []float64, F *mat.Dense, gamma mat.Symmetric) error {
+	if B == nil || F == nil || gamma == nil {
+		return fmt.Errorf("%w: ExtendBlock: nil B, F or Γ", ErrArgument)
+	}
+	n, k := t.rows, t.k
+	bn, b := B.Dims()
+	if B.IsEmpty() {
+		bn, b = 0, 0
+	}
+	if b == 0 || bn != n || n == 0 {
+		return fmt.Errorf("%w: ExtendBlock: B is %d×%d for %d rows (at least one of each)", ErrLength, bn, b, n)
+	}
+	if fr, fc := F.Dims(); fr != b || fc != b || gamma.SymmetricDim() != b {
+		return fmt.Errorf("%w: ExtendBlock: F is %d×%d and Γ %d×%d, want %d×%d", ErrLength, fr, fc,
+			gamma.SymmetricDim(), gamma.SymmetricDim(), b, b)
+	}
+	if e != nil && (len(e) != n || len(g) != b) {
+		return fmt.Errorf("%w: ExtendBlock: len(e) = %d, len(g) = %d, want %d and %d", ErrLength, len(e), len(g), n, b)
+	}
+	if e == nil {
+		g = nil
+	}
+	if err := finiteBlock(B, e, g, F, gamma); err != nil {
+		return err
+	}
+	if e != nil {
+		if ee := vec.Dot(e, e); !(math.Abs(ee-1) <= 1e-8) {
+			return fmt.Errorf("%w: ExtendBlock: ‖e‖² = %g, not 1", ErrArgument, ee)
+		}
+	}
+	for i := range b {
+		for j := range i + 1 {
+			d := F.At(0, i) * F.At(0, j)
+			for l := 1; l < b; l++ {
+				d += F.At(l, i) * F.At(l, j)
+			}
+			if g != nil {
+				d += g[i] * g[j]
+			}
+			if i == j {
+				d--
+			}
+			if !(math.Abs(d) <= 1e-8) {
+				return fmt.Errorf("%w: ExtendBlock: new directions %d and %d are not orthonormal (%g)", ErrArgument, i, j, d)
+			}
+		}
+	}
+	span := n // the dimension of the space V lives in: Rⁿ, or e⊥
+	if e != nil {
+		span = n - 1
+	}
+	// Room for the new vectors: at most N = k + b′ + b columns, and at most Rank of them
+	// at rank r (n×(Rank+1) buffers, not n×(k+2b): the block's directions live in the
+	// scratch).
+	cols := k + 2*b
+	if t.trunc.Rank > 0 {
+		cols = min(cols, max(k, t.trunc.Rank))
+	}
+	t.grow(n+b, cols)
+	t0 := time.Now()
+	w := &t.blk
+
+	// Gp: B without its component along e, then its part outside span(V); P = VᵀB.
+	w.gp = grow(w.gp, n*b)
+	gp := w.gp
+	for i := range n {
+		for j := range b {
+			gp[i*b+j] = B.At(i, j)
+		}
+	}
+	G := blas64.General{Rows: n, Cols: b, Stride: b, Data: gp}
+	w.s = grow(w.s, b)
+	if e != nil {
+		offE(G, e, w.s)
+	}
+	w.p = grow(w.p, k*b)
+	p := w.p
+	clear(p)
+	scale := math.Max(vec.MaxAbs(t.values[:k]), maxColumnNorm(G, &w.norms))
+	for i := range b {
+		for j := range b {
+			scale = math.Max(scale, math.Abs(gamma.At(i, j)))
+		}
+	}
+	if k > 0 {
+		t.projectBlock(G, p, e)
+	}
+
+	// Q: an orthonormal basis of Gp's range, of its numerical rank (at most the room
+	// left in the span), and R = QᵀGp.
+	bq := 0
+	neglected := 0.0
+	if room := span - k; room > 0 {
+		var err error
+		if bq, neglected, err = t.rangeBasis(G, min(room, b), 64*roundoff*scale, e); err != nil {
+			return err
+		}
+	} else {
+		neglected = maxColumnNorm(G, &w.norms) * math.Sqrt(float64(b)) // rounding: V spans everything
+	}
+	Q := blas64.General{Rows: n, Cols: bq, Stride: max(bq, 1), Data: w.q}
+	w.r = grow(w.r, bq*b)
+	if bq > 0 {
+		native.Gemm(blas.Trans, blas.NoTrans, 1, Q, G, 0, blas64.General{Rows: bq, Cols: b, Stride: b, Data: w.r})
+	}
+
+	// H, of order N = k + b′ + b, and its eigendecomposition.
+	N := k + bq + b
+	w.h = grow(w.h, N*N)
+	h := w.h
+	clear(h)
+	for i := range k {
+		h[i*N+i] = t.values[i]
+		for j := range b {
+			h[i*N+k+bq+j] = p[i*b+j]
+		}
+	}
+	for i := range bq {
+		for j := range b {
+			h[(k+i)*N+k+bq+j] = w.r[i*b+j]
+		}
+	}
+	for i := range b {
+		for j := i; j < b; j++ {
+			h[(k+bq+i)*N+k+bq+j] = gamma.At(i, j)
+		}
+	}
+	t1 := time.Now()
+	w.w = grow(w.w, N)
+	if err := native.EigenSymInPlace(N, h, N, w.w, true); err != nil {
+		return fmt.Errorf("update: ExtendBlock: %w", err)
+	}
+	values := w.w[:N]
+	t2 := time.Now()
+
+	// Commit: E times the kept eigenvectors (columns from…N−1 of h).
+	top := min(t.kept(values), cols)
+	from := N - top
+	ld := t.ld
+	out := blas64.General{Rows: n, Cols: top, Stride: ld, Data: t.spare[1:]}
+	outNew := blas64.General{Rows: b, Cols: top, Stride: ld, Data: t.spare[n*ld+1:]}
+	if top > 0 {
+		if k > 0 {
+			native.Gemm(blas.NoTrans, blas.NoTrans, 1, t.general(), blas64.General{Rows: k, Cols: top, Stride: N, Data: h[from:]}, 0, out)
+		} else {
+			for i := range n {
+				clear(t.spare[i*ld+1 : i*ld+1+top])
+			}
+		}
+		if bq > 0 {
+			native.Gemm(blas.NoTrans, blas.NoTrans, 1, Q, blas64.General{Rows: bq, Cols: top, Stride: N, Data: h[k*N+from:]}, 1, out)
+		}
+		yw := blas64.General{Rows: b, Cols: top, Stride: N, Data: h[(k+bq)*N+from:]}
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, F.RawMatrix(), yw, 0, outNew)
+		if e != nil {
+			// The new directions' part in the old rows: e·(gᵀY_W).
+			w.tmp = grow(w.tmp, top)
+			native.Gemv(blas.Trans, 1, yw, blas64.Vector{N: b, Inc: 1, Data: g}, 0, blas64.Vector{N: top, Inc: 1, Data: w.tmp})
+			native.Ger(1, blas64.Vector{N: n, Inc: 1, Data: e}, blas64.Vector{N: top, Inc: 1, Data: w.tmp}, out)
+		}
+	}
+	drop := dropped(values[:from])
+	copy(t.values, values[from:])
+	t.v, t.spare = t.spare, t.v
+	t.rows, t.k = n+b, top
+	t.stats = Stats{Op: "extend-block", Stats: secular.Stats{Size: N}, Dropped: drop, Neglected: neglected,
+		Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
+	return nil
+}
+
+// finiteBlock reports a non-finite entry of ExtendBlock's input.
+func finiteBlock(B *mat.Dense, e, g []float64, F *mat.Dense, gamma mat.Symmetric) error {
+	for name, m := range map[string]mat.Matrix{"B": B, "F": F, "Γ": gamma} {
+		r, c := m.Dims()
+		for i := range r {
+			for j := range c {
+				if v := m.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("%w: %s[%d][%d] = %g", ErrNonFinite, name, i, j, v)
+				}
+			}
+		}
+	}
+	if err := finite("e", e); err != nil {
+		return err
+	}
+	return finite("g", g)
+}
+
+// offE removes from each column of G its component along the unit vector e, with s
+// (len G.Cols) as scratch: G ← G − e·(eᵀG).
+func offE(G blas64.General, e, s []float64) {
+	native.Gemv(blas.Trans, 1, G, blas64.Vector{N: G.Rows, Inc: 1, Data: e}, 0, blas64.Vector{N: G.Cols, Inc: 1, Data: s})
+	native.Ger(-1, blas64.Vector{N: G.Rows, Inc: 1, Data: e}, blas64.Vector{N: G.Cols, Inc: 1, Data: s}, G)
+}
+
+// maxColumnNorm returns the largest Euclidean norm of G's columns, leaving each in
+// (*norms)[j].
+func maxColumnNorm(G blas64.General, norms *[]float64) float64 {
+	*norms = grow(*norms, G.Cols)
+	nr := *norms
+	clear(nr)
+	for i := range G.Rows {
+		for j, v := range G.Data[i*G.Stride : i*G.Stride+G.Cols] {
+			nr[j] += v * v
+		}
+	}
+	var big float64
+	for j := range nr {
+		nr[j] = math.Sqrt(nr[j])
+		big = math.Max(big, nr[j])
+	}
+	return big
+}
+
+// projectBlock removes from the columns of G (n×b) their part in span(V), adding the
+// coordinates to p (k×b): block classical Gram–Schmidt, two passes and more while a
+// column shrinks by more than 1/√2 in a pass, as reorthogonalize does for one vector
+// (and for the same reason: V orthonormal only to some δ leaves Δʲ of G in its span
+// after j passes). The component along e, which the passes may bring back at the
+// rounding level, is removed at the end.
+func (t *Thin) projectBlock(G blas64.General, p []float64, e []float64) {
+	w := &t.blk
+	k, b := t.k, G.Cols
+	w.p2 = grow(w.p2, k*b)
+	P2 := blas64.General{Rows: k, Cols: b, Stride: b, Data: w.p2}
+	maxColumnNorm(G, &w.norms)
+	w.prev = grow(w.prev, b)
+	for pass := range maxPasses + 1 {
+		copy(w.prev, w.norms)
+		native.Gemm(blas.Trans, blas.NoTrans, 1, t.general(), G, 0, P2)
+		native.Gemm(blas.NoTrans, blas.NoTrans, -1, t.general(), P2, 1, G)
+		for i, v := range w.p2 {
+			p[i] += v
+		}
+		maxColumnNorm(G, &w.norms)
+		if pass == 0 {
+			continue // a second pass always
+		}
+		cancelled := false
+		for j, v := range w.norms {
+			if v < w.prev[j]*math.Sqrt2/2 {
+				cancelled = true
+			}
+		}
+		if !cancelled {
+			break
+		}
+	}
+	if e != nil {
+		offE(G, e, w.s)
+	}
+}
+
+// rankRelative is the smallest singular value, relative to the largest, of a new
+// direction ExtendBlock keeps: 2⁻²⁰ ≈ 1e-6. Its basis comes from the Gram matrix of
+// the border's rest, whose eigenvalues are accurate to about b·ε·σmax² — so that a
+// singular value below about √(b·ε)·σmax cannot be resolved — and from two Cholesky
+// orthonormalisations, which restore orthonormality when the kept directions have a
+// condition number up to about 1/√ε. A direction left out carries a coupling of at
+// most its singular value, which Stats().Neglected bounds and the caller certifies.
+const rankRelative = 0x1p-20
+
+// rangeBasis sets the scratch q (n×b′, stride b′) to an orthonormal basis of the range
+// of G (n×b), orthogonal to V and e, of at most most columns, for the singular values of
+// G above tol and rankRelative·σmax, and returns b′ and a bound on the norm of the part
+// of G left out (zero if none). The basis is G·Z·Σ⁻¹ for the eigenpairs (Σ², Z) of GᵀG —
+// a product of n×b by b×b′, where an SVD of G (dgesvd) took a third of a block — then
+// projected off V (and e) once more, since rounding leaves it overlapping them by up to
+// ε·σmax/σ, and made orthonormal by Cholesky (CholQR, on a Gram matrix within
+// O(overlap²) of I).
+func (t *Thin) rangeBasis(G blas64.General, most int, tol float64, e []float64) (int, float64, error) {
+	w := &t.blk
+	n, b := G.Rows, G.Cols
+	w.u = grow(w.u, b*b)
+	S := blas64.General{Rows: b, Cols: b, Stride: b, Data: w.u}
+	native.Gemm(blas.Trans, blas.NoTrans, 1, G, G, 0, S)
+	w.sv = grow(w.sv, b)
+	if err := native.EigenSymInPlace(b, S.Data, b, w.sv, true); err != nil {
+		return 0, 0, fmt.Errorf("update: ExtendBlock: the border's Gram matrix: %w", err)
+	}
+	d := w.sv // ascending
+	top := math.Sqrt(math.Max(d[b-1], 0))
+	thr := math.Max(tol, rankRelative*top)
+	bq := 0
+	for bq < min(most, b) && d[b-1-bq] > thr*thr {
+		bq++
+	}
+	// The part left out: at most the largest singular value not kept, whose square is
+	// known to about 4·b·ε·σmax².
+	neglected := 0.0
+	if bq < b {
+		neglected = math.Sqrt(math.Max(d[b-1-bq], 0) + 4*float64(b)*roundoff*top*top)
+	}
+	if bq == 0 {
+		return 0, neglected, nil
+	}
+	// T = Z·Σ⁻¹ for the kept pairs, largest first (b×bq), and Q = G·T.
+	w.linv = grow(w.linv, b*bq)
+	tm := w.linv
+	for i := range b {
+		for c := range bq {
+			j := b - 1 - c
+			tm[i*bq+c] = S.Data[i*b+j] / math.Sqrt(d[j])
+		}
+	}
+	w.q = grow(w.q, n*bq)
+	Q := blas64.General{Rows: n, Cols: bq, Stride: bq, Data: w.q[:n*bq]}
+	native.Gemm(blas.NoTrans, blas.NoTrans, 1, G, blas64.General{Rows: b, Cols: bq, Stride: bq, Data: tm}, 0, Q)
+	for range 2 {
+		if t.k > 0 {
+			w.p2 = grow(w.p2, t.k*bq)
+			P2 := blas64.General{Rows: t.k, Cols: bq, Stride: bq, Data: w.p2}
+			native.Gemm(blas.Trans, blas.NoTrans, 1, t.general(), Q, 0, P2)
+			native.Gemm(blas.NoTrans, blas.NoTrans, -1, t.general(), P2, 1, Q)
+		}
+		if e != nil {
+			w.s = grow(w.s, bq)
+			offE(Q, e, w.s)
+		}
+		// CholQR: QᵀQ = LLᵀ, Q ← Q·L⁻ᵀ.
+		w.linv = grow(w.linv, bq*bq)
+		l := w.linv[:bq*bq]
+		native.Gemm(blas.Trans, blas.NoTrans, 1, Q, Q, 0, blas64.General{Rows: bq, Cols: bq, Stride: bq, Data: l})
+		if !choleskyInverseT(l, bq) {
+			return 0, 0, fmt.Errorf("%w: ExtendBlock: the new directions are not independent", secular.ErrNotConverged)
+		}
+		w.tmp = grow(w.tmp, n*bq)
+		out := blas64.General{Rows: n, Cols: bq, Stride: bq, Data: w.tmp[:n*bq]}
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, Q, blas64.General{Rows: bq, Cols: bq, Stride: bq, Data: l}, 0, out)
+		copy(Q.Data, out.Data)
+	}
+	return bq, neglected, nil
+}
+
+// choleskyInverseT replaces the symmetric positive definite s (m×m, row-major, upper
+// triangle read) by L⁻ᵀ, for s = LLᵀ, upper triangular. It reports false if s is not
+// numerically positive definite.
+func choleskyInverseT(s []float64, m int) bool {
+	// L, lower triangular, in place of the lower triangle of s (from the upper).
+	for j := range m {
+		d := s[j*m+j]
+		for l := range j {
+			d -= s[j*m+l] * s[j*m+l]
+		}
+		if !(d > 0) {
+			return false
+		}
+		d = math.Sqrt(d)
+		s[j*m+j] = d
+		for i := j + 1; i < m; i++ {
+			v := s[j*m+i] // upper entry (j, i) = (i, j)
+			for l := range j {
+				v -= s[i*m+l] * s[j*m+l]
+			}
+			s[i*m+j] = v / d
+		}
+	}
+	// X = L⁻¹ (lower), column by column, then write Xᵀ (upper) and clear the lower part.
+	x := make([]float64, m*m) // m ≤ b: small next to the block's n×b products
+	for c := range m {
+		for i := c; i < m; i++ {
+			v := 0.0
+			if i == c {
+				v = 1
+			}
+			for l := c; l < i; l++ {
+				v -= s[i*m+l] * x[l*m+c]
+			}
+			x[i*m+c] = v / s[i*m+i]
+		}
+	}
+	for i := range m {
+		for j := range m {
+			s[i*m+j] = x[j*m+i] // (L⁻ᵀ)ᵢⱼ = (L⁻¹)ⱼᵢ
+		}
+	}
+	return true
+}
