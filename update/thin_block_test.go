@@ -391,3 +391,42 @@ func TestExtendBlockBadInput(t *testing.T) {
 		}
 	}
 }
+
+// FuzzExtendBlock starts a Thin as FuzzThin does (decodeThin: small positive
+// semi-definite matrices on a coarse grid, centred or not, exact or at a rank) and adds
+// a block of 1 to 4 points whose kernel columns and matrix come from the numbers that
+// follow (the block matrix [[S·Sᵀ, A], [Aᵀ, C]] need not be positive semi-definite),
+// checked against its dense definition (extendBlockChecked).
+func FuzzExtendBlock(f *testing.F) {
+	f.Add([]byte{0, 0, 1, 0, 0, 64, 0, 0, 64, 1, 2, 3, 4, 5, 6, 7, 8})
+	f.Add([]byte{0x80 | 3, 2, 3, 0, 0, 64, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
+		23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48})
+	f.Add([]byte{5, 3, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+		1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, ok := decodeThin(data)
+		if !ok {
+			return
+		}
+		th, ok := c.start(t)
+		if !ok {
+			return
+		}
+		n, k := th.Dims()
+		b := int(c.ops[0]%4) + 1
+		nums := c.nums[c.n*c.n:]
+		if len(nums) < n*b+b*(b+1)/2 {
+			return
+		}
+		ab := mat.NewDense(n, b, append([]float64(nil), nums[:n*b]...))
+		nums = nums[n*b:]
+		cb := mat.NewSymDense(b, nil)
+		for i := range b {
+			for j := i; j < b; j++ {
+				cb.SetSym(i, j, nums[0])
+				nums = nums[1:]
+			}
+		}
+		extendBlockChecked(t, "fuzz", th, ab, cb, 64*float64(max(n, k)+2*b+7)*eps, c.centred)
+	})
+}
