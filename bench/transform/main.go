@@ -11,6 +11,8 @@
 //
 //   - ikpca-kpca-transform: kpca.Model (centred, batch fit of the m rows).Transform;
 //   - ikpca-nystrom-transform: kpca.Nystrom with the m rows as landmarks, Transform;
+//   - ikpca-nyskpca-transform: nystrom.Model (Nyström kernel PCA) with the m rows as
+//     landmarks, fitted on them, Transform;
 //   - ikpca-rnca-transform, ikpca-skpca-transform: RNCA (centred) and SKPCA (sketch of
 //     20 rows) with D = m random Fourier features, Transform;
 //   - ikpca-kernel-block: the kernel values alone, kernel.Cross blocks of 256 points
@@ -45,6 +47,7 @@ import (
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 	"github.com/ikpca/ikpca/native"
+	"github.com/ikpca/ikpca/nystrom"
 	"github.com/ikpca/ikpca/stream"
 )
 
@@ -53,7 +56,7 @@ const components = 6
 
 var (
 	methods = []string{
-		"ikpca-kpca-transform", "ikpca-nystrom-transform", "ikpca-rnca-transform",
+		"ikpca-kpca-transform", "ikpca-nystrom-transform", "ikpca-nyskpca-transform", "ikpca-rnca-transform",
 		"ikpca-skpca-transform", "ikpca-kernel-block", "ikpca-kernel-column",
 	}
 	datasets = []string{"magic", "a9a"}
@@ -220,6 +223,15 @@ func subject(method string, k kernel.RBF, train *mat.Dense, m, d int) (func(*mat
 			return nil, err
 		}
 		if err := ny.Grow(m); err != nil {
+			return nil, err
+		}
+		return transform(ny), nil
+	case "ikpca-nyskpca-transform":
+		ny, err := nystrom.New(k, train, nystrom.Options{})
+		if err != nil {
+			return nil, err
+		}
+		if err := ny.AddBatch(train); err != nil {
 			return nil, err
 		}
 		return transform(ny), nil
