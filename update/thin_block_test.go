@@ -143,6 +143,7 @@ func extendBlockChecked(t *testing.T, what string, th *Thin, ab *mat.Dense, cb m
 	for i := range ab.RawMatrix().Rows {
 		norm = math.Max(norm, mat.Norm(ab.RowView(i), 2))
 	}
+	norm = math.Max(norm, math.SmallestNonzeroFloat64) // a zero matrix: relative to the smallest
 	// The update represents the bordered matrix to within Neglected (ExtendBlock).
 	tol += th.Stats().Neglected / norm
 	pairCheck(t, what+": extend block", th, want, norm, tol, centred)
