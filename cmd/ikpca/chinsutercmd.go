@@ -24,7 +24,8 @@ func nameList(s string) []string {
 	return out
 }
 
-// intList parses a comma-separated list of integers of at least lo.
+// intList parses a comma-separated list of integers of at least lo and at most
+// maxCount.
 func intList(flag, s string, lo int) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
@@ -33,8 +34,8 @@ func intList(flag, s string, lo int) ([]int, error) {
 			continue
 		}
 		v, err := strconv.Atoi(f)
-		if err != nil || v < lo {
-			return nil, usageError{fmt.Errorf("--%s: bad entry %q (want integers ≥ %d)", flag, f, lo)}
+		if err != nil || v < lo || v > maxCount {
+			return nil, usageError{fmt.Errorf("--%s: bad entry %q (want integers from %d to %d)", flag, f, lo, maxCount)}
 		}
 		out = append(out, v)
 	}

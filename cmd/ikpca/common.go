@@ -111,7 +111,8 @@ func readPoints(ctx context.Context, e env, args []string, f *tableFlags) (*tabl
 // interruptible runs fn and waits for it, or for ctx: a read from a terminal or a pipe,
 // or a batch decomposition (one LAPACK call), cannot be stopped part-way, but the
 // command need not wait for it. On cancellation it returns errInterrupted, naming what
-// was abandoned; fn goes on in the background until the process exits.
+// was abandoned; fn goes on in the background until the process exits. A panic in fn is
+// returned as an internalError.
 func interruptible[T any](ctx context.Context, what string, fn func() (T, error)) (T, error) {
 	type result struct {
 		v   T
@@ -119,8 +120,14 @@ func interruptible[T any](ctx context.Context, what string, fn func() (T, error)
 	}
 	done := make(chan result, 1)
 	go func() {
-		v, err := fn()
-		done <- result{v, err}
+		var r result
+		defer func() {
+			if err := recovered(recover()); err != nil {
+				r = result{err: err} // a panic in fn: an internal error, not a crash
+			}
+			done <- r
+		}()
+		r.v, r.err = fn()
 	}()
 	select {
 	case r := <-done:
@@ -200,6 +207,17 @@ func (f *kernelFlags) check() error {
 	case !bandwidth:
 		if !f.given("gamma") {
 			f.gamma = 1
+		}
+		if name == "polynomial" {
+			// kernel.Validate's rules, before the data are read.
+			switch {
+			case f.degree < 1:
+				return usageError{fmt.Errorf("--degree must be at least 1, got %d", f.degree)}
+			case !(f.gamma >= 0) || math.IsInf(f.gamma, 0):
+				return usageError{fmt.Errorf("--gamma must be finite and not negative for the polynomial kernel, got %v", f.gamma)}
+			case !(f.coef0 >= 0) || math.IsInf(f.coef0, 0):
+				return usageError{fmt.Errorf("--coef0 must be finite and not negative, got %v", f.coef0)}
+			}
 		}
 		return nil
 	case f.given("sigma") && f.given("gamma"):

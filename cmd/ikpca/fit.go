@@ -161,6 +161,23 @@ func (ff *fitFlags) options(changed func(string) bool) (kpca.Options, error) {
 	case !(ff.refreshTol >= 0) || math.IsInf(ff.refreshTol, 0):
 		return opts, usageError{fmt.Errorf("--refresh-tol must be finite and not negative, got %v", ff.refreshTol)}
 	}
+	// Sizes whose arrays could not be allocated (docs/design.md, "Sizes"), checked
+	// before the data are read — and before --rank sets the default --m0.
+	if err := firstErr(
+		atMost("rank", ff.rank, maxSquare-2, "a model of rank R holds at least R+1 points and R+2 eigenvectors of them, within 2³⁰ numbers"),
+		atMost("m0", ff.m0, maxSquare, "the starting batch decomposes an m0×m0 kernel matrix, within 2³⁰ numbers"),
+	); err != nil {
+		return opts, err
+	}
+	if ff.window > 0 {
+		if ff.rank > 0 {
+			if err := atMost("window", ff.window, maxCount/(ff.rank+2), fmt.Sprintf("a window of W points at rank %d holds W×%d eigenvector entries, within 2³⁰", ff.rank, ff.rank+2)); err != nil {
+				return opts, err
+			}
+		} else if err := atMost("window", ff.window, maxSquare, "an exact window of W points holds a W×W decomposition, within 2³⁰ numbers; give --rank for more"); err != nil {
+			return opts, err
+		}
+	}
 	ff.stream = ff.stream || changed("m0") || changed("window")
 	if opts.Method == kpca.RankOne && (ff.rank > 0 || ff.window > 0 || !ff.stream) {
 		return opts, usageError{errors.New(`--method rank-one streams an exact model: give --stream, without --rank or --window`)}
@@ -231,8 +248,9 @@ func fitStream(ctx context.Context, e env, args []string, tf *tableFlags, kf *ke
 	d := src.width
 
 	// The first rows: the starting batch, and the sample the default bandwidth is taken
-	// from.
-	head := make([]float64, 0, max(ff.m0, bandwidthSample)*d)
+	// from. They are stored as they arrive: --m0 is checked against the rows read, and
+	// nothing is reserved for it beforehand.
+	head := make([]float64, 0, min(ff.m0, bandwidthSample)*d)
 	var lines []int
 	var headErr error
 	for len(lines) < max(ff.m0, bandwidthSample) {

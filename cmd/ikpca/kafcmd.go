@@ -54,9 +54,9 @@ of about 350 and 400 samples of 2000 (the paper's 0.06 refers to its own scaling
 	f.IntVar(&basis.Every, "basis-every", 50, "Figure 3: dictionary sizes between two comparisons")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the starts, the noise and the random features")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
-		if o.Trials < 1 || o.Train < 10 || o.Test < 1 || o.Every < 1 || o.Seed100 < 2 || o.Seed100 >= o.Train ||
-			basis.N < 10 || basis.M < 1 || basis.M >= basis.N || basis.Every < 1 {
-			return usageError{fmt.Errorf("need --trials ≥ 1, --train ≥ 10, --test ≥ 1, --every ≥ 1, 2 ≤ --seed-dictionary < --train, --basis-n ≥ 10, 1 ≤ --basis-m < --basis-n")}
+		if o.Trials < 1 || o.Train < 10 || o.Test < 1 || o.Gap < 0 || o.Every < 1 || o.Every > o.Train || o.Seed100 < 2 || o.Seed100 >= o.Train ||
+			basis.N < 10 || basis.M < 1 || basis.M >= basis.N || basis.Every < 1 || o.Noise < 0 || !(o.Eta > 0) || o.Quantisation < 0 {
+			return usageError{fmt.Errorf("need --trials ≥ 1, --train ≥ 10, --test ≥ 1, --gap ≥ 0, 1 ≤ --every ≤ --train, 2 ≤ --seed-dictionary < --train, --basis-n ≥ 10, 1 ≤ --basis-m < --basis-n, --noise ≥ 0, --eta > 0, --quantisation ≥ 0")}
 		}
 		basis.Seed, basis.Sigma = min(o.Seed100, basis.N-1), o.Sigma
 		ko := kaf.Options{Predict: o, Basis: basis}

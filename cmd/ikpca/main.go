@@ -25,9 +25,11 @@
 // behind; FIFOs, devices and /dev/fd/N are written in place.
 //
 // Exit status: 0 on success, 1 on an error (bad input names the file, line and field),
-// 2 on a usage error, 130 when interrupted by Ctrl-C (SIGINT) and 143 by SIGTERM (fit
-// still writes its outputs for the points processed so far; a second signal quits at
-// once), 141 when standard output's reader closed it early (the files are complete).
+// 2 on a usage error (a flag that is impossible or absurd included), 130 when interrupted
+// by Ctrl-C (SIGINT) and 143 by SIGTERM (fit still writes its outputs for the points
+// processed so far; a second signal quits at once), 141 when standard output's reader
+// closed it early (the files are complete), 70 on an internal error (a bug: a panic,
+// reported with its stack).
 package main
 
 import (
@@ -36,6 +38,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -64,8 +67,46 @@ type usageError struct{ error }
 // errInterrupted is returned when a command stops because its context was cancelled.
 var errInterrupted = errors.New("interrupted")
 
-// run executes one command line and returns the exit status.
-func run(ctx context.Context, args []string, e env) int {
+// statusInternal is the exit status of an internal error, a panic: EX_SOFTWARE of
+// sysexits.h, never 2, which is a usage error's (and an uncaught panic's in Go).
+const statusInternal = 70
+
+// internalError is a panic caught in one of the command's goroutines (the main one, or
+// interruptible's), with the stack where it happened.
+type internalError struct {
+	value any
+	stack []byte
+}
+
+func (e *internalError) Error() string {
+	return fmt.Sprintf("internal error (a bug, please report it): panic: %v", e.value)
+}
+
+// recovered returns the internalError of a recovered panic value v (recover's result),
+// or nil if there was no panic.
+func recovered(v any) error {
+	if v == nil {
+		return nil
+	}
+	return &internalError{value: v, stack: debug.Stack()}
+}
+
+// reportInternal writes an internal error and its stack and returns statusInternal.
+func reportInternal(e env, ie *internalError) int {
+	fmt.Fprintf(e.errw, "ikpca: %v\n\n%s", ie, ie.stack)
+	return statusInternal
+}
+
+// run executes one command line and returns the exit status. A panic in the command's
+// goroutines is an internal error (statusInternal), reported with its stack; a panic in
+// another goroutine (a library's workers) still ends the process as Go does, with
+// status 2 and the stack on standard error.
+func run(ctx context.Context, args []string, e env) (code int) {
+	defer func() {
+		if err := recovered(recover()); err != nil {
+			code = reportInternal(e, err.(*internalError))
+		}
+	}()
 	root := newRoot(e)
 	root.SetArgs(args)
 	root.SetIn(e.in)
@@ -74,7 +115,10 @@ func run(ctx context.Context, args []string, e env) int {
 	err := root.ExecuteContext(ctx)
 	var ue usageError
 	var sc signalCause
+	var ie *internalError
 	switch {
+	case errors.As(err, &ie):
+		return reportInternal(e, ie)
 	case err == nil:
 		if p, ok := e.out.(*pipeOut); ok && p.broken.Load() {
 			return statusBrokenPipe // quietly: the reader wanted no more
@@ -130,6 +174,8 @@ SIGTERM (a second signal quits at once), 141 standard output closed early by its
 	root.SuggestionsMinimumDistance = 2            // cobra's default, which SuggestionsFor does not apply
 	root.CompletionOptions.HiddenDefaultCmd = true // "ikpca completion SHELL" works, unlisted
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	// Before any command runs: its numeric flags are possible (checkNumbers).
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkNumbers(cmd.Flags()) }
 	demo := demoCommand(e)
 	root.Flags().AddFlagSet(demo.Flags())
 	root.RunE = demo.RunE

@@ -305,6 +305,15 @@ func (f *Figure) draw(c draw.Canvas, reserve vg.Length) error {
 	if f.LogY {
 		decades(&p.Y)
 	}
+	// A logarithmic axis without positive data (every curve empty) shows one decade.
+	for _, ax := range []struct {
+		a   *plot.Axis
+		log bool
+	}{{&p.X, f.LogX}, {&p.Y, f.LogY}} {
+		if ax.log && !(ax.a.Min > 0 && ax.a.Max > ax.a.Min) {
+			ax.a.Min, ax.a.Max = 1, 10
+		}
+	}
 	if f.YMax > f.YMin {
 		p.Y.Min, p.Y.Max = f.YMin, f.YMax
 	}
@@ -462,6 +471,9 @@ func decades(a *plot.Axis) {
 type decadeTicks struct{}
 
 func (decadeTicks) Ticks(min, max float64) []plot.Tick {
+	if !(min > 0) || !(max >= min) || math.IsInf(max, 1) {
+		return nil // no logarithmic range (an axis without data): no ticks, and no endless loop
+	}
 	lo, hi := int(math.Floor(math.Log10(min)+1e-9)), int(math.Ceil(math.Log10(max)-1e-9))
 	inside := func(v float64) bool { return v >= min*(1-1e-9) && v <= max*(1+1e-9) }
 	powers := 0

@@ -194,6 +194,11 @@ func TestWritePNG(t *testing.T) {
 	if err := (&Figure{Curves: []Curve{{X: x, Y: x[:2]}}}).WritePNG(&bytes.Buffer{}); err == nil {
 		t.Error("a curve with more abscissae than ordinates was drawn")
 	}
+	// Logarithmic axes without data (every curve empty) are drawn, not looped on.
+	empty := &Figure{LogX: true, LogY: true, Curves: []Curve{{Label: "none"}}}
+	if err := empty.WritePNG(&bytes.Buffer{}); err != nil {
+		t.Errorf("logarithmic axes without data: %v", err)
+	}
 }
 
 // TestGrid: panels in rows of Columns make a figure Columns panels wide and a panel
@@ -261,6 +266,9 @@ func TestDecadeTicks(t *testing.T) {
 		{520, 3100, "1000 2000"},
 		{30, 70, "50"},
 		{16, 8192, "100 1000"},
+		{-1, 1, ""}, // no logarithmic range: no ticks
+		{0, 10, ""},
+		{10, 1, ""},
 	} {
 		if got := labels(tc.min, tc.max); got != tc.want {
 			t.Errorf("[%g, %g]: labels %q, want %q", tc.min, tc.max, got, tc.want)

@@ -104,15 +104,28 @@ func run(ctx context.Context, o Options) (*Result, error) {
 		o.StreamN < 0 || (o.StreamN > 0 && o.StreamEvery < 1) || o.CostSteps < 1 {
 		return nil, fmt.Errorf("%w: chinsuter needs sizes, r, n′, c, KHA passes ≥ 1, a positive KHA rate, stream every ≥ 1 and cost steps ≥ 1", study.ErrOptions)
 	}
+	// Every size is bounded so that its n×n arrays stay within check.MaxFloats: batch
+	// kernel PCA and the exact models of n points, the batch references along the
+	// stream, a chunk's update, and the (r+1)·n′ pre-images of a compression
+	// (docs/design.md, "Sizes").
+	const maxSquare = 1 << 15
 	for _, n := range o.Sizes {
-		if n < 20 {
-			return nil, fmt.Errorf("%w: toy size %d < 20", study.ErrOptions, n)
+		if n < 20 || n > maxSquare {
+			return nil, fmt.Errorf("%w: toy size %d: want 20 to %d (batch kernel PCA's n×n matrix)", study.ErrOptions, n, maxSquare)
 		}
 	}
 	for _, m := range o.CostSizes {
-		if m < 2 {
-			return nil, fmt.Errorf("%w: cost size %d < 2", study.ErrOptions, m)
+		if m < 2 || m > maxSquare {
+			return nil, fmt.Errorf("%w: cost size %d: want 2 to %d (the exact models' m×m state)", study.ErrOptions, m, maxSquare)
 		}
+	}
+	switch {
+	case o.StreamN > maxSquare:
+		return nil, fmt.Errorf("%w: a stream of %d points: at most %d (the batch references' n×n matrices)", study.ErrOptions, o.StreamN, maxSquare)
+	case o.Chunk > maxSquare:
+		return nil, fmt.Errorf("%w: chunks of %d points: at most %d", study.ErrOptions, o.Chunk, maxSquare)
+	case o.PreImages > maxSquare/(o.Components+1):
+		return nil, fmt.Errorf("%w: %d components of %d pre-images each: (r+1)·n′ is at most %d (the compression's kernel matrix)", study.ErrOptions, o.Components, o.PreImages, maxSquare)
 	}
 	res := &Result{Options: o, Backend: native.Compiled, Exponents: map[string]float64{}}
 	k := kernel.RBF{Sigma: 1}

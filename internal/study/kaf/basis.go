@@ -2,13 +2,11 @@ package kaf
 
 import (
 	"context"
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/featurespace"
-	"github.com/ikpca/ikpca/internal/study"
 	"github.com/ikpca/ikpca/kaf"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
@@ -40,8 +38,8 @@ type BasisResult struct {
 
 // Basis computes both. It stops early with ctx's error when ctx is done.
 func Basis(ctx context.Context, o BasisOptions) (*BasisResult, error) {
-	if o.N < 10 || o.M < 1 || o.M >= o.N || o.Seed < 2 || o.Seed >= o.N || o.Every < 1 {
-		return nil, fmt.Errorf("%w: eigenmap needs n ≥ 10, 1 ≤ m < n, 2 ≤ seed < n and every ≥ 1", study.ErrOptions)
+	if err := o.check(); err != nil {
+		return nil, err
 	}
 	series, err := mackeyGlass(o.N + 7 + 100)
 	if err != nil {

@@ -35,6 +35,13 @@ type Options struct {
 // ctx's error when ctx is done. Options it cannot run with give an error wrapping
 // study.ErrOptions.
 func Run(ctx context.Context, o Options) ([]study.Output, error) {
+	// Both experiments' options, before either runs.
+	if err := o.Predict.check(); err != nil {
+		return nil, err
+	}
+	if err := o.Basis.check(); err != nil {
+		return nil, err
+	}
 	p := o.Predict
 	p.Progress = o.Progress.Stage("prediction")
 	pred, err := Predict(ctx, p)

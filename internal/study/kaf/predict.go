@@ -7,7 +7,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/study"
 	"github.com/ikpca/ikpca/kaf"
 )
 
@@ -55,8 +54,8 @@ type PredictResult struct {
 
 // Predict runs the experiment. It stops early with ctx's error when ctx is done.
 func Predict(ctx context.Context, o PredictOptions) (*PredictResult, error) {
-	if o.Trials < 1 || o.Train < 10 || o.Test < 1 || o.Order < 1 || o.Every < 1 || o.Features < 2 || o.Seed100 < 2 || o.Seed100 >= o.Train {
-		return nil, fmt.Errorf("%w: prediction options out of range", study.ErrOptions)
+	if err := o.check(); err != nil {
+		return nil, err
 	}
 	methods := o.Methods
 	if methods == nil {

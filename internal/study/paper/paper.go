@@ -53,17 +53,23 @@ var DataSets = []string{"magic", "yeast"}
 // It stops early with ctx's error when ctx is done. Options it cannot run with give an
 // error wrapping study.ErrOptions.
 func Run(ctx context.Context, o Options) ([]study.Output, error) {
-	var outs []study.Output
-	for _, name := range o.Datasets {
+	// Every data set's sizes, before any experiment runs.
+	points := make([]*mat.Dense, len(o.Datasets))
+	for i, name := range o.Datasets {
 		x, err := load(name, o.MagicRows)
 		if err != nil {
 			return nil, err
 		}
-		rows, d := x.Dims()
-		if o.MMax > rows || o.NystromN > rows || o.NystromN < 1 {
+		if rows, _ := x.Dims(); o.MMax > rows || o.NystromN > rows || o.NystromN < 1 {
 			return nil, fmt.Errorf("%w: %s has %d points: the model size %d and the Nyström size %d must not exceed it",
 				study.ErrOptions, name, rows, o.MMax, o.NystromN)
 		}
+		points[i] = x
+	}
+	var outs []study.Output
+	for i, name := range o.Datasets {
+		x := points[i]
+		rows, d := x.Dims()
 		sigma, err := kernel.DefaultBandwidth(x)
 		if err != nil {
 			return nil, err

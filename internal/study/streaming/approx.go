@@ -76,8 +76,11 @@ var approxMethods = []string{"SKPCA", "RNCA", "Nystrom", "exact"}
 
 // Approx runs the comparison. It stops early with ctx's error when ctx is done.
 func Approx(ctx context.Context, o ApproxOptions) (*ApproxResult, error) {
-	if len(o.Ells) == 0 || o.Features < 2 {
-		return nil, fmt.Errorf("%w: no sketch sizes or too few features", study.ErrOptions)
+	if !slices.Contains(DataSets, o.Dataset) {
+		return nil, fmt.Errorf("%w: unknown data set %q (want one of %v)", study.ErrOptions, o.Dataset, DataSets)
+	}
+	if err := o.check(rows(o.Dataset)); err != nil {
+		return nil, err
 	}
 	train, testX, err := load(o.Dataset, o.N, o.Test, o.Seed)
 	if err != nil {

@@ -26,7 +26,7 @@ func load(name string, n, test int, seed uint64) (train, testX *mat.Dense, err e
 	ds, _ := data.ByName(name)
 	X := ds.X
 	rows, _ := X.Dims()
-	if n < 2 || test < 1 || n+test > rows {
+	if n < 2 || test < 1 || n > rows || test > rows-n { // no n+test: it could overflow
 		return nil, nil, fmt.Errorf("%w: %d training and %d test points from %d rows", study.ErrOptions, n, test, rows)
 	}
 	perm := rand.New(rand.NewPCG(seed, 0x57)).Perm(rows)

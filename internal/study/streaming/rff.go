@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -40,8 +41,11 @@ var rffForms = []features.Form{features.CosSin, features.RandomPhase}
 
 // RFF measures the convergence. It stops early with ctx's error when ctx is done.
 func RFF(ctx context.Context, o RFFOptions) (*RFFResult, error) {
-	if o.N < 2 || o.Seeds < 1 || o.MaxLog < 5 {
-		return nil, fmt.Errorf("%w: random features need n ≥ 2, seeds ≥ 1 and a largest dimension of at least 2⁵", study.ErrOptions)
+	if !slices.Contains(DataSets, o.Dataset) {
+		return nil, fmt.Errorf("%w: unknown data set %q (want one of %v)", study.ErrOptions, o.Dataset, DataSets)
+	}
+	if err := o.check(rows(o.Dataset)); err != nil {
+		return nil, err
 	}
 	X, _, err := load(o.Dataset, o.N, 1, o.Seed)
 	if err != nil {

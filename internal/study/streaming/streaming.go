@@ -17,8 +17,6 @@ package streaming
 
 import (
 	"context"
-	"fmt"
-	"slices"
 
 	"github.com/ikpca/ikpca/internal/study"
 )
@@ -46,17 +44,11 @@ type Options struct {
 
 // Run runs the experiments and returns their outputs, with figures. It stops early with
 // ctx's error when ctx is done. Options it cannot run with give an error wrapping
-// study.ErrOptions.
+// study.ErrOptions, before any experiment runs.
 func Run(ctx context.Context, o Options) ([]study.Output, error) {
-	for _, name := range o.Datasets {
-		if !slices.Contains(DataSets, name) {
-			return nil, fmt.Errorf("%w: unknown data set %q (want one of %v)", study.ErrOptions, name, DataSets)
-		}
-	}
-	for _, name := range o.NystromDatasets {
-		if !slices.Contains(NystromDataSets, name) {
-			return nil, fmt.Errorf("%w: unknown data set %q for Nyström kernel PCA (want one of %v)", study.ErrOptions, name, NystromDataSets)
-		}
+	// Every experiment's options, before any of them runs.
+	if err := o.check(); err != nil {
+		return nil, err
 	}
 	var outs []study.Output
 	if o.RFF.N > 0 {

@@ -2,12 +2,10 @@ package streaming
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 
-	"github.com/ikpca/ikpca/internal/study"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
@@ -58,8 +56,8 @@ type online struct {
 
 // Toy runs the experiment. It stops early with ctx's error when ctx is done.
 func Toy(ctx context.Context, o ToyOptions) (*ToyResult, error) {
-	if o.Runs < 1 || o.N < 4 || o.Passes < 1 {
-		return nil, fmt.Errorf("%w: toy needs runs ≥ 1, N ≥ 4 and passes ≥ 1", study.ErrOptions)
+	if err := o.check(); err != nil {
+		return nil, err
 	}
 	k := kernel.Polynomial{Degree: 2, Scale: 1}
 	res := &ToyResult{Options: o}

@@ -131,53 +131,15 @@ type pendingRow struct {
 // Compare runs the comparison. It stops early with ctx's error when ctx is done; options
 // it cannot run with are errors wrapping study.ErrOptions.
 func Compare(ctx context.Context, o CompareOptions) (*CompareResult, error) {
-	if o.Components == 0 {
-		o.Components = 10
-	}
-	if o.Chunk == 0 {
-		o.Chunk = 500
-	}
-	if o.Python == "" {
-		o.Python = "/usr/bin/python3"
-	}
-	if o.Script == "" {
-		o.Script = "bench/sklearn_fit.py"
-	}
 	X, err := Points(o.Dataset, o.N, o.Seed)
 	if err != nil {
 		return nil, err
 	}
 	n, d := X.Dims()
+	if err := o.prepare(n); err != nil {
+		return nil, err
+	}
 	k := o.Components
-	if len(o.Ranks) == 0 {
-		return nil, fmt.Errorf("%w: no ranks", study.ErrOptions)
-	}
-	maxRank := slices.Max(o.Ranks)
-	if o.M0 == 0 {
-		o.M0 = min(2*maxRank, n)
-	}
-	switch {
-	case k < 1 || slices.Min(o.Ranks) < k:
-		return nil, fmt.Errorf("%w: %d components, ranks %v: every rank must be at least the components compared", study.ErrOptions, k, o.Ranks)
-	case o.M0 <= maxRank || o.M0 >= n:
-		return nil, fmt.Errorf("%w: a batch start of %d points must exceed every rank (%d) and be less than the %d points", study.ErrOptions, o.M0, maxRank, n)
-	case o.ExactN != 0 && (o.ExactN <= o.M0 || o.ExactN > n):
-		return nil, fmt.Errorf("%w: exact growth to %d points: must be more than the batch start %d and at most %d", study.ErrOptions, o.ExactN, o.M0, n)
-	case o.SketchRows > 0 && o.SketchRows < k:
-		return nil, fmt.Errorf("%w: SKPCA's %d sketch rows give fewer than %d components", study.ErrOptions, o.SketchRows, k)
-	case o.Chunk < 1:
-		return nil, fmt.Errorf("%w: Chin–Suter chunks of %d points", study.ErrOptions, o.Chunk)
-	}
-	for _, r := range o.ChinSuterRanks {
-		if !slices.Contains(o.Ranks, r) {
-			return nil, fmt.Errorf("%w: Chin–Suter at r = %d, not one of the ranks %v", study.ErrOptions, r, o.Ranks)
-		}
-	}
-	for _, s := range o.Sklearn {
-		if s != "dense" && s != "arpack" {
-			return nil, fmt.Errorf("%w: scikit-learn solver %q (want dense or arpack)", study.ErrOptions, s)
-		}
-	}
 	sigma, err := kernel.DefaultBandwidth(X)
 	if err != nil {
 		return nil, err
@@ -485,6 +447,55 @@ func (p pendingRow) evaluate(ref *reference, k int, km *kernelMatrix) error {
 			if !(p.lo[j] <= vals[j] && vals[j] <= p.hi[j]) {
 				row.Outside++
 			}
+		}
+	}
+	return nil
+}
+
+// prepare sets the defaults of o and checks it for a comparison on n points.
+func (o *CompareOptions) prepare(n int) error {
+	if o.Components == 0 {
+		o.Components = 10
+	}
+	if o.Chunk == 0 {
+		o.Chunk = 500
+	}
+	if o.Python == "" {
+		o.Python = "/usr/bin/python3"
+	}
+	if o.Script == "" {
+		o.Script = "bench/sklearn_fit.py"
+	}
+	k := o.Components
+	if len(o.Ranks) == 0 {
+		return fmt.Errorf("%w: no ranks", study.ErrOptions)
+	}
+	maxRank := slices.Max(o.Ranks)
+	if o.M0 == 0 {
+		o.M0 = min(2*maxRank, n)
+	}
+	switch {
+	case k < 1 || slices.Min(o.Ranks) < k:
+		return fmt.Errorf("%w: %d components, ranks %v: every rank must be at least the components compared", study.ErrOptions, k, o.Ranks)
+	case o.M0 <= maxRank || o.M0 >= n:
+		return fmt.Errorf("%w: a batch start of %d points must exceed every rank (%d) and be less than the %d points", study.ErrOptions, o.M0, maxRank, n)
+	case o.ExactN != 0 && (o.ExactN <= o.M0 || o.ExactN > n):
+		return fmt.Errorf("%w: exact growth to %d points: must be more than the batch start %d and at most %d", study.ErrOptions, o.ExactN, o.M0, n)
+	case o.SketchRows > 0 && o.SketchRows < k:
+		return fmt.Errorf("%w: SKPCA's %d sketch rows give fewer than %d components", study.ErrOptions, o.SketchRows, k)
+	case o.SketchRows > n:
+		return fmt.Errorf("%w: SKPCA's %d sketch rows: more than the %d points", study.ErrOptions, o.SketchRows, n)
+	case o.Chunk < 1:
+		return fmt.Errorf("%w: Chin–Suter chunks of %d points", study.ErrOptions, o.Chunk)
+	}
+	for _, r := range o.ChinSuterRanks {
+		if !slices.Contains(o.Ranks, r) {
+			return fmt.Errorf("%w: Chin–Suter at r = %d, not one of the ranks %v", study.ErrOptions, r, o.Ranks)
+		}
+	}
+	for _, s := range o.Sklearn {
+		if s != "dense" && s != "arpack" {
+			return fmt.Errorf("%w: scikit-learn solver %q (want dense or arpack)", study.ErrOptions, s)
 		}
 	}
 	return nil

@@ -48,6 +48,38 @@ func Points(name string, n int, seed uint64) (*mat.Dense, error) {
 	return out, nil
 }
 
+// classSizes returns the number of rows of MAGIC's classes "g" and "h".
+func classSizes() (g, h int) {
+	for _, l := range data.Magic().Labels {
+		switch l {
+		case "g":
+			g++
+		case "h":
+			h++
+		}
+	}
+	return g, h
+}
+
+// rows returns the number of points Points returns for the data set (0 for an unknown
+// one).
+func rows(name string, n int) int {
+	var X *mat.Dense
+	switch name {
+	case "magic":
+		X = data.Magic().X
+	case "a9a":
+		X = data.A9A().X
+	default:
+		return 0
+	}
+	r, _ := X.Dims()
+	if n <= 0 || n > r {
+		return r
+	}
+	return n
+}
+
 // classStream returns MAGIC's two classes one after the other: perClass rows of class
 // "g" (gamma) drawn at random, then perClass of class "h" (hadron), each class in a
 // seeded random order — a stream whose distribution changes once, at row perClass.

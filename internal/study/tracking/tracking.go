@@ -20,6 +20,7 @@ package tracking
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/ikpca/ikpca/internal/study"
@@ -45,6 +46,20 @@ type Options struct {
 func Run(ctx context.Context, o Options) ([]study.Output, error) {
 	if o.Headline == 0 {
 		o.Headline = 50
+	}
+	// Every comparison's options and the window's, before any of them runs.
+	for _, c := range o.Compare {
+		if !slices.Contains(DataSets, c.Dataset) {
+			return nil, fmt.Errorf("%w: unknown data set %q (want one of %v)", study.ErrOptions, c.Dataset, DataSets)
+		}
+		if err := c.prepare(rows(c.Dataset, c.N)); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Dataset, err)
+		}
+	}
+	if w := o.Window; w.PerClass >= 0 {
+		if err := w.prepare(); err != nil {
+			return nil, fmt.Errorf("window: %w", err)
+		}
 	}
 	var outs []study.Output
 	for _, c := range o.Compare {

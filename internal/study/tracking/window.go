@@ -68,33 +68,10 @@ type WindowResult struct {
 // Window runs the experiment. It stops early with ctx's error when ctx is done; options
 // it cannot run with are errors wrapping study.ErrOptions.
 func Window(ctx context.Context, o WindowOptions) (*WindowResult, error) {
-	if o.PerClass == 0 {
-		o.PerClass = 1500
-	}
-	if o.Size == 0 {
-		o.Size = 500
-	}
-	if o.Components == 0 {
-		o.Components = 5
-	}
-	if o.Every == 0 {
-		o.Every = 25
-	}
-	if o.M0 == 0 {
-		o.M0 = min(max(50, o.Rank+1, o.WindowRank+1), o.Size)
+	if err := o.prepare(); err != nil {
+		return nil, err
 	}
 	c := o.Components
-	switch {
-	case o.Size < 2 || o.Size > 2*o.PerClass:
-		return nil, fmt.Errorf("%w: a window of %d points on a stream of %d", study.ErrOptions, o.Size, 2*o.PerClass)
-	case c < 1 || c+1 >= o.Size || o.Every < 1:
-		return nil, fmt.Errorf("%w: %d components of windows of %d points, every %d points", study.ErrOptions, c, o.Size, o.Every)
-	case o.M0 > o.Size || o.M0 <= max(o.Rank, o.WindowRank, c) || o.WindowRank >= o.Size:
-		return nil, fmt.Errorf("%w: a batch start of %d points for ranks %d and %d, %d components and a window of %d",
-			study.ErrOptions, o.M0, o.WindowRank, o.Rank, c, o.Size)
-	case o.WindowRank > 0 && o.WindowRank < c || o.Rank > 0 && o.Rank < c:
-		return nil, fmt.Errorf("%w: ranks %d and %d below the %d components compared", study.ErrOptions, o.WindowRank, o.Rank, c)
-	}
 	X, err := classStream(o.PerClass, o.Seed)
 	if err != nil {
 		return nil, err
@@ -243,4 +220,39 @@ func featureSine(md *kpca.Model, R, Yc *mat.Dense, s *sineScratch) (float64, err
 	sv := svd.Values(nil)
 	cos := math.Min(sv[c-1], 1)
 	return math.Sqrt(math.Max(1-cos*cos, 0)), nil
+}
+
+// prepare sets the defaults of o and checks it, MAGIC's classes included.
+func (o *WindowOptions) prepare() error {
+	if o.PerClass == 0 {
+		o.PerClass = 1500
+	}
+	if o.Size == 0 {
+		o.Size = 500
+	}
+	if o.Components == 0 {
+		o.Components = 5
+	}
+	if o.Every == 0 {
+		o.Every = 25
+	}
+	if o.M0 == 0 {
+		o.M0 = min(max(50, o.Rank+1, o.WindowRank+1), o.Size)
+	}
+	if g, h := classSizes(); o.PerClass < 1 || o.PerClass > min(g, h) {
+		return fmt.Errorf("%w: %d points of each MAGIC class (it has %d and %d)", study.ErrOptions, o.PerClass, g, h)
+	}
+	c := o.Components
+	switch {
+	case o.Size < 2 || o.Size > 2*o.PerClass:
+		return fmt.Errorf("%w: a window of %d points on a stream of %d", study.ErrOptions, o.Size, 2*o.PerClass)
+	case c < 1 || c+1 >= o.Size || o.Every < 1:
+		return fmt.Errorf("%w: %d components of windows of %d points, every %d points", study.ErrOptions, c, o.Size, o.Every)
+	case o.M0 > o.Size || o.M0 <= max(o.Rank, o.WindowRank, c) || o.WindowRank >= o.Size:
+		return fmt.Errorf("%w: a batch start of %d points for ranks %d and %d, %d components and a window of %d",
+			study.ErrOptions, o.M0, o.WindowRank, o.Rank, c, o.Size)
+	case o.WindowRank > 0 && o.WindowRank < c || o.Rank > 0 && o.Rank < c:
+		return fmt.Errorf("%w: ranks %d and %d below the %d components compared", study.ErrOptions, o.WindowRank, o.Rank, c)
+	}
+	return nil
 }
