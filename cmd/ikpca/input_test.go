@@ -259,6 +259,10 @@ func TestFitMatchesLibrary(t *testing.T) {
 		{[]string{"--rank", "0"}, 25, kpca.Options{}},
 		{[]string{"--stream"}, 10, kpca.Options{}},
 		{[]string{"--m0", "12", "--rank", "4"}, 12, kpca.Options{Rank: 4}},
+		{[]string{"--m0", "12", "--rank", "4", "--block", "1"}, 12, kpca.Options{Rank: 4, Block: 1}},
+		{[]string{"--m0", "12", "--rank", "4", "--block", "5"}, 12, kpca.Options{Rank: 4, Block: 5}},
+		{[]string{"--batch-max", "20", "--rank", "4"}, 20, kpca.Options{Rank: 4}},
+		{[]string{"--batch-max", "24", "--k", "3"}, 25, kpca.Options{Rank: 3}}, // too few points to track at rank 50: a batch fit
 		{[]string{"--window", "15"}, 10, kpca.Options{Window: 15}},
 		{[]string{"--window", "15", "--rank", "6", "--uncentred"}, 10, kpca.Options{Window: 15, Rank: 6, Mode: kpca.Uncentred}},
 	} {
@@ -270,9 +274,18 @@ func TestFitMatchesLibrary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := c.m0; i < 25; i++ {
-			if err := md.Add(x.RawRowView(i)); err != nil {
+		switch {
+		case c.m0 < 25 && c.opts.Rank > 0 && c.opts.Window == 0 && c.opts.Block != 1:
+			// At rank r the rows come in blocks of --block (64 by default), the last
+			// one short: AddBatch of them all, which adds Options.Block at a time.
+			if err := md.AddBatch(x.Slice(c.m0, 25, 0, 8)); err != nil {
 				t.Fatal(err)
+			}
+		default:
+			for i := c.m0; i < 25; i++ {
+				if err := md.Add(x.RawRowView(i)); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 		var got []float64

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/kpca"
+)
+
+// TestTrackedFit: a batch fit of more than --batch-max points at rank r is tracked — a
+// batch start, then blocks — says so in its summary with the certificate, and its
+// checkpoint holds every point at that rank (by default max(--k, 50)).
+func TestTrackedFit(t *testing.T) {
+	dir := t.TempDir()
+	ckpt := filepath.Join(dir, "m.ckpt")
+	code, _, stderr := ikpca(t, yeastText(400), "fit", "--batch-max", "150", "--k", "3", "--model", ckpt, "--values", "")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "400 points read;") || !strings.Contains(stderr, "the top 50 eigenpairs") ||
+		!strings.Contains(stderr, "certified ‖K′ − K̃‖₂ ≤") {
+		t.Errorf("summary: %s", stderr)
+	}
+	if md := loadCheckpoint(t, ckpt); md.Len() != 400 || md.Options().Rank != 50 {
+		t.Errorf("checkpoint: %d points at rank %d, want 400 at 50", md.Len(), md.Options().Rank)
+	}
+	// Below --batch-max, or at --rank 0, it is one batch decomposition and says nothing.
+	for _, args := range [][]string{{"--batch-max", "400"}, {"--batch-max", "150", "--rank", "0"}} {
+		code, _, stderr := ikpca(t, yeastText(400), append([]string{"fit", "--values", ""}, args...)...)
+		if code != 0 || stderr != "" {
+			t.Errorf("%v: exit %d: %q", args, code, stderr)
+		}
+	}
+}
+
+// TestBlockBadPoint: a point whose kernel values are not finite (1e300 under a
+// polynomial kernel) inside a block of a stream stops the fit with exit status 1, an
+// error naming its line, and every output written for the points before it — the
+// block's earlier rows included, added one at a time once the block failed. A tracked
+// fit, which holds its whole input, finds the point before it starts and writes nothing.
+func TestBlockBadPoint(t *testing.T) {
+	dir := t.TempDir()
+	// After the first 1000 rows, which the kernel's check reads before a stream starts;
+	// 1000 rows after --m0 are 62 blocks of 16 and 8 rows, held when the bad one comes.
+	text := yeastText(1100) + "1e300,1,1,1,1,1,1,1\n" + yeastText(40)
+	ckpt := filepath.Join(dir, "m.ckpt")
+	code, _, stderr := ikpca(t, text, "fit", "--kernel", "polynomial", "--model", ckpt, "--values", "",
+		"--stream", "--m0", "100", "--rank", "5", "--block", "16")
+	if code != 1 || !strings.Contains(stderr, "line 1101") || !strings.Contains(stderr, "outputs written for the 1100 points before it") {
+		t.Fatalf("stream: exit %d: %s", code, stderr)
+	}
+	if md := loadCheckpoint(t, ckpt); md.Len() != 1100 {
+		t.Errorf("stream: checkpoint of %d points, want 1100", md.Len())
+	}
+	tracked := filepath.Join(dir, "tracked.ckpt")
+	code, _, stderr = ikpca(t, text, "fit", "--kernel", "polynomial", "--model", tracked, "--values", "",
+		"--batch-max", "100", "--rank", "5", "--block", "16")
+	if code != 1 || !strings.Contains(stderr, "point 1101") {
+		t.Errorf("tracked: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(tracked); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("tracked: a checkpoint was written for a fit that failed before its start: %v", err)
+	}
+}
+
+// TestTrackedFitInterrupted: a tracked fit cancelled between two blocks exits 130 and
+// leaves a checkpoint of the points added so far.
+func TestTrackedFitInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	ckpt := filepath.Join(dir, "m.ckpt")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	afterAdd = func(n int) {
+		if n == 150 {
+			cancel()
+		}
+	}
+	defer func() { afterAdd = nil }()
+	code, _, stderr := ikpcaCtx(t, ctx, yeastText(400), "fit", "--batch-max", "100", "--rank", "8", "--block", "10", "--model", ckpt, "--values", "")
+	if code != 130 || !strings.Contains(stderr, "interrupted after 150 points") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if md := loadCheckpoint(t, ckpt); md.Len() != 150 {
+		t.Errorf("checkpoint of %d points, want 150", md.Len())
+	}
+}
+
+// TestRowAdderInterrupted: rows held for a block when the context is cancelled are
+// added before the adder stops, and the row offered then is not.
+func TestRowAdderInterrupted(t *testing.T) {
+	X := data.Yeast().X
+	md, err := kpca.New(kernel.RBF{Sigma: 0.3}, X.Slice(0, 50, 0, 8), kpca.Options{Rank: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := 0
+	a := newRowAdder(md, 8, 10, 50, func() { steps++ })
+	ctx, cancel := context.WithCancel(context.Background())
+	for i := 50; i < 55; i++ {
+		if err := a.add(ctx, X.RawRowView(i), i+1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if md.Len() != 50 || a.read != 50 || steps != 0 {
+		t.Fatalf("rows added before the block is full: %d in the model, %d read, %d steps", md.Len(), a.read, steps)
+	}
+	cancel()
+	if err := a.add(ctx, X.RawRowView(55), 56); !errors.Is(err, context.Canceled) {
+		t.Fatalf("after cancellation: %v", err)
+	}
+	if md.Len() != 55 || a.read != 55 || steps != 1 {
+		t.Errorf("after cancellation: %d in the model, %d read, %d steps; want 55, 55, 1", md.Len(), a.read, steps)
+	}
+	// An exact model or a window adds its rows one at a time, whatever the block.
+	if b := newRowAdder(md, 8, 10, 55, func() {}).block; b != 10 {
+		t.Errorf("rank-r block %d", b)
+	}
+	ex, err := kpca.New(kernel.RBF{Sigma: 0.3}, X.Slice(0, 20, 0, 8), kpca.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := newRowAdder(ex, 8, 10, 20, func() {}).block; b != 1 {
+		t.Errorf("exact model: block %d", b)
+	}
+}
