@@ -18,7 +18,9 @@
 //   - ikpca-kernel-block: the kernel values alone, kernel.Cross blocks of 256 points
 //     against the m rows (the bulk path);
 //   - ikpca-kernel-column: the same values by kernel.Column, one point at a time (the
-//     element path the models used before kernel blocks).
+//     element path the models used before kernel blocks);
+//   - ikpca-dgemm-floor: the n×d by d×m product alone (native.Mul), the inner products
+//     every kernel block needs: the physical limit of a projection at d = 123.
 //
 // Each measurement runs in a child process of its own, so that its peak resident memory
 // (VmHWM: data, model and scores) is its own; the time is the best of -reps projections.
@@ -57,7 +59,7 @@ const components = 6
 var (
 	methods = []string{
 		"ikpca-kpca-transform", "ikpca-nystrom-transform", "ikpca-nyskpca-transform", "ikpca-rnca-transform",
-		"ikpca-skpca-transform", "ikpca-kernel-block", "ikpca-kernel-column",
+		"ikpca-skpca-transform", "ikpca-kernel-block", "ikpca-kernel-column", "ikpca-dgemm-floor",
 	}
 	datasets = []string{"magic", "a9a"}
 )
@@ -264,6 +266,15 @@ func subject(method string, k kernel.RBF, train *mat.Dense, m, d int) (func(*mat
 				hi := min(lo+block, n)
 				c.BlockTo(kb.Slice(0, hi-lo, 0, m).(*mat.Dense), test.Slice(lo, hi, 0, d).(*mat.Dense), &work)
 			}
+			return nil
+		}, nil
+	case "ikpca-dgemm-floor":
+		var prod *mat.Dense // allocated once: not zeroed in the timed loop
+		return func(test *mat.Dense) error {
+			if n, _ := test.Dims(); prod == nil {
+				prod = mat.NewDense(n, m, nil)
+			}
+			native.Mul(prod, test, train.T())
 			return nil
 		}, nil
 	case "ikpca-kernel-column":
