@@ -54,13 +54,13 @@ By default fit reads the whole input and computes one batch decomposition of it,
 the top --rank eigenpairs — by default --k, so that only those are computed (LAPACK
 dsyevr with an index range), as scikit-learn's KernelPCA does with n_components; --rank 0
 keeps every pair, the exact model that can later grow point by point exactly. An input of
-more than --batch-max points (4096 by default: a kernel matrix of 128 MiB) is not formed
-whole when --rank is above 0: fit decomposes its first 1000 points (fewer with a smaller
+more than --batch-max points (` + strconv.Itoa(defaultBatchMax) + ` by default: a kernel matrix of 128 MiB) is not formed
+whole when --rank is above 0: fit decomposes its first ` + strconv.Itoa(trackedStart) + ` points (fewer with a smaller
 --batch-max, at least 2R+2), keeps the top R pairs — --rank, by default the larger of --k
-and 50, for the top --k pairs are accurate only well inside the rank tracked — and adds
+and ` + strconv.Itoa(trackedRank) + `, for the top --k pairs are accurate only well inside the rank tracked — and adds
 the others in blocks of --block rows. Memory O(n·R), no n×n matrix; the summary gives the
-certificate ‖K′ − K̃‖₂ ≤ bound on what the truncations lost (the top pairs of all 19,020
-MAGIC points at R = 50 come within about 1e-7 of a batch fit: README).
+certificate ‖K′ − K̃‖₂ ≤ bound on what the truncations lost (on all 19,020 MAGIC points at
+R = 50, the top 10 eigenvalues came within 3.2e-7 of scikit-learn's batch fit: README).
 
 With --stream (implied by --m0 or --window) it starts from a batch decomposition of the
 first --m0 points and adds the others one at a time, reading the input as it goes:
