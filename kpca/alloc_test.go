@@ -62,14 +62,17 @@ func TestAddAllocations(t *testing.T) {
 // update's size allocates, times the step's updates.
 func TestStreamAllocations(t *testing.T) {
 	const w, r = 300, 20
-	x, k := sample(t, "magic", w+40)
+	// The points added: 3 to warm up, 11 by AllocsPerRun(10), 6 by AllocsPerRun(5) (each
+	// after a removal), 3 + Trials·10 by allocs.Count.
+	const extra = 3 + 11 + 6 + 3 + allocs.Trials*10
+	x, k := sample(t, "magic", w+extra)
 	for _, opts := range []Options{
 		{Window: w}, {Mode: Uncentred, Window: w},
 		{Window: w, Rank: r}, {Mode: Uncentred, Window: w, Rank: r},
 		{Rank: r}, {Mode: Uncentred, Rank: r},
 	} {
 		md := newModel(t, k, x.Slice(0, w, 0, 10), opts)
-		md.Reserve(w + 40)
+		md.Reserve(w + extra)
 		next := w
 		add := func() {
 			if err := md.Add(x.RawRowView(next)); err != nil {
@@ -117,10 +120,11 @@ func TestLongStreamAllocations(t *testing.T) {
 	if testing.Short() {
 		t.Skip("3200 rank-r steps")
 	}
-	x, k := sample(t, "magic", m+warm+steps)
+	const n = m + warm + allocs.Trials*steps // the points added
+	x, k := sample(t, "magic", n)
 	for _, opts := range []Options{{Rank: r}, {Mode: Uncentred, Rank: r}} {
 		md := newModel(t, k, x.Slice(0, m0, 0, 10), opts)
-		md.Reserve(m + warm + steps)
+		md.Reserve(n)
 		for i := m0; i < m; i++ {
 			if err := md.Add(x.RawRowView(i)); err != nil {
 				t.Fatal(err)

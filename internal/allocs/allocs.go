@@ -5,8 +5,9 @@ package allocs
 
 import "runtime"
 
-// trials is the number of times Count measures runs calls.
-const trials = 3
+// Trials is the number of times Count measures runs calls: f runs warm + Trials·runs
+// times in all (tests that feed f new data size it by this).
+const Trials = 3
 
 // Count returns the number of heap allocations made, by every goroutine, while f ran
 // runs times with GOMAXPROCS set to procs, after warm uncounted runs at that setting
@@ -30,7 +31,7 @@ func Count(procs, warm, runs int, f func()) uint64 {
 		f()
 	}
 	var least uint64
-	for i := range trials {
+	for i := range Trials {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		for range runs {
