@@ -281,6 +281,7 @@ func fitBatch(ctx context.Context, e env, args []string, tf *tableFlags, kf *ker
 		}
 		return md, rows, false, nil, nil
 	}
+	md.Reserve(rows) // the rows are known: no growing buffers, no garbage of their copies
 	bar := newProgress(e, "fitting (points)", rows)
 	defer bar.finish()
 	a := newRowAdder(md, d, ff.block, start, func() {})
