@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -105,6 +106,12 @@ func NewRFF(d int, opts RFFOptions) (*RFF, error) {
 		for i := range d {
 			raw.Data[i*raw.Stride+j] = rng.NormFloat64() / opts.Sigma
 		}
+	}
+	// A bandwidth below about 1e-307 makes a frequency N(0,1)/σ overflow, and every
+	// feature of every point (the origin's included: 0·∞) NaN. Found by FuzzLoadSKPCA,
+	// through a decoded SKPCA's options.
+	if !vec.Finite(raw.Data) {
+		return nil, fmt.Errorf("%w: bandwidth σ = %v is so small that the frequencies 1/σ overflow", errs.Argument, opts.Sigma)
 	}
 	r := &RFF{d: d, dim: opts.Dim, opts: opts, omega: omega, scale: math.Sqrt(2 / float64(opts.Dim))}
 	if opts.Form == RandomPhase {

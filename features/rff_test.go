@@ -1,6 +1,7 @@
 package features
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -20,10 +21,16 @@ func TestNewRFFErrors(t *testing.T) {
 		{3, RFFOptions{Dim: 10, Sigma: math.NaN()}},
 		{3, RFFOptions{Dim: 10, Sigma: math.Inf(1)}},
 		{3, RFFOptions{Dim: 10, Sigma: 1, Form: 7}},
+		{3, RFFOptions{Dim: 10, Sigma: 1e-310}}, // frequencies 1/σ overflow (FuzzLoadSKPCA)
+		{3, RFFOptions{Dim: 10, Sigma: math.SmallestNonzeroFloat64, Form: RandomPhase}},
 	} {
-		if _, err := NewRFF(c.d, c.opts); err == nil {
-			t.Errorf("NewRFF(%d, %+v): no error", c.d, c.opts)
+		if _, err := NewRFF(c.d, c.opts); !errors.Is(err, ErrArgument) {
+			t.Errorf("NewRFF(%d, %+v): %v, want ErrArgument", c.d, c.opts, err)
 		}
+	}
+	// The smallest bandwidths that keep the frequencies finite are accepted.
+	if _, err := NewRFF(3, RFFOptions{Dim: 10, Sigma: 1e-300}); err != nil {
+		t.Errorf("σ = 1e-300: %v", err)
 	}
 	if _, err := NewRFF(3, RFFOptions{Dim: 11, Sigma: 1, Form: RandomPhase}); err != nil {
 		t.Errorf("odd dimension, random phase: %v", err)
