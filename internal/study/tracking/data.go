@@ -27,13 +27,8 @@ const orderStream = 0x7ac
 // the command fit and scikit-learn read data/magic04.data). n ≤ 0 or more than the data
 // set has: all of them. An unknown name is an error wrapping study.ErrOptions.
 func Points(name string, n int, seed uint64) (*mat.Dense, error) {
-	var X *mat.Dense
-	switch name {
-	case "magic":
-		X = data.Magic().X
-	case "a9a":
-		X = data.A9A().X
-	default:
+	X := dataset(name)
+	if X == nil {
 		return nil, fmt.Errorf("%w: unknown data set %q (want one of %v)", study.ErrOptions, name, DataSets)
 	}
 	rows, d := X.Dims()
@@ -64,13 +59,8 @@ func classSizes() (g, h int) {
 // rows returns the number of points Points returns for the data set (0 for an unknown
 // one).
 func rows(name string, n int) int {
-	var X *mat.Dense
-	switch name {
-	case "magic":
-		X = data.Magic().X
-	case "a9a":
-		X = data.A9A().X
-	default:
+	X := dataset(name)
+	if X == nil {
 		return 0
 	}
 	r, _ := X.Dims()
@@ -130,4 +120,16 @@ func WritePoints(w io.Writer, X mat.Matrix) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// dataset returns the points of the data set of the comparison ("magic" or "a9a"), or
+// nil for an unknown name.
+func dataset(name string) *mat.Dense {
+	switch name {
+	case "magic":
+		return data.Magic().X
+	case "a9a":
+		return data.A9A().X
+	}
+	return nil
 }
