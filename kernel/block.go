@@ -205,7 +205,7 @@ func shiftRows(dst, norms []float64, a blas64.General, mu []float64, bad []int) 
 		for l, v := range a.Data[i*a.Stride : i*a.Stride+d] {
 			row[l] = v - mu[l]
 		}
-		norms[i] = vec.Dot(row, row) // summed like sqDist
+		norms[i] = vec.Dot(row, row) // summed like vec.SqDist
 	}
 }
 

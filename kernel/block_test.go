@@ -12,6 +12,7 @@ import (
 	"github.com/ikpca/ikpca/native"
 
 	"github.com/ikpca/ikpca/internal/allocs"
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 const eps = 0x1p-53
@@ -41,7 +42,7 @@ func blockBound(k Kernel, x, y []float64) (exact bool, bound float64) {
 	switch k := deref(k).(type) {
 	case RBF:
 		e := k.Eval(x, y)
-		v := sqDist(x, y) / (2 * k.Sigma * k.Sigma)
+		v := vec.SqDist(x, y) / (2 * k.Sigma * k.Sigma)
 		return false, (blockTolerance+(d+7)*eps)*max(1, v)*e + 0x1p-1022
 	case Polynomial:
 		deg := float64(k.Degree)
@@ -184,7 +185,7 @@ func TestBlockCancellation(t *testing.T) {
 					for j := range Y.RawMatrix().Rows {
 						x, y := X.RawRowView(i), Y.RawRowView(j)
 						want := refRBF(x, y, g2)
-						v := sqDist(x, y) / g2
+						v := vec.SqDist(x, y) / g2
 						bound := (documented*max(1, v)+eps*v+2*eps)*want + 0x1p-1073
 						if got := dst.At(i, j); !(math.Abs(got-want) <= bound) {
 							t.Fatalf("d=%d offset=%g σ=%g (%d,%d): %v, exact distance gives %v (v = %.3g, |Δ| = %.3g, bound %.3g)",

@@ -311,7 +311,7 @@ func fill(dst []float64, k Kernel, a []float64, stride, cols int, x []float64) {
 func fillRBF(dst, a []float64, stride int, x []float64, sigma float64) {
 	g, cols := 2*sigma*sigma, len(x)
 	for r := range dst {
-		dst[r] = sqDist(a[r*stride:r*stride+cols], x)
+		dst[r] = vec.SqDist(a[r*stride:r*stride+cols], x)
 	}
 	for r, v := range dst {
 		dst[r] = math.Exp(-v / g)

@@ -309,28 +309,6 @@ func (k Func) String() string {
 // specialised loops of Column and Matrix, so that all of them produce the
 // same bits.
 
-// sqDist returns ‖x−y‖², summed with four interleaved accumulators.
-func sqDist(x, y []float64) float64 {
-	y = y[:len(x)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		d0 := x[i] - y[i]
-		d1 := x[i+1] - y[i+1]
-		d2 := x[i+2] - y[i+2]
-		d3 := x[i+3] - y[i+3]
-		s0 += d0 * d0
-		s1 += d1 * d1
-		s2 += d2 * d2
-		s3 += d3 * d3
-	}
-	for ; i < len(x); i++ {
-		d := x[i] - y[i]
-		s0 += d * d
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
 // l1Dist returns ‖x−y‖₁, summed with four interleaved accumulators.
 func l1Dist(x, y []float64) float64 {
 	y = y[:len(x)]
@@ -350,7 +328,7 @@ func l1Dist(x, y []float64) float64 {
 
 // rbf returns exp(−‖x−y‖²/g) with g = 2σ².
 func rbf(x, y []float64, g float64) float64 {
-	return math.Exp(-sqDist(x, y) / g)
+	return math.Exp(-vec.SqDist(x, y) / g)
 }
 
 // laplacian returns exp(−‖x−y‖₁/σ).

@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // MedianDistance returns the median of the Euclidean distances ‖X_i − X_j‖
@@ -50,7 +52,7 @@ func MedianDistance(X *mat.Dense, limit int) (float64, error) {
 	for i := range m {
 		xi := raw.Data[i*s : i*s+d]
 		for j := i + 1; j < m; j++ {
-			sq = append(sq, sqDist(xi, raw.Data[j*s:j*s+d]))
+			sq = append(sq, vec.SqDist(xi, raw.Data[j*s:j*s+d]))
 		}
 	}
 

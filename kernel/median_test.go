@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // line returns the points v as rows of a one-column matrix.
@@ -86,7 +88,7 @@ func TestMedianDistanceRandom(t *testing.T) {
 			var dist []float64
 			for i := range m {
 				for j := i + 1; j < m; j++ {
-					dist = append(dist, math.Sqrt(sqDist(X.RawRowView(i), X.RawRowView(j))))
+					dist = append(dist, math.Sqrt(vec.SqDist(X.RawRowView(i), X.RawRowView(j))))
 				}
 			}
 			slices.Sort(dist)
