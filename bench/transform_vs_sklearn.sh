@@ -12,7 +12,7 @@
 # scikit-learn's KernelPCA.transform, and to the dgemm floor (the n×d by d×m product alone,
 # ikpca-dgemm-floor: a projection cannot be faster).
 #
-#   bench/transform_vs_sklearn.sh               # n = 10000, m = 1000: about a minute
+#   bench/transform_vs_sklearn.sh               # n = 10000, m = 1000, best of 10: about 2 minutes
 #   bench/transform_vs_sklearn.sh -n 200 -m 50  # a check that it runs
 #
 # Other flags: -baseline REV (another revision to compare with; it must have
@@ -22,7 +22,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-n=10000 m=1000 reps=3 baseline=d9e92bd
+n=10000 m=1000 reps=10 baseline=d9e92bd
 while (($#)); do
 	case "$1" in
 	-n) n="$2"; shift ;;

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"math"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -74,6 +75,7 @@ type BlockWork struct {
 	xs   []float64 // RBF: the shifted rows x̃ᵢ
 	xn   []float64 // RBF: ‖x̃ᵢ‖²
 	xbad []int     // rows of X with a NaN or infinite coordinate
+	kb   []float64 // ProjectTo: the kernel block
 	job  rowsJob   // a large block's rows on several goroutines
 }
 
@@ -81,18 +83,22 @@ type BlockWork struct {
 // shared workers), its loop a method value bound once, so that a parallel block
 // allocates nothing.
 type rowsJob struct {
-	team   parallel.Team
-	loop   int // loopPowers, loopElements or loopRBF
-	c      *Cross
-	out, x blas64.General
-	xn     []float64
-	fn     func(lo, hi int) // run, bound once
+	team    parallel.Team
+	loop    int // loopPowers, loopElements, loopRBF or loopRBFProject
+	c       *Cross
+	out, x  blas64.General
+	xn      []float64
+	p, proj blas64.General   // loopRBFProject: the vectors and the products
+	bad     atomic.Int64     // loopRBFProject: the first row with a non-finite value
+	first   int              // ProjectTo's result: bad, or −1
+	fn      func(lo, hi int) // run, bound once
 }
 
 const (
 	loopPowers = iota
 	loopElements
 	loopRBF
+	loopRBFProject
 )
 
 // run runs the job's loop over rows lo…hi−1.
@@ -102,6 +108,15 @@ func (j *rowsJob) run(lo, hi int) {
 		j.c.powers(j.out, lo, hi)
 	case loopElements:
 		j.c.elements(j.out, j.x, lo, hi)
+	case loopRBFProject:
+		if i := j.c.rbfProjectRows(j.out, j.x, j.xn, j.p, j.proj, lo, hi); i >= 0 {
+			for {
+				old := j.bad.Load()
+				if int64(i) >= old || j.bad.CompareAndSwap(old, int64(i)) {
+					break
+				}
+			}
+		}
 	default:
 		j.c.rbfRows(j.out, j.x, j.xn, lo, hi)
 	}
@@ -237,7 +252,11 @@ func (c *Cross) BlockTo(dst *mat.Dense, X *mat.Dense, work *BlockWork) {
 	if r, cc := dst.Dims(); r != x.Rows || cc != c.y.Rows {
 		panic(mat.ErrShape)
 	}
-	out := dst.RawMatrix()
+	c.block(dst.RawMatrix(), x, work)
+}
+
+// block is BlockTo on checked arguments: out (rows(x)×Len()) = K(x, Y).
+func (c *Cross) block(out, x blas64.General, work *BlockWork) {
 	switch c.kind {
 	case blockRBF:
 		c.blockRBF(out, x, work)
@@ -313,7 +332,7 @@ func (c *Cross) rbfRows(out, x blas64.General, xn []float64, lo, hi int) {
 	d, m := x.Cols, c.y.Rows
 	for i := lo; i < hi; i++ {
 		rbfRow(out.Data[i*out.Stride:i*out.Stride+m], xn[i], c.yn, x.Data[i*x.Stride:i*x.Stride+d],
-			c.y.Data, c.y.Stride, c.g2, c.coef)
+			c.y.Data, c.y.Stride, c.g2, c.coef, blas64.General{}, nil)
 	}
 }
 
@@ -324,48 +343,27 @@ func (c *Cross) rbfRows(out, x blas64.General, xn []float64, lo, hi int) {
 // directly from x and yⱼ (row j of y, stride ys), bit for bit as Eval: the cancellation
 // of close points far from the shift. docs/design.md, "Kernel blocks".
 //
-// Three passes, as fillRBF's two: the exponents (an entry to evaluate directly marked by
-// −1, as exponents are not negative), then the exponentials, independent of one another
-// so that they overlap in the pipeline, then the marked entries (whose exp(1) > 1).
-func rbfRow(row []float64, xn float64, yn, x, y []float64, ys int, g2, coef float64) {
+// The exponents and exponentials are native.RBFRow's (one vectorised pass with
+// OpenBLAS on AVX2, two in Go: the exponentials independent of one another, so that
+// they overlap in the pipeline), which marks the entries to evaluate directly by a value
+// above 1; then the marked entries.
+func rbfRow(row []float64, xn float64, yn, x, y []float64, ys int, g2, coef float64, p blas64.General, dots []float64) {
 	d := len(x)
 	// Products and squares below 2⁻¹⁰²² lose digits: each adds up to 2⁻¹⁰⁷⁴ to D̂'s error,
 	// 4d of them at most, which matters only for D̂ and 2σ² near 1e-300.
 	under := float64(4*d+4) * 0x1p-1074 / blockTolerance
 	// v = D̂·(1/2σ²): the rounded reciprocal adds ε·v to the division's ε·v, within the
-	// (τ + 10ε)·max(1, v) of blockTolerance. Plain comparisons rather than the max
-	// builtin, whose NaN and signed-zero rules cost a third of this loop; a NaN D̂ (an
-	// overflow) is marked explicitly.
-	inv := 1 / g2
-	yn = yn[:len(row)]
-	marked := false
-	for j, g := range row {
-		s := xn + yn[j]
-		dd := s + g
-		lim := g2
-		if dd > lim {
-			lim = dd
-		}
-		if !(coef*s+under <= lim) || dd != dd {
-			row[j] = -1
-			marked = true
-			continue
-		}
-		v := dd * inv
-		if v < 0 {
-			v = 0
-		}
-		row[j] = v
-	}
-	native.ExpNeg(row) // within 4 ulp; libmvec's vector exp with OpenBLAS on AVX2
-
-	if !marked {
+	// (τ + 10ε)·max(1, v) of blockTolerance.
+	if !native.RBFRowDots(row, yn, xn, 1/g2, g2, coef, under, p, dots) {
 		return
 	}
 	for j, v := range row {
 		if v > 1 {
 			row[j] = rbf(x, y[j*ys:j*ys+d], g2)
 		}
+	}
+	if p.Rows > 0 {
+		native.Gemv(blas.NoTrans, 1, p, blas64.Vector{N: len(row), Inc: 1, Data: row}, 0, blas64.Vector{N: p.Rows, Inc: 1, Data: dots})
 	}
 }
 

@@ -229,7 +229,7 @@ func matrixRBF(K blas64.Symmetric, x blas64.General, g2 float64) {
 	coef := float64(2*d+8) * unitRoundoff / blockTolerance
 	triangleRows(n, 1, func(i int) {
 		rbfRow(K.Data[i*K.Stride+i:i*K.Stride+n], xn[i], xn[i:], x.Data[i*x.Stride:i*x.Stride+d],
-			x.Data[i*x.Stride:], x.Stride, g2, coef)
+			x.Data[i*x.Stride:], x.Stride, g2, coef, blas64.General{}, nil)
 	})
 }
 

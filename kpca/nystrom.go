@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/ikpca/ikpca/internal/lanczos"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/kernel"
-	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/update"
 )
 
@@ -196,9 +194,9 @@ func (ny *Nystrom) VectorsTo(dst *mat.Dense) {
 // rows×k. Errors are those of ikpca.Model.Transform, and leave dst unchanged.
 //
 // The points go through in blocks of blocks.Size rows: the block's kernel values
-// against the landmarks by one kernel.Cross block (a dgemm for RBF, polynomial and linear
-// kernels, docs/design.md, "Kernel blocks"), then the scores by one dgemm with the m×k
-// matrix of the scaled, signed eigenvectors.
+// against the landmarks (kernel.Cross: a dgemm for RBF, polynomial and linear kernels,
+// docs/design.md, "Kernel blocks") times the scaled, signed eigenvectors
+// (Cross.ProjectTo: for RBF each row's scores as soon as its values are computed).
 func (ny *Nystrom) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	if _, err := errs.Transform(dst, X, ny.d, k, ny.m); err != nil {
 		return err
@@ -207,8 +205,8 @@ func (ny *Nystrom) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	v := ny.sym.Values(nil)
 	tol := zeroTolerance(v, m)
 	u := ny.sym.Vectors()
-	// proj: column q is ±u_j/√λ_j for j = m−1−q, zero for a numerically zero λ_j.
-	proj := mat.NewDense(m, k, nil)
+	// proj: row q is ±u_j/√λ_j for j = m−1−q, zero for a numerically zero λ_j.
+	proj := mat.NewDense(k, m, nil)
 	for q := range k {
 		j := m - 1 - q
 		if v[j] <= tol {
@@ -216,14 +214,17 @@ func (ny *Nystrom) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 		}
 		s := sign.OfColumn(&ny.prod, j) / math.Sqrt(v[j])
 		for l := range m {
-			proj.Set(l, q, s*u.At(l, j))
+			proj.Set(q, l, s*u.At(l, j))
 		}
 	}
-	return blocks.KernelScores(dst, kernel.NewCross(ny.kern, &ny.lview), X, k, func(_, _ int, kv, out *mat.Dense) error {
-		if !finiteDense(kv) {
-			return fmt.Errorf("%w: a kernel value is not finite", ErrNonFinite)
+	cross := kernel.NewCross(ny.kern, &ny.lview)
+	return blocks.KernelProjections(dst, cross, X, proj, func(lo, hi, bad int, out *mat.Dense) error {
+		if bad >= 0 {
+			return nonFiniteKernel(cross, X, lo+bad, "landmark")
 		}
-		native.Gemm(blas.NoTrans, blas.NoTrans, 1, kv.RawMatrix(), proj.RawMatrix(), 0, out.RawMatrix())
+		if !finiteDense(out) {
+			return fmt.Errorf("%w: a score is not finite", ErrNonFinite)
+		}
 		return nil
 	})
 }

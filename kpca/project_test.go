@@ -2,7 +2,9 @@ package kpca
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -207,5 +209,31 @@ func TestTransformErrors(t *testing.T) {
 	}
 	if err := md.Scores(&out, 0); !errorsIs(err, ErrArgument) {
 		t.Errorf("Scores(0): %v", err)
+	}
+}
+
+// TestTransformNonFiniteKernel: a point whose polynomial kernel values overflow, in the
+// first block or a later one, is an ErrNonFinite naming the point and a stored point,
+// and dst is left as it was.
+func TestTransformNonFiniteKernel(t *testing.T) {
+	x := points(t, "yeast", 40)
+	md := newModel(t, kernel.Polynomial{Degree: 3, Scale: 1, Offset: 1}, x, Options{})
+	for _, at := range []int{0, 600} {
+		X := mat.NewDense(700, 8, nil)
+		for i := range 700 {
+			copy(X.RawRowView(i), x.RawRowView(i%40))
+		}
+		for l := range 8 {
+			X.Set(at, l, 1e110)
+		}
+		dst := mat.NewDense(700, 2, nil)
+		dst.Set(3, 1, 7)
+		err := md.Transform(dst, X, 2)
+		if !errorsIs(err, ErrNonFinite) || !strings.Contains(err.Error(), fmt.Sprintf("kernel value of point %d with point ", at)) {
+			t.Errorf("huge point %d: %v", at, err)
+		}
+		if dst.At(3, 1) != 7 || dst.At(0, 0) != 0 {
+			t.Errorf("huge point %d: dst changed", at)
+		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/ikpca/ikpca/internal/blocks"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
-	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -218,67 +217,66 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	b := md.basis()
 	idx := b.order()[:k]
 	m := md.m
-	// The top k vectors, as columns of an m×k matrix, and their scales ±1/√λ, the sign
+	// The top k vectors, as the rows of a k×m matrix, and their scales ±1/√λ, the sign
 	// read from the vector (VectorsTo): O(m·k).
-	top := mat.NewDense(m, k, nil)
-	pv := make([]float64, m)
+	top := mat.NewDense(k, m, nil)
 	tol := zeroTolerance(b.values, m)
 	scale := make([]float64, k)
 	for q, j := range idx {
+		pv := top.RawRowView(q)
 		b.column(pv, j)
-		for i, v := range pv { // not SetCol, which copies through the blas64 registry
-			top.Set(i, q, v)
-		}
 		if b.values[j] > tol {
 			scale[q] = sign.Of(pv) / math.Sqrt(b.values[j])
 		}
 	}
-	// Kernel blocks K(X, points), a block of rows at a time: one kernel block (dgemm speed
-	// for RBF, polynomial and linear kernels: docs/design.md, "Kernel blocks") and one
-	// product each. Centring kₓ − K1/m is applied after the product, as the k shifts
-	// (K1/m)ᵀuⱼ computed once: a pass over the b×m block, serial and a division an entry,
-	// took two fifths of a block's time at d = 123. The rounding is of the same order
-	// either way — uⱼ ⊥ 1 cancels kₓ's constant part inside the product itself — and
-	// the shifts add ε·|(K1/m)ᵀuⱼ| ≤ ε·‖K1/m‖ (docs/design.md, "Projection of new
-	// points"). A kernel value that is not finite (an overflowing polynomial kernel) is
-	// an error, and so are products that overflow; either leaves dst as it was.
+	// The kernel block K(X, points) times the vectors, a block of rows at a time
+	// (kernel.Cross.ProjectTo: a dgemm for the distances or products of RBF,
+	// polynomial and linear kernels, and for RBF each row projected as soon as it is
+	// computed; docs/design.md, "Kernel blocks"). Centring kₓ − K1/m is applied after
+	// the product, as the k shifts (K1/m)ᵀuⱼ computed once: a pass over the b×m block,
+	// serial and a division an entry, took two fifths of a block's time at d = 123. The
+	// rounding is of the same order either way — uⱼ ⊥ 1 cancels kₓ's constant part
+	// inside the product itself — and the shifts add ε·|(K1/m)ᵀuⱼ| ≤ ε·‖K1/m‖
+	// (docs/design.md, "Projection of new points"). A kernel value that is not finite
+	// (an overflowing polynomial kernel) is an error, and so are products that
+	// overflow; either leaves dst as it was.
 	shift := make([]float64, k)
 	if md.opts.Mode == Centred {
 		mean := make([]float64, m)
 		for j := range mean {
 			mean[j] = md.rowSum[j] / float64(m)
 		}
-		raw := top.RawMatrix()
-		native.Gemv(blas.Trans, 1, raw, blas64.Vector{N: m, Inc: 1, Data: mean}, 0, blas64.Vector{N: k, Inc: 1, Data: shift})
+		native.Gemv(blas.NoTrans, 1, top.RawMatrix(), blas64.Vector{N: m, Inc: 1, Data: mean}, 0, blas64.Vector{N: k, Inc: 1, Data: shift})
 	}
-	var prod mat.Dense
-	return blocks.KernelScores(dst, kernel.NewCross(md.kern, &md.view), X, k, func(lo, hi int, cb, out *mat.Dense) error {
-		for i := range hi - lo {
-			if kx := cb.RawRowView(i); !vec.Finite(kx) {
-				return nonFiniteKernel(kx, lo+i)
-			}
+	cross := kernel.NewCross(md.kern, &md.view)
+	return blocks.KernelProjections(dst, cross, X, top, func(lo, hi, bad int, out *mat.Dense) error {
+		if bad >= 0 {
+			return nonFiniteKernel(cross, X, lo+bad, "point")
 		}
-		prod.Reset()
-		native.Mul(&prod, cb, top)
 		for i := range hi - lo {
-			for q := range k {
-				p := prod.At(i, q)
+			row := out.RawRowView(i)
+			for q, p := range row {
 				if math.IsNaN(p) || math.IsInf(p, 0) {
-					return nonFiniteKernel(cb.RawRowView(i), lo+i)
+					return nonFiniteKernel(cross, X, lo+i, "point")
 				}
-				out.Set(i, q, (p-shift[q])*scale[q])
+				row[q] = (p - shift[q]) * scale[q]
 			}
 		}
 		return nil
 	})
 }
 
-// nonFiniteKernel returns the error for point i of a Transform, whose kernel values kx
-// against the model's points made its scores non-finite.
-func nonFiniteKernel(kx []float64, i int) error {
-	for j, v := range kx {
+// nonFiniteKernel returns the error for point i of X in a Transform, whose scores are
+// not finite: the first of its kernel values against the model's points (the Cross
+// c; what names them, "point" or "landmark") that is not finite, evaluated again as
+// one block of one row, or the overflow of its products.
+func nonFiniteKernel(c *kernel.Cross, X mat.Matrix, i int, what string) error {
+	x := mat.NewDense(1, c.Dim(), mat.Row(nil, i, X))
+	var kx mat.Dense
+	c.BlockTo(&kx, x, nil)
+	for j, v := range kx.RawRowView(0) {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: kernel value of point %d with point %d is %g", ErrNonFinite, i, j, v)
+			return fmt.Errorf("%w: kernel value of point %d with %s %d is %g", ErrNonFinite, i, what, j, v)
 		}
 	}
 	return fmt.Errorf("%w: scores of point %d overflow", ErrNonFinite, i)

@@ -7,6 +7,7 @@ import (
 	"runtime"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	gonumblas "gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/lapack"
 	gonumlapack "gonum.org/v1/gonum/lapack/gonum"
@@ -65,3 +66,8 @@ func eigenSymTop(n, r int, a []float64, lda int, w, z []float64, ldz int) error 
 
 // expNeg is ExpNeg: the pure-Go table exponential.
 func expNeg(x []float64) { expNegGo(x) }
+
+// rbfRowDots is RBFRowDots: the Go loop, then dgemv.
+func rbfRowDots(row, yn []float64, xn, inv, g2, coef, under float64, p blas64.General, dots []float64) bool {
+	return rbfRowDotsGo(row, yn, xn, inv, g2, coef, under, p, dots)
+}

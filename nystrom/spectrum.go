@@ -167,12 +167,13 @@ func (m *Model) VectorsTo(dst *mat.Dense) {
 // Transform writes the scores of the rows of X on the top k components to dst (rows×k,
 // resized if empty): (φ(x) − φ̄)ᵀvⱼ with the unit directions vⱼ of VectorsTo, the
 // convention of ikpca.Model.Transform for a centring model. For a point the model has
-// seen, that is its coordinate in the kernel PCA of K̃. The rows go 256 at a time
-// through a kernel block against the landmarks (kernel.Cross: a dgemm for RBF,
+// seen, that is its coordinate in the kernel PCA of K̃. The rows go a block at a time
+// through their kernel values against the landmarks (kernel.Cross: a dgemm for RBF,
 // polynomial and linear kernels, every value within the accuracy docs/design.md,
-// "Kernel blocks", states) and one dgemm with the map folded into the directions,
-// kᵀ(F·V_k) − (c + φ̄)ᵀV_k: a point costs 2·r·k flops beyond its kernel values, and
-// its first scores do not depend on k. Errors are those of ikpca.Model.Transform, and
+// "Kernel blocks", states) and the products with the map folded into the directions,
+// kᵀ(F·V_k) − (c + φ̄)ᵀV_k (Cross.ProjectTo: for RBF each row's as soon as it is
+// computed): a point costs 2·r·k flops beyond its kernel values, and its first scores
+// do not depend on k. Errors are those of ikpca.Model.Transform, and
 // leave dst unchanged.
 func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	if _, err := errs.Transform(dst, X, m.d, k, m.components()); err != nil {
@@ -180,19 +181,22 @@ func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	}
 	m.settle()
 	r, p := m.r, m.p
-	// Only the shared Cross, G and b are read, and the scratch is KernelScores' own, so
-	// that reads may run concurrently.
-	G := blas64.General{Rows: r, Cols: k, Stride: p, Data: m.fold}
-	return blocks.KernelScores(dst, m.cross, X, k, func(lo, hi int, kb, out *mat.Dense) error {
-		nb := hi - lo
-		kd := kb.RawMatrix().Data[:nb*r]
-		if err := finiteKernel(kd, lo); err != nil {
-			return err
+	// The product with G = F·V_k goes with the kernel block (kernel.Cross.ProjectTo:
+	// for RBF each row of the block projected as soon as it is computed), which takes
+	// G's columns as the rows of a k×r matrix. Only the shared Cross, G and b are read,
+	// and the scratch is KernelProjections' own, so that reads may run concurrently.
+	gt := mat.NewDense(k, r, nil)
+	for l := range r {
+		for q, v := range m.fold[l*p : l*p+k] {
+			gt.Set(q, l, v)
 		}
-		o := out.RawMatrix()
-		native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(nb, r, kd), G, 0, o)
-		for i := range nb {
-			row := o.Data[i*o.Stride : i*o.Stride+k]
+	}
+	return blocks.KernelProjections(dst, m.cross, X, gt, func(lo, hi, bad int, out *mat.Dense) error {
+		if bad >= 0 {
+			return m.nonFiniteKernel(X, lo+bad)
+		}
+		for i := range hi - lo {
+			row := out.RawRowView(i)
 			for q, b := range m.base[:k] {
 				row[q] -= b
 			}
@@ -204,6 +208,21 @@ func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 		}
 		return nil
 	})
+}
+
+// nonFiniteKernel returns the error for point i of X in a Transform, some of whose
+// kernel values against the landmarks are not finite: the first of them, evaluated
+// again as a block of one row.
+func (m *Model) nonFiniteKernel(X mat.Matrix, i int) error {
+	x := mat.NewDense(1, m.d, mat.Row(nil, i, X))
+	var kx mat.Dense
+	m.cross.BlockTo(&kx, x, nil)
+	for l, v := range kx.RawRowView(0) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: kernel value of point %d with landmark %d is %g", ErrNonFinite, i, l, v)
+		}
+	}
+	return fmt.Errorf("%w: a kernel value of point %d is not finite", ErrNonFinite, i)
 }
 
 // Map returns the feature vector φ(x) = Σ^−½Wᵀk(L, x) ∈ Rʳ' of the point x, whose inner

@@ -107,3 +107,63 @@ func TestKernelScores(t *testing.T) {
 		t.Errorf("%v; %v rows scored of %d", err, mat.Sum(&dst), rows)
 	}
 }
+
+// TestKernelProjections: f receives the products of the block's rows' kernel values with
+// the rows of P, to 1e-12 (RBF values are at most 1, |P| < 5, 30 terms), for every row
+// once in order, and the first row of the block whose kernel values are not finite
+// (a point with a NaN coordinate, counted from the block's start; −1 in the others).
+// dst is written only when every block succeeded.
+func TestKernelProjections(t *testing.T) {
+	const rows, n, d, k = Size + 40, 30, 4, 3
+	rng := rand.New(rand.NewPCG(5, 6))
+	X, Y := testmat.Normal(rows, d, rng), testmat.Normal(n, d, rng)
+	P := testmat.Normal(k, n, rng)
+	kern := kernel.RBF{Sigma: 1.5}
+	c := kernel.NewCross(kern, Y)
+	var dst mat.Dense
+	next := 0
+	err := KernelProjections(&dst, c, X, P, func(lo, hi, bad int, out *mat.Dense) error {
+		if lo != next || bad != -1 {
+			t.Fatalf("block %d…%d after row %d, bad row %d", lo, hi, next, bad)
+		}
+		next = hi
+		for i := lo; i < hi; i++ {
+			for q := range k {
+				var want float64
+				for j := range n {
+					want += kern.Eval(X.RawRowView(i), Y.RawRowView(j)) * P.At(q, j)
+				}
+				if got := out.At(i-lo, q); math.Abs(got-want) > 1e-12 {
+					t.Fatalf("product (%d, %d) = %v, want %v", i, q, got, want)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil || next != rows {
+		t.Fatalf("%v; rows up to %d of %d", err, next, rows)
+	}
+	if r, cc := dst.Dims(); r != rows || cc != k {
+		t.Fatalf("dst is %d×%d, want %d×%d", r, cc, rows, k)
+	}
+	X.Set(Size+7, 2, math.NaN())
+	X.Set(Size+9, 1, math.NaN())
+	stop := errors.New("stop")
+	keep := mat.NewDense(rows, k, nil)
+	err = KernelProjections(keep, c, X, P, func(lo, hi, bad int, out *mat.Dense) error {
+		want := -1
+		if lo == Size {
+			want = 7
+		}
+		if bad != want {
+			t.Fatalf("block at %d: bad row %d, want %d", lo, bad, want)
+		}
+		if bad >= 0 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || mat.Sum(keep) != 0 {
+		t.Fatalf("%v; dst written on error", err)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // Kinds are one package's sentinel errors, each wrapping the ikpca error of the same
@@ -86,10 +87,15 @@ func (e Kinds) finite(X mat.Matrix) error {
 	r, c := X.Dims()
 	if raw, ok := X.(mat.RawMatrixer); ok {
 		// The common case, a *mat.Dense: read its rows directly rather than through
-		// At's bounds checks.
+		// At's bounds checks, with vec.Finite's branch-free sums, and look for the
+		// culprit only in a row that fails (it was 1.5% of a bulk Transform at d = 123).
 		m := raw.RawMatrix()
 		for i := range r {
-			for j, v := range m.Data[i*m.Stride : i*m.Stride+c] {
+			row := m.Data[i*m.Stride : i*m.Stride+c]
+			if vec.Finite(row) {
+				continue
+			}
+			for j, v := range row {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					return fmt.Errorf("%w: point %d, coordinate %d is %g", e.NonFinite, i, j, v)
 				}
