@@ -343,10 +343,12 @@ func (c *Cross) rbfRows(out, x blas64.General, xn []float64, lo, hi int) {
 // directly from x and yⱼ (row j of y, stride ys), bit for bit as Eval: the cancellation
 // of close points far from the shift. docs/design.md, "Kernel blocks".
 //
-// The exponents and exponentials are native.RBFRow's (one vectorised pass with
+// The exponents and exponentials are native.RBFRowDots's (one vectorised pass with
 // OpenBLAS on AVX2, two in Go: the exponentials independent of one another, so that
 // they overlap in the pipeline), which marks the entries to evaluate directly by a value
-// above 1; then the marked entries.
+// above 1; then the marked entries. If p has rows, dots receives the finished row's
+// products with them (ProjectTo): from the same pass where nothing was marked,
+// otherwise from one dgemv after the marked entries are evaluated.
 func rbfRow(row []float64, xn float64, yn, x, y []float64, ys int, g2, coef float64, p blas64.General, dots []float64) {
 	d := len(x)
 	// Products and squares below 2⁻¹⁰²² lose digits: each adds up to 2⁻¹⁰⁷⁴ to D̂'s error,
