@@ -132,6 +132,30 @@ func BenchmarkMedianDistance(b *testing.B) {
 	}
 }
 
+// blockSet is a block benchmark's data: the first m rows of a data set as the fixed
+// points Y, the next rows as the points X, and the median distance of Y.
+type blockSet struct {
+	ds   data.Dataset
+	d    int
+	Y, X *mat.Dense
+	med  float64
+}
+
+// blockSets returns the block benchmarks' data on MAGIC (d = 10) and a9a (d = 123).
+func blockSets(b *testing.B, m, rows int) []blockSet {
+	var out []blockSet
+	for _, ds := range []data.Dataset{data.Magic(), data.A9A()} {
+		_, d := ds.X.Dims()
+		Y := ds.X.Slice(0, m, 0, d).(*mat.Dense)
+		med, err := MedianDistance(Y, m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, blockSet{ds: ds, d: d, Y: Y, X: ds.X.Slice(m, m+rows, 0, d).(*mat.Dense), med: med})
+	}
+	return out
+}
+
 // BenchmarkBlock measures kernel blocks of new points against m = 1000 fixed points —
 // the work of a model's Transform — on MAGIC (d = 10) and a9a (d = 123): the first 1000
 // rows are Y, the next 4096 are projected 256 at a time. "bulk" is Cross.BlockTo,
@@ -139,14 +163,8 @@ func BenchmarkMedianDistance(b *testing.B) {
 // points/s is reported; the RBF's bandwidth is the median distance.
 func BenchmarkBlock(b *testing.B) {
 	const m, rows, block = 1000, 4096, 256
-	for _, ds := range []data.Dataset{data.Magic(), data.A9A()} {
-		_, d := ds.X.Dims()
-		Y := ds.X.Slice(0, m, 0, d).(*mat.Dense)
-		X := ds.X.Slice(m, m+rows, 0, d).(*mat.Dense)
-		med, err := MedianDistance(Y, m)
-		if err != nil {
-			b.Fatal(err)
-		}
+	for _, s := range blockSets(b, m, rows) {
+		ds, d, Y, X, med := s.ds, s.d, s.Y, s.X, s.med
 		kernels := []Kernel{RBF{Sigma: med}, Laplacian{Sigma: med}, Polynomial{Degree: 3, Scale: 1 / (med * med), Offset: 1}, Linear{}}
 		for _, k := range kernels {
 			b.Run(fmt.Sprintf("%s/d=%d/%s/bulk", ds.Name, d, kernelName(k)), func(b *testing.B) {
@@ -181,14 +199,8 @@ func BenchmarkBlock(b *testing.B) {
 // distance.
 func BenchmarkProject(b *testing.B) {
 	const m, rows, block, k = 1000, 4096, 512, 6
-	for _, ds := range []data.Dataset{data.Magic(), data.A9A()} {
-		_, d := ds.X.Dims()
-		Y := ds.X.Slice(0, m, 0, d).(*mat.Dense)
-		X := ds.X.Slice(m, m+rows, 0, d).(*mat.Dense)
-		med, err := MedianDistance(Y, m)
-		if err != nil {
-			b.Fatal(err)
-		}
+	for _, s := range blockSets(b, m, rows) {
+		ds, d, Y, X, med := s.ds, s.d, s.Y, s.X, s.med
 		P := mat.NewDense(k, m, nil)
 		for i := range k * m {
 			P.RawMatrix().Data[i] = float64(i%13)/13 - 0.5

@@ -236,16 +236,7 @@ func (c *Cross) BlockTo(dst *mat.Dense, X *mat.Dense, work *BlockWork) {
 	if work == nil {
 		work = new(BlockWork)
 	}
-	if !c.ready {
-		panic("kernel: Cross: not prepared (Reset)")
-	}
-	if X.IsEmpty() {
-		panic("kernel: Cross.BlockTo: empty X")
-	}
-	x := X.RawMatrix()
-	if x.Cols != c.y.Cols {
-		panic("kernel: Cross.BlockTo: X and Y have different dimensions")
-	}
+	x := c.points(X, "BlockTo")
 	if dst.IsEmpty() {
 		dst.ReuseAs(x.Rows, c.y.Rows)
 	}
@@ -253,6 +244,23 @@ func (c *Cross) BlockTo(dst *mat.Dense, X *mat.Dense, work *BlockWork) {
 		panic(mat.ErrShape)
 	}
 	c.block(dst.RawMatrix(), x, work)
+}
+
+// points returns the raw matrix of the points X of a block, after the checks BlockTo
+// and ProjectTo (method) share: it panics if the Cross was never Reset, or X is empty or
+// of another dimension than Y.
+func (c *Cross) points(X *mat.Dense, method string) blas64.General {
+	if !c.ready {
+		panic("kernel: Cross: not prepared (Reset)")
+	}
+	if X.IsEmpty() {
+		panic("kernel: Cross." + method + ": empty X")
+	}
+	x := X.RawMatrix()
+	if x.Cols != c.y.Cols {
+		panic("kernel: Cross." + method + ": X and Y have different dimensions")
+	}
+	return x
 }
 
 // block is BlockTo on checked arguments: out (rows(x)×Len()) = K(x, Y).

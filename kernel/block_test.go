@@ -362,17 +362,34 @@ func TestBlockBackends(t *testing.T) {
 	}
 }
 
+// extremeScales are the scales of TestBlockExtremes's points: squared norms that
+// overflow, tiny, and subnormal.
+var extremeScales = []float64{1e160, 1e-160, 1e-310}
+
+// extremePoints returns 6 points X and m points Y of dimension 4 at the given scale,
+// X's third a duplicate of Y's second.
+func extremePoints(rng *rand.Rand, scale float64, m int) (X, Y *mat.Dense) {
+	X, Y = randDense(rng, 6, 4), randDense(rng, m, 4)
+	X.Scale(scale, X)
+	Y.Scale(scale, Y)
+	copy(X.RawRowView(2), Y.RawRowView(1))
+	return X, Y
+}
+
+// extremeKernels returns every kernel, and RBFs whose 2σ² overflows or underflows, or
+// whose σ is the points' scale.
+func extremeKernels(scale float64) []Kernel {
+	return append(allKernels(), RBF{Sigma: 1e200}, RBF{Sigma: 1e-200}, RBF{Sigma: scale})
+}
+
 // TestBlockExtremes checks blocks of points whose coordinates are huge (squared norms
 // overflow), tiny or subnormal, and bandwidths whose 2σ² overflows or underflows: every
 // entry is Eval's within blockBound, NaN where Eval gives NaN.
 func TestBlockExtremes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(91, 92))
-	for _, scale := range []float64{1e160, 1e-160, 1e-310} {
-		X, Y := randDense(rng, 6, 4), randDense(rng, 5, 4)
-		X.Scale(scale, X)
-		Y.Scale(scale, Y)
-		copy(X.RawRowView(2), Y.RawRowView(1)) // a duplicate
-		for _, k := range append(allKernels(), RBF{Sigma: 1e200}, RBF{Sigma: 1e-200}, RBF{Sigma: scale}) {
+	for _, scale := range extremeScales {
+		X, Y := extremePoints(rng, scale, 5)
+		for _, k := range extremeKernels(scale) {
 			checkBlock(t, k, X, Y)
 			K := Matrix(k, Y)
 			for i := range 5 {

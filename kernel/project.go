@@ -37,19 +37,11 @@ func (c *Cross) ProjectTo(dst, X, P *mat.Dense, work *BlockWork) int {
 	if work == nil {
 		work = new(BlockWork)
 	}
-	if !c.ready {
-		panic("kernel: Cross: not prepared (Reset)")
-	}
-	if X.IsEmpty() {
-		panic("kernel: Cross.ProjectTo: empty X")
-	}
+	x := c.points(X, "ProjectTo")
 	if P.IsEmpty() {
 		panic("kernel: Cross.ProjectTo: empty P")
 	}
-	x, p := X.RawMatrix(), P.RawMatrix()
-	if x.Cols != c.y.Cols {
-		panic("kernel: Cross.ProjectTo: X and Y have different dimensions")
-	}
+	p := P.RawMatrix()
 	if p.Cols != c.y.Rows {
 		panic("kernel: Cross.ProjectTo: P's rows are not of length Len()")
 	}

@@ -152,12 +152,9 @@ func TestProjectNonFinite(t *testing.T) {
 	for _, k := range allKernels() {
 		checkProject(t, k, X, Y, P, nil)
 	}
-	for _, scale := range []float64{1e160, 1e-160, 1e-310} {
-		X, Y := randDense(rng, 6, 4), randDense(rng, 9, 4)
-		X.Scale(scale, X)
-		Y.Scale(scale, Y)
-		copy(X.RawRowView(2), Y.RawRowView(1)) // a duplicate
-		for _, k := range append(allKernels(), RBF{Sigma: 1e200}, RBF{Sigma: 1e-200}, RBF{Sigma: scale}) {
+	for _, scale := range extremeScales {
+		X, Y := extremePoints(rng, scale, 9)
+		for _, k := range extremeKernels(scale) {
 			checkProject(t, k, X, Y, P, nil)
 		}
 	}
