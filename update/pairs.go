@@ -5,6 +5,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/probe"
 )
 
 // The read-outs and the set-up that Sym and Thin share: a Sym is a square Thin (k = n)
@@ -62,6 +64,14 @@ func ascending(perm []int, values []float64) {
 // (dst[off+i*ld : off+i*ld+len(perm)]) to row i of src with its columns permuted the
 // same way: the eigenpairs of SetEigen and Set in ascending order.
 func permute(dst []float64, off, ld int, dstValues []float64, src blas64.General, values []float64, perm []int) {
+	permuteColumns(dst, off, ld, src, perm)
+	for p, j := range perm {
+		dstValues[p] = values[j]
+	}
+}
+
+// permuteColumns writes column perm[p] of src to column p of dst (row i at off + i·ld).
+func permuteColumns(dst []float64, off, ld int, src blas64.General, perm []int) {
 	for i := range src.Rows {
 		from := src.Data[i*src.Stride : i*src.Stride+src.Cols]
 		to := dst[off+i*ld : off+i*ld+len(perm)]
@@ -69,7 +79,17 @@ func permute(dst []float64, off, ld int, dstValues []float64, src blas64.General
 			to[p] = from[j]
 		}
 	}
-	for p, j := range perm {
-		dstValues[p] = values[j]
-	}
+}
+
+// sortedOrthogonality returns probe.Orthogonality of the columns of v in the order perm
+// — the order in which SetEigen and Set store them — computed on a copy in that order
+// (sorted, n×len(perm)), and the scratch x, y, r (len(perm), n, len(perm)). Probing the
+// vectors as they are stored makes the check a function of the stored state: the
+// probe's deviation depends on the columns' order, so vectors given in another order
+// could pass it and then, saved sorted and loaded again, fail it (FuzzLoad found a
+// checkpoint that did).
+func sortedOrthogonality(v blas64.General, perm []int, sorted, x, y, r []float64) float64 {
+	k := len(perm)
+	permuteColumns(sorted, 0, k, v, perm)
+	return probe.Orthogonality(blas64.General{Rows: v.Rows, Cols: k, Stride: k, Data: sorted}, x, probe.Fill(x, probe.Seed), y, r)
 }

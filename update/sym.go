@@ -31,7 +31,6 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/probe"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/secular"
 )
@@ -258,8 +257,9 @@ func (s *Sym) Factorize(a mat.Symmetric) error {
 
 // SetEigen starts the decomposition from known eigenvalues and orthonormal eigenvectors
 // (the columns of vectors), in any order: they are sorted. The orthonormality of the
-// vectors is checked with a random probe in O(n²) and the call fails with
-// ErrNotOrthogonal if it is off by more than 1e-8. A nil vectors is an error wrapping
+// vectors, sorted as they will be stored, is checked with a random probe in O(n²) — so
+// that the verdict does not depend on the order the pairs come in — and the call fails
+// with ErrNotOrthogonal if it is off by more than 1e-8. A nil vectors is an error wrapping
 // ErrArgument (an empty decomposition takes an empty matrix: &mat.Dense{}). On error s
 // is unchanged.
 func (s *Sym) SetEigen(values []float64, vectors *mat.Dense) error {
@@ -274,18 +274,22 @@ func (s *Sym) SetEigen(values []float64, vectors *mat.Dense) error {
 		return err
 	}
 	raw := vectors.RawMatrix()
-	if n > 0 {
-		scratch := s.growScratch(n)
-		x, y, r := scratch[:n], scratch[n:2*n], scratch[2*n:]
-		if dev := probe.Orthogonality(raw, x, probe.Fill(x, probe.Seed), y, r); dev > 1e-8 {
-			return fmt.Errorf("%w: ‖VᵀV·x − x‖/‖x‖ = %.3g for a probe x", ErrNotOrthogonal, dev)
-		}
-	}
+	// The vectors are sorted into the second buffer and probed there, as they will be
+	// stored (sortedOrthogonality); the buffer, the order and the scratch are not state.
 	s.growState(n)
 	s.reserveBuffer()
 	perm := s.order[:n]
 	ascending(perm, values)
-	permute(s.spare, 0, n, s.values, raw, values, perm)
+	if n > 0 {
+		scratch := s.growScratch(n)
+		x, y, r := scratch[:n], scratch[n:2*n], scratch[2*n:]
+		if dev := sortedOrthogonality(raw, perm, s.spare, x, y, r); dev > 1e-8 {
+			return fmt.Errorf("%w: ‖VᵀV·x − x‖/‖x‖ = %.3g for a probe x", ErrNotOrthogonal, dev)
+		}
+	}
+	for p, j := range perm {
+		s.values[p] = values[j]
+	}
 	s.u, s.spare = s.spare, s.u
 	s.n = n
 	s.stats = Stats{Op: "set", Stats: secular.Stats{Size: n}}

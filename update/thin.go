@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/probe"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/secular"
 )
@@ -304,9 +303,10 @@ func (t *Thin) Bytes() int {
 }
 
 // Set starts the decomposition from k eigenvalues and n×k vectors with orthonormal
-// columns, in any order: they are sorted. The orthonormality is checked with a random
-// probe in O(n·k), and the call fails with ErrNotOrthogonal if it is off by more than
-// 1e-8. A nil vectors is an error wrapping ErrArgument (an empty decomposition of n rows
+// columns, in any order: they are sorted. The orthonormality of the vectors, sorted as
+// they will be stored, is checked with a random probe in O(n·k) — so that the verdict
+// does not depend on the order the pairs come in — and the call fails with
+// ErrNotOrthogonal if it is off by more than 1e-8. A nil vectors is an error wrapping ErrArgument (an empty decomposition of n rows
 // takes an n×0 matrix, which gonum cannot make: use Reset). On error t is unchanged.
 func (t *Thin) Set(values []float64, vectors *mat.Dense) error {
 	if vectors == nil {
@@ -321,13 +321,14 @@ func (t *Thin) Set(values []float64, vectors *mat.Dense) error {
 		return err
 	}
 	raw := vectors.RawMatrix()
+	// Probed as they will be stored, sorted (sortedOrthogonality), on a copy: V is state.
+	perm := make([]int, k)
+	ascending(perm, values)
 	x, y, r := make([]float64, k), make([]float64, n), make([]float64, k)
-	if dev := probe.Orthogonality(raw, x, probe.Fill(x, probe.Seed), y, r); dev > 1e-8 {
+	if dev := sortedOrthogonality(raw, perm, make([]float64, n*k), x, y, r); dev > 1e-8 {
 		return fmt.Errorf("%w: ‖VᵀV·x − x‖/‖x‖ = %.3g for a probe x", ErrNotOrthogonal, dev)
 	}
 	t.growState(n, k)
-	perm := t.order[:k]
-	ascending(perm, values)
 	t.rows, t.k = n, k
 	permute(t.v, 1, t.ld, t.values, raw, values, perm)
 	t.stats = Stats{Op: "set", Stats: secular.Stats{Size: k}}
