@@ -60,13 +60,11 @@ func ascending(perm []int, values []float64) {
 	})
 }
 
-// permute sets dstValues[p] = values[perm[p]], and row i of the matrix stored in dst
-// (dst[off+i*ld : off+i*ld+len(perm)]) to row i of src with its columns permuted the
-// same way: the eigenpairs of SetEigen and Set in ascending order.
-func permute(dst []float64, off, ld int, dstValues []float64, src blas64.General, values []float64, perm []int) {
-	permuteColumns(dst, off, ld, src, perm)
+// permuteValues sets dst[p] = values[perm[p]]: the eigenvalues of SetEigen and Set in
+// ascending order (perm from ascending), their vectors by permuteColumns.
+func permuteValues(dst, values []float64, perm []int) {
 	for p, j := range perm {
-		dstValues[p] = values[j]
+		dst[p] = values[j]
 	}
 }
 

@@ -287,9 +287,7 @@ func (s *Sym) SetEigen(values []float64, vectors *mat.Dense) error {
 			return fmt.Errorf("%w: ‖VᵀV·x − x‖/‖x‖ = %.3g for a probe x", ErrNotOrthogonal, dev)
 		}
 	}
-	for p, j := range perm {
-		s.values[p] = values[j]
-	}
+	permuteValues(s.values, values, perm)
 	s.u, s.spare = s.spare, s.u
 	s.n = n
 	s.stats = Stats{Op: "set", Stats: secular.Stats{Size: n}}

@@ -325,12 +325,16 @@ func (t *Thin) Set(values []float64, vectors *mat.Dense) error {
 	perm := make([]int, k)
 	ascending(perm, values)
 	x, y, r := make([]float64, k), make([]float64, n), make([]float64, k)
-	if dev := sortedOrthogonality(raw, perm, make([]float64, n*k), x, y, r); dev > 1e-8 {
+	sorted := make([]float64, n*k)
+	if dev := sortedOrthogonality(raw, perm, sorted, x, y, r); dev > 1e-8 {
 		return fmt.Errorf("%w: ‖VᵀV·x − x‖/‖x‖ = %.3g for a probe x", ErrNotOrthogonal, dev)
 	}
 	t.growState(n, k)
 	t.rows, t.k = n, k
-	permute(t.v, 1, t.ld, t.values, raw, values, perm)
+	for i := range n {
+		copy(t.row(i), sorted[i*k:i*k+k])
+	}
+	permuteValues(t.values, values, perm)
 	t.stats = Stats{Op: "set", Stats: secular.Stats{Size: k}}
 	return nil
 }
