@@ -24,7 +24,7 @@ fi
 
 # OpenBLAS and LAPACKE for -tags openblas (docs/design.md, "Backends"), and Debian's
 # scikit-learn (1.2.1, with NumPy and SciPy; about 30 s to install) for the tracking
-# study's comparison with KernelPCA, which internal/study/tracking's TestSklearn runs
+# study's comparison with KernelPCA, which cmd/ikpca/internal/study/tracking's TestSklearn runs
 # through /usr/bin/python3 and skips without it.
 missing=()
 for pkg in libopenblas-dev liblapacke-dev python3-sklearn; do

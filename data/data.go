@@ -11,6 +11,7 @@ package data
 
 import (
 	_ "embed"
+	"math/rand/v2"
 	"slices"
 	"strings"
 
@@ -40,6 +41,28 @@ func (d Dataset) clone() Dataset {
 		c.X = mat.DenseCopyOf(d.X)
 	}
 	return c
+}
+
+// shuffleStream is the PCG stream of Shuffled's order (the seed is the other half of the
+// state). Its value is arbitrary but fixed: the study "ikpca tracking", the command's
+// comparison with scikit-learn (bench/fit_vs_sklearn.sh) and their tests see one order.
+const shuffleStream = 0x7ac
+
+// Shuffled returns the first n rows of X in a seeded random order (a permutation of all
+// the rows drawn by PCG from seed), as a new matrix: a sample of n points without
+// replacement that is the same on every machine for the same seed, and whose first rows
+// are those of any larger n. n ≤ 0, or more than X has rows, means all of them.
+func (d Dataset) Shuffled(n int, seed uint64) *mat.Dense {
+	rows, cols := d.X.Dims()
+	if n <= 0 || n > rows {
+		n = rows
+	}
+	perm := rand.New(rand.NewPCG(seed, shuffleStream)).Perm(rows)
+	out := mat.NewDense(n, cols, nil)
+	for i := range n {
+		out.SetRow(i, d.X.RawRowView(perm[i]))
+	}
+	return out
 }
 
 // ByName returns the embedded data set whose Name is name — "yeast", "magic",

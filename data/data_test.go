@@ -140,3 +140,33 @@ func TestByName(t *testing.T) {
 		}
 	}
 }
+
+func TestShuffled(t *testing.T) {
+	ds := Yeast()
+	rows, d := ds.X.Dims()
+	all := ds.Shuffled(0, 7)
+	if r, c := all.Dims(); r != rows || c != d {
+		t.Fatalf("all: %d×%d, want %d×%d", r, c, rows, d)
+	}
+	// A permutation: every row of X once (rows of Yeast may repeat, so compare counts).
+	count := map[string]int{}
+	for i := range rows {
+		count[fmt.Sprint(ds.X.RawRowView(i))]++
+		count[fmt.Sprint(all.RawRowView(i))]--
+	}
+	for k, v := range count {
+		if v != 0 {
+			t.Fatalf("row %s: %+d in the shuffled rows", k, -v)
+		}
+	}
+	head := ds.Shuffled(100, 7)
+	if !mat.Equal(head, all.Slice(0, 100, 0, d)) {
+		t.Error("the first 100 rows are not the prefix of the order")
+	}
+	if mat.Equal(head, ds.Shuffled(100, 8)) {
+		t.Error("another seed gives the same order")
+	}
+	if r, _ := ds.Shuffled(rows+5, 7).Dims(); r != rows {
+		t.Errorf("n beyond the rows: %d rows, want %d", r, rows)
+	}
+}

@@ -1,5 +1,5 @@
 // Command points writes the first n points of the seeded random order of a data set that
-// the study "ikpca tracking" uses (tracking.Points: MAGIC's columns as in
+// the study "ikpca tracking" uses (data.Dataset.Shuffled: MAGIC's columns as in
 // data/magic04.data, a9a's 123 binary columns) as CSV without a header, and prints on
 // standard output the bandwidth σ of the Gaussian kernel the study and "ikpca fit" give
 // those points (kernel.DefaultBandwidth), so that "ikpca fit --sigma σ" and scikit-learn
@@ -15,7 +15,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ikpca/ikpca/internal/study/tracking"
+	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/table"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -36,10 +37,11 @@ func main() {
 }
 
 func run(dataset string, n int, seed uint64, path string) error {
-	X, err := tracking.Points(dataset, n, seed)
-	if err != nil {
-		return err
+	ds, ok := data.ByName(dataset)
+	if !ok || (dataset != "magic" && dataset != "a9a") {
+		return fmt.Errorf("unknown data set %q (want magic or a9a)", dataset)
 	}
+	X := ds.Shuffled(n, seed)
 	sigma, err := kernel.DefaultBandwidth(X)
 	if err != nil {
 		return err
@@ -48,7 +50,7 @@ func run(dataset string, n int, seed uint64, path string) error {
 	if err != nil {
 		return err
 	}
-	if err := tracking.WritePoints(f, X); err != nil {
+	if err := table.Write(f, nil, X, 0); err != nil {
 		f.Close()
 		return err
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ikpca/ikpca/internal/study"
-	"github.com/ikpca/ikpca/internal/study/chinsuter"
+	"github.com/ikpca/ikpca/cmd/ikpca/internal/study"
+	"github.com/ikpca/ikpca/cmd/ikpca/internal/study/chinsuter"
 )
 
 // nameList splits a comma-separated list of names, trimmed of white space; empty entries

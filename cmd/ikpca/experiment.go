@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ikpca/ikpca/internal/study"
-	"github.com/ikpca/ikpca/internal/study/paper"
+	"github.com/ikpca/ikpca/cmd/ikpca/internal/study"
+	"github.com/ikpca/ikpca/cmd/ikpca/internal/study/paper"
 )
 
 func experimentCommand(e env) *cobra.Command {

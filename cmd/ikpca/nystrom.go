@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/study/paper"
+	"github.com/ikpca/ikpca/cmd/ikpca/internal/study/paper"
 	"github.com/ikpca/ikpca/native"
 )
 

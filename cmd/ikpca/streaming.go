@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ikpca/ikpca/internal/study"
-	"github.com/ikpca/ikpca/internal/study/streaming"
+	"github.com/ikpca/ikpca/cmd/ikpca/internal/study"
+	"github.com/ikpca/ikpca/cmd/ikpca/internal/study/streaming"
 )
 
 func streamingCommand(e env) *cobra.Command {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/ikpca/ikpca/internal/study"
+	"github.com/ikpca/ikpca/cmd/ikpca/internal/study"
 	"github.com/ikpca/ikpca/native"
 )
 

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/ikpca/ikpca/internal/study"
+	"github.com/ikpca/ikpca/cmd/ikpca/internal/study"
 )
 
 // outputs returns a study's outputs for the writer's tests: a table with a figure, and

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ikpca/ikpca/internal/study"
-	"github.com/ikpca/ikpca/internal/study/tracking"
+	"github.com/ikpca/ikpca/cmd/ikpca/internal/study"
+	"github.com/ikpca/ikpca/cmd/ikpca/internal/study/tracking"
 )
 
 // trackingShort are the tiny sizes of tracking --short, for flags not given.

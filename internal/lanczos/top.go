@@ -22,7 +22,7 @@ import (
 // tol·θ₁ — then each Ritz value is within that residual of an eigenvalue (and within its
 // square over the gap to the rest), and each vector within the residual over the gap —
 // or after maxSteps steps, or when the Krylov space is invariant. It is the exact
-// reference of the studies (internal/study/streaming, internal/study/tracking) on data
+// reference of the studies (cmd/ikpca/internal/study/streaming and tracking) on data
 // sets whose n×n eigendecomposition (O(n³), 2n² of LAPACK workspace) is too costly:
 // O(n²) per step, a few dozen to a few hundred steps for the leading eigenpairs of a
 // kernel matrix.

@@ -1,0 +1,124 @@
+package chinsuter
+
+import (
+	"context"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/chinsuter"
+	"github.com/ikpca/ikpca/cmd/ikpca/internal/batch"
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/kpca"
+	"github.com/ikpca/ikpca/stream"
+)
+
+// toyModels are the trained models of one toy size, for the accuracy and the
+// projections.
+type toyModels struct {
+	batchValues []float64
+	batchU      *mat.Dense
+	cs          *chinsuter.Model
+	kha         *stream.KHA
+	exact       *chinsuter.Model // nil above ExactMax
+}
+
+// trainToy trains every method on X and returns the training times in seconds.
+func trainToy(ctx context.Context, k kernel.Kernel, X *mat.Dense, o Options) (map[string]float64, toyModels, error) {
+	n := X.RawMatrix().Rows
+	times := map[string]float64{}
+	var models toyModels
+
+	// Batch kernel PCA: kernel matrix, centring, eigendecomposition with vectors.
+	start := time.Now()
+	vals, u, err := batch.KPCA(k, X)
+	if err != nil {
+		return nil, models, err
+	}
+	times[methodBatch] = time.Since(start).Seconds()
+	models.batchValues, models.batchU = vals, u
+	if err := ctx.Err(); err != nil {
+		return nil, models, err
+	}
+
+	// Chin–Suter, compressed: a batch start on the first chunk, then chunks of c.
+	start = time.Now()
+	c0 := min(o.Chunk, n)
+	cs, err := chinsuter.New(k, X.Slice(0, max(c0, 2), 0, 2), chinsuter.Options{Components: o.Components,
+		Compression: &chinsuter.Compression{PreImages: o.PreImages}})
+	if err != nil {
+		return nil, models, err
+	}
+	for i := max(c0, 2); i < n; i += o.Chunk {
+		if err := cs.AddBatch(X.Slice(i, min(i+o.Chunk, n), 0, 2)); err != nil {
+			return nil, models, err
+		}
+	}
+	times[methodCS] = time.Since(start).Seconds()
+	models.cs = cs
+	if err := ctx.Err(); err != nil {
+		return nil, models, err
+	}
+
+	// KHA: the points, then the passes.
+	start = time.Now()
+	kha, err := stream.NewKHA(k, 2, stream.KHAOptions{Components: o.Components, Rate: o.KHARate, Seed: o.Seed})
+	if err != nil {
+		return nil, models, err
+	}
+	if err := addEach(ctx, X, 0, kha.Add); err != nil {
+		return nil, models, err
+	}
+	for range o.KHAPasses - 1 {
+		if err := kha.Pass(); err != nil {
+			return nil, models, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, models, err
+		}
+	}
+	times[methodKHA] = time.Since(start).Seconds()
+	models.kha = kha
+
+	if n <= o.ExactMax {
+		// Our exact incremental model, one point at a time from two points.
+		start = time.Now()
+		md, err := kpca.New(k, X.Slice(0, 2, 0, 2), kpca.Options{})
+		if err != nil {
+			return nil, models, err
+		}
+		if err := addEach(ctx, X, 2, md.Add); err != nil {
+			return nil, models, err
+		}
+		times[methodOurs] = time.Since(start).Seconds()
+
+		// Chin–Suter exact, one point at a time.
+		start = time.Now()
+		ex, err := chinsuter.New(k, X.Slice(0, 2, 0, 2), chinsuter.Options{})
+		if err != nil {
+			return nil, models, err
+		}
+		if err := addEach(ctx, X, 2, ex.Add); err != nil {
+			return nil, models, err
+		}
+		times[methodCSExact] = time.Since(start).Seconds()
+		models.exact = ex
+	}
+	return times, models, nil
+}
+
+// addEach adds the rows of X from row `from` on, one at a time, checking ctx every 64.
+func addEach(ctx context.Context, X *mat.Dense, from int, add func([]float64) error) error {
+	n := X.RawMatrix().Rows
+	for i := from; i < n; i++ {
+		if err := add(X.RawRowView(i)); err != nil {
+			return err
+		}
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
