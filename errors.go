@@ -2,12 +2,14 @@ package ikpca
 
 import "errors"
 
-// The kinds of error every model returns. Each package wraps them in its own sentinel
+// The kinds of error every function of the module returns: each error wraps exactly
+// one of them, so that errors.Is(err, ikpca.ErrArgument) tells a caller what went wrong
+// whichever package returned it. Each package also wraps them in its own sentinel
 // errors (for example kpca.ErrDimension wraps ErrDimension), so that both
 // errors.Is(err, kpca.ErrDimension) and errors.Is(err, ikpca.ErrDimension) hold. On any
 // error, a model is left exactly as it was.
 var (
-	// ErrDimension reports a point or matrix of the wrong dimension.
+	// ErrDimension reports a point, vector or matrix of the wrong dimension.
 	ErrDimension = errors.New("dimension mismatch")
 	// ErrNonFinite reports a NaN or infinite input, or a kernel value that is not
 	// finite.
@@ -15,6 +17,15 @@ var (
 	// ErrEmpty reports an operation that needs points on an empty model or input.
 	ErrEmpty = errors.New("no points")
 	// ErrArgument reports any other invalid argument: a nil argument, an index or a
-	// count out of range, an impossible option.
+	// count out of range, an impossible option, a kernel whose parameters make it
+	// identically zero or not finite.
 	ErrArgument = errors.New("invalid argument")
+	// ErrEncoding reports bytes that cannot be decoded into a model: not an encoding
+	// of its type, an unknown version, truncated, corrupted (checksum mismatch), or
+	// describing a model that cannot exist.
+	ErrEncoding = errors.New("bad encoding")
+	// ErrNotConverged reports a numerical method that did not converge within its
+	// iteration limit: a secular root finder or an eigensolver. The input was valid;
+	// the model is left as it was.
+	ErrNotConverged = errors.New("not converged")
 )

@@ -1,27 +1,37 @@
-// Package ikpca holds what every kernel PCA model of this module has in common: the
-// [Model] interface and the kinds of error its methods return. It sits at the bottom of
-// the module's layering: it imports nothing of the module, and the model packages (kpca,
-// chinsuter, stream) satisfy its interface and wrap its errors. See docs/design.md,
-// "Layout".
+// Package ikpca is exact incremental kernel PCA in Go. This root package holds what
+// every model of the module has in common: the interfaces by which any model is read
+// ([Model]), fed ([Incremental], [Decremental]) and saved ([Persistent]), and the kinds
+// of error every function returns. It imports nothing of the module; the model packages
+// satisfy its interfaces and wrap its errors (docs/design.md, "Layout").
 //
-// The models themselves live in their own packages:
+// The models live in their own packages:
 //
-//   - kpca.Model: exact incremental kernel PCA (every eigenpair, or the top r);
+//   - kpca.Model: exact incremental kernel PCA — every eigenpair, or the top k tracked
+//     with a certificate — with exact removal and sliding windows;
 //   - nystrom.Model: Nyström kernel PCA as sums over the points, mergeable across
-//     shards;
+//     shards; nystrom.Approximation: the incremental Nyström approximation of a
+//     kernel matrix;
 //   - chinsuter.Model: Chin and Suter's incremental kernel PCA, exact or compressed;
 //   - stream.SKPCA, stream.RNCA: random Fourier features with a sketch or an exact
 //     covariance;
 //   - stream.KRQA, stream.KHA: online kernel PCA by fixed-point and Hebbian iterations.
 //
-// Package modeltest checks that a model keeps the promises made here.
+// Every model centres the points in feature space by default (kernel PCA proper), and
+// every model's Options names the other choice Uncentred. Package update is the
+// eigen-update engine underneath, usable by any Go code; package modeltest checks that a
+// model keeps the promises made here.
 package ikpca
 
-import "gonum.org/v1/gonum/mat"
+import (
+	"encoding"
+	"io"
+
+	"gonum.org/v1/gonum/mat"
+)
 
 // Model is a kernel PCA model of the points it has seen: a set of principal components
 // in a kernel's feature space, with their eigenvalues, and the projection of new points
-// onto them.
+// onto them. It is the read side that every model shares.
 //
 // The eigenvalues are those of the kernel matrix of the points the model summarises —
 // centred (K' = CKC, C = I − 11ᵀ/n) when the model centres, as kernel PCA proper does,
@@ -61,7 +71,66 @@ type Model interface {
 	// Dim returns the dimension of the points.
 	Dim() int
 
+	// Centred reports whether the model centres the points in feature space, so that
+	// its eigenvalues are those of K' = CKC (the default of every model) rather than of
+	// K (Options.Uncentred).
+	Centred() bool
+
 	// Bytes returns the memory the model's state holds, in bytes: its arrays, not
 	// Go's per-object overhead.
 	Bytes() int
+}
+
+// Incremental is a model that learns from points as they come: the write side that
+// every model shares. On any error the model is left exactly as it was.
+type Incremental interface {
+	Model
+
+	// Add adds the point x, of dimension Dim(). A point of the wrong length is an
+	// error wrapping ErrDimension, one with a NaN or infinite coordinate ErrNonFinite.
+	Add(x []float64) error
+
+	// AddBatch adds the rows of X in order, all or nothing: a bad row anywhere in X is
+	// an error, and then none of the rows is added. It may be faster than as many
+	// calls of Add (a block update, or one refactorisation). A nil X is an error
+	// wrapping ErrArgument, one without rows ErrEmpty.
+	AddBatch(X mat.Matrix) error
+}
+
+// Decremental is an incremental model that can also forget a point exactly, as if it
+// had never been added.
+type Decremental interface {
+	Incremental
+
+	// Remove removes the point with index i, the i-th of the points the model holds,
+	// oldest first; the later points' indices fall by one. An index out of range is
+	// an error wrapping ErrArgument.
+	Remove(i int) error
+}
+
+// Persistent is a model that can be saved and restored: the one persistence form of
+// every model, in gonum's idiom (mat.Dense has the same four methods). The encoding is
+// versioned and ends with a SHA-256 checksum of everything before it; it stores the
+// floating-point state bit for bit, so that a restored model continues exactly as the
+// saved one would have.
+//
+// A model is restored into a zero value of its type (var m kpca.Model;
+// m.UnmarshalBinary(b)) or over an existing model, which it then replaces entirely.
+// Bytes that are not an encoding of the type, of an unknown version, truncated,
+// corrupted, or describing a model that cannot exist give an error wrapping
+// ErrEncoding, and leave the receiver as it was. A model whose kernel is a
+// kernel.Func is restored only if that kernel was registered by name
+// (kernel.Register).
+type Persistent interface {
+	encoding.BinaryMarshaler
+	encoding.BinaryUnmarshaler
+
+	// MarshalBinaryTo writes the encoding MarshalBinary returns to w, without holding
+	// it all in memory, and returns the number of bytes written.
+	MarshalBinaryTo(w io.Writer) (int, error)
+
+	// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes, so that
+	// several encodings can follow one another in a stream — and restores the model
+	// from it, as UnmarshalBinary does. It returns the number of bytes read.
+	UnmarshalBinaryFrom(r io.Reader) (int, error)
 }

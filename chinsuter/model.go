@@ -460,3 +460,7 @@ func (md *Model) Expansions() (points, alpha *mat.Dense, nu []float64) {
 func (md *Model) Bytes() int {
 	return 8 * (len(md.pts.a) + len(md.ka.a) + len(md.alpha.a) + len(md.sv) + len(md.nu) + len(md.offset) + len(md.signs))
 }
+
+// Centred reports true: Chin and Suter's algorithm keeps the decomposition of the
+// mean-adjusted kernel matrix, shifting the mean as points arrive.
+func (md *Model) Centred() bool { return true }

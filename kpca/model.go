@@ -606,3 +606,7 @@ func (md *Model) restore(s snapshotState) {
 	copy(md.rowSum, s.sums)
 	md.setView()
 }
+
+// Centred reports whether the model decomposes the centred kernel matrix K' = CKC (the
+// default) rather than K (Options.Uncentred).
+func (md *Model) Centred() bool { return md.opts.Mode == Centred }

@@ -104,6 +104,9 @@ func (m *reference) Len() int {
 	return m.rows()
 }
 
+// Centred reports true: the reference decomposes K' = CKC.
+func (m *reference) Centred() bool { return true }
+
 func (m *reference) Dim() int {
 	if m.defect == "wrong Dim" {
 		return m.dim() + 1

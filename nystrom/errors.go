@@ -32,3 +32,7 @@ var (
 
 // Model is an ikpca.Model.
 var _ ikpca.Model = (*Model)(nil)
+
+// Centred reports true: Nyström kernel PCA decomposes the centred covariance of the
+// Nyström features.
+func (m *Model) Centred() bool { return true }

@@ -31,3 +31,18 @@ var (
 	_ ikpca.Model = (*KRQA)(nil)
 	_ ikpca.Model = (*KHA)(nil)
 )
+
+// Centred reports false: SKPCA sketches the uncentred features, as in the paper.
+func (s *SKPCA) Centred() bool { return false }
+
+// Centred reports whether the model subtracts the features' running mean
+// (RNCAOptions.Centred).
+func (r *RNCA) Centred() bool { return r.opts.Centred }
+
+// Centred reports whether the model centres in feature space (the default; see
+// KRQAOptions.Uncentred).
+func (m *KRQA) Centred() bool { return !m.opts.Uncentred }
+
+// Centred reports whether the model centres in feature space (the default; see
+// KHAOptions.Uncentred).
+func (m *KHA) Centred() bool { return !m.opts.Uncentred }

@@ -407,6 +407,7 @@ func (m *sums) Values(dst []float64) []float64                      { return nil
 func (m *sums) Transform(dst *mat.Dense, X mat.Matrix, k int) error { return ErrEmpty }
 func (m *sums) Len() int                                            { return m.N }
 func (m *sums) Dim() int                                            { return m.D }
+func (m *sums) Centred() bool                                       { return true }
 func (m *sums) Bytes() int                                          { return 8 * len(m.Sum) }
 
 // batchSums is sums that adds blocks, all or nothing, and records the largest block it

@@ -21,19 +21,21 @@ import (
 // Kinds are one package's sentinel errors, each wrapping the ikpca error of the same
 // name (for example kpca.ErrDimension wraps ikpca.ErrDimension).
 type Kinds struct {
-	Dimension, NonFinite, Empty, Argument error
+	Dimension, NonFinite, Empty, Argument, Encoding, NotConverged error
 }
 
 // NewKinds returns the sentinel errors of package pkg: each wraps the ikpca error of the
 // same name under the package's name ("kpca: dimension mismatch" wraps
 // ikpca.ErrDimension). The package exports them as its own ErrDimension, ErrNonFinite,
-// ErrEmpty and ErrArgument.
+// ErrEmpty, ErrArgument, ErrEncoding and ErrNotConverged, those it can return.
 func NewKinds(pkg string) Kinds {
 	return Kinds{
-		Dimension: fmt.Errorf("%s: %w", pkg, ikpca.ErrDimension),
-		NonFinite: fmt.Errorf("%s: %w", pkg, ikpca.ErrNonFinite),
-		Empty:     fmt.Errorf("%s: %w", pkg, ikpca.ErrEmpty),
-		Argument:  fmt.Errorf("%s: %w", pkg, ikpca.ErrArgument),
+		Dimension:    fmt.Errorf("%s: %w", pkg, ikpca.ErrDimension),
+		NonFinite:    fmt.Errorf("%s: %w", pkg, ikpca.ErrNonFinite),
+		Empty:        fmt.Errorf("%s: %w", pkg, ikpca.ErrEmpty),
+		Argument:     fmt.Errorf("%s: %w", pkg, ikpca.ErrArgument),
+		Encoding:     fmt.Errorf("%s: %w", pkg, ikpca.ErrEncoding),
+		NotConverged: fmt.Errorf("%s: %w", pkg, ikpca.ErrNotConverged),
 	}
 }
 

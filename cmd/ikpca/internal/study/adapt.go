@@ -17,14 +17,19 @@ type Partial interface {
 	Len() int
 }
 
-// Complete adapts m, which lacks Dim or Bytes, to ikpca.Model: its points have dimension
-// dim and it holds bytes bytes.
-func Complete(m Partial, dim, bytes int) ikpca.Model { return complete{m, dim, bytes} }
+// Complete adapts m, which lacks Dim, Centred or Bytes, to ikpca.Model: its points have
+// dimension dim, it centres if centred, and it holds bytes bytes.
+func Complete(m Partial, dim int, centred bool, bytes int) ikpca.Model {
+	return complete{m, dim, centred, bytes}
+}
 
 type complete struct {
 	Partial
-	dim, bytes int
+	dim     int
+	centred bool
+	bytes   int
 }
 
+func (c complete) Centred() bool { return c.centred }
 func (c complete) Dim() int   { return c.dim }
 func (c complete) Bytes() int { return c.bytes }

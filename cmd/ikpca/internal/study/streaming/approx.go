@@ -249,7 +249,7 @@ func Approx(ctx context.Context, o ApproxOptions) (*ApproxResult, error) {
 // is the landmarks, K_mm's eigenvectors and the n×ℓ product K_nm·U.
 func nystromModel(ny *kpca.Nystrom, d int) ikpca.Model {
 	l, n := ny.Len(), ny.Size()
-	return study.Complete(ny, d, 8*(l*d+l*l+n*l))
+	return study.Complete(ny, d, false, 8*(l*d+l*l+n*l)) // it approximates K, uncentred
 }
 
 // lowRankError returns ‖G − Y·Yᵀ‖₂ by Lanczos, applying Y·Yᵀ without forming it.
