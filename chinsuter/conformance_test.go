@@ -18,20 +18,24 @@ func TestConformance(t *testing.T) {
 		name    string
 		opts    chinsuter.Options
 		bounded bool
+		// centring: Subject.CentringTolerance. The compressed form re-expresses the
+		// mean on pre-images, so the scores of the points seen sum to n·⟨v, μ − μ̃⟩,
+		// the compression's error in the mean: 0.028 of Σ|s| measured on these points
+		// (compressions err by 0.2–2 % of each axis, README); the exact forms cancel to
+		// rounding.
+		centring float64
 	}{
-		{"exact", chinsuter.Options{}, false},
-		{"truncated", chinsuter.Options{Components: 4}, false},
+		{"exact", chinsuter.Options{}, false, 0},
+		{"truncated", chinsuter.Options{Components: 4}, false, 0},
 		// (r+1)·n′ = 16 pre-images: the suite's 40 points compress again and again.
-		{"compressed", chinsuter.Options{Components: 3, Compression: &chinsuter.Compression{PreImages: 4}}, true},
+		{"compressed", chinsuter.Options{Components: 3, Compression: &chinsuter.Compression{PreImages: 4}}, true, 0.1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			model := func(m ikpca.Model) *chinsuter.Model { return m.(*chinsuter.Model) }
 			modeltest.Run(t, modeltest.Subject{
-				New: func(X *mat.Dense) (ikpca.Model, error) {
+				New: func(X *mat.Dense) (ikpca.Incremental, error) {
 					return chinsuter.New(kernel.RBF{Sigma: 1}, X, c.opts)
 				},
-				Add:      func(m ikpca.Model, x []float64) error { return model(m).Add(x) },
-				AddBatch: func(m ikpca.Model, X mat.Matrix) error { return model(m).AddBatch(X) },
 				Project: func(m ikpca.Model, X mat.Matrix, k int) (*mat.Dense, error) {
 					return project(model(m), X, k), nil
 				},
@@ -41,7 +45,9 @@ func TestConformance(t *testing.T) {
 					A, _, _ := model(m).Expansions()
 					return project(model(m), A, model(m).Components()), nil
 				},
-				Bounded: c.bounded,
+				Bounded:           c.bounded,
+				CentringTolerance: c.centring,
+				Skip:              map[string]string{"Persistence": "TRANSITIONAL: chinsuter.Model has no encoding yet"},
 			})
 		})
 	}

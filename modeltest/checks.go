@@ -1,7 +1,6 @@
 package modeltest
 
 import (
-	"bytes"
 	"errors"
 	"math"
 	"strconv"
@@ -25,18 +24,18 @@ const sentinel = 12345.678
 
 // model returns a model of all the subject's points — New of the first Start rows, then
 // Add of the others one at a time — and probe points for it. It reports any error.
-func (s *Subject) model(r reporter) (ikpca.Model, *mat.Dense, bool) {
+func (s *Subject) model(r reporter) (ikpca.Incremental, *mat.Dense, bool) {
 	r.Helper()
 	X, start := s.data()
 	n, d := X.Dims()
-	var m ikpca.Model
+	var m ikpca.Incremental
 	if err := try(func() (err error) { m, err = s.New(mat.DenseCopyOf(X.Slice(0, start, 0, d))); return err }); err != nil {
 		r.Errorf("New of %d points: %v", start, err)
 		return nil, nil, false
 	}
 	for i := start; i < n; i++ {
 		x := append([]float64(nil), X.RawRowView(i)...)
-		if err := try(func() error { return s.Add(m, x) }); err != nil {
+		if err := try(func() error { return m.Add(x) }); err != nil {
 			r.Errorf("Add of point %d: %v", i, err)
 			return nil, nil, false
 		}
@@ -338,23 +337,21 @@ func checkBadAdd(r reporter, s *Subject) {
 		want error
 	}
 	calls := []call{
-		{"a NaN coordinate", func() error { return s.Add(m, point(0, math.NaN())) }, ikpca.ErrNonFinite},
-		{"a +Inf coordinate", func() error { return s.Add(m, point(d-1, math.Inf(1))) }, ikpca.ErrNonFinite},
-		{"a −Inf coordinate", func() error { return s.Add(m, point(d/2, math.Inf(-1))) }, ikpca.ErrNonFinite},
-		{"a point too long", func() error { return s.Add(m, append(point(0, 0), 1)) }, ikpca.ErrDimension},
-		{"a point too short", func() error { return s.Add(m, point(0, 0)[:d-1]) }, ikpca.ErrDimension},
-		{"a nil point", func() error { return s.Add(m, nil) }, ikpca.ErrDimension},
+		{"a NaN coordinate", func() error { return m.Add(point(0, math.NaN())) }, ikpca.ErrNonFinite},
+		{"a +Inf coordinate", func() error { return m.Add(point(d-1, math.Inf(1))) }, ikpca.ErrNonFinite},
+		{"a −Inf coordinate", func() error { return m.Add(point(d/2, math.Inf(-1))) }, ikpca.ErrNonFinite},
+		{"a point too long", func() error { return m.Add(append(point(0, 0), 1)) }, ikpca.ErrDimension},
+		{"a point too short", func() error { return m.Add(point(0, 0)[:d-1]) }, ikpca.ErrDimension},
+		{"a nil point", func() error { return m.Add(nil) }, ikpca.ErrDimension},
 	}
-	if s.AddBatch != nil {
-		calls = append(calls,
-			call{"a batch with a NaN in its last row", func() error { return s.AddBatch(m, with(P, p-1, 0, math.NaN())) }, ikpca.ErrNonFinite},
-			call{"a batch with an Inf in its first row", func() error { return s.AddBatch(m, with(P, 0, d-1, math.Inf(1))) }, ikpca.ErrNonFinite},
-			call{"a batch with a column too many", func() error { return s.AddBatch(m, mat.NewDense(p, d+1, nil)) }, ikpca.ErrDimension},
-			call{"a nil batch", func() error { return s.AddBatch(m, nil) }, ikpca.ErrArgument},
-			call{"a nil *mat.Dense batch", func() error { return s.AddBatch(m, (*mat.Dense)(nil)) }, ikpca.ErrArgument},
-			call{"a batch without rows", func() error { return s.AddBatch(m, &mat.Dense{}) }, ikpca.ErrEmpty},
-		)
-	}
+	calls = append(calls,
+		call{"a batch with a NaN in its last row", func() error { return m.AddBatch(with(P, p-1, 0, math.NaN())) }, ikpca.ErrNonFinite},
+		call{"a batch with an Inf in its first row", func() error { return m.AddBatch(with(P, 0, d-1, math.Inf(1))) }, ikpca.ErrNonFinite},
+		call{"a batch with a column too many", func() error { return m.AddBatch(mat.NewDense(p, d+1, nil)) }, ikpca.ErrDimension},
+		call{"a nil batch", func() error { return m.AddBatch(nil) }, ikpca.ErrArgument},
+		call{"a nil *mat.Dense batch", func() error { return m.AddBatch((*mat.Dense)(nil)) }, ikpca.ErrArgument},
+		call{"a batch without rows", func() error { return m.AddBatch(&mat.Dense{}) }, ikpca.ErrEmpty},
+	)
 	for _, c := range calls {
 		before := capture(m, P)
 		if err := try(c.f); !errors.Is(err, c.want) {
@@ -365,20 +362,20 @@ func checkBadAdd(r reporter, s *Subject) {
 		}
 	}
 	n := m.Len()
-	if err := try(func() error { return s.Add(m, P.RawRowView(0)) }); err != nil || m.Len() != s.size(n+1) {
+	if err := try(func() error { return m.Add(P.RawRowView(0)) }); err != nil || m.Len() != s.size(n+1) {
 		r.Errorf("a good point after the bad ones: %v, Len %d → %d", err, n, m.Len())
 	}
 }
 
 // checkGrowth: Len and Dim are right after New and after every point added, and Bytes
-// is positive and (unless the model bounds its memory) never falls; AddBatch, if
-// given, adds every row.
+// is positive and (unless the model bounds its memory) never falls; AddBatch adds every
+// row.
 func checkGrowth(r reporter, s *Subject) {
 	r.Helper()
 	X, start := s.data()
 	n, d := X.Dims()
-	fresh := func() (ikpca.Model, bool) {
-		var m ikpca.Model
+	fresh := func() (ikpca.Incremental, bool) {
+		var m ikpca.Incremental
 		if err := try(func() (err error) { m, err = s.New(mat.DenseCopyOf(X.Slice(0, start, 0, d))); return err }); err != nil {
 			r.Errorf("New of %d points: %v", start, err)
 			return nil, false
@@ -401,7 +398,7 @@ func checkGrowth(r reporter, s *Subject) {
 	}
 	prev := sizes("after New", s.size(start))
 	for i := start; i < n; i++ {
-		if err := try(func() error { return s.Add(m, X.RawRowView(i)) }); err != nil {
+		if err := try(func() error { return m.Add(X.RawRowView(i)) }); err != nil {
 			r.Errorf("Add of point %d: %v", i, err)
 			return
 		}
@@ -414,45 +411,15 @@ func checkGrowth(r reporter, s *Subject) {
 	if len(m.Values(nil)) == 0 {
 		r.Errorf("no eigenvalues after %d points", n)
 	}
-	if s.AddBatch == nil || start == n {
+	if start == n {
 		return
 	}
 	if m, ok = fresh(); !ok {
 		return
 	}
-	if err := try(func() error { return s.AddBatch(m, X.Slice(start, n, 0, d)) }); err != nil {
+	if err := try(func() error { return m.AddBatch(X.Slice(start, n, 0, d)) }); err != nil {
 		r.Errorf("AddBatch of points %d to %d: %v", start, n-1, err)
 		return
 	}
 	sizes("after AddBatch", s.size(n))
-}
-
-// checkCheckpoint: a model saved and loaded has the same Values, sizes and scores,
-// bit for bit.
-func checkCheckpoint(r reporter, s *Subject) {
-	r.Helper()
-	if s.Save == nil || s.Load == nil {
-		r.Skipf("the Subject has no checkpoint (Save and Load)")
-		return
-	}
-	m, P, ok := s.model(r)
-	if !ok {
-		return
-	}
-	var buf bytes.Buffer
-	if err := s.Save(m, &buf); err != nil {
-		r.Errorf("Save: %v", err)
-		return
-	}
-	back, err := s.Load(&buf)
-	if err != nil {
-		r.Errorf("Load: %v", err)
-		return
-	}
-	X, _ := s.data()
-	for _, Y := range []*mat.Dense{X, P} {
-		if diff := capture(m, Y).diff(capture(back, Y), false); diff != "" {
-			r.Errorf("saved and loaded: %s", diff)
-		}
-	}
 }

@@ -1,12 +1,9 @@
 package modeltest
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
-	"testing/iotest"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -32,7 +29,7 @@ func runAll(s Subject) map[string]*recorder {
 	out := make(map[string]*recorder)
 	for _, c := range checks {
 		rec := &recorder{}
-		c.run(rec, &s)
+		runCheck(rec, &s, c.name, c.run)
 		out[c.name] = rec
 	}
 	return out
@@ -71,7 +68,15 @@ func TestDefectsCaught(t *testing.T) {
 		{"wrong Dim", "Growth"},
 		{"shrinking Bytes", "Growth"},
 		{"zero Bytes", "Growth"},
-		{"lossy checkpoint", "Checkpoint"},
+		{"Centred reports false", "Centring"},
+		{"scores not centred", "Centring"},
+		{"Remove accepts an index out of range", "Remove"},
+		{"Remove drops another point", "Remove"},
+		{"lossy encoding", "Persistence"},
+		{"MarshalBinaryTo writes another encoding", "Persistence"},
+		{"UnmarshalBinaryFrom reads the whole stream", "Persistence"},
+		{"bad bytes accepted", "Persistence"},
+		{"failed decoding changes the receiver", "Persistence"},
 	} {
 		recs := runAll(subject(c.defect))
 		rec := recs[c.check]
@@ -89,8 +94,8 @@ func TestDefectsCaught(t *testing.T) {
 	}
 }
 
-// TestMissingHooks: a Subject without what a check needs fails that check (or, for
-// the optional checkpoint, skips it visibly) rather than pass it.
+// TestMissingHooks: a Subject without what a check needs fails that check rather than
+// pass it, and a check skipped without a reason fails too.
 func TestMissingHooks(t *testing.T) {
 	s := subject("")
 	s.Signed = nil
@@ -103,11 +108,34 @@ func TestMissingHooks(t *testing.T) {
 		t.Error("Consistency passed without TrainingScores or Project")
 	}
 	s = subject("")
-	s.Save = nil
-	if rec := runAll(s)["Checkpoint"]; !rec.skipped || len(rec.errors) > 0 {
-		t.Errorf("Checkpoint without Save: skipped %v, errors %q", rec.skipped, rec.errors)
+	s.Skip = map[string]string{"Persistence": "the test says so", "Remove": ""}
+	if rec := runAll(s)["Persistence"]; !rec.skipped || len(rec.errors) > 0 {
+		t.Errorf("Persistence skipped with a reason: skipped %v, errors %q", rec.skipped, rec.errors)
+	}
+	if rec := runAll(s)["Remove"]; rec.skipped || len(rec.errors) == 0 {
+		t.Errorf("Remove skipped without a reason: skipped %v, errors %q", rec.skipped, rec.errors)
 	}
 }
+
+// TestNotPersistent: a model without the persistence methods fails Persistence, and one
+// that is not Decremental skips Remove, saying why.
+func TestNotPersistent(t *testing.T) {
+	s := subject("")
+	s.New = func(X *mat.Dense) (ikpca.Incremental, error) {
+		m, err := newReference(X, 1, "")
+		return readOnly{m}, err
+	}
+	recs := runAll(s)
+	if rec := recs["Persistence"]; len(rec.errors) == 0 {
+		t.Error("Persistence passed for a model without the persistence methods")
+	}
+	if rec := recs["Remove"]; !rec.skipped {
+		t.Errorf("Remove of a model without Remove: skipped %v, errors %q", rec.skipped, rec.errors)
+	}
+}
+
+// readOnly hides everything of a reference but ikpca.Incremental.
+type readOnly struct{ ikpca.Incremental }
 
 // TestCompareTolerance: compare passes rounding and reports a difference beyond it.
 func TestCompareTolerance(t *testing.T) {
@@ -122,26 +150,5 @@ func TestCompareTolerance(t *testing.T) {
 	compare(rec, "defect", c, a, 1e-8)
 	if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], "point 3") {
 		t.Errorf("a difference of 1e-3: %v", rec.errors)
-	}
-}
-
-// TestBinaryCheckpoint: SaveBinary refuses a model without MarshalBinary, and
-// LoadBinary passes the bytes written to its decoder and the reader's errors back.
-func TestBinaryCheckpoint(t *testing.T) {
-	m, err := newReference(mat.NewDense(2, 1, []float64{1, 2}), 1, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := SaveBinary(m, io.Discard); err == nil {
-		t.Error("SaveBinary of a model without MarshalBinary: no error")
-	}
-	var got []byte
-	load := LoadBinary(func(b []byte) (ikpca.Model, error) { got = b; return m, nil })
-	if back, err := load(strings.NewReader("encoded")); err != nil || back != m || string(got) != "encoded" {
-		t.Errorf("LoadBinary: %v, %v, decoded %q", back, err, got)
-	}
-	boom := errors.New("boom")
-	if _, err := load(iotest.ErrReader(boom)); !errors.Is(err, boom) {
-		t.Errorf("LoadBinary of a failing reader: %v", err)
 	}
 }

@@ -1,7 +1,7 @@
 package modeltest
 
 import (
-	"encoding/gob"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +12,7 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
+	"github.com/ikpca/ikpca/internal/wire"
 )
 
 // reference is the suite's own model: centred kernel PCA with a Gaussian kernel,
@@ -105,7 +106,7 @@ func (m *reference) Len() int {
 }
 
 // Centred reports true: the reference decomposes K' = CKC.
-func (m *reference) Centred() bool { return true }
+func (m *reference) Centred() bool { return m.defect != "Centred reports false" }
 
 func (m *reference) Dim() int {
 	if m.defect == "wrong Dim" {
@@ -195,8 +196,10 @@ func (m *reference) scores(X mat.Matrix, k int) *mat.Dense {
 			kx[l] = m.k(m.x.RawRowView(l), x)
 			mean += kx[l] / float64(n)
 		}
-		for l := range n {
-			kx[l] += m.avg - m.rowAvg[l] - mean
+		if m.defect != "scores not centred" {
+			for l := range n {
+				kx[l] += m.avg - m.rowAvg[l] - mean
+			}
 		}
 		for j := range k {
 			if m.vals[j] > 1e-12*m.vals[0] {
@@ -266,50 +269,137 @@ func (m *reference) trainingScores(k int) *mat.Dense {
 	return out
 }
 
-// save writes the points and σ; load recomputes the decomposition from them.
-func (m *reference) save(w io.Writer) error {
+func (m *reference) Remove(i int) error {
+	n := m.rows()
+	if m.defect != "Remove accepts an index out of range" && (i < 0 || i >= n) {
+		return fmt.Errorf("%w: index %d of %d points", ikpca.ErrArgument, i, n)
+	}
+	if i < 0 || i >= n {
+		return nil
+	}
+	if m.defect == "Remove drops another point" {
+		i = (i + 1) % n
+	}
+	_, d := m.x.Dims()
+	data := append([]float64(nil), m.x.RawMatrix().Data[:i*d]...)
+	data = append(data, m.x.RawMatrix().Data[(i+1)*d:]...)
+	m.x = mat.NewDense(n-1, d, data)
+	m.decompose()
+	return nil
+}
+
+// The reference's encoding: the wire frame around σ, the defect's name and the points,
+// from which a decoded model recomputes its decomposition.
+const referenceMagic = "MTSTREFM"
+
+var errEncoding = fmt.Errorf("reference: %w", ikpca.ErrEncoding)
+
+func (m *reference) MarshalBinary() ([]byte, error) {
 	r, c := m.x.Dims()
 	data := append([]float64(nil), m.x.RawMatrix().Data...)
-	if m.defect == "lossy checkpoint" {
+	if m.defect == "lossy encoding" {
 		for i, v := range data {
 			data[i] = float64(float32(v))
 		}
 	}
-	return gob.NewEncoder(w).Encode(struct {
-		Sigma float64
-		R, C  int
-		Data  []float64
-	}{m.sigma, r, c, data})
+	body := wire.AppendFloats(nil, m.sigma, float64(r), float64(c))
+	body = binary.LittleEndian.AppendUint32(body, uint32(len(m.defect)))
+	body = append(body, m.defect...)
+	body = wire.AppendFloats(body, data...)
+	return wire.Frame(referenceMagic, 1, body), nil
 }
 
-func loadReference(r io.Reader, defect string) (*reference, error) {
-	var c struct {
-		Sigma float64
-		R, C  int
-		Data  []float64
+func (m *reference) MarshalBinaryTo(w io.Writer) (int, error) {
+	if w == nil {
+		return 0, fmt.Errorf("%w: nil writer", ikpca.ErrArgument)
 	}
-	if err := gob.NewDecoder(r).Decode(&c); err != nil {
-		return nil, err
+	b, _ := m.MarshalBinary()
+	if m.defect == "MarshalBinaryTo writes another encoding" {
+		b = append(b, 0)
 	}
-	return newReference(mat.NewDense(c.R, c.C, c.Data), c.Sigma, defect)
+	return w.Write(b)
+}
+
+// decoding is the defect of the decoders under test: a zero value decoded into has no
+// defect of its own, so subject sets it for the decoders of every reference.
+var decoding string
+
+func (m *reference) UnmarshalBinary(b []byte) error {
+	if decoding == "failed decoding changes the receiver" && m.x != nil {
+		m.sigma *= 2
+		m.decompose()
+	}
+	var body []byte
+	if decoding == "bad bytes accepted" && len(b) >= wire.Overhead {
+		body = b[wire.PrefixSize : len(b)-32]
+	} else {
+		var err error
+		if _, body, err = wire.OpenFrame(b, referenceMagic, errEncoding, "reference model", 1); err != nil {
+			return err
+		}
+	}
+	rd := wire.NewReader(body)
+	if rd.Len() < 28 {
+		return fmt.Errorf("%w: short body", errEncoding)
+	}
+	sigma, r, c := rd.F64(), int(rd.F64()), int(rd.F64())
+	l := int(rd.U32())
+	if l > rd.Len() {
+		return fmt.Errorf("%w: defect", errEncoding)
+	}
+	defect := string(rd.Bytes(l))
+	if r < 1 || c < 1 || r*c*8 != rd.Len() {
+		return fmt.Errorf("%w: sizes %d×%d", errEncoding, r, c)
+	}
+	data, err := rd.Floats(r*c, errEncoding, "points")
+	if err != nil {
+		return err
+	}
+	back, err := newReference(mat.NewDense(r, c, data), sigma, defect)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errEncoding, err)
+	}
+	*m = *back
+	return nil
+}
+
+func (m *reference) UnmarshalBinaryFrom(r io.Reader) (int, error) {
+	if r == nil {
+		return 0, fmt.Errorf("%w: nil reader", ikpca.ErrArgument)
+	}
+	if decoding == "UnmarshalBinaryFrom reads the whole stream" {
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return len(b), err
+		}
+		return len(b), m.UnmarshalBinary(b)
+	}
+	b, n, err := wire.ReadFrame(r, referenceMagic, errEncoding, "reference model")
+	if err != nil {
+		return n, err
+	}
+	return n, m.UnmarshalBinary(b)
 }
 
 // subject describes a reference model with the given defect to the suite.
 func subject(defect string) Subject {
+	decoding = defect
 	return Subject{
-		New: func(X *mat.Dense) (ikpca.Model, error) { return newReference(X, 1, defect) },
-		Add: func(m ikpca.Model, x []float64) error { return m.(*reference).Add(x) },
-		AddBatch: func(m ikpca.Model, X mat.Matrix) error {
-			return m.(*reference).AddBatch(X)
-		},
+		New: func(X *mat.Dense) (ikpca.Incremental, error) { return newReference(X, 1, defect) },
 		TrainingScores: func(m ikpca.Model, k int) (*mat.Dense, error) {
-			return m.(*reference).trainingScores(k), nil
+			return unwrap(m).trainingScores(k), nil
 		},
 		Project: func(m ikpca.Model, X mat.Matrix, k int) (*mat.Dense, error) {
-			return m.(*reference).scores(X, k), nil
+			return unwrap(m).scores(X, k), nil
 		},
-		Signed: func(m ikpca.Model) (*mat.Dense, error) { return mat.DenseCopyOf(m.(*reference).vecs), nil },
-		Save:   func(m ikpca.Model, w io.Writer) error { return m.(*reference).save(w) },
-		Load:   func(r io.Reader) (ikpca.Model, error) { return loadReference(r, defect) },
+		Signed: func(m ikpca.Model) (*mat.Dense, error) { return mat.DenseCopyOf(unwrap(m).vecs), nil },
 	}
+}
+
+// unwrap returns the reference behind m, a reference or a readOnly one.
+func unwrap(m ikpca.Model) *reference {
+	if r, ok := m.(readOnly); ok {
+		return r.Incremental.(*reference)
+	}
+	return m.(*reference)
 }

