@@ -93,7 +93,7 @@ func (r *dgemmRunner) detail() (d detail) { return }
 // the worst case.
 type symRunner struct {
 	base, work update.Sym
-	vecs       [][]float64
+	vecs       []*mat.VecDense
 	border     bool
 }
 
@@ -108,13 +108,13 @@ func newSymRunner(m int, in *inputs, border bool) (runner, error) {
 		return nil, err
 	}
 	r.work.Reserve(m + 1)
-	r.vecs = make([][]float64, max(in.reps, 1))
+	r.vecs = make([]*mat.VecDense, max(in.reps, 1))
 	for i := range r.vecs {
 		v := make([]float64, m)
 		for j := range v {
 			v[j] = rng.NormFloat64() / 4
 		}
-		r.vecs[i] = v
+		r.vecs[i] = mat.NewVecDense(m, v)
 	}
 	return r, nil
 }

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/ikpca/ikpca/internal/resident"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/yardstick"
@@ -120,7 +122,11 @@ func memorySubject(id string, m int, in *inputs) (func(i int) error, error) {
 		for i := range v {
 			v[i] = rng.NormFloat64() / 4
 		}
-		return func(i int) error { return s.Border(v[:m+i], 0.3) }, nil
+		var cols [3]*mat.VecDense // the three steps' columns, made before them
+		for i := range cols {
+			cols[i] = mat.NewVecDense(m+i, v[:m+i])
+		}
+		return func(i int) error { return s.Border(cols[i], 0.3) }, nil
 	case "centred-bordered", "centred-paper":
 		if m+3 > rows {
 			return nil, fmt.Errorf("m = %d: MAGIC has %d points", m, rows)

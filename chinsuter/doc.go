@@ -34,5 +34,9 @@
 // Each axis is signed so that its scores on the expansion points — in the exact form,
 // the training scores — have their largest-magnitude entry positive, the rule of
 // kpca.Model, so the exact form's scores equal kpca's, sign included
-// (docs/design.md, "Signs"). The caller chooses the BLAS backend with native.Use.
+// (docs/design.md, "Signs").
+//
+// Its products and eigensolvers go through package native: a build with -tags openblas
+// runs them on OpenBLAS by itself, with nothing to call first (native.Use only registers
+// OpenBLAS for the rest of a program's gonum code; docs/design.md, "Backend routing").
 package chinsuter

@@ -112,10 +112,10 @@ type Stats struct {
 // New starts a model from the rows of x0 (at least one point, dimension d ≥ 1) with a
 // batch kernel PCA: the eigendecomposition of the centred kernel matrix K' = CKC gives
 // the axes φ(X)·u/√λ and the singular values √λ. Later points are added with Add and
-// AddBatch. The caller chooses the BLAS backend (native.Use). Impossible options — a
-// negative cap, a compression without one or of another kernel than RBF, one whose
-// (r+1)·n′ pre-images' kernel matrix would hold more than 2³⁰ numbers — are an
-// ErrArgument.
+// AddBatch. With -tags openblas every product runs on OpenBLAS without a call to
+// native.Use (see the package documentation). Impossible options — a negative cap, a
+// compression without one or of another kernel than RBF, one whose (r+1)·n′
+// pre-images' kernel matrix would hold more than 2³⁰ numbers — are an ErrArgument.
 func New(k kernel.Kernel, x0 mat.Matrix, opts Options) (*Model, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", ErrArgument)

@@ -100,7 +100,8 @@ step "fuzz smoke runs (solver, removal, thin decompositions, sketch, CSV and LIB
 go test -run '^$' -fuzz '^FuzzSolver$' -fuzztime 500000x ./secular/
 go test -run '^$' -fuzz '^FuzzRemove$' -fuzztime 500000x ./update/
 go test -run '^$' -fuzz '^FuzzThin$' -fuzztime 500000x ./update/
-go test -run '^$' -fuzz '^FuzzExtendBlock$' -fuzztime 300000x ./update/
+go test -run '^$' -fuzz '^FuzzBorderBlock$' -fuzztime 300000x ./update/
+go test -run '^$' -fuzz '^FuzzThinRankOne$' -fuzztime 300000x ./update/
 go test -run '^$' -fuzz '^FuzzFD$' -fuzztime 100000x ./sketch/
 go test -run '^$' -fuzz '^FuzzRead$' -fuzztime 400000x ./internal/table/
 go test -run '^$' -fuzz '^FuzzParseLIBSVM$' -fuzztime 300000x ./data/

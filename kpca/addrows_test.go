@@ -181,7 +181,7 @@ func TestAddBatchRoutes(t *testing.T) {
 		if err := md.AddBatch(x.Slice(150, 152, 0, 10)); err != nil {
 			t.Fatal(err)
 		}
-		if md.Stats().Last.Op != "extend" {
+		if md.Stats().Last.Op != "border" {
 			t.Errorf("%v: a batch of 2 rows: last operation %q", mode, md.Stats().Last.Op)
 		}
 		// A window: the decomposition keeps the last 60 points.

@@ -36,7 +36,7 @@ func (md *Model) blockSize() int {
 }
 
 // addBlock adds the rows of X (b ≥ 1 validated points) in one step
-// (update.Thin.ExtendBlock; docs/design.md, "Rank-r tracking in blocks"): their kernel
+// (update.Thin.BorderBlock; docs/design.md, "Rank-r tracking in blocks"): their kernel
 // columns against the model's points A (m×b, one kernel block), their own kernel
 // matrix C (b×b), and, centred, the Helmert directions of points m+1…m+b — αⱼ =
 // 1/√((m+j)(m+j+1)), F with αⱼ above the diagonal of column j and −(m+j)·αⱼ on it — so
@@ -124,7 +124,11 @@ func (md *Model) addBlock(X *mat.Dense) error {
 			F.Set(i, i, 1)
 		}
 	}
-	if err := md.thin.ExtendBlock(B, e, g, F, gamma); err != nil {
+	var ev, gv mat.Vector // nil uncentred: no new direction in the old rows
+	if e != nil {
+		ev, gv = vector(&md.vecA, e), vector(&md.vecB, g)
+	}
+	if err := md.thin.BorderBlock(B, ev, gv, F, gamma); err != nil {
 		return fmt.Errorf("kpca: adding points %d to %d: %w", m, m+b-1, err)
 	}
 	md.tally(md.thin.Stats())
@@ -156,7 +160,7 @@ func (md *Model) addBlock(X *mat.Dense) error {
 	md.setView()
 	// The certificate: what the step dropped, the dense solve's and the rank
 	// decision's rounding (64ε times the order of the dense problem and the block, at
-	// the step's scale), the coupling of the directions ExtendBlock left out
+	// the step's scale), the coupling of the directions BorderBlock left out
 	// (Neglected), and the kernel block's accuracy (kernelAccuracy of each value, so at
 	// most that of ‖A‖_F and ‖C‖_F in the 2-norm).
 	st := md.thin.Stats()

@@ -288,7 +288,7 @@ func Load(r io.Reader, custom kernel.Kernel) (*Model, error) {
 
 // setDecomposition starts the decomposition of a loaded model from its eigenvalues and
 // its m×n eigenvectors in point coordinates, checking that they are orthonormal and,
-// for a centred bordered model, orthogonal to 1 (update.Thin.Set's probe, and 1e-8
+// for a centred bordered model, orthogonal to 1 (update.Thin.SetEigen's probe, and 1e-8
 // relative here).
 func (md *Model) setDecomposition(values, vecs []float64) error {
 	m, n := md.m, len(values)
@@ -313,7 +313,7 @@ func (md *Model) setDecomposition(values, vecs []float64) error {
 			}
 		}
 	}
-	if err := md.thin.Set(values, mat.NewDense(m, n, vecs)); err != nil {
+	if err := md.thin.SetEigen(values, mat.NewDense(m, n, vecs)); err != nil {
 		return fmt.Errorf("%w: %v", ErrCheckpoint, err)
 	}
 	return nil

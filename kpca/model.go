@@ -84,7 +84,7 @@ func (m Mode) String() string {
 type Method int
 
 const (
-	// Bordered adds a point with one bordering update (update.Thin.Extend): the kernel
+	// Bordered adds a point with one bordering update (update.Thin.Border): the kernel
 	// matrix (uncentred) or the centred matrix (centred, in a basis of 1⊥) grows by one
 	// row and column. One m×m×m product per point (m×r×r at rank r). It supports
 	// Remove, Rank and Window.
@@ -122,7 +122,7 @@ type Options struct {
 	// every eigenpair (the exact model). Method Bordered only.
 	Rank int
 	// Block is the number of rows AddBatch adds in one step at rank r, outside a window
-	// (update.Thin.ExtendBlock: the kernel block, the Gram–Schmidt and the product at
+	// (update.Thin.BorderBlock: the kernel block, the Gram–Schmidt and the product at
 	// dgemm speed, and one truncation a block instead of one a row); zero means
 	// DefaultBlock, 1 adds the rows one at a time as Add does. The rank-r decomposition
 	// then depends on the blocks, within the certificate either way. Negative is an
@@ -200,9 +200,10 @@ type Model struct {
 	work       []float64 // scratch vectors
 	work2      []float64
 	work3      []float64
-	saved      savedStep // a window step's rollback
-	batching   bool      // inside AddBatch, whose snapshot covers every step
-	since      int       // points since the last drift probe
+	vecA, vecB mat.VecDense // headers that pass scratch vectors to update (vector)
+	saved      savedStep    // a window step's rollback
+	batching   bool         // inside AddBatch, whose snapshot covers every step
+	since      int          // points since the last drift probe
 	stats      Stats
 	probe      []float64
 	probe2     []float64
@@ -329,7 +330,7 @@ func (md *Model) Reserve(n int) {
 }
 
 // columns is the number of eigenpairs a decomposition of n points holds, with room for
-// the two an Extend adds before truncating.
+// the two a Border adds before truncating.
 func (md *Model) columns(n int) int {
 	if md.opts.Rank > 0 {
 		return min(md.opts.Rank+2, n)
@@ -498,7 +499,7 @@ func (md *Model) addPoint(x []float64) error {
 	case md.opts.Method == RankOne:
 		err = md.paperCentred(a, c, sa)
 	case md.opts.Mode == Uncentred:
-		if err = md.thin.Extend(a, nil, 1, c); err == nil {
+		if err = md.thin.Border(vector(&md.vecA, a), nil, 1, c); err == nil {
 			md.tally(md.thin.Stats())
 			scale = math.Max(vec.Norm(a), math.Abs(c))
 		}
@@ -563,7 +564,7 @@ func (md *Model) centredBorder(a []float64, c, sa float64) (float64, error) {
 		e[i] = alpha
 	}
 	gamma := alpha * alpha * (md.total - 2*fm*sa + fm*fm*c)
-	if err := md.thin.Extend(b, e, -alpha*fm, gamma); err != nil {
+	if err := md.thin.Border(vector(&md.vecA, b), vector(&md.vecB, e), -alpha*fm, gamma); err != nil {
 		return 0, err
 	}
 	return math.Max(vec.Norm(b), math.Abs(gamma)), nil

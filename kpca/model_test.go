@@ -259,7 +259,7 @@ func corrupt(t *testing.T, md *Model) {
 			values[i] *= 1 + 1e-4*float64(i%3)
 		}
 		md.thin.VectorsTo(&v)
-		if err := md.thin.Set(values, &v); err != nil {
+		if err := md.thin.SetEigen(values, &v); err != nil {
 			t.Fatal(err)
 		}
 		return

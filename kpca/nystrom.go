@@ -55,6 +55,8 @@ type Nystrom struct {
 	prod  update.Product // P = K_nm·U
 	col   []float64
 	full  []float64
+	colV  mat.VecDense // headers that pass col and full to update (vector)
+	fullV mat.VecDense
 	k     *mat.SymDense // the full kernel matrix, computed by Errors on first use
 }
 
@@ -93,7 +95,7 @@ func NewNystrom(k kernel.Kernel, X mat.Matrix, opts NystromOptions) (*Nystrom, e
 		ny.order = rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x5851F42D4C957F2D)).Perm(n)
 	}
 	ny.sym.SetOptions(opts.Update)
-	ny.prod.Empty(n)
+	ny.prod.Reset(n)
 	ny.full = make([]float64, n)
 	return ny, nil
 }
@@ -127,7 +129,7 @@ func (ny *Nystrom) Add() error {
 			return fmt.Errorf("%w: kernel value with point %d is %g", ErrNonFinite, i, v)
 		}
 	}
-	if err := ny.sym.BorderWith(a, c, &ny.prod, ny.full); err != nil {
+	if err := ny.sym.BorderWith(vector(&ny.colV, a), c, &ny.prod, vector(&ny.fullV, ny.full)); err != nil {
 		return fmt.Errorf("kpca: Nyström landmark %d: %w", m, err)
 	}
 	ny.lbuf = append(ny.lbuf[:m*d], x...)

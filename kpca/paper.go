@@ -55,11 +55,11 @@ func (md *Model) paperCentred(a []float64, c, sa float64) error {
 			p[i] = t + u[i]/t
 			q[i] = t - u[i]/t
 		}
-		if err := md.sym.RankOne(0.5, p); err != nil {
+		if err := md.sym.RankOne(0.5, vector(&md.vecA, p)); err != nil {
 			return fail(err)
 		}
 		md.tally(md.sym.Stats())
-		if err := md.sym.RankOne(-0.5, q); err != nil {
+		if err := md.sym.RankOne(-0.5, vector(&md.vecA, q)); err != nil {
 			return fail(err)
 		}
 		md.tally(md.sym.Stats())
@@ -92,7 +92,7 @@ func (md *Model) expandBorder(a []float64, c float64) error {
 	gamma := c - s
 	zero := md.work2[:m]
 	clear(zero)
-	if err := md.sym.Border(zero, s); err != nil {
+	if err := md.sym.Border(vector(&md.vecA, zero), s); err != nil {
 		return err
 	}
 	md.tally(md.sym.Stats())
@@ -104,12 +104,12 @@ func (md *Model) expandBorder(a []float64, c float64) error {
 	k := md.work3[:m+1]
 	copy(k, a)
 	k[m] = alpha
-	if err := md.sym.RankOne(1/delta, k); err != nil {
+	if err := md.sym.RankOne(1/delta, vector(&md.vecA, k)); err != nil {
 		return err
 	}
 	md.tally(md.sym.Stats())
 	k[m] = beta
-	if err := md.sym.RankOne(-1/delta, k); err != nil {
+	if err := md.sym.RankOne(-1/delta, vector(&md.vecA, k)); err != nil {
 		return err
 	}
 	md.tally(md.sym.Stats())

@@ -19,10 +19,10 @@ import (
 // of the dense reference, m·ε·λ₁, as the only slack (as certify); the last window is
 // also certified against E = K′ − K̃ formed densely (certify).
 //
-// The bound. A window step deletes the oldest point (update.Thin.DeleteRow), which
+// The bound. A window step deletes the oldest point (update.Thin.RemoveKeepRank), which
 // divides the new vectors by √M and so loses orthogonality ε·λmax/M, below
 // 2⁻⁵³·2²⁰ = 2⁻³³ = 1.2e-10 since eigenvalues M ≤ 2⁻²⁰·λmax are dropped
-// (docs/design.md, "Rank-r tracking"); the bordering that follows (Extend) passes on
+// (docs/design.md, "Rank-r tracking"); the bordering that follows (Border) passes on
 // what it inherits, its new direction reorthogonalized until a Gram–Schmidt pass does
 // not cancel (commit 06e9dbf), and adds O(r·ε). Were every deletion to lose its
 // ceiling and nothing of it to be dropped again, the losses, roundings of independent

@@ -9,10 +9,10 @@ import (
 
 // Remove removes point i — the i-th in the order of Points, oldest first — and updates
 // the decomposition: the later points' indices fall by one. The exact model restricts
-// its decomposition to the vectors that vanish at the point (update.Thin.RestrictRow;
+// its decomposition to the vectors that vanish at the point (update.Thin.Remove;
 // centred, inside 1⊥: docs/design.md, "Removing a point"), one secular solve and one
 // m×m×m product, and agrees with a batch kernel PCA of the points left; at rank r it
-// deletes the point from the rank-r matrix (update.Thin.DeleteRow, re-centred in
+// deletes the point from the rank-r matrix (update.Thin.RemoveKeepRank, re-centred in
 // centred mode: docs/design.md, "Rank-r tracking"), O(m·r²). The row sums and the
 // total follow in O(m·d). An index out of range is an error wrapping ErrIndex (and
 // ErrEmpty too on a model without points), method RankOne ErrArgument; on any error
@@ -50,9 +50,9 @@ func (md *Model) remove(i int) error {
 	}
 	var err error
 	if md.opts.Rank > 0 {
-		err = md.thin.DeleteRow(i, md.opts.Mode == Centred)
+		err = md.thin.RemoveKeepRank(i, md.opts.Mode == Centred)
 	} else {
-		err = md.thin.RestrictRow(i)
+		err = md.thin.Remove(i)
 	}
 	if err != nil {
 		return fmt.Errorf("kpca: removing point %d: %w", i, err)

@@ -71,7 +71,7 @@ func TestRemove(t *testing.T) {
 				}
 				rows = slices.Delete(rows, i, i+1)
 				checkExact(t, what, md, 1e-10)
-				if st := md.Stats(); st.Points != len(rows) || st.Last.Op != "restrict" || len(md.UpdateStats(nil)) != 1 {
+				if st := md.Stats(); st.Points != len(rows) || st.Last.Op != "remove" || len(md.UpdateStats(nil)) != 1 {
 					t.Errorf("%s: stats after removal %d: %+v", what, step, st)
 				}
 			}

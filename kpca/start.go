@@ -143,7 +143,7 @@ func (md *Model) decomposeThin(K *mat.SymDense, raw blas64.Symmetric) (*update.T
 			}
 		}
 	}
-	if err := fresh.Set(values, v); err != nil {
+	if err := fresh.SetEigen(values, v); err != nil {
 		return nil, update.Dropped{}, fmt.Errorf("kpca: batch decomposition: %w", err)
 	}
 	return fresh, drop, nil

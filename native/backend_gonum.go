@@ -32,11 +32,11 @@ func classify(blas.Float64) (Info, bool) { return Info{}, false }
 
 // SetThreads sets the number of OpenBLAS threads in the openblas build. In
 // this pure-Go build it always returns [ErrFixedThreads] (after rejecting
-// n < 1): gonum's BLAS has no thread setting, its parallelism follows
-// runtime.GOMAXPROCS.
+// n < 1 with an error wrapping [ErrArgument]; both wrap ikpca.ErrArgument): gonum's
+// BLAS has no thread setting, its parallelism follows runtime.GOMAXPROCS.
 func SetThreads(n int) error {
 	if n < 1 {
-		return fmt.Errorf("native: SetThreads(%d): thread count must be at least 1", n)
+		return fmt.Errorf("%w: SetThreads(%d): thread count must be at least 1", ErrArgument, n)
 	}
 	return ErrFixedThreads
 }

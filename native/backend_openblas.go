@@ -96,7 +96,6 @@ static int has_avx2(void) {
 import "C"
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -182,23 +181,24 @@ func openblasInfo() Info {
 }
 
 // SetThreads sets the number of threads OpenBLAS uses for subsequent calls
-// (openblas_set_num_threads). n < 1 is an error. OpenBLAS clamps requests
-// above its compile-time maximum (MAX_THREADS in openblas_get_config); in that
-// case the clamped value is in effect and an error saying so is returned.
+// (openblas_set_num_threads). n < 1 is an error wrapping [ErrArgument]. OpenBLAS
+// clamps requests above its compile-time maximum (MAX_THREADS in
+// openblas_get_config); in that case the clamped value is in effect and an error
+// saying so, wrapping [ErrArgument], is returned.
 //
 // The setting is process-wide. Do not call SetThreads while other goroutines
 // are running OpenBLAS routines. In the pure-Go build SetThreads returns
 // [ErrFixedThreads].
 func SetThreads(n int) error {
 	if n < 1 {
-		return fmt.Errorf("native: SetThreads(%d): thread count must be at least 1", n)
+		return fmt.Errorf("%w: SetThreads(%d): thread count must be at least 1", ErrArgument, n)
 	}
 	if n > 1<<30 {
-		return errors.New("native: SetThreads: thread count too large")
+		return fmt.Errorf("%w: SetThreads(%d): thread count too large", ErrArgument, n)
 	}
 	C.openblas_set_num_threads(C.int(n))
 	if got := Threads(); got != n {
-		return fmt.Errorf("native: SetThreads(%d): OpenBLAS is using %d threads", n, got)
+		return fmt.Errorf("%w: SetThreads(%d): OpenBLAS is using %d threads (it clamps requests above its maximum)", ErrArgument, n, got)
 	}
 	return nil
 }

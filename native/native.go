@@ -1,7 +1,6 @@
 package native
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -11,6 +10,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	gonumblas "gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/check"
 )
 
 // Info describes a BLAS/LAPACK backend.
@@ -41,11 +42,6 @@ func (i Info) String() string {
 	}
 	return fmt.Sprintf("%s (%d %s; %s)", i.Name, i.Threads, unit, i.Config)
 }
-
-// ErrFixedThreads is returned by [SetThreads] in the pure-Go build: gonum's
-// BLAS has no thread-count setting, its parallelism follows
-// runtime.GOMAXPROCS.
-var ErrFixedThreads = errors.New("native: the pure-Go gonum backend has no thread setting; its parallelism follows GOMAXPROCS")
 
 var useOnce sync.Once
 
@@ -170,7 +166,7 @@ func EigenSymInPlace(n int, a []float64, lda int, w []float64, vectors bool) err
 // Errors are returned for mismatched destination sizes, a nil a, non-finite
 // elements and LAPACK failures; on error vectors is left unchanged.
 func EigenSym(values []float64, vectors *mat.Dense, a mat.Symmetric) ([]float64, error) {
-	if a == nil {
+	if check.IsNil(a) {
 		return nil, fmt.Errorf("%w: EigenSym: nil matrix", ErrArgument)
 	}
 	n := a.SymmetricDim()

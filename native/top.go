@@ -6,6 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/check"
 )
 
 // EigenSymTopInPlace computes the r largest eigenvalues and, optionally, their
@@ -104,7 +106,7 @@ func topByFull(full func(n int, a []float64, lda int, w []float64, vectors bool)
 // Errors are those of EigenSymTopInPlace, and wrap [ErrArgument] for a nil a and
 // mismatched destination sizes; on error vectors is left unchanged.
 func EigenSymTop(values []float64, vectors *mat.Dense, a mat.Symmetric, r int) ([]float64, error) {
-	if a == nil {
+	if check.IsNil(a) {
 		return nil, fmt.Errorf("%w: EigenSymTop: nil matrix", ErrArgument)
 	}
 	n := a.SymmetricDim()

@@ -512,7 +512,7 @@ func TestRestrictErrors(t *testing.T) {
 		run  func() error
 		want error
 	}{
-		{"length", func() error { _, err := s.Restrict([]float64{1, 2}, []float64{1}); return err }, ErrLength},
+		{"length", func() error { _, err := s.Restrict([]float64{1, 2}, []float64{1}); return err }, ErrDimension},
 		{"unsorted", func() error { _, err := s.Restrict([]float64{2, 1}, []float64{1, 1}); return err }, ErrNotSorted},
 		{"nan-d", func() error { _, err := s.Restrict([]float64{nan, 1}, []float64{1, 1}); return err }, ErrNonFinite},
 		{"inf-z", func() error { _, err := s.Restrict([]float64{0, 1}, []float64{1, inf}); return err }, ErrNonFinite},
@@ -537,7 +537,7 @@ func TestRestrictErrors(t *testing.T) {
 		{"root-short-delta", func() error {
 			_, _, err := RestrictRoot(0, []float64{0, 1, 2}, []float64{1, 1, 1}, make([]float64, 2))
 			return err
-		}, ErrLength},
+		}, ErrDimension},
 	}
 	for _, c := range cases {
 		if err := c.run(); !errors.Is(err, c.want) {

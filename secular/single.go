@@ -118,10 +118,10 @@ func ArrowRoot(i int, d, w []float64, c float64, delta []float64) (lambda float6
 // poles, finite non-zero weights, and room for the differences.
 func checkSingle(d, z, delta []float64, n int) error {
 	if len(z) != n {
-		return fmt.Errorf("%w: len(d) = %d, len(weights) = %d", ErrLength, n, len(z))
+		return fmt.Errorf("%w: len(d) = %d, len(weights) = %d", ErrDimension, n, len(z))
 	}
 	if len(delta) < n {
-		return fmt.Errorf("%w: len(delta) = %d < %d", ErrLength, len(delta), n)
+		return fmt.Errorf("%w: len(delta) = %d < %d", ErrDimension, len(delta), n)
 	}
 	if err := checkPoles(d); err != nil {
 		return err

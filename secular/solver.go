@@ -552,7 +552,7 @@ func headroom(n int) int {
 // x finite.
 func checkProblem(d, x []float64, name string) error {
 	if len(x) != len(d) {
-		return fmt.Errorf("%w: len(d) = %d, len(%s) = %d", ErrLength, len(d), name, len(x))
+		return fmt.Errorf("%w: len(d) = %d, len(%s) = %d", ErrDimension, len(d), name, len(x))
 	}
 	if err := checkPoles(d); err != nil {
 		return err

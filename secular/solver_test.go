@@ -325,13 +325,13 @@ func TestSolverErrors(t *testing.T) {
 		run  func() error
 		want error
 	}{
-		{"length", func() error { _, err := s.RankOne([]float64{1, 2}, []float64{1}, 1); return err }, ErrLength},
+		{"length", func() error { _, err := s.RankOne([]float64{1, 2}, []float64{1}, 1); return err }, ErrDimension},
 		{"unsorted", func() error { _, err := s.RankOne([]float64{2, 1}, []float64{1, 1}, 1); return err }, ErrNotSorted},
 		{"nan-d", func() error { _, err := s.RankOne([]float64{nan, 1}, []float64{1, 1}, 1); return err }, ErrNonFinite},
 		{"inf-z", func() error { _, err := s.RankOne([]float64{0, 1}, []float64{1, inf}, 1); return err }, ErrNonFinite},
 		{"nan-rho", func() error { _, err := s.RankOne([]float64{0, 1}, []float64{1, 1}, nan); return err }, ErrNonFinite},
 		{"overflow", func() error { _, err := s.RankOne([]float64{0, 1}, []float64{1e200, 1e200}, 1e100); return err }, ErrNonFinite},
-		{"arrow-length", func() error { _, err := s.Arrow([]float64{1, 2}, []float64{1}, 1); return err }, ErrLength},
+		{"arrow-length", func() error { _, err := s.Arrow([]float64{1, 2}, []float64{1}, 1); return err }, ErrDimension},
 		{"arrow-nan-c", func() error { _, err := s.Arrow([]float64{1}, []float64{1}, nan); return err }, ErrNonFinite},
 		{"arrow-inf-w", func() error { _, err := s.Arrow([]float64{1}, []float64{-inf}, 0); return err }, ErrNonFinite},
 		{"arrow-unsorted", func() error { _, err := s.Arrow([]float64{1, 0}, []float64{1, 1}, 0); return err }, ErrNotSorted},
@@ -354,7 +354,7 @@ func TestSolverErrors(t *testing.T) {
 		{"root-short-delta", func() error {
 			_, _, err := RankOneRoot(0, []float64{0, 1}, []float64{1, 1}, 1, make([]float64, 1))
 			return err
-		}, ErrLength},
+		}, ErrDimension},
 		{"arrow-root-index", func() error {
 			_, _, err := ArrowRoot(3, []float64{0, 1}, []float64{1, 1}, 0, make([]float64, 2))
 			return err

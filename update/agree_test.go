@@ -44,14 +44,14 @@ func agreementWorkload(t *testing.T) []stage {
 		for i := range v {
 			v[i] = rng.NormFloat64()
 		}
-		if err := s.RankOne(rng.NormFloat64(), v); err != nil {
+		if err := s.RankOne(rng.NormFloat64(), vd(v)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	record(&s)
 	var g Sym
 	for j := range m {
-		if err := g.Border(column(k, j, j), k.At(j, j)); err != nil {
+		if err := g.Border(vd(column(k, j, j)), k.At(j, j)); err != nil {
 			t.Fatal(err)
 		}
 	}

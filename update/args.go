@@ -1,15 +1,11 @@
 package update
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 
 	"github.com/ikpca/ikpca/secular"
 )
-
-// ErrArgument reports an invalid argument: a nil matrix, or options that are negative.
-var ErrArgument = errors.New("update: invalid argument")
 
 // Validate reports options that cannot be honoured: a negative Workers, Serial or
 // MaxIterations (zero selects the default of each). The error wraps ErrArgument.

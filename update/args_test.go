@@ -30,9 +30,9 @@ func TestNilArguments(t *testing.T) {
 		{"Factorize((*mat.SymDense)(nil))", func() error { return s.Factorize((*mat.SymDense)(nil)) }},
 		{"SetEigen(nil, nil)", func() error { return s.SetEigen(nil, nil) }},
 		{"SetEigen(values, nil)", func() error { return s.SetEigen([]float64{1, 2}, nil) }},
-		{"Product.Reset(nil, s)", func() error { return p.Reset(nil, &s) }},
-		{"Product.Reset((*mat.Dense)(nil), s)", func() error { return p.Reset((*mat.Dense)(nil), &s) }},
-		{"Product.Reset(b, nil)", func() error { return p.Reset(mat.NewDense(2, 6, nil), nil) }},
+		{"Product.Mul(nil, s)", func() error { return p.Mul(nil, &s) }},
+		{"Product.Mul((*mat.Dense)(nil), s)", func() error { return p.Mul((*mat.Dense)(nil), &s) }},
+		{"Product.Mul(b, nil)", func() error { return p.Mul(mat.NewDense(2, 6, nil), nil) }},
 	}
 	for _, c := range cases {
 		err := func() (err error) {

@@ -144,7 +144,8 @@ func BenchmarkBorder(b *testing.B) {
 	for _, n := range sizes(b) {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			base, a := benchBase(b, n-1)
-			benchUpdate(b, n, base, func(s *Sym) error { return s.Border(a, 0.3) })
+			av := vd(a)
+			benchUpdate(b, n, base, func(s *Sym) error { return s.Border(av, 0.3) })
 		})
 	}
 }
@@ -169,7 +170,8 @@ func BenchmarkRankOne(b *testing.B) {
 	for _, n := range sizes(b) {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			base, v := benchBase(b, n)
-			benchUpdate(b, n, base, func(s *Sym) error { return s.RankOne(0.7, v) })
+			vv := vd(v)
+			benchUpdate(b, n, base, func(s *Sym) error { return s.RankOne(0.7, vv) })
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/testmat"
@@ -87,4 +88,23 @@ func column(a mat.Symmetric, j, m int) []float64 {
 		x[i] = a.At(i, j)
 	}
 	return x
+}
+
+// vd returns x as the mat.Vector update's methods take: nil for a nil x (no vector), an
+// empty *mat.VecDense for an empty one, which mat.NewVecDense cannot make.
+func vd(x []float64) mat.Vector {
+	switch {
+	case x == nil:
+		return nil
+	case len(x) == 0:
+		return &mat.VecDense{}
+	}
+	return mat.NewVecDense(len(x), x)
+}
+
+// header points h at x and returns it: a vector for update's methods that allocates
+// nothing, for the allocation tests (a library caller keeps such a header in its struct).
+func header(h *mat.VecDense, x []float64) *mat.VecDense {
+	h.SetRawVector(blas64.Vector{N: len(x), Inc: 1, Data: x})
+	return h
 }

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/secular"
@@ -14,18 +15,19 @@ import (
 
 // RankOne replaces A by A + ρ·v·vᵀ, for ρ of either sign (docs/design.md,
 // "Rank-one updates"): with z = Uᵀv, A + ρvvᵀ = U·(D + ρzzᵀ)·Uᵀ, whose small
-// eigenproblem is solved by the secular solver; the new vectors are U·Ũ. On error s is
-// unchanged.
-func (s *Sym) RankOne(rho float64, v []float64) error {
+// eigenproblem is solved by the secular solver; the new vectors are U·Ũ.
+//
+// v (length n) is read in place from a *mat.VecDense or any mat.RawVectorer of
+// increment 1, and copied into s's scratch otherwise: an update allocates nothing. A v
+// of another length is ErrDimension, nil ErrArgument (nil is accepted when n = 0), a NaN
+// or infinite ρ or entry ErrNonFinite. On error s is unchanged.
+func (s *Sym) RankOne(rho float64, v mat.Vector) error {
 	n := s.n
-	if len(v) != n {
-		return fmt.Errorf("%w: len(v) = %d, want %d", ErrLength, len(v), n)
+	if err := checkVector("v", v, n); err != nil {
+		return err
 	}
 	if math.IsNaN(rho) || math.IsInf(rho, 0) {
 		return fmt.Errorf("%w: rho = %g", ErrNonFinite, rho)
-	}
-	if err := finite("v", v); err != nil {
-		return err
 	}
 	if n == 0 {
 		s.stats = Stats{Op: "rank-one"}
@@ -34,7 +36,7 @@ func (s *Sym) RankOne(rho float64, v []float64) error {
 	s.grow(n) // the second buffer, if s was only ever copied into
 	t0 := time.Now()
 	z := s.z[:n]
-	s.multiplyT(z, v)
+	s.multiplyT(z, vectorData(v, n, s.row))
 	t1 := time.Now()
 	res, err := s.solver.RankOne(s.values[:n], z, rho)
 	if err != nil {
@@ -49,41 +51,36 @@ func (s *Sym) RankOne(rho float64, v []float64) error {
 // Border replaces A by the (n+1)×(n+1) matrix [[A, a], [aᵀ, c]] (docs/design.md,
 // "Bordering"): in the basis diag(U, 1) it is the arrowhead [[D, w], [wᵀ, c]] with
 // w = Uᵀa, solved by the secular solver; the new vectors are diag(U, 1)·Ũ, one dgemm.
-// On error s is unchanged.
-func (s *Sym) Border(a []float64, c float64) error {
+// a (length n) is read as RankOne reads its v, and rejected alike; the first Border of
+// an empty decomposition takes a nil (or empty) a. On error s is unchanged.
+func (s *Sym) Border(a mat.Vector, c float64) error {
 	return s.BorderWith(a, c, nil, nil)
 }
 
 // BorderWith is Border that also carries the product P = B·U along (see Product): B
-// gains the column b (len P's rows) and P becomes [B, b]·U for the new U, at the cost of
-// one more dgemm of P's rows times the non-deflated block. With p nil it is Border. On
-// error s and p are unchanged.
-func (s *Sym) BorderWith(a []float64, c float64, p *Product, b []float64) error {
+// gains the column b (a vector of P's r rows, read like a) and P becomes [B, b]·U for the
+// new U, at the cost of one more dgemm of P's rows times the non-deflated block. With p
+// nil it is Border (and b is ignored). On error s and p are unchanged.
+func (s *Sym) BorderWith(a mat.Vector, c float64, p *Product, b mat.Vector) error {
 	n := s.n
-	if len(a) != n {
-		return fmt.Errorf("%w: len(a) = %d, want %d", ErrLength, len(a), n)
+	if err := checkVector("a", a, n); err != nil {
+		return err
 	}
 	if math.IsNaN(c) || math.IsInf(c, 0) {
 		return fmt.Errorf("%w: c = %g", ErrNonFinite, c)
 	}
-	if err := finite("a", a); err != nil {
-		return err
-	}
 	if p != nil {
 		if p.n != n {
-			return fmt.Errorf("%w: the product has %d columns, the decomposition order %d", ErrLength, p.n, n)
+			return fmt.Errorf("%w: the product has %d columns, the decomposition order %d", ErrDimension, p.n, n)
 		}
-		if len(b) != p.r {
-			return fmt.Errorf("%w: len(b) = %d, want %d", ErrLength, len(b), p.r)
-		}
-		if err := finite("b", b); err != nil {
+		if err := checkVector("b", b, p.r); err != nil {
 			return err
 		}
 	}
 	s.grow(n + 1)
 	t0 := time.Now()
 	w := s.z[:n]
-	s.multiplyT(w, a)
+	s.multiplyT(w, vectorData(a, n, s.row))
 	t1 := time.Now()
 	res, err := s.solver.Arrow(s.values[:n], w, c)
 	if err != nil {

@@ -44,7 +44,7 @@ func vectorsTo(dst *mat.Dense, src []float64, off, ld, rows, cols int) {
 }
 
 // ascending sets perm to the permutation that sorts values ascending, keeping ties in
-// their order: SetEigen and Set accept eigenpairs in any order.
+// their order: Sym.SetEigen and Thin.SetEigen accept eigenpairs in any order.
 func ascending(perm []int, values []float64) {
 	for i := range perm {
 		perm[i] = i
@@ -60,34 +60,46 @@ func ascending(perm []int, values []float64) {
 	})
 }
 
-// permuteValues sets dst[p] = values[perm[p]]: the eigenvalues of SetEigen and Set in
-// ascending order (perm from ascending), their vectors by permuteColumns.
+// permuteValues sets dst[p] = values[perm[p]]: the eigenvalues of Sym.SetEigen and
+// Thin.SetEigen in ascending order (perm from ascending), their vectors by
+// permuteColumns.
 func permuteValues(dst, values []float64, perm []int) {
 	for p, j := range perm {
 		dst[p] = values[j]
 	}
 }
 
-// permuteColumns writes column perm[p] of src to column p of dst (row i at off + i·ld).
-func permuteColumns(dst []float64, off, ld int, src blas64.General, perm []int) {
-	for i := range src.Rows {
-		from := src.Data[i*src.Stride : i*src.Stride+src.Cols]
+// permuteColumns writes column perm[p] of src to column p of dst (row i at off + i·ld):
+// from the raw rows of a mat.RawMatrixer (a *mat.Dense), through At otherwise.
+func permuteColumns(dst []float64, off, ld int, src mat.Matrix, perm []int) {
+	rows, _ := src.Dims()
+	raw, isRaw := src.(mat.RawMatrixer)
+	for i := range rows {
 		to := dst[off+i*ld : off+i*ld+len(perm)]
+		if isRaw {
+			m := raw.RawMatrix()
+			from := m.Data[i*m.Stride : i*m.Stride+m.Cols]
+			for p, j := range perm {
+				to[p] = from[j]
+			}
+			continue
+		}
 		for p, j := range perm {
-			to[p] = from[j]
+			to[p] = src.At(i, j)
 		}
 	}
 }
 
 // sortedOrthogonality returns probe.Orthogonality of the columns of v in the order perm
-// — the order in which SetEigen and Set store them — computed on a copy in that order
-// (sorted, n×len(perm)), and the scratch x, y, r (len(perm), n, len(perm)). Probing the
-// vectors as they are stored makes the check a function of the stored state: the
-// probe's deviation depends on the columns' order, so vectors given in another order
-// could pass it and then, saved sorted and loaded again, fail it (FuzzLoad found a
-// checkpoint that did).
-func sortedOrthogonality(v blas64.General, perm []int, sorted, x, y, r []float64) float64 {
+// — the order in which Sym.SetEigen and Thin.SetEigen store them — computed on a copy
+// in that order (sorted, n×len(perm)), and the scratch x, y, r (len(perm), n,
+// len(perm)). Probing the vectors as they are stored makes the check a function of the
+// stored state: the probe's deviation depends on the columns' order, so vectors given
+// in another order could pass it and then, saved sorted and loaded again, fail it
+// (FuzzLoad found a checkpoint that did).
+func sortedOrthogonality(v mat.Matrix, perm []int, sorted, x, y, r []float64) float64 {
 	k := len(perm)
+	n, _ := v.Dims()
 	permuteColumns(sorted, 0, k, v, perm)
-	return probe.Orthogonality(blas64.General{Rows: v.Rows, Cols: k, Stride: k, Data: sorted}, x, probe.Fill(x, probe.Seed), y, r)
+	return probe.Orthogonality(blas64.General{Rows: n, Cols: k, Stride: k, Data: sorted}, x, probe.Fill(x, probe.Seed), y, r)
 }

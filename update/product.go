@@ -2,7 +2,6 @@ package update
 
 import (
 	"fmt"
-	"math"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -18,34 +17,33 @@ import (
 // (a landmark removed from K_nm): P becomes P·T.
 //
 // Storage is double-buffered and grows geometrically, like Sym's. The zero value is a
-// 0×0 product; use Reset to start it.
+// 0×0 product; Reset starts it empty, Mul from a matrix.
 type Product struct {
 	r, n     int
 	p, spare []float64 // r×n, row stride n
+	col      []float64 // BorderWith's new column b, when it is not contiguous
 }
 
-// Empty makes P an r×0 matrix: the product for the empty (0×0) decomposition, to be
-// grown by BorderWith from the first point on.
-func (p *Product) Empty(r int) {
+// Reset makes P an r×0 matrix (a negative r counts as 0): the product for the empty
+// (0×0) decomposition, to be grown by BorderWith from the first point on, as Thin.Reset
+// makes the empty decomposition of n rows.
+func (p *Product) Reset(r int) {
 	p.r, p.n, p.p = max(r, 0), 0, p.p[:0]
 }
 
-// Reset sets P = B·U for the current decomposition of s, where B is r×n with
-// n = s.Len(). A nil b or s is an error wrapping ErrArgument. On error p is unchanged.
-func (p *Product) Reset(b mat.Matrix, s *Sym) error {
+// Mul sets P = B·U for the current decomposition of s, where B is r×n with n = s.Len().
+// A nil b or s is an error wrapping ErrArgument, a b of another width ErrDimension and a
+// NaN or infinite entry ErrNonFinite. On error p is unchanged.
+func (p *Product) Mul(b mat.Matrix, s *Sym) error {
 	if isNil(b) || s == nil {
-		return fmt.Errorf("%w: Product.Reset: nil matrix or decomposition", ErrArgument)
+		return fmt.Errorf("%w: Product.Mul: nil matrix or decomposition", ErrArgument)
 	}
 	r, c := b.Dims()
 	if c != s.n {
-		return fmt.Errorf("%w: B has %d columns, the decomposition order %d", ErrLength, c, s.n)
+		return fmt.Errorf("%w: B has %d columns, the decomposition order %d", ErrDimension, c, s.n)
 	}
-	for i := range r {
-		for j := range c {
-			if v := b.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%w: B[%d, %d] = %g", ErrNonFinite, i, j, v)
-			}
-		}
+	if err := finiteMatrix("B", b); err != nil {
+		return err
 	}
 	data := make([]float64, r*c, r*headroom(c))
 	if r > 0 && c > 0 {
@@ -92,15 +90,19 @@ func (p *Product) To(dst *mat.Dense) {
 	dst.Copy(mat.NewDense(p.r, p.n, p.p[:p.r*p.n]))
 }
 
-// follow applies the last Border's change of basis: P ← [P, b]·T.
-func (p *Product) follow(tr *transform, b []float64) {
+// follow applies the last Border's change of basis: P ← [P, b]·T, with b a checked
+// vector of p.r entries (copied into p.col when it is not contiguous).
+func (p *Product) follow(tr *transform, b mat.Vector) {
 	n := p.n
 	nn := n + 1
 	if need := p.r * nn; cap(p.spare) < need {
 		p.spare = make([]float64, need, p.r*headroom(nn))
 	}
+	if len(p.col) < p.r && !contiguous(b) {
+		p.col = make([]float64, p.r) // once: r is fixed for the product's life
+	}
 	out := p.spare[:p.r*nn]
-	tr.apply(p.r, p.p[:p.r*n], n, b, out, nn)
+	tr.apply(p.r, p.p[:p.r*n], n, vectorData(b, p.r, p.col), out, nn)
 	p.p, p.spare = out, p.p
 	p.n = nn
 }

@@ -30,14 +30,14 @@ func TestProductFollowsBorder(t *testing.T) {
 	kd := mat.DenseCopyOf(k)
 	var s Sym
 	var p Product
-	p.Empty(n)
+	p.Reset(n)
 	b := make([]float64, n)
 	var deflated, rotated int
 	for j := range m {
 		for i := range n {
 			b[i] = k.At(i, j)
 		}
-		if err := s.BorderWith(column(k, j, j), k.At(j, j), &p, b); err != nil {
+		if err := s.BorderWith(vd(column(k, j, j)), k.At(j, j), &p, vd(b)); err != nil {
 			t.Fatalf("step %d: %v", j, err)
 		}
 		deflated += s.Stats().Deflated
@@ -76,11 +76,11 @@ func TestProductFollowsRotation(t *testing.T) {
 	}
 	bOld := mat.NewDense(2, 3, []float64{0.3, -1.2, 0.7, 2.1, 0.4, -0.9})
 	var p Product
-	if err := p.Reset(bOld, &s); err != nil {
+	if err := p.Mul(bOld, &s); err != nil {
 		t.Fatal(err)
 	}
 	b := []float64{0.5, -1.5}
-	if err := s.BorderWith([]float64{1, 1, 0}, 0.25, &p, b); err != nil {
+	if err := s.BorderWith(vd([]float64{1, 1, 0}), 0.25, &p, vd(b)); err != nil {
 		t.Fatal(err)
 	}
 	if st := s.Stats(); st.Rotated == 0 || st.Deflated < 2 {
@@ -107,10 +107,10 @@ func TestProductErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	var p Product
-	if err := p.Reset(mat.NewDense(3, 5, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}), &s); err != nil {
+	if err := p.Mul(mat.NewDense(3, 5, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}), &s); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Reset(mat.NewDense(3, 4, nil), &s); !errors.Is(err, ErrLength) {
+	if err := p.Mul(mat.NewDense(3, 4, nil), &s); !errors.Is(err, ErrDimension) {
 		t.Errorf("Reset with wrong width: %v", err)
 	}
 	before, pb := snap(&s), append([]float64(nil), p.p[:15]...)
@@ -118,15 +118,15 @@ func TestProductErrors(t *testing.T) {
 	for _, c := range []struct {
 		b    []float64
 		want error
-	}{{[]float64{1, 2}, ErrLength}, {[]float64{1, math.NaN(), 3}, ErrNonFinite}} {
-		if err := s.BorderWith(col, a.At(5, 5), &p, c.b); !errors.Is(err, c.want) {
+	}{{[]float64{1, 2}, ErrDimension}, {[]float64{1, math.NaN(), 3}, ErrNonFinite}} {
+		if err := s.BorderWith(vd(col), a.At(5, 5), &p, vd(c.b)); !errors.Is(err, c.want) {
 			t.Errorf("b = %v: got %v, want %v", c.b, err, c.want)
 		}
 	}
 	if !snap(&s).equal(before) || p.n != 5 || !equalF(p.p[:15], pb) {
 		t.Fatal("state changed")
 	}
-	if err := s.BorderWith(col, a.At(5, 5), &p, []float64{1, 2, 3}); err != nil {
+	if err := s.BorderWith(vd(col), a.At(5, 5), &p, vd([]float64{1, 2, 3})); err != nil {
 		t.Fatal(err)
 	}
 	if r, c := p.Dims(); r != 3 || c != 6 {

@@ -1,17 +1,12 @@
 package update
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
 
 	"github.com/ikpca/ikpca/secular"
 )
-
-// ErrIndex reports a row index out of range, including any index of an empty
-// decomposition.
-var ErrIndex = errors.New("update: index out of range")
 
 // Remove deletes row and column i of A (docs/design.md, "Removing a point"). With
 // z = Uᵀeᵢ, the row i of U, the eigenvalues of the remaining matrix are those of
@@ -41,7 +36,7 @@ func (s *Sym) RemoveWith(i int, p *Product) error {
 		return fmt.Errorf("%w: row %d of a decomposition of order %d", ErrIndex, i, n)
 	}
 	if p != nil && p.n != n {
-		return fmt.Errorf("%w: the product has %d columns, the decomposition order %d", ErrLength, p.n, n)
+		return fmt.Errorf("%w: the product has %d columns, the decomposition order %d", ErrDimension, p.n, n)
 	}
 	s.grow(n) // the second buffer, if s was only ever copied into
 	t0 := time.Now()

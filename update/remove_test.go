@@ -473,7 +473,7 @@ func TestBorderRemoveRoundTrip(t *testing.T) {
 			for r := range pts {
 				col = append(col, k.At(r, len(pts)))
 			}
-			if err := s.Border(col, k.At(len(pts), len(pts))); err != nil {
+			if err := s.Border(vd(col), k.At(len(pts), len(pts))); err != nil {
 				t.Fatalf("%s step %d: %v", ds.name, step, err)
 			}
 			pts = append(pts, p)
@@ -505,7 +505,7 @@ func TestBorderRemoveRoundTrip(t *testing.T) {
 		for r := range pts {
 			col = append(col, k.At(r, len(pts)))
 		}
-		if err := s.Border(col, k.At(len(pts), len(pts))); err != nil {
+		if err := s.Border(vd(col), k.At(len(pts), len(pts))); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Remove(len(pts)); err != nil {
@@ -530,7 +530,7 @@ func TestProductFollowsRemove(t *testing.T) {
 	k := rbf(x, 4*medianDistance(t, y))
 	var s Sym
 	var p Product
-	p.Empty(n)
+	p.Reset(n)
 	var landmarks []int
 	b := make([]float64, n)
 	rng := rand.New(rand.NewPCG(26, 26))
@@ -543,7 +543,7 @@ func TestProductFollowsRemove(t *testing.T) {
 		for r, l := range landmarks {
 			a[r] = k.At(l, j)
 		}
-		if err := s.BorderWith(a, k.At(j, j), &p, b); err != nil {
+		if err := s.BorderWith(vd(a), k.At(j, j), &p, vd(b)); err != nil {
 			t.Fatal(err)
 		}
 		landmarks = append(landmarks, j)
@@ -590,11 +590,11 @@ func TestRemoveBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	var p Product
-	if err := p.Reset(testmat.RandomSym(n, rng), &s); err != nil {
+	if err := p.Mul(testmat.RandomSym(n, rng), &s); err != nil {
 		t.Fatal(err)
 	}
 	var short Product
-	if err := short.Reset(mat.NewDense(3, n, nil), &s); err != nil {
+	if err := short.Mul(mat.NewDense(3, n, nil), &s); err != nil {
 		t.Fatal(err)
 	}
 	short.n-- // a product that no longer matches the decomposition
@@ -606,7 +606,7 @@ func TestRemoveBadInput(t *testing.T) {
 	}{
 		{"negative", func() error { return s.Remove(-1) }, ErrIndex},
 		{"too large", func() error { return s.Remove(n) }, ErrIndex},
-		{"product width", func() error { return s.RemoveWith(0, &short) }, ErrLength},
+		{"product width", func() error { return s.RemoveWith(0, &short) }, ErrDimension},
 		{"index with product", func() error { return s.RemoveWith(n+3, &p) }, ErrIndex},
 	} {
 		before := snap(&s)
@@ -640,7 +640,7 @@ func TestRemoveNonConvergence(t *testing.T) {
 		t.Fatal(err)
 	}
 	var prod Product
-	if err := prod.Reset(mat.NewDense(2, m, nil), &s); err != nil {
+	if err := prod.Mul(mat.NewDense(2, m, nil), &s); err != nil {
 		t.Fatal(err)
 	}
 	s.SetOptions(Options{MaxIterations: 1})
@@ -675,8 +675,9 @@ func TestRemoveAllocations(t *testing.T) {
 		t.Fatal(err)
 	}
 	col := column(a, n, n)
+	var h mat.VecDense // a header kept outside the step, as a library caller keeps it
 	window := func() {
-		if err := s.Border(col[:s.Len()], a.At(n, n)); err != nil {
+		if err := s.Border(header(&h, col[:s.Len()]), a.At(n, n)); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Remove(s.Len() / 2); err != nil {

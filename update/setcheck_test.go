@@ -48,7 +48,7 @@ func TestSetCheckIsOrderFree(t *testing.T) {
 				errSorted, errShuffled = a.SetEigen(values, V), b.SetEigen(sv, shuffled)
 			} else {
 				var a, b Thin
-				errSorted, errShuffled = a.Set(values, V), b.Set(sv, shuffled)
+				errSorted, errShuffled = a.SetEigen(values, V), b.SetEigen(sv, shuffled)
 			}
 			for _, err := range []error{errSorted, errShuffled} {
 				if err != nil && !errors.Is(err, ErrNotOrthogonal) {

@@ -1,29 +1,6 @@
-// Package update keeps the eigendecomposition A = U·diag(λ)·Uᵀ of a real symmetric
-// matrix up to date under three modifications, without recomputing it:
-//
-//	RankOne:  A ← A + ρ·v·vᵀ             (ρ of either sign)
-//	Border:   A ← [[A, a], [aᵀ, c]]      (the matrix grows by one row and column)
-//	Remove:   A ← A without row and column i
-//
-// Each update costs O(n²) for the small eigenproblem (package secular: deflation, a
-// secular equation, Gu–Eisenstat vectors) plus one matrix product U·Ũ on the part that
-// did not deflate, done by BLAS dgemm. With OpenBLAS (build with -tags openblas and call
-// native.Use) an update costs close to one n×n×n dgemm (1.16 dgemms at n = 2000, 1.09 at
-// n = 4000, measured on 2 cores); a batch recompute with LAPACK dsyevd costs about five to
-// eight times more.
-//
-// Thin is the same machinery for a thin decomposition A = V·diag(λ)·Vᵀ with V of n rows
-// and k ≤ n orthonormal columns: it borders in an extended basis (one new direction for
-// the part of the border outside V, one for the new row), restricts or deletes a row, and
-// keeps the top eigenpairs a Truncation allows — exact when k = n (or n−1 on a
-// hyperplane), rank-r tracking when k is fixed.
-//
-// The package is independent of kernel PCA: any Go code that maintains a symmetric
-// eigendecomposition under low-rank changes can use it.
 package update
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -35,21 +12,11 @@ import (
 	"github.com/ikpca/ikpca/secular"
 )
 
-// Errors returned by Sym. Errors from the secular solver (such as
-// secular.ErrNotConverged) are wrapped and can be tested with errors.Is.
-var (
-	// ErrLength reports a vector or matrix of the wrong size.
-	ErrLength = errors.New("update: dimension mismatch")
-	// ErrNonFinite reports a NaN or infinite input.
-	ErrNonFinite = errors.New("update: non-finite input")
-	// ErrNotOrthogonal reports eigenvectors given to SetEigen that are not orthonormal.
-	ErrNotOrthogonal = errors.New("update: eigenvectors are not orthonormal")
-)
-
 // Sym is the eigendecomposition A = U·diag(λ)·Uᵀ of a real symmetric n×n matrix, with
 // the eigenvalues λ in ascending order and the eigenvectors as the columns of U. The
 // zero value is an empty (0×0) decomposition, ready to use: Border grows it, Factorize
-// and SetEigen start it from a matrix or a known decomposition.
+// and SetEigen start it from a matrix or a known decomposition. NewSym and
+// NewSymFromEigen (from a gonum *mat.EigenSym) return one started from eigenpairs.
 //
 // Every update is transactional: when it returns an error (bad input, non-convergence)
 // the decomposition is exactly as it was before the call. Storage is double-buffered
@@ -77,8 +44,10 @@ type Sym struct {
 
 // Stats describes the last operation on a Sym.
 type Stats struct {
-	// Op names the operation: "factorize", "set", "rank-one", "border" or "remove" for
-	// a Sym; "set", "grow", "extend", "restrict" or "delete" for a Thin.
+	// Op names the operation, after the method: "factorize", "set" (SetEigen and the
+	// constructors), "rank-one", "border" or "remove" for a Sym; "set" (SetEigen, the
+	// constructors and Reset), "rank-one", "border", "border-block", "remove",
+	// "remove-keep-rank" or "grow" for a Thin.
 	Op string
 	// Stats are the secular solver's statistics (zero for factorize and set).
 	secular.Stats
@@ -86,9 +55,9 @@ type Stats struct {
 	// eigenvectors: zero in exact arithmetic, of the order of n·ε computed.
 	Removed float64
 	// Dropped describes the eigenpairs a Thin's update discarded (its Truncation, and
-	// in DeleteRow the negligible ones); always zero for a Sym.
+	// in RemoveKeepRank the negligible ones); always zero for a Sym.
 	Dropped Dropped
-	// Neglected is, for a Thin's ExtendBlock, a bound on the norm of the part of the
+	// Neglected is, for a Thin's BorderBlock, a bound on the norm of the part of the
 	// border left out with the directions below its rank threshold: the update
 	// represents the bordered matrix to within it. Zero otherwise.
 	Neglected float64
@@ -255,25 +224,57 @@ func (s *Sym) Factorize(a mat.Symmetric) error {
 	return nil
 }
 
-// SetEigen starts the decomposition from known eigenvalues and orthonormal eigenvectors
-// (the columns of vectors), in any order: they are sorted. The orthonormality of the
-// vectors, sorted as they will be stored, is checked with a random probe in O(n²) — so
-// that the verdict does not depend on the order the pairs come in — and the call fails
-// with ErrNotOrthogonal if it is off by more than 1e-8. A nil vectors is an error wrapping
-// ErrArgument (an empty decomposition takes an empty matrix: &mat.Dense{}). On error s
-// is unchanged.
-func (s *Sym) SetEigen(values []float64, vectors *mat.Dense) error {
+// NewSym returns the decomposition with the given eigenvalues and orthonormal
+// eigenvectors (the columns of vectors, n×n), as SetEigen does on a new Sym. The pairs
+// may come in any order: they are sorted.
+func NewSym(values []float64, vectors mat.Matrix) (*Sym, error) {
+	s := new(Sym)
+	if err := s.SetEigen(values, vectors); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// NewSymFromEigen returns the decomposition held by e, a gonum eigendecomposition
+// factorized with its vectors (e.Factorize(a, true)): its values and vectors are copied,
+// and e is left as it was. An e that is nil, not factorized (or whose factorization
+// failed) or factorized without vectors is an error wrapping ErrArgument.
+func NewSymFromEigen(e *mat.EigenSym) (*Sym, error) {
+	if e == nil {
+		return nil, fmt.Errorf("%w: NewSymFromEigen: nil EigenSym", ErrArgument)
+	}
+	// RawValues and RawQ report a missing factorization or missing vectors as nil, where
+	// Values and VectorsTo panic; neither copies.
+	values := e.RawValues()
+	if values == nil {
+		return nil, fmt.Errorf("%w: NewSymFromEigen: the EigenSym holds no factorization", ErrArgument)
+	}
+	vectors := e.RawQ()
 	if vectors == nil {
+		return nil, fmt.Errorf("%w: NewSymFromEigen: the EigenSym was factorized without vectors", ErrArgument)
+	}
+	return NewSym(values, vectors)
+}
+
+// SetEigen starts the decomposition from known eigenvalues and orthonormal eigenvectors
+// (the columns of vectors, n×n), in any order: they are sorted and copied. The
+// orthonormality of the vectors, sorted as they will be stored, is checked with a random
+// probe in O(n²) — so that the verdict does not depend on the order the pairs come in —
+// and the call fails with ErrNotOrthogonal if it is off by more than 1e-8. A nil vectors
+// is an error wrapping ErrArgument (an empty decomposition takes an empty matrix:
+// &mat.Dense{}), vectors of another size one wrapping ErrDimension and a NaN or
+// infinite value or entry one wrapping ErrNonFinite. On error s is unchanged.
+func (s *Sym) SetEigen(values []float64, vectors mat.Matrix) error {
+	if isNil(vectors) {
 		return fmt.Errorf("%w: SetEigen: nil vectors", ErrArgument)
 	}
 	n := len(values)
 	if r, c := vectors.Dims(); r != n || c != n {
-		return fmt.Errorf("%w: %d values but %d×%d vectors", ErrLength, n, r, c)
+		return fmt.Errorf("%w: %d values but %d×%d vectors", ErrDimension, n, r, c)
 	}
 	if err := finitePairs(values, vectors); err != nil {
 		return err
 	}
-	raw := vectors.RawMatrix()
 	// The vectors are sorted into the second buffer and probed there, as they will be
 	// stored (sortedOrthogonality); the buffer, the order and the scratch are not state.
 	s.growState(n)
@@ -283,7 +284,7 @@ func (s *Sym) SetEigen(values []float64, vectors *mat.Dense) error {
 	if n > 0 {
 		scratch := s.growScratch(n)
 		x, y, r := scratch[:n], scratch[n:2*n], scratch[2*n:]
-		if dev := sortedOrthogonality(raw, perm, s.spare, x, y, r); dev > 1e-8 {
+		if dev := sortedOrthogonality(vectors, perm, s.spare, x, y, r); dev > 1e-8 {
 			return fmt.Errorf("%w: ‖VᵀV·x − x‖/‖x‖ = %.3g for a probe x", ErrNotOrthogonal, dev)
 		}
 	}
@@ -313,15 +314,34 @@ func finite(name string, x []float64) error {
 }
 
 // finitePairs reports a non-finite value or entry of vectors (n×len(values), checked by
-// the caller), naming the row of a bad entry.
-func finitePairs(values []float64, vectors *mat.Dense) error {
+// the caller), naming the row and column of a bad entry.
+func finitePairs(values []float64, vectors mat.Matrix) error {
 	if err := finite("values", values); err != nil {
 		return err
 	}
-	raw := vectors.RawMatrix()
-	for i := range raw.Rows {
-		if err := finite(fmt.Sprintf("vectors row %d", i), raw.Data[i*raw.Stride:i*raw.Stride+raw.Cols]); err != nil {
-			return err
+	return finiteMatrix("vectors", vectors)
+}
+
+// finiteMatrix reports a NaN or infinite entry of m, naming it name: from the raw rows
+// of a mat.RawMatrixer, through At otherwise.
+func finiteMatrix(name string, m mat.Matrix) error {
+	r, c := m.Dims()
+	if raw, ok := m.(mat.RawMatrixer); ok {
+		d := raw.RawMatrix()
+		for i := range r {
+			for j, v := range d.Data[i*d.Stride : i*d.Stride+c] {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("%w: %s[%d, %d] = %g", ErrNonFinite, name, i, j, v)
+				}
+			}
+		}
+		return nil
+	}
+	for i := range r {
+		for j := range c {
+			if v := m.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: %s[%d, %d] = %g", ErrNonFinite, name, i, j, v)
+			}
 		}
 	}
 	return nil

@@ -19,52 +19,59 @@ import (
 // the complement of their span.
 //
 // A Thin grows and shrinks by rows (docs/design.md, "Removing a point" and "Rank-r
-// tracking"):
+// tracking") and changes by rank one:
 //
-//   - Extend borders A with one row and column given in an extended basis — V, the
+//   - Border borders A with one row and column given in an extended basis — V, the
 //     part of the border outside V (one new direction) and one new unit direction for
 //     the new row — and keeps the top eigenpairs the Truncation allows: one secular
-//     solve of order k+2 and one n×(k+2)×k product;
-//   - RestrictRow restricts A to the vectors of span(V) whose entry j is zero and
-//     deletes row j: when V spans all of Rⁿ (k = n) that is the deletion of row and
-//     column j, exactly, as Sym.Remove; when V spans a hyperplane e⊥ (k = n−1), the
-//     deletion of row and column j of a matrix that lives on e⊥, such as a centred
-//     kernel matrix with e = 1;
-//   - DeleteRow deletes row and column j of the rank-k matrix V·diag(λ)·Vᵀ itself (and
-//     re-centres it if asked), a rank-one downdate of a k×k problem: the removal for a
-//     truncated decomposition, which RestrictRow would shrink by one rank each time;
+//     solve of order k+2 and one n×(k+2)×k product; BorderBlock does the same for b rows
+//     and columns at once;
+//   - RankOne adds ρ·v·vᵀ in the basis [V, r̂] of V and the part of v outside it: one
+//     secular solve of order k+1 and one n×(k+1)×k product, then the Truncation;
+//   - Remove restricts A to the vectors of span(V) whose entry j is zero and deletes
+//     row j: when V spans all of Rⁿ (k = n) that is the deletion of row and column j,
+//     exactly, as Sym.Remove; when V spans a hyperplane e⊥ (k = n−1), the deletion of
+//     row and column j of a matrix that lives on e⊥, such as a centred kernel matrix
+//     with e = 1;
+//   - RemoveKeepRank deletes row and column j of the rank-k matrix V·diag(λ)·Vᵀ itself
+//     (and re-centres it if asked), a rank-one downdate of a k×k problem that keeps k
+//     pairs: the removal for a truncated decomposition, which Remove would shrink by
+//     one rank each time;
 //   - Grow appends a zero row and column.
 //
-// A square Thin (k = n) is the same decomposition as a Sym, and Extend with no new
-// direction is Sym.Border; Thin also allows k < n, keeps its vectors with a row for
-// each row of A, and truncates. Its products go through package native.
+// A square Thin (k = n) is the same decomposition as a Sym, and Border with no new
+// direction is Sym.Border, RankOne is Sym.RankOne and Remove is Sym.Remove; Thin also
+// allows k < n, keeps its vectors with a row for each row of A, and truncates. Its
+// products go through package native.
 //
 // Every update is transactional: on error the decomposition is exactly as it was.
 // Storage is double-buffered and grows geometrically; once Reserve has made room, a
 // sequence of updates allocates nothing. A Thin must not be used by several goroutines
-// at once.
+// at once. The zero value is the empty decomposition of a 0×0 matrix, ready to use:
+// Reset makes it n×n, SetEigen and NewThin start it from eigenpairs.
 type Thin struct {
 	rows, k int
 	// v holds V row-major with row stride ld: column c of row i is v[i*ld+1+c]. Column
-	// −1 of each row (v[i*ld]) is free: Extend writes the new direction there, so that
-	// it joins V's columns without moving them.
+	// −1 of each row (v[i*ld]) is free: Border and RankOne write the new direction
+	// there, so that it joins V's columns without moving them.
 	v, spare         []float64
 	ld               int
 	values           []float64
 	capRows, capK    int // rows and columns the state can hold
 	updRows, updK    int // the size the update workspaces were made for
 	z, p2, poles, wt []float64
-	q, border        []float64 // O(n) scratch of Extend
-	sums             []float64 // column sums of DeleteRow
+	q, border, tip   []float64 // O(n) scratch of Border and RankOne
+	sums             []float64 // column sums of RemoveKeepRank
 	order            []int
 	tr               transform
-	blk              blockWork // ExtendBlock's scratch
+	blk              blockWork // BorderBlock's scratch
 	solver           secular.Solver
 	trunc            Truncation
 	stats            Stats
 }
 
-// Truncation says which eigenpairs a Thin keeps after Extend and DeleteRow.
+// Truncation says which eigenpairs a Thin keeps after Border, BorderBlock, RankOne and
+// RemoveKeepRank.
 type Truncation struct {
 	// Rank, if positive, is the most eigenpairs kept: the largest. Zero keeps them all
 	// (an exact decomposition); negative is an error.
@@ -229,6 +236,7 @@ func (t *Thin) reserveState(n, k int) {
 	if capRows > t.capRows {
 		t.q = make([]float64, capRows)
 		t.border = make([]float64, capRows)
+		t.tip = make([]float64, capRows)
 	}
 	t.capRows, t.capK = capRows, capK
 }
@@ -291,42 +299,55 @@ func (t *Thin) CopyFrom(src *Thin) {
 
 // Bytes returns the memory t holds in its arrays, in bytes: V and the second buffer
 // updates write to (n×(k+1) each, at capacity), the eigenvalues, the secular solver's
-// (k+2)×(k+2) table, the O(n + k) scratch vectors and ExtendBlock's n×b scratch. It grows with Reserve and never
-// shrinks.
+// (k+2)×(k+2) table, the O(n + k) scratch vectors and BorderBlock's n×b scratch. It
+// grows with Reserve and never shrinks.
 func (t *Thin) Bytes() int {
 	b := cap(t.v) + cap(t.spare) + cap(t.values) + cap(t.z) + cap(t.p2) + cap(t.poles) + cap(t.wt) +
-		cap(t.sums) + cap(t.order) + cap(t.q) + cap(t.border) + t.blk.floats()
+		cap(t.sums) + cap(t.order) + cap(t.q) + cap(t.border) + cap(t.tip) + t.blk.floats()
 	if t.updK > 0 {
 		b += (t.updK + 2) * (t.updK + 2)
 	}
 	return 8 * b
 }
 
-// Set starts the decomposition from k eigenvalues and n×k vectors with orthonormal
-// columns, in any order: they are sorted. The orthonormality of the vectors, sorted as
-// they will be stored, is checked with a random probe in O(n·k) — so that the verdict
-// does not depend on the order the pairs come in — and the call fails with
-// ErrNotOrthogonal if it is off by more than 1e-8. A nil vectors is an error wrapping ErrArgument (an empty decomposition of n rows
-// takes an n×0 matrix, which gonum cannot make: use Reset). On error t is unchanged.
-func (t *Thin) Set(values []float64, vectors *mat.Dense) error {
-	if vectors == nil {
-		return fmt.Errorf("%w: Set: nil vectors", ErrArgument)
+// NewThin returns the thin decomposition with the given k eigenvalues and n×k vectors
+// with orthonormal columns (k ≤ n), as SetEigen does on a new Thin, with no truncation.
+// The pairs may come in any order: they are sorted.
+func NewThin(values []float64, vectors mat.Matrix) (*Thin, error) {
+	t := new(Thin)
+	if err := t.SetEigen(values, vectors); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// SetEigen starts the decomposition from k eigenvalues and n×k vectors with orthonormal
+// columns, in any order: they are sorted and copied. The orthonormality of the vectors,
+// sorted as they will be stored, is checked with a random probe in O(n·k) — so that the
+// verdict does not depend on the order the pairs come in — and the call fails with
+// ErrNotOrthogonal if it is off by more than 1e-8. A nil vectors is an error wrapping
+// ErrArgument, vectors of another width than len(values) or no values ErrDimension (an
+// empty decomposition of n rows takes an n×0 matrix, which gonum cannot make: use
+// Reset), a NaN or infinite value or entry ErrNonFinite. The truncation is not applied.
+// On error t is unchanged.
+func (t *Thin) SetEigen(values []float64, vectors mat.Matrix) error {
+	if isNil(vectors) {
+		return fmt.Errorf("%w: SetEigen: nil vectors", ErrArgument)
 	}
 	k := len(values)
 	n, c := vectors.Dims()
-	if c != k || k == 0 {
-		return fmt.Errorf("%w: %d values but %d×%d vectors", ErrLength, k, n, c)
+	if c != k || k == 0 || k > n {
+		return fmt.Errorf("%w: %d values but %d×%d vectors (want n×k, 1 ≤ k ≤ n)", ErrDimension, k, n, c)
 	}
 	if err := finitePairs(values, vectors); err != nil {
 		return err
 	}
-	raw := vectors.RawMatrix()
 	// Probed as they will be stored, sorted (sortedOrthogonality), on a copy: V is state.
 	perm := make([]int, k)
 	ascending(perm, values)
 	x, y, r := make([]float64, k), make([]float64, n), make([]float64, k)
 	sorted := make([]float64, n*k)
-	if dev := sortedOrthogonality(raw, perm, sorted, x, y, r); dev > 1e-8 {
+	if dev := sortedOrthogonality(vectors, perm, sorted, x, y, r); dev > 1e-8 {
 		return fmt.Errorf("%w: ‖VᵀV·x − x‖/‖x‖ = %.3g for a probe x", ErrNotOrthogonal, dev)
 	}
 	t.growState(n, k)

@@ -14,16 +14,17 @@ import (
 	"github.com/ikpca/ikpca/secular"
 )
 
-// blockWork is the scratch of ExtendBlock, grown to the largest block served and then
+// blockWork is the scratch of BorderBlock, grown to the largest block served and then
 // reused.
 type blockWork struct {
 	gp, q, u, p, p2, r, h, y, w, sv, work, norms, prev, s, linv, tmp []float64
+	e, g, f                                                          []float64 // copies of the input e, g and F
 }
 
 // floats returns the number of float64s the scratch holds.
 func (w *blockWork) floats() int {
 	n := 0
-	for _, x := range [][]float64{w.gp, w.q, w.u, w.p, w.p2, w.r, w.h, w.y, w.w, w.sv, w.work, w.norms, w.prev, w.s, w.linv, w.tmp} {
+	for _, x := range [][]float64{w.gp, w.q, w.u, w.p, w.p2, w.r, w.h, w.y, w.w, w.sv, w.work, w.norms, w.prev, w.s, w.linv, w.tmp, w.e, w.g, w.f} {
 		n += cap(x)
 	}
 	return n
@@ -39,8 +40,8 @@ func grow(x []float64, n int) []float64 {
 	return make([]float64, n, n+n/4)
 }
 
-// ExtendBlock borders A with b rows and columns at once (docs/design.md, "Rank-r
-// tracking in blocks"): the generalisation of Extend to b new directions, for adding b
+// BorderBlock borders A with b rows and columns at once (docs/design.md, "Rank-r
+// tracking in blocks"): the generalisation of Border to b new directions, for adding b
 // points to a kernel matrix in one step. The new matrix A′, of order n+b, is given in
 // the orthonormal basis
 //
@@ -60,7 +61,7 @@ func grow(x []float64, n int) []float64 {
 // nil, F = I, B their kernel columns and Γ their kernel matrix; a centred one e = 1/√n
 // and the Helmert directions of points n+1, …, n+b (kpca).
 //
-// ExtendBlock computes P, Q and R itself, by block Gram–Schmidt against V (two passes
+// BorderBlock computes P, Q and R itself, by block Gram–Schmidt against V (two passes
 // and more while a column cancels, as reorthogonalize), the eigendecomposition of the
 // rest's Gram matrix for its numerical rank, and two projections and Cholesky
 // orthonormalisations of Q (rangeBasis). Directions of the rest whose singular values
@@ -70,62 +71,77 @@ func grow(x []float64, n int) []float64 {
 // matrix of order k + b′ + b is solved by a dense eigensolver (native.EigenSym); the
 // new vectors are E times its top eigenvectors — as many as the Truncation keeps —
 // three products, the largest n×(k+b′)×k′. Stats().Dropped describes the eigenvalues
-// left out, Stats().Size is the order of the dense problem. b = 1 is Extend's
+// left out, Stats().Size is the order of the dense problem. b = 1 is Border's
 // arrowhead, solved densely.
 //
-// On error t is unchanged: B, F or Γ of the wrong shape, or a nil B, are ErrLength
-// or ErrArgument, non-finite input ErrNonFinite, directions that are not orthonormal
-// ErrArgument, and a failed eigensolver an error of package native or
-// secular.ErrNotConverged.
-func (t *Thin) ExtendBlock(B *mat.Dense, e, g []float64, F *mat.Dense, gamma mat.Symmetric) error {
-	if B == nil || F == nil || gamma == nil {
-		return fmt.Errorf("%w: ExtendBlock: nil B, F or Γ", ErrArgument)
+// B and F are read through their raw storage when they are mat.RawMatrixers (a
+// *mat.Dense), through At otherwise; e and g, like Border's vectors, from a
+// *mat.VecDense's storage whatever its increment. All are copied into t's scratch. A nil
+// e (an untyped nil or a nil pointer) is the zero vector, and then g is ignored.
+//
+// On error t is unchanged: B, F, Γ, e or g of the wrong shape are ErrDimension, a nil
+// B, F, Γ or g (with e) ErrArgument, non-finite input ErrNonFinite, directions that are
+// not orthonormal ErrArgument, and a failed eigensolver an error of package native or
+// secular.ErrNotConverged (both wrap ikpca.ErrNotConverged).
+func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma mat.Symmetric) error {
+	if isNil(B) || isNil(F) || isNil(gamma) {
+		return fmt.Errorf("%w: BorderBlock: nil B, F or Γ", ErrArgument)
 	}
 	n, k := t.rows, t.k
 	bn, b := B.Dims()
-	if B.IsEmpty() {
-		bn, b = 0, 0
-	}
 	if b == 0 || bn != n || n == 0 {
-		return fmt.Errorf("%w: ExtendBlock: B is %d×%d for %d rows (at least one of each)", ErrLength, bn, b, n)
+		return fmt.Errorf("%w: BorderBlock: B is %d×%d for %d rows (at least one of each)", ErrDimension, bn, b, n)
 	}
 	if fr, fc := F.Dims(); fr != b || fc != b || gamma.SymmetricDim() != b {
-		return fmt.Errorf("%w: ExtendBlock: F is %d×%d and Γ %d×%d, want %d×%d", ErrLength, fr, fc,
+		return fmt.Errorf("%w: BorderBlock: F is %d×%d and Γ %d×%d, want %d×%d", ErrDimension, fr, fc,
 			gamma.SymmetricDim(), gamma.SymmetricDim(), b, b)
 	}
-	if e != nil && (len(e) != n || len(g) != b) {
-		return fmt.Errorf("%w: ExtendBlock: len(e) = %d, len(g) = %d, want %d and %d", ErrLength, len(e), len(g), n, b)
-	}
-	if e == nil {
-		g = nil
-	}
-	if err := finiteBlock(B, e, g, F, gamma); err != nil {
-		return err
-	}
-	if e != nil {
-		if ee := vec.Dot(e, e); !(math.Abs(ee-1) <= 1e-8) {
-			return fmt.Errorf("%w: ExtendBlock: ‖e‖² = %g, not 1", ErrArgument, ee)
+	hasE := !isNil(e)
+	if hasE {
+		if err := checkVector("e", e, n); err != nil {
+			return err
+		}
+		if err := checkVector("g", g, b); err != nil {
+			return err
 		}
 	}
+	if err := finiteBlock(B, F, gamma); err != nil {
+		return err
+	}
+	// e, g and F in the scratch (not state): the checks below and the products read them.
+	w := &t.blk
+	var ev, gv []float64
+	if hasE {
+		w.e, w.g = grow(w.e, n), grow(w.g, b)
+		ev, gv = w.e, w.g
+		copyVector(ev, e)
+		copyVector(gv, g)
+		if ee := vec.Dot(ev, ev); !(math.Abs(ee-1) <= 1e-8) {
+			return fmt.Errorf("%w: BorderBlock: ‖e‖² = %g, not 1", ErrArgument, ee)
+		}
+	}
+	w.f = grow(w.f, b*b)
+	fm := blas64.General{Rows: b, Cols: b, Stride: b, Data: w.f}
+	copyMatrix(fm, F)
 	for i := range b {
 		for j := range i + 1 {
-			d := F.At(0, i) * F.At(0, j)
-			for l := 1; l < b; l++ {
-				d += F.At(l, i) * F.At(l, j)
+			var d float64
+			for l := range b {
+				d += fm.Data[l*b+i] * fm.Data[l*b+j]
 			}
-			if g != nil {
-				d += g[i] * g[j]
+			if gv != nil {
+				d += gv[i] * gv[j]
 			}
 			if i == j {
 				d--
 			}
 			if !(math.Abs(d) <= 1e-8) {
-				return fmt.Errorf("%w: ExtendBlock: new directions %d and %d are not orthonormal (%g)", ErrArgument, i, j, d)
+				return fmt.Errorf("%w: BorderBlock: new directions %d and %d are not orthonormal (%g)", ErrArgument, i, j, d)
 			}
 		}
 	}
 	span := n // the dimension of the space V lives in: Rⁿ, or e⊥
-	if e != nil {
+	if hasE {
 		span = n - 1
 	}
 	// Room for the new vectors: at most N = k + b′ + b columns, and at most Rank of them
@@ -137,20 +153,14 @@ func (t *Thin) ExtendBlock(B *mat.Dense, e, g []float64, F *mat.Dense, gamma mat
 	}
 	t.grow(n+b, cols)
 	t0 := time.Now()
-	w := &t.blk
 
 	// Gp: B without its component along e, then its part outside span(V); P = VᵀB.
 	w.gp = grow(w.gp, n*b)
-	gp := w.gp
-	for i := range n {
-		for j := range b {
-			gp[i*b+j] = B.At(i, j)
-		}
-	}
-	G := blas64.General{Rows: n, Cols: b, Stride: b, Data: gp}
+	G := blas64.General{Rows: n, Cols: b, Stride: b, Data: w.gp}
+	copyMatrix(G, B)
 	w.s = grow(w.s, b)
-	if e != nil {
-		offE(G, e, w.s)
+	if hasE {
+		offE(G, ev, w.s)
 	}
 	w.p = grow(w.p, k*b)
 	p := w.p
@@ -162,7 +172,7 @@ func (t *Thin) ExtendBlock(B *mat.Dense, e, g []float64, F *mat.Dense, gamma mat
 		}
 	}
 	if k > 0 {
-		t.projectBlock(G, p, e)
+		t.projectBlock(G, p, ev)
 	}
 
 	// Q: an orthonormal basis of Gp's range, of its numerical rank (at most the room
@@ -171,7 +181,7 @@ func (t *Thin) ExtendBlock(B *mat.Dense, e, g []float64, F *mat.Dense, gamma mat
 	neglected := 0.0
 	if room := span - k; room > 0 {
 		var err error
-		if bq, neglected, err = t.rangeBasis(G, min(room, b), 64*roundoff*scale, e); err != nil {
+		if bq, neglected, err = t.rangeBasis(G, min(room, b), 64*roundoff*scale, ev); err != nil {
 			return err
 		}
 	} else {
@@ -207,7 +217,7 @@ func (t *Thin) ExtendBlock(B *mat.Dense, e, g []float64, F *mat.Dense, gamma mat
 	t1 := time.Now()
 	w.w = grow(w.w, N)
 	if err := native.EigenSymInPlace(N, h, N, w.w, true); err != nil {
-		return fmt.Errorf("update: ExtendBlock: %w", err)
+		return fmt.Errorf("update: BorderBlock: %w", err)
 	}
 	values := w.w[:N]
 	t2 := time.Now()
@@ -230,39 +240,49 @@ func (t *Thin) ExtendBlock(B *mat.Dense, e, g []float64, F *mat.Dense, gamma mat
 			native.Gemm(blas.NoTrans, blas.NoTrans, 1, Q, blas64.General{Rows: bq, Cols: top, Stride: N, Data: h[k*N+from:]}, 1, out)
 		}
 		yw := blas64.General{Rows: b, Cols: top, Stride: N, Data: h[(k+bq)*N+from:]}
-		native.Gemm(blas.NoTrans, blas.NoTrans, 1, F.RawMatrix(), yw, 0, outNew)
-		if e != nil {
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, fm, yw, 0, outNew)
+		if hasE {
 			// The new directions' part in the old rows: e·(gᵀY_W).
 			w.tmp = grow(w.tmp, top)
-			native.Gemv(blas.Trans, 1, yw, blas64.Vector{N: b, Inc: 1, Data: g}, 0, blas64.Vector{N: top, Inc: 1, Data: w.tmp})
-			native.Ger(1, blas64.Vector{N: n, Inc: 1, Data: e}, blas64.Vector{N: top, Inc: 1, Data: w.tmp}, out)
+			native.Gemv(blas.Trans, 1, yw, blas64.Vector{N: b, Inc: 1, Data: gv}, 0, blas64.Vector{N: top, Inc: 1, Data: w.tmp})
+			native.Ger(1, blas64.Vector{N: n, Inc: 1, Data: ev}, blas64.Vector{N: top, Inc: 1, Data: w.tmp}, out)
 		}
 	}
 	drop := dropped(values[:from])
 	copy(t.values, values[from:])
 	t.v, t.spare = t.spare, t.v
 	t.rows, t.k = n+b, top
-	t.stats = Stats{Op: "extend-block", Stats: secular.Stats{Size: N}, Dropped: drop, Neglected: neglected,
+	t.stats = Stats{Op: "border-block", Stats: secular.Stats{Size: N}, Dropped: drop, Neglected: neglected,
 		Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
 	return nil
 }
 
-// finiteBlock reports a non-finite entry of ExtendBlock's input.
-func finiteBlock(B *mat.Dense, e, g []float64, F *mat.Dense, gamma mat.Symmetric) error {
-	for name, m := range map[string]mat.Matrix{"B": B, "F": F, "Γ": gamma} {
-		r, c := m.Dims()
-		for i := range r {
-			for j := range c {
-				if v := m.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-					return fmt.Errorf("%w: %s[%d][%d] = %g", ErrNonFinite, name, i, j, v)
-				}
-			}
-		}
-	}
-	if err := finite("e", e); err != nil {
+// finiteBlock reports a non-finite entry of BorderBlock's matrices.
+func finiteBlock(B, F mat.Matrix, gamma mat.Symmetric) error {
+	if err := finiteMatrix("B", B); err != nil {
 		return err
 	}
-	return finite("g", g)
+	if err := finiteMatrix("F", F); err != nil {
+		return err
+	}
+	return finiteMatrix("Γ", gamma)
+}
+
+// copyMatrix copies m (of dst's dimensions) into dst: row by row from a
+// mat.RawMatrixer, through At otherwise.
+func copyMatrix(dst blas64.General, m mat.Matrix) {
+	if raw, ok := m.(mat.RawMatrixer); ok {
+		src := raw.RawMatrix()
+		for i := range dst.Rows {
+			copy(dst.Data[i*dst.Stride:i*dst.Stride+dst.Cols], src.Data[i*src.Stride:i*src.Stride+dst.Cols])
+		}
+		return
+	}
+	for i := range dst.Rows {
+		for j := range dst.Cols {
+			dst.Data[i*dst.Stride+j] = m.At(i, j)
+		}
+	}
 }
 
 // offE removes from each column of G its component along the unit vector e, with s
@@ -331,7 +351,7 @@ func (t *Thin) projectBlock(G blas64.General, p []float64, e []float64) {
 }
 
 // rankRelative is the smallest singular value, relative to the largest, of a new
-// direction ExtendBlock keeps: 2⁻²⁰ ≈ 1e-6. Its basis comes from the Gram matrix of
+// direction BorderBlock keeps: 2⁻²⁰ ≈ 1e-6. Its basis comes from the Gram matrix of
 // the border's rest, whose eigenvalues are accurate to about b·ε·σmax² — so that a
 // singular value below about √(b·ε)·σmax cannot be resolved — and from two Cholesky
 // orthonormalisations, which restore orthonormality when the kept directions have a
@@ -355,7 +375,7 @@ func (t *Thin) rangeBasis(G blas64.General, most int, tol float64, e []float64) 
 	native.Gemm(blas.Trans, blas.NoTrans, 1, G, G, 0, S)
 	w.sv = grow(w.sv, b)
 	if err := native.EigenSymInPlace(b, S.Data, b, w.sv, true); err != nil {
-		return 0, 0, fmt.Errorf("update: ExtendBlock: the border's Gram matrix: %w", err)
+		return 0, 0, fmt.Errorf("update: BorderBlock: the border's Gram matrix: %w", err)
 	}
 	d := w.sv // ascending
 	top := math.Sqrt(math.Max(d[b-1], 0))
@@ -401,7 +421,7 @@ func (t *Thin) rangeBasis(G blas64.General, most int, tol float64, e []float64) 
 		l := w.linv[:bq*bq]
 		native.Gemm(blas.Trans, blas.NoTrans, 1, Q, Q, 0, blas64.General{Rows: bq, Cols: bq, Stride: bq, Data: l})
 		if !choleskyInverseT(l, bq) {
-			return 0, 0, fmt.Errorf("%w: ExtendBlock: the new directions are not independent", secular.ErrNotConverged)
+			return 0, 0, fmt.Errorf("%w: BorderBlock: the new directions are not independent", secular.ErrNotConverged)
 		}
 		w.tmp = grow(w.tmp, n*bq)
 		out := blas64.General{Rows: n, Cols: bq, Stride: bq, Data: w.tmp[:n*bq]}

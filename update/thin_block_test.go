@@ -14,7 +14,7 @@ import (
 	"github.com/ikpca/ikpca/native"
 )
 
-// blockBorder returns ExtendBlock's arguments for a matrix A (n×n, the old points'
+// blockBorder returns BorderBlock's arguments for a matrix A (n×n, the old points'
 // uncentred kernel matrix) gaining b points with kernel columns Ab (n×b) and kernel
 // matrix Cb (b×b) — uncentred: B = Ab, F = I, Γ = Cb; centred, in the Helmert basis of
 // points n+1…n+b (docs/design.md, "Rank-r tracking in blocks"): directions (αⱼ·1, Fⱼ)
@@ -116,24 +116,24 @@ func subBlocks(k mat.Symmetric, n, b int) (*mat.Dense, *mat.SymDense) {
 	return ab, cb
 }
 
-// extendBlockChecked runs ExtendBlock of b points of the kernel matrix k onto th (whose
+// borderBlockChecked runs BorderBlock of b points of the kernel matrix k onto th (whose
 // matrix is taken as the old points' kernel matrix, as in TestThinRank) and checks the
 // result against the dense definition: the pairs are the top eigenpairs of the bordered
 // matrix (centred: C·[[V·Λ·Vᵀ, Ab], [Abᵀ, Cb]]·C, V·Λ·Vᵀ being centred already), with
 // pairCheck's tolerance tol relative to the step's norm plus the orthogonality th
 // inherits, and what it dropped is the rest of the spectrum (trace).
-func extendBlockChecked(t *testing.T, what string, th *Thin, ab *mat.Dense, cb mat.Symmetric, tol float64, centred bool) {
+func borderBlockChecked(t *testing.T, what string, th *Thin, ab *mat.Dense, cb mat.Symmetric, tol float64, centred bool) {
 	t.Helper()
 	n, _ := th.Dims()
 	a := thinDense(th)
 	B, e, g, F, gamma, want := blockBorder(a, ab, cb, centred)
 	before := spectralNorm(th.Values(nil))
 	tol += inherited(th, e)
-	if err := th.ExtendBlock(B, e, g, F, gamma); err != nil {
-		t.Fatalf("%s: ExtendBlock: %v", what, err)
+	if err := th.BorderBlock(B, vd(e), vd(g), F, gamma); err != nil {
+		t.Fatalf("%s: BorderBlock: %v", what, err)
 	}
 	if nn, _ := th.Dims(); nn != n+ab.RawMatrix().Cols {
-		t.Fatalf("%s: %d rows after ExtendBlock, want %d", what, nn, n+ab.RawMatrix().Cols)
+		t.Fatalf("%s: %d rows after BorderBlock, want %d", what, nn, n+ab.RawMatrix().Cols)
 	}
 	vals, err := native.EigenSym(nil, nil, want)
 	if err != nil {
@@ -144,9 +144,9 @@ func extendBlockChecked(t *testing.T, what string, th *Thin, ab *mat.Dense, cb m
 		norm = math.Max(norm, mat.Norm(ab.RowView(i), 2))
 	}
 	norm = math.Max(norm, math.SmallestNonzeroFloat64) // a zero matrix: relative to the smallest
-	// The update represents the bordered matrix to within Neglected (ExtendBlock).
+	// The update represents the bordered matrix to within Neglected (BorderBlock).
 	tol += th.Stats().Neglected / norm
-	pairCheck(t, what+": extend block", th, want, norm, tol, centred)
+	pairCheck(t, what+": border block", th, want, norm, tol, centred)
 	// The trace: what was kept plus what was dropped is the bordered matrix's.
 	var kept, trace float64
 	for _, v := range th.Values(nil) {
@@ -161,14 +161,14 @@ func extendBlockChecked(t *testing.T, what string, th *Thin, ab *mat.Dense, cb m
 	}
 }
 
-// TestExtendBlock grows Thins of MAGIC and Yeast kernel matrices by blocks of b = 1, 2,
+// TestBorderBlock grows Thins of MAGIC and Yeast kernel matrices by blocks of b = 1, 2,
 // 7 and 32 points, exact (every pair kept: the block must reproduce the batch
 // decomposition of the grown matrix) and at rank r = 8 and 20 (the top r pairs of the
 // bordered truncated matrix), uncentred and centred, checking each block against its
-// dense definition (extendBlockChecked). The tolerance is 16·(N+5)·ε relative to the
+// dense definition (borderBlockChecked). The tolerance is 16·(N+5)·ε relative to the
 // step's norm, N = k + b′ + b the order of the dense problem: a backward-stable dense
 // eigensolver and three products, each n·ε-accurate in the measure of pairCheck.
-func TestExtendBlock(t *testing.T) {
+func TestBorderBlock(t *testing.T) {
 	for _, ds := range []data.Dataset{data.Magic(), data.Yeast()} {
 		_, d := ds.X.Dims()
 		m := 150
@@ -187,7 +187,7 @@ func TestExtendBlock(t *testing.T) {
 						ab, cb := subBlocks(k, n, b)
 						_, kk := th.Dims()
 						tol := 16 * float64(kk+2*b+5) * eps
-						extendBlockChecked(t, ds.Name+blockName(centred, r, b), th, ab, cb, tol, centred)
+						borderBlockChecked(t, ds.Name+blockName(centred, r, b), th, ab, cb, tol, centred)
 					}
 				}
 			}
@@ -204,12 +204,12 @@ func blockName(centred bool, r, b int) string {
 	return fmt.Sprintf("/%s/r=%d/b=%d", mode, r, b)
 }
 
-// TestExtendBlockAdversarial: blocks of repeated points, points that repeat old ones
+// TestBorderBlockAdversarial: blocks of repeated points, points that repeat old ones
 // (their border lies in span(V): no new direction), a block larger than the room left
 // in the span (k + b > n), tiny and zero couplings, equal eigenvalues (a kernel matrix
 // of identical points), one old row, and a V orthonormal only to δ with a rest just
-// above the rank threshold (as TestExtendLostOrthogonality for Extend).
-func TestExtendBlockAdversarial(t *testing.T) {
+// above the rank threshold (as TestBorderLostOrthogonality for Border).
+func TestBorderBlockAdversarial(t *testing.T) {
 	rng := rand.New(rand.NewPCG(81, 82))
 	x := data.Yeast().X
 	base := mat.DenseCopyOf(x.Slice(0, 40, 0, 8))
@@ -234,7 +234,7 @@ func TestExtendBlockAdversarial(t *testing.T) {
 			for _, blk := range [][2]int{{40, 3}, {43, 2}, {45, 15}} {
 				ab, cb := subBlocks(k, blk[0], blk[1])
 				_, kk := th.Dims()
-				extendBlockChecked(t, "adversarial"+blockName(centred, r, blk[1]), th, ab, cb, 16*float64(kk+2*blk[1]+5)*eps, centred)
+				borderBlockChecked(t, "adversarial"+blockName(centred, r, blk[1]), th, ab, cb, 16*float64(kk+2*blk[1]+5)*eps, centred)
 			}
 		}
 	}
@@ -249,7 +249,7 @@ func TestExtendBlockAdversarial(t *testing.T) {
 	for _, centred := range []bool{false, true} {
 		th := growExact(t, ks, 4, centred, func(int) bool { return false })
 		ab, cb := subBlocks(ks, 4, 8)
-		extendBlockChecked(t, "identical", th, ab, cb, 16*20*eps, centred)
+		borderBlockChecked(t, "identical", th, ab, cb, 16*20*eps, centred)
 	}
 
 	// One old row, uncentred: b = 1…5 at once.
@@ -257,7 +257,7 @@ func TestExtendBlockAdversarial(t *testing.T) {
 		kr := rbf(mat.DenseCopyOf(x.Slice(200, 201+b, 0, 8)), medianDistance(t, x))
 		th := growExact(t, kr, 1, false, func(int) bool { return false })
 		ab, cb := subBlocks(kr, 1, b)
-		extendBlockChecked(t, "one row", th, ab, cb, 16*float64(2*b+6)*eps, false)
+		borderBlockChecked(t, "one row", th, ab, cb, 16*float64(2*b+6)*eps, false)
 	}
 
 	// Lost orthogonality: V orthonormal to δ = 1e-10, a block in span(V) plus β along
@@ -272,7 +272,7 @@ func TestExtendBlockAdversarial(t *testing.T) {
 			}
 		}
 		var th Thin
-		if err := th.Set([]float64{0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1}, v); err != nil {
+		if err := th.SetEigen([]float64{0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1}, v); err != nil {
 			t.Fatal(err)
 		}
 		const b = 3
@@ -292,20 +292,20 @@ func TestExtendBlockAdversarial(t *testing.T) {
 		F := mat.NewDense(b, b, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1})
 		gamma := mat.NewSymDense(b, []float64{1, 0.1, 0, 0.1, 1, 0.2, 0, 0.2, 1})
 		bound := inherited(&th, nil) + 64*float64(n+kk+2*b)*eps
-		if err := th.ExtendBlock(B, nil, nil, F, gamma); err != nil {
+		if err := th.BorderBlock(B, nil, nil, F, gamma); err != nil {
 			t.Fatal(err)
 		}
 		var nv mat.Dense
 		th.VectorsTo(&nv)
 		if o := testmat.Orthogonality(&nv); !(o <= bound) {
-			t.Errorf("β = %gε: orthogonality %.3g after ExtendBlock > %.3g", betaRel, o, bound)
+			t.Errorf("β = %gε: orthogonality %.3g after BorderBlock > %.3g", betaRel, o, bound)
 		}
 	}
 }
 
-// TestExtendBlockMatchesExtend: a block of one point is Extend's step, to rounding:
+// TestBorderBlockMatchesBorder: a block of one point is Border's step, to rounding:
 // the same eigenvalues, centred and uncentred, exact and at rank r.
-func TestExtendBlockMatchesExtend(t *testing.T) {
+func TestBorderBlockMatchesBorder(t *testing.T) {
 	x := data.Magic().X
 	k := rbf(x.Slice(0, 80, 0, 10), medianDistance(t, x))
 	for _, centred := range []bool{false, true} {
@@ -324,16 +324,16 @@ func TestExtendBlockMatchesExtend(t *testing.T) {
 				if centred {
 					bb, gamma := centredBorder(a, n, col, k.At(n, n))
 					e, f := helmertDir(n)
-					err = one.Extend(bb, e, f, gamma)
+					err = one.Border(vd(bb), vd(e), f, gamma)
 				} else {
-					err = one.Extend(col, nil, 1, k.At(n, n))
+					err = one.Border(vd(col), nil, 1, k.At(n, n))
 				}
 				if err != nil {
 					t.Fatal(err)
 				}
 				ab, cb := subBlocks(k, n, 1)
 				B, e, g, F, gamma, _ := blockBorder(thinDense(blk), ab, cb, centred)
-				if err := blk.ExtendBlock(B, e, g, F, gamma); err != nil {
+				if err := blk.BorderBlock(B, vd(e), vd(g), F, gamma); err != nil {
 					t.Fatal(err)
 				}
 				v1, v2 := one.Values(nil), blk.Values(nil)
@@ -349,9 +349,9 @@ func TestExtendBlockMatchesExtend(t *testing.T) {
 	}
 }
 
-// TestExtendBlockBadInput: every refusal is typed and leaves the Thin bit for bit as it
+// TestBorderBlockBadInput: every refusal is typed and leaves the Thin bit for bit as it
 // was.
-func TestExtendBlockBadInput(t *testing.T) {
+func TestBorderBlockBadInput(t *testing.T) {
 	x := data.Magic().X
 	k := rbf(x.Slice(0, 20, 0, 10), medianDistance(t, x))
 	th := growExact(t, k, 10, false, func(int) bool { return false })
@@ -371,17 +371,17 @@ func TestExtendBlockBadInput(t *testing.T) {
 		call func() error
 		want error
 	}{
-		{"nil B", func() error { return th.ExtendBlock(nil, nil, nil, F, gamma) }, ErrArgument},
-		{"nil F", func() error { return th.ExtendBlock(B, nil, nil, nil, gamma) }, ErrArgument},
-		{"nil Γ", func() error { return th.ExtendBlock(B, nil, nil, F, nil) }, ErrArgument},
-		{"B rows", func() error { return th.ExtendBlock(mat.NewDense(9, 3, nil), nil, nil, F, gamma) }, ErrLength},
-		{"F shape", func() error { return th.ExtendBlock(B, nil, nil, mat.NewDense(2, 2, nil), gamma) }, ErrLength},
-		{"Γ shape", func() error { return th.ExtendBlock(B, nil, nil, F, mat.NewSymDense(2, nil)) }, ErrLength},
-		{"e length", func() error { return th.ExtendBlock(B, make([]float64, 9), make([]float64, 3), F, gamma) }, ErrLength},
-		{"NaN in B", func() error { return th.ExtendBlock(nan, nil, nil, F, gamma) }, ErrNonFinite},
-		{"Inf in Γ", func() error { return th.ExtendBlock(B, nil, nil, F, infG) }, ErrNonFinite},
-		{"directions", func() error { return th.ExtendBlock(B, nil, nil, notOrth, gamma) }, ErrArgument},
-		{"e not unit", func() error { return th.ExtendBlock(B, e, make([]float64, 3), F, gamma) }, ErrArgument},
+		{"nil B", func() error { return th.BorderBlock(nil, nil, nil, F, gamma) }, ErrArgument},
+		{"nil F", func() error { return th.BorderBlock(B, nil, nil, nil, gamma) }, ErrArgument},
+		{"nil Γ", func() error { return th.BorderBlock(B, nil, nil, F, nil) }, ErrArgument},
+		{"B rows", func() error { return th.BorderBlock(mat.NewDense(9, 3, nil), nil, nil, F, gamma) }, ErrDimension},
+		{"F shape", func() error { return th.BorderBlock(B, nil, nil, mat.NewDense(2, 2, nil), gamma) }, ErrDimension},
+		{"Γ shape", func() error { return th.BorderBlock(B, nil, nil, F, mat.NewSymDense(2, nil)) }, ErrDimension},
+		{"e length", func() error { return th.BorderBlock(B, vd(make([]float64, 9)), vd(make([]float64, 3)), F, gamma) }, ErrDimension},
+		{"NaN in B", func() error { return th.BorderBlock(nan, nil, nil, F, gamma) }, ErrNonFinite},
+		{"Inf in Γ", func() error { return th.BorderBlock(B, nil, nil, F, infG) }, ErrNonFinite},
+		{"directions", func() error { return th.BorderBlock(B, nil, nil, notOrth, gamma) }, ErrArgument},
+		{"e not unit", func() error { return th.BorderBlock(B, vd(e), vd(make([]float64, 3)), F, gamma) }, ErrArgument},
 	} {
 		was := snapT(th)
 		if err := c.call(); !errors.Is(err, c.want) {
@@ -393,12 +393,12 @@ func TestExtendBlockBadInput(t *testing.T) {
 	}
 }
 
-// FuzzExtendBlock starts a Thin as FuzzThin does (decodeThin: small positive
+// FuzzBorderBlock starts a Thin as FuzzThin does (decodeThin: small positive
 // semi-definite matrices on a coarse grid, centred or not, exact or at a rank) and adds
 // a block of 1 to 4 points whose kernel columns and matrix come from the numbers that
 // follow (the block matrix [[S·Sᵀ, A], [Aᵀ, C]] need not be positive semi-definite),
-// checked against its dense definition (extendBlockChecked).
-func FuzzExtendBlock(f *testing.F) {
+// checked against its dense definition (borderBlockChecked).
+func FuzzBorderBlock(f *testing.F) {
 	f.Add([]byte{0, 0, 1, 0, 0, 64, 0, 0, 64, 1, 2, 3, 4, 5, 6, 7, 8})
 	f.Add([]byte{0x80 | 3, 2, 3, 0, 0, 64, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
 		23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48})
@@ -428,6 +428,6 @@ func FuzzExtendBlock(f *testing.F) {
 				nums = nums[1:]
 			}
 		}
-		extendBlockChecked(t, "fuzz", th, ab, cb, 64*float64(max(n, k)+2*b+7)*eps, c.centred)
+		borderBlockChecked(t, "fuzz", th, ab, cb, 64*float64(max(n, k)+2*b+7)*eps, c.centred)
 	})
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/ikpca/ikpca/secular"
 )
 
-// extendOracle returns the (n+1)×(n+1) matrix Thin.Extend(b, e, f, c) borders A into,
+// borderOracle returns the (n+1)×(n+1) matrix Thin.Border(b, e, f, c) borders A into,
 // written without the Thin's basis: with u = (e, f) and g = (b − (eᵀb/eᵀe)·e, 0),
 //
 //	A′ = diag(A, 0) + u·gᵀ + g·uᵀ + c·u·uᵀ,
@@ -26,7 +26,7 @@ import (
 // which for x ⊥ u in the old rows gives xᵀA′y = xᵀAy and xᵀA′u = xᵀb, and uᵀA′u = c;
 // on the remaining direction (e, −eᵀe/f) it is zero, as A is on e. For e = 0, f = 1 it
 // is [[A, b], [bᵀ, c]].
-func extendOracle(a mat.Symmetric, b, e []float64, f, c float64) *mat.SymDense {
+func borderOracle(a mat.Symmetric, b, e []float64, f, c float64) *mat.SymDense {
 	n := len(b)
 	u := make([]float64, n+1)
 	g := make([]float64, n+1)
@@ -68,13 +68,12 @@ func (a thinSnap) equal(b thinSnap) bool {
 	return a.n == b.n && a.k == b.k && slices.Equal(a.values, b.values) && slices.Equal(a.v, b.v)
 }
 
-// extendChecked runs Extend and checks it against its dense definition (pairCheck,
+// borderChecked runs Border and checks it against its dense definition (pairCheck,
 // with the step's norm the largest of the matrix before and after and the input);
-// restrictChecked and
-// deleteChecked do the same for RestrictRow and DeleteRow. Each widens tol by what the
-// Thin brings in: an update assumes VᵀV = I, and a V orthonormal only to δ (after a
-// DeleteRow that divided by a small √M) passes a few δ on (inherited).
-func extendChecked(t *testing.T, what string, th *Thin, b, e []float64, f, c float64, tol float64, centred bool) {
+// thinRemoveChecked and removeKeepRankChecked do the same for Remove and
+// RemoveKeepRank. Each widens tol by what the Thin brings in: an update assumes VᵀV = I, and a V orthonormal only to δ (after a
+// RemoveKeepRank that divided by a small √M) passes a few δ on (inherited).
+func borderChecked(t *testing.T, what string, th *Thin, b, e []float64, f, c float64, tol float64, centred bool) {
 	t.Helper()
 	n, _ := th.Dims()
 	var a mat.Symmetric = mat.NewSymDense(max(n, 1), nil)
@@ -83,10 +82,10 @@ func extendChecked(t *testing.T, what string, th *Thin, b, e []float64, f, c flo
 	}
 	before := spectralNorm(th.Values(nil))
 	tol += inherited(th, e)
-	if err := th.Extend(b, e, f, c); err != nil {
-		t.Fatalf("%s: Extend: %v", what, err)
+	if err := th.Border(vd(b), vd(e), f, c); err != nil {
+		t.Fatalf("%s: Border: %v", what, err)
 	}
-	want := extendOracle(a, b, e, f, c)
+	want := borderOracle(a, b, e, f, c)
 	vals, err := native.EigenSym(nil, nil, want)
 	if err != nil {
 		t.Fatal(err)
@@ -94,16 +93,16 @@ func extendChecked(t *testing.T, what string, th *Thin, b, e []float64, f, c flo
 	// The scale of the step includes its input: the projection of b off e rounds
 	// relative to ‖b‖.
 	norm := math.Max(math.Max(before, math.Max(-vals[0], vals[len(vals)-1])), math.Max(vec.Norm(b), math.Abs(c)))
-	pairCheck(t, what+": extend", th, want, math.Max(norm, math.SmallestNonzeroFloat64), tol, centred)
+	pairCheck(t, what+": border", th, want, math.Max(norm, math.SmallestNonzeroFloat64), tol, centred)
 }
 
-func restrictChecked(t *testing.T, what string, th *Thin, j int, tol float64, centred bool) {
+func thinRemoveChecked(t *testing.T, what string, th *Thin, j int, tol float64, centred bool) {
 	t.Helper()
 	want := restrictOracle(th, j)
 	norm := spectralNorm(th.Values(nil))
 	tol += inherited(th, nil)
-	if err := th.RestrictRow(j); err != nil {
-		t.Fatalf("%s: RestrictRow(%d): %v", what, j, err)
+	if err := th.Remove(j); err != nil {
+		t.Fatalf("%s: Remove(%d): %v", what, j, err)
 	}
 	if n, _ := th.Dims(); n == 0 {
 		return
@@ -112,18 +111,18 @@ func restrictChecked(t *testing.T, what string, th *Thin, j int, tol float64, ce
 }
 
 // inherited returns what an update of th may inherit from the steps before it, in the
-// max-entry measure of pairCheck: 2(k+2)·max|VᵀV − I|, plus ‖Vᵀe‖₂ for an Extend with
+// max-entry measure of pairCheck: 2(k+2)·max|VᵀV − I|, plus ‖Vᵀe‖₂ for an Border with
 // the new direction e (nil otherwise).
 //
 // An update assumes VᵀV = I. Its new vectors are E·Y with Y orthonormal and E = [V, q,
 // e] of at most k+2 columns, so their loss is Yᵀ(EᵀE − I)Y, whose max-entry is at most
-// ‖EᵀE − I‖₂ ≤ ‖Δ‖₂ + ‖[Vᵀq, Vᵀe]‖₂ + O(ε), Δ = VᵀV − I. Extend's Gram–Schmidt passes
+// ‖EᵀE − I‖₂ ≤ ‖Δ‖₂ + ‖[Vᵀq, Vᵀe]‖₂ + O(ε), Δ = VᵀV − I. Border's Gram–Schmidt passes
 // run until one does not cancel (Thin.reorthogonalize), which bounds ‖Vᵀq‖ by
 // √2·(‖Δ‖₂ + O(kε)); and ‖Δ‖₂ ≤ k·max|Δᵢⱼ|. So the loss is at most
 // (1+√2)·k·max|Δᵢⱼ| + ‖Vᵀe‖₂, within this bound, the O(kε) terms being the caller's
-// tolerance. RestrictRow's V·Ũ inherits ŨᵀΔŨ, less. (Before the passes were adaptive,
+// tolerance. Remove's V·Ũ inherits ŨᵀΔŨ, less. (Before the passes were adaptive,
 // two fixed passes let ‖Vᵀq‖ reach ‖Δ‖²‖p‖/β: FuzzThin found 9.9 times max|Δ| at k = 7,
-// TestExtendLostOrthogonality 3e4 times.)
+// TestBorderLostOrthogonality 3e4 times.)
 func inherited(th *Thin, e []float64) float64 {
 	n, k := th.Dims()
 	if k == 0 {
@@ -140,7 +139,7 @@ func inherited(th *Thin, e []float64) float64 {
 	return lost
 }
 
-// restrictOracle returns the matrix RestrictRow(j) leaves, from its definition: A
+// restrictOracle returns the matrix Remove(j) leaves, from its definition: A
 // restricted to S = {V·c : cⱼ-th row zero, i.e. zᵀc = 0} for z the row j of V — with N
 // an orthonormal basis of z⊥ in Rᵏ, V·N·(Nᵀ·Λ·N)·Nᵀ·Vᵀ — without its row and column j
 // (zero). For a V that spans Rⁿ it is A without row and column j; for one that spans 1⊥,
@@ -204,9 +203,9 @@ func restrictOracle(th *Thin, j int) *mat.SymDense {
 	return without(res, j)
 }
 
-func deleteChecked(t *testing.T, what string, th *Thin, j int, tol float64, centred bool) {
+func removeKeepRankChecked(t *testing.T, what string, th *Thin, j int, tol float64, centred bool) {
 	t.Helper()
-	// DeleteRow drops the eigenvalues λ ≤ 0 first: its matrix is V·max(Λ, 0)·Vᵀ.
+	// RemoveKeepRank drops the eigenvalues λ ≤ 0 first: its matrix is V·max(Λ, 0)·Vᵀ.
 	lam := th.Values(nil)
 	tol += inherited(th, nil)
 	var v mat.Dense
@@ -222,8 +221,8 @@ func deleteChecked(t *testing.T, what string, th *Thin, j int, tol float64, cent
 		a = thinDense(th)
 	}
 	norm := spectralNorm(lam)
-	if err := th.DeleteRow(j, centred); err != nil {
-		t.Fatalf("%s: DeleteRow(%d): %v", what, j, err)
+	if err := th.RemoveKeepRank(j, centred); err != nil {
+		t.Fatalf("%s: RemoveKeepRank(%d): %v", what, j, err)
 	}
 	if n, _ := th.Dims(); n == 0 {
 		return
@@ -234,7 +233,7 @@ func deleteChecked(t *testing.T, what string, th *Thin, j int, tol float64, cent
 	}
 	got := th.Values(nil)
 	if len(got) == 0 {
-		// Everything dropped: what is left is at most DeleteRow's threshold.
+		// Everything dropped: what is left is at most RemoveKeepRank's threshold.
 		vals, err := native.EigenSym(nil, nil, want)
 		if err != nil {
 			t.Fatal(err)
@@ -244,7 +243,7 @@ func deleteChecked(t *testing.T, what string, th *Thin, j int, tol float64, cent
 		}
 		return
 	}
-	amp := norm / got[0] // the loss of dividing by √M (DeleteRow)
+	amp := norm / got[0] // the loss of dividing by √M (RemoveKeepRank)
 	pairCheck(t, what+": delete", th, want, math.Max(norm, math.SmallestNonzeroFloat64), tol*amp, centred)
 }
 
@@ -298,7 +297,7 @@ func TestThinAdversarial(t *testing.T) {
 		psd.SymOuterK(1, k) // K = S·Sᵀ, positive definite
 		th := growExact(t, psd, 3, centred, func(int) bool { return true })
 		for _, j := range []int{1, 1, 0} {
-			restrictChecked(t, "n ≤ 3", th, j, tol(3), centred)
+			thinRemoveChecked(t, "n ≤ 3", th, j, tol(3), centred)
 		}
 		if n, k := th.Dims(); n != 0 || k != 0 {
 			t.Errorf("centred %v: %d×%d after removing every row", centred, n, k)
@@ -312,12 +311,12 @@ func TestThinAdversarial(t *testing.T) {
 				a := thinDense(th)
 				bb, gamma := centredBorder(a, 2, b, psd.At(2, 2))
 				e, f := helmertDir(2)
-				extendChecked(t, "rank ≤ 2", th, bb, e, f, gamma, tol(3), true)
+				borderChecked(t, "rank ≤ 2", th, bb, e, f, gamma, tol(3), true)
 			} else {
-				extendChecked(t, "rank ≤ 2", th, b, nil, 1, psd.At(2, 2), tol(3), false)
+				borderChecked(t, "rank ≤ 2", th, b, nil, 1, psd.At(2, 2), tol(3), false)
 			}
 			for _, j := range []int{2, 0, 0} {
-				deleteChecked(t, "rank ≤ 2", th, j, tol(3), centred)
+				removeKeepRankChecked(t, "rank ≤ 2", th, j, tol(3), centred)
 			}
 			if n, k := th.Dims(); n != 0 || k != 0 {
 				t.Errorf("centred %v, rank %d: %d×%d after deleting every row", centred, r, n, k)
@@ -353,7 +352,7 @@ func TestThinAdversarial(t *testing.T) {
 			if err := th.SetTruncation(Truncation{Rank: k, Floor: math.Inf(-1)}); err != nil {
 				t.Fatal(err)
 			}
-			if err := th.Set(s.values, orthonormal(s.n, k, s.centred, rng)); err != nil {
+			if err := th.SetEigen(s.values, orthonormal(s.n, k, s.centred, rng)); err != nil {
 				t.Fatal(err)
 			}
 			return &th
@@ -384,7 +383,7 @@ func TestThinAdversarial(t *testing.T) {
 				}
 			}
 			e, f := dir(s.n)
-			extendChecked(t, s.name+"/"+kind, th, b, e, f, rng.NormFloat64(), tol(k+2), s.centred)
+			borderChecked(t, s.name+"/"+kind, th, b, e, f, rng.NormFloat64(), tol(k+2), s.centred)
 			if kind == "inside" && th.Stats().Size != k+1 {
 				t.Errorf("%s/inside: the secular problem has order %d, want %d (no new direction)", s.name, th.Stats().Size, k+1)
 			}
@@ -394,7 +393,7 @@ func TestThinAdversarial(t *testing.T) {
 		}
 		if slices.Min(s.values) >= 0 {
 			for _, j := range []int{0, s.n / 2, s.n - 1} {
-				deleteChecked(t, s.name, set(), j, tol(k), s.centred)
+				removeKeepRankChecked(t, s.name, set(), j, tol(k), s.centred)
 			}
 		}
 	}
@@ -411,12 +410,12 @@ func TestThinAdversarial(t *testing.T) {
 		pts.Set(11, 0, 1e3)              // far from everything: its own component
 		k := rbf(pts, 1)
 		th := growExact(t, k, 12, centred, func(n int) bool { return n == 12 })
-		restrictChecked(t, "duplicate", th, 7, tol(12), centred)
-		restrictChecked(t, "isolated", th, 10, tol(12), centred) // row 11 is now 10
-		// The same at rank 4 with DeleteRow.
+		thinRemoveChecked(t, "duplicate", th, 7, tol(12), centred)
+		thinRemoveChecked(t, "isolated", th, 10, tol(12), centred) // row 11 is now 10
+		// The same at rank 4 with RemoveKeepRank.
 		r := rankThin(t, k, 12, 4, centred)
-		deleteChecked(t, "duplicate", r, 7, tol(12), centred)
-		deleteChecked(t, "isolated", r, 10, tol(12), centred)
+		removeKeepRankChecked(t, "duplicate", r, 7, tol(12), centred)
+		removeKeepRankChecked(t, "isolated", r, 10, tol(12), centred)
 	}
 }
 
@@ -434,7 +433,7 @@ func TestThinBadInput(t *testing.T) {
 	for i := range vals {
 		vals[i] = rng.Float64()
 	}
-	if err := th.Set(vals, orthonormal(n, k, true, rng)); err != nil {
+	if err := th.SetEigen(vals, orthonormal(n, k, true, rng)); err != nil {
 		t.Fatal(err)
 	}
 	good := make([]float64, n)
@@ -449,23 +448,23 @@ func TestThinBadInput(t *testing.T) {
 		call func() error
 		want error
 	}{
-		{"short b", func() error { return th.Extend(good[:n-1], e, f, 1) }, ErrLength},
-		{"short e", func() error { return th.Extend(good, e[:2], f, 1) }, ErrLength},
-		{"NaN in b", func() error { return th.Extend(nan, e, f, 1) }, ErrNonFinite},
-		{"NaN in e", func() error { return th.Extend(good, nan, f, 1) }, ErrNonFinite},
-		{"Inf c", func() error { return th.Extend(good, e, f, math.Inf(1)) }, ErrNonFinite},
-		{"NaN f", func() error { return th.Extend(good, e, math.NaN(), 1) }, ErrNonFinite},
-		{"(e, f) not unit", func() error { return th.Extend(good, e, 2*f, 1) }, ErrArgument},
-		{"nil e, f = 0", func() error { return th.Extend(good, nil, 0, 1) }, ErrArgument},
-		{"RestrictRow(−1)", func() error { return th.RestrictRow(-1) }, ErrIndex},
-		{"RestrictRow(n)", func() error { return th.RestrictRow(n) }, ErrIndex},
-		{"DeleteRow(n)", func() error { return th.DeleteRow(n, true) }, ErrIndex},
-		{"DeleteRow(−1)", func() error { return th.DeleteRow(-1, false) }, ErrIndex},
+		{"short b", func() error { return th.Border(vd(good[:n-1]), vd(e), f, 1) }, ErrDimension},
+		{"short e", func() error { return th.Border(vd(good), vd(e[:2]), f, 1) }, ErrDimension},
+		{"NaN in b", func() error { return th.Border(vd(nan), vd(e), f, 1) }, ErrNonFinite},
+		{"NaN in e", func() error { return th.Border(vd(good), vd(nan), f, 1) }, ErrNonFinite},
+		{"Inf c", func() error { return th.Border(vd(good), vd(e), f, math.Inf(1)) }, ErrNonFinite},
+		{"NaN f", func() error { return th.Border(vd(good), vd(e), math.NaN(), 1) }, ErrNonFinite},
+		{"(e, f) not unit", func() error { return th.Border(vd(good), vd(e), 2*f, 1) }, ErrArgument},
+		{"nil e, f = 0", func() error { return th.Border(vd(good), nil, 0, 1) }, ErrArgument},
+		{"Remove(−1)", func() error { return th.Remove(-1) }, ErrIndex},
+		{"Remove(n)", func() error { return th.Remove(n) }, ErrIndex},
+		{"RemoveKeepRank(n)", func() error { return th.RemoveKeepRank(n, true) }, ErrIndex},
+		{"RemoveKeepRank(−1)", func() error { return th.RemoveKeepRank(-1, false) }, ErrIndex},
 		{"negative rank", func() error { return th.SetTruncation(Truncation{Rank: -1}) }, ErrArgument},
 		{"NaN floor", func() error { return th.SetTruncation(Truncation{Rank: 1, Floor: math.NaN()}) }, ErrArgument},
-		{"Set nil", func() error { return th.Set(vals, nil) }, ErrArgument},
-		{"Set short", func() error { return th.Set(vals[1:], orthonormal(n, k, false, rng)) }, ErrLength},
-		{"Set not orthonormal", func() error { return th.Set(vals, mat.NewDense(n, k, nil)) }, ErrNotOrthogonal},
+		{"SetEigen nil", func() error { return th.SetEigen(vals, nil) }, ErrArgument},
+		{"SetEigen short", func() error { return th.SetEigen(vals[1:], orthonormal(n, k, false, rng)) }, ErrDimension},
+		{"SetEigen not orthonormal", func() error { return th.SetEigen(vals, mat.NewDense(n, k, nil)) }, ErrNotOrthogonal},
 		{"Reset(−1)", func() error { return th.Reset(-1) }, ErrArgument},
 	}
 	for _, c := range calls {
@@ -481,9 +480,9 @@ func TestThinBadInput(t *testing.T) {
 	th.SetOptions(Options{MaxIterations: 1})
 	was := snapT(&th)
 	for what, call := range map[string]func() error{
-		"Extend":      func() error { return th.Extend(good, e, f, 0.5) },
-		"RestrictRow": func() error { return th.RestrictRow(7) },
-		"DeleteRow":   func() error { return th.DeleteRow(7, true) },
+		"Border":         func() error { return th.Border(vd(good), vd(e), f, 0.5) },
+		"Remove":         func() error { return th.Remove(7) },
+		"RemoveKeepRank": func() error { return th.RemoveKeepRank(7, true) },
 	} {
 		if err := call(); !errors.Is(err, secular.ErrNotConverged) {
 			t.Errorf("%s with one iteration: %v, want ErrNotConverged", what, err)
@@ -493,11 +492,11 @@ func TestThinBadInput(t *testing.T) {
 		}
 	}
 	th.SetOptions(Options{})
-	extendChecked(t, "after the failures", &th, good, e, f, 0.5, 64*float64(n+5)*eps, true)
+	borderChecked(t, "after the failures", &th, good, e, f, 0.5, 64*float64(n+5)*eps, true)
 }
 
-// TestThinAllocations: once Reserve has made room, a window step (Extend and DeleteRow
-// at rank r, Extend and RestrictRow exact) allocates nothing of its own. With OpenBLAS
+// TestThinAllocations: once Reserve has made room, a window step (Border and RemoveKeepRank
+// at rank r, Border and Remove exact) allocates nothing of its own. With OpenBLAS
 // that means zero; gonum's pure-Go dgemm allocates for its goroutines, so there the
 // bound is what two bare dgemms of the step's size allocate.
 func TestThinAllocations(t *testing.T) {
@@ -529,18 +528,19 @@ func TestThinAllocations(t *testing.T) {
 		for i := range vals {
 			vals[i] = rng.Float64()
 		}
-		if err := th.Set(vals, orthonormal(n-1, k, true, rng)); err != nil {
+		if err := th.SetEigen(vals, orthonormal(n-1, k, true, rng)); err != nil {
 			t.Fatal(err)
 		}
+		bv, ev := vd(b[:n-1]), vd(e)
 		step := func() {
-			if err := th.Extend(b[:n-1], e, f, 0.5); err != nil {
+			if err := th.Border(bv, ev, f, 0.5); err != nil {
 				t.Fatal(err)
 			}
 			var err error
 			if exact {
-				err = th.RestrictRow(0)
+				err = th.Remove(0)
 			} else {
-				err = th.DeleteRow(0, true)
+				err = th.RemoveKeepRank(0, true)
 			}
 			if err != nil {
 				t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 
 // decodeThin turns fuzz bytes into a Thin and a sequence of updates. Byte 0 gives the
 // order n (2 … 8) and, in its top bit, centring; byte 1 the rank (0: exact); bytes 2–4
-// three updates (Extend, RestrictRow or DeleteRow, and a row from −1 to n+1: out of
+// three updates (Border, Remove or RemoveKeepRank, and a row from −1 to n+1: out of
 // range at both ends); every later byte is a number on the grid {−128, …, 127}/64, so
 // that equal entries, equal eigenvalues, zero rows and duplicated points are common.
 // The matrix is A = S·Sᵀ for S from the first n² numbers (positive semi-definite, as a
@@ -86,16 +86,16 @@ func (c thinCase) start(t *testing.T) (*Thin, bool) {
 		k = min(c.rank, k)
 		th.SetTruncation(Truncation{Rank: c.rank})
 	}
-	if err := th.Set(vals[len(vals)-k:], mat.DenseCopyOf(v.Slice(0, n, v.RawMatrix().Cols-k, v.RawMatrix().Cols))); err != nil {
+	if err := th.SetEigen(vals[len(vals)-k:], mat.DenseCopyOf(v.Slice(0, n, v.RawMatrix().Cols-k, v.RawMatrix().Cols))); err != nil {
 		t.Fatalf("Set: %v", err)
 	}
 	return &th, true
 }
 
-// FuzzThin runs up to three updates of a Thin — Extend, RestrictRow (exact) or
-// DeleteRow (at a rank), on small positive semi-definite matrices, centred or not — and
-// checks each against its dense definition (extendChecked, restrictChecked,
-// deleteChecked: residual, orthogonality and eigenvalues against a batch
+// FuzzThin runs up to three updates of a Thin — Border, Remove (exact) or
+// RemoveKeepRank (at a rank), on small positive semi-definite matrices, centred or not —
+// and checks each against its dense definition (borderChecked, thinRemoveChecked,
+// removeKeepRankChecked: residual, orthogonality and eigenvalues against a batch
 // decomposition), and an index out of range against ErrIndex with the state unchanged.
 func FuzzThin(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 1, 2, 64, 0, 0, 64})
@@ -140,12 +140,12 @@ func FuzzThin(f *testing.F) {
 					}
 					e, f = helmertDir(n)
 				}
-				extendChecked(t, "fuzz", th, b, e, f, cc, tol, c.centred)
+				borderChecked(t, "fuzz", th, b, e, f, cc, tol, c.centred)
 			default:
 				if j < 0 || j >= n {
 					was := snapT(th)
-					err := th.RestrictRow(j)
-					if err2 := th.DeleteRow(j, c.centred); !errors.Is(err, ErrIndex) || !errors.Is(err2, ErrIndex) {
+					err := th.Remove(j)
+					if err2 := th.RemoveKeepRank(j, c.centred); !errors.Is(err, ErrIndex) || !errors.Is(err2, ErrIndex) {
 						t.Fatalf("row %d of %d: %v, %v", j, n, err, err2)
 					}
 					if !snapT(th).equal(was) {
@@ -154,9 +154,9 @@ func FuzzThin(f *testing.F) {
 					continue
 				}
 				if c.rank > 0 || op%3 == 2 {
-					deleteChecked(t, "fuzz", th, j, tol, c.centred)
+					removeKeepRankChecked(t, "fuzz", th, j, tol, c.centred)
 				} else {
-					restrictChecked(t, "fuzz", th, j, tol, c.centred)
+					thinRemoveChecked(t, "fuzz", th, j, tol, c.centred)
 				}
 			}
 		}

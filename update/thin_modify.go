@@ -5,6 +5,8 @@ import (
 	"math"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/secular"
 )
@@ -12,13 +14,13 @@ import (
 // roundoff is the unit roundoff ε = 2⁻⁵³ (LAPACK's dlamch('E')).
 const roundoff = 0x1p-53
 
-// deleteFloor is DeleteRow's threshold, relative to max|λ|, for eigenvalues too small
+// deleteFloor is RemoveKeepRank's threshold, relative to max|λ|, for eigenvalues too small
 // to normalise their vectors: dividing by √M loses orthogonality of the order of
 // ε·max|λ|/M (docs/design.md, "Rank-r tracking"), at most about 1e-10 above it.
 const deleteFloor = 0x1p-20
 
-// Extend borders A with one row and column (docs/design.md, "Rank-r tracking"). The new
-// matrix A′ is given in the orthonormal basis
+// Border borders A with one row and column (docs/design.md, "Rank-r tracking"). The
+// new matrix A′ is given in the orthonormal basis
 //
 //	E = [[V, q, e], [0, 0, f]]      (n+1 rows)
 //
@@ -29,7 +31,7 @@ const deleteFloor = 0x1p-20
 // where (e, f) is the unit new direction — e ∈ Rⁿ orthogonal to V, f the entry of the
 // new row — b ∈ Rⁿ is the border, the coupling of the old rows with the new direction,
 // and Vp + βq is the component of b orthogonal to e, split into its part in the span of
-// V and the rest (q a unit vector, β ≥ 0). Extend computes p, β and q itself from b, by
+// V and the rest (q a unit vector, β ≥ 0). Border computes p, β and q itself from b, by
 // two passes of Gram–Schmidt; when V spans all of e⊥ (k = n, or k = n−1 with e given)
 // there is no q, and when β is negligible (at most 64ε times the scale of the problem)
 // q is left out. An uncentred kernel matrix gaining a point has e = nil (zero), f = 1,
@@ -38,24 +40,33 @@ const deleteFloor = 0x1p-20
 //
 // The arrowhead, of order k+1 or k+2, is solved by the secular solver; the new vectors
 // are E times its top eigenvectors — as many as the Truncation keeps — one
-// n×(k+2)×k product; Stats().Dropped describes the eigenvalues left out. On error t is
-// unchanged; b, e of the wrong length are ErrLength, non-finite input ErrNonFinite and
-// an (e, f) that is not a unit vector ErrArgument.
-func (t *Thin) Extend(b, e []float64, f, c float64) error {
+// n×(k+2)×k product; Stats().Dropped describes the eigenvalues left out.
+//
+// b and e are copied into t's scratch from a *mat.VecDense or any mat.RawVectorer,
+// whatever its increment, or through AtVec: an update allocates nothing. A nil e (an
+// untyped nil or a nil pointer) is the zero vector. On error t is unchanged; b, e of the
+// wrong length are ErrDimension, a nil b (for n > 0) ErrArgument, non-finite input
+// ErrNonFinite and an (e, f) that is not a unit vector ErrArgument.
+func (t *Thin) Border(b, e mat.Vector, f, c float64) error {
 	n, k := t.rows, t.k
-	if len(b) != n || e != nil && len(e) != n {
-		return fmt.Errorf("%w: len(b) = %d, len(e) = %d, want %d", ErrLength, len(b), len(e), n)
+	if err := checkVector("b", b, n); err != nil {
+		return err
+	}
+	hasE := !isNil(e)
+	if hasE {
+		if err := checkVector("e", e, n); err != nil {
+			return err
+		}
 	}
 	if math.IsNaN(c) || math.IsInf(c, 0) || math.IsNaN(f) || math.IsInf(f, 0) {
 		return fmt.Errorf("%w: c = %g, f = %g", ErrNonFinite, c, f)
 	}
-	if err := finite("b", b); err != nil {
-		return err
+	// The checks read e in place; the update copies it into the scratch once t has
+	// grown, and recomputes eᵀe from the copy.
+	ee := 0.0
+	if hasE {
+		ee = normSq(e)
 	}
-	if err := finite("e", e); err != nil {
-		return err
-	}
-	ee := vec.Dot(e, e)
 	if u := ee + f*f; !(math.Abs(u-1) <= 1e-8) {
 		return fmt.Errorf("%w: (e, f) has norm² %g, not 1", ErrArgument, u)
 	}
@@ -69,12 +80,19 @@ func (t *Thin) Extend(b, e []float64, f, c float64) error {
 		t.grow(n+1, k+1)
 	}
 	t0 := time.Now()
+	var ev []float64 // e, contiguous, or nil
+	if ee > 0 {
+		ev = t.tip[:n]
+		copyVector(ev, e)
+		ee = vec.Dot(ev, ev)
+	}
 
 	// The border without its component along e, and its coordinates p = Vᵀb.
 	bp := t.border[:n]
-	copy(bp, b)
+	copyVector(bp, b)
+	normB := vec.Norm(bp)
 	if ee > 0 {
-		axpy(-vec.Dot(e, b)/ee, e, bp)
+		axpy(-vec.Dot(ev, bp)/ee, ev, bp)
 	}
 	p := t.z[:k]
 	t.multiplyT(p, bp)
@@ -91,10 +109,10 @@ func (t *Thin) Extend(b, e []float64, f, c float64) error {
 		t.subtract(q, p)
 		t.reorthogonalize(q, p)
 		if ee > 0 {
-			axpy(-vec.Dot(e, q)/ee, e, q)
+			axpy(-vec.Dot(ev, q)/ee, ev, q)
 		}
 		beta = vec.Norm(q)
-		scale := math.Max(vec.MaxAbs(t.values[:k]), math.Max(math.Abs(c), vec.Norm(b)))
+		scale := math.Max(vec.MaxAbs(t.values[:k]), math.Max(math.Abs(c), normB))
 		if beta > 64*roundoff*scale {
 			hasQ = true
 			for i := range q {
@@ -103,26 +121,12 @@ func (t *Thin) Extend(b, e []float64, f, c float64) error {
 		}
 	}
 
-	// The poles in ascending order: λ, with the 0 of q inserted after the negative
-	// ones, and the weights with them.
-	pos, cols := 0, k
-	poles, w := t.poles[:k], t.wt[:k]
-	copy(poles, t.values[:k])
-	copy(w, p)
-	if hasQ {
-		for pos < k && t.values[pos] < 0 {
-			pos++
-		}
-		cols = k + 1
-		poles, w = t.poles[:cols], t.wt[:cols]
-		copy(poles[pos+1:], t.values[pos:k])
-		copy(w[pos+1:], p[pos:])
-		poles[pos], w[pos] = 0, beta
-	}
+	poles, w, pos := t.withZeroPole(p, beta, hasQ)
+	cols := len(poles)
 	t1 := time.Now()
 	res, err := t.solver.Arrow(poles, w, c)
 	if err != nil {
-		return fmt.Errorf("update: Extend: %w", err)
+		return fmt.Errorf("update: Border: %w", err)
 	}
 	t2 := time.Now()
 
@@ -134,19 +138,10 @@ func (t *Thin) Extend(b, e []float64, f, c float64) error {
 	ld := t.ld
 	in := t.v[1:]
 	if hasQ {
-		for i := range n {
-			row := t.v[i*ld : i*ld+1+k]
-			copy(row[:pos], row[1:1+pos])
-			row[pos] = q[i]
-		}
-		in = t.v
-	}
-	var tip []float64
-	if ee > 0 {
-		tip = e
+		in = t.insertColumn(q, pos)
 	}
 	t.tr.setup(res, cols)
-	t.tr.applyFrom(from, n, in, ld, tip, t.spare[1:], ld)
+	t.tr.applyFrom(from, n, in, ld, ev, t.spare[1:], ld)
 	last := t.spare[n*ld+1 : n*ld+1+top]
 	t.tr.tipRowFrom(from, last)
 	for i := range last {
@@ -156,15 +151,50 @@ func (t *Thin) Extend(b, e []float64, f, c float64) error {
 	copy(t.values, res.Values[from:])
 	t.v, t.spare = t.spare, t.v
 	t.rows, t.k = n+1, top
-	t.stats = Stats{Op: "extend", Stats: res.Stats, Dropped: drop, Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
+	t.stats = Stats{Op: "border", Stats: res.Stats, Dropped: drop, Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
 	return nil
+}
+
+// withZeroPole returns the poles of an update in the basis [V, q] in ascending order —
+// λ, with the 0 of q inserted after the negative ones when hasQ — the weights with them
+// (p for V's columns, beta for q) and the position of q, in t's scratch.
+func (t *Thin) withZeroPole(p []float64, beta float64, hasQ bool) (poles, w []float64, pos int) {
+	k := t.k
+	poles, w = t.poles[:k], t.wt[:k]
+	copy(poles, t.values[:k])
+	copy(w, p)
+	if !hasQ {
+		return poles, w, 0
+	}
+	for pos < k && t.values[pos] < 0 {
+		pos++
+	}
+	poles, w = t.poles[:k+1], t.wt[:k+1]
+	copy(poles[pos+1:], t.values[pos:k])
+	copy(w[pos+1:], p[pos:])
+	poles[pos], w[pos] = 0, beta
+	return poles, w, pos
+}
+
+// insertColumn makes the rows of V, in place, the rows of the basis [V, q] in the order
+// of withZeroPole's poles — V's first pos columns move one place left, into the free
+// column −1, and q takes position pos — and returns them (row stride t.ld). It is part of
+// a commit: V is no longer the state's.
+func (t *Thin) insertColumn(q []float64, pos int) []float64 {
+	ld, k := t.ld, t.k
+	for i := range t.rows {
+		row := t.v[i*ld : i*ld+1+k]
+		copy(row[:pos], row[1:1+pos])
+		row[pos] = q[i]
+	}
+	return t.v
 }
 
 // maxPasses is the most Gram–Schmidt passes reorthogonalize makes after the first. A
 // pass divides the part of q left in span(V) by about 1/δ, for δ = ‖VᵀV − I‖, and
 // the loop ends as soon as a pass does not cancel: three extra passes suffice
-// unless δ exceeds about 1e-5, which no update leaves (DeleteRow's floor keeps each
-// deletion's loss near 1e-10).
+// unless δ exceeds about 1e-5, which no update leaves (RemoveKeepRank's floor keeps
+// each deletion's loss near 1e-10).
 const maxPasses = 4
 
 // reorthogonalize completes the Gram–Schmidt projection x ← x − V·Vᵀx begun by a first
@@ -172,10 +202,10 @@ const maxPasses = 4
 // for an orthonormal V: Kahan, Parlett), then further ones while a pass shrinks x by
 // more than 1/√2 (the criterion of Daniel, Gragg, Kaufman and Stewart, 1976).
 //
-// Why more than two: V is orthonormal only to some δ — a DeleteRow divides by √M and
+// Why more than two: V is orthonormal only to some δ — a RemoveKeepRank divides by √M and
 // leaves δ near 1e-10 (docs/design.md, "Rank-r tracking") — and classical Gram–Schmidt
 // against such a V leaves Δ^j·p of the border in span(V) after j passes, Δ = VᵀV − I.
-// After two passes that is δ²‖p‖, which, divided by a β just above Extend's threshold,
+// After two passes that is δ²‖p‖, which, divided by a β just above Border's threshold,
 // made q overlap V by up to 5e-7 (found by FuzzThin and by a crafted border). A pass
 // that does not cancel leaves a part in span(V) of at most δ + O(kε) times its
 // predecessor's norm, which is at most √2 times its own: the overlap of the normalised
@@ -223,8 +253,8 @@ func (t *Thin) Grow() {
 	t.stats = Stats{Op: "grow", Stats: secular.Stats{Size: t.k}}
 }
 
-// RestrictRow restricts A to the vectors x in the span of V with xⱼ = 0, and deletes
-// row j (docs/design.md, "Removing a point"). With z the row j of V, the restriction is
+// Remove restricts A to the vectors x in the span of V with xⱼ = 0, and deletes row j
+// (docs/design.md, "Removing a point"). With z the row j of V, the restriction is
 // that of diag(λ) to z⊥: k−1 eigenvalues, the roots of Σᵢ zᵢ²/(λᵢ − μ) = 0, which
 // interlace λ (secular.Solver.Restrict), and vectors V·Ũ whose row j vanishes — one
 // n×k×(k−1) product. When V spans all of Rⁿ that is the deletion of row and column j
@@ -233,8 +263,8 @@ func (t *Thin) Grow() {
 // columns stay orthogonal to e without the row, since the row held zeros. A row j of
 // zeros restricts nothing: the row is deleted and k stays. Stats().Removed reports the
 // largest entry of the deleted row, zero in exact arithmetic. An index out of range is
-// ErrIndex. On error t is unchanged.
-func (t *Thin) RestrictRow(j int) error {
+// ErrIndex. On error t is unchanged. It loses a pair, where RemoveKeepRank keeps k.
+func (t *Thin) Remove(j int) error {
 	n, k := t.rows, t.k
 	if j < 0 || j >= n {
 		return fmt.Errorf("%w: row %d of %d", ErrIndex, j, n)
@@ -246,13 +276,13 @@ func (t *Thin) RestrictRow(j int) error {
 	if k == 0 || vec.MaxAbs(z) == 0 {
 		t.deleteRow(t.v, j, n)
 		t.rows = n - 1
-		t.stats = Stats{Op: "restrict", Stats: secular.Stats{Size: k}}
+		t.stats = Stats{Op: "remove", Stats: secular.Stats{Size: k}}
 		return nil
 	}
 	t1 := time.Now()
 	res, err := t.solver.Restrict(t.values[:k], z)
 	if err != nil {
-		return fmt.Errorf("update: RestrictRow: %w", err)
+		return fmt.Errorf("update: Remove: %w", err)
 	}
 	t2 := time.Now()
 	ld, kk := t.ld, k-1
@@ -266,7 +296,7 @@ func (t *Thin) RestrictRow(j int) error {
 	copy(t.values, res.Values)
 	t.v, t.spare = t.spare, t.v
 	t.rows, t.k = n-1, kk
-	t.stats = Stats{Op: "restrict", Stats: res.Stats, Removed: removed, Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
+	t.stats = Stats{Op: "remove", Stats: res.Stats, Removed: removed, Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
 	return nil
 }
 
@@ -275,21 +305,26 @@ func (t *Thin) deleteRow(buf []float64, j, n int) {
 	copy(buf[j*t.ld:], buf[(j+1)*t.ld:n*t.ld])
 }
 
-// DeleteRow replaces the rank-k matrix A = V·diag(λ)·Vᵀ by A without row and column j
-// — with centre, by C·A₋ⱼ·C, C = I − 11ᵀ/(n−1) the centring of the n−1 rows left, for a
-// V whose columns are orthogonal to 1 (docs/design.md, "Rank-r tracking"). With W the
-// rows of V other than j (centred: C·W), WᵀW = I − zzᵀ for z the row j of V (centred:
-// times √(n/(n−1))), so A₋ⱼ = WΛWᵀ has the eigenvalues M of the k×k matrix
+// RemoveKeepRank replaces the rank-k matrix A = V·diag(λ)·Vᵀ by A without row and
+// column j, keeping k eigenpairs — with centre, by C·A₋ⱼ·C, C = I − 11ᵀ/(n−1) the
+// centring of the n−1 rows left, for a V whose columns are orthogonal to 1
+// (docs/design.md, "Rank-r tracking"). With W the rows of V other than j (centred: C·W),
+// WᵀW = I − zzᵀ for z the row j of V (centred: times √(n/(n−1))), so A₋ⱼ = WΛWᵀ has the
+// eigenvalues M of the k×k matrix
 // Λ^½(I − zzᵀ)Λ^½ = Y·M·Yᵀ, a rank-one downdate (secular.Solver.RankOne with ρ = −1),
-// and the vectors W·Λ^½·Y·M^−½: one n×k×k product. Unlike RestrictRow it keeps the rank
+// and the vectors W·Λ^½·Y·M^−½: one n×k×k product. Unlike Remove it keeps the rank
 // (the restriction would lose a dimension at every deletion), at the price of dividing
 // by √M, which costs orthogonality of the order of ε·max|λ|/M (the rounding of
 // W·Λ^½·Y, of size ε·√max|λ|, against a column of norm √M): eigenvalues at most
 // 2⁻²⁰·max|λ| are dropped, so that the loss stays below about 1e-10, with the
 // eigenvalues λ ≤ 0 (which have no square root) and those the Truncation drops;
-// Stats().Dropped describes them all. An index out of range
-// is ErrIndex. On error t is unchanged.
-func (t *Thin) DeleteRow(j int, centre bool) error {
+// Stats().Dropped describes them all.
+//
+// It is the removal for a truncated decomposition (rank-r tracking), where A is an
+// approximation of the matrix it tracks: the result is exact for A itself, which Remove
+// is only when V spans Rⁿ (or e⊥). An index out of range is ErrIndex. On error t is
+// unchanged.
+func (t *Thin) RemoveKeepRank(j int, centre bool) error {
 	n, k := t.rows, t.k
 	if j < 0 || j >= n {
 		return fmt.Errorf("%w: row %d of %d", ErrIndex, j, n)
@@ -297,7 +332,7 @@ func (t *Thin) DeleteRow(j int, centre bool) error {
 	t.grow(n, k)
 	if k == 0 || centre && n == 1 {
 		// Nothing to downdate; one centred row has no component.
-		t.stats = Stats{Op: "delete", Stats: secular.Stats{Size: 0}, Dropped: dropped(t.values[:k])}
+		t.stats = Stats{Op: "remove-keep-rank", Stats: secular.Stats{Size: 0}, Dropped: dropped(t.values[:k])}
 		t.deleteRow(t.v, j, n)
 		t.rows, t.k = n-1, 0
 		return nil
@@ -314,7 +349,7 @@ func (t *Thin) DeleteRow(j int, centre bool) error {
 	t1 := time.Now()
 	res, err := t.solver.RankOne(t.values[:k], y, -1)
 	if err != nil {
-		return fmt.Errorf("update: DeleteRow: %w", err)
+		return fmt.Errorf("update: RemoveKeepRank: %w", err)
 	}
 	t2 := time.Now()
 
@@ -376,7 +411,7 @@ func (t *Thin) DeleteRow(j int, centre bool) error {
 	copy(t.values, mu[from:])
 	t.v, t.spare = t.spare, t.v
 	t.rows, t.k = n-1, top
-	t.stats = Stats{Op: "delete", Stats: res.Stats, Dropped: drop, Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
+	t.stats = Stats{Op: "remove-keep-rank", Stats: res.Stats, Dropped: drop, Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
 	return nil
 }
 

@@ -10,14 +10,14 @@ import (
 	"github.com/ikpca/ikpca/internal/testmat"
 )
 
-// TestExtendLostOrthogonality extends a V orthonormal only to δ — as a DeleteRow leaves
-// it — with a border whose part outside span(V) is just above Extend's threshold of
+// TestBorderLostOrthogonality extends a V orthonormal only to δ — as a RemoveKeepRank
+// leaves it — with a border whose part outside span(V) is just above Border's threshold of
 // 64ε times the scale. Gram–Schmidt against such a V leaves Δ^j·p in span(V) after j
 // passes (Δ = VᵀV − I); with two fixed passes the new direction q overlapped V by
 // ‖Δ‖²‖p‖/β, up to 4.7e-7 here, 3e4 times V's own loss. Passes until one does not
 // cancel (Thin.reorthogonalize) keep the new vectors within what they inherit
 // (inherited: (1+√2)·k·max|Δ| at most, for ‖Vᵀq‖ ≤ √2·‖Δ‖₂) plus rounding.
-func TestExtendLostOrthogonality(t *testing.T) {
+func TestBorderLostOrthogonality(t *testing.T) {
 	const n, k = 20, 7
 	worst := 0.0 // the largest ratio of the loss to its bound
 	defer func() { t.Logf("worst loss: %.2g of the bound", worst) }()
@@ -35,7 +35,7 @@ func TestExtendLostOrthogonality(t *testing.T) {
 			}
 			values := []float64{0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1}
 			var th Thin // exact: every pair kept, as FuzzThin at rank 0
-			if err := th.Set(values, v); err != nil {
+			if err := th.SetEigen(values, v); err != nil {
 				t.Fatal(err)
 			}
 			p := make([]float64, k)
@@ -49,7 +49,7 @@ func TestExtendLostOrthogonality(t *testing.T) {
 				b[i] += betaRel * eps * w[i]
 			}
 			bound := inherited(&th, nil) + 64*float64(n+7)*eps // the tolerance of FuzzThin's steps
-			if err := th.Extend(b, nil, 1, 0.5); err != nil {
+			if err := th.Border(vd(b), nil, 1, 0.5); err != nil {
 				t.Fatal(err)
 			}
 			var nv mat.Dense
@@ -57,7 +57,7 @@ func TestExtendLostOrthogonality(t *testing.T) {
 			o := testmat.Orthogonality(&nv)
 			worst = math.Max(worst, o/bound)
 			if !(o <= bound) {
-				t.Errorf("δ = %g, β = %gε: orthogonality %.3g after Extend > %.3g", delta, betaRel, o, bound)
+				t.Errorf("δ = %g, β = %gε: orthogonality %.3g after Border > %.3g", delta, betaRel, o, bound)
 			}
 		}
 	}

@@ -164,7 +164,7 @@ func helmertDir(n int) (e []float64, f float64) {
 }
 
 // centredBorder returns the border and corner of a centred matrix gaining a point, in
-// the basis of Extend: with K the uncentred kernel matrix of the n old points (row sums
+// the basis of Border: with K the uncentred kernel matrix of the n old points (row sums
 // s, total T), a the new kernel column and c its self-kernel,
 // b = α(s − n·a), γ = α²(T − 2n·Σa + n²c) (docs/design.md, "Helmert coordinates").
 func centredBorder(k mat.Symmetric, n int, a []float64, c float64) (b []float64, gamma float64) {
@@ -185,7 +185,7 @@ func centredBorder(k mat.Symmetric, n int, a []float64, c float64) (b []float64,
 }
 
 // growExact builds the exact Thin of the leading m rows of the kernel matrix k, from
-// empty, one Extend a row; centred, of C·K·C. It checks every step against a batch
+// empty, one Border a row; centred, of C·K·C. It checks every step against a batch
 // decomposition at the steps in at.
 func growExact(t *testing.T, k *mat.SymDense, m int, centred bool, at func(int) bool) *Thin {
 	t.Helper()
@@ -196,13 +196,13 @@ func growExact(t *testing.T, k *mat.SymDense, m int, centred bool, at func(int) 
 		var err error
 		switch {
 		case !centred:
-			err = th.Extend(a, nil, 1, c)
+			err = th.Border(vd(a), nil, 1, c)
 		case n == 0:
 			th.Grow()
 		default:
 			b, gamma := centredBorder(k, n, a, c)
 			e, f := helmertDir(n)
-			err = th.Extend(b, e, f, gamma)
+			err = th.Border(vd(b), vd(e), f, gamma)
 		}
 		if err != nil {
 			t.Fatalf("step %d: %v", n, err)
@@ -224,7 +224,7 @@ func growExact(t *testing.T, k *mat.SymDense, m int, centred bool, at func(int) 
 }
 
 // TestThinExact grows an exact Thin of a Yeast kernel matrix, uncentred and centred,
-// checking it against batch decompositions, then removes rows (RestrictRow: the first,
+// checking it against batch decompositions, then removes rows (Remove: the first,
 // a middle one, the last) and checks again; with the trace, the interlacing and the
 // deleted row of each removal. Tolerances are 16·(n+5)·ε relative to ‖A‖: the
 // residual, orthogonality and eigenvalue errors of a backward-stable update grow like
@@ -253,8 +253,8 @@ func TestThinExact(t *testing.T) {
 				zz += row[c] * row[c]
 			}
 			ajj /= zz
-			if err := th.RestrictRow(j); err != nil {
-				t.Fatalf("centred %v: RestrictRow(%d): %v", centred, j, err)
+			if err := th.Remove(j); err != nil {
+				t.Fatalf("centred %v: Remove(%d): %v", centred, j, err)
 			}
 			cur = without(cur, j)
 			want := cur
@@ -263,7 +263,7 @@ func TestThinExact(t *testing.T) {
 			}
 			norm := spectralNorm(old)
 			tol := 16 * float64(n+5) * eps
-			pairCheck(t, "restrict", th, want, norm, tol, centred)
+			pairCheck(t, "remove", th, want, norm, tol, centred)
 			got := th.Values(nil)
 			var sumOld, sumNew float64
 			for _, l := range old {
@@ -272,14 +272,14 @@ func TestThinExact(t *testing.T) {
 			for c, l := range got {
 				sumNew += l
 				if l < old[c]-tol*norm || l > old[c+1]+tol*norm {
-					t.Errorf("centred %v, RestrictRow(%d): interlacing fails at %d", centred, j, c)
+					t.Errorf("centred %v, Remove(%d): interlacing fails at %d", centred, j, c)
 				}
 			}
 			if d := math.Abs(sumNew - (sumOld - ajj)); d > tol*norm*float64(n) {
-				t.Errorf("centred %v, RestrictRow(%d): Σμ = %.17g, Σλ − A_jj = %.17g", centred, j, sumNew, sumOld-ajj)
+				t.Errorf("centred %v, Remove(%d): Σμ = %.17g, Σλ − A_jj = %.17g", centred, j, sumNew, sumOld-ajj)
 			}
-			if st := th.Stats(); st.Op != "restrict" || !(st.Removed <= tol) {
-				t.Errorf("centred %v, RestrictRow(%d): stats %+v", centred, j, st)
+			if st := th.Stats(); st.Op != "remove" || !(st.Removed <= tol) {
+				t.Errorf("centred %v, Remove(%d): stats %+v", centred, j, st)
 			}
 		}
 	}
@@ -302,22 +302,22 @@ func rankThin(t *testing.T, k *mat.SymDense, m0, r int, centred bool) *Thin {
 	if err := th.SetTruncation(Truncation{Rank: r}); err != nil {
 		t.Fatal(err)
 	}
-	if err := th.Set(vals[m0-r:], mat.DenseCopyOf(vecs.Slice(0, m0, m0-r, m0))); err != nil {
+	if err := th.SetEigen(vals[m0-r:], mat.DenseCopyOf(vecs.Slice(0, m0, m0-r, m0))); err != nil {
 		t.Fatal(err)
 	}
 	return &th
 }
 
 // TestThinRank tracks the top r eigenpairs of MAGIC kernel matrices, uncentred and
-// centred, and checks every Extend and DeleteRow against its definition on dense
-// matrices: after Extend, the pairs are the top r eigenpairs of the bordered matrix
+// centred, and checks every Border and RemoveKeepRank against its definition on dense
+// matrices: after Border, the pairs are the top r eigenpairs of the bordered matrix
 // [[V·Λ·Vᵀ, a], [aᵀ, c]] (centred: C·[[V·Λ·Vᵀ, a], [aᵀ, c]]·C, V·Λ·Vᵀ being centred
-// already), and what they drop is the rest of its spectrum; after DeleteRow, the
+// already), and what they drop is the rest of its spectrum; after RemoveKeepRank, the
 // eigenpairs of V·Λ·Vᵀ without row and column j (centred: re-centred). The tolerance is
-// 16·(r+5)·ε relative to the step's norm for Extend — the secular problem has order
-// r+2 — and for DeleteRow that times λmax/M_min, the amplification of dividing by √M
-// (Thin.DeleteRow). The orthogonality after Extend may also keep what the step before
-// lost: a DeleteRow's amplified loss survives the next Extend (a 236ε spike after
+// 16·(r+5)·ε relative to the step's norm for Border — the secular problem has order
+// r+2 — and for RemoveKeepRank that times λmax/M_min, the amplification of dividing by √M
+// (Thin.RemoveKeepRank). The orthogonality after Border may also keep what the step before
+// lost: a RemoveKeepRank's amplified loss survives the next Border (a 236ε spike after
 // one, in the pure-Go build, until the direction is truncated). It also checks the trace of each step with what was dropped, and that bordering
 // a truncated matrix has a negative eigenvalue whenever the border leaves the tracked
 // span (the reason for the truncation floor).
@@ -359,11 +359,11 @@ func TestThinRank(t *testing.T) {
 				// V·Λ·Vᵀ is centred: the border of the new point is that of an uncentred
 				// matrix with V·Λ·Vᵀ's (zero) row sums.
 				b, gamma := centredBorder(A, n, a, c)
-				err = th.Extend(b, e, f, gamma)
+				err = th.Border(vd(b), vd(e), f, gamma)
 				want = centredDense(borderedDense(A, a, c))
 				trace = gamma
 			} else {
-				err = th.Extend(a, nil, 1, c)
+				err = th.Border(vd(a), nil, 1, c)
 				want = borderedDense(A, a, c)
 				trace = c
 			}
@@ -374,7 +374,7 @@ func TestThinRank(t *testing.T) {
 			vals, _ := native.EigenSym(nil, nil, want)
 			norm := math.Max(-vals[0], vals[len(vals)-1])
 			tol := 16 * float64(r+5) * eps
-			pairCheckOrth(t, "extend", th, want, norm, tol, lost+tol, centred)
+			pairCheckOrth(t, "border", th, want, norm, tol, lost+tol, centred)
 			st := th.Stats()
 			for _, l := range before {
 				trace += l
@@ -397,8 +397,8 @@ func TestThinRank(t *testing.T) {
 			j := []int{0, rows - 1, rng.IntN(rows)}[p%3]
 			A = thinDense(th)
 			lam := th.Values(nil)
-			if err := th.DeleteRow(j, centred); err != nil {
-				t.Fatalf("centred %v, point %d: DeleteRow(%d): %v", centred, p, j, err)
+			if err := th.RemoveKeepRank(j, centred); err != nil {
+				t.Fatalf("centred %v, point %d: RemoveKeepRank(%d): %v", centred, p, j, err)
 			}
 			idx = slices.Delete(idx, j, j+1)
 			want = without(A, j)
@@ -409,7 +409,7 @@ func TestThinRank(t *testing.T) {
 			if got := th.Values(nil); len(got) > 0 {
 				amp = lam[len(lam)-1] / got[0]
 			}
-			pairCheck(t, "delete", th, want, lam[len(lam)-1], tol*amp, centred)
+			pairCheck(t, "remove-keep-rank", th, want, lam[len(lam)-1], tol*amp, centred)
 		}
 		if negatives == 0 {
 			t.Errorf("centred %v: no step dropped a negative eigenvalue", centred)

@@ -37,7 +37,7 @@ func TestSingleUpdates(t *testing.T) {
 			for i := range v {
 				v[i] = rng.NormFloat64()
 			}
-			if err := s2.RankOne(rho, v); err != nil {
+			if err := s2.RankOne(rho, vd(v)); err != nil {
 				t.Fatal(err)
 			}
 			b := mat.NewSymDense(n, nil)
@@ -65,7 +65,7 @@ func TestSingleUpdates(t *testing.T) {
 		if err := s3.Factorize(testmat.Leading(a2, n)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s3.Border(column(a2, n, n), a2.At(n, n)); err != nil {
+		if err := s3.Border(vd(column(a2, n, n)), a2.At(n, n)); err != nil {
 			t.Fatal(err)
 		}
 		check(t, "border", &s3, a2, 4)
@@ -78,7 +78,7 @@ func TestBorderFromEmpty(t *testing.T) {
 	a := testmat.RandomSym(120, rng)
 	var s Sym
 	for m := range 120 {
-		if err := s.Border(column(a, m, m), a.At(m, m)); err != nil {
+		if err := s.Border(vd(column(a, m, m)), a.At(m, m)); err != nil {
 			t.Fatal(err)
 		}
 		if m < 4 || m%40 == 39 {
@@ -104,7 +104,7 @@ func TestLongBorderSequence(t *testing.T) {
 	var deflated, rotated, iters, roots int
 	trace := 0.0
 	for j := range m {
-		if err := s.Border(column(k, j, j), k.At(j, j)); err != nil {
+		if err := s.Border(vd(column(k, j, j)), k.At(j, j)); err != nil {
 			t.Fatalf("step %d: %v", j, err)
 		}
 		st := s.Stats()
@@ -155,7 +155,7 @@ func TestRankDeficientGrowth(t *testing.T) {
 	k := rbf(x, 0.3)
 	var s Sym
 	for j := range m {
-		if err := s.Border(column(k, j, j), k.At(j, j)); err != nil {
+		if err := s.Border(vd(column(k, j, j)), k.At(j, j)); err != nil {
 			t.Fatalf("step %d: %v", j, err)
 		}
 	}
@@ -177,7 +177,7 @@ func TestRankDeficientGrowth(t *testing.T) {
 		for i := range a {
 			a[i] = 1
 		}
-		if err := ones.Border(a, 1); err != nil {
+		if err := ones.Border(vd(a), 1); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -216,7 +216,7 @@ func TestRankOneSequence(t *testing.T) {
 		// |ρ|‖v‖² stays within a small multiple of ‖A‖, so that the rounding errors,
 		// of the order of ε times the intermediate norms, are comparable to ε‖A‖.
 		rho := rng.NormFloat64() * math.Pow(10, -float64(rng.IntN(3))) / 10
-		if err := s.RankOne(rho, v); err != nil {
+		if err := s.RankOne(rho, vd(v)); err != nil {
 			t.Fatal(err)
 		}
 		b.SymRankOne(b, rho, mat.NewVecDense(n, v))
@@ -224,7 +224,7 @@ func TestRankOneSequence(t *testing.T) {
 	}
 	check(t, "60 updates", &s, b, 8)
 	for i := len(ups) - 1; i >= 0; i-- {
-		if err := s.RankOne(-ups[i].rho, ups[i].v); err != nil {
+		if err := s.RankOne(-ups[i].rho, vd(ups[i].v)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -252,7 +252,7 @@ func TestNearSingularDowndate(t *testing.T) {
 	}
 	top := mat.Col(nil, n-1, q)
 	rho := -(float64(n) - 1e-9)
-	if err := s.RankOne(rho, top); err != nil {
+	if err := s.RankOne(rho, vd(top)); err != nil {
 		t.Fatal(err)
 	}
 	b := mat.NewSymDense(n, nil)
@@ -287,8 +287,8 @@ func TestCopyHoldsOneBuffer(t *testing.T) {
 		v[i] = rng.NormFloat64()
 	}
 	for _, step := range []func(*Sym) error{
-		func(s *Sym) error { return s.RankOne(-0.4, v) },
-		func(s *Sym) error { return s.Border(v, 0.5) },
+		func(s *Sym) error { return s.RankOne(-0.4, vd(v)) },
+		func(s *Sym) error { return s.Border(vd(v), 0.5) },
 	} {
 		var cp, ref Sym
 		cp.CopyFrom(&src)

@@ -1,7 +1,7 @@
 // Package probe holds the random probe that checks a matrix for orthonormal columns in
-// O(n·k) instead of forming VᵀV: update.Sym.SetEigen and update.Thin.Set refuse vectors
-// that fail it, and kpca's Drift reports it as the loss of orthogonality of the stored
-// eigenvectors.
+// O(n·k) instead of forming VᵀV: update.Sym.SetEigen and update.Thin.SetEigen refuse
+// vectors that fail it, and kpca's Drift reports it as the loss of orthogonality of the
+// stored eigenvectors.
 package probe
 
 import (

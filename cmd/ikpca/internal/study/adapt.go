@@ -31,5 +31,5 @@ type complete struct {
 }
 
 func (c complete) Centred() bool { return c.centred }
-func (c complete) Dim() int   { return c.dim }
-func (c complete) Bytes() int { return c.bytes }
+func (c complete) Dim() int      { return c.dim }
+func (c complete) Bytes() int    { return c.bytes }

@@ -1,0 +1,48 @@
+package kpca
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/update"
+)
+
+// TestUpdateErrorKinds: an error of package update (here the secular root finder's
+// non-convergence, forced by an iteration cap of one) reaches the caller of Add wrapped
+// by kpca and still wraps its ikpca kind, for each method and for Nystrom.Add; and the
+// model is left as it was.
+func TestUpdateErrorKinds(t *testing.T) {
+	x := points(t, "yeast", 40)
+	k := rbfMedian(t, x)
+	capped := update.Options{MaxIterations: 1}
+	for _, opts := range []Options{
+		{Method: Bordered, Update: capped},
+		{Method: Bordered, Rank: 5, Update: capped},
+		{Method: RankOne, Update: capped},
+		{Method: RankOne, Mode: Uncentred, Update: capped},
+	} {
+		md := newModel(t, k, x.Slice(0, 10, 0, 8), opts)
+		var err error
+		for i := 10; i < 40 && err == nil; i++ {
+			before := md.Len()
+			if err = md.Add(x.RawRowView(i)); err != nil && md.Len() != before {
+				t.Errorf("%+v: a failed Add changed the number of points", opts)
+			}
+		}
+		if !errors.Is(err, ikpca.ErrNotConverged) {
+			t.Errorf("%+v: Add with one root-finder iteration = %v, want an error wrapping ikpca.ErrNotConverged", opts, err)
+		}
+	}
+
+	ny, err := NewNystrom(k, x, NystromOptions{Update: capped})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 30 && err == nil; i++ {
+		err = ny.Add()
+	}
+	if !errors.Is(err, ikpca.ErrNotConverged) {
+		t.Errorf("Nystrom.Add with one root-finder iteration = %v, want an error wrapping ikpca.ErrNotConverged", err)
+	}
+}

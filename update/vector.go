@@ -1,0 +1,125 @@
+package update
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The vectors that enter the public methods (RankOne's v, Border's column, a Thin's new
+// direction, a Product's new column) are gonum mat.Vectors. A *mat.VecDense, or any
+// mat.RawVectorer, is read through its raw storage whatever its increment: checked in
+// place, used in place when its increment is 1 and otherwise copied into the scratch of
+// the receiving object — never an allocation. Any other mat.Vector is read with AtVec
+// into the same scratch. A nil vector (an untyped nil, or a nil pointer) stands for a
+// vector of length 0, so that the first Border of an empty decomposition takes nil; for
+// any other length it is an ErrArgument error.
+
+// checkVector reports a vector v that is not of length n (ErrDimension), nil where n > 0
+// (ErrArgument) or with a NaN or infinite entry (ErrNonFinite), naming it name.
+func checkVector(name string, v mat.Vector, n int) error {
+	if isNil(v) {
+		if n == 0 {
+			return nil
+		}
+		return fmt.Errorf("%w: nil %s, want length %d", ErrArgument, name, n)
+	}
+	if l := v.Len(); l != n {
+		return fmt.Errorf("%w: len(%s) = %d, want %d", ErrDimension, name, l, n)
+	}
+	if raw, ok := rawVector(v); ok {
+		for i := range n {
+			if x := raw.Data[i*raw.Inc]; math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("%w: %s[%d] = %g", ErrNonFinite, name, i, x)
+			}
+		}
+		return nil
+	}
+	for i := range n {
+		if x := v.AtVec(i); math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("%w: %s[%d] = %g", ErrNonFinite, name, i, x)
+		}
+	}
+	return nil
+}
+
+// rawVector returns the raw storage of v, when it has one that can be read directly
+// (positive increment, or at most one element), with N = v.Len().
+func rawVector(v mat.Vector) (blas64.Vector, bool) {
+	rv, ok := v.(mat.RawVectorer)
+	if !ok {
+		return blas64.Vector{}, false
+	}
+	raw := rv.RawVector()
+	n := v.Len()
+	raw.N, raw.Inc = n, max(raw.Inc, 1)
+	if n > 1 && rv.RawVector().Inc <= 0 || n > 0 && len(raw.Data) < (n-1)*raw.Inc+1 {
+		return blas64.Vector{}, false
+	}
+	return raw, true
+}
+
+// vectorData returns the n entries of v (checked by checkVector) as a contiguous slice:
+// v's own storage when its increment is 1, otherwise a copy in scratch[:n]. A nil v
+// gives an empty slice. The caller must not write to the result.
+func vectorData(v mat.Vector, n int, scratch []float64) []float64 {
+	if n == 0 {
+		return nil
+	}
+	if contiguous(v) {
+		raw, _ := rawVector(v)
+		return raw.Data[:n:n]
+	}
+	copyVector(scratch[:n], v)
+	return scratch[:n]
+}
+
+// contiguous reports whether vectorData reads v (checked by checkVector) in place: a
+// raw vector of increment 1 (or of at most one element), or nil.
+func contiguous(v mat.Vector) bool {
+	if isNil(v) {
+		return true
+	}
+	raw, ok := rawVector(v)
+	return ok && (raw.Inc == 1 || raw.N <= 1)
+}
+
+// copyVector copies the len(dst) entries of v (checked by checkVector) into dst.
+func copyVector(dst []float64, v mat.Vector) {
+	if len(dst) == 0 {
+		return
+	}
+	if raw, ok := rawVector(v); ok {
+		if raw.Inc == 1 {
+			copy(dst, raw.Data[:len(dst)])
+			return
+		}
+		for i := range dst {
+			dst[i] = raw.Data[i*raw.Inc]
+		}
+		return
+	}
+	for i := range dst {
+		dst[i] = v.AtVec(i)
+	}
+}
+
+// normSq returns vᵀv for a vector checked by checkVector, read in place.
+func normSq(v mat.Vector) float64 {
+	var s float64
+	n := v.Len()
+	if raw, ok := rawVector(v); ok {
+		for i := range n {
+			x := raw.Data[i*raw.Inc]
+			s += x * x
+		}
+		return s
+	}
+	for i := range n {
+		x := v.AtVec(i)
+		s += x * x
+	}
+	return s
+}
