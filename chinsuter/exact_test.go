@@ -117,7 +117,7 @@ func TestExactEqualsBatchAfterEveryUpdate(t *testing.T) {
 		{"toy rbf σ=1, c=4", kernel.RBF{Sigma: 1}, toy(90, 2), 6, 4, 4, 1},
 		{"gaussian 5-D rbf σ=2, c=1", kernel.RBF{Sigma: 2}, gaussian(80, 5, 3), 3, 1, 8, 1},
 		{"gaussian 5-D rbf σ=2, c=7", kernel.RBF{Sigma: 2}, gaussian(80, 5, 4), 2, 7, 8, 1},
-		{"polynomial degree 2 (rank 5 centred)", kernel.Polynomial{Degree: 2, Scale: 1, Offset: 1}, gaussian(60, 2, 5), 2, 1, 5, 1},
+		{"polynomial degree 2 (rank 5 centred)", kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: 1}, gaussian(60, 2, 5), 2, 1, 5, 1},
 		{"laplacian, c=3", kernel.Laplacian{Sigma: 1.5}, gaussian(70, 3, 6), 4, 3, 6, 1},
 	}
 	if testing.Short() {
@@ -296,7 +296,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		}
 	}
 	// An overflowing polynomial kernel value is an error that changes nothing.
-	pm, err := New(kernel.Polynomial{Degree: 40, Scale: 1, Offset: 1}, mat.NewDense(2, 1, []float64{0.1, 0.2}), Options{})
+	pm, err := New(kernel.Polynomial{Degree: 40, Gamma: 1, Coef0: 1}, mat.NewDense(2, 1, []float64{0.1, 0.2}), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

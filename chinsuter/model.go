@@ -166,15 +166,24 @@ func New(k kernel.Kernel, x0 mat.Matrix, opts Options) (*Model, error) {
 	return md, nil
 }
 
-// rbfSigma reports the bandwidth of a Gaussian kernel.
+// rbfSigma reports the bandwidth of a Gaussian kernel: σ, or 1/√(2γ) for a kernel given
+// by γ = 1/(2σ²). The pre-images' kernel RBF{Sigma: σ} then differs from such a kernel
+// by the rounding of σ, a few ulps of each value, far below the compression's own
+// tolerances.
 func rbfSigma(k kernel.Kernel) (float64, bool) {
+	var r kernel.RBF
 	switch k := k.(type) {
 	case kernel.RBF:
-		return k.Sigma, true
+		r = k
 	case *kernel.RBF:
-		return k.Sigma, true
+		r = *k
+	default:
+		return 0, false
 	}
-	return 0, false
+	if r.Gamma != 0 {
+		return 1 / math.Sqrt(2*r.Gamma), true
+	}
+	return r.Sigma, true
 }
 
 // points copies the rows of X, which the caller has checked.

@@ -63,7 +63,7 @@ step "tests, pure Go"
 go test -count=1 -timeout 30m ./...
 
 step "tests, pure Go, race detector on the core packages"
-go test -count=1 -race ./native/ ./secular/ ./update/ ./kernel/ ./features/ ./sketch/
+go test -count=1 -race ./native/ ./internal/rbfrow/ ./secular/ ./update/ ./kernel/ ./features/ ./sketch/
 go test -count=1 -race -short ./kpca/
 go test -count=1 -race -short ./nystrom/
 
@@ -112,6 +112,6 @@ go test -run '^$' -fuzz '^FuzzLoad$' -fuzztime 800000x ./kpca/
 go test -run '^$' -fuzz '^FuzzLoadModel$' -fuzztime 800000x ./nystrom/
 go test -run '^$' -fuzz '^FuzzLoadSKPCA$' -fuzztime 500000x ./stream/
 # The vectorised RBF rows (C with AVX2, OpenBLAS build) against their Go loop.
-go test -run '^$' -fuzz '^FuzzRBFRowDots$' -fuzztime 1000000x -tags openblas ./native/
+go test -run '^$' -fuzz '^FuzzFinish$' -fuzztime 1000000x -tags openblas ./internal/rbfrow/
 
 step "all checks passed"

@@ -1,10 +1,9 @@
 package kernel
 
 import (
-	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
-	"reflect"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
@@ -36,16 +35,17 @@ const bandwidthSeed = 0x1D_C0FFEE
 // data are) does not bias it the way its first rows would. With at most
 // BandwidthSample rows it uses them all and is exactly MedianDistance(X, n).
 //
-// It returns an error if X is nil or has fewer than two rows, if the rows
-// used hold NaN or ±Inf, if the median distance overflows, or if it is zero
-// (more than half of the pairs coincide), which is no bandwidth at all.
+// It returns an error wrapping [ErrArgument] if X is nil (or a nil pointer), [ErrEmpty]
+// if it has fewer than two rows or no columns, [ErrNonFinite] if the rows used hold NaN
+// or ±Inf, and ErrArgument if the median distance overflows or is zero (more than half
+// of the pairs coincide), which is no bandwidth at all.
 func DefaultBandwidth(X mat.Matrix) (float64, error) {
-	if X == nil || isNilPointer(X) {
-		return 0, errors.New("kernel: DefaultBandwidth: nil points")
+	if X == nil || isNilValue(X) {
+		return 0, fmt.Errorf("%w: DefaultBandwidth: nil points", ErrArgument)
 	}
 	n, d := X.Dims()
 	if n < 2 || d < 1 {
-		return 0, fmt.Errorf("kernel: DefaultBandwidth: %d×%d points, need at least 2 rows", n, d)
+		return 0, fmt.Errorf("%w: DefaultBandwidth: %d×%d points, need at least 2 rows", ErrEmpty, n, d)
 	}
 	rows := make([]int, 0, min(n, BandwidthSample))
 	if n <= BandwidthSample {
@@ -70,22 +70,21 @@ func DefaultBandwidth(X mat.Matrix) (float64, error) {
 	sample := mat.NewDense(len(rows), d, nil)
 	for p, i := range rows {
 		for j := range d {
-			sample.Set(p, j, X.At(i, j))
+			v := X.At(i, j)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return 0, fmt.Errorf("%w: DefaultBandwidth: X[%d,%d] = %v is not finite", ErrNonFinite, i, j, v)
+			}
+			sample.Set(p, j, v)
 		}
 	}
+	// The sample is finite and has at least two rows: MedianDistance fails only if the
+	// median distance overflows.
 	sigma, err := MedianDistance(sample, len(rows))
 	if err != nil {
-		return 0, fmt.Errorf("kernel: DefaultBandwidth: %w", err)
+		return 0, err
 	}
 	if sigma == 0 {
-		return 0, errors.New("kernel: DefaultBandwidth: the median distance is 0 (most points coincide); choose σ yourself")
+		return 0, fmt.Errorf("%w: DefaultBandwidth: the median distance is 0 (most points coincide); choose σ yourself", ErrArgument)
 	}
 	return sigma, nil
-}
-
-// isNilPointer reports whether x holds a nil pointer (a typed nil such as
-// (*mat.Dense)(nil)), whose methods would panic.
-func isNilPointer(x any) bool {
-	v := reflect.ValueOf(x)
-	return v.Kind() == reflect.Pointer && v.IsNil()
 }

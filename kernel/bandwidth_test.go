@@ -1,12 +1,16 @@
 package kernel
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca"
 )
 
 // TestDefaultBandwidthSmall: with at most BandwidthSample rows every row is used, so the
@@ -84,18 +88,45 @@ func TestDefaultBandwidthErrors(t *testing.T) {
 		name string
 		X    mat.Matrix
 		msg  string
+		kind error
 	}{
-		{"nil", nil, "nil"},
-		{"typed nil", (*mat.Dense)(nil), "nil"},
-		{"one row", line(1), "at least 2"},
-		{"NaN", line(1, math.NaN(), 3), "not finite"},
-		{"all equal", line(2, 2, 2, 2), "median distance is 0"},
-		{"mostly equal", line(1, 1, 1, 1, 4), "median distance is 0"},
+		{"nil", nil, "nil", ikpca.ErrArgument},
+		{"typed nil", (*mat.Dense)(nil), "nil", ikpca.ErrArgument},
+		{"one row", line(1), "at least 2", ikpca.ErrEmpty},
+		{"no columns", emptyCols{}, "at least 2", ikpca.ErrEmpty},
+		{"NaN", line(1, math.NaN(), 3), "X[1,0] = NaN is not finite", ikpca.ErrNonFinite},
+		{"all equal", line(2, 2, 2, 2), "median distance is 0", ikpca.ErrArgument},
+		{"mostly equal", line(1, 1, 1, 1, 4), "median distance is 0", ikpca.ErrArgument},
+		{"overflow", line(-1e300, 1e300, 0), "overflow", ikpca.ErrArgument},
 	}
 	for _, c := range cases {
 		got, err := DefaultBandwidth(c.X)
-		if err == nil || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%s: DefaultBandwidth = %v, %v; want an error with %q", c.name, got, err, c.msg)
+		if err == nil || !strings.Contains(err.Error(), c.msg) || !errors.Is(err, c.kind) {
+			t.Errorf("%s: DefaultBandwidth = %v, %v; want an error with %q, wrapping %v", c.name, got, err, c.msg, c.kind)
 		}
 	}
+	// A non-finite coordinate of a sampled data set is named by its row in X, not in the
+	// sample: two thirds of the rows hold one, all beyond BandwidthSample, so that the
+	// sample of a third holds some (the chance it does not is below 10⁻¹⁰⁰) and the row
+	// named is at least BandwidthSample, which no index into the sample is.
+	big := randDense(rand.New(rand.NewPCG(25, 26)), 3*BandwidthSample, 2)
+	for i := BandwidthSample; i < 3*BandwidthSample; i++ {
+		big.Set(i, 1, math.Inf(1))
+	}
+	_, err := DefaultBandwidth(big)
+	var i, j int
+	if err != nil {
+		msg := err.Error()
+		if at := strings.Index(msg, "X["); at >= 0 {
+			fmt.Sscanf(msg[at:], "X[%d,%d]", &i, &j)
+		}
+	}
+	if !errors.Is(err, ErrNonFinite) || i < BandwidthSample || j != 1 {
+		t.Errorf("sampled Inf: %v; want a row of X from %d on, column 1", err, BandwidthSample)
+	}
 }
+
+// emptyCols is a mat.Matrix with rows and no columns, which mat.Dense cannot be.
+type emptyCols struct{ mat.Matrix }
+
+func (emptyCols) Dims() (int, int) { return 3, 0 }

@@ -15,18 +15,26 @@ import (
 )
 
 // benchKernels are the built-ins with parameters giving values of order 1 on
-// points uniform in [0, 1]ᵈ.
+// points uniform in [0, 1]ᵈ, RBF and Laplacian given by σ and by γ.
 func benchKernels(d int) []Kernel {
 	return []Kernel{
 		RBF{Sigma: float64(d) / 4},
+		RBF{Gamma: 8 / float64(d*d)},
 		Laplacian{Sigma: float64(d)},
-		Polynomial{Degree: 3, Scale: 1 / float64(d), Offset: 1},
+		Laplacian{Gamma: 1 / float64(d)},
+		Polynomial{Degree: 3, Gamma: 1 / float64(d), Coef0: 1},
 		Linear{},
 	}
 }
 
+// kernelName names a kernel in a benchmark: its Spec's name, with "_gamma" for an RBF
+// or Laplacian kernel given by γ.
 func kernelName(k Kernel) string {
-	return k.(Specified).Spec().Name
+	s := k.(Specified).Spec()
+	if s.Gamma != 0 && s.Name != namePolynomial {
+		return s.Name + "_gamma"
+	}
+	return s.Name
 }
 
 // BenchmarkColumn measures Column on 10 000 rows with the default
@@ -110,14 +118,16 @@ func BenchmarkMatrix(b *testing.B) {
 	for _, n := range []int{1000, 2000} {
 		rng := rand.New(rand.NewPCG(4, uint64(n)))
 		X := randDense(rng, n, 10)
-		b.Run(fmt.Sprintf("n=%d/d=10/rbf", n), func(b *testing.B) {
-			var K *mat.SymDense
-			for b.Loop() {
-				K = Matrix(RBF{Sigma: 1}, X)
-			}
-			_ = K
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n*(n+1)/2), "ns/element")
-		})
+		for _, k := range []Kernel{RBF{Sigma: 1}, RBF{Gamma: 0.5}} {
+			b.Run(fmt.Sprintf("n=%d/d=10/%s", n, kernelName(k)), func(b *testing.B) {
+				var K *mat.SymDense
+				for b.Loop() {
+					K = Matrix(k, X)
+				}
+				_ = K
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n*(n+1)/2), "ns/element")
+			})
+		}
 	}
 }
 
@@ -165,7 +175,8 @@ func BenchmarkBlock(b *testing.B) {
 	const m, rows, block = 1000, 4096, 256
 	for _, s := range blockSets(b, m, rows) {
 		ds, d, Y, X, med := s.ds, s.d, s.Y, s.X, s.med
-		kernels := []Kernel{RBF{Sigma: med}, Laplacian{Sigma: med}, Polynomial{Degree: 3, Scale: 1 / (med * med), Offset: 1}, Linear{}}
+		kernels := []Kernel{RBF{Sigma: med}, RBF{Gamma: 1 / (2 * med * med)}, Laplacian{Sigma: med}, Laplacian{Gamma: 1 / med},
+			Polynomial{Degree: 3, Gamma: 1 / (med * med), Coef0: 1}, Linear{}}
 		for _, k := range kernels {
 			b.Run(fmt.Sprintf("%s/d=%d/%s/bulk", ds.Name, d, kernelName(k)), func(b *testing.B) {
 				c := NewCross(k, Y)
@@ -215,18 +226,20 @@ func BenchmarkProject(b *testing.B) {
 			}
 			floor = min(floor, time.Since(start).Seconds())
 		}
-		b.Run(fmt.Sprintf("%s/d=%d/rbf", ds.Name, d), func(b *testing.B) {
-			c := NewCross(RBF{Sigma: med}, Y)
-			var work BlockWork
-			dst := mat.NewDense(block, k, nil)
-			for b.Loop() {
-				for lo := 0; lo < rows; lo += block {
-					c.ProjectTo(dst, X.Slice(lo, lo+block, 0, d).(*mat.Dense), P, &work)
+		for _, kern := range []Kernel{RBF{Sigma: med}, RBF{Gamma: 1 / (2 * med * med)}} {
+			b.Run(fmt.Sprintf("%s/d=%d/%s", ds.Name, d, kernelName(kern)), func(b *testing.B) {
+				c := NewCross(kern, Y)
+				var work BlockWork
+				dst := mat.NewDense(block, k, nil)
+				for b.Loop() {
+					for lo := 0; lo < rows; lo += block {
+						c.ProjectTo(dst, X.Slice(lo, lo+block, 0, d).(*mat.Dense), P, &work)
+					}
 				}
-			}
-			per := b.Elapsed().Seconds() / float64(b.N)
-			b.ReportMetric(float64(rows)/per, "points/s")
-			b.ReportMetric(per/floor, "×dgemm")
-		})
+				per := b.Elapsed().Seconds() / float64(b.N)
+				b.ReportMetric(float64(rows)/per, "points/s")
+				b.ReportMetric(per/floor, "×dgemm")
+			})
+		}
 	}
 }

@@ -9,21 +9,53 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/parallel"
+	"github.com/ikpca/ikpca/internal/rbfrow"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
 )
 
 // blockTolerance is τ, the accuracy of an RBF value computed from the distance identity
 // (docs/design.md, "Kernel blocks"): its relative error is at most (τ + 10ε)·max(1, v),
-// where v = ‖x−y‖²/(2σ²) is its exponent — v is the condition number of exp(−v), even
-// a correctly rounded v carries an error ε·v, and native.ExpNeg adds up to 4 ulp, 8ε —
-// and an entry for which the identity
-// cannot guarantee it is evaluated directly. Evaluated directly, as by Eval, the value has
-// a relative error up to about (d+3)·ε·max(1, v).
+// where v = ‖x−y‖²/(2σ²) = γ·‖x−y‖² is its exponent — v is the condition number of
+// exp(−v), even a correctly rounded v carries an error ε·v, and rbfrow.ExpNeg adds up
+// to 4 ulp, 8ε — and an entry for which the identity cannot guarantee it is evaluated
+// directly. Evaluated directly, as by Eval, the value has a relative error up to about
+// (d+3)·ε·max(1, v).
 const blockTolerance = 1e-13
 
 // unitRoundoff is ε = 2⁻⁵³.
 const unitRoundoff = 0x1p-53
+
+// rbfScale is the exponent of an RBF kernel as its blocks compute it (rbfRow): the
+// squared distance D̂ times inv, with the identity's error measured against the unit g2
+// (docs/design.md, "Kernel blocks"), and the direct evaluation of an entry, bit for bit
+// as Eval.
+type rbfScale struct {
+	g2    float64 // the exponent's unit: 2σ², or 1/γ
+	inv   float64 // its scale: 1/(2σ²), or γ
+	gamma float64 // γ when the kernel is given by γ (Eval multiplies by it), 0 when by σ (Eval divides by g2)
+}
+
+// scaleOf returns the exponent's scale of an RBF kernel. Given σ, v = D̂·(1/(2σ²)): the
+// rounded reciprocal adds ε·v to the product's ε·v, within the (τ + 10ε)·max(1, v) of
+// blockTolerance. Given γ, v = D̂·γ, the product Eval takes; the unit 1/γ is rounded,
+// which moves the threshold between the identity and the direct evaluation by a
+// relative ε, nothing the accuracy notices.
+func scaleOf(k RBF) rbfScale {
+	if k.Gamma != 0 {
+		return rbfScale{g2: 1 / k.Gamma, inv: k.Gamma, gamma: k.Gamma}
+	}
+	g2 := 2 * k.Sigma * k.Sigma
+	return rbfScale{g2: g2, inv: 1 / g2}
+}
+
+// eval returns k(x, y) as Eval computes it.
+func (s rbfScale) eval(x, y []float64) float64 {
+	if s.gamma != 0 {
+		return rbfGamma(x, y, s.gamma)
+	}
+	return rbf(x, y, s.g2)
+}
 
 // blockKind is the evaluation strategy of a kernel in blocks.
 type blockKind int
@@ -58,7 +90,7 @@ type Cross struct {
 	kern  Kernel
 	kind  blockKind
 	y     blas64.General // the points, as given
-	g2    float64        // RBF: 2σ²
+	scale rbfScale       // RBF: the exponent's scale
 	poly  Polynomial
 	mu    []float64 // RBF: the shift, the mean of the finite rows of Y
 	ys    []float64 // RBF: the shifted rows ỹⱼ, m×d
@@ -159,7 +191,7 @@ func (c *Cross) Reset(k Kernel, Y *mat.Dense) {
 	switch k := deref(k).(type) {
 	case RBF:
 		c.kind = blockRBF
-		c.g2 = 2 * k.Sigma * k.Sigma
+		c.scale = scaleOf(k)
 		c.prepareRBF()
 	case Polynomial:
 		c.kind = blockPolynomial
@@ -295,7 +327,7 @@ func (c *Cross) powers(out blas64.General, lo, hi int) {
 	for i := lo; i < hi; i++ {
 		row := out.Data[i*out.Stride : i*out.Stride+out.Cols]
 		for j, g := range row {
-			row[j] = powInt(p.Scale*g+p.Offset, p.Degree)
+			row[j] = powInt(p.Gamma*g+p.Coef0, p.Degree)
 		}
 	}
 }
@@ -316,8 +348,9 @@ func (c *Cross) elements(out, x blas64.General, lo, hi int) {
 }
 
 // blockRBF computes an RBF block from the distance identity: dst = −2·X̃·Ỹᵀ by one dgemm,
-// then each entry's squared distance D̂ = (‖x̃‖² + ‖ỹ‖²) − 2x̃ᵀỹ and exp(−D̂/(2σ²)), or the
-// direct value where the identity's error bound is too large (rbfRow).
+// then each entry's squared distance D̂ = (‖x̃‖² + ‖ỹ‖²) − 2x̃ᵀỹ and exp(−D̂/(2σ²)) (or
+// exp(−γ·D̂)), or the direct value where the identity's error bound is too large
+// (rbfRow).
 func (c *Cross) blockRBF(out, x blas64.General, work *BlockWork) {
 	b, d, m := x.Rows, x.Cols, c.y.Rows
 	work.xbad = badRows(work.xbad[:0], x)
@@ -340,36 +373,35 @@ func (c *Cross) rbfRows(out, x blas64.General, xn []float64, lo, hi int) {
 	d, m := x.Cols, c.y.Rows
 	for i := lo; i < hi; i++ {
 		rbfRow(out.Data[i*out.Stride:i*out.Stride+m], xn[i], c.yn, x.Data[i*x.Stride:i*x.Stride+d],
-			c.y.Data, c.y.Stride, c.g2, c.coef, blas64.General{}, nil)
+			c.y.Data, c.y.Stride, c.scale, c.coef, blas64.General{}, nil)
 	}
 }
 
 // rbfRow finishes a row of an RBF block for the point x: on entry row[j] holds −2x̃ᵀỹⱼ,
-// on return k(x, yⱼ) = exp(−D̂ⱼ/g2), g2 = 2σ², with D̂ⱼ = (‖x̃‖² + ‖ỹⱼ‖²) − 2x̃ᵀỹⱼ from the
-// squared norms xn and yn[j]. Where the identity's error bound (2d+8)·ε·(‖x̃‖² + ‖ỹⱼ‖²)
-// (plus underflow's) exceeds τ·max(2σ², D̂ⱼ) — coef = (2d+8)·ε/τ — the value is evaluated
-// directly from x and yⱼ (row j of y, stride ys), bit for bit as Eval: the cancellation
-// of close points far from the shift. docs/design.md, "Kernel blocks".
+// on return k(x, yⱼ) = exp(−D̂ⱼ·s.inv) — exp(−D̂ⱼ/(2σ²)) or exp(−γ·D̂ⱼ) — with
+// D̂ⱼ = (‖x̃‖² + ‖ỹⱼ‖²) − 2x̃ᵀỹⱼ from the squared norms xn and yn[j]. Where the identity's
+// error bound (2d+8)·ε·(‖x̃‖² + ‖ỹⱼ‖²) (plus underflow's) exceeds τ·max(s.g2, D̂ⱼ) —
+// coef = (2d+8)·ε/τ, s.g2 = 2σ² or 1/γ — the value is evaluated directly from x and yⱼ
+// (row j of y, stride ys), bit for bit as Eval: the cancellation of close points far
+// from the shift. docs/design.md, "Kernel blocks".
 //
-// The exponents and exponentials are native.RBFRowDots's (one vectorised pass with
-// OpenBLAS on AVX2, two in Go: the exponentials independent of one another, so that
-// they overlap in the pipeline), which marks the entries to evaluate directly by a value
+// The exponents and exponentials are rbfrow.Finish's (one vectorised pass with OpenBLAS
+// on AVX2, two in Go: the exponentials independent of one another, so that they
+// overlap in the pipeline), which marks the entries to evaluate directly by a value
 // above 1; then the marked entries. If p has rows, dots receives the finished row's
 // products with them (ProjectTo): from the same pass where nothing was marked,
 // otherwise from one dgemv after the marked entries are evaluated.
-func rbfRow(row []float64, xn float64, yn, x, y []float64, ys int, g2, coef float64, p blas64.General, dots []float64) {
+func rbfRow(row []float64, xn float64, yn, x, y []float64, ys int, s rbfScale, coef float64, p blas64.General, dots []float64) {
 	d := len(x)
 	// Products and squares below 2⁻¹⁰²² lose digits: each adds up to 2⁻¹⁰⁷⁴ to D̂'s error,
 	// 4d of them at most, which matters only for D̂ and 2σ² near 1e-300.
 	under := float64(4*d+4) * 0x1p-1074 / blockTolerance
-	// v = D̂·(1/2σ²): the rounded reciprocal adds ε·v to the division's ε·v, within the
-	// (τ + 10ε)·max(1, v) of blockTolerance.
-	if !native.RBFRowDots(row, yn, xn, 1/g2, g2, coef, under, p, dots) {
+	if !rbfrow.Finish(row, yn, xn, s.inv, s.g2, coef, under, p, dots) {
 		return
 	}
 	for j, v := range row {
 		if v > 1 {
-			row[j] = rbf(x, y[j*ys:j*ys+d], g2)
+			row[j] = s.eval(x, y[j*ys:j*ys+d])
 		}
 	}
 	if p.Rows > 0 {

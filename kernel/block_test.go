@@ -32,8 +32,9 @@ func norm2(x []float64) float64 {
 // blocks":
 //
 //   - RBF: each of the two values is within (τ + 10ε)·max(1, v) (identity) and
-//     (d+3)·ε·max(1, v) (direct) of the true one, relative, v = ‖x−y‖²/(2σ²); plus the
-//     smallest normal number, below which values are subnormal and have fewer digits;
+//     (d+3)·ε·max(1, v) (direct) of the true one, relative, v = ‖x−y‖²/(2σ²) or
+//     γ·‖x−y‖²; plus the smallest normal number, below which values are subnormal and
+//     have fewer digits;
 //   - Polynomial and Linear: xᵀy is within d·ε·‖x‖‖y‖ whichever way it is summed, so each
 //     value is within deg·(d+4)·ε·M^deg of the true one, M = γ‖x‖‖y‖ + c (the powers'
 //     roundings included), and the two within twice that.
@@ -42,16 +43,25 @@ func blockBound(k Kernel, x, y []float64) (exact bool, bound float64) {
 	switch k := deref(k).(type) {
 	case RBF:
 		e := k.Eval(x, y)
-		v := vec.SqDist(x, y) / (2 * k.Sigma * k.Sigma)
+		v := exponent(k, vec.SqDist(x, y))
 		return false, (blockTolerance+(d+7)*eps)*max(1, v)*e + 0x1p-1022
 	case Polynomial:
 		deg := float64(k.Degree)
-		m := k.Scale*norm2(x)*norm2(y) + k.Offset
+		m := k.Gamma*norm2(x)*norm2(y) + k.Coef0
 		return false, 2 * deg * (d + 4) * eps * math.Pow(m, deg)
 	case Linear:
 		return false, 2 * (d + 4) * eps * norm2(x) * norm2(y)
 	}
 	return true, 0
+}
+
+// exponent returns an RBF kernel's exponent for the squared distance sq, as Eval
+// computes it: sq/(2σ²), or γ·sq.
+func exponent(k RBF, sq float64) float64 {
+	if k.Gamma != 0 {
+		return k.Gamma * sq
+	}
+	return sq / (2 * k.Sigma * k.Sigma)
 }
 
 // checkEntry compares a block value with Eval within blockBound; NaN matches NaN.
@@ -140,9 +150,11 @@ func cancellationPoints(rng *rand.Rand, m, d int, offset float64) (X, Y *mat.Den
 	return X, Y
 }
 
-// refRBF returns exp(−‖x−y‖²/g2) with ‖x−y‖² exact (big.Float) and rounded once: a
-// reference within ε·max(1, v) + 1 ulp of the true value, v the exponent.
-func refRBF(x, y []float64, g2 float64) float64 {
+// refRBF returns the RBF kernel's exp(−‖x−y‖²/(2σ²)) or exp(−γ‖x−y‖²) with ‖x−y‖²
+// exact (big.Float) and the exponent rounded once: a reference within ε·max(1, v) +
+// 1 ulp of the true value, v the exponent. (2σ² is rounded as Eval rounds it: the
+// reference is the kernel with that unit.)
+func refRBF(x, y []float64, k RBF) float64 {
 	const prec = 2200 // differences and squares of float64 values are exact
 	s := new(big.Float).SetPrec(prec)
 	t := new(big.Float).SetPrec(prec)
@@ -152,7 +164,11 @@ func refRBF(x, y []float64, g2 float64) float64 {
 		t.Mul(t, t)
 		s.Add(s, t)
 	}
-	s.Quo(s, new(big.Float).SetPrec(prec).SetFloat64(g2))
+	if k.Gamma != 0 {
+		s.Mul(s, new(big.Float).SetPrec(prec).SetFloat64(k.Gamma))
+	} else {
+		s.Quo(s, new(big.Float).SetPrec(prec).SetFloat64(2*k.Sigma*k.Sigma))
+	}
 	v, _ := s.Float64()
 	return math.Exp(-v)
 }
@@ -160,7 +176,8 @@ func refRBF(x, y []float64, g2 float64) float64 {
 // TestBlockCancellation checks the RBF identity where it cancels: points at distances
 // from 1e-8 to 1e3 of their norm, exact duplicates and near-duplicates one last bit apart
 // in one coordinate, near the origin and around 1e4·(1, …, 1), bandwidths from 1e-3 to
-// 1e3, d = 10 and 123, so that exponents v run from 0 through 1e-27 (a near-duplicate)
+// 1e3 (and the same kernels given by γ = 1/(2σ²)), d = 10 and 123, so that exponents v
+// run from 0 through 1e-27 (a near-duplicate)
 // to beyond exp's underflow, and entries come from the identity and, where it cancels,
 // from the direct evaluation. Every value must agree with Eval within blockBound, and
 // with an exact-distance reference within the bound docs/design.md, "Kernel blocks",
@@ -177,19 +194,17 @@ func TestBlockCancellation(t *testing.T) {
 		for _, offset := range []float64{0, 1e4} {
 			X, Y := cancellationPoints(rng, 6, d, offset)
 			checkNearDuplicates(t, X, Y)
-			for _, sigma := range []float64{1e-3, 0.1, 1, 30, 1e3} {
-				k := RBF{Sigma: sigma}
+			for _, k := range cancellationKernels() {
 				dst := checkBlock(t, k, X, Y)
-				g2 := 2 * sigma * sigma
 				for i := range X.RawMatrix().Rows {
 					for j := range Y.RawMatrix().Rows {
 						x, y := X.RawRowView(i), Y.RawRowView(j)
-						want := refRBF(x, y, g2)
-						v := vec.SqDist(x, y) / g2
+						want := refRBF(x, y, k)
+						v := exponent(k, vec.SqDist(x, y))
 						bound := (documented*max(1, v)+eps*v+2*eps)*want + 0x1p-1073
 						if got := dst.At(i, j); !(math.Abs(got-want) <= bound) {
-							t.Fatalf("d=%d offset=%g σ=%g (%d,%d): %v, exact distance gives %v (v = %.3g, |Δ| = %.3g, bound %.3g)",
-								d, offset, sigma, i, j, got, want, v, math.Abs(got-want), bound)
+							t.Fatalf("d=%d offset=%g %v (%d,%d): %v, exact distance gives %v (v = %.3g, |Δ| = %.3g, bound %.3g)",
+								d, offset, k, i, j, got, want, v, math.Abs(got-want), bound)
 						}
 					}
 				}
@@ -202,6 +217,16 @@ func TestBlockCancellation(t *testing.T) {
 			}
 		}
 	}
+}
+
+// cancellationKernels are the RBF kernels of the cancellation tests: bandwidths from
+// 1e-3 to 1e3, given by σ and by γ = 1/(2σ²).
+func cancellationKernels() []RBF {
+	var ks []RBF
+	for _, sigma := range []float64{1e-3, 0.1, 1, 30, 1e3} {
+		ks = append(ks, RBF{Sigma: sigma}, RBF{Gamma: 1 / (2 * sigma * sigma)})
+	}
+	return ks
 }
 
 // checkNearDuplicates checks cancellationPoints' last copy of each original: it differs
@@ -376,15 +401,20 @@ func extremePoints(rng *rand.Rand, scale float64, m int) (X, Y *mat.Dense) {
 	return X, Y
 }
 
-// extremeKernels returns every kernel, and RBFs whose 2σ² overflows or underflows, or
-// whose σ is the points' scale.
+// extremeKernels returns every kernel, RBFs whose 2σ² overflows or underflows or
+// whose σ is the points' scale, and kernels given by a γ that is subnormal, huge or the
+// points' 1/(2·scale²) — kernels Validate refuses but whose blocks must still be
+// Eval's.
 func extremeKernels(scale float64) []Kernel {
-	return append(allKernels(), RBF{Sigma: 1e200}, RBF{Sigma: 1e-200}, RBF{Sigma: scale})
+	return append(allKernels(), RBF{Sigma: 1e200}, RBF{Sigma: 1e-200}, RBF{Sigma: scale},
+		RBF{Gamma: 1e-320}, RBF{Gamma: 1e300}, RBF{Gamma: math.MaxFloat64}, RBF{Gamma: 1 / (2 * scale * scale)},
+		Laplacian{Gamma: 1e-320}, Laplacian{Gamma: 1e300})
 }
 
 // TestBlockExtremes checks blocks of points whose coordinates are huge (squared norms
-// overflow), tiny or subnormal, and bandwidths whose 2σ² overflows or underflows: every
-// entry is Eval's within blockBound, NaN where Eval gives NaN.
+// overflow), tiny or subnormal, and bandwidths whose 2σ² overflows or underflows, or
+// whose γ is subnormal or huge: every entry is Eval's within blockBound, NaN where
+// Eval gives NaN.
 func TestBlockExtremes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(91, 92))
 	for _, scale := range extremeScales {

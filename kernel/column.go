@@ -165,14 +165,14 @@ func Matrix(k Kernel, X *mat.Dense) *mat.SymDense {
 	kr := K.RawSymmetric()
 	switch dk := deref(k).(type) {
 	case RBF:
-		matrixRBF(kr, raw, 2*dk.Sigma*dk.Sigma)
+		matrixRBF(kr, raw, scaleOf(dk))
 	case Polynomial, Linear:
 		native.Syrk(blas.NoTrans, 1, raw, 0, kr)
 		if p, ok := dk.(Polynomial); ok {
 			triangleRows(n, 1, func(i int) {
 				row := kr.Data[i*kr.Stride+i : i*kr.Stride+n]
 				for j, g := range row {
-					row[j] = powInt(p.Scale*g+p.Offset, p.Degree)
+					row[j] = powInt(p.Gamma*g+p.Coef0, p.Degree)
 				}
 			})
 		}
@@ -201,9 +201,9 @@ func Matrix(k Kernel, X *mat.Dense) *mat.SymDense {
 }
 
 // matrixRBF sets the upper triangle of K to the RBF kernel matrix of the rows of x, with
-// g2 = 2σ²: the rows shifted by their mean, −2·X̃·X̃ᵀ by one dsyrk, then each entry as
-// in rbfRow.
-func matrixRBF(K blas64.Symmetric, x blas64.General, g2 float64) {
+// the exponent's scale s: the rows shifted by their mean, −2·X̃·X̃ᵀ by one dsyrk, then
+// each entry as in rbfRow.
+func matrixRBF(K blas64.Symmetric, x blas64.General, s rbfScale) {
 	n, d := x.Rows, x.Cols
 	bad := badRows(nil, x)
 	mu := make([]float64, d)
@@ -229,7 +229,7 @@ func matrixRBF(K blas64.Symmetric, x blas64.General, g2 float64) {
 	coef := float64(2*d+8) * unitRoundoff / blockTolerance
 	triangleRows(n, 1, func(i int) {
 		rbfRow(K.Data[i*K.Stride+i:i*K.Stride+n], xn[i], xn[i:], x.Data[i*x.Stride:i*x.Stride+d],
-			x.Data[i*x.Stride:], x.Stride, g2, coef, blas64.General{}, nil)
+			x.Data[i*x.Stride:], x.Stride, s, coef, blas64.General{}, nil)
 	})
 }
 
@@ -277,13 +277,13 @@ func fill(dst []float64, k Kernel, a []float64, stride, cols int, x []float64) {
 	x = x[:cols]
 	switch k := k.(type) {
 	case RBF:
-		fillRBF(dst, a, stride, x, k.Sigma)
+		fillRBF(dst, a, stride, x, k)
 	case *RBF:
-		fillRBF(dst, a, stride, x, k.Sigma)
+		fillRBF(dst, a, stride, x, *k)
 	case Laplacian:
-		fillLaplacian(dst, a, stride, x, k.Sigma)
+		fillLaplacian(dst, a, stride, x, k)
 	case *Laplacian:
-		fillLaplacian(dst, a, stride, x, k.Sigma)
+		fillLaplacian(dst, a, stride, x, *k)
 	case Polynomial:
 		fillPolynomial(dst, a, stride, x, k)
 	case *Polynomial:
@@ -301,30 +301,45 @@ func fill(dst []float64, k Kernel, a []float64, stride, cols int, x []float64) {
 	}
 }
 
-// fillRBF is fill for RBF{sigma}; len(x) is the number of columns (as in
-// the other fill functions).
+// fillRBF is fill for an RBF kernel; len(x) is the number of columns (as in the other
+// fill functions).
 //
-// It first stores the squared distances in dst and then replaces them by
-// their exponentials: the exp calls of consecutive elements are then
-// independent and overlap in the pipeline (about 20 % faster at d = 10 than
-// one pass). The operations, and so the bits, are those of rbf.
-func fillRBF(dst, a []float64, stride int, x []float64, sigma float64) {
-	g, cols := 2*sigma*sigma, len(x)
+// It first stores the squared distances in dst and then replaces them by their
+// exponentials: the exp calls of consecutive elements are then independent and
+// overlap in the pipeline (about 20 % faster at d = 10 than one pass). The operations,
+// and so the bits, are those of Eval: rbf's division by 2σ², or rbfGamma's product
+// with γ when Gamma is given.
+func fillRBF(dst, a []float64, stride int, x []float64, k RBF) {
+	cols := len(x)
 	for r := range dst {
 		dst[r] = vec.SqDist(a[r*stride:r*stride+cols], x)
 	}
+	if gamma := k.Gamma; gamma != 0 {
+		for r, v := range dst {
+			dst[r] = math.Exp(-gamma * v)
+		}
+		return
+	}
+	g := 2 * k.Sigma * k.Sigma
 	for r, v := range dst {
 		dst[r] = math.Exp(-v / g)
 	}
 }
 
-// fillLaplacian is fill for Laplacian{sigma}, in two passes like fillRBF;
-// the bits are those of laplacian.
-func fillLaplacian(dst, a []float64, stride int, x []float64, sigma float64) {
+// fillLaplacian is fill for a Laplacian kernel, in two passes like fillRBF; the bits
+// are those of Eval (laplacian, or laplacianGamma when Gamma is given).
+func fillLaplacian(dst, a []float64, stride int, x []float64, k Laplacian) {
 	cols := len(x)
 	for r := range dst {
 		dst[r] = l1Dist(a[r*stride:r*stride+cols], x)
 	}
+	if gamma := k.Gamma; gamma != 0 {
+		for r, v := range dst {
+			dst[r] = math.Exp(-gamma * v)
+		}
+		return
+	}
+	sigma := k.Sigma
 	for r, v := range dst {
 		dst[r] = math.Exp(-v / sigma)
 	}
@@ -332,9 +347,9 @@ func fillLaplacian(dst, a []float64, stride int, x []float64, sigma float64) {
 
 // fillPolynomial is fill for a Polynomial.
 func fillPolynomial(dst, a []float64, stride int, x []float64, k Polynomial) {
-	scale, offset, degree, cols := k.Scale, k.Offset, k.Degree, len(x)
+	gamma, coef0, degree, cols := k.Gamma, k.Coef0, k.Degree, len(x)
 	for r := range dst {
-		dst[r] = polynomial(a[r*stride:r*stride+cols], x, scale, offset, degree)
+		dst[r] = polynomial(a[r*stride:r*stride+cols], x, gamma, coef0, degree)
 	}
 }
 

@@ -1,11 +1,13 @@
 package kernel_test
 
 import (
+	"errors"
 	"fmt"
 	"log"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -64,9 +66,9 @@ func ExampleMedianDistance() {
 	// rbf(σ=2)
 }
 
-// A kernel is saved as a Spec and rebuilt with New.
+// A kernel is saved as a Spec and rebuilt with New, exactly as it was given.
 func ExampleNew() {
-	saved := kernel.Polynomial{Degree: 3, Scale: 0.5, Offset: 1}.Spec()
+	saved := kernel.Polynomial{Degree: 3, Gamma: 0.5, Coef0: 1}.Spec()
 	fmt.Printf("%+v\n", saved)
 
 	k, err := kernel.New(saved)
@@ -75,13 +77,60 @@ func ExampleNew() {
 	}
 	fmt.Println(k, k.Eval([]float64{1, 2, 3}, []float64{4, 0, 3}))
 
-	// A Func is saved by name only and cannot be rebuilt.
-	f := kernel.Func{Name: "min", F: func(x, y []float64) float64 { return min(x[0], y[0]) }}
+	// A Func is saved by name only, and rebuilt once registered (see Register).
+	f := kernel.Func{Name: "first-min", F: func(x, y []float64) float64 { return min(x[0], y[0]) }}
 	_, err = kernel.New(f.Spec())
-	fmt.Println(err != nil)
+	fmt.Println(errors.Is(err, ikpca.ErrArgument))
 	// Output:
-	// {Name:polynomial Sigma:0 Degree:3 Scale:0.5 Offset:1}
+	// {Name:polynomial Sigma:0 Gamma:0.5 Degree:3 Coef0:1}
 	// polynomial(d=3, γ=0.5, c=1) 421.875
+	// true
+}
+
+// An RBF kernel given by scikit-learn's gamma or by its bandwidth σ, γ = 1/(2σ²): the
+// same kernel, which keeps the parameter given. Exactly one of the two is set.
+func ExampleRBF() {
+	x, y := []float64{0, 0}, []float64{1, 1}
+	byGamma := kernel.RBF{Gamma: 0.5} // sklearn.metrics.pairwise.rbf_kernel(X, Y, gamma=0.5)
+	bySigma := kernel.RBF{Sigma: 1}
+	fmt.Println(byGamma, byGamma.Eval(x, y))
+	fmt.Println(bySigma, bySigma.Eval(x, y))
+	fmt.Printf("%+v\n", byGamma.Spec())
+
+	err := kernel.Validate(kernel.RBF{Sigma: 1, Gamma: 0.5})
+	fmt.Println(errors.Is(err, ikpca.ErrArgument))
+	fmt.Println(err)
+	// Output:
+	// rbf(γ=0.5) 0.36787944117144233
+	// rbf(σ=1) 0.36787944117144233
+	// {Name:rbf Sigma:0 Gamma:0.5 Degree:0 Coef0:0}
+	// true
+	// kernel: invalid argument: rbf: set Sigma (σ = 1) or Gamma (γ = 0.5), not both: γ = 1/(2σ²)
+}
+
+// A user kernel registered by name is rebuilt from its Spec, as a model's decoder
+// rebuilds the kernel of an encoding.
+func ExampleRegister() {
+	intersection := kernel.Func{Name: "histogram-intersection", F: func(x, y []float64) float64 {
+		s := 0.0
+		for i := range x {
+			s += min(x[i], y[i])
+		}
+		return s
+	}}
+	if err := kernel.Register(intersection); err != nil {
+		log.Fatal(err)
+	}
+	k, err := kernel.New(intersection.Spec())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(k, k.Eval([]float64{1, 5, 2}, []float64{3, 2, 2}))
+
+	err = kernel.Register(kernel.Func{Name: "RBF", F: intersection.F})
+	fmt.Println(errors.Is(err, ikpca.ErrArgument))
+	// Output:
+	// histogram-intersection 5
 	// true
 }
 

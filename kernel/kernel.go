@@ -2,25 +2,32 @@
 // columns and matrices built from them, for incremental kernel PCA, Nyström
 // approximations and streaming methods.
 //
-// The built-in kernels are [RBF], [Laplacian], [Polynomial] and [Linear];
-// [Func] wraps an arbitrary user function. Every built-in kernel and Func can
-// be described by a [Spec] (for checkpoints and command lines) and, except
-// Func, rebuilt from it with [New].
+// The built-in kernels are [RBF], [Laplacian], [Polynomial] and [Linear], with
+// scikit-learn's parameters: an RBF or Laplacian kernel is given by its bandwidth
+// Sigma or by Gamma (RBF{Gamma: 0.5} is scikit-learn's rbf_kernel with gamma=0.5,
+// RBF{Sigma: 1} the same kernel by its bandwidth), a Polynomial by Degree, Gamma and
+// Coef0. [Func] wraps an arbitrary user function. Every built-in kernel and Func
+// describes itself by a [Spec] (for checkpoints, encodings and command lines), and
+// [New] rebuilds it from the Spec exactly — a Func once its function is registered
+// under its name ([Register]).
 //
 // Eval methods are the hot path and do not check their parameters; call
-// [Validate] once when a kernel is constructed or received. [Column] evaluates
-// the kernel values of one point against many, in parallel for large inputs, and
-// produces bit for bit the values Eval returns, whatever GOMAXPROCS is. [Cross]
-// (and [Block]) evaluates kernel blocks K(X, Y) of many points against many at
-// the speed of a matrix product, and [Matrix] the symmetric K(X, X) the same
-// way: for RBF, Polynomial and Linear kernels through native.Gemm and
-// native.Syrk, within a stated accuracy of Eval rather than bit for bit
-// (docs/design.md, "Kernel blocks"); their values do not depend on GOMAXPROCS
+// [Validate] once when a kernel is constructed or received (New does). Validate
+// refuses kernels whose parameters make them identically constant, zero or not
+// finite. [Column] evaluates the kernel values of one point against many, in
+// parallel for large inputs, and produces bit for bit the values Eval returns,
+// whatever GOMAXPROCS is. [Cross] (and [Block]) evaluates kernel blocks K(X, Y) of
+// many points against many at the speed of a matrix product, and [Matrix] the
+// symmetric K(X, X) the same way: for RBF, Polynomial and Linear kernels through
+// native.Gemm and native.Syrk, within a stated accuracy of Eval rather than bit for
+// bit (docs/design.md, "Kernel blocks"); their values do not depend on GOMAXPROCS
 // either.
+//
+// Every error of the package wraps one of its sentinel errors ([ErrArgument],
+// [ErrNonFinite], [ErrEmpty]), each of which wraps the ikpca kind of the same name.
 package kernel
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -46,15 +53,21 @@ const (
 	nameLinear     = "linear"
 )
 
-// Spec describes a built-in kernel so that it can be saved and rebuilt
-// (checkpoints, CLIs). Fields that the named kernel does not use are ignored
-// and are zero in the Spec a kernel reports.
+// Spec describes a kernel so that [New] can rebuild it exactly (checkpoints,
+// encodings, command lines): its name and its parameters as they were given. Fields
+// that the named kernel does not use are ignored by New and are zero in the Spec a
+// kernel reports.
+//
+// An RBF or Laplacian kernel given by its bandwidth has Sigma set and Gamma zero; one
+// given by scikit-learn's γ has Gamma set and Sigma zero. Which of the two was given
+// is part of the kernel: the two compute the exponent differently (see [RBF]), and a
+// kernel rebuilt from its Spec gives the same values, bit for bit.
 type Spec struct {
-	Name   string  // "rbf", "laplacian", "polynomial", "linear", or a user name for Func
-	Sigma  float64 // bandwidth of rbf and laplacian
+	Name   string  // "rbf", "laplacian", "polynomial", "linear" (any case), or a registered Func's name
+	Sigma  float64 // bandwidth σ of rbf and laplacian, when given by σ
+	Gamma  float64 // γ of rbf and laplacian when given by γ; the polynomial's γ
 	Degree int     // polynomial degree d
-	Scale  float64 // polynomial γ
-	Offset float64 // polynomial c
+	Coef0  float64 // polynomial offset c (scikit-learn's coef0)
 }
 
 // Specified is implemented by kernels that can be described by a Spec (all
@@ -67,27 +80,35 @@ func Names() []string {
 	return []string{nameRBF, nameLaplacian, namePolynomial, nameLinear}
 }
 
-// New builds the kernel a Spec describes and validates it (see [Validate]).
-// Names are those of [Names], in any case ("RBF" is "rbf"); the kernel's own
-// Spec reports the lower-case name. Any other name — in particular the name
-// of a [Func], whose function cannot be rebuilt from a Spec — is an error
-// that lists the built-in names, and callers supply such kernels
-// themselves. The kernel returned has a value type ([RBF], not *RBF).
+// New builds the kernel a Spec describes and validates it (see [Validate]; an invalid
+// kernel is an error wrapping [ErrArgument]). The built-in names are those of [Names],
+// in any case ("RBF" is "rbf"); the kernel's own Spec reports the lower-case name, and
+// the kernel returned has a value type ([RBF], not *RBF). Any other name must be that
+// of a [Func] registered with [Register], exactly (names of Funcs are case-sensitive):
+// New returns the registered Func, whatever the Spec's other fields. An empty or
+// unknown name is an error wrapping ErrArgument that lists the built-in names.
+//
+// The round trip is exact: for every valid built-in kernel k, New(k.Spec()) returns a
+// kernel equal to k (==), which computes the same values bit for bit; for a Func, the
+// Func registered under its name.
 func New(s Spec) (Kernel, error) {
 	var k Kernel
 	switch strings.ToLower(s.Name) {
 	case nameRBF:
-		k = RBF{Sigma: s.Sigma}
+		k = RBF{Sigma: s.Sigma, Gamma: s.Gamma}
 	case nameLaplacian:
-		k = Laplacian{Sigma: s.Sigma}
+		k = Laplacian{Sigma: s.Sigma, Gamma: s.Gamma}
 	case namePolynomial:
-		k = Polynomial{Degree: s.Degree, Scale: s.Scale, Offset: s.Offset}
+		k = Polynomial{Degree: s.Degree, Gamma: s.Gamma, Coef0: s.Coef0}
 	case nameLinear:
 		k = Linear{}
 	case "":
-		return nil, errors.New("kernel: empty kernel name; the built-in kernels are rbf, laplacian, polynomial and linear")
+		return nil, fmt.Errorf("%w: empty kernel name; the built-in kernels are rbf, laplacian, polynomial and linear", ErrArgument)
 	default:
-		return nil, fmt.Errorf("kernel: %q is not a built-in kernel; the built-in kernels are rbf, laplacian, polynomial and linear (a Func cannot be rebuilt from its Spec; supply it directly)", s.Name)
+		if f, ok := registered(s.Name); ok {
+			return f, nil
+		}
+		return nil, fmt.Errorf("%w: %q is neither a built-in kernel (rbf, laplacian, polynomial, linear, in any case) nor a Func registered with kernel.Register", ErrArgument, s.Name)
 	}
 	if err := Validate(k); err != nil {
 		return nil, err
@@ -95,70 +116,13 @@ func New(s Spec) (Kernel, error) {
 	return k, nil
 }
 
-// IsBuiltin reports whether name names a built-in kernel, in any case: whether
-// [New] recognises it.
+// IsBuiltin reports whether name names a built-in kernel, in any case.
 func IsBuiltin(name string) bool {
 	switch strings.ToLower(name) {
 	case nameRBF, nameLaplacian, namePolynomial, nameLinear:
 		return true
 	}
 	return false
-}
-
-// Validate checks the parameters of k: for [RBF] and [Laplacian] σ must be
-// positive and finite; for [Polynomial] the degree must be at least 1 and γ
-// and c finite and non-negative (with γ or c negative the kernel is not
-// positive semi-definite in general); for [Func] F must be non-nil and Name
-// must not be the name of a built-in kernel in any case (its Spec would be
-// rebuilt as that kernel). Pointers to the built-in types are checked like
-// the values they point to. A nil k or nil pointer is an error.
-//
-// For other kernel types Validate calls their Validate() error method if
-// they have one, and returns nil otherwise.
-//
-// Eval never validates (it is the hot path); constructors and consumers of
-// kernels call Validate once.
-func Validate(k Kernel) error {
-	switch k := deref(k).(type) {
-	case nil:
-		return errors.New("kernel: nil kernel")
-	case RBF:
-		return checkSigma(nameRBF, k.Sigma)
-	case Laplacian:
-		return checkSigma(nameLaplacian, k.Sigma)
-	case Polynomial:
-		if k.Degree < 1 {
-			return fmt.Errorf("kernel: polynomial: degree must be at least 1, got %d", k.Degree)
-		}
-		if !(k.Scale >= 0) || math.IsInf(k.Scale, 0) {
-			return fmt.Errorf("kernel: polynomial: scale γ must be finite and non-negative, got %v", k.Scale)
-		}
-		if !(k.Offset >= 0) || math.IsInf(k.Offset, 0) {
-			return fmt.Errorf("kernel: polynomial: offset c must be finite and non-negative, got %v", k.Offset)
-		}
-		return nil
-	case Linear:
-		return nil
-	case Func:
-		if k.F == nil {
-			return fmt.Errorf("kernel: func %q: nil function", k.Name)
-		}
-		if IsBuiltin(k.Name) {
-			return fmt.Errorf("kernel: func: name %q is reserved for the built-in kernel", k.Name)
-		}
-		return nil
-	case interface{ Validate() error }:
-		return k.Validate()
-	}
-	return nil
-}
-
-// checkSigma checks a bandwidth.
-func checkSigma(name string, sigma float64) error {
-	if !(sigma > 0) || math.IsInf(sigma, 1) {
-		return fmt.Errorf("kernel: %s: σ must be positive and finite, got %v", name, sigma)
-	}
-	return nil
 }
 
 // deref replaces a pointer to a built-in kernel by the value it points to,
@@ -196,77 +160,107 @@ func fmtFloat(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
-// RBF is the Gaussian radial basis function kernel
-//
-//	k(x, y) = exp(−‖x−y‖² / (2σ²))
-//
-// with bandwidth σ > 0 (scikit-learn's gamma is 1/(2σ²)). k(x, x) = 1.
-type RBF struct {
-	Sigma float64 // bandwidth σ
+// bandwidthString formats the parameter of an RBF or Laplacian kernel that was given:
+// "(σ=1)" or "(γ=0.5)", both when both or neither are (an invalid kernel).
+func bandwidthString(sigma, gamma float64) string {
+	switch {
+	case gamma == 0:
+		return "(σ=" + fmtFloat(sigma) + ")"
+	case sigma == 0:
+		return "(γ=" + fmtFloat(gamma) + ")"
+	}
+	return "(σ=" + fmtFloat(sigma) + ", γ=" + fmtFloat(gamma) + ")"
 }
 
-// Eval returns exp(−‖x−y‖²/(2σ²)). It does not allocate and does not check
-// σ or the lengths of x and y.
+// RBF is the Gaussian radial basis function kernel
+//
+//	k(x, y) = exp(−‖x−y‖² / (2σ²)) = exp(−γ·‖x−y‖²),
+//
+// given by its bandwidth σ > 0 or by scikit-learn's gamma, γ = 1/(2σ²) > 0: set
+// exactly one of Sigma and Gamma and leave the other zero ([Validate] states the
+// range of each). k(x, x) = 1.
+//
+// The kernel keeps the parameter as given, and computes the exponent as that
+// parameter defines it: ‖x−y‖² divided by 2σ², or multiplied by γ as scikit-learn's
+// rbf_kernel does. RBF{Sigma: 1} and RBF{Gamma: 0.5} are the same kernel, but their
+// values may differ in the last bit; each is reproduced exactly by its Spec.
+type RBF struct {
+	Sigma float64 // bandwidth σ, or zero when Gamma is given
+	Gamma float64 // γ = 1/(2σ²), or zero when Sigma is given
+}
+
+// Eval returns exp(−‖x−y‖²/(2σ²)), or exp(−γ·‖x−y‖²) if Gamma is not zero. It does
+// not allocate and does not check the parameters or the lengths of x and y.
 func (k RBF) Eval(x, y []float64) float64 {
+	if k.Gamma != 0 {
+		return rbfGamma(x, y, k.Gamma)
+	}
 	return rbf(x, y, 2*k.Sigma*k.Sigma)
 }
 
-// Spec returns {Name: "rbf", Sigma: σ}.
-func (k RBF) Spec() Spec { return Spec{Name: nameRBF, Sigma: k.Sigma} }
+// Spec returns {Name: "rbf", Sigma: σ, Gamma: γ}, one of the two zero.
+func (k RBF) Spec() Spec { return Spec{Name: nameRBF, Sigma: k.Sigma, Gamma: k.Gamma} }
 
-// String returns e.g. "rbf(σ=0.341)".
-func (k RBF) String() string { return "rbf(σ=" + fmtFloat(k.Sigma) + ")" }
+// String returns the parameter given, e.g. "rbf(σ=0.341)" or "rbf(γ=0.5)".
+func (k RBF) String() string { return nameRBF + bandwidthString(k.Sigma, k.Gamma) }
 
 // Laplacian is the Laplacian (exponential) kernel
 //
-//	k(x, y) = exp(−‖x−y‖₁ / σ)
+//	k(x, y) = exp(−‖x−y‖₁ / σ) = exp(−γ·‖x−y‖₁),
 //
-// with bandwidth σ > 0. The distance is the L1 (Manhattan) norm, following
-// scikit-learn's laplacian_kernel (whose gamma is 1/σ); some texts use the
-// Euclidean norm instead. It is positive semi-definite for every σ > 0.
-// k(x, x) = 1.
+// given by its bandwidth σ > 0 or by γ = 1/σ > 0, scikit-learn's laplacian_kernel
+// gamma: set exactly one of Sigma and Gamma and leave the other zero ([Validate]
+// states the range of each). The distance is the L1 (Manhattan) norm, following
+// scikit-learn; some texts use the Euclidean norm instead. It is positive
+// semi-definite for every σ > 0. k(x, x) = 1. As for [RBF], the exponent is a
+// division by σ or a product with γ, as given.
 type Laplacian struct {
-	Sigma float64 // bandwidth σ
+	Sigma float64 // bandwidth σ, or zero when Gamma is given
+	Gamma float64 // γ = 1/σ, or zero when Sigma is given
 }
 
-// Eval returns exp(−‖x−y‖₁/σ). It does not allocate and does not check σ
-// or the lengths of x and y.
+// Eval returns exp(−‖x−y‖₁/σ), or exp(−γ·‖x−y‖₁) if Gamma is not zero. It does not
+// allocate and does not check the parameters or the lengths of x and y.
 func (k Laplacian) Eval(x, y []float64) float64 {
+	if k.Gamma != 0 {
+		return laplacianGamma(x, y, k.Gamma)
+	}
 	return laplacian(x, y, k.Sigma)
 }
 
-// Spec returns {Name: "laplacian", Sigma: σ}.
-func (k Laplacian) Spec() Spec { return Spec{Name: nameLaplacian, Sigma: k.Sigma} }
+// Spec returns {Name: "laplacian", Sigma: σ, Gamma: γ}, one of the two zero.
+func (k Laplacian) Spec() Spec { return Spec{Name: nameLaplacian, Sigma: k.Sigma, Gamma: k.Gamma} }
 
-// String returns e.g. "laplacian(σ=2)".
-func (k Laplacian) String() string { return "laplacian(σ=" + fmtFloat(k.Sigma) + ")" }
+// String returns the parameter given, e.g. "laplacian(σ=2)" or "laplacian(γ=0.5)".
+func (k Laplacian) String() string { return nameLaplacian + bandwidthString(k.Sigma, k.Gamma) }
 
 // Polynomial is the polynomial kernel
 //
 //	k(x, y) = (γ·xᵀy + c)^d
 //
-// with integer degree d ≥ 1, scale γ ≥ 0 and offset c ≥ 0. The power is
-// computed by repeated squaring (about log₂ d multiplications), not math.Pow.
+// with integer degree d ≥ 1, γ > 0 and c ≥ 0: scikit-learn's polynomial_kernel with
+// degree, gamma and coef0 ([Validate] states the ranges). The power is computed by
+// repeated squaring (about log₂ d multiplications), not math.Pow.
 type Polynomial struct {
 	Degree int     // degree d
-	Scale  float64 // scale γ
-	Offset float64 // offset c
+	Gamma  float64 // scale γ of the inner product
+	Coef0  float64 // offset c
 }
 
 // Eval returns (γ·xᵀy + c)^d. It does not allocate and does not check the
 // parameters or the lengths of x and y; a degree below 1 gives 1.
 func (k Polynomial) Eval(x, y []float64) float64 {
-	return polynomial(x, y, k.Scale, k.Offset, k.Degree)
+	return polynomial(x, y, k.Gamma, k.Coef0, k.Degree)
 }
 
-// Spec returns {Name: "polynomial", Degree: d, Scale: γ, Offset: c}.
+// Spec returns {Name: "polynomial", Degree: d, Gamma: γ, Coef0: c}.
 func (k Polynomial) Spec() Spec {
-	return Spec{Name: namePolynomial, Degree: k.Degree, Scale: k.Scale, Offset: k.Offset}
+	return Spec{Name: namePolynomial, Degree: k.Degree, Gamma: k.Gamma, Coef0: k.Coef0}
 }
 
 // String returns e.g. "polynomial(d=3, γ=0.5, c=1)".
 func (k Polynomial) String() string {
-	return "polynomial(d=" + strconv.Itoa(k.Degree) + ", γ=" + fmtFloat(k.Scale) + ", c=" + fmtFloat(k.Offset) + ")"
+	return "polynomial(d=" + strconv.Itoa(k.Degree) + ", γ=" + fmtFloat(k.Gamma) + ", c=" + fmtFloat(k.Coef0) + ")"
 }
 
 // Linear is the linear kernel k(x, y) = xᵀy.
@@ -284,8 +278,9 @@ func (Linear) String() string { return nameLinear }
 
 // Func is a kernel given by an arbitrary user function, which must be
 // symmetric, positive semi-definite and safe for concurrent use. Its Spec
-// records only the Name, so [New] cannot rebuild it: code that restores a
-// saved Spec must map the name back to the function itself.
+// records only the Name: [New] rebuilds it from the Spec once it is registered
+// under that name ([Register]), which is how a model whose kernel is a Func is
+// restored from its encoding.
 type Func struct {
 	Name string                       // identifies F in a Spec; not a built-in name
 	F    func(x, y []float64) float64 // the kernel function
@@ -331,14 +326,24 @@ func rbf(x, y []float64, g float64) float64 {
 	return math.Exp(-vec.SqDist(x, y) / g)
 }
 
+// rbfGamma returns exp(−γ·‖x−y‖²).
+func rbfGamma(x, y []float64, gamma float64) float64 {
+	return math.Exp(-gamma * vec.SqDist(x, y))
+}
+
 // laplacian returns exp(−‖x−y‖₁/σ).
 func laplacian(x, y []float64, sigma float64) float64 {
 	return math.Exp(-l1Dist(x, y) / sigma)
 }
 
+// laplacianGamma returns exp(−γ·‖x−y‖₁).
+func laplacianGamma(x, y []float64, gamma float64) float64 {
+	return math.Exp(-gamma * l1Dist(x, y))
+}
+
 // polynomial returns (γ·xᵀy + c)^d.
-func polynomial(x, y []float64, scale, offset float64, degree int) float64 {
-	return powInt(scale*vec.Dot(x, y)+offset, degree)
+func polynomial(x, y []float64, gamma, coef0 float64, degree int) float64 {
+	return powInt(gamma*vec.Dot(x, y)+coef0, degree)
 }
 
 // powInt returns b^n for n ≥ 0 by repeated squaring (1 for n ≤ 0).

@@ -1,7 +1,6 @@
 package kernel
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -24,25 +23,29 @@ import (
 // in O(m²) expected time, after which only one or two square roots are
 // taken.
 //
-// MedianDistance returns an error if limit < 2, if X has fewer than 2 rows,
-// if the m rows used contain NaN or ±Inf (rows beyond m are not examined),
-// or if the median distance overflows.
+// MedianDistance returns an error wrapping [ErrArgument] if limit < 2 or X is nil,
+// [ErrEmpty] if X is empty or has fewer than 2 rows, [ErrNonFinite] if the m rows used
+// contain NaN or ±Inf (rows beyond m are not examined), and ErrArgument if the median
+// distance overflows.
 func MedianDistance(X *mat.Dense, limit int) (float64, error) {
 	if limit < 2 {
-		return 0, fmt.Errorf("kernel: MedianDistance: limit %d < 2", limit)
+		return 0, fmt.Errorf("%w: MedianDistance: limit %d < 2", ErrArgument, limit)
 	}
-	if X == nil || X.IsEmpty() {
-		return 0, errors.New("kernel: MedianDistance: X is empty")
+	if X == nil {
+		return 0, fmt.Errorf("%w: MedianDistance: nil X", ErrArgument)
+	}
+	if X.IsEmpty() {
+		return 0, fmt.Errorf("%w: MedianDistance: X is empty", ErrEmpty)
 	}
 	raw := X.RawMatrix()
 	if raw.Rows < 2 {
-		return 0, fmt.Errorf("kernel: MedianDistance: %d row, need at least 2", raw.Rows)
+		return 0, fmt.Errorf("%w: MedianDistance: %d row, need at least 2", ErrEmpty, raw.Rows)
 	}
 	m, d, s := min(raw.Rows, limit), raw.Cols, raw.Stride
 	for i := range m {
 		for j, v := range raw.Data[i*s : i*s+d] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return 0, fmt.Errorf("kernel: MedianDistance: X[%d,%d] = %v is not finite", i, j, v)
+				return 0, fmt.Errorf("%w: MedianDistance: X[%d,%d] = %v is not finite", ErrNonFinite, i, j, v)
 			}
 		}
 	}
@@ -67,7 +70,7 @@ func MedianDistance(X *mat.Dense, limit int) (float64, error) {
 		med = (math.Sqrt(slices.Max(sq[:hi])) + med) / 2
 	}
 	if math.IsInf(med, 0) {
-		return 0, errors.New("kernel: MedianDistance: distance overflows float64")
+		return 0, fmt.Errorf("%w: MedianDistance: the median distance overflows float64", ErrArgument)
 	}
 	return med, nil
 }

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/vec"
 )
 
@@ -111,21 +113,22 @@ func TestMedianDistanceErrors(t *testing.T) {
 		X     *mat.Dense
 		limit int
 		msg   string
+		kind  error
 	}{
-		{"nil X", nil, 10, "empty"},
-		{"empty X", &mat.Dense{}, 10, "empty"},
-		{"one row", line(1), 10, "at least 2"},
-		{"limit 1", line(1, 2, 3), 1, "limit"},
-		{"limit 0", line(1, 2, 3), 0, "limit"},
-		{"limit negative", line(1, 2, 3), -5, "limit"},
-		{"NaN", line(1, math.NaN(), 3), 10, "not finite"},
-		{"Inf", mat.NewDense(2, 2, []float64{1, 2, 3, math.Inf(-1)}), 10, "not finite"},
-		{"overflow", line(-1e300, 1e300, 0), 10, "overflow"},
+		{"nil X", nil, 10, "nil", ikpca.ErrArgument},
+		{"empty X", &mat.Dense{}, 10, "empty", ikpca.ErrEmpty},
+		{"one row", line(1), 10, "at least 2", ikpca.ErrEmpty},
+		{"limit 1", line(1, 2, 3), 1, "limit", ikpca.ErrArgument},
+		{"limit 0", line(1, 2, 3), 0, "limit", ikpca.ErrArgument},
+		{"limit negative", line(1, 2, 3), -5, "limit", ikpca.ErrArgument},
+		{"NaN", line(1, math.NaN(), 3), 10, "not finite", ikpca.ErrNonFinite},
+		{"Inf", mat.NewDense(2, 2, []float64{1, 2, 3, math.Inf(-1)}), 10, "not finite", ikpca.ErrNonFinite},
+		{"overflow", line(-1e300, 1e300, 0), 10, "overflow", ikpca.ErrArgument},
 	}
 	for _, c := range cases {
 		got, err := MedianDistance(c.X, c.limit)
-		if err == nil || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%s: MedianDistance = %v, %v; want an error containing %q", c.name, got, err, c.msg)
+		if err == nil || !strings.Contains(err.Error(), c.msg) || !errors.Is(err, c.kind) {
+			t.Errorf("%s: MedianDistance = %v, %v; want an error containing %q, wrapping %v", c.name, got, err, c.msg, c.kind)
 		}
 	}
 	// A NaN beyond the rows used is not examined.

@@ -25,7 +25,7 @@ import (
 // For an RBF kernel each row of the block is multiplied by P as soon as its
 // exponentials are computed, on the goroutine that computed it, while the row is in
 // the first-level cache — with OpenBLAS on AVX2 in the same vectorised pass as the
-// exponentials (native.RBFRowDots), otherwise by one dgemv. The block is not read
+// exponentials (internal/rbfrow), otherwise by one dgemv. The block is not read
 // back from memory, and the products took 7% of a Transform's processor time (perf, at
 // d = 123), where one dgemm with P's few columns took a fifth of the block's time. The other kernels, and blocks with points
 // that are not finite, are a block by BlockTo, then one dgemm. docs/design.md, "Kernel
@@ -108,7 +108,7 @@ func (c *Cross) projectRBF(proj, x, p, kb blas64.General, work *BlockWork) bool 
 // row's products with the rows of p to the same row of proj while the row is in cache.
 // It returns the first of those rows with a kernel value that is not finite, or −1:
 // such a value makes every product of its row NaN or infinite (IEEE arithmetic; no
-// zero is skipped, neither in RBFRowDots's sums nor by either BLAS's dgemv), so only a
+// zero is skipped, neither in rbfrow.Finish's sums nor by either BLAS's dgemv), so only a
 // row whose products are not all finite is searched.
 func (c *Cross) rbfProjectRows(kb, x blas64.General, xn []float64, p, proj blas64.General, lo, hi int) int {
 	d, m, k := x.Cols, c.y.Rows, p.Rows
@@ -116,7 +116,7 @@ func (c *Cross) rbfProjectRows(kb, x blas64.General, xn []float64, p, proj blas6
 	for i := lo; i < hi; i++ {
 		row := kb.Data[i*kb.Stride : i*kb.Stride+m]
 		out := proj.Data[i*proj.Stride : i*proj.Stride+k]
-		rbfRow(row, xn[i], c.yn, x.Data[i*x.Stride:i*x.Stride+d], c.y.Data, c.y.Stride, c.g2, c.coef, p, out)
+		rbfRow(row, xn[i], c.yn, x.Data[i*x.Stride:i*x.Stride+d], c.y.Data, c.y.Stride, c.scale, c.coef, p, out)
 		if bad < 0 && !vec.Finite(out) && !vec.Finite(row) {
 			bad = i
 		}

@@ -120,16 +120,17 @@ func TestProject(t *testing.T) {
 }
 
 // TestProjectCancellation: near-duplicate points far from the origin, the entries the
-// RBF block evaluates directly (marked by RBFRowDots, then projected by dgemv), at
-// distances from 1e-8 to 1e3 relative to the norm, d = 10 and 123.
+// RBF block evaluates directly (marked by rbfrow.Finish, then projected by dgemv), at
+// distances from 1e-8 to 1e3 relative to the norm, d = 10 and 123, kernels given by σ
+// and by γ.
 func TestProjectCancellation(t *testing.T) {
 	rng := rand.New(rand.NewPCG(103, 104))
 	for _, d := range []int{10, 123} {
 		for _, offset := range []float64{0, 1e4} {
 			X, Y := cancellationPoints(rng, 6, d, offset)
 			P := randVectors(rng, 6, 6)
-			for _, sigma := range []float64{1e-3, 0.1, 1, 30, 1e3} {
-				checkProject(t, RBF{Sigma: sigma}, X, Y, P, nil)
+			for _, k := range cancellationKernels() {
+				checkProject(t, k, X, Y, P, nil)
 			}
 		}
 	}
@@ -137,7 +138,8 @@ func TestProjectCancellation(t *testing.T) {
 
 // TestProjectNonFinite: a point with a NaN or infinite coordinate, a stored point with
 // one, a point whose squared norm overflows (the RBF's fused path declines it), tiny
-// points, and bandwidths whose 2σ² overflows or underflows: products as the element
+// points, and bandwidths whose 2σ² overflows or underflows or whose γ is subnormal or
+// huge: products as the element
 // path's, and the first row with a kernel value not finite reported.
 func TestProjectNonFinite(t *testing.T) {
 	rng := rand.New(rand.NewPCG(105, 106))
@@ -163,7 +165,7 @@ func TestProjectNonFinite(t *testing.T) {
 	for l := range 5 {
 		X.Set(3, l, 1e110)
 	}
-	checkProject(t, Polynomial{Degree: 3, Scale: 1, Offset: 1}, X, Y.Slice(0, 6, 0, 5).(*mat.Dense), randVectors(rng, 2, 6), nil)
+	checkProject(t, Polynomial{Degree: 3, Gamma: 1, Coef0: 1}, X, Y.Slice(0, 6, 0, 5).(*mat.Dense), randVectors(rng, 2, 6), nil)
 }
 
 // TestProjectParallel checks that the products do not depend on GOMAXPROCS or on the

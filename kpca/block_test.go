@@ -109,7 +109,7 @@ func TestBlockLongStream(t *testing.T) {
 func TestBlockRefused(t *testing.T) {
 	x := shuffled(t, "yeast", 200, 22)
 	_, d := x.Dims()
-	k := kernel.Polynomial{Degree: 3, Scale: 1, Offset: 1}
+	k := kernel.Polynomial{Degree: 3, Gamma: 1, Coef0: 1}
 	for _, mode := range []Mode{Centred, Uncentred} {
 		md := newModel(t, k, x.Slice(0, 40, 0, d), Options{Mode: mode, Rank: 10, Block: 16})
 		was := capture(md)

@@ -23,10 +23,10 @@ import (
 // parameters) even under a valid checksum.
 var ErrCheckpoint = errors.New("kpca: bad checkpoint")
 
-// Checkpoint format, version 2 (all integers and floats little-endian):
+// Checkpoint format, version 3 (all integers and floats little-endian):
 //
 //	magic    8 bytes  "IKPCAMDL"
-//	version  uint32   2
+//	version  uint32   3
 //	hlen     uint32   length of the header
 //	header   hlen bytes of JSON: options (mode, method, rank, window, refresh, solver),
 //	         kernel Spec, sizes (points m, dimension d, order n: the stored eigenpairs)
@@ -41,16 +41,26 @@ var ErrCheckpoint = errors.New("kpca: bad checkpoint")
 //	bound    6 float64, the certificate of Options.Rank (see certificate)
 //	sha256   32 bytes over everything above
 //
-// Version 1 had neither rank nor window, stored n·n vectors — for the centred bordered
-// model in Helmert coordinates (n = m−1), the columns W of V = Q·W — and ended at the
-// total; Load reads it too.
+// The kernel Spec is the JSON of kernel.Spec: Name, Sigma, Gamma, Degree, Coef0. Version
+// 2 was version 3 with the Spec of its time, whose Scale and Offset were the
+// polynomial's γ and c (now Gamma and Coef0), and which had no γ for RBF and Laplacian
+// kernels; the version changed so that a reader of version 2 refuses a version 3 file
+// rather than take a polynomial's γ for 0. Version 1 had neither rank nor window either,
+// stored n·n vectors — for the centred bordered model in Helmert coordinates (n = m−1),
+// the columns W of V = Q·W — and ended at the total. Load reads all three.
 //
 // Floats are stored bit for bit, so that a loaded model continues exactly as the saved
 // one would have.
 const (
 	checkpointMagic   = "IKPCAMDL"
-	checkpointVersion = 2
+	checkpointVersion = 3
 )
+
+// legacySpec holds the fields of a version 1 or 2 header's kernel that kernel.Spec no
+// longer has: the polynomial's γ and c, then named Scale and Offset.
+type legacySpec struct {
+	Kernel struct{ Scale, Offset float64 } `json:"kernel"`
+}
 
 type checkpointHeader struct {
 	Mode             string      `json:"mode"`
@@ -136,9 +146,9 @@ func (md *Model) Save(w io.Writer) error {
 	return nil
 }
 
-// Load reads a model written by Save, in the current format or in version 1 (whose
-// centred bordered models it converts from Helmert to point coordinates, V = Q·W, to
-// rounding). custom supplies the kernel when the checkpoint's kernel is not a built-in
+// Load reads a model written by Save, in the current format, in version 2 or in
+// version 1 (whose centred bordered models it converts from Helmert to point
+// coordinates, V = Q·W, to rounding). custom supplies the kernel when the checkpoint's kernel is not a built-in
 // one (a kernel.Func): it must describe itself with the same name. For a built-in
 // kernel custom may be nil. A file that is not a checkpoint, of an unknown version,
 // truncated or corrupted gives an error wrapping ErrCheckpoint, and so does a
@@ -158,7 +168,7 @@ func Load(r io.Reader, custom kernel.Kernel) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: reading: %v", ErrCheckpoint, err)
 	}
-	version, p, err := wire.Open(raw, checkpointMagic, 4, ErrCheckpoint, "ikpca model checkpoint", 1, checkpointVersion)
+	version, p, err := wire.Open(raw, checkpointMagic, 4, ErrCheckpoint, "ikpca model checkpoint", 1, 2, checkpointVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -171,6 +181,13 @@ func Load(r io.Reader, custom kernel.Kernel) (*Model, error) {
 	if err := json.Unmarshal(p[:hlen], &h); err != nil {
 		return nil, fmt.Errorf("%w: header: %v", ErrCheckpoint, err)
 	}
+	if version < 3 {
+		var old legacySpec
+		if err := json.Unmarshal(p[:hlen], &old); err != nil {
+			return nil, fmt.Errorf("%w: header: %v", ErrCheckpoint, err)
+		}
+		h.Kernel.Gamma, h.Kernel.Coef0 = old.Kernel.Scale, old.Kernel.Offset
+	}
 	p = p[hlen:]
 	// Bound every size by the data actually present before computing with it, so that
 	// no product overflows and nothing is allocated for data that is not there: each of
@@ -181,7 +198,7 @@ func Load(r io.Reader, custom kernel.Kernel) (*Model, error) {
 	if m < 1 || d < 1 || n < 0 || n > m || m > have || d > have/m || n > have/m {
 		return nil, fmt.Errorf("%w: sizes %d points × %d, order %d, for %d bytes of data", ErrCheckpoint, m, d, n, len(p))
 	}
-	vectors, tail := m*n, 2+certificateFloats // v2: m×n vectors, total, trace, certificate
+	vectors, tail := m*n, 2+certificateFloats // v2, v3: m×n vectors, total, trace, certificate
 	if version == 1 {
 		vectors, tail = n*n, 1
 		if h.Rank != 0 || h.Window != 0 {

@@ -32,6 +32,55 @@ func forge(t testing.TB, h checkpointHeader, floats []float64) []byte {
 	return seal(b.Bytes())
 }
 
+// TestCheckpointVersion2Kernel: a version 2 checkpoint names the polynomial's γ and c
+// Scale and Offset, as kernel.Spec did then; Load reads them as Gamma and Coef0, and
+// the model is the one saved, which saves again as version 3. In a version 3 file the
+// old names mean nothing: the polynomial without γ is refused.
+func TestCheckpointVersion2Kernel(t *testing.T) {
+	x := points(t, "yeast", 12)
+	k := kernel.Polynomial{Degree: 3, Gamma: 0.125, Coef0: 0.75}
+	md := newModel(t, k, x, Options{})
+	h, floats := dissect(t, checkpoint(t, md))
+	header, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The header of a version 2 writer: the kernel as {Name, Sigma, Degree, Scale, Offset}.
+	var fields map[string]any
+	if err := json.Unmarshal(header, &fields); err != nil {
+		t.Fatal(err)
+	}
+	fields["kernel"] = map[string]any{"Name": "polynomial", "Sigma": 0, "Degree": 3, "Scale": 0.125, "Offset": 0.75}
+	old, err := json.Marshal(fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := func(version uint32) []byte {
+		var b bytes.Buffer
+		b.WriteString(checkpointMagic)
+		binary.Write(&b, binary.LittleEndian, version)
+		binary.Write(&b, binary.LittleEndian, uint32(len(old)))
+		b.Write(old)
+		for _, v := range floats {
+			binary.Write(&b, binary.LittleEndian, math.Float64bits(v))
+		}
+		return seal(b.Bytes())
+	}
+	back, err := loadNoPanic(t, "version 2", file(2))
+	if err != nil {
+		t.Fatalf("version 2 polynomial checkpoint: %v", err)
+	}
+	if back.Kernel() != k || !capture(back).equal(capture(md)) {
+		t.Errorf("version 2: kernel %v, want %v, or another state", back.Kernel(), k)
+	}
+	if again, err := Load(bytes.NewReader(checkpoint(t, back)), nil); err != nil || again.Kernel() != k {
+		t.Errorf("saved again as version %d: %v, %v", checkpointVersion, again, err)
+	}
+	if _, err := loadNoPanic(t, "version 3 with the old names", file(3)); !errors.Is(err, ErrCheckpoint) {
+		t.Errorf("version 3 with Scale and Offset: %v, want ErrCheckpoint", err)
+	}
+}
+
 // seal appends the SHA-256 of body.
 func seal(body []byte) []byte { return wire.Seal(bytes.Clone(body)) }
 
@@ -136,8 +185,10 @@ func TestCheckpointImpossible(t *testing.T) {
 		"σ negative":         func(h *checkpointHeader) { h.Kernel.Sigma = -1 },
 		"σ zero":             func(h *checkpointHeader) { h.Kernel.Sigma = 0 },
 		"laplacian σ zero":   func(h *checkpointHeader) { h.Kernel = kernel.Spec{Name: "laplacian"} },
-		"degree zero":        func(h *checkpointHeader) { h.Kernel = kernel.Spec{Name: "polynomial", Degree: 0, Scale: 1, Offset: 1} },
-		"scale negative":     func(h *checkpointHeader) { h.Kernel = kernel.Spec{Name: "polynomial", Degree: 2, Scale: -1, Offset: 1} },
+		"degree zero":        func(h *checkpointHeader) { h.Kernel = kernel.Spec{Name: "polynomial", Degree: 0, Gamma: 1, Coef0: 1} },
+		"γ negative":         func(h *checkpointHeader) { h.Kernel = kernel.Spec{Name: "polynomial", Degree: 2, Gamma: -1, Coef0: 1} },
+		"γ zero":             func(h *checkpointHeader) { h.Kernel = kernel.Spec{Name: "polynomial", Degree: 2, Coef0: 1} },
+		"σ and γ":            func(h *checkpointHeader) { h.Kernel.Gamma = 0.5 },
 		"mode":               func(h *checkpointHeader) { h.Mode = "sideways" },
 		"method":             func(h *checkpointHeader) { h.Method = "" },
 		"order for the mode": func(h *checkpointHeader) { h.Mode = Uncentred.String() },

@@ -19,7 +19,7 @@ import (
 // checkpoints (sealed, they load).
 func FuzzLoad(f *testing.F) {
 	x := mat.NewDense(6, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1, 0.5, 0.25, 2, -1})
-	kernels := []kernel.Kernel{kernel.RBF{Sigma: 1}, kernel.Polynomial{Degree: 2, Scale: 1, Offset: 1}, kernel.Laplacian{Sigma: 2}, kernel.Linear{}}
+	kernels := []kernel.Kernel{kernel.RBF{Sigma: 1}, kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: 1}, kernel.Laplacian{Sigma: 2}, kernel.Linear{}, kernel.RBF{Gamma: 0.5}, kernel.Laplacian{Gamma: 0.5}}
 	for i, opts := range allOptions {
 		md, err := New(kernels[i%len(kernels)], x.Slice(0, 3+i%3, 0, 2), opts)
 		if err != nil {

@@ -46,6 +46,31 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	}
 }
 
+// TestCheckpointBuiltinKernels: every built-in kernel, RBF and Laplacian given by σ and
+// by γ, is saved and loaded back exactly: the same kernel (==), the same Spec, the same
+// model.
+func TestCheckpointBuiltinKernels(t *testing.T) {
+	x := points(t, "yeast", 15)
+	med := rbfMedian(t, x).Sigma
+	for _, k := range []kernel.Kernel{
+		kernel.RBF{Sigma: med}, kernel.RBF{Gamma: 1 / (2 * med * med)},
+		kernel.Laplacian{Sigma: 3 * med}, kernel.Laplacian{Gamma: 1 / (3 * med)},
+		kernel.Polynomial{Degree: 2, Gamma: 0.3, Coef0: 0.7}, kernel.Linear{},
+	} {
+		md := newModel(t, k, x, Options{})
+		back, err := Load(bytes.NewReader(checkpoint(t, md)), nil)
+		if err != nil {
+			t.Fatalf("%v: %v", k, err)
+		}
+		if back.Kernel() != k || back.Kernel().(kernel.Specified).Spec() != k.(kernel.Specified).Spec() {
+			t.Errorf("%v: loaded with kernel %#v", k, back.Kernel())
+		}
+		if !capture(back).equal(capture(md)) {
+			t.Errorf("%v: the loaded model differs", k)
+		}
+	}
+}
+
 // TestCheckpointCorruption: truncations and bit flips anywhere are reported as
 // ErrCheckpoint, as are foreign data and a future version.
 func TestCheckpointCorruption(t *testing.T) {
@@ -119,7 +144,7 @@ func (plainKernel) Eval(x, y []float64) float64 {
 // RBF with the median distance, in every mode and method — and checks them against a
 // model built now from the same points: the same eigenvalues and vectors to 1e-12
 // (the centred bordered file stores Helmert coordinates, converted on load, V = Q·W),
-// the same scores, and a model that continues, saves as version 2 and loads back.
+// the same scores, and a model that continues, saves in the current version and loads back.
 func TestCheckpointVersion1(t *testing.T) {
 	x := points(t, "yeast", 31)
 	k := rbfMedian(t, x.Slice(0, 30, 0, 8).(*mat.Dense))
@@ -169,7 +194,7 @@ func TestCheckpointVersion1(t *testing.T) {
 		checkExact(t, path, old, 1e-10)
 		back, err := Load(bytes.NewReader(checkpoint(t, old)), nil)
 		if err != nil || !capture(back).equal(capture(old)) {
-			t.Errorf("%s: saved as version 2 and loaded back: %v", path, err)
+			t.Errorf("%s: saved in the current version and loaded back: %v", path, err)
 		}
 	}
 }

@@ -113,7 +113,7 @@ func TestNystromTransformBlocks(t *testing.T) {
 		kernels := []kernel.Kernel{
 			kernel.RBF{Sigma: med},
 			kernel.RBF{Sigma: med / 20},
-			kernel.Polynomial{Degree: 2, Scale: 1, Offset: 1},
+			kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: 1},
 			kernel.Linear{},
 		}
 		for _, k := range kernels {

@@ -217,7 +217,7 @@ func TestTransformErrors(t *testing.T) {
 // and dst is left as it was.
 func TestTransformNonFiniteKernel(t *testing.T) {
 	x := points(t, "yeast", 40)
-	md := newModel(t, kernel.Polynomial{Degree: 3, Scale: 1, Offset: 1}, x, Options{})
+	md := newModel(t, kernel.Polynomial{Degree: 3, Gamma: 1, Coef0: 1}, x, Options{})
 	for _, at := range []int{0, 600} {
 		X := mat.NewDense(700, 8, nil)
 		for i := range 700 {

@@ -28,7 +28,7 @@ func valueSize(k kernel.Kernel, x, y []float64, v float64) float64 {
 	case kernel.RBF:
 		return max(1, d2/(2*k.Sigma*k.Sigma))*v + 0x1p-1022
 	case kernel.Polynomial:
-		return float64(k.Degree) * math.Pow(math.Abs(k.Scale)*nxy+math.Abs(k.Offset), float64(k.Degree))
+		return float64(k.Degree) * math.Pow(math.Abs(k.Gamma)*nxy+math.Abs(k.Coef0), float64(k.Degree))
 	case kernel.Linear:
 		return nxy
 	}
@@ -175,7 +175,7 @@ func TestTransformBlocks(t *testing.T) {
 	kernels := []kernel.Kernel{
 		kernel.RBF{Sigma: med},
 		kernel.RBF{Sigma: med / 20},
-		kernel.Polynomial{Degree: 2, Scale: 1, Offset: 1},
+		kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: 1},
 		kernel.Linear{},
 	}
 	for name, x := range map[string]*mat.Dense{"yeast": base, "yeast+1e4": offset, "two clusters": split} {

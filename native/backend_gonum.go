@@ -7,7 +7,6 @@ import (
 	"runtime"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	gonumblas "gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/lapack"
 	gonumlapack "gonum.org/v1/gonum/lapack/gonum"
@@ -62,12 +61,4 @@ func svdLeft(m, n int, a []float64, lda int, s, u []float64, ldu int) error {
 // been validated by EigenSymTopInPlace, 1 ≤ r < n.
 func eigenSymTop(n, r int, a []float64, lda int, w, z []float64, ldz int) error {
 	return gonumEigenSymTop(n, r, a, lda, w, z, ldz)
-}
-
-// expNeg is ExpNeg: the pure-Go table exponential.
-func expNeg(x []float64) { expNegGo(x) }
-
-// rbfRowDots is RBFRowDots: the Go loop, then dgemv.
-func rbfRowDots(row, yn []float64, xn, inv, g2, coef, under float64, p blas64.General, dots []float64) bool {
-	return rbfRowDotsGo(row, yn, xn, inv, g2, coef, under, p, dots)
 }

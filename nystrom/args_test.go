@@ -72,7 +72,7 @@ func TestArguments(t *testing.T) {
 // scores are not summed), and leave the model and dst unchanged.
 func TestOverflow(t *testing.T) {
 	X := points(t, "magic", 300, 2)
-	k := kernel.Polynomial{Degree: 40, Scale: 1e-2, Offset: 1}
+	k := kernel.Polynomial{Degree: 40, Gamma: 1e-2, Coef0: 1}
 	m := fit(t, k, rows(X, 0, 10), rows(X, 10, 200), Options{})
 	for _, scale := range []float64{1e10, 1e7} {
 		big := make([]float64, 10)

@@ -19,7 +19,9 @@ import (
 //	magic      8 bytes  "IKPCANYS"
 //	version    uint32   1
 //	name       uint32 length (≤ 255), then the kernel Spec's name
-//	kernel     float64 σ, int64 degree, float64 scale, float64 offset (kernel.Spec)
+//	kernel     float64 σ, int64 degree, float64 γ, float64 c (kernel.Spec: Sigma,
+//	           Degree, Gamma, Coef0; γ is the polynomial's, or an RBF's or Laplacian's
+//	           given by γ, with σ zero)
 //	options    uint32 landmark strategy, uint64 seed, float64 tolerance
 //	sizes      uint64 r (landmarks), d (dimension), p (features r'), n (points)
 //	landmarks  r·d float64, row-major
@@ -70,7 +72,7 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 	b = append(b, spec.Name...)
 	f64(spec.Sigma)
 	u64(uint64(int64(spec.Degree)))
-	f64(spec.Scale, spec.Offset)
+	f64(spec.Gamma, spec.Coef0)
 	u32(uint32(m.opts.Landmarks))
 	u64(m.opts.Seed)
 	f64(m.opts.Tolerance)
@@ -131,7 +133,7 @@ func decode(data []byte, own kernel.Kernel) (*Model, error) {
 	spec := kernel.Spec{Name: string(dec.Bytes(int(nameLen)))}
 	spec.Sigma = dec.F64()
 	degree := int64(dec.U64())
-	spec.Scale, spec.Offset = dec.F64(), dec.F64()
+	spec.Gamma, spec.Coef0 = dec.F64(), dec.F64()
 	opts := Options{Landmarks: Strategy(dec.U32()), Seed: dec.U64(), Tolerance: dec.F64()}
 	r64, d64, p64, n64 := dec.U64(), dec.U64(), dec.U64(), dec.U64()
 
@@ -230,8 +232,8 @@ func decodeKernel(spec kernel.Spec, own kernel.Kernel) (kernel.Kernel, error) {
 func sameSpec(a, b kernel.Spec) bool {
 	return a.Name == b.Name && a.Degree == b.Degree &&
 		math.Float64bits(a.Sigma) == math.Float64bits(b.Sigma) &&
-		math.Float64bits(a.Scale) == math.Float64bits(b.Scale) &&
-		math.Float64bits(a.Offset) == math.Float64bits(b.Offset)
+		math.Float64bits(a.Gamma) == math.Float64bits(b.Gamma) &&
+		math.Float64bits(a.Coef0) == math.Float64bits(b.Coef0)
 }
 
 // checkSums reports sums that no set of points gives (ErrEncoding): non-zero sums

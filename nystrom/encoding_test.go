@@ -69,6 +69,43 @@ func sameModel(t *testing.T, what string, a, b *Model, Y *mat.Dense) {
 	}
 }
 
+// TestEncodingKernels: every built-in kernel, RBF and Laplacian given by σ and by γ,
+// is encoded and decoded exactly — the same kernel (==), the same Spec bit for bit, the
+// same bytes when encoded again — and the kernel's slots in the encoding hold σ, the
+// degree, γ and c as the Spec gives them.
+func TestEncodingKernels(t *testing.T) {
+	X := points(t, "magic", 120, 8)
+	med := rbfMedian(t, X).Sigma
+	for _, k := range []kernel.Kernel{
+		kernel.RBF{Sigma: med}, kernel.RBF{Gamma: 1 / (2 * med * med)},
+		kernel.Laplacian{Sigma: 3 * med}, kernel.Laplacian{Gamma: 1 / (3 * med)},
+		kernel.Polynomial{Degree: 2, Gamma: 0.3, Coef0: 0.7}, kernel.Linear{},
+	} {
+		m := fit(t, k, rows(X, 0, 20), rows(X, 20, 120), Options{})
+		data, err := m.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := k.(kernel.Specified).Spec()
+		at := len(encodingMagic) + 4 + 4 + len(spec.Name)
+		slot := func(i int) uint64 { return binary.LittleEndian.Uint64(data[at+8*i:]) }
+		if slot(0) != math.Float64bits(spec.Sigma) || slot(1) != uint64(spec.Degree) ||
+			slot(2) != math.Float64bits(spec.Gamma) || slot(3) != math.Float64bits(spec.Coef0) {
+			t.Errorf("%v: the kernel's slots hold %x, %x, %x, %x", k, slot(0), slot(1), slot(2), slot(3))
+		}
+		var back Model
+		if err := back.UnmarshalBinary(data); err != nil {
+			t.Fatalf("%v: %v", k, err)
+		}
+		if back.Kernel() != k || back.Kernel().(kernel.Specified).Spec() != spec {
+			t.Errorf("%v: decoded with kernel %#v", k, back.Kernel())
+		}
+		if again, err := back.MarshalBinary(); err != nil || !bytes.Equal(again, data) {
+			t.Errorf("%v: encoded again: %v, not the same bytes", k, err)
+		}
+	}
+}
+
 // TestEncoding: a model encoded and decoded is the same model bit for bit — values,
 // scores, sizes, memory, options — encodes to the same bytes, and merges with the
 // original's Empty (the feature map travels with it); a model without points and one

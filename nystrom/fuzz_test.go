@@ -19,7 +19,7 @@ import (
 // decode) for every built-in kernel and strategy, with and without points.
 func FuzzLoadModel(f *testing.F) {
 	X := mat.NewDense(8, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1, 0.5, 0.25, 2, -1, -1, 0.5, 0.3, 0.3})
-	kernels := []kernel.Kernel{kernel.RBF{Sigma: 1}, kernel.Polynomial{Degree: 2, Scale: 1, Offset: 1}, kernel.Laplacian{Sigma: 2}, kernel.Linear{}}
+	kernels := []kernel.Kernel{kernel.RBF{Sigma: 1}, kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: 1}, kernel.Laplacian{Sigma: 2}, kernel.Linear{}, kernel.RBF{Gamma: 0.5}, kernel.Laplacian{Gamma: 0.5}}
 	for i, k := range kernels {
 		m, err := Fit(k, X, Options{Rank: 2 + i, Landmarks: Strategy(i % 3)})
 		if err != nil {

@@ -184,7 +184,7 @@ func TestOracle(t *testing.T) {
 	}{
 		{"magic/rbf", magic, rbfMedian(t, magic), 40, true, 0, 1e-11},
 		{"yeast/laplacian", yeast, kernel.Laplacian{Sigma: 4}, 30, false, 0, 1e-11},
-		{"magic/polynomial", magic, kernel.Polynomial{Degree: 2, Scale: 0.1, Offset: 1}, 80, true, 66, 1e-9},
+		{"magic/polynomial", magic, kernel.Polynomial{Degree: 2, Gamma: 0.1, Coef0: 1}, 80, true, 66, 1e-9},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			const n, test = 300, 20

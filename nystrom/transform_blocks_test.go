@@ -26,7 +26,7 @@ func kernelSize(k kernel.Kernel, x, y []float64, v float64) float64 {
 		}
 		return max(1, d2/(2*k.Sigma*k.Sigma))*v + 0x1p-1022
 	case kernel.Polynomial:
-		return float64(k.Degree) * math.Pow(math.Abs(k.Scale)*nx*ny+math.Abs(k.Offset), float64(k.Degree))
+		return float64(k.Degree) * math.Pow(math.Abs(k.Gamma)*nx*ny+math.Abs(k.Coef0), float64(k.Degree))
 	case kernel.Linear:
 		return nx * ny
 	}
@@ -129,7 +129,7 @@ func blockCases(t *testing.T) (sets map[string]*mat.Dense, kernels []kernel.Kern
 		[]kernel.Kernel{
 			kernel.RBF{Sigma: med},
 			kernel.RBF{Sigma: med / 20},
-			kernel.Polynomial{Degree: 2, Scale: 1, Offset: 1},
+			kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: 1},
 			kernel.Linear{},
 		}, med
 }
@@ -258,7 +258,7 @@ func TestAddBatchBlocks(t *testing.T) {
 // dst unchanged, and of Map, whichever block it falls in.
 func TestBlocksNonFinite(t *testing.T) {
 	X := points(t, "yeast", 200, 6)
-	m := fit(t, kernel.Polynomial{Degree: 3, Scale: 1, Offset: 1}, rows(X, 0, 20), rows(X, 0, 100), Options{})
+	m := fit(t, kernel.Polynomial{Degree: 3, Gamma: 1, Coef0: 1}, rows(X, 0, 20), rows(X, 0, 100), Options{})
 	before, err := m.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)

@@ -45,7 +45,7 @@ func ExampleSKPCA() {
 // KRQA learns kernel principal components online, presenting the samples repeatedly.
 func ExampleKRQA() {
 	X := points(200, 3)
-	m, err := stream.NewKRQA(kernel.Polynomial{Degree: 2, Scale: 1}, 2, stream.KRQAOptions{Components: 3})
+	m, err := stream.NewKRQA(kernel.Polynomial{Degree: 2, Gamma: 1}, 2, stream.KRQAOptions{Components: 3})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -58,7 +58,7 @@ func TestBackendRoute(t *testing.T) {
 		if err := r.Transform(&dst, test, 2); err != nil {
 			t.Fatal(err)
 		}
-		quadratic := kernel.Polynomial{Degree: 2, Scale: 1}
+		quadratic := kernel.Polynomial{Degree: 2, Gamma: 1}
 		krqa, err := NewKRQA(quadratic, 2, KRQAOptions{Components: 2, Seed: 1})
 		if err != nil {
 			t.Fatal(err)

@@ -21,7 +21,7 @@ func toy(n int, seed uint64) *mat.Dense {
 }
 
 // quadratic is the homogeneous polynomial kernel (aᵀb)².
-var quadratic = kernel.Polynomial{Degree: 2, Scale: 1}
+var quadratic = kernel.Polynomial{Degree: 2, Gamma: 1}
 
 // exactToy returns eig(centred K)/n, descending, from the exact (batch) kernel PCA of
 // package kpca, and the eigenvalues of the covariance of the explicit features

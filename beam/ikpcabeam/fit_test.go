@@ -265,7 +265,7 @@ func refusingFiles(t *testing.T, dir string, X *mat.Dense, huge []float64) (glob
 // CombineFn and shards.
 func TestFitRefusedPoint(t *testing.T) {
 	X := curve(300, 3, 5)
-	cubic := kernel.Spec{Name: "polynomial", Degree: 3, Scale: 1, Offset: 1}
+	cubic := kernel.Spec{Name: "polynomial", Degree: 3, Gamma: 1, Coef0: 1}
 	L := mat.DenseCopyOf(X.Slice(0, 15, 0, 3))
 	for _, c := range []struct {
 		name string
@@ -479,7 +479,7 @@ func TestAddInputAllocs(t *testing.T) {
 func TestSampledRefusedPoint(t *testing.T) {
 	X := curve(160, 3, 6)
 	huge := []float64{1e110, 1e110, 1e110}
-	cubic := kernel.Spec{Name: "polynomial", Degree: 3, Scale: 1, Offset: 1}
+	cubic := kernel.Spec{Name: "polynomial", Degree: 3, Gamma: 1, Coef0: 1}
 	for _, twice := range []bool{false, true} {
 		dir := t.TempDir()
 		glob, file, offset := refusingFiles(t, dir, X, huge)
@@ -521,7 +521,7 @@ func TestSampledRefusedPoint(t *testing.T) {
 		if r, _ := L.Dims(); r != 160 || got.Len() != 160 {
 			t.Fatalf("two reads %v: %d landmarks, %d points; want the 160 good ones", twice, r, got.Len())
 		}
-		single, err := nystrom.New(kernel.Polynomial{Degree: 3, Scale: 1, Offset: 1}, &L, nystrom.Options{})
+		single, err := nystrom.New(kernel.Polynomial{Degree: 3, Gamma: 1, Coef0: 1}, &L, nystrom.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,7 +28,7 @@ type NystromOptions struct {
 	// Dim is the dimension of the points.
 	Dim int
 	// Kernel is the kernel, a built-in one (kernel.New builds it). An RBF or Laplacian
-	// kernel with Sigma zero takes the median heuristic on the landmarks:
+	// kernel with neither Sigma nor Gamma takes the median heuristic on the landmarks:
 	// σ = kernel.DefaultBandwidth(landmarks), the median distance between them (of
 	// kernel.BandwidthSample of them at most), given or sampled — a uniform sample of
 	// the points, whose median distance estimates theirs. The model's kernel says which σ
@@ -149,9 +149,9 @@ func checkNystrom(opts NystromOptions, fit FitOptions) (NystromOptions, FitOptio
 }
 
 // medianBandwidth reports a kernel whose bandwidth is the median heuristic on the
-// landmarks: an RBF or Laplacian kernel with Sigma zero.
+// landmarks: an RBF or Laplacian kernel with neither Sigma nor Gamma.
 func medianBandwidth(k kernel.Spec) bool {
-	return k.Sigma == 0 && (strings.EqualFold(k.Name, "rbf") || strings.EqualFold(k.Name, "laplacian"))
+	return k.Sigma == 0 && k.Gamma == 0 && (strings.EqualFold(k.Name, "rbf") || strings.EqualFold(k.Name, "laplacian"))
 }
 
 // withBandwidth returns k with the bandwidth sigma if it takes the median heuristic.

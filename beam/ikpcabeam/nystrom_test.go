@@ -453,3 +453,31 @@ func (m *batchSums) MarshalBinary() ([]byte, error) {
 func (m *batchSums) UnmarshalBinary(b []byte) error {
 	return json.Unmarshal(b[len(batchSumsMagic):], m)
 }
+
+// TestMedianBandwidth: an RBF or Laplacian kernel given neither σ nor γ takes the median
+// heuristic; one given either keeps it as given, γ included.
+func TestMedianBandwidth(t *testing.T) {
+	for _, c := range []struct {
+		spec kernel.Spec
+		want bool
+	}{
+		{kernel.Spec{Name: "rbf"}, true},
+		{kernel.Spec{Name: "Laplacian"}, true},
+		{kernel.Spec{Name: "rbf", Sigma: 2}, false},
+		{kernel.Spec{Name: "rbf", Gamma: 0.5}, false},
+		{kernel.Spec{Name: "laplacian", Gamma: 0.5}, false},
+		{kernel.Spec{Name: "polynomial", Degree: 2, Gamma: 1}, false},
+	} {
+		if got := medianBandwidth(c.spec); got != c.want {
+			t.Errorf("medianBandwidth(%+v) = %v, want %v", c.spec, got, c.want)
+		}
+		got := withBandwidth(c.spec, 3)
+		want := c.spec
+		if c.want {
+			want.Sigma = 3
+		}
+		if got != want {
+			t.Errorf("withBandwidth(%+v, 3) = %+v, want %+v", c.spec, got, want)
+		}
+	}
+}

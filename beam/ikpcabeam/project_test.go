@@ -218,7 +218,7 @@ func TestProjectNystrom(t *testing.T) {
 // others are scored.
 func TestProjectBlockFallback(t *testing.T) {
 	dir := t.TempDir()
-	m, b := checkpoint(t, kernel.Polynomial{Degree: 3, Scale: 1, Offset: 1}, curve(30, 3, 1))
+	m, b := checkpoint(t, kernel.Polynomial{Degree: 3, Gamma: 1, Coef0: 1}, curve(30, 3, 1))
 	X := curve(20, 3, 2)
 	glob, _ := pointFiles(t, dir, X, 1)
 	huge := []Point{{Source: "made", Offset: 1, X: []float64{1e110, 1e110, 1e110}}}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -180,8 +179,9 @@ func (f *kernelFlags) add(fs *pflag.FlagSet) {
 func (f *kernelFlags) given(name string) bool { return f.fs != nil && f.fs.Changed(name) }
 
 // check validates the kernel flags before any data are read: the name, flags that do
-// not apply to the kernel, --sigma and --gamma together, and bandwidths whose square
-// underflows or overflows whatever the data. It sets sigma from gamma.
+// not apply to the kernel, --sigma and --gamma together, and parameters that
+// kernel.Validate refuses whatever the data (bandwidths whose 2σ², σ or γ leaves the
+// normal range: see kernel.Validate).
 func (f *kernelFlags) check() error {
 	name := strings.ToLower(f.name)
 	if !kernel.IsBuiltin(name) {
@@ -213,10 +213,13 @@ func (f *kernelFlags) check() error {
 			switch {
 			case f.degree < 1:
 				return usageError{fmt.Errorf("--degree must be at least 1, got %d", f.degree)}
-			case !(f.gamma >= 0) || math.IsInf(f.gamma, 0):
-				return usageError{fmt.Errorf("--gamma must be finite and not negative for the polynomial kernel, got %v", f.gamma)}
+			case !(f.gamma > 0) || math.IsInf(f.gamma, 0):
+				return usageError{fmt.Errorf("--gamma must be positive and finite for the polynomial kernel, got %v", f.gamma)}
 			case !(f.coef0 >= 0) || math.IsInf(f.coef0, 0):
 				return usageError{fmt.Errorf("--coef0 must be finite and not negative, got %v", f.coef0)}
+			}
+			if err := kernel.Validate(f.build(0)); err != nil {
+				return usageError{fmt.Errorf("--gamma %v: %w", f.gamma, err)}
 			}
 		}
 		return nil
@@ -226,53 +229,53 @@ func (f *kernelFlags) check() error {
 		if !(f.gamma > 0) || math.IsInf(f.gamma, 0) {
 			return usageError{fmt.Errorf("--gamma must be positive and finite, got %v", f.gamma)}
 		}
-		if name == "rbf" {
-			f.sigma = 1 / math.Sqrt(2*f.gamma)
-		} else {
-			f.sigma = 1 / f.gamma
-		}
-		if err := checkBandwidth(name, f.sigma); err != nil {
+		if err := kernel.Validate(f.build(0)); err != nil {
 			return usageError{fmt.Errorf("--gamma %v: %w", f.gamma, err)}
 		}
 	case f.given("sigma"):
 		if !(f.sigma > 0) || math.IsInf(f.sigma, 0) {
 			return usageError{fmt.Errorf("--sigma must be positive and finite, got %v", f.sigma)}
 		}
-		if err := checkBandwidth(name, f.sigma); err != nil {
+		if err := kernel.Validate(f.build(f.sigma)); err != nil {
 			return usageError{fmt.Errorf("--sigma %v: %w", f.sigma, err)}
 		}
 	}
 	return nil
 }
 
-// checkBandwidth rejects a σ for which the kernel cannot be evaluated on any data: the
-// rbf kernel divides by 2σ², which must be a positive normal number.
-func checkBandwidth(name string, sigma float64) error {
-	if name != "rbf" {
-		return nil
+// build returns the kernel the flags describe, not validated, an rbf or laplacian
+// kernel with the parameter as given — γ if --gamma chose it, so that the model records
+// γ, and the bandwidth sigma otherwise.
+func (f *kernelFlags) build(sigma float64) kernel.Kernel {
+	gamma := 0.0
+	if f.given("gamma") {
+		sigma, gamma = 0, f.gamma
 	}
-	switch g := 2 * sigma * sigma; {
-	case g < math.SmallestNonzeroFloat64*(1<<52): // below the smallest normal number
-		return errors.New("σ is too small: 2σ² underflows, and k(x, x) would be 0/0")
-	case math.IsInf(g, 0):
-		return errors.New("σ is too large: 2σ² overflows, and the kernel would be 1 for every pair of points")
+	switch f.name {
+	case "rbf":
+		return kernel.RBF{Sigma: sigma, Gamma: gamma}
+	case "laplacian":
+		return kernel.Laplacian{Sigma: sigma, Gamma: gamma}
+	case "polynomial":
+		return kernel.Polynomial{Degree: f.degree, Gamma: f.gamma, Coef0: f.coef0}
 	}
-	return nil
+	return kernel.Linear{}
 }
 
 // kernel builds the kernel for the points x (check must have been called), computing
-// the median-distance bandwidth if needed, and checks that it can tell the points apart.
+// the median-distance bandwidth if neither --sigma nor --gamma gives it, and checks that
+// it can tell the points apart.
 func (f *kernelFlags) kernel(x *mat.Dense) (kernel.Kernel, error) {
 	sigma := f.sigma
-	if (f.name == "rbf" || f.name == "laplacian") && sigma == 0 {
+	if (f.name == "rbf" || f.name == "laplacian") && sigma == 0 && !f.given("gamma") {
 		s, err := kernel.DefaultBandwidth(x)
 		if err != nil {
 			return nil, fmt.Errorf("median-distance bandwidth: %w; give --sigma", err)
 		}
 		sigma = s
 	}
-	k, err := kernel.New(kernel.Spec{Name: f.name, Sigma: sigma, Degree: f.degree, Scale: f.gamma, Offset: f.coef0})
-	if err != nil {
+	k := f.build(sigma)
+	if err := kernel.Validate(k); err != nil {
 		return nil, usageError{err}
 	}
 	if err := checkScale(k, x); err != nil {
@@ -329,9 +332,9 @@ func checkScale(k kernel.Kernel, x *mat.Dense) error {
 	switch {
 	case pairs == 0:
 	case 2*zeros > pairs:
-		return fmt.Errorf("the kernel underflows on these data: k(x, y) = 0 for %d%% of the pairs of distinct points; choose a larger σ, or leave it out for the median distance", 100*zeros/pairs)
+		return fmt.Errorf("the kernel underflows on these data: k(x, y) = 0 for %d%% of the pairs of distinct points; choose a larger σ (a smaller γ), or leave both out for the median distance", 100*zeros/pairs)
 	case 2*ones > pairs:
-		return fmt.Errorf("the kernel cannot tell these points apart: k(x, y) = 1 for %d%% of the pairs of distinct points; choose a smaller σ, or leave it out for the median distance", 100*ones/pairs)
+		return fmt.Errorf("the kernel cannot tell these points apart: k(x, y) = 1 for %d%% of the pairs of distinct points; choose a smaller σ (a larger γ), or leave both out for the median distance", 100*ones/pairs)
 	}
 	return nil
 }

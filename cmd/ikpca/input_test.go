@@ -137,10 +137,10 @@ func TestKernelFlags(t *testing.T) {
 		want kernel.Kernel
 	}{
 		{[]string{"--kernel", "RBF", "--sigma", "0.5"}, kernel.RBF{Sigma: 0.5}},
-		{[]string{"--gamma", "2"}, kernel.RBF{Sigma: 0.5}}, // γ = 1/2σ²
-		{[]string{"--kernel", "Laplacian", "--gamma", "4"}, kernel.Laplacian{Sigma: 0.25}},
-		{[]string{"--kernel", "polynomial", "--gamma", "0.5", "--degree", "2", "--coef0", "0"}, kernel.Polynomial{Degree: 2, Scale: 0.5}},
-		{[]string{"--kernel", "polynomial"}, kernel.Polynomial{Degree: 3, Scale: 1, Offset: 1}},
+		{[]string{"--gamma", "2"}, kernel.RBF{Gamma: 2}}, // recorded as given: γ = 1/2σ², σ = 0.5
+		{[]string{"--kernel", "Laplacian", "--gamma", "4"}, kernel.Laplacian{Gamma: 4}},
+		{[]string{"--kernel", "polynomial", "--gamma", "0.5", "--degree", "2", "--coef0", "0"}, kernel.Polynomial{Degree: 2, Gamma: 0.5}},
+		{[]string{"--kernel", "polynomial"}, kernel.Polynomial{Degree: 3, Gamma: 1, Coef0: 1}},
 		{[]string{"--kernel", "LINEAR"}, kernel.Linear{}},
 	} {
 		if code, stderr := fit(c.args...); code != 0 {
@@ -164,6 +164,10 @@ func TestKernelFlags(t *testing.T) {
 		{[]string{"--sigma", "1e-300"}, "underflows"},
 		{[]string{"--sigma", "1e200"}, "overflows"},
 		{[]string{"--gamma", "1e-320"}, "overflows"},
+		{[]string{"--gamma", "1e308"}, "too large"},
+		{[]string{"--kernel", "polynomial", "--gamma", "0"}, "--gamma must be positive and finite for the polynomial kernel"},
+		{[]string{"--kernel", "polynomial", "--gamma", "1e-310"}, "subnormal"},
+		{[]string{"--gamma", "1e8"}, "the kernel underflows on these data"},
 		{[]string{"--sigma", "1e-4"}, "the kernel underflows on these data"},
 		{[]string{"--kernel", "laplacian", "--sigma", "1e-6"}, "the kernel underflows on these data"},
 		{[]string{"--sigma", "1e12"}, "cannot tell these points apart"},

@@ -59,7 +59,7 @@ func Toy(ctx context.Context, o ToyOptions) (*ToyResult, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	k := kernel.Polynomial{Degree: 2, Scale: 1}
+	k := kernel.Polynomial{Degree: 2, Gamma: 1}
 	res := &ToyResult{Options: o}
 	for run := range o.Runs {
 		rng := rand.New(rand.NewPCG(o.Seed, uint64(run)))

@@ -1,10 +1,12 @@
-package native
+package rbfrow
 
 import (
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/ikpca/ikpca/native"
 )
 
 // bigExp returns exp(x) rounded to float64, from 300-bit arithmetic: the Taylor series
@@ -47,7 +49,7 @@ func TestExpNeg(t *testing.T) {
 		name string
 		exp  func([]float64)
 		ulps float64
-	}{{"ExpNeg-" + Compiled, ExpNeg, 4}, {"expNegGo", expNegGo, 1}} {
+	}{{"ExpNeg-" + native.Compiled, ExpNeg, 4}, {"expNegGo", expNegGo, 1}} {
 		t.Run(f.name, func(t *testing.T) { checkExpNeg(t, f.exp, f.ulps) })
 	}
 }

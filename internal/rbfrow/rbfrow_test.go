@@ -1,4 +1,4 @@
-package native
+package rbfrow
 
 import (
 	"encoding/binary"
@@ -9,9 +9,10 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/ikpca/ikpca/internal/backend"
+	"github.com/ikpca/ikpca/native"
 )
 
-// rbfRowInputs returns a row of −2x̃ᵀỹⱼ and the norms for RBFRowDots that reach every
+// rbfRowInputs returns a row of −2x̃ᵀỹⱼ and the norms for Finish that reach every
 // branch: ordinary entries, D̂ < 0 from rounding (a near-duplicate), a NaN and an
 // infinite product (overflows), and bounds above g2 with D̂ below and above it (marks
 // and not).
@@ -38,13 +39,13 @@ func rbfRowInputs(rng *rand.Rand, n int) (row, yn []float64, xn float64) {
 	return row, yn, xn
 }
 
-// TestRBFRowDots checks RBFRowDots against its Go definition (rbfRowGo, then dot
+// TestFinish checks Finish against its Go definition (rbfRowGo, then dot
 // products): the rows bit for bit — the vectorised OpenBLAS path does the same
 // operations, uncontracted, and the same exponential — the marks, and the products within
 // the bound of a dot product, (n+2)·ε·Σ|row[j]·p[q][j]| (doubled: the reference sum
 // rounds too), when nothing is marked, for lengths with and without a
 // tail of fewer than four values, and 0 to 33 vectors (beyond the fused path's 32).
-func TestRBFRowDots(t *testing.T) {
+func TestFinish(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const g2, coef, under = 8.0, 0.3, 1e-300
 	for _, n := range []int{1, 3, 4, 7, 64, 1001} {
@@ -67,7 +68,7 @@ func TestRBFRowDots(t *testing.T) {
 				dots := make([]float64, k+1)
 				dots[k] = 42 // beyond p's rows: untouched
 				got := append([]float64(nil), row...)
-				marked := RBFRowDots(got, yn, xn, 1/g2, g2, coef, under, p, dots)
+				marked := Finish(got, yn, xn, 1/g2, g2, coef, under, p, dots)
 				if marked != wantMarked {
 					t.Fatalf("n=%d k=%d: marked %v, Go %v", n, k, marked, wantMarked)
 				}
@@ -95,13 +96,13 @@ func TestRBFRowDots(t *testing.T) {
 			}
 		}
 	}
-	if Compiled == "openblas" {
+	if native.Compiled == "openblas" {
 		// The same through gonum's route in the openblas build: the Go loop.
 		backend.WithGonum(func() {
 			row, yn, xn := rbfRowInputs(rng, 9)
 			want := append([]float64(nil), row...)
 			rbfRowGo(want, yn, xn, 1/g2, g2, coef, under)
-			RBFRowDots(row, yn, xn, 1/g2, g2, coef, under, blas64.General{}, nil)
+			Finish(row, yn, xn, 1/g2, g2, coef, under, blas64.General{}, nil)
 			for j := range row {
 				if math.Float64bits(row[j]) != math.Float64bits(want[j]) {
 					t.Fatalf("WithGonum: row[%d] = %v, Go %v", j, row[j], want[j])
@@ -111,14 +112,14 @@ func TestRBFRowDots(t *testing.T) {
 	}
 }
 
-// TestRBFRowDotsPanics: products asked for with vectors or room that do not fit.
-func TestRBFRowDotsPanics(t *testing.T) {
+// TestFinishPanics: products asked for with vectors or room that do not fit.
+func TestFinishPanics(t *testing.T) {
 	for name, f := range map[string]func(){
 		"p too short": func() {
-			RBFRowDots(make([]float64, 4), make([]float64, 4), 1, 1, 1, 1, 0, blas64.General{Rows: 1, Cols: 3, Stride: 3, Data: make([]float64, 3)}, make([]float64, 1))
+			Finish(make([]float64, 4), make([]float64, 4), 1, 1, 1, 1, 0, blas64.General{Rows: 1, Cols: 3, Stride: 3, Data: make([]float64, 3)}, make([]float64, 1))
 		},
 		"no room": func() {
-			RBFRowDots(make([]float64, 4), make([]float64, 4), 1, 1, 1, 1, 0, blas64.General{Rows: 2, Cols: 4, Stride: 4, Data: make([]float64, 8)}, make([]float64, 1))
+			Finish(make([]float64, 4), make([]float64, 4), 1, 1, 1, 1, 0, blas64.General{Rows: 2, Cols: 4, Stride: 4, Data: make([]float64, 8)}, make([]float64, 1))
 		},
 	} {
 		func() {
@@ -132,11 +133,11 @@ func TestRBFRowDotsPanics(t *testing.T) {
 	}
 }
 
-// FuzzRBFRowDots checks RBFRowDots against its Go definition on any values: the rows
+// FuzzFinish checks Finish against its Go definition on any values: the rows
 // bit for bit (NaN as NaN), the same marks, and when nothing is marked, products within
 // the bound of a dot product where they are finite. With OpenBLAS on AVX2 it compares
 // the vectorised C pass with the Go loop; in the pure-Go build the two are one code.
-func FuzzRBFRowDots(f *testing.F) {
+func FuzzFinish(f *testing.F) {
 	f.Add([]byte("0123456789abcdef0123456789abcdef"), 4.0, 8.0, 0.3, 2)
 	f.Add(make([]byte, 16*9), 1e300, 1e-300, 1e10, 1)
 	f.Fuzz(func(t *testing.T, data []byte, xn, g2, coef float64, k int) {
@@ -159,7 +160,7 @@ func FuzzRBFRowDots(f *testing.F) {
 		wantMarked := rbfRowGo(want, yn, xn, 1/g2, g2, coef, under)
 		dots := make([]float64, k)
 		got := append([]float64(nil), row...)
-		marked := RBFRowDots(got, yn, xn, 1/g2, g2, coef, under, p, dots)
+		marked := Finish(got, yn, xn, 1/g2, g2, coef, under, p, dots)
 		if marked != wantMarked {
 			t.Fatalf("marked %v, Go %v", marked, wantMarked)
 		}
