@@ -52,31 +52,3 @@ func ExampleModel() {
 	// explained variance of the first two: 0.443
 	// scores 0.1667 -0.4850
 }
-
-// The incremental Nyström approximation of the kernel matrix of 300 points, and its
-// error as landmarks are added.
-func ExampleNystrom() {
-	x := mat.DenseCopyOf(data.Yeast().X.Slice(0, 300, 0, 8))
-	sigma, _ := kernel.MedianDistance(x, 1000)
-	ny, err := kpca.NewNystrom(kernel.RBF{Sigma: sigma}, x, kpca.NystromOptions{Seed: 1})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for _, m := range []int{10, 50, 150} {
-		if err := ny.Grow(m); err != nil {
-			fmt.Println(err)
-			return
-		}
-		e, err := ny.Errors()
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		fmt.Printf("m = %3d: ‖K − K̃‖ Frobenius %.3f, spectral %.3f, trace %.3f\n", m, e.Frobenius, e.Spectral, e.Trace)
-	}
-	// Output:
-	// m =  10: ‖K − K̃‖ Frobenius 12.951, spectral 9.045, trace 44.188
-	// m =  50: ‖K − K̃‖ Frobenius 4.057, spectral 3.634, trace 10.811
-	// m = 150: ‖K − K̃‖ Frobenius 1.072, spectral 0.878, trace 2.100
-}

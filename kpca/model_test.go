@@ -363,13 +363,6 @@ func TestUpdateStats(t *testing.T) {
 func TestNilArguments(t *testing.T) {
 	x, k := sample(t, "yeast", 15)
 	md := newModel(t, k, x, Options{})
-	ny, err := NewNystrom(k, x, NystromOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ny.Grow(3); err != nil {
-		t.Fatal(err)
-	}
 	before := md.Values(nil)
 	var dst mat.Dense
 	nilDense := (*mat.Dense)(nil)
@@ -380,7 +373,6 @@ func TestNilArguments(t *testing.T) {
 	}{
 		{"New(nil, X)", func() error { _, err := New(nil, x, Options{}); return err }, ErrArgument},
 		{"New((*kernel.RBF)(nil), X)", func() error { _, err := New((*kernel.RBF)(nil), x, Options{}); return err }, ErrArgument},
-		{"NewNystrom((*kernel.RBF)(nil), X)", func() error { _, err := NewNystrom((*kernel.RBF)(nil), x, NystromOptions{}); return err }, ErrArgument},
 		{"New(k, nil)", func() error { _, err := New(k, nil, Options{}); return err }, ErrArgument},
 		{"New(k, (*mat.Dense)(nil))", func() error { _, err := New(k, nilDense, Options{}); return err }, ErrArgument},
 		{"New(k, (*mat.SymDense)(nil))", func() error { _, err := New(k, (*mat.SymDense)(nil), Options{}); return err }, ErrArgument},
@@ -392,10 +384,6 @@ func TestNilArguments(t *testing.T) {
 		{"Scores(nil, 1)", func() error { return md.Scores(nil, 1) }, ErrArgument},
 		{"Save(nil)", func() error { return md.Save(nil) }, ErrArgument},
 		{"Load(nil)", func() error { _, err := Load(nil, nil); return err }, ErrArgument},
-		{"NewNystrom(nil, X)", func() error { _, err := NewNystrom(nil, x, NystromOptions{}); return err }, ErrArgument},
-		{"NewNystrom(k, (*mat.Dense)(nil))", func() error { _, err := NewNystrom(k, nilDense, NystromOptions{}); return err }, ErrArgument},
-		{"Nystrom.Transform(dst, (*mat.Dense)(nil), 1)", func() error { return ny.Transform(&dst, nilDense, 1) }, ErrArgument},
-		{"Nystrom.Transform(nil, X, 1)", func() error { return ny.Transform(nil, x, 1) }, ErrArgument},
 	}
 	for _, c := range cases {
 		err := func() (err error) {
@@ -416,8 +404,7 @@ func TestNilArguments(t *testing.T) {
 	}
 }
 
-// TestImpossibleOptions: negative or impossible options are ErrArgument errors, in New
-// and NewNystrom alike.
+// TestImpossibleOptions: negative or impossible options are ErrArgument errors in New.
 func TestImpossibleOptions(t *testing.T) {
 	x, k := sample(t, "yeast", 10)
 	for _, o := range []Options{
@@ -429,11 +416,6 @@ func TestImpossibleOptions(t *testing.T) {
 	} {
 		if _, err := New(k, x, o); !errors.Is(err, ErrArgument) {
 			t.Errorf("New with %+v: %v, want ErrArgument", o, err)
-		}
-	}
-	for _, u := range []update.Options{{Workers: -1}, {Serial: -2}, {MaxIterations: -3}} {
-		if _, err := NewNystrom(k, x, NystromOptions{Update: u}); !errors.Is(err, ErrArgument) {
-			t.Errorf("NewNystrom with %+v: %v, want ErrArgument", u, err)
 		}
 	}
 }

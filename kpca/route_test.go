@@ -11,7 +11,7 @@ import (
 )
 
 // TestBackendRoute checks that the model's hot paths — Add in every mode and method, at
-// rank r and in a window, Remove, AddBatch, Transform, VectorsTo, Drift and Refresh, and Nyström's Add and Transform — reach BLAS
+// rank r and in a window, Remove, AddBatch, Transform, VectorsTo, Drift and Refresh — reach BLAS
 // and LAPACK through package native only, never through gonum's blas64 and lapack64
 // registries, so that a -tags openblas build runs them on OpenBLAS even without
 // native.Use (which TestMain calls: the registries are replaced by recording
@@ -44,19 +44,6 @@ func TestBackendRoute(t *testing.T) {
 			if err := md.Refresh(); err != nil {
 				t.Fatal(name(opts), err)
 			}
-		}
-		ny, err := NewNystrom(k, x.Slice(0, 60, 0, 8), NystromOptions{Seed: 7})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range 10 {
-			if err := ny.Add(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		var dst mat.Dense
-		if err := ny.Transform(&dst, x.Slice(40, 60, 0, 8), 3); err != nil {
-			t.Fatal(err)
 		}
 	})
 }

@@ -53,7 +53,7 @@ func runTransform(b *testing.B, name string, project func() error) {
 // BenchmarkModelTransform measures Model.Transform of 4096 points for a centred model of
 // m = 1000 points (200 with -short), RBF with the median distance, 6 components, on
 // MAGIC (d = 10) and a9a (d = 123), through the public API only. points/s is reported,
-// to compare with BenchmarkNystromTransform and kernel's BenchmarkBlock.
+// to compare with nystrom's BenchmarkApproximationTransform and kernel's BenchmarkBlock.
 func BenchmarkModelTransform(b *testing.B) {
 	m := 1000
 	if testing.Short() {
@@ -65,36 +65,6 @@ func BenchmarkModelTransform(b *testing.B) {
 		runTransform(b, s.name, func() error {
 			dst.Reset()
 			return md.Transform(&dst, s.X, transformComps)
-		})
-	}
-}
-
-// BenchmarkNystromTransform measures Nystrom.Transform with m = 1000 landmarks (100 with
-// -short), the first m rows, RBF with the median distance, 6 components, on MAGIC (d = 10)
-// and a9a (d = 123): 4096 points projected at once ("bulk") and by the element path
-// ("elements"). points/s is reported. Growing the m landmarks costs about n·m³/3 flops
-// (a minute or two for m = 1000 in pure Go, seconds with OpenBLAS).
-func BenchmarkNystromTransform(b *testing.B) {
-	m := 1000
-	if testing.Short() {
-		m = 100
-	}
-	for _, s := range transformSets(b, m) {
-		ny, err := NewNystrom(s.k, s.train, NystromOptions{Seed: 1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := ny.Grow(m); err != nil {
-			b.Fatal(err)
-		}
-		var dst mat.Dense
-		runTransform(b, s.name+"/bulk", func() error {
-			dst.Reset()
-			return ny.Transform(&dst, s.X, transformComps)
-		})
-		runTransform(b, s.name+"/elements", func() error {
-			ny.transformElements(s.X, transformComps, false)
-			return nil
 		})
 	}
 }

@@ -1,9 +1,9 @@
 package nystrom
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
+	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"unicode/utf8"
 
@@ -13,105 +13,151 @@ import (
 	"github.com/ikpca/ikpca/kernel"
 )
 
-// Encoding, version 1 (all integers and floats little-endian; docs/design.md, "Nyström
-// kernel PCA"):
+// Encoding, version 2: the frame of package internal/wire (magic "IKPCANYS", the
+// version, the body's length, the body, a SHA-256 of everything before it) around the
+// body below, all integers and floats little-endian (docs/design.md, "Nyström kernel
+// PCA"):
 //
-//	magic      8 bytes  "IKPCANYS"
-//	version    uint32   1
 //	name       uint32 length (≤ 255), then the kernel Spec's name
 //	kernel     float64 σ, int64 degree, float64 γ, float64 c (kernel.Spec: Sigma,
 //	           Degree, Gamma, Coef0; γ is the polynomial's, or an RBF's or Laplacian's
 //	           given by γ, with σ zero)
-//	options    uint32 landmark strategy, uint64 seed, float64 tolerance
+//	options    uint32 landmark strategy, uint64 seed, float64 tolerance,
+//	           uint8 flags (bit 0: Uncentred; the others zero)
 //	sizes      uint64 r (landmarks), d (dimension), p (features r'), n (points)
 //	landmarks  r·d float64, row-major
 //	values     p float64, the eigenvalues of K_LL kept, descending
 //	map        r·p float64, F = W·Σ^−½, row-major
-//	shift      p float64, c
+//	shift      p float64, c (zero for an uncentred model)
 //	sum        p float64 hi, then p lo: Σ(φ − c)
 //	squares    p(p+1)/2 float64 hi, then as many lo: the upper triangle of
 //	           Σ(φ − c)(φ − c)ᵀ, row by row
-//	sha256     32 bytes over everything above
 //
 // Floats are stored bit for bit, both halves of the compensated sums included, so that
-// a decoded model reads and merges exactly as the encoded one. The feature map is
+// a decoded model reads, merges and grows exactly as the encoded one. The feature map is
 // stored rather than recomputed from the landmarks, so that every worker of a
-// distributed fit uses the same map bits whatever its BLAS.
+// distributed fit uses the same map bits whatever its BLAS. Version 1 (the frame of
+// package wire's Open, without the body's length, and without the flags) is no longer
+// read.
 const (
 	encodingMagic   = "IKPCANYS"
-	encodingVersion = 1
+	encodingVersion = 2
 	maxNameLen      = 255
-	// headerFixed is the length of the header after the kernel's name.
-	headerFixed = 4*8 + 4 + 8 + 8 + 4*8
+	// headerFixed is the length of the body after the kernel's name and before the
+	// floats: the kernel's four numbers, the options and the sizes.
+	headerFixed = 4*8 + 4 + 8 + 8 + 1 + 4*8
+	// flagUncentred is the flag of Options.Uncentred.
+	flagUncentred = 1
 )
+
+// bodyLength returns the length of the body of m's encoding, for a kernel name of
+// nameLen bytes.
+func (m *Model) bodyLength(nameLen int) int {
+	r, d, p := m.r, m.d, m.p
+	tri := p * (p + 1) / 2
+	return 4 + nameLen + headerFixed + 8*(r*d+p+r*p+p+2*p+2*tri)
+}
+
+// spec returns the Spec of m's kernel, checked for the encoding: the kernel must
+// describe itself (kernel.Specified: every built-in kernel and kernel.Func), with a name
+// of at most 255 bytes.
+func (m *Model) spec() (kernel.Spec, error) {
+	if m.r == 0 {
+		return kernel.Spec{}, errZero
+	}
+	sk, ok := m.kern.(kernel.Specified)
+	if !ok {
+		return kernel.Spec{}, fmt.Errorf("%w: kernel %T cannot be described (implement kernel.Specified)", ErrArgument, m.kern)
+	}
+	spec := sk.Spec()
+	if len(spec.Name) > maxNameLen {
+		return kernel.Spec{}, fmt.Errorf("%w: kernel name of %d bytes, at most %d", ErrArgument, len(spec.Name), maxNameLen)
+	}
+	return spec, nil
+}
 
 // MarshalBinary encodes the model — landmarks, feature map, options and sums — in the
 // format above: r·d + r·r' + r'² + O(r') numbers. It implements
 // encoding.BinaryMarshaler and leaves the model unchanged. The kernel must describe
-// itself (kernel.Specified: every built-in kernel and kernel.Func); a Func's function is
-// not encoded, only its name (ErrArgument otherwise).
+// itself (kernel.Specified: every built-in kernel and kernel.Func; ErrArgument
+// otherwise); a Func's function is not encoded, only its name, and UnmarshalBinary
+// finds it again in the kernel registry (kernel.Register).
 func (m *Model) MarshalBinary() ([]byte, error) {
-	sk, ok := m.kern.(kernel.Specified)
-	if !ok {
-		return nil, fmt.Errorf("%w: kernel %T cannot be described (implement kernel.Specified)", ErrArgument, m.kern)
+	spec, err := m.spec()
+	if err != nil {
+		return nil, err
 	}
-	spec := sk.Spec()
-	if len(spec.Name) > maxNameLen {
-		return nil, fmt.Errorf("%w: kernel name of %d bytes, at most %d", ErrArgument, len(spec.Name), maxNameLen)
+	var b bytes.Buffer
+	b.Grow(wire.Overhead + m.bodyLength(len(spec.Name)))
+	if _, err := m.MarshalBinaryTo(&b); err != nil {
+		return nil, err
 	}
-	r, d, p := m.r, m.d, m.p
-	tri := p * (p + 1) / 2
-	floats := r*d + p + r*p + p + 2*p + 2*tri
-	b := make([]byte, 0, len(encodingMagic)+8+len(spec.Name)+headerFixed+8*floats+sha256.Size)
-	u32 := func(v uint32) { b = binary.LittleEndian.AppendUint32(b, v) }
-	u64 := func(v uint64) { b = binary.LittleEndian.AppendUint64(b, v) }
-	f64 := func(xs ...float64) { b = wire.AppendFloats(b, xs...) }
-	b = append(b, encodingMagic...)
-	u32(encodingVersion)
-	u32(uint32(len(spec.Name)))
-	b = append(b, spec.Name...)
-	f64(spec.Sigma)
-	u64(uint64(int64(spec.Degree)))
-	f64(spec.Gamma, spec.Coef0)
-	u32(uint32(m.opts.Landmarks))
-	u64(m.opts.Seed)
-	f64(m.opts.Tolerance)
-	u64(uint64(r))
-	u64(uint64(d))
-	u64(uint64(p))
-	u64(uint64(m.n))
-	for i := range r {
-		f64(m.land.RawRowView(i)...)
-	}
-	f64(m.sigma...)
-	f64(m.f...)
-	f64(m.shift...)
-	f64(m.sum.hi...)
-	f64(m.sum.lo...)
-	for _, half := range [][]float64{m.sq.hi, m.sq.lo} {
-		for i := range p {
-			f64(half[i*p+i : (i+1)*p]...)
-		}
-	}
-	return wire.Seal(b), nil
+	return b.Bytes(), nil
 }
 
-// UnmarshalBinary replaces m by the model encoded in data (by MarshalBinary). It
-// implements encoding.BinaryUnmarshaler. A built-in kernel is rebuilt from its Spec;
-// any other (a kernel.Func) must be m's own kernel already, describing itself with the
-// same Spec — make m with New and that kernel first — or the error wraps ErrArgument.
+// MarshalBinaryTo writes the encoding MarshalBinary returns to w, a buffer of 64 KiB at
+// a time, and returns the number of bytes written. A nil w, or a kernel that cannot be
+// encoded, is an error wrapping ErrArgument; an error of w is returned as it is.
+func (m *Model) MarshalBinaryTo(w io.Writer) (int, error) {
+	if w == nil || isNilPointer(w) {
+		return 0, fmt.Errorf("%w: nil writer", ErrArgument)
+	}
+	spec, err := m.spec()
+	if err != nil {
+		return 0, err
+	}
+	r, p := m.r, m.p
+	var flags uint8
+	if m.opts.Uncentred {
+		flags |= flagUncentred
+	}
+	return wire.WriteFrame(w, encodingMagic, encodingVersion, uint64(m.bodyLength(len(spec.Name))), func(f *wire.Fields) {
+		f.U32(uint32(len(spec.Name)))
+		f.Bytes([]byte(spec.Name))
+		f.F64(spec.Sigma)
+		f.U64(uint64(int64(spec.Degree)))
+		f.F64(spec.Gamma, spec.Coef0)
+		f.U32(uint32(m.opts.Strategy))
+		f.U64(m.opts.Seed)
+		f.F64(m.opts.Tolerance)
+		f.U8(flags)
+		f.U64(uint64(r))
+		f.U64(uint64(m.d))
+		f.U64(uint64(p))
+		f.U64(uint64(m.n))
+		for i := range r {
+			f.F64(m.land.RawRowView(i)...)
+		}
+		f.F64(m.sigma...)
+		f.F64(m.f...)
+		f.F64(m.shift...)
+		f.F64(m.sum.hi...)
+		f.F64(m.sum.lo...)
+		for _, half := range [][]float64{m.sq.hi, m.sq.lo} {
+			for i := range p {
+				f.F64(half[i*p+i : (i+1)*p]...)
+			}
+		}
+	})
+}
+
+// UnmarshalBinary replaces m — a zero Model or any other — by the model encoded in
+// data (by MarshalBinary or MarshalBinaryTo). It implements encoding.BinaryUnmarshaler.
+// The kernel is rebuilt by kernel.New from its Spec: a built-in kernel exactly, a
+// kernel.Func from the registry, where it must have been registered by its name
+// (kernel.Register) before.
 //
 // Data that is not an encoded model, of another version, truncated or corrupted gives
 // an error wrapping ErrEncoding, and so does checksummed data describing a model that
-// cannot exist: every size is checked against the length of the data before anything
-// is allocated, no byte may be left over, every number must be finite, the options and
-// the kernel's parameters valid (and the Spec as the kernel itself reports it), the
-// eigenvalues positive, descending and above the tolerance, the sums of a model
-// without points zero, and the sums of squares non-negative and bounded, with
-// |Sᵢⱼ| ≤ √(SᵢᵢSⱼⱼ) and sᵢ² ≤ n·Sᵢᵢ (Cauchy–Schwarz) up to rounding. On error m is
-// unchanged.
+// cannot exist or cannot be rebuilt here: every size is checked against the length of
+// the data before anything is allocated, no byte may be left over, every number must be
+// finite, the options and the kernel's parameters valid (and the Spec as the kernel
+// itself reports it), a Func registered, the eigenvalues positive, descending and above
+// the tolerance, an uncentred model's shift zero, the sums of a model without points
+// zero, and the sums of squares non-negative and bounded, with |Sᵢⱼ| ≤ √(SᵢᵢSⱼⱼ) and
+// sᵢ² ≤ n·Sᵢᵢ (Cauchy–Schwarz) up to rounding. On error m is unchanged.
 func (m *Model) UnmarshalBinary(data []byte) error {
-	got, err := decode(data, m.kern)
+	got, err := decode(data)
 	if err != nil {
 		return err
 	}
@@ -119,13 +165,32 @@ func (m *Model) UnmarshalBinary(data []byte) error {
 	return nil
 }
 
-// decode reads an encoded model; own is the receiver's kernel, for a custom kernel.
-func decode(data []byte, own kernel.Kernel) (*Model, error) {
-	_, body, err := wire.Open(data, encodingMagic, 4, ErrEncoding, "Nyström model", encodingVersion)
+// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes, the length its
+// frame states — and restores m from it as UnmarshalBinary does, returning the number
+// of bytes read. A nil r is an error wrapping ErrArgument; a stream that ends within the
+// encoding is an ErrEncoding (wrapping io.ErrUnexpectedEOF too), and another error of r
+// is returned as it is. On error m is unchanged.
+func (m *Model) UnmarshalBinaryFrom(r io.Reader) (int, error) {
+	if r == nil || isNilPointer(r) {
+		return 0, fmt.Errorf("%w: nil reader", ErrArgument)
+	}
+	data, n, err := wire.ReadFrame(r, encodingMagic, ErrEncoding, "Nyström model")
+	if err != nil {
+		return n, err
+	}
+	return n, m.UnmarshalBinary(data)
+}
+
+// decode reads an encoded model.
+func decode(data []byte) (*Model, error) {
+	_, body, err := wire.OpenFrame(data, encodingMagic, ErrEncoding, "Nyström model", encodingVersion)
 	if err != nil {
 		return nil, err
 	}
 	dec := wire.NewReader(body)
+	if dec.Len() < 4 {
+		return nil, fmt.Errorf("%w: a body of %d bytes", ErrEncoding, dec.Len())
+	}
 	nameLen := dec.U32()
 	if nameLen > maxNameLen || uint64(nameLen)+headerFixed > uint64(dec.Len()) {
 		return nil, fmt.Errorf("%w: kernel name of %d bytes", ErrEncoding, nameLen)
@@ -134,7 +199,12 @@ func decode(data []byte, own kernel.Kernel) (*Model, error) {
 	spec.Sigma = dec.F64()
 	degree := int64(dec.U64())
 	spec.Gamma, spec.Coef0 = dec.F64(), dec.F64()
-	opts := Options{Landmarks: Strategy(dec.U32()), Seed: dec.U64(), Tolerance: dec.F64()}
+	opts := Options{Strategy: Strategy(dec.U32()), Seed: dec.U64(), Tolerance: dec.F64()}
+	flags := dec.U8()
+	if flags&^flagUncentred != 0 {
+		return nil, fmt.Errorf("%w: unknown flags %#x", ErrEncoding, flags)
+	}
+	opts.Uncentred = flags&flagUncentred != 0
 	r64, d64, p64, n64 := dec.U64(), dec.U64(), dec.U64(), dec.U64()
 
 	// Bound every size by the data present before computing with it: each of r·d, r·p
@@ -157,11 +227,11 @@ func decode(data []byte, own kernel.Kernel) (*Model, error) {
 		return nil, fmt.Errorf("%w: kernel degree %d", ErrEncoding, degree)
 	}
 	spec.Degree = int(degree)
-	opts.Rank = r
+	opts.Landmarks = r
 	if err := opts.validate(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrEncoding, err)
 	}
-	k, err := decodeKernel(spec, own)
+	k, err := decodeKernel(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -180,6 +250,14 @@ func decode(data []byte, own kernel.Kernel) (*Model, error) {
 	for j, v := range sigma {
 		if !(v > 0) || j > 0 && !(v <= sigma[j-1]) || !(v > opts.cutoff(r)*sigma[0]) {
 			return nil, fmt.Errorf("%w: eigenvalue %d of the landmarks is %g (largest %g, tolerance %g)", ErrEncoding, j, v, sigma[0], opts.cutoff(r))
+		}
+	}
+	if opts.Uncentred {
+		// Bit for bit +0, as New makes it: a −0 would encode to other bytes.
+		for j, v := range shift {
+			if math.Float64bits(v) != 0 {
+				return nil, fmt.Errorf("%w: shift %d of an uncentred model is %g", ErrEncoding, j, v)
+			}
 		}
 	}
 	m := &Model{kern: k, opts: opts, d: d, r: r, p: p, land: mat.NewDense(r, d, land), sigma: sigma, f: f, shift: shift}
@@ -203,27 +281,27 @@ func decode(data []byte, own kernel.Kernel) (*Model, error) {
 	return m, nil
 }
 
-// decodeKernel rebuilds the kernel of an encoding: a built-in one from its Spec, which
-// must be the Spec that kernel reports; any other must be own, with the same Spec.
-func decodeKernel(spec kernel.Spec, own kernel.Kernel) (kernel.Kernel, error) {
+// decodeKernel rebuilds the kernel of an encoding by kernel.New: a built-in one, whose
+// Spec must be the encoded one bit for bit (so that the model encodes to the same
+// bytes), or a registered kernel.Func, whose Spec must be the encoded one too. Any
+// failure is an ErrEncoding: a name neither built in nor registered cannot be decoded
+// in this process.
+func decodeKernel(spec kernel.Spec) (kernel.Kernel, error) {
 	if !utf8.ValidString(spec.Name) {
 		return nil, fmt.Errorf("%w: kernel name is not UTF-8", ErrEncoding)
 	}
-	if kernel.IsBuiltin(spec.Name) {
-		k, err := kernel.New(spec)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrEncoding, err)
+	k, err := kernel.New(spec)
+	if err != nil {
+		if !kernel.IsBuiltin(spec.Name) {
+			return nil, fmt.Errorf("%w: kernel %q is neither built in nor registered (kernel.Register): %v", ErrEncoding, spec.Name, err)
 		}
-		if !sameSpec(k.(kernel.Specified).Spec(), spec) {
-			return nil, fmt.Errorf("%w: kernel %+v is not as the kernel describes itself", ErrEncoding, spec)
-		}
-		return k, nil
+		return nil, fmt.Errorf("%w: %v", ErrEncoding, err)
 	}
-	sk, ok := own.(kernel.Specified)
-	if own == nil || isNilPointer(own) || !ok || !sameSpec(sk.Spec(), spec) {
-		return nil, fmt.Errorf("%w: the encoded kernel %q is not built in: decode into a model made with it", ErrArgument, spec.Name)
+	sk, ok := k.(kernel.Specified)
+	if !ok || !sameSpec(sk.Spec(), spec) {
+		return nil, fmt.Errorf("%w: kernel %+v is not as the kernel describes itself", ErrEncoding, spec)
 	}
-	return own, nil
+	return k, nil
 }
 
 // sameSpec reports whether two Specs are the same bit for bit: == on the struct holds

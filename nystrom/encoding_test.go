@@ -16,8 +16,17 @@ import (
 	"github.com/ikpca/ikpca/kernel"
 )
 
-// seal returns body followed by its checksum, as MarshalBinary writes it.
-func seal(body []byte) []byte { return wire.Seal(bytes.Clone(body)) }
+// seal returns data, a frame without its checksum, with the body's length its prefix
+// states set to the bytes that follow the prefix and the checksum appended, as
+// MarshalBinary writes it: an edited body (or a fuzzer's input) then passes the frame's
+// checks and reaches the decoder's own.
+func seal(data []byte) []byte {
+	b := bytes.Clone(data)
+	if len(b) >= wire.PrefixSize {
+		binary.LittleEndian.PutUint64(b[wire.MagicSize+4:], uint64(len(b)-wire.PrefixSize))
+	}
+	return wire.Seal(b)
+}
 
 // offsets of an encoding's fields after the kernel's name (see encoding.go).
 const (
@@ -25,28 +34,32 @@ const (
 	offDegree    = 8
 	offStrategy  = 32 // uint32, then the uint64 seed
 	offTolerance = 44
-	offR         = 52
-	offD         = 60
-	offP         = 68
-	offN         = 76
-	offFloats    = 84
+	offFlags     = 52 // uint8
+	offR         = 53
+	offD         = 61
+	offP         = 69
+	offN         = 77
+	offFloats    = 85
 )
+
+// offName is the offset of the kernel name's length: after the frame's prefix.
+const offName = wire.PrefixSize
 
 // opaque is a kernel that cannot describe itself.
 type opaque struct{ k kernel.RBF }
 
 func (o opaque) Eval(x, y []float64) float64 { return o.k.Eval(x, y) }
 
-// header returns where the fixed header of an encoding starts (after magic, version,
-// the name's length and the name).
-func header(b []byte) int { return 16 + int(binary.LittleEndian.Uint32(b[12:])) }
+// header returns where the fixed header of an encoding starts (after the frame's
+// prefix, the name's length and the name).
+func header(b []byte) int { return offName + 4 + int(binary.LittleEndian.Uint32(b[offName:])) }
 
 // sameModel reports how b differs from a: values, sizes, memory, options, landmarks
 // and scores of Y, bit for bit.
 func sameModel(t *testing.T, what string, a, b *Model, Y *mat.Dense) {
 	t.Helper()
 	if !vec.SameBits(a.Values(nil), b.Values(nil)) || a.Len() != b.Len() || a.Dim() != b.Dim() || a.Bytes() != b.Bytes() ||
-		a.Options() != b.Options() || a.Features() != b.Features() {
+		a.Options() != b.Options() || a.Features() != b.Features() || a.Centred() != b.Centred() {
 		t.Fatalf("%s: values, sizes or options differ", what)
 	}
 	var la, lb mat.Dense
@@ -87,7 +100,7 @@ func TestEncodingKernels(t *testing.T) {
 			t.Fatal(err)
 		}
 		spec := k.(kernel.Specified).Spec()
-		at := len(encodingMagic) + 4 + 4 + len(spec.Name)
+		at := offName + 4 + len(spec.Name)
 		slot := func(i int) uint64 { return binary.LittleEndian.Uint64(data[at+8*i:]) }
 		if slot(0) != math.Float64bits(spec.Sigma) || slot(1) != uint64(spec.Degree) ||
 			slot(2) != math.Float64bits(spec.Gamma) || slot(3) != math.Float64bits(spec.Coef0) {
@@ -113,7 +126,7 @@ func TestEncodingKernels(t *testing.T) {
 func TestEncoding(t *testing.T) {
 	X := points(t, "magic", 400, 8)
 	k := rbfMedian(t, X)
-	m, err := Fit(k, rows(X, 0, 300), Options{Rank: 30, Landmarks: Greedy, Tolerance: 1e-12})
+	m, err := Fit(k, rows(X, 0, 300), Options{Landmarks: 30, Strategy: Greedy, Tolerance: 1e-12})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,8 +135,8 @@ func TestEncoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, r, d := m.Features(), m.Rank(), m.Dim()
-	if want := 8 + 8 + 3 + 84 + 8*(r*d+r*p+p*p+5*p) + 32; len(data) != want {
+	p, r, d := m.Features(), m.Options().Landmarks, m.Dim()
+	if want := wire.Overhead + 4 + 3 + offFloats + 8*(r*d+r*p+p*p+5*p); len(data) != want {
 		t.Errorf("%d bytes, want %d", len(data), want)
 	}
 	var back Model
@@ -169,26 +182,70 @@ func TestEncoding(t *testing.T) {
 		t.Fatalf("a model without points: %v, Len %d", err, e.Len())
 	}
 
-	// A custom kernel decodes only into a model that has it.
-	f := kernel.Func{Name: "gauss", F: func(x, y []float64) float64 { return k.Eval(x, y) }}
+	// A custom kernel decodes once registered under its name (kernel.Register), and
+	// not before.
+	f := kernel.Func{Name: "nystrom-test-gauss", F: func(x, y []float64) float64 { return k.Eval(x, y) }}
 	cm := fit(t, f, landmarks(m), rows(X, 0, 50), Options{})
 	if data, err = cm.MarshalBinary(); err != nil {
 		t.Fatal(err)
 	}
 	var zero Model
-	if err := zero.UnmarshalBinary(data); !errors.Is(err, ikpca.ErrArgument) {
-		t.Errorf("a custom kernel into a zero model: %v, want ErrArgument", err)
+	if err := zero.UnmarshalBinary(data); !errors.Is(err, ErrEncoding) || !errors.Is(err, ikpca.ErrEncoding) {
+		t.Errorf("a custom kernel not registered: %v, want ErrEncoding", err)
 	}
-	host, err := New(f, rows(X, 0, 3), Options{})
+	if err := kernel.Register(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := zero.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	sameModel(t, "custom kernel", cm, &zero, Y)
+	if _, err := fit(t, opaque{k}, landmarks(m), rows(X, 0, 5), Options{}).MarshalBinary(); !errors.Is(err, ikpca.ErrArgument) {
+		t.Errorf("a kernel without a Spec: %v, want ErrArgument", err)
+	}
+}
+
+// TestEncodingUncentred: an uncentred model encodes its flag and a zero shift, decodes
+// to the same model (Centred false, the same values and scores bit for bit), and does
+// not merge with a centred one; a flag the format does not define, or an uncentred
+// model's shift other than +0, is refused.
+func TestEncodingUncentred(t *testing.T) {
+	X := points(t, "yeast", 200, 3)
+	k := rbfMedian(t, X)
+	u, err := Fit(k, rows(X, 0, 150), Options{Landmarks: 20, Seed: 4, Uncentred: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := host.UnmarshalBinary(data); err != nil {
+	data, err := u.MarshalBinary()
+	if err != nil {
 		t.Fatal(err)
 	}
-	sameModel(t, "custom kernel", cm, host, Y)
-	if _, err := fit(t, opaque{k}, landmarks(m), rows(X, 0, 5), Options{}).MarshalBinary(); !errors.Is(err, ikpca.ErrArgument) {
-		t.Errorf("a kernel without a Spec: %v, want ErrArgument", err)
+	h := header(data)
+	if data[h+offFlags] != 1 {
+		t.Errorf("flags %#x, want 1", data[h+offFlags])
+	}
+	var back Model
+	if err := back.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	if back.Centred() {
+		t.Error("an uncentred model decodes as a centred one")
+	}
+	sameModel(t, "uncentred", u, &back, rows(X, 150, 200))
+	c := fit(t, k, landmarks(u), rows(X, 150, 200), Options{})
+	if err := c.Merge(&back); !errors.Is(err, ErrArgument) {
+		t.Errorf("a centred model merged with an uncentred one: %v, want ErrArgument", err)
+	}
+	body := bytes.Clone(data[:len(data)-sha256.Size])
+	body[h+offFlags] = 3
+	if err := back.UnmarshalBinary(seal(body)); !errors.Is(err, ErrEncoding) {
+		t.Errorf("flags 3: %v, want ErrEncoding", err)
+	}
+	body[h+offFlags] = 1
+	r, d, p := u.Options().Landmarks, u.Dim(), u.Features()
+	binary.LittleEndian.PutUint64(body[h+offFloats+8*(r*d+p+r*p):], math.Float64bits(math.Copysign(0, -1)))
+	if err := back.UnmarshalBinary(seal(body)); !errors.Is(err, ErrEncoding) {
+		t.Errorf("an uncentred model's shift −0: %v, want ErrEncoding", err)
 	}
 }
 
@@ -198,14 +255,14 @@ func landmarks(m *Model) *mat.Dense {
 	return &L
 }
 
-// TestEncodingRefused: every defect of an encoding is an ErrEncoding (a missing custom
-// kernel an ErrArgument) and leaves the receiver unchanged: damage the checksum catches
+// TestEncodingRefused: every defect of an encoding is an ErrEncoding (an unknown kernel
+// name included) and leaves the receiver unchanged: damage the checksum catches
 // (a flipped bit, truncation, an extra byte) and, under a valid checksum, every field
 // out of its domain.
 func TestEncodingRefused(t *testing.T) {
 	X := points(t, "yeast", 100, 9)
 	k := rbfMedian(t, X)
-	m, err := Fit(k, X, Options{Rank: 6, Seed: 2})
+	m, err := Fit(k, X, Options{Landmarks: 6, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +273,7 @@ func TestEncodingRefused(t *testing.T) {
 	body := good[:len(good)-sha256.Size]
 	h := header(body)
 	p := m.Features()
-	r, d := m.Rank(), m.Dim()
+	r, d := m.Options().Landmarks, m.Dim()
 	floats := h + offFloats
 	sums := floats + 8*(r*d+p+r*p+p) // Σ(φ − c), hi
 	squares := sums + 16*p           // Σ(φ − c)(φ − c)ᵀ, hi, upper triangle row by row
@@ -235,14 +292,16 @@ func TestEncodingRefused(t *testing.T) {
 		{"truncated", nil, good[:len(good)-1], ErrEncoding},
 		{"an extra byte", nil, append(bytes.Clone(good), 0), ErrEncoding},
 		{"another magic", func(b []byte) { b[0] = 'J' }, nil, ErrEncoding},
-		{"version 2", func(b []byte) { b[8] = 2 }, nil, ErrEncoding},
-		{"a name longer than the data", func(b []byte) { binary.LittleEndian.PutUint32(b[12:], 1<<20) }, nil, ErrEncoding},
+		{"version 1", func(b []byte) { b[8] = 1 }, nil, ErrEncoding},
+		{"version 3", func(b []byte) { b[8] = 3 }, nil, ErrEncoding},
+		{"a name longer than the data", func(b []byte) { binary.LittleEndian.PutUint32(b[offName:], 1<<20) }, nil, ErrEncoding},
 		{"σ = 0", putF(h+offSigma, 0), nil, ErrEncoding},
 		{"σ = NaN", putF(h+offSigma, math.NaN()), nil, ErrEncoding},
 		{"a degree for rbf", putU64(h+offDegree, 3), nil, ErrEncoding},
 		{"strategy 7", func(b []byte) { binary.LittleEndian.PutUint32(b[h+offStrategy:], 7) }, nil, ErrEncoding},
 		{"tolerance 1", putF(h+offTolerance, 1), nil, ErrEncoding},
 		{"tolerance −1", putF(h+offTolerance, -1), nil, ErrEncoding},
+		{"an unknown flag", func(b []byte) { b[h+offFlags] = 2 }, nil, ErrEncoding},
 		{"no landmarks", putU64(h+offR, 0), nil, ErrEncoding},
 		{"2⁶² landmarks", putU64(h+offR, 1<<62), nil, ErrEncoding},
 		{"dimension 2⁶²", putU64(h+offD, 1<<62), nil, ErrEncoding},
@@ -259,8 +318,8 @@ func TestEncodingRefused(t *testing.T) {
 		{"a sum beyond Cauchy–Schwarz", putF(sums, 1e6), nil, ErrEncoding},
 		{"a product beyond Cauchy–Schwarz", putF(squares+8, 1e6), nil, ErrEncoding},
 		{"a compensation of 2¹⁰⁰²", putF(sums+8*p, 0x1p1002), nil, ErrEncoding},
-		{"a kernel that is not built in", func(b []byte) { copy(b[16:], "xyz") }, nil, ikpca.ErrArgument},
-		{"a non-canonical kernel name", func(b []byte) { copy(b[16:], "RBF") }, nil, ErrEncoding},
+		{"a kernel neither built in nor registered", func(b []byte) { copy(b[offName+4:], "xyz") }, nil, ErrEncoding},
+		{"a non-canonical kernel name", func(b []byte) { copy(b[offName+4:], "RBF") }, nil, ErrEncoding},
 	}
 	for _, c := range edits {
 		in := c.raw

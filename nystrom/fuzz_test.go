@@ -11,17 +11,27 @@ import (
 	"github.com/ikpca/ikpca/kernel"
 )
 
-// FuzzLoadModel: no input makes UnmarshalBinary panic, and whatever it accepts is a
-// usable model that encodes back to the very same bytes (the encoding is canonical):
-// finite eigenvalues, a point that transforms, a merge with its own Empty. Each input
-// is tried as it is and sealed with a valid checksum, so that the fuzzer reaches the
-// checks behind the checksum; the seeds are the bodies of valid encodings (sealed, they
-// decode) for every built-in kernel and strategy, with and without points.
+// fuzzKernel is a kernel.Func registered for FuzzLoadModel, so that the decoding of a
+// Func's name through the kernel registry is fuzzed too.
+var fuzzKernel = kernel.Func{Name: "nystrom-fuzz", F: func(x, y []float64) float64 { return kernel.RBF{Sigma: 1}.Eval(x, y) }}
+
+// FuzzLoadModel: no input makes UnmarshalBinary or UnmarshalBinaryFrom panic, a refused
+// input leaves the receiver as it was, and whatever is accepted is a usable model that
+// encodes back to the very same bytes (the encoding is canonical): finite eigenvalues, a
+// point that transforms, a merge with its own Empty, and the same model read from a
+// stream. Each input is tried as it is and sealed (seal: its frame's length and a valid
+// checksum), so that the fuzzer reaches the checks behind the frame; the seeds are the
+// bodies of valid encodings for every built-in kernel, a registered Func, every
+// strategy, centred and uncentred, with and without points.
 func FuzzLoadModel(f *testing.F) {
+	if err := kernel.Register(fuzzKernel); err != nil {
+		f.Fatal(err)
+	}
 	X := mat.NewDense(8, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1, 0.5, 0.25, 2, -1, -1, 0.5, 0.3, 0.3})
-	kernels := []kernel.Kernel{kernel.RBF{Sigma: 1}, kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: 1}, kernel.Laplacian{Sigma: 2}, kernel.Linear{}, kernel.RBF{Gamma: 0.5}, kernel.Laplacian{Gamma: 0.5}}
+	kernels := []kernel.Kernel{kernel.RBF{Sigma: 1}, kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: 1}, kernel.Laplacian{Sigma: 2},
+		kernel.Linear{}, kernel.RBF{Gamma: 0.5}, kernel.Laplacian{Gamma: 0.5}, fuzzKernel}
 	for i, k := range kernels {
-		m, err := Fit(k, X, Options{Rank: 2 + i, Landmarks: Strategy(i % 3)})
+		m, err := Fit(k, X, Options{Landmarks: 2 + i%6, Strategy: Strategy(i % 3), Uncentred: i%2 == 1})
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -36,18 +46,21 @@ func FuzzLoadModel(f *testing.F) {
 			}
 		}
 	}
-	f.Add([]byte(encodingMagic + "\x01\x00\x00\x00\x03\x00\x00\x00rbf"))
+	f.Add([]byte(encodingMagic + "\x02\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00rbf"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, in := range [][]byte{data, seal(data)} {
 			var m Model
 			if err := m.UnmarshalBinary(in); err != nil {
-				if m.kern != nil || m.n != 0 {
+				if m.kern != nil || m.n != 0 || m.r != 0 {
 					t.Fatal("a refused encoding changed the receiver")
+				}
+				if _, err2 := m.UnmarshalBinaryFrom(bytes.NewReader(in)); err2 == nil {
+					t.Fatalf("UnmarshalBinaryFrom accepts what UnmarshalBinary refuses (%v)", err)
 				}
 				continue
 			}
-			if m.Rank() < 1 || m.Dim() < 1 || m.Features() < 1 || m.Features() > m.Rank() {
-				t.Fatalf("decoded %d landmarks of dimension %d, %d features", m.Rank(), m.Dim(), m.Features())
+			if r := m.Options().Landmarks; r < 1 || m.Dim() < 1 || m.Features() < 1 || m.Features() > r {
+				t.Fatalf("decoded %d landmarks of dimension %d, %d features", r, m.Dim(), m.Features())
 			}
 			out, err := m.MarshalBinary()
 			if err != nil {
@@ -55,6 +68,10 @@ func FuzzLoadModel(f *testing.F) {
 			}
 			if !bytes.Equal(out, in) {
 				t.Fatal("a decoded model encodes to other bytes")
+			}
+			var s Model
+			if n, err := s.UnmarshalBinaryFrom(bytes.NewReader(in)); err != nil || n != len(in) {
+				t.Fatalf("UnmarshalBinaryFrom of an accepted encoding: %d bytes of %d, %v", n, len(in), err)
 			}
 			values := m.Values(nil)
 			for _, v := range values {

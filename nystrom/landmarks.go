@@ -13,7 +13,7 @@ import (
 	"github.com/ikpca/ikpca/native"
 )
 
-// Strategy is how Choose picks r landmarks from the rows of a sample.
+// Strategy is how Choose picks r landmarks from the rows of a sample (Options.Strategy).
 type Strategy int
 
 const (
@@ -66,13 +66,13 @@ func (s Strategy) String() string {
 // r ≤ 500), so 1e-12 is above that noise and still far below any real distance.
 const negligible = 1e-12
 
-// Choose picks landmarks among the rows of X (n ≥ Rank points) for the kernel k, as
-// opts.Landmarks says, and returns them as the rows of a new matrix, in the order they
-// were picked: opts.Rank of them, or fewer for Stream and Greedy when the sample's
-// features span fewer than Rank directions to within their threshold. Only Rank,
-// Landmarks and Seed are read.
+// Choose picks landmarks among the rows of X (n ≥ opts.Landmarks points) for the kernel
+// k, as opts.Strategy says, and returns them as the rows of a new matrix, in the order
+// they were picked: opts.Landmarks of them, or fewer for Stream and Greedy when the
+// sample's features span fewer directions to within their threshold. Of the options
+// only Landmarks, Strategy and Seed matter (all are checked).
 //
-// A nil k or X, an invalid kernel, Rank < 1 or above n, an unknown strategy, or a
+// A nil k or X, an invalid kernel, Landmarks < 1 or above n, an unknown strategy, or a
 // Cholesky factor (r×r for Stream, n×r for Greedy) of more than 2³⁰ numbers is an
 // ErrArgument; an X without rows an ErrEmpty, a non-finite entry or kernel value an
 // ErrNonFinite.
@@ -87,12 +87,12 @@ func Choose(k kernel.Kernel, X mat.Matrix, opts Options) (*mat.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := opts.Rank
+	r := opts.Landmarks
 	if r < 1 || r > n {
 		return nil, fmt.Errorf("%w: %d landmarks from %d points", ErrArgument, r, n)
 	}
 	// Stream keeps an r×r Cholesky factor, Greedy an n×r one (docs/design.md, "Sizes").
-	switch opts.Landmarks {
+	switch opts.Strategy {
 	case Stream:
 		_, err = errs.Floats("the landmarks' Cholesky factor", r, r)
 	case Greedy:
@@ -102,7 +102,7 @@ func Choose(k kernel.Kernel, X mat.Matrix, opts Options) (*mat.Dense, error) {
 		return nil, err
 	}
 	var idx []int
-	switch opts.Landmarks {
+	switch opts.Strategy {
 	case Uniform:
 		idx = rand.New(rand.NewPCG(opts.Seed, 0x6c616e646d61726b)).Perm(n)[:r]
 	case Stream:
@@ -222,14 +222,16 @@ func chooseGreedy(k kernel.Kernel, X *mat.Dense, r int) ([]int, error) {
 	return idx, nil
 }
 
-// Fit chooses opts.Rank landmarks among the rows of X (Choose), makes the model of
-// their feature map (New) and adds every row of X (AddBatch). Its errors are theirs.
+// Fit chooses opts.Landmarks landmarks among the rows of X (Choose), makes the model of
+// their feature map (New, with opts) and adds every row of X (AddBatch): the batch fit.
+// The model's Options().Landmarks is the number of landmarks chosen. Its errors are
+// those of Choose, New and AddBatch.
 func Fit(k kernel.Kernel, X mat.Matrix, opts Options) (*Model, error) {
 	L, err := Choose(k, X, opts)
 	if err != nil {
 		return nil, err
 	}
-	opts.Rank = 0
+	opts.Landmarks = 0
 	m, err := New(k, L, opts)
 	if err != nil {
 		return nil, err

@@ -27,7 +27,7 @@ func TestChooseUniform(t *testing.T) {
 	X := points(t, "magic", 300, 1)
 	k := rbfMedian(t, X)
 	choose := func(seed uint64) []int {
-		L, err := Choose(k, X, Options{Rank: 40, Seed: seed})
+		L, err := Choose(k, X, Options{Landmarks: 40, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +49,7 @@ func TestChooseUniform(t *testing.T) {
 
 // TestChooseStream: Stream keeps rows in their order, skips duplicates of rows kept
 // (here every row comes three times), and stops at the data's rank: a linear kernel in
-// three dimensions has three directions, whatever Rank asks.
+// three dimensions has three directions, whatever Options.Landmarks asks.
 func TestChooseStream(t *testing.T) {
 	base := points(t, "yeast", 60, 2)
 	n, d := base.Dims()
@@ -59,7 +59,7 @@ func TestChooseStream(t *testing.T) {
 			X.SetRow(3*i+c, base.RawRowView(i))
 		}
 	}
-	L, err := Choose(rbfMedian(t, base), X, Options{Rank: 30, Landmarks: Stream})
+	L, err := Choose(rbfMedian(t, base), X, Options{Landmarks: 30, Strategy: Stream})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestChooseStream(t *testing.T) {
 	}
 	lin := rows(points(t, "magic", 50, 3), 0, 50).Slice(0, 50, 0, 3).(*mat.Dense)
 	for _, s := range []Strategy{Stream, Greedy} {
-		L, err := Choose(kernel.Linear{}, mat.DenseCopyOf(lin), Options{Rank: 6, Landmarks: s})
+		L, err := Choose(kernel.Linear{}, mat.DenseCopyOf(lin), Options{Landmarks: 6, Strategy: s})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,12 +84,12 @@ func TestChooseStream(t *testing.T) {
 		}
 	}
 	// Uniform takes 6 anyway; the model keeps the 3 directions.
-	m, err := Fit(kernel.Linear{}, mat.DenseCopyOf(lin), Options{Rank: 6})
+	m, err := Fit(kernel.Linear{}, mat.DenseCopyOf(lin), Options{Landmarks: 6})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Rank() != 6 || m.Features() != 3 {
-		t.Errorf("uniform, linear kernel: %d landmarks, %d features; want 6 and 3", m.Rank(), m.Features())
+	if m.Options().Landmarks != 6 || m.Features() != 3 {
+		t.Errorf("uniform, linear kernel: %d landmarks, %d features; want 6 and 3", m.Options().Landmarks, m.Features())
 	}
 }
 
@@ -101,7 +101,7 @@ func TestChooseStream(t *testing.T) {
 func TestChooseGreedy(t *testing.T) {
 	X := points(t, "magic", 120, 4)
 	k := rbfMedian(t, X)
-	L, err := Choose(k, X, Options{Rank: 15, Landmarks: Greedy})
+	L, err := Choose(k, X, Options{Landmarks: 15, Strategy: Greedy})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,7 +91,7 @@ func TestMerge(t *testing.T) {
 				X = rows(X, 0, n)
 			}
 			k := rbfMedian(t, X)
-			L, err := Choose(k, X, Options{Rank: 100, Seed: 1})
+			L, err := Choose(k, X, Options{Landmarks: 100, Seed: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,8 +157,36 @@ func TestMerge(t *testing.T) {
 	}
 }
 
+// TestMergeUncentred: an uncentred model merges as a centred one does — its sums are
+// Σφ and Σφφᵀ themselves (no shift) — so halves and thirds merged equal one pass over
+// Yeast, to the bounds of TestMerge: sums within 1e-12 of their Cauchy–Schwarz bound
+// (the same route, AddBatch), eigenvalues within 1e-12·λ₁.
+func TestMergeUncentred(t *testing.T) {
+	X := points(t, "yeast", 0, 7)
+	n, _ := X.Dims()
+	k := rbfMedian(t, X)
+	L, err := Choose(k, X, Options{Landmarks: 60, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := fit(t, k, L, X, Options{Uncentred: true})
+	want := one.Values(nil)
+	if len(want) != one.Features() {
+		t.Fatalf("%d values of %d features", len(want), one.Features())
+	}
+	for _, cuts := range [][]int{{n / 2}, {n / 3, 2 * n / 3}} {
+		m := merged(t, one, X, addBatch, cuts...)
+		if d := sumsDiff(one, m); d > 1e-12 {
+			t.Errorf("cut at %v: sums differ from one pass's by %.3g of their bound", cuts, d)
+		}
+		if d := maxRelDiff(m.Values(nil), want, want[0]); d > 1e-12 {
+			t.Errorf("cut at %v: eigenvalues differ from one pass's by %.3g·λ₁", cuts, d)
+		}
+	}
+}
+
 // TestMergeRefused: models that cannot be merged — nil, the model itself, another
-// kernel, other landmarks (one bit), another tolerance, another feature map, too many
+// kernel, other landmarks (one bit), another tolerance or centring, another feature map, too many
 // points in all — are refused with an ErrArgument and change nothing; sums that would
 // overflow are an ErrNonFinite.
 func TestMergeRefused(t *testing.T) {
@@ -186,6 +214,7 @@ func TestMergeRefused(t *testing.T) {
 		{"a landmark one bit off", other(k, nudged, Options{}), ikpca.ErrArgument},
 		{"fewer landmarks", other(k, rows(L, 0, 19), Options{}), ikpca.ErrArgument},
 		{"another tolerance", other(k, L, Options{Tolerance: 1e-10}), ikpca.ErrArgument},
+		{"an uncentred model", other(k, L, Options{Uncentred: true}), ikpca.ErrArgument},
 		{"another feature map", mapped, ikpca.ErrArgument},
 		{"too many points", full, ikpca.ErrArgument},
 	} {
@@ -213,7 +242,7 @@ func TestMergeRefused(t *testing.T) {
 		t.Errorf("%d points after a refused merge, want 40", big.Len())
 	}
 	// The same landmarks through New in the same process: the same map, mergeable.
-	if err := m.Merge(other(k, mat.DenseCopyOf(L), Options{Seed: 9, Landmarks: Greedy})); err != nil {
+	if err := m.Merge(other(k, mat.DenseCopyOf(L), Options{Seed: 9, Strategy: Greedy})); err != nil {
 		t.Errorf("a model of the same landmarks: %v", err)
 	}
 	if m.Len() != 100 {

@@ -17,12 +17,12 @@ import (
 
 // Options configure a Model and the choice of its landmarks.
 type Options struct {
-	// Rank is the number r of landmarks Choose and Fit pick. New takes the rows of its
-	// landmark matrix instead, and Rank must then be zero or that number of rows.
-	Rank int
-	// Landmarks is how Choose and Fit pick the landmarks (see Strategy; the zero value
-	// is Uniform).
-	Landmarks Strategy
+	// Landmarks is the number r of landmarks Choose and Fit pick. New takes the rows of
+	// its landmark matrix instead, and Landmarks must then be zero or that number of
+	// rows; the model's Options report it.
+	Landmarks int
+	// Strategy is how Choose and Fit pick the landmarks (the zero value is Uniform).
+	Strategy Strategy
 	// Seed seeds Uniform's draw.
 	Seed uint64
 	// Tolerance is the relative cutoff of the landmarks' kernel matrix: the feature map
@@ -32,15 +32,20 @@ type Options struct {
 	// rounding errors by √σⱼ (the rank rule of LAPACK's dgelss and numpy's matrix_rank).
 	// A larger value gives a better-conditioned map of lower rank. It must be in [0, 1).
 	Tolerance float64
+	// Uncentred makes the model the kernel PCA of the uncentred features: the
+	// eigendecomposition of Σφφᵀ, whose eigenvalues are those of K̃ itself, and scores
+	// φ(x)ᵀvⱼ without the mean. By default the model centres, as kernel PCA proper does
+	// (docs/design.md, "Nyström kernel PCA").
+	Uncentred bool
 }
 
 // validate checks the options.
 func (o Options) validate() error {
-	if o.Rank < 0 {
-		return fmt.Errorf("%w: rank %d", ErrArgument, o.Rank)
+	if o.Landmarks < 0 {
+		return fmt.Errorf("%w: %d landmarks", ErrArgument, o.Landmarks)
 	}
-	if o.Landmarks < Uniform || o.Landmarks > Greedy {
-		return fmt.Errorf("%w: landmark strategy %d", ErrArgument, int(o.Landmarks))
+	if o.Strategy < Uniform || o.Strategy > Greedy {
+		return fmt.Errorf("%w: landmark strategy %d", ErrArgument, int(o.Strategy))
 	}
 	if !(o.Tolerance >= 0 && o.Tolerance < 1) {
 		return fmt.Errorf("%w: tolerance %g, want it in [0, 1)", ErrArgument, o.Tolerance)
@@ -76,9 +81,10 @@ const (
 
 // Model is Nyström kernel PCA: the feature map of r landmarks and the sums over the
 // points added, from which its kernel PCA is computed when it is read. Create one with
-// New or Fit (or Empty, for another shard).
+// New or Fit (or Empty, for another shard); save and restore it with MarshalBinary and
+// UnmarshalBinary, or MarshalBinaryTo and UnmarshalBinaryFrom on a stream.
 //
-// Changes (Add, AddBatch, Merge, UnmarshalBinary) need exclusive use of the model, and
+// Changes (Add, AddBatch, Merge, UnmarshalBinary, UnmarshalBinaryFrom) need exclusive use of the model, and
 // so does the first read after a change, which computes the decomposition (Values,
 // ExplainedVariance, VectorsTo, Transform). Once it is computed, reads — Transform and
 // Map included, which keep their scratch to themselves — may run on several goroutines
@@ -96,7 +102,7 @@ type Model struct {
 	land  *mat.Dense // r×d landmarks
 	sigma []float64  // p eigenvalues of K_LL kept, descending
 	f     []float64  // r×p, F = W·Σ^−½, row-major
-	shift []float64  // p, c: the mean feature vector of the landmarks
+	shift []float64  // p, c: the mean feature vector of the landmarks; zero if uncentred
 
 	// The sums over the points, of the shifted features φ − c (docs/design.md, "Nyström
 	// kernel PCA": shifting by an estimate of the mean before summing squares removes
@@ -149,12 +155,15 @@ type Model struct {
 // keeping the pairs with σⱼ > Tolerance·σ₁ (Options.Tolerance), each eigenvector's
 // largest-magnitude entry made positive (package sign) so that the feature coordinates
 // do not depend on the backend's choice of signs. It costs r² kernel values and one r×r
-// symmetric eigendecomposition, O(r²·d + r³).
+// symmetric eigendecomposition, O(r²·d + r³). Its points come by Add, AddBatch and
+// Merge; the model's dimension is L's. opts.Landmarks must be zero or r, and the
+// model's Options report r; opts.Strategy and opts.Seed are kept but not used (they
+// are Choose's).
 //
-// A nil k, a kernel that fails kernel.Validate, impossible options, a nil L and
-// landmarks whose kernel matrix is zero (no pair to keep) are errors wrapping
-// ErrArgument; L without rows wraps ErrEmpty, and a non-finite coordinate or kernel
-// value ErrNonFinite. L is copied.
+// A nil k, a kernel that fails kernel.Validate, impossible options, a nil L, an r×r
+// kernel matrix of more than 2³⁰ numbers and landmarks whose kernel matrix is zero (no
+// pair to keep) are errors wrapping ErrArgument; L without rows wraps ErrEmpty, and a
+// non-finite coordinate or kernel value ErrNonFinite. L is copied.
 func New(k kernel.Kernel, L mat.Matrix, opts Options) (*Model, error) {
 	if err := checkKernel(k); err != nil {
 		return nil, err
@@ -166,10 +175,14 @@ func New(k kernel.Kernel, L mat.Matrix, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Rank != 0 && opts.Rank != r {
-		return nil, fmt.Errorf("%w: rank %d with %d landmarks", ErrArgument, opts.Rank, r)
+	// K_LL is r×r (docs/design.md, "Sizes").
+	if _, err := errs.Floats("the landmarks' kernel matrix", r, r); err != nil {
+		return nil, err
 	}
-	opts.Rank = r
+	if opts.Landmarks != 0 && opts.Landmarks != r {
+		return nil, fmt.Errorf("%w: Options.Landmarks %d with %d landmarks given", ErrArgument, opts.Landmarks, r)
+	}
+	opts.Landmarks = r
 	land := mat.DenseCopyOf(L)
 	K := kernel.Matrix(k, land)
 	raw := K.RawSymmetric()
@@ -185,32 +198,37 @@ func New(k kernel.Kernel, L mat.Matrix, opts Options) (*Model, error) {
 	if err != nil {
 		// Finite input: only a LAPACK failure, which dsyevd does not report on a finite
 		// symmetric matrix in practice.
-		return nil, fmt.Errorf("nystrom: eigendecomposition of the landmarks' kernel matrix: %w", err)
+		return nil, rewrap(err, "the eigendecomposition of the landmarks' kernel matrix")
 	}
 	sigma, f := featureMap(values, &W, opts.cutoff(r))
 	if len(sigma) == 0 {
 		return nil, fmt.Errorf("%w: the landmarks' kernel matrix is zero (largest eigenvalue %g)", ErrArgument, values[r-1])
 	}
 	p := len(sigma)
-	// c = the mean of φ(lᵢ) = Fᵀ·K_LL·eᵢ over the landmarks: K_LL·F (r×p), averaged.
-	kf := make([]float64, r*p)
-	full := mat.NewDense(r, r, nil)
-	for i := range r {
-		for j := i; j < r; j++ {
-			v := raw.Data[i*raw.Stride+j]
-			full.Set(i, j, v)
-			full.Set(j, i, v)
-		}
-	}
-	native.Gemm(blas.NoTrans, blas.NoTrans, 1, full.RawMatrix(), general(r, p, f), 0, general(r, p, kf))
 	shift := make([]float64, p)
-	for i := range r {
-		for j, v := range kf[i*p : (i+1)*p] {
-			shift[j] += v
+	if !opts.Uncentred {
+		// c = the mean of φ(lᵢ) = Fᵀ·K_LL·eᵢ over the landmarks: K_LL·F (r×p), averaged.
+		// An uncentred model sums φ itself (c = 0): Σφφᵀ is what it decomposes, and
+		// without the subtraction of n·φ̄φ̄ᵀ there is no cancellation for a shift to
+		// spare (docs/design.md, "Nyström kernel PCA").
+		kf := make([]float64, r*p)
+		full := mat.NewDense(r, r, nil)
+		for i := range r {
+			for j := i; j < r; j++ {
+				v := raw.Data[i*raw.Stride+j]
+				full.Set(i, j, v)
+				full.Set(j, i, v)
+			}
 		}
-	}
-	for j := range shift {
-		shift[j] /= float64(r)
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, full.RawMatrix(), general(r, p, f), 0, general(r, p, kf))
+		for i := range r {
+			for j, v := range kf[i*p : (i+1)*p] {
+				shift[j] += v
+			}
+		}
+		for j := range shift {
+			shift[j] /= float64(r)
+		}
 	}
 	m := &Model{kern: k, opts: opts, d: d, r: r, p: p, land: land, sigma: sigma, f: f, shift: shift}
 	m.allocate()
@@ -266,18 +284,28 @@ func (m *Model) allocate() {
 // Empty returns a model with m's kernel, options, landmarks and feature map, and no
 // points: an accumulator for another shard of the data that Merge accepts. The
 // landmarks, the map and the landmarks' preparation for kernel blocks are shared, not
-// copied (none is ever written).
+// copied (none is ever written). Of a zero Model it returns a zero Model.
 func (m *Model) Empty() *Model {
+	if m.r == 0 {
+		return &Model{} // a zero Model's accumulator is a zero Model
+	}
 	e := &Model{kern: m.kern, opts: m.opts, d: m.d, r: m.r, p: m.p, land: m.land, sigma: m.sigma, f: m.f, shift: m.shift, cross: m.cross}
 	e.allocate()
 	return e
 }
+
+// errZero is the error of a method that needs the feature map, called on a zero Model:
+// one made neither by New, Fit or Empty nor restored by UnmarshalBinary.
+var errZero = fmt.Errorf("%w: a zero Model: make one with New or Fit, or restore one with UnmarshalBinary", ErrArgument)
 
 // checkKernel reports a nil or invalid kernel (ErrArgument).
 func checkKernel(k kernel.Kernel) error {
 	if k == nil || isNilPointer(k) {
 		return fmt.Errorf("%w: nil kernel", ErrArgument)
 	}
+	// The kernel's error is kept as text, not wrapped: the error then wraps exactly one
+	// kind, the package's ErrArgument (and through it ikpca.ErrArgument), whatever kind
+	// a custom kernel's Validate reports.
 	if err := kernel.Validate(k); err != nil {
 		return fmt.Errorf("%w: %v", ErrArgument, err)
 	}
@@ -301,9 +329,6 @@ func (m *Model) Len() int { return m.n }
 // Dim returns the dimension of the points.
 func (m *Model) Dim() int { return m.d }
 
-// Rank returns the number r of landmarks.
-func (m *Model) Rank() int { return m.r }
-
 // Features returns the dimension r' ≤ r of the feature map: the number of eigenpairs of
 // the landmarks' kernel matrix above the tolerance.
 func (m *Model) Features() int { return m.p }
@@ -311,12 +336,15 @@ func (m *Model) Features() int { return m.p }
 // Kernel returns the model's kernel.
 func (m *Model) Kernel() kernel.Kernel { return m.kern }
 
-// Options returns the model's options (Rank is the number of landmarks).
+// Options returns the model's options (Landmarks is the number r of landmarks).
 func (m *Model) Options() Options { return m.opts }
 
 // Landmarks copies the landmarks into the rows of dst, resized if empty (otherwise it
 // must be r×d; Landmarks panics if not, like gonum's Copy-style methods).
 func (m *Model) Landmarks(dst *mat.Dense) {
+	if m.r == 0 {
+		return // a zero Model has none
+	}
 	if dst.IsEmpty() {
 		dst.ReuseAs(m.r, m.d)
 	} else if r, c := dst.Dims(); r != m.r || c != m.d {
@@ -368,6 +396,9 @@ func (m *Model) blockNumbers() int {
 // than the features' dgemv), and gonum's pure-Go dgemm would run a 1×r block on
 // goroutines from r = 193, allocating (docs/design.md, "Kernel blocks").
 func (m *Model) Add(x []float64) error {
+	if m.r == 0 {
+		return errZero
+	}
 	if err := errs.Point(x, m.d); err != nil {
 		return err
 	}
@@ -418,6 +449,9 @@ func finiteKernel(k []float64, first int) error {
 // that a bad row anywhere (the errors of Add, and a nil X, which wraps ErrArgument, or
 // one without rows, which wraps ErrEmpty) leaves the model unchanged.
 func (m *Model) AddBatch(X mat.Matrix) error {
+	if m.r == 0 {
+		return errZero
+	}
 	rows, err := errs.Points(X, m.d)
 	if err != nil {
 		return err
@@ -504,14 +538,14 @@ func rowBlock(view *mat.Dense, buf []float64, X mat.Matrix, from, nb, d int) *ma
 	return view
 }
 
-// Merge adds the sums of o, a model made with the same landmarks, kernel, tolerance
-// and feature map — one made by m.Empty(), by New with the same landmarks in the same
-// process, or decoded from either — so that m then summarises the points of both. o is
-// unchanged. Merging is associative and commutative up to rounding (docs/design.md,
-// "Nyström kernel PCA": two merge orders differ by at most 4ε|S| + 2(64ε + 2Nε²)·Σ|terms|
-// per entry of a sum of N terms). A nil o, o == m, or a model with other landmarks
-// (compared bit for bit), another kernel (its Spec), another tolerance or another
-// feature map (bit for bit: the eigendecomposition of another machine's BLAS may
+// Merge adds the sums of o, a model made with the same landmarks, kernel, tolerance,
+// centring and feature map — one made by m.Empty(), by New with the same landmarks and
+// options in the same process, or decoded from either — so that m then summarises the
+// points of both. o is unchanged. Merging is associative and commutative up to rounding
+// (docs/design.md, "Nyström kernel PCA": two merge orders differ by at most
+// 4ε|S| + 2(64ε + 2Nε²)·Σ|terms| per entry of a sum of N terms). A nil o, o == m, or a
+// model with other landmarks (compared bit for bit), another kernel (its Spec), another
+// tolerance or centring, or another feature map (bit for bit: the eigendecomposition of another machine's BLAS may
 // differ in the last bits) is an ErrArgument; sums that would overflow an
 // ErrNonFinite; either leaves m unchanged.
 func (m *Model) Merge(o *Model) error {
@@ -520,6 +554,9 @@ func (m *Model) Merge(o *Model) error {
 	}
 	if o == m {
 		return fmt.Errorf("%w: merging a model with itself", ErrArgument)
+	}
+	if m.r == 0 || o.r == 0 {
+		return errZero
 	}
 	if err := m.compatible(o); err != nil {
 		return err
@@ -550,6 +587,8 @@ func (m *Model) compatible(o *Model) error {
 		return fmt.Errorf("%w: merging models of different kernels", ErrArgument)
 	case m.opts.Tolerance != o.opts.Tolerance:
 		return fmt.Errorf("%w: merging models of tolerances %g and %g", ErrArgument, m.opts.Tolerance, o.opts.Tolerance)
+	case m.opts.Uncentred != o.opts.Uncentred:
+		return fmt.Errorf("%w: merging a centred model with an uncentred one", ErrArgument)
 	case !vec.SameBits(m.land.RawMatrix().Data, o.land.RawMatrix().Data):
 		return fmt.Errorf("%w: merging models of different landmarks", ErrArgument)
 	case !vec.SameBits(m.f, o.f) || !vec.SameBits(m.shift, o.shift) || !vec.SameBits(m.sigma, o.sigma):

@@ -7,15 +7,14 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/kernel"
-	"github.com/ikpca/ikpca/kpca"
 )
 
 // oracle is the exact kernel PCA of the Nyström-approximated kernel matrix
 // K̃ = K_nL·K_LL⁺·K_Ln of the rows of X, formed explicitly (n×n) with gonum's mat:
 // the pseudo-inverse over the same pairs of K_LL as the model keeps, the centred matrix
-// CK̃C, its eigendecomposition, and new points projected by the kernel trick,
-// uⱼᵀ(k̃ₓ − K̃1/n)/√λⱼ with k̃ₓ = K_nL·K_LL⁺·k(L, x). It shares nothing with the model
-// but the kernel: no feature map, no sums.
+// CK̃C (or K̃ itself, uncentred), its eigendecomposition, and new points projected by
+// the kernel trick, uⱼᵀ(k̃ₓ − K̃1/n)/√λⱼ with k̃ₓ = K_nL·K_LL⁺·k(L, x) (uⱼᵀk̃ₓ/√λⱼ
+// uncentred). It shares nothing with the model but the kernel: no feature map, no sums.
 type oracle struct {
 	k       kernel.Kernel
 	L       *mat.Dense
@@ -27,7 +26,7 @@ type oracle struct {
 	U       *mat.Dense // their unit eigenvectors
 }
 
-func newOracle(t *testing.T, k kernel.Kernel, L, X *mat.Dense, cut float64) *oracle {
+func newOracle(t *testing.T, k kernel.Kernel, L, X *mat.Dense, cut float64, centred bool) *oracle {
 	t.Helper()
 	r, _ := L.Dims()
 	n, _ := X.Dims()
@@ -66,12 +65,16 @@ func newOracle(t *testing.T, k kernel.Kernel, L, X *mat.Dense, cut float64) *ora
 			sym.SetSym(i, j, (kt.At(i, j)+kt.At(j, i))/2)
 		}
 	}
-	for i := range n {
-		for j := range n {
-			o.rowMean[i] += sym.At(i, j) / float64(n)
+	var a mat.Symmetric = sym
+	if centred {
+		for i := range n {
+			for j := range n {
+				o.rowMean[i] += sym.At(i, j) / float64(n)
+			}
 		}
+		a = kernel.Centre(sym)
 	}
-	if !es.Factorize(kernel.Centre(sym), true) {
+	if !es.Factorize(a, true) {
 		t.Fatal("oracle: CK̃C did not factorize")
 	}
 	asc := es.Values(nil)
@@ -128,7 +131,7 @@ func separated(v []float64, limit int, gap float64) []int {
 }
 
 // compareScores reports where got and want (columns cols) differ by more than
-// tol·max|want| after matching each column's sign: the oracle and kpca fix signs by
+// tol·max|want| after matching each column's sign: the oracles fix signs by
 // other vectors than the model (the Signs check of the conformance suite tests the
 // model's own), so a column may differ by its sign alone.
 func compareScores(t *testing.T, what string, got, want *mat.Dense, cols []int, tol float64) {
@@ -156,9 +159,10 @@ func compareScores(t *testing.T, what string, got, want *mat.Dense, cols []int, 
 }
 
 // TestOracle: Values, the training points' components and Transform of new points
-// equal the exact kernel PCA of K̃ formed explicitly, for three kernels (one whose
-// feature space, of dimension 66, is smaller than the landmarks: the tolerance must find
-// its rank), landmarks among the points and not, added by AddBatch and by Add.
+// equal the exact kernel PCA of K̃ formed explicitly, centred and uncentred, for three
+// kernels (one whose feature space, of dimension 66, is smaller than the landmarks: the
+// tolerance must find its rank), landmarks among the points and not, added by AddBatch
+// and by Add.
 //
 // Tolerances: the two routes compute the same spectrum by different products and
 // eigensolvers, each backward stable, so eigenvalues agree to c·n·ε·λ₁ — about 1e-13·λ₁
@@ -173,94 +177,111 @@ func compareScores(t *testing.T, what string, got, want *mat.Dense, cols []int, 
 func TestOracle(t *testing.T) {
 	magic := points(t, "magic", 360, 1)
 	yeast := points(t, "yeast", 360, 2)
-	for _, c := range []struct {
-		name     string
-		X        *mat.Dense
-		k        kernel.Kernel
-		r        int
-		inData   bool
-		features int     // the expected r' (0: r)
-		tol      float64 // for eigenvalues, relative to λ₁
-	}{
+	for _, c := range []oracleCase{
 		{"magic/rbf", magic, rbfMedian(t, magic), 40, true, 0, 1e-11},
 		{"yeast/laplacian", yeast, kernel.Laplacian{Sigma: 4}, 30, false, 0, 1e-11},
 		{"magic/polynomial", magic, kernel.Polynomial{Degree: 2, Gamma: 0.1, Coef0: 1}, 80, true, 66, 1e-9},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			const n, test = 300, 20
-			X, Y := rows(c.X, 0, n), rows(c.X, n, n+test)
-			L := rows(c.X, n-c.r, n) // among the points
-			if !c.inData {
-				L = rows(c.X, n+test, n+test+c.r)
+		for _, uncentred := range []bool{false, true} {
+			name := c.name
+			if uncentred {
+				name += "/uncentred"
 			}
-			m := fit(t, c.k, L, X, Options{})
-			want := c.features
-			if want == 0 {
-				want = c.r
-			}
-			if m.Features() != want {
-				t.Errorf("%d features, want %d", m.Features(), want)
-			}
-			o := newOracle(t, c.k, L, X, Options{}.cutoff(c.r))
-			if o.p != m.Features() {
-				t.Fatalf("the oracle keeps %d pairs, the model %d", o.p, m.Features())
-			}
-			vals := m.Values(nil)
-			if len(vals) != min(m.Features(), n-1) {
-				t.Fatalf("%d values, want %d", len(vals), min(m.Features(), n-1))
-			}
-			d := maxRelDiff(vals, o.vals, o.vals[0])
-			if d > c.tol {
-				t.Errorf("eigenvalues differ from the oracle's by %.3g·λ₁", d)
-			}
-			t.Logf("%d features, %d values; eigenvalues within %.3g·λ₁ of the oracle's", m.Features(), len(vals), d)
-			var train mat.Dense
-			if err := m.Transform(&train, X, 10); err != nil {
-				t.Fatal(err)
-			}
-			// The training scores are the vectors uⱼ·√λⱼ: top-k subspaces by principal
-			// angles, wherever λₖ − λₖ₊₁ ≥ 1e-2·λ₁.
-			for k := 1; k <= 10; k++ {
-				if o.vals[k-1]-o.vals[k] < 1e-2*o.vals[0] {
-					continue
-				}
-				s := sine(train.Slice(0, n, 0, k), o.U.Slice(0, n, 0, k))
-				if s > 100*c.tol {
-					t.Errorf("top-%d subspace: sine %.3g from the oracle's", k, s)
-				}
-				t.Logf("top-%d subspace: sine %.3g", k, s)
-			}
-			cols := separated(vals, 10, 1e-2)
-			if len(cols) < 2 {
-				t.Fatalf("only %d separated components among %v", len(cols), vals[:10])
-			}
-			var got mat.Dense
-			if err := m.Transform(&got, Y, 10); err != nil {
-				t.Fatal(err)
-			}
-			compareScores(t, "new points", &got, o.scores(Y, 10), cols, 1e4*c.tol)
+			t.Run(name, func(t *testing.T) { c.run(t, Options{Uncentred: uncentred}) })
+		}
+	}
+}
 
-			// One point at a time: the same model to rounding.
-			one, err := New(c.k, L, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range n {
-				if err := one.Add(X.RawRowView(i)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if d := maxRelDiff(one.Values(nil), vals, vals[0]); d > 1e-12 {
-				t.Errorf("Add and AddBatch: eigenvalues differ by %.3g·λ₁", d)
-			}
-		})
+// oracleCase is a case of TestOracle: the model of 300 rows of X on r landmarks (among
+// those rows if inData, other rows of X otherwise), against the oracle.
+type oracleCase struct {
+	name     string
+	X        *mat.Dense
+	k        kernel.Kernel
+	r        int
+	inData   bool
+	features int     // the expected r' (0: r)
+	tol      float64 // for eigenvalues, relative to λ₁
+}
+
+func (c oracleCase) run(t *testing.T, opts Options) {
+	const n, test = 300, 20
+	X, Y := rows(c.X, 0, n), rows(c.X, n, n+test)
+	L := rows(c.X, n-c.r, n) // among the points
+	if !c.inData {
+		L = rows(c.X, n+test, n+test+c.r)
+	}
+	m := fit(t, c.k, L, X, opts)
+	want := c.features
+	if want == 0 {
+		want = c.r
+	}
+	if m.Features() != want {
+		t.Errorf("%d features, want %d", m.Features(), want)
+	}
+	o := newOracle(t, c.k, L, X, Options{}.cutoff(c.r), m.Centred())
+	if o.p != m.Features() {
+		t.Fatalf("the oracle keeps %d pairs, the model %d", o.p, m.Features())
+	}
+	vals := m.Values(nil)
+	comps := min(m.Features(), n-1)
+	if opts.Uncentred {
+		comps = min(m.Features(), n)
+	}
+	if len(vals) != comps {
+		t.Fatalf("%d values, want %d", len(vals), comps)
+	}
+	d := maxRelDiff(vals, o.vals, o.vals[0])
+	if d > c.tol {
+		t.Errorf("eigenvalues differ from the oracle's by %.3g·λ₁", d)
+	}
+	t.Logf("%d features, %d values; eigenvalues within %.3g·λ₁ of the oracle's", m.Features(), len(vals), d)
+	var train mat.Dense
+	if err := m.Transform(&train, X, 10); err != nil {
+		t.Fatal(err)
+	}
+	// The training scores are the vectors uⱼ·√λⱼ: top-k subspaces by principal
+	// angles, wherever λₖ − λₖ₊₁ ≥ 1e-2·λ₁.
+	for k := 1; k <= 10; k++ {
+		if o.vals[k-1]-o.vals[k] < 1e-2*o.vals[0] {
+			continue
+		}
+		s := sine(train.Slice(0, n, 0, k), o.U.Slice(0, n, 0, k))
+		if s > 100*c.tol {
+			t.Errorf("top-%d subspace: sine %.3g from the oracle's", k, s)
+		}
+		t.Logf("top-%d subspace: sine %.3g", k, s)
+	}
+	cols := separated(vals, 10, 1e-2)
+	if len(cols) < 2 {
+		t.Fatalf("only %d separated components among %v", len(cols), vals[:10])
+	}
+	var got mat.Dense
+	if err := m.Transform(&got, Y, 10); err != nil {
+		t.Fatal(err)
+	}
+	compareScores(t, "new points", &got, o.scores(Y, 10), cols, 1e4*c.tol)
+
+	// One point at a time: the same model to rounding.
+	one, err := New(c.k, L, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if err := one.Add(X.RawRowView(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := maxRelDiff(one.Values(nil), vals, vals[0]); d > 1e-12 {
+		t.Errorf("Add and AddBatch: eigenvalues differ by %.3g·λ₁", d)
 	}
 }
 
 // TestAllLandmarks: with every point a landmark, K̃ = K (up to the pairs below the
 // tolerance, of norm at most r·2⁻⁵²·‖K‖), and the model is exact kernel PCA: its values
-// and new points' scores equal kpca's batch model to rounding (the tolerances of
-// TestOracle: every eigenvalue to 1e-11·λ₁, well-separated scores to 1e-7).
+// and new points' scores equal batch kernel PCA's (exactKPCA) to rounding (the
+// tolerances of TestOracle: every eigenvalue to 1e-11·λ₁, well-separated scores to
+// 1e-7).
 func TestAllLandmarks(t *testing.T) {
 	for _, name := range []string{"yeast", "magic"} {
 		t.Run(name, func(t *testing.T) {
@@ -269,32 +290,68 @@ func TestAllLandmarks(t *testing.T) {
 			X, Y := rows(all, 0, n), rows(all, n, n+20)
 			k := rbfMedian(t, X)
 			m := fit(t, k, X, X, Options{})
-			exact, err := kpca.New(k, X, kpca.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, want := m.Values(nil), exact.Values(nil)
+			want, scores := exactKPCA(t, k, X)
+			got := m.Values(nil)
 			c := min(len(got), len(want))
 			if c < n/2 {
-				t.Fatalf("%d values (%d features), kpca %d", len(got), m.Features(), len(want))
+				t.Fatalf("%d values (%d features), batch %d", len(got), m.Features(), len(want))
 			}
 			d := maxRelDiff(got[:c], want[:c], want[0])
 			if d > 1e-11 {
-				t.Errorf("eigenvalues differ from kpca's by %.3g·λ₁", d)
+				t.Errorf("eigenvalues differ from batch kernel PCA's by %.3g·λ₁", d)
 			}
-			t.Logf("%d features; %d eigenvalues within %.3g·λ₁ of kpca's", m.Features(), c, d)
+			t.Logf("%d features; %d eigenvalues within %.3g·λ₁ of batch kernel PCA's", m.Features(), c, d)
 			cols := separated(want, 10, 1e-2)
 			if len(cols) < 2 {
 				t.Fatalf("only %d separated components among %v", len(cols), want[:10])
 			}
-			var a, b mat.Dense
+			var a mat.Dense
 			if err := m.Transform(&a, Y, 10); err != nil {
 				t.Fatal(err)
 			}
-			if err := exact.Transform(&b, Y, 10); err != nil {
-				t.Fatal(err)
-			}
-			compareScores(t, "new points", &a, &b, cols, 1e-7)
+			compareScores(t, "new points", &a, scores(Y, 10), cols, 1e-7)
 		})
+	}
+}
+
+// exactKPCA is batch kernel PCA of the rows of X by gonum's EigenSym: the eigenvalues
+// of the centred kernel matrix CKC, descending, and the scores of new points,
+// uⱼᵀ(kₓ − K1/n)/√λⱼ (uⱼ ⊥ 1 spares the rest of kₓ's centring).
+func exactKPCA(t *testing.T, k kernel.Kernel, X *mat.Dense) ([]float64, func(Y *mat.Dense, c int) *mat.Dense) {
+	t.Helper()
+	n, _ := X.Dims()
+	K := kernel.Matrix(k, X)
+	var es mat.EigenSym
+	if !es.Factorize(kernel.Centre(K), true) {
+		t.Fatal("batch: CKC did not factorize")
+	}
+	asc := es.Values(nil)
+	var U mat.Dense
+	es.VectorsTo(&U)
+	vals := make([]float64, n)
+	for q := range n {
+		vals[q] = asc[n-1-q]
+	}
+	mean := make([]float64, n)
+	for i := range n {
+		for j := range n {
+			mean[i] += K.At(i, j) / float64(n)
+		}
+	}
+	return vals, func(Y *mat.Dense, c int) *mat.Dense {
+		ny, _ := Y.Dims()
+		out := mat.NewDense(ny, c, nil)
+		kx := make([]float64, n)
+		for i := range ny {
+			kernel.Column(kx, k, X, Y.RawRowView(i))
+			for q := range c {
+				var s float64
+				for l := range n {
+					s += U.At(l, n-1-q) * (kx[l] - mean[l])
+				}
+				out.Set(i, q, s/math.Sqrt(vals[q]))
+			}
+		}
+		return out
 	}
 }

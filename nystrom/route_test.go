@@ -20,7 +20,7 @@ func TestBackendRoute(t *testing.T) {
 	k := rbfMedian(t, X)
 	backend.CheckRoute(t, native.Compiled == "gonum", func() {
 		for _, s := range []Strategy{Uniform, Stream, Greedy} {
-			m, err := Fit(k, rows(X, 0, 100), Options{Rank: 20, Landmarks: s, Seed: 1})
+			m, err := Fit(k, rows(X, 0, 100), Options{Landmarks: 20, Strategy: s, Seed: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

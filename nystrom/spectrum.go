@@ -16,8 +16,12 @@ import (
 )
 
 // components returns the number of eigenpairs the model reports: min(r', n−1), the
-// rank the centred covariance of n points can have (none before the second point).
+// rank the centred covariance of n points can have (none before the second point), or
+// min(r', n) uncentred.
 func (m *Model) components() int {
+	if m.opts.Uncentred {
+		return min(m.p, m.n)
+	}
 	if m.n < 2 {
 		return 0
 	}
@@ -26,7 +30,7 @@ func (m *Model) components() int {
 
 // settle computes the decomposition from the sums when points came since the last
 // read: the mean s/n of the shifted features, C = S − s·sᵀ/n (each sum hi + lo rounded
-// once), and C's eigenpairs by native.EigenSymInPlace, in descending order, each
+// once; C = S = Σφφᵀ for an uncentred model, whose shift is zero), and C's eigenpairs by native.EigenSymInPlace, in descending order, each
 // eigenvector's largest-magnitude entry made positive (package sign: for this model
 // the vector signed is the direction vⱼ in the feature space Rʳ'). O(r'³).
 //
@@ -51,9 +55,13 @@ func (m *Model) settle() {
 	s := m.mean
 	m.sum.value(s)
 	var big float64
+	centre := 1.0
+	if m.opts.Uncentred {
+		centre = 0
+	}
 	for i := range p {
 		for j := i; j < p; j++ {
-			v := m.sq.at(i, j) - s[i]*s[j]/fn
+			v := m.sq.at(i, j) - centre*(s[i]*s[j]/fn)
 			m.cmat[i*p+j] = v
 			big = math.Max(big, math.Abs(v))
 		}
@@ -61,7 +69,7 @@ func (m *Model) settle() {
 	for i := range s {
 		s[i] /= fn
 	}
-	if n < 2 {
+	if m.components() == 0 {
 		m.fresh = true
 		return
 	}
@@ -98,10 +106,12 @@ func (m *Model) settle() {
 	// The map folded into the directions for Transform: (φ − φ̄)ᵀV = kᵀ(F·V) − (c + φ̄)ᵀV,
 	// so that a point costs 2·r·k flops beyond its kernel values rather than the
 	// 2·r·r' of its features. G = F·V is 2·r·r'² flops here, once per decomposition.
+	// Uncentred, the scores are φᵀV = kᵀ(F·V): b = 0 (c is zero, and no mean is
+	// subtracted).
 	native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(m.r, p, m.f), general(p, p, m.vecs), 0, general(m.r, p, m.fold))
 	clear(m.base)
 	for j := range p {
-		cj := m.shift[j] + m.mean[j]
+		cj := m.shift[j] + centre*m.mean[j]
 		for q, v := range m.vecs[j*p : (j+1)*p] {
 			m.base[q] += cj * v
 		}
@@ -112,8 +122,9 @@ func (m *Model) settle() {
 // Values returns the eigenvalues of the centred Nyström-approximated kernel matrix
 // CK̃C (K̃ = K_nL·K_LL⁺·K_Ln over the n points added, C = I − 11ᵀ/n), which are those
 // of the feature covariance C = Σφφᵀ − n·φ̄φ̄ᵀ (not divided by n), in descending order:
-// min(r', n−1) of them (none before the second point). dst follows the rule of
-// ikpca.Model.Values. The decomposition is computed here when points came since the
+// min(r', n−1) of them (none before the second point). An uncentred model's
+// (Options.Uncentred) are those of K̃ and Σφφᵀ, min(r', n) of them. dst follows the rule
+// of ikpca.Model.Values. The decomposition is computed here when points came since the
 // last read (O(r'³)); it cannot fail.
 func (m *Model) Values(dst []float64) []float64 {
 	m.settle()
@@ -147,7 +158,7 @@ func (m *Model) ExplainedVariance(dst []float64) []float64 {
 
 // VectorsTo writes the principal directions in the feature space Rʳ' (unit columns,
 // r'×k with k = len(Values)) to dst, in the order of Values: the score of a point x on
-// component j is (φ(x) − φ̄)ᵀvⱼ. Each column's largest-magnitude entry is positive
+// component j is (φ(x) − φ̄)ᵀvⱼ, or φ(x)ᵀvⱼ uncentred. Each column's largest-magnitude entry is positive
 // (package sign, docs/design.md, "Signs"). dst is resized if empty (and left empty if
 // there is no component); VectorsTo panics on a wrong non-empty size, like gonum's
 // VectorsTo.
@@ -166,7 +177,7 @@ func (m *Model) VectorsTo(dst *mat.Dense) {
 
 // Transform writes the scores of the rows of X on the top k components to dst (rows×k,
 // resized if empty): (φ(x) − φ̄)ᵀvⱼ with the unit directions vⱼ of VectorsTo, the
-// convention of ikpca.Model.Transform for a centring model. For a point the model has
+// convention of ikpca.Model.Transform for a centring model, or φ(x)ᵀvⱼ uncentred. For a point the model has
 // seen, that is its coordinate in the kernel PCA of K̃. The rows go a block at a time
 // through their kernel values against the landmarks (kernel.Cross: a dgemm for RBF,
 // polynomial and linear kernels, every value within the accuracy docs/design.md,
@@ -193,7 +204,7 @@ func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	}
 	return blocks.KernelProjections(dst, m.cross, X, gt, func(lo, hi, bad int, out *mat.Dense) error {
 		if bad >= 0 {
-			return m.nonFiniteKernel(X, lo+bad)
+			return nonFiniteKernel(m.cross, X, lo+bad)
 		}
 		for i := range hi - lo {
 			row := out.RawRowView(i)
@@ -211,18 +222,18 @@ func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 }
 
 // nonFiniteKernel returns the error for point i of X in a Transform, some of whose
-// kernel values against the landmarks are not finite: the first of them, evaluated
-// again as a block of one row.
-func (m *Model) nonFiniteKernel(X mat.Matrix, i int) error {
-	x := mat.NewDense(1, m.d, mat.Row(nil, i, X))
+// kernel values against the landmarks (the Cross c) are not finite: the first of them,
+// evaluated again as a block of one row.
+func nonFiniteKernel(c *kernel.Cross, X mat.Matrix, i int) error {
+	x := mat.NewDense(1, c.Dim(), mat.Row(nil, i, X))
 	var kx mat.Dense
-	m.cross.BlockTo(&kx, x, nil)
+	c.BlockTo(&kx, x, nil)
 	for l, v := range kx.RawRowView(0) {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("%w: kernel value of point %d with landmark %d is %g", ErrNonFinite, i, l, v)
 		}
 	}
-	return fmt.Errorf("%w: a kernel value of point %d is not finite", ErrNonFinite, i)
+	return fmt.Errorf("%w: the scores of point %d overflow", ErrNonFinite, i)
 }
 
 // Map returns the feature vector φ(x) = Σ^−½Wᵀk(L, x) ∈ Rʳ' of the point x, whose inner
@@ -231,6 +242,9 @@ func (m *Model) nonFiniteKernel(X mat.Matrix, i int) error {
 // (kernel.Cross). dst follows the rule of Values. A point of the wrong dimension is an
 // ErrDimension, a non-finite coordinate or kernel value an ErrNonFinite.
 func (m *Model) Map(dst, x []float64) ([]float64, error) {
+	if m.r == 0 {
+		return nil, errZero
+	}
 	if err := errs.Point(x, m.d); err != nil {
 		return nil, err
 	}

@@ -288,7 +288,7 @@ func TestFitRefusedPoint(t *testing.T) {
 		var model, deadPoints beam.PCollection
 		var want Summary
 		if c.name == "nystrom" {
-			model, deadPoints, err = FitNystrom(s, points, NystromOptions{Dim: 3, Kernel: cubic, Landmarks: L}, c.fit)
+			model, deadPoints, err = FitNystrom(s, points, NystromOptions{Dim: 3, Kernel: cubic, LandmarkPoints: L}, c.fit)
 			want, _ = newNystromModel(L, NystromOptions{Dim: 3, Kernel: cubic})
 		} else {
 			model, deadPoints, err = FitSKPCA(s, points, 3, testOptions, c.fit)
@@ -491,7 +491,7 @@ func TestSampledRefusedPoint(t *testing.T) {
 			}
 			return points
 		}
-		opts := NystromOptions{Dim: 3, Kernel: cubic, Rank: 200, Seed: 2}
+		opts := NystromOptions{Dim: 3, Kernel: cubic, Landmarks: 200, Seed: 2}
 		var model, dead beam.PCollection
 		var err error
 		if twice {

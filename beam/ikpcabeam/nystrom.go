@@ -34,17 +34,22 @@ type NystromOptions struct {
 	// the points, whose median distance estimates theirs. The model's kernel says which σ
 	// it took.
 	Kernel kernel.Spec
-	// Landmarks, if not nil, are the model's landmarks, one per row, Dim columns.
-	// Otherwise Rank landmarks are sampled from the points in a first stage: uniformly
-	// without replacement, as the Rank points of least hash of (Seed, position,
+	// LandmarkPoints, if not nil, are the model's landmarks, one per row, Dim columns.
+	LandmarkPoints *mat.Dense
+	// Landmarks is the number r of landmarks sampled from the points in a first stage
+	// when LandmarkPoints is nil (nystrom.Options.Landmarks): uniformly without
+	// replacement, as the Landmarks points of least hash of (Seed, position,
 	// coordinates) — the same sample on any runner and in any order (all the points if
 	// there are fewer) — among the points whose own kernel value k(x, x) is finite.
-	Landmarks *mat.Dense
-	Rank      int
-	Seed      uint64
+	Landmarks int
+	// Seed seeds the sample's hash.
+	Seed uint64
 	// Tolerance is nystrom.Options.Tolerance: the relative cutoff of the landmarks'
 	// kernel matrix (zero: r·2⁻⁵²).
 	Tolerance float64
+	// Uncentred is nystrom.Options.Uncentred: the kernel PCA of the uncentred features
+	// (Σφφᵀ) rather than the centred default.
+	Uncentred bool
 }
 
 // FitNystrom fits Nyström kernel PCA (the kernel PCA of the Nyström-approximated
@@ -72,7 +77,7 @@ func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit 
 	if opts, fit, err = checkNystrom(opts, fit); err != nil {
 		return fail(err)
 	}
-	if L := opts.Landmarks; L != nil {
+	if L := opts.LandmarkPoints; L != nil {
 		if r, c := L.Dims(); r == 0 || c != opts.Dim {
 			return fail(fmt.Errorf("%w: %d×%d landmarks for points of dimension %d", ErrDimension, r, c, opts.Dim))
 		}
@@ -81,11 +86,11 @@ func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit 
 		}
 	}
 	s = s.Scope("ikpcabeam.FitNystrom")
-	if opts.Landmarks != nil {
-		if opts.Kernel, err = landmarkBandwidth(opts.Kernel, opts.Landmarks); err != nil {
+	if opts.LandmarkPoints != nil {
+		if opts.Kernel, err = landmarkBandwidth(opts.Kernel, opts.LandmarkPoints); err != nil {
 			return fail(fmt.Errorf("%w: %w", ErrArgument, err))
 		}
-		proto, err := newNystromModel(opts.Landmarks, opts)
+		proto, err := newNystromModel(opts.LandmarkPoints, opts)
 		if err != nil {
 			return fail(err)
 		}
@@ -95,7 +100,7 @@ func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit 
 	return fitSampled(s, good, good, dead, opts, fit)
 }
 
-// FitNystromSampled is FitNystrom with sampled landmarks (opts.Landmarks must be nil),
+// FitNystromSampled is FitNystrom with sampled landmarks (opts.LandmarkPoints must be nil),
 // drawn from sample, and the model fitted to points: two reads of the same data, as
 // the same PCollection<Point>s. FitNystrom's points feed both the sample and, once it
 // is drawn, the fit, so that a runner must keep them meanwhile — in memory on prism,
@@ -105,7 +110,7 @@ func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit 
 // the same points in points are. The results are FitNystrom's on points when sample
 // holds the same points, in any order.
 func FitNystromSampled(s beam.Scope, sample, points beam.PCollection, opts NystromOptions, fit FitOptions) (model, dead beam.PCollection, err error) {
-	if opts.Landmarks != nil {
+	if opts.LandmarkPoints != nil {
 		return beam.PCollection{}, beam.PCollection{}, fmt.Errorf("%w: given landmarks and a sample to draw them from", ErrArgument)
 	}
 	if opts, fit, err = checkNystrom(opts, fit); err != nil {
@@ -117,12 +122,13 @@ func FitNystromSampled(s beam.Scope, sample, points beam.PCollection, opts Nystr
 	return fitSampled(s, valid, good, dead, opts, fit)
 }
 
-// fitSampled builds the empty model on Rank landmarks sampled from the checked points
+// fitSampled builds the empty model on opts.Landmarks landmarks sampled from the checked points
 // sample and adds the checked points good to copies of it, one per bundle, which it
 // merges; dead are the dead letters so far.
 func fitSampled(s beam.Scope, sample, good, dead beam.PCollection, opts NystromOptions, fit FitOptions) (beam.PCollection, beam.PCollection, error) {
-	drawn := top.Smallest(s, beam.ParDo(s, &rankFn{Seed: opts.Seed, Kernel: opts.Kernel}, sample), opts.Rank, lessRanked)
-	proto := beam.ParDo(s, &prototypeFn{Dim: opts.Dim, Kernel: opts.Kernel, Rank: opts.Rank, Seed: opts.Seed, Tolerance: opts.Tolerance}, drawn)
+	drawn := top.Smallest(s, beam.ParDo(s, &rankFn{Seed: opts.Seed, Kernel: opts.Kernel}, sample), opts.Landmarks, lessRanked)
+	proto := beam.ParDo(s, &prototypeFn{Dim: opts.Dim, Kernel: opts.Kernel, Landmarks: opts.Landmarks, Seed: opts.Seed,
+		Tolerance: opts.Tolerance, Uncentred: opts.Uncentred}, drawn)
 	parts, refused := beam.ParDo2(s, &foldFn{Block: fit.Block}, good, beam.SideInput{Input: proto})
 	return beam.Combine(s, &mergeFn{}, parts), beam.Flatten(s, dead, refused), nil
 }
@@ -142,8 +148,8 @@ func checkNystrom(opts NystromOptions, fit FitOptions) (NystromOptions, FitOptio
 	if fit.Block == 0 {
 		fit.Block = defaultBlock
 	}
-	if opts.Landmarks == nil && opts.Rank < 1 {
-		return opts, fit, fmt.Errorf("%w: no landmarks and %d to sample", ErrArgument, opts.Rank)
+	if opts.LandmarkPoints == nil && opts.Landmarks < 1 {
+		return opts, fit, fmt.Errorf("%w: no landmarks and %d to sample", ErrArgument, opts.Landmarks)
 	}
 	return opts, fit, nil
 }
@@ -249,9 +255,10 @@ func (fn *rankFn) ProcessElement(p Point, emit func(ranked)) error {
 type prototypeFn struct {
 	Dim       int
 	Kernel    kernel.Spec
-	Rank      int
+	Landmarks int
 	Seed      uint64
 	Tolerance float64
+	Uncentred bool
 }
 
 // ProcessElement emits the empty model's encoding.
@@ -267,7 +274,8 @@ func (fn *prototypeFn) ProcessElement(sample []ranked, emit func([]byte)) error 
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrArgument, err)
 	}
-	m, err := newNystromModel(L, NystromOptions{Dim: fn.Dim, Kernel: k, Landmarks: L, Rank: fn.Rank, Seed: fn.Seed, Tolerance: fn.Tolerance})
+	m, err := newNystromModel(L, NystromOptions{Dim: fn.Dim, Kernel: k, LandmarkPoints: L, Landmarks: fn.Landmarks, Seed: fn.Seed,
+		Tolerance: fn.Tolerance, Uncentred: fn.Uncentred})
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package ikpcabeam
 
 import (
 	"fmt"
+	"io"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -17,7 +18,7 @@ func init() {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrArgument, err)
 		}
-		m, err := nystrom.New(k, L, nystrom.Options{Tolerance: opts.Tolerance})
+		m, err := nystrom.New(k, L, nystrom.Options{Tolerance: opts.Tolerance, Uncentred: opts.Uncentred})
 		if err != nil {
 			return nil, err
 		}
@@ -32,7 +33,8 @@ var newNystromModel func(landmarks *mat.Dense, opts NystromOptions) (Summary, er
 
 // Nystrom is Nyström kernel PCA, nystrom.Model (sums of the landmarks' feature map that
 // merge by addition, with compensated summation), as a Summary, with the core's
-// encoding. Everything but Merge and UnmarshalBinary is nystrom.Model's.
+// encoding. Everything but Merge, UnmarshalBinary and UnmarshalBinaryFrom is
+// nystrom.Model's.
 type Nystrom struct{ *nystrom.Model }
 
 // Merge adds the sums of o, a *Nystrom on the same landmarks, kernel and options; o is
@@ -57,4 +59,17 @@ func (n *Nystrom) UnmarshalBinary(b []byte) error {
 	}
 	n.Model = &m
 	return nil
+}
+
+// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes — and replaces n by
+// the model it encodes (nystrom.Model.UnmarshalBinaryFrom), returning the number of
+// bytes read; bytes it refuses, and a nil r, are an ErrModel, and leave n unchanged.
+func (n *Nystrom) UnmarshalBinaryFrom(r io.Reader) (int, error) {
+	var m nystrom.Model
+	k, err := m.UnmarshalBinaryFrom(r)
+	if err != nil {
+		return k, fmt.Errorf("%w: %w", ErrModel, err)
+	}
+	n.Model = &m
+	return k, nil
 }

@@ -1,10 +1,12 @@
 package ikpcabeam
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -22,9 +24,9 @@ import (
 // TestNystromMatchesSingleProcess: the pipeline's Nyström KPCA model — on given
 // landmarks, and on landmarks the pipeline samples; with σ given, and by the median
 // heuristic on the landmarks; adding blocks of points (AddBatch) of the default size, of
-// 7, and single points — equals nystrom.Model fed the same points in one process on the
-// same landmarks. The sums are compensated, so merged and one-pass sums agree to a few ε
-// relative, and the eigenvalues of the same r'×r' matrix to about r'·ε·λ₁: 1e-12·λ₁
+// 7, and single points; centred and uncentred — equals nystrom.Model fed the same
+// points in one process on the same landmarks. The sums are compensated, so merged and
+// one-pass sums agree to a few ε relative, and the eigenvalues of the same r'×r' matrix to about r'·ε·λ₁: 1e-12·λ₁
 // (the bound) is far above that. Scores of probe points are compared on the
 // leading components whose gaps exceed 1e-6·λ₁, where an eigenvector moves by at most
 // ε·λ₁/gap ≈ 1e-10 relative: 1e-8 relative to the largest score.
@@ -35,11 +37,12 @@ func TestNystromMatchesSingleProcess(t *testing.T) {
 	glob, _ := pointFiles(t, dir, X, 3)
 	given := mat.DenseCopyOf(X.Slice(0, 20, 0, 3))
 	for _, c := range []struct {
-		L      *mat.Dense
-		sigma  float64
-		fit    FitOptions
-		median bool
-		twice  bool // FitNystromSampled on two reads
+		L         *mat.Dense
+		sigma     float64
+		fit       FitOptions
+		median    bool
+		twice     bool // FitNystromSampled on two reads
+		uncentred bool
 	}{
 		{L: given, sigma: 1, fit: FitOptions{Shards: 3}},
 		{L: nil, sigma: 1, fit: FitOptions{Shards: 3}},
@@ -48,14 +51,17 @@ func TestNystromMatchesSingleProcess(t *testing.T) {
 		{L: given, sigma: 1, fit: FitOptions{Block: 1}},
 		{L: nil, sigma: 1, fit: FitOptions{Block: 1}},
 		{L: nil, sigma: 0, fit: FitOptions{}, median: true, twice: true},
+		{L: given, sigma: 1, fit: FitOptions{Shards: 3}, uncentred: true},
+		{L: nil, sigma: 1, fit: FitOptions{Block: 7}, uncentred: true},
 	} {
-		name := fmt.Sprintf("given %v, σ %v, %+v, two reads %v", c.L != nil, c.sigma, c.fit, c.twice)
+		name := fmt.Sprintf("given %v, σ %v, %+v, two reads %v, uncentred %v", c.L != nil, c.sigma, c.fit, c.twice, c.uncentred)
 		p, s := beam.NewPipelineWithRoot()
 		points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts := NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: c.sigma}, Landmarks: c.L, Rank: 25, Seed: 4}
+		opts := NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: c.sigma}, LandmarkPoints: c.L, Landmarks: 25, Seed: 4,
+			Uncentred: c.uncentred}
 		var model beam.PCollection
 		if c.twice {
 			again, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
@@ -91,12 +97,15 @@ func TestNystromMatchesSingleProcess(t *testing.T) {
 		if spec := got.Kernel().(kernel.Specified).Spec(); spec.Name != "rbf" || spec.Sigma != sigma {
 			t.Errorf("%s: kernel %+v, want rbf with σ = %v", name, spec, sigma)
 		}
-		single, err := nystrom.New(kernel.RBF{Sigma: sigma}, &land, nystrom.Options{})
+		single, err := nystrom.New(kernel.RBF{Sigma: sigma}, &land, nystrom.Options{Uncentred: c.uncentred})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := single.AddBatch(X); err != nil {
 			t.Fatal(err)
+		}
+		if got.Centred() != !c.uncentred {
+			t.Errorf("%s: Centred %v", name, got.Centred())
 		}
 		if got.Len() != single.Len() {
 			t.Errorf("%s: %d points, single process %d", name, got.Len(), single.Len())
@@ -143,24 +152,24 @@ func TestNystromOptions(t *testing.T) {
 		opts NystromOptions
 		err  error
 	}{
-		{NystromOptions{Kernel: rbf, Rank: 2}, ErrArgument},
-		{NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "nope"}, Rank: 2}, ErrArgument},
-		{NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "rbf", Sigma: -1}, Rank: 2}, ErrArgument},
+		{NystromOptions{Kernel: rbf, Landmarks: 2}, ErrArgument},
+		{NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "nope"}, Landmarks: 2}, ErrArgument},
+		{NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "rbf", Sigma: -1}, Landmarks: 2}, ErrArgument},
 		{NystromOptions{Dim: 2, Kernel: rbf}, ErrArgument},
-		{NystromOptions{Dim: 2, Kernel: rbf, Landmarks: mat.NewDense(2, 3, nil)}, ErrDimension},
-		{NystromOptions{Dim: 2, Kernel: rbf, Landmarks: mat.NewDense(1, 2, []float64{1, math.NaN()})}, ErrNonFinite},
+		{NystromOptions{Dim: 2, Kernel: rbf, LandmarkPoints: mat.NewDense(2, 3, nil)}, ErrDimension},
+		{NystromOptions{Dim: 2, Kernel: rbf, LandmarkPoints: mat.NewDense(1, 2, []float64{1, math.NaN()})}, ErrNonFinite},
 		// The median heuristic on one landmark, or on landmarks that coincide.
-		{NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "rbf"}, Landmarks: mat.NewDense(1, 2, []float64{1, 2})}, ErrArgument},
-		{NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "laplacian"}, Landmarks: mat.NewDense(3, 2, []float64{1, 2, 1, 2, 1, 2})}, ErrArgument},
+		{NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "rbf"}, LandmarkPoints: mat.NewDense(1, 2, []float64{1, 2})}, ErrArgument},
+		{NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "laplacian"}, LandmarkPoints: mat.NewDense(3, 2, []float64{1, 2, 1, 2, 1, 2})}, ErrArgument},
 		// A polynomial kernel has no bandwidth to take.
-		{NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "polynomial"}, Rank: 2}, ErrArgument},
+		{NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "polynomial"}, Landmarks: 2}, ErrArgument},
 	} {
 		if _, _, err := FitNystrom(s, points, c.opts, FitOptions{}); !errors.Is(err, c.err) {
 			t.Errorf("%+v: error %v, want %v", c.opts, err, c.err)
 		}
 	}
 	for _, fit := range []FitOptions{{Shards: -1}, {Block: -1}} {
-		if _, _, err := FitNystrom(s, points, NystromOptions{Dim: 2, Kernel: rbf, Rank: 2}, fit); !errors.Is(err, ErrArgument) {
+		if _, _, err := FitNystrom(s, points, NystromOptions{Dim: 2, Kernel: rbf, Landmarks: 2}, fit); !errors.Is(err, ErrArgument) {
 			t.Errorf("%+v: error %v, want ErrArgument", fit, err)
 		}
 	}
@@ -168,18 +177,18 @@ func TestNystromOptions(t *testing.T) {
 		opts NystromOptions
 		fit  FitOptions
 	}{
-		{NystromOptions{Dim: 2, Kernel: rbf, Landmarks: mat.NewDense(1, 2, []float64{1, 2})}, FitOptions{}},
+		{NystromOptions{Dim: 2, Kernel: rbf, LandmarkPoints: mat.NewDense(1, 2, []float64{1, 2})}, FitOptions{}},
 		{NystromOptions{Dim: 2, Kernel: rbf}, FitOptions{}},
-		{NystromOptions{Dim: 0, Kernel: rbf, Rank: 2}, FitOptions{}},
-		{NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "polynomial"}, Rank: 2}, FitOptions{}},
-		{NystromOptions{Dim: 2, Kernel: rbf, Rank: 2}, FitOptions{Block: -1}},
+		{NystromOptions{Dim: 0, Kernel: rbf, Landmarks: 2}, FitOptions{}},
+		{NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "polynomial"}, Landmarks: 2}, FitOptions{}},
+		{NystromOptions{Dim: 2, Kernel: rbf, Landmarks: 2}, FitOptions{Block: -1}},
 	} {
 		if _, _, err := FitNystromSampled(s, points, points, c.opts, c.fit); !errors.Is(err, ErrArgument) {
 			t.Errorf("FitNystromSampled %+v, %+v: error %v, want ErrArgument", c.opts, c.fit, err)
 		}
 	}
 	// Valid: the median heuristic is accepted without landmarks to take it on yet.
-	if _, _, err := FitNystrom(s, points, NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "RBF"}, Rank: 2}, FitOptions{}); err != nil {
+	if _, _, err := FitNystrom(s, points, NystromOptions{Dim: 2, Kernel: kernel.Spec{Name: "RBF"}, Landmarks: 2}, FitOptions{}); err != nil {
 		t.Errorf("the median heuristic on sampled landmarks: %v", err)
 	}
 }
@@ -219,7 +228,7 @@ func TestNystromPipeline(t *testing.T) {
 				// dimension: a dead letter of the check, once.
 				return beam.Flatten(s, points, beam.Create(s, Point{Source: "made", X: huge}, Point{Source: "short", X: []float64{1}}))
 			}
-			opts := NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, Landmarks: L, Rank: rank, Seed: seed}
+			opts := NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, LandmarkPoints: L, Landmarks: rank, Seed: seed}
 			fit := FitOptions{Shards: 3, Block: block}
 			var model, dead beam.PCollection
 			var err error
@@ -479,5 +488,33 @@ func TestMedianBandwidth(t *testing.T) {
 		if got != want {
 			t.Errorf("withBandwidth(%+v, 3) = %+v, want %+v", c.spec, got, want)
 		}
+	}
+}
+
+// TestNystromUnmarshalBinaryFrom: a zero Nystrom reads one model from a stream of two —
+// exactly its bytes — and becomes it; a nil reader and a truncated stream are ErrModel
+// errors that leave it as it was, without panicking.
+func TestNystromUnmarshalBinaryFrom(t *testing.T) {
+	X := curve(60, 3, 5)
+	m, err := nystrom.Fit(kernel.RBF{Sigma: 1}, X, nystrom.Options{Landmarks: 10, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n Nystrom
+	for _, bad := range []io.Reader{nil, bytes.NewReader(b[:len(b)/2])} {
+		if _, err := n.UnmarshalBinaryFrom(bad); !errors.Is(err, ErrModel) || n.Model != nil {
+			t.Errorf("UnmarshalBinaryFrom of a bad stream: %v, model %v", err, n.Model)
+		}
+	}
+	stream := bytes.NewReader(append(append([]byte(nil), b...), b...))
+	if k, err := n.UnmarshalBinaryFrom(stream); err != nil || k != len(b) || stream.Len() != len(b) {
+		t.Fatalf("UnmarshalBinaryFrom: %d bytes of %d, %v, %d left", k, len(b), err, stream.Len())
+	}
+	if !slices.Equal(n.Values(nil), m.Values(nil)) || n.Len() != m.Len() {
+		t.Error("the model read from a stream differs from the one written")
 	}
 }

@@ -10,7 +10,8 @@
 // The methods:
 //
 //   - ikpca-kpca-transform: kpca.Model (centred, batch fit of the m rows).Transform;
-//   - ikpca-nystrom-transform: kpca.Nystrom with the m rows as landmarks, Transform;
+//   - ikpca-nystrom-transform: nystrom.Approximation with the m rows as landmarks,
+//     Transform;
 //   - ikpca-nyskpca-transform: nystrom.Model (Nyström kernel PCA) with the m rows as
 //     landmarks, fitted on them, Transform;
 //   - ikpca-rnca-transform, ikpca-skpca-transform: RNCA (centred) and SKPCA (sketch of
@@ -220,7 +221,7 @@ func subject(method string, k kernel.RBF, train *mat.Dense, m, d int) (func(*mat
 		for i := range order {
 			order[i] = i
 		}
-		ny, err := kpca.NewNystrom(k, train, kpca.NystromOptions{Order: order})
+		ny, err := nystrom.NewApproximation(k, train, nystrom.ApproximationOptions{Order: order})
 		if err != nil {
 			return nil, err
 		}

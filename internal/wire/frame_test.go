@@ -2,8 +2,10 @@ package wire
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -111,3 +113,33 @@ func TestFrame(t *testing.T) {
 type failWriter struct{ err error }
 
 func (f failWriter) Write([]byte) (int, error) { return 0, f.err }
+
+// TestWriteFrame: WriteFrame's fields make the frame Frame makes of the same bytes, a
+// body longer or shorter than stated is an error, and a writer's error comes back.
+func TestWriteFrame(t *testing.T) {
+	body := binary.LittleEndian.AppendUint32([]byte{7}, 0xdeadbeef)
+	body = binary.LittleEndian.AppendUint64(body, 1<<40)
+	body = AppendFloats(body, 1.5, math.Copysign(0, -1))
+	body = append(body, "name"...)
+	fields := func(f *Fields) {
+		f.U8(7)
+		f.U32(0xdeadbeef)
+		f.U64(1 << 40)
+		f.F64(1.5, math.Copysign(0, -1))
+		f.Bytes([]byte("name"))
+	}
+	var w bytes.Buffer
+	n, err := WriteFrame(&w, "TESTMAGC", 3, uint64(len(body)), fields)
+	if want := Frame("TESTMAGC", 3, body); err != nil || n != len(want) || !bytes.Equal(w.Bytes(), want) {
+		t.Fatalf("WriteFrame: %d bytes, %v; equal to Frame: %v", n, err, bytes.Equal(w.Bytes(), want))
+	}
+	for _, length := range []int{len(body) - 1, len(body) + 1} {
+		if _, err := WriteFrame(io.Discard, "TESTMAGC", 3, uint64(length), fields); err == nil {
+			t.Errorf("a body of %d bytes stated as %d: no error", len(body), length)
+		}
+	}
+	boom := errors.New("write failed")
+	if _, err := WriteFrame(failWriter{boom}, "TESTMAGC", 3, uint64(len(body)), fields); !errors.Is(err, boom) {
+		t.Errorf("a failing writer: %v, want its error", err)
+	}
+}

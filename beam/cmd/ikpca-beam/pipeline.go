@@ -128,7 +128,7 @@ func fit(ctx context.Context, s beam.Scope, points beam.PCollection, o options, 
 	if o.method == "nystrom" {
 		// σ zero: FitNystrom takes the median distance between the landmarks, given or
 		// sampled (a uniform sample of the points).
-		opts := ikpcabeam.NystromOptions{Dim: dim, Kernel: kernel.Spec{Name: "rbf", Sigma: o.sigma}, Rank: o.landmarks, Seed: o.seed}
+		opts := ikpcabeam.NystromOptions{Dim: dim, Kernel: kernel.Spec{Name: "rbf", Sigma: o.sigma}, Landmarks: o.landmarks, Seed: o.seed}
 		if o.landmarksFile == "" {
 			// The sample from a second read of the input, so that the runner does not
 			// keep the points until the sample is drawn (its bad lines are the first
@@ -139,7 +139,7 @@ func fit(ctx context.Context, s beam.Scope, points beam.PCollection, o options, 
 			}
 			return ikpcabeam.FitNystromSampled(s, sample, points, opts, fitOpts)
 		}
-		if opts.Landmarks, err = readLandmarks(ctx, o, csvOpts, dim); err != nil {
+		if opts.LandmarkPoints, err = readLandmarks(ctx, o, csvOpts, dim); err != nil {
 			return model, refused, err
 		}
 		return ikpcabeam.FitNystrom(s, points, opts, fitOpts)

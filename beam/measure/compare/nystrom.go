@@ -21,8 +21,8 @@ import (
 // landmark — is far above it (one point of a million moves C by about 1e-6·λ₁).
 const rounding = 1e-10
 
-// compareNystrom fits nystrom.Model on the pipeline model's landmarks, kernel and
-// tolerance to the points in file order and compares: the eigenvalues, to
+// compareNystrom fits nystrom.Model on the pipeline model's landmarks, kernel,
+// tolerance and centring to the points in file order and compares: the eigenvalues, to
 // rounding·λ₁; the span of the top k components, whose largest principal angle is at
 // most rounding·λ₁/(λₖ − λₖ₊₁) (Davis–Kahan); and the scores of the probe points on
 // the leading components that are each separated by more than 1e-4·λ₁, to 1e-6 of the
@@ -31,7 +31,7 @@ func compareNystrom(pipe *ikpcabeam.Nystrom, files []string, probes, k int) erro
 	var L mat.Dense
 	pipe.Landmarks(&L)
 	start := time.Now()
-	single, err := nystrom.New(pipe.Kernel(), &L, nystrom.Options{Tolerance: pipe.Options().Tolerance})
+	single, err := nystrom.New(pipe.Kernel(), &L, nystrom.Options{Tolerance: pipe.Options().Tolerance, Uncentred: pipe.Options().Uncentred})
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ikpca/ikpca/cmd/ikpca/internal/study"
 	"github.com/ikpca/ikpca/kernel"
-	"github.com/ikpca/ikpca/kpca"
+	"github.com/ikpca/ikpca/nystrom"
 )
 
 // NystromOptions configure Nystrom.
@@ -38,7 +38,7 @@ func Nystrom(ctx context.Context, o NystromOptions) (*NystromResult, error) {
 	if o.MMax < 1 || o.MMax > n {
 		return nil, fmt.Errorf("%w: need 1 ≤ mmax ≤ %d landmarks, got %d", study.ErrOptions, n, o.MMax)
 	}
-	ny, err := kpca.NewNystrom(o.Kernel, o.Data, kpca.NystromOptions{Seed: o.Seed})
+	ny, err := nystrom.NewApproximation(o.Kernel, o.Data, nystrom.ApproximationOptions{Seed: o.Seed})
 	if err != nil {
 		return nil, err
 	}

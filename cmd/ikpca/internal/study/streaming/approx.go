@@ -14,6 +14,7 @@ import (
 	"github.com/ikpca/ikpca/internal/lanczos"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
+	"github.com/ikpca/ikpca/nystrom"
 	"github.com/ikpca/ikpca/stream"
 )
 
@@ -221,7 +222,7 @@ func Approx(ctx context.Context, o ApproxOptions) (*ApproxResult, error) {
 
 	// Nyström: landmarks in a seeded random order, grown to each ℓ.
 	{
-		ny, err := kpca.NewNystrom(kern, train, kpca.NystromOptions{Seed: o.Seed})
+		ny, err := nystrom.NewApproximation(kern, train, nystrom.ApproximationOptions{Seed: o.Seed})
 		if err != nil {
 			return nil, err
 		}
@@ -247,7 +248,7 @@ func Approx(ctx context.Context, o ApproxOptions) (*ApproxResult, error) {
 
 // nystromModel adapts a Nyström approximation of ℓ landmarks to ikpca.Model: its memory
 // is the landmarks, K_mm's eigenvectors and the n×ℓ product K_nm·U.
-func nystromModel(ny *kpca.Nystrom, d int) ikpca.Model {
+func nystromModel(ny *nystrom.Approximation, d int) ikpca.Model {
 	l, n := ny.Len(), ny.Size()
 	return study.Complete(ny, d, false, 8*(l*d+l*l+n*l)) // it approximates K, uncentred
 }

@@ -175,7 +175,7 @@ func NystromKPCA(ctx context.Context, o NystromOptions) (*NystromResult, error) 
 		var budget int
 		for _, s := range o.Strategies {
 			t0 := time.Now()
-			m, err := nystrom.Fit(kern, X, nystrom.Options{Rank: r, Landmarks: s, Seed: o.Seed})
+			m, err := nystrom.Fit(kern, X, nystrom.Options{Landmarks: r, Strategy: s, Seed: o.Seed})
 			if err != nil {
 				return nil, err
 			}
@@ -184,7 +184,7 @@ func NystromKPCA(ctx context.Context, o NystromOptions) (*NystromResult, error) 
 			if len(vals) < k {
 				return nil, fmt.Errorf("streaming: %v landmarks, r = %d: only %d components", s, r, len(vals))
 			}
-			row := NystromRow{Method: s.String(), Rank: m.Rank(), Features: m.Features(), Bytes: m.Bytes(), Time: elapsed,
+			row := NystromRow{Method: s.String(), Rank: m.Options().Landmarks, Features: m.Features(), Bytes: m.Bytes(), Time: elapsed,
 				Values: slices.Clone(vals[:k])}
 			row.KernelEvals, row.Flops = nystromCost(s, X, m)
 			row.RelativeError, row.EigenError = study.EigenErrors(vals[:k], exact[:k])
@@ -245,7 +245,7 @@ func scoreSines(m study.Transformer, X *mat.Dense, U *mat.Dense, ks ...int) ([]f
 // Stream's triangular solves (r² per row read) or Greedy's dgemvs (n·r² in all).
 func nystromCost(s nystrom.Strategy, X *mat.Dense, m *nystrom.Model) (evals, flops float64) {
 	n, _ := X.Dims()
-	fn, r, p := float64(n), float64(m.Rank()), float64(m.Features())
+	fn, r, p := float64(n), float64(m.Options().Landmarks), float64(m.Features())
 	evals = r*(r+1)/2 + fn*r
 	flops = 9*r*r*r + 2*fn*r*p + fn*p*p + 3*p*p*fn/64
 	switch s {
@@ -253,10 +253,10 @@ func nystromCost(s nystrom.Strategy, X *mat.Dense, m *nystrom.Model) (evals, flo
 		// The rows read: up to the last landmark, found in X.
 		var L mat.Dense
 		m.Landmarks(&L)
-		last := rowOf(X, L.RawRowView(m.Rank()-1))
+		last := rowOf(X, L.RawRowView(m.Options().Landmarks-1))
 		kept := 0
 		for i := 0; i <= last; i++ {
-			if kept < m.Rank() && slices.Equal(X.RawRowView(i), L.RawRowView(kept)) {
+			if kept < m.Options().Landmarks && slices.Equal(X.RawRowView(i), L.RawRowView(kept)) {
 				kept++
 			}
 			evals += float64(kept + 1)

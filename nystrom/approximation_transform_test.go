@@ -1,4 +1,4 @@
-package kpca
+package nystrom
 
 import (
 	"math"
@@ -12,13 +12,13 @@ import (
 	"github.com/ikpca/ikpca/kernel"
 )
 
-// transformElements is Nystrom.Transform's element path, as it was before kernel blocks:
+// transformElements is Approximation.Transform's element path, as it was before kernel blocks:
 // one kernel.Column per point (bit for bit Eval) and one dot product per component. The
-// reference of TestNystromTransformBlocks and BenchmarkNystromTransform. It also returns
+// reference of TestApproximationTransformBlocks and BenchmarkApproximationTransform. It also returns
 // scale[i][q] = Σ_l |k_l(xᵢ)·p_lq|, p_q = u_j/√λ_j, the size of the terms of each score,
 // against which rounding is measured, unless withScale is false (the benchmark measures
 // the path alone).
-func (ny *Nystrom) transformElements(X *mat.Dense, k int, withScale bool) (res, scale *mat.Dense) {
+func (ny *Approximation) transformElements(X *mat.Dense, k int, withScale bool) (res, scale *mat.Dense) {
 	rows, _ := X.Dims()
 	m := ny.m
 	v := ny.sym.Values(nil)
@@ -80,7 +80,7 @@ func nearPoints(rng *rand.Rand, x *mat.Dense, far float64) *mat.Dense {
 	return out
 }
 
-// TestNystromTransformBlocks compares Transform (kernel blocks and a dgemm) with the
+// TestApproximationTransformBlocks compares Transform (kernel blocks and a dgemm) with the
 // element path on the data points, their near-duplicates (landmarks among them, where
 // the RBF identity cancels) and far points, for RBF, polynomial and linear kernels, on
 // Yeast (d = 8), the same points offset by 1e4, and split in two clusters 1e3 apart
@@ -90,9 +90,9 @@ func nearPoints(rng *rand.Rand, x *mat.Dense, far float64) *mat.Dense {
 // k_l·p_lq; every kernel value is within 1e-13·max(1, v) of Eval (RBF, v its exponent;
 // for the others within (d+4)·ε of the sum's terms) and the sum adds m·ε of its terms'
 // size, so the scores must agree within 1e-12·Σ_l|k_l·p_lq| (plus 1e-300).
-func TestNystromTransformBlocks(t *testing.T) {
+func TestApproximationTransformBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 14))
-	base := points(t, "yeast", 150)
+	base := points(t, "yeast", 150, 1)
 	offset := mat.DenseCopyOf(base)
 	for i := range 150 {
 		for l := range 8 {
@@ -117,7 +117,7 @@ func TestNystromTransformBlocks(t *testing.T) {
 			kernel.Linear{},
 		}
 		for _, k := range kernels {
-			ny, err := NewNystrom(k, x, NystromOptions{Seed: 5})
+			ny, err := NewApproximation(k, x, ApproximationOptions{Seed: 5})
 			if err != nil {
 				t.Fatal(err)
 			}
