@@ -48,7 +48,7 @@ func checkCompressed(t *testing.T, label string, md *Model, b batch) {
 func compressedRun(t *testing.T, k kernel.Kernel, n int, seed uint64) *Model {
 	t.Helper()
 	X := toy(n, seed)
-	md, err := New(k, X.Slice(0, 20, 0, 2), Options{Components: 5, Compression: &Compression{PreImages: 10}})
+	md, err := Fit(k, X.Slice(0, 20, 0, 2), Options{Components: 5, Compression: &Compression{PreImages: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestCompressedAgainstBatch(t *testing.T) {
 func exactRun(t *testing.T) []float64 {
 	t.Helper()
 	X := gaussian(120, 5, 31)
-	md, err := New(kernel.RBF{Sigma: 2}, X.Slice(0, 3, 0, 5), Options{})
+	md, err := Fit(kernel.RBF{Sigma: 2}, X.Slice(0, 3, 0, 5), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func BenchmarkAddExact(b *testing.B) {
 	for _, m := range sizes {
 		b.Run(fmt.Sprintf("m=%d", m), func(b *testing.B) {
 			X := gaussian(m+1, 10, uint64(m))
-			md, err := New(kernel.RBF{Sigma: math.Sqrt(10)}, X.Slice(0, m, 0, 10), Options{})
+			md, err := Fit(kernel.RBF{Sigma: math.Sqrt(10)}, X.Slice(0, m, 0, 10), Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -57,7 +57,7 @@ func BenchmarkAddCompressed(b *testing.B) {
 	for _, c := range []int{1, 50} {
 		b.Run(fmt.Sprintf("c=%d", c), func(b *testing.B) {
 			X := testmat.Toy(200+c, rand.New(rand.NewPCG(1, 1)))
-			md, err := New(kernel.RBF{Sigma: 1}, X.Slice(0, 200, 0, 2), Options{Components: 5, Compression: &Compression{PreImages: 10}})
+			md, err := Fit(kernel.RBF{Sigma: 1}, X.Slice(0, 200, 0, 2), Options{Components: 5, Compression: &Compression{PreImages: 10}})
 			if err != nil {
 				b.Fatal(err)
 			}

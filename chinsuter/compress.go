@@ -77,7 +77,9 @@ func (md *Model) compress(pts, mbar, alpha dense, sv, nu []float64, trace float6
 		}
 	}
 	if z.n == 0 {
-		return compressed{}, fmt.Errorf("chinsuter: compression found no pre-image")
+		// Every vector's norm is zero, or no pre-image improved on none: the search
+		// failed, and the update is refused.
+		return compressed{}, fmt.Errorf("%w: the compression found no pre-image", ErrNotConverged)
 	}
 
 	// 2. Second pass: re-fit every vector on the final set.
@@ -111,7 +113,7 @@ func (md *Model) compress(pts, mbar, alpha dense, sv, nu []float64, trace float6
 	symmetrise(mo)
 	d, q, err := eigSym(mo)
 	if err != nil {
-		return compressed{}, fmt.Errorf("chinsuter: re-orthogonalisation: %w", err)
+		return compressed{}, rewrap(err, "the re-orthogonalisation")
 	}
 	ro := 0
 	for _, v := range d {

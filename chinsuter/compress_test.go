@@ -66,7 +66,7 @@ func TestCompressionOfAnExactModel(t *testing.T) {
 	// spectrum and subspace stay close.
 	X := toy(300, 4)
 	k := kernel.RBF{Sigma: 1}
-	md, err := New(k, X, Options{Components: 5})
+	md, err := Fit(k, X, Options{Components: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestCompressedLongStream(t *testing.T) {
 	}
 	X := toy(n, 5)
 	k := kernel.RBF{Sigma: 1}
-	md, err := New(k, X.Slice(0, 20, 0, 2), Options{Components: 5, Compression: &Compression{PreImages: 10}})
+	md, err := Fit(k, X.Slice(0, 20, 0, 2), Options{Components: 5, Compression: &Compression{PreImages: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestCompressedLongStream(t *testing.T) {
 
 func TestCompressedBadInputChangesNothing(t *testing.T) {
 	X := toy(80, 6)
-	md, err := New(kernel.RBF{Sigma: 1}, X.Slice(0, 40, 0, 2), Options{Components: 3, Compression: &Compression{PreImages: 4}})
+	md, err := Fit(kernel.RBF{Sigma: 1}, X.Slice(0, 40, 0, 2), Options{Components: 3, Compression: &Compression{PreImages: 4}})
 	if err != nil {
 		t.Fatal(err)
 	}

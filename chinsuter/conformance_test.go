@@ -11,8 +11,9 @@ import (
 	"github.com/ikpca/ikpca/modeltest"
 )
 
-// TestConformance: the exact, truncated and compressed forms pass the ikpca.Model
-// suite.
+// TestConformance: the exact, truncated and compressed forms pass the suite of package
+// modeltest, persistence included, started by Fit (a batch of the first points) and by
+// New (empty, every point added).
 func TestConformance(t *testing.T) {
 	for _, c := range []struct {
 		name    string
@@ -30,26 +31,39 @@ func TestConformance(t *testing.T) {
 		// (r+1)·n′ = 16 pre-images: the suite's 40 points compress again and again.
 		{"compressed", chinsuter.Options{Components: 3, Compression: &chinsuter.Compression{PreImages: 4}}, true, 0.1},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			model := func(m ikpca.Model) *chinsuter.Model { return m.(*chinsuter.Model) }
-			modeltest.Run(t, modeltest.Subject{
-				New: func(X *mat.Dense) (ikpca.Incremental, error) {
-					return chinsuter.New(kernel.RBF{Sigma: 1}, X, c.opts)
-				},
-				Project: func(m ikpca.Model, X mat.Matrix, k int) (*mat.Dense, error) {
-					return project(model(m), X, k), nil
-				},
-				// The vectors whose signs the model fixes: the components' scores on the
-				// expansion points (in the exact form, the training scores).
-				Signed: func(m ikpca.Model) (*mat.Dense, error) {
-					A, _, _ := model(m).Expansions()
-					return project(model(m), A, model(m).Components()), nil
-				},
-				Bounded:           c.bounded,
-				CentringTolerance: c.centring,
-				Skip:              map[string]string{"Persistence": "TRANSITIONAL: chinsuter.Model has no encoding yet"},
+		for _, empty := range []bool{false, true} {
+			name := c.name
+			if empty {
+				name += "/New"
+			}
+			t.Run(name, func(t *testing.T) {
+				model := func(m ikpca.Model) *chinsuter.Model { return m.(*chinsuter.Model) }
+				modeltest.Run(t, modeltest.Subject{
+					New: func(X *mat.Dense) (ikpca.Incremental, error) {
+						if !empty {
+							return chinsuter.Fit(kernel.RBF{Sigma: 1}, X, c.opts)
+						}
+						_, d := X.Dims()
+						m, err := chinsuter.New(kernel.RBF{Sigma: 1}, d, c.opts)
+						if err != nil {
+							return nil, err
+						}
+						return m, m.AddBatch(X)
+					},
+					Project: func(m ikpca.Model, X mat.Matrix, k int) (*mat.Dense, error) {
+						return project(model(m), X, k), nil
+					},
+					// The vectors whose signs the model fixes: the components' scores on the
+					// expansion points (in the exact form, the training scores).
+					Signed: func(m ikpca.Model) (*mat.Dense, error) {
+						A, _, _ := model(m).Expansions()
+						return project(model(m), A, model(m).Components()), nil
+					},
+					Bounded:           c.bounded,
+					CentringTolerance: c.centring,
+				})
 			})
-		})
+		}
 	}
 }
 

@@ -28,9 +28,23 @@
 // directions below the numerical-zero level m·ε·max(λmax, tr K) are dropped, the rule
 // package kpca uses.
 //
+// Fit starts a model from a batch of points (a batch kernel PCA); New starts an empty
+// one, since the update needs no points to start from: with no axes and no mean, the
+// first chunk's update is the batch kernel PCA of the chunk (a first Add, a chunk of
+// one, gives the model of one point, without components). Add and AddBatch then update
+// it a chunk at a time.
+//
+// The model always centres: the shifting mean is part of the algorithm, and there is
+// no uncentred form (Options has no Uncentred; Centred reports true).
+//
 // Values reports Σ², the eigenvalues of the centred kernel matrix (not divided by the
 // number of points), and Transform the projections ⟨v_j, φ(x) − μ⟩ onto the unit axes,
-// the same quantities as kpca.Model's Values and Transform: Model is an ikpca.Model.
+// the same quantities as kpca.Model's Values and Transform. Model is an
+// ikpca.Incremental and an ikpca.Persistent: MarshalBinary and UnmarshalBinary (or
+// MarshalBinaryTo and UnmarshalBinaryFrom, on streams) save and restore it, exact or
+// compressed, bit for bit, so that a restored model continues as the saved one would
+// have (docs/design.md, "Chin–Suter encoding"). Every error of the package wraps one of
+// its sentinels (ErrArgument, …), each of which wraps the ikpca kind of the same name.
 // Each axis is signed so that its scores on the expansion points — in the exact form,
 // the training scores — have their largest-magnitude entry positive, the rule of
 // kpca.Model, so the exact form's scores equal kpca's, sign included

@@ -1,6 +1,7 @@
 package chinsuter
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -126,7 +127,7 @@ func TestExactEqualsBatchAfterEveryUpdate(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			test := gaussian(5, tc.X.RawMatrix().Cols, 99)
-			md, err := New(tc.k, tc.X.Slice(0, tc.n0, 0, tc.X.RawMatrix().Cols), Options{})
+			md, err := Fit(tc.k, tc.X.Slice(0, tc.n0, 0, tc.X.RawMatrix().Cols), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,6 +149,71 @@ func TestExactEqualsBatchAfterEveryUpdate(t *testing.T) {
 	}
 }
 
+// TestNewStartsEmpty: a model made by New has no points, values or expansion; its
+// first Add is the model Fit makes of that point, bit for bit (the first chunk's update
+// is the batch kernel PCA of the chunk); points added one at a time, and a first chunk
+// of many, equal batch kernel PCA (checkAgainstBatch's tolerances), compressed models
+// stay within their budget.
+func TestNewStartsEmpty(t *testing.T) {
+	X := toy(40, 21)
+	k := kernel.RBF{Sigma: 1}
+	md, err := New(k, 2, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md.Len() != 0 || md.Dim() != 2 || len(md.Values(nil)) != 0 || md.Components() != 0 || md.Expansion() != 0 {
+		t.Fatalf("New: %d points of dimension %d, %d values", md.Len(), md.Dim(), len(md.Values(nil)))
+	}
+	if A, alpha, nu := md.Expansions(); A != nil || alpha != nil || nu != nil {
+		t.Error("New: an expansion without points")
+	}
+	var v mat.Dense
+	md.VectorsTo(&v)
+	if !v.IsEmpty() {
+		t.Error("New: VectorsTo wrote vectors")
+	}
+	if err := md.Transform(&mat.Dense{}, X, 1); !errors.Is(err, ErrEmpty) {
+		t.Errorf("New: Transform = %v, want ErrEmpty", err)
+	}
+	if err := md.Add(X.RawRowView(0)); err != nil {
+		t.Fatal(err)
+	}
+	one, err := Fit(k, X.Slice(0, 1, 0, 2), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameSnapshot(snap(md), snap(one)) {
+		t.Errorf("New and one Add: %+v, Fit of the point: %+v", snap(md), snap(one))
+	}
+	for n := 1; n < 40; n++ {
+		if err := md.Add(X.RawRowView(n)); err != nil {
+			t.Fatal(err)
+		}
+		checkAgainstBatch(t, md, X, n+1, min(4, md.Components()), nil)
+	}
+	chunk, err := New(k, 2, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chunk.AddBatch(X); err != nil {
+		t.Fatal(err)
+	}
+	checkAgainstBatch(t, chunk, X, 40, 4, nil)
+
+	c, err := New(k, 2, Options{Components: 3, Compression: &Compression{PreImages: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range 40 {
+		if err := c.Add(X.RawRowView(n)); err != nil {
+			t.Fatal(err)
+		}
+		if c.Expansion() > 16 || c.Components() > 3 {
+			t.Fatalf("compressed, %d points: %d expansion points, %d components", n+1, c.Expansion(), c.Components())
+		}
+	}
+}
+
 func TestExactDuplicatesAndRepeats(t *testing.T) {
 	// Duplicated points, a point repeated many times, and a chunk of identical points:
 	// H is then (numerically) zero and no direction must be invented.
@@ -166,7 +232,7 @@ func TestExactDuplicatesAndRepeats(t *testing.T) {
 	for i, r := range rows {
 		Y.SetRow(i, r)
 	}
-	md, err := New(kernel.RBF{Sigma: 1}, Y.Slice(0, 1, 0, 2), Options{})
+	md, err := Fit(kernel.RBF{Sigma: 1}, Y.Slice(0, 1, 0, 2), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +264,7 @@ func TestSameModelWhateverTheChunking(t *testing.T) {
 	X := gaussian(40, 4, 12)
 	var ref []float64
 	for _, c := range []int{1, 2, 5, 13, 36} {
-		md, err := New(kernel.RBF{Sigma: 2}, X.Slice(0, 4, 0, 4), Options{})
+		md, err := Fit(kernel.RBF{Sigma: 2}, X.Slice(0, 4, 0, 4), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,7 +295,7 @@ func TestTruncatedIsCloseOnFastDecay(t *testing.T) {
 	// the top axes must stay close to batch.
 	X := toy(300, 21)
 	for _, r := range []int{8, 15} {
-		md, err := New(kernel.RBF{Sigma: 1}, X.Slice(0, 10, 0, 2), Options{Components: r})
+		md, err := Fit(kernel.RBF{Sigma: 1}, X.Slice(0, 10, 0, 2), Options{Components: r})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -254,7 +320,7 @@ func TestTruncatedIsCloseOnFastDecay(t *testing.T) {
 
 func TestBadInputChangesNothing(t *testing.T) {
 	X := toy(20, 3)
-	md, err := New(kernel.RBF{Sigma: 1}, X.Slice(0, 10, 0, 2), Options{})
+	md, err := Fit(kernel.RBF{Sigma: 1}, X.Slice(0, 10, 0, 2), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +362,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		}
 	}
 	// An overflowing polynomial kernel value is an error that changes nothing.
-	pm, err := New(kernel.Polynomial{Degree: 40, Gamma: 1, Coef0: 1}, mat.NewDense(2, 1, []float64{0.1, 0.2}), Options{})
+	pm, err := Fit(kernel.Polynomial{Degree: 40, Gamma: 1, Coef0: 1}, mat.NewDense(2, 1, []float64{0.1, 0.2}), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,24 +376,24 @@ func TestBadInputChangesNothing(t *testing.T) {
 
 	// Constructor errors.
 	for i, f := range []func() (*Model, error){
-		func() (*Model, error) { return New(nil, X, Options{}) },
-		func() (*Model, error) { return New(kernel.RBF{Sigma: 0}, X, Options{}) },
-		func() (*Model, error) { return New(kernel.RBF{Sigma: 1}, nil, Options{}) },
+		func() (*Model, error) { return Fit(nil, X, Options{}) },
+		func() (*Model, error) { return Fit(kernel.RBF{Sigma: 0}, X, Options{}) },
+		func() (*Model, error) { return Fit(kernel.RBF{Sigma: 1}, nil, Options{}) },
 		func() (*Model, error) {
-			return New(kernel.RBF{Sigma: 1}, mat.NewDense(1, 2, []float64{math.NaN(), 0}), Options{})
+			return Fit(kernel.RBF{Sigma: 1}, mat.NewDense(1, 2, []float64{math.NaN(), 0}), Options{})
 		},
-		func() (*Model, error) { return New(kernel.RBF{Sigma: 1}, X, Options{Components: -1}) },
+		func() (*Model, error) { return Fit(kernel.RBF{Sigma: 1}, X, Options{Components: -1}) },
 		func() (*Model, error) {
-			return New(kernel.Linear{}, X, Options{Components: 2, Compression: &Compression{PreImages: 2}})
-		},
-		func() (*Model, error) {
-			return New(kernel.RBF{Sigma: 1}, X, Options{Compression: &Compression{PreImages: 2}})
+			return Fit(kernel.Linear{}, X, Options{Components: 2, Compression: &Compression{PreImages: 2}})
 		},
 		func() (*Model, error) {
-			return New(kernel.RBF{Sigma: 1}, X, Options{Components: 2, Compression: &Compression{}})
+			return Fit(kernel.RBF{Sigma: 1}, X, Options{Compression: &Compression{PreImages: 2}})
 		},
 		func() (*Model, error) {
-			return New(kernel.RBF{Sigma: 1}, X, Options{Components: 2, Compression: &Compression{PreImages: 2, Tol: math.NaN()}})
+			return Fit(kernel.RBF{Sigma: 1}, X, Options{Components: 2, Compression: &Compression{}})
+		},
+		func() (*Model, error) {
+			return Fit(kernel.RBF{Sigma: 1}, X, Options{Components: 2, Compression: &Compression{PreImages: 2, Tol: math.NaN()}})
 		},
 	} {
 		if md, err := f(); err == nil || md != nil {
@@ -338,7 +404,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 
 func ExampleModel() {
 	X := toy(200, 1)
-	md, err := New(kernel.RBF{Sigma: 1}, X.Slice(0, 10, 0, 2), Options{})
+	md, err := Fit(kernel.RBF{Sigma: 1}, X.Slice(0, 10, 0, 2), Options{})
 	if err != nil {
 		panic(err)
 	}

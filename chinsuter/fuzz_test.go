@@ -1,6 +1,8 @@
 package chinsuter
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"math"
 	"testing"
@@ -11,7 +13,8 @@ import (
 )
 
 // FuzzAdd streams arbitrary 2-D points (any float64 bits: NaN, infinities, huge and
-// tiny values, repeats) in chunks to an exact and a compressed model. Nothing may
+// tiny values, repeats) in chunks to an exact and a compressed model started by Fit of
+// the first point, and to an exact one started empty by New. Nothing may
 // panic; a rejected chunk must leave the model unchanged; an accepted one must leave
 // finite, non-negative, descending eigenvalues and a bounded expansion.
 func FuzzAdd(f *testing.F) {
@@ -37,12 +40,19 @@ func FuzzAdd(f *testing.F) {
 		}
 		X := mat.NewDense(n, 2, vals[:2*n])
 		c := int(chunk%5) + 1
-		for _, opts := range []Options{{}, {Components: 2, Compression: &Compression{PreImages: 3}}} {
-			md, err := New(kernel.RBF{Sigma: 1}, X.Slice(0, 1, 0, 2), opts)
+		for q, opts := range []Options{{}, {Components: 2, Compression: &Compression{PreImages: 3}}, {}} {
+			// The first point by Fit, or (the last options) every point added to New's
+			// empty model.
+			first := 1
+			md, err := Fit(kernel.RBF{Sigma: 1}, X.Slice(0, 1, 0, 2), opts)
+			if q == 2 {
+				first = 0
+				md, err = New(kernel.RBF{Sigma: 1}, 2, opts)
+			}
 			if err != nil {
 				continue // a non-finite first point
 			}
-			for i := 1; i < n; i += c {
+			for i := first; i < n; i += c {
 				before := snap(md)
 				if err := md.AddBatch(X.Slice(i, min(i+c, n), 0, 2)); err != nil {
 					if !sameSnapshot(before, snap(md)) {
@@ -58,6 +68,69 @@ func FuzzAdd(f *testing.F) {
 				}
 				if opts.Compression != nil && md.Expansion() > 9 {
 					t.Fatalf("expansion %d > 9", md.Expansion())
+				}
+			}
+		}
+	})
+}
+
+// FuzzLoadModel: no input makes UnmarshalBinary or UnmarshalBinaryFrom panic, a refused
+// input leaves the receiver as it was, and whatever is accepted is a usable model that
+// encodes back to the very same bytes (the encoding is canonical): finite, descending
+// eigenvalues, a point that transforms, a point that is added or refused without
+// changing the model, and the same model read from a stream. Each input is tried as it
+// is and sealed (seal: its frame's length and a valid checksum), so that the fuzzer
+// reaches the checks behind the frame; the seeds are the bodies of valid encodings of
+// every form and kernel (encodingModels), with and without points.
+func FuzzLoadModel(f *testing.F) {
+	if err := kernel.Register(encodingKernel); err != nil {
+		f.Fatal(err)
+	}
+	for _, md := range encodingModels(f) {
+		b, err := md.MarshalBinary()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b[:len(b)-sha256.Size])
+	}
+	f.Add([]byte(encodingMagic + "\x01\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00rbf"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, in := range [][]byte{data, seal(data)} {
+			var m Model
+			if err := m.UnmarshalBinary(in); err != nil {
+				if m.kern != nil || m.n != 0 || m.d != 0 {
+					t.Fatal("a refused encoding changed the receiver")
+				}
+				if _, err2 := m.UnmarshalBinaryFrom(bytes.NewReader(in)); err2 == nil {
+					t.Fatalf("UnmarshalBinaryFrom accepts what UnmarshalBinary refuses (%v)", err)
+				}
+				continue
+			}
+			out, err := m.MarshalBinary()
+			if err != nil {
+				t.Fatalf("MarshalBinary of a decoded model: %v", err)
+			}
+			if !bytes.Equal(out, in) {
+				t.Fatal("a decoded model encodes to other bytes")
+			}
+			var s Model
+			if n, err := s.UnmarshalBinaryFrom(bytes.NewReader(in)); err != nil || n != len(in) {
+				t.Fatalf("UnmarshalBinaryFrom of an accepted encoding: %d bytes of %d, %v", n, len(in), err)
+			}
+			values := m.Values(nil)
+			for j, v := range values {
+				if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 || j > 0 && v > values[j-1] {
+					t.Fatalf("eigenvalues %v", values)
+				}
+			}
+			if k := len(values); k > 0 {
+				var sc mat.Dense
+				_ = m.Transform(&sc, mat.NewDense(1, m.Dim(), nil), k)
+			}
+			if m.Dim() <= 64 {
+				before := snap(&m)
+				if err := m.Add(make([]float64, m.Dim())); err != nil && !sameSnapshot(before, snap(&m)) {
+					t.Fatalf("a refused point changed the model: %v", err)
 				}
 			}
 		}

@@ -105,25 +105,29 @@ func orthTop(t *testing.T, md *Model, b batch, k int) float64 {
 	return featurespace.Orthogonality(ym)
 }
 
-// snapshot captures the whole observable state of a model.
+// snapshot captures the whole state of a model.
 type snapshot struct {
-	n, d       int
-	values     []float64
-	pts, alpha []float64
-	nu         []float64
-	stats      Stats
+	n, d          int
+	trace         float64
+	values        []float64
+	pts, ka       []float64
+	alpha, offset []float64
+	nu            []float64
+	stats         Stats
 }
 
 func snap(md *Model) snapshot {
-	return snapshot{n: md.n, d: md.d, values: md.Values(nil),
-		pts: append([]float64(nil), md.pts.a...), alpha: append([]float64(nil), md.alpha.a...),
+	return snapshot{n: md.n, d: md.d, trace: md.trace, values: md.Values(nil),
+		pts: append([]float64(nil), md.pts.a...), ka: append([]float64(nil), md.ka.a...),
+		alpha: append([]float64(nil), md.alpha.a...), offset: append([]float64(nil), md.offset...),
 		nu: append([]float64(nil), md.nu...), stats: md.stats}
 }
 
 func sameSnapshot(a, b snapshot) bool {
 	eq := vec.SameBits
-	return a.n == b.n && a.d == b.d && eq(a.values, b.values) && eq(a.pts, b.pts) &&
-		eq(a.alpha, b.alpha) && eq(a.nu, b.nu) && a.stats == b.stats
+	return a.n == b.n && a.d == b.d && math.Float64bits(a.trace) == math.Float64bits(b.trace) &&
+		eq(a.values, b.values) && eq(a.pts, b.pts) && eq(a.ka, b.ka) && eq(a.alpha, b.alpha) &&
+		eq(a.offset, b.offset) && eq(a.nu, b.nu) && a.stats == b.stats
 }
 
 // gramAngles returns √(1 − cos²) of the smallest cosine between the top k axes, with the

@@ -122,12 +122,14 @@ func leftSVD(f dense) ([]float64, dense, error) {
 		return make([]float64, f.r), u, nil
 	}
 	if f.r > f.c {
-		return nil, dense{}, fmt.Errorf("chinsuter: internal error: F is %d×%d", f.r, f.c)
+		// F has r+q ≤ r+c+1 rows (q ≤ c+1 directions of H), S of the compression
+		// r' ≤ r rows: never more rows than columns.
+		panic(fmt.Sprintf("chinsuter: internal error: F is %d×%d", f.r, f.c))
 	}
 	s := make([]float64, f.r)
 	a := append([]float64(nil), f.a...)
 	if err := native.SVDLeft(f.r, f.c, a, f.c, s, u.a, f.r); err != nil {
-		return nil, dense{}, fmt.Errorf("chinsuter: the SVD of the small matrix F: %w", err)
+		return nil, dense{}, rewrap(err, "the SVD of the small matrix F")
 	}
 	return s, u, nil
 }
@@ -136,7 +138,7 @@ func leftSVD(f dense) ([]float64, dense, error) {
 func spectralNormSym(s dense) (float64, error) {
 	vals, _, err := eigSym(s)
 	if err != nil {
-		return 0, err
+		return 0, rewrap(err, "the spectral norm")
 	}
 	var big float64
 	for _, v := range vals {

@@ -6,34 +6,15 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/kernel"
 )
 
-// errs are the package's errors (exported below), and report bad arguments through them.
-var errs = check.NewKinds("chinsuter")
-
-// Errors returned by the package, wrapped with details; test with errors.Is. Each wraps
-// the ikpca error of the same name, so that errors.Is(err, ikpca.ErrDimension) holds as
-// well.
-var (
-	// ErrArgument reports an invalid option or argument.
-	ErrArgument = errs.Argument
-	// ErrDimension reports points whose dimension differs from the model's.
-	ErrDimension = errs.Dimension
-	// ErrNonFinite reports a NaN or infinite coordinate or kernel value.
-	ErrNonFinite = errs.NonFinite
-	// ErrEmpty reports a call without points.
-	ErrEmpty = errs.Empty
-)
-
-// Model is an ikpca.Model.
-var _ ikpca.Model = (*Model)(nil)
-
 // Options configure a Model. The zero value is the exact form: every component whose
-// singular value is not numerically zero is kept and nothing is compressed.
+// singular value is not numerically zero is kept and nothing is compressed. There is no
+// Uncentred option: Chin and Suter's algorithm centres by construction, its shifting
+// mean updated with every chunk (Centred reports true).
 type Options struct {
 	// Components is r, the largest number of components kept after an update; zero
 	// keeps all of them (the exact form, whose eigenvalues and subspace equal batch
@@ -63,8 +44,10 @@ type Compression struct {
 // axes in feature space are expansions φ(A)·α over a set A of points (every point seen,
 // or pre-images when compressed), the mean is φ(A)·ν, and the singular values Σ of the
 // centred data in feature space are kept, so that Σ² are the eigenvalues of the
-// centred kernel matrix. Create one with New. A Model must not be used by several
-// goroutines at once.
+// centred kernel matrix. Create one with Fit (the batch fit of a first set of points)
+// or New (empty); save and restore it with MarshalBinary and UnmarshalBinary, or
+// MarshalBinaryTo and UnmarshalBinaryFrom on a stream. A Model must not be used by
+// several goroutines at once.
 type Model struct {
 	kern  kernel.Kernel
 	opts  Options
@@ -109,61 +92,110 @@ type Stats struct {
 	Orthogonality float64
 }
 
-// New starts a model from the rows of x0 (at least one point, dimension d ≥ 1) with a
-// batch kernel PCA: the eigendecomposition of the centred kernel matrix K' = CKC gives
-// the axes φ(X)·u/√λ and the singular values √λ. Later points are added with Add and
-// AddBatch. With -tags openblas every product runs on OpenBLAS without a call to
-// native.Use (see the package documentation). Impossible options — a negative cap, a
-// compression without one or of another kernel than RBF, one whose (r+1)·n′
-// pre-images' kernel matrix would hold more than 2³⁰ numbers — are an ErrArgument.
-func New(k kernel.Kernel, x0 mat.Matrix, opts Options) (*Model, error) {
-	if k == nil {
-		return nil, fmt.Errorf("%w: nil kernel", ErrArgument)
+// Fit returns the model of the rows of X (at least one point, dimension d ≥ 1) by a
+// batch kernel PCA — the batch fit: the eigendecomposition of the centred kernel matrix
+// K' = CKC gives the axes φ(X)·u/√λ and the singular values √λ. Later points are added
+// with Add and AddBatch. With -tags openblas every product runs on OpenBLAS without a
+// call to native.Use (see the package documentation).
+//
+// A nil or invalid kernel (kernel.Validate) and impossible options — a negative cap, a
+// compression without one or of another kernel than RBF, a compression's PreImages
+// below 1, a negative MaxIter, a negative, NaN or infinite Tol, (r+1)·n′ pre-images
+// whose kernel matrix would hold more than 2³⁰ numbers — are errors wrapping
+// ErrArgument, and so is a nil X; an X without rows or columns wraps ErrEmpty, a NaN or
+// infinite entry or kernel value ErrNonFinite, and an eigensolver that does not
+// converge ErrNotConverged.
+func Fit(k kernel.Kernel, X mat.Matrix, opts Options) (*Model, error) {
+	md, err := newModel(k, opts)
+	if err != nil {
+		return nil, err
 	}
-	if err := kernel.Validate(k); err != nil {
-		return nil, fmt.Errorf("chinsuter: %w", err)
-	}
-	if opts.Components < 0 {
-		return nil, fmt.Errorf("%w: %d components", ErrArgument, opts.Components)
-	}
-	md := &Model{kern: k, opts: opts}
-	if c := opts.Compression; c != nil {
-		sigma, ok := rbfSigma(k)
-		if !ok {
-			return nil, fmt.Errorf("%w: reduced-set compression needs the Gaussian (RBF) kernel, not %v", ErrArgument, k)
-		}
-		if opts.Components < 1 {
-			return nil, fmt.Errorf("%w: compression needs a component cap, Components ≥ 1", ErrArgument)
-		}
-		if c.PreImages < 1 || c.MaxIter < 0 || !(c.Tol >= 0) || math.IsInf(c.Tol, 0) {
-			return nil, fmt.Errorf("%w: compression %+v (want PreImages ≥ 1, MaxIter ≥ 0, finite Tol ≥ 0)", ErrArgument, *c)
-		}
-		// A compression finds up to N = (r+1)·n′ pre-images and factors their N×N kernel
-		// matrix: N² must be allocatable (docs/design.md, "Sizes").
-		if opts.Components >= check.MaxFloats || c.PreImages >= check.MaxFloats {
-			return nil, fmt.Errorf("%w: compression of %d components to %d pre-images each: too many pre-images", ErrArgument, opts.Components, c.PreImages)
-		}
-		N, err := errs.Floats("the pre-images (r+1)·n′", opts.Components+1, c.PreImages)
-		if err == nil {
-			_, err = errs.Floats("the pre-images' kernel matrix", N, N)
-		}
-		if err != nil {
-			return nil, err
-		}
-		cc := *c
-		md.opts.Compression = &cc
-		md.sigma = sigma
-	}
-	_, d, err := errs.Data(x0)
+	_, d, err := errs.Data(X)
 	if err != nil {
 		return nil, err
 	}
 	md.d = d
-	pts := md.points(x0)
-	if err := md.start(pts); err != nil {
+	if err := md.start(md.points(X)); err != nil {
 		return nil, err
 	}
 	return md, nil
+}
+
+// New returns an empty model of points of dimension d ≥ 1, fed by Add and AddBatch.
+// The algorithm starts from no points: the first chunk's update, with no axes and no
+// mean to shift, is the batch kernel PCA of the chunk itself (the first Add gives a
+// model of one point and no component, as Fit of that point does), so that New(k, d,
+// opts) followed by AddBatch(X) is Fit(k, X, opts) up to rounding. A d below 1 is an
+// error wrapping ErrArgument; the kernel and the options are checked as by Fit.
+func New(k kernel.Kernel, d int, opts Options) (*Model, error) {
+	md, err := newModel(k, opts)
+	if err != nil {
+		return nil, err
+	}
+	if d < 1 {
+		return nil, fmt.Errorf("%w: dimension %d, want ≥ 1", ErrArgument, d)
+	}
+	md.d = d
+	md.commit(newDense(0, d), newDense(0, 0), newDense(0, 0), nil, nil)
+	return md, nil
+}
+
+// newModel returns a model of the kernel and options, checked, without points or
+// dimension.
+func newModel(k kernel.Kernel, opts Options) (*Model, error) {
+	sigma, err := checkOptions(k, opts)
+	if err != nil {
+		return nil, err
+	}
+	md := &Model{kern: k, opts: opts, sigma: sigma}
+	if c := opts.Compression; c != nil {
+		cc := *c
+		md.opts.Compression = &cc
+	}
+	return md, nil
+}
+
+// checkOptions reports a nil or invalid kernel and impossible options (ErrArgument),
+// and returns the RBF bandwidth a compression uses (zero without compression).
+func checkOptions(k kernel.Kernel, opts Options) (float64, error) {
+	if k == nil || isNilPointer(k) {
+		return 0, fmt.Errorf("%w: nil kernel", ErrArgument)
+	}
+	// The kernel's error is kept as text, not wrapped: the error then wraps exactly one
+	// kind, the package's ErrArgument, whatever kind a custom kernel's Validate reports.
+	if err := kernel.Validate(k); err != nil {
+		return 0, fmt.Errorf("%w: %v", ErrArgument, err)
+	}
+	if opts.Components < 0 {
+		return 0, fmt.Errorf("%w: %d components", ErrArgument, opts.Components)
+	}
+	c := opts.Compression
+	if c == nil {
+		return 0, nil
+	}
+	sigma, ok := rbfSigma(k)
+	if !ok {
+		return 0, fmt.Errorf("%w: reduced-set compression needs the Gaussian (RBF) kernel, not %v", ErrArgument, k)
+	}
+	if opts.Components < 1 {
+		return 0, fmt.Errorf("%w: compression needs a component cap, Components ≥ 1", ErrArgument)
+	}
+	if c.PreImages < 1 || c.MaxIter < 0 || !(c.Tol >= 0) || math.IsInf(c.Tol, 0) {
+		return 0, fmt.Errorf("%w: compression %+v (want PreImages ≥ 1, MaxIter ≥ 0, finite Tol ≥ 0)", ErrArgument, *c)
+	}
+	// A compression finds up to N = (r+1)·n′ pre-images and factors their N×N kernel
+	// matrix: N² must be allocatable (docs/design.md, "Sizes").
+	if opts.Components >= check.MaxFloats || c.PreImages >= check.MaxFloats {
+		return 0, fmt.Errorf("%w: compression of %d components to %d pre-images each: too many pre-images", ErrArgument, opts.Components, c.PreImages)
+	}
+	N, err := errs.Floats("the pre-images (r+1)·n′", opts.Components+1, c.PreImages)
+	if err == nil {
+		_, err = errs.Floats("the pre-images' kernel matrix", N, N)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return sigma, nil
 }
 
 // rbfSigma reports the bandwidth of a Gaussian kernel: σ, or 1/√(2γ) for a kernel given
@@ -217,7 +249,7 @@ func (md *Model) start(pts dense) error {
 	fn := float64(n)
 	vals, vecs, err := eigSym(kc)
 	if err != nil {
-		return fmt.Errorf("chinsuter: initial eigendecomposition: %w", err)
+		return rewrap(err, "the initial eigendecomposition")
 	}
 	for i := range n {
 		md.trace += ka.at(i, i)
@@ -344,7 +376,8 @@ func (md *Model) Kernel() kernel.Kernel { return md.kern }
 // Options returns the options the model was created with.
 func (md *Model) Options() Options { return md.opts }
 
-// Stats returns the statistics of the last update (or of New).
+// Stats returns the statistics of the last update (or of Fit; zero for a model made by
+// New before its first point).
 func (md *Model) Stats() Stats { return md.stats }
 
 // SingularValues returns Σ, the singular values of the centred data in feature space,
@@ -437,7 +470,8 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 
 // Orthogonality returns ‖αᵀKα − I‖₂, how far the stored axes are from orthonormal in
 // feature space (O(N²r)). Rounding makes it grow slowly in the exact form; the
-// compressed form re-orthogonalises after each compression.
+// compressed form re-orthogonalises after each compression. Its only error is an
+// eigensolver that does not converge (ErrNotConverged).
 func (md *Model) Orthogonality() (float64, error) {
 	return orthogonality(md.ka, md.alpha)
 }
@@ -454,8 +488,12 @@ func orthogonality(k, alpha dense) (float64, error) {
 
 // Expansions returns copies of the expansion: the points A (N×d), the components'
 // coefficients α (N×r, nil if r = 0; signed as by VectorsTo) and the mean's ν, so that
-// axis j is Σᵢ α_ij φ(Aᵢ) and the mean Σᵢ νᵢ φ(Aᵢ).
+// axis j is Σᵢ α_ij φ(Aᵢ) and the mean Σᵢ νᵢ φ(Aᵢ). A model without points (New) has
+// no expansion: all three are nil.
 func (md *Model) Expansions() (points, alpha *mat.Dense, nu []float64) {
+	if md.pts.r == 0 {
+		return nil, nil, nil
+	}
 	points = mat.NewDense(md.pts.r, md.pts.c, append([]float64(nil), md.pts.a...))
 	if md.alpha.c > 0 {
 		alpha = &mat.Dense{}
@@ -471,5 +509,6 @@ func (md *Model) Bytes() int {
 }
 
 // Centred reports true: Chin and Suter's algorithm keeps the decomposition of the
-// mean-adjusted kernel matrix, shifting the mean as points arrive.
+// mean-adjusted kernel matrix, shifting the mean as points arrive; it has no uncentred
+// form, and Options no Uncentred.
 func (md *Model) Centred() bool { return true }

@@ -46,11 +46,11 @@ func TestSignsAcrossMethods(t *testing.T) {
 	}
 	scale := mat.Norm(&want, math.Inf(1))
 
-	once, err := chinsuter.New(kern, train, chinsuter.Options{})
+	once, err := chinsuter.Fit(kern, train, chinsuter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	each, err := chinsuter.New(kern, X.Slice(0, 2, 0, 2), chinsuter.Options{})
+	each, err := chinsuter.Fit(kern, X.Slice(0, 2, 0, 2), chinsuter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestSignsAcrossMethods(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	chunks, err := chinsuter.New(kern, X.Slice(0, 10, 0, 2), chinsuter.Options{})
+	chunks, err := chinsuter.Fit(kern, X.Slice(0, 10, 0, 2), chinsuter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,13 +19,13 @@ func TestHugeCompression(t *testing.T) {
 		{huge, 10}, {math.MaxInt, 10}, {5, huge}, {5, math.MaxInt}, {math.MaxInt / 2, 3},
 		{5, 1 << 13}, // 6·2¹³ pre-images: a kernel matrix of 2.4·10⁹ numbers
 	} {
-		md, err := New(kernel.RBF{Sigma: 1}, X, Options{Components: c.r, Compression: &Compression{PreImages: c.n}})
+		md, err := Fit(kernel.RBF{Sigma: 1}, X, Options{Components: c.r, Compression: &Compression{PreImages: c.n}})
 		if md != nil || !errors.Is(err, ErrArgument) || !errors.Is(err, ikpca.ErrArgument) {
 			t.Errorf("r = %d, n′ = %d: model %v, error %v; want an ErrArgument", c.r, c.n, md, err)
 		}
 	}
 	// Without compression the cap only limits the components kept: any size is fine.
-	if _, err := New(kernel.RBF{Sigma: 1}, X, Options{Components: huge}); err != nil {
+	if _, err := Fit(kernel.RBF{Sigma: 1}, X, Options{Components: huge}); err != nil {
 		t.Errorf("a huge cap without compression: %v", err)
 	}
 }

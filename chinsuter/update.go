@@ -7,8 +7,14 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Add adds one point (a chunk of size c = 1). On error the model is unchanged.
+// Add adds one point (a chunk of size c = 1). A point of another dimension is an error
+// wrapping ErrDimension, a NaN or infinite coordinate or kernel value ErrNonFinite, an
+// eigensolver that does not converge ErrNotConverged, and a zero Model ErrArgument; on
+// error the model is unchanged.
 func (md *Model) Add(x []float64) error {
+	if md.kern == nil {
+		return errZero
+	}
 	if err := errs.Point(x, md.d); err != nil {
 		return err
 	}
@@ -16,8 +22,8 @@ func (md *Model) Add(x []float64) error {
 }
 
 // AddBatch adds the rows of X as one chunk of c = rows points: one update of the SVD,
-// whatever c. On error (a non-finite coordinate or kernel value, a wrong dimension, an
-// SVD that does not converge) the model is unchanged.
+// whatever c. Its errors are Add's, and a nil X (ErrArgument) or one without rows
+// (ErrEmpty); on error the model is unchanged: all or nothing.
 //
 // The update is Lim et al.'s sequential Karhunen–Loève with a shifting mean, written
 // in feature space (Chin & Suter 2007). With U = φ(A)α the axes, Σ their singular
@@ -35,6 +41,9 @@ func (md *Model) Add(x []float64) error {
 // the (r+q)×(r+c+1) matrix F (about 12(r+q)³ with left vectors only) and the new
 // coefficients (2N(r+q)²) — about 16m³ a point when all m components are kept.
 func (md *Model) AddBatch(X mat.Matrix) error {
+	if md.kern == nil {
+		return errZero
+	}
 	if _, err := errs.Points(X, md.d); err != nil {
 		return err
 	}
@@ -114,7 +123,7 @@ func (md *Model) update(b dense) error {
 	symmetrise(MH)
 	lamH, vH, err := eigSym(MH)
 	if err != nil {
-		return fmt.Errorf("chinsuter: eigendecomposition of M_H: %w", err)
+		return rewrap(err, "the eigendecomposition of M_H")
 	}
 	trace := md.trace
 	for i := range c {

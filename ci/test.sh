@@ -92,7 +92,7 @@ step "performance harness smoke run, -short (both backends)"
 go run ./bench -short -csv "$tmp/bench-gonum.csv"
 go run -tags openblas ./bench -short -csv "$tmp/bench-openblas.csv"
 
-step "fuzz smoke runs (solver, removal, thin decompositions, sketch, CSV and LIBSVM readers, Chin–Suter updates, checkpoints, Nyström and SKPCA encodings, vectorised RBF rows)"
+step "fuzz smoke runs (solver, removal, thin decompositions, sketch, CSV and LIBSVM readers, Chin–Suter updates, checkpoints, Nyström, Chin–Suter and SKPCA encodings, vectorised RBF rows)"
 # Budgets are execution counts, not durations: with a duration, Go 1.26's fuzz
 # coordinator can report a spurious "context deadline exceeded" failure at the
 # deadline (golang/go#75804, fixed in Go 1.27). A count has no deadline to race.
@@ -108,6 +108,7 @@ go test -run '^$' -fuzz '^FuzzParseLIBSVM$' -fuzztime 300000x ./data/
 go test -run '^$' -fuzz '^FuzzParseLIBSVMLine$' -fuzztime 300000x ./data/
 go test -run '^$' -fuzz '^FuzzRestrict$' -fuzztime 200000x ./secular/
 go test -run '^$' -fuzz '^FuzzAdd$' -fuzztime 40000x ./chinsuter/
+go test -run '^$' -fuzz '^FuzzLoadModel$' -fuzztime 800000x ./chinsuter/
 go test -run '^$' -fuzz '^FuzzLoad$' -fuzztime 800000x ./kpca/
 go test -run '^$' -fuzz '^FuzzLoadModel$' -fuzztime 800000x ./nystrom/
 go test -run '^$' -fuzz '^FuzzLoadSKPCA$' -fuzztime 500000x ./stream/

@@ -59,7 +59,7 @@ func costAt(ctx context.Context, m int, o Options) (CostRow, error) {
 		return stats.Median(ts), nil
 	}
 
-	cs, err := chinsuter.New(k, x0, chinsuter.Options{})
+	cs, err := chinsuter.Fit(k, x0, chinsuter.Options{})
 	if err != nil {
 		return row, err
 	}

@@ -31,7 +31,7 @@ type StreamRow struct {
 func longStream(ctx context.Context, k kernel.Kernel, X *mat.Dense, c int, o Options) ([]StreamRow, error) {
 	n := X.RawMatrix().Rows
 	start := min(max(c, 2), n)
-	md, err := chinsuter.New(k, X.Slice(0, start, 0, 2), chinsuter.Options{Components: o.Components,
+	md, err := chinsuter.Fit(k, X.Slice(0, start, 0, 2), chinsuter.Options{Components: o.Components,
 		Compression: &chinsuter.Compression{PreImages: o.PreImages}})
 	if err != nil {
 		return nil, err

@@ -44,7 +44,7 @@ func trainToy(ctx context.Context, k kernel.Kernel, X *mat.Dense, o Options) (ma
 	// Chin–Suter, compressed: a batch start on the first chunk, then chunks of c.
 	start = time.Now()
 	c0 := min(o.Chunk, n)
-	cs, err := chinsuter.New(k, X.Slice(0, max(c0, 2), 0, 2), chinsuter.Options{Components: o.Components,
+	cs, err := chinsuter.Fit(k, X.Slice(0, max(c0, 2), 0, 2), chinsuter.Options{Components: o.Components,
 		Compression: &chinsuter.Compression{PreImages: o.PreImages}})
 	if err != nil {
 		return nil, models, err
@@ -94,7 +94,7 @@ func trainToy(ctx context.Context, k kernel.Kernel, X *mat.Dense, o Options) (ma
 
 		// Chin–Suter exact, one point at a time.
 		start = time.Now()
-		ex, err := chinsuter.New(k, X.Slice(0, 2, 0, 2), chinsuter.Options{})
+		ex, err := chinsuter.Fit(k, X.Slice(0, 2, 0, 2), chinsuter.Options{})
 		if err != nil {
 			return nil, models, err
 		}

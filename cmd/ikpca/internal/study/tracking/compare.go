@@ -375,7 +375,7 @@ func fitChinSuter(ctx context.Context, kern kernel.Kernel, X *mat.Dense, r, m0, 
 	var md *chinsuter.Model
 	peak, elapsed, err := measured(func() error {
 		var err error
-		md, err = chinsuter.New(kern, X.Slice(0, m0, 0, d), chinsuter.Options{Components: r,
+		md, err = chinsuter.Fit(kern, X.Slice(0, m0, 0, d), chinsuter.Options{Components: r,
 			Compression: &chinsuter.Compression{PreImages: pre}})
 		if err != nil {
 			return err

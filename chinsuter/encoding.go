@@ -1,0 +1,406 @@
+package chinsuter
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"unicode/utf8"
+
+	"github.com/ikpca/ikpca/internal/wire"
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// Encoding, version 1: the frame of package internal/wire (magic "IKPCACHS", the
+// version, the body's length, the body, a SHA-256 of everything before it) around the
+// body below, all integers and floats little-endian (docs/design.md, "Chin–Suter
+// encoding"):
+//
+//	name         uint32 length (≤ 255), then the kernel Spec's name
+//	kernel       float64 σ, int64 degree, float64 γ, float64 c (kernel.Spec: Sigma,
+//	             Degree, Gamma, Coef0)
+//	options      uint64 Components; uint8 1 if compressed, else 0; uint64 PreImages,
+//	             uint64 MaxIter, float64 Tol (all zero without compression)
+//	sizes        uint64 d (dimension), n (points seen), N (expansion points),
+//	             r (components)
+//	trace        float64, Σ k(x, x) over the points seen
+//	stats        uint64 NewDirections; uint8 1 if the last update compressed, else 0;
+//	             float64 ResidualComponents, ResidualMean, Orthogonality
+//	points       N·d float64, the expansion points A, row-major
+//	kernel       N(N+1)/2 float64, the upper triangle of K_A row by row
+//	coefficients N·r float64, α, row-major (as kept, before the signs of VectorsTo)
+//	values       r float64, the singular values Σ, descending
+//	mean         N float64, ν
+//
+// Floats are stored bit for bit — K_A too, rather than recomputed: its entries come from
+// the model's kernel, or after a compression from the RBF of the pre-images, whose σ
+// may differ from a kernel given by γ in the last bits — so that a decoded model reads
+// and grows exactly as the encoded one. The compressed form is encoded the same way: its
+// expansion points are the pre-images. The remaining Stats (Points, Expansion,
+// Components, PreImages) are n, N, r and N or 0, and are not stored.
+const (
+	encodingMagic   = "IKPCACHS"
+	encodingVersion = 1
+	maxNameLen      = 255
+	// headerFixed is the length of the body after the kernel's name and before the
+	// floats: the kernel's four numbers, the options, the sizes, the trace and the
+	// stats.
+	headerFixed = 4*8 + 8 + 1 + 3*8 + 4*8 + 8 + 8 + 1 + 3*8
+)
+
+// bodyLength returns the length of the body of md's encoding, for a kernel name of
+// nameLen bytes.
+func (md *Model) bodyLength(nameLen int) int {
+	N, d, r := md.pts.r, md.d, len(md.sv)
+	return 4 + nameLen + headerFixed + 8*(N*d+N*(N+1)/2+N*r+r+N)
+}
+
+// spec returns the Spec of md's kernel, checked for the encoding: the kernel must
+// describe itself (kernel.Specified: every built-in kernel and kernel.Func), with a name
+// of at most 255 bytes.
+func (md *Model) spec() (kernel.Spec, error) {
+	if md.kern == nil {
+		return kernel.Spec{}, errZero
+	}
+	sk, ok := md.kern.(kernel.Specified)
+	if !ok {
+		return kernel.Spec{}, fmt.Errorf("%w: kernel %T cannot be described (implement kernel.Specified)", ErrArgument, md.kern)
+	}
+	spec := sk.Spec()
+	if len(spec.Name) > maxNameLen {
+		return kernel.Spec{}, fmt.Errorf("%w: kernel name of %d bytes, at most %d", ErrArgument, len(spec.Name), maxNameLen)
+	}
+	return spec, nil
+}
+
+// MarshalBinary encodes the model — kernel, options, expansion points, their kernel
+// matrix, coefficients, singular values and mean — in the format above: N·d + N²/2 +
+// N·(r + 1) numbers for an expansion of N points, every point seen in the exact form
+// and at most (r+1)·n′ pre-images compressed. It implements encoding.BinaryMarshaler
+// and leaves the model unchanged. The kernel must describe itself (kernel.Specified:
+// every built-in kernel and kernel.Func; ErrArgument otherwise); a Func's function is
+// not encoded, only its name, and UnmarshalBinary finds it again in the kernel registry
+// (kernel.Register). A zero Model is an ErrArgument.
+func (md *Model) MarshalBinary() ([]byte, error) {
+	spec, err := md.spec()
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Grow(wire.Overhead + md.bodyLength(len(spec.Name)))
+	if _, err := md.MarshalBinaryTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// MarshalBinaryTo writes the encoding MarshalBinary returns to w, 64 KiB at a time —
+// the exact form's kernel matrix is never copied whole — and returns the number of
+// bytes written. A nil w, a zero Model or a kernel that cannot be encoded is an error
+// wrapping ErrArgument; an error of w is returned as it is.
+func (md *Model) MarshalBinaryTo(w io.Writer) (int, error) {
+	if w == nil || isNilPointer(w) {
+		return 0, fmt.Errorf("%w: nil writer", ErrArgument)
+	}
+	spec, err := md.spec()
+	if err != nil {
+		return 0, err
+	}
+	N, r := md.pts.r, len(md.sv)
+	bit := func(b bool) uint8 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	return wire.WriteFrame(w, encodingMagic, encodingVersion, uint64(md.bodyLength(len(spec.Name))), func(f *wire.Fields) {
+		f.U32(uint32(len(spec.Name)))
+		f.Bytes([]byte(spec.Name))
+		f.F64(spec.Sigma)
+		f.U64(uint64(int64(spec.Degree)))
+		f.F64(spec.Gamma, spec.Coef0)
+		f.U64(uint64(md.opts.Components))
+		var c Compression
+		if md.opts.Compression != nil {
+			c = *md.opts.Compression
+		}
+		f.U8(bit(md.opts.Compression != nil))
+		f.U64(uint64(c.PreImages))
+		f.U64(uint64(c.MaxIter))
+		f.F64(c.Tol)
+		f.U64(uint64(md.d))
+		f.U64(uint64(md.n))
+		f.U64(uint64(N))
+		f.U64(uint64(r))
+		f.F64(md.trace)
+		st := md.stats
+		f.U64(uint64(st.NewDirections))
+		f.U8(bit(st.Compressed))
+		f.F64(st.ResidualComponents, st.ResidualMean, st.Orthogonality)
+		f.F64(md.pts.a...)
+		for i := range N {
+			f.F64(md.ka.row(i)[i:]...)
+		}
+		f.F64(md.alpha.a...)
+		f.F64(md.sv...)
+		f.F64(md.nu...)
+	})
+}
+
+// UnmarshalBinary replaces md — a zero Model or any other — by the model encoded in
+// data (by MarshalBinary or MarshalBinaryTo). It implements encoding.BinaryUnmarshaler.
+// The kernel is rebuilt by kernel.New from its Spec: a built-in kernel exactly, a
+// kernel.Func from the registry, where it must have been registered by its name
+// (kernel.Register) before.
+//
+// Data that is not an encoded model, of another version, truncated or corrupted gives
+// an error wrapping ErrEncoding, and so does checksummed data describing a model that
+// cannot exist or cannot be rebuilt here: every size is checked against the length of
+// the data before anything is allocated, and no byte may be left over; every number
+// must be finite; the kernel and the options must be valid as Fit checks them, and a
+// Func registered; the expansion must be every point seen (n = N) in the exact form and
+// at most (r+1)·n′ points compressed, with r ≤ N components, at most Components; the
+// singular values must be positive and descending; the stored kernel matrix must be the
+// kernel's of the stored points to a relative 1e-10 (its own values, or those of the
+// pre-images' RBF kernel, differ by a few ulps at most), and in the exact form the trace
+// its diagonal's sum; the axes must be a basis, ‖αᵀKα − I‖₂ ≤ ½ (rounding leaves it
+// below 1e-10, docs/design.md, "Chin–Suter encoding"); and the stats must be those of
+// such a model. This costs the kernel values and O(N²·r) flops of the check. On error
+// md is unchanged.
+func (md *Model) UnmarshalBinary(data []byte) error {
+	got, err := decode(data)
+	if err != nil {
+		return err
+	}
+	*md = *got
+	return nil
+}
+
+// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes, the length its
+// frame states — and restores md from it as UnmarshalBinary does, returning the number
+// of bytes read. A nil r is an error wrapping ErrArgument; a stream that ends within the
+// encoding is an ErrEncoding (wrapping io.ErrUnexpectedEOF too), and another error of r
+// is returned as it is. On error md is unchanged.
+func (md *Model) UnmarshalBinaryFrom(r io.Reader) (int, error) {
+	if r == nil || isNilPointer(r) {
+		return 0, fmt.Errorf("%w: nil reader", ErrArgument)
+	}
+	data, n, err := wire.ReadFrame(r, encodingMagic, ErrEncoding, "Chin–Suter model")
+	if err != nil {
+		return n, err
+	}
+	return n, md.UnmarshalBinary(data)
+}
+
+// maxCount bounds n, the points seen, so that it converts to float64 exactly.
+const maxCount = 1 << 53
+
+// decode reads an encoded model.
+func decode(data []byte) (*Model, error) {
+	_, body, err := wire.OpenFrame(data, encodingMagic, ErrEncoding, "Chin–Suter model", encodingVersion)
+	if err != nil {
+		return nil, err
+	}
+	dec := wire.NewReader(body)
+	if dec.Len() < 4 {
+		return nil, fmt.Errorf("%w: a body of %d bytes", ErrEncoding, dec.Len())
+	}
+	nameLen := dec.U32()
+	if nameLen > maxNameLen || uint64(nameLen)+headerFixed > uint64(dec.Len()) {
+		return nil, fmt.Errorf("%w: kernel name of %d bytes", ErrEncoding, nameLen)
+	}
+	spec := kernel.Spec{Name: string(dec.Bytes(int(nameLen)))}
+	spec.Sigma = dec.F64()
+	degree := int64(dec.U64())
+	spec.Gamma, spec.Coef0 = dec.F64(), dec.F64()
+	components := dec.U64()
+	compressed := dec.U8()
+	preImages, maxIter, tol := dec.U64(), dec.U64(), dec.F64()
+	d64, n64, N64, r64 := dec.U64(), dec.U64(), dec.U64(), dec.U64()
+	trace := dec.F64()
+	newDirections := dec.U64()
+	lastCompressed := dec.U8()
+	resComp, resMean, orth := dec.F64(), dec.F64(), dec.F64()
+
+	// The header: small integers, flags of 0 or 1, finite numbers.
+	const small = 1 << 31
+	if degree < math.MinInt32 || degree > math.MaxInt32 {
+		return nil, fmt.Errorf("%w: kernel degree %d", ErrEncoding, degree)
+	}
+	spec.Degree = int(degree)
+	if components >= small || preImages >= small || maxIter >= small || newDirections >= small || compressed > 1 || lastCompressed > 1 {
+		return nil, fmt.Errorf("%w: options or stats out of range", ErrEncoding)
+	}
+	for _, v := range []float64{tol, trace, resComp, resMean, orth} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: a number of the header is %g", ErrEncoding, v)
+		}
+	}
+	opts := Options{Components: int(components)}
+	if compressed == 1 {
+		opts.Compression = &Compression{PreImages: int(preImages), MaxIter: int(maxIter), Tol: tol}
+	} else if preImages != 0 || maxIter != 0 || math.Float64bits(tol) != 0 {
+		return nil, fmt.Errorf("%w: compression settings without compression", ErrEncoding)
+	}
+	k, err := decodeKernel(spec)
+	if err != nil {
+		return nil, err
+	}
+	md, err := newModel(k, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrEncoding, err)
+	}
+
+	// Sizes, bounded by the data present before computing with them: N·d and
+	// N·(N+1)/2 at most the number of floats (and N·r ≤ N² at most twice it), so that
+	// their sum cannot overflow and nothing is allocated for data that is not there.
+	have := uint64(dec.Len() / 8)
+	if d64 < 1 || n64 > maxCount || N64 > have || r64 > N64 || N64 > 0 && (d64 > have/N64 || N64+1 > 2*have/N64) {
+		return nil, fmt.Errorf("%w: sizes d = %d, n = %d, N = %d, r = %d for %d bytes of data", ErrEncoding, d64, n64, N64, r64, dec.Len())
+	}
+	d, n, N, r := int(d64), int(n64), int(N64), int(r64)
+	if want := N*d + N*(N+1)/2 + N*r + r + N; dec.Len()%8 != 0 || int(have) != want {
+		return nil, fmt.Errorf("%w: %d bytes of data, want %d", ErrEncoding, dec.Len(), 8*want)
+	}
+	switch {
+	case (n == 0) != (N == 0):
+		return nil, fmt.Errorf("%w: %d points seen and %d in the expansion", ErrEncoding, n, N)
+	case opts.Compression == nil && N != n:
+		return nil, fmt.Errorf("%w: an exact model of %d points with %d in its expansion", ErrEncoding, n, N)
+	case opts.Compression != nil && N > md.budget():
+		return nil, fmt.Errorf("%w: %d expansion points, beyond the (r+1)·n′ = %d of a compressed model", ErrEncoding, N, md.budget())
+	case opts.Components > 0 && r > opts.Components:
+		return nil, fmt.Errorf("%w: %d components, beyond the cap %d", ErrEncoding, r, opts.Components)
+	}
+
+	var fields [5][]float64
+	for i, f := range []struct {
+		what string
+		k    int
+	}{{"expansion points", N * d}, {"kernel matrix", N * (N + 1) / 2}, {"coefficients", N * r}, {"singular values", r}, {"mean", N}} {
+		if fields[i], err = dec.Floats(f.k, ErrEncoding, f.what); err != nil {
+			return nil, err
+		}
+	}
+	pts := dense{r: N, c: d, a: fields[0]}
+	ka := newDense(N, N)
+	tri := fields[1]
+	for i := range N {
+		copy(ka.row(i)[i:], tri[:N-i])
+		for j := i + 1; j < N; j++ {
+			ka.set(j, i, ka.at(i, j))
+		}
+		tri = tri[N-i:]
+	}
+	alpha, sv, nu := dense{r: N, c: r, a: fields[2]}, fields[3], fields[4]
+	for j, s := range sv {
+		if !(s > 0) || j > 0 && !(s <= sv[j-1]) {
+			return nil, fmt.Errorf("%w: singular value %d is %g", ErrEncoding, j, s)
+		}
+	}
+	md.d, md.n, md.trace = d, n, trace
+	if err := checkKernelMatrix(md, pts, ka); err != nil {
+		return nil, err
+	}
+	if opts.Compression == nil {
+		// The exact form's trace is the sum of its points' k(x, x), added in order.
+		var sum, abs float64
+		for i := range N {
+			sum += ka.at(i, i)
+			abs += math.Abs(ka.at(i, i))
+		}
+		if !(math.Abs(trace-sum) <= float64(N)*0x1p-52*abs) {
+			return nil, fmt.Errorf("%w: trace %g of points whose k(x, x) sum to %g", ErrEncoding, trace, sum)
+		}
+	}
+	if r > 0 {
+		// The axes are a basis: ‖αᵀKα − I‖₂ ≤ ½, far above rounding's drift. The Gram
+		// matrix is checked finite first: the eigensolver is given finite input only.
+		g := mul(alpha, true, mul(ka, false, alpha, false), false)
+		if !finite(g.a) {
+			return nil, fmt.Errorf("%w: the axes' Gram matrix αᵀKα is not finite", ErrEncoding)
+		}
+		for i := range r {
+			g.set(i, i, g.at(i, i)-1)
+		}
+		symmetrise(g)
+		o, err := spectralNormSym(g)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrEncoding, err)
+		}
+		if !(o <= 0.5) {
+			return nil, fmt.Errorf("%w: the axes are not orthonormal (‖αᵀKα − I‖₂ = %g)", ErrEncoding, o)
+		}
+	}
+	last := lastCompressed == 1
+	if last && opts.Compression == nil || !last && (resComp != 0 || resMean != 0 || orth != 0) ||
+		resComp < 0 || resMean < 0 || orth < 0 || newDirections > uint64(n) {
+		return nil, fmt.Errorf("%w: stats of the last update that no update gives", ErrEncoding)
+	}
+	md.stats = Stats{Points: n, Expansion: N, Components: r, NewDirections: int(newDirections), Compressed: last,
+		ResidualComponents: resComp, ResidualMean: resMean, Orthogonality: orth}
+	if last {
+		md.stats.PreImages = N
+	}
+	md.commit(pts, ka, alpha, sv, nu)
+	return md, nil
+}
+
+// checkKernelMatrix reports a stored kernel matrix that is not the kernel's of the
+// stored points (ErrEncoding): each entry within 1e-10·(|k(aᵢ, aⱼ)| + √|k(aᵢ, aᵢ)·k(aⱼ, aⱼ)|)
+// of the kernel's own value, plus the smallest normal number. The entries a model
+// stores are its kernel's values, bit for bit, or, after a compression, those of the
+// pre-images' RBF kernel of σ = 1/√(2γ) for a kernel given by γ, which differ by a few
+// ulps of the exponent; the bound is far above either, and far below what a wrong point
+// or value gives.
+func checkKernelMatrix(md *Model, pts, ka dense) error {
+	N := pts.r
+	diag := make([]float64, N)
+	for i := range N {
+		diag[i] = md.kern.Eval(pts.row(i), pts.row(i))
+	}
+	for i := range N {
+		for j := i; j < N; j++ {
+			v := md.kern.Eval(pts.row(i), pts.row(j))
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: the kernel value of expansion points %d and %d is %g", ErrEncoding, i, j, v)
+			}
+			if !(math.Abs(ka.at(i, j)-v) <= 1e-10*(math.Abs(v)+math.Sqrt(math.Abs(diag[i]*diag[j])))+0x1p-1022) {
+				return fmt.Errorf("%w: kernel matrix entry (%d, %d) is %g, the kernel's %g", ErrEncoding, i, j, ka.at(i, j), v)
+			}
+		}
+	}
+	return nil
+}
+
+// decodeKernel rebuilds the kernel of an encoding by kernel.New: a built-in one, whose
+// Spec must be the encoded one bit for bit (so that the model encodes to the same
+// bytes), or a registered kernel.Func, whose Spec must be the encoded one too. Any
+// failure is an ErrEncoding: a name neither built in nor registered cannot be decoded
+// in this process.
+func decodeKernel(spec kernel.Spec) (kernel.Kernel, error) {
+	if !utf8.ValidString(spec.Name) {
+		return nil, fmt.Errorf("%w: kernel name is not UTF-8", ErrEncoding)
+	}
+	k, err := kernel.New(spec)
+	if err != nil {
+		if !kernel.IsBuiltin(spec.Name) {
+			return nil, fmt.Errorf("%w: kernel %q is neither built in nor registered (kernel.Register): %v", ErrEncoding, spec.Name, err)
+		}
+		return nil, fmt.Errorf("%w: %v", ErrEncoding, err)
+	}
+	sk, ok := k.(kernel.Specified)
+	if !ok || !sameSpec(sk.Spec(), spec) {
+		return nil, fmt.Errorf("%w: kernel %+v is not as the kernel describes itself", ErrEncoding, spec)
+	}
+	return k, nil
+}
+
+// sameSpec reports whether two Specs are the same bit for bit (−0 and +0 differ), so
+// that a decoded model encodes to the same bytes.
+func sameSpec(a, b kernel.Spec) bool {
+	return a.Name == b.Name && a.Degree == b.Degree &&
+		math.Float64bits(a.Sigma) == math.Float64bits(b.Sigma) &&
+		math.Float64bits(a.Gamma) == math.Float64bits(b.Gamma) &&
+		math.Float64bits(a.Coef0) == math.Float64bits(b.Coef0)
+}

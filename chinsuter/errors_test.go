@@ -1,0 +1,174 @@
+package chinsuter
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// TestErrorKinds: every exported function and method of the package that returns an
+// error, given zero-valued and hostile arguments — nil and typed-nil kernels, invalid
+// kernels (RBF{}, Polynomial{Degree: 3} without γ, a NaN σ, a Func without a function),
+// zero, negative and NaN options, nil, empty and non-finite points, points of another
+// dimension, nil writers and readers, zero receivers — returns an error that wraps the
+// right ikpca kind and the package's sentinel of it, and no other kind, without
+// panicking, and leaves the model as it was.
+func TestErrorKinds(t *testing.T) {
+	X := toy(12, 5)
+	rbf := kernel.RBF{Sigma: 1}
+	withNaN := mat.DenseCopyOf(X)
+	withNaN.Set(3, 1, math.NaN())
+	var nilDense *mat.Dense
+	var nilRBF *kernel.RBF
+	var nilBuf *bytes.Buffer
+	bad := []struct {
+		name string
+		k    kernel.Kernel
+	}{
+		{"nil", nil}, {"(*RBF)(nil)", nilRBF}, {"RBF{}", kernel.RBF{}}, {"Polynomial{Degree: 3}", kernel.Polynomial{Degree: 3}},
+		{"RBF{Sigma: NaN}", kernel.RBF{Sigma: math.NaN()}}, {"RBF{Sigma: 1, Gamma: 1}", kernel.RBF{Sigma: 1, Gamma: 1}},
+		{"Func{}", kernel.Func{}}, {"Laplacian{Sigma: −1}", kernel.Laplacian{Sigma: -1}},
+	}
+	badOpts := []struct {
+		name string
+		k    kernel.Kernel
+		o    Options
+	}{
+		{"Components −1", rbf, Options{Components: -1}},
+		{"compression without a cap", rbf, Options{Compression: &Compression{PreImages: 2}}},
+		{"compression of a Laplacian kernel", kernel.Laplacian{Sigma: 1}, Options{Components: 2, Compression: &Compression{PreImages: 2}}},
+		{"zero compression", rbf, Options{Components: 2, Compression: &Compression{}}},
+		{"PreImages −1", rbf, Options{Components: 2, Compression: &Compression{PreImages: -1}}},
+		{"MaxIter −1", rbf, Options{Components: 2, Compression: &Compression{PreImages: 2, MaxIter: -1}}},
+		{"Tol NaN", rbf, Options{Components: 2, Compression: &Compression{PreImages: 2, Tol: math.NaN()}}},
+		{"Tol −1", rbf, Options{Components: 2, Compression: &Compression{PreImages: 2, Tol: -1}}},
+		{"Tol +Inf", rbf, Options{Components: 2, Compression: &Compression{PreImages: 2, Tol: math.Inf(1)}}},
+		{"pre-images of 2³² numbers", rbf, Options{Components: 1 << 8, Compression: &Compression{PreImages: 1 << 8}}},
+	}
+	md, err := Fit(rbf, X, Options{Components: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := md.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty, err := New(rbf, 2, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var zero Model
+	type errorCase struct {
+		what string
+		call func() error
+		want error
+	}
+	var cases []errorCase
+	add := func(what string, want error, call func() error) { cases = append(cases, errorCase{what, call, want}) }
+	for _, b := range bad {
+		add("Fit: kernel "+b.name, ikpca.ErrArgument, func() error { _, err := Fit(b.k, X, Options{}); return err })
+		add("New: kernel "+b.name, ikpca.ErrArgument, func() error { _, err := New(b.k, 2, Options{}); return err })
+	}
+	for _, o := range badOpts {
+		add("Fit: "+o.name, ikpca.ErrArgument, func() error { _, err := Fit(o.k, X, o.o); return err })
+		add("New: "+o.name, ikpca.ErrArgument, func() error { _, err := New(o.k, 2, o.o); return err })
+	}
+	for _, c := range []struct {
+		what string
+		X    mat.Matrix
+		want error
+	}{
+		{"nil", nil, ikpca.ErrArgument}, {"(*mat.Dense)(nil)", nilDense, ikpca.ErrArgument},
+		{"empty", &mat.Dense{}, ikpca.ErrEmpty}, {"a NaN entry", withNaN, ikpca.ErrNonFinite},
+	} {
+		add("Fit: points "+c.what, c.want, func() error { _, err := Fit(rbf, c.X, Options{}); return err })
+		add("Model.AddBatch: "+c.what, c.want, func() error { return md.AddBatch(c.X) })
+		add("New's Model.AddBatch: "+c.what, c.want, func() error { return empty.AddBatch(c.X) })
+		add("Model.Transform: "+c.what, c.want, func() error { return md.Transform(&mat.Dense{}, c.X, 1) })
+	}
+	add("New: dimension 0", ikpca.ErrArgument, func() error { _, err := New(rbf, 0, Options{}); return err })
+	add("New: dimension −1", ikpca.ErrArgument, func() error { _, err := New(rbf, -1, Options{}); return err })
+	add("Fit: an overflowing kernel", ikpca.ErrNonFinite, func() error {
+		_, err := Fit(kernel.Polynomial{Degree: 40, Gamma: 1, Coef0: 1}, mat.NewDense(2, 1, []float64{1e10, 1}), Options{})
+		return err
+	})
+	add("Model.Add(nil)", ikpca.ErrDimension, func() error { return md.Add(nil) })
+	add("Model.Add: another dimension", ikpca.ErrDimension, func() error { return md.Add([]float64{1, 2, 3}) })
+	add("Model.Add: a NaN coordinate", ikpca.ErrNonFinite, func() error { return md.Add([]float64{math.NaN(), 0}) })
+	add("Model.Add: an infinite coordinate", ikpca.ErrNonFinite, func() error { return md.Add([]float64{0, math.Inf(-1)}) })
+	add("Model.AddBatch: another dimension", ikpca.ErrDimension, func() error { return md.AddBatch(mat.NewDense(2, 3, nil)) })
+	add("Model.Transform: nil dst", ikpca.ErrArgument, func() error { return md.Transform(nil, X, 1) })
+	add("Model.Transform: k = 0", ikpca.ErrArgument, func() error { return md.Transform(&mat.Dense{}, X, 0) })
+	add("Model.Transform: k above the components", ikpca.ErrArgument, func() error { return md.Transform(&mat.Dense{}, X, 5) })
+	add("Model.Transform: another dimension", ikpca.ErrDimension, func() error { return md.Transform(&mat.Dense{}, mat.NewDense(1, 3, nil), 1) })
+	add("Model.Transform: a dst of another shape", ikpca.ErrDimension, func() error { return md.Transform(mat.NewDense(2, 2, nil), X, 1) })
+	add("New's Model.Transform", ikpca.ErrEmpty, func() error { return empty.Transform(&mat.Dense{}, X, 1) })
+	add("New's Model.Add: another dimension", ikpca.ErrDimension, func() error { return empty.Add([]float64{1}) })
+	add("Model.MarshalBinary: a kernel without a Spec", ikpca.ErrArgument, func() error {
+		m, err := Fit(opaqueKernel{}, X, Options{})
+		if err != nil {
+			return err
+		}
+		_, err = m.MarshalBinary()
+		return err
+	})
+	add("Model.MarshalBinaryTo(nil)", ikpca.ErrArgument, func() error { _, err := md.MarshalBinaryTo(nil); return err })
+	add("Model.MarshalBinaryTo((*bytes.Buffer)(nil))", ikpca.ErrArgument, func() error { _, err := md.MarshalBinaryTo(nilBuf); return err })
+	add("Model.UnmarshalBinary(nil)", ikpca.ErrEncoding, func() error { return md.UnmarshalBinary(nil) })
+	add("Model.UnmarshalBinary: half an encoding", ikpca.ErrEncoding, func() error { return md.UnmarshalBinary(enc[:len(enc)/2]) })
+	add("Model.UnmarshalBinaryFrom(nil)", ikpca.ErrArgument, func() error { _, err := md.UnmarshalBinaryFrom(nil); return err })
+	add("Model.UnmarshalBinaryFrom((*bytes.Buffer)(nil))", ikpca.ErrArgument, func() error { _, err := md.UnmarshalBinaryFrom(nilBuf); return err })
+	add("Model.UnmarshalBinaryFrom: an empty stream", ikpca.ErrEncoding, func() error {
+		_, err := md.UnmarshalBinaryFrom(bytes.NewReader(nil))
+		return err
+	})
+	add("Model.UnmarshalBinaryFrom: half an encoding", ikpca.ErrEncoding, func() error {
+		_, err := md.UnmarshalBinaryFrom(bytes.NewReader(enc[:len(enc)/2]))
+		return err
+	})
+	add("zero Model: Add", ikpca.ErrArgument, func() error { return zero.Add(nil) })
+	add("zero Model: AddBatch", ikpca.ErrArgument, func() error { return zero.AddBatch(X) })
+	add("zero Model: Transform", ikpca.ErrDimension, func() error { return zero.Transform(&mat.Dense{}, X, 1) })
+	add("zero Model: MarshalBinary", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinary(); return err })
+	add("zero Model: MarshalBinaryTo", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinaryTo(&bytes.Buffer{}); return err })
+	add("zero Model: Orthogonality", nil, func() error { _, err := zero.Orthogonality(); return err })
+
+	kinds := []error{ikpca.ErrDimension, ikpca.ErrNonFinite, ikpca.ErrEmpty, ikpca.ErrArgument, ikpca.ErrEncoding, ikpca.ErrNotConverged}
+	own := map[error]error{ikpca.ErrDimension: ErrDimension, ikpca.ErrNonFinite: ErrNonFinite, ikpca.ErrEmpty: ErrEmpty,
+		ikpca.ErrArgument: ErrArgument, ikpca.ErrEncoding: ErrEncoding, ikpca.ErrNotConverged: ErrNotConverged}
+	before, beforeEmpty := snap(md), snap(empty)
+	for _, c := range cases {
+		err := func() (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = fmt.Errorf("panic: %v", r)
+				}
+			}()
+			return c.call()
+		}()
+		if err != nil && strings.HasPrefix(err.Error(), "panic: ") || c.want == nil && err != nil {
+			t.Errorf("%s: %v", c.what, err)
+			continue
+		}
+		for _, k := range kinds {
+			if k == c.want {
+				if !errors.Is(err, k) || !errors.Is(err, own[k]) {
+					t.Errorf("%s: %v, want an error wrapping %v and the package's own", c.what, err, k)
+				}
+			} else if errors.Is(err, k) {
+				t.Errorf("%s: %v wraps %v too", c.what, err, k)
+			}
+		}
+	}
+	if !sameSnapshot(before, snap(md)) || !sameSnapshot(beforeEmpty, snap(empty)) {
+		t.Error("a refused call changed a model")
+	}
+}
