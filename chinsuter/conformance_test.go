@@ -21,15 +21,19 @@ func TestConformance(t *testing.T) {
 		bounded bool
 		// centring: Subject.CentringTolerance. The compressed form re-expresses the
 		// mean on pre-images, so the scores of the points seen sum to n·⟨v, μ − μ̃⟩,
-		// the compression's error in the mean: 0.028 of Σ|s| measured on these points
-		// (compressions err by 0.2–2 % of each axis, README); the exact forms cancel to
-		// rounding.
+		// the compression's error in the mean (ResidualMean, 1.5–3 % of ‖μ‖ here),
+		// largest relative to Σ|s| on the smallest component (λ₃ ≈ 0.1·λ₁): measured up
+		// to 0.069 (pure Go) and 0.14 (OpenBLAS) with 4 and 6 pre-images, started by Fit
+		// or by New — the pre-image search follows argmax choices, which rounding
+		// changes, so the two backends follow different paths. 0.25 leaves a margin; a
+		// model that does not centre misses by the mean score, Σ|s| itself when all its
+		// scores share a sign. The exact forms cancel to rounding.
 		centring float64
 	}{
 		{"exact", chinsuter.Options{}, false, 0},
 		{"truncated", chinsuter.Options{Components: 4}, false, 0},
 		// (r+1)·n′ = 16 pre-images: the suite's 40 points compress again and again.
-		{"compressed", chinsuter.Options{Components: 3, Compression: &chinsuter.Compression{PreImages: 4}}, true, 0.1},
+		{"compressed", chinsuter.Options{Components: 3, Compression: &chinsuter.Compression{PreImages: 4}}, true, 0.25},
 	} {
 		for _, empty := range []bool{false, true} {
 			name := c.name
