@@ -57,7 +57,7 @@ func batchApproximation(t *testing.T, k kernel.Kernel, x *mat.Dense, L []int) (*
 // equal a direct computation.
 func TestApproximationAgainstBatch(t *testing.T) {
 	for _, set := range []string{"yeast", "magic"} {
-		x := points(t, set, 240, 1)
+		x := firstRows(t, set, 240)
 		k := rbfMedian(t, x)
 		ny, err := NewApproximation(k, x, ApproximationOptions{Seed: 7})
 		if err != nil {
@@ -132,7 +132,7 @@ func TestApproximationAgainstBatch(t *testing.T) {
 // TestApproximationTransform: for data points the projection is the eigenvector coordinate
 // times √λ (training-score convention), for new points the Nyström extension.
 func TestApproximationTransform(t *testing.T) {
-	x := points(t, "yeast", 200, 1)
+	x := firstRows(t, "yeast", 200)
 	k := rbfMedian(t, x)
 	order := make([]int, 200)
 	for i := range order {

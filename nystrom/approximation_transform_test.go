@@ -92,7 +92,7 @@ func nearPoints(rng *rand.Rand, x *mat.Dense, far float64) *mat.Dense {
 // size, so the scores must agree within 1e-12·Σ_l|k_l·p_lq| (plus 1e-300).
 func TestApproximationTransformBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 14))
-	base := points(t, "yeast", 150, 1)
+	base := firstRows(t, "yeast", 150)
 	offset := mat.DenseCopyOf(base)
 	for i := range 150 {
 		for l := range 8 {

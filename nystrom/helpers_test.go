@@ -91,3 +91,15 @@ func orthonormal(A mat.Matrix) *mat.Dense {
 	qr.QTo(&q)
 	return mat.DenseCopyOf(q.Slice(0, r, 0, k))
 }
+
+// firstRows returns the first n rows of a data set as they are, the points of the
+// Approximation's tests (as in package kpca, where they were measured first).
+func firstRows(t testing.TB, name string, n int) *mat.Dense {
+	t.Helper()
+	ds, ok := data.ByName(name)
+	if !ok {
+		t.Fatalf("unknown data set %q", name)
+	}
+	_, d := ds.X.Dims()
+	return mat.DenseCopyOf(ds.X.Slice(0, n, 0, d))
+}
