@@ -269,7 +269,7 @@ func TestAllLandmarks(t *testing.T) {
 			X, Y := rows(all, 0, n), rows(all, n, n+20)
 			k := rbfMedian(t, X)
 			m := fit(t, k, X, X, Options{})
-			exact, err := kpca.New(k, X, kpca.Options{})
+			exact, err := kpca.Fit(k, X, kpca.Options{Components: kpca.All})
 			if err != nil {
 				t.Fatal(err)
 			}
