@@ -135,9 +135,10 @@ type Options struct {
 
 	// BatchMax is the most points Fit decomposes at once when Components is k: a larger
 	// input is fitted by a batch decomposition of its first min(BatchMax, 1000) points
-	// (at least 2·Rank+2), then the others added in blocks of Block rows, at rank Rank,
-	// never forming its n×n kernel matrix. Zero means DefaultBatchMax; negative is an
-	// error. With Components All, Fit decomposes every point at once whatever BatchMax.
+	// (at least 2·Rank+2: BatchStart), then the others added in blocks of Block rows, at
+	// rank Rank, never forming its n×n kernel matrix. Zero means DefaultBatchMax;
+	// negative is an error. With Components All, Fit decomposes every point at once
+	// whatever BatchMax.
 	BatchMax int
 }
 
