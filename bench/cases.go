@@ -44,9 +44,9 @@ func batchName() string {
 
 // ops lists the operations in table order.
 func ops() []op {
-	kp := func(mode kpca.Mode, method kpca.Method) func(int, *inputs) (runner, error) {
+	kp := func(uncentred bool, method kpca.Method) func(int, *inputs) (runner, error) {
 		return func(m int, in *inputs) (runner, error) {
-			return newKpcaRunner(m, in, kpca.Options{Mode: mode, Method: method})
+			return newKpcaRunner(m, in, kpca.Options{Components: kpca.All, Uncentred: uncentred, Method: method})
 		}
 	}
 	return []op{
@@ -57,18 +57,18 @@ func ops() []op {
 			build: func(m int, in *inputs) (runner, error) { return newSymRunner(m, in, false) }},
 		{id: "remove", name: "update.Sym.Remove", data: "random", batch: "batch-random", build: newRemoveRunner},
 		{id: "centred-bordered", name: "kpca mean-adjusted, bordered", data: "MAGIC", batch: "batch-magic",
-			build: kp(kpca.Centred, kpca.Bordered)},
+			build: kp(false, kpca.Bordered)},
 		{id: "centred-paper", name: "kpca mean-adjusted, paper (4 updates)", data: "MAGIC", batch: "batch-magic",
-			build: kp(kpca.Centred, kpca.RankOne)},
+			build: kp(false, kpca.RankOne)},
 		{id: "uncentred-bordered", name: "kpca uncentred, bordered", data: "MAGIC", batch: "batch-magic",
-			build: kp(kpca.Uncentred, kpca.Bordered)},
+			build: kp(true, kpca.Bordered)},
 		{id: "uncentred-paper", name: "kpca uncentred, paper (2 updates)", data: "MAGIC", batch: "batch-magic",
-			build: kp(kpca.Uncentred, kpca.RankOne)},
+			build: kp(true, kpca.RankOne)},
 		{id: "centred-remove", name: "kpca mean-adjusted, Remove", data: "MAGIC", batch: "batch-magic",
 			build: func(m int, in *inputs) (runner, error) { return newKpcaRemoveRunner(m, in) }},
 		{id: "centred-window", name: "kpca mean-adjusted, window step (add + remove)", data: "MAGIC", batch: "batch-magic",
 			build: func(m int, in *inputs) (runner, error) {
-				return newKpcaRunner(m, in, kpca.Options{Window: m})
+				return newKpcaRunner(m, in, kpca.Options{Components: kpca.All, Window: m})
 			}},
 		{id: "batch-random", name: batchName() + ", random", data: "random", build: newRandomBatch},
 		{id: "batch-magic", name: batchName() + ", MAGIC kernel", data: "MAGIC", build: newMagicBatch},
@@ -179,7 +179,7 @@ type kpcaRemoveRunner struct {
 
 func newKpcaRemoveRunner(m int, in *inputs) (runner, error) {
 	_, d := in.magic.Dims()
-	base, err := kpca.New(in.kern, in.magic.Slice(0, m+1, 0, d), kpca.Options{})
+	base, err := kpca.Fit(in.kern, in.magic.Slice(0, m+1, 0, d), kpca.Options{Components: kpca.All})
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +215,7 @@ func newKpcaRunner(m int, in *inputs, opts kpca.Options) (runner, error) {
 	if m+reps > rows {
 		return nil, fmt.Errorf("m = %d: MAGIC has %d points, %d more are needed for the steps", m, rows, reps)
 	}
-	base, err := kpca.New(in.kern, in.magic.Slice(0, m, 0, d), opts)
+	base, err := kpca.Fit(in.kern, in.magic.Slice(0, m, 0, d), opts)
 	if err != nil {
 		return nil, err
 	}

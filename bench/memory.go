@@ -131,11 +131,11 @@ func memorySubject(id string, m int, in *inputs) (func(i int) error, error) {
 		if m+3 > rows {
 			return nil, fmt.Errorf("m = %d: MAGIC has %d points", m, rows)
 		}
-		opts := kpca.Options{Mode: kpca.Centred, Method: kpca.Bordered}
+		opts := kpca.Options{Components: kpca.All, Method: kpca.Bordered}
 		if id == "centred-paper" {
 			opts.Method = kpca.RankOne
 		}
-		md, err := kpca.New(in.kern, in.magic.Slice(0, m, 0, d), opts)
+		md, err := kpca.Fit(in.kern, in.magic.Slice(0, m, 0, d), opts)
 		if err != nil {
 			return nil, err
 		}

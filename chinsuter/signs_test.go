@@ -22,7 +22,7 @@ func TestSignsAcrossMethods(t *testing.T) {
 	X := testmat.Toy(n+10, rand.New(rand.NewPCG(3, 7)))
 	train := X.Slice(0, n, 0, 2)
 	kern := kernel.RBF{Sigma: 0.5}
-	ref, err := kpca.New(kern, train, kpca.Options{})
+	ref, err := kpca.Fit(kern, train, kpca.Options{Components: kpca.All})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -109,7 +109,7 @@ go test -run '^$' -fuzz '^FuzzParseLIBSVMLine$' -fuzztime 300000x ./data/
 go test -run '^$' -fuzz '^FuzzRestrict$' -fuzztime 200000x ./secular/
 go test -run '^$' -fuzz '^FuzzAdd$' -fuzztime 40000x ./chinsuter/
 go test -run '^$' -fuzz '^FuzzLoadModel$' -fuzztime 800000x ./chinsuter/
-go test -run '^$' -fuzz '^FuzzLoad$' -fuzztime 800000x ./kpca/
+go test -run '^$' -fuzz '^FuzzUnmarshal$' -fuzztime 800000x ./kpca/
 go test -run '^$' -fuzz '^FuzzLoadModel$' -fuzztime 800000x ./nystrom/
 go test -run '^$' -fuzz '^FuzzLoadSKPCA$' -fuzztime 500000x ./stream/
 # The vectorised RBF rows (C with AVX2, OpenBLAS build) against their Go loop.

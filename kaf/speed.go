@@ -54,11 +54,7 @@ func NewSPEED(k kernel.Kernel, X mat.Matrix, opts SPEEDOptions) (*SPEED, error) 
 	if opts.Components < 0 || (opts.Components == 0 && !(opts.Cutoff > 0 && opts.Cutoff <= 1)) {
 		return nil, fmt.Errorf("kaf: SPEED needs Components ≥ 1 or 0 < Cutoff ≤ 1 (got %d, %v)", opts.Components, opts.Cutoff)
 	}
-	mode := kpca.Uncentred
-	if opts.Centred {
-		mode = kpca.Centred
-	}
-	md, err := kpca.New(k, X, kpca.Options{Mode: mode})
+	md, err := kpca.Fit(k, X, kpca.Options{Components: kpca.All, Uncentred: !opts.Centred})
 	if err != nil {
 		return nil, fmt.Errorf("kaf: %w", err)
 	}

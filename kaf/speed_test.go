@@ -111,7 +111,7 @@ func TestISPEEDEqualsBatch(t *testing.T) {
 		}
 		// Centred features are the kernel PCA scores: kpca.Transform of the same points.
 		if centred {
-			md, _ := kpca.New(k, X, kpca.Options{})
+			md, _ := kpca.Fit(k, X, kpca.Options{Components: kpca.All})
 			var sc mat.Dense
 			_ = md.Transform(&sc, probe, 8)
 			for i := range 10 {
@@ -158,7 +158,7 @@ func TestTransfer(t *testing.T) {
 		// The transferred function is Σ c'ⱼk(xⱼ, ·) with c' the projection of [c; 0] onto
 		// the kept eigenvectors V_m: compute it independently.
 		var v mat.Dense
-		md, _ := kpca.New(k, X, kpca.Options{Mode: kpca.Uncentred})
+		md, _ := kpca.Fit(k, X, kpca.Options{Components: kpca.All, Uncentred: true})
 		md.VectorsTo(&v)
 		full := append(coef, 0)
 		proj := make([]float64, 31)

@@ -3,7 +3,6 @@ package kpca
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -22,29 +21,24 @@ import (
 //
 // Unlike AddBatch it is not all or nothing: whenever it returns, the model holds its
 // earlier points and the first `added` rows of X, and is as valid as after as many calls
-// of Add — it can be saved (a checkpoint of the points added so far), queried or
-// continued. progress, if not nil, is called after each point with the number of rows
-// added so far and the number of rows of X. A nil ctx or X is an error wrapping
-// ErrArgument or ErrEmpty. With *mat.Dense rows (or any mat.RawRowViewer) it allocates
-// nothing beyond what Add does.
+// of Add — it can be saved (MarshalBinary: the model of the points added so far),
+// queried or continued. progress, if not nil, is called after each point with the
+// number of rows added so far and the number of rows of X. A nil ctx or X and a zero
+// Model are errors wrapping ErrArgument, an X without rows ErrEmpty, one of another
+// dimension ErrDimension, a NaN or infinite entry ErrNonFinite. With *mat.Dense rows
+// (or any mat.RawRowViewer) it allocates nothing beyond what Add does.
 func (md *Model) AddRows(ctx context.Context, X mat.Matrix, progress func(added, total int)) (added int, err error) {
 	if ctx == nil {
 		return 0, fmt.Errorf("%w: nil context", ErrArgument)
 	}
-	if isNil(X) {
-		return 0, fmt.Errorf("%w: nil rows", ErrEmpty)
+	if err := md.ready(); err != nil {
+		return 0, err
 	}
-	r, c := X.Dims()
-	if c != md.d {
-		return 0, fmt.Errorf("%w: rows have dimension %d, the model %d", ErrDimension, c, md.d)
+	r, err := errs.Points(X, md.d)
+	if err != nil {
+		return 0, err
 	}
-	for i := range r {
-		for j := range c {
-			if v := X.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return 0, fmt.Errorf("%w: row %d, coordinate %d is %g", ErrNonFinite, i, j, v)
-			}
-		}
-	}
+	_, c := X.Dims()
 	raw, direct := X.(mat.RawRowViewer)
 	var row []float64
 	if !direct {

@@ -1,7 +1,6 @@
 package kpca
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -18,14 +17,14 @@ import (
 func TestAddRows(t *testing.T) {
 	x, k := sample(t, "yeast", 60)
 	for _, opts := range allOptions {
-		ref := newModel(t, k, x.Slice(0, 10, 0, 8), opts)
+		ref := fitModel(t, k, x.Slice(0, 10, 0, 8), opts)
 		for i := 10; i < 60; i++ {
 			if err := ref.Add(x.RawRowView(i)); err != nil {
 				t.Fatal(err)
 			}
 		}
 		for _, rows := range []mat.Matrix{x.Slice(10, 60, 0, 8), mat.Transpose{Matrix: mat.DenseCopyOf(x.Slice(10, 60, 0, 8).T())}} {
-			md := newModel(t, k, x.Slice(0, 10, 0, 8), opts)
+			md := fitModel(t, k, x.Slice(0, 10, 0, 8), opts)
 			var calls []int
 			added, err := md.AddRows(context.Background(), rows, func(added, total int) {
 				if total != 50 {
@@ -47,15 +46,15 @@ func TestAddRows(t *testing.T) {
 }
 
 // TestAddRowsCancel: cancelled part-way, AddRows stops between two points and the model
-// holds exactly the points added so far: its checkpoint loads and continues as the
+// holds exactly the points added so far: its encoding decodes and continues as the
 // uninterrupted model does.
 func TestAddRowsCancel(t *testing.T) {
 	x, k := sample(t, "yeast", 60)
-	full := newModel(t, k, x.Slice(0, 10, 0, 8), Options{})
+	full := fitModel(t, k, x.Slice(0, 10, 0, 8), Options{Components: All})
 	if _, err := full.AddRows(context.Background(), x.Slice(10, 60, 0, 8), nil); err != nil {
 		t.Fatal(err)
 	}
-	md := newModel(t, k, x.Slice(0, 10, 0, 8), Options{})
+	md := fitModel(t, k, x.Slice(0, 10, 0, 8), Options{Components: All})
 	stop := errors.New("stop requested")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
@@ -67,9 +66,9 @@ func TestAddRowsCancel(t *testing.T) {
 	if added != 17 || !errors.Is(err, stop) || md.Len() != 27 {
 		t.Fatalf("AddRows = %d, %v; Len %d; want 17 added and the cause", added, err, md.Len())
 	}
-	back, err := Load(bytes.NewReader(checkpoint(t, md)), nil)
+	back, err := decoded(encode(t, md))
 	if err != nil || back.Len() != 27 {
-		t.Fatalf("checkpoint of the points added: %v", err)
+		t.Fatalf("the encoding of the points added: %v", err)
 	}
 	if _, err := back.AddRows(context.Background(), x.Slice(27, 60, 0, 8), nil); err != nil {
 		t.Fatal(err)
@@ -87,7 +86,7 @@ func TestAddRowsCancel(t *testing.T) {
 // are typed errors, and a row that fails part-way leaves the rows before it added.
 func TestAddRowsBadInput(t *testing.T) {
 	x := points(t, "yeast", 30)
-	md := newModel(t, rbfMedian(t, x), x.Slice(0, 10, 0, 8), Options{})
+	md := fitModel(t, rbfMedian(t, x), x.Slice(0, 10, 0, 8), Options{Components: All})
 	before := md.Values(nil)
 	bad := mat.DenseCopyOf(x.Slice(10, 30, 0, 8))
 	bad.Set(15, 3, math.NaN())
@@ -99,8 +98,9 @@ func TestAddRowsBadInput(t *testing.T) {
 	}{
 		{"NaN in row 15", context.Background(), bad, ErrNonFinite},
 		{"wrong dimension", context.Background(), x.Slice(10, 30, 0, 7), ErrDimension},
-		{"nil rows", context.Background(), nil, ErrEmpty},
-		{"typed nil rows", context.Background(), (*mat.Dense)(nil), ErrEmpty},
+		{"nil rows", context.Background(), nil, ErrArgument},
+		{"typed nil rows", context.Background(), (*mat.Dense)(nil), ErrArgument},
+		{"no rows", context.Background(), mat.NewDense(1, 8, nil).Slice(0, 0, 0, 8), ErrEmpty},
 		{"nil context", nil, x.Slice(10, 30, 0, 8), ErrArgument},
 	}
 	for _, c := range cases {
@@ -114,7 +114,7 @@ func TestAddRowsBadInput(t *testing.T) {
 	}
 	// A kernel that overflows on one point: finite input, non-finite kernel value.
 	huge := mat.NewDense(3, 1, []float64{1, 2, 1e200})
-	lin := newModel(t, kernel.Linear{}, mat.NewDense(2, 1, []float64{0.5, 1}), Options{})
+	lin := fitModel(t, kernel.Linear{}, mat.NewDense(2, 1, []float64{0.5, 1}), Options{Components: All})
 	added, err := lin.AddRows(context.Background(), huge, nil)
 	if added != 2 || !errors.Is(err, ErrNonFinite) || lin.Len() != 4 {
 		t.Errorf("overflowing row 2: %d added, %v, Len %d; want 2 added", added, err, lin.Len())
@@ -124,7 +124,7 @@ func TestAddRowsBadInput(t *testing.T) {
 // TestAddRowsAllocs: AddRows allocates nothing beyond the Adds it performs.
 func TestAddRowsAllocs(t *testing.T) {
 	x := points(t, "yeast", 40)
-	base := newModel(t, rbfMedian(t, x), x.Slice(0, 20, 0, 8), Options{})
+	base := fitModel(t, rbfMedian(t, x), x.Slice(0, 20, 0, 8), Options{Components: All})
 	rows := x.Slice(20, 40, 0, 8).(*mat.Dense)
 	var work Model
 	work.CopyFrom(base)
@@ -158,47 +158,47 @@ func TestAddRowsAllocs(t *testing.T) {
 // last Window points.
 func TestAddBatchRoutes(t *testing.T) {
 	x, k := sample(t, "magic", 160)
-	for _, mode := range []Mode{Centred, Uncentred} {
-		opts := Options{Mode: mode}
-		md := newModel(t, k, x.Slice(0, 50, 0, 10), opts)
+	for _, uncentred := range []bool{false, true} {
+		opts := Options{Components: All, Uncentred: uncentred}
+		md := fitModel(t, k, x.Slice(0, 50, 0, 10), opts)
 		if md.refactorPays(2) || !md.refactorPays(100) {
-			t.Errorf("%v: the cost model takes 2 rows by refactorization %v, 100 rows %v", mode, md.refactorPays(2), md.refactorPays(100))
+			t.Errorf("%v: the cost model takes 2 rows by refactorization %v, 100 rows %v", modeName(uncentred), md.refactorPays(2), md.refactorPays(100))
 		}
-		one := newModel(t, k, x.Slice(0, 50, 0, 10), opts)
+		one := fitModel(t, k, x.Slice(0, 50, 0, 10), opts)
 		if err := md.AddBatch(x.Slice(50, 150, 0, 10)); err != nil {
 			t.Fatal(err)
 		}
 		if md.Stats().Last.Op != "set" || md.Len() != 150 {
-			t.Errorf("%v: a batch of 100 rows: last operation %q, %d points", mode, md.Stats().Last.Op, md.Len())
+			t.Errorf("%v: a batch of 100 rows: last operation %q, %d points", modeName(uncentred), md.Stats().Last.Op, md.Len())
 		}
 		if _, err := one.AddRows(context.Background(), x.Slice(50, 150, 0, 10), nil); err != nil {
 			t.Fatal(err)
 		}
-		checkExact(t, mode.String()+" refactorized", md, 1e-10)
+		checkExact(t, modeName(uncentred)+" refactorized", md, 1e-10)
 		if d := maxRelDiff(md.Values(nil), one.Values(nil)); d > 1e-10 {
-			t.Errorf("%v: refactorized and incremental eigenvalues differ by %.3g·λmax", mode, d)
+			t.Errorf("%v: refactorized and incremental eigenvalues differ by %.3g·λmax", modeName(uncentred), d)
 		}
 		if err := md.AddBatch(x.Slice(150, 152, 0, 10)); err != nil {
 			t.Fatal(err)
 		}
 		if md.Stats().Last.Op != "border" {
-			t.Errorf("%v: a batch of 2 rows: last operation %q", mode, md.Stats().Last.Op)
+			t.Errorf("%v: a batch of 2 rows: last operation %q", modeName(uncentred), md.Stats().Last.Op)
 		}
 		// A window: the decomposition keeps the last 60 points.
-		w := newModel(t, k, x.Slice(0, 50, 0, 10), Options{Mode: mode, Window: 60})
+		w := fitModel(t, k, x.Slice(0, 50, 0, 10), Options{Components: All, Uncentred: uncentred, Window: 60})
 		if err := w.AddBatch(x.Slice(50, 160, 0, 10)); err != nil {
 			t.Fatal(err)
 		}
 		var p mat.Dense
 		w.Points(&p)
 		if w.Len() != 60 || !mat.Equal(&p, x.Slice(100, 160, 0, 10)) || w.Stats().Last.Op != "set" {
-			t.Errorf("%v: a window of 60 after a batch holds %d points, last operation %q", mode, w.Len(), w.Stats().Last.Op)
+			t.Errorf("%v: a window of 60 after a batch holds %d points, last operation %q", modeName(uncentred), w.Len(), w.Stats().Last.Op)
 		}
-		checkExact(t, mode.String()+" window refactorized", w, 1e-10)
+		checkExact(t, modeName(uncentred)+" window refactorized", w, 1e-10)
 		// Rank r: updates, always.
-		r := newModel(t, k, x.Slice(0, 50, 0, 10), Options{Mode: mode, Rank: 10})
+		r := fitModel(t, k, x.Slice(0, 50, 0, 10), Options{Uncentred: uncentred, Components: 10, Rank: 10})
 		if r.refactorPays(1000) {
-			t.Errorf("%v: a rank-r model refactorizes", mode)
+			t.Errorf("%v: a rank-r model refactorizes", modeName(uncentred))
 		}
 	}
 }
@@ -213,8 +213,8 @@ func TestAddBatchRefactorFailure(t *testing.T) {
 		}
 		return k.Eval(a, b)
 	}}
-	for _, opts := range []Options{{}, {Mode: Uncentred}, {Window: 70}} {
-		md := newModel(t, odd, x.Slice(0, 40, 0, 8), opts)
+	for _, opts := range []Options{{Components: All}, {Components: All, Uncentred: true}, {Components: All, Window: 70}} {
+		md := fitModel(t, odd, x.Slice(0, 40, 0, 8), opts)
 		batch := mat.DenseCopyOf(x.Slice(40, 120, 0, 8))
 		batch.Set(60, 0, 7)
 		if !md.refactorPays(80) {

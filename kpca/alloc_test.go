@@ -24,7 +24,7 @@ func TestAddAllocations(t *testing.T) {
 	c := blas64.General{Rows: m, Cols: m, Stride: m, Data: make([]float64, m*m)}
 	gemm := testing.AllocsPerRun(10, func() { native.Gemm(blas.NoTrans, blas.Trans, 1, g, g, 0, c) })
 	for _, opts := range allOptions {
-		md := newModel(t, k, x.Slice(0, m, 0, 10), opts)
+		md := fitModel(t, k, x.Slice(0, m, 0, 10), opts)
 		md.Reserve(m + 1)
 		saved := md.snapshot()
 		next := x.RawRowView(m)
@@ -67,11 +67,11 @@ func TestStreamAllocations(t *testing.T) {
 	const extra = 3 + 11 + 6 + 3 + allocs.Trials*10
 	x, k := sample(t, "magic", w+extra)
 	for _, opts := range []Options{
-		{Window: w}, {Mode: Uncentred, Window: w},
-		{Window: w, Rank: r}, {Mode: Uncentred, Window: w, Rank: r},
-		{Rank: r}, {Mode: Uncentred, Rank: r},
+		{Components: All, Window: w}, {Components: All, Uncentred: true, Window: w},
+		{Window: w, Components: r, Rank: r}, {Uncentred: true, Window: w, Components: r, Rank: r},
+		{Components: r, Rank: r}, {Uncentred: true, Components: r, Rank: r},
 	} {
-		md := newModel(t, k, x.Slice(0, w, 0, 10), opts)
+		md := fitModel(t, k, x.Slice(0, w, 0, 10), opts)
 		md.Reserve(w + extra)
 		next := w
 		add := func() {
@@ -122,8 +122,8 @@ func TestLongStreamAllocations(t *testing.T) {
 	}
 	const n = m + warm + allocs.Trials*steps // the points added
 	x, k := sample(t, "magic", n)
-	for _, opts := range []Options{{Rank: r}, {Mode: Uncentred, Rank: r}} {
-		md := newModel(t, k, x.Slice(0, m0, 0, 10), opts)
+	for _, opts := range []Options{{Components: r, Rank: r}, {Uncentred: true, Components: r, Rank: r}} {
+		md := fitModel(t, k, x.Slice(0, m0, 0, 10), opts)
 		md.Reserve(n)
 		for i := m0; i < m; i++ {
 			if err := md.Add(x.RawRowView(i)); err != nil {

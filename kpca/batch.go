@@ -10,19 +10,35 @@ import (
 
 // AddBatch adds the rows of X in order (sliding a window as Add does). It is all or
 // nothing: on error (including a bad row anywhere in X, checked before any is added)
-// the model is unchanged.
+// the model is unchanged. A nil X is an error wrapping ErrArgument, an X without rows
+// ErrEmpty, one of another dimension ErrDimension, a NaN or infinite entry ErrNonFinite.
 //
-// The exact model of method Bordered picks the cheaper of two routes by a cost model
-// (refactorPays): one update per row, or one batch decomposition of all the points
-// (of the last Window of them in a window), which gives the same decomposition to
-// rounding. At rank r outside a window it adds Options.Block rows (DefaultBlock) in one
-// step each (docs/design.md, "Rank-r tracking in blocks"), in a window and for method
-// RankOne one at a time. AddRows always adds them one at a time.
+// Into a model without points it fits the rows as Fit does: one batch decomposition (of
+// the last Window rows in a window), or at rank r of more than BatchMax rows a batch
+// start and blocks. Otherwise the exact model of method Bordered picks the cheaper of
+// two routes by a cost model (refactorPays): one update per row, or one batch
+// decomposition of all the points (of the last Window of them in a window), which gives
+// the same decomposition to rounding. At rank r it adds Options.Block rows
+// (DefaultBlock) in one step each (docs/design.md, "Rank-r tracking in blocks") — in a
+// window only while it fills, and one row at a time while the model holds fewer than
+// two points — and method RankOne adds the rows one at a time. AddRows always adds them
+// one at a time.
 func (md *Model) AddBatch(X mat.Matrix) error {
+	if err := md.ready(); err != nil {
+		return err
+	}
 	r, err := errs.Points(X, md.d)
 	if err != nil {
 		return err
 	}
+	if md.m == 0 {
+		return md.fitRows(X, r)
+	}
+	return md.addBatch(X, r)
+}
+
+// addBatch adds the r validated rows of X to a model with points, all or nothing.
+func (md *Model) addBatch(X mat.Matrix, r int) error {
 	if md.refactorPays(r) {
 		return md.refactor(X, r)
 	}
@@ -34,20 +50,22 @@ func (md *Model) AddBatch(X mat.Matrix) error {
 	saved := md.snapshot()
 	md.batching = true
 	defer func() { md.batching = false }()
-	if md.blocked() {
-		if err := md.addBlocks(X, r); err != nil {
-			md.restore(saved)
-			return err
-		}
-		return nil
-	}
 	row := make([]float64, md.d)
-	for i := range r {
+	for i := 0; i < r; {
+		if b := md.blockRows(r - i); b > 0 {
+			if err := md.addBlocks(X, i, i+b); err != nil {
+				md.restore(saved)
+				return err
+			}
+			i += b
+			continue
+		}
 		mat.Row(row, i, X)
 		if err := md.add(row); err != nil {
 			md.restore(saved)
 			return fmt.Errorf("kpca: batch row %d: %w", i, err)
 		}
+		i++
 	}
 	return nil
 }
@@ -81,7 +99,7 @@ func batchDgemms(n int) float64 {
 // update of a model of n points costs stepDgemms·n³ (two of them in a full window: a
 // removal and a bordering), the batch decomposition of N points batchDgemms(N)·N³.
 func (md *Model) refactorPays(r int) bool {
-	if !md.bordered() || md.opts.Rank > 0 {
+	if !md.bordered() || md.rank > 0 {
 		return false
 	}
 	var steps float64
@@ -131,24 +149,24 @@ func (md *Model) refactor(X mat.Matrix, r int) error {
 	return nil
 }
 
-// addBlocks adds the r rows of X in steps of blockSize rows (addBlock), with the drift
-// probe counting every row; the caller restores the model on error.
-func (md *Model) addBlocks(X mat.Matrix, r int) error {
+// addBlocks adds rows lo to hi−1 of X in steps of blockSize rows (addBlock), with the
+// drift probe counting every row; the caller restores the model on error.
+func (md *Model) addBlocks(X mat.Matrix, lo, hi int) error {
 	size := md.blockSize()
-	buf := mat.NewDense(min(size, r), md.d, nil)
-	for lo := 0; lo < r; lo += size {
-		hi := min(lo+size, r)
-		xb := buf.Slice(0, hi-lo, 0, md.d).(*mat.Dense)
-		for i := lo; i < hi; i++ {
-			mat.Row(xb.RawRowView(i-lo), i, X)
+	buf := mat.NewDense(min(size, hi-lo), md.d, nil)
+	for first := lo; first < hi; first += size {
+		last := min(first+size, hi)
+		xb := buf.Slice(0, last-first, 0, md.d).(*mat.Dense)
+		for i := first; i < last; i++ {
+			mat.Row(xb.RawRowView(i-first), i, X)
 		}
 		md.pending = md.pending[:0]
 		if err := md.addBlock(xb); err != nil {
-			return fmt.Errorf("kpca: batch rows %d to %d: %w", lo, hi-1, err)
+			return fmt.Errorf("kpca: batch rows %d to %d: %w", first, last-1, err)
 		}
 		md.endStep()
 		if md.opts.RefreshTolerance > 0 {
-			md.since += hi - lo - 1 // maybeRefresh counts the last
+			md.since += last - first - 1 // maybeRefresh counts the last
 		}
 		md.maybeRefresh()
 	}

@@ -43,7 +43,7 @@ func BenchmarkAdd(b *testing.B) {
 		x, k := sample(b, "magic", m+1)
 		for _, opts := range allOptions {
 			b.Run(fmt.Sprintf("%s/m=%d", name(opts), m), func(b *testing.B) {
-				md := newModel(b, k, x.Slice(0, m, 0, 10), opts)
+				md := fitModel(b, k, x.Slice(0, m, 0, 10), opts)
 				md.Reserve(m + 1)
 				saved := md.snapshot()
 				y := yardstick.New(m)
@@ -121,9 +121,9 @@ func windowSize() int {
 func BenchmarkWindowStep(b *testing.B) {
 	w := windowSize()
 	x, k := sample(b, "magic", 2*w)
-	for _, mode := range []Mode{Centred, Uncentred} {
-		b.Run(fmt.Sprintf("%v/w=%d", mode, w), func(b *testing.B) {
-			md := newModel(b, k, x.Slice(0, w, 0, 10), Options{Mode: mode, Window: w})
+	for _, uncentred := range []bool{false, true} {
+		b.Run(fmt.Sprintf("%v/w=%d", modeName(uncentred), w), func(b *testing.B) {
+			md := fitModel(b, k, x.Slice(0, w, 0, 10), Options{Components: All, Uncentred: uncentred, Window: w})
 			y := yardstick.New(w)
 			next := w
 			step := func() {
@@ -153,9 +153,9 @@ func BenchmarkWindowStep(b *testing.B) {
 func BenchmarkRemove(b *testing.B) {
 	w := windowSize()
 	x, k := sample(b, "magic", w)
-	for _, mode := range []Mode{Centred, Uncentred} {
-		b.Run(fmt.Sprintf("%v/m=%d", mode, w), func(b *testing.B) {
-			base := newModel(b, k, x, Options{Mode: mode})
+	for _, uncentred := range []bool{false, true} {
+		b.Run(fmt.Sprintf("%v/m=%d", modeName(uncentred), w), func(b *testing.B) {
+			base := fitModel(b, k, x, Options{Components: All, Uncentred: uncentred})
 			var md Model
 			md.CopyFrom(base)
 			y := yardstick.New(w)
@@ -192,7 +192,7 @@ func BenchmarkRankStep(b *testing.B) {
 		m, m0 = 2000, 200
 	}
 	x, k := sample(b, "magic", m+20)
-	base := newModel(b, k, x.Slice(0, m0, 0, 10), Options{Rank: r})
+	base := fitModel(b, k, x.Slice(0, m0, 0, 10), Options{Components: r, Rank: r})
 	base.Reserve(m + 1)
 	if _, err := base.AddRows(context.Background(), x.Slice(m0, m, 0, 10), nil); err != nil {
 		b.Fatal(err)

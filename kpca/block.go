@@ -21,10 +21,18 @@ import (
 // small.
 const DefaultBlock = 64
 
-// blocked reports whether AddBatch adds rows in blocks: at rank r, growing (not in a
-// window, whose every row removes the oldest), with a decomposition to extend.
-func (md *Model) blocked() bool {
-	return md.opts.Rank > 0 && md.opts.Window == 0 && md.bordered() && md.m >= 2 && md.opts.Block != 1
+// blockRows returns how many of the next left rows AddBatch adds in blocks: at rank r,
+// with a decomposition of at least two points to extend and Block not 1, all of them —
+// in a window those that fit before it is full, for a full window's every row removes
+// the oldest point first. Zero means one row at a time.
+func (md *Model) blockRows(left int) int {
+	if md.rank == 0 || !md.bordered() || md.m < 2 || md.opts.Block == 1 {
+		return 0
+	}
+	if w := md.opts.Window; w > 0 {
+		return min(left, max(w-md.m, 0))
+	}
+	return left
 }
 
 // blockSize is the number of rows a block step adds.
@@ -81,7 +89,7 @@ func (md *Model) addBlock(X *mat.Dense) error {
 	var e, g []float64
 	B := A
 	gamma := C
-	if md.opts.Mode == Centred {
+	if !md.opts.Uncentred {
 		alpha := make([]float64, b)
 		for j := range b {
 			n := float64(m + j)
@@ -129,7 +137,7 @@ func (md *Model) addBlock(X *mat.Dense) error {
 		ev, gv = vector(&md.vecA, e), vector(&md.vecB, g)
 	}
 	if err := md.thin.BorderBlock(B, ev, gv, F, gamma); err != nil {
-		return fmt.Errorf("kpca: adding points %d to %d: %w", m, m+b-1, err)
+		return wrap(err, "adding points %d to %d", m, m+b-1)
 	}
 	md.tally(md.thin.Stats())
 

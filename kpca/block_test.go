@@ -30,12 +30,12 @@ func TestBlockTracking(t *testing.T) {
 		x := shuffled(t, set, n, 21)
 		_, d := x.Dims()
 		k := rbfMedian(t, x)
-		for _, mode := range []Mode{Centred, Uncentred} {
-			rows := newModel(t, k, x.Slice(0, m0, 0, d), Options{Mode: mode, Rank: r, Block: 1})
+		for _, uncentred := range []bool{false, true} {
+			rows := fitModel(t, k, x.Slice(0, m0, 0, d), Options{Uncentred: uncentred, Components: r, Rank: r, Block: 1})
 			if err := rows.AddBatch(x.Slice(m0, n, 0, d)); err != nil {
 				t.Fatal(err)
 			}
-			want := batchValues(t, pointsTarget(rows), mode)
+			want := batchValues(t, pointsTarget(rows), uncentred)
 			errOf := func(md *Model) float64 {
 				got := md.Values(nil)
 				var worst float64
@@ -46,14 +46,14 @@ func TestBlockTracking(t *testing.T) {
 			}
 			rowErr := errOf(rows)
 			for _, block := range []int{16, 64, 250} {
-				md := newModel(t, k, x.Slice(0, m0, 0, d), Options{Mode: mode, Rank: r, Block: block})
+				md := fitModel(t, k, x.Slice(0, m0, 0, d), Options{Uncentred: uncentred, Components: r, Rank: r, Block: block})
 				if err := md.AddBatch(x.Slice(m0, n, 0, d)); err != nil {
 					t.Fatal(err)
 				}
 				if md.Len() != n {
 					t.Fatalf("%d points, want %d", md.Len(), n)
 				}
-				what := set + " " + mode.String()
+				what := set + " " + modeName(uncentred)
 				certify(t, what, md)
 				blockErr := errOf(md)
 				t.Logf("%s, block %d: top-5 eigenvalues within %.2e·λ₁ (rows one at a time: %.2e); bound %.3g",
@@ -78,7 +78,7 @@ func TestBlockLongStream(t *testing.T) {
 	x := shuffled(t, "magic", n, 13)
 	_, d := x.Dims()
 	k := rbfMedian(t, x)
-	md := newModel(t, k, x.Slice(0, m0, 0, d), Options{Rank: r})
+	md := fitModel(t, k, x.Slice(0, m0, 0, d), Options{Components: r, Rank: r})
 	if err := md.AddBatch(x.Slice(m0, n, 0, d)); err != nil {
 		t.Fatal(err)
 	}
@@ -110,27 +110,27 @@ func TestBlockRefused(t *testing.T) {
 	x := shuffled(t, "yeast", 200, 22)
 	_, d := x.Dims()
 	k := kernel.Polynomial{Degree: 3, Gamma: 1, Coef0: 1}
-	for _, mode := range []Mode{Centred, Uncentred} {
-		md := newModel(t, k, x.Slice(0, 40, 0, d), Options{Mode: mode, Rank: 10, Block: 16})
+	for _, uncentred := range []bool{false, true} {
+		md := fitModel(t, k, x.Slice(0, 40, 0, d), Options{Uncentred: uncentred, Components: 10, Rank: 10, Block: 16})
 		was := capture(md)
 		huge := mat.DenseCopyOf(x.Slice(40, 120, 0, d))
 		huge.Set(20, 3, 1e200) // row 20: the second block
 		if err := md.AddBatch(huge); !errors.Is(err, ErrNonFinite) {
-			t.Errorf("%v: %v, want ErrNonFinite", mode, err)
+			t.Errorf("%v: %v, want ErrNonFinite", modeName(uncentred), err)
 		}
 		if !capture(md).equal(was) {
-			t.Errorf("%v: the model changed", mode)
+			t.Errorf("%v: the model changed", modeName(uncentred))
 		}
 		nan := mat.DenseCopyOf(x.Slice(40, 120, 0, d))
 		nan.Set(70, 0, math.NaN())
 		if err := md.AddBatch(nan); !errors.Is(err, ErrNonFinite) {
-			t.Errorf("%v: %v, want ErrNonFinite", mode, err)
+			t.Errorf("%v: %v, want ErrNonFinite", modeName(uncentred), err)
 		}
 		if !capture(md).equal(was) {
-			t.Errorf("%v: the model changed", mode)
+			t.Errorf("%v: the model changed", modeName(uncentred))
 		}
 	}
-	if _, err := New(kernel.RBF{Sigma: 1}, x.Slice(0, 10, 0, d), Options{Rank: 3, Block: -1}); !errors.Is(err, ErrArgument) {
+	if _, err := Fit(kernel.RBF{Sigma: 1}, x.Slice(0, 10, 0, d), Options{Components: 3, Rank: 3, Block: -1}); !errors.Is(err, ErrArgument) {
 		t.Errorf("Block −1: %v, want ErrArgument", err)
 	}
 }
@@ -141,22 +141,22 @@ func TestBlockCheckpoint(t *testing.T) {
 	x := shuffled(t, "magic", 300, 23)
 	_, d := x.Dims()
 	k := rbfMedian(t, x)
-	md := newModel(t, k, x.Slice(0, 50, 0, d), Options{Rank: 12, Block: 32})
+	md := fitModel(t, k, x.Slice(0, 50, 0, d), Options{Components: 12, Rank: 12, Block: 32})
 	if err := md.AddBatch(x.Slice(50, 150, 0, d)); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := md.Save(&buf); err != nil {
+	if _, err := md.MarshalBinaryTo(&buf); err != nil {
 		t.Fatal(err)
 	}
-	back, err := Load(&buf, nil)
-	if err != nil {
+	var back Model
+	if _, err := back.UnmarshalBinaryFrom(&buf); err != nil {
 		t.Fatal(err)
 	}
 	if back.Options().Block != 32 {
-		t.Fatalf("Block %d after Load, want 32", back.Options().Block)
+		t.Fatalf("Block %d after decoding, want 32", back.Options().Block)
 	}
-	for _, m := range []*Model{md, back} {
+	for _, m := range []*Model{md, &back} {
 		if _, err := m.AddRows(context.Background(), x.Slice(150, 151, 0, d), nil); err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +164,7 @@ func TestBlockCheckpoint(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if !capture(md).equal(capture(back)) {
-		t.Error("the loaded model went another way")
+	if !capture(md).equal(capture(&back)) {
+		t.Error("the decoded model went another way")
 	}
 }

@@ -11,7 +11,7 @@ import (
 const roundoff = 0x1p-53
 
 // certificate bounds E = K′ − K̃, the difference between the matrix of the points (K′ =
-// CKC centred, K uncentred) and the rank-r matrix K̃ = V·Λ·Vᵀ a model of Options.Rank
+// CKC centred, K uncentred) and the rank-r matrix K̃ = V·Λ·Vᵀ a model tracking r pairs
 // holds (docs/design.md, "Rank-r tracking").
 //
 // Each truncation replaces K̃ by K̃ − θ·z·zᵀ for every eigenpair (θ, z) it drops, so E
@@ -63,7 +63,7 @@ func (c *certificate) step(st update.Stats, scale, self, total float64, m int, t
 // traceK returns the trace of the matrix the points define, K′ (centred: Σk(xᵢ, xᵢ) −
 // 1ᵀK1/m) or K, from the running sums.
 func (md *Model) traceK() float64 {
-	if md.opts.Mode == Centred && md.m > 0 {
+	if !md.opts.Uncentred && md.m > 0 {
 		return md.self - md.total/float64(md.m)
 	}
 	return md.self
@@ -72,7 +72,7 @@ func (md *Model) traceK() float64 {
 // errorRange returns bounds below ≥ −λmin(E) and above ≥ λmax(E) for E = K′ − K̃ (see
 // certificate); zero for the exact model.
 func (md *Model) errorRange() (below, above float64) {
-	if md.opts.Rank == 0 || !md.bordered() {
+	if md.rank == 0 || !md.bordered() {
 		return 0, 0
 	}
 	c := md.cert
@@ -95,11 +95,12 @@ func (md *Model) errorRange() (below, above float64) {
 }
 
 // ErrorBound returns a bound on ‖K′ − K̃‖₂, the spectral norm of the difference between
-// the matrix of the points (K′ = CKC centred, K uncentred) and the rank-r matrix
-// K̃ = V·Λ·Vᵀ the model holds (Options.Rank): the larger of the bounds on the two sides
-// of its spectrum (see ValueBounds and docs/design.md, "Rank-r tracking"). It accounts
-// for every truncation since the last batch decomposition (New, Refresh), and for
-// their rounding; it is zero for the exact model, whose only error is rounding.
+// the matrix of the points (K′ = CKC centred, K uncentred) and the matrix K̃ = V·Λ·Vᵀ of
+// the Rank() pairs the model tracks — not only the Components it reports: the larger of
+// the bounds on the two sides of its spectrum (see ValueBounds and docs/design.md,
+// "Rank-r tracking"). It accounts for every truncation since the last batch
+// decomposition (Fit, Refresh), and for their rounding; it is zero for the exact model
+// (Rank() = 0), whose only error is rounding.
 func (md *Model) ErrorBound() float64 {
 	below, above := md.errorRange()
 	return math.Max(below, above)
@@ -107,7 +108,7 @@ func (md *Model) ErrorBound() float64 {
 
 // ValueBounds returns intervals that hold the top eigenvalues of the matrix of the
 // points: lo[j] ≤ λⱼ(K′) ≤ hi[j] for the j-th largest, j < Components(), in the order
-// of Values. With E = K′ − K̃ (see ErrorBound), Weyl's inequalities give
+// of Values (the top Options.Components). With E = K′ − K̃ (see ErrorBound), Weyl's inequalities give
 // λⱼ(K̃) + λmin(E) ≤ λⱼ(K′) ≤ λⱼ(K̃) + λmax(E), and the model bounds each side of E's
 // spectrum separately: E = P − N with P and N the positive and negative parts the
 // truncations dropped, λmax(E) ≤ ‖P‖ and −λmin(E) ≤ ‖N‖ (docs/design.md, "Rank-r

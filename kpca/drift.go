@@ -32,8 +32,9 @@ type Drift struct {
 // Max returns the larger of the two measures.
 func (d Drift) Max() float64 { return math.Max(d.Orthogonality, d.Residual) }
 
-// Drift probes the accuracy of the decomposition (see the type Drift). It does not
-// change the model except for recording the result in Stats.
+// Drift probes the accuracy of the decomposition — every pair the model tracks
+// (Rank()), not only the Components it reports (see the type Drift). It does not change
+// the model except for recording the result in Stats.
 func (md *Model) Drift() Drift {
 	b := md.basis()
 	n := len(b.values)
@@ -81,7 +82,7 @@ func (md *Model) Drift() Drift {
 // for y in point coordinates, recomputing the kernel values a row at a time.
 func (md *Model) applyMatrix(y []float64) []float64 {
 	m := md.m
-	centred := md.opts.Mode == Centred
+	centred := !md.opts.Uncentred
 	z := make([]float64, m)
 	copy(z, y)
 	if centred {
@@ -108,8 +109,13 @@ func (md *Model) applyMatrix(y []float64) []float64 {
 // cost of a batch decomposition (of the points in the window, for a window model). At
 // rank r it takes the top r pairs of that decomposition and restarts the certificate
 // from what they leave out; it forms the m×m kernel matrix, the one time a rank-r model
-// holds O(m²) memory (topPairs). On error the model is unchanged.
+// holds O(m²) memory (topPairs). A zero Model is an error wrapping ErrArgument, and so
+// is a model of more than 32,768 points (a kernel matrix of more than 2³⁰ values); on
+// error the model is unchanged.
 func (md *Model) Refresh() error {
+	if err := md.ready(); err != nil {
+		return err
+	}
 	if err := md.decompose(); err != nil {
 		return err
 	}

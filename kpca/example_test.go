@@ -1,7 +1,11 @@
 package kpca_test
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"math"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -10,45 +14,216 @@ import (
 	"github.com/ikpca/ikpca/kpca"
 )
 
-// Mean-adjusted kernel PCA of the Yeast data, built one point at a time and used to
-// project new points.
-func ExampleModel() {
-	// No set-up: a build with -tags openblas runs the updates on OpenBLAS.
-	x := data.Yeast().X
-	sigma, err := kernel.MedianDistance(x, 1000) // the paper's bandwidth heuristic
+// The top 3 components of 1000 Yeast points with a Gaussian kernel of scikit-learn's
+// γ = 4: KernelPCA(n_components=3, kernel="rbf", gamma=4).fit(train), then the scores
+// of new points (transform) and of the training points (fit_transform: Scores).
+func ExampleFit() {
+	X := data.Yeast().X // 1484 points, 8 features
+	train, test := X.Slice(0, 1000, 0, 8), X.Slice(1000, 1002, 0, 8)
+	model, err := kpca.Fit(kernel.RBF{Gamma: 4}, train, kpca.Options{Components: 3})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	k := kernel.RBF{Sigma: sigma}
+	var scores, fitScores mat.Dense
+	if err := model.Transform(&scores, test, 3); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := model.Scores(&fitScores, 3); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("eigenvalues %.4g\n", model.Values(nil))
+	fmt.Printf("explained variance %.3f\n", model.ExplainedVariance(nil))
+	fmt.Printf("new points' scores\n%.4f\n", mat.Formatted(&scores))
+	fmt.Printf("training scores: %d×%d\n", fitScores.RawMatrix().Rows, fitScores.RawMatrix().Cols)
+	// Output:
+	// eigenvalues [99.63 69.34 41.65]
+	// explained variance [0.243 0.169 0.102]
+	// new points' scores
+	// ⎡ 0.4937  -0.3425   0.2505⎤
+	// ⎣-0.0221   0.2334  -0.1512⎦
+	// training scores: 1000×3
+}
 
-	// Start from 10 points, then add 290 more one at a time.
-	model, err := kpca.New(k, x.Slice(0, 10, 0, 8), kpca.Options{})
+// A model fed one point at a time from empty, the stream's first 30 points: New, then
+// Add. With Components All it is the exact kernel PCA of the points so far.
+func ExampleNew() {
+	X := data.Yeast().X
+	model, err := kpca.New(kernel.RBF{Gamma: 4}, 8, kpca.Options{Components: kpca.All})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	for i := 10; i < 300; i++ {
-		if err := model.Add(x.RawRowView(i)); err != nil {
+	for i := range 30 {
+		if err := model.Add(X.RawRowView(i)); err != nil {
 			fmt.Println(err)
 			return
 		}
 	}
-	values := model.Values(nil)
-	ev := model.ExplainedVariance(nil)
-	fmt.Printf("%d points, leading eigenvalues %.4f %.4f %.4f\n", model.Len(), values[0], values[1], values[2])
-	fmt.Printf("explained variance of the first two: %.3f\n", ev[0]+ev[1])
-
-	// Project two new points onto the first two components (each component's sign is
-	// fixed by its largest entry, so scores are reproducible).
-	var scores mat.Dense
-	if err := model.Transform(&scores, x.Slice(300, 302, 0, 8), 2); err != nil {
+	batch, err := kpca.Fit(kernel.RBF{Gamma: 4}, X.Slice(0, 30, 0, 8), kpca.Options{Components: kpca.All})
+	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("scores %.4f %.4f\n", scores.At(0, 0), scores.At(1, 1))
+	v, w := model.Values(nil), batch.Values(nil)
+	fmt.Printf("%d points, %d components, λ₁ = %.4f\n", model.Len(), model.Components(), v[0])
+	fmt.Println("as a batch fit, to 1e-10 of λ₁:", math.Abs(v[len(v)-1]-w[len(w)-1]) < 1e-10*w[0] && math.Abs(v[0]-w[0]) < 1e-10*w[0])
 	// Output:
-	// 300 points, leading eigenvalues 32.3382 24.1332 12.0309
-	// explained variance of the first two: 0.443
-	// scores 0.1667 -0.4850
+	// 30 points, 29 components, λ₁ = 2.9959
+	// as a batch fit, to 1e-10 of λ₁: true
+}
+
+// A sliding window over a stream: the model of the last 300 of 2000 MAGIC points, its
+// top 2 components tracked at the default rank as each point arrives and the oldest
+// leaves.
+func ExampleModel_window() {
+	X := data.Magic().X // 19020 points, 10 features
+	model, err := kpca.New(kernel.RBF{Sigma: 110}, 10, kpca.Options{Components: 2, Window: 300})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for i := range 2000 {
+		if err := model.Add(X.RawRowView(i)); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	last, err := kpca.Fit(kernel.RBF{Sigma: 110}, X.Slice(1700, 2000, 0, 10), kpca.Options{Components: 2})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	lo, hi := model.ValueBounds(nil, nil)
+	exact := last.Values(nil) // the top pairs of the window's points
+	within := lo[0] <= exact[0] && exact[0] <= hi[0] && lo[1] <= exact[1] && exact[1] <= hi[1]
+	fmt.Printf("%d points in the window, tracked at rank %d\n", model.Len(), model.Rank())
+	fmt.Printf("eigenvalues %.2f; a batch fit of the window's points within ValueBounds: %v\n", model.Values(nil), within)
+	// Output:
+	// 300 points in the window, tracked at rank 50
+	// eigenvalues [43.02 21.06]; a batch fit of the window's points within ValueBounds: true
+}
+
+// Components k tracked at a rank: the top 3 components of 3000 MAGIC points, of which
+// Fit decomposes the first 1000 (BatchMax) and tracks the others at rank 20, never
+// forming the 3000×3000 kernel matrix. ErrorBound certifies what the truncations lost,
+// and ValueBounds brackets each eigenvalue of the points' centred kernel matrix.
+func ExampleModel_rank() {
+	X := data.Magic().X.Slice(0, 3000, 0, 10)
+	model, err := kpca.Fit(kernel.RBF{Sigma: 110}, X, kpca.Options{Components: 3, Rank: 20, BatchMax: 1000})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	v := model.Values(nil)
+	lo, hi := model.ValueBounds(nil, nil)
+	fmt.Printf("%d points, %d components of the %d tracked; ‖K′ − K̃‖₂ ≤ %.1g·λ₁\n", model.Len(), model.Components(), model.Rank(), model.ErrorBound()/v[0])
+	for j := range v {
+		fmt.Printf("λ%d = %.2f in [%.2f, %.2f]\n", j+1, v[j], lo[j], hi[j])
+	}
+	// Output:
+	// 3000 points, 3 components of the 20 tracked; ‖K′ − K̃‖₂ ≤ 0.06·λ₁
+	// λ1 = 447.19 in [432.23, 472.00]
+	// λ2 = 220.53 in [205.57, 245.34]
+	// λ3 = 172.19 in [157.22, 197.00]
+}
+
+// Removing a point gives the model of the others: the exact model (Components All)
+// agrees with a batch fit of the points left to rounding.
+func ExampleModel_Remove() {
+	X := data.Yeast().X
+	opts := kpca.Options{Components: kpca.All}
+	model, err := kpca.Fit(kernel.RBF{Gamma: 4}, X.Slice(0, 100, 0, 8), opts)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := model.Remove(0); err != nil { // the oldest point
+		fmt.Println(err)
+		return
+	}
+	others, err := kpca.Fit(kernel.RBF{Gamma: 4}, X.Slice(1, 100, 0, 8), opts)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	got, want := model.Values(nil), others.Values(nil)
+	var worst float64
+	for j := range want {
+		worst = math.Max(worst, math.Abs(got[j]-want[j])/want[0])
+	}
+	fmt.Printf("%d points; a fit of the other points to 1e-12·λ₁: %v\n", model.Len(), worst < 1e-12)
+	// Output:
+	// 99 points; a fit of the other points to 1e-12·λ₁: true
+}
+
+// A model saved and restored through bytes continues exactly as the original: the
+// same eigenvalues after the same next point, bit for bit. MarshalBinaryTo and
+// UnmarshalBinaryFrom do the same through an io.Writer and an io.Reader.
+func ExampleModel_MarshalBinary() {
+	X := data.Yeast().X
+	model, err := kpca.Fit(kernel.RBF{Gamma: 4}, X.Slice(0, 200, 0, 8), kpca.Options{Components: 5})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	b, err := model.MarshalBinary()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var restored kpca.Model
+	if err := restored.UnmarshalBinary(b); err != nil {
+		fmt.Println(err)
+		return
+	}
+	var buf bytes.Buffer
+	if _, err := model.MarshalBinaryTo(&buf); err != nil {
+		fmt.Println(err)
+		return
+	}
+	var streamed kpca.Model
+	if _, err := streamed.UnmarshalBinaryFrom(&buf); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, m := range []*kpca.Model{model, &restored, &streamed} {
+		if err := m.Add(X.RawRowView(200)); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	same := func(a, b []float64) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
+	v := model.Values(nil)
+	fmt.Printf("%d points; the same next step: %v, %v\n", restored.Len(), same(v, restored.Values(nil)), same(v, streamed.Values(nil)))
+	// Output:
+	// 201 points; the same next step: true, true
+}
+
+// AddRows adds rows one at a time with progress and can be stopped between two points:
+// the model then holds the points added so far, as valid as after as many calls of Add.
+func ExampleModel_AddRows() {
+	X := data.Yeast().X
+	model, err := kpca.New(kernel.RBF{Gamma: 4}, 8, kpca.Options{Components: 3})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	added, err := model.AddRows(ctx, X.Slice(0, 1000, 0, 8), func(added, total int) {
+		if added%100 == 0 {
+			fmt.Printf("%d of %d\n", added, total)
+		}
+		if added == 250 {
+			cancel() // a user's Ctrl-C, say
+		}
+	})
+	fmt.Println(added, "added;", model.Len(), "points; cancelled:", errors.Is(err, context.Canceled))
+	// Output:
+	// 100 of 1000
+	// 200 of 1000
+	// 250 added; 250 points; cancelled: true
 }

@@ -1,7 +1,6 @@
 package kpca
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -50,10 +49,10 @@ func rbfMedian(t testing.TB, x *mat.Dense) kernel.RBF {
 	return kernel.RBF{Sigma: s}
 }
 
-// newModel returns New(k, x0, opts), failing the test on an error.
-func newModel(t testing.TB, k kernel.Kernel, x0 mat.Matrix, opts Options) *Model {
+// fitModel returns Fit(k, x, opts), failing the test on an error.
+func fitModel(t testing.TB, k kernel.Kernel, x mat.Matrix, opts Options) *Model {
 	t.Helper()
-	md, err := New(k, x0, opts)
+	md, err := Fit(k, x, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,21 +67,32 @@ func sample(t testing.TB, name string, n int) (*mat.Dense, kernel.RBF) {
 	return x, rbfMedian(t, x)
 }
 
-// checkpoint returns md saved by Save, failing the test on an error.
-func checkpoint(t testing.TB, md *Model) []byte {
+// encode returns md's encoding (MarshalBinary), failing the test on an error.
+func encode(t testing.TB, md *Model) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := md.Save(&buf); err != nil {
+	b, err := md.MarshalBinary()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return buf.Bytes()
+	return b
 }
 
-// target is the matrix a model of the first m rows of x decomposes: K or CKC.
-func target(k kernel.Kernel, x *mat.Dense, m int, mode Mode) *mat.SymDense {
+// decoded returns the model an encoding describes (UnmarshalBinary into a zero Model),
+// or the error.
+func decoded(b []byte) (*Model, error) {
+	md := new(Model)
+	if err := md.UnmarshalBinary(b); err != nil {
+		return nil, err
+	}
+	return md, nil
+}
+
+// target is the matrix a model of the first m rows of x decomposes: CKC or, uncentred,
+// K.
+func target(k kernel.Kernel, x *mat.Dense, m int, uncentred bool) *mat.SymDense {
 	_, d := x.Dims()
 	km := kernel.Matrix(k, x.Slice(0, m, 0, d).(*mat.Dense))
-	if mode == Centred {
+	if !uncentred {
 		return kernel.Centre(km)
 	}
 	return km
@@ -90,13 +100,13 @@ func target(k kernel.Kernel, x *mat.Dense, m int, mode Mode) *mat.SymDense {
 
 // batchValues returns the eigenvalues a batch kernel PCA reports, descending: all of
 // them uncentred, without the trivial zero (the smallest in magnitude) centred.
-func batchValues(t testing.TB, a mat.Symmetric, mode Mode) []float64 {
+func batchValues(t testing.TB, a mat.Symmetric, uncentred bool) []float64 {
 	t.Helper()
 	v, err := native.EigenSym(nil, nil, a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mode == Centred {
+	if !uncentred {
 		drop := 0
 		for i := range v {
 			if math.Abs(v[i]) < math.Abs(v[drop]) {
@@ -227,24 +237,31 @@ func setMaxIterations(md *Model, n int) {
 }
 
 var allOptions = []Options{
-	{Mode: Centred, Method: Bordered},
-	{Mode: Uncentred, Method: Bordered},
-	{Mode: Centred, Method: RankOne},
-	{Mode: Uncentred, Method: RankOne},
+	{Components: All, Method: Bordered},
+	{Components: All, Uncentred: true, Method: Bordered},
+	{Components: All, Method: RankOne},
+	{Components: All, Uncentred: true, Method: RankOne},
 }
 
 // streamOptions are the bordered models at rank r and in a window.
 var streamOptions = []Options{
-	{Rank: 8},
-	{Mode: Uncentred, Rank: 8},
-	{Window: 40},
-	{Mode: Uncentred, Window: 40},
-	{Rank: 8, Window: 40},
-	{Mode: Uncentred, Rank: 8, Window: 40},
+	{Components: 8, Rank: 8},
+	{Uncentred: true, Components: 8, Rank: 8},
+	{Components: All, Window: 40},
+	{Components: All, Uncentred: true, Window: 40},
+	{Components: 8, Rank: 8, Window: 40},
+	{Uncentred: true, Components: 8, Rank: 8, Window: 40},
 }
 
 func name(o Options) string {
-	s := o.Mode.String() + "/" + o.Method.String()
+	s := "centred/"
+	if o.Uncentred {
+		s = "uncentred/"
+	}
+	s += o.Method.String()
+	if o.Components != All {
+		s += fmt.Sprintf("/%d components", o.Components)
+	}
 	if o.Rank > 0 {
 		s += fmt.Sprintf("/rank %d", o.Rank)
 	}
@@ -258,3 +275,11 @@ func name(o Options) string {
 func updateOptionsMaxIter(n int) update.Options { return update.Options{MaxIterations: n} }
 
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
+
+// modeName names the centring of a model.
+func modeName(uncentred bool) string {
+	if uncentred {
+		return "uncentred"
+	}
+	return "centred"
+}

@@ -2,28 +2,42 @@
 // matrix of a set of points, kept up to date as points are added and removed instead of
 // recomputed, and the incremental Nyström approximation built on the same machinery.
 //
-// A Model holds the points and the eigendecomposition of their kernel matrix K
-// (uncentred) or of the mean-adjusted K' = CKC, C = I − 11ᵀ/m (centred, the default),
-// with the eigenvectors in point coordinates. Adding a point costs one bordering update
-// of package update — an O(m²) secular problem and one m×m×m matrix product — where a
-// batch recomputation costs several times more. In centred mode the new point borders
-// the matrix in a basis of 1⊥ whose new column is that of the Helmert basis
-// (docs/design.md, "Helmert coordinates"), so that a centred step costs the same single
-// update as an uncentred one. Removing a point (Remove) is one restriction update of the
-// same cost (docs/design.md, "Removing a point"), and a sliding window (Options.Window)
-// removes the oldest point as each new one arrives. With Options.Rank the model keeps
-// only the top r eigenpairs, in O(m·(r+d)) memory and O(m·r² + m·d) work a point, and
-// certifies what the truncation loses (ErrorBound, ValueBounds; docs/design.md, "Rank-r
-// tracking"). The algorithms of Hallgren and Northrop ("Incremental kernel PCA and the
+// Fit(k, X, opts) fits a model to the rows of X (a *mat.Dense, or any mat.Matrix) for
+// the kernel k — scikit-learn's KernelPCA(n_components=k).fit(X) — and New(k, d, opts)
+// returns an empty model fed point by point (Add, AddBatch, AddRows). Transform scores
+// new points and Scores the training points (fit_transform). Options.Components is
+// required, for it sets the cost:
+//
+//   - Options{Components: k}: the top k eigenpairs, cheap. The model tracks the top
+//     Rank pairs (by default max(k, DefaultRank = 50)) in O(m·(Rank+d)) memory and
+//     O(m·Rank² + m·d) work a point, and certifies what the truncations lose
+//     (ErrorBound, ValueBounds; docs/design.md, "Rank-r tracking"). Fit computes only
+//     the top pairs of at most BatchMax = 4096 points (LAPACK dsyevr with an index
+//     range), and tracks the points beyond, never forming their n×n kernel matrix.
+//   - Options{Components: kpca.All}: every eigenpair, the exact model, at a price:
+//     O(m²) memory, an O(m³) batch fit, and each point one bordering update of package
+//     update — an O(m²) secular problem and one m×m×m matrix product — where a batch
+//     recomputation costs several times more.
+//
+// A Model decomposes the mean-adjusted kernel matrix K' = CKC, C = I − 11ᵀ/m (centred,
+// the default), or K itself (Options.Uncentred), with the eigenvectors in point
+// coordinates. In centred mode a new point borders the matrix in a basis of 1⊥ whose new
+// column is that of the Helmert basis (docs/design.md, "Helmert coordinates"), so that a
+// centred step costs the same single update as an uncentred one. Removing a point
+// (Remove) is one restriction update of the same cost (docs/design.md, "Removing a
+// point"), and a sliding window (Options.Window) removes the oldest point as each new one
+// arrives. The algorithms of Hallgren and Northrop ("Incremental kernel PCA and the
 // Nyström method", 2018) are available for comparison (Method RankOne).
 //
-// Results agree with a batch kernel PCA of the same points to rounding (≈1e-13
+// The exact model agrees with a batch kernel PCA of the same points to rounding (≈1e-13
 // relative after thousands of points), and no point is ever dropped but by Remove or a
 // window: duplicates and rank-deficient kernel matrices are handled by deflation.
 //
-// Model is an ikpca.Model. Each component's sign is fixed by its largest entry in point
-// coordinates, as scikit-learn's svd_flip fixes it (docs/design.md, "Signs"), so that a
-// batch fit, an incremental one and a reloaded checkpoint give the same scores.
+// Model is an ikpca.Decremental and an ikpca.Persistent: MarshalBinary and
+// UnmarshalBinary (and their streaming forms) save and restore it bit for bit. Each
+// component's sign is fixed by its largest entry in point coordinates, as scikit-learn's
+// svd_flip fixes it (docs/design.md, "Signs"), so that a batch fit, an incremental one
+// and a restored model give the same scores.
 package kpca
 
 import (
@@ -34,154 +48,32 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
-	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/update"
 )
 
-// errs are the package's errors (exported below), and report bad arguments through them.
-var errs = check.NewKinds("kpca")
-
-// Errors returned by the package; test with errors.Is. Each wraps the ikpca error of
-// the same name, so that errors.Is(err, ikpca.ErrDimension) holds as well.
+// Model is an ikpca.Decremental and an ikpca.Persistent.
 var (
-	// ErrDimension reports a point or matrix of the wrong dimension.
-	ErrDimension = errs.Dimension
-	// ErrNonFinite reports a NaN or infinite input, or a kernel value that is not finite.
-	ErrNonFinite = errs.NonFinite
-	// ErrEmpty reports an empty set of points.
-	ErrEmpty = errs.Empty
-	// ErrArgument reports any other invalid argument.
-	ErrArgument = errs.Argument
-	// ErrIndex reports a point index out of range (Remove); it wraps ErrArgument.
-	ErrIndex = fmt.Errorf("%w: index out of range", ErrArgument)
+	_ ikpca.Decremental = (*Model)(nil)
+	_ ikpca.Persistent  = (*Model)(nil)
 )
 
-// Model is an ikpca.Model.
-var _ ikpca.Model = (*Model)(nil)
-
-// Mode selects what is decomposed.
-type Mode int
-
-const (
-	// Centred decomposes the mean-adjusted kernel matrix K' = CKC, C = I − 11ᵀ/m: kernel
-	// PCA proper. Its trivial eigenvector 1/√m (eigenvalue 0) is not reported.
-	Centred Mode = iota
-	// Uncentred decomposes the kernel matrix K itself.
-	Uncentred
-)
-
-// String returns "centred" or "uncentred".
-func (m Mode) String() string {
-	if m == Uncentred {
-		return "uncentred"
-	}
-	return "centred"
-}
-
-// Method selects how a point is added.
-type Method int
-
-const (
-	// Bordered adds a point with one bordering update (update.Thin.Border): the kernel
-	// matrix (uncentred) or the centred matrix (centred, in a basis of 1⊥) grows by one
-	// row and column. One m×m×m product per point (m×r×r at rank r). It supports
-	// Remove, Rank and Window.
-	Bordered Method = iota
-	// RankOne follows Hallgren and Northrop: uncentred, expand the decomposition by one
-	// eigenpair and apply two rank-one updates (their Algorithm 1); centred, two
-	// rank-one updates re-centre the old points, then expand and two more (Algorithm 2).
-	// Two or four m×m×m products per point. The rank-two terms are split into rank-one
-	// terms of balanced size instead of the paper's ρ = 4/k (which is unbounded for a
-	// point near the feature-space mean and makes the authors' code reject it), with the
-	// same cost and structure. It is a reference path: it supports neither Remove nor
-	// Rank nor Window (ErrArgument).
-	RankOne
-)
-
-// String returns "bordered" or "rank-one".
-func (m Method) String() string {
-	if m == RankOne {
-		return "rank-one"
-	}
-	return "bordered"
-}
-
-// Options configure a Model. The zero value is the default: centred, bordered, every
-// eigenpair, no window, no automatic refresh.
-type Options struct {
-	Mode   Mode
-	Method Method
-	// Rank, if positive, keeps only the top Rank eigenpairs (docs/design.md, "Rank-r
-	// tracking"): the eigenvectors are m×Rank, memory is O(m·(Rank+d)) and a point costs
-	// O(m·Rank² + m·d). Each point borders the kept pairs with its exact kernel column,
-	// plus one direction for the part of the column outside them, and the top Rank
-	// pairs of the result are kept; ErrorBound and ValueBounds certify what the
-	// truncations lost. Rank must be less than the number of starting points; zero keeps
-	// every eigenpair (the exact model). Method Bordered only.
-	Rank int
-	// Block is the number of rows AddBatch adds in one step at rank r, outside a window
-	// (update.Thin.BorderBlock: the kernel block, the Gram–Schmidt and the product at
-	// dgemm speed, and one truncation a block instead of one a row); zero means
-	// DefaultBlock, 1 adds the rows one at a time as Add does. The rank-r decomposition
-	// then depends on the blocks, within the certificate either way. Negative is an
-	// error.
-	Block int
-	// Window, if positive, makes the model a sliding window over the last Window
-	// points: an Add beyond Window points first removes the oldest (as Remove(0) would),
-	// so that indices shift down by one. At least 2, and at least the number of starting
-	// points. Method Bordered only.
-	Window int
-	// RefreshTolerance, if positive, turns on drift control: every CheckEvery points the
-	// model probes its accuracy (Drift) and recomputes the decomposition from the points
-	// (Refresh) when the orthogonality or the residual exceeds the tolerance.
-	RefreshTolerance float64
-	// CheckEvery is the number of points between drift probes; zero means 100.
-	CheckEvery int
-	// Update tunes the eigen-update solver (goroutines, iteration cap); negative values
-	// are an error.
-	Update update.Options
-}
-
-// validate reports options that cannot be honoured, whatever the points.
-func (o Options) validate() error {
-	if o.Mode != Centred && o.Mode != Uncentred {
-		return fmt.Errorf("%w: mode %d", ErrArgument, o.Mode)
-	}
-	if o.Method != Bordered && o.Method != RankOne {
-		return fmt.Errorf("%w: method %d", ErrArgument, o.Method)
-	}
-	if o.RefreshTolerance < 0 || math.IsNaN(o.RefreshTolerance) || o.CheckEvery < 0 {
-		return fmt.Errorf("%w: refresh tolerance %g, check every %d", ErrArgument, o.RefreshTolerance, o.CheckEvery)
-	}
-	if err := o.Update.Validate(); err != nil {
-		return fmt.Errorf("%w: %v", ErrArgument, err)
-	}
-	if o.Block < 0 {
-		return fmt.Errorf("%w: block %d", ErrArgument, o.Block)
-	}
-	if o.Rank < 0 || o.Window < 0 || o.Window == 1 {
-		return fmt.Errorf("%w: rank %d, window %d (a window holds at least 2 points)", ErrArgument, o.Rank, o.Window)
-	}
-	if o.Method == RankOne && (o.Rank > 0 || o.Window > 0) {
-		return fmt.Errorf("%w: method %v supports neither Rank nor Window", ErrArgument, o.Method)
-	}
-	return nil
-}
-
-// Model is an incremental kernel PCA of its points. Create one with New. A Model must
-// not be used by several goroutines at once; distinct Models may be used concurrently.
+// Model is an incremental kernel PCA of its points. Create one with Fit or New, or
+// decode one into a zero Model (UnmarshalBinary); a zero Model is not otherwise usable
+// (its methods that return errors return ErrArgument). A Model must not be used by
+// several goroutines at once; distinct Models may be used concurrently.
 type Model struct {
 	kern kernel.Kernel
-	opts Options
+	opts Options // validated, Rank resolved
+	rank int     // the rank tracked (Options.tracked): 0 for every pair
 	d, m int
 	x    []float64 // the points, m×d row-major, oldest first (capacity grows)
 	view mat.Dense // header over x[:m*d], set without allocating
 
 	// thin holds the decomposition of method Bordered: the eigenvectors of K' (centred,
 	// columns orthogonal to 1, m−1 of them) or of K (uncentred, m of them), or the top
-	// Rank of either, in point coordinates.
+	// rank of either, in point coordinates.
 	thin update.Thin
 	// sym decomposes K (uncentred) or K' = CKC, its trivial vector included (centred),
 	// for method RankOne.
@@ -192,7 +84,7 @@ type Model struct {
 	rowSum     []float64   // K·1, maintained in O(m) per point
 	total      float64     // 1ᵀK1
 	self       float64     // Σ k(xᵢ, xᵢ), the trace of K
-	cert       certificate // what the truncations of Rank dropped
+	cert       certificate // what the truncations to the rank dropped
 	col        []float64   // scratch: kernel column of a point
 	blockA     []float64   // scratch of a block step: its kernel block (m×b)
 	blockB     []float64   // and, centred, its border
@@ -231,50 +123,6 @@ type Stats struct {
 	RefreshErr error
 }
 
-// New starts a model from the rows of x0 (m0 ≥ 1 points of dimension d ≥ 1) with a batch
-// eigendecomposition, for the kernel k. Later points are added with Add, AddBatch and
-// AddRows, and removed with Remove. A nil k (or a nil pointer), impossible options
-// (negative Update options, a negative Rank or one of at least m0, a Window below 2 or
-// below m0, Rank or Window with method RankOne) and a nil x0 (or a nil *mat.Dense) are
-// errors wrapping ErrArgument; x0 without rows wraps ErrEmpty, a non-finite coordinate
-// ErrNonFinite.
-func New(k kernel.Kernel, x0 mat.Matrix, opts Options) (*Model, error) {
-	if isNil(k) {
-		return nil, fmt.Errorf("%w: nil kernel", ErrArgument)
-	}
-	if err := kernel.Validate(k); err != nil {
-		return nil, fmt.Errorf("kpca: %w", err)
-	}
-	if err := opts.validate(); err != nil {
-		return nil, err
-	}
-	m0, d, err := errs.Data(x0)
-	if err != nil {
-		return nil, err
-	}
-	if opts.Rank >= m0 {
-		return nil, fmt.Errorf("%w: rank %d needs more than %d starting points", ErrArgument, opts.Rank, m0)
-	}
-	if opts.Window > 0 && m0 > opts.Window {
-		return nil, fmt.Errorf("%w: %d starting points do not fit a window of %d", ErrArgument, m0, opts.Window)
-	}
-	md := &Model{kern: k, opts: opts, d: d}
-	md.setOptions()
-	md.ensure(m0)
-	for i := range m0 {
-		for j := range d {
-			md.x[i*d+j] = x0.At(i, j)
-		}
-	}
-	md.m = m0
-	md.setView()
-	if err := md.decompose(); err != nil {
-		return nil, err
-	}
-	md.stats = Stats{Points: m0}
-	return md, nil
-}
-
 // setOptions gives the decompositions the solver options and the truncation.
 func (md *Model) setOptions() {
 	for _, s := range []*update.Sym{&md.sym, &md.backup, &md.step} {
@@ -284,10 +132,18 @@ func (md *Model) setOptions() {
 	md.thin.SetTruncation(md.truncation())
 }
 
-// truncation is what the Thin keeps: every pair (the exact model), or at most Rank of
+// truncation is what the Thin keeps: every pair (the exact model), or at most rank of
 // them, of positive eigenvalue (docs/design.md, "Rank-r tracking").
 func (md *Model) truncation() update.Truncation {
-	return update.Truncation{Rank: md.opts.Rank}
+	return update.Truncation{Rank: md.rank}
+}
+
+// ready reports a zero Model, which has no kernel: only decoding makes it a model.
+func (md *Model) ready() error {
+	if md.kern == nil {
+		return fmt.Errorf("%w: a zero Model: build one with Fit or New, or decode one into it (UnmarshalBinary)", ErrArgument)
+	}
+	return nil
 }
 
 // bordered reports whether the decomposition is the Thin (method Bordered).
@@ -332,8 +188,8 @@ func (md *Model) Reserve(n int) {
 // columns is the number of eigenpairs a decomposition of n points holds, with room for
 // the two a Border adds before truncating.
 func (md *Model) columns(n int) int {
-	if md.opts.Rank > 0 {
-		return min(md.opts.Rank+2, n)
+	if md.rank > 0 {
+		return min(md.rank+2, n)
 	}
 	return n
 }
@@ -360,7 +216,7 @@ func (md *Model) CopyFrom(src *Model) {
 		md.x, md.rowSum = nil, nil // the point buffer's layout changes
 		md.d = src.d
 	}
-	md.kern, md.opts = src.kern, src.opts
+	md.kern, md.opts, md.rank = src.kern, src.opts, src.rank
 	md.setOptions()
 	md.m = 0
 	md.ensure(src.m)
@@ -411,8 +267,15 @@ func (md *Model) Bytes() int {
 // Kernel returns the model's kernel.
 func (md *Model) Kernel() kernel.Kernel { return md.kern }
 
-// Options returns the model's options.
+// Options returns the model's options, with Rank resolved: max(Components, DefaultRank)
+// if it was given as zero with Components k.
 func (md *Model) Options() Options { return md.opts }
+
+// Rank returns the number of eigenpairs the model tracks, the rank of the matrix
+// K̃ = V·Λ·Vᵀ it holds (docs/design.md, "Rank-r tracking"), or 0 when it tracks every
+// pair: with Components All, or in a Window of at most Options.Rank points, which never
+// holds more pairs.
+func (md *Model) Rank() int { return md.rank }
 
 // Stats returns statistics of the model and its last step.
 func (md *Model) Stats() Stats { return md.stats }
@@ -433,8 +296,13 @@ func (md *Model) Points(dst *mat.Dense) {
 }
 
 // Add adds the point x (of dimension Dim()) and updates the decomposition; in a full
-// window it first removes the oldest point. On error the model is unchanged.
+// window it first removes the oldest point. A point of another dimension is an error
+// wrapping ErrDimension, a NaN or infinite coordinate or kernel value ErrNonFinite, a
+// solver that does not converge ErrNotConverged. On error the model is unchanged.
 func (md *Model) Add(x []float64) error {
+	if err := md.ready(); err != nil {
+		return err
+	}
 	if err := errs.Point(x, md.d); err != nil {
 		return err
 	}
@@ -494,11 +362,20 @@ func (md *Model) addPoint(x []float64) error {
 	var err error
 	var scale float64 // the scale of the bordered matrix, for the certificate's rounding
 	switch {
-	case md.opts.Method == RankOne && md.opts.Mode == Uncentred:
+	case md.opts.Method == RankOne && m == 0:
+		// The first point: the 1×1 matrix [c], or centred [0].
+		first := c
+		if !md.opts.Uncentred {
+			first = 0
+		}
+		if err = md.sym.Border(vector(&md.vecA, a), first); err == nil {
+			md.tally(md.sym.Stats())
+		}
+	case md.opts.Method == RankOne && md.opts.Uncentred:
 		err = md.paperUncentred(a, c)
 	case md.opts.Method == RankOne:
 		err = md.paperCentred(a, c, sa)
-	case md.opts.Mode == Uncentred:
+	case md.opts.Uncentred:
 		if err = md.thin.Border(vector(&md.vecA, a), nil, 1, c); err == nil {
 			md.tally(md.thin.Stats())
 			scale = math.Max(vec.Norm(a), math.Abs(c))
@@ -513,7 +390,7 @@ func (md *Model) addPoint(x []float64) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("kpca: adding point %d: %w", m, err)
+		return wrap(err, "adding point %d", m)
 	}
 
 	// Commit: the point, the row sums and the total.
@@ -527,7 +404,7 @@ func (md *Model) addPoint(x []float64) error {
 	md.m = m + 1
 	md.setView()
 	if md.bordered() {
-		md.cert.step(md.thin.Stats(), scale, md.self, md.total, md.m, md.opts.Rank > 0)
+		md.cert.step(md.thin.Stats(), scale, md.self, md.total, md.m, md.rank > 0)
 	}
 	return nil
 }
@@ -610,4 +487,4 @@ func (md *Model) restore(s snapshotState) {
 
 // Centred reports whether the model decomposes the centred kernel matrix K' = CKC (the
 // default) rather than K (Options.Uncentred).
-func (md *Model) Centred() bool { return md.opts.Mode == Centred }
+func (md *Model) Centred() bool { return !md.opts.Uncentred }

@@ -28,17 +28,17 @@ func TestAgainstBatch(t *testing.T) {
 		k := rbfMedian(t, x)
 		for _, opts := range allOptions {
 			m0 := 10
-			if opts.Method == Bordered && opts.Mode == Centred && set == "yeast" {
+			if opts.Method == Bordered && !opts.Uncentred && set == "yeast" {
 				m0 = 1 // start from a single point once
 			}
-			md := newModel(t, k, x.Slice(0, m0, 0, x.RawMatrix().Cols), opts)
+			md := fitModel(t, k, x.Slice(0, m0, 0, x.RawMatrix().Cols), opts)
 			worstV, worstR := 0.0, 0.0
 			for m := m0; m < total; m++ {
 				if err := md.Add(x.RawRowView(m)); err != nil {
 					t.Fatalf("%s %s: point %d: %v", set, name(opts), m, err)
 				}
-				a := target(k, x, m+1, opts.Mode)
-				v := maxRelDiff(md.Values(nil), batchValues(t, a, opts.Mode))
+				a := target(k, x, m+1, opts.Uncentred)
+				v := maxRelDiff(md.Values(nil), batchValues(t, a, opts.Uncentred))
 				r := reconstruction(md, a)
 				worstV, worstR = math.Max(worstV, v), math.Max(worstR, r)
 				if v > 1e-10 || r > 1e-10 {
@@ -53,17 +53,17 @@ func TestAgainstBatch(t *testing.T) {
 // TestMethodsAgree: the bordered path and the paper's path give the same eigenvalues.
 func TestMethodsAgree(t *testing.T) {
 	x, k := sample(t, "magic", 150)
-	for _, mode := range []Mode{Centred, Uncentred} {
+	for _, uncentred := range []bool{false, true} {
 		var values [2][]float64
 		for i, method := range []Method{Bordered, RankOne} {
-			md := newModel(t, k, x.Slice(0, 3, 0, 10), Options{Mode: mode, Method: method})
+			md := fitModel(t, k, x.Slice(0, 3, 0, 10), Options{Components: All, Uncentred: uncentred, Method: method})
 			if _, err := md.AddRows(context.Background(), x.Slice(3, 150, 0, 10), nil); err != nil {
 				t.Fatal(err)
 			}
 			values[i] = md.Values(nil)
 		}
 		if d := maxRelDiff(values[1], values[0]); d > 1e-12 {
-			t.Errorf("%v: bordered and rank-one eigenvalues differ by %.3g·λmax", mode, d)
+			t.Errorf("%v: bordered and rank-one eigenvalues differ by %.3g·λmax", modeName(uncentred), d)
 		}
 	}
 }
@@ -82,7 +82,7 @@ func TestLongRun(t *testing.T) {
 		total = 400
 	}
 	x, k := sample(t, "magic", total)
-	md := newModel(t, k, x.Slice(0, 20, 0, 10), Options{})
+	md := fitModel(t, k, x.Slice(0, 20, 0, 10), Options{Components: All})
 	deflated := 0
 	for m := 20; m < total; m++ {
 		if err := md.Add(x.RawRowView(m)); err != nil {
@@ -90,9 +90,9 @@ func TestLongRun(t *testing.T) {
 		}
 		deflated += md.Stats().Deflated
 	}
-	a := target(k, x, total, Centred)
+	a := target(k, x, total, false)
 	r, o := reconstruction(md, a), orthogonality(md)
-	v := maxRelDiff(md.Values(nil), batchValues(t, a, Centred))
+	v := maxRelDiff(md.Values(nil), batchValues(t, a, false))
 	d := md.Drift()
 	t.Logf("%d MAGIC points, centred: reconstruction ‖K' − VΛVᵀ‖/‖K'‖ = %.2e, ‖VᵀV − I‖ = %.2e, eigenvalues within %.2e·λmax of batch; drift probe %.2e/%.2e; %d components deflated",
 		total, r, o, v, d.Orthogonality, d.Residual, deflated)
@@ -116,18 +116,18 @@ func TestDuplicates(t *testing.T) {
 	}
 	k := rbfMedian(t, y)
 	for _, opts := range allOptions {
-		md := newModel(t, k, x.Slice(0, 2, 0, 8), opts)
+		md := fitModel(t, k, x.Slice(0, 2, 0, 8), opts)
 		if _, err := md.AddRows(context.Background(), x.Slice(2, n, 0, 8), nil); err != nil {
 			t.Fatalf("%s: %v", name(opts), err)
 		}
 		if md.Len() != n {
 			t.Fatalf("%s: %d points of %d", name(opts), md.Len(), n)
 		}
-		a := target(k, x, n, opts.Mode)
+		a := target(k, x, n, opts.Uncentred)
 		if r := reconstruction(md, a); r > 1e-10 {
 			t.Errorf("%s: reconstruction %.3g", name(opts), r)
 		}
-		if v := maxRelDiff(md.Values(nil), batchValues(t, a, opts.Mode)); v > 1e-10 {
+		if v := maxRelDiff(md.Values(nil), batchValues(t, a, opts.Uncentred)); v > 1e-10 {
 			t.Errorf("%s: eigenvalues off by %.3g", name(opts), v)
 		}
 	}
@@ -138,7 +138,7 @@ func TestBadInput(t *testing.T) {
 	x, k := sample(t, "yeast", 30)
 	nan, inf := math.NaN(), math.Inf(1)
 	for _, opts := range allOptions {
-		md := newModel(t, k, x.Slice(0, 20, 0, 8), opts)
+		md := fitModel(t, k, x.Slice(0, 20, 0, 8), opts)
 		bad := mat.DenseCopyOf(x.Slice(20, 25, 0, 8))
 		bad.Set(3, 4, nan)
 		calls := []struct {
@@ -187,7 +187,7 @@ func TestBadInput(t *testing.T) {
 		}
 		return math.Exp(-(a[0] - b[0]) * (a[0] - b[0]))
 	}}
-	md := newModel(t, odd, mat.NewDense(2, 1, []float64{0.1, 0.2}), Options{})
+	md := fitModel(t, odd, mat.NewDense(2, 1, []float64{0.1, 0.2}), Options{Components: All})
 	before := capture(md)
 	if err := md.Add([]float64{0.9}); !errors.Is(err, ErrNonFinite) {
 		t.Errorf("NaN kernel value: got %v", err)
@@ -201,15 +201,15 @@ func TestBadInput(t *testing.T) {
 		x    mat.Matrix
 		opts Options
 	}{
-		{nil, x, Options{}},
-		{kernel.RBF{Sigma: -1}, x, Options{}},
-		{k, nil, Options{}},
-		{k, mat.NewDense(1, 2, []float64{1, nan}), Options{}},
-		{k, x, Options{Mode: 7}},
-		{k, x, Options{RefreshTolerance: -1}},
+		{nil, x, Options{Components: All}},
+		{kernel.RBF{Sigma: -1}, x, Options{Components: All}},
+		{k, nil, Options{Components: All}},
+		{k, mat.NewDense(1, 2, []float64{1, nan}), Options{Components: All}},
+		{k, x, Options{Components: All, Method: 7}},
+		{k, x, Options{Components: All, RefreshTolerance: -1}},
 	} {
-		if _, err := New(c.k, c.x, c.opts); err == nil {
-			t.Errorf("New(%v, …, %+v): no error", c.k, c.opts)
+		if _, err := Fit(c.k, c.x, c.opts); err == nil {
+			t.Errorf("Fit(%v, …, %+v): no error", c.k, c.opts)
 		}
 	}
 }
@@ -219,7 +219,7 @@ func TestBadInput(t *testing.T) {
 func TestDrift(t *testing.T) {
 	x, k := sample(t, "yeast", 120)
 	for _, opts := range allOptions {
-		md := newModel(t, k, x.Slice(0, 60, 0, 8), opts)
+		md := fitModel(t, k, x.Slice(0, 60, 0, 8), opts)
 		if d := md.Drift(); d.Max() > 1e-13 {
 			t.Errorf("%s: fresh model drift %+v", name(opts), d)
 		}
@@ -235,7 +235,7 @@ func TestDrift(t *testing.T) {
 		}
 		// Automatic: a probe every 10 points, refresh above 1e-10.
 		opts.RefreshTolerance, opts.CheckEvery = 1e-10, 10
-		auto := newModel(t, k, x.Slice(0, 60, 0, 8), opts)
+		auto := fitModel(t, k, x.Slice(0, 60, 0, 8), opts)
 		corrupt(t, auto)
 		if _, err := auto.AddRows(context.Background(), x.Slice(60, 70, 0, 8), nil); err != nil {
 			t.Fatal(err)
@@ -243,7 +243,7 @@ func TestDrift(t *testing.T) {
 		if st := auto.Stats(); st.Refreshes != 1 || st.LastDrift.Residual < 1e-6 {
 			t.Errorf("%s: automatic refresh: %+v", name(opts), st)
 		}
-		if r := reconstruction(auto, target(k, x, 70, opts.Mode)); r > 1e-12 {
+		if r := reconstruction(auto, target(k, x, 70, opts.Uncentred)); r > 1e-12 {
 			t.Errorf("%s: after automatic refresh reconstruction %.3g", name(opts), r)
 		}
 	}
@@ -278,9 +278,9 @@ func corrupt(t *testing.T, md *Model) {
 func TestAccessors(t *testing.T) {
 	x, k := sample(t, "yeast", 50)
 	for _, opts := range allOptions {
-		md := newModel(t, k, x, opts)
+		md := fitModel(t, k, x, opts)
 		want := 50
-		if opts.Mode == Centred {
+		if !opts.Uncentred {
 			want = 49
 		}
 		if md.Components() != want || len(md.Values(nil)) != want || md.Len() != 50 || md.Dim() != 8 {
@@ -316,7 +316,7 @@ func TestUpdateStats(t *testing.T) {
 	x, k := sample(t, "magic", 42)
 	want := map[Options]int{allOptions[0]: 1, allOptions[1]: 1, allOptions[2]: 5, allOptions[3]: 3}
 	for _, opts := range allOptions {
-		md := newModel(t, k, x.Slice(0, 40, 0, 10), opts)
+		md := fitModel(t, k, x.Slice(0, 40, 0, 10), opts)
 		if got := md.UpdateStats(nil); len(got) != 0 {
 			t.Errorf("%s: %d update stats before any step", name(opts), len(got))
 		}
@@ -348,7 +348,7 @@ func TestUpdateStats(t *testing.T) {
 		// leaves no statistics of its partial work.
 		capped := opts
 		capped.Update = updateOptionsMaxIter(1)
-		bad := newModel(t, k, x.Slice(0, 40, 0, 10), capped)
+		bad := fitModel(t, k, x.Slice(0, 40, 0, 10), capped)
 		if err := bad.Add(x.RawRowView(41)); err == nil {
 			t.Fatalf("%s: capped root finder converged", name(opts))
 		}
@@ -362,7 +362,7 @@ func TestUpdateStats(t *testing.T) {
 // error instead of panicking, and a model is left as it was.
 func TestNilArguments(t *testing.T) {
 	x, k := sample(t, "yeast", 15)
-	md := newModel(t, k, x, Options{})
+	md := fitModel(t, k, x, Options{Components: All})
 	before := md.Values(nil)
 	var dst mat.Dense
 	nilDense := (*mat.Dense)(nil)
@@ -371,19 +371,19 @@ func TestNilArguments(t *testing.T) {
 		call func() error
 		want error
 	}{
-		{"New(nil, X)", func() error { _, err := New(nil, x, Options{}); return err }, ErrArgument},
-		{"New((*kernel.RBF)(nil), X)", func() error { _, err := New((*kernel.RBF)(nil), x, Options{}); return err }, ErrArgument},
-		{"New(k, nil)", func() error { _, err := New(k, nil, Options{}); return err }, ErrArgument},
-		{"New(k, (*mat.Dense)(nil))", func() error { _, err := New(k, nilDense, Options{}); return err }, ErrArgument},
-		{"New(k, (*mat.SymDense)(nil))", func() error { _, err := New(k, (*mat.SymDense)(nil), Options{}); return err }, ErrArgument},
+		{"Fit(nil, X)", func() error { _, err := Fit(nil, x, Options{Components: All}); return err }, ErrArgument},
+		{"Fit((*kernel.RBF)(nil), X)", func() error { _, err := Fit((*kernel.RBF)(nil), x, Options{Components: All}); return err }, ErrArgument},
+		{"Fit(k, nil)", func() error { _, err := Fit(k, nil, Options{Components: All}); return err }, ErrArgument},
+		{"Fit(k, (*mat.Dense)(nil))", func() error { _, err := Fit(k, nilDense, Options{Components: All}); return err }, ErrArgument},
+		{"Fit(k, (*mat.SymDense)(nil))", func() error { _, err := Fit(k, (*mat.SymDense)(nil), Options{Components: All}); return err }, ErrArgument},
 		{"AddBatch(nil)", func() error { return md.AddBatch(nil) }, ErrArgument},
 		{"AddBatch((*mat.Dense)(nil))", func() error { return md.AddBatch(nilDense) }, ErrArgument},
 		{"Add(nil)", func() error { return md.Add(nil) }, ErrDimension},
 		{"Transform(dst, (*mat.Dense)(nil), 1)", func() error { return md.Transform(&dst, nilDense, 1) }, ErrArgument},
 		{"Transform(nil, X, 1)", func() error { return md.Transform(nil, x, 1) }, ErrArgument},
 		{"Scores(nil, 1)", func() error { return md.Scores(nil, 1) }, ErrArgument},
-		{"Save(nil)", func() error { return md.Save(nil) }, ErrArgument},
-		{"Load(nil)", func() error { _, err := Load(nil, nil); return err }, ErrArgument},
+		{"MarshalBinaryTo(nil)", func() error { _, err := md.MarshalBinaryTo(nil); return err }, ErrArgument},
+		{"UnmarshalBinaryFrom(nil)", func() error { _, err := md.UnmarshalBinaryFrom(nil); return err }, ErrArgument},
 	}
 	for _, c := range cases {
 		err := func() (err error) {
@@ -404,18 +404,18 @@ func TestNilArguments(t *testing.T) {
 	}
 }
 
-// TestImpossibleOptions: negative or impossible options are ErrArgument errors in New.
+// TestImpossibleOptions: negative or impossible options are ErrArgument errors, in Fit
 func TestImpossibleOptions(t *testing.T) {
 	x, k := sample(t, "yeast", 10)
 	for _, o := range []Options{
-		{Update: update.Options{Workers: -1}},
-		{Update: update.Options{Serial: -1}},
-		{Update: update.Options{MaxIterations: -1}},
-		{Mode: 2}, {Method: -1},
-		{RefreshTolerance: -1}, {CheckEvery: -1},
+		{Components: All, Update: update.Options{Workers: -1}},
+		{Components: All, Update: update.Options{Serial: -1}},
+		{Components: All, Update: update.Options{MaxIterations: -1}},
+		{Components: All, Method: 2}, {Components: All, Method: -1},
+		{Components: All, RefreshTolerance: -1}, {Components: All, CheckEvery: -1},
 	} {
-		if _, err := New(k, x, o); !errors.Is(err, ErrArgument) {
-			t.Errorf("New with %+v: %v, want ErrArgument", o, err)
+		if _, err := Fit(k, x, o); !errors.Is(err, ErrArgument) {
+			t.Errorf("Fit with %+v: %v, want ErrArgument", o, err)
 		}
 	}
 }

@@ -17,20 +17,20 @@ import (
 // the projection of new points with the full centring formula of docs/design.md,
 // "Projection of new points": k'ₓ = kₓ − K1/m − 1(1ᵀkₓ)/m + 1(1ᵀK1)/m².
 type batchKPCA struct {
-	k       kernel.Kernel
-	x       *mat.Dense
-	mode    Mode
-	values  []float64  // descending, trivial dropped
-	vectors *mat.Dense // matching columns
-	rowSum  []float64
-	total   float64
+	k         kernel.Kernel
+	x         *mat.Dense
+	uncentred bool
+	values    []float64  // descending, trivial dropped
+	vectors   *mat.Dense // matching columns
+	rowSum    []float64
+	total     float64
 }
 
-func newBatch(t *testing.T, k kernel.Kernel, x *mat.Dense, mode Mode) *batchKPCA {
+func newBatch(t *testing.T, k kernel.Kernel, x *mat.Dense, uncentred bool) *batchKPCA {
 	t.Helper()
 	m, _ := x.Dims()
 	km := kernel.Matrix(k, x)
-	b := &batchKPCA{k: k, x: x, mode: mode, rowSum: make([]float64, m)}
+	b := &batchKPCA{k: k, x: x, uncentred: uncentred, rowSum: make([]float64, m)}
 	for i := range m {
 		for j := range m {
 			b.rowSum[i] += km.At(i, j)
@@ -38,7 +38,7 @@ func newBatch(t *testing.T, k kernel.Kernel, x *mat.Dense, mode Mode) *batchKPCA
 		b.total += b.rowSum[i]
 	}
 	a := km
-	if mode == Centred {
+	if !uncentred {
 		a = kernel.Centre(km)
 	}
 	var v mat.Dense
@@ -47,7 +47,7 @@ func newBatch(t *testing.T, k kernel.Kernel, x *mat.Dense, mode Mode) *batchKPCA
 		t.Fatal(err)
 	}
 	drop := -1
-	if mode == Centred {
+	if !uncentred {
 		drop = 0
 		for i := range values {
 			if math.Abs(values[i]) < math.Abs(values[drop]) {
@@ -72,7 +72,7 @@ func (b *batchKPCA) project(x []float64, k int) []float64 {
 	m, _ := b.x.Dims()
 	kx := make([]float64, m)
 	kernel.Column(kx, b.k, b.x, x)
-	if b.mode == Centred {
+	if !b.uncentred {
 		var s float64
 		for _, v := range kx {
 			s += v
@@ -98,11 +98,11 @@ func TestTransform(t *testing.T) {
 	k := rbfMedian(t, train)
 	const comps = 6
 	for _, opts := range allOptions {
-		md := newModel(t, k, train.Slice(0, 20, 0, 10), opts)
+		md := fitModel(t, k, train.Slice(0, 20, 0, 10), opts)
 		if _, err := md.AddRows(context.Background(), train.Slice(20, 200, 0, 10), nil); err != nil {
 			t.Fatal(err)
 		}
-		b := newBatch(t, k, train, opts.Mode)
+		b := newBatch(t, k, train, opts.Uncentred)
 		var got mat.Dense
 		if err := md.Transform(&got, test, comps); err != nil {
 			t.Fatal(err)
@@ -154,7 +154,7 @@ func TestZeroComponents(t *testing.T) {
 	}
 	k := rbfMedian(t, points(t, "yeast", 100))
 	for _, opts := range allOptions {
-		md := newModel(t, k, x, opts)
+		md := fitModel(t, k, x, opts)
 		var out, scores mat.Dense
 		if err := md.Transform(&out, points(t, "yeast", 10), md.Components()); err != nil {
 			t.Fatal(err)
@@ -163,7 +163,7 @@ func TestZeroComponents(t *testing.T) {
 			t.Fatal(err)
 		}
 		rank := 3
-		if opts.Mode == Centred {
+		if !opts.Uncentred {
 			rank = 2
 		}
 		for _, m := range []*mat.Dense{&out, &scores} {
@@ -183,7 +183,7 @@ func TestZeroComponents(t *testing.T) {
 // TestTransformErrors: bad arguments are errors, never panics.
 func TestTransformErrors(t *testing.T) {
 	x := points(t, "yeast", 40)
-	md := newModel(t, rbfMedian(t, x), x, Options{})
+	md := fitModel(t, rbfMedian(t, x), x, Options{Components: All})
 	var out mat.Dense
 	bad := mat.DenseCopyOf(x.Slice(0, 2, 0, 8))
 	bad.Set(1, 1, math.Inf(-1))
@@ -217,7 +217,7 @@ func TestTransformErrors(t *testing.T) {
 // and dst is left as it was.
 func TestTransformNonFiniteKernel(t *testing.T) {
 	x := points(t, "yeast", 40)
-	md := newModel(t, kernel.Polynomial{Degree: 3, Gamma: 1, Coef0: 1}, x, Options{})
+	md := fitModel(t, kernel.Polynomial{Degree: 3, Gamma: 1, Coef0: 1}, x, Options{Components: All})
 	for _, at := range []int{0, 600} {
 		X := mat.NewDense(700, 8, nil)
 		for i := range 700 {

@@ -82,7 +82,7 @@ func TestRankTracking(t *testing.T) {
 	x := shuffled(t, "magic", n, 13)
 	_, d := x.Dims()
 	k := rbfMedian(t, x)
-	md := newModel(t, k, x.Slice(0, m0, 0, d), Options{Rank: r})
+	md := fitModel(t, k, x.Slice(0, m0, 0, d), Options{Components: r, Rank: r})
 	if _, err := md.AddRows(context.Background(), x.Slice(m0, n, 0, d), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -150,14 +150,14 @@ func TestCertificate(t *testing.T) {
 		x := shuffled(t, set, n, 15)
 		_, d := x.Dims()
 		k := rbfMedian(t, x)
-		for _, mode := range []Mode{Centred, Uncentred} {
+		for _, uncentred := range []bool{false, true} {
 			for _, r := range ranks {
 				for _, stream := range []string{"grow", "window", "remove"} {
-					opts := Options{Mode: mode, Rank: r}
+					opts := Options{Uncentred: uncentred, Components: r, Rank: r}
 					if stream == "window" {
 						opts.Window = 150
 					}
-					md := newModel(t, k, x.Slice(0, m0, 0, d), opts)
+					md := fitModel(t, k, x.Slice(0, m0, 0, d), opts)
 					for i := m0; i < n; i++ {
 						if err := md.Add(x.RawRowView(i)); err != nil {
 							t.Fatal(err)
@@ -168,7 +168,7 @@ func TestCertificate(t *testing.T) {
 							}
 						}
 					}
-					certify(t, set+" "+mode.String()+" "+stream, md)
+					certify(t, set+" "+modeName(uncentred)+" "+stream, md)
 				}
 			}
 		}
@@ -194,7 +194,7 @@ func certify(t *testing.T, what string, md *Model) {
 		t.Errorf("%s, rank %d: E has eigenvalues in [%.6g, %.6g] and norm %.6g; bounds −%.6g, +%.6g, ‖E‖ ≤ %.6g",
 			what, md.opts.Rank, lmin, lmax, norm, below, above, bound)
 	}
-	want := batchValues(t, pointsTarget(md), md.opts.Mode)
+	want := batchValues(t, pointsTarget(md), md.opts.Uncentred)
 	lo, hi := md.ValueBounds(nil, nil)
 	for i := range lo {
 		if !(lo[i]-slack <= want[i] && want[i] <= hi[i]+slack) {
@@ -215,10 +215,10 @@ func certify(t *testing.T, what string, md *Model) {
 func TestRankDrift(t *testing.T) {
 	x := shuffled(t, "magic", 400, 16)
 	k := rbfMedian(t, x)
-	for _, mode := range []Mode{Centred, Uncentred} {
-		md := newModel(t, k, x.Slice(0, 100, 0, 10), Options{Mode: mode, Rank: 15})
+	for _, uncentred := range []bool{false, true} {
+		md := fitModel(t, k, x.Slice(0, 100, 0, 10), Options{Uncentred: uncentred, Components: 15, Rank: 15})
 		if dr := md.Drift(); dr.Max() > 1e-13 {
-			t.Errorf("%v: drift of a fresh rank-r model %+v", mode, dr)
+			t.Errorf("%v: drift of a fresh rank-r model %+v", modeName(uncentred), dr)
 		}
 		start := md.ErrorBound()
 		if _, err := md.AddRows(context.Background(), x.Slice(100, 400, 0, 10), nil); err != nil {
@@ -227,10 +227,10 @@ func TestRankDrift(t *testing.T) {
 		dr := md.Drift()
 		l1 := md.Values(nil)[0]
 		if dr.Orthogonality > 1e-10 || dr.Residual > md.ErrorBound()/l1+1e-13 {
-			t.Errorf("%v: drift %+v, bound %.3g", mode, dr, md.ErrorBound()/l1)
+			t.Errorf("%v: drift %+v, bound %.3g", modeName(uncentred), dr, md.ErrorBound()/l1)
 		}
 		if dr.Residual < 1e-12 {
-			t.Errorf("%v: the residual %.3g does not see the tracking error", mode, dr.Residual)
+			t.Errorf("%v: the residual %.3g does not see the tracking error", modeName(uncentred), dr.Residual)
 		}
 		bound := md.ErrorBound()
 		if err := md.Refresh(); err != nil {
@@ -238,11 +238,11 @@ func TestRankDrift(t *testing.T) {
 		}
 		after := md.Drift()
 		t.Logf("%v: residual %.2e after 300 points (bound %.2e), %.2e after Refresh; ErrorBound %.3g at New, %.3g after the stream, %.3g after Refresh",
-			mode, dr.Residual, bound/l1, after.Residual, start, bound, md.ErrorBound())
+			modeName(uncentred), dr.Residual, bound/l1, after.Residual, start, bound, md.ErrorBound())
 		if after.Max() > 1e-13 || md.ErrorBound() >= bound {
-			t.Errorf("%v: after Refresh drift %+v, bound %.3g (was %.3g)", mode, after, md.ErrorBound(), bound)
+			t.Errorf("%v: after Refresh drift %+v, bound %.3g (was %.3g)", modeName(uncentred), after, md.ErrorBound(), bound)
 		}
-		certify(t, mode.String()+" refreshed", md)
+		certify(t, modeName(uncentred)+" refreshed", md)
 	}
 }
 
@@ -255,8 +255,8 @@ func TestRankAccessors(t *testing.T) {
 	const r = 20
 	x := shuffled(t, "magic", 1500, 17)
 	k := rbfMedian(t, x)
-	for _, opts := range []Options{{Rank: r}, {Mode: Uncentred, Rank: r}, {Rank: r, Window: 1000}} {
-		md := newModel(t, k, x.Slice(0, 200, 0, 10), opts)
+	for _, opts := range []Options{{Components: r, Rank: r}, {Uncentred: true, Components: r, Rank: r}, {Components: r, Rank: r, Window: 1000}} {
+		md := fitModel(t, k, x.Slice(0, 200, 0, 10), opts)
 		if _, err := md.AddRows(context.Background(), x.Slice(200, 1500, 0, 10), nil); err != nil {
 			t.Fatal(err)
 		}

@@ -55,9 +55,9 @@ func TestRankWindowOrthogonality(t *testing.T) {
 			t.Fatal(err)
 		}
 		k := kernel.RBF{Sigma: sigma}
-		for _, mode := range []Mode{Centred, Uncentred} {
-			what := set + " " + mode.String()
-			md := newModel(t, k, x.Slice(0, w, 0, d), Options{Mode: mode, Rank: r, Window: w})
+		for _, uncentred := range []bool{false, true} {
+			what := set + " " + modeName(uncentred)
+			md := fitModel(t, k, x.Slice(0, w, 0, d), Options{Uncentred: uncentred, Components: r, Rank: r, Window: w})
 			var worst, worstStep float64 // the largest max|VᵀV − I|, and the largest growth in one step
 			var worstProbe float64
 			last := orthogonality(md)
@@ -82,7 +82,7 @@ func TestRankWindowOrthogonality(t *testing.T) {
 				} else {
 					worstProbe = math.Max(worstProbe, p)
 				}
-				want := batchValues(t, pointsTarget(md), mode)
+				want := batchValues(t, pointsTarget(md), uncentred)
 				lo, hi := md.ValueBounds(nil, nil)
 				slack := float64(md.Len()) * roundoff * want[0]
 				for i := range lo {
@@ -93,7 +93,7 @@ func TestRankWindowOrthogonality(t *testing.T) {
 				}
 			}
 			t.Logf("%-6s %-9s r = %d, w = %d, %d steps: max|VᵀV − I| at most %.2e (%.2e at the end; growth in one step at most %.2e), drift probe %.2e; bound %.2e; ErrorBound %.3g, λ₁ %.4g",
-				set, mode, r, w, steps, worst, last, worstStep, worstProbe, math.Sqrt(float64(steps))*perDeletion, md.ErrorBound(), md.Values(nil)[0])
+				set, modeName(uncentred), r, w, steps, worst, last, worstStep, worstProbe, math.Sqrt(float64(steps))*perDeletion, md.ErrorBound(), md.Values(nil)[0])
 			certify(t, what+" window", md)
 		}
 	}

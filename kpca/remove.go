@@ -15,9 +15,13 @@ import (
 // deletes the point from the rank-r matrix (update.Thin.RemoveKeepRank, re-centred in
 // centred mode: docs/design.md, "Rank-r tracking"), O(m·r²). The row sums and the
 // total follow in O(m·d). An index out of range is an error wrapping ErrIndex (and
-// ErrEmpty too on a model without points), method RankOne ErrArgument; on any error
-// the model is unchanged.
+// ErrEmpty too on a model without points), method RankOne and a zero Model
+// ErrArgument, a kernel value that is not finite ErrNonFinite, a solver that does not
+// converge ErrNotConverged; on any error the model is unchanged.
 func (md *Model) Remove(i int) error {
+	if err := md.ready(); err != nil {
+		return err
+	}
 	if !md.bordered() {
 		return fmt.Errorf("%w: method %v cannot remove points", ErrArgument, md.opts.Method)
 	}
@@ -49,13 +53,13 @@ func (md *Model) remove(i int) error {
 		s += v
 	}
 	var err error
-	if md.opts.Rank > 0 {
-		err = md.thin.RemoveKeepRank(i, md.opts.Mode == Centred)
+	if md.rank > 0 {
+		err = md.thin.RemoveKeepRank(i, !md.opts.Uncentred)
 	} else {
 		err = md.thin.Remove(i)
 	}
 	if err != nil {
-		return fmt.Errorf("kpca: removing point %d: %w", i, err)
+		return wrap(err, "removing point %d", i)
 	}
 	md.tally(md.thin.Stats())
 
@@ -70,7 +74,7 @@ func (md *Model) remove(i int) error {
 	copy(md.x[i*d:(m-1)*d], md.x[(i+1)*d:m*d])
 	md.m = m - 1
 	md.setView()
-	md.cert.step(md.thin.Stats(), md.valueScale(), md.self, md.total, md.m, md.opts.Rank > 0)
+	md.cert.step(md.thin.Stats(), md.valueScale(), md.self, md.total, md.m, md.rank > 0)
 	return nil
 }
 

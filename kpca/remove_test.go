@@ -1,7 +1,6 @@
 package kpca
 
 import (
-	"bytes"
 	"errors"
 	"slices"
 	"testing"
@@ -18,7 +17,7 @@ func pointsTarget(md *Model) *mat.SymDense {
 	var p mat.Dense
 	md.Points(&p)
 	k := kernel.Matrix(md.Kernel(), &p)
-	if md.Options().Mode == Centred {
+	if !md.Options().Uncentred {
 		return kernel.Centre(k)
 	}
 	return k
@@ -39,7 +38,7 @@ func checkExact(t *testing.T, what string, md *Model, tol float64) {
 	if md.Components() == 0 {
 		return // one centred point
 	}
-	v := maxRelDiff(md.Values(nil), batchValues(t, a, md.Options().Mode))
+	v := maxRelDiff(md.Values(nil), batchValues(t, a, md.Options().Uncentred))
 	r := reconstruction(md, a)
 	o := orthogonality(md)
 	if !(v <= tol && r <= tol && o <= tol) {
@@ -57,10 +56,10 @@ func TestRemove(t *testing.T) {
 		x := points(t, set, 80)
 		_, d := x.Dims()
 		k := rbfMedian(t, x)
-		for _, mode := range []Mode{Centred, Uncentred} {
-			opts := Options{Mode: mode}
-			what := set + " " + mode.String()
-			md := newModel(t, k, x.Slice(0, 60, 0, d), opts)
+		for _, uncentred := range []bool{false, true} {
+			opts := Options{Components: All, Uncentred: uncentred}
+			what := set + " " + modeName(uncentred)
+			md := fitModel(t, k, x.Slice(0, 60, 0, d), opts)
 			rows := make([]int, 60) // the rows of x in the model, in order
 			for i := range rows {
 				rows[i] = i
@@ -157,10 +156,10 @@ func TestRemoveAdversarial(t *testing.T) {
 		{"n = 3", build(near[:3]), k, []int{1, 1, 0}},
 	}
 	for _, c := range cases {
-		for _, mode := range []Mode{Centred, Uncentred} {
-			what := c.name + " " + mode.String()
+		for _, uncentred := range []bool{false, true} {
+			what := c.name + " " + modeName(uncentred)
 			n, _ := c.x.Dims()
-			md := newModel(t, c.kern, c.x, Options{Mode: mode})
+			md := fitModel(t, c.kern, c.x, Options{Components: All, Uncentred: uncentred})
 			for _, i := range c.remove {
 				if err := md.Remove(i); err != nil {
 					t.Fatalf("%s: Remove(%d): %v", what, i, err)
@@ -179,8 +178,8 @@ func TestRemoveAdversarial(t *testing.T) {
 // converge leaves the model exactly as it was.
 func TestRemoveBadInput(t *testing.T) {
 	x, k := sample(t, "yeast", 30)
-	for _, opts := range []Options{{}, {Mode: Uncentred}, {Rank: 5}, {Mode: Uncentred, Rank: 5, Window: 25}} {
-		md := newModel(t, k, x.Slice(0, 25, 0, 8), opts)
+	for _, opts := range []Options{{Components: All}, {Components: All, Uncentred: true}, {Components: 5, Rank: 5}, {Uncentred: true, Components: 5, Rank: 5, Window: 25}} {
+		md := fitModel(t, k, x.Slice(0, 25, 0, 8), opts)
 		for _, i := range []int{-1, 25, 1 << 40} {
 			before := capture(md)
 			err := md.Remove(i)
@@ -202,14 +201,14 @@ func TestRemoveBadInput(t *testing.T) {
 		setMaxIterations(md, 0)
 	}
 	// A model emptied: any index is out of range, and the model is empty too.
-	md := newModel(t, k, x.Slice(0, 2, 0, 8), Options{})
+	md := fitModel(t, k, x.Slice(0, 2, 0, 8), Options{Components: All})
 	md.Remove(0)
 	md.Remove(0)
 	if err := md.Remove(0); !errors.Is(err, ErrIndex) || !errors.Is(err, ErrEmpty) || !errors.Is(err, ikpca.ErrEmpty) {
 		t.Errorf("Remove of an empty model: %v, want ErrIndex and ErrEmpty", err)
 	}
 	// Method RankOne cannot remove.
-	paper := newModel(t, k, x.Slice(0, 10, 0, 8), Options{Method: RankOne})
+	paper := fitModel(t, k, x.Slice(0, 10, 0, 8), Options{Components: All, Method: RankOne})
 	before := capture(paper)
 	if err := paper.Remove(3); !errors.Is(err, ErrArgument) || errors.Is(err, ErrIndex) {
 		t.Errorf("Remove with method RankOne: %v, want ErrArgument", err)
@@ -219,43 +218,13 @@ func TestRemoveBadInput(t *testing.T) {
 	}
 }
 
-// TestNewRankWindowOptions: the options of Rank and Window that cannot be honoured are
-// ErrArgument in New.
-func TestNewRankWindowOptions(t *testing.T) {
-	x, k := sample(t, "yeast", 20)
-	for _, opts := range []Options{
-		{Rank: -1},
-		{Rank: 20},
-		{Rank: 25},
-		{Mode: Uncentred, Rank: 20},
-		{Window: 1},
-		{Window: -3},
-		{Window: 19},
-		{Method: RankOne, Rank: 3},
-		{Method: RankOne, Window: 30},
-	} {
-		if _, err := New(k, x, opts); !errors.Is(err, ErrArgument) || !errors.Is(err, ikpca.ErrArgument) {
-			t.Errorf("New with %+v: %v, want ErrArgument", opts, err)
-		}
-	}
-	for _, opts := range []Options{{Rank: 19}, {Mode: Uncentred, Rank: 19}, {Window: 20}, {Window: 2, Rank: 1}} {
-		xs := x
-		if opts.Window == 2 {
-			xs = mat.DenseCopyOf(x.Slice(0, 2, 0, 8))
-		}
-		if _, err := New(k, xs, opts); err != nil {
-			t.Errorf("New with %+v: %v", opts, err)
-		}
-	}
-}
-
 // TestEmptied: a model whose every point was removed refreshes, reports no component,
-// refuses Transform (ErrEmpty) and Save (ErrEmpty), and grows again by Add and by
-// AddBatch.
+// refuses Transform (ErrEmpty), encodes and decodes as a model without points, and grows
+// again by Add and by AddBatch, as does its decoded copy.
 func TestEmptied(t *testing.T) {
 	x, k := sample(t, "yeast", 12)
-	for _, opts := range []Options{{}, {Mode: Uncentred}, {Rank: 1}} {
-		md := newModel(t, k, x.Slice(0, 2, 0, 8), opts)
+	for _, opts := range []Options{{Components: All}, {Components: All, Uncentred: true}, {Components: 1, Rank: 1}} {
+		md := fitModel(t, k, x.Slice(0, 2, 0, 8), opts)
 		md.Remove(1)
 		md.Remove(0)
 		if err := md.Refresh(); err != nil || md.Len() != 0 || md.Components() != 0 {
@@ -265,8 +234,9 @@ func TestEmptied(t *testing.T) {
 		if err := md.Transform(&dst, x, 1); !errors.Is(err, ErrEmpty) && !errors.Is(err, ErrArgument) {
 			t.Errorf("%s: Transform of an empty model: %v", name(opts), err)
 		}
-		if err := md.Save(&bytes.Buffer{}); !errors.Is(err, ErrEmpty) {
-			t.Errorf("%s: Save of an empty model: %v", name(opts), err)
+		back, err := decoded(encode(t, md))
+		if err != nil || back.Len() != 0 || back.Dim() != 8 || back.Options() != md.Options() {
+			t.Fatalf("%s: the encoding of an empty model: %v", name(opts), err)
 		}
 		if d := md.Drift(); d != (Drift{}) {
 			t.Errorf("%s: Drift of an empty model: %+v", name(opts), d)
@@ -276,6 +246,9 @@ func TestEmptied(t *testing.T) {
 		}
 		if err := md.AddBatch(x.Slice(3, 12, 0, 8)); err != nil {
 			t.Fatal(err)
+		}
+		if err := back.AddBatch(x.Slice(2, 12, 0, 8)); err != nil || back.Len() != 10 {
+			t.Fatalf("%s: the decoded empty model takes a batch: %v", name(opts), err)
 		}
 		if opts.Rank == 0 {
 			checkExact(t, name(opts)+" regrown", md, 1e-10)

@@ -19,8 +19,8 @@ import (
 func TestBackendRoute(t *testing.T) {
 	x, k := sample(t, "yeast", 60)
 	backend.CheckRoute(t, native.Compiled == "gonum", func() {
-		for _, opts := range append(slices.Clone(allOptions), Options{Rank: 5, Window: 30}, Options{Mode: Uncentred, Rank: 5}, Options{Window: 30}) {
-			md := newModel(t, k, x.Slice(0, 20, 0, 8), opts)
+		for _, opts := range append(slices.Clone(allOptions), Options{Components: 5, Rank: 5, Window: 30}, Options{Uncentred: true, Components: 5, Rank: 5}, Options{Components: All, Window: 30}) {
+			md := fitModel(t, k, x.Slice(0, 20, 0, 8), opts)
 			for i := 20; i < 40; i++ {
 				if err := md.Add(x.RawRowView(i)); err != nil {
 					t.Fatal(name(opts), err)

@@ -1,7 +1,6 @@
 package kpca
 
 import (
-	"bytes"
 	"math"
 	"testing"
 
@@ -27,15 +26,15 @@ func TestSignsReproducible(t *testing.T) {
 	all := points(t, "yeast", n+10)
 	x := mat.DenseCopyOf(all.Slice(0, n, 0, 8))
 	kern := rbfMedian(t, x)
-	for _, mode := range []Mode{Centred, Uncentred} {
-		want, gap := oracleScores(t, kern, x, all, mode, k)
+	for _, uncentred := range []bool{false, true} {
+		want, gap := oracleScores(t, kern, x, all, uncentred, k)
 		// The scores' error is about that of the eigenvectors: m·ε·λ₁/gap relative for
 		// the batch solvers, and for the incremental model after n points about 1e-13
 		// (its eigenvalues' relative accuracy) over the relative gap. With the gap at
 		// least 1e-3, 1e-9 is well above both (the differences seen are ~1e-15), and far
 		// below a flipped sign, an error of twice the score.
 		if gap < 1e-3 {
-			t.Fatalf("%v: the top %d components are not separated (relative gap %.3g)", mode, k, gap)
+			t.Fatalf("%v: the top %d components are not separated (relative gap %.3g)", modeName(uncentred), k, gap)
 		}
 		const tol = 1e-9
 		type fit struct {
@@ -43,10 +42,10 @@ func TestSignsReproducible(t *testing.T) {
 			md   *Model
 		}
 		var fits []fit
-		batch := newModel(t, kern, x, Options{Mode: mode})
+		batch := fitModel(t, kern, x, Options{Components: All, Uncentred: uncentred})
 		fits = append(fits, fit{"batch", batch})
 		for _, method := range []Method{Bordered, RankOne} {
-			md := newModel(t, kern, x.Slice(0, 2, 0, 8), Options{Mode: mode, Method: method})
+			md := fitModel(t, kern, x.Slice(0, 2, 0, 8), Options{Components: All, Uncentred: uncentred, Method: method})
 			for i := 2; i < n; i++ {
 				if err := md.Add(x.RawRowView(i)); err != nil {
 					t.Fatal(err)
@@ -54,20 +53,16 @@ func TestSignsReproducible(t *testing.T) {
 			}
 			fits = append(fits, fit{"incremental " + method.String(), md})
 		}
-		chunked := newModel(t, kern, x.Slice(0, 30, 0, 8), Options{Mode: mode})
+		chunked := fitModel(t, kern, x.Slice(0, 30, 0, 8), Options{Components: All, Uncentred: uncentred})
 		if err := chunked.AddBatch(x.Slice(30, n, 0, 8)); err != nil {
 			t.Fatal(err)
 		}
 		fits = append(fits, fit{"AddBatch", chunked})
-		var buf bytes.Buffer
-		if err := fits[1].md.Save(&buf); err != nil {
-			t.Fatal(err)
-		}
-		reloaded, err := Load(&buf, nil)
+		reloaded, err := decoded(encode(t, fits[1].md))
 		if err != nil {
 			t.Fatal(err)
 		}
-		fits = append(fits, fit{"reloaded", reloaded})
+		fits = append(fits, fit{"decoded", reloaded})
 
 		scale := mat.Norm(want, math.Inf(1))
 		for _, f := range fits {
@@ -81,9 +76,9 @@ func TestSignsReproducible(t *testing.T) {
 					worst = math.Max(worst, math.Abs(got.At(i, j)-want.At(i, j)))
 				}
 			}
-			t.Logf("%v, %s: largest score difference %.3g (scale %.3g)", mode, f.name, worst, scale)
+			t.Logf("%v, %s: largest score difference %.3g (scale %.3g)", modeName(uncentred), f.name, worst, scale)
 			if !(worst <= tol*scale) {
-				t.Errorf("%v, %s: scores differ from the oracle's by %.3g > %.3g", mode, f.name, worst, tol*scale)
+				t.Errorf("%v, %s: scores differ from the oracle's by %.3g > %.3g", modeName(uncentred), f.name, worst, tol*scale)
 			}
 		}
 		// A checkpoint reloaded gives the saved model's scores bit for bit.
@@ -91,7 +86,7 @@ func TestSignsReproducible(t *testing.T) {
 		_ = fits[1].md.Transform(&a, all, k)
 		_ = reloaded.Transform(&b, all, k)
 		if !mat.Equal(&a, &b) {
-			t.Errorf("%v: the reloaded model's scores differ from the saved one's", mode)
+			t.Errorf("%v: the reloaded model's scores differ from the saved one's", modeName(uncentred))
 		}
 	}
 }
@@ -100,10 +95,10 @@ func TestSignsReproducible(t *testing.T) {
 // kernel PCA of x — uⱼᵀk'_y/√λⱼ with u from gonum's Dsyev, signed by package sign (whose
 // rule its own tests check) — and the smallest relative gap (λⱼ − λⱼ₊₁)/λ₁ among the top
 // k+1 eigenvalues.
-func oracleScores(t *testing.T, kern kernel.Kernel, x, Y *mat.Dense, mode Mode, k int) (*mat.Dense, float64) {
+func oracleScores(t *testing.T, kern kernel.Kernel, x, Y *mat.Dense, uncentred bool, k int) (*mat.Dense, float64) {
 	t.Helper()
 	n, _ := x.Dims()
-	K := target(kern, x, n, mode)
+	K := target(kern, x, n, uncentred)
 	a := make([]float64, n*n)
 	for i := range n {
 		for j := range n {
@@ -130,5 +125,5 @@ func oracleScores(t *testing.T, kern kernel.Kernel, x, Y *mat.Dense, mode Mode, 
 		}
 	}
 	sign.Flip(U)
-	return testmat.NewCentring(kern, x).Scores(Y, U, k, scale, mode == Centred), gap
+	return testmat.NewCentring(kern, x).Scores(Y, U, k, scale, !uncentred), gap
 }

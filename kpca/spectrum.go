@@ -20,7 +20,7 @@ import (
 // the column left out of the reported spectrum.
 //
 // Method Bordered: the eigenvectors of K' (centred, orthogonal to 1) or K, all of them
-// or the top Rank (update.Thin). Method RankOne: those of K, or of K' including the
+// or the top rank (update.Thin). Method RankOne: those of K, or of K' including the
 // trivial one along 1, which is left out.
 type basis struct {
 	values []float64      // all stored eigenvalues, ascending
@@ -41,7 +41,7 @@ func (md *Model) basis() basis {
 	if d, ok := v.(*mat.Dense); ok && !d.IsEmpty() {
 		b.vecs = d.RawMatrix()
 	}
-	if md.opts.Mode == Centred && md.opts.Method == RankOne && md.m > 0 {
+	if !md.opts.Uncentred && md.opts.Method == RankOne && md.m > 0 {
 		// The trivial eigenvector is the one most aligned with 1: the largest |uⱼᵀ1|.
 		n := md.sym.Len()
 		ones := make([]float64, n)
@@ -61,8 +61,8 @@ func (md *Model) basis() basis {
 	return b
 }
 
-// order returns the stored columns of the reported spectrum in descending order of
-// eigenvalue.
+// order returns the stored columns of the spectrum in descending order of eigenvalue,
+// every pair tracked (the trivial one left out).
 func (b basis) order() []int {
 	idx := make([]int, 0, len(b.values))
 	for j := len(b.values) - 1; j >= 0; j-- {
@@ -73,14 +73,25 @@ func (b basis) order() []int {
 	return idx
 }
 
-// Values returns the eigenvalues of the reported spectrum in descending order: all m
-// eigenvalues of K (uncentred), or the m−1 of K' other than its trivial zero along 1
-// (centred), or the top Rank of them. If len(dst) ≥ Components() they are written to
+// reported returns the stored columns of the reported spectrum — the top Components of
+// order — in descending order of eigenvalue.
+func (md *Model) reported(b basis) []int {
+	idx := b.order()
+	if k := md.opts.Components; k != All && k < len(idx) {
+		idx = idx[:k]
+	}
+	return idx
+}
+
+// Values returns the eigenvalues of the reported spectrum in descending order: the top
+// Options.Components of those the model tracks — of the m of K (uncentred), or the m−1
+// of K' other than its trivial zero along 1 (centred), or of the top Rank() — or all of
+// them with Components All. If len(dst) ≥ Components() they are written to
 // dst[:Components()], which is returned; otherwise a new slice is allocated (the rule of
 // ikpca.Model.Values).
 func (md *Model) Values(dst []float64) []float64 {
 	b := md.basis()
-	idx := b.order()
+	idx := md.reported(b)
 	dst = check.Room(dst, len(idx))
 	for q, j := range idx {
 		dst[q] = b.values[j]
@@ -88,33 +99,40 @@ func (md *Model) Values(dst []float64) []float64 {
 	return dst
 }
 
-// Components returns the number of eigenvalues Values reports: m uncentred, m−1 centred,
-// at most Rank at rank r (fewer while the matrix has fewer positive eigenvalues).
+// Components returns the number of eigenvalues Values reports: Options.Components, or
+// fewer while the model has fewer pairs — m uncentred and m−1 centred at most, and at
+// rank r only those of positive eigenvalue; with Components All, every pair.
 func (md *Model) Components() int {
+	n := md.m
 	if md.bordered() {
-		_, k := md.thin.Dims()
+		_, n = md.thin.Dims()
+	} else if !md.opts.Uncentred {
+		n = max(md.m-1, 0)
+	}
+	if k := md.opts.Components; k != All && k < n {
 		return k
 	}
-	if md.opts.Mode == Centred {
-		return max(md.m-1, 0)
-	}
-	return md.m
+	return n
 }
 
 // ExplainedVariance returns each component's share λⱼ/Σλ of the total variance (the
 // trace of K or K'), in the order of Values. Eigenvalues that rounding made slightly
-// negative count as zero. At rank r the total is the trace itself, Σk(xᵢ, xᵢ) (minus
-// 1ᵀK1/m centred), known exactly from the running sums, so that the shares sum to the
-// fraction of the variance the r components capture. dst follows the rules of Values.
+// negative count as zero. A model that tracks every pair sums them (all of them, not
+// only the Components reported); at rank r the total is the trace itself, Σk(xᵢ, xᵢ)
+// (minus 1ᵀK1/m centred), known exactly from the running sums, so that the shares sum
+// to the fraction of the variance the components capture. dst follows the rules of
+// Values.
 func (md *Model) ExplainedVariance(dst []float64) []float64 {
-	dst = md.Values(dst)
 	var sum float64
-	for _, v := range dst {
-		sum += math.Max(v, 0)
-	}
-	if md.opts.Rank > 0 {
+	if md.rank > 0 {
 		sum = md.traceK()
+	} else {
+		b := md.basis()
+		for _, j := range b.order() {
+			sum += math.Max(b.values[j], 0)
+		}
 	}
+	dst = md.Values(dst)
 	for i, v := range dst {
 		if sum > 0 {
 			dst[i] = math.Max(v, 0) / sum
@@ -127,14 +145,15 @@ func (md *Model) ExplainedVariance(dst []float64) []float64 {
 
 // VectorsTo stores the unit eigenvectors of K (uncentred) or K' (centred) as the columns
 // of dst, in the order of Values: dst is m×Components(), resized if empty (VectorsTo
-// panics on a wrong non-empty size, like gonum's VectorsTo). These are coefficient
+// panics on a wrong non-empty size, like gonum's VectorsTo; a model without components
+// leaves an empty dst as it is). These are coefficient
 // vectors in point coordinates: component j is the feature-space direction
 // Σᵢ uᵢⱼ·φ̃(xᵢ)/√λⱼ, and column j times √λⱼ holds the points' training scores
 // (Scores). Each column's sign is fixed by its largest-magnitude entry, which is
 // positive (package sign, docs/design.md, "Signs"); Scores and Transform follow.
 func (md *Model) VectorsTo(dst *mat.Dense) {
 	b := md.basis()
-	idx := b.order()
+	idx := md.reported(b)
 	m := md.m
 	if !check.Vectors(dst, m, len(idx)) {
 		return
@@ -171,11 +190,14 @@ func zeroTolerance(values []float64, m int) float64 {
 	return float64(max(m, 1)) * 0x1p-52 * big
 }
 
-// Scores returns the training scores of the top k components, U_k·Λ_k^½ (m×k), the
-// coordinates of the points in the kernel PCA basis, with the signs of VectorsTo.
-// Components whose eigenvalue is zero or numerically zero (at most m·ε·λmax, or
-// negative) score zero. dst is resized if empty, otherwise it must be m×k; on error it
-// is unchanged.
+// Scores writes the training scores of the top k components, U_k·Λ_k^½ (m×k), to dst:
+// the coordinates of the points in the kernel PCA basis, with the signs of VectorsTo —
+// what scikit-learn's fit_transform returns, so that Fit then Scores is
+// KernelPCA(n_components=k).fit_transform(X). Components whose eigenvalue is zero or
+// numerically zero (at most m·ε·λmax, or negative) score zero. dst is resized if empty,
+// otherwise it must be m×k. k outside [1, Components()] and a nil dst are errors
+// wrapping ErrArgument, a model without components ErrEmpty, a non-empty dst of another
+// shape ErrDimension; on error dst is unchanged.
 func (md *Model) Scores(dst *mat.Dense, k int) error {
 	if err := errs.Components(k, md.Components()); err != nil {
 		return err
@@ -201,21 +223,20 @@ func (md *Model) Scores(dst *mat.Dense, k int) error {
 }
 
 // Transform projects the rows of X (new points of dimension Dim()) onto the top k
-// components: score_j(x) = uⱼᵀk'ₓ/√λⱼ with k'ₓ the kernel column of x against the points,
-// centred like K' (docs/design.md, "Projection of new points"; since uⱼ ⊥ 1 it is
-// uⱼᵀ(kₓ − K1/m)), or kₓ itself
-// uncentred, and uⱼ signed as by VectorsTo. For a training point of the exact model this
-// is its training score (Scores), so incremental and batch kernel PCA agree, sign
-// included; at rank r the two differ by uⱼᵀ(K′ − K̃)eᵢ/√λⱼ, at most ErrorBound()/√λⱼ. Components
-// with a zero or numerically zero eigenvalue score zero (no division). dst is resized if
-// empty, otherwise it must be rows×k. Errors are those of ikpca.Model.Transform, and
-// leave dst unchanged.
+// components, k ≤ Components(): score_j(x) = uⱼᵀk'ₓ/√λⱼ with k'ₓ the kernel column of x
+// against the points, centred like K' (docs/design.md, "Projection of new points"; since
+// uⱼ ⊥ 1 it is uⱼᵀ(kₓ − K1/m)), or kₓ itself uncentred, and uⱼ signed as by VectorsTo.
+// For a training point of the exact model this is its training score (Scores), so
+// incremental and batch kernel PCA agree, sign included; at rank r the two differ by
+// uⱼᵀ(K′ − K̃)eᵢ/√λⱼ, at most ErrorBound()/√λⱼ. Components with a zero or numerically
+// zero eigenvalue score zero (no division). dst is resized if empty, otherwise it must
+// be rows×k. Errors are those of ikpca.Model.Transform, and leave dst unchanged.
 func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	if _, err := errs.Transform(dst, X, md.d, k, md.Components()); err != nil {
 		return err
 	}
 	b := md.basis()
-	idx := b.order()[:k]
+	idx := md.reported(b)[:k]
 	m := md.m
 	// The top k vectors, as the rows of a k×m matrix, and their scales ±1/√λ, the sign
 	// read from the vector (VectorsTo): O(m·k).
@@ -241,7 +262,7 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	// (an overflowing polynomial kernel) is an error, and so are products that
 	// overflow; either leaves dst as it was.
 	shift := make([]float64, k)
-	if md.opts.Mode == Centred {
+	if !md.opts.Uncentred {
 		mean := make([]float64, m)
 		for j := range mean {
 			mean[j] = md.rowSum[j] / float64(m)

@@ -14,10 +14,22 @@ import (
 
 // decompose computes the decomposition of the current points from scratch: the kernel
 // matrix, its row sums, total and trace, and a batch eigendecomposition of the matrix
-// the mode and method keep — every pair, or the top Rank (topPairs). It changes md only
-// if it succeeds.
+// the mode and method keep — every pair, or the top rank (topPairs). It changes md only
+// if it succeeds. A model without points gets the empty decomposition; one whose m×m
+// kernel matrix would hold more than check.MaxFloats values (m above 32,768) is an
+// ErrArgument, found before anything is allocated.
 func (md *Model) decompose() error {
 	m := md.m
+	if m == 0 {
+		md.thin.Reset(0)
+		md.thin.SetTruncation(md.truncation())
+		md.sym.CopyFrom(new(update.Sym))
+		md.total, md.self, md.cert = 0, 0, certificate{}
+		return nil
+	}
+	if _, err := errs.Floats("the kernel matrix of a batch decomposition", m, m); err != nil {
+		return err
+	}
 	K := kernel.Matrix(md.kern, &md.view)
 	raw := K.RawSymmetric()
 	rowSum := make([]float64, m)
@@ -43,12 +55,12 @@ func (md *Model) decompose() error {
 		}
 		md.thin.CopyFrom(fresh)
 		md.thin.SetTruncation(md.truncation())
-		if md.opts.Rank > 0 {
+		if md.rank > 0 {
 			cert.drop(drop)
 		}
 	} else {
 		var a *mat.SymDense
-		if md.opts.Mode == Uncentred {
+		if md.opts.Uncentred {
 			a = K
 		} else {
 			// K' = CKC entrywise, its trivial vector included.
@@ -63,7 +75,7 @@ func (md *Model) decompose() error {
 		var fresh update.Sym
 		fresh.SetOptions(md.opts.Update)
 		if err := fresh.Factorize(a); err != nil {
-			return fmt.Errorf("kpca: batch decomposition: %w", err)
+			return wrap(err, "batch decomposition")
 		}
 		md.sym.CopyFrom(&fresh)
 	}
@@ -75,13 +87,13 @@ func (md *Model) decompose() error {
 // decomposeThin returns the decomposition of method Bordered for the kernel matrix K of
 // the points: the eigenpairs of K, or of the centred K' taken in the Helmert basis Q of
 // 1⊥ — M = QᵀKQ, whose eigenvectors W give those of K' as V = Q·W, orthogonal to 1 by
-// construction (docs/design.md, "Helmert coordinates") — all of them, or the top Rank,
+// construction (docs/design.md, "Helmert coordinates") — all of them, or the top rank,
 // and what that truncation dropped.
 func (md *Model) decomposeThin(K *mat.SymDense, raw blas64.Symmetric) (*update.Thin, update.Dropped, error) {
 	m := md.m
 	fresh := new(update.Thin)
 	fresh.SetOptions(md.opts.Update)
-	centred := md.opts.Mode == Centred
+	centred := !md.opts.Uncentred
 	n := m // the order of the matrix decomposed
 	a := K
 	var alpha []float64
@@ -118,9 +130,9 @@ func (md *Model) decomposeThin(K *mat.SymDense, raw blas64.Symmetric) (*update.T
 			}
 		}
 	}
-	values, w, drop, err := topPairs(a, md.opts.Rank, psd(md.kern))
+	values, w, drop, err := topPairs(a, md.rank, psd(md.kern))
 	if err != nil {
-		return nil, update.Dropped{}, fmt.Errorf("kpca: batch decomposition: %w", err)
+		return nil, update.Dropped{}, wrap(err, "batch decomposition")
 	}
 	k := len(values)
 	if k == 0 {
@@ -144,7 +156,7 @@ func (md *Model) decomposeThin(K *mat.SymDense, raw blas64.Symmetric) (*update.T
 		}
 	}
 	if err := fresh.SetEigen(values, v); err != nil {
-		return nil, update.Dropped{}, fmt.Errorf("kpca: batch decomposition: %w", err)
+		return nil, update.Dropped{}, wrap(err, "batch decomposition")
 	}
 	return fresh, drop, nil
 }

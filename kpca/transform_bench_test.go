@@ -60,7 +60,7 @@ func BenchmarkModelTransform(b *testing.B) {
 		m = 200
 	}
 	for _, s := range transformSets(b, m) {
-		md := newModel(b, s.k, s.train, Options{Mode: Centred})
+		md := fitModel(b, s.k, s.train, Options{Components: All})
 		var dst mat.Dense
 		runTransform(b, s.name, func() error {
 			dst.Reset()

@@ -48,7 +48,7 @@ func transformReference(md *Model, X *mat.Dense, comps int) (res, scale *mat.Den
 	md.VectorsTo(&U)
 	values := md.Values(nil)
 	m, k := md.Len(), md.kern
-	centred := md.opts.Mode == Centred
+	centred := !md.opts.Uncentred
 	var big float64
 	for _, v := range values {
 		big = math.Max(big, math.Abs(v))
@@ -182,19 +182,19 @@ func TestTransformBlocks(t *testing.T) {
 		X := transformPoints(rng, x, 3*med)
 		n, _ := X.Dims()
 		for _, k := range kernels {
-			for _, mode := range []Mode{Centred, Uncentred} {
+			for _, uncentred := range []bool{false, true} {
 				for _, grown := range []bool{false, true} {
-					what := fmt.Sprintf("%s %v %v grown %v", name, k, mode, grown)
+					what := fmt.Sprintf("%s %v %v grown %v", name, k, modeName(uncentred), grown)
 					var md *Model
 					if grown {
-						md = newModel(t, k, x.Slice(0, 10, 0, 8), Options{Mode: mode})
+						md = fitModel(t, k, x.Slice(0, 10, 0, 8), Options{Components: All, Uncentred: uncentred})
 						for i := 10; i < 100; i++ {
 							if err := md.Add(x.RawRowView(i)); err != nil {
 								t.Fatal(err)
 							}
 						}
 					} else {
-						md = newModel(t, k, x, Options{Mode: mode})
+						md = fitModel(t, k, x, Options{Components: All, Uncentred: uncentred})
 					}
 					comps := min(6, md.Components())
 					var got mat.Dense

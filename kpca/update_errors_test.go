@@ -10,19 +10,19 @@ import (
 
 // TestUpdateErrorKinds: an error of package update (here the secular root finder's
 // non-convergence, forced by an iteration cap of one) reaches the caller of Add wrapped
-// by kpca and still wraps its ikpca kind, for each method; and the model is left as it
-// was.
+// by kpca's sentinel of its kind and still wraps its ikpca kind, for each method; and the
+// model is left as it was.
 func TestUpdateErrorKinds(t *testing.T) {
 	x := points(t, "yeast", 40)
 	k := rbfMedian(t, x)
 	capped := update.Options{MaxIterations: 1}
 	for _, opts := range []Options{
-		{Method: Bordered, Update: capped},
-		{Method: Bordered, Rank: 5, Update: capped},
-		{Method: RankOne, Update: capped},
-		{Method: RankOne, Mode: Uncentred, Update: capped},
+		{Components: All, Method: Bordered, Update: capped},
+		{Method: Bordered, Components: 5, Rank: 5, Update: capped},
+		{Components: All, Method: RankOne, Update: capped},
+		{Components: All, Method: RankOne, Uncentred: true, Update: capped},
 	} {
-		md := newModel(t, k, x.Slice(0, 10, 0, 8), opts)
+		md := fitModel(t, k, x.Slice(0, 10, 0, 8), opts)
 		var err error
 		for i := 10; i < 40 && err == nil; i++ {
 			before := md.Len()
@@ -30,8 +30,8 @@ func TestUpdateErrorKinds(t *testing.T) {
 				t.Errorf("%+v: a failed Add changed the number of points", opts)
 			}
 		}
-		if !errors.Is(err, ikpca.ErrNotConverged) {
-			t.Errorf("%+v: Add with one root-finder iteration = %v, want an error wrapping ikpca.ErrNotConverged", opts, err)
+		if !errors.Is(err, ikpca.ErrNotConverged) || !errors.Is(err, ErrNotConverged) {
+			t.Errorf("%+v: Add with one root-finder iteration = %v, want an error wrapping ikpca.ErrNotConverged and kpca's", opts, err)
 		}
 	}
 }

@@ -58,9 +58,9 @@ func TestWindowMeasures(t *testing.T) {
 		x := points(t, set, n)
 		_, d := x.Dims()
 		k := rbfMedian(t, x)
-		for _, mode := range []Mode{Centred, Uncentred} {
-			what := set + " " + mode.String()
-			md := newModel(t, k, x.Slice(0, w, 0, d), Options{Mode: mode, Window: w})
+		for _, uncentred := range []bool{false, true} {
+			what := set + " " + modeName(uncentred)
+			md := fitModel(t, k, x.Slice(0, w, 0, d), Options{Components: All, Uncentred: uncentred, Window: w})
 			var worst Drift
 			var worstShare float64 // the largest |ŝⱼ − sⱼ| relative to its tolerance
 			for s := -1; s < steps; s++ {
@@ -80,7 +80,7 @@ func TestWindowMeasures(t *testing.T) {
 				}
 			}
 			t.Logf("%-6s %-9s %d steps at w = %d: drift at most %.2e (%.2f·wε) and %.2e (%.2f·wε), tolerance %.2e; shares at most %.2g of their tolerance",
-				set, mode, steps, w, worst.Orthogonality, worst.Orthogonality/(w*roundoff), worst.Residual, worst.Residual/(w*roundoff), tol, worstShare)
+				set, modeName(uncentred), steps, w, worst.Orthogonality, worst.Orthogonality/(w*roundoff), worst.Residual, worst.Residual/(w*roundoff), tol, worstShare)
 		}
 	}
 }
@@ -92,7 +92,7 @@ func TestWindowMeasures(t *testing.T) {
 func checkShares(t *testing.T, what string, md *Model, eta float64) float64 {
 	t.Helper()
 	a := pointsTarget(md)
-	want := batchValues(t, a, md.Options().Mode)
+	want := batchValues(t, a, md.Options().Uncentred)
 	var trace float64
 	for i := range md.Len() {
 		trace += a.At(i, i)

@@ -35,9 +35,9 @@ func TestWindow(t *testing.T) {
 		x := points(t, set, n)
 		_, d := x.Dims()
 		k := rbfMedian(t, x)
-		for _, mode := range []Mode{Centred, Uncentred} {
-			what := set + " " + mode.String()
-			md := newModel(t, k, x.Slice(0, w, 0, d), Options{Mode: mode, Window: w})
+		for _, uncentred := range []bool{false, true} {
+			what := set + " " + modeName(uncentred)
+			md := fitModel(t, k, x.Slice(0, w, 0, d), Options{Components: All, Uncentred: uncentred, Window: w})
 			for s := range steps {
 				row := (w + s) % n
 				if err := md.Add(x.RawRowView(row)); err != nil {
@@ -62,7 +62,7 @@ func TestWindow(t *testing.T) {
 			}
 			dr := md.Drift()
 			t.Logf("%-6s %-9s %d window steps at w = %d: reconstruction %.2e, orthogonality %.2e, drift probe %.2e/%.2e",
-				set, mode, steps, w, reconstruction(md, pointsTarget(md)), orthogonality(md), dr.Orthogonality, dr.Residual)
+				set, modeName(uncentred), steps, w, reconstruction(md, pointsTarget(md)), orthogonality(md), dr.Orthogonality, dr.Residual)
 		}
 	}
 }
@@ -81,8 +81,8 @@ func TestWindowRollback(t *testing.T) {
 		return k.Eval(a, b)
 	}}
 	bad := []float64{1, 1, 1, 1, 1, 1, 1, 1}
-	for _, opts := range []Options{{Window: 20}, {Mode: Uncentred, Window: 20}, {Window: 20, Rank: 6}, {Mode: Uncentred, Window: 20, Rank: 6}} {
-		md := newModel(t, odd, x.Slice(0, 20, 0, 8), opts)
+	for _, opts := range []Options{{Components: All, Window: 20}, {Components: All, Uncentred: true, Window: 20}, {Window: 20, Components: 6, Rank: 6}, {Uncentred: true, Window: 20, Components: 6, Rank: 6}} {
+		md := fitModel(t, odd, x.Slice(0, 20, 0, 8), opts)
 		before := capture(md)
 		if err := md.Add(bad); !errors.Is(err, ErrNonFinite) {
 			t.Errorf("%+v: a NaN kernel value: %v", opts, err)

@@ -59,7 +59,7 @@ func BenchmarkAdd(b *testing.B) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "points/s")
 	})
 	b.Run("exact-kpca/m=500", func(b *testing.B) {
-		md, _ := kpca.New(kernel.RBF{Sigma: 4}, X.Slice(0, 500, 0, d), kpca.Options{})
+		md, _ := kpca.Fit(kernel.RBF{Sigma: 4}, X.Slice(0, 500, 0, d), kpca.Options{Components: kpca.All})
 		base := md
 		work := new(kpca.Model)
 		work.CopyFrom(base)

@@ -29,7 +29,7 @@ var quadratic = kernel.Polynomial{Degree: 2, Gamma: 1}
 func exactToy(t *testing.T, X *mat.Dense) (kernelPCA, explicit []float64) {
 	t.Helper()
 	n, _ := X.Dims()
-	md, err := kpca.New(quadratic, X, kpca.Options{})
+	md, err := kpca.Fit(quadratic, X, kpca.Options{Components: kpca.All})
 	if err != nil {
 		t.Fatal(err)
 	}

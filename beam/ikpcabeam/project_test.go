@@ -1,7 +1,6 @@
 package ikpcabeam
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -23,15 +22,15 @@ import (
 // checkpoint returns a kpca model of the rows of X with kernel k, and its checkpoint.
 func checkpoint(t *testing.T, k kernel.Kernel, X *mat.Dense) (*kpca.Model, []byte) {
 	t.Helper()
-	m, err := kpca.New(k, X, kpca.Options{})
+	m, err := kpca.Fit(k, X, kpca.Options{Components: kpca.All})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	if err := m.Save(&b); err != nil {
+	b, err := m.MarshalBinary()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return m, b.Bytes()
+	return m, b
 }
 
 // project runs Project of the points of the CSV files glob matches, and of extra

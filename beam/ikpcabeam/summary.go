@@ -40,8 +40,8 @@ type kind struct {
 // kinds are the encodings DecodeModel and DecodeSummary know (nystrom_model.go adds
 // the Nyström KPCA model's).
 var kinds = []kind{
-	// The checkpoint of an exact incremental model, kpca.Model.Save's format; its magic
-	// is kpca's checkpointMagic.
+	// The checkpoint of an incremental model, kpca.Model.MarshalBinary's encoding; its
+	// magic is kpca's encodingMagic.
 	{name: "kpca checkpoint", magic: "IKPCAMDL", load: loadCheckpoint},
 	// stream.SKPCA's encoding; its magic is stream's skpcaMagic.
 	{name: "SKPCA", magic: "IKPCASKP", summary: func() Summary { return new(SKPCA) }},
@@ -76,8 +76,8 @@ func DecodeSummary(b []byte) (Summary, error) {
 }
 
 // DecodeModel decodes any model this package knows — a Summary's encoding or a kpca
-// checkpoint (of a model with a built-in kernel) — for projection. Bytes that do not
-// decode are an ErrModel.
+// checkpoint (of a model with a built-in kernel, or one registered with
+// kernel.Register) — for projection. Bytes that do not decode are an ErrModel.
 func DecodeModel(b []byte) (ikpca.Model, error) {
 	k, err := kindOf(b)
 	if err != nil {
@@ -91,8 +91,8 @@ func DecodeModel(b []byte) (ikpca.Model, error) {
 
 // loadCheckpoint reads a kpca checkpoint.
 func loadCheckpoint(b []byte) (ikpca.Model, error) {
-	m, err := kpca.Load(bytes.NewReader(b), nil)
-	if err != nil {
+	m := new(kpca.Model)
+	if err := m.UnmarshalBinary(b); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrModel, err)
 	}
 	return m, nil

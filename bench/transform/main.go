@@ -211,7 +211,7 @@ func subject(method string, k kernel.RBF, train *mat.Dense, m, d int) (func(*mat
 	}
 	switch method {
 	case "ikpca-kpca-transform":
-		md, err := kpca.New(k, train, kpca.Options{Mode: kpca.Centred})
+		md, err := kpca.Fit(k, train, kpca.Options{Components: kpca.All})
 		if err != nil {
 			return nil, err
 		}

@@ -61,7 +61,7 @@ func run(dataset, method string, n, m, reps int) error {
 	if err != nil {
 		return err
 	}
-	md, err := kpca.New(kernel.RBF{Sigma: sigma}, train, kpca.Options{Mode: kpca.Centred})
+	md, err := kpca.Fit(kernel.RBF{Sigma: sigma}, train, kpca.Options{Components: kpca.All})
 	if err != nil {
 		return err
 	}

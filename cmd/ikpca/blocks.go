@@ -27,8 +27,7 @@ type rowAdder struct {
 // newRowAdder returns an adder of rows of d columns to md, which holds read points, in
 // blocks of block rows when md adds rows in blocks.
 func newRowAdder(md *kpca.Model, d, block, read int, step func()) *rowAdder {
-	o := md.Options()
-	if o.Rank == 0 || o.Window > 0 {
+	if md.Rank() == 0 || md.Options().Window > 0 {
 		block = 1 // an exact model or a window adds its rows one at a time
 	}
 	a := &rowAdder{md: md, d: d, block: max(block, 1), read: read, step: step}

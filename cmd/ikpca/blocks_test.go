@@ -5,8 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/kernel"
@@ -15,7 +18,7 @@ import (
 
 // TestTrackedFit: a batch fit of more than --batch-max points at rank r is tracked — a
 // batch start, then blocks — says so in its summary with the certificate, and its
-// checkpoint holds every point at that rank (by default max(--k, 50)).
+// checkpoint holds every point at that rank (by default max(--k, 50)): kpca.Fit's model.
 func TestTrackedFit(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := filepath.Join(dir, "m.ckpt")
@@ -27,8 +30,24 @@ func TestTrackedFit(t *testing.T) {
 		!strings.Contains(stderr, "certified ‖K′ − K̃‖₂ ≤") {
 		t.Errorf("summary: %s", stderr)
 	}
-	if md := loadCheckpoint(t, ckpt); md.Len() != 400 || md.Options().Rank != 50 {
+	md := loadCheckpoint(t, ckpt)
+	if md.Len() != 400 || md.Options().Rank != 50 {
 		t.Errorf("checkpoint: %d points at rank %d, want 400 at 50", md.Len(), md.Options().Rank)
+	}
+	// It is kpca.Fit's model of the same points, bit for bit: a start of
+	// Options.BatchStart(400) = min(--batch-max, 1000) points, then the others --block at
+	// a time.
+	var pts mat.Dense
+	md.Points(&pts)
+	if s := md.Options().BatchStart(400); s != 150 {
+		t.Errorf("BatchStart(400) = %d, want 150", s)
+	}
+	lib, err := kpca.Fit(md.Kernel(), &pts, md.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(lib.Values(nil), md.Values(nil)) || lib.ErrorBound() != md.ErrorBound() {
+		t.Errorf("the tracked fit differs from kpca.Fit's: %v, %v", lib.Values(nil)[:3], md.Values(nil)[:3])
 	}
 	// Below --batch-max, or at --rank 0, it is one batch decomposition and says nothing.
 	for _, args := range [][]string{{"--batch-max", "400"}, {"--batch-max", "150", "--rank", "0"}} {
@@ -95,7 +114,7 @@ func TestTrackedFitInterrupted(t *testing.T) {
 // added before the adder stops, and the row offered then is not.
 func TestRowAdderInterrupted(t *testing.T) {
 	X := data.Yeast().X
-	md, err := kpca.New(kernel.RBF{Sigma: 0.3}, X.Slice(0, 50, 0, 8), kpca.Options{Rank: 6})
+	md, err := kpca.Fit(kernel.RBF{Sigma: 0.3}, X.Slice(0, 50, 0, 8), kpca.Options{Components: 6, Rank: 6})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +140,7 @@ func TestRowAdderInterrupted(t *testing.T) {
 	if b := newRowAdder(md, 8, 10, 55, func() {}).block; b != 10 {
 		t.Errorf("rank-r block %d", b)
 	}
-	ex, err := kpca.New(kernel.RBF{Sigma: 0.3}, X.Slice(0, 20, 0, 8), kpca.Options{})
+	ex, err := kpca.Fit(kernel.RBF{Sigma: 0.3}, X.Slice(0, 20, 0, 8), kpca.Options{Components: kpca.All})
 	if err != nil {
 		t.Fatal(err)
 	}

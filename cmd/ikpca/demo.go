@@ -56,7 +56,7 @@ func runDemo(cmd *cobra.Command, e env, n, m0, top int) error {
 	fmt.Fprintf(out, "data:     UCI Yeast (embedded), %d of %d points × %d features; RBF kernel, σ = %.4f (median distance)\n",
 		n, rows, cols, sigma)
 
-	model, err := kpca.New(k, x.Slice(0, m0, 0, cols), kpca.Options{})
+	model, err := kpca.Fit(k, x.Slice(0, m0, 0, cols), kpca.Options{Components: kpca.All})
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func runDemo(cmd *cobra.Command, e env, n, m0, top int) error {
 
 	// Drift against a batch kernel PCA of the same points.
 	start := time.Now()
-	batch, err := kpca.New(k, x, kpca.Options{})
+	batch, err := kpca.Fit(k, x, kpca.Options{Components: kpca.All})
 	if err != nil {
 		return err
 	}

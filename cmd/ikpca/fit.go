@@ -47,17 +47,18 @@ func fitCommand(e env) *cobra.Command {
 		Long: `fit reads points (one per row) from FILE, or standard input if FILE is "-" or absent,
 and fits a kernel PCA to them. It writes the eigenvalues (--values), the top --k scores of
 the points in the model (--scores) and a checkpoint of the model (--model), which
-transform and later incremental additions (kpca.Load, then Add) use, each to a file or "-"
+transform and later incremental additions (kpca.Model's UnmarshalBinaryFrom, then Add)
+use, each to a file or "-"
 for standard output. A stream's summary goes to standard error.
 
 By default fit reads the whole input and computes one batch decomposition of it, keeping
 the top --rank eigenpairs — by default --k, so that only those are computed (LAPACK
 dsyevr with an index range), as scikit-learn's KernelPCA does with n_components; --rank 0
 keeps every pair, the exact model that can later grow point by point exactly. An input of
-more than --batch-max points (` + strconv.Itoa(defaultBatchMax) + ` by default: a kernel matrix of 128 MiB) is not formed
-whole when --rank is above 0: fit decomposes its first ` + strconv.Itoa(trackedStart) + ` points (fewer with a smaller
+more than --batch-max points (` + strconv.Itoa(kpca.DefaultBatchMax) + ` by default: a kernel matrix of 128 MiB) is not formed
+whole when --rank is above 0: fit decomposes its first 1000 points (fewer with a smaller
 --batch-max, at least 2R+2), keeps the top R pairs — --rank, by default the larger of --k
-and ` + strconv.Itoa(trackedRank) + `, for the top --k pairs are accurate only well inside the rank tracked — and adds
+and ` + strconv.Itoa(kpca.DefaultRank) + `, for the top --k pairs are accurate only well inside the rank tracked — and adds
 the others in blocks of --block rows. Memory O(n·R), no n×n matrix; the summary gives the
 certificate ‖K′ − K̃‖₂ ≤ bound on what the truncations lost (on all 19,020 MAGIC points at
 R = 50, the top 10 eigenvalues came within 3.2e-7 of scikit-learn's batch fit: README).
@@ -83,7 +84,7 @@ can leave behind.
 Interrupted (Ctrl-C or SIGTERM) while streaming or tracking, fit stops between two points
 (or blocks: the rows of the block it holds are added first) and still writes every output
 for the points processed so far (exit status 130 or 143); the checkpoint can be loaded by
-transform, or by kpca.Load to resume. A bad row part-way through a stream also stops it
+transform, or by kpca.Model's UnmarshalBinaryFrom to resume. A bad row part-way through a stream also stops it
 with every output written for the rows before it (exit status 1). Interrupted while it
 reads a whole input or computes a batch decomposition, it stops at once and writes
 nothing: no point has been processed yet. A second interrupt quits at once, writing
@@ -101,7 +102,7 @@ nothing.`,
 	f.IntVar(&ff.window, "window", 0, "keep only the last W points, a sliding window (implies --stream; at least 2)")
 	f.BoolVar(&ff.stream, "stream", false, "add the points one at a time after a batch start of --m0 points, reading the input as it goes")
 	f.IntVar(&ff.block, "block", kpca.DefaultBlock, "rows a rank-R model adds in one step (1: one at a time); blocks are several times faster and as accurate")
-	f.IntVar(&ff.batchMax, "batch-max", defaultBatchMax, "the most points a batch fit decomposes at once; a larger input is tracked at --rank (see above)")
+	f.IntVar(&ff.batchMax, "batch-max", kpca.DefaultBatchMax, "the most points a batch fit decomposes at once; a larger input is tracked at --rank (see above)")
 	f.Float64Var(&ff.refreshTol, "refresh-tol", 0, "recompute the decomposition when its drift probe exceeds this (0: never)")
 	f.StringVar(&values.path, "values", "-", `file for the eigenvalues and explained variance ("-": standard output, "": none)`)
 	f.StringVar(&scores.path, "scores", "", `file for the training scores ("-": standard output, "": none)`)
@@ -149,12 +150,14 @@ nothing.`,
 	return c
 }
 
-// options checks fit's flags and returns the model's options. changed reports whether
-// a flag was given.
+// options checks fit's flags and returns the model's options: every pair with --rank 0
+// (Components All), the top R pairs at rank R otherwise (Components and Rank R; a batch
+// fit sets them from --k when --rank is not given). changed reports whether a flag was
+// given.
 func (ff *fitFlags) options(changed func(string) bool) (kpca.Options, error) {
-	opts := kpca.Options{RefreshTolerance: ff.refreshTol, Rank: ff.rank, Window: ff.window}
-	if ff.uncentred {
-		opts.Mode = kpca.Uncentred
+	opts := kpca.Options{Components: kpca.All, RefreshTolerance: ff.refreshTol, Window: ff.window, Uncentred: ff.uncentred}
+	if ff.rank > 0 {
+		opts.Components, opts.Rank = ff.rank, ff.rank
 	}
 	switch ff.method {
 	case "bordered":
@@ -221,57 +224,49 @@ func (ff *fitFlags) options(changed func(string) bool) (kpca.Options, error) {
 	return opts, nil
 }
 
-// defaultBatchMax is the default of --batch-max: the largest input a batch fit
-// decomposes at once, 4096 points, whose kernel matrix takes 128 MiB (and dsyevr about
-// a second with OpenBLAS on two cores). Beyond it the n×n matrix grows past what a fit
-// of the top pairs should need: 2.7 GiB at MAGIC's 19,020 points.
-const defaultBatchMax = 4096
-
-// trackedRank is the rank a tracked fit keeps when --rank is not given, if more than
-// --k: the top pairs of a tracked model are accurate only well inside its rank (on all
-// of MAGIC, the top 10 within 3e-7 at rank 50 and 0.09 at rank 10; README, "Rank r").
-const trackedRank = 50
-
-// trackedStart is the most points a tracked fit starts from (fewer if --batch-max is
-// smaller, more if twice the rank is more).
-const trackedStart = 1000
-
-// fitBatch reads the whole input and decomposes it at once: the top --rank pairs, by
-// default --k of them. An input of more than --batch-max points at a rank R > 0 is
-// tracked instead: a batch decomposition of its first points, then the others in blocks
-// of --block rows (docs/design.md, "Rank-r tracking in blocks"), at --rank, by default
-// max(--k, trackedRank). It returns the model, the points in it, whether it was tracked,
-// and — the model being complete up to there — the error that stopped a tracked fit
-// early (an interruption, a point whose kernel values are not finite).
+// fitBatch reads the whole input and fits it as kpca.Fit does: one batch decomposition
+// of the top --rank pairs, by default --k of them. An input of more than --batch-max
+// points at a rank R > 0 is tracked instead: a batch decomposition of its first
+// kpca.Options.BatchStart points, then the others in blocks of --block rows
+// (docs/design.md, "Rank-r tracking in blocks"), at --rank, by default max(--k,
+// kpca.DefaultRank) — Fit's model, added here a block at a time so that the fit can be
+// interrupted and show its progress. It returns the model, the points in it, whether it
+// was tracked, and — the model being complete up to there — the error that stopped a
+// tracked fit early (an interruption, a point whose kernel values are not finite).
 func fitBatch(ctx context.Context, e env, args []string, tf *tableFlags, kf *kernelFlags, ff *fitFlags, rankGiven bool, opts kpca.Options) (md *kpca.Model, read int, tracked bool, stopped, err error) {
 	t, err := readPoints(ctx, e, args, tf)
 	if err != nil {
 		return nil, 0, false, nil, err
 	}
 	rows, d := t.X.Dims()
-	if !rankGiven {
-		opts.Rank = ff.k
-	}
+	opts.Components, opts.Rank = kpca.All, 0
 	start := rows
-	if opts.Rank > 0 && rows > ff.batchMax {
-		r := opts.Rank
-		if !rankGiven {
-			r = max(ff.k, trackedRank)
+	if !rankGiven || ff.rank > 0 { // --rank 0: every pair, the exact model (Components All)
+		R := ff.k // the pairs kept: --rank, by default --k
+		if rankGiven {
+			R = ff.rank
 		}
-		// Tracking needs a start of more than 2R points, the input more than that.
-		if s := max(min(ff.batchMax, trackedStart), 2*(r+1)); s < rows {
-			start, opts.Rank = s, r
+		r := R // the rank a tracked fit keeps: by default max(--k, kpca.DefaultRank)
+		if !rankGiven && rows > ff.batchMax {
+			r = max(ff.k, kpca.DefaultRank)
 		}
+		tracking := opts
+		tracking.Components, tracking.Rank, tracking.BatchMax = r, r, ff.batchMax
+		if s := tracking.BatchStart(rows); s < rows {
+			start, opts = s, tracking
+		} else if R < rows {
+			opts.Components, opts.Rank = R, R // a batch fit of the top R pairs
+		} // R ≥ rows: every pair is asked for, the exact model
 	}
-	if start == rows && opts.Rank >= rows {
-		opts.Rank = 0 // every pair is asked for: the exact model
-	}
+	// What was decided above is what Fit does with these rows: one batch decomposition
+	// of the start (a tracked start, or every row when too few remain to track at R).
+	opts.BatchMax = max(ff.batchMax, start)
 	kern, err := kf.kernel(t.X)
 	if err != nil {
 		return nil, 0, false, nil, err
 	}
 	md, err = interruptible(ctx, fmt.Sprintf("during the batch decomposition of %s; nothing written", count(start, "point")),
-		func() (*kpca.Model, error) { return kpca.New(kern, t.X.Slice(0, start, 0, d), opts) })
+		func() (*kpca.Model, error) { return kpca.Fit(kern, t.X.Slice(0, start, 0, d), opts) })
 	if err != nil {
 		return nil, 0, false, nil, err
 	}
@@ -357,13 +352,14 @@ func fitStream(ctx context.Context, e env, args []string, tf *tableFlags, kf *ke
 	if opts.Rank > 0 && m0 <= opts.Rank {
 		return nil, 0, nil, usageError{fmt.Errorf("--rank %d needs more than %s to start from", opts.Rank, count(m0, "point"))}
 	}
+	opts.BatchMax = m0 // the start is one batch decomposition, whatever --m0
 	X := mat.NewDense(n0, d, head)
 	kern, err := kf.kernel(X)
 	if err != nil {
 		return nil, 0, nil, err
 	}
 	md, err := interruptible(ctx, fmt.Sprintf("during the starting batch decomposition of %s; nothing written", count(m0, "point")),
-		func() (*kpca.Model, error) { return kpca.New(kern, X.Slice(0, m0, 0, d), opts) })
+		func() (*kpca.Model, error) { return kpca.Fit(kern, X.Slice(0, m0, 0, d), opts) })
 	if err != nil {
 		return nil, 0, nil, err
 	}
@@ -413,19 +409,22 @@ func fitStream(ctx context.Context, e env, args []string, tf *tableFlags, kf *ke
 // a model that keeps only the top eigenpairs, its certificate. (A batch fit says nothing:
 // its outputs are the whole story, and its top pairs are exact to rounding.)
 func summary(e env, md *kpca.Model, read int) {
-	o := md.Options()
 	kind := "every eigenpair (exact)"
-	if o.Rank > 0 {
-		kind = "the top " + count(o.Rank, "eigenpair")
+	if r := md.Rank(); r > 0 {
+		kind = "the top " + count(r, "eigenpair")
+	}
+	centring := "centred"
+	if !md.Centred() {
+		centring = "uncentred"
 	}
 	held := ""
 	if md.Len() != read {
 		held = fmt.Sprintf(", the last %d in the model", md.Len())
 	}
-	msg := fmt.Sprintf("ikpca: %s read%s; %s, %s, %s", count(read, "point"), held, o.Mode, md.Kernel(), kind)
+	msg := fmt.Sprintf("ikpca: %s read%s; %s, %s, %s", count(read, "point"), held, centring, md.Kernel(), kind)
 	if v := md.Values(nil); len(v) > 0 {
 		msg += fmt.Sprintf("; λ₁ = %.6g", v[0])
-		if o.Rank > 0 {
+		if md.Rank() > 0 {
 			b := md.ErrorBound()
 			msg += fmt.Sprintf(", certified ‖K′ − K̃‖₂ ≤ %.3g (%.2g λ₁)", b, b/v[0])
 		}
@@ -459,7 +458,7 @@ func writeFit(e env, md *kpca.Model, k int, kGiven bool, values, scores, model *
 	return writeOutputs(e,
 		pending{values, writeValues},
 		pending{scores, func(w io.Writer) error { return table.Write(w, componentNames(kk), &s, ',') }},
-		pending{model, md.Save},
+		pending{model, func(w io.Writer) error { _, err := md.MarshalBinaryTo(w); return err }},
 	)
 }
 

@@ -243,10 +243,10 @@ func TestFitHelpBandwidthSample(t *testing.T) {
 }
 
 // TestFitMatchesLibrary: fit's eigenvalues are those of the library's model of the same
-// points, bit for bit: a batch fit is kpca.New of all the points at rank --k (or the
-// --rank given, 0 for every pair), a stream is kpca.New of the first --m0 (10 by
-// default) followed by one Add per point, exact or at --rank, and a window's is the same
-// with Options.Window.
+// points, bit for bit: a batch fit is kpca.Fit of all the points with Components and
+// Rank --k (or the --rank given; 0 for every pair, Components All), a stream is
+// kpca.Fit of the first --m0 (10 by default) followed by one Add per point, exact or at
+// --rank, and a window's is the same with Options.Window.
 func TestFitMatchesLibrary(t *testing.T) {
 	dir := t.TempDir()
 	in := writeYeast(t, dir, 25)
@@ -258,23 +258,23 @@ func TestFitMatchesLibrary(t *testing.T) {
 		m0   int
 		opts kpca.Options
 	}{
-		{nil, 25, kpca.Options{Rank: 5}},
-		{[]string{"--k", "3"}, 25, kpca.Options{Rank: 3}},
-		{[]string{"--rank", "0"}, 25, kpca.Options{}},
-		{[]string{"--stream"}, 10, kpca.Options{}},
-		{[]string{"--m0", "12", "--rank", "4"}, 12, kpca.Options{Rank: 4}},
-		{[]string{"--m0", "12", "--rank", "4", "--block", "1"}, 12, kpca.Options{Rank: 4, Block: 1}},
-		{[]string{"--m0", "12", "--rank", "4", "--block", "5"}, 12, kpca.Options{Rank: 4, Block: 5}},
-		{[]string{"--batch-max", "20", "--rank", "4"}, 20, kpca.Options{Rank: 4}},
-		{[]string{"--batch-max", "24", "--k", "3"}, 25, kpca.Options{Rank: 3}}, // too few points to track at rank 50: a batch fit
-		{[]string{"--window", "15"}, 10, kpca.Options{Window: 15}},
-		{[]string{"--window", "15", "--rank", "6", "--uncentred"}, 10, kpca.Options{Window: 15, Rank: 6, Mode: kpca.Uncentred}},
+		{nil, 25, kpca.Options{Components: 5, Rank: 5}},
+		{[]string{"--k", "3"}, 25, kpca.Options{Components: 3, Rank: 3}},
+		{[]string{"--rank", "0"}, 25, kpca.Options{Components: kpca.All}},
+		{[]string{"--stream"}, 10, kpca.Options{Components: kpca.All}},
+		{[]string{"--m0", "12", "--rank", "4"}, 12, kpca.Options{Components: 4, Rank: 4}},
+		{[]string{"--m0", "12", "--rank", "4", "--block", "1"}, 12, kpca.Options{Components: 4, Rank: 4, Block: 1}},
+		{[]string{"--m0", "12", "--rank", "4", "--block", "5"}, 12, kpca.Options{Components: 4, Rank: 4, Block: 5}},
+		{[]string{"--batch-max", "20", "--rank", "4"}, 20, kpca.Options{Components: 4, Rank: 4}},
+		{[]string{"--batch-max", "24", "--k", "3"}, 25, kpca.Options{Components: 3, Rank: 3}}, // too few points to track at rank 50: a batch fit
+		{[]string{"--window", "15"}, 10, kpca.Options{Components: kpca.All, Window: 15}},
+		{[]string{"--window", "15", "--rank", "6", "--uncentred"}, 10, kpca.Options{Window: 15, Components: 6, Rank: 6, Uncentred: true}},
 	} {
 		vals := filepath.Join(dir, "v.csv")
 		if code, _, stderr := ikpca(t, "", append([]string{"fit", "--columns", "2-9", "--values", vals, in}, c.args...)...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
 		}
-		md, err := kpca.New(k, x.Slice(0, c.m0, 0, 8), c.opts)
+		md, err := kpca.Fit(k, x.Slice(0, c.m0, 0, 8), c.opts)
 		if err != nil {
 			t.Fatal(err)
 		}

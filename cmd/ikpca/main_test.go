@@ -153,7 +153,7 @@ func TestFitTransform(t *testing.T) {
 	// The library's own model of the same points.
 	x := mat.DenseCopyOf(data.Yeast().X.Slice(0, 150, 0, 8))
 	sigma, _ := kernel.DefaultBandwidth(x)
-	md, err := kpca.New(kernel.RBF{Sigma: sigma}, x.Slice(0, 12, 0, 8), kpca.Options{})
+	md, err := kpca.Fit(kernel.RBF{Sigma: sigma}, x.Slice(0, 12, 0, 8), kpca.Options{Components: kpca.All})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,8 +194,8 @@ func TestFitTransform(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	loaded, err := kpca.Load(f, nil)
-	if err != nil || loaded.Len() != 150 {
+	var loaded kpca.Model
+	if _, err := loaded.UnmarshalBinaryFrom(f); err != nil || loaded.Len() != 150 {
 		t.Fatalf("checkpoint: %v, %d points", err, loaded.Len())
 	}
 }
@@ -237,7 +237,7 @@ func TestMalformedInput(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.ckpt")
 	os.WriteFile(bad, []byte("IKPCAMDL garbage"), 0o644)
-	if code, _, stderr := ikpca(t, "1,2\n", "transform", "--model", bad); code != 1 || !strings.Contains(stderr, "bad checkpoint") {
+	if code, _, stderr := ikpca(t, "1,2\n", "transform", "--model", bad); code != 1 || !strings.Contains(stderr, "bad encoding") {
 		t.Errorf("bad checkpoint: exit %d, %s", code, stderr)
 	}
 	// Standard input names itself.
@@ -269,8 +269,8 @@ func TestFitInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	md, err := kpca.Load(f, nil)
-	if err != nil || md.Len() != 77 {
+	var md kpca.Model
+	if _, err := md.UnmarshalBinaryFrom(f); err != nil || md.Len() != 77 {
 		t.Fatalf("checkpoint: %v", err)
 	}
 	if err := md.Add(data.Yeast().X.RawRowView(77)); err != nil {
@@ -352,8 +352,8 @@ func loadCheckpoint(t *testing.T, path string) *kpca.Model {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	md, err := kpca.Load(f, nil)
-	if err != nil {
+	md := new(kpca.Model)
+	if _, err := md.UnmarshalBinaryFrom(f); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return md

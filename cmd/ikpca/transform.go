@@ -84,8 +84,9 @@ components, and a note says so (as fit does). The output follows the rules of fi
 	return c
 }
 
-// loadModel loads a checkpoint from a file or, for "-", standard input; it returns at
-// once, with errInterrupted, when ctx is cancelled while it reads.
+// loadModel loads a checkpoint from a file or, for "-", standard input — one model's
+// encoding and nothing after it; it returns at once, with errInterrupted, when ctx is
+// cancelled while it reads.
 func loadModel(ctx context.Context, e env, path string) (*kpca.Model, error) {
 	var r io.Reader = e.in
 	if path != "-" {
@@ -96,7 +97,16 @@ func loadModel(ctx context.Context, e env, path string) (*kpca.Model, error) {
 		defer f.Close()
 		r = f
 	}
-	md, err := interruptible(ctx, "while reading the model "+path, func() (*kpca.Model, error) { return kpca.Load(r, nil) })
+	md, err := interruptible(ctx, "while reading the model "+path, func() (*kpca.Model, error) {
+		md := new(kpca.Model)
+		if _, err := md.UnmarshalBinaryFrom(r); err != nil {
+			return nil, err
+		}
+		if n, _ := io.ReadFull(r, make([]byte, 1)); n > 0 {
+			return nil, fmt.Errorf("%w: bytes after the model's encoding", kpca.ErrEncoding)
+		}
+		return md, nil
+	})
 	if err != nil && !errors.Is(err, errInterrupted) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

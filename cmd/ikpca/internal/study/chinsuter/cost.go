@@ -68,7 +68,7 @@ func costAt(ctx context.Context, m int, o Options) (CostRow, error) {
 		return row, err
 	}
 	for _, method := range []kpca.Method{kpca.Bordered, kpca.RankOne} {
-		md, err := kpca.New(k, x0, kpca.Options{Method: method})
+		md, err := kpca.Fit(k, x0, kpca.Options{Components: kpca.All, Method: method})
 		if err != nil {
 			return row, err
 		}

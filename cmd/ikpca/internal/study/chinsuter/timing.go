@@ -83,7 +83,7 @@ func trainToy(ctx context.Context, k kernel.Kernel, X *mat.Dense, o Options) (ma
 	if n <= o.ExactMax {
 		// Our exact incremental model, one point at a time from two points.
 		start = time.Now()
-		md, err := kpca.New(k, X.Slice(0, 2, 0, 2), kpca.Options{})
+		md, err := kpca.Fit(k, X.Slice(0, 2, 0, 2), kpca.Options{Components: kpca.All})
 		if err != nil {
 			return nil, models, err
 		}

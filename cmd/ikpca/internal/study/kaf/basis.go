@@ -51,7 +51,7 @@ func Basis(ctx context.Context, o BasisOptions) (*BasisResult, error) {
 	}
 	X = X.Slice(0, o.N, 0, 7).(*mat.Dense)
 	k := kernel.RBF{Sigma: o.Sigma}
-	md, err := kpca.New(k, X, kpca.Options{Mode: kpca.Uncentred})
+	md, err := kpca.Fit(k, X, kpca.Options{Components: kpca.All, Uncentred: true})
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func Basis(ctx context.Context, o BasisOptions) (*BasisResult, error) {
 		if size%o.Every != 0 && size != o.N {
 			continue
 		}
-		batch, err := kpca.New(k, X.Slice(0, size, 0, 7), kpca.Options{Mode: kpca.Uncentred})
+		batch, err := kpca.Fit(k, X.Slice(0, size, 0, 7), kpca.Options{Components: kpca.All, Uncentred: true})
 		if err != nil {
 			return nil, err
 		}

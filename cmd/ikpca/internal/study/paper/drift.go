@@ -116,7 +116,7 @@ func driftRun(ctx context.Context, o DriftOptions, order []int, method kpca.Meth
 	for i := range o.MMax {
 		x.SetRow(i, o.Data.RawRowView(order[i]))
 	}
-	model, err := kpca.New(o.Kernel, x.Slice(0, o.M0, 0, d), kpca.Options{Method: method})
+	model, err := kpca.Fit(o.Kernel, x.Slice(0, o.M0, 0, d), kpca.Options{Components: kpca.All, Method: method})
 	if err != nil {
 		return Series{}, err
 	}

@@ -141,7 +141,7 @@ func Approx(ctx context.Context, o ApproxOptions) (*ApproxResult, error) {
 	if o.Exact {
 		steps := min(max(o.ExactSteps, 1), n-1)
 		start := time.Now()
-		md, err := kpca.New(kern, train.Slice(0, n-steps, 0, d), kpca.Options{Mode: kpca.Uncentred})
+		md, err := kpca.Fit(kern, train.Slice(0, n-steps, 0, d), kpca.Options{Components: kpca.All, Uncentred: true})
 		if err != nil {
 			return nil, err
 		}

@@ -64,7 +64,7 @@ func Toy(ctx context.Context, o ToyOptions) (*ToyResult, error) {
 	for run := range o.Runs {
 		rng := rand.New(rand.NewPCG(o.Seed, uint64(run)))
 		X := testmat.Toy(o.N, rng)
-		md, err := kpca.New(k, X, kpca.Options{})
+		md, err := kpca.Fit(k, X, kpca.Options{Components: kpca.All})
 		if err != nil {
 			return nil, err
 		}

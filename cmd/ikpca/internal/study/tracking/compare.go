@@ -280,7 +280,7 @@ func grow(ctx context.Context, kern kernel.Kernel, X *mat.Dense, opts kpca.Optio
 	var md *kpca.Model
 	peak, elapsed, err := measured(func() error {
 		var err error
-		if md, err = kpca.New(kern, X.Slice(0, m0, 0, d), opts); err != nil {
+		if md, err = kpca.Fit(kern, X.Slice(0, m0, 0, d), opts); err != nil {
 			return err
 		}
 		_, err = md.AddRows(ctx, X.Slice(m0, end, 0, d), progress)
@@ -292,7 +292,7 @@ func grow(ctx context.Context, kern kernel.Kernel, X *mat.Dense, opts kpca.Optio
 // fitRank streams X into a rank-r model started from its first m0 points.
 func fitRank(ctx context.Context, kern kernel.Kernel, X *mat.Dense, r, m0 int, progress func(done, total int)) (pendingRow, error) {
 	n, _ := X.Dims()
-	md, peak, elapsed, err := grow(ctx, kern, X, kpca.Options{Rank: r}, m0, n, every(progress, 100))
+	md, peak, elapsed, err := grow(ctx, kern, X, kpca.Options{Components: r, Rank: r}, m0, n, every(progress, 100))
 	if err != nil {
 		return pendingRow{}, err
 	}
@@ -306,7 +306,7 @@ func fitRank(ctx context.Context, kern kernel.Kernel, X *mat.Dense, r, m0 int, p
 
 // fitExact grows an exact model from the first m0 points of X to its first ne.
 func fitExact(ctx context.Context, kern kernel.Kernel, X *mat.Dense, m0, ne int, progress func(done, total int)) (pendingRow, error) {
-	md, peak, elapsed, err := grow(ctx, kern, X, kpca.Options{}, m0, ne, every(progress, 10))
+	md, peak, elapsed, err := grow(ctx, kern, X, kpca.Options{Components: kpca.All}, m0, ne, every(progress, 10))
 	if err != nil {
 		return pendingRow{}, err
 	}

@@ -85,7 +85,7 @@ func Window(ctx context.Context, o WindowOptions) (*WindowResult, error) {
 	res := &WindowResult{Options: o, Sigma: sigma, Labels: map[string]string{}}
 	models := map[string]*kpca.Model{}
 	add := func(name, label string, opts kpca.Options) error {
-		md, err := kpca.New(kern, X.Slice(0, o.M0, 0, d), opts)
+		md, err := kpca.Fit(kern, X.Slice(0, o.M0, 0, d), opts)
 		if err != nil {
 			return err
 		}
@@ -94,21 +94,21 @@ func Window(ctx context.Context, o WindowOptions) (*WindowResult, error) {
 		res.Labels[name] = label
 		return nil
 	}
-	if err := add(ModelWindow, fmt.Sprintf("window, w = %d", o.Size), kpca.Options{Window: o.Size}); err != nil {
+	if err := add(ModelWindow, fmt.Sprintf("window, w = %d", o.Size), kpca.Options{Components: kpca.All, Window: o.Size}); err != nil {
 		return nil, err
 	}
 	if o.WindowRank > 0 {
-		if err := add(ModelWindowRank, fmt.Sprintf("window, w = %d, rank %d", o.Size, o.WindowRank), kpca.Options{Window: o.Size, Rank: o.WindowRank}); err != nil {
+		if err := add(ModelWindowRank, fmt.Sprintf("window, w = %d, rank %d", o.Size, o.WindowRank), kpca.Options{Window: o.Size, Components: o.WindowRank, Rank: o.WindowRank}); err != nil {
 			return nil, err
 		}
 	}
 	if o.Exact {
-		if err := add(ModelGrowing, "growing, exact", kpca.Options{}); err != nil {
+		if err := add(ModelGrowing, "growing, exact", kpca.Options{Components: kpca.All}); err != nil {
 			return nil, err
 		}
 	}
 	if o.Rank > 0 {
-		if err := add(ModelGrowRank, fmt.Sprintf("growing, rank %d", o.Rank), kpca.Options{Rank: o.Rank}); err != nil {
+		if err := add(ModelGrowRank, fmt.Sprintf("growing, rank %d", o.Rank), kpca.Options{Components: o.Rank, Rank: o.Rank}); err != nil {
 			return nil, err
 		}
 	}

@@ -1,0 +1,378 @@
+package kpca
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"unicode/utf8"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/wire"
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/update"
+)
+
+// The encoding of a Model, version 4, in the frame of every model's encoding
+// (internal/wire: magic "IKPCAMDL", version, body length, body, SHA-256), all integers
+// and floats little-endian (docs/design.md, "Encodings"):
+//
+//	hlen     uint32   length of the header
+//	header   hlen bytes of JSON (encodingHeader): the options (components, rank,
+//	         uncentred, method, window, block, batch max, refresh, solver), the
+//	         kernel.Spec, the sizes (points m ≥ 0, dimension d ≥ 1, order n: the
+//	         stored eigenpairs) and the refresh counters
+//	points   m·d float64, row-major, oldest first
+//	values   n float64, the stored eigenvalues (ascending)
+//	vectors  m·n float64, the stored eigenvectors in point coordinates (columns),
+//	         row-major: of K′ (centred, orthogonal to 1) or K, every pair or the top
+//	         Rank; for method RankOne of K or K′ with its trivial vector (n = m)
+//	rowsums  m float64, K·1
+//	total    float64, 1ᵀK1
+//	trace    float64, Σ k(xᵢ, xᵢ)
+//	bound    6 float64, the certificate of a tracked model (see certificate)
+//
+// Floats are stored bit for bit, and the header's in JSON's shortest form that reads
+// back to the same float, so that a decoded model continues exactly as the saved one
+// would have. Versions 1 to 3 (Save's checkpoints, with a Mode and no Components) are
+// not read.
+const (
+	encodingMagic   = "IKPCAMDL"
+	encodingVersion = 4
+	encodingWhat    = "kpca model"
+)
+
+// encodingHeader is the JSON header of the encoding.
+type encodingHeader struct {
+	Components       int         `json:"components"`
+	Rank             int         `json:"rank"`
+	Uncentred        bool        `json:"uncentred"`
+	Method           string      `json:"method"`
+	Window           int         `json:"window"`
+	Block            int         `json:"block"`
+	BatchMax         int         `json:"batch_max"`
+	RefreshTolerance float64     `json:"refresh_tolerance"`
+	CheckEvery       int         `json:"check_every"`
+	Workers          int         `json:"workers"`
+	Serial           int         `json:"serial"`
+	MaxIterations    int         `json:"max_iterations"`
+	Kernel           kernel.Spec `json:"kernel"`
+	Points           int         `json:"points"`
+	Dim              int         `json:"dim"`
+	Order            int         `json:"order"`
+	Refreshes        int         `json:"refreshes"`
+	Since            int         `json:"since"`
+}
+
+// certificateFloats is the number of floats of the certificate in an encoding.
+const certificateFloats = 6
+
+// encodingFloats returns the number of floats of the body of a model of m points of
+// dimension d and n stored eigenpairs.
+func encodingFloats(m, d, n int) int { return m*d + n + m*n + m + 2 + certificateFloats }
+
+// header returns the encoding's header of md, or an error if its kernel cannot describe
+// itself.
+func (md *Model) header(n int) ([]byte, error) {
+	sk, ok := md.kern.(kernel.Specified)
+	if !ok {
+		return nil, fmt.Errorf("%w: kernel %T cannot be described (implement kernel.Specified, or use a kernel.Func)", ErrArgument, md.kern)
+	}
+	o := md.opts
+	h := encodingHeader{
+		Components: o.Components, Rank: o.Rank, Uncentred: o.Uncentred, Method: o.Method.String(),
+		Window: o.Window, Block: o.Block, BatchMax: o.BatchMax,
+		RefreshTolerance: o.RefreshTolerance, CheckEvery: o.CheckEvery,
+		Workers: o.Update.Workers, Serial: o.Update.Serial, MaxIterations: o.Update.MaxIterations,
+		Kernel: sk.Spec(), Points: md.m, Dim: md.d, Order: n,
+		Refreshes: md.stats.Refreshes, Since: md.since,
+	}
+	b, err := json.Marshal(h)
+	if err != nil {
+		// A Spec holds a float json refuses (NaN): kernel.Validate refused it before.
+		return nil, fmt.Errorf("%w: encoding the header: %v", ErrArgument, err)
+	}
+	return b, nil
+}
+
+// MarshalBinaryTo writes the encoding of the model to w (the format above) as it is
+// produced, never holding it all in memory — an exact model of m points encodes
+// O(m²) bytes — and returns the number of bytes written. The kernel must describe itself
+// (kernel.Specified: every built-in kernel, and a kernel.Func, which the decoding
+// program must have registered with kernel.Register). A nil w, a zero Model and a kernel
+// that cannot describe itself are errors wrapping ErrArgument; an error of w is
+// returned as it is, with the bytes written before it.
+func (md *Model) MarshalBinaryTo(w io.Writer) (int, error) {
+	if isNil(w) {
+		return 0, fmt.Errorf("%w: nil writer", ErrArgument)
+	}
+	if err := md.ready(); err != nil {
+		return 0, err
+	}
+	b := md.basis()
+	n := len(b.values)
+	header, err := md.header(n)
+	if err != nil {
+		return 0, err
+	}
+	length := 4 + uint64(len(header)) + 8*uint64(encodingFloats(md.m, md.d, n))
+	fw := wire.NewWriter(w, encodingMagic, encodingVersion, length)
+	bw := bufio.NewWriterSize(fw, 1<<16)
+	var buf [8]byte
+	binary.LittleEndian.PutUint32(buf[:4], uint32(len(header)))
+	bw.Write(buf[:4])
+	bw.Write(header)
+	putF := func(xs ...float64) {
+		for _, v := range xs {
+			binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
+			bw.Write(buf[:])
+		}
+	}
+	putF(md.x[:md.m*md.d]...)
+	putF(b.values...)
+	for i := range md.m {
+		if n > 0 {
+			putF(b.vecs.Data[i*b.vecs.Stride : i*b.vecs.Stride+n]...)
+		}
+	}
+	putF(md.rowSum[:md.m]...)
+	c := md.cert
+	putF(md.total, md.self, c.posNorm, c.negNorm, c.posTrace, c.negTrace, c.slack, c.sumErr)
+	bw.Flush() // its error, the writer's, is fw's too
+	return fw.Close()
+}
+
+// MarshalBinary returns the encoding of the model (see MarshalBinaryTo), which
+// UnmarshalBinary restores bit for bit. It implements encoding.BinaryMarshaler.
+func (md *Model) MarshalBinary() ([]byte, error) {
+	var buf bytes.Buffer
+	if _, err := md.MarshalBinaryTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// UnmarshalBinary restores the model from an encoding written by MarshalBinary or
+// MarshalBinaryTo — exactly one, nothing before or after it — replacing md entirely:
+// md may be a zero Model or any other. The model continues exactly as the saved one
+// would have. Bytes that are not an encoded Model, of an unknown version, truncated or
+// corrupted give an error wrapping ErrEncoding, and so does a checksummed encoding of a
+// model that cannot exist: every size is checked against the length of the data before
+// anything is allocated, and points, eigenvalues, eigenvectors (orthonormal, and
+// orthogonal to 1 for a centred bordered model), row sums, kernel parameters and options
+// must be finite and valid. A kernel that is not built in must have been registered
+// with kernel.Register under its name; if not, the error wraps ErrArgument. On error md
+// is unchanged.
+func (md *Model) UnmarshalBinary(data []byte) error {
+	_, body, err := wire.OpenFrame(data, encodingMagic, ErrEncoding, encodingWhat, encodingVersion)
+	if err != nil {
+		return err
+	}
+	fresh, err := decode(body)
+	if err != nil {
+		return err
+	}
+	*md = Model{} // nothing of the old model stays, not even its workspaces
+	md.CopyFrom(fresh)
+	return nil
+}
+
+// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes, so that several
+// encodings can follow one another in a stream — and restores the model from it as
+// UnmarshalBinary does, returning the number of bytes read. A nil r is an error
+// wrapping ErrArgument; a stream that ends before the encoding does wraps ErrEncoding
+// (and io.ErrUnexpectedEOF); another error of r is returned as it is. On error md is
+// unchanged.
+func (md *Model) UnmarshalBinaryFrom(r io.Reader) (int, error) {
+	if isNil(r) {
+		return 0, fmt.Errorf("%w: nil reader", ErrArgument)
+	}
+	data, n, err := wire.ReadFrame(r, encodingMagic, ErrEncoding, encodingWhat)
+	if err != nil {
+		return n, err
+	}
+	return n, md.UnmarshalBinary(data)
+}
+
+// decode returns the model of an encoding's body, checked as UnmarshalBinary says.
+func decode(p []byte) (*Model, error) {
+	if len(p) < 4 {
+		return nil, fmt.Errorf("%w: a body of %d bytes", ErrEncoding, len(p))
+	}
+	hlen := binary.LittleEndian.Uint32(p)
+	p = p[4:]
+	if uint64(hlen) > uint64(len(p)) {
+		return nil, fmt.Errorf("%w: header length %d exceeds the body", ErrEncoding, hlen)
+	}
+	var h encodingHeader
+	dec := json.NewDecoder(bytes.NewReader(p[:hlen]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil {
+		return nil, fmt.Errorf("%w: header: %v", ErrEncoding, err)
+	}
+	if dec.InputOffset() != int64(hlen) {
+		return nil, fmt.Errorf("%w: %d bytes after the header's JSON", ErrEncoding, int64(hlen)-dec.InputOffset())
+	}
+	p = p[hlen:]
+	// Bound every size by the data actually present before computing with it, so that
+	// no product overflows and nothing is allocated for data that is not there: each of
+	// m·d and m·n (n ≤ m) is at most the number of floats, hence their sum below is at
+	// most 3·len(p)/8 + 8. A model without points has no data to bound its dimension:
+	// check.MaxFloats does, as for New.
+	m, d, n := h.Points, h.Dim, h.Order
+	have := len(p) / 8
+	if m < 0 || d < 1 || n < 0 || n > m || m > have || m > 0 && (d > have/m || n > have/m) {
+		return nil, fmt.Errorf("%w: sizes %d points × %d, order %d, for %d bytes of data", ErrEncoding, m, d, n, len(p))
+	}
+	if _, err := errs.Floats("a point", d); err != nil {
+		return nil, fmt.Errorf("%w: dimension %d: %v", ErrEncoding, d, err)
+	}
+	if want := encodingFloats(m, d, n); len(p)%8 != 0 || have != want {
+		return nil, fmt.Errorf("%w: %d bytes of data, want %d", ErrEncoding, len(p), 8*want)
+	}
+	r := wire.NewReader(p)
+	points, err := r.Floats(m*d, ErrEncoding, "points")
+	if err != nil {
+		return nil, err
+	}
+	values, err := r.Floats(n, ErrEncoding, "eigenvalues")
+	if err != nil {
+		return nil, err
+	}
+	vecs, err := r.Floats(m*n, ErrEncoding, "eigenvectors")
+	if err != nil {
+		return nil, err
+	}
+	rowSum, err := r.Floats(m, ErrEncoding, "row sums")
+	if err != nil {
+		return nil, err
+	}
+	sums, err := r.Floats(2+certificateFloats, ErrEncoding, "sums and certificate")
+	if err != nil {
+		return nil, err
+	}
+
+	opts, err := h.options()
+	if err != nil {
+		return nil, err
+	}
+	if opts.Window > 0 && m > opts.Window {
+		return nil, fmt.Errorf("%w: %d points in a window of %d", ErrEncoding, m, opts.Window)
+	}
+	rank := opts.tracked()
+	exact := m // the pairs of the exact model: K′'s m−1 of the bordered centred model
+	if !opts.Uncentred && opts.Method == Bordered {
+		exact = max(m-1, 0)
+	}
+	if rank > 0 && n > min(rank, exact) || rank == 0 && n != exact {
+		return nil, fmt.Errorf("%w: order %d for %d points, %s, rank %d", ErrEncoding, n, m, opts.Method, rank)
+	}
+	c := sums[2:]
+	for _, v := range c {
+		if v < 0 {
+			return nil, fmt.Errorf("%w: certificate %v", ErrEncoding, c)
+		}
+	}
+	k, err := encodedKernel(h.Kernel)
+	if err != nil {
+		return nil, err
+	}
+
+	md := &Model{kern: k, opts: opts, rank: rank, d: d}
+	md.setOptions()
+	md.ensure(m)
+	copy(md.x, points)
+	copy(md.rowSum, rowSum)
+	md.total, md.self = sums[0], sums[1]
+	md.cert = certificate{posNorm: c[0], negNorm: c[1], posTrace: c[2], negTrace: c[3], slack: c[4], sumErr: c[5]}
+	md.m = m
+	md.setView()
+	if err := md.setDecomposition(values, vecs); err != nil {
+		return nil, err
+	}
+	md.stats = Stats{Points: m, Refreshes: h.Refreshes}
+	md.since = h.Since
+	return md, nil
+}
+
+// options returns the options a header records, which must be valid and resolved (the
+// Rank of Components k recorded, not zero).
+func (h *encodingHeader) options() (Options, error) {
+	o := Options{
+		Components: h.Components, Rank: h.Rank, Uncentred: h.Uncentred, Window: h.Window, Block: h.Block,
+		BatchMax: h.BatchMax, RefreshTolerance: h.RefreshTolerance, CheckEvery: h.CheckEvery,
+		Update: update.Options{Workers: h.Workers, Serial: h.Serial, MaxIterations: h.MaxIterations},
+	}
+	switch h.Method {
+	case Bordered.String():
+	case RankOne.String():
+		o.Method = RankOne
+	default:
+		return o, fmt.Errorf("%w: method %q", ErrEncoding, h.Method)
+	}
+	if o.Components != All && o.Rank == 0 || h.Refreshes < 0 || h.Since < 0 || math.IsInf(o.RefreshTolerance, 0) {
+		return o, fmt.Errorf("%w: components %d, rank %d, refresh tolerance %g, refreshes %d, since %d",
+			ErrEncoding, o.Components, o.Rank, o.RefreshTolerance, h.Refreshes, h.Since)
+	}
+	v, err := o.validate()
+	if err != nil {
+		return o, fmt.Errorf("%w: options: %v", ErrEncoding, err)
+	}
+	return v, nil
+}
+
+// encodedKernel rebuilds the kernel of an encoding: a built-in kernel from its
+// parameters, which must be valid (else the encoding describes no model: ErrEncoding),
+// or the kernel.Func registered under its name (if none is, ErrArgument: the program
+// must register it before decoding; a name no Func can have is ErrEncoding).
+func encodedKernel(spec kernel.Spec) (kernel.Kernel, error) {
+	k, err := kernel.New(spec)
+	switch {
+	case err == nil:
+		return k, nil
+	case kernel.IsBuiltin(spec.Name) || spec.Name == "" || !utf8.ValidString(spec.Name):
+		return nil, fmt.Errorf("%w: kernel: %v", ErrEncoding, err)
+	}
+	return nil, fmt.Errorf("%w: the encoding's kernel %q is neither built in nor registered (kernel.Register it before decoding): %v",
+		ErrArgument, spec.Name, err)
+}
+
+// setDecomposition starts the decomposition of a decoded model from its eigenvalues and
+// its m×n eigenvectors in point coordinates, checking that they are orthonormal and,
+// for a centred bordered model, orthogonal to 1 (update.Thin.SetEigen's probe, and 1e-8
+// relative here).
+func (md *Model) setDecomposition(values, vecs []float64) error {
+	m, n := md.m, len(values)
+	if !md.bordered() {
+		if n == 0 {
+			return nil // the zero Sym
+		}
+		if err := md.sym.SetEigen(values, mat.NewDense(n, n, vecs)); err != nil {
+			return fmt.Errorf("%w: %v", ErrEncoding, err)
+		}
+		return nil
+	}
+	if n == 0 {
+		md.thin.Reset(m)
+		return nil
+	}
+	if !md.opts.Uncentred {
+		for c := range n {
+			var s float64
+			for i := range m {
+				s += vecs[i*n+c]
+			}
+			if !(math.Abs(s) <= 1e-8*math.Sqrt(float64(m))) {
+				return fmt.Errorf("%w: eigenvector %d is not orthogonal to 1 (sum %g)", ErrEncoding, c, s)
+			}
+		}
+	}
+	if err := md.thin.SetEigen(values, mat.NewDense(m, n, vecs)); err != nil {
+		return fmt.Errorf("%w: %v", ErrEncoding, err)
+	}
+	return nil
+}

@@ -1,0 +1,99 @@
+package kpca
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/wire"
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// FuzzUnmarshal: no input makes UnmarshalBinary or UnmarshalBinaryFrom panic, a
+// rejected input leaves the receiver as it was, and whatever they accept is a usable
+// model — finite eigenvalues, an encoding that decodes back to the same values, points
+// that transform and a point that adds. Each input is tried as it is and as the body of
+// a valid frame (the checksum and the length computed), so that the fuzzer reaches the
+// checks behind the frame; the seeds are the bodies of valid encodings (framed, they
+// decode).
+func FuzzUnmarshal(f *testing.F) {
+	x := mat.NewDense(6, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1, 0.5, 0.25, 2, -1})
+	kernels := []kernel.Kernel{kernel.RBF{Sigma: 1}, kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: 1}, kernel.Laplacian{Sigma: 2}, kernel.Linear{}, kernel.RBF{Gamma: 0.5}, kernel.Laplacian{Gamma: 0.5}}
+	body := func(b []byte) []byte { return b[wire.PrefixSize : len(b)-wire.Overhead+wire.PrefixSize] }
+	for i, opts := range allOptions {
+		md, err := Fit(kernels[i%len(kernels)], x.Slice(0, 3+i%3, 0, 2), opts)
+		if err != nil {
+			f.Fatal(err)
+		}
+		b := encode(f, md)
+		f.Add(body(b))
+		if i == 0 {
+			f.Add(b)
+		}
+	}
+	for _, opts := range []Options{{Components: 2, Rank: 2}, {Components: All, Uncentred: true, Window: 6}, {Components: 3, Rank: 3, Window: 6}, {Components: 1}} {
+		md, err := Fit(kernels[0], x.Slice(0, 5, 0, 2), opts)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if err := md.Add(x.RawRowView(5)); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(body(encode(f, md)))
+	}
+	empty, err := New(kernels[1], 2, Options{Components: 2})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(body(encode(f, empty)))
+	f.Add([]byte("\x02\x00\x00\x00{}"))
+	recv, err := Fit(kernels[0], x, Options{Components: 2})
+	if err != nil {
+		f.Fatal(err)
+	}
+	before := capture(recv)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, in := range [][]byte{data, wire.Frame(encodingMagic, encodingVersion, data)} {
+			var md, streamed Model
+			err := md.UnmarshalBinary(in)
+			n, serr := streamed.UnmarshalBinaryFrom(bytes.NewReader(in))
+			if err == nil && (serr != nil || n != len(in)) || serr == nil && n == len(in) && err != nil {
+				t.Fatalf("UnmarshalBinary: %v; UnmarshalBinaryFrom: %d of %d bytes, %v", err, n, len(in), serr)
+			}
+			if err != nil {
+				if recv.UnmarshalBinary(in) == nil || !capture(recv).equal(before) {
+					t.Fatal("a rejected input changed the receiver")
+				}
+				continue
+			}
+			if md.Len() < 0 || md.Dim() < 1 || !capture(&md).equal(capture(&streamed)) {
+				t.Fatalf("decoded a model of %d points of dimension %d", md.Len(), md.Dim())
+			}
+			values := md.Values(nil)
+			for _, v := range values {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Fatalf("eigenvalue %v", v)
+				}
+			}
+			back, err := decoded(encode(t, &md))
+			if err != nil {
+				t.Fatalf("decoding the encoding of a decoded model: %v", err)
+			}
+			if !slices.Equal(back.Values(nil), values) {
+				t.Fatal("values changed in an encoding and decoding")
+			}
+			p := mat.NewDense(1, md.Dim(), nil)
+			if k := md.Components(); k > 0 {
+				var s mat.Dense
+				_ = md.Transform(&s, p, k)
+			}
+			before := capture(&md)
+			if err := md.Add(p.RawRowView(0)); err != nil && !capture(&md).equal(before) {
+				t.Fatalf("a failed Add (%v) changed the model", err)
+			}
+		}
+	})
+}

@@ -1,0 +1,146 @@
+package kpca
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/update"
+)
+
+// Fit returns the kernel PCA of the rows of X (n points of dimension d) for the kernel k:
+// the batch fit, scikit-learn's KernelPCA(n_components=k).fit(X). Later points are
+// added with Add, AddBatch and AddRows, and removed with Remove; Scores gives the
+// points' own scores (fit_transform), Transform those of new points.
+//
+// With Options.Components k it is one batch decomposition that computes only the top
+// Rank pairs (LAPACK dsyevr with an index range: O(n³) for the reduction to tridiagonal
+// form, O(n·Rank) beyond), if n ≤ BatchMax. A larger X is tracked instead, never forming
+// its n×n kernel matrix: a batch decomposition of its first min(BatchMax, 1000) rows (at
+// least 2·Rank+2), then the others added in blocks of Block rows as AddBatch adds them
+// (docs/design.md, "Rank-r tracking in blocks"), in O(n·(Rank+d)) memory. With
+// Components All it is the batch decomposition of every pair, whatever n: O(n²) memory
+// and O(n³) time, which the caller asked for. With a Window, Fit keeps the last Window
+// rows of X, as adding them one at a time would.
+//
+// Fit is all or nothing. A kernel that kernel.Validate refuses (a nil kernel, RBF{}),
+// impossible options (see Options) and a nil X are errors wrapping ErrArgument; an X
+// without rows or columns wraps ErrEmpty, a non-finite coordinate or kernel value
+// ErrNonFinite, and a decomposition of more than 2³⁰ kernel values (n above 32,768 with
+// Components All) ErrArgument.
+func Fit(k kernel.Kernel, X mat.Matrix, opts Options) (*Model, error) {
+	md, err := newModel(k, opts)
+	if err != nil {
+		return nil, err
+	}
+	n, d, err := errs.Data(X)
+	if err != nil {
+		return nil, err
+	}
+	if err := md.setDim(d); err != nil {
+		return nil, err
+	}
+	if err := md.fitRows(X, n); err != nil {
+		return nil, err
+	}
+	return md, nil
+}
+
+// New returns an empty model of d-dimensional points for the kernel k, fed by Add,
+// AddBatch and AddRows: AddBatch into a model without points fits them as Fit does. A
+// kernel that kernel.Validate refuses, impossible options (see Options) and d < 1 are
+// errors wrapping ErrArgument.
+func New(k kernel.Kernel, d int, opts Options) (*Model, error) {
+	md, err := newModel(k, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := md.setDim(d); err != nil {
+		return nil, err
+	}
+	return md, nil
+}
+
+// newModel returns a model without points or dimension, of the kernel k and the options
+// opts validated.
+func newModel(k kernel.Kernel, opts Options) (*Model, error) {
+	if err := kernel.Validate(k); err != nil {
+		return nil, wrap(err, "kernel")
+	}
+	opts, err := opts.validate()
+	if err != nil {
+		return nil, err
+	}
+	md := &Model{kern: k, opts: opts, rank: opts.tracked()}
+	md.setOptions()
+	return md, nil
+}
+
+// setDim gives a model without points its dimension d.
+func (md *Model) setDim(d int) error {
+	if d < 1 {
+		return fmt.Errorf("%w: dimension %d: points have at least one coordinate", ErrArgument, d)
+	}
+	if _, err := errs.Floats("a point", d); err != nil {
+		return err
+	}
+	md.d = d
+	return nil
+}
+
+// fitRows fits the model, which has no points, to the n rows of X as Fit does (see Fit):
+// a batch decomposition of the rows (the last Window of them in a window) or, at rank r
+// beyond BatchMax rows, of the first of them and the others in blocks. All or nothing:
+// on error the model has no points again.
+func (md *Model) fitRows(X mat.Matrix, n int) error {
+	lo := 0
+	if w := md.opts.Window; w > 0 && n > w {
+		lo = n - w
+	}
+	rows := n - lo
+	start := md.opts.BatchStart(rows)
+	// The model has no points: its state to return to on error is that of no points,
+	// its sums and certificate (zero, or the rounding left by removals) and statistics.
+	// (Not snapshot, whose decomposition backup AddBatch's own snapshot reuses.)
+	total, self, cert, since, stats := md.total, md.self, md.cert, md.since, md.stats
+	updates := append([]update.Stats(nil), md.updates...)
+	fail := func(err error) error {
+		md.m = 0
+		md.setView()
+		md.decompose() // the empty decomposition: it cannot fail
+		md.total, md.self, md.cert, md.since, md.stats = total, self, cert, since, stats
+		md.updates = append(md.updates[:0], updates...)
+		return err
+	}
+	md.ensure(start)
+	for i := range start {
+		mat.Row(md.x[i*md.d:(i+1)*md.d], lo+i, X)
+	}
+	md.m = start
+	md.setView()
+	if err := md.decompose(); err != nil {
+		return fail(err)
+	}
+	md.since = 0
+	md.pending = md.pending[:0]
+	md.endStep()
+	if start == rows {
+		return nil
+	}
+	md.Reserve(rows) // the rows are known: no growing buffers, no garbage of their copies
+	if err := md.addBatch(rowRange{X, lo + start, n}, rows-start); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// rowRange is rows lo to hi−1 of a matrix, as a matrix, without copying them.
+type rowRange struct {
+	x      mat.Matrix
+	lo, hi int
+}
+
+func (r rowRange) Dims() (int, int)    { _, c := r.x.Dims(); return r.hi - r.lo, c }
+func (r rowRange) At(i, j int) float64 { return r.x.At(r.lo+i, j) }
+func (r rowRange) T() mat.Matrix       { return mat.Transpose{Matrix: r} }

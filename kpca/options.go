@@ -1,0 +1,220 @@
+package kpca
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ikpca/ikpca/update"
+)
+
+// All, as Options.Components, keeps and reports every eigenpair: the exact model.
+const All = -1
+
+// DefaultRank is the number of pairs a model of Components k tracks when Options.Rank is
+// zero, if k is smaller: the top pairs of a tracked model are accurate only well inside
+// its rank (see Options.Rank).
+const DefaultRank = 50
+
+// DefaultBatchMax is the most points Fit decomposes at once when Options.BatchMax is
+// zero: 4096 points, whose kernel matrix takes 128 MiB (and LAPACK's dsyevr, for the top
+// pairs, about a second with OpenBLAS on two cores). Beyond it the n×n matrix grows past
+// what a fit of the top pairs needs — 2.7 GiB for MAGIC's 19,020 points — and Fit tracks
+// the top pairs instead.
+const DefaultBatchMax = 4096
+
+// trackedStart is the most points a tracked Fit decomposes at once before it adds the
+// others in blocks (fewer if Options.BatchMax is smaller, more if 2·Rank+2 is more).
+const trackedStart = 1000
+
+// Method selects how a point is added.
+type Method int
+
+const (
+	// Bordered adds a point with one bordering update (update.Thin.Border): the kernel
+	// matrix (uncentred) or the centred matrix (centred, in a basis of 1⊥) grows by one
+	// row and column. One m×m×m product per point (m×r×r at rank r). It supports
+	// Remove, every Components and Window.
+	Bordered Method = iota
+	// RankOne follows Hallgren and Northrop: uncentred, expand the decomposition by one
+	// eigenpair and apply two rank-one updates (their Algorithm 1); centred, two
+	// rank-one updates re-centre the old points, then expand and two more (Algorithm 2).
+	// Two or four m×m×m products per point. The rank-two terms are split into rank-one
+	// terms of balanced size instead of the paper's ρ = 4/k (which is unbounded for a
+	// point near the feature-space mean and makes the authors' code reject it), with the
+	// same cost and structure. It is a reference path: it requires Components All and
+	// supports neither Remove nor Window (ErrArgument).
+	RankOne
+)
+
+// String returns "bordered" or "rank-one".
+func (m Method) String() string {
+	if m == RankOne {
+		return "rank-one"
+	}
+	return "bordered"
+}
+
+// Options configure a Model. Components is required; the zero value of every other field
+// is its default: centred, bordered, rank max(Components, DefaultRank), no window, no
+// automatic refresh.
+type Options struct {
+	// Components is k, the number of top eigenpairs the model keeps and reports — what
+	// Values, VectorsTo, ExplainedVariance, ValueBounds, Scores and the k of Transform
+	// give (fewer while the model has fewer pairs) — or All, every eigenpair. It is
+	// required: zero is an error, for the two choices differ by orders of magnitude in
+	// cost.
+	//
+	//   - k: the model tracks the top Rank ≥ k pairs, in O(m·(Rank+d)) memory and
+	//     O(m·Rank² + m·d) work a point. Fit computes only the top Rank pairs of at
+	//     most BatchMax points (LAPACK dsyevr with an index range), and tracks the
+	//     others; ErrorBound and ValueBounds certify what the truncations lose
+	//     (docs/design.md, "Rank-r tracking").
+	//   - All: every eigenpair of the m×m matrix, O(m²) memory, a batch fit O(m³)
+	//     (all of the matrix's eigenvectors), and a point one m×m×m product: the
+	//     exact model, which agrees with a batch kernel PCA to rounding.
+	Components int
+
+	// Rank is the number of top eigenpairs the model tracks as points are added (the
+	// rank of the matrix K̃ = V·Λ·Vᵀ it holds), of which it reports the top Components.
+	// Zero means max(Components, DefaultRank); otherwise it is at least Components. It
+	// must be zero with Components All.
+	//
+	// The top pairs of a tracked model are accurate only well inside its rank: each
+	// truncation drops a pair that later points would have raised. Streaming all 19,020
+	// points of MAGIC (Gaussian kernel, centred; docs/design.md, "Rank-r tracking"), the
+	// top 10 eigenvalues came within 0.085 of a batch decomposition's, relative, at rank
+	// 10; 3e-5 at rank 20; 3.3e-7 at rank 50; 1.2e-8 at rank 100. Hence the default of
+	// 50, and Rank = Components only when the spectrum beyond k is known to be small.
+	//
+	// A model is exact while it has at most Rank pairs: until it holds more than Rank+1
+	// points (centred; Rank uncentred) it grows keeping every pair of positive
+	// eigenvalue, as a batch decomposition of its points would, and ErrorBound is
+	// rounding; so New starts any model empty, and Fit of few points is one batch
+	// decomposition. (Remove at rank r deletes the point from the tracked matrix, and
+	// drops the pairs it leaves below 2⁻²⁰·λ₁, which ErrorBound counts: docs/design.md,
+	// "Rank-r tracking".) With a Window of at most Rank points the model never holds
+	// more than Rank pairs, and tracks every pair: the exact model, with its exact
+	// Remove (Model.Rank() reports 0).
+	Rank int
+
+	// Uncentred makes the model decompose the kernel matrix K itself. By default the
+	// model decomposes the mean-adjusted K' = CKC, C = I − 11ᵀ/m: kernel PCA proper,
+	// whose trivial eigenvector 1/√m (eigenvalue 0) is not reported.
+	Uncentred bool
+
+	// Window, if positive, makes the model a sliding window over the last Window
+	// points: an Add beyond Window points first removes the oldest (as Remove(0) would),
+	// so that indices shift down by one, and Fit of more rows keeps the last Window of
+	// them. At least 2. Method Bordered only.
+	Window int
+
+	// Block is the number of rows AddBatch adds in one step at rank r (update.Thin.
+	// BorderBlock: the kernel block, the Gram–Schmidt and the product at dgemm speed,
+	// and one truncation a block instead of one a row; docs/design.md, "Rank-r tracking
+	// in blocks"); zero means DefaultBlock, 1 adds the rows one at a time as Add does.
+	// The rank-r decomposition then depends on the blocks, within the certificate
+	// either way. A window takes blocks only while it fills. Negative is an error.
+	Block int
+
+	// Method selects how a point is added: Bordered (the default) or RankOne, which
+	// requires Components All.
+	Method Method
+
+	// RefreshTolerance, if positive, turns on drift control: every CheckEvery points the
+	// model probes its accuracy (Drift) and recomputes the decomposition from the points
+	// (Refresh) when the orthogonality or the residual exceeds the tolerance. Negative
+	// or NaN is an error.
+	RefreshTolerance float64
+
+	// CheckEvery is the number of points between drift probes; zero means 100.
+	CheckEvery int
+
+	// Update tunes the eigen-update solver (goroutines, iteration cap); negative values
+	// are an error.
+	Update update.Options
+
+	// BatchMax is the most points Fit decomposes at once when Components is k: a larger
+	// input is fitted by a batch decomposition of its first min(BatchMax, 1000) points
+	// (at least 2·Rank+2: BatchStart), then the others added in blocks of Block rows, at
+	// rank Rank, never forming its n×n kernel matrix. Zero means DefaultBatchMax;
+	// negative is an error. With Components All, Fit decomposes every point at once
+	// whatever BatchMax.
+	BatchMax int
+}
+
+// validate reports options that cannot be honoured, whatever the points, and returns
+// them with Rank resolved: max(Components, DefaultRank) when zero.
+func (o Options) validate() (Options, error) {
+	switch {
+	case o.Components == 0:
+		return o, fmt.Errorf("%w: Options.Components is zero: choose k, the top k eigenpairs (cheap: O(m·Rank) memory, "+
+			"a batch fit of only the top pairs, then tracking), or kpca.All, every pair (O(m²) memory, an O(m³) fit)", ErrArgument)
+	case o.Components < All:
+		return o, fmt.Errorf("%w: Options.Components %d: want k ≥ 1 or kpca.All", ErrArgument, o.Components)
+	case o.Components == All && o.Rank != 0:
+		return o, fmt.Errorf("%w: Options.Rank %d with Components All: every pair is kept, there is no rank to track", ErrArgument, o.Rank)
+	case o.Rank < 0 || o.Rank > 0 && o.Rank < o.Components:
+		return o, fmt.Errorf("%w: Options.Rank %d: want 0 (the default, max(Components, %d)) or at least Components %d",
+			ErrArgument, o.Rank, DefaultRank, o.Components)
+	case o.Method != Bordered && o.Method != RankOne:
+		return o, fmt.Errorf("%w: method %d", ErrArgument, o.Method)
+	case o.Method == RankOne && (o.Components != All || o.Window != 0):
+		return o, fmt.Errorf("%w: method %v requires Components All and no Window", ErrArgument, o.Method)
+	case o.Window < 0 || o.Window == 1:
+		return o, fmt.Errorf("%w: window %d (a window holds at least 2 points)", ErrArgument, o.Window)
+	case o.Block < 0:
+		return o, fmt.Errorf("%w: block %d", ErrArgument, o.Block)
+	case o.BatchMax < 0:
+		return o, fmt.Errorf("%w: batch max %d", ErrArgument, o.BatchMax)
+	case o.RefreshTolerance < 0 || math.IsNaN(o.RefreshTolerance) || o.CheckEvery < 0:
+		return o, fmt.Errorf("%w: refresh tolerance %g, check every %d", ErrArgument, o.RefreshTolerance, o.CheckEvery)
+	}
+	if err := o.Update.Validate(); err != nil {
+		return o, wrap(err, "update options")
+	}
+	// A model of rank r holds m×(r+2) eigenvector entries; a rank beyond check.MaxFloats
+	// could never be reached, and is a typo.
+	if _, err := errs.Floats("the eigenvectors of Options.Rank", o.Rank+2); err != nil {
+		return o, err
+	}
+	if o.Components != All && o.Rank == 0 {
+		o.Rank = max(o.Components, DefaultRank)
+	}
+	return o, nil
+}
+
+// tracked returns the rank the model of the resolved options o tracks: Rank, or 0 when
+// it keeps every pair — Components All, or a Window of at most Rank points, which never
+// holds more than Rank pairs.
+func (o Options) tracked() int {
+	if o.Components == All || o.Window > 0 && o.Window <= o.Rank {
+		return 0
+	}
+	return o.Rank
+}
+
+// BatchStart returns how many of n rows Fit decomposes at once with these options (the
+// rows a Window keeps, if it keeps fewer than n, counting as n): all of them, or for a
+// model that tracks a rank (Components k, and no Window of at most Rank points) and
+// n > BatchMax the start of a tracked fit, max(min(BatchMax, 1000), 2·Rank+2) rows (at
+// most n), Rank resolved as Fit resolves it. Fit adds the other rows as AddBatch does,
+// Block rows a step. A caller that must report progress on a long fit or stop it
+// part-way does the same — Fit of the first BatchStart(n) rows, then AddBatch of the
+// others Block at a time — and gets Fit's model, bit for bit.
+func (o Options) BatchStart(n int) int {
+	if o.Components != All && o.Rank == 0 {
+		o.Rank = max(o.Components, DefaultRank)
+	}
+	b := o.BatchMax
+	if b <= 0 {
+		b = DefaultBatchMax
+	}
+	r := o.tracked()
+	if r == 0 || o.Method != Bordered || n <= b {
+		return n
+	}
+	if r > (n-2)/2 {
+		return n // 2·Rank+2 > n, found without overflow
+	}
+	return min(max(min(b, trackedStart), 2*r+2), n)
+}
