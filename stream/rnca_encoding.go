@@ -77,12 +77,12 @@ func (r *RNCA) MarshalBinaryTo(w io.Writer) (int, error) {
 	return marshalTo(w, rncaMagic, rncaVersion, func(e *encoder) { r.body(e, spec) })
 }
 
-// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes — and replaces m by
-// the model it encodes, as UnmarshalBinary does, returning the number of bytes read. A
-// nil r is an ErrArgument; a stream that ends early an ErrEncoding; r's own errors are
-// returned as they are. On error m is unchanged.
-func (r *RNCA) UnmarshalBinaryFrom(rd io.Reader) (int, error) {
-	return unmarshalFrom(rd, rncaMagic, "RNCA model", r.UnmarshalBinary)
+// UnmarshalBinaryFrom reads one encoding from src — exactly its bytes — and replaces r
+// by the model it encodes, as UnmarshalBinary does, returning the number of bytes read.
+// A nil src is an ErrArgument; a stream that ends early an ErrEncoding; src's own errors
+// are returned as they are. On error r is unchanged.
+func (r *RNCA) UnmarshalBinaryFrom(src io.Reader) (int, error) {
+	return unmarshalFrom(src, rncaMagic, "RNCA model", r.UnmarshalBinary)
 }
 
 // UnmarshalBinary replaces r by the model encoded in data (by MarshalBinary); a zero RNCA
