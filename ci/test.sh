@@ -92,7 +92,7 @@ step "performance harness smoke run, -short (both backends)"
 go run ./bench -short -csv "$tmp/bench-gonum.csv"
 go run -tags openblas ./bench -short -csv "$tmp/bench-openblas.csv"
 
-step "fuzz smoke runs (solver, removal, thin decompositions, sketch, CSV and LIBSVM readers, Chin–Suter updates, checkpoints, Nyström, Chin–Suter and SKPCA encodings, vectorised RBF rows)"
+step "fuzz smoke runs (solver, removal, thin decompositions, sketch and its encoding, CSV and LIBSVM readers, Chin–Suter updates, every model's encoding: kpca, Nyström, Chin–Suter, SKPCA, RNCA, KRQA and KHA; vectorised RBF rows)"
 # Budgets are execution counts, not durations: with a duration, Go 1.26's fuzz
 # coordinator can report a spurious "context deadline exceeded" failure at the
 # deadline (golang/go#75804, fixed in Go 1.27). A count has no deadline to race.
@@ -103,6 +103,7 @@ go test -run '^$' -fuzz '^FuzzThin$' -fuzztime 500000x ./update/
 go test -run '^$' -fuzz '^FuzzBorderBlock$' -fuzztime 300000x ./update/
 go test -run '^$' -fuzz '^FuzzThinRankOne$' -fuzztime 300000x ./update/
 go test -run '^$' -fuzz '^FuzzFD$' -fuzztime 100000x ./sketch/
+go test -run '^$' -fuzz '^FuzzUnmarshalFD$' -fuzztime 1500000x ./sketch/
 go test -run '^$' -fuzz '^FuzzRead$' -fuzztime 400000x ./internal/table/
 go test -run '^$' -fuzz '^FuzzParseLIBSVM$' -fuzztime 300000x ./data/
 go test -run '^$' -fuzz '^FuzzParseLIBSVMLine$' -fuzztime 300000x ./data/
@@ -112,6 +113,9 @@ go test -run '^$' -fuzz '^FuzzLoadModel$' -fuzztime 800000x ./chinsuter/
 go test -run '^$' -fuzz '^FuzzUnmarshal$' -fuzztime 800000x ./kpca/
 go test -run '^$' -fuzz '^FuzzLoadModel$' -fuzztime 800000x ./nystrom/
 go test -run '^$' -fuzz '^FuzzLoadSKPCA$' -fuzztime 500000x ./stream/
+go test -run '^$' -fuzz '^FuzzUnmarshalRNCA$' -fuzztime 800000x ./stream/
+go test -run '^$' -fuzz '^FuzzUnmarshalKRQA$' -fuzztime 1000000x ./stream/
+go test -run '^$' -fuzz '^FuzzUnmarshalKHA$' -fuzztime 1000000x ./stream/
 # The vectorised RBF rows (C with AVX2, OpenBLAS build) against their Go loop.
 go test -run '^$' -fuzz '^FuzzFinish$' -fuzztime 1000000x -tags openblas ./internal/rbfrow/
 

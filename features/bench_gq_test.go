@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ikpca/ikpca/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -25,7 +26,7 @@ func benchPoints() [][]float64 {
 // BenchmarkTaylorMap maps one 7-dimensional point to the C(11, 4) = 330 Taylor features
 // of degree 4: one exponential and D multiplications. points/s is reported.
 func BenchmarkTaylorMap(b *testing.B) {
-	t, err := NewTaylor(7, TaylorOptions{Degree: 4, Sigma: 2.6})
+	t, err := NewTaylor(kernel.RBF{Sigma: 2.6}, 7, TaylorOptions{Degree: 4})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func BenchmarkTaylorMap(b *testing.B) {
 // features (165 subsampled nodes of the 5-point tensor rule): a gemv and D/2 sincos, as
 // for random Fourier features. points/s is reported.
 func BenchmarkQuadratureMap(b *testing.B) {
-	q, err := NewQuadrature(7, QuadratureOptions{Dim: 330, Sigma: 2.6, Seed: 1})
+	q, err := NewQuadrature(kernel.RBF{Sigma: 2.6}, 7, QuadratureOptions{Dim: 330, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func BenchmarkQuadratureMap(b *testing.B) {
 // BenchmarkRFFMap7 is BenchmarkQuadratureMap for random Fourier features of the same
 // shape, for comparison (BenchmarkMap has D = 1000 and d = 21).
 func BenchmarkRFFMap7(b *testing.B) {
-	r, err := NewRFF(7, RFFOptions{Dim: 330, Sigma: 2.6, Seed: 1})
+	r, err := NewRFF(kernel.RBF{Sigma: 2.6}, 7, RFFOptions{Dim: 330, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,12 +57,12 @@ func BenchmarkRFFMap7(b *testing.B) {
 // BenchmarkTaylorTransform and BenchmarkQuadratureTransform map 1000 points at once;
 // points/s for comparison with Map.
 func BenchmarkTaylorTransform(b *testing.B) {
-	t, _ := NewTaylor(7, TaylorOptions{Degree: 4, Sigma: 2.6})
+	t, _ := NewTaylor(kernel.RBF{Sigma: 2.6}, 7, TaylorOptions{Degree: 4})
 	benchTransform(b, t.Transform)
 }
 
 func BenchmarkQuadratureTransform(b *testing.B) {
-	q, _ := NewQuadrature(7, QuadratureOptions{Dim: 330, Sigma: 2.6, Seed: 1})
+	q, _ := NewQuadrature(kernel.RBF{Sigma: 2.6}, 7, QuadratureOptions{Dim: 330, Seed: 1})
 	benchTransform(b, q.Transform)
 }
 

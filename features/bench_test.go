@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/kernel"
 )
 
 // BenchmarkMap maps 21-dimensional points (cpu_act's) to D = 1000 features: a gemv of
@@ -14,7 +15,7 @@ import (
 // makes math.Sincos's branches perfectly predictable and doubles the apparent speed.
 // points/s is reported.
 func BenchmarkMap(b *testing.B) {
-	r, _ := NewRFF(21, RFFOptions{Dim: 1000, Sigma: 3, Seed: 1})
+	r, _ := NewRFF(kernel.RBF{Sigma: 3}, 21, RFFOptions{Dim: 1000, Seed: 1})
 	rng := rand.New(rand.NewPCG(1, 1))
 	xs := make([][]float64, 1024)
 	for i := range xs {
@@ -36,7 +37,7 @@ func BenchmarkMap(b *testing.B) {
 // BenchmarkTransform maps 1000 points at once (one dgemm); points/s for comparison
 // with BenchmarkMap.
 func BenchmarkTransform(b *testing.B) {
-	r, _ := NewRFF(21, RFFOptions{Dim: 1000, Sigma: 3, Seed: 1})
+	r, _ := NewRFF(kernel.RBF{Sigma: 3}, 21, RFFOptions{Dim: 1000, Seed: 1})
 	rng := rand.New(rand.NewPCG(1, 1))
 	X := testmat.Normal(1000, 21, rng)
 	var Z mat.Dense

@@ -16,7 +16,10 @@ var (
 	// ErrEmpty reports a batch without points.
 	ErrEmpty = errs.Empty
 	// ErrArgument reports any other invalid argument: an impossible option (a size out of
-	// range or too large to allocate, a bandwidth that is not a positive finite number),
-	// a nil argument.
+	// range or too large to allocate), an invalid kernel (kernel.Validate), a nil
+	// argument.
 	ErrArgument = errs.Argument
+	// ErrNotConverged reports the Gauss–Hermite rule's eigenproblem not converging
+	// (NewQuadrature; LAPACK's dsteqr converges on every rule of at most 200 points).
+	ErrNotConverged = errs.NotConverged
 )

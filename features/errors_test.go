@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/kernel"
 )
 
 // TestHugeSizes: a feature dimension, or input dimension, whose arrays could not be
@@ -20,31 +21,34 @@ func TestHugeSizes(t *testing.T) {
 		name string
 		make func() error
 	}{
-		{"RFF, huge D", func() error { _, err := NewRFF(5, RFFOptions{Dim: huge, Sigma: 1}); return err }},
-		{"RFF, MaxInt−1", func() error { _, err := NewRFF(5, RFFOptions{Dim: math.MaxInt - 1, Sigma: 1}); return err }},
+		{"RFF, huge D", func() error { _, err := NewRFF(kernel.RBF{Sigma: 1}, 5, RFFOptions{Dim: huge}); return err }},
+		{"RFF, MaxInt−1", func() error { _, err := NewRFF(kernel.RBF{Sigma: 1}, 5, RFFOptions{Dim: math.MaxInt - 1}); return err }},
 		{"RFF, random phase, MaxInt", func() error {
-			_, err := NewRFF(1, RFFOptions{Dim: math.MaxInt, Sigma: 1, Form: RandomPhase})
+			_, err := NewRFF(kernel.RBF{Sigma: 1}, 1, RFFOptions{Dim: math.MaxInt, Form: RandomPhase})
 			return err
 		}},
-		{"RFF, huge d", func() error { _, err := NewRFF(huge, RFFOptions{Dim: 2, Sigma: 1}); return err }},
-		{"RFF, d·D/2 beyond 2³⁰", func() error { _, err := NewRFF(1<<16, RFFOptions{Dim: 1 << 16, Sigma: 1}); return err }},
+		{"RFF, huge d", func() error { _, err := NewRFF(kernel.RBF{Sigma: 1}, huge, RFFOptions{Dim: 2}); return err }},
+		{"RFF, d·D/2 beyond 2³⁰", func() error { _, err := NewRFF(kernel.RBF{Sigma: 1}, 1<<16, RFFOptions{Dim: 1 << 16}); return err }},
 		{"Quadrature, huge D", func() error {
-			_, err := NewQuadrature(5, QuadratureOptions{Dim: huge, Sigma: 1})
+			_, err := NewQuadrature(kernel.RBF{Sigma: 1}, 5, QuadratureOptions{Dim: huge})
 			return err
 		}},
 		{"Quadrature, huge d", func() error {
-			_, err := NewQuadrature(huge, QuadratureOptions{Dim: 2, Sigma: 1})
+			_, err := NewQuadrature(kernel.RBF{Sigma: 1}, huge, QuadratureOptions{Dim: 2})
 			return err
 		}},
-		{"Taylor, huge D", func() error { _, err := NewTaylor(5, TaylorOptions{Degree: 2, Sigma: 1, Dim: huge}); return err }},
-		{"Taylor, huge d", func() error { _, err := NewTaylor(huge, TaylorOptions{Degree: 2, Sigma: 1}); return err }},
+		{"Taylor, huge D", func() error {
+			_, err := NewTaylor(kernel.RBF{Sigma: 1}, 5, TaylorOptions{Degree: 2, Dim: huge})
+			return err
+		}},
+		{"Taylor, huge d", func() error { _, err := NewTaylor(kernel.RBF{Sigma: 1}, huge, TaylorOptions{Degree: 2}); return err }},
 	} {
 		err := c.make()
 		if !errors.Is(err, ErrArgument) || !errors.Is(err, ikpca.ErrArgument) {
 			t.Errorf("%s: %v, want an ErrArgument", c.name, err)
 		}
 	}
-	_, err := NewRFF(5, RFFOptions{Dim: huge, Sigma: 1})
+	_, err := NewRFF(kernel.RBF{Sigma: 1}, 5, RFFOptions{Dim: huge})
 	if err == nil || !strings.Contains(err.Error(), "5×50000000000000") {
 		t.Errorf("the error does not name the size: %v", err)
 	}
@@ -54,7 +58,7 @@ func TestHugeSizes(t *testing.T) {
 // nil points ErrArgument, no points ErrEmpty, a dimension mismatch (of the points or a
 // destination) ErrDimension, NaN ErrNonFinite — and leave dst as it was.
 func TestBatchErrors(t *testing.T) {
-	rff, err := NewRFF(2, RFFOptions{Dim: 4, Sigma: 1})
+	rff, err := NewRFF(kernel.RBF{Sigma: 1}, 2, RFFOptions{Dim: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,5 +90,120 @@ func TestBatchErrors(t *testing.T) {
 	}
 	if err := rff.Map(make([]float64, 4), []float64{1, math.Inf(1)}); !errors.Is(err, ErrNonFinite) {
 		t.Errorf("Map, infinite coordinate: %v", err)
+	}
+}
+
+// call runs f and turns a panic into a failure of the test, so that the error tables
+// check that nothing panics.
+func call(t *testing.T, name string, f func() error) (err error) {
+	t.Helper()
+	defer func() {
+		if p := recover(); p != nil {
+			t.Errorf("%s panicked: %v", name, p)
+			err = nil
+		}
+	}()
+	return f()
+}
+
+// TestErrorKinds: every exported function and method of the package that returns an
+// error, given zero-valued and hostile arguments — the zero kernel and zero options,
+// kernels Validate refuses (σ and γ both set, negative, NaN, infinite, beyond the
+// range), d ≤ 0, nil, empty and NaN points, destinations of the wrong size — returns an
+// error that wraps the ikpca kind named, and none panics.
+func TestErrorKinds(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	rbf := kernel.RBF{Sigma: 1}
+	rff, err := NewRFF(rbf, 2, RFFOptions{Dim: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tay, err := NewTaylor(rbf, 2, TaylorOptions{Degree: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gq, err := NewQuadrature(rbf, 2, QuadratureOptions{Dim: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type mapper interface {
+		Map(dst, x []float64) error
+		Transform(dst *mat.Dense, X mat.Matrix) error
+		OutDim() int
+	}
+	cases := []struct {
+		name string
+		kind error
+		f    func() error
+	}{}
+	add := func(name string, kind error, f func() error) {
+		cases = append(cases, struct {
+			name string
+			kind error
+			f    func() error
+		}{name, kind, f})
+	}
+	badKernels := map[string]kernel.RBF{
+		"the zero kernel": {}, "σ and γ": {Sigma: 1, Gamma: 1}, "σ < 0": {Sigma: -1}, "σ NaN": {Sigma: nan},
+		"σ infinite": {Sigma: inf}, "γ NaN": {Gamma: nan}, "γ < 0": {Gamma: -2}, "γ infinite": {Gamma: inf},
+		"σ = 1e-200": {Sigma: 1e-200}, "γ = 1e308": {Gamma: 1e308},
+	}
+	for what, k := range badKernels {
+		add("NewRFF, "+what, ikpca.ErrArgument, func() error { _, err := NewRFF(k, 2, RFFOptions{Dim: 4}); return err })
+		add("NewTaylor, "+what, ikpca.ErrArgument, func() error { _, err := NewTaylor(k, 2, TaylorOptions{Degree: 2}); return err })
+		add("NewQuadrature, "+what, ikpca.ErrArgument, func() error {
+			_, err := NewQuadrature(k, 2, QuadratureOptions{Dim: 4})
+			return err
+		})
+	}
+	for _, d := range []int{0, -1, math.MinInt} {
+		add("NewRFF, d ≤ 0", ikpca.ErrArgument, func() error { _, err := NewRFF(rbf, d, RFFOptions{Dim: 4}); return err })
+		add("NewTaylor, d ≤ 0", ikpca.ErrArgument, func() error { _, err := NewTaylor(rbf, d, TaylorOptions{Degree: 2}); return err })
+		add("NewQuadrature, d ≤ 0", ikpca.ErrArgument, func() error { _, err := NewQuadrature(rbf, d, QuadratureOptions{Dim: 4}); return err })
+	}
+	add("NewRFF, zero options", ikpca.ErrArgument, func() error { _, err := NewRFF(rbf, 2, RFFOptions{}); return err })
+	add("NewRFF, D < 0", ikpca.ErrArgument, func() error { _, err := NewRFF(rbf, 2, RFFOptions{Dim: -4}); return err })
+	add("NewRFF, form −1", ikpca.ErrArgument, func() error { _, err := NewRFF(rbf, 2, RFFOptions{Dim: 4, Form: -1}); return err })
+	add("NewTaylor, zero options", ikpca.ErrArgument, func() error { _, err := NewTaylor(rbf, 2, TaylorOptions{}); return err })
+	add("NewTaylor, Dim < 0", ikpca.ErrArgument, func() error {
+		_, err := NewTaylor(rbf, 2, TaylorOptions{Degree: 2, Dim: -1})
+		return err
+	})
+	add("NewQuadrature, odd D", ikpca.ErrArgument, func() error { _, err := NewQuadrature(rbf, 2, QuadratureOptions{Dim: 3}); return err })
+	add("NewQuadrature, D < 0", ikpca.ErrArgument, func() error { _, err := NewQuadrature(rbf, 2, QuadratureOptions{Dim: -2}); return err })
+	add("NewQuadrature, points < 0", ikpca.ErrArgument, func() error {
+		_, err := NewQuadrature(rbf, 2, QuadratureOptions{Dim: 4, Points: -1})
+		return err
+	})
+	for name, m := range map[string]mapper{"RFF": rff, "Taylor": tay, "Quadrature": gq} {
+		D := m.OutDim()
+		add(name+".Map, nil dst and x", ikpca.ErrDimension, func() error { return m.Map(nil, nil) })
+		add(name+".Map, nil x", ikpca.ErrDimension, func() error { return m.Map(make([]float64, D), nil) })
+		add(name+".Map, short dst", ikpca.ErrDimension, func() error { return m.Map(make([]float64, D-1), []float64{1, 2}) })
+		add(name+".Map, NaN", ikpca.ErrNonFinite, func() error { return m.Map(make([]float64, D), []float64{nan, 2}) })
+		add(name+".Map, infinite", ikpca.ErrNonFinite, func() error { return m.Map(make([]float64, D), []float64{1, -inf}) })
+		add(name+".Transform, nil dst", ikpca.ErrArgument, func() error { return m.Transform(nil, mat.NewDense(1, 2, nil)) })
+		add(name+".Transform, nil X", ikpca.ErrArgument, func() error { return m.Transform(&mat.Dense{}, nil) })
+		add(name+".Transform, nil *mat.Dense", ikpca.ErrArgument, func() error { return m.Transform(&mat.Dense{}, (*mat.Dense)(nil)) })
+		add(name+".Transform, zero X", ikpca.ErrEmpty, func() error { return m.Transform(&mat.Dense{}, &mat.Dense{}) })
+		add(name+".Transform, wide X", ikpca.ErrDimension, func() error { return m.Transform(&mat.Dense{}, mat.NewDense(1, 3, nil)) })
+		add(name+".Transform, NaN", ikpca.ErrNonFinite, func() error {
+			return m.Transform(&mat.Dense{}, mat.NewDense(1, 2, []float64{0, nan}))
+		})
+		add(name+".Transform, wrong dst", ikpca.ErrDimension, func() error {
+			return m.Transform(mat.NewDense(1, D+1, nil), mat.NewDense(1, 2, nil))
+		})
+	}
+	kinds := []error{ikpca.ErrDimension, ikpca.ErrNonFinite, ikpca.ErrEmpty, ikpca.ErrArgument, ikpca.ErrEncoding, ikpca.ErrNotConverged}
+	for _, c := range cases {
+		err := call(t, c.name, c.f)
+		if !errors.Is(err, c.kind) {
+			t.Errorf("%s: %v, want an error wrapping %v", c.name, err, c.kind)
+		}
+		for _, k := range kinds {
+			if k != c.kind && errors.Is(err, k) {
+				t.Errorf("%s: %v wraps %v as well as %v", c.name, err, k, c.kind)
+			}
+		}
 	}
 }

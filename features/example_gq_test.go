@@ -7,13 +7,14 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/ikpca/ikpca/features"
+	"github.com/ikpca/ikpca/kernel"
 )
 
 // Taylor-series features of degree 4 for 7-dimensional points: C(7+4, 4) = 330
 // monomials, deterministic, and accurate while the points are within about σ of the
 // origin.
 func ExampleTaylor() {
-	t, err := features.NewTaylor(7, features.TaylorOptions{Degree: 4, Sigma: 2})
+	t, err := features.NewTaylor(kernel.RBF{Sigma: 2}, 7, features.TaylorOptions{Degree: 4})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -24,7 +25,7 @@ func ExampleTaylor() {
 	_ = t.Map(zx, x)
 	_ = t.Map(zy, y)
 	dot := floats.Dot(zx, zy)
-	exact := t.Kernel(x, y)
+	exact := t.Kernel().Eval(x, y)
 	fmt.Printf("D = %d, exact %.6f, approximate %.6f, |error| < 1e-5: %v\n", t.OutDim(), exact, dot, math.Abs(dot-exact) < 1e-5)
 	// Output: D = 330, exact 0.881394, approximate 0.881394, |error| < 1e-5: true
 }
@@ -32,7 +33,7 @@ func ExampleTaylor() {
 // Gaussian-quadrature features: the 5-point Gauss–Hermite tensor rule, subsampled to
 // D/2 = 165 frequencies.
 func ExampleQuadrature() {
-	q, err := features.NewQuadrature(7, features.QuadratureOptions{Dim: 330, Sigma: 2, Seed: 1})
+	q, err := features.NewQuadrature(kernel.RBF{Sigma: 2}, 7, features.QuadratureOptions{Dim: 330, Seed: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -43,14 +44,14 @@ func ExampleQuadrature() {
 	_ = q.Map(zx, x)
 	_ = q.Map(zy, y)
 	dot, norm := floats.Dot(zx, zy), floats.Dot(zx, zx)
-	fmt.Printf("exact %.3f, approximate %.3f, ‖z(x)‖² = %.3f\n", q.Kernel(x, y), dot, norm)
+	fmt.Printf("exact %.3f, approximate %.3f, ‖z(x)‖² = %.3f\n", q.Kernel().Eval(x, y), dot, norm)
 	// Output: exact 0.881, approximate 0.847, ‖z(x)‖² = 1.000
 }
 
 // The full tensor rule, feasible in low dimension, reproduces the kernel of nearby
 // points almost exactly with no randomness.
 func ExampleQuadrature_fullRule() {
-	q, err := features.NewQuadrature(2, features.QuadratureOptions{Sigma: 1, Points: 8})
+	q, err := features.NewQuadrature(kernel.RBF{Sigma: 1}, 2, features.QuadratureOptions{Points: 8})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -60,6 +61,6 @@ func ExampleQuadrature_fullRule() {
 	_ = q.Map(zx, x)
 	_ = q.Map(zy, y)
 	dot := floats.Dot(zx, zy)
-	fmt.Printf("D = %d, exact %.8f, approximate %.8f\n", q.OutDim(), q.Kernel(x, y), dot)
+	fmt.Printf("D = %d, exact %.8f, approximate %.8f\n", q.OutDim(), q.Kernel().Eval(x, y), dot)
 	// Output: D = 64, exact 0.61262639, approximate 0.61262639
 }

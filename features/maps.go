@@ -3,19 +3,25 @@ package features
 import (
 	"fmt"
 	"math"
+
+	"github.com/ikpca/ikpca/kernel"
 )
 
 // What the three maps (RFF, Taylor, Quadrature) share: the kernel they approximate and
 // the check of Map's arguments.
 
-// gaussian returns exp(−‖x−y‖²/(2σ²)), the Gaussian kernel evaluated exactly.
-func gaussian(x, y []float64, sigma float64) float64 {
-	var s float64
-	for i := range x {
-		t := x[i] - y[i]
-		s += t * t
+// spectralScale checks the Gaussian kernel k (kernel.Validate: exactly one of σ and γ,
+// in range) and returns s = 1/σ, or √(2γ) for a kernel given by γ: k(x, y) =
+// exp(−s²·‖x−y‖²/2), whose spectral density is N(0, s²·I). An invalid kernel is an
+// ErrArgument.
+func spectralScale(k kernel.RBF) (float64, error) {
+	if err := kernel.Validate(k); err != nil {
+		return 0, fmt.Errorf("%w: %w", errs.Argument, err)
 	}
-	return math.Exp(-s / (2 * sigma * sigma))
+	if k.Gamma != 0 {
+		return math.Sqrt(2 * k.Gamma), nil
+	}
+	return 1 / k.Sigma, nil
 }
 
 // checkArgs reports a destination whose length is not the feature dimension D, or a

@@ -1,7 +1,6 @@
 package features
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -13,6 +12,7 @@ import (
 	gonumlapack "gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -27,15 +27,13 @@ const (
 	maxGQNodes = 1 << 21
 )
 
-// QuadratureOptions configure a Gaussian-quadrature feature map.
+// QuadratureOptions configure a Gaussian-quadrature feature map. The kernel, and with
+// it the bandwidth, is NewQuadrature's first argument.
 type QuadratureOptions struct {
 	// Dim is the feature dimension D: an even number ≥ 2 for a rule subsampled to D/2
 	// frequencies, or 0 for the full tensor rule, of D = 2⌈nᵈ/2⌉ features (only for
 	// small d: nᵈ may not exceed 2²¹).
 	Dim int
-	// Sigma is the Gaussian kernel's bandwidth σ > 0 in the convention of kernel.RBF:
-	// k(x, y) = exp(−‖x−y‖²/(2σ²)), whose spectral density is N(0, σ⁻²·I).
-	Sigma float64
 	// Points is the number n of Gauss–Hermite nodes per dimension, 1 ≤ n ≤ 200; 0 means
 	// 5, which integrates polynomials of degree ≤ 2n−1 = 9 in each coordinate exactly
 	// (the fewest nodes for the degree-8 dense grid of Dao, De Sa & Ré; the odd degree
@@ -92,6 +90,7 @@ type QuadratureOptions struct {
 // A Quadrature is immutable after construction and safe for concurrent use.
 type Quadrature struct {
 	d, dim int
+	kern   kernel.RBF
 	opts   QuadratureOptions
 	// omega holds the frequencies as a d×f matrix (f = D/2), as in RFF.
 	omega *mat.Dense
@@ -99,12 +98,16 @@ type Quadrature struct {
 	sqrtW []float64
 }
 
-// NewQuadrature returns the Gaussian-quadrature feature map of d-dimensional points
-// described by opts. It fails if d < 1, the dimension is negative or odd, σ is not a
-// positive finite number, the number of points per dimension is out of range, for the
-// full rule nᵈ exceeds 2²¹, or the frequencies (d×D/2) would hold more than 2³⁰ numbers
-// (8 GiB): each an ErrArgument.
-func NewQuadrature(d int, opts QuadratureOptions) (*Quadrature, error) {
+// NewQuadrature returns the Gaussian-quadrature feature map of d-dimensional points for
+// the Gaussian kernel k (kernel.RBF, given by σ or by γ = 1/(2σ²)). It fails if k is not
+// a valid kernel (kernel.Validate), d < 1, the dimension is negative or odd, the number
+// of points per dimension is out of range, for the full rule nᵈ exceeds 2²¹, or the
+// frequencies (d×D/2) would hold more than 2³⁰ numbers (8 GiB): each an ErrArgument.
+func NewQuadrature(k kernel.RBF, d int, opts QuadratureOptions) (*Quadrature, error) {
+	spectral, err := spectralScale(k)
+	if err != nil {
+		return nil, err
+	}
 	if opts.Points == 0 {
 		opts.Points = defaultGQPoints
 	}
@@ -115,8 +118,6 @@ func NewQuadrature(d int, opts QuadratureOptions) (*Quadrature, error) {
 		return nil, fmt.Errorf("%w: feature dimension %d, want ≥ 0 (0 for the full rule)", errs.Argument, opts.Dim)
 	case opts.Dim%2 != 0:
 		return nil, fmt.Errorf("%w: feature dimension %d must be even for quadrature features", errs.Argument, opts.Dim)
-	case !(opts.Sigma > 0) || math.IsInf(opts.Sigma, 1):
-		return nil, fmt.Errorf("%w: bandwidth σ = %v, want a positive finite number", errs.Argument, opts.Sigma)
 	case opts.Points < 1 || opts.Points > maxGQPoints:
 		return nil, fmt.Errorf("%w: %d quadrature points per dimension, want 1 … %d", errs.Argument, opts.Points, maxGQPoints)
 	}
@@ -125,8 +126,12 @@ func NewQuadrature(d int, opts QuadratureOptions) (*Quadrature, error) {
 	if err != nil {
 		return nil, err
 	}
-	scale := math.Sqrt2 / opts.Sigma
-	q := &Quadrature{d: d, opts: opts}
+	// ω = √2·t/σ, or √2·√(2γ)·t given γ (the substitution above).
+	scale := math.Sqrt2 / k.Sigma
+	if k.Gamma != 0 {
+		scale = math.Sqrt2 * spectral
+	}
+	q := &Quadrature{d: d, kern: k, opts: opts}
 
 	if opts.Dim == 0 {
 		// The full rule, folded: node L of the N = nᵈ (in mixed radix n, coordinate 0
@@ -232,7 +237,7 @@ func gaussHermite(n int) (nodes, weights []float64, err error) {
 	V := make([]float64, n*n) // row-major; row 0 holds the first components
 	work := make([]float64, max(1, 2*n-2))
 	if !(gonumlapack.Implementation{}).Dsteqr(lapack.EVTridiag, n, nodes, offdiag, V, n, work) {
-		return nil, nil, errors.New("features: Gauss–Hermite eigenproblem did not converge")
+		return nil, nil, fmt.Errorf("%w: the Gauss–Hermite eigenproblem of %d points (dsteqr)", errs.NotConverged, n)
 	}
 	weights = make([]float64, n)
 	for j := range n {
@@ -294,8 +299,8 @@ func (q *Quadrature) OutDim() int { return q.dim }
 // was 0.
 func (q *Quadrature) Options() QuadratureOptions { return q.opts }
 
-// Kernel returns the kernel the map approximates, exp(−‖x−y‖²/(2σ²)), evaluated exactly.
-func (q *Quadrature) Kernel(x, y []float64) float64 { return gaussian(x, y, q.opts.Sigma) }
+// Kernel returns the kernel the map approximates, as it was given.
+func (q *Quadrature) Kernel() kernel.RBF { return q.kern }
 
 // Map writes z(x) to dst. dst must have length D and x length d with finite entries.
 // Map does not allocate.

@@ -1,35 +1,38 @@
 package features
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ikpca/ikpca/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
 func TestNewQuadratureErrors(t *testing.T) {
 	for _, c := range []struct {
+		k    kernel.RBF
 		d    int
 		opts QuadratureOptions
 	}{
-		{0, QuadratureOptions{Dim: 10, Sigma: 1}},
-		{3, QuadratureOptions{Dim: -2, Sigma: 1}},
-		{3, QuadratureOptions{Dim: 11, Sigma: 1}},
-		{3, QuadratureOptions{Dim: 10, Sigma: 0}},
-		{3, QuadratureOptions{Dim: 10, Sigma: math.NaN()}},
-		{3, QuadratureOptions{Dim: 10, Sigma: math.Inf(1)}},
-		{3, QuadratureOptions{Dim: 10, Sigma: 1, Points: -1}},
-		{3, QuadratureOptions{Dim: 10, Sigma: 1, Points: maxGQPoints + 1}},
-		{10, QuadratureOptions{Sigma: 1}},                 // full rule of 5¹⁰ nodes
-		{math.MaxInt, QuadratureOptions{Sigma: 1}},        // overflows nᵈ
-		{64, QuadratureOptions{Sigma: 1, Points: 1 << 7}}, // overflows nᵈ
+		{kernel.RBF{Sigma: 1}, 0, QuadratureOptions{Dim: 10}},
+		{kernel.RBF{Sigma: 1}, 3, QuadratureOptions{Dim: -2}},
+		{kernel.RBF{Sigma: 1}, 3, QuadratureOptions{Dim: 11}},
+		{kernel.RBF{Sigma: 0}, 3, QuadratureOptions{Dim: 10}},
+		{kernel.RBF{Sigma: math.NaN()}, 3, QuadratureOptions{Dim: 10}},
+		{kernel.RBF{Sigma: math.Inf(1)}, 3, QuadratureOptions{Dim: 10}},
+		{kernel.RBF{Sigma: 1}, 3, QuadratureOptions{Dim: 10, Points: -1}},
+		{kernel.RBF{Sigma: 1}, 3, QuadratureOptions{Dim: 10, Points: maxGQPoints + 1}},
+		{kernel.RBF{Sigma: 1}, 10, QuadratureOptions{}},               // full rule of 5¹⁰ nodes
+		{kernel.RBF{Sigma: 1}, math.MaxInt, QuadratureOptions{}},      // overflows nᵈ
+		{kernel.RBF{Sigma: 1}, 64, QuadratureOptions{Points: 1 << 7}}, // overflows nᵈ
 	} {
-		if _, err := NewQuadrature(c.d, c.opts); err == nil {
-			t.Errorf("NewQuadrature(%d, %+v): no error", c.d, c.opts)
+		if _, err := NewQuadrature(c.k, c.d, c.opts); !errors.Is(err, ErrArgument) {
+			t.Errorf("NewQuadrature(%v, %d, %+v): %v, want ErrArgument", c.k, c.d, c.opts, err)
 		}
 	}
-	q, err := NewQuadrature(3, QuadratureOptions{Dim: 10, Sigma: 1})
+	q, err := NewQuadrature(kernel.RBF{Sigma: 1}, 3, QuadratureOptions{Dim: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +40,7 @@ func TestNewQuadratureErrors(t *testing.T) {
 		t.Errorf("default points %d, want 5", q.Options().Points)
 	}
 	// A subsampled rule works in any dimension; the grid is never built.
-	if _, err := NewQuadrature(50, QuadratureOptions{Dim: 100, Sigma: 1}); err != nil {
+	if _, err := NewQuadrature(kernel.RBF{Sigma: 1}, 50, QuadratureOptions{Dim: 100}); err != nil {
 		t.Error(err)
 	}
 }
@@ -155,7 +158,7 @@ func TestQuadratureFullRule(t *testing.T) {
 		{4, 10, 1e-12, 10000},
 	} {
 		sigma := 0.8
-		q, err := NewQuadrature(c.d, QuadratureOptions{Sigma: sigma, Points: c.n})
+		q, err := NewQuadrature(kernel.RBF{Sigma: sigma}, c.d, QuadratureOptions{Points: c.n})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +184,7 @@ func TestQuadratureFullRule(t *testing.T) {
 		for i := range pairs {
 			x, y := X.RawRowView(2*i), X.RawRowView(2*i+1)
 			got := mat.Dot(Z.RowView(2*i), Z.RowView(2*i+1))
-			worst = max(worst, math.Abs(got-q.Kernel(x, y)))
+			worst = max(worst, math.Abs(got-q.Kernel().Eval(x, y)))
 			worstRule = max(worstRule, math.Abs(got-ruleValue(x, y, sigma, c.n)))
 			if self := mat.Dot(Z.RowView(2*i), Z.RowView(2*i)); math.Abs(self-1) > 1e-13 {
 				t.Errorf("‖z(x)‖² = %.17g, want 1", self)
@@ -211,11 +214,11 @@ func TestQuadratureVersusRFF(t *testing.T) {
 	var seGQ, seRFF, ruleBias, dup float64
 	devRule := make([]float64, seeds) // per seed, the mean deviation from the full rule
 	for seed := range uint64(seeds) {
-		gq, err := NewQuadrature(d, QuadratureOptions{Dim: D, Sigma: sigma, Seed: seed})
+		gq, err := NewQuadrature(kernel.RBF{Sigma: sigma}, d, QuadratureOptions{Dim: D, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rff, err := NewRFF(d, RFFOptions{Dim: D, Sigma: sigma, Seed: seed})
+		rff, err := NewRFF(kernel.RBF{Sigma: sigma}, d, RFFOptions{Dim: D, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,7 +232,7 @@ func TestQuadratureVersusRFF(t *testing.T) {
 		var seGQs, seRFFs float64
 		for p := range pairs {
 			x, y := X.RawRowView(2*p), X.RawRowView(2*p+1)
-			k := gq.Kernel(x, y)
+			k := gq.Kernel().Eval(x, y)
 			eg := mat.Dot(ZG.RowView(2*p), ZG.RowView(2*p+1)) - k
 			er := mat.Dot(ZR.RowView(2*p), ZR.RowView(2*p+1)) - k
 			seGQs += eg * eg
@@ -283,7 +286,7 @@ func TestQuadratureVersusRFF(t *testing.T) {
 	}
 
 	// Taylor features of the same dimension on the same pairs, for the record.
-	tr, err := NewTaylor(d, TaylorOptions{Degree: 4, Sigma: sigma})
+	tr, err := NewTaylor(kernel.RBF{Sigma: sigma}, d, TaylorOptions{Degree: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +296,7 @@ func TestQuadratureVersusRFF(t *testing.T) {
 	}
 	var seT float64
 	for p := range pairs {
-		e := mat.Dot(ZT.RowView(2*p), ZT.RowView(2*p+1)) - tr.Kernel(X.RawRowView(2*p), X.RawRowView(2*p+1))
+		e := mat.Dot(ZT.RowView(2*p), ZT.RowView(2*p+1)) - tr.Kernel().Eval(X.RawRowView(2*p), X.RawRowView(2*p+1))
 		seT += e * e
 	}
 	t.Logf("Taylor degree 4 (D = %d) on the same pairs: rms error %.4f", tr.OutDim(), math.Sqrt(seT/pairs))
@@ -302,9 +305,9 @@ func TestQuadratureVersusRFF(t *testing.T) {
 func TestQuadratureSeedReproducible(t *testing.T) {
 	x := []float64{0.3, -1.2, 2}
 	za := checkSeeds(t, x, func(seed uint64) (featureMap, error) {
-		return NewQuadrature(3, QuadratureOptions{Dim: 16, Sigma: 1, Seed: seed})
+		return NewQuadrature(kernel.RBF{Sigma: 1}, 3, QuadratureOptions{Dim: 16, Seed: seed})
 	})
-	big, _ := NewQuadrature(3, QuadratureOptions{Dim: 64, Sigma: 1, Seed: 5})
+	big, _ := NewQuadrature(kernel.RBF{Sigma: 1}, 3, QuadratureOptions{Dim: 64, Seed: 5})
 	zbig := make([]float64, 64)
 	_ = big.Map(zbig, x)
 	// Nested: the frequencies of D = 16 are the first 8 of D = 64 (weights differ).
@@ -322,13 +325,14 @@ func TestQuadratureSeedReproducible(t *testing.T) {
 func TestQuadratureMapMatchesTransform(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	for _, c := range []struct {
+		k    kernel.RBF
 		d    int
 		opts QuadratureOptions
 	}{
-		{7, QuadratureOptions{Dim: 330, Sigma: 2, Seed: 3}},
-		{3, QuadratureOptions{Sigma: 1.1, Points: 6}},
+		{kernel.RBF{Sigma: 2}, 7, QuadratureOptions{Dim: 330, Seed: 3}},
+		{kernel.RBF{Sigma: 1.1}, 3, QuadratureOptions{Points: 6}},
 	} {
-		q, err := NewQuadrature(c.d, c.opts)
+		q, err := NewQuadrature(c.k, c.d, c.opts)
 		if err != nil {
 			t.Fatal(err)
 		}

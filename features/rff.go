@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/vec"
+	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -45,14 +45,11 @@ func (f Form) String() string {
 	return fmt.Sprintf("Form(%d)", int(f))
 }
 
-// RFFOptions configure a random Fourier feature map.
+// RFFOptions configure a random Fourier feature map. The kernel, and with it the
+// bandwidth, is NewRFF's first argument.
 type RFFOptions struct {
 	// Dim is the feature dimension D ≥ 1 (even for CosSin).
 	Dim int
-	// Sigma is the Gaussian kernel's bandwidth σ > 0 in the convention of kernel.RBF:
-	// k(x, y) = exp(−‖x−y‖²/(2σ²)), whose spectral density is N(0, σ⁻²·I): the
-	// frequencies are ω ~ N(0, σ⁻²·I).
-	Sigma float64
 	// Form is CosSin (default) or RandomPhase.
 	Form Form
 	// Seed selects the random frequencies; equal options give equal maps.
@@ -60,10 +57,11 @@ type RFFOptions struct {
 }
 
 // RFF is a random Fourier feature map for the Gaussian kernel: z(x)ᵀz(y) is an unbiased
-// estimate of exp(−‖x−y‖²/(2σ²)) whose error shrinks as O(1/√D). An RFF is immutable
-// after construction and safe for concurrent use.
+// estimate of k(x, y) = exp(−‖x−y‖²/(2σ²)) = exp(−γ·‖x−y‖²) whose error shrinks as
+// O(1/√D). An RFF is immutable after construction and safe for concurrent use.
 type RFF struct {
 	d, dim int
+	kern   kernel.RBF
 	opts   RFFOptions
 	// omega holds the frequencies as a d×f matrix (f = D/2 for CosSin, D for
 	// RandomPhase), so that a batch of points X (n×d) maps through one product X·omega.
@@ -72,11 +70,18 @@ type RFF struct {
 	scale float64   // √(2/D)
 }
 
-// NewRFF returns the random Fourier feature map of d-dimensional points described by
-// opts. It fails with an ErrArgument if d < 1, the dimension is not positive (or odd for
-// CosSin), σ is not a positive finite number, the form is unknown, or the frequencies
-// (d×D/2, or d×D) or a feature vector would hold more than 2³⁰ numbers (8 GiB).
-func NewRFF(d int, opts RFFOptions) (*RFF, error) {
+// NewRFF returns the random Fourier feature map of d-dimensional points for the
+// Gaussian kernel k, given by its bandwidth σ or by γ (kernel.RBF), whose spectral
+// density is N(0, σ⁻²·I) = N(0, 2γ·I): the frequencies are ω = g/σ, or g·√(2γ), with g ~
+// N(0, I) drawn from the seed. It fails with an ErrArgument if k is not a valid kernel
+// (kernel.Validate), d < 1, the dimension is not positive (or odd for CosSin), the form
+// is unknown, or the frequencies (d×D/2, or d×D) or a feature vector would hold more
+// than 2³⁰ numbers (8 GiB).
+func NewRFF(k kernel.RBF, d int, opts RFFOptions) (*RFF, error) {
+	scale, err := spectralScale(k)
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case d < 1:
 		return nil, fmt.Errorf("%w: input dimension %d, want ≥ 1", errs.Argument, d)
@@ -86,8 +91,6 @@ func NewRFF(d int, opts RFFOptions) (*RFF, error) {
 		return nil, fmt.Errorf("%w: feature dimension %d must be even for the cos-sin form", errs.Argument, opts.Dim)
 	case opts.Form != CosSin && opts.Form != RandomPhase:
 		return nil, fmt.Errorf("%w: unknown form %v", errs.Argument, opts.Form)
-	case !(opts.Sigma > 0) || math.IsInf(opts.Sigma, 1):
-		return nil, fmt.Errorf("%w: bandwidth σ = %v, want a positive finite number", errs.Argument, opts.Sigma)
 	}
 	f := opts.Dim
 	if opts.Form == CosSin {
@@ -102,18 +105,21 @@ func NewRFF(d int, opts RFFOptions) (*RFF, error) {
 	// Frequencies column by column (one ω per column), so that a map of dimension D
 	// begins with the frequencies of a smaller one drawn with the same seed: convergence
 	// in D can be measured on nested maps.
+	// The frequencies as the kernel's parameter defines them, g/σ or g·√(2γ): a kernel
+	// given by σ keeps the frequencies it has always had, bit for bit. kernel.Validate
+	// bounds σ below by 1.05e-154 and γ above by 2¹⁰²², so that 1/σ and √(2γ) are at
+	// most about 1e154 and no frequency overflows (a bandwidth of 1e-310 once made every
+	// feature NaN; found by FuzzLoadSKPCA).
 	for j := range f {
 		for i := range d {
-			raw.Data[i*raw.Stride+j] = rng.NormFloat64() / opts.Sigma
+			if k.Gamma != 0 {
+				raw.Data[i*raw.Stride+j] = rng.NormFloat64() * scale
+			} else {
+				raw.Data[i*raw.Stride+j] = rng.NormFloat64() / k.Sigma
+			}
 		}
 	}
-	// A bandwidth below about 1e-307 makes a frequency N(0,1)/σ overflow, and every
-	// feature of every point (the origin's included: 0·∞) NaN. Found by FuzzLoadSKPCA,
-	// through a decoded SKPCA's options.
-	if !vec.Finite(raw.Data) {
-		return nil, fmt.Errorf("%w: bandwidth σ = %v is so small that the frequencies 1/σ overflow", errs.Argument, opts.Sigma)
-	}
-	r := &RFF{d: d, dim: opts.Dim, opts: opts, omega: omega, scale: math.Sqrt(2 / float64(opts.Dim))}
+	r := &RFF{d: d, dim: opts.Dim, kern: k, opts: opts, omega: omega, scale: math.Sqrt(2 / float64(opts.Dim))}
 	if opts.Form == RandomPhase {
 		r.phase = make([]float64, opts.Dim)
 		for i := range r.phase {
@@ -132,8 +138,8 @@ func (r *RFF) OutDim() int { return r.dim }
 // Options returns the options the map was made with.
 func (r *RFF) Options() RFFOptions { return r.opts }
 
-// Kernel returns the kernel the map approximates, exp(−‖x−y‖²/(2σ²)), evaluated exactly.
-func (r *RFF) Kernel(x, y []float64) float64 { return gaussian(x, y, r.opts.Sigma) }
+// Kernel returns the kernel the map approximates, as it was given.
+func (r *RFF) Kernel() kernel.RBF { return r.kern }
 
 // Map writes z(x) to dst. dst must have length D and x length d with finite entries.
 // Map does not allocate.

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/kernel"
 )
 
 // TestTransformParallel checks that RFF.Transform gives the same features, bit for bit,
@@ -21,7 +22,7 @@ func TestTransformParallel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	X := testmat.Normal(37, 5, rng)
 	for _, form := range []Form{CosSin, RandomPhase} {
-		r, err := NewRFF(5, RFFOptions{Dim: 64, Sigma: 1.5, Form: form, Seed: 2})
+		r, err := NewRFF(kernel.RBF{Sigma: 1.5}, 5, RFFOptions{Dim: 64, Form: form, Seed: 2})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,34 +6,96 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ikpca/ikpca/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
 func TestNewRFFErrors(t *testing.T) {
 	for _, c := range []struct {
+		k    kernel.RBF
 		d    int
 		opts RFFOptions
 	}{
-		{0, RFFOptions{Dim: 10, Sigma: 1}},
-		{3, RFFOptions{Dim: 0, Sigma: 1}},
-		{3, RFFOptions{Dim: 11, Sigma: 1}}, // odd, cos-sin
-		{3, RFFOptions{Dim: 10, Sigma: 0}},
-		{3, RFFOptions{Dim: 10, Sigma: math.NaN()}},
-		{3, RFFOptions{Dim: 10, Sigma: math.Inf(1)}},
-		{3, RFFOptions{Dim: 10, Sigma: 1, Form: 7}},
-		{3, RFFOptions{Dim: 10, Sigma: 1e-310}}, // frequencies 1/σ overflow (FuzzLoadSKPCA)
-		{3, RFFOptions{Dim: 10, Sigma: math.SmallestNonzeroFloat64, Form: RandomPhase}},
+		{kernel.RBF{Sigma: 1}, 0, RFFOptions{Dim: 10}},
+		{kernel.RBF{Sigma: 1}, 3, RFFOptions{Dim: 0}},
+		{kernel.RBF{Sigma: 1}, 3, RFFOptions{Dim: 11}}, // odd, cos-sin
+		{kernel.RBF{Sigma: 0}, 3, RFFOptions{Dim: 10}},
+		{kernel.RBF{Sigma: math.NaN()}, 3, RFFOptions{Dim: 10}},
+		{kernel.RBF{Sigma: math.Inf(1)}, 3, RFFOptions{Dim: 10}},
+		{kernel.RBF{Sigma: 1}, 3, RFFOptions{Dim: 10, Form: 7}},
+		{kernel.RBF{Sigma: 1e-310}, 3, RFFOptions{Dim: 10}}, // frequencies 1/σ overflow (FuzzLoadSKPCA)
+		{kernel.RBF{Sigma: math.SmallestNonzeroFloat64}, 3, RFFOptions{Dim: 10, Form: RandomPhase}},
+		{kernel.RBF{}, 3, RFFOptions{Dim: 10}},                       // neither σ nor γ
+		{kernel.RBF{Sigma: 1, Gamma: 0.5}, 3, RFFOptions{Dim: 10}},   // both
+		{kernel.RBF{Gamma: -1}, 3, RFFOptions{Dim: 10}},              // a negative γ
+		{kernel.RBF{Gamma: math.MaxFloat64}, 3, RFFOptions{Dim: 10}}, // γ beyond 2¹⁰²²
 	} {
-		if _, err := NewRFF(c.d, c.opts); !errors.Is(err, ErrArgument) {
-			t.Errorf("NewRFF(%d, %+v): %v, want ErrArgument", c.d, c.opts, err)
+		if _, err := NewRFF(c.k, c.d, c.opts); !errors.Is(err, ErrArgument) {
+			t.Errorf("NewRFF(%v, %d, %+v): %v, want ErrArgument", c.k, c.d, c.opts, err)
 		}
 	}
-	// The smallest bandwidths that keep the frequencies finite are accepted.
-	if _, err := NewRFF(3, RFFOptions{Dim: 10, Sigma: 1e-300}); err != nil {
-		t.Errorf("σ = 1e-300: %v", err)
+	// The extremes of kernel.Validate's range are accepted, and their frequencies —
+	// up to about 6·√(2·2¹⁰²²) ≈ 8e154 — are finite.
+	for _, k := range []kernel.RBF{{Sigma: 1.0547686614863e-154}, {Gamma: 0x1p1022}} {
+		r, err := NewRFF(k, 3, RFFOptions{Dim: 10})
+		if err != nil {
+			t.Errorf("%v: %v", k, err)
+			continue
+		}
+		for _, w := range r.omega.RawMatrix().Data {
+			if math.IsNaN(w) || math.IsInf(w, 0) {
+				t.Errorf("%v: frequency %v", k, w)
+			}
+		}
 	}
-	if _, err := NewRFF(3, RFFOptions{Dim: 11, Sigma: 1, Form: RandomPhase}); err != nil {
+	if _, err := NewRFF(kernel.RBF{Sigma: 1}, 3, RFFOptions{Dim: 11, Form: RandomPhase}); err != nil {
 		t.Errorf("odd dimension, random phase: %v", err)
+	}
+}
+
+// TestSigmaAndGamma: every map of a kernel given by γ = 1/(2σ²) is the map of the same
+// kernel given by σ, to rounding — the frequencies g/σ and g·√(2γ), the Taylor
+// coefficients and prefactor, the quadrature nodes √2·t/σ and 2√γ·t differ by a few
+// units in the last place, ωᵀx by about d·ε·|ω|·|x| (below 1e-14 here), and a feature
+// at most as much — and each map reports the kernel as given.
+func TestSigmaAndGamma(t *testing.T) {
+	const d, sigma = 4, 1.3
+	bySigma, byGamma := kernel.RBF{Sigma: sigma}, kernel.RBF{Gamma: 1 / (2 * sigma * sigma)}
+	X := randomPoints(rand.New(rand.NewPCG(3, 4)), 20, d, 1)
+	type feature interface {
+		Transform(*mat.Dense, mat.Matrix) error
+		Kernel() kernel.RBF
+	}
+	maps := map[string]func(k kernel.RBF) (feature, error){
+		"RFF": func(k kernel.RBF) (feature, error) { return NewRFF(k, d, RFFOptions{Dim: 64, Seed: 1}) },
+		"RFF, random phase": func(k kernel.RBF) (feature, error) {
+			return NewRFF(k, d, RFFOptions{Dim: 63, Seed: 1, Form: RandomPhase})
+		},
+		"Taylor":     func(k kernel.RBF) (feature, error) { return NewTaylor(k, d, TaylorOptions{Degree: 3}) },
+		"Quadrature": func(k kernel.RBF) (feature, error) { return NewQuadrature(k, d, QuadratureOptions{Dim: 64, Seed: 1}) },
+	}
+	for name, make := range maps {
+		a, err := make(bySigma)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := make(byGamma)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Kernel() != bySigma || b.Kernel() != byGamma {
+			t.Errorf("%s: kernels %v and %v, want them as given", name, a.Kernel(), b.Kernel())
+		}
+		var za, zb mat.Dense
+		if err := a.Transform(&za, X); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Transform(&zb, X); err != nil {
+			t.Fatal(err)
+		}
+		if !mat.EqualApprox(&za, &zb, 1e-13) {
+			t.Errorf("%s: the features of σ and of γ differ beyond rounding", name)
+		}
 	}
 }
 
@@ -54,7 +116,7 @@ func TestMapMatchesTransform(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	X := randomPoints(rng, 40, 5, 1)
 	for _, form := range []Form{CosSin, RandomPhase} {
-		r, err := NewRFF(5, RFFOptions{Dim: 64, Sigma: 1.3, Form: form, Seed: 9})
+		r, err := NewRFF(kernel.RBF{Sigma: 1.3}, 5, RFFOptions{Dim: 64, Form: form, Seed: 9})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +130,7 @@ func TestMapMatchesTransform(t *testing.T) {
 
 func TestSeedReproducible(t *testing.T) {
 	checkSeeds(t, []float64{0.3, -1.2, 2}, func(seed uint64) (featureMap, error) {
-		return NewRFF(3, RFFOptions{Dim: 16, Sigma: 1, Seed: seed})
+		return NewRFF(kernel.RBF{Sigma: 1}, 3, RFFOptions{Dim: 16, Seed: seed})
 	})
 }
 
@@ -88,7 +150,7 @@ func TestKernelConvergence(t *testing.T) {
 		for k, D := range dims {
 			var se float64
 			for seed := range uint64(seeds) {
-				r, err := NewRFF(d, RFFOptions{Dim: D, Sigma: sigma, Form: form, Seed: seed})
+				r, err := NewRFF(kernel.RBF{Sigma: sigma}, d, RFFOptions{Dim: D, Form: form, Seed: seed})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -99,7 +161,7 @@ func TestKernelConvergence(t *testing.T) {
 				for p := range pairs {
 					x, y := X.RawRowView(2*p), X.RawRowView(2*p+1)
 					est := mat.Dot(Z.RowView(2*p), Z.RowView(2*p+1))
-					e := est - r.Kernel(x, y)
+					e := est - r.Kernel().Eval(x, y)
 					se += e * e
 					if k == len(dims)-1 {
 						bias += e

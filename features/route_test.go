@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/backend"
+	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -18,15 +19,15 @@ import (
 // it runs.
 func TestBackendRoute(t *testing.T) {
 	X := randomPoints(rand.New(rand.NewPCG(12, 4)), 20, 3, 1)
-	rff, err := NewRFF(3, RFFOptions{Dim: 64, Sigma: 1, Seed: 1})
+	rff, err := NewRFF(kernel.RBF{Sigma: 1}, 3, RFFOptions{Dim: 64, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := NewQuadrature(3, QuadratureOptions{Dim: 64, Sigma: 1, Seed: 1})
+	q, err := NewQuadrature(kernel.RBF{Sigma: 1}, 3, QuadratureOptions{Dim: 64, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tay, err := NewTaylor(3, TaylorOptions{Degree: 3, Sigma: 1})
+	tay, err := NewTaylor(kernel.RBF{Sigma: 1}, 3, TaylorOptions{Degree: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,19 +8,18 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/kernel"
 )
 
 // maxTaylorDim bounds the number of Taylor features a map may hold (its tables take
 // 16 bytes a feature).
 const maxTaylorDim = 1 << 24
 
-// TaylorOptions configure a Taylor-series feature map.
+// TaylorOptions configure a Taylor-series feature map. The kernel, and with it the
+// bandwidth, is NewTaylor's first argument.
 type TaylorOptions struct {
 	// Degree is the degree p ≥ 1 at which the series of exp(xᵀy/σ²) is truncated.
 	Degree int
-	// Sigma is the Gaussian kernel's bandwidth σ > 0 in the convention of kernel.RBF:
-	// k(x, y) = exp(−‖x−y‖²/(2σ²)).
-	Sigma float64
 	// Dim, if positive, keeps only the first Dim features in degree order; it must not
 	// exceed the number C(d+p, p) of monomials of degree ≤ p in d variables. 0 keeps
 	// them all. A truncation inside a degree keeps part of that degree's term only, the
@@ -30,7 +29,7 @@ type TaylorOptions struct {
 }
 
 // Taylor is the Taylor-series feature map for the Gaussian kernel (Cotter, Keshet &
-// Srebro 2011). It factors the kernel as
+// Srebro 2011). It factors the kernel (kernel.RBF, by σ or by γ = 1/(2σ²)) as
 //
 //	exp(−‖x−y‖²/(2σ²)) = exp(−‖x‖²/(2σ²))·exp(−‖y‖²/(2σ²))·exp(xᵀy/σ²)
 //
@@ -55,27 +54,32 @@ type TaylorOptions struct {
 // well below p·σ². A Taylor is immutable after construction and safe for concurrent use.
 type Taylor struct {
 	d, dim int
+	kern   kernel.RBF
 	opts   TaylorOptions
 	// Feature i > 0 is feature parent[i] times x[coord[i]]·coef[i]: the monomial with one
 	// power fewer of its last coordinate, times that coordinate, with coef[i] = 1/(σ·√αⱼ)
 	// updating the normalisation 1/(σ^|α|·√α!) by the new exponent αⱼ. Parents come
-	// earlier in the order, so Map fills dst front to back in place.
+	// earlier in the order, so Map fills dst front to back in place. (Given γ, 1/σ is
+	// √(2γ).)
 	parent []int32
 	coord  []int32
 	coef   []float64
 }
 
-// NewTaylor returns the Taylor-series feature map of d-dimensional points described by
-// opts. It fails if d < 1, the degree is below 1, σ is not a positive finite number,
-// Dim is negative or exceeds C(d+p, p), or the map would have more than 2²⁴ features.
-func NewTaylor(d int, opts TaylorOptions) (*Taylor, error) {
+// NewTaylor returns the Taylor-series feature map of d-dimensional points for the
+// Gaussian kernel k (kernel.RBF, given by σ or by γ). It fails with an ErrArgument if k
+// is not a valid kernel (kernel.Validate), d < 1, the degree is below 1, Dim is
+// negative or exceeds C(d+p, p), or the map would have more than 2²⁴ features.
+func NewTaylor(k kernel.RBF, d int, opts TaylorOptions) (*Taylor, error) {
+	scale, err := spectralScale(k)
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case d < 1:
 		return nil, fmt.Errorf("%w: input dimension %d, want ≥ 1", errs.Argument, d)
 	case opts.Degree < 1:
 		return nil, fmt.Errorf("%w: Taylor degree %d, want ≥ 1", errs.Argument, opts.Degree)
-	case !(opts.Sigma > 0) || math.IsInf(opts.Sigma, 1):
-		return nil, fmt.Errorf("%w: bandwidth σ = %v, want a positive finite number", errs.Argument, opts.Sigma)
 	case opts.Dim < 0:
 		return nil, fmt.Errorf("%w: feature dimension %d, want ≥ 0 (0 for all monomials)", errs.Argument, opts.Dim)
 	}
@@ -94,7 +98,7 @@ func NewTaylor(d int, opts TaylorOptions) (*Taylor, error) {
 		return nil, fmt.Errorf("%w: feature dimension %d exceeds the limit %d", errs.Argument, dim, maxTaylorDim)
 	}
 
-	t := &Taylor{d: d, dim: dim, opts: opts,
+	t := &Taylor{d: d, dim: dim, kern: k, opts: opts,
 		parent: make([]int32, dim), coord: make([]int32, dim), coef: make([]float64, dim)}
 	// last[i] is the largest coordinate of monomial i and mult[i] its exponent there;
 	// extending monomial i only by coordinates j ≥ last[i] generates every multiset of
@@ -110,7 +114,11 @@ func NewTaylor(d int, opts TaylorOptions) (*Taylor, error) {
 					m = mult[i] + 1
 				}
 				t.parent[n], t.coord[n], last[n], mult[n] = int32(i), int32(j), int32(j), m
-				t.coef[n] = 1 / (opts.Sigma * math.Sqrt(float64(m)))
+				if k.Gamma != 0 {
+					t.coef[n] = scale / math.Sqrt(float64(m))
+				} else {
+					t.coef[n] = 1 / (k.Sigma * math.Sqrt(float64(m)))
+				}
 				n++
 			}
 		}
@@ -146,8 +154,8 @@ func (t *Taylor) OutDim() int { return t.dim }
 // Options returns the options the map was made with.
 func (t *Taylor) Options() TaylorOptions { return t.opts }
 
-// Kernel returns the kernel the map approximates, exp(−‖x−y‖²/(2σ²)), evaluated exactly.
-func (t *Taylor) Kernel(x, y []float64) float64 { return gaussian(x, y, t.opts.Sigma) }
+// Kernel returns the kernel the map approximates, as it was given.
+func (t *Taylor) Kernel() kernel.RBF { return t.kern }
 
 // Map writes z(x) to dst. dst must have length D and x length d with finite entries.
 // Map does not allocate; it costs d + D multiplications and one exponential.
@@ -165,7 +173,13 @@ func (t *Taylor) fill(dst, x []float64) {
 	for _, v := range x {
 		s += v * v
 	}
-	dst[0] = math.Exp(-s / (2 * t.opts.Sigma * t.opts.Sigma))
+	// exp(−‖x‖²/(2σ²)), or exp(−γ·‖x‖²): the exponent as the kernel's parameter
+	// defines it (kernel.RBF).
+	if t.kern.Gamma != 0 {
+		dst[0] = math.Exp(-t.kern.Gamma * s)
+	} else {
+		dst[0] = math.Exp(-s / (2 * t.kern.Sigma * t.kern.Sigma))
+	}
 	parent, coord, coef := t.parent[:len(dst)], t.coord[:len(dst)], t.coef[:len(dst)]
 	for i := 1; i < len(dst); i++ {
 		dst[i] = dst[parent[i]] * x[coord[i]] * coef[i]

@@ -1,45 +1,48 @@
 package features
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ikpca/ikpca/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
 func TestNewTaylorErrors(t *testing.T) {
 	for _, c := range []struct {
+		k    kernel.RBF
 		d    int
 		opts TaylorOptions
 	}{
-		{0, TaylorOptions{Degree: 2, Sigma: 1}},
-		{3, TaylorOptions{Degree: 0, Sigma: 1}},
-		{3, TaylorOptions{Degree: -1, Sigma: 1}},
-		{3, TaylorOptions{Degree: 2, Sigma: 0}},
-		{3, TaylorOptions{Degree: 2, Sigma: -1}},
-		{3, TaylorOptions{Degree: 2, Sigma: math.NaN()}},
-		{3, TaylorOptions{Degree: 2, Sigma: math.Inf(1)}},
-		{3, TaylorOptions{Degree: 2, Sigma: 1, Dim: -1}},
-		{3, TaylorOptions{Degree: 2, Sigma: 1, Dim: 11}}, // C(5, 2) = 10 monomials
-		{1000, TaylorOptions{Degree: 10, Sigma: 1}},      // ~2.6e23 monomials
-		{1000, TaylorOptions{Degree: 10, Sigma: 1, Dim: maxTaylorDim + 1}},
-		{2, TaylorOptions{Degree: math.MaxInt, Sigma: 1}},
+		{kernel.RBF{Sigma: 1}, 0, TaylorOptions{Degree: 2}},
+		{kernel.RBF{Sigma: 1}, 3, TaylorOptions{Degree: 0}},
+		{kernel.RBF{Sigma: 1}, 3, TaylorOptions{Degree: -1}},
+		{kernel.RBF{Sigma: 0}, 3, TaylorOptions{Degree: 2}},
+		{kernel.RBF{Sigma: -1}, 3, TaylorOptions{Degree: 2}},
+		{kernel.RBF{Sigma: math.NaN()}, 3, TaylorOptions{Degree: 2}},
+		{kernel.RBF{Sigma: math.Inf(1)}, 3, TaylorOptions{Degree: 2}},
+		{kernel.RBF{Sigma: 1}, 3, TaylorOptions{Degree: 2, Dim: -1}},
+		{kernel.RBF{Sigma: 1}, 3, TaylorOptions{Degree: 2, Dim: 11}}, // C(5, 2) = 10 monomials
+		{kernel.RBF{Sigma: 1}, 1000, TaylorOptions{Degree: 10}},      // ~2.6e23 monomials
+		{kernel.RBF{Sigma: 1}, 1000, TaylorOptions{Degree: 10, Dim: maxTaylorDim + 1}},
+		{kernel.RBF{Sigma: 1}, 2, TaylorOptions{Degree: math.MaxInt}},
 	} {
-		if _, err := NewTaylor(c.d, c.opts); err == nil {
-			t.Errorf("NewTaylor(%d, %+v): no error", c.d, c.opts)
+		if _, err := NewTaylor(c.k, c.d, c.opts); !errors.Is(err, ErrArgument) {
+			t.Errorf("NewTaylor(%v, %d, %+v): %v, want ErrArgument", c.k, c.d, c.opts, err)
 		}
 	}
 	// Too many monomials is fine when Dim truncates.
-	tr, err := NewTaylor(1000, TaylorOptions{Degree: 10, Sigma: 1, Dim: 5000})
+	tr, err := NewTaylor(kernel.RBF{Sigma: 1}, 1000, TaylorOptions{Degree: 10, Dim: 5000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if tr.OutDim() != 5000 {
 		t.Errorf("OutDim %d, want 5000", tr.OutDim())
 	}
-	if _, err := NewTaylor(3, TaylorOptions{Degree: 2, Sigma: 1, Dim: 10}); err != nil {
+	if _, err := NewTaylor(kernel.RBF{Sigma: 1}, 3, TaylorOptions{Degree: 2, Dim: 10}); err != nil {
 		t.Errorf("Dim = C(d+p, p): %v", err)
 	}
 }
@@ -66,7 +69,7 @@ func (t *Taylor) exponents() [][]int {
 // TestTaylorMonomials checks that the features are the monomials of degree ≤ p, each
 // once, in degree order: C(d+p, p) of them, and 330 for the d = 7, p = 4.
 func TestTaylorMonomials(t *testing.T) {
-	tr, err := NewTaylor(7, TaylorOptions{Degree: 4, Sigma: 1})
+	tr, err := NewTaylor(kernel.RBF{Sigma: 1}, 7, TaylorOptions{Degree: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +78,7 @@ func TestTaylorMonomials(t *testing.T) {
 	}
 	for _, c := range [][2]int{{1, 1}, {1, 6}, {2, 3}, {3, 5}, {7, 4}, {10, 3}, {4, 8}} {
 		d, p := c[0], c[1]
-		tr, err := NewTaylor(d, TaylorOptions{Degree: p, Sigma: 1})
+		tr, err := NewTaylor(kernel.RBF{Sigma: 1}, d, TaylorOptions{Degree: p})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +142,7 @@ func TestTaylorExactSeries(t *testing.T) {
 	for _, d := range []int{1, 3, 7} {
 		for p := 1; p <= 7; p++ {
 			sigma := 0.7 + rng.Float64()
-			tr, err := NewTaylor(d, TaylorOptions{Degree: p, Sigma: sigma})
+			tr, err := NewTaylor(kernel.RBF{Sigma: sigma}, d, TaylorOptions{Degree: p})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -184,7 +187,7 @@ func TestTaylorDegreeConvergence(t *testing.T) {
 	}
 	prevRMS := math.Inf(1)
 	for p := 1; p <= 8; p++ {
-		tr, err := NewTaylor(d, TaylorOptions{Degree: p, Sigma: sigma})
+		tr, err := NewTaylor(kernel.RBF{Sigma: sigma}, d, TaylorOptions{Degree: p})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +198,7 @@ func TestTaylorDegreeConvergence(t *testing.T) {
 		var se, worst float64
 		for i := range pairs {
 			x, y := X.RawRowView(2*i), X.RawRowView(2*i+1)
-			e := mat.Dot(Z.RowView(2*i), Z.RowView(2*i+1)) - tr.Kernel(x, y)
+			e := mat.Dot(Z.RowView(2*i), Z.RowView(2*i+1)) - tr.Kernel().Eval(x, y)
 			se += e * e
 			worst = max(worst, math.Abs(e))
 			// Remainder bound: |Σ_{k>p} aᵏ/k!| ≤ |a|^(p+1)/(p+1)!·e^|a| with |a| ≤ 1.
@@ -221,8 +224,8 @@ func TestTaylorDegreeConvergence(t *testing.T) {
 
 // TestTaylorTruncatedDim checks that Dim keeps a prefix of the full map's features.
 func TestTaylorTruncatedDim(t *testing.T) {
-	full, _ := NewTaylor(4, TaylorOptions{Degree: 3, Sigma: 1.5})
-	part, err := NewTaylor(4, TaylorOptions{Degree: 3, Sigma: 1.5, Dim: 20})
+	full, _ := NewTaylor(kernel.RBF{Sigma: 1.5}, 4, TaylorOptions{Degree: 3})
+	part, err := NewTaylor(kernel.RBF{Sigma: 1.5}, 4, TaylorOptions{Degree: 3, Dim: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +249,7 @@ func TestTaylorTruncatedDim(t *testing.T) {
 func TestTaylorMapMatchesTransform(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	X := randomPoints(rng, 30, 7, 1)
-	tr, err := NewTaylor(7, TaylorOptions{Degree: 4, Sigma: 2})
+	tr, err := NewTaylor(kernel.RBF{Sigma: 2}, 7, TaylorOptions{Degree: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

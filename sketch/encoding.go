@@ -1,37 +1,31 @@
 package sketch
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/ikpca/ikpca/internal/wire"
 )
 
-// ErrEncoding reports data that UnmarshalBinary cannot read: not an encoded sketch, an
-// unknown version, truncated or corrupted (checksum mismatch), or describing a sketch
-// that cannot exist even under a valid checksum.
-var ErrEncoding = errors.New("sketch: bad encoding")
-
-// Encoding of an FD, version 1 (integers and floats little-endian):
+// Encoding of an FD: the frame of every encoding of the module (internal/wire: magic
+// "IKPCAFDS", version 2, the body's length, the body, SHA-256 over all of it) around
+// the body, integers and floats little-endian:
 //
-//	magic    8 bytes "IKPCAFDS"
-//	version  uint32  1
 //	sizes    uint64 ℓ, d, buffer, rows seen n, rows in use
 //	settled  uint8   1 if the rows in use are the compressed ΣVᵀ, 0 otherwise
 //	totals   float64 ‖A‖_F², Δ
 //	rows     rows-in-use·d float64, row-major
 //	values   rows-in-use float64 if settled (σᵢ², descending), none otherwise
-//	sha256   32 bytes over everything above
 //
 // The rows in use are stored as they are, compressed or not, so that a decoded sketch
-// compresses, reads and merges exactly as the encoded one would have.
+// compresses, reads and merges exactly as the encoded one would have. Version 1 had
+// the same fields in a frame without the body's length; it is not read.
 const (
 	fdMagic   = "IKPCAFDS"
-	fdVersion = 1
-	fdHeader  = len(fdMagic) + 4 + 5*8 + 1 + 2*8
+	fdVersion = 2
+	fdHeader  = 5*8 + 1 + 2*8 // the body before the rows
 )
 
 // MaxDecodeFloats bounds the float64s a decoded sketch holds, 3·buffer·d and the SVD's
@@ -47,16 +41,18 @@ func (f *FD) Buffer() int { return f.buf }
 
 // MarshalBinary encodes the sketch in the format above: (rows in use + 1)·d numbers at
 // most, the rows themselves; the workspace is not stored. It implements
-// encoding.BinaryMarshaler and leaves the sketch unchanged.
+// encoding.BinaryMarshaler and leaves the sketch unchanged. A zero FD, which New did
+// not make, is an ErrArgument.
 func (f *FD) MarshalBinary() ([]byte, error) {
+	if f.b == nil {
+		return nil, fmt.Errorf("%w: a zero FD (make one with New, or decode one)", errs.Argument)
+	}
 	k := f.rows
 	vals := 0
 	if f.settled {
 		vals = k
 	}
-	b := make([]byte, 0, fdHeader+8*(k*f.d+vals)+sha256.Size)
-	b = append(b, fdMagic...)
-	b = binary.LittleEndian.AppendUint32(b, fdVersion)
+	b := make([]byte, 0, fdHeader+8*(k*f.d+vals))
 	for _, v := range []int{f.ell, f.d, f.buf, f.n, k} {
 		b = binary.LittleEndian.AppendUint64(b, uint64(v))
 	}
@@ -70,7 +66,36 @@ func (f *FD) MarshalBinary() ([]byte, error) {
 	if f.settled {
 		b = wire.AppendFloats(b, f.sigma2[:k]...)
 	}
-	return wire.Seal(b), nil
+	return wire.Frame(fdMagic, fdVersion, b), nil
+}
+
+// MarshalBinaryTo writes the encoding MarshalBinary returns to w and returns the number
+// of bytes written. A nil w is an ErrArgument.
+func (f *FD) MarshalBinaryTo(w io.Writer) (int, error) {
+	if w == nil {
+		return 0, fmt.Errorf("%w: nil writer", errs.Argument)
+	}
+	b, err := f.MarshalBinary()
+	if err != nil {
+		return 0, err
+	}
+	return w.Write(b)
+}
+
+// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes (wire.ReadFrame) —
+// and replaces f by the sketch it encodes, as UnmarshalBinary does. It returns the number
+// of bytes read. A nil r is an ErrArgument; a stream that ends early, or bytes that are
+// not an encoded sketch, an ErrEncoding; a read error is returned as it is. On error f
+// is unchanged.
+func (f *FD) UnmarshalBinaryFrom(r io.Reader) (int, error) {
+	if r == nil {
+		return 0, fmt.Errorf("%w: nil reader", errs.Argument)
+	}
+	b, n, err := wire.ReadFrame(r, fdMagic, ErrEncoding, "Frequent Directions sketch")
+	if err != nil {
+		return n, err
+	}
+	return n, f.UnmarshalBinary(b)
 }
 
 // UnmarshalBinary replaces f by the sketch encoded in data (by MarshalBinary). It
@@ -79,12 +104,16 @@ func (f *FD) MarshalBinary() ([]byte, error) {
 // cannot exist — ℓ, d or the buffer out of New's range or beyond MaxDecodeFloats, more
 // rows in use than the buffer (or, compressed, than ℓ), fewer rows seen than in use, a
 // non-finite or negative total, a non-finite entry, compressed rows whose squared norms
-// are not their σᵢ² (descending, positive) to a relative 1e-9 — gives an error wrapping
-// ErrEncoding, and leaves f unchanged.
+// are not their σᵢ² (descending, positive) to a relative 1e-9, totals that break
+// (ℓ+1)·Δ + ‖B‖_F² ≤ ‖A‖_F² beyond rounding — gives an error wrapping ErrEncoding, and
+// leaves f unchanged.
 func (f *FD) UnmarshalBinary(data []byte) error {
-	_, body, err := wire.Open(data, fdMagic, fdHeader-len(fdMagic)-4, ErrEncoding, "Frequent Directions sketch", fdVersion)
+	_, body, err := wire.OpenFrame(data, fdMagic, ErrEncoding, "Frequent Directions sketch", fdVersion)
 	if err != nil {
 		return err
+	}
+	if len(body) < fdHeader {
+		return fmt.Errorf("%w: a body of %d bytes, shorter than the sizes", ErrEncoding, len(body))
 	}
 	r := wire.NewReader(body)
 	ell, d, buf, n, k := r.U64(), r.U64(), r.U64(), r.U64(), r.U64()
@@ -124,9 +153,22 @@ func (f *FD) UnmarshalBinary(data []byte) error {
 			return fmt.Errorf("%w: compressed row %d has squared norm %g, σ² = %g", ErrEncoding, i, norm2, s)
 		}
 	}
+	// The energy: every compression removes at least (ℓ+1)·δ of ‖B‖_F² and adds δ to Δ,
+	// and a merge adds both sides' totals, so (ℓ+1)·Δ + ‖B‖_F² ≤ ‖A‖_F² (see FD), and a
+	// sketch without rows seen is zero. The slack 1e-4 is far above rounding — relative
+	// errors of a few ε per compression and n·ε in the running sum ‖A‖_F², below 1e-6
+	// even for 10¹⁰ rows — and far below a forged total.
+	var b2 float64
+	for _, v := range rows {
+		b2 += v * v
+	}
+	if n == 0 && (frob2 != 0 || shrink != 0) || !(float64(ell+1)*shrink+b2 <= (1+1e-4)*frob2) {
+		return fmt.Errorf("%w: (ℓ+1)·Δ + ‖B‖_F² = %g exceeds ‖A‖_F² = %g of %d rows seen", ErrEncoding,
+			float64(ell+1)*shrink+b2, frob2, n)
+	}
 	g, err := New(int(ell), int(d), Options{Buffer: int(buf)})
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrEncoding, err)
+		return fmt.Errorf("%w: %s", ErrEncoding, err) // one kind: the encoding's, not New's ErrArgument
 	}
 	copy(g.b, rows)
 	g.rows, g.n, g.frob2, g.shrink = int(k), int(n), frob2, shrink

@@ -1,7 +1,6 @@
 package sketch
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -217,7 +216,7 @@ func (f *FD) compress() error {
 	copy(f.a[:r*f.d], f.b[:r*f.d])
 	if !native.Gesvd(lapack.SVDNone, lapack.SVDStore, f.general(r), blas64.General{Stride: 1},
 		f.vtGeneral(k), f.s[:k], f.work, len(f.work)) {
-		return errors.New("sketch: the SVD did not converge")
+		return fmt.Errorf("%w: the SVD of the %d×%d buffer (dgesvd)", errs.NotConverged, r, f.d)
 	}
 	var delta float64
 	if k > f.ell {

@@ -1,145 +1,163 @@
 package stream
 
 import (
+	"fmt"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
-	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/modeltest"
 )
 
-// TestConformance: every model of the package passes the ikpca.Model suite.
+// TestConformance: every model of the package passes the modeltest suite, centred (the
+// default) and uncentred, persistence included.
 func TestConformance(t *testing.T) {
 	const d = 3 // the suite's points
 	rbf := kernel.RBF{Sigma: 1}
-	// SKPCA and RNCA: Transform against z(x)ᵀW, W from VectorsTo; the signed vectors
-	// are the directions in feature space.
-	t.Run("SKPCA", func(t *testing.T) {
-		model := func(m ikpca.Model) *SKPCA { return m.(*SKPCA) }
-		modeltest.Run(t, modeltest.Subject{
-			Uncentred: true,
-			New: func(X *mat.Dense) (ikpca.Incremental, error) {
-				s, err := NewSKPCA(d, SKPCAOptions{Features: 64, Sigma: 1, Sketch: 5, Seed: 1})
-				if err != nil {
-					return nil, err
-				}
-				return s, s.AddBatch(X)
-			},
-			Project: func(m ikpca.Model, X mat.Matrix, k int) (*mat.Dense, error) {
-				var W mat.Dense
-				model(m).VectorsTo(&W)
-				return featureScores(t, model(m).Map().Transform, X, &W, nil, k), nil
-			},
-			Signed: func(m ikpca.Model) (*mat.Dense, error) {
-				var W mat.Dense
-				model(m).VectorsTo(&W)
-				return &W, nil
-			},
-			Skip: map[string]string{"Persistence": "TRANSITIONAL: SKPCA lacks MarshalBinaryTo and UnmarshalBinaryFrom"},
-		})
-	})
-	for _, centred := range []bool{false, true} {
-		name := "RNCA/uncentred"
-		if centred {
-			name = "RNCA/centred"
+	// SKPCA and RNCA: Transform against (z(x) − m)ᵀW, W from VectorsTo and m the mean
+	// of the features recomputed from the running sum; the signed vectors are the
+	// directions in feature space.
+	type features interface {
+		persistent
+		VectorsTo(*mat.Dense)
+		Mean([]float64) []float64
+	}
+	for _, uncentred := range []bool{false, true} {
+		centring := "centred"
+		if uncentred {
+			centring = "uncentred"
 		}
-		t.Run(name, func(t *testing.T) {
-			model := func(m ikpca.Model) *RNCA { return m.(*RNCA) }
-			modeltest.Run(t, modeltest.Subject{
-				Uncentred: !centred,
-				New: func(X *mat.Dense) (ikpca.Incremental, error) {
-					r, err := NewRNCA(d, RNCAOptions{Features: 32, Sigma: 1, Seed: 2, Centred: centred})
-					if err != nil {
-						return nil, err
+		for _, c := range []struct {
+			name string
+			new  func() (features, func(features) []float64, error)
+		}{
+			{"SKPCA", func() (features, func(features) []float64, error) {
+				s, err := NewSKPCA(rbf, d, SKPCAOptions{Features: 64, Sketch: 5, Seed: 1, Uncentred: uncentred})
+				mean := func(m features) []float64 {
+					s := m.(*SKPCA)
+					if s.sum == nil {
+						return nil
 					}
-					return r, r.AddBatch(X)
-				},
-				Project: func(m ikpca.Model, X mat.Matrix, k int) (*mat.Dense, error) {
-					r := model(m)
-					var V mat.Dense
-					r.VectorsTo(&V)
-					var mean []float64
-					if centred {
-						// The features' mean from the running sum, not from the cache
-						// Transform uses.
-						mean = make([]float64, len(r.sum))
-						for i, s := range r.sum {
-							mean[i] = s / float64(r.n)
+					out := make([]float64, len(s.sum))
+					for i, v := range s.sum {
+						out[i] = v / float64(s.Len())
+					}
+					return out
+				}
+				return s, mean, err
+			}},
+			{"RNCA", func() (features, func(features) []float64, error) {
+				r, err := NewRNCA(rbf, d, RNCAOptions{Features: 32, Seed: 2, Uncentred: uncentred})
+				mean := func(m features) []float64 {
+					r := m.(*RNCA)
+					if r.opts.Uncentred {
+						return nil
+					}
+					out := make([]float64, len(r.sum))
+					for i, v := range r.sum {
+						out[i] = v / float64(r.n)
+					}
+					return out
+				}
+				return r, mean, err
+			}},
+		} {
+			t.Run(c.name+"/"+centring, func(t *testing.T) {
+				var meanOf func(features) []float64
+				mapOf := func(m ikpca.Model) func(*mat.Dense, mat.Matrix) error {
+					switch m := m.(type) {
+					case *SKPCA:
+						return m.Map().Transform
+					case *RNCA:
+						return m.Map().Transform
+					}
+					t.Fatalf("%T", m)
+					return nil
+				}
+				modeltest.Run(t, modeltest.Subject{
+					Uncentred: uncentred,
+					New: func(X *mat.Dense) (ikpca.Incremental, error) {
+						m, mean, err := c.new()
+						if err != nil {
+							return nil, err
 						}
-					}
-					return featureScores(t, r.Map().Transform, X, &V, mean, k), nil
-				},
-				Signed: func(m ikpca.Model) (*mat.Dense, error) {
-					var V mat.Dense
-					model(m).VectorsTo(&V)
-					return &V, nil
-				},
-				Skip: map[string]string{"Persistence": "TRANSITIONAL: RNCA has no encoding yet"},
+						meanOf = mean
+						return m, m.AddBatch(X)
+					},
+					Project: func(m ikpca.Model, X mat.Matrix, k int) (*mat.Dense, error) {
+						var W mat.Dense
+						f := m.(features)
+						f.VectorsTo(&W)
+						return featureScores(t, mapOf(m), X, &W, meanOf(f), k), nil
+					},
+					Signed: func(m ikpca.Model) (*mat.Dense, error) {
+						var W mat.Dense
+						m.(features).VectorsTo(&W)
+						return &W, nil
+					},
+				})
 			})
-		})
+		}
 	}
 	// KRQA and KHA: Transform against the kernel expansion of VectorsTo's
 	// coefficients, evaluated from scratch; the signed vectors are the samples' scores.
-	for _, c := range []struct {
-		name      string
-		uncentred bool
-		new       func() (online, *samples, error)
-	}{
-		{"KRQA/centred", false, func() (online, *samples, error) {
-			m, err := NewKRQA(rbf, d, KRQAOptions{Components: 3, Seed: 1})
-			return m, m.s, err
-		}},
-		{"KRQA/uncentred", true, func() (online, *samples, error) {
-			m, err := NewKRQA(rbf, d, KRQAOptions{Components: 3, Seed: 1, Uncentred: true})
-			return m, m.s, err
-		}},
-		{"KHA/centred", false, func() (online, *samples, error) {
-			m, err := NewKHA(rbf, d, KHAOptions{Components: 3, Rate: 0.05, Seed: 1})
-			return m, m.s, err
-		}},
-		{"KHA/uncentred", true, func() (online, *samples, error) {
-			m, err := NewKHA(rbf, d, KHAOptions{Components: 3, Rate: 0.05, Seed: 1, Uncentred: true})
-			return m, m.s, err
-		}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			stored := make(map[ikpca.Model]*samples)
-			modeltest.Run(t, modeltest.Subject{
-				Uncentred: c.uncentred,
-				New: func(X *mat.Dense) (ikpca.Incremental, error) {
-					m, s, err := c.new()
-					if err != nil {
-						return nil, err
-					}
-					b := &batched{m}
-					stored[b] = s
-					n, _ := X.Dims()
-					for i := range n {
-						if err := m.Add(X.RawRowView(i)); err != nil {
+	type online interface {
+		persistent
+		VectorsTo(*mat.Dense)
+	}
+	samplesOf := func(m ikpca.Model) *samples {
+		switch m := m.(type) {
+		case *KRQA:
+			return m.s
+		case *KHA:
+			return m.s
+		}
+		panic(fmt.Sprintf("%T", m))
+	}
+	for _, uncentred := range []bool{false, true} {
+		centring := "centred"
+		if uncentred {
+			centring = "uncentred"
+		}
+		for _, c := range []struct {
+			name string
+			new  func() (online, error)
+		}{
+			{"KRQA", func() (online, error) {
+				return NewKRQA(rbf, d, KRQAOptions{Components: 3, Seed: 1, Uncentred: uncentred})
+			}},
+			{"KHA", func() (online, error) {
+				return NewKHA(rbf, d, KHAOptions{Components: 3, Rate: 0.05, Seed: 1, Uncentred: uncentred})
+			}},
+		} {
+			t.Run(c.name+"/"+centring, func(t *testing.T) {
+				modeltest.Run(t, modeltest.Subject{
+					Uncentred: uncentred,
+					New: func(X *mat.Dense) (ikpca.Incremental, error) {
+						m, err := c.new()
+						if err != nil {
 							return nil, err
 						}
-					}
-					return b, nil
-				},
-				Project: func(m ikpca.Model, X mat.Matrix, k int) (*mat.Dense, error) {
-					var C mat.Dense
-					m.(*batched).VectorsTo(&C)
-					return expansionScores(stored[m], X, &C, k), nil
-				},
-				Signed: func(m ikpca.Model) (*mat.Dense, error) {
-					var C mat.Dense
-					m.(*batched).VectorsTo(&C)
-					s := stored[m]
-					_, r := C.Dims()
-					return expansionScores(s, s.points(), &C, r), nil
-				},
-				Skip: map[string]string{"Persistence": "TRANSITIONAL: KRQA and KHA have no encoding yet"},
+						return m, m.AddBatch(X)
+					},
+					Project: func(m ikpca.Model, X mat.Matrix, k int) (*mat.Dense, error) {
+						var C mat.Dense
+						m.(online).VectorsTo(&C)
+						return expansionScores(samplesOf(m), X, &C, k), nil
+					},
+					Signed: func(m ikpca.Model) (*mat.Dense, error) {
+						var C mat.Dense
+						m.(online).VectorsTo(&C)
+						s := samplesOf(m)
+						_, r := C.Dims()
+						return expansionScores(s, s.points(), &C, r), nil
+					},
+				})
 			})
-		})
+		}
 	}
 }
 
@@ -166,40 +184,3 @@ func featureScores(t *testing.T, transform func(*mat.Dense, mat.Matrix) error, X
 func expansionScores(s *samples, X mat.Matrix, C *mat.Dense, k int) *mat.Dense {
 	return testmat.NewCentring(s.kern, s.points()).Scores(X, C, k, nil, s.centred)
 }
-
-// online is what the suite needs of KRQA and KHA.
-type online interface {
-	ikpca.Model
-	Add(x []float64) error
-	VectorsTo(dst *mat.Dense)
-}
-
-// batched gives an online model the AddBatch of ikpca.Incremental: every row checked,
-// then added one at a time. TRANSITIONAL, until KRQA and KHA have their own.
-type batched struct{ online }
-
-func (b *batched) AddBatch(X mat.Matrix) error {
-	if check.IsNil(X) {
-		return ErrArgument
-	}
-	n, d := X.Dims()
-	if n == 0 {
-		return ErrEmpty
-	}
-	for i := range n {
-		if err := errs.Point(mat.Row(nil, i, X), d); err != nil {
-			return err
-		}
-		if d != b.Dim() {
-			return ErrDimension
-		}
-	}
-	for i := range n {
-		if err := b.Add(mat.Row(nil, i, X)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (b *batched) VectorsTo(dst *mat.Dense) { b.online.VectorsTo(dst) }

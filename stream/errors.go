@@ -1,6 +1,9 @@
 package stream
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/check"
 )
@@ -14,35 +17,56 @@ var errs = check.NewKinds("stream")
 var (
 	// ErrDimension reports a point or matrix of the wrong dimension.
 	ErrDimension = errs.Dimension
-	// ErrNonFinite reports a NaN or infinite input, or a kernel value that is not finite.
+	// ErrNonFinite reports a NaN or infinite input, or a kernel value or random feature
+	// that is not finite.
 	ErrNonFinite = errs.NonFinite
 	// ErrEmpty reports a call that needs points on a model or input without them (an
 	// online model that has too few samples to start, or X without rows).
 	ErrEmpty = errs.Empty
 	// ErrArgument reports any other invalid argument: an impossible option, a nil
-	// argument, a number of components out of range, models that cannot be merged.
+	// argument, a kernel the model cannot use (SKPCA and RNCA take a kernel.RBF only),
+	// a number of components out of range, models that cannot be merged, a nil writer
+	// or reader.
 	ErrArgument = errs.Argument
+	// ErrEncoding reports bytes that UnmarshalBinary or UnmarshalBinaryFrom cannot
+	// decode: not an encoding of the model's type, an unknown version, truncated,
+	// corrupted (checksum mismatch), or describing a model that cannot exist (its
+	// options refused by the constructor, sizes beyond the bytes present or beyond
+	// MaxDecodeFloats, a number that is not finite, sums no points give, a kernel.Func
+	// not registered).
+	ErrEncoding = errs.Encoding
+	// ErrNotConverged reports LAPACK's SVD not converging in a compression of SKPCA's
+	// sketch (sketch.ErrNotConverged), which it does not do on the bounded random
+	// features the model feeds it.
+	ErrNotConverged = errs.NotConverged
 )
 
-// Every model of the package is an ikpca.Model.
+// own reports an error of a package below (features, sketch, kernel) under the
+// package's sentinel of the same ikpca kind as well, so that errors.Is(err,
+// stream.ErrX) holds for every error the package returns, and errors.Is(err,
+// features.ErrX) still does. An error of no kind (none is expected) is returned as it
+// is.
+func own(err error) error {
+	for _, k := range []struct{ kind, ours error }{
+		{ikpca.ErrDimension, ErrDimension}, {ikpca.ErrNonFinite, ErrNonFinite}, {ikpca.ErrEmpty, ErrEmpty},
+		{ikpca.ErrArgument, ErrArgument}, {ikpca.ErrEncoding, ErrEncoding}, {ikpca.ErrNotConverged, ErrNotConverged},
+	} {
+		if errors.Is(err, k.kind) {
+			return fmt.Errorf("%w: %w", k.ours, err)
+		}
+	}
+	return err
+}
+
+// Every model of the package is fed point by point or in batches, and saved and
+// restored, as package ikpca describes.
 var (
-	_ ikpca.Model = (*SKPCA)(nil)
-	_ ikpca.Model = (*RNCA)(nil)
-	_ ikpca.Model = (*KRQA)(nil)
-	_ ikpca.Model = (*KHA)(nil)
+	_ ikpca.Incremental = (*SKPCA)(nil)
+	_ ikpca.Incremental = (*RNCA)(nil)
+	_ ikpca.Incremental = (*KRQA)(nil)
+	_ ikpca.Incremental = (*KHA)(nil)
+	_ ikpca.Persistent  = (*SKPCA)(nil)
+	_ ikpca.Persistent  = (*RNCA)(nil)
+	_ ikpca.Persistent  = (*KRQA)(nil)
+	_ ikpca.Persistent  = (*KHA)(nil)
 )
-
-// Centred reports false: SKPCA sketches the uncentred features, as in the paper.
-func (s *SKPCA) Centred() bool { return false }
-
-// Centred reports whether the model subtracts the features' running mean
-// (RNCAOptions.Centred).
-func (r *RNCA) Centred() bool { return r.opts.Centred }
-
-// Centred reports whether the model centres in feature space (the default; see
-// KRQAOptions.Uncentred).
-func (m *KRQA) Centred() bool { return !m.opts.Uncentred }
-
-// Centred reports whether the model centres in feature space (the default; see
-// KHAOptions.Uncentred).
-func (m *KHA) Centred() bool { return !m.opts.Uncentred }

@@ -2,10 +2,12 @@ package stream_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/stream"
 )
@@ -20,26 +22,49 @@ func points(n int, seed uint64) *mat.Dense {
 	return X
 }
 
-// Streaming kernel PCA keeps an ℓ×D sketch, whatever the length of the stream.
+// Streaming kernel PCA of the Yeast data set, fed as two shards — sketched apart, as
+// two workers would, and merged — into models of ℓ×D numbers however many points come.
+// The model centres in feature space (the default); its eigenvalues estimate those of
+// the centred kernel matrix from below, within the sketch's certified ErrorBound.
 func ExampleSKPCA() {
-	X := points(5000, 1)
-	s, err := stream.NewSKPCA(2, stream.SKPCAOptions{Features: 256, Sigma: 0.5, Sketch: 10, Seed: 1})
+	X := data.Yeast().X // 1484 points, 8 features in [0, 1]
+	n, d := X.Dims()
+	k := kernel.RBF{Gamma: 2} // exp(−2‖x − y‖²), scikit-learn's gamma = 2
+	opts := stream.SKPCAOptions{Features: 512, Sketch: 10, Seed: 1}
+	a, err := stream.NewSKPCA(k, d, opts)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	for i := range 5000 {
-		if err := s.Add(X.RawRowView(i)); err != nil {
-			fmt.Println(err)
-			return
-		}
+	b, _ := stream.NewSKPCA(k, d, opts)
+	if err := a.AddBatch(X.Slice(0, 700, 0, d)); err != nil {
+		fmt.Println(err)
+		return
 	}
-	vals := s.Values(nil)
+	if err := b.AddBatch(X.Slice(700, n, 0, d)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := a.Merge(b); err != nil {
+		fmt.Println(err)
+		return
+	}
+	vals := a.Values(nil)
+	fmt.Printf("%d points, centred %v, %d components, %d KiB\n", a.Len(), a.Centred(), len(vals), a.Bytes()/1024)
+	fmt.Printf("λ₁/n = %.4f, λ₂/n = %.4f, Δ/n = %.4f\n", vals[0]/float64(n), vals[1]/float64(n), a.ErrorBound()/float64(n))
+
 	var scores mat.Dense
-	_ = s.Transform(&scores, points(3, 2), 2)
-	fmt.Printf("%d points, %d KiB; λ₁/n = %.2f; scores of 3 new points on 2 components: %d×%d\n",
-		s.Len(), s.Bytes()/1024, vals[0]/5000, scores.RawMatrix().Rows, scores.RawMatrix().Cols)
-	// Output: 5000 points, 159 KiB; λ₁/n = 0.37; scores of 3 new points on 2 components: 3×2
+	if err := a.Transform(&scores, X, 2); err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, c := scores.Dims()
+	mean := mat.Sum(scores.ColView(0)) / float64(r)
+	fmt.Printf("scores %d×%d, centred: %v\n", r, c, math.Abs(mean) < 1e-12)
+	// Output:
+	// 1484 points, centred true, 10 components, 388 KiB
+	// λ₁/n = 0.0696, λ₂/n = 0.0411, Δ/n = 0.0087
+	// scores 1484×2, centred: true
 }
 
 // KRQA learns kernel principal components online, presenting the samples repeatedly.

@@ -64,6 +64,16 @@ func NewKHA(k kernel.Kernel, d int, opts KHAOptions) (*KHA, error) {
 		y: make([]float64, opts.Components)}, nil
 }
 
+// Options returns the options the model was made with.
+func (m *KHA) Options() KHAOptions { return m.opts }
+
+// Kernel returns the model's kernel.
+func (m *KHA) Kernel() kernel.Kernel { return m.s.kern }
+
+// Centred reports whether the model centres in feature space (the default; see
+// KHAOptions.Uncentred).
+func (m *KHA) Centred() bool { return !m.opts.Uncentred }
+
 // Len returns the number of distinct samples stored.
 func (m *KHA) Len() int { return m.s.n }
 
@@ -103,6 +113,23 @@ func (m *KHA) Add(x []float64) error {
 	}
 	m.present(n - 1)
 	return nil
+}
+
+// AddBatch adds the rows of X in order, as Add does one at a time (each stored and
+// presented), all or nothing: every row is checked first (its dimension, and its
+// coordinates finite), and if the kernel value of a row is not finite — known only
+// when it is added — the rows added before it are undone, the model restored to its
+// state before the call bit for bit (O(n·r) kept for it). A nil X is an ErrArgument,
+// one without rows an ErrEmpty.
+func (m *KHA) AddBatch(X mat.Matrix) error {
+	return m.s.batch(X, m.Add, func() func() {
+		at := m.s.mark()
+		ready, t, alpha := m.ready, m.t, clones(m.alpha)
+		return func() {
+			m.s.rollback(at)
+			m.ready, m.t, m.alpha = ready, t, alpha
+		}
+	})
 }
 
 // start draws random unit initial directions (O(n²·d) once).
@@ -173,14 +200,19 @@ func (m *KHA) components() int {
 // vectors in that order (unitSigned). The Hebbian rule does not keep the directions in
 // order of their variance; every method of the model reports them in this order.
 func (m *KHA) decomposition() ([]float64, [][]float64) {
-	ka := m.s.centredProducts(m.alpha)
-	q := rayleigh(m.alpha, ka)
+	// Each direction's coefficients scaled by a power of two, which changes no bit of
+	// the quotients or of the unit directions (every product and sum scales exactly),
+	// so that coefficients grown large — a learning rate too high, or an encoding's —
+	// do not overflow their squares.
+	alpha := binaryScaled(m.alpha)
+	ka := m.s.centredProducts(alpha)
+	q := rayleigh(alpha, ka)
 	order := descending(q)
 	vals := make([]float64, len(order))
 	for j, i := range order {
 		vals[j] = q[i]
 	}
-	return vals, unitSigned(m.alpha, ka, order)
+	return vals, unitSigned(alpha, ka, order)
 }
 
 // Values returns the Rayleigh quotients of the current directions on the stored

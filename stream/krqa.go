@@ -3,6 +3,7 @@ package stream
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -82,6 +83,16 @@ func NewKRQA(k kernel.Kernel, d int, opts KRQAOptions) (*KRQA, error) {
 	return m, nil
 }
 
+// Options returns the options the model was made with.
+func (m *KRQA) Options() KRQAOptions { return m.opts }
+
+// Kernel returns the model's kernel.
+func (m *KRQA) Kernel() kernel.Kernel { return m.s.kern }
+
+// Centred reports whether the model centres in feature space (the default; see
+// KRQAOptions.Uncentred).
+func (m *KRQA) Centred() bool { return !m.opts.Uncentred }
+
 // Len returns the number of distinct samples stored.
 func (m *KRQA) Len() int { return m.s.n }
 
@@ -118,6 +129,27 @@ func (m *KRQA) Add(x []float64) error {
 	}
 	m.present(n - 1)
 	return nil
+}
+
+// AddBatch adds the rows of X in order, as Add does one at a time (each stored and
+// presented), all or nothing: every row is checked first (its dimension, and its
+// coordinates finite), and if the kernel value of a row is not finite — known only
+// when it is added — the rows added before it are undone, the model restored to its
+// state before the call bit for bit (O(n·r) kept for it). A nil X is an ErrArgument,
+// one without rows an ErrEmpty.
+func (m *KRQA) AddBatch(X mat.Matrix) error {
+	return m.s.batch(X, m.Add, func() func() {
+		at := m.s.mark()
+		ready, t := m.ready, m.t
+		alpha, p := clones(m.alpha), clones(m.p)
+		sb, sp, q := slices.Clone(m.sb), slices.Clone(m.sp), slices.Clone(m.q)
+		return func() {
+			m.s.rollback(at)
+			m.ready, m.t = ready, t
+			m.alpha, m.p = alpha, p
+			m.sb, m.sp, m.q = sb, sp, q
+		}
+	})
 }
 
 // extend grows direction i by the new sample (kernel column col, length n) without

@@ -10,32 +10,36 @@ import (
 	"github.com/ikpca/ikpca/features"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
+	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
 
-// RNCAOptions configure randomized nonlinear component analysis.
+// RNCAOptions configure randomized nonlinear component analysis. The kernel, a
+// kernel.RBF that gives the bandwidth, is NewRNCA's first argument.
 type RNCAOptions struct {
-	// Features is the number D of random Fourier features; Sigma, Form and Seed
-	// describe them (features.RFFOptions).
+	// Features is the number D of random Fourier features; Form and Seed describe them
+	// (features.RFFOptions).
 	Features int
-	Sigma    float64
 	Form     features.Form
 	Seed     uint64
-	// Centred subtracts the features' running mean: the eigenvalues are then those of
-	// the covariance Σ(z−z̄)(z−z̄)ᵀ, which approximate the centred kernel matrix's.
-	// Uncentred (the default), those of ZᵀZ, which approximate G's.
-	Centred bool
+	// Uncentred decomposes ZᵀZ, whose eigenvalues approximate those of the kernel
+	// matrix G. By default the model centres in feature space: it subtracts the
+	// features' running mean, and its eigenvalues are those of the covariance
+	// Σ(z−z̄)(z−z̄)ᵀ, which approximate the centred kernel matrix's.
+	Uncentred bool
 }
 
 // RNCA is randomized nonlinear component analysis (Lopez-Paz, Sra, Smola, Ghahramani &
-// Schölkopf, ICML 2014): random Fourier features z(x) ∈ Rᴰ and the exact
-// eigendecomposition of their D×D second-moment matrix ZᵀZ (or covariance), accumulated
+// Schölkopf, ICML 2014): random Fourier features z(x) ∈ Rᴰ of a Gaussian kernel and the
+// exact eigendecomposition of their D×D covariance (or uncentred, second-moment matrix
+// ZᵀZ), accumulated
 // over the stream in O(D²) per point (O(D²) per point also for a batch, through one
 // dsyrk). Space is O(D²), independent of n. The eigendecomposition is computed when
 // first read after new points (O(D³), LAPACK dsyevd with OpenBLAS).
 //
 // Not safe for concurrent use.
 type RNCA struct {
+	kern   kernel.RBF
 	opts   RNCAOptions
 	rff    *features.RFF
 	n      int
@@ -50,20 +54,33 @@ type RNCA struct {
 	scratch []float64
 }
 
-// NewRNCA returns an empty model for d-dimensional points. Invalid options are an
-// ErrArgument, among them more than 2¹⁴ features (the D×D matrix) and sizes whose
-// frequencies (d×D/2) would hold more than 2³⁰ numbers.
-func NewRNCA(d int, opts RNCAOptions) (*RNCA, error) {
-	rff, err := features.NewRFF(d, features.RFFOptions{Dim: opts.Features, Sigma: opts.Sigma, Form: opts.Form, Seed: opts.Seed})
+// NewRNCA returns an empty model of d-dimensional points with the Gaussian kernel k, a
+// kernel.RBF given by its bandwidth σ or by γ (or a non-nil *kernel.RBF): random
+// Fourier features approximate that kernel only, and any other is an ErrArgument, as
+// are invalid options, among them more than 2¹⁴ features (the D×D matrix) and sizes
+// whose frequencies (d×D/2) would hold more than 2³⁰ numbers.
+func NewRNCA(k kernel.Kernel, d int, opts RNCAOptions) (*RNCA, error) {
+	g, err := gaussian(k, "RNCA")
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrArgument, err)
+		return nil, err
+	}
+	rff, err := features.NewRFF(g, d, features.RFFOptions{Dim: opts.Features, Form: opts.Form, Seed: opts.Seed})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrArgument, err)
 	}
 	D := opts.Features
 	if D > 1<<14 {
 		return nil, fmt.Errorf("%w: RNCA with %d features needs a %d×%d matrix; at most %d", ErrArgument, D, D, D, 1<<14)
 	}
-	return &RNCA{opts: opts, rff: rff, sum: make([]float64, D), moment: make([]float64, D*D), z: make([]float64, D)}, nil
+	return &RNCA{kern: g, opts: opts, rff: rff, sum: make([]float64, D), moment: make([]float64, D*D), z: make([]float64, D)}, nil
 }
+
+// Kernel returns the model's kernel, the kernel.RBF it was made with.
+func (r *RNCA) Kernel() kernel.Kernel { return r.kern }
+
+// Centred reports whether the model subtracts the features' running mean (the default;
+// see RNCAOptions.Uncentred).
+func (r *RNCA) Centred() bool { return !r.opts.Uncentred }
 
 // Options returns the options the model was made with.
 func (r *RNCA) Options() RNCAOptions { return r.opts }
@@ -90,7 +107,7 @@ func (r *RNCA) Add(x []float64) error {
 		return err
 	}
 	if err := r.rff.Map(r.z, x); err != nil {
-		return fmt.Errorf("stream: %w", err)
+		return fmt.Errorf("%w: %s", ErrArgument, err) // unreachable: x and z are checked
 	}
 	if err := finiteFeatures(r.z, 0); err != nil {
 		return err
@@ -104,8 +121,9 @@ func (r *RNCA) Add(x []float64) error {
 	return nil
 }
 
-// AddBatch adds the rows of X: ZᵀZ += ZᵀZ_X by one dsyrk. All rows are checked first,
-// their random features included (the errors of Add), so that a bad row adds none.
+// AddBatch adds the rows of X: ZᵀZ += ZᵀZ_X by one dsyrk. All or nothing: every row is
+// checked first, its random features included (the errors of Add), so that a bad row
+// adds none. A nil X is an ErrArgument, one without rows an ErrEmpty.
 func (r *RNCA) AddBatch(X mat.Matrix) error {
 	Z, err := batchFeatures(r.rff, X)
 	if err != nil {
@@ -146,7 +164,7 @@ func (r *RNCA) settle() {
 	}
 	copy(r.scratch, r.moment)
 	clear(r.mean)
-	if r.opts.Centred {
+	if !r.opts.Uncentred {
 		// Σ(z−z̄)(z−z̄)ᵀ = ZᵀZ − n·z̄z̄ᵀ.
 		for i, s := range r.sum {
 			r.mean[i] = s / float64(r.n)
@@ -189,7 +207,8 @@ func (r *RNCA) Values(dst []float64) []float64 {
 }
 
 // VectorsTo writes the principal directions in feature space (unit columns, D×D) to
-// dst, in the order of Values: the component of a point x is (z(x) − z̄)ᵀv_j. Each
+// dst, in the order of Values: the component of a point x is (z(x) − m)ᵀv_j, m the
+// Mean. Each
 // column's largest-magnitude entry is positive (package sign, docs/design.md, "Signs").
 // dst is resized if empty (and left empty before the first point); VectorsTo panics on
 // a wrong non-empty size, like gonum's VectorsTo.
@@ -200,13 +219,28 @@ func (r *RNCA) VectorsTo(dst *mat.Dense) {
 	}
 }
 
-// Transform writes the scores of the rows of X on the top k components, (z(x) − z̄)ᵀV_k
-// (z̄ = 0 uncentred) with V signed as by VectorsTo, to dst (rows×k, resized if empty).
+// Mean returns the point of feature space the scores are measured from, D numbers:
+// the features' mean z̄ = Σz/n of the points seen when the model centres (zero before
+// the first point), zero when it does not. dst follows the rule of
+// ikpca.Model.Values.
+func (r *RNCA) Mean(dst []float64) []float64 {
+	dst = check.Room(dst, r.opts.Features)
+	for j := range dst {
+		dst[j] = 0
+		if !r.opts.Uncentred && r.n > 0 {
+			dst[j] = r.sum[j] / float64(r.n)
+		}
+	}
+	return dst
+}
+
+// Transform writes the scores of the rows of X on the top k components, (z(x) − m)ᵀV_k
+// with V signed as by VectorsTo and m the Mean, to dst (rows×k, resized if empty).
 // Errors are those of ikpca.Model.Transform, and leave dst unchanged.
 func (r *RNCA) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	r.settle()
 	var mean []float64
-	if r.opts.Centred {
+	if !r.opts.Uncentred {
 		mean = r.mean
 	}
 	return project(dst, r.rff, X, r.vecs, mean, k, r.components())

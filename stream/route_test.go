@@ -20,11 +20,11 @@ func TestBackendRoute(t *testing.T) {
 	test := X.Slice(50, 60, 0, 2)
 	backend.CheckRoute(t, native.Compiled == "gonum", func() {
 		var dst mat.Dense
-		s, err := NewSKPCA(2, SKPCAOptions{Features: 32, Sigma: 1, Sketch: 4, Seed: 1})
+		s, err := NewSKPCA(kernel.RBF{Sigma: 1}, 2, SKPCAOptions{Features: 32, Sketch: 4, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, err := NewSKPCA(2, SKPCAOptions{Features: 32, Sigma: 1, Sketch: 4, Seed: 1})
+		o, err := NewSKPCA(kernel.RBF{Sigma: 1}, 2, SKPCAOptions{Features: 32, Sketch: 4, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,7 +42,7 @@ func TestBackendRoute(t *testing.T) {
 		if err := s.Transform(&dst, test, 2); err != nil {
 			t.Fatal(err)
 		}
-		r, err := NewRNCA(2, RNCAOptions{Features: 32, Sigma: 1, Seed: 1, Centred: true})
+		r, err := NewRNCA(kernel.RBF{Sigma: 1}, 2, RNCAOptions{Features: 32, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

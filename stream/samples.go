@@ -97,6 +97,87 @@ func (s *samples) add(x []float64) ([]float64, error) {
 	return s.col, nil
 }
 
+// mark is the state of the samples a batch starts from (samples.mark), to roll back to
+// if a point of the batch is refused: the count, the row sums as they were, bit for bit,
+// and the total.
+type mark struct {
+	n      int
+	rowsum []float64
+	total  float64
+}
+
+// mark returns the samples' state, O(n).
+func (s *samples) mark() mark {
+	return mark{n: s.n, rowsum: slices.Clone(s.rowsum), total: s.total}
+}
+
+// rollback restores the state of m: the points added since are forgotten, and the row
+// sums and total are those of m bit for bit (not recomputed, which would round
+// otherwise).
+func (s *samples) rollback(m mark) {
+	s.n = m.n
+	s.x = s.x[:m.n*s.d]
+	s.rowsum = append(s.rowsum[:0], m.rowsum...)
+	s.total = m.total
+	if s.n > 0 {
+		s.view.SetRawMatrix(rawOf(s.x, s.n, s.d))
+	} else {
+		s.view = mat.Dense{}
+	}
+}
+
+// batch checks the rows of X as points (every row before any is added: dimension and
+// finiteness; a nil X is an ErrArgument, one without rows ErrEmpty), then calls save,
+// which keeps the model's state and returns the function that restores it, and add on
+// each row in order. If add refuses a row — a kernel value that is not finite, which
+// only adding it computes — the state is restored, undoing the rows added before it,
+// and the error names the row: all or nothing.
+func (s *samples) batch(X mat.Matrix, add func([]float64) error, save func() (restore func())) error {
+	r, err := errs.Points(X, s.d)
+	if err != nil {
+		return err
+	}
+	restore := save()
+	row := make([]float64, s.d)
+	for i := range r {
+		mat.Row(row, i, X)
+		if err := add(row); err != nil {
+			restore()
+			return fmt.Errorf("point %d of the batch: %w (none of the batch added)", i, err)
+		}
+	}
+	return nil
+}
+
+// binaryScaled returns a copy of each of xs scaled by the power of two 2⁻ᵉ that brings
+// its largest magnitude into [½, 1) (math.Frexp), exactly: a vector of zeros stays
+// zero. Scaling by a power of two is exact unless it underflows, which here needs
+// entries 2¹⁰²² times smaller than the largest.
+func binaryScaled(xs [][]float64) [][]float64 {
+	out := make([][]float64, len(xs))
+	for i, x := range xs {
+		var top float64
+		for _, v := range x {
+			top = max(top, math.Abs(v))
+		}
+		_, e := math.Frexp(top)
+		out[i] = make([]float64, len(x))
+		for l, v := range x {
+			out[i][l] = math.Ldexp(v, -e)
+		}
+	}
+	return out
+}
+
+// clones returns a copy of each of xs.
+func clones(xs [][]float64) [][]float64 {
+	out := make([][]float64, len(xs))
+	for i, x := range xs {
+		out[i] = slices.Clone(x)
+	}
+	return out
+}
+
 // column returns the kernel column of stored point i (valid until the next call).
 func (s *samples) column(i int) []float64 {
 	s.col = grow(s.col, s.n)

@@ -21,23 +21,36 @@ func TestHugeSizes(t *testing.T) {
 		make func() error
 		says string // in the message
 	}{
-		{"SKPCA, huge D", func() error { _, err := NewSKPCA(5, SKPCAOptions{Features: huge, Sigma: 1, Sketch: 2}); return err }, "5×50000000000000"},
+		{"SKPCA, huge D", func() error {
+			_, err := NewSKPCA(kernel.RBF{Sigma: 1}, 5, SKPCAOptions{Features: huge, Sketch: 2})
+			return err
+		}, "5×50000000000000"},
 		{"SKPCA, D = MaxInt−1", func() error {
-			_, err := NewSKPCA(5, SKPCAOptions{Features: math.MaxInt - 1, Sigma: 1, Sketch: 2})
+			_, err := NewSKPCA(kernel.RBF{Sigma: 1}, 5, SKPCAOptions{Features: math.MaxInt - 1, Sketch: 2})
 			return err
 		}, ""},
-		{"SKPCA, huge ℓ", func() error { _, err := NewSKPCA(5, SKPCAOptions{Features: 8, Sigma: 1, Sketch: huge}); return err }, "100000000000000"},
+		{"SKPCA, huge ℓ", func() error {
+			_, err := NewSKPCA(kernel.RBF{Sigma: 1}, 5, SKPCAOptions{Features: 8, Sketch: huge})
+			return err
+		}, "100000000000000"},
 		{"SKPCA, ℓ = MaxInt", func() error {
-			_, err := NewSKPCA(5, SKPCAOptions{Features: 8, Sigma: 1, Sketch: math.MaxInt})
+			_, err := NewSKPCA(kernel.RBF{Sigma: 1}, 5, SKPCAOptions{Features: 8, Sketch: math.MaxInt})
 			return err
 		}, ""},
 		{"SKPCA, D×ℓ beyond 2³⁰", func() error {
-			_, err := NewSKPCA(1, SKPCAOptions{Features: 1 << 16, Sigma: 1, Sketch: 1 << 15, Buffer: 1<<15 + 1})
+			_, err := NewSKPCA(kernel.RBF{Sigma: 1}, 1, SKPCAOptions{Features: 1 << 16, Sketch: 1 << 15, Buffer: 1<<15 + 1})
 			return err
 		}, ""},
-		{"SKPCA, huge d", func() error { _, err := NewSKPCA(huge, SKPCAOptions{Features: 8, Sigma: 1, Sketch: 2}); return err }, ""},
-		{"RNCA, huge D", func() error { _, err := NewRNCA(5, RNCAOptions{Features: huge, Sigma: 1}); return err }, ""},
-		{"RNCA, huge d", func() error { _, err := NewRNCA(huge, RNCAOptions{Features: 8, Sigma: 1}); return err }, ""},
+		{"SKPCA centred, (ℓ+1)² beyond 2³⁰", func() error {
+			_, err := NewSKPCA(kernel.RBF{Sigma: 1}, 1, SKPCAOptions{Features: 2, Sketch: 1 << 20})
+			return err
+		}, "the centred eigenproblem"},
+		{"SKPCA, huge d", func() error {
+			_, err := NewSKPCA(kernel.RBF{Sigma: 1}, huge, SKPCAOptions{Features: 8, Sketch: 2})
+			return err
+		}, ""},
+		{"RNCA, huge D", func() error { _, err := NewRNCA(kernel.RBF{Sigma: 1}, 5, RNCAOptions{Features: huge}); return err }, ""},
+		{"RNCA, huge d", func() error { _, err := NewRNCA(kernel.RBF{Sigma: 1}, huge, RNCAOptions{Features: 8}); return err }, ""},
 		{"KRQA, huge r", func() error { _, err := NewKRQA(rbf, 2, KRQAOptions{Components: huge}); return err }, "100000000000000 components"},
 		{"KRQA, r = MaxInt", func() error { _, err := NewKRQA(rbf, 2, KRQAOptions{Components: math.MaxInt}); return err }, ""},
 		{"KRQA, r×(r+1) beyond 2³⁰", func() error { _, err := NewKRQA(rbf, 2, KRQAOptions{Components: 1 << 15}); return err }, ""},

@@ -11,70 +11,118 @@ import (
 	"github.com/ikpca/ikpca/internal/blocks"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
+	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/sketch"
 )
 
-// SKPCAOptions configure streaming kernel PCA.
+// SKPCAOptions configure streaming kernel PCA. The kernel, a kernel.RBF that gives the
+// bandwidth, is NewSKPCA's first argument.
 type SKPCAOptions struct {
-	// Features is the number D of random Fourier features; Sigma, Form and Seed
-	// describe them (features.RFFOptions: k(x, y) = exp(−‖x−y‖²/(2σ²))).
+	// Features is the number D of random Fourier features; Form and Seed describe them
+	// (features.RFFOptions).
 	Features int
-	Sigma    float64
 	Form     features.Form
 	Seed     uint64
 	// Sketch is ℓ, the number of rows of the Frequent Directions sketch (the number of
 	// components kept); Buffer its buffer (0: 2ℓ, see sketch.Options).
 	Sketch int
 	Buffer int
+	// Uncentred sketches the features as they are, the model of the paper: its
+	// eigenvalues estimate those of ZZᵀ ≈ G. By default the model centres in feature
+	// space, estimating those of the centred (HZ)(HZ)ᵀ ≈ HGH, H = I − 11ᵀ/n.
+	Uncentred bool
 }
 
 // SKPCA is streaming kernel PCA (Ghashami, Perry & Phillips 2016): each point x is
-// mapped to z(x) ∈ Rᴰ by random Fourier features and z(x) is fed to a Frequent
-// Directions sketch B (ℓ×D). With Z the n×D matrix of the features seen, the kernel
-// matrix G is approximated by G̃ = Z·WᵀW·Zᵀ, W holding the sketch's right singular
-// vectors, and
+// mapped to z(x) ∈ Rᴰ by random Fourier features of a Gaussian kernel and z(x) is fed
+// to a Frequent Directions sketch B (at most ℓ rows of D). With Z the n×D matrix of the
+// features seen, the sketch certifies 0 ⪯ ZᵀZ − BᵀB ⪯ Δ·I, Δ its ErrorBound, Δ ≤
+// ‖Z‖_F²/(ℓ+1) = n/(ℓ+1) in the cos-sin form (‖z‖ = 1).
 //
-//	‖G − G̃‖₂ ≤ ‖G − ZZᵀ‖₂ + ‖Z(I − WᵀW)Zᵀ‖₂ ≤ ‖G − ZZᵀ‖₂ + Δ
+// Uncentred (SKPCAOptions.Uncentred, the paper's model), the components are the
+// sketch's right singular vectors W and the eigenvalues its squared singular values:
+// the kernel matrix G is approximated by G̃ = Z·WᵀW·Zᵀ, and
 //
-// where Δ ≤ n/(ℓ+1) (‖z‖ = 1 in the cos-sin form) is the sketch's ErrorBound and the
-// first term is the feature map's error, O(n/√D). Space is O(ℓ·D), independent of n;
-// training costs O(d·D + D·ℓ) per point, a projection O(d·D + D·k).
+//	‖G − G̃‖₂ ≤ ‖G − ZZᵀ‖₂ + ‖Z(I − WᵀW)Zᵀ‖₂ ≤ ‖G − ZZᵀ‖₂ + Δ,
 //
-// The model is uncentred, as in the paper. Not safe for concurrent use.
+// the first term the feature map's error, O(n/√D).
+//
+// Centred (the default), the model also keeps n and Σz exactly as summed, so z̄ = Σz/n,
+// and its components are the top eigenvectors of C̃ = BᵀB − n·z̄z̄ᵀ, the sketch's
+// estimate of the covariance C = Σ(z − z̄)(z − z̄)ᵀ = ZᵀZ − n·z̄z̄ᵀ, whose eigenvalues are
+// those of the centred (HZ)(HZ)ᵀ. The mean term is exact, so C − C̃ = ZᵀZ − BᵀB and the
+// same Δ bounds the error: 0 ⪯ C − C̃ ⪯ Δ·I, and λᵢ(C) − Δ ≤ λᵢ(C̃) ≤ λᵢ(C) (Weyl). C̃
+// is zero outside span(Bᵀ, z̄), so its eigenpairs come from an (ℓ+1)×(ℓ+1) problem,
+// never a D×D one (docs/design.md, "Centred SKPCA").
+//
+// Space is O(ℓ·D), independent of n; training costs O(d·D + D·ℓ) per point (O(D) more
+// centred), a projection O(d·D + D·k). Not safe for concurrent use.
 type SKPCA struct {
+	kern kernel.RBF
 	opts SKPCAOptions
 	rff  *features.RFF
 	fd   *sketch.FD
 	z    []float64
+	// Centred: the features' sum Σz (n is the sketch's Count), plain running sums —
+	// their rounding, at most n·ε·Σ|z| (Higham, §4.2), is of the order of the sketch's
+	// own and far below Δ once it shrinks (docs/design.md, "Centred SKPCA").
+	sum []float64
 	// The decomposition as read: the components W (D×ℓ, the first len(vals) columns
-	// in use, signed) and the eigenvalues, valid while fresh.
+	// in use, signed) and the eigenvalues, valid while fresh; centred, the mean and the
+	// scratch of the small problem (centring.go).
 	w     *mat.Dense
 	vals  []float64
 	fresh bool
+	c     *centring
 }
 
-// NewSKPCA returns an empty model for d-dimensional points. Invalid options are an
-// ErrArgument, among them sizes whose arrays — the frequencies (d×D/2), the sketch's
-// buffer (2ℓ×D) or the components (D×ℓ) — would hold more than 2³⁰ numbers (8 GiB).
-func NewSKPCA(d int, opts SKPCAOptions) (*SKPCA, error) {
-	rff, err := features.NewRFF(d, features.RFFOptions{Dim: opts.Features, Sigma: opts.Sigma, Form: opts.Form, Seed: opts.Seed})
+// NewSKPCA returns an empty model of d-dimensional points with the Gaussian kernel k,
+// a kernel.RBF given by its bandwidth σ or by γ (or a non-nil *kernel.RBF): random
+// Fourier features approximate that kernel only, and any other is an ErrArgument, as
+// are invalid options, among them sizes whose arrays — the frequencies (d×D/2), the
+// sketch's buffer (2ℓ×D) or the components (D×ℓ, and centred D×(ℓ+1) and the
+// (ℓ+1)×(ℓ+1) eigenproblem) — would hold more than 2³⁰ numbers (8 GiB).
+func NewSKPCA(k kernel.Kernel, d int, opts SKPCAOptions) (*SKPCA, error) {
+	g, err := gaussian(k, "SKPCA")
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrArgument, err)
+		return nil, err
+	}
+	rff, err := features.NewRFF(g, d, features.RFFOptions{Dim: opts.Features, Form: opts.Form, Seed: opts.Seed})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrArgument, err)
 	}
 	fd, err := sketch.New(opts.Sketch, opts.Features, sketch.Options{Buffer: opts.Buffer})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrArgument, err)
+		return nil, fmt.Errorf("%w: %s", ErrArgument, err)
 	}
 	if _, err := errs.Floats("the components", opts.Features, opts.Sketch); err != nil {
 		return nil, err
 	}
-	return &SKPCA{opts: opts, rff: rff, fd: fd, z: make([]float64, opts.Features),
-		w: mat.NewDense(opts.Features, opts.Sketch, nil), vals: make([]float64, 0, opts.Sketch)}, nil
+	s := &SKPCA{kern: g, opts: opts, rff: rff, fd: fd, z: make([]float64, opts.Features),
+		w: mat.NewDense(opts.Features, opts.Sketch, nil), vals: make([]float64, 0, opts.Sketch)}
+	if !opts.Uncentred {
+		if _, err := errs.Floats("the centred components' basis", opts.Features, opts.Sketch+1); err != nil {
+			return nil, err
+		}
+		if _, err := errs.Floats("the centred eigenproblem", opts.Sketch+1, opts.Sketch+1); err != nil {
+			return nil, err
+		}
+		s.sum = make([]float64, opts.Features)
+		s.c = newCentring(opts.Features, opts.Sketch)
+	}
+	return s, nil
 }
 
 // Options returns the options the model was made with.
 func (s *SKPCA) Options() SKPCAOptions { return s.opts }
+
+// Kernel returns the model's kernel, the kernel.RBF it was made with.
+func (s *SKPCA) Kernel() kernel.Kernel { return s.kern }
+
+// Centred reports whether the model centres in feature space (the default; see
+// SKPCAOptions.Uncentred).
+func (s *SKPCA) Centred() bool { return !s.opts.Uncentred }
 
 // Map returns the feature map.
 func (s *SKPCA) Map() *features.RFF { return s.rff }
@@ -97,20 +145,26 @@ func (s *SKPCA) Add(x []float64) error {
 		return err
 	}
 	if err := s.rff.Map(s.z, x); err != nil {
-		return fmt.Errorf("stream: %w", err)
+		return fmt.Errorf("%w: %s", ErrArgument, err) // unreachable: x and z are checked
 	}
 	if err := finiteFeatures(s.z, 0); err != nil {
 		return err
 	}
 	s.fresh = false
 	if err := s.fd.Update(s.z); err != nil {
-		return fmt.Errorf("stream: %w", err)
+		return wrapSketch(err)
+	}
+	if s.sum != nil { // centred
+		for j, v := range s.z {
+			s.sum[j] += v
+		}
 	}
 	return nil
 }
 
-// AddBatch adds the rows of X in order; all are checked first, their random features
-// included (the errors of Add), so that a bad row adds none.
+// AddBatch adds the rows of X in order, all or nothing: every row is checked first, its
+// random features included (the errors of Add), so that a bad row adds none. A nil X is
+// an ErrArgument, one without rows an ErrEmpty.
 func (s *SKPCA) AddBatch(X mat.Matrix) error {
 	Z, err := batchFeatures(s.rff, X)
 	if err != nil {
@@ -118,24 +172,50 @@ func (s *SKPCA) AddBatch(X mat.Matrix) error {
 	}
 	s.fresh = false
 	if err := s.fd.UpdateRows(Z); err != nil {
-		return fmt.Errorf("stream: %w", err)
+		return wrapSketch(err)
+	}
+	if s.sum != nil {
+		raw := Z.RawMatrix()
+		for i := range raw.Rows { // point by point, as Add sums them
+			for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
+				s.sum[j] += v
+			}
+		}
 	}
 	return nil
 }
 
-// Merge adds the points of o, a model made with the same options (the same feature
-// map) on another shard of the stream. A nil o or one with other options is an
-// ErrArgument.
+// Merge adds the points of o, a model made with the same kernel and options (the same
+// feature map, the same centring) on another shard of the stream: the sketches merge
+// (Frequent Directions is mergeable, sketch.FD.Merge: the bounds add, Δ = Δ_s + Δ_o +
+// the merge's own shrinkage), and centred the counts and sums add exactly as summed.
+// A nil o, s itself, or one with another kernel, options or dimension is an
+// ErrArgument, and s is unchanged.
 func (s *SKPCA) Merge(o *SKPCA) error {
-	if o == nil || o.opts != s.opts || o.rff.InDim() != s.rff.InDim() {
-		return fmt.Errorf("%w: merging SKPCA models with different options", ErrArgument)
+	switch {
+	case o == nil || o.fd == nil:
+		return fmt.Errorf("%w: merging an SKPCA model with a nil or zero one", ErrArgument)
+	case o == s:
+		return fmt.Errorf("%w: merging an SKPCA model with itself", ErrArgument)
+	case o.kern != s.kern || o.opts != s.opts || o.rff.InDim() != s.rff.InDim():
+		return fmt.Errorf("%w: merging SKPCA models of different kernels, options or dimensions (%v, %+v, d = %d; %v, %+v, d = %d)",
+			ErrArgument, s.kern, s.opts, s.Dim(), o.kern, o.opts, o.Dim())
 	}
 	s.fresh = false
 	if err := s.fd.Merge(o.fd); err != nil {
-		return fmt.Errorf("stream: %w", err)
+		return wrapSketch(err)
+	}
+	for j, v := range o.sum {
+		s.sum[j] += v
 	}
 	return nil
 }
+
+// wrapSketch reports an error of the sketch under the package's kind of the same name
+// (own): the only one its updates return on checked rows is LAPACK's SVD not
+// converging (sketch.ErrNotConverged), which settle's comment explains never happens on
+// finite rows.
+func wrapSketch(err error) error { return own(err) }
 
 // settle reads the decomposition out of the sketch when points came since the last
 // read, and fixes the components' signs (package sign: the largest-magnitude entry of
@@ -158,6 +238,11 @@ func (s *SKPCA) settle() {
 	if err != nil {
 		panic(fmt.Sprintf("stream: internal error: the sketch's SVD failed on finite input: %v", err))
 	}
+	if s.c != nil {
+		// Centred: the top eigenpairs of BᵀB − n·z̄z̄ᵀ from the sketch's σ² and V
+		// (centring.go), into the same storage.
+		vals = s.c.decompose(s.w, vals, s.sum, s.fd.Count(), max(s.fd.Buffer(), s.opts.Features))
+	}
 	s.vals = vals
 	if len(vals) > 0 {
 		sign.Flip(s.w.Slice(0, s.opts.Features, 0, len(vals)).(*mat.Dense))
@@ -165,10 +250,12 @@ func (s *SKPCA) settle() {
 	s.fresh = true
 }
 
-// Values returns the eigenvalue estimates of the kernel matrix, descending: the
-// squared singular values of the sketch, at most ℓ (none before the first point). They
-// estimate those of ZZᵀ from below, within the sketch's ErrorBound. dst follows the
-// rule of ikpca.Model.Values.
+// Values returns the eigenvalue estimates of the kernel matrix, descending, at most ℓ
+// (none before the first point). Uncentred, the squared singular values of the sketch,
+// which estimate those of ZZᵀ ≈ G; centred, the eigenvalues of BᵀB − n·z̄z̄ᵀ above
+// rounding, which estimate those of the centred (HZ)(HZ)ᵀ ≈ HGH. Either way from below
+// and within the sketch's ErrorBound Δ: λᵢ − Δ ≤ Values[i] ≤ λᵢ. dst follows the rule
+// of ikpca.Model.Values.
 func (s *SKPCA) Values(dst []float64) []float64 {
 	s.settle()
 	dst = check.Room(dst, len(s.vals))
@@ -178,7 +265,7 @@ func (s *SKPCA) Values(dst []float64) []float64 {
 
 // VectorsTo writes the principal directions in feature space (unit columns, D×k with
 // k = len(Values)) to dst, in the order of Values: the component of a point x is
-// z(x)ᵀw_j. Each column's largest-magnitude entry is positive (package sign,
+// (z(x) − m)ᵀw_j, m the Mean. Each column's largest-magnitude entry is positive (package sign,
 // docs/design.md, "Signs"). dst is resized if empty (and left empty if there is no
 // component); VectorsTo panics on a wrong non-empty size, like gonum's VectorsTo.
 func (s *SKPCA) VectorsTo(dst *mat.Dense) {
@@ -189,24 +276,51 @@ func (s *SKPCA) VectorsTo(dst *mat.Dense) {
 	}
 }
 
-// Transform writes the scores of the rows of X on the top k components, z(x)ᵀW_k with
-// W signed as by VectorsTo, to dst (rows×k, resized if empty). Errors are those of
-// ikpca.Model.Transform, and leave dst unchanged.
+// Mean returns the point of feature space the scores are measured from, D numbers:
+// the features' mean z̄ = Σz/n of the points seen when the model centres (zero before
+// the first point), zero when it does not. dst follows the rule of
+// ikpca.Model.Values.
+func (s *SKPCA) Mean(dst []float64) []float64 {
+	dst = check.Room(dst, s.opts.Features)
+	n := s.fd.Count()
+	for j := range dst {
+		dst[j] = 0
+		if s.sum != nil && n > 0 {
+			dst[j] = s.sum[j] / float64(n)
+		}
+	}
+	return dst
+}
+
+// Transform writes the scores of the rows of X on the top k components, (z(x) − m)ᵀW_k
+// with W signed as by VectorsTo and m the Mean, to dst (rows×k, resized if empty).
+// Errors are those of ikpca.Model.Transform, and leave dst unchanged.
 func (s *SKPCA) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	s.settle()
-	return project(dst, s.rff, X, s.w, nil, k, len(s.vals))
+	var mean []float64
+	if s.c != nil {
+		mean = s.c.mean
+	}
+	return project(dst, s.rff, X, s.w, mean, k, len(s.vals))
 }
 
 // Bytes returns the memory the model holds: the sketch, the feature map's frequencies,
-// the feature vector and the components as read (allocated with the model, so that
-// Bytes does not change as points come).
+// the feature vector, the components as read and, centred, the sum and the small
+// problem's arrays (all allocated with the model, so that Bytes does not change as
+// points come).
 func (s *SKPCA) Bytes() int {
 	r, c := s.w.Dims()
-	return s.fd.Bytes() + 8*(s.rff.InDim()*s.opts.Features+len(s.z)+r*c+cap(s.vals))
+	b := s.fd.Bytes() + 8*(s.rff.InDim()*s.opts.Features+len(s.z)+r*c+cap(s.vals)+len(s.sum))
+	if s.c != nil {
+		b += s.c.bytes()
+	}
+	return b
 }
 
-// ErrorBound returns the sketch's certified bound Δ ≥ ‖ZᵀZ − BᵀB‖₂ = ‖Z(I − WᵀW)Zᵀ‖₂
-// contribution to the kernel approximation error (read after Values or Transform).
+// ErrorBound returns the sketch's certified bound Δ on the error of the second-moment
+// matrix the model decomposes: ‖ZᵀZ − BᵀB‖₂ ≤ Δ uncentred, and centred the same Δ
+// bounds ‖C − C̃‖₂ (C − C̃ = ZᵀZ − BᵀB; see SKPCA). Reading the model may compress the
+// sketch and raise Δ; read ErrorBound after Values, VectorsTo or Transform.
 func (s *SKPCA) ErrorBound() float64 { return s.fd.ErrorBound() }
 
 // batchFeatures checks the rows of X (all before any is used) and returns their random
@@ -217,7 +331,7 @@ func batchFeatures(rff *features.RFF, X mat.Matrix) (*mat.Dense, error) {
 	}
 	var Z mat.Dense
 	if err := rff.Transform(&Z, X); err != nil {
-		return nil, fmt.Errorf("stream: %w", err)
+		return nil, own(err) // unreachable: X is checked, Z empty
 	}
 	raw := Z.RawMatrix()
 	for i := range raw.Rows {
@@ -258,7 +372,7 @@ func project(dst *mat.Dense, rff *features.RFF, X mat.Matrix, w *mat.Dense, mean
 	return blocks.Scores(dst, X, d, k, func(lo, hi int, xb, out *mat.Dense) error {
 		zv := zb.Slice(0, hi-lo, 0, D).(*mat.Dense)
 		if err := rff.Transform(zv, xb); err != nil {
-			return fmt.Errorf("stream: %w", err)
+			return own(err) // unreachable: the block is checked, zv its size
 		}
 		if mean != nil {
 			for i := range hi - lo {

@@ -1,109 +1,192 @@
 package stream
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"errors"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/ikpca/ikpca/features"
-	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/sketch"
 )
 
-// ErrEncoding reports data that SKPCA.UnmarshalBinary cannot read: not an encoded
-// model, an unknown version, truncated or corrupted (checksum mismatch), or describing
-// a model that cannot exist even under a valid checksum.
-var ErrEncoding = errors.New("stream: bad encoding")
-
-// Encoding of an SKPCA, version 1 (integers and floats little-endian):
+// Encoding of an SKPCA: the frame of every encoding of the module (magic "IKPCASKP",
+// version 2; internal/wire) around the body, integers and floats little-endian:
 //
-//	magic    8 bytes "IKPCASKP"
-//	version  uint32  1
+//	kernel   the kernel's Spec (encoder.spec): a kernel.RBF's name, σ, γ
 //	dim      uint64  d, the points' dimension
-//	options  uint64 Features, float64 Sigma, uint32 Form, uint64 Seed, uint64 Sketch,
-//	         uint64 Buffer (SKPCAOptions)
-//	sketch   the Frequent Directions sketch's own encoding (sketch.FD.MarshalBinary), to
-//	         the end
-//	sha256   32 bytes over everything above
+//	options  uint64 Features, uint32 Form, uint64 Seed, uint64 Sketch, uint64 Buffer,
+//	         uint8 Uncentred (SKPCAOptions)
+//	sum      D float64 if centred: Σz, the features' sum (n is the sketch's count)
+//	sketch   the Frequent Directions sketch's own encoding (sketch.FD.MarshalBinary,
+//	         a frame of its own), to the end
 //
-// The random Fourier features are not stored: the options and the seed make them again,
-// the same bits (features.NewRFF). The decomposition as read is not stored either; the
-// decoded model computes it from the same sketch, the same bits. A model is then
-// (rows in use + 1)·D numbers, the sketch's rows.
+// The random Fourier features are not stored: the kernel, the options and the seed make
+// them again, the same bits (features.NewRFF). The decomposition as read is not stored
+// either; the decoded model computes it from the same sketch and sum, the same bits. A
+// model is then (rows in use + 2)·D numbers. Version 1, the paper's uncentred model with
+// σ among its options and no frame length, is not read.
 const (
 	skpcaMagic   = "IKPCASKP"
-	skpcaVersion = 1
-	skpcaHeader  = len(skpcaMagic) + 4 + 8 + 8 + 8 + 4 + 8 + 8 + 8
+	skpcaVersion = 2
 )
 
-// MarshalBinary encodes the model — its options and its sketch — in the format above.
-// It implements encoding.BinaryMarshaler and leaves the model unchanged (it does not
-// compress the sketch, as reading the model does).
-func (s *SKPCA) MarshalBinary() ([]byte, error) {
-	fd, err := s.fd.MarshalBinary()
-	if err != nil {
-		return nil, fmt.Errorf("stream: %w", err)
-	}
+// body writes the model's body to e.
+func (s *SKPCA) body(e *encoder, spec []byte, fd []byte) {
 	o := s.opts
-	b := make([]byte, 0, skpcaHeader+len(fd)+sha256.Size)
-	b = append(b, skpcaMagic...)
-	b = binary.LittleEndian.AppendUint32(b, skpcaVersion)
-	b = binary.LittleEndian.AppendUint64(b, uint64(s.rff.InDim()))
-	b = binary.LittleEndian.AppendUint64(b, uint64(o.Features))
-	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(o.Sigma))
-	b = binary.LittleEndian.AppendUint32(b, uint32(o.Form))
-	b = binary.LittleEndian.AppendUint64(b, o.Seed)
-	b = binary.LittleEndian.AppendUint64(b, uint64(o.Sketch))
-	b = binary.LittleEndian.AppendUint64(b, uint64(o.Buffer))
-	b = append(b, fd...)
-	return wire.Seal(b), nil
+	e.raw(spec)
+	e.u64(uint64(s.rff.InDim()))
+	e.u64(uint64(o.Features))
+	e.u32(uint32(o.Form))
+	e.u64(o.Seed)
+	e.u64(uint64(o.Sketch))
+	e.u64(uint64(o.Buffer))
+	e.bool(o.Uncentred)
+	e.floats(s.sum...) // none uncentred
+	e.raw(fd)
+}
+
+// parts returns the encodings of the kernel's Spec and of the sketch, which the body
+// holds. A zero SKPCA, which NewSKPCA did not make, is an ErrArgument.
+func (s *SKPCA) parts() (spec, fd []byte, err error) {
+	if s.fd == nil {
+		return nil, nil, fmt.Errorf("%w: a zero SKPCA (make one with NewSKPCA, or decode one)", ErrArgument)
+	}
+	if spec, err = encodedKernel(s.kern); err != nil {
+		return nil, nil, err
+	}
+	if fd, err = s.fd.MarshalBinary(); err != nil {
+		return nil, nil, own(err)
+	}
+	return spec, fd, nil
+}
+
+// MarshalBinary encodes the model — its kernel, options, features' sum and sketch — in
+// the format above. It implements encoding.BinaryMarshaler and leaves the model
+// unchanged (it does not compress the sketch, as reading the model does), so that a
+// decoded model continues exactly as this one would. A zero SKPCA is an ErrArgument.
+func (s *SKPCA) MarshalBinary() ([]byte, error) {
+	spec, fd, err := s.parts()
+	if err != nil {
+		return nil, err
+	}
+	return marshal(skpcaMagic, skpcaVersion, func(e *encoder) { s.body(e, spec, fd) })
+}
+
+// MarshalBinaryTo writes the encoding MarshalBinary returns to w and returns the number
+// of bytes written. A nil w, or a zero SKPCA, is an ErrArgument; w's own errors are
+// returned as they are.
+func (s *SKPCA) MarshalBinaryTo(w io.Writer) (int, error) {
+	if w == nil {
+		return 0, fmt.Errorf("%w: nil writer", ErrArgument)
+	}
+	spec, fd, err := s.parts()
+	if err != nil {
+		return 0, err
+	}
+	return marshalTo(w, skpcaMagic, skpcaVersion, func(e *encoder) { s.body(e, spec, fd) })
+}
+
+// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes — and replaces s by
+// the model it encodes, as UnmarshalBinary does, returning the number of bytes read. A
+// nil r is an ErrArgument; a stream that ends early an ErrEncoding; r's own errors are
+// returned as they are. On error s is unchanged.
+func (s *SKPCA) UnmarshalBinaryFrom(r io.Reader) (int, error) {
+	return unmarshalFrom(r, skpcaMagic, "SKPCA model", s.UnmarshalBinary)
 }
 
 // UnmarshalBinary replaces s by the model encoded in data (by MarshalBinary); a zero
 // SKPCA may receive it. It implements encoding.BinaryUnmarshaler. Data that is not an
-// encoded model, of another version, truncated, corrupted or with bytes left over, whose
-// options NewSKPCA refuses, whose sketch is not one of those options (ℓ, D, buffer) or
-// not a valid sketch (sketch.FD.UnmarshalBinary), or whose arrays would exceed
-// sketch.MaxDecodeFloats — the encoding holds the sketch's rows, not the memory a model
-// of those options allocates, so that is bounded apart, before anything is allocated —
-// gives an error wrapping ErrEncoding and leaves s unchanged.
+// encoded model, of another version, truncated, corrupted or with bytes left over, a
+// kernel NewSKPCA refuses (any but a valid kernel.RBF) or that is not as it describes
+// itself, options NewSKPCA refuses, a sum that is not finite or that no features give
+// (beyond Cauchy–Schwarz, ‖Σz‖² ≤ n·Σ‖z‖², or non-zero without points), a sketch that
+// is not one of those options (ℓ, D, buffer) or not a valid sketch
+// (sketch.FD.UnmarshalBinary), or arrays beyond MaxDecodeFloats — the encoding holds
+// the sketch's rows, not the frequencies and components a model of those options
+// allocates, so those are bounded apart, before anything is allocated — gives an error
+// wrapping ErrEncoding and leaves s unchanged.
 func (s *SKPCA) UnmarshalBinary(data []byte) error {
-	_, body, err := wire.Open(data, skpcaMagic, skpcaHeader-len(skpcaMagic)-4, ErrEncoding, "SKPCA model", skpcaVersion)
+	got, err := decodeSKPCA(data)
 	if err != nil {
 		return err
 	}
-	r := wire.NewReader(body)
-	d, D, sigma := r.U64(), r.U64(), r.F64()
-	form := r.U32()
-	seed, ell, buf := r.U64(), r.U64(), r.U64()
-	sk := r.Rest()
+	*s = *got
+	return nil
+}
+
+func decodeSKPCA(data []byte) (*SKPCA, error) {
+	body, err := openFrame(data, skpcaMagic, "SKPCA model", skpcaVersion)
+	if err != nil {
+		return nil, err
+	}
+	dec := newDecoder(body)
+	k := dec.kernel()
+	limit := uint64(MaxDecodeFloats)
+	d := dec.size("the dimension", limit)
+	D := dec.size("the number of features", limit)
+	form := dec.u32("the features' form")
+	seed := dec.u64("the seed")
+	ell := dec.size("ℓ", limit)
+	buf := dec.size("the buffer", limit)
+	uncentred := dec.bool("Uncentred")
+	if dec.err != nil {
+		return nil, dec.err
+	}
 	// The model's own arrays — the frequencies (d×D at most), the feature vector, the
-	// components (D×ℓ) and the values — bounded before NewSKPCA allocates them; the
-	// sketch's are bounded by its decoder.
-	limit := uint64(sketch.MaxDecodeFloats)
-	if d < 1 || D < 1 || ell < 1 || d > limit || D > limit/d || ell > limit/D || d*D+D+D*ell+ell > limit || buf > limit {
-		return fmt.Errorf("%w: dimension %d, %d features, ℓ = %d, buffer %d", ErrEncoding, d, D, ell, buf)
+	// components (D×ℓ, and centred D×(ℓ+1) and (ℓ+1)²) — bounded before NewSKPCA
+	// allocates them; the sketch's are bounded by its decoder.
+	if d < 1 || D < 1 || ell < 1 || d > MaxDecodeFloats/D || ell+2 > MaxDecodeFloats/D ||
+		d*D+3*D+2*D*(ell+2)+(ell+1)*(ell+2) > MaxDecodeFloats {
+		return nil, fmt.Errorf("%w: dimension %d, %d features, ℓ = %d: more than MaxDecodeFloats = %d numbers", ErrEncoding, d, D, ell, MaxDecodeFloats)
+	}
+	var sum []float64
+	if !uncentred {
+		sum = dec.floats(D, "the features' sum")
+	}
+	if dec.err != nil {
+		return nil, dec.err
 	}
 	var fd sketch.FD
-	if err := fd.UnmarshalBinary(sk); err != nil {
-		return fmt.Errorf("%w: %w", ErrEncoding, err)
+	if err := fd.UnmarshalBinary(dec.r.Rest()); err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrEncoding, err)
 	}
-	wantBuf := int(buf)
-	if wantBuf == 0 {
-		wantBuf = 2 * int(ell)
-	}
-	if fd.Ell() != int(ell) || fd.Dim() != int(D) || fd.Buffer() != wantBuf {
-		return fmt.Errorf("%w: a sketch of ℓ = %d, dimension %d, buffer %d for ℓ = %d, %d features, buffer %d",
-			ErrEncoding, fd.Ell(), fd.Dim(), fd.Buffer(), ell, D, wantBuf)
-	}
-	got, err := NewSKPCA(int(d), SKPCAOptions{Features: int(D), Sigma: sigma, Form: features.Form(form), Seed: seed,
-		Sketch: int(ell), Buffer: int(buf)})
+	s, err := NewSKPCA(k, d, SKPCAOptions{Features: D, Form: features.Form(form), Seed: seed, Sketch: ell, Buffer: buf, Uncentred: uncentred})
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrEncoding, err)
+		return nil, fmt.Errorf("%w: %s", ErrEncoding, err)
 	}
-	got.fd = &fd
-	*s = *got
+	if fd.Ell() != ell || fd.Dim() != D || fd.Buffer() != s.fd.Buffer() {
+		return nil, fmt.Errorf("%w: a sketch of ℓ = %d, dimension %d, buffer %d for ℓ = %d, %d features, buffer %d",
+			ErrEncoding, fd.Ell(), fd.Dim(), fd.Buffer(), ell, D, s.fd.Buffer())
+	}
+	// Every random feature is at most √(2/D) in magnitude (features.RFF), so ‖z‖² ≤ 2,
+	// and in the cos-sin form ‖z‖² = 1 to D·ε: ‖Z‖_F² is n to a relative 1e-4 (far above
+	// the rounding of D ≤ 2²⁵ features and of the running sum).
+	n, f := fd.Count(), fd.Frobenius2()
+	if !(f <= (1+1e-4)*2*float64(n)) || s.opts.Form == features.CosSin && !(math.Abs(f-float64(n)) <= 1e-4*float64(n)) {
+		return nil, fmt.Errorf("%w: the sketch's ‖Z‖_F² = %g for %d points of random features (%v)", ErrEncoding, f, n, s.opts.Form)
+	}
+	if sum != nil {
+		if err := checkSum(sum, fd.Count(), fd.Frobenius2()); err != nil {
+			return nil, err
+		}
+		copy(s.sum, sum)
+	}
+	s.fd = &fd
+	return s, nil
+}
+
+// checkSum reports a sum Σz of n feature vectors whose squared norms add up to frob2
+// that no such vectors give (ErrEncoding): non-zero without points, or beyond
+// Cauchy–Schwarz, ‖Σz‖² ≤ n·Σ‖z‖², by more than rounding — a relative 1e-4, as in the
+// sketch's check of its totals, and an absolute n²·2⁻¹⁰⁰⁰ for squares that underflowed.
+func checkSum(sum []float64, n int, frob2 float64) error {
+	var s2 float64
+	for _, v := range sum {
+		s2 += v * v
+	}
+	fn := float64(n)
+	if n == 0 && s2 != 0 || !(s2 <= (1+1e-4)*fn*frob2+fn*fn*0x1p-1000) {
+		return fmt.Errorf("%w: the features' sum has ‖Σz‖² = %g, beyond n·Σ‖z‖² = %g for %d points", ErrEncoding, s2, fn*frob2, n)
+	}
 	return nil
 }

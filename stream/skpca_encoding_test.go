@@ -10,9 +10,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/features"
 	"github.com/ikpca/ikpca/internal/wire"
+	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/sketch"
 )
 
@@ -71,16 +73,22 @@ func roundTrip(t *testing.T, s *SKPCA) *SKPCA {
 
 // TestSKPCAEncoding: an SKPCA encoded and decoded reads, grows and merges exactly as the
 // original — fresh, with its sketch's buffer part full (not compressed), compressed by a
-// read, both feature forms, a buffer of its own — and a decoded accumulator merged into
-// a model equals the original merged, bit for bit.
+// read, centred and not, both feature forms, a buffer of its own, a kernel given by σ
+// and by γ — and a decoded accumulator merged into a model equals the original merged,
+// bit for bit.
 func TestSKPCAEncoding(t *testing.T) {
 	X, sigma := standardised(t, data.Magic().X, 400)
 	Y := X.Slice(300, 400, 0, 10)
-	for _, opts := range []SKPCAOptions{
-		{Features: 64, Sigma: sigma, Sketch: 6, Seed: 3},
-		{Features: 33, Sigma: sigma, Sketch: 4, Seed: 4, Form: features.RandomPhase, Buffer: 9},
+	for _, c := range []struct {
+		k    kernel.RBF
+		opts SKPCAOptions
+	}{
+		{kernel.RBF{Sigma: sigma}, SKPCAOptions{Features: 64, Sketch: 6, Seed: 3}},
+		{kernel.RBF{Sigma: sigma}, SKPCAOptions{Features: 64, Sketch: 6, Seed: 3, Uncentred: true}},
+		{kernel.RBF{Gamma: 1 / (2 * sigma * sigma)}, SKPCAOptions{Features: 33, Sketch: 4, Seed: 4, Form: features.RandomPhase, Buffer: 9}},
+		{kernel.RBF{Sigma: sigma}, SKPCAOptions{Features: 33, Sketch: 4, Seed: 4, Form: features.RandomPhase, Buffer: 9, Uncentred: true}},
 	} {
-		s, err := NewSKPCA(10, opts)
+		s, err := NewSKPCA(c.k, 10, c.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +112,7 @@ func TestSKPCAEncoding(t *testing.T) {
 		sameSKPCA(t, "read, then decoded", s, roundTrip(t, s), Y)
 
 		// A partial accumulator shipped as bytes and merged.
-		part, err := NewSKPCA(10, opts)
+		part, err := NewSKPCA(c.k, 10, c.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,16 +128,26 @@ func TestSKPCAEncoding(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameSKPCA(t, "merged with a decoded accumulator", s, other, Y)
+		if s.Kernel() != c.k || other.Kernel() != c.k {
+			t.Errorf("kernels %v and %v, want %v", s.Kernel(), other.Kernel(), c.k)
+		}
 	}
 }
 
+// reframe returns the encoding of body under magic and version, with a valid checksum:
+// the defects below are those a checksum does not catch.
+func reframe(magic string, version uint32, body []byte) []byte {
+	return wire.Frame(magic, version, body)
+}
+
 // TestSKPCAEncodingRefused: every defect of an encoding is an ErrEncoding and leaves
-// the receiver unchanged: damage the checksums catch, and under valid checksums options
-// NewSKPCA refuses, a sketch of other sizes, sizes beyond sketch.MaxDecodeFloats, and a
-// sketch that cannot exist.
+// the receiver unchanged: damage the checksums catch, and under valid checksums version
+// 1, kernels NewSKPCA refuses or that are not as they describe themselves, options
+// NewSKPCA refuses, sizes beyond MaxDecodeFloats, sums no features give, a sketch of
+// other sizes, and a sketch that cannot exist.
 func TestSKPCAEncodingRefused(t *testing.T) {
 	X, sigma := standardised(t, data.Yeast().X, 50)
-	s, err := NewSKPCA(8, SKPCAOptions{Features: 16, Sigma: sigma, Sketch: 3, Seed: 1})
+	s, err := NewSKPCA(kernel.RBF{Sigma: sigma}, 8, SKPCAOptions{Features: 16, Sketch: 3, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,72 +159,107 @@ func TestSKPCAEncodingRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := good[:len(good)-sha256.Size]
-	const fd = skpcaHeader // the sketch's encoding starts here
+	body := good[wire.PrefixSize : len(good)-sha256.Size]
+	// The body: the Spec ("rbf": 4 + 3 + 4·8 = 39 bytes; σ at 7, γ at 15, degree at 23,
+	// c at 31), d at 39, D at 47, form at 55, seed at 59, ℓ at 67, buffer at 75,
+	// Uncentred at 83, the 16 sums at 84, the sketch's frame at 212.
+	const sums, fd = 84, 84 + 16*8
 	put64 := func(off int, v uint64) func([]byte) []byte {
 		return func(b []byte) []byte { binary.LittleEndian.PutUint64(b[off:], v); return b }
 	}
-	// inner edits the sketch's encoding and seals it again, then the whole.
+	putF := func(off int, v float64) func([]byte) []byte { return put64(off, math.Float64bits(v)) }
+	// inner edits the sketch's body and frames it again.
 	inner := func(edit func([]byte)) func([]byte) []byte {
 		return func(b []byte) []byte {
-			in := bytes.Clone(b[fd : len(b)-sha256.Size])
+			in := bytes.Clone(b[fd+wire.PrefixSize : len(b)-sha256.Size])
 			edit(in)
-			return append(b[:fd:fd], sealed(in)...)
+			return append(b[:fd:fd], wire.Frame("IKPCAFDS", 2, in)...)
 		}
 	}
 	fdPut := func(off int, v uint64) func([]byte) {
 		return func(b []byte) { binary.LittleEndian.PutUint64(b[off:], v) }
 	}
-	const fdSizes = 12 // ℓ, d, buffer, n, rows in use at 12, 20, 28, 36, 44; settled at 52; totals at 53
+	// The sketch's body: ℓ, d, buffer, n, rows in use at 0, 8, 16, 24, 32; settled at
+	// 40; ‖A‖², Δ at 41, 49; the rows from 57.
 	for _, c := range []struct {
-		what string
-		edit func([]byte) []byte
-		raw  []byte
+		what    string
+		edit    func([]byte) []byte
+		version uint32
+		raw     []byte
 	}{
-		{"nothing", nil, []byte{}},
-		{"a flipped bit", nil, func() []byte { b := bytes.Clone(good); b[len(b)-40] ^= 1; return b }()},
-		{"truncated", nil, good[:len(good)-8]},
-		{"an extra byte", nil, append(bytes.Clone(good), 1)},
-		{"version 2", func(b []byte) []byte { b[8] = 2; return b }, nil},
-		{"dimension 0", put64(12, 0), nil},
-		{"dimension 2⁴⁰", put64(12, 1<<40), nil},
-		{"σ = −1", put64(28, math.Float64bits(-1)), nil},
-		{"form 5", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[36:], 5); return b }, nil},
-		{"ℓ = 4", put64(48, 4), nil},
-		{"buffer 3", put64(56, 3), nil},
-		{"2³⁰ features", put64(20, 1<<30), nil},
-		{"2⁶³ features", put64(20, 1<<63), nil},
-		{"sketch: ℓ = 0", inner(fdPut(fdSizes, 0)), nil},
-		{"sketch: rows in use beyond ℓ, compressed", inner(fdPut(fdSizes+32, 4)), nil},
-		{"sketch: fewer rows seen than in use", inner(fdPut(fdSizes+24, 1)), nil},
-		{"sketch: settled 2", inner(func(b []byte) { b[fdSizes+40] = 2 }), nil},
-		{"sketch: ‖A‖² = NaN", inner(fdPut(fdSizes+41, math.Float64bits(math.NaN()))), nil},
-		{"sketch: Δ = −1", inner(fdPut(fdSizes+49, math.Float64bits(-1))), nil},
+		{"nothing", nil, 0, []byte{}},
+		{"a flipped bit", nil, 0, func() []byte { b := bytes.Clone(good); b[len(b)-40] ^= 1; return b }()},
+		{"truncated", nil, 0, good[:len(good)-8]},
+		{"an extra byte", nil, 0, append(bytes.Clone(good), 1)},
+		{"version 1", nil, 1, nil},
+		{"version 3", nil, 3, nil},
+		{"a Laplacian kernel", func(b []byte) []byte { return append(specBytes(kernel.Spec{Name: "laplacian", Sigma: 1}), b[39:]...) }, 0, nil},
+		{"a polynomial kernel", func(b []byte) []byte {
+			return append(specBytes(kernel.Spec{Name: "polynomial", Degree: 2, Gamma: 1}), b[39:]...)
+		}, 0, nil},
+		{"an unregistered kernel.Func", func(b []byte) []byte { return append(specBytes(kernel.Spec{Name: "mine"}), b[39:]...) }, 0, nil},
+		{"the kernel's name in capitals", func(b []byte) []byte { copy(b[4:], "RBF"); return b }, 0, nil},
+		{"σ and γ", putF(15, 0.5), 0, nil},
+		{"a degree for the RBF", put64(23, 2), 0, nil},
+		{"σ = −1", putF(7, -1), 0, nil},
+		{"a kernel name of 2³² − 1 bytes", put64(0, 0xffffffff), 0, nil},
+		{"dimension 0", put64(39, 0), 0, nil},
+		{"dimension 2⁴⁰", put64(39, 1<<40), 0, nil},
+		{"2³⁰ features", put64(47, 1<<30), 0, nil},
+		{"2⁶³ features", put64(47, 1<<63), 0, nil},
+		{"form 5", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[55:], 5); return b }, 0, nil},
+		{"ℓ = 4", put64(67, 4), 0, nil},
+		{"ℓ = 2²⁴", put64(67, 1<<24), 0, nil},
+		{"buffer 3", put64(75, 3), 0, nil},
+		{"Uncentred 2", func(b []byte) []byte { b[83] = 2; return b }, 0, nil},
+		{"uncentred, with the sums", func(b []byte) []byte { b[83] = 1; return b }, 0, nil},
+		{"a NaN sum", putF(sums, math.NaN()), 0, nil},
+		{"a sum beyond Cauchy–Schwarz", putF(sums, 1e3), 0, nil},
+		{"the sums cut", func(b []byte) []byte { return append(b[:sums+8:sums+8], b[fd:]...) }, 0, nil},
+		{"no sketch", func(b []byte) []byte { return b[:fd] }, 0, nil},
+		{"sketch: ℓ = 0", inner(fdPut(0, 0)), 0, nil},
+		{"sketch: another dimension", inner(fdPut(8, 17)), 0, nil},
+		{"sketch: rows in use beyond ℓ, compressed", inner(fdPut(32, 4)), 0, nil},
+		{"sketch: fewer rows seen than in use", inner(fdPut(24, 1)), 0, nil},
+		{"sketch: 10⁶ rows seen", inner(fdPut(24, 1e6)), 0, nil}, // the sums then fit, the energy not
+		{"sketch: settled 2", inner(func(b []byte) { b[40] = 2 }), 0, nil},
+		{"sketch: ‖A‖² = NaN", inner(fdPut(41, math.Float64bits(math.NaN()))), 0, nil},
+		{"sketch: ‖A‖² beyond 2n", inner(fdPut(41, math.Float64bits(1e4))), 0, nil},
+		{"sketch: Δ = −1", inner(fdPut(49, math.Float64bits(-1))), 0, nil},
 		{"sketch: a row entry scaled", inner(func(b []byte) {
-			off := fdSizes + 57
-			binary.LittleEndian.PutUint64(b[off:], math.Float64bits(2*math.Float64frombits(binary.LittleEndian.Uint64(b[off:]))))
-		}), nil},
-		{"sketch: another magic", inner(func(b []byte) { b[0] = 'X' }), nil},
+			binary.LittleEndian.PutUint64(b[57:], math.Float64bits(2*math.Float64frombits(binary.LittleEndian.Uint64(b[57:]))))
+		}), 0, nil},
+		{"sketch: another magic", func(b []byte) []byte { b[fd] = 'X'; return b }, 0, nil},
 	} {
 		in := c.raw
 		if in == nil {
-			in = sealed(c.edit(bytes.Clone(body)))
+			b := bytes.Clone(body)
+			if c.edit != nil {
+				b = c.edit(b)
+			}
+			v := uint32(skpcaVersion)
+			if c.version != 0 {
+				v = c.version
+			}
+			in = reframe(skpcaMagic, v, b)
 		}
 		before, _ := s.MarshalBinary()
-		if err := s.UnmarshalBinary(in); !errors.Is(err, ErrEncoding) {
+		if err := s.UnmarshalBinary(in); !errors.Is(err, ErrEncoding) || !errors.Is(err, ikpca.ErrEncoding) {
 			t.Errorf("%s: %v, want ErrEncoding", c.what, err)
+		} else if errors.Is(err, ikpca.ErrArgument) {
+			t.Errorf("%s: %v wraps ErrArgument as well", c.what, err)
 		}
 		if after, _ := s.MarshalBinary(); !bytes.Equal(before, after) {
 			t.Errorf("%s: the refused encoding changed the model", c.what)
 		}
 	}
 	var zero SKPCA
-	if err := zero.UnmarshalBinary(good); err != nil {
-		t.Errorf("the good encoding: %v", err)
+	if err := zero.UnmarshalBinary(reframe(skpcaMagic, skpcaVersion, body)); err != nil {
+		t.Errorf("the good body framed again: %v", err)
 	}
-	// A sketch refused on its own, too.
+	// The sketch decodes on its own, too.
 	var f sketch.FD
-	if err := f.UnmarshalBinary(good[fd : len(good)-sha256.Size]); err != nil {
+	if err := f.UnmarshalBinary(good[fd+wire.PrefixSize : len(good)-sha256.Size]); err != nil {
 		t.Errorf("the sketch's own encoding: %v", err)
 	}
 }

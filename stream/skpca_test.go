@@ -81,7 +81,7 @@ func TestSKPCABound(t *testing.T) {
 		const D = 512
 		prev := math.Inf(1)
 		for _, ell := range []int{2, 5, 10, 20, 30, 50} {
-			s, err := NewSKPCA(d, SKPCAOptions{Features: D, Sigma: sigma, Sketch: ell, Seed: 3})
+			s, err := NewSKPCA(kernel.RBF{Sigma: sigma}, d, SKPCAOptions{Features: D, Sketch: ell, Seed: 3, Uncentred: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,61 +128,81 @@ func TestSKPCABound(t *testing.T) {
 	}
 }
 
-// TestSKPCAMergeAndMemory: shards merge into a model with the same guarantee, and the
-// memory does not depend on the number of points.
+// TestSKPCAMergeAndMemory: shards merge into a model with the same guarantee —
+// ‖ZᵀZ − BᵀB‖₂ ≤ Δ for the merged sketch B and all the points' features Z, centred or
+// not, and centred the merged sum is the sum of all the features — and the memory does
+// not depend on the number of points.
 func TestSKPCAMergeAndMemory(t *testing.T) {
 	n := 400
 	X, sigma := standardised(t, data.Magic().X, n)
-	opts := SKPCAOptions{Features: 256, Sigma: sigma, Sketch: 8, Seed: 4}
-	a, _ := NewSKPCA(10, opts)
-	b, _ := NewSKPCA(10, opts)
-	if err := a.AddBatch(X.Slice(0, 150, 0, 10)); err != nil {
-		t.Fatal(err)
-	}
-	a.Values(nil)
-	bytes150 := a.Bytes()
-	if err := b.AddBatch(X.Slice(150, n, 0, 10)); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Merge(b); err != nil {
-		t.Fatal(err)
-	}
-	if a.Len() != n {
-		t.Fatalf("merged Len %d", a.Len())
-	}
-	a.Values(nil)
-	var Z, B mat.Dense
-	_ = a.Map().Transform(&Z, X)
-	_ = a.Sketch().Sketch(&B)
-	var ztz, btb mat.SymDense
-	ztz.SymOuterK(1, Z.T())
-	btb.SymOuterK(1, B.T())
-	diff := mat.NewSymDense(256, nil)
-	subSym(diff, &ztz, &btb)
-	if e := symNorm(t, diff); e > a.ErrorBound()+1e-9*float64(n) {
-		t.Errorf("merged: ‖ZᵀZ − BᵀB‖₂ = %g > Δ = %g", e, a.ErrorBound())
-	}
-	if a.Bytes() != bytes150 {
-		t.Errorf("memory grew from %d to %d bytes with the number of points", bytes150, a.Bytes())
-	}
-	c, _ := NewSKPCA(10, SKPCAOptions{Features: 256, Sigma: sigma, Sketch: 8, Seed: 5})
-	if a.Merge(c) == nil {
-		t.Error("merging models with different feature maps: no error")
+	for _, uncentred := range []bool{false, true} {
+		opts := SKPCAOptions{Features: 256, Sketch: 8, Seed: 4, Uncentred: uncentred}
+		a, _ := NewSKPCA(kernel.RBF{Sigma: sigma}, 10, opts)
+		b, _ := NewSKPCA(kernel.RBF{Sigma: sigma}, 10, opts)
+		if err := a.AddBatch(X.Slice(0, 150, 0, 10)); err != nil {
+			t.Fatal(err)
+		}
+		a.Values(nil)
+		bytes150 := a.Bytes()
+		if err := b.AddBatch(X.Slice(150, n, 0, 10)); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Merge(b); err != nil {
+			t.Fatal(err)
+		}
+		if a.Len() != n {
+			t.Fatalf("merged Len %d", a.Len())
+		}
+		a.Values(nil)
+		var Z, B mat.Dense
+		_ = a.Map().Transform(&Z, X)
+		_ = a.Sketch().Sketch(&B)
+		var ztz, btb mat.SymDense
+		ztz.SymOuterK(1, Z.T())
+		btb.SymOuterK(1, B.T())
+		diff := mat.NewSymDense(256, nil)
+		subSym(diff, &ztz, &btb)
+		if e := symNorm(t, diff); e > a.ErrorBound()+1e-9*float64(n) {
+			t.Errorf("uncentred %v, merged: ‖ZᵀZ − BᵀB‖₂ = %g > Δ = %g", uncentred, e, a.ErrorBound())
+		}
+		// The merged mean is the features' mean: the sums add exactly, and each is a sum
+		// of 150 or 250 terms of at most √(2/D) in magnitude, ±n·ε·√(2/D) apart from one
+		// sum of all the features (here 4e-15 of the entries' size).
+		mean := a.Mean(nil)
+		for j := range 256 {
+			want := 0.0
+			if !uncentred {
+				want = mat.Sum(Z.ColView(j)) / float64(n)
+			}
+			if math.Abs(mean[j]-want) > float64(n)*0x1p-52*math.Sqrt(2.0/256) {
+				t.Fatalf("uncentred %v: merged mean %d is %g, want %g", uncentred, j, mean[j], want)
+			}
+		}
+		if a.Bytes() != bytes150 {
+			t.Errorf("uncentred %v: memory grew from %d to %d bytes with the number of points", uncentred, bytes150, a.Bytes())
+		}
+		c, _ := NewSKPCA(kernel.RBF{Sigma: sigma}, 10, SKPCAOptions{Features: 256, Sketch: 8, Seed: 5, Uncentred: uncentred})
+		if a.Merge(c) == nil {
+			t.Error("merging models with different feature maps: no error")
+		}
 	}
 }
 
 func TestSKPCABadInput(t *testing.T) {
-	for _, o := range []SKPCAOptions{
-		{Features: 0, Sigma: 1, Sketch: 2},
-		{Features: 10, Sigma: 0, Sketch: 2},
-		{Features: 10, Sigma: 1, Sketch: 0},
-		{Features: 10, Sigma: 1, Sketch: 2, Buffer: 2},
+	for _, c := range []struct {
+		k kernel.RBF
+		o SKPCAOptions
+	}{
+		{kernel.RBF{Sigma: 1}, SKPCAOptions{Features: 0, Sketch: 2}},
+		{kernel.RBF{Sigma: 0}, SKPCAOptions{Features: 10, Sketch: 2}},
+		{kernel.RBF{Sigma: 1}, SKPCAOptions{Features: 10, Sketch: 0}},
+		{kernel.RBF{Sigma: 1}, SKPCAOptions{Features: 10, Sketch: 2, Buffer: 2}},
 	} {
-		if _, err := NewSKPCA(3, o); !errors.Is(err, ErrArgument) || !errors.Is(err, ikpca.ErrArgument) {
-			t.Errorf("NewSKPCA(%+v): %v, want ErrArgument", o, err)
+		if _, err := NewSKPCA(c.k, 3, c.o); !errors.Is(err, ErrArgument) || !errors.Is(err, ikpca.ErrArgument) {
+			t.Errorf("NewSKPCA(%v, %+v): %v, want ErrArgument", c.k, c.o, err)
 		}
 	}
-	s, _ := NewSKPCA(2, SKPCAOptions{Features: 8, Sigma: 1, Sketch: 2})
+	s, _ := NewSKPCA(kernel.RBF{Sigma: 1}, 2, SKPCAOptions{Features: 8, Sketch: 2})
 	if v := s.Values(nil); len(v) != 0 {
 		t.Errorf("Values of an empty model: %v", v)
 	}
@@ -211,6 +231,17 @@ func TestSKPCABadInput(t *testing.T) {
 	if s.Len() != 1 {
 		t.Errorf("bad input changed the model: Len %d", s.Len())
 	}
+	// Centred, one point has no variance: no component yet.
+	if v := s.Values(nil); len(v) != 0 {
+		t.Errorf("Values of a centred model of one point: %v", v)
+	}
+	if err := s.Transform(&dst, mat.NewDense(1, 2, nil), 1); !errors.Is(err, ErrEmpty) {
+		t.Errorf("Transform of a centred model of one point: %v, want ErrEmpty", err)
+	}
+	_ = s.Add([]float64{-1, 0.5})
+	if v := s.Values(nil); len(v) != 1 {
+		t.Errorf("Values of a centred model of two points: %v, want one", v)
+	}
 	if err := s.Transform(&dst, mat.NewDense(1, 2, nil), 5); !errors.Is(err, ErrArgument) {
 		t.Errorf("Transform with too many components: %v", err)
 	}
@@ -224,9 +255,9 @@ func TestRNCA(t *testing.T) {
 	n := 300
 	X, sigma := standardised(t, data.Magic().X, n)
 	for _, centred := range []bool{false, true} {
-		opts := RNCAOptions{Features: 64, Sigma: sigma, Seed: 2, Centred: centred, Form: features.RandomPhase}
-		one, _ := NewRNCA(10, opts)
-		batch, _ := NewRNCA(10, opts)
+		opts := RNCAOptions{Features: 64, Seed: 2, Uncentred: !centred, Form: features.RandomPhase}
+		one, _ := NewRNCA(kernel.RBF{Sigma: sigma}, 10, opts)
+		batch, _ := NewRNCA(kernel.RBF{Sigma: sigma}, 10, opts)
 		for i := range n {
 			if err := one.Add(X.RawRowView(i)); err != nil {
 				t.Fatal(err)
@@ -308,7 +339,7 @@ func TestRNCA(t *testing.T) {
 			}
 		}
 	}
-	r, _ := NewRNCA(2, RNCAOptions{Features: 8, Sigma: 1})
+	r, _ := NewRNCA(kernel.RBF{Sigma: 1}, 2, RNCAOptions{Features: 8})
 	if v := r.Values(nil); len(v) != 0 {
 		t.Errorf("Values of an empty model: %v", v)
 	}
@@ -342,11 +373,11 @@ func TestHugeFeatures(t *testing.T) {
 	}
 	withHuge := mat.DenseCopyOf(X)
 	withHuge.SetRow(13, huge)
-	s, err := NewSKPCA(3, SKPCAOptions{Features: 32, Sigma: 1, Sketch: 4, Seed: 2})
+	s, err := NewSKPCA(kernel.RBF{Sigma: 1}, 3, SKPCAOptions{Features: 32, Sketch: 4, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := NewRNCA(3, RNCAOptions{Features: 32, Sigma: 1, Seed: 2})
+	r, err := NewRNCA(kernel.RBF{Sigma: 1}, 3, RNCAOptions{Features: 32, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,6 +399,31 @@ func TestHugeFeatures(t *testing.T) {
 		}
 		if after := m.Values(nil); m.Len() != 20 || !slices.Equal(after, before) {
 			t.Errorf("%s: the huge point changed the model: %d points, values %v, before %v", name, m.Len(), after, before)
+		}
+	}
+}
+
+// TestAddAllocations: SKPCA's Add, centred or not, and RNCA's allocate nothing in steady
+// state (200 points: the sketch compresses 25 times on the way, ℓ = 4, buffer 8).
+func TestAddAllocations(t *testing.T) {
+	X := toy(300, 41)
+	for _, uncentred := range []bool{false, true} {
+		s, err := NewSKPCA(kernel.RBF{Sigma: 1}, 2, SKPCAOptions{Features: 64, Sketch: 4, Seed: 1, Uncentred: uncentred})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := NewRNCA(kernel.RBF{Sigma: 1}, 2, RNCAOptions{Features: 32, Seed: 1, Uncentred: uncentred})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = s.AddBatch(X.Slice(0, 50, 0, 2))
+		_ = r.AddBatch(X.Slice(0, 50, 0, 2))
+		i := 50
+		if a := testing.AllocsPerRun(200, func() { _ = s.Add(X.RawRowView(i % 300)); i++ }); a != 0 {
+			t.Errorf("SKPCA (uncentred %v): Add allocates %g times per point", uncentred, a)
+		}
+		if a := testing.AllocsPerRun(200, func() { _ = r.Add(X.RawRowView(i % 300)); i++ }); a != 0 {
+			t.Errorf("RNCA (uncentred %v): Add allocates %g times per point", uncentred, a)
 		}
 	}
 }

@@ -157,7 +157,15 @@ func termScale(Z, w *mat.Dense, k int) *mat.Dense {
 	return scale
 }
 
-// TestProjectBlocks compares the blocked Transform of RNCA (centred) and SKPCA with
+// centre returns the mean an SKPCA's Transform subtracts: z̄ centred, none uncentred.
+func (s *SKPCA) centre() []float64 {
+	if s.c == nil {
+		return nil
+	}
+	return s.c.mean
+}
+
+// TestProjectBlocks compares the blocked Transform of RNCA and SKPCA (both centred) with
 // the whole-batch reference on 700 points (three blocks, the last partial), within 8·D·ε
 // of the terms' size: the features are the same to a few ulps (one dgemm and sincos
 // either way), and the product adds D·ε.
@@ -165,11 +173,11 @@ func TestProjectBlocks(t *testing.T) {
 	X := toy(900, 13)
 	test := X.Slice(200, 900, 0, 2).(*mat.Dense)
 	const D = 64
-	r, err := NewRNCA(2, RNCAOptions{Features: D, Sigma: 0.7, Seed: 3, Centred: true})
+	r, err := NewRNCA(kernel.RBF{Sigma: 0.7}, 2, RNCAOptions{Features: D, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewSKPCA(2, SKPCAOptions{Features: D, Sigma: 0.7, Sketch: 6, Seed: 3})
+	s, err := NewSKPCA(kernel.RBF{Sigma: 0.7}, 2, SKPCAOptions{Features: D, Sketch: 6, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +195,7 @@ func TestProjectBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantA, za := projectWhole(r.rff, test, r.vecs, r.mean, 4)
-	wantB, zb := projectWhole(s.rff, test, s.w, nil, 4)
+	wantB, zb := projectWhole(s.rff, test, s.w, s.centre(), 4)
 	scaleA, scaleB := termScale(za, r.vecs, 4), termScale(zb, s.w, 4)
 	for i := range 700 {
 		for j := range 4 {
@@ -216,11 +224,11 @@ func BenchmarkTransform(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		rnca, err := NewRNCA(d, RNCAOptions{Features: D, Sigma: med, Seed: 1, Centred: true})
+		rnca, err := NewRNCA(kernel.RBF{Sigma: med}, d, RNCAOptions{Features: D, Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
-		skpca, err := NewSKPCA(d, SKPCAOptions{Features: D, Sigma: med, Sketch: 20, Seed: 1})
+		skpca, err := NewSKPCA(kernel.RBF{Sigma: med}, d, SKPCAOptions{Features: D, Sketch: 20, Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -265,7 +273,7 @@ func BenchmarkTransform(b *testing.B) {
 		})
 		b.Run(name+"/SKPCA/D=1000/bulk", func(b *testing.B) { run(b, bulk(skpca)) })
 		b.Run(name+"/SKPCA/D=1000/elements", func(b *testing.B) {
-			run(b, func() { projectWhole(skpca.rff, X, skpca.w, nil, k) })
+			run(b, func() { projectWhole(skpca.rff, X, skpca.w, skpca.centre(), k) })
 		})
 		b.Run(name+"/KRQA/n=1000/bulk", func(b *testing.B) { run(b, bulk(krqa)) })
 		b.Run(name+"/KRQA/n=1000/elements", func(b *testing.B) {

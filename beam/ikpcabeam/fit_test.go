@@ -66,7 +66,7 @@ func TestFitSKPCA(t *testing.T) {
 	dir := t.TempDir()
 	X := curve(1000, 3, 9)
 	glob, badLines := pointFiles(t, dir, X, 3)
-	single, err := stream.NewSKPCA(3, testOptions)
+	single, err := stream.NewSKPCA(testKernel, 3, testOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestFitSKPCA(t *testing.T) {
 			t.Fatal(err)
 		}
 		odd := beam.Create(s, Point{Source: "made", Line: 1, X: []float64{1, 2}}, Point{Source: "made", Offset: 9, Line: 2, X: []float64{1, math.NaN(), 2}})
-		model, deadPoints, err := FitSKPCA(s, beam.Flatten(s, points, odd), 3, testOptions, FitOptions{Shards: shards})
+		model, deadPoints, err := FitSKPCA(s, beam.Flatten(s, points, odd), testKernel, 3, testOptions, FitOptions{Shards: shards})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +128,7 @@ func TestFitEmpty(t *testing.T) {
 	dir := t.TempDir()
 	for _, shards := range []int{0, 3} {
 		p, s := beam.NewPipelineWithRoot()
-		model, _, err := FitSKPCA(s, beam.CreateList(s, []Point{}), 3, testOptions, FitOptions{Shards: shards})
+		model, _, err := FitSKPCA(s, beam.CreateList(s, []Point{}), testKernel, 3, testOptions, FitOptions{Shards: shards})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +154,7 @@ func TestFitArguments(t *testing.T) {
 	if _, _, err := Fit(s, points, (*SKPCA)(nil), FitOptions{}); !errors.Is(err, ErrArgument) {
 		t.Errorf("nil *SKPCA: %v", err)
 	}
-	m, err := NewSKPCA(3, testOptions)
+	m, err := NewSKPCA(testKernel, 3, testOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestFitArguments(t *testing.T) {
 	if _, _, err := Fit(s, points, m, FitOptions{Block: -1}); !errors.Is(err, ErrArgument) {
 		t.Errorf("block −1: %v", err)
 	}
-	if _, _, err := FitSKPCA(s, points, 3, stream.SKPCAOptions{Features: 3, Sigma: 1, Sketch: 2}, FitOptions{}); !errors.Is(err, ErrArgument) {
+	if _, _, err := FitSKPCA(s, points, testKernel, 3, stream.SKPCAOptions{Features: 3, Sketch: 2}, FitOptions{}); !errors.Is(err, ErrArgument) {
 		t.Errorf("odd features: %v", err)
 	}
 }
@@ -172,7 +172,7 @@ func TestFitArguments(t *testing.T) {
 // TestAccumulatorCoder: the accumulator's coder gives back the model, and the empty
 // accumulator.
 func TestAccumulatorCoder(t *testing.T) {
-	m, err := NewSKPCA(3, testOptions)
+	m, err := NewSKPCA(testKernel, 3, testOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,8 +291,8 @@ func TestFitRefusedPoint(t *testing.T) {
 			model, deadPoints, err = FitNystrom(s, points, NystromOptions{Dim: 3, Kernel: cubic, LandmarkPoints: L}, c.fit)
 			want, _ = newNystromModel(L, NystromOptions{Dim: 3, Kernel: cubic})
 		} else {
-			model, deadPoints, err = FitSKPCA(s, points, 3, testOptions, c.fit)
-			want, _ = NewSKPCA(3, testOptions)
+			model, deadPoints, err = FitSKPCA(s, points, testKernel, 3, testOptions, c.fit)
+			want, _ = NewSKPCA(testKernel, 3, testOptions)
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/stream"
 )
 
@@ -24,8 +25,12 @@ func curve(n, d int, seed uint64) *mat.Dense {
 	return X
 }
 
-// testOptions are SKPCA options for the tests: D = 64 features, ℓ = 8.
-var testOptions = stream.SKPCAOptions{Features: 64, Sigma: 1, Sketch: 8, Seed: 3}
+// testKernel and testOptions are the SKPCA of the tests: a Gaussian kernel of σ = 1,
+// D = 64 features, ℓ = 8, centred.
+var (
+	testKernel  = kernel.RBF{Sigma: 1}
+	testOptions = stream.SKPCAOptions{Features: 64, Sketch: 8, Seed: 3}
+)
 
 // rawOf returns a dense matrix's entries, row by row.
 func rawOf(a *mat.Dense) []float64 {
@@ -38,9 +43,11 @@ func rawOf(a *mat.Dense) []float64 {
 }
 
 // certify checks the Frequent Directions certificate of a fitted SKPCA m against the
-// features Z of the points it saw: ‖ZᵀZ − BᵀB‖₂ ≤ Δ (BᵀB = W·diag(λ)·Wᵀ from the
-// model's components), each eigenvalue in [λᵢ(ZᵀZ) − Δ, λᵢ(ZᵀZ)], Δ ≤ ‖Z‖_F²/(ℓ+1),
-// and ‖Z‖_F² and the number of points right. Rounding: the entries of ZᵀZ and BᵀB are
+// features Z of the points it saw, with C = ZᵀZ uncentred and C = ZᵀZ − n·z̄z̄ᵀ centred
+// (z̄ the mean of Z's rows; stream.SKPCA): ‖C − C̃‖₂ ≤ Δ (C̃ = W·diag(λ)·Wᵀ from the
+// model's components — centred, the positive part of BᵀB − n·z̄z̄ᵀ, whose negative part
+// is at least −Δ, so the bound holds for it as well), each eigenvalue in [λᵢ(C) − Δ,
+// λᵢ(C)], Δ ≤ ‖Z‖_F²/(ℓ+1), and ‖Z‖_F² and the number of points right. Rounding: the entries of ZᵀZ and BᵀB are
 // sums of n·D products of features of size ≤ √(2/D), so each errs by about n·ε·(2/D)
 // and the spectral norm by D times that, n·ε·2 ≈ 2e-13 for n = 1000; tol = 1e-10·‖Z‖_F²
 // (= n·1e-10) is far above it and far below any real defect (an eigenvalue or a
@@ -72,6 +79,13 @@ func certify(t *testing.T, m *SKPCA, X *mat.Dense) {
 	D := m.Options().Features
 	diff := mat.NewSymDense(D, nil)
 	diff.SymOuterK(1, Z.T())
+	if m.Centred() {
+		mean := mat.NewVecDense(D, nil)
+		for j := range D {
+			mean.SetVec(j, mat.Sum(Z.ColView(j))/float64(n))
+		}
+		diff.SymRankOne(diff, -float64(n), mean)
+	}
 	exact := make([]float64, D)
 	var eig mat.EigenSym
 	if !eig.Factorize(mat.NewSymDense(D, append([]float64(nil), diff.RawSymmetric().Data...)), false) {
@@ -82,7 +96,7 @@ func certify(t *testing.T, m *SKPCA, X *mat.Dense) {
 		diff.SymRankOne(diff, -v, W.ColView(i))
 		want := exact[D-1-i] // ascending
 		if v > want+tol || v < want-delta-tol {
-			t.Errorf("λ%d = %v outside [λ(ZᵀZ) − Δ, λ(ZᵀZ)] = [%v, %v]", i, v, want-delta, want)
+			t.Errorf("λ%d = %v outside [λ(C) − Δ, λ(C)] = [%v, %v]", i, v, want-delta, want)
 		}
 	}
 	if !eig.Factorize(diff, false) {
@@ -90,6 +104,6 @@ func certify(t *testing.T, m *SKPCA, X *mat.Dense) {
 	}
 	ev := eig.Values(nil)
 	if norm := math.Max(-ev[0], ev[D-1]); norm > delta+tol {
-		t.Errorf("‖ZᵀZ − BᵀB‖₂ = %v above the certified Δ = %v", norm, delta)
+		t.Errorf("‖C − C̃‖₂ = %v above the certified Δ = %v", norm, delta)
 	}
 }

@@ -164,7 +164,7 @@ func TestProjectCheckpoint(t *testing.T) {
 // when K is zero.
 func TestProjectSKPCA(t *testing.T) {
 	dir := t.TempDir()
-	m, err := NewSKPCA(3, testOptions)
+	m, err := NewSKPCA(testKernel, 3, testOptions)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/vec"
+	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/modeltest"
 	"github.com/ikpca/ikpca/stream"
 )
@@ -30,7 +31,7 @@ func fill(t *testing.T, m interface{ Add([]float64) error }, X *mat.Dense) {
 func TestSKPCAEncoding(t *testing.T) {
 	X, more, P := curve(150, 3, 1), curve(100, 3, 4), curve(20, 3, 2)
 	for _, n := range []int{0, 1, 5, 150} {
-		m, err := NewSKPCA(3, testOptions)
+		m, err := NewSKPCA(testKernel, 3, testOptions)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +79,7 @@ func TestSKPCAEncoding(t *testing.T) {
 func TestSKPCAMerge(t *testing.T) {
 	X := curve(900, 3, 5)
 	part := func(lo, hi int, encode bool) *SKPCA {
-		m, err := NewSKPCA(3, testOptions)
+		m, err := NewSKPCA(testKernel, 3, testOptions)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +110,7 @@ func TestSKPCAMerge(t *testing.T) {
 // TestSKPCABadInput: bad points and merges are errors of the right kind and leave the
 // model exactly as it was.
 func TestSKPCABadInput(t *testing.T) {
-	m, err := NewSKPCA(3, testOptions)
+	m, err := NewSKPCA(testKernel, 3, testOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,11 +121,11 @@ func TestSKPCABadInput(t *testing.T) {
 	}
 	other := testOptions
 	other.Seed++
-	o, err := NewSKPCA(3, other)
+	o, err := NewSKPCA(testKernel, 3, other)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d4, err := NewSKPCA(4, testOptions)
+	d4, err := NewSKPCA(testKernel, 4, testOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,57 +155,76 @@ func TestSKPCABadInput(t *testing.T) {
 			t.Errorf("%s: the model changed", c.name)
 		}
 	}
-	for _, opts := range []stream.SKPCAOptions{{}, {Features: 63, Sigma: 1, Sketch: 2}, {Features: 64, Sigma: 0, Sketch: 2}, {Features: 64, Sigma: 1}} {
-		if _, err := NewSKPCA(3, opts); !errors.Is(err, ErrArgument) {
-			t.Errorf("NewSKPCA(%+v): error %v, want ErrArgument", opts, err)
+	for _, c := range []struct {
+		k    kernel.Kernel
+		opts stream.SKPCAOptions
+	}{
+		{testKernel, stream.SKPCAOptions{}}, {testKernel, stream.SKPCAOptions{Features: 63, Sketch: 2}},
+		{kernel.RBF{}, stream.SKPCAOptions{Features: 64, Sketch: 2}}, {testKernel, stream.SKPCAOptions{Features: 64}},
+		{nil, testOptions}, {kernel.Laplacian{Sigma: 1}, testOptions},
+	} {
+		if _, err := NewSKPCA(c.k, 3, c.opts); !errors.Is(err, ErrArgument) {
+			t.Errorf("NewSKPCA(%v, %+v): error %v, want ErrArgument", c.k, c.opts, err)
 		}
 	}
 }
 
-// TestSKPCAConformance: SKPCA passes the ikpca.Model suite, its encoding as the
-// checkpoint.
+// TestSKPCAConformance: SKPCA passes the ikpca.Model suite, centred and not, its
+// encoding as the checkpoint.
 func TestSKPCAConformance(t *testing.T) {
 	model := func(m ikpca.Model) *SKPCA { return m.(*SKPCA) }
-	modeltest.Run(t, modeltest.Subject{
-		Uncentred: true,
-		New: func(X *mat.Dense) (ikpca.Incremental, error) {
-			_, d := X.Dims()
-			s, err := NewSKPCA(d, stream.SKPCAOptions{Features: 64, Sigma: 1, Sketch: 5, Seed: 1})
-			if err != nil {
-				return nil, err
-			}
-			n, _ := X.Dims()
-			for i := range n {
-				if err := s.Add(X.RawRowView(i)); err != nil {
-					return nil, err
-				}
-			}
-			return s, nil
-		},
-		Project: func(m ikpca.Model, X mat.Matrix, k int) (*mat.Dense, error) {
-			var W, Z, Y mat.Dense
-			model(m).VectorsTo(&W)
-			if err := model(m).Map().Transform(&Z, X); err != nil {
-				return nil, err
-			}
-			D, _ := W.Dims()
-			Y.Mul(&Z, W.Slice(0, D, 0, k))
-			return &Y, nil
-		},
-		Signed: func(m ikpca.Model) (*mat.Dense, error) {
-			var W mat.Dense
-			model(m).VectorsTo(&W)
-			return &W, nil
-		},
-		Bounded: true,
-		Skip:    map[string]string{"Persistence": "TRANSITIONAL: SKPCA lacks MarshalBinaryTo and UnmarshalBinaryFrom"},
-	})
+	for _, uncentred := range []bool{false, true} {
+		name := "centred"
+		if uncentred {
+			name = "uncentred"
+		}
+		t.Run(name, func(t *testing.T) {
+			modeltest.Run(t, modeltest.Subject{
+				Uncentred: uncentred,
+				New: func(X *mat.Dense) (ikpca.Incremental, error) {
+					_, d := X.Dims()
+					s, err := NewSKPCA(kernel.RBF{Sigma: 1}, d, stream.SKPCAOptions{Features: 64, Sketch: 5, Seed: 1, Uncentred: uncentred})
+					if err != nil {
+						return nil, err
+					}
+					n, _ := X.Dims()
+					for i := range n {
+						if err := s.Add(X.RawRowView(i)); err != nil {
+							return nil, err
+						}
+					}
+					return s, nil
+				},
+				Project: func(m ikpca.Model, X mat.Matrix, k int) (*mat.Dense, error) {
+					var W, Z, Y mat.Dense
+					model(m).VectorsTo(&W)
+					if err := model(m).Map().Transform(&Z, X); err != nil {
+						return nil, err
+					}
+					mean := model(m).Mean(nil) // zero uncentred
+					r, D := Z.Dims()
+					for i := range r {
+						for j := range D {
+							Z.Set(i, j, Z.At(i, j)-mean[j])
+						}
+					}
+					Y.Mul(&Z, W.Slice(0, D, 0, k))
+					return &Y, nil
+				},
+				Signed: func(m ikpca.Model) (*mat.Dense, error) {
+					var W mat.Dense
+					model(m).VectorsTo(&W)
+					return &W, nil
+				},
+			})
+		})
+	}
 }
 
 // TestSKPCADecodeErrors: bytes that are no SKPCA encoding, a truncated or corrupted one,
 // are ErrModel errors, and leave the receiver unchanged.
 func TestSKPCADecodeErrors(t *testing.T) {
-	m, err := NewSKPCA(3, testOptions)
+	m, err := NewSKPCA(testKernel, 3, testOptions)
 	if err != nil {
 		t.Fatal(err)
 	}

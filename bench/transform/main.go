@@ -239,7 +239,7 @@ func subject(method string, k kernel.RBF, train *mat.Dense, m, d int) (func(*mat
 		}
 		return transform(ny), nil
 	case "ikpca-rnca-transform":
-		r, err := stream.NewRNCA(d, stream.RNCAOptions{Features: 2 * (m / 2), Sigma: k.Sigma, Seed: 1, Centred: true})
+		r, err := stream.NewRNCA(k, d, stream.RNCAOptions{Features: 2 * (m / 2), Seed: 1})
 		if err != nil {
 			return nil, err
 		}
@@ -248,7 +248,7 @@ func subject(method string, k kernel.RBF, train *mat.Dense, m, d int) (func(*mat
 		}
 		return transform(r), nil
 	case "ikpca-skpca-transform":
-		s, err := stream.NewSKPCA(d, stream.SKPCAOptions{Features: 2 * (m / 2), Sigma: k.Sigma, Sketch: 20, Seed: 1})
+		s, err := stream.NewSKPCA(k, d, stream.SKPCAOptions{Features: 2 * (m / 2), Sketch: 20, Seed: 1, Uncentred: true})
 		if err != nil {
 			return nil, err
 		}

@@ -150,8 +150,8 @@ func fit(ctx context.Context, s beam.Scope, points beam.PCollection, o options, 
 			return model, refused, err
 		}
 	}
-	opts := stream.SKPCAOptions{Features: o.features, Sigma: sigma, Form: features.CosSin, Seed: o.seed, Sketch: o.sketch}
-	return ikpcabeam.FitSKPCA(s, points, dim, opts, fitOpts)
+	opts := stream.SKPCAOptions{Features: o.features, Form: features.CosSin, Seed: o.seed, Sketch: o.sketch}
+	return ikpcabeam.FitSKPCA(s, points, kernel.RBF{Sigma: sigma}, dim, opts, fitOpts)
 }
 
 // readLandmarks reads the landmarks file: one point per non-blank line, in the input's

@@ -120,7 +120,7 @@ func TestCompareNystromAccuracy(t *testing.T) {
 // TestCompareSKPCA: the sketch of the same points in blocks passes.
 func TestCompareSKPCA(t *testing.T) {
 	glob, X := points(t, 300)
-	s, err := ikpcabeam.NewSKPCA(3, stream.SKPCAOptions{Features: 40, Sigma: 1, Form: features.CosSin, Seed: 1, Sketch: 6})
+	s, err := ikpcabeam.NewSKPCA(kernel.RBF{Sigma: 1}, 3, stream.SKPCAOptions{Features: 40, Form: features.CosSin, Seed: 1, Sketch: 6})
 	if err != nil {
 		t.Fatal(err)
 	}

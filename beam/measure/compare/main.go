@@ -1,9 +1,10 @@
 // Command compare checks a pipeline's model against the single-process model of the
 // same points, for the measurement of run.sh, and prints the comparison:
 //
-//   - SKPCA: stream.SKPCA with the same options, the points added in file order. Both
-//     estimate the eigenvalues of the features' ZᵀZ from below within their certified
-//     bounds Δ, so they may differ by up to Δ + Δ' and no more.
+//   - SKPCA: stream.SKPCA with the same kernel and options, the points added in file
+//     order. Both estimate the eigenvalues of the features' covariance ZᵀZ − n·z̄z̄ᵀ
+//     (uncentred, ZᵀZ) from below within their certified bounds Δ, so they may differ
+//     by up to Δ + Δ' and no more.
 //   - Nyström KPCA: nystrom.Model built by New on the pipeline model's landmarks, kernel
 //     and tolerance, the points added in file order (AddBatch). Its sums are
 //     compensated, so the two agree to rounding: the eigenvalues relative to λ₁, the

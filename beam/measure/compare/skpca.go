@@ -14,7 +14,7 @@ import (
 // compareSKPCA fits stream.SKPCA with the pipeline's options to the points one at a
 // time and checks the eigenvalues against the certified bounds.
 func compareSKPCA(pipe *ikpcabeam.SKPCA, files []string) error {
-	single, err := stream.NewSKPCA(pipe.Dim(), pipe.Options())
+	single, err := stream.NewSKPCA(pipe.Kernel(), pipe.Dim(), pipe.Options())
 	if err != nil {
 		return err
 	}

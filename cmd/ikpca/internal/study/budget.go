@@ -3,18 +3,19 @@ package study
 import (
 	"math"
 
+	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/stream"
 )
 
 // SKPCAAtMemory returns o with Features set to the largest even D whose SKPCA model of
-// d-dimensional points holds at most budget bytes (stream.SKPCA.Bytes), the way the
+// d-dimensional points with kernel k holds at most budget bytes (stream.SKPCA.Bytes), the way the
 // studies compare SKPCA with another model at equal memory: doubling D until the
 // budget is passed, then bisecting on even D. It returns D = 2, the smallest, when even
 // that exceeds the budget.
-func SKPCAAtMemory(d int, o stream.SKPCAOptions, budget int) stream.SKPCAOptions {
+func SKPCAAtMemory(k kernel.Kernel, d int, o stream.SKPCAOptions, budget int) stream.SKPCAOptions {
 	bytes := func(D int) int {
 		o.Features = D
-		s, err := stream.NewSKPCA(d, o)
+		s, err := stream.NewSKPCA(k, d, o)
 		if err != nil {
 			return math.MaxInt
 		}

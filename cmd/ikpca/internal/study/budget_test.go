@@ -3,6 +3,7 @@ package study
 import (
 	"testing"
 
+	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/stream"
 )
 
@@ -10,26 +11,28 @@ import (
 // largest), for budgets that end the doubling early and late; other options are kept.
 func TestSKPCAAtMemory(t *testing.T) {
 	const d = 5
+	k := kernel.RBF{Sigma: 1.5}
 	bytes := func(o stream.SKPCAOptions) int {
-		s, err := stream.NewSKPCA(d, o)
+		s, err := stream.NewSKPCA(k, d, o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s.Bytes()
 	}
-	base := stream.SKPCAOptions{Sigma: 1.5, Sketch: 8, Seed: 3}
-	for _, budget := range []int{bytes(stream.SKPCAOptions{Features: 6, Sigma: 1.5, Sketch: 8}), 1 << 16, 1 << 20} {
-		o := SKPCAAtMemory(d, base, budget)
-		D := o.Features
-		if o.Sigma != base.Sigma || o.Sketch != base.Sketch || o.Seed != base.Seed {
-			t.Fatalf("budget %d: options changed: %+v", budget, o)
-		}
-		if D%2 != 0 || bytes(o) > budget {
-			t.Errorf("budget %d: D = %d holds %d bytes", budget, D, bytes(o))
-		}
-		o.Features = D + 2
-		if bytes(o) <= budget {
-			t.Errorf("budget %d: D = %d is not the largest (D + 2 holds %d bytes)", budget, D, bytes(o))
+	for _, base := range []stream.SKPCAOptions{{Sketch: 8, Seed: 3}, {Sketch: 8, Seed: 3, Uncentred: true}} {
+		for _, budget := range []int{bytes(stream.SKPCAOptions{Features: 6, Sketch: 8, Uncentred: base.Uncentred}), 1 << 16, 1 << 20} {
+			o := SKPCAAtMemory(k, d, base, budget)
+			D := o.Features
+			if o.Uncentred != base.Uncentred || o.Sketch != base.Sketch || o.Seed != base.Seed {
+				t.Fatalf("budget %d: options changed: %+v", budget, o)
+			}
+			if D%2 != 0 || bytes(o) > budget {
+				t.Errorf("budget %d: D = %d holds %d bytes", budget, D, bytes(o))
+			}
+			o.Features = D + 2
+			if bytes(o) <= budget {
+				t.Errorf("budget %d: D = %d is not the largest (D + 2 holds %d bytes)", budget, D, bytes(o))
+			}
 		}
 	}
 }

@@ -102,7 +102,7 @@ func (o PredictOptions) build(name string, train *mat.Dense, seed uint64) (learn
 		return l, o.Seed100, err
 	}
 	rff := func(form features.Form) (*features.RFF, error) {
-		return features.NewRFF(d, features.RFFOptions{Dim: o.Features, Sigma: o.Sigma, Form: form, Seed: seed})
+		return features.NewRFF(kernel.RBF{Sigma: o.Sigma}, d, features.RFFOptions{Dim: o.Features, Form: form, Seed: seed})
 	}
 	switch name {
 	case "LMS":
@@ -131,13 +131,13 @@ func (o PredictOptions) build(name string, train *mat.Dense, seed uint64) (learn
 		}
 		return onMap(m, factory)
 	case "Taylor":
-		m, err := features.NewTaylor(d, features.TaylorOptions{Degree: 4, Sigma: o.Sigma, Dim: o.Features})
+		m, err := features.NewTaylor(kernel.RBF{Sigma: o.Sigma}, d, features.TaylorOptions{Degree: 4, Dim: o.Features})
 		if err != nil {
 			return nil, 0, err
 		}
 		return onMap(m, lms)
 	case "GQ":
-		m, err := features.NewQuadrature(d, features.QuadratureOptions{Dim: o.Features, Sigma: o.Sigma, Seed: seed})
+		m, err := features.NewQuadrature(kernel.RBF{Sigma: o.Sigma}, d, features.QuadratureOptions{Dim: o.Features, Seed: seed})
 		if err != nil {
 			return nil, 0, err
 		}

@@ -125,9 +125,11 @@ func Approx(ctx context.Context, o ApproxOptions) (*ApproxResult, error) {
 		return ctx.Err()
 	}
 
-	// The feature map's own error, shared by SKPCA and RNCA (same seed, same map).
-	rffOpts := stream.SKPCAOptions{Features: o.Features, Sigma: sigma, Seed: o.Seed, Sketch: 1}
-	probe, err := stream.NewSKPCA(d, rffOpts)
+	// The feature map's own error, shared by SKPCA and RNCA (same seed, same map). Both
+	// are the papers' uncentred models, measured against G (the exact model is
+	// uncentred too), as the committed results were.
+	rffOpts := stream.SKPCAOptions{Features: o.Features, Seed: o.Seed, Sketch: 1, Uncentred: true}
+	probe, err := stream.NewSKPCA(kern, d, rffOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +173,7 @@ func Approx(ctx context.Context, o ApproxOptions) (*ApproxResult, error) {
 	// RNCA: one pass, then the top ℓ components for every ℓ.
 	{
 		t0 := time.Now()
-		r, err := stream.NewRNCA(d, stream.RNCAOptions{Features: o.Features, Sigma: sigma, Seed: o.Seed})
+		r, err := stream.NewRNCA(kern, d, stream.RNCAOptions{Features: o.Features, Seed: o.Seed, Uncentred: true})
 		if err != nil {
 			return nil, err
 		}
@@ -199,7 +201,7 @@ func Approx(ctx context.Context, o ApproxOptions) (*ApproxResult, error) {
 		opts := rffOpts
 		opts.Sketch = l
 		t0 := time.Now()
-		s, err := stream.NewSKPCA(d, opts)
+		s, err := stream.NewSKPCA(kern, d, opts)
 		if err != nil {
 			return nil, err
 		}

@@ -281,14 +281,16 @@ func rowOf(X *mat.Dense, x []float64) int {
 }
 
 // skpcaAtMemory fits SKPCA (ℓ sketch rows, random Fourier features of the same Gaussian
-// kernel) with the largest even D whose memory is at most budget bytes, one point at a
-// time, and measures it against the exact uncentred kernel PCA (values want, vectors U).
+// kernel; the paper's uncentred model, as the committed results were) with the largest
+// even D whose memory is at most budget bytes, one point at a time, and measures it
+// against the exact uncentred kernel PCA (values want, vectors U).
 func skpcaAtMemory(X *mat.Dense, sigma float64, ell, budget int, seed uint64, k, best int, want []float64, U *mat.Dense) (NystromRow, error) {
 	n, d := X.Dims()
-	opts := study.SKPCAAtMemory(d, stream.SKPCAOptions{Sigma: sigma, Sketch: ell, Seed: seed}, budget)
+	rbf := kernel.RBF{Sigma: sigma}
+	opts := study.SKPCAAtMemory(rbf, d, stream.SKPCAOptions{Sketch: ell, Seed: seed, Uncentred: true}, budget)
 	D := opts.Features
 	t0 := time.Now()
-	s, err := stream.NewSKPCA(d, opts)
+	s, err := stream.NewSKPCA(rbf, d, opts)
 	if err != nil {
 		return NystromRow{}, err
 	}

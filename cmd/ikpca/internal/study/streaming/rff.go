@@ -70,7 +70,7 @@ func RFF(ctx context.Context, o RFFOptions) (*RFFResult, error) {
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
-				r, err := features.NewRFF(d, features.RFFOptions{Dim: D, Sigma: sigma, Form: form, Seed: o.Seed + uint64(s)})
+				r, err := features.NewRFF(kernel.RBF{Sigma: sigma}, d, features.RFFOptions{Dim: D, Form: form, Seed: o.Seed + uint64(s)})
 				if err != nil {
 					return nil, err
 				}

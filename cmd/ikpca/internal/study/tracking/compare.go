@@ -322,12 +322,15 @@ func fitExact(ctx context.Context, kern kernel.Kernel, X *mat.Dense, m0, ne int,
 // a time, and scores the points.
 func fitSKPCA(ctx context.Context, X *mat.Dense, sigma float64, ell, budget, k int, seed uint64, progress func(done, total int)) (pendingRow, error) {
 	n, d := X.Dims()
-	opts := study.SKPCAAtMemory(d, stream.SKPCAOptions{Sigma: sigma, Sketch: ell, Seed: seed}, budget)
+	// The paper's uncentred model, measured against the exact uncentred reference (its
+	// row is not Centred), as the committed results were.
+	rbf := kernel.RBF{Sigma: sigma}
+	opts := study.SKPCAAtMemory(rbf, d, stream.SKPCAOptions{Sketch: ell, Seed: seed, Uncentred: true}, budget)
 	D := opts.Features
 	var s *stream.SKPCA
 	peak, elapsed, err := measured(func() error {
 		var err error
-		if s, err = stream.NewSKPCA(d, opts); err != nil {
+		if s, err = stream.NewSKPCA(rbf, d, opts); err != nil {
 			return err
 		}
 		for i := range n {
