@@ -2,6 +2,7 @@ package ikpca_test
 
 import (
 	"fmt"
+	"log"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -21,13 +22,11 @@ func Example() {
 
 	model, err := kpca.Fit(kernel.RBF{Gamma: 4}, train, kpca.Options{Components: 3})
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	var scores mat.Dense
 	if err := model.Transform(&scores, test, 3); err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	fmt.Printf("scores\n%.4f\n", mat.Formatted(&scores))
 	fmt.Printf("explained variance %.3f\n", model.ExplainedVariance(nil))

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -113,6 +114,33 @@ func TestWindowRollback(t *testing.T) {
 		}
 		if opts.Rank == 0 {
 			checkExact(t, "after the failures", md, 1e-10)
+		}
+	}
+}
+
+// TestWindowExampleBounds: in ExampleModel_window's stream (2000 MAGIC points, a window
+// of 300, 2 components tracked at the default rank) the eigenvalues of a batch fit of
+// the window's last 300 points lie inside the ValueBounds the example prints.
+func TestWindowExampleBounds(t *testing.T) {
+	X := data.Magic().X
+	k := kernel.RBF{Sigma: 110}
+	model, err := New(k, 10, Options{Components: 2, Window: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2000 {
+		if err := model.Add(X.RawRowView(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last, err := Fit(k, X.Slice(1700, 2000, 0, 10), Options{Components: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := model.ValueBounds(nil, nil)
+	for j, v := range last.Values(nil) {
+		if !(lo[j] <= v && v <= hi[j]) {
+			t.Errorf("λ%d of the window's points = %g, outside the bounds [%g, %g]", j+1, v, lo[j], hi[j])
 		}
 	}
 }
