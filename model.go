@@ -1,5 +1,12 @@
-// Package ikpca is exact incremental kernel PCA in Go. This root package holds what
-// every model of the module has in common: the interfaces by which any model is read
+// Package ikpca is exact incremental kernel PCA in Go: the eigendecomposition of a
+// kernel matrix kept up to date as points come and go, instead of recomputed.
+//
+//	model, err := kpca.Fit(kernel.RBF{Gamma: 4}, X, kpca.Options{Components: 3})
+//	err = model.Transform(&scores, Xnew, 3) // scikit-learn's KernelPCA(n_components=3, gamma=4)
+//	shares := model.ExplainedVariance(nil)
+//	err = model.Add(x)                      // one more point: one eigen-update, not a refit
+//
+// This root package holds what every model of the module has in common: the interfaces by which any model is read
 // ([Model]), fed ([Incremental], [Decremental]) and saved ([Persistent]), and the kinds
 // of error every function returns. It imports nothing of the module; the model packages
 // satisfy its interfaces and wrap its errors (docs/design.md, "Layout").
@@ -16,8 +23,9 @@
 //     covariance;
 //   - stream.KRQA, stream.KHA: online kernel PCA by fixed-point and Hebbian iterations.
 //
-// Every model centres the points in feature space by default (kernel PCA proper), and
-// every model's Options names the other choice Uncentred. Package update is the
+// Every model centres the points in feature space by default (kernel PCA proper); a
+// model that can also decompose the uncentred kernel matrix names that option
+// Uncentred. Package update is the
 // eigen-update engine underneath, usable by any Go code; package modeltest checks that a
 // model keeps the promises made here.
 package ikpca

@@ -1,6 +1,12 @@
 // Package kpca is exact incremental kernel PCA: the eigendecomposition of the kernel
 // matrix of a set of points, kept up to date as points are added and removed instead of
-// recomputed, and the incremental Nyström approximation built on the same machinery.
+// recomputed.
+//
+//	model, err := kpca.Fit(kernel.RBF{Gamma: 4}, X, kpca.Options{Components: 3})
+//	err = model.Transform(&scores, Xnew, 3)   // scores of new points
+//	shares := model.ExplainedVariance(nil)    // each component's share of the variance
+//	err = model.Add(x)                        // one more point, no refit
+//	err = model.Remove(0)                     // forget the oldest point, exactly
 //
 // Fit(k, X, opts) fits a model to the rows of X (a *mat.Dense, or any mat.Matrix) for
 // the kernel k — scikit-learn's KernelPCA(n_components=k).fit(X) — and New(k, d, opts)

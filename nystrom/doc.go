@@ -1,5 +1,13 @@
-// Package nystrom holds the module's two uses of the Nyström method: Model, Nyström
-// kernel PCA — the exact kernel PCA of the Nyström-approximated kernel matrix
+// Package nystrom holds the module's two uses of the Nyström method, Nyström kernel PCA
+// (Model) and the incremental Nyström approximation of a kernel matrix (Approximation).
+//
+//	L, err := nystrom.Choose(k, sample, nystrom.Options{Landmarks: 200, Seed: 1})
+//	a, err := nystrom.New(k, L, nystrom.Options{}) // a model per shard: O(r²) numbers
+//	err = a.AddBatch(shard)                         // however many points it sees
+//	err = a.Merge(b)                                // b: another shard, same landmarks
+//	err = a.Transform(&scores, Xnew, 10)
+//
+// Model is Nyström kernel PCA — the exact kernel PCA of the Nyström-approximated kernel matrix
 // K_nL·K_LL⁺·K_Ln of any number of points, from r landmarks L, kept as sums that merge
 // (Sterge, Sriperumbudur, Rosasco and Rudi, "Gain with no pain", AISTATS 2020;
 // docs/design.md, "Nyström kernel PCA") — and Approximation, the incremental Nyström

@@ -1,7 +1,14 @@
 // Package stream holds approximate kernel PCA methods for streams longer than an exact
-// m×m eigendecomposition can hold, each on the same footing as package kpca's exact
-// incremental model (eigenvalues of the kernel matrix, Transform of new points,
-// memory reported):
+// m×m eigendecomposition can hold.
+//
+//	s, err := stream.NewSKPCA(kernel.RBF{Gamma: 0.5}, d, stream.SKPCAOptions{Features: 1000, Sketch: 20})
+//	err = s.AddBatch(X)                 // or Add(x): O(d·D + D·ℓ) a point, memory O(ℓ·D)
+//	values := s.Values(nil)             // the top ℓ eigenvalues of the centred kernel matrix,
+//	bound := s.ErrorBound()             // each within this certified bound
+//	err = s.Transform(&scores, Xnew, 5) // scores of new points
+//
+// Each is on the same footing as package kpca's exact incremental model (eigenvalues of
+// the kernel matrix, Transform of new points, memory reported):
 //
 //   - SKPCA (Ghashami, Perry & Phillips, AISTATS 2016): random Fourier features
 //     sketched by Frequent Directions; space O(ℓ·D), independent of the stream length;
