@@ -1,12 +1,12 @@
 // Package wire holds the frame and the field reads and writes of the library's binary
-// encodings — sketch.FD, stream.SKPCA, nystrom.Model and kpca's checkpoints: an 8-byte
-// magic, a little-endian uint32 version, the body, and a SHA-256 checksum over all of
-// it. Open checks the frame before anything is read from the body; the callers then
-// bound every size they read by the data present before they allocate.
+// encodings — every model's (kpca, nystrom, chinsuter, stream) and sketch.FD's: an
+// 8-byte magic, a little-endian uint32 version, the body's length, the body, and a
+// SHA-256 checksum over all of it (frame.go). OpenFrame checks the frame before
+// anything is read from the body; the callers then bound every size they read by the
+// data present before they allocate.
 package wire
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
@@ -27,28 +27,6 @@ func AppendFloats(b []byte, xs ...float64) []byte {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 	}
 	return b
-}
-
-// Open checks the frame of data and returns its version and its body, the bytes between
-// the version and the checksum. Data shorter than the magic, the version, header bytes
-// of body and the checksum, or with another magic, is not an encoded what; a checksum
-// that does not match means truncated or corrupted data; a version not among versions
-// cannot be read. Each error wraps kind.
-func Open(data []byte, magic string, header int, kind error, what string, versions ...uint32) (uint32, []byte, error) {
-	if len(data) < len(magic)+4+header+sha256.Size || string(data[:len(magic)]) != magic {
-		return 0, nil, fmt.Errorf("%w: not an encoded %s", kind, what)
-	}
-	body, stored := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
-	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], stored) {
-		return 0, nil, fmt.Errorf("%w: checksum mismatch (truncated or corrupted)", kind)
-	}
-	v := binary.LittleEndian.Uint32(body[len(magic):])
-	for _, w := range versions {
-		if v == w {
-			return v, body[len(magic)+4:], nil
-		}
-	}
-	return 0, nil, fmt.Errorf("%w: version %d, this library reads %s", kind, v, versionList(versions))
 }
 
 // versionList names the versions a decoder reads: "version 1", "versions 1 and 2".
