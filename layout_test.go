@@ -1,0 +1,141 @@
+package ikpca_test
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// levels are the layers of docs/design.md, "Layout": a package may import only
+// packages of a lower level. The applications (cmd/…, bench/…) are above every level.
+var levels = map[string]int{
+	".": 0,
+
+	"internal/vec": 1, "internal/parallel": 1, "internal/wire": 1, "internal/sign": 1,
+	"internal/backend": 1, "data": 1,
+	// Oracles and helpers of the tests and programs that import nothing of the module.
+	"internal/oracle": 1, "internal/lapackref": 1, "internal/allocs": 1,
+	"internal/table": 1, "internal/resident": 1,
+
+	"internal/check": 2,
+
+	"native": 3, "secular": 3,
+
+	"internal/probe": 4, "internal/lanczos": 4, "internal/rbfrow": 4, "internal/yardstick": 4,
+
+	"update": 5, "kernel": 5,
+
+	"features": 6, "sketch": 6, "internal/blocks": 6, "internal/testmat": 6,
+	"internal/featurespace": 6,
+
+	"kpca": 7, "nystrom": 7, "chinsuter": 7, "stream": 7,
+
+	"kaf": 8, "modeltest": 8,
+}
+
+// application is the level of the programs: the command, its studies, the harness.
+const application = 100
+
+// TestLayout: every package of the module (the beam module apart) has a level, and
+// imports — in its non-test files — only packages of a lower level; no package under
+// internal/ imports a model or an application.
+func TestLayout(t *testing.T) {
+	const module = "github.com/ikpca/ikpca"
+	imports := packageImports(t, module)
+	level := func(pkg string) (int, bool) {
+		if strings.HasPrefix(pkg, "cmd/") || strings.HasPrefix(pkg, "bench") {
+			return application, true
+		}
+		l, ok := levels[pkg]
+		return l, ok
+	}
+	var pkgs []string
+	for p := range imports {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	for _, p := range pkgs {
+		lp, ok := level(p)
+		if !ok {
+			t.Errorf("package %s has no level in layout_test.go (and docs/design.md, \"Layout\")", p)
+			continue
+		}
+		for _, q := range imports[p] {
+			lq, ok := level(q)
+			if !ok {
+				continue // reported for q itself
+			}
+			if lq >= lp && !(lp == application && lq == application) {
+				t.Errorf("%s (level %d) imports %s (level %d): an import may only go down", p, lp, q, lq)
+			}
+			if strings.HasPrefix(p, "internal/") && lq >= levels["kpca"] {
+				t.Errorf("%s imports %s: internal/ holds foundations, never what uses the models", p, q)
+			}
+		}
+	}
+	if len(pkgs) < len(levels) {
+		t.Errorf("%d packages found, %d levels listed: a package was removed without its level", len(pkgs), len(levels))
+	}
+}
+
+// packageImports returns, for every package directory of the module under the current
+// directory (the beam module, testdata and hidden directories excluded), the module
+// packages its non-test files import, as paths relative to the module ("." for the
+// root).
+func packageImports(t *testing.T, module string) map[string][]string {
+	out := make(map[string][]string)
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != "." && (path == "beam" || name == "testdata" || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(path))
+		seen := make(map[string]bool)
+		for _, q := range out[dir] {
+			seen[q] = true
+		}
+		if _, ok := out[dir]; !ok {
+			out[dir] = nil
+		}
+		for _, spec := range f.Imports {
+			imp, _ := strconv.Unquote(spec.Path.Value)
+			var rel string
+			switch {
+			case imp == module:
+				rel = "."
+			case strings.HasPrefix(imp, module+"/"):
+				rel = strings.TrimPrefix(imp, module+"/")
+			default:
+				continue
+			}
+			if !seen[rel] {
+				seen[rel] = true
+				out[dir] = append(out[dir], rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
