@@ -236,6 +236,7 @@ func errorCases(fx *errorFixtures) []errorCase {
 		{"NewKLMS", "Func{}", newKLMS(kernel.Func{}, 2, 0.1, 0), arg},
 		{"NewKLMS", "d 0", newKLMS(rbf, 0, 0.1, 0), arg},
 		{"NewKLMS", "d −1", newKLMS(rbf, -1, 0.1, 0), arg},
+		{"NewKLMS", "d MaxInt", newKLMS(rbf, math.MaxInt, 0.1, 0), arg},
 		{"NewKLMS", "η 0", newKLMS(rbf, 2, 0, 0), arg},
 		{"NewKLMS", "η NaN", newKLMS(rbf, 2, nan, 0), arg},
 		{"NewKLMS", "η +Inf", newKLMS(rbf, 2, inf, 0), arg},

@@ -25,14 +25,17 @@ type KLMS struct {
 
 // NewKLMS returns a KLMS filter for d-dimensional inputs with kernel k and step size η;
 // epsilon > 0 makes it QKLMS with that quantisation size (0: plain KLMS). A kernel that
-// kernel.Validate refuses, d < 1, η not positive and finite and ε not finite and ≥ 0
-// are ErrArgument.
+// kernel.Validate refuses, d outside 1 … 2³⁰ (docs/design.md, "Sizes"), η not positive
+// and finite and ε not finite and ≥ 0 are ErrArgument.
 func NewKLMS(k kernel.Kernel, d int, eta, epsilon float64) (*KLMS, error) {
 	if err := kernel.Validate(k); err != nil {
 		return nil, wrap(err, "KLMS")
 	}
 	if d < 1 {
 		return nil, fmt.Errorf("%w: input dimension %d, want ≥ 1", ErrArgument, d)
+	}
+	if _, err := errs.Floats("a point", d); err != nil {
+		return nil, err
 	}
 	if !(eta > 0) || math.IsInf(eta, 0) || !(epsilon >= 0) || math.IsInf(epsilon, 0) {
 		return nil, fmt.Errorf("%w: step size %v and quantisation %v: want η > 0 and ε ≥ 0, finite", ErrArgument, eta, epsilon)
