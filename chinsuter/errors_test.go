@@ -96,6 +96,7 @@ func TestErrorKinds(t *testing.T) {
 	}
 	add("New: dimension 0", ikpca.ErrArgument, func() error { _, err := New(rbf, 0, Options{}); return err })
 	add("New: dimension −1", ikpca.ErrArgument, func() error { _, err := New(rbf, -1, Options{}); return err })
+	add("New: dimension MaxInt", ikpca.ErrArgument, func() error { _, err := New(rbf, math.MaxInt, Options{}); return err })
 	add("Fit: an overflowing kernel", ikpca.ErrNonFinite, func() error {
 		_, err := Fit(kernel.Polynomial{Degree: 40, Gamma: 1, Coef0: 1}, mat.NewDense(2, 1, []float64{1e10, 1}), Options{})
 		return err

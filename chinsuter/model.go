@@ -125,8 +125,9 @@ func Fit(k kernel.Kernel, X mat.Matrix, opts Options) (*Model, error) {
 // The algorithm starts from no points: the first chunk's update, with no axes and no
 // mean to shift, is the batch kernel PCA of the chunk itself (the first Add gives a
 // model of one point and no component, as Fit of that point does), so that New(k, d,
-// opts) followed by AddBatch(X) is Fit(k, X, opts) up to rounding. A d below 1 is an
-// error wrapping ErrArgument; the kernel and the options are checked as by Fit.
+// opts) followed by AddBatch(X) is Fit(k, X, opts) up to rounding. A d below 1 or
+// beyond 2³⁰ (a point no array can hold, docs/design.md, "Sizes") is an error wrapping
+// ErrArgument; the kernel and the options are checked as by Fit.
 func New(k kernel.Kernel, d int, opts Options) (*Model, error) {
 	md, err := newModel(k, opts)
 	if err != nil {
@@ -134,6 +135,9 @@ func New(k kernel.Kernel, d int, opts Options) (*Model, error) {
 	}
 	if d < 1 {
 		return nil, fmt.Errorf("%w: dimension %d, want ≥ 1", ErrArgument, d)
+	}
+	if _, err := errs.Floats("a point", d); err != nil {
+		return nil, err
 	}
 	md.d = d
 	md.commit(newDense(0, d), newDense(0, 0), newDense(0, 0), nil, nil)

@@ -7,6 +7,13 @@
 // Every accessor returns a fresh deep copy, so callers may modify the result
 // freely. See README.md in this directory for provenance, licences and
 // checksums.
+//
+// Every error of ParseLIBSVM and ParseLIBSVMLine wraps one of the package's
+// sentinel errors (ErrArgument, ErrNonFinite, ErrEmpty), each of which wraps the
+// ikpca kind of the same name — malformed text, an index out of range or out of
+// order and sizes beyond the limit are ErrArgument, a label or value that is not a
+// finite number ErrNonFinite, an input without data ErrEmpty — except the error of
+// ParseLIBSVM's reader, returned as it is.
 package data
 
 import (

@@ -51,7 +51,7 @@ func ExampleParseLIBSVM() {
 	// Output:
 	// ⎡0.5    0    2⎤
 	// ⎣  0    1    0⎦ [1 -1]
-	// libsvm: line 1: index 1 does not follow 2 (indices must be strictly ascending)
+	// data: invalid argument: libsvm: line 1: index 1 does not follow 2 (indices must be strictly ascending)
 }
 
 // The a9a test file never uses feature 123; A9ATest still has 123 columns.

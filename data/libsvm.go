@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -35,21 +36,35 @@ const libsvmMaxElements = 1 << 28
 // If dim ≤ 0, the number of columns is the largest index in the input.
 //
 // ParseLIBSVM returns an error, naming the 1-based line number, for a
-// malformed token, a label or value that is not a finite number, an index
-// that is below 1, above dim, not ascending or repeated, and for a read
-// error of r. It also returns an error if the input has no data lines, if
-// dim ≤ 0 and no line lists a feature, or if X would have more than 2^28
-// elements (2 GiB). It never panics, whatever the input. On error X and y
-// are nil.
+// malformed token, an index that is below 1, above dim, not ascending or
+// repeated (ErrArgument), a label or value that is not a finite number
+// (ErrNonFinite), and for a read error of r, returned as it is. It also
+// returns an error if the input has no data lines or if dim ≤ 0 and no line
+// lists a feature (ErrEmpty), if X would have more than 2^28 elements (2 GiB),
+// and if r is nil (ErrArgument). It never panics, whatever the input. On error
+// X and y are nil.
 func ParseLIBSVM(r io.Reader, dim int) (X *mat.Dense, y []float64, err error) {
 	return parseLIBSVM(r, dim, libsvmMaxElements)
+}
+
+// isNil reports whether r is nil or a nil pointer held in the interface, such as
+// (*bytes.Reader)(nil), whose Read would panic.
+func isNil(r io.Reader) bool {
+	if r == nil {
+		return true
+	}
+	v := reflect.ValueOf(r)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 // parseLIBSVM is ParseLIBSVM with the limit on the number of elements of X
 // as a parameter, so that tests can exercise it with small limits.
 func parseLIBSVM(r io.Reader, dim, maxElements int) (*mat.Dense, []float64, error) {
+	if isNil(r) {
+		return nil, nil, fmt.Errorf("%w: libsvm: nil reader", ErrArgument)
+	}
 	if dim > maxElements {
-		return nil, nil, fmt.Errorf("libsvm: dimension %d exceeds the limit of %d elements", dim, maxElements)
+		return nil, nil, fmt.Errorf("%w: libsvm: dimension %d exceeds the limit of %d elements", ErrArgument, dim, maxElements)
 	}
 	var (
 		labels []float64
@@ -62,19 +77,20 @@ func parseLIBSVM(r io.Reader, dim, maxElements int) (*mat.Dense, []float64, erro
 	for lineNo := 1; ; lineNo++ {
 		line, rerr := br.ReadString('\n')
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
-			return nil, nil, fmt.Errorf("libsvm: line %d: %w", lineNo, rerr)
+			// The reader's own error, not the package's to classify: as it is.
+			return nil, nil, fmt.Errorf("data: libsvm: line %d: %w", lineNo, rerr)
 		}
 		if line == "" && rerr != nil {
 			break // end of input
 		}
 		fields := strings.Fields(line)
 		if len(fields) > 0 {
-			label, last, err := parseLIBSVMFields(fields, dim, maxElements, func(j int, v float64) {
+			label, last, lerr := parseLIBSVMFields(fields, dim, maxElements, func(j int, v float64) {
 				idx = append(idx, j)
 				vals = append(vals, v)
 			})
-			if err != nil {
-				return nil, nil, fmt.Errorf("libsvm: line %d: %w", lineNo, err)
+			if lerr != nil {
+				return nil, nil, fmt.Errorf("%w: libsvm: line %d: %w", lerr.kind, lineNo, lerr.err)
 			}
 			maxIdx = max(maxIdx, last)
 			labels = append(labels, label)
@@ -87,17 +103,17 @@ func parseLIBSVM(r io.Reader, dim, maxElements int) (*mat.Dense, []float64, erro
 
 	n := len(labels)
 	if n == 0 {
-		return nil, nil, errors.New("libsvm: no data lines")
+		return nil, nil, fmt.Errorf("%w: libsvm: no data lines", ErrEmpty)
 	}
 	cols := dim
 	if cols <= 0 {
 		cols = maxIdx
 		if cols == 0 {
-			return nil, nil, errors.New("libsvm: no line lists a feature; cannot infer the dimension")
+			return nil, nil, fmt.Errorf("%w: libsvm: no line lists a feature; cannot infer the dimension", ErrEmpty)
 		}
 	}
 	if cols > maxElements/n {
-		return nil, nil, fmt.Errorf("libsvm: %d rows × %d columns exceeds the limit of %d elements", n, cols, maxElements)
+		return nil, nil, fmt.Errorf("%w: libsvm: %d rows × %d columns exceeds the limit of %d elements", ErrArgument, n, cols, maxElements)
 	}
 	X := mat.NewDense(n, cols, nil)
 	raw := X.RawMatrix()
@@ -114,32 +130,32 @@ func parseLIBSVM(r io.Reader, dim, maxElements int) (*mat.Dense, []float64, erro
 // with the 0-based index and the value of each feature in order. It returns the label
 // and the largest 1-based index (0 for a line with only a label). dim and maxElements
 // are those of parseLIBSVM. Its errors do not name the line: the caller does.
-func parseLIBSVMFields(fields []string, dim, maxElements int, add func(j int, v float64)) (label float64, last int, err error) {
+func parseLIBSVMFields(fields []string, dim, maxElements int, add func(j int, v float64)) (label float64, last int, err *lineError) {
 	label, err = parseFinite(fields[0])
 	if err != nil {
-		return 0, 0, fmt.Errorf("label: %w", err)
+		return 0, 0, errorf(err.kind, "label: %w", err.err)
 	}
 	prev := 0
 	for _, tok := range fields[1:] {
 		is, vs, ok := strings.Cut(tok, ":")
 		if !ok {
-			return 0, 0, fmt.Errorf("token %q is not index:value", tok)
+			return 0, 0, errorf(ErrArgument, "token %q is not index:value", tok)
 		}
 		j, err := parseIndex(is)
 		if err != nil {
-			return 0, 0, fmt.Errorf("token %q: %w", tok, err)
+			return 0, 0, errorf(err.kind, "token %q: %w", tok, err.err)
 		}
 		switch {
 		case dim > 0 && j > dim:
-			return 0, 0, fmt.Errorf("index %d exceeds dimension %d", j, dim)
+			return 0, 0, errorf(ErrArgument, "index %d exceeds dimension %d", j, dim)
 		case dim <= 0 && j > maxElements:
-			return 0, 0, fmt.Errorf("index %d exceeds the limit of %d elements", j, maxElements)
+			return 0, 0, errorf(ErrArgument, "index %d exceeds the limit of %d elements", j, maxElements)
 		case j <= prev:
-			return 0, 0, fmt.Errorf("index %d does not follow %d (indices must be strictly ascending)", j, prev)
+			return 0, 0, errorf(ErrArgument, "index %d does not follow %d (indices must be strictly ascending)", j, prev)
 		}
 		v, err := parseFinite(vs)
 		if err != nil {
-			return 0, 0, fmt.Errorf("token %q: value: %w", tok, err)
+			return 0, 0, errorf(err.kind, "token %q: value: %w", tok, err.err)
 		}
 		prev = j
 		add(j-1, v)
@@ -147,35 +163,37 @@ func parseLIBSVMFields(fields []string, dim, maxElements int, add func(j int, v 
 	return label, prev, nil
 }
 
-// parseFinite parses s as a float64 and rejects NaN and ±Inf.
-func parseFinite(s string) (float64, error) {
+// parseFinite parses s as a float64: a syntax error is ErrArgument, and NaN, ±Inf
+// and a magnitude that overflows (which strconv.ParseFloat reports as ±Inf) are
+// ErrNonFinite.
+func parseFinite(s string) (float64, *lineError) {
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, err
-	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("non-finite value %q", s)
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return 0, errorf(ErrNonFinite, "non-finite value %q", s)
+	case err != nil:
+		return 0, errorf(ErrArgument, "%w", err)
 	}
 	return v, nil
 }
 
 // parseIndex parses a 1-based feature index: one or more ASCII digits, no
 // sign, value ≥ 1.
-func parseIndex(s string) (int, error) {
+func parseIndex(s string) (int, *lineError) {
 	if s == "" {
-		return 0, errors.New("empty index")
+		return 0, errorf(ErrArgument, "empty index")
 	}
 	for i := range len(s) {
 		if s[i] < '0' || s[i] > '9' {
-			return 0, fmt.Errorf("index %q is not an unsigned decimal integer", s)
+			return 0, errorf(ErrArgument, "index %q is not an unsigned decimal integer", s)
 		}
 	}
 	j, err := strconv.Atoi(s)
 	if err != nil {
-		return 0, fmt.Errorf("index %q: %w", s, err)
+		return 0, errorf(ErrArgument, "index %q: %w", s, err)
 	}
 	if j < 1 {
-		return 0, fmt.Errorf("index %d is below 1", j)
+		return 0, errorf(ErrArgument, "index %d is below 1", j)
 	}
 	return j, nil
 }

@@ -1,7 +1,6 @@
 package data
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -17,18 +16,20 @@ import (
 // lines; a caller that wants the same checks strings.TrimSpace first), and so is
 // everything ParseLIBSVM rejects in a line: a malformed token, a label or value that is
 // not a finite number, an index below 1, above dim, not ascending or repeated. Errors
-// do not name a line number, which only the caller knows. On error x is nil, and dst's
-// contents are unspecified.
+// do not name a line number, which only the caller knows; their kinds are those of
+// ParseLIBSVM (a label or value that is not a finite number ErrNonFinite, anything else
+// the line gets wrong ErrArgument), a blank line is ErrEmpty, and a dim below 1 or above
+// 2^28 ErrArgument. On error x is nil, and dst's contents are unspecified.
 func ParseLIBSVMLine(dst []float64, line string, dim int) (x []float64, label float64, err error) {
 	if dim < 1 {
-		return nil, 0, fmt.Errorf("libsvm: dimension %d, want ≥ 1", dim)
+		return nil, 0, fmt.Errorf("%w: libsvm: dimension %d, want ≥ 1", ErrArgument, dim)
 	}
 	if dim > libsvmMaxElements {
-		return nil, 0, fmt.Errorf("libsvm: dimension %d exceeds the limit of %d elements", dim, libsvmMaxElements)
+		return nil, 0, fmt.Errorf("%w: libsvm: dimension %d exceeds the limit of %d elements", ErrArgument, dim, libsvmMaxElements)
 	}
 	fields := strings.Fields(line)
 	if len(fields) == 0 {
-		return nil, 0, errors.New("libsvm: blank line")
+		return nil, 0, fmt.Errorf("%w: libsvm: blank line", ErrEmpty)
 	}
 	if cap(dst) >= dim {
 		x = dst[:dim]
@@ -36,9 +37,9 @@ func ParseLIBSVMLine(dst []float64, line string, dim int) (x []float64, label fl
 	} else {
 		x = make([]float64, dim)
 	}
-	label, _, err = parseLIBSVMFields(fields, dim, libsvmMaxElements, func(j int, v float64) { x[j] = v })
-	if err != nil {
-		return nil, 0, fmt.Errorf("libsvm: %w", err)
+	label, _, lerr := parseLIBSVMFields(fields, dim, libsvmMaxElements, func(j int, v float64) { x[j] = v })
+	if lerr != nil {
+		return nil, 0, fmt.Errorf("%w: libsvm: %w", lerr.kind, lerr.err)
 	}
 	return x, label, nil
 }

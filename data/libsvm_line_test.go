@@ -67,7 +67,8 @@ func TestParseLIBSVMLineErrors(t *testing.T) {
 }
 
 // FuzzParseLIBSVMLine: the line parser and ParseLIBSVM on the same single line agree —
-// both fail, or both give the same point and label bit for bit.
+// both fail with an error of the same kind, or both give the same point and label bit
+// for bit.
 func FuzzParseLIBSVMLine(f *testing.F) {
 	for _, s := range []string{"+1 1:0.5 3:-2", "-1 2:1e-3 ", "3", "1 4:1", "NaN 1:1", "1 2:1 2:1", "1 :1", " ", "1 1:1 # c"} {
 		f.Add(s, 3)
@@ -83,6 +84,12 @@ func FuzzParseLIBSVMLine(f *testing.F) {
 			t.Fatalf("%q: line parser error %v, ParseLIBSVM error %v", line, err, want)
 		}
 		if err != nil {
+			// Both wrap exactly one kind, and the same: the line's rules are ParseLIBSVM's.
+			kind, ok := checkKind(err)
+			wantKind, wantOK := checkKind(want)
+			if !ok || !wantOK || kind != wantKind {
+				t.Fatalf("%q: line parser error %v, ParseLIBSVM error %v: want exactly one ikpca kind each, the same, and data's sentinel of it", line, err, want)
+			}
 			return
 		}
 		row := X.RawRowView(0)

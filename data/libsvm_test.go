@@ -341,6 +341,10 @@ func TestParseLIBSVMReadError(t *testing.T) {
 // iteration allocate hundreds of megabytes.
 const fuzzMaxElements = 1 << 20
 
+// FuzzParseLIBSVM: whatever the input, the parser does not panic; an error leaves X and
+// y nil and wraps exactly one ikpca kind and data's sentinel of it (the reader, a
+// strings.Reader, never fails); a result has one row a data line, finite entries, and
+// survives a round trip through the format.
 func FuzzParseLIBSVM(f *testing.F) {
 	seeds := []struct {
 		input string
@@ -388,6 +392,9 @@ func FuzzParseLIBSVM(f *testing.F) {
 		if err != nil {
 			if X != nil || y != nil {
 				t.Fatalf("non-nil result with error %v", err)
+			}
+			if _, ok := checkKind(err); !ok {
+				t.Fatalf("error %v does not wrap exactly one ikpca kind and data's sentinel of it", err)
 			}
 			return
 		}

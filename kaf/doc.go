@@ -6,6 +6,12 @@
 //
 // A filter in feature space predicts y = wᵀφ and adapts w from the a-priori error
 // e = d − wᵀφ; each Update is O(m) (LMS) or O(m²) (RLS, Ex-RLS) for m features and does
-// not allocate. A bad input (NaN, wrong length) is an error that leaves the filter as it
-// was.
+// not allocate.
+//
+// Every error wraps one of the package's sentinel errors (ErrDimension, ErrNonFinite,
+// ErrEmpty, ErrArgument, ErrNotConverged), each of which wraps the ikpca kind of the
+// same name: a vector of the wrong length is ErrDimension, a NaN or infinite value (or
+// finite ones whose update would overflow) ErrNonFinite, a series too short ErrEmpty,
+// an impossible option or an invalid kernel ErrArgument. A bad input leaves the filter
+// or the feature map as it was.
 package kaf

@@ -1,9 +1,6 @@
 package kaf
 
-import (
-	"fmt"
-	"math"
-)
+import "fmt"
 
 // Filter is a linear adaptive filter on feature vectors of a fixed dimension.
 type Filter interface {
@@ -17,24 +14,8 @@ type Filter interface {
 	// Weights copies the weight vector w into dst (length Dim) and returns it.
 	Weights(dst []float64) []float64
 	// SetWeights replaces w (length Dim); with a change of feature basis the caller
-	// transforms w first (see Transfer).
+	// transforms w first (see SPEED.Transfer). On error the filter is unchanged.
 	SetWeights(w []float64) error
-}
-
-// checkSample reports a feature vector of the wrong length or a non-finite value.
-func checkSample(phi []float64, m int, d float64) error {
-	if len(phi) != m {
-		return fmt.Errorf("kaf: feature vector of length %d, want %d", len(phi), m)
-	}
-	if math.IsNaN(d) || math.IsInf(d, 0) {
-		return fmt.Errorf("kaf: desired output %v", d)
-	}
-	for i, v := range phi {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("kaf: feature %d is %v", i, v)
-		}
-	}
-	return nil
 }
 
 // copyWeights implements Weights for a weight slice.
@@ -47,16 +28,26 @@ func copyWeights(dst, w []float64) []float64 {
 	return dst
 }
 
-// setWeights implements SetWeights for a weight slice.
-func setWeights(w, src []float64) error {
+// setWeights implements SetWeights for a weight slice: a src of another length is
+// ErrDimension, a non-finite weight ErrNonFinite, and a zero filter (nil w) ErrArgument.
+func setWeights(w, src []float64, what string) error {
+	if w == nil {
+		return zeroFilter(what)
+	}
 	if len(src) != len(w) {
-		return fmt.Errorf("kaf: %d weights, want %d", len(src), len(w))
+		return fmt.Errorf("%w: %d weights, want %d", ErrDimension, len(src), len(w))
 	}
 	for i, v := range src {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("kaf: weight %d is %v", i, v)
+		if !finite(v) {
+			return fmt.Errorf("%w: weight %d is %v", ErrNonFinite, i, v)
 		}
 	}
 	copy(w, src)
 	return nil
+}
+
+// zeroFilter is the error of a method called on a zero filter or map of type what,
+// which only its constructor makes.
+func zeroFilter(what string) error {
+	return fmt.Errorf("%w: a zero %s (use New%s)", ErrArgument, what, what)
 }

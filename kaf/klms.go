@@ -24,16 +24,21 @@ type KLMS struct {
 }
 
 // NewKLMS returns a KLMS filter for d-dimensional inputs with kernel k and step size η;
-// epsilon > 0 makes it QKLMS with that quantisation size (0: plain KLMS).
+// epsilon > 0 makes it QKLMS with that quantisation size (0: plain KLMS). A kernel that
+// kernel.Validate refuses, d outside 1 … 2³⁰ (docs/design.md, "Sizes"), η not positive
+// and finite and ε not finite and ≥ 0 are ErrArgument.
 func NewKLMS(k kernel.Kernel, d int, eta, epsilon float64) (*KLMS, error) {
 	if err := kernel.Validate(k); err != nil {
-		return nil, fmt.Errorf("kaf: %w", err)
+		return nil, wrap(err, "KLMS")
 	}
 	if d < 1 {
-		return nil, fmt.Errorf("kaf: input dimension %d, want ≥ 1", d)
+		return nil, fmt.Errorf("%w: input dimension %d, want ≥ 1", ErrArgument, d)
+	}
+	if _, err := errs.Floats("a point", d); err != nil {
+		return nil, err
 	}
 	if !(eta > 0) || math.IsInf(eta, 0) || !(epsilon >= 0) || math.IsInf(epsilon, 0) {
-		return nil, fmt.Errorf("kaf: step size %v and quantisation %v: want η > 0 and ε ≥ 0, finite", eta, epsilon)
+		return nil, fmt.Errorf("%w: step size %v and quantisation %v: want η > 0 and ε ≥ 0, finite", ErrArgument, eta, epsilon)
 	}
 	return &KLMS{kern: k, d: d, eta: eta, epsilon: epsilon}, nil
 }
@@ -41,12 +46,16 @@ func NewKLMS(k kernel.Kernel, d int, eta, epsilon float64) (*KLMS, error) {
 // Len returns the number of centres in the dictionary.
 func (f *KLMS) Len() int { return len(f.coef) }
 
-// Predict returns Σᵢ aᵢ·k(cᵢ, x).
+// Predict returns Σᵢ aᵢ·k(cᵢ, x): x of another dimension is ErrDimension, a NaN or
+// infinite coordinate, or a prediction that overflows, ErrNonFinite.
 func (f *KLMS) Predict(x []float64) (float64, error) {
+	if f.kern == nil {
+		return 0, zeroFilter("KLMS")
+	}
 	if err := checkSample(x, f.d, 0); err != nil {
 		return 0, err
 	}
-	return f.predict(x), nil
+	return prediction(f.predict(x))
 }
 
 func (f *KLMS) predict(x []float64) float64 {
@@ -57,14 +66,19 @@ func (f *KLMS) predict(x []float64) float64 {
 	return y
 }
 
-// Update adapts to (x, d) and returns the a-priori error d − f(x).
+// Update adapts to (x, d) and returns the a-priori error d − f(x). x of another
+// dimension is ErrDimension; a NaN or infinite coordinate or d, and a prediction, error
+// or coefficient that overflows, ErrNonFinite; the filter is then unchanged.
 func (f *KLMS) Update(x []float64, d float64) (float64, error) {
+	if f.kern == nil {
+		return 0, zeroFilter("KLMS")
+	}
 	if err := checkSample(x, f.d, d); err != nil {
 		return 0, err
 	}
 	e := d - f.predict(x)
-	if math.IsNaN(e) || math.IsInf(e, 0) {
-		return 0, fmt.Errorf("kaf: prediction error %v", e)
+	if !finite(e) || !finite(f.eta*e) {
+		return 0, fmt.Errorf("%w: a-priori error %v, step η·e %v", ErrNonFinite, e, f.eta*e)
 	}
 	if f.epsilon > 0 && len(f.coef) > 0 {
 		best, bi := math.Inf(1), -1
@@ -80,7 +94,11 @@ func (f *KLMS) Update(x []float64, d float64) (float64, error) {
 			}
 		}
 		if math.Sqrt(best) <= f.epsilon {
-			f.coef[bi] += f.eta * e
+			a := f.coef[bi] + f.eta*e
+			if !finite(a) {
+				return 0, fmt.Errorf("%w: coefficient %d overflows", ErrNonFinite, bi)
+			}
+			f.coef[bi] = a
 			return e, nil
 		}
 	}

@@ -1,11 +1,12 @@
 package kaf
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // maxMackeyGlassSteps bounds the work of one MackeyGlass call, the number of
@@ -92,14 +93,14 @@ func (o MackeyGlassOptions) params(n int) (mackeyGlassParams, error) {
 		{"Step", step}, {"Sample", sample}, {"X0", x0},
 	} {
 		if !(f.v > 0) || math.IsInf(f.v, 1) {
-			return mackeyGlassParams{}, fmt.Errorf("kaf: Mackey–Glass %s = %v, want a positive finite number", f.name, f.v)
+			return mackeyGlassParams{}, fmt.Errorf("%w: Mackey–Glass %s = %v, want a positive finite number", ErrArgument, f.name, f.v)
 		}
 	}
 	if n < 1 {
-		return mackeyGlassParams{}, fmt.Errorf("kaf: Mackey–Glass length %d, want ≥ 1", n)
+		return mackeyGlassParams{}, fmt.Errorf("%w: Mackey–Glass length %d, want ≥ 1", ErrArgument, n)
 	}
 	if o.Discard < 0 {
-		return mackeyGlassParams{}, fmt.Errorf("kaf: Mackey–Glass Discard = %d, want ≥ 0", o.Discard)
+		return mackeyGlassParams{}, fmt.Errorf("%w: Mackey–Glass Discard = %d, want ≥ 0", ErrArgument, o.Discard)
 	}
 	// Bound the ratios before testing divisibility: for a ratio beyond 1e9
 	// every float64 passes the relative test, and the error would mislead.
@@ -108,12 +109,12 @@ func (o MackeyGlassOptions) params(n int) (mackeyGlassParams, error) {
 		v, maximum float64
 	}{{"Sample", sample, maxMackeyGlassSteps}, {"Tau", tau, maxMackeyGlassDelay}} {
 		if r.v/step > r.maximum {
-			return mackeyGlassParams{}, fmt.Errorf("kaf: Mackey–Glass %s/Step = %.3g, more than the limit %g steps", r.name, r.v/step, r.maximum)
+			return mackeyGlassParams{}, fmt.Errorf("%w: Mackey–Glass %s/Step = %.3g, more than the limit %g steps", ErrArgument, r.name, r.v/step, r.maximum)
 		}
 	}
 	perSample, ok := multiple(sample, step)
 	if !ok {
-		return mackeyGlassParams{}, fmt.Errorf("kaf: Mackey–Glass Step = %v does not divide Sample = %v", step, sample)
+		return mackeyGlassParams{}, fmt.Errorf("%w: Mackey–Glass Step = %v does not divide Sample = %v", ErrArgument, step, sample)
 	}
 	// h is recomputed from Sample so that the sampling instants are exact
 	// multiples of it; τ is then a multiple of h to within the tolerance of
@@ -121,17 +122,17 @@ func (o MackeyGlassOptions) params(n int) (mackeyGlassParams, error) {
 	h := sample / perSample
 	delay, ok := multiple(tau, h)
 	if !ok {
-		return mackeyGlassParams{}, fmt.Errorf("kaf: Mackey–Glass Step = %v does not divide Tau = %v", step, tau)
+		return mackeyGlassParams{}, fmt.Errorf("%w: Mackey–Glass Step = %v does not divide Tau = %v", ErrArgument, step, tau)
 	}
 	// RK4 applied to the decay x' = −γx multiplies x by the quartic
 	// R(−γh) each step, and |R(z)| < 1 on the negative axis only for
 	// z > −2.785; beyond that the computed solution grows without bound.
 	if gamma*h >= 2.78 {
-		return mackeyGlassParams{}, fmt.Errorf("kaf: Mackey–Glass Gamma·Step = %v, beyond the RK4 stability limit 2.78; reduce Step", gamma*h)
+		return mackeyGlassParams{}, fmt.Errorf("%w: Mackey–Glass Gamma·Step = %v, beyond the RK4 stability limit 2.78; reduce Step", ErrArgument, gamma*h)
 	}
 	// The work is one RK4 step per grid point up to the last sample.
 	if steps := (float64(n) - 1 + float64(o.Discard)) * perSample; steps > maxMackeyGlassSteps {
-		return mackeyGlassParams{}, fmt.Errorf("kaf: Mackey–Glass needs %.3g integration steps for %d samples (Discard %d), more than the limit %g",
+		return mackeyGlassParams{}, fmt.Errorf("%w: Mackey–Glass needs %.3g integration steps for %d samples (Discard %d), more than the limit %g", ErrArgument,
 			steps, n, o.Discard, float64(maxMackeyGlassSteps))
 	}
 	return mackeyGlassParams{beta: beta, gamma: gamma, n: expo, x0: x0, h: h, delay: int(delay), perSample: int(perSample)}, nil
@@ -155,10 +156,13 @@ func (o MackeyGlassOptions) params(n int) (mackeyGlassParams, error) {
 // ulp above 0.9 gives a series more than 0.1 away from the default one by
 // sample 553.
 //
-// An error is returned for invalid options (see MackeyGlassOptions), for
-// n < 1, for more than 1e8 integration steps, for Gamma·Step beyond the
-// stability limit 2.78 of RK4, and if the integration leaves the positive
-// finite numbers (it overflows for absurd rates such as Beta = 1e308).
+// Every error is ErrArgument: invalid options (see MackeyGlassOptions), n < 1,
+// more than 1e8 integration steps, Gamma·Step beyond the stability limit 2.78
+// of RK4, and an integration that leaves the positive finite numbers (it
+// overflows for absurd rates such as Beta = 1e308). The last is an argument
+// error rather than ErrNotConverged: nothing iterates towards a limit that more
+// iterations could reach; the same options fail every time, and only other
+// options (smaller rates, a smaller Step) give a series.
 //
 // The delay line keeps τ/Step grid values, not the whole trajectory, so the
 // memory is O(n + τ/Step); τ/Step is limited to 1e7.
@@ -229,7 +233,7 @@ func MackeyGlass(n int, opts MackeyGlassOptions) ([]float64, error) {
 		k4 := g1 - float64(p.gamma*(x+float64(h*k3)))
 		x += float64(h / 6 * (k1 + 2*k2 + 2*k3 + k4))
 		if !(x > 0) || math.IsInf(x, 1) {
-			return nil, fmt.Errorf("kaf: Mackey–Glass integration left the positive finite numbers at t = %v (x = %v); check the rates and Step", float64(k+1)*h, x)
+			return nil, fmt.Errorf("%w: Mackey–Glass integration left the positive finite numbers at t = %v (x = %v); check the rates and Step", ErrArgument, float64(k+1)*h, x)
 		}
 
 		// Store grid point k+1; it overwrites k−m, which no later step needs.
@@ -256,21 +260,32 @@ func MackeyGlass(n int, opts MackeyGlassOptions) ([]float64, error) {
 // setting in kernel adaptive filtering). X and y do not share memory with
 // series.
 //
-// Embed returns an error if order < 1, horizon < 1, or the series is too short
-// for a single row.
+// An order or horizon below 1, and an X of more than 2³⁰ values (docs/design.md,
+// "Sizes"), are ErrArgument; a series too short for a single row (fewer than
+// order + horizon values) ErrEmpty; a NaN or infinite value ErrNonFinite.
 func Embed(series []float64, order int, horizon int) (X *mat.Dense, y []float64, err error) {
 	if order < 1 {
-		return nil, nil, fmt.Errorf("kaf: embedding order %d, want ≥ 1", order)
+		return nil, nil, fmt.Errorf("%w: embedding order %d, want ≥ 1", ErrArgument, order)
 	}
 	if horizon < 1 {
-		return nil, nil, fmt.Errorf("kaf: prediction horizon %d, want ≥ 1", horizon)
+		return nil, nil, fmt.Errorf("%w: prediction horizon %d, want ≥ 1", ErrArgument, horizon)
 	}
 	// Compare without forming order+horizon, which could overflow.
 	if len(series) < order || len(series)-order < horizon {
-		return nil, nil, fmt.Errorf("kaf: series of length %d too short for order %d and horizon %d (need order + horizon values)",
-			len(series), order, horizon)
+		return nil, nil, fmt.Errorf("%w: series of length %d too short for order %d and horizon %d (need order + horizon values)",
+			ErrEmpty, len(series), order, horizon)
 	}
 	rows := len(series) - order - horizon + 1
+	if _, err := errs.Floats("the embedding", rows, order); err != nil {
+		return nil, nil, err
+	}
+	if !vec.Finite(series) {
+		for i, v := range series {
+			if !finite(v) {
+				return nil, nil, fmt.Errorf("%w: series value %d is %v", ErrNonFinite, i, v)
+			}
+		}
+	}
 	data := make([]float64, rows*order)
 	y = make([]float64, rows)
 	for i := range rows {
@@ -284,19 +299,19 @@ func Embed(series []float64, order int, horizon int) (X *mat.Dense, y []float64,
 // the minimum maps to lo and the maximum to hi exactly. A constant series maps
 // to the midpoint (lo+hi)/2, since there is no scale to preserve.
 //
-// Standardise returns an error if series is empty or holds a non-finite value,
-// or if lo and hi are not finite with lo < hi.
+// A target range that is not finite with lo < hi is ErrArgument, an empty series
+// ErrEmpty, a NaN or infinite value in it ErrNonFinite.
 func Standardise(series []float64, lo, hi float64) ([]float64, error) {
-	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) || !(lo < hi) {
-		return nil, fmt.Errorf("kaf: target range [%v, %v], want finite lo < hi", lo, hi)
+	if !finite(lo) || !finite(hi) || !(lo < hi) {
+		return nil, fmt.Errorf("%w: target range [%v, %v], want finite lo < hi", ErrArgument, lo, hi)
 	}
 	if len(series) == 0 {
-		return nil, errors.New("kaf: empty series")
+		return nil, fmt.Errorf("%w: empty series", ErrEmpty)
 	}
 	mn, mx := math.Inf(1), math.Inf(-1)
 	for i, v := range series {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("kaf: series value %d is %v", i, v)
+		if !finite(v) {
+			return nil, fmt.Errorf("%w: series value %d is %v", ErrNonFinite, i, v)
 		}
 		mn = math.Min(mn, v)
 		mx = math.Max(mx, v)

@@ -2,7 +2,7 @@ package kaf
 
 import (
 	"fmt"
-	"math"
+	"slices"
 
 	"github.com/ikpca/ikpca/internal/vec"
 )
@@ -32,12 +32,12 @@ func (o *RLSOptions) defaults() error {
 		o.Alpha = 1
 	}
 	for _, v := range []float64{o.Lambda, o.Delta, o.Alpha, o.Q} {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("kaf: non-finite RLS option %v", v)
+		if !finite(v) {
+			return fmt.Errorf("%w: RLS option %v, want a finite number", ErrArgument, v)
 		}
 	}
 	if o.Lambda <= 0 || o.Delta <= 0 || o.Q < 0 {
-		return fmt.Errorf("kaf: RLS options λ = %v, δ = %v, q = %v: want λ > 0, δ > 0, q ≥ 0", o.Lambda, o.Delta, o.Q)
+		return fmt.Errorf("%w: RLS options λ = %v, δ = %v, q = %v: want λ > 0, δ > 0, q ≥ 0", ErrArgument, o.Lambda, o.Delta, o.Q)
 	}
 	return nil
 }
@@ -57,7 +57,8 @@ type RLS struct {
 	ex   bool      // extended (Kalman) form
 }
 
-// NewRLS returns an RLS filter for m features (weights start at zero).
+// NewRLS returns an RLS filter for m features (weights start at zero). m outside
+// 1 … 2¹⁴ (P is m×m) and impossible options are ErrArgument.
 func NewRLS(m int, opts RLSOptions) (*RLS, error) {
 	return newRLS(m, opts, false)
 }
@@ -69,23 +70,24 @@ func NewRLS(m int, opts RLSOptions) (*RLS, error) {
 //	k = P·φ/(λ + φᵀP·φ),  w ← α·(w + k·e),  P ← α²·(P − k·φᵀP) + q·I
 //
 // It tracks a drifting target (α ≠ 1, q > 0); with α = 1, q = 0 it is RLS without
-// forgetting and regulariser λ·δ. O(m²) per sample.
+// forgetting and regulariser λ·δ. O(m²) per sample. m outside 1 … 2¹⁴ and impossible
+// options are ErrArgument.
 func NewExRLS(m int, opts RLSOptions) (*RLS, error) {
 	return newRLS(m, opts, true)
 }
 
 func newRLS(m int, opts RLSOptions, ex bool) (*RLS, error) {
 	if m < 1 {
-		return nil, fmt.Errorf("kaf: %d features, want ≥ 1", m)
+		return nil, fmt.Errorf("%w: %d features, want ≥ 1", ErrArgument, m)
 	}
 	if m > 1<<14 {
-		return nil, fmt.Errorf("kaf: %d features need an %d² matrix; at most %d", m, m, 1<<14)
+		return nil, fmt.Errorf("%w: %d features need an %d² matrix; at most %d", ErrArgument, m, m, 1<<14)
 	}
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
 	if !ex && opts.Lambda > 1 {
-		return nil, fmt.Errorf("kaf: forgetting factor λ = %v, want 0 < λ ≤ 1", opts.Lambda)
+		return nil, fmt.Errorf("%w: forgetting factor λ = %v, want 0 < λ ≤ 1", ErrArgument, opts.Lambda)
 	}
 	f := &RLS{opts: opts, w: make([]float64, m), p: make([]float64, m*m), pphi: make([]float64, m), ex: ex}
 	for i := range m {
@@ -97,33 +99,54 @@ func newRLS(m int, opts RLSOptions, ex bool) (*RLS, error) {
 // Dim returns the number of features.
 func (f *RLS) Dim() int { return len(f.w) }
 
-// Predict returns wᵀφ.
+// Predict returns wᵀφ: φ of another length than Dim is ErrDimension, a NaN or infinite
+// feature, or finite ones so large that wᵀφ overflows, ErrNonFinite.
 func (f *RLS) Predict(phi []float64) (float64, error) {
+	if f.w == nil {
+		return 0, zeroFilter("RLS")
+	}
 	if err := checkSample(phi, len(f.w), 0); err != nil {
 		return 0, err
 	}
-	return vec.Dot(f.w, phi), nil
+	return prediction(vec.Dot(f.w, phi))
 }
 
-// Update adapts w and P to (φ, d) and returns the a-priori error d − wᵀφ. It does not
-// allocate.
+// Update adapts w and P to (φ, d) and returns the a-priori error d − wᵀφ. φ of
+// another length than Dim is ErrDimension; a NaN or infinite feature or d, and finite
+// ones so large that φᵀPφ, the error or a weight overflows, ErrNonFinite; a P that
+// rounding has made indefinite (φᵀPφ ≤ −λ) ErrNotConverged; in each case the filter is
+// unchanged. It does not allocate.
 func (f *RLS) Update(phi []float64, d float64) (float64, error) {
+	if f.w == nil {
+		return 0, zeroFilter("RLS")
+	}
 	m := len(f.w)
 	if err := checkSample(phi, m, d); err != nil {
 		return 0, err
 	}
-	// P·φ (P symmetric).
+	// P·φ (P symmetric), into scratch: nothing of the filter changes before every
+	// check below has passed.
 	for i := range m {
 		f.pphi[i] = vec.Dot(f.p[i*m:(i+1)*m], phi)
 	}
 	den := f.opts.Lambda + vec.Dot(phi, f.pphi)
-	if !(den > 0) || math.IsInf(den, 0) {
-		return 0, fmt.Errorf("kaf: RLS lost positive definiteness (λ + φᵀPφ = %v)", den)
+	switch {
+	case !finite(den):
+		return 0, fmt.Errorf("%w: λ + φᵀPφ = %v", ErrNonFinite, den)
+	case !(den > 0):
+		return 0, fmt.Errorf("%w: RLS lost positive definiteness (λ + φᵀPφ = %v)", ErrNotConverged, den)
 	}
 	e := d - vec.Dot(f.w, phi)
-	// w += k·e with k = Pφ/den; P −= k·(Pφ)ᵀ, kept exactly symmetric by updating the
-	// upper triangle and mirroring.
+	// w += k·e with k = Pφ/den (then ·α, extended); P −= k·(Pφ)ᵀ, kept exactly
+	// symmetric by updating the upper triangle and mirroring.
 	c := e / den
+	a := 1.0
+	if f.ex {
+		a = f.opts.Alpha
+	}
+	if !finiteStep(a, c, f.pphi, f.w) {
+		return 0, fmt.Errorf("%w: the update overflows (a-priori error %v)", ErrNonFinite, e)
+	}
 	for i := range m {
 		f.w[i] += c * f.pphi[i]
 	}
@@ -167,5 +190,15 @@ func (f *RLS) Update(phi []float64, d float64) (float64, error) {
 // Weights copies w into dst.
 func (f *RLS) Weights(dst []float64) []float64 { return copyWeights(dst, f.w) }
 
-// SetWeights replaces w (P is kept).
-func (f *RLS) SetWeights(w []float64) error { return setWeights(f.w, w) }
+// SetWeights replaces w (P is kept): a w of another length than Dim is ErrDimension, a
+// NaN or infinite weight ErrNonFinite.
+func (f *RLS) SetWeights(w []float64) error { return setWeights(f.w, w, "RLS") }
+
+// save returns a function that restores the filter's weights and P as they are now.
+func (f *RLS) save() func() {
+	w, p := slices.Clone(f.w), slices.Clone(f.p)
+	return func() {
+		copy(f.w, w)
+		copy(f.p, p)
+	}
+}

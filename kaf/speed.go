@@ -1,7 +1,6 @@
 package kaf
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -9,15 +8,19 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 	"github.com/ikpca/ikpca/native"
 )
 
-// SPEEDOptions configure a SPEED feature map.
+// SPEEDOptions configure a SPEED feature map: exactly one of Components and Cutoff is
+// set.
 type SPEEDOptions struct {
-	// Components is the number m of eigenfunctions kept. If zero, all eigenvalues at
-	// least Cutoff·λ₁ are kept (Cutoff in (0, 1]).
+	// Components is the number m of eigenfunctions kept (at most the size n of the
+	// dictionary, and only those of positive eigenvalue). If zero, the eigenfunctions of
+	// all eigenvalues at least Cutoff·λ₁ are kept, Cutoff in (0, 1].
 	Components int
 	Cutoff     float64
 	// Centred uses the mean-adjusted Gram matrix (as kernel PCA does); the default is
@@ -49,14 +52,22 @@ type SPEED struct {
 	col   []float64
 }
 
-// NewSPEED computes the map of the dictionary X (n ≥ 2 rows) for kernel k.
+// NewSPEED computes the map of the dictionary X (its rows) for kernel k. Options that
+// set neither or both of Components and Cutoff, a negative Components, a Cutoff outside
+// (0, 1], a kernel that kernel.Validate refuses, a nil X, and a dictionary whose Gram
+// matrix has no positive eigenvalue are ErrArgument; an X without rows ErrEmpty, with a
+// NaN or infinite entry (or kernel value) ErrNonFinite; the eigensolver failing
+// ErrNotConverged (the errors of kpca.Fit, wrapped).
 func NewSPEED(k kernel.Kernel, X mat.Matrix, opts SPEEDOptions) (*SPEED, error) {
-	if opts.Components < 0 || (opts.Components == 0 && !(opts.Cutoff > 0 && opts.Cutoff <= 1)) {
-		return nil, fmt.Errorf("kaf: SPEED needs Components ≥ 1 or 0 < Cutoff ≤ 1 (got %d, %v)", opts.Components, opts.Cutoff)
+	switch c := opts.Cutoff; {
+	case opts.Components < 0 || !(c >= 0 && c <= 1):
+		return nil, fmt.Errorf("%w: SPEED Components %d, Cutoff %v: want Components ≥ 1 or 0 < Cutoff ≤ 1", ErrArgument, opts.Components, c)
+	case (opts.Components == 0) == (c == 0):
+		return nil, fmt.Errorf("%w: SPEED Components %d, Cutoff %v: set exactly one", ErrArgument, opts.Components, c)
 	}
 	md, err := kpca.Fit(k, X, kpca.Options{Components: kpca.All, Uncentred: !opts.Centred})
 	if err != nil {
-		return nil, fmt.Errorf("kaf: %w", err)
+		return nil, wrap(err, "SPEED's dictionary")
 	}
 	_, d := X.Dims()
 	s := &SPEED{opts: opts, model: md, kern: k, d: d}
@@ -80,7 +91,7 @@ func (s *SPEED) refresh() error {
 		m-- // eigenfunctions of zero eigenvalues do not exist
 	}
 	if m == 0 {
-		return errors.New("kaf: SPEED: the Gram matrix has no positive eigenvalue")
+		return fmt.Errorf("%w: SPEED: the dictionary's Gram matrix has no positive eigenvalue", ErrArgument)
 	}
 	var v mat.Dense
 	s.model.VectorsTo(&v) // n×Components, descending
@@ -119,23 +130,39 @@ func (s *SPEED) InDim() int { return s.d }
 func (s *SPEED) OutDim() int { return s.m }
 
 // Len returns the size n of the dictionary.
-func (s *SPEED) Len() int { return s.model.Len() }
+func (s *SPEED) Len() int {
+	if s.model == nil {
+		return 0
+	}
+	return s.model.Len()
+}
 
 // Values returns the m eigenvalues kept, descending.
 func (s *SPEED) Values(dst []float64) []float64 { return append(dst[:0], s.vals...) }
 
-// Basis copies Ψ (m×n) into dst, resized if empty.
+// Basis copies Ψ (m×n) into dst, gonum's VectorsTo rule: an empty dst is resized, and
+// a non-empty dst of another shape is a programming error that panics with
+// mat.ErrShape. A zero SPEED has no basis, and leaves dst as it is.
 func (s *SPEED) Basis(dst *mat.Dense) {
-	if dst.IsEmpty() {
-		dst.ReuseAs(s.psi.Dims())
+	if s.psi == nil {
+		return
 	}
-	dst.Copy(s.psi)
+	m, n := s.psi.Dims()
+	if check.Vectors(dst, m, n) {
+		dst.Copy(s.psi)
+	}
 }
 
-// Map writes φ̃(x) to dst (length m). It does not allocate.
+// Map writes φ̃(x) to dst (length m): dst of another length than OutDim or x of
+// another dimension than InDim is ErrDimension, a NaN or infinite coordinate, or a
+// feature that overflows, ErrNonFinite (dst then holds what was computed). It does not
+// allocate.
 func (s *SPEED) Map(dst, x []float64) error {
+	if s.model == nil {
+		return zeroFilter("SPEED")
+	}
 	if len(dst) != s.m {
-		return fmt.Errorf("kaf: destination length %d, want %d", len(dst), s.m)
+		return fmt.Errorf("%w: destination length %d, want %d", ErrDimension, len(dst), s.m)
 	}
 	if err := checkSample(x, s.d, 0); err != nil {
 		return err
@@ -148,6 +175,9 @@ func (s *SPEED) Map(dst, x []float64) error {
 	}
 	native.Gemv(blas.NoTrans, 1, s.psi.RawMatrix(), blas64.Vector{N: len(s.col), Inc: 1, Data: s.col},
 		0, blas64.Vector{N: s.m, Inc: 1, Data: dst})
+	if !vec.Finite(dst) {
+		return fmt.Errorf("%w: the features of the input overflow", ErrNonFinite)
+	}
 	return nil
 }
 
@@ -155,40 +185,71 @@ func (s *SPEED) Map(dst, x []float64) error {
 // Components fixed, m stays; with a Cutoff it may change). If w is not nil it holds the
 // weights of a linear filter on the old features, and is replaced by the weights that
 // carry the filter into the new basis (see Transfer); its length may change with m.
-// On error the map and w are unchanged.
+// x of another dimension than InDim or *w of another length than OutDim is
+// ErrDimension, a NaN or infinite coordinate or weight (or a kernel value, or
+// transferred weights that overflow) ErrNonFinite, the eigen-update failing
+// ErrNotConverged. On error the map and w are unchanged.
 func (s *SPEED) Grow(x []float64, w *[]float64) error {
+	if s.model == nil {
+		return zeroFilter("SPEED")
+	}
 	if err := checkSample(x, s.d, 0); err != nil {
 		return err
 	}
 	var coef []float64
 	if w != nil {
 		if len(*w) != s.m {
-			return fmt.Errorf("kaf: %d weights for %d features", len(*w), s.m)
+			return fmt.Errorf("%w: %d weights for %d features", ErrDimension, len(*w), s.m)
 		}
-		coef = s.expansion(*w)
+		if !vec.Finite(*w) {
+			return fmt.Errorf("%w: a weight is not finite", ErrNonFinite)
+		}
+		coef = expansion(s.psi, *w)
 	}
-	backup := new(kpca.Model)
-	backup.CopyFrom(s.model)
-	if err := s.model.Add(x); err != nil {
-		return fmt.Errorf("kaf: %w", err)
-	}
-	if err := s.refresh(); err != nil {
-		s.model.CopyFrom(backup)
-		_ = s.refresh()
+	undo, err := s.grow(x)
+	if err != nil {
 		return err
 	}
 	if w != nil {
-		*w = s.Transfer(append(coef, 0))
+		out, err := s.Transfer(append(coef, 0))
+		if err != nil {
+			undo()
+			return err
+		}
+		*w = out
 	}
 	return nil
 }
 
-// expansion returns the coefficients c = Ψᵀw of the filter's function as a kernel
-// expansion over the dictionary: wᵀφ̃(x) = cᵀk(X, x) (centred: cᵀ(k(X, x) − K1/n)).
-func (s *SPEED) expansion(w []float64) []float64 {
-	_, n := s.psi.Dims()
+// grow adds x, a checked input, to the dictionary by one bordered eigen-update and
+// recomputes the map. On error the map is as it was; on success grow returns a function
+// that restores the map as it was before, for a caller that fails later.
+func (s *SPEED) grow(x []float64) (undo func(), err error) {
+	backup := new(kpca.Model)
+	backup.CopyFrom(s.model)
+	undo = func() {
+		s.model.CopyFrom(backup)
+		// The map of a model refresh accepted before, recomputed bit for bit: refresh
+		// is a function of the model.
+		_ = s.refresh()
+	}
+	if err := s.model.Add(x); err != nil {
+		return nil, wrap(err, "adding the input to SPEED's dictionary")
+	}
+	if err := s.refresh(); err != nil {
+		undo()
+		return nil, err
+	}
+	return undo, nil
+}
+
+// expansion returns the coefficients c = Ψᵀw of the function wᵀφ̃ of a map of basis Ψ
+// as a kernel expansion over its dictionary: wᵀφ̃(x) = cᵀk(X, x) (centred:
+// cᵀ(k(X, x) − K1/n)).
+func expansion(psi *mat.Dense, w []float64) []float64 {
+	_, n := psi.Dims()
 	c := make([]float64, n)
-	native.Gemv(blas.Trans, 1, s.psi.RawMatrix(), blas64.Vector{N: s.m, Inc: 1, Data: w},
+	native.Gemv(blas.Trans, 1, psi.RawMatrix(), blas64.Vector{N: len(w), Inc: 1, Data: w},
 		0, blas64.Vector{N: n, Inc: 1, Data: c})
 	return c
 }
@@ -204,7 +265,19 @@ func (s *SPEED) expansion(w []float64) []float64 {
 //
 // Centred, the old expansion is measured against the old mean K1/n, which the new sample
 // moves; the transferred function then differs from the old one by that shift as well.
-func (s *SPEED) Transfer(c []float64) []float64 {
+//
+// c of another length than Len is ErrDimension, a NaN or infinite coefficient or
+// weights that overflow ErrNonFinite.
+func (s *SPEED) Transfer(c []float64) ([]float64, error) {
+	if s.model == nil {
+		return nil, zeroFilter("SPEED")
+	}
+	if _, n := s.psi.Dims(); len(c) != n {
+		return nil, fmt.Errorf("%w: %d coefficients for a dictionary of %d", ErrDimension, len(c), n)
+	}
+	if !vec.Finite(c) {
+		return nil, fmt.Errorf("%w: a coefficient is not finite", ErrNonFinite)
+	}
 	out := make([]float64, s.m)
 	// Λ^{½}V_mᵀ = Λ·Ψ.
 	native.Gemv(blas.NoTrans, 1, s.psi.RawMatrix(), blas64.Vector{N: len(c), Inc: 1, Data: c},
@@ -212,5 +285,8 @@ func (s *SPEED) Transfer(c []float64) []float64 {
 	for j := range out {
 		out[j] *= s.vals[j]
 	}
-	return out
+	if !vec.Finite(out) {
+		return nil, fmt.Errorf("%w: the transferred weights overflow", ErrNonFinite)
+	}
+	return out, nil
 }

@@ -150,7 +150,7 @@ func TestTransfer(t *testing.T) {
 			return out
 		}
 		before := predict(w)
-		coef := s.expansion(w)
+		coef := expansion(s.psi, w)
 		if err := s.Grow(X.RawRowView(30), &w); err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -37,62 +38,162 @@ type SPEEDFilter struct {
 }
 
 // NewSPEEDFilter returns a filter on the features of s (which it then owns and grows);
-// newFilter makes a linear filter for m features.
+// newFilter makes a linear filter for m features. A nil or zero s, a nil newFilter, a
+// NaN or infinite Threshold, a negative MaxDictionary, and a factory that fails (its
+// error wrapped), returns a nil filter or one of another dimension than m are
+// ErrArgument.
 func NewSPEEDFilter(s *SPEED, newFilter func(m int) (Filter, error), opts SPEEDFilterOptions) (*SPEEDFilter, error) {
-	if s == nil || newFilter == nil {
-		return nil, errors.New("kaf: SPEEDFilter needs a map and a filter factory")
+	if s == nil || s.model == nil || newFilter == nil {
+		return nil, fmt.Errorf("%w: SPEEDFilter needs a map made by NewSPEED and a filter factory", ErrArgument)
 	}
-	if math.IsNaN(opts.Threshold) || math.IsInf(opts.Threshold, 0) || opts.MaxDictionary < 0 {
-		return nil, fmt.Errorf("kaf: SPEEDFilter threshold %v, cap %d", opts.Threshold, opts.MaxDictionary)
+	if !finite(opts.Threshold) || opts.MaxDictionary < 0 {
+		return nil, fmt.Errorf("%w: SPEEDFilter threshold %v, cap %d: want a finite threshold and a cap ≥ 0", ErrArgument, opts.Threshold, opts.MaxDictionary)
 	}
-	f, err := newFilter(s.OutDim())
+	f, err := makeFilter(newFilter, s.OutDim())
 	if err != nil {
 		return nil, err
 	}
-	if f.Dim() != s.OutDim() {
-		return nil, fmt.Errorf("kaf: the factory made a filter of dimension %d for %d features", f.Dim(), s.OutDim())
-	}
 	return &SPEEDFilter{speed: s, filter: f, newFilter: newFilter, opts: opts, phi: make([]float64, s.OutDim())}, nil
+}
+
+// makeFilter calls a SPEEDFilter's factory for m features and checks what it makes.
+func makeFilter(newFilter func(m int) (Filter, error), m int) (Filter, error) {
+	f, err := newFilter(m)
+	switch {
+	case err != nil:
+		return nil, wrap(err, "the filter factory, for %d features", m)
+	case isNil(f):
+		return nil, fmt.Errorf("%w: the filter factory made a nil filter for %d features", ErrArgument, m)
+	case f.Dim() != m:
+		return nil, fmt.Errorf("%w: the factory made a filter of dimension %d for %d features", ErrArgument, f.Dim(), m)
+	}
+	return f, nil
+}
+
+// isNil reports whether v is nil or a nil pointer, map, slice or function held in an
+// interface, whose methods would panic.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch r := reflect.ValueOf(v); r.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Interface, reflect.Chan:
+		return r.IsNil()
+	}
+	return false
+}
+
+// own returns err, an error of the filter (the package's, or a caller's Filter), with
+// the package's sentinel of its kind: as it is if it has one already.
+func own(err error, what string) error {
+	for _, k := range kinds {
+		if errors.Is(err, k.own) {
+			return err
+		}
+	}
+	return wrap(err, "%s", what)
 }
 
 // Map returns the feature map (read it, do not grow it).
 func (f *SPEEDFilter) Map() *SPEED { return f.speed }
 
-// Predict returns the filter's output for input x.
+// Predict returns the filter's output for input x: x of another dimension than the
+// map's is ErrDimension, a NaN or infinite coordinate or an output that overflows
+// ErrNonFinite.
 func (f *SPEEDFilter) Predict(x []float64) (float64, error) {
+	if f.speed == nil {
+		return 0, zeroFilter("SPEEDFilter")
+	}
 	if err := f.speed.Map(f.phi, x); err != nil {
 		return 0, err
 	}
-	return f.filter.Predict(f.phi)
+	y, err := f.filter.Predict(f.phi)
+	if err != nil {
+		return 0, own(err, "the filter's prediction")
+	}
+	return y, nil
 }
 
 // Update trains on (x, d), then lets x join the dictionary if it is novel, and returns
-// the a-priori error.
+// the a-priori error. x of another dimension than the map's is ErrDimension; a NaN or
+// infinite coordinate or d, or finite ones so large that an update overflows,
+// ErrNonFinite; a failing eigen-update ErrNotConverged; a factory that fails, for a new
+// number of features, ErrArgument. On error the map and the filter are unchanged — a
+// Filter of the caller's only as far as its Update and SetWeights keep that promise:
+// the filter learns the sample on the old features only once the dictionary has grown,
+// and if carrying its weights into the new basis fails after that (weights that
+// overflow), its old weights are set back (the package's filters restore P as well).
 func (f *SPEEDFilter) Update(x []float64, d float64) (float64, error) {
+	if f.speed == nil {
+		return 0, zeroFilter("SPEEDFilter")
+	}
 	if err := f.speed.Map(f.phi, x); err != nil {
 		return 0, err
 	}
-	e, err := f.filter.Update(f.phi, d)
+	if !f.novel(x) {
+		e, err := f.filter.Update(f.phi, d)
+		if err != nil {
+			return 0, own(err, "the filter's update")
+		}
+		return e, nil
+	}
+	if !finite(d) {
+		return 0, fmt.Errorf("%w: desired output %v", ErrNonFinite, d)
+	}
+	// Everything that can fail comes before the filter learns: the dictionary grows
+	// (undone on a later failure) and the factory makes the filter of the new
+	// dimension. The filter then learns on the old features φ, and its weights go
+	// into the new basis through the old Ψ (SPEED.Grow, in this order).
+	old := mat.DenseCopyOf(f.speed.psi)
+	undo, err := f.speed.grow(x)
 	if err != nil {
 		return 0, err
 	}
-	if !f.novel(x) {
-		return e, nil
+	m := f.speed.OutDim()
+	next := f.filter
+	if m != f.filter.Dim() {
+		if next, err = makeFilter(f.newFilter, m); err != nil {
+			undo()
+			return 0, err
+		}
+	}
+	restore := saveFilter(f.filter)
+	e, err := f.filter.Update(f.phi, d)
+	if err != nil {
+		undo()
+		return 0, own(err, "the filter's update")
 	}
 	f.w = f.filter.Weights(f.w)
-	w := f.w
-	if err := f.speed.Grow(x, &w); err != nil {
-		return e, fmt.Errorf("kaf: the sample was learnt but could not join the dictionary: %w", err)
-	}
-	if len(w) != f.filter.Dim() {
-		g, err := f.newFilter(len(w))
-		if err != nil {
-			return e, err
+	w, err := f.speed.Transfer(append(expansion(old, f.w), 0))
+	if err == nil {
+		if err = next.SetWeights(w); err != nil {
+			err = own(err, "the filter's new weights")
 		}
-		f.filter = g
-		f.phi = make([]float64, len(w))
 	}
-	return e, f.filter.SetWeights(w)
+	if err != nil {
+		undo()
+		restore()
+		return 0, err
+	}
+	if next != f.filter {
+		f.filter = next
+		f.phi = make([]float64, m)
+	}
+	return e, nil
+}
+
+// saver is implemented by the package's filters: save returns a function that restores
+// the filter's state as it is now.
+type saver interface{ save() func() }
+
+// saveFilter returns a function that restores f as it is now: its whole state if it is
+// one of the package's filters, else its weights (through SetWeights).
+func saveFilter(f Filter) func() {
+	if s, ok := f.(saver); ok {
+		return s.save()
+	}
+	w := f.Weights(nil)
+	return func() { _ = f.SetWeights(w) }
 }
 
 // novel reports whether x should join the dictionary.

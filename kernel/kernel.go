@@ -86,7 +86,10 @@ func Names() []string {
 // the kernel returned has a value type ([RBF], not *RBF). Any other name must be that
 // of a [Func] registered with [Register], exactly (names of Funcs are case-sensitive):
 // New returns the registered Func, whatever the Spec's other fields. An empty or
-// unknown name is an error wrapping ErrArgument that lists the built-in names.
+// unknown name is an error wrapping ErrArgument that lists the built-in names. The
+// fields a built-in kernel does not have are ignored, whatever their values (a Degree
+// or Coef0 for rbf, as scikit-learn's KernelPCA ignores degree and coef0 for its RBF
+// kernel): only the named kernel's parameters are checked.
 //
 // The round trip is exact: for every valid built-in kernel k, New(k.Spec()) returns a
 // kernel equal to k (==), which computes the same values bit for bit; for a Func, the

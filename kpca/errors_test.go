@@ -92,6 +92,10 @@ func TestErrorKinds(t *testing.T) {
 			_, err := kpca.New(rbf, 2, kpca.Options{Components: 2, Rank: math.MaxInt - 1})
 			return err
 		}, ikpca.ErrArgument},
+		{"Components beyond any array", func() error {
+			_, err := kpca.New(rbf, 2, kpca.Options{Components: math.MaxInt})
+			return err
+		}, ikpca.ErrArgument},
 		{"RankOne with k", func() error {
 			_, err := kpca.Fit(rbf, X, kpca.Options{Components: 2, Method: kpca.RankOne})
 			return err
@@ -111,6 +115,10 @@ func TestErrorKinds(t *testing.T) {
 		}, ikpca.ErrArgument},
 		{"RefreshTolerance −1", func() error {
 			_, err := kpca.New(rbf, 2, kpca.Options{Components: 2, RefreshTolerance: -1})
+			return err
+		}, ikpca.ErrArgument},
+		{"RefreshTolerance +Inf", func() error {
+			_, err := kpca.Fit(rbf, X, kpca.Options{Components: 2, RefreshTolerance: math.Inf(1)})
 			return err
 		}, ikpca.ErrArgument},
 		{"CheckEvery −1", func() error { _, err := kpca.Fit(rbf, X, kpca.Options{Components: 2, CheckEvery: -1}); return err }, ikpca.ErrArgument},

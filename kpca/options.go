@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/update"
 )
 
@@ -122,8 +123,8 @@ type Options struct {
 
 	// RefreshTolerance, if positive, turns on drift control: every CheckEvery points the
 	// model probes its accuracy (Drift) and recomputes the decomposition from the points
-	// (Refresh) when the orthogonality or the residual exceeds the tolerance. Negative
-	// or NaN is an error.
+	// (Refresh) when the orthogonality or the residual exceeds the tolerance. Negative,
+	// NaN or infinite (a probe whose verdict is always "fine") is an error.
 	RefreshTolerance float64
 
 	// CheckEvery is the number of points between drift probes; zero means 100.
@@ -166,19 +167,21 @@ func (o Options) validate() (Options, error) {
 		return o, fmt.Errorf("%w: block %d", ErrArgument, o.Block)
 	case o.BatchMax < 0:
 		return o, fmt.Errorf("%w: batch max %d", ErrArgument, o.BatchMax)
-	case o.RefreshTolerance < 0 || math.IsNaN(o.RefreshTolerance) || o.CheckEvery < 0:
+	case o.RefreshTolerance < 0 || math.IsNaN(o.RefreshTolerance) || math.IsInf(o.RefreshTolerance, 1) || o.CheckEvery < 0:
 		return o, fmt.Errorf("%w: refresh tolerance %g, check every %d", ErrArgument, o.RefreshTolerance, o.CheckEvery)
 	}
 	if err := o.Update.Validate(); err != nil {
 		return o, wrap(err, "update options")
 	}
-	// A model of rank r holds m×(r+2) eigenvector entries; a rank beyond check.MaxFloats
-	// could never be reached, and is a typo.
-	if _, err := errs.Floats("the eigenvectors of Options.Rank", o.Rank+2); err != nil {
-		return o, err
-	}
 	if o.Components != All && o.Rank == 0 {
 		o.Rank = max(o.Components, DefaultRank)
+	}
+	// A model of rank r holds m×(r+2) eigenvector entries; a rank beyond check.MaxFloats
+	// could never be reached, and is a typo — Components included, which Rank defaults
+	// to (a Components of math.MaxInt made r+1 overflow).
+	if o.Rank > check.MaxFloats-2 {
+		return o, fmt.Errorf("%w: rank %d (Options.Rank, or Components when Rank is zero): the eigenvectors of m points at rank r hold m×(r+2) numbers, and r+2 may not exceed %d",
+			ErrArgument, o.Rank, check.MaxFloats)
 	}
 	return o, nil
 }

@@ -74,6 +74,8 @@ func TestErrorKinds(t *testing.T) {
 		add("NewKRQA, d ≤ 0", ikpca.ErrArgument, krqa(rbf, d, okQ))
 		add("NewKHA, d ≤ 0", ikpca.ErrArgument, kha(rbf, d, okH))
 	}
+	add("NewKRQA, d MaxInt", ikpca.ErrArgument, krqa(rbf, math.MaxInt, okQ))
+	add("NewKHA, d MaxInt", ikpca.ErrArgument, kha(rbf, math.MaxInt, okH))
 	for what, o := range map[string]SKPCAOptions{
 		"zero options": {}, "D < 0": {Features: -8, Sketch: 2}, "odd D": {Features: 7, Sketch: 2}, "ℓ < 0": {Features: 8, Sketch: -1},
 		"buffer < 0": {Features: 8, Sketch: 2, Buffer: -1}, "buffer ℓ": {Features: 8, Sketch: 2, Buffer: 2}, "form −1": {Features: 8, Sketch: 2, Form: -1},

@@ -46,9 +46,9 @@ type KHA struct {
 	y     []float64
 }
 
-// NewKHA returns an empty model with kernel k for d-dimensional points. Invalid options
-// — among them more components than can be allocated (see NewKRQA) — are an
-// ErrArgument.
+// NewKHA returns an empty model with kernel k for d-dimensional points. A kernel that
+// kernel.Validate refuses, a d below 1 or beyond 2³⁰ and invalid options — among them
+// more components than can be allocated (see NewKRQA) — are an ErrArgument.
 func NewKHA(k kernel.Kernel, d int, opts KHAOptions) (*KHA, error) {
 	if err := checkComponents(opts.Components); err != nil {
 		return nil, err

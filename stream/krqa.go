@@ -64,10 +64,11 @@ type KRQA struct {
 	kd, dd []float64
 }
 
-// NewKRQA returns an empty model with kernel k for d-dimensional points. Invalid options
-// are an ErrArgument, among them a number r of components whose coefficients at the
-// start (r×(r+1): the iteration starts with r+1 samples) would hold more than 2³⁰
-// numbers (8 GiB).
+// NewKRQA returns an empty model with kernel k for d-dimensional points. A kernel that
+// kernel.Validate refuses, a d below 1 or beyond 2³⁰ and invalid options are an
+// ErrArgument, among them a number r of components whose coefficients at the start
+// (r×(r+1): the iteration starts with r+1 samples) would hold more than 2³⁰ numbers
+// (8 GiB).
 func NewKRQA(k kernel.Kernel, d int, opts KRQAOptions) (*KRQA, error) {
 	if err := checkComponents(opts.Components); err != nil {
 		return nil, err

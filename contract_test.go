@@ -1,0 +1,813 @@
+package ikpca_test
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/chinsuter"
+	"github.com/ikpca/ikpca/features"
+	"github.com/ikpca/ikpca/kaf"
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/kpca"
+	"github.com/ikpca/ikpca/nystrom"
+	"github.com/ikpca/ikpca/sketch"
+	"github.com/ikpca/ikpca/stream"
+	"github.com/ikpca/ikpca/update"
+)
+
+// The error contract of the module (errors.go): every error of every exported function
+// wraps exactly one of the ikpca kinds, and no constructor accepts a kernel whose
+// parameters make it identically zero, constant or not finite. TestConstructorContract
+// walks every constructor of the library — every exported function named New…, Fit… or
+// Choose that returns an error, which TestContractCoversEveryConstructor finds in the
+// source — with every bad kernel, zero-valued and hostile options, and bad matrices and
+// dimensions.
+
+var nan, inf = math.NaN(), math.Inf(1)
+
+// badKernels are kernels every constructor that takes a kernel.Kernel must refuse with
+// an error wrapping ikpca.ErrArgument: nil ones, and kernels whose parameters are
+// invalid or make them identically zero, constant or not finite.
+var badKernels = []struct {
+	name string
+	k    kernel.Kernel
+}{
+	{"nil", nil},
+	{"(*RBF)(nil)", (*kernel.RBF)(nil)},
+	{"(*Polynomial)(nil)", (*kernel.Polynomial)(nil)},
+	{"(*Func)(nil)", (*kernel.Func)(nil)},
+	{"RBF{}", kernel.RBF{}},
+	{"RBF{Sigma: −1}", kernel.RBF{Sigma: -1}},
+	{"RBF{Sigma: NaN}", kernel.RBF{Sigma: nan}},
+	{"RBF{Sigma: +Inf}", kernel.RBF{Sigma: inf}},
+	{"RBF{Sigma: 1e-300} (1/(2σ²) overflows)", kernel.RBF{Sigma: 1e-300}},
+	{"RBF{Sigma: 1e300} (γ underflows)", kernel.RBF{Sigma: 1e300}},
+	{"RBF{Gamma: 1e-320} (subnormal)", kernel.RBF{Gamma: 1e-320}},
+	{"RBF{Gamma: −Inf}", kernel.RBF{Gamma: -inf}},
+	{"RBF{Sigma: 1, Gamma: 1}", kernel.RBF{Sigma: 1, Gamma: 1}},
+	{"&RBF{}", &kernel.RBF{}},
+	{"Laplacian{}", kernel.Laplacian{}},
+	{"Laplacian{Gamma: NaN}", kernel.Laplacian{Gamma: nan}},
+	{"Polynomial{}", kernel.Polynomial{}},
+	{"Polynomial{Degree: 3} (γ = 0: identically c³ = 0)", kernel.Polynomial{Degree: 3}},
+	{"Polynomial{Degree: 3, Gamma: NaN}", kernel.Polynomial{Degree: 3, Gamma: nan}},
+	{"Polynomial{Degree: 0, Gamma: 1} (constant)", kernel.Polynomial{Degree: 0, Gamma: 1}},
+	{"Polynomial{Degree: −1, Gamma: 1}", kernel.Polynomial{Degree: -1, Gamma: 1}},
+	{"Polynomial{Degree: 2, Gamma: 1, Coef0: +Inf}", kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: inf}},
+	{"Func{} (nil F)", kernel.Func{}},
+	{"Func{Name: \"f\"} (nil F)", kernel.Func{Name: "f"}},
+	{"Func named like a built-in", kernel.Func{Name: "RBF", F: dot}},
+}
+
+// dot is a kernel function for the Funcs of badKernels.
+func dot(x, y []float64) float64 {
+	var s float64
+	for i := range x {
+		s += x[i] * y[i]
+	}
+	return s
+}
+
+// badRBFs are the cases of badKernels that a constructor typed kernel.RBF can be given.
+func badRBFs() (out []struct {
+	name string
+	k    kernel.RBF
+}) {
+	for _, b := range badKernels {
+		if k, ok := b.k.(kernel.RBF); ok {
+			out = append(out, struct {
+				name string
+				k    kernel.RBF
+			}{b.name, k})
+		}
+	}
+	return out
+}
+
+// inputCase is a call with a bad matrix, dimension or other argument, and the kind its
+// error must wrap (nil: the argument is documented as valid, and the call succeeds).
+type inputCase struct {
+	name string
+	call func() error
+	kind error
+}
+
+// constructor is one constructor of the library and how to try it.
+type constructor struct {
+	name string // "pkg.Func", as TestContractCoversEveryConstructor finds it
+	// kernel calls the constructor with k and valid other arguments; rbf, for a
+	// constructor typed kernel.RBF, the same with an RBF. Nil if it takes no kernel.
+	kernel func(k kernel.Kernel) error
+	rbf    func(k kernel.RBF) error
+	// options is a valid value of the constructor's options — its options struct, or a
+	// struct of the test's gathering its numeric positional arguments — and with calls
+	// it with other options and valid other arguments. Nil if it has none.
+	options any
+	with    func(opts any) error
+	// zeroOK says the zero value of the options is documented as valid.
+	zeroOK bool
+	// valid lists hostile options documented as valid ("Field=value", as
+	// hostileOptions names them, or "Field=*" for every value): they may succeed.
+	valid []string
+	// inputs are bad matrices, dimensions and other arguments.
+	inputs []inputCase
+}
+
+// documented reports whether the hostile option name ("Field=value") is documented as
+// valid for c.
+func (c constructor) documented(name string) bool {
+	field, _, _ := strings.Cut(name, "=")
+	return slices.Contains(c.valid, name) || slices.Contains(c.valid, field+"=*")
+}
+
+// The arguments every constructor is tried with.
+var (
+	rbf      = kernel.RBF{Sigma: 1}
+	points   = mat.NewDense(8, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1, 0.5, 0.25, 2, -1, -1, 0.5, 0.3, -0.7})
+	withNaN  = withEntry(points, 3, 1, nan)
+	withInf  = withEntry(points, 5, 0, -inf)
+	noRows   = mat.NewDense(1, 2, nil).Slice(0, 0, 0, 2)
+	noCols   = mat.NewDense(3, 1, nil).Slice(0, 3, 0, 0)
+	nilDense *mat.Dense
+)
+
+// withEntry returns a copy of X with X[i, j] = v.
+func withEntry(X *mat.Dense, i, j int, v float64) *mat.Dense {
+	c := mat.DenseCopyOf(X)
+	c.Set(i, j, v)
+	return c
+}
+
+// matrixCases are the bad matrices of points for a constructor that takes them (and
+// learns their dimension from them): call(X) with valid other arguments.
+func matrixCases(call func(X mat.Matrix) error) []inputCase {
+	return []inputCase{
+		{"nil X", func() error { return call(nil) }, ikpca.ErrArgument},
+		{"(*mat.Dense)(nil)", func() error { return call(nilDense) }, ikpca.ErrArgument},
+		{"(*mat.SymDense)(nil)", func() error { return call((*mat.SymDense)(nil)) }, ikpca.ErrArgument},
+		{"X without rows", func() error { return call(noRows) }, ikpca.ErrEmpty},
+		{"X with a NaN", func() error { return call(withNaN) }, ikpca.ErrNonFinite},
+		{"X with −Inf", func() error { return call(withInf) }, ikpca.ErrNonFinite},
+	}
+}
+
+// dimCases are the bad dimensions d for a constructor of d-dimensional points.
+func dimCases(what string, call func(d int) error) []inputCase {
+	var out []inputCase
+	for _, d := range []int{0, -1, math.MinInt, math.MaxInt} {
+		out = append(out, inputCase{fmt.Sprintf("%s %d", what, d), func() error { return call(d) }, ikpca.ErrArgument})
+	}
+	return out
+}
+
+// errNotApplicable is returned by a kernel function of a constructor that cannot be
+// given that kernel at all (kernel.New takes a Spec, which a nil kernel does not have).
+var errNotApplicable = errors.New("not applicable")
+
+// errPanicked stands for the error of a call that panicked (try reports the panic).
+var errPanicked = errors.New("panicked")
+
+// constructors is the walker's table: every constructor of the library.
+func constructors() []constructor {
+	var cs []constructor
+	add := func(c ...constructor) { cs = append(cs, c...) }
+	arg, dim, nonFinite := ikpca.ErrArgument, ikpca.ErrDimension, ikpca.ErrNonFinite
+
+	// unbounded names the integer options that are caps or counts without a limit, for
+	// which math.MaxInt is documented as valid.
+	unbounded := func(fields ...string) []string {
+		var out []string
+		for _, f := range fields {
+			out = append(out, fmt.Sprint(f, "=", math.MaxInt))
+		}
+		return out
+	}
+	updateCaps := []string{"Update.Workers", "Update.Serial", "Update.MaxIterations"}
+
+	// kpca.
+	kpcaOK := kpca.Options{Components: 2}
+	kpcaValid := append(unbounded(append([]string{"Window", "Block", "CheckEvery", "BatchMax"}, updateCaps...)...),
+		"Components=-1") // All
+	add(constructor{
+		name:    "kpca.Fit",
+		kernel:  func(k kernel.Kernel) error { _, err := kpca.Fit(k, points, kpcaOK); return err },
+		options: kpcaOK,
+		with:    func(o any) error { _, err := kpca.Fit(rbf, points, o.(kpca.Options)); return err },
+		valid:   kpcaValid,
+		inputs: append(matrixCases(func(X mat.Matrix) error { _, err := kpca.Fit(rbf, X, kpcaOK); return err }),
+			inputCase{"X without columns", func() error { _, err := kpca.Fit(rbf, noCols, kpcaOK); return err }, ikpca.ErrEmpty}),
+	}, constructor{
+		name:    "kpca.New",
+		kernel:  func(k kernel.Kernel) error { _, err := kpca.New(k, 2, kpcaOK); return err },
+		options: kpcaOK,
+		with:    func(o any) error { _, err := kpca.New(rbf, 2, o.(kpca.Options)); return err },
+		valid:   kpcaValid,
+		inputs:  dimCases("d", func(d int) error { _, err := kpca.New(rbf, d, kpcaOK); return err }),
+	})
+
+	// nystrom.
+	nyOK := nystrom.Options{Landmarks: 3}
+	landmarks := points.Slice(0, 3, 0, 2)
+	add(constructor{
+		name:    "nystrom.Fit",
+		kernel:  func(k kernel.Kernel) error { _, err := nystrom.Fit(k, points, nyOK); return err },
+		options: nyOK,
+		with:    func(o any) error { _, err := nystrom.Fit(rbf, points, o.(nystrom.Options)); return err },
+		inputs:  matrixCases(func(X mat.Matrix) error { _, err := nystrom.Fit(rbf, X, nyOK); return err }),
+	}, constructor{
+		name:    "nystrom.New",
+		kernel:  func(k kernel.Kernel) error { _, err := nystrom.New(k, landmarks, nyOK); return err },
+		options: nyOK,
+		with:    func(o any) error { _, err := nystrom.New(rbf, landmarks, o.(nystrom.Options)); return err },
+		zeroOK:  true, // Landmarks zero: L's rows
+		inputs: append(matrixCases(func(L mat.Matrix) error { _, err := nystrom.New(rbf, L, nystrom.Options{}); return err }),
+			inputCase{"Landmarks other than L's rows", func() error {
+				_, err := nystrom.New(rbf, landmarks, nystrom.Options{Landmarks: 4})
+				return err
+			}, arg},
+			inputCase{"coincident landmarks of a zero kernel matrix", func() error {
+				_, err := nystrom.New(kernel.Linear{}, mat.NewDense(2, 2, nil), nystrom.Options{})
+				return err
+			}, arg}),
+	}, constructor{
+		name:    "nystrom.Choose",
+		kernel:  func(k kernel.Kernel) error { _, err := nystrom.Choose(k, points, nyOK); return err },
+		options: nyOK,
+		with:    func(o any) error { _, err := nystrom.Choose(rbf, points, o.(nystrom.Options)); return err },
+		inputs: append(matrixCases(func(X mat.Matrix) error { _, err := nystrom.Choose(rbf, X, nyOK); return err }),
+			inputCase{"more landmarks than rows", func() error {
+				_, err := nystrom.Choose(rbf, points, nystrom.Options{Landmarks: 9})
+				return err
+			}, arg}),
+	}, constructor{
+		name: "nystrom.NewApproximation",
+		kernel: func(k kernel.Kernel) error {
+			_, err := nystrom.NewApproximation(k, points, nystrom.ApproximationOptions{})
+			return err
+		},
+		options: nystrom.ApproximationOptions{},
+		with: func(o any) error {
+			_, err := nystrom.NewApproximation(rbf, points, o.(nystrom.ApproximationOptions))
+			return err
+		},
+		zeroOK: true, // a random order of all rows
+		valid:  unbounded(updateCaps...),
+		inputs: append(matrixCases(func(X mat.Matrix) error {
+			_, err := nystrom.NewApproximation(rbf, X, nystrom.ApproximationOptions{})
+			return err
+		}), approximationOrders()...),
+	})
+
+	// chinsuter.
+	csOK := chinsuter.Options{Components: 2, Compression: &chinsuter.Compression{PreImages: 3}}
+	add(constructor{
+		name:    "chinsuter.Fit",
+		kernel:  func(k kernel.Kernel) error { _, err := chinsuter.Fit(k, points, chinsuter.Options{}); return err },
+		options: csOK,
+		with:    func(o any) error { _, err := chinsuter.Fit(rbf, points, o.(chinsuter.Options)); return err },
+		zeroOK:  true, // every component, no compression
+		valid:   unbounded("Compression.MaxIter"),
+		inputs: append(matrixCases(func(X mat.Matrix) error { _, err := chinsuter.Fit(rbf, X, chinsuter.Options{}); return err }),
+			inputCase{"compression of a Laplacian kernel", func() error {
+				_, err := chinsuter.Fit(kernel.Laplacian{Sigma: 1}, points, csOK)
+				return err
+			}, arg},
+			inputCase{"compression without a cap", func() error {
+				_, err := chinsuter.Fit(rbf, points, chinsuter.Options{Compression: &chinsuter.Compression{PreImages: 3}})
+				return err
+			}, arg}),
+	}, constructor{
+		name:    "chinsuter.New",
+		kernel:  func(k kernel.Kernel) error { _, err := chinsuter.New(k, 2, chinsuter.Options{}); return err },
+		options: csOK,
+		with:    func(o any) error { _, err := chinsuter.New(rbf, 2, o.(chinsuter.Options)); return err },
+		zeroOK:  true,
+		valid:   unbounded("Compression.MaxIter"),
+		inputs:  dimCases("d", func(d int) error { _, err := chinsuter.New(rbf, d, chinsuter.Options{}); return err }),
+	})
+
+	// stream.
+	skOK := stream.SKPCAOptions{Features: 16, Sketch: 3}
+	rnOK := stream.RNCAOptions{Features: 16}
+	krOK := stream.KRQAOptions{Components: 2}
+	khOK := stream.KHAOptions{Components: 2, Rate: 0.1}
+	add(constructor{
+		name:    "stream.NewSKPCA",
+		kernel:  func(k kernel.Kernel) error { _, err := stream.NewSKPCA(k, 2, skOK); return err },
+		options: skOK,
+		with:    func(o any) error { _, err := stream.NewSKPCA(rbf, 2, o.(stream.SKPCAOptions)); return err },
+		inputs: append(dimCases("d", func(d int) error { _, err := stream.NewSKPCA(rbf, d, skOK); return err }),
+			inputCase{"a Laplacian kernel", func() error { _, err := stream.NewSKPCA(kernel.Laplacian{Sigma: 1}, 2, skOK); return err }, arg}),
+	}, constructor{
+		name:    "stream.NewRNCA",
+		kernel:  func(k kernel.Kernel) error { _, err := stream.NewRNCA(k, 2, rnOK); return err },
+		options: rnOK,
+		with:    func(o any) error { _, err := stream.NewRNCA(rbf, 2, o.(stream.RNCAOptions)); return err },
+		inputs: append(dimCases("d", func(d int) error { _, err := stream.NewRNCA(rbf, d, rnOK); return err }),
+			inputCase{"a linear kernel", func() error { _, err := stream.NewRNCA(kernel.Linear{}, 2, rnOK); return err }, arg}),
+	}, constructor{
+		name:    "stream.NewKRQA",
+		kernel:  func(k kernel.Kernel) error { _, err := stream.NewKRQA(k, 2, krOK); return err },
+		options: krOK,
+		with:    func(o any) error { _, err := stream.NewKRQA(rbf, 2, o.(stream.KRQAOptions)); return err },
+		inputs:  dimCases("d", func(d int) error { _, err := stream.NewKRQA(rbf, d, krOK); return err }),
+	}, constructor{
+		name:    "stream.NewKHA",
+		kernel:  func(k kernel.Kernel) error { _, err := stream.NewKHA(k, 2, khOK); return err },
+		options: khOK,
+		with:    func(o any) error { _, err := stream.NewKHA(rbf, 2, o.(stream.KHAOptions)); return err },
+		inputs:  dimCases("d", func(d int) error { _, err := stream.NewKHA(rbf, d, khOK); return err }),
+	})
+
+	// features.
+	rffOK := features.RFFOptions{Dim: 16}
+	taylorOK := features.TaylorOptions{Degree: 2}
+	gqOK := features.QuadratureOptions{Dim: 8}
+	add(constructor{
+		name:    "features.NewRFF",
+		rbf:     func(k kernel.RBF) error { _, err := features.NewRFF(k, 2, rffOK); return err },
+		options: rffOK,
+		with:    func(o any) error { _, err := features.NewRFF(rbf, 2, o.(features.RFFOptions)); return err },
+		inputs: append(dimCases("d", func(d int) error { _, err := features.NewRFF(rbf, d, rffOK); return err }),
+			inputCase{"odd Dim for CosSin", func() error { _, err := features.NewRFF(rbf, 2, features.RFFOptions{Dim: 15}); return err }, arg}),
+	}, constructor{
+		name:    "features.NewTaylor",
+		rbf:     func(k kernel.RBF) error { _, err := features.NewTaylor(k, 2, taylorOK); return err },
+		options: taylorOK,
+		with:    func(o any) error { _, err := features.NewTaylor(rbf, 2, o.(features.TaylorOptions)); return err },
+		inputs: append(dimCases("d", func(d int) error { _, err := features.NewTaylor(rbf, d, taylorOK); return err }),
+			inputCase{"Dim above C(d+p, p)", func() error {
+				_, err := features.NewTaylor(rbf, 2, features.TaylorOptions{Degree: 2, Dim: 7})
+				return err
+			}, arg}),
+	}, constructor{
+		name:    "features.NewQuadrature",
+		rbf:     func(k kernel.RBF) error { _, err := features.NewQuadrature(k, 2, gqOK); return err },
+		options: gqOK,
+		with: func(o any) error {
+			_, err := features.NewQuadrature(rbf, 2, o.(features.QuadratureOptions))
+			return err
+		},
+		zeroOK: true, // the full rule of 5 points a dimension
+		inputs: append(dimCases("d", func(d int) error { _, err := features.NewQuadrature(rbf, d, gqOK); return err }),
+			inputCase{"odd Dim", func() error { _, err := features.NewQuadrature(rbf, 2, features.QuadratureOptions{Dim: 7}); return err }, arg},
+			inputCase{"full rule beyond 2²¹ nodes", func() error {
+				_, err := features.NewQuadrature(rbf, 40, features.QuadratureOptions{})
+				return err
+			}, arg}),
+	})
+
+	// sketch.
+	add(constructor{
+		name:    "sketch.New",
+		options: sketch.Options{},
+		with:    func(o any) error { _, err := sketch.New(3, 2, o.(sketch.Options)); return err },
+		zeroOK:  true, // a buffer of 2ℓ
+		inputs: append(dimCases("ℓ", func(ell int) error { _, err := sketch.New(ell, 2, sketch.Options{}); return err }),
+			dimCases("d", func(d int) error { _, err := sketch.New(3, d, sketch.Options{}); return err })...),
+	})
+
+	// kaf.
+	type lmsArgs struct {
+		M   int
+		Eta float64
+	}
+	type klmsArgs struct{ Eta, Epsilon float64 }
+	speed, err := kaf.NewSPEED(rbf, points, kaf.SPEEDOptions{Components: 3})
+	if err != nil {
+		panic(err)
+	}
+	factory := func(m int) (kaf.Filter, error) { return kaf.NewLMS(m, 0.1) }
+	add(constructor{
+		name:    "kaf.NewLMS",
+		options: lmsArgs{M: 3, Eta: 0.1},
+		with:    func(o any) error { a := o.(lmsArgs); _, err := kaf.NewLMS(a.M, a.Eta); return err },
+	}, constructor{
+		name:    "kaf.NewRLS",
+		options: kaf.RLSOptions{},
+		with:    func(o any) error { _, err := kaf.NewRLS(3, o.(kaf.RLSOptions)); return err },
+		zeroOK:  true,                 // λ = 1, δ = 1
+		valid:   []string{"Alpha=-1"}, // ignored by RLS
+		inputs:  dimCases("m", func(m int) error { _, err := kaf.NewRLS(m, kaf.RLSOptions{}); return err }),
+	}, constructor{
+		name:    "kaf.NewExRLS",
+		options: kaf.RLSOptions{},
+		with:    func(o any) error { _, err := kaf.NewExRLS(3, o.(kaf.RLSOptions)); return err },
+		zeroOK:  true,
+		valid:   []string{"Alpha=-1"}, // a state model w(i+1) = −w(i)
+		inputs:  dimCases("m", func(m int) error { _, err := kaf.NewExRLS(m, kaf.RLSOptions{}); return err }),
+	}, constructor{
+		name:    "kaf.NewKLMS",
+		kernel:  func(k kernel.Kernel) error { _, err := kaf.NewKLMS(k, 2, 0.1, 0); return err },
+		options: klmsArgs{Eta: 0.1},
+		with:    func(o any) error { a := o.(klmsArgs); _, err := kaf.NewKLMS(rbf, 2, a.Eta, a.Epsilon); return err },
+		inputs:  dimCases("d", func(d int) error { _, err := kaf.NewKLMS(rbf, d, 0.1, 0); return err }),
+	}, constructor{
+		name: "kaf.NewSPEED",
+		kernel: func(k kernel.Kernel) error {
+			_, err := kaf.NewSPEED(k, points, kaf.SPEEDOptions{Components: 3})
+			return err
+		},
+		options: kaf.SPEEDOptions{Components: 3},
+		with:    func(o any) error { _, err := kaf.NewSPEED(rbf, points, o.(kaf.SPEEDOptions)); return err },
+		valid:   unbounded("Components"), // at most the dictionary's size
+		inputs: matrixCases(func(X mat.Matrix) error {
+			_, err := kaf.NewSPEED(rbf, X, kaf.SPEEDOptions{Components: 3})
+			return err
+		}),
+	}, constructor{
+		name:    "kaf.NewSPEEDFilter",
+		options: kaf.SPEEDFilterOptions{},
+		with: func(o any) error {
+			_, err := kaf.NewSPEEDFilter(speed, factory, o.(kaf.SPEEDFilterOptions))
+			return err
+		},
+		zeroOK: true,                                               // iSPEED, no cap
+		valid:  append(unbounded("MaxDictionary"), "Threshold=-1"), // -1: a frozen dictionary
+		inputs: []inputCase{
+			{"nil map", func() error { _, err := kaf.NewSPEEDFilter(nil, factory, kaf.SPEEDFilterOptions{}); return err }, arg},
+			{"zero map", func() error {
+				_, err := kaf.NewSPEEDFilter(&kaf.SPEED{}, factory, kaf.SPEEDFilterOptions{})
+				return err
+			}, arg},
+			{"nil factory", func() error { _, err := kaf.NewSPEEDFilter(speed, nil, kaf.SPEEDFilterOptions{}); return err }, arg},
+		},
+	})
+
+	// update.
+	eye := mat.NewDense(2, 2, []float64{1, 0, 0, 1})
+	column := mat.NewDense(3, 1, []float64{1, 0, 0})
+	var unfactorized mat.EigenSym
+	var noVectors mat.EigenSym
+	if !noVectors.Factorize(mat.NewSymDense(2, []float64{2, 1, 1, 2}), false) {
+		panic("EigenSym failed")
+	}
+	sym := func(values []float64, vectors mat.Matrix) func() error {
+		return func() error { _, err := update.NewSym(values, vectors); return err }
+	}
+	thin := func(values []float64, vectors mat.Matrix) func() error {
+		return func() error { _, err := update.NewThin(values, vectors); return err }
+	}
+	add(constructor{
+		name: "update.NewSym",
+		inputs: []inputCase{
+			{"nil vectors", sym([]float64{1, 2}, nil), arg},
+			{"(*mat.Dense)(nil) vectors", sym([]float64{1, 2}, nilDense), arg},
+			{"no values for 2×2 vectors", sym(nil, eye), dim},
+			{"3 values for 2×2 vectors", sym([]float64{1, 2, 3}, eye), dim},
+			{"2×1 vectors", sym([]float64{1, 2}, column.Slice(0, 2, 0, 1)), dim},
+			{"NaN value", sym([]float64{1, nan}, eye), nonFinite},
+			{"−Inf in vectors", sym([]float64{1, 2}, withEntry(eye, 1, 0, -inf)), nonFinite},
+			{"vectors not orthonormal", sym([]float64{1, 2}, mat.NewDense(2, 2, []float64{1, 1, 0, 1})), arg},
+			{"empty: documented valid", sym(nil, &mat.Dense{}), nil},
+		},
+	}, constructor{
+		name: "update.NewSymFromEigen",
+		inputs: []inputCase{
+			{"nil", func() error { _, err := update.NewSymFromEigen(nil); return err }, arg},
+			{"not factorized", func() error { _, err := update.NewSymFromEigen(&unfactorized); return err }, arg},
+			{"factorized without vectors", func() error { _, err := update.NewSymFromEigen(&noVectors); return err }, arg},
+		},
+	}, constructor{
+		name: "update.NewThin",
+		inputs: []inputCase{
+			{"nil vectors", thin([]float64{1}, nil), arg},
+			{"(*mat.Dense)(nil) vectors", thin([]float64{1}, nilDense), arg},
+			{"no values", thin(nil, column), dim},
+			{"2 values for 1 column", thin([]float64{1, 2}, column), dim},
+			{"NaN value", thin([]float64{nan}, column), nonFinite},
+			{"+Inf in vectors", thin([]float64{1}, withEntry(column, 2, 0, inf)), nonFinite},
+			{"a column not of unit norm", thin([]float64{1}, mat.NewDense(3, 1, []float64{1, 1, 0})), arg},
+			{"more columns than rows", thin([]float64{1, 2, 3}, mat.NewDense(2, 3, []float64{1, 0, 0, 0, 1, 0})), dim},
+		},
+	})
+
+	// kernel.New: a Spec for each bad kernel that has one, and hostile Specs.
+	add(constructor{
+		name: "kernel.New",
+		kernel: func(k kernel.Kernel) error {
+			s, ok := k.(kernel.Specified)
+			if !ok || reflect.ValueOf(k).Kind() == reflect.Pointer {
+				return errNotApplicable
+			}
+			_, err := kernel.New(s.Spec())
+			return err
+		},
+		options: kernel.Spec{Name: "rbf", Sigma: 1},
+		with:    func(o any) error { _, err := kernel.New(o.(kernel.Spec)); return err },
+		// The fields a kernel does not have are ignored, as documented.
+		valid: []string{"Degree=*", "Coef0=*"},
+		inputs: []inputCase{
+			{"unknown name", func() error { _, err := kernel.New(kernel.Spec{Name: "gauss", Sigma: 1}); return err }, arg},
+			{"an unregistered Func's name", func() error { _, err := kernel.New(kernel.Spec{Name: "contract-test"}); return err }, arg},
+			{"polynomial, γ NaN", func() error {
+				_, err := kernel.New(kernel.Spec{Name: "polynomial", Degree: 2, Gamma: nan})
+				return err
+			}, arg},
+			{"laplacian, σ −0", func() error {
+				_, err := kernel.New(kernel.Spec{Name: "laplacian", Sigma: math.Copysign(0, -1)})
+				return err
+			}, arg},
+		},
+	})
+	add(constructor{
+		name:    "kernel.New",
+		options: kernel.Spec{Name: "polynomial", Degree: 2, Gamma: 1, Coef0: 1},
+		with:    func(o any) error { _, err := kernel.New(o.(kernel.Spec)); return err },
+		// σ is not the polynomial's; (γxᵀy − 1)² is a kernel, and so is any degree ≥ 1
+		// (overflowing where |γxᵀy + c| > 1, which a model reports as ErrNonFinite).
+		valid: append(unbounded("Degree"), "Sigma=*", "Coef0=-1"),
+	})
+	return cs
+}
+
+// approximationOrders are nystrom.NewApproximation's bad landmark orders.
+func approximationOrders() []inputCase {
+	order := func(o ...int) func() error {
+		return func() error {
+			_, err := nystrom.NewApproximation(rbf, points, nystrom.ApproximationOptions{Order: o})
+			return err
+		}
+	}
+	return []inputCase{
+		{"Order with −1", order(0, -1), ikpca.ErrArgument},
+		{"Order with MinInt", order(math.MinInt), ikpca.ErrArgument},
+		{"Order beyond the rows", order(8), ikpca.ErrArgument},
+		{"Order with a row twice", order(1, 2, 1), ikpca.ErrArgument},
+		{"Order, empty: documented valid (no landmark yet)", order(), nil},
+	}
+}
+
+// hostile is an option struct with one field made hostile, named "Field=value" (a
+// nested field "Outer.Field=value").
+type hostile struct {
+	name string
+	opts any
+}
+
+// hostileOptions returns copies of base, a struct, each with one numeric field — at any
+// depth, through nested structs and pointers to structs — set to a hostile value: −1,
+// MinInt and MaxInt for an integer (an enumeration included), NaN, −Inf, +Inf and −1
+// for a float. Unsigned fields (seeds) and booleans take every value, and are left.
+func hostileOptions(base any) []hostile {
+	var out []hostile
+	var walk func(path []int, names []string, t reflect.Type)
+	walk = func(path []int, names []string, t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			p := append(slices.Clone(path), i)
+			n := append(slices.Clone(names), f.Name)
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct {
+				ft = ft.Elem()
+			}
+			var values []any
+			switch ft.Kind() {
+			case reflect.Struct:
+				walk(p, n, ft)
+				continue
+			case reflect.Int, reflect.Int64, reflect.Int32:
+				values = []any{int64(-1), int64(math.MinInt), int64(math.MaxInt)}
+			case reflect.Float64:
+				values = []any{nan, -inf, inf, -1.0}
+			default:
+				continue
+			}
+			for _, v := range values {
+				out = append(out, hostile{fmt.Sprintf("%s=%v", strings.Join(n, "."), v), setField(base, p, v)})
+			}
+		}
+	}
+	walk(nil, nil, reflect.TypeOf(base))
+	return out
+}
+
+// setField returns a copy of base with the field at path set to v, copying every
+// struct a pointer on the path leads to (a nil pointer becomes a zero struct) so that
+// base is not changed.
+func setField(base any, path []int, v any) any {
+	c := reflect.New(reflect.TypeOf(base)).Elem()
+	c.Set(reflect.ValueOf(base))
+	cur := c
+	for _, i := range path {
+		f := cur.Field(i)
+		if f.Kind() == reflect.Pointer {
+			p := reflect.New(f.Type().Elem())
+			if !f.IsNil() {
+				p.Elem().Set(f.Elem())
+			}
+			f.Set(p)
+			f = p.Elem()
+		}
+		cur = f
+	}
+	switch x := v.(type) {
+	case int64:
+		cur.SetInt(x)
+	case float64:
+		cur.SetFloat(x)
+	}
+	return c.Interface()
+}
+
+// try calls f, turning a panic into a test error.
+func try(t *testing.T, what string, f func() error) (err error) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Errorf("%s panics: %v", what, r)
+			err = errPanicked
+		}
+	}()
+	return f()
+}
+
+// kindsOf returns the ikpca kinds err wraps.
+func kindsOf(err error) []error {
+	var out []error
+	for _, k := range []error{ikpca.ErrDimension, ikpca.ErrNonFinite, ikpca.ErrEmpty, ikpca.ErrArgument,
+		ikpca.ErrEncoding, ikpca.ErrNotConverged} {
+		if errors.Is(err, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// TestConstructorContract walks every constructor with every bad kernel (an error
+// wrapping ikpca.ErrArgument), zero-valued options (an error wrapping one kind, or
+// success where the zero value is documented as valid), every hostile option (an error
+// wrapping one kind, or success where documented), and bad matrices, dimensions and
+// other arguments (the documented kind). No call may panic.
+func TestConstructorContract(t *testing.T) {
+	counts := map[string]int{}
+	for _, c := range constructors() {
+		t.Run(c.name, func(t *testing.T) {
+			// want checks one call's error: exactly one kind, that one if kind is
+			// not nil, or success if documented.
+			want := func(what string, err error, kind error, mayPass bool) {
+				t.Helper()
+				if err == errNotApplicable || err == errPanicked {
+					return
+				}
+				counts[c.name]++
+				if err == nil {
+					if !mayPass {
+						t.Errorf("%s: no error, want one wrapping %v", what, orAnyKind(kind))
+					}
+					return
+				}
+				ks := kindsOf(err)
+				if len(ks) != 1 || (kind != nil && ks[0] != kind) {
+					t.Errorf("%s: %v wraps %v, want exactly %v", what, err, ks, orAnyKind(kind))
+				}
+				// The package's own sentinel of the kind ("kpca: invalid argument")
+				// comes first.
+				if pkg, _, _ := strings.Cut(c.name, "."); !strings.HasPrefix(err.Error(), pkg+": ") {
+					t.Errorf("%s: %q does not wrap %s's sentinel first", what, err, pkg)
+				}
+			}
+			if c.kernel != nil {
+				if err := try(t, "a valid kernel", func() error { return c.kernel(rbf) }); err != nil {
+					t.Fatalf("with a valid kernel: %v", err)
+				}
+				for _, b := range badKernels {
+					want("kernel "+b.name, try(t, b.name, func() error { return c.kernel(b.k) }), ikpca.ErrArgument, false)
+				}
+			}
+			if c.rbf != nil {
+				if err := try(t, "a valid kernel", func() error { return c.rbf(rbf) }); err != nil {
+					t.Fatalf("with a valid kernel: %v", err)
+				}
+				for _, b := range badRBFs() {
+					want("kernel "+b.name, try(t, b.name, func() error { return c.rbf(b.k) }), ikpca.ErrArgument, false)
+				}
+			}
+			if c.options != nil {
+				if err := try(t, "valid options", func() error { return c.with(c.options) }); err != nil {
+					t.Fatalf("with valid options %+v: %v", c.options, err)
+				}
+				zero := reflect.Zero(reflect.TypeOf(c.options)).Interface()
+				err := try(t, "zero options", func() error { return c.with(zero) })
+				if c.zeroOK && err != nil {
+					t.Errorf("zero options, documented as valid: %v", err)
+				}
+				want("zero options", err, nil, c.zeroOK)
+				for _, h := range hostileOptions(c.options) {
+					want("option "+h.name, try(t, h.name, func() error { return c.with(h.opts) }), nil, c.documented(h.name))
+				}
+			}
+			for _, in := range c.inputs {
+				err := try(t, in.name, in.call)
+				if in.kind == nil && err != nil && err != errPanicked {
+					t.Errorf("%s, documented as valid: %v", in.name, err)
+				}
+				want(in.name, err, in.kind, in.kind == nil)
+			}
+		})
+	}
+	t.Logf("%d constructors, %d calls", len(counts), sum(counts))
+	logged := map[string]bool{}
+	for _, c := range constructors() {
+		if !logged[c.name] {
+			logged[c.name] = true
+			t.Logf("%-26s %3d calls", c.name, counts[c.name])
+		}
+	}
+}
+
+// orAnyKind names kind, or any ikpca kind if kind is nil.
+func orAnyKind(kind error) any {
+	if kind == nil {
+		return "one ikpca kind"
+	}
+	return kind
+}
+
+func sum(m map[string]int) (s int) {
+	for _, v := range m {
+		s += v
+	}
+	return s
+}
+
+// TestContractCoversEveryConstructor parses the source of every library package (not
+// internal/, cmd/, bench/, beam/ or modeltest) and checks that the walker has an entry
+// for every exported top-level function whose name starts with New or Fit, or is Choose,
+// and that returns an error: a constructor added later cannot escape it.
+func TestContractCoversEveryConstructor(t *testing.T) {
+	have := map[string]bool{}
+	for _, c := range constructors() {
+		have[c.name] = true
+	}
+	skip := map[string]bool{"internal": true, "cmd": true, "bench": true, "beam": true, "modeltest": true, "testdata": true}
+	var found []string
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && (skip[d.Name()] || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			fd, ok := decl.(*ast.FuncDecl)
+			if !ok || fd.Recv != nil || !fd.Name.IsExported() || fd.Type.Results == nil {
+				continue
+			}
+			n := fd.Name.Name
+			if !strings.HasPrefix(n, "New") && !strings.HasPrefix(n, "Fit") && n != "Choose" {
+				continue
+			}
+			for _, r := range fd.Type.Results.List {
+				if id, ok := r.Type.(*ast.Ident); ok && id.Name == "error" {
+					found = append(found, f.Name.Name+"."+n)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(found)
+	t.Logf("constructors in the source: %v", found)
+	if len(found) < 20 {
+		t.Fatalf("found %d constructors: the parse is wrong", len(found))
+	}
+	for _, name := range found {
+		if !have[name] {
+			t.Errorf("%s is a constructor that returns an error, but the walker (constructors) has no entry for it", name)
+		}
+	}
+	for name := range have {
+		if !slices.Contains(found, name) {
+			t.Errorf("the walker has an entry for %s, which the source does not define", name)
+		}
+	}
+}

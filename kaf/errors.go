@@ -1,0 +1,108 @@
+package kaf
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/check"
+)
+
+// errs are the package's errors (exported below), and report bad arguments through them.
+var errs = check.NewKinds("kaf")
+
+// Errors returned by the package, wrapped with details; test with errors.Is. Each wraps
+// the ikpca error of the same name, so that errors.Is(err, ikpca.ErrDimension) holds as
+// well, and every error the package returns wraps exactly one of them — errors of the
+// packages it calls (kernel, kpca) and of a SPEEDFilter's factory included. On any
+// error a filter or a feature map is left exactly as it was.
+var (
+	// ErrDimension reports a feature vector, input, weight vector or destination of the
+	// wrong length.
+	ErrDimension = errs.Dimension
+	// ErrNonFinite reports a NaN or infinite input, desired output, weight or series
+	// value, or a prediction, error or weight update that is not finite (finite inputs
+	// of absurd size: the update is refused, not stored).
+	ErrNonFinite = errs.NonFinite
+	// ErrEmpty reports a series too short for what is asked of it: an empty series to
+	// Standardise, fewer than order + horizon values to Embed.
+	ErrEmpty = errs.Empty
+	// ErrArgument reports any other invalid argument: an impossible option or size, a
+	// kernel that kernel.Validate refuses, a nil argument, a zero filter or map (only
+	// the constructors make them), a factory that fails or makes a filter of the wrong
+	// dimension, a dictionary whose Gram matrix has no positive eigenvalue, and
+	// Mackey–Glass options whose integration leaves the positive finite numbers.
+	ErrArgument = errs.Argument
+	// ErrNotConverged reports a numerical failure on valid input: an eigensolver that
+	// did not converge (SPEED), an RLS filter whose inverse correlation matrix has lost
+	// its positive definiteness to rounding.
+	ErrNotConverged = errs.NotConverged
+)
+
+// kinds pairs each ikpca kind with the package's sentinel of the same name.
+var kinds = [...]struct{ kind, own error }{
+	{ikpca.ErrDimension, ErrDimension},
+	{ikpca.ErrNonFinite, ErrNonFinite},
+	{ikpca.ErrEmpty, ErrEmpty},
+	{ikpca.ErrArgument, ErrArgument},
+	{ikpca.ErrEncoding, errs.Encoding},
+	{ikpca.ErrNotConverged, ErrNotConverged},
+}
+
+// wrap returns err, an error of a package kaf calls (kernel, kpca) or of a caller's
+// function (a SPEEDFilter's factory, a Filter's SetWeights), under a description of
+// what failed and wrapped in kaf's sentinel of err's ikpca kind, so that errors.Is holds
+// with kaf's sentinel as with ikpca's and the other package's. An error that wraps no
+// kind is the caller's function refusing an argument of kaf's, and is ErrArgument.
+func wrap(err error, format string, args ...any) error {
+	own := ErrArgument
+	for _, k := range kinds {
+		if errors.Is(err, k.kind) {
+			own = k.own
+			break
+		}
+	}
+	return fmt.Errorf("%w: %s: %w", own, fmt.Sprintf(format, args...), err)
+}
+
+// finite reports whether v is neither NaN nor infinite.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// checkSample reports a feature vector or input of the wrong length (ErrDimension), or
+// a non-finite value in it or in the desired output d (ErrNonFinite).
+func checkSample(phi []float64, m int, d float64) error {
+	if len(phi) != m {
+		return fmt.Errorf("%w: vector of length %d, want %d", ErrDimension, len(phi), m)
+	}
+	if !finite(d) {
+		return fmt.Errorf("%w: desired output %v", ErrNonFinite, d)
+	}
+	for i, v := range phi {
+		if !finite(v) {
+			return fmt.Errorf("%w: coordinate %d is %v", ErrNonFinite, i, v)
+		}
+	}
+	return nil
+}
+
+// finiteStep reports whether every a·(w[i] + c·x[i]) is finite — the weights an update
+// w ← a·(w + c·x) would store — without writing them, so that an update that would
+// overflow can be refused with the filter unchanged. One pass of multiply–adds: the sum
+// of the values times zero is NaN exactly when one of them is NaN or infinite.
+func finiteStep(a, c float64, x, w []float64) bool {
+	var s float64
+	for i, v := range x {
+		s += a * (w[i] + c*v) * 0
+	}
+	return s == 0
+}
+
+// prediction returns y, or ErrNonFinite if it is not finite: finite inputs so large
+// that the prediction overflows.
+func prediction(y float64) (float64, error) {
+	if !finite(y) {
+		return 0, fmt.Errorf("%w: the prediction overflows (%v)", ErrNonFinite, y)
+	}
+	return y, nil
+}
