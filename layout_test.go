@@ -17,12 +17,15 @@ var levels = map[string]int{
 	".": 0,
 
 	"internal/vec": 1, "internal/parallel": 1, "internal/wire": 1, "internal/sign": 1,
-	"internal/backend": 1, "data": 1,
+	"internal/backend": 1,
 	// Oracles and helpers of the tests and programs that import nothing of the module.
 	"internal/oracle": 1, "internal/lapackref": 1, "internal/allocs": 1,
 	"internal/table": 1, "internal/resident": 1,
 
 	"internal/check": 2,
+
+	// Beside the numerical core: the data sets and their reader.
+	"data": 3,
 
 	"native": 3, "secular": 3,
 
