@@ -58,7 +58,8 @@ const shuffleStream = 0x7ac
 // Shuffled returns the first n rows of X in a seeded random order (a permutation of all
 // the rows drawn by PCG from seed), as a new matrix: a sample of n points without
 // replacement that is the same on every machine for the same seed, and whose first rows
-// are those of any larger n. n ≤ 0, or more than X has rows, means all of them.
+// are those of any larger n. n ≤ 0, or more than X has rows, means all of them. Like
+// gonum's methods it panics on a programming error: a Dataset without X.
 func (d Dataset) Shuffled(n int, seed uint64) *mat.Dense {
 	rows, cols := d.X.Dims()
 	if n <= 0 || n > rows {
