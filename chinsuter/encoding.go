@@ -1,24 +1,22 @@
 package chinsuter
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"math"
-	"unicode/utf8"
 
+	"github.com/ikpca/ikpca/internal/kernelwire"
 	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/kernel"
 )
 
-// Encoding, version 1: the frame of package internal/wire (magic "IKPCACHS", the
+// Encoding, version 2: the frame of package internal/wire (magic "IKPCACHS", the
 // version, the body's length, the body, a SHA-256 of everything before it) around the
 // body below, all integers and floats little-endian (docs/design.md, "Chin–Suter
 // encoding"):
 //
-//	name         uint32 length (≤ 255), then the kernel Spec's name
-//	kernel       float64 σ, int64 degree, float64 γ, float64 c (kernel.Spec: Sigma,
-//	             Degree, Gamma, Coef0)
+//	kernel       the kernel's Spec in the layout of internal/kernelwire: uint32 name
+//	             length (≤ 255), the name, float64 σ, float64 γ, int64 degree, float64 c
 //	options      uint64 Components; uint8 1 if compressed, else 0; uint64 PreImages,
 //	             uint64 MaxIter, float64 Tol (all zero without compression)
 //	sizes        uint64 d (dimension), n (points seen), N (expansion points),
@@ -37,94 +35,40 @@ import (
 // may differ from a kernel given by γ in the last bits — so that a decoded model reads
 // and grows exactly as the encoded one. The compressed form is encoded the same way: its
 // expansion points are the pre-images. The remaining Stats (Points, Expansion,
-// Components, PreImages) are n, N, r and N or 0, and are not stored.
+// Components, PreImages) are n, N, r and N or 0, and are not stored. Version 1 (the
+// kernel's degree before γ) is not read.
 const (
 	encodingMagic   = "IKPCACHS"
-	encodingVersion = 1
-	maxNameLen      = 255
-	// headerFixed is the length of the body after the kernel's name and before the
-	// floats: the kernel's four numbers, the options, the sizes, the trace and the
-	// stats.
-	headerFixed = 4*8 + 8 + 1 + 3*8 + 4*8 + 8 + 8 + 1 + 3*8
+	encodingVersion = 2
+	// headerFixed is the length of the body after the kernel's Spec and before the
+	// floats: the options, the sizes, the trace and the stats.
+	headerFixed = 8 + 1 + 3*8 + 4*8 + 8 + 8 + 1 + 3*8
 )
 
-// bodyLength returns the length of the body of md's encoding, for a kernel name of
-// nameLen bytes.
-func (md *Model) bodyLength(nameLen int) int {
+// bodyLength returns the length of the body of md's encoding after the kernel's Spec.
+func (md *Model) bodyLength() int {
 	N, d, r := md.pts.r, md.d, len(md.sv)
-	return 4 + nameLen + headerFixed + 8*(N*d+N*(N+1)/2+N*r+r+N)
+	return headerFixed + 8*(N*d+N*(N+1)/2+N*r+r+N)
 }
 
-// spec returns the Spec of md's kernel, checked for the encoding: the kernel must
-// describe itself (kernel.Specified: every built-in kernel and kernel.Func), with a name
-// of at most 255 bytes.
-func (md *Model) spec() (kernel.Spec, error) {
+// format is the encoding's frame, its name in errors and its error kinds.
+var format = wire.Format{Magic: encodingMagic, Version: encodingVersion, What: "Chin–Suter model",
+	Argument: ErrArgument, Encoding: ErrEncoding}
+
+// body returns the body of md's encoding, its length and its writer. A zero Model, or a
+// kernel that cannot be encoded (kernelwire.Of), is an ErrArgument.
+func (md *Model) body() (wire.Body, error) {
 	if md.kern == nil {
-		return kernel.Spec{}, errZero
-	}
-	sk, ok := md.kern.(kernel.Specified)
-	if !ok {
-		return kernel.Spec{}, fmt.Errorf("%w: kernel %T cannot be described (implement kernel.Specified)", ErrArgument, md.kern)
-	}
-	spec := sk.Spec()
-	if len(spec.Name) > maxNameLen {
-		return kernel.Spec{}, fmt.Errorf("%w: kernel name of %d bytes, at most %d", ErrArgument, len(spec.Name), maxNameLen)
-	}
-	return spec, nil
-}
-
-// MarshalBinary encodes the model — kernel, options, expansion points, their kernel
-// matrix, coefficients, singular values and mean — in the format above: N·d + N²/2 +
-// N·(r + 1) numbers for an expansion of N points, every point seen in the exact form
-// and at most (r+1)·n′ pre-images compressed. It implements encoding.BinaryMarshaler
-// and leaves the model unchanged. The kernel must describe itself (kernel.Specified:
-// every built-in kernel and kernel.Func; ErrArgument otherwise); a Func's function is
-// not encoded, only its name, and UnmarshalBinary finds it again in the kernel registry
-// (kernel.Register). A zero Model is an ErrArgument.
-func (md *Model) MarshalBinary() ([]byte, error) {
-	spec, err := md.spec()
-	if err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	b.Grow(wire.Overhead + md.bodyLength(len(spec.Name)))
-	if _, err := md.MarshalBinaryTo(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// MarshalBinaryTo writes the encoding MarshalBinary returns to w, 64 KiB at a time —
-// the exact form's kernel matrix is never copied whole — and returns the number of
-// bytes written. A nil w, a zero Model or a kernel that cannot be encoded is an error
-// wrapping ErrArgument; an error of w is returned as it is.
-func (md *Model) MarshalBinaryTo(w io.Writer) (int, error) {
-	if w == nil || isNilPointer(w) {
-		return 0, fmt.Errorf("%w: nil writer", ErrArgument)
-	}
-	spec, err := md.spec()
-	if err != nil {
-		return 0, err
+		return wire.Body{}, errZero
 	}
 	N, r := md.pts.r, len(md.sv)
-	bit := func(b bool) uint8 {
-		if b {
-			return 1
-		}
-		return 0
-	}
-	return wire.WriteFrame(w, encodingMagic, encodingVersion, uint64(md.bodyLength(len(spec.Name))), func(f *wire.Fields) {
-		f.U32(uint32(len(spec.Name)))
-		f.Bytes([]byte(spec.Name))
-		f.F64(spec.Sigma)
-		f.U64(uint64(int64(spec.Degree)))
-		f.F64(spec.Gamma, spec.Coef0)
+	return kernelwire.Body(md.kern, ErrArgument, wire.Body{Len: uint64(md.bodyLength()), Write: func(f *wire.Fields) {
 		f.U64(uint64(md.opts.Components))
 		var c Compression
 		if md.opts.Compression != nil {
 			c = *md.opts.Compression
 		}
-		f.U8(bit(md.opts.Compression != nil))
+		f.Bool(md.opts.Compression != nil)
 		f.U64(uint64(c.PreImages))
 		f.U64(uint64(c.MaxIter))
 		f.F64(c.Tol)
@@ -135,7 +79,7 @@ func (md *Model) MarshalBinaryTo(w io.Writer) (int, error) {
 		f.F64(md.trace)
 		st := md.stats
 		f.U64(uint64(st.NewDirections))
-		f.U8(bit(st.Compressed))
+		f.Bool(st.Compressed)
 		f.F64(st.ResidualComponents, st.ResidualMean, st.Orthogonality)
 		f.F64(md.pts.a...)
 		for i := range N {
@@ -144,8 +88,25 @@ func (md *Model) MarshalBinaryTo(w io.Writer) (int, error) {
 		f.F64(md.alpha.a...)
 		f.F64(md.sv...)
 		f.F64(md.nu...)
-	})
+	}})
 }
+
+// MarshalBinary encodes the model — kernel, options, expansion points, their kernel
+// matrix, coefficients, singular values and mean — in the format above: N·d + N²/2 +
+// N·(r + 1) numbers for an expansion of N points, every point seen in the exact form
+// and at most (r+1)·n′ pre-images compressed. It implements encoding.BinaryMarshaler
+// and leaves the model unchanged. The kernel must describe itself (kernel.Specified:
+// every built-in kernel and kernel.Func, with a name of at most 255 bytes of UTF-8;
+// ErrArgument otherwise); a Func's function is not encoded, only its name, and
+// UnmarshalBinary finds it again in the kernel registry (kernel.Register). A zero Model
+// is an ErrArgument.
+func (md *Model) MarshalBinary() ([]byte, error) { return format.Marshal(md.body) }
+
+// MarshalBinaryTo writes the encoding MarshalBinary returns to w, 64 KiB at a time —
+// the exact form's kernel matrix is never copied whole — and returns the number of
+// bytes written. A nil w, a zero Model or a kernel that cannot be encoded is an error
+// wrapping ErrArgument; an error of w is returned as it is.
+func (md *Model) MarshalBinaryTo(w io.Writer) (int, error) { return format.MarshalTo(w, md.body) }
 
 // UnmarshalBinary replaces md — a zero Model or any other — by the model encoded in
 // data (by MarshalBinary or MarshalBinaryTo). It implements encoding.BinaryUnmarshaler.
@@ -169,12 +130,7 @@ func (md *Model) MarshalBinaryTo(w io.Writer) (int, error) {
 // a model. The checks cost N² kernel values and O(N²·r) flops. On error md is
 // unchanged.
 func (md *Model) UnmarshalBinary(data []byte) error {
-	got, err := decode(data)
-	if err != nil {
-		return err
-	}
-	*md = *got
-	return nil
+	return kernelwire.Unmarshal(format, md, data, headerFixed, decode)
 }
 
 // UnmarshalBinaryFrom reads one encoding from r — exactly its bytes, the length its
@@ -183,37 +139,15 @@ func (md *Model) UnmarshalBinary(data []byte) error {
 // encoding is an ErrEncoding (wrapping io.ErrUnexpectedEOF too), and another error of r
 // is returned as it is. On error md is unchanged.
 func (md *Model) UnmarshalBinaryFrom(r io.Reader) (int, error) {
-	if r == nil || isNilPointer(r) {
-		return 0, fmt.Errorf("%w: nil reader", ErrArgument)
-	}
-	data, n, err := wire.ReadFrame(r, encodingMagic, ErrEncoding, "Chin–Suter model")
-	if err != nil {
-		return n, err
-	}
-	return n, md.UnmarshalBinary(data)
+	return format.UnmarshalFrom(r, md.UnmarshalBinary)
 }
 
 // maxCount bounds n, the points seen, so that it converts to float64 exactly.
 const maxCount = 1 << 53
 
-// decode reads an encoded model.
-func decode(data []byte) (*Model, error) {
-	_, body, err := wire.OpenFrame(data, encodingMagic, ErrEncoding, "Chin–Suter model", encodingVersion)
-	if err != nil {
-		return nil, err
-	}
-	dec := wire.NewReader(body)
-	if dec.Len() < 4 {
-		return nil, fmt.Errorf("%w: a body of %d bytes", ErrEncoding, dec.Len())
-	}
-	nameLen := dec.U32()
-	if nameLen > maxNameLen || uint64(nameLen)+headerFixed > uint64(dec.Len()) {
-		return nil, fmt.Errorf("%w: kernel name of %d bytes", ErrEncoding, nameLen)
-	}
-	spec := kernel.Spec{Name: string(dec.Bytes(int(nameLen)))}
-	spec.Sigma = dec.F64()
-	degree := int64(dec.U64())
-	spec.Gamma, spec.Coef0 = dec.F64(), dec.F64()
+// decode reads the body of an encoded model after its kernel k: the header (of
+// headerFixed bytes, there), then the rest, checked as it is read.
+func decode(k kernel.Kernel, dec *wire.Reader) (*Model, error) {
 	components := dec.U64()
 	compressed := dec.U8()
 	preImages, maxIter, tol := dec.U64(), dec.U64(), dec.F64()
@@ -225,10 +159,6 @@ func decode(data []byte) (*Model, error) {
 
 	// The header: small integers, flags of 0 or 1, finite numbers.
 	const small = 1 << 31
-	if degree < math.MinInt32 || degree > math.MaxInt32 {
-		return nil, fmt.Errorf("%w: kernel degree %d", ErrEncoding, degree)
-	}
-	spec.Degree = int(degree)
 	if components >= small || preImages >= small || maxIter >= small || newDirections >= small || compressed > 1 || lastCompressed > 1 {
 		return nil, fmt.Errorf("%w: options or stats out of range", ErrEncoding)
 	}
@@ -242,10 +172,6 @@ func decode(data []byte) (*Model, error) {
 		opts.Compression = &Compression{PreImages: int(preImages), MaxIter: int(maxIter), Tol: tol}
 	} else if preImages != 0 || maxIter != 0 || math.Float64bits(tol) != 0 {
 		return nil, fmt.Errorf("%w: compression settings without compression", ErrEncoding)
-	}
-	k, err := decodeKernel(spec)
-	if err != nil {
-		return nil, err
 	}
 	md, err := newModel(k, opts)
 	if err != nil {
@@ -384,36 +310,4 @@ func checkKernelMatrix(md *Model, pts, ka dense) error {
 		}
 	}
 	return nil
-}
-
-// decodeKernel rebuilds the kernel of an encoding by kernel.New: a built-in one, whose
-// Spec must be the encoded one bit for bit (so that the model encodes to the same
-// bytes), or a registered kernel.Func, whose Spec must be the encoded one too. Any
-// failure is an ErrEncoding: a name neither built in nor registered cannot be decoded
-// in this process.
-func decodeKernel(spec kernel.Spec) (kernel.Kernel, error) {
-	if !utf8.ValidString(spec.Name) {
-		return nil, fmt.Errorf("%w: kernel name is not UTF-8", ErrEncoding)
-	}
-	k, err := kernel.New(spec)
-	if err != nil {
-		if !kernel.IsBuiltin(spec.Name) {
-			return nil, fmt.Errorf("%w: kernel %q is neither built in nor registered (kernel.Register): %v", ErrEncoding, spec.Name, err)
-		}
-		return nil, fmt.Errorf("%w: %v", ErrEncoding, err)
-	}
-	sk, ok := k.(kernel.Specified)
-	if !ok || !sameSpec(sk.Spec(), spec) {
-		return nil, fmt.Errorf("%w: kernel %+v is not as the kernel describes itself", ErrEncoding, spec)
-	}
-	return k, nil
-}
-
-// sameSpec reports whether two Specs are the same bit for bit (−0 and +0 differ), so
-// that a decoded model encodes to the same bytes.
-func sameSpec(a, b kernel.Spec) bool {
-	return a.Name == b.Name && a.Degree == b.Degree &&
-		math.Float64bits(a.Sigma) == math.Float64bits(b.Sigma) &&
-		math.Float64bits(a.Gamma) == math.Float64bits(b.Gamma) &&
-		math.Float64bits(a.Coef0) == math.Float64bits(b.Coef0)
 }

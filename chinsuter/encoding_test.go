@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/kernelwire"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/kernel"
@@ -19,7 +20,7 @@ import (
 // offsets of an encoding's fields after the kernel's name (see encoding.go).
 const (
 	offSigma      = 0
-	offDegree     = 8
+	offDegree     = 16 // after σ and γ
 	offComponents = 32
 	offCompressed = 40 // uint8
 	offPreImages  = 41
@@ -119,7 +120,7 @@ func TestEncoding(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if want := wire.Overhead + md.bodyLength(len(md.kern.(kernel.Specified).Spec().Name)); len(data) != want {
+		if want := wire.Overhead + kernelwire.Len(md.kern.(kernel.Specified).Spec()) + md.bodyLength(); len(data) != want {
 			t.Errorf("%s: %d bytes, want %d", name, len(data), want)
 		}
 		var buf bytes.Buffer
@@ -205,7 +206,8 @@ func TestEncodingRefused(t *testing.T) {
 			{"truncated", nil, good[:len(good)-1]},
 			{"an extra byte", nil, append(bytes.Clone(good), 0)},
 			{"another magic", func(b []byte) { b[0] = 'J' }, nil},
-			{"version 2", func(b []byte) { b[8] = 2 }, nil},
+			{"version 1", func(b []byte) { b[8] = 1 }, nil},
+			{"version 3", func(b []byte) { b[8] = 3 }, nil},
 			{"a name longer than the data", func(b []byte) { binary.LittleEndian.PutUint32(b[offName:], 1<<20) }, nil},
 			{"a kernel neither built in nor registered", func(b []byte) { copy(b[offName+4:], "xyz") }, nil},
 			{"a non-canonical kernel name", func(b []byte) { copy(b[offName+4:], "RBF") }, nil},

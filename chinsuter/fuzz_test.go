@@ -93,7 +93,7 @@ func FuzzLoadModel(f *testing.F) {
 		}
 		f.Add(b[:len(b)-sha256.Size])
 	}
-	f.Add([]byte(encodingMagic + "\x01\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00rbf"))
+	f.Add([]byte(encodingMagic + "\x02\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00rbf"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, in := range [][]byte{data, seal(data)} {
 			var m Model

@@ -1,7 +1,6 @@
 package kpca
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
@@ -99,6 +98,39 @@ func (md *Model) header(n int) ([]byte, error) {
 	return b, nil
 }
 
+// format is the encoding's frame, its name in errors and its error kinds.
+var format = wire.Format{Magic: encodingMagic, Version: encodingVersion, What: encodingWhat,
+	Argument: ErrArgument, Encoding: ErrEncoding}
+
+// body returns the body of md's encoding, its length and its writer: a zero Model, or a
+// kernel that cannot describe itself, is an ErrArgument.
+func (md *Model) body() (wire.Body, error) {
+	if err := md.ready(); err != nil {
+		return wire.Body{}, err
+	}
+	b := md.basis()
+	n := len(b.values)
+	header, err := md.header(n)
+	if err != nil {
+		return wire.Body{}, err
+	}
+	length := 4 + uint64(len(header)) + 8*uint64(encodingFloats(md.m, md.d, n))
+	return wire.Body{Len: length, Write: func(f *wire.Fields) {
+		f.U32(uint32(len(header)))
+		f.Bytes(header)
+		f.F64(md.x[:md.m*md.d]...)
+		f.F64(b.values...)
+		for i := range md.m {
+			if n > 0 {
+				f.F64(b.vecs.Data[i*b.vecs.Stride : i*b.vecs.Stride+n]...)
+			}
+		}
+		f.F64(md.rowSum[:md.m]...)
+		c := md.cert
+		f.F64(md.total, md.self, c.posNorm, c.negNorm, c.posTrace, c.negTrace, c.slack, c.sumErr)
+	}}, nil
+}
+
 // MarshalBinaryTo writes the encoding of the model to w (the format above) as it is
 // produced, never holding it all in memory — an exact model of m points encodes
 // O(m²) bytes — and returns the number of bytes written. The kernel must describe itself
@@ -106,55 +138,11 @@ func (md *Model) header(n int) ([]byte, error) {
 // program must have registered with kernel.Register). A nil w, a zero Model and a kernel
 // that cannot describe itself are errors wrapping ErrArgument; an error of w is
 // returned as it is, with the bytes written before it.
-func (md *Model) MarshalBinaryTo(w io.Writer) (int, error) {
-	if isNil(w) {
-		return 0, fmt.Errorf("%w: nil writer", ErrArgument)
-	}
-	if err := md.ready(); err != nil {
-		return 0, err
-	}
-	b := md.basis()
-	n := len(b.values)
-	header, err := md.header(n)
-	if err != nil {
-		return 0, err
-	}
-	length := 4 + uint64(len(header)) + 8*uint64(encodingFloats(md.m, md.d, n))
-	fw := wire.NewWriter(w, encodingMagic, encodingVersion, length)
-	bw := bufio.NewWriterSize(fw, 1<<16)
-	var buf [8]byte
-	binary.LittleEndian.PutUint32(buf[:4], uint32(len(header)))
-	bw.Write(buf[:4])
-	bw.Write(header)
-	putF := func(xs ...float64) {
-		for _, v := range xs {
-			binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
-			bw.Write(buf[:])
-		}
-	}
-	putF(md.x[:md.m*md.d]...)
-	putF(b.values...)
-	for i := range md.m {
-		if n > 0 {
-			putF(b.vecs.Data[i*b.vecs.Stride : i*b.vecs.Stride+n]...)
-		}
-	}
-	putF(md.rowSum[:md.m]...)
-	c := md.cert
-	putF(md.total, md.self, c.posNorm, c.negNorm, c.posTrace, c.negTrace, c.slack, c.sumErr)
-	bw.Flush() // its error, the writer's, is fw's too
-	return fw.Close()
-}
+func (md *Model) MarshalBinaryTo(w io.Writer) (int, error) { return format.MarshalTo(w, md.body) }
 
 // MarshalBinary returns the encoding of the model (see MarshalBinaryTo), which
 // UnmarshalBinary restores bit for bit. It implements encoding.BinaryMarshaler.
-func (md *Model) MarshalBinary() ([]byte, error) {
-	var buf bytes.Buffer
-	if _, err := md.MarshalBinaryTo(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
+func (md *Model) MarshalBinary() ([]byte, error) { return format.Marshal(md.body) }
 
 // UnmarshalBinary restores the model from an encoding written by MarshalBinary or
 // MarshalBinaryTo — exactly one, nothing before or after it — replacing md entirely:
@@ -168,7 +156,7 @@ func (md *Model) MarshalBinary() ([]byte, error) {
 // with kernel.Register under its name; if not, the error wraps ErrArgument. On error md
 // is unchanged.
 func (md *Model) UnmarshalBinary(data []byte) error {
-	_, body, err := wire.OpenFrame(data, encodingMagic, ErrEncoding, encodingWhat, encodingVersion)
+	body, err := format.Open(data)
 	if err != nil {
 		return err
 	}
@@ -188,14 +176,7 @@ func (md *Model) UnmarshalBinary(data []byte) error {
 // (and io.ErrUnexpectedEOF); another error of r is returned as it is. On error md is
 // unchanged.
 func (md *Model) UnmarshalBinaryFrom(r io.Reader) (int, error) {
-	if isNil(r) {
-		return 0, fmt.Errorf("%w: nil reader", ErrArgument)
-	}
-	data, n, err := wire.ReadFrame(r, encodingMagic, ErrEncoding, encodingWhat)
-	if err != nil {
-		return n, err
-	}
-	return n, md.UnmarshalBinary(data)
+	return format.UnmarshalFrom(r, md.UnmarshalBinary)
 }
 
 // decode returns the model of an encoding's body, checked as UnmarshalBinary says.

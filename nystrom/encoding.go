@@ -1,27 +1,25 @@
 package nystrom
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"math"
-	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/kernelwire"
 	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/kernel"
 )
 
-// Encoding, version 2: the frame of package internal/wire (magic "IKPCANYS", the
+// Encoding, version 3: the frame of package internal/wire (magic "IKPCANYS", the
 // version, the body's length, the body, a SHA-256 of everything before it) around the
 // body below, all integers and floats little-endian (docs/design.md, "Nyström kernel
 // PCA"):
 //
-//	name       uint32 length (≤ 255), then the kernel Spec's name
-//	kernel     float64 σ, int64 degree, float64 γ, float64 c (kernel.Spec: Sigma,
-//	           Degree, Gamma, Coef0; γ is the polynomial's, or an RBF's or Laplacian's
-//	           given by γ, with σ zero)
+//	kernel     the kernel's Spec in the layout of internal/kernelwire: uint32 name
+//	           length (≤ 255), the name, float64 σ, float64 γ, int64 degree, float64 c
+//	           (γ is the polynomial's, or an RBF's or Laplacian's given by γ, with σ zero)
 //	options    uint32 landmark strategy, uint64 seed, float64 tolerance,
 //	           uint8 flags (bit 0: Uncentred; the others zero)
 //	sizes      uint64 r (landmarks), d (dimension), p (features r'), n (points)
@@ -36,87 +34,42 @@ import (
 // Floats are stored bit for bit, both halves of the compensated sums included, so that
 // a decoded model reads, merges and grows exactly as the encoded one. The feature map is
 // stored rather than recomputed from the landmarks, so that every worker of a
-// distributed fit uses the same map bits whatever its BLAS. Version 1 (the frame of
-// package wire's Open, without the body's length, and without the flags) is no longer
-// read.
+// distributed fit uses the same map bits whatever its BLAS. Versions 1 (the frame of
+// package wire's Open, without the body's length, and without the flags) and 2 (the
+// kernel's degree before γ) are no longer read.
 const (
 	encodingMagic   = "IKPCANYS"
-	encodingVersion = 2
-	maxNameLen      = 255
-	// headerFixed is the length of the body after the kernel's name and before the
-	// floats: the kernel's four numbers, the options and the sizes.
-	headerFixed = 4*8 + 4 + 8 + 8 + 1 + 4*8
+	encodingVersion = 3
+	// headerFixed is the length of the body after the kernel's Spec and before the
+	// floats: the options and the sizes.
+	headerFixed = 4 + 8 + 8 + 1 + 4*8
 	// flagUncentred is the flag of Options.Uncentred.
 	flagUncentred = 1
 )
 
-// bodyLength returns the length of the body of m's encoding, for a kernel name of
-// nameLen bytes.
-func (m *Model) bodyLength(nameLen int) int {
+// bodyLength returns the length of the body of m's encoding after the kernel's Spec.
+func (m *Model) bodyLength() int {
 	r, d, p := m.r, m.d, m.p
 	tri := p * (p + 1) / 2
-	return 4 + nameLen + headerFixed + 8*(r*d+p+r*p+p+2*p+2*tri)
+	return headerFixed + 8*(r*d+p+r*p+p+2*p+2*tri)
 }
 
-// spec returns the Spec of m's kernel, checked for the encoding: the kernel must
-// describe itself (kernel.Specified: every built-in kernel and kernel.Func), with a name
-// of at most 255 bytes.
-func (m *Model) spec() (kernel.Spec, error) {
+// format is the encoding's frame, its name in errors and its error kinds.
+var format = wire.Format{Magic: encodingMagic, Version: encodingVersion, What: "Nyström model",
+	Argument: ErrArgument, Encoding: ErrEncoding}
+
+// body returns the body of m's encoding, its length and its writer. A zero Model, or a
+// kernel that cannot be encoded (kernelwire.Of), is an ErrArgument.
+func (m *Model) body() (wire.Body, error) {
 	if m.r == 0 {
-		return kernel.Spec{}, errZero
-	}
-	sk, ok := m.kern.(kernel.Specified)
-	if !ok {
-		return kernel.Spec{}, fmt.Errorf("%w: kernel %T cannot be described (implement kernel.Specified)", ErrArgument, m.kern)
-	}
-	spec := sk.Spec()
-	if len(spec.Name) > maxNameLen {
-		return kernel.Spec{}, fmt.Errorf("%w: kernel name of %d bytes, at most %d", ErrArgument, len(spec.Name), maxNameLen)
-	}
-	return spec, nil
-}
-
-// MarshalBinary encodes the model — landmarks, feature map, options and sums — in the
-// format above: r·d + r·r' + r'² + O(r') numbers. It implements
-// encoding.BinaryMarshaler and leaves the model unchanged. The kernel must describe
-// itself (kernel.Specified: every built-in kernel and kernel.Func; ErrArgument
-// otherwise); a Func's function is not encoded, only its name, and UnmarshalBinary
-// finds it again in the kernel registry (kernel.Register).
-func (m *Model) MarshalBinary() ([]byte, error) {
-	spec, err := m.spec()
-	if err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	b.Grow(wire.Overhead + m.bodyLength(len(spec.Name)))
-	if _, err := m.MarshalBinaryTo(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// MarshalBinaryTo writes the encoding MarshalBinary returns to w, a buffer of 64 KiB at
-// a time, and returns the number of bytes written. A nil w, or a kernel that cannot be
-// encoded, is an error wrapping ErrArgument; an error of w is returned as it is.
-func (m *Model) MarshalBinaryTo(w io.Writer) (int, error) {
-	if w == nil || isNilPointer(w) {
-		return 0, fmt.Errorf("%w: nil writer", ErrArgument)
-	}
-	spec, err := m.spec()
-	if err != nil {
-		return 0, err
+		return wire.Body{}, errZero
 	}
 	r, p := m.r, m.p
 	var flags uint8
 	if m.opts.Uncentred {
 		flags |= flagUncentred
 	}
-	return wire.WriteFrame(w, encodingMagic, encodingVersion, uint64(m.bodyLength(len(spec.Name))), func(f *wire.Fields) {
-		f.U32(uint32(len(spec.Name)))
-		f.Bytes([]byte(spec.Name))
-		f.F64(spec.Sigma)
-		f.U64(uint64(int64(spec.Degree)))
-		f.F64(spec.Gamma, spec.Coef0)
+	return kernelwire.Body(m.kern, ErrArgument, wire.Body{Len: uint64(m.bodyLength()), Write: func(f *wire.Fields) {
 		f.U32(uint32(m.opts.Strategy))
 		f.U64(m.opts.Seed)
 		f.F64(m.opts.Tolerance)
@@ -138,8 +91,22 @@ func (m *Model) MarshalBinaryTo(w io.Writer) (int, error) {
 				f.F64(half[i*p+i : (i+1)*p]...)
 			}
 		}
-	})
+	}})
 }
+
+// MarshalBinary encodes the model — landmarks, feature map, options and sums — in the
+// format above: r·d + r·r' + r'² + O(r') numbers. It implements
+// encoding.BinaryMarshaler and leaves the model unchanged. The kernel must describe
+// itself (kernel.Specified: every built-in kernel and kernel.Func, with a name of at
+// most 255 bytes of UTF-8; ErrArgument otherwise); a Func's function is not encoded,
+// only its name, and UnmarshalBinary finds it again in the kernel registry
+// (kernel.Register).
+func (m *Model) MarshalBinary() ([]byte, error) { return format.Marshal(m.body) }
+
+// MarshalBinaryTo writes the encoding MarshalBinary returns to w, a buffer of 64 KiB at
+// a time, and returns the number of bytes written. A nil w, or a kernel that cannot be
+// encoded, is an error wrapping ErrArgument; an error of w is returned as it is.
+func (m *Model) MarshalBinaryTo(w io.Writer) (int, error) { return format.MarshalTo(w, m.body) }
 
 // UnmarshalBinary replaces m — a zero Model or any other — by the model encoded in
 // data (by MarshalBinary or MarshalBinaryTo). It implements encoding.BinaryUnmarshaler.
@@ -157,12 +124,7 @@ func (m *Model) MarshalBinaryTo(w io.Writer) (int, error) {
 // zero, and the sums of squares non-negative and bounded, with |Sᵢⱼ| ≤ √(SᵢᵢSⱼⱼ) and
 // sᵢ² ≤ n·Sᵢᵢ (Cauchy–Schwarz) up to rounding. On error m is unchanged.
 func (m *Model) UnmarshalBinary(data []byte) error {
-	got, err := decode(data)
-	if err != nil {
-		return err
-	}
-	*m = *got
-	return nil
+	return kernelwire.Unmarshal(format, m, data, headerFixed, decode)
 }
 
 // UnmarshalBinaryFrom reads one encoding from r — exactly its bytes, the length its
@@ -171,34 +133,12 @@ func (m *Model) UnmarshalBinary(data []byte) error {
 // encoding is an ErrEncoding (wrapping io.ErrUnexpectedEOF too), and another error of r
 // is returned as it is. On error m is unchanged.
 func (m *Model) UnmarshalBinaryFrom(r io.Reader) (int, error) {
-	if r == nil || isNilPointer(r) {
-		return 0, fmt.Errorf("%w: nil reader", ErrArgument)
-	}
-	data, n, err := wire.ReadFrame(r, encodingMagic, ErrEncoding, "Nyström model")
-	if err != nil {
-		return n, err
-	}
-	return n, m.UnmarshalBinary(data)
+	return format.UnmarshalFrom(r, m.UnmarshalBinary)
 }
 
-// decode reads an encoded model.
-func decode(data []byte) (*Model, error) {
-	_, body, err := wire.OpenFrame(data, encodingMagic, ErrEncoding, "Nyström model", encodingVersion)
-	if err != nil {
-		return nil, err
-	}
-	dec := wire.NewReader(body)
-	if dec.Len() < 4 {
-		return nil, fmt.Errorf("%w: a body of %d bytes", ErrEncoding, dec.Len())
-	}
-	nameLen := dec.U32()
-	if nameLen > maxNameLen || uint64(nameLen)+headerFixed > uint64(dec.Len()) {
-		return nil, fmt.Errorf("%w: kernel name of %d bytes", ErrEncoding, nameLen)
-	}
-	spec := kernel.Spec{Name: string(dec.Bytes(int(nameLen)))}
-	spec.Sigma = dec.F64()
-	degree := int64(dec.U64())
-	spec.Gamma, spec.Coef0 = dec.F64(), dec.F64()
+// decode reads the body of an encoded model after its kernel k: the header (of
+// headerFixed bytes, there), then the rest, checked as it is read.
+func decode(k kernel.Kernel, dec *wire.Reader) (*Model, error) {
 	opts := Options{Strategy: Strategy(dec.U32()), Seed: dec.U64(), Tolerance: dec.F64()}
 	flags := dec.U8()
 	if flags&^flagUncentred != 0 {
@@ -223,20 +163,13 @@ func decode(data []byte) (*Model, error) {
 		return nil, fmt.Errorf("%w: %d points", ErrEncoding, n64)
 	}
 	n := int(n64)
-	if degree < math.MinInt32 || degree > math.MaxInt32 {
-		return nil, fmt.Errorf("%w: kernel degree %d", ErrEncoding, degree)
-	}
-	spec.Degree = int(degree)
 	opts.Landmarks = r
 	if err := opts.validate(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrEncoding, err)
 	}
-	k, err := decodeKernel(spec)
-	if err != nil {
-		return nil, err
-	}
 
 	var fields [8][]float64
+	var err error
 	for i, f := range []struct {
 		what string
 		k    int
@@ -279,39 +212,6 @@ func decode(data []byte) (*Model, error) {
 		return nil, err
 	}
 	return m, nil
-}
-
-// decodeKernel rebuilds the kernel of an encoding by kernel.New: a built-in one, whose
-// Spec must be the encoded one bit for bit (so that the model encodes to the same
-// bytes), or a registered kernel.Func, whose Spec must be the encoded one too. Any
-// failure is an ErrEncoding: a name neither built in nor registered cannot be decoded
-// in this process.
-func decodeKernel(spec kernel.Spec) (kernel.Kernel, error) {
-	if !utf8.ValidString(spec.Name) {
-		return nil, fmt.Errorf("%w: kernel name is not UTF-8", ErrEncoding)
-	}
-	k, err := kernel.New(spec)
-	if err != nil {
-		if !kernel.IsBuiltin(spec.Name) {
-			return nil, fmt.Errorf("%w: kernel %q is neither built in nor registered (kernel.Register): %v", ErrEncoding, spec.Name, err)
-		}
-		return nil, fmt.Errorf("%w: %v", ErrEncoding, err)
-	}
-	sk, ok := k.(kernel.Specified)
-	if !ok || !sameSpec(sk.Spec(), spec) {
-		return nil, fmt.Errorf("%w: kernel %+v is not as the kernel describes itself", ErrEncoding, spec)
-	}
-	return k, nil
-}
-
-// sameSpec reports whether two Specs are the same bit for bit: == on the struct holds
-// for −0 and +0, and an encoding with −0 in a parameter the kernel does not use (found
-// by FuzzLoadModel) would decode to a model that encodes to other bytes.
-func sameSpec(a, b kernel.Spec) bool {
-	return a.Name == b.Name && a.Degree == b.Degree &&
-		math.Float64bits(a.Sigma) == math.Float64bits(b.Sigma) &&
-		math.Float64bits(a.Gamma) == math.Float64bits(b.Gamma) &&
-		math.Float64bits(a.Coef0) == math.Float64bits(b.Coef0)
 }
 
 // checkSums reports sums that no set of points gives (ErrEncoding): non-zero sums

@@ -31,7 +31,7 @@ func seal(data []byte) []byte {
 // offsets of an encoding's fields after the kernel's name (see encoding.go).
 const (
 	offSigma     = 0
-	offDegree    = 8
+	offDegree    = 16 // after σ and γ
 	offStrategy  = 32 // uint32, then the uint64 seed
 	offTolerance = 44
 	offFlags     = 52 // uint8
@@ -84,8 +84,8 @@ func sameModel(t *testing.T, what string, a, b *Model, Y *mat.Dense) {
 
 // TestEncodingKernels: every built-in kernel, RBF and Laplacian given by σ and by γ,
 // is encoded and decoded exactly — the same kernel (==), the same Spec bit for bit, the
-// same bytes when encoded again — and the kernel's slots in the encoding hold σ, the
-// degree, γ and c as the Spec gives them.
+// same bytes when encoded again — and the kernel's slots in the encoding hold σ, γ,
+// the degree and c as the Spec gives them.
 func TestEncodingKernels(t *testing.T) {
 	X := points(t, "magic", 120, 8)
 	med := rbfMedian(t, X).Sigma
@@ -102,8 +102,8 @@ func TestEncodingKernels(t *testing.T) {
 		spec := k.(kernel.Specified).Spec()
 		at := offName + 4 + len(spec.Name)
 		slot := func(i int) uint64 { return binary.LittleEndian.Uint64(data[at+8*i:]) }
-		if slot(0) != math.Float64bits(spec.Sigma) || slot(1) != uint64(spec.Degree) ||
-			slot(2) != math.Float64bits(spec.Gamma) || slot(3) != math.Float64bits(spec.Coef0) {
+		if slot(0) != math.Float64bits(spec.Sigma) || slot(1) != math.Float64bits(spec.Gamma) ||
+			slot(2) != uint64(spec.Degree) || slot(3) != math.Float64bits(spec.Coef0) {
 			t.Errorf("%v: the kernel's slots hold %x, %x, %x, %x", k, slot(0), slot(1), slot(2), slot(3))
 		}
 		var back Model
@@ -293,7 +293,8 @@ func TestEncodingRefused(t *testing.T) {
 		{"an extra byte", nil, append(bytes.Clone(good), 0), ErrEncoding},
 		{"another magic", func(b []byte) { b[0] = 'J' }, nil, ErrEncoding},
 		{"version 1", func(b []byte) { b[8] = 1 }, nil, ErrEncoding},
-		{"version 3", func(b []byte) { b[8] = 3 }, nil, ErrEncoding},
+		{"version 2", func(b []byte) { b[8] = 2 }, nil, ErrEncoding},
+		{"version 4", func(b []byte) { b[8] = 4 }, nil, ErrEncoding},
 		{"a name longer than the data", func(b []byte) { binary.LittleEndian.PutUint32(b[offName:], 1<<20) }, nil, ErrEncoding},
 		{"σ = 0", putF(h+offSigma, 0), nil, ErrEncoding},
 		{"σ = NaN", putF(h+offSigma, math.NaN()), nil, ErrEncoding},

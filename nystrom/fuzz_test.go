@@ -46,7 +46,7 @@ func FuzzLoadModel(f *testing.F) {
 			}
 		}
 	}
-	f.Add([]byte(encodingMagic + "\x02\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00rbf"))
+	f.Add([]byte(encodingMagic + "\x03\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00rbf"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, in := range [][]byte{data, seal(data)} {
 			var m Model

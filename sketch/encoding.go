@@ -1,7 +1,6 @@
 package sketch
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -39,48 +38,42 @@ var MaxDecodeFloats = 1 << 25
 // (Options.Buffer, or 2ℓ).
 func (f *FD) Buffer() int { return f.buf }
 
-// MarshalBinary encodes the sketch in the format above: (rows in use + 1)·d numbers at
-// most, the rows themselves; the workspace is not stored. It implements
-// encoding.BinaryMarshaler and leaves the sketch unchanged. A zero FD, which New did
-// not make, is an ErrArgument.
-func (f *FD) MarshalBinary() ([]byte, error) {
+// fdFormat is the encoding's frame, its name in errors and its error kinds.
+var fdFormat = wire.Format{Magic: fdMagic, Version: fdVersion, What: "Frequent Directions sketch",
+	Argument: errs.Argument, Encoding: ErrEncoding}
+
+// body returns the body of f's encoding, its length and its writer. A zero FD, which New
+// did not make, is an ErrArgument.
+func (f *FD) body() (wire.Body, error) {
 	if f.b == nil {
-		return nil, fmt.Errorf("%w: a zero FD (make one with New, or decode one)", errs.Argument)
+		return wire.Body{}, fmt.Errorf("%w: a zero FD (make one with New, or decode one)", errs.Argument)
 	}
 	k := f.rows
 	vals := 0
 	if f.settled {
 		vals = k
 	}
-	b := make([]byte, 0, fdHeader+8*(k*f.d+vals))
-	for _, v := range []int{f.ell, f.d, f.buf, f.n, k} {
-		b = binary.LittleEndian.AppendUint64(b, uint64(v))
-	}
-	settled := byte(0)
-	if f.settled {
-		settled = 1
-	}
-	b = append(b, settled)
-	b = wire.AppendFloats(b, f.frob2, f.shrink)
-	b = wire.AppendFloats(b, f.b[:k*f.d]...)
-	if f.settled {
-		b = wire.AppendFloats(b, f.sigma2[:k]...)
-	}
-	return wire.Frame(fdMagic, fdVersion, b), nil
+	return wire.Body{Len: uint64(fdHeader + 8*(k*f.d+vals)), Write: func(w *wire.Fields) {
+		for _, v := range []int{f.ell, f.d, f.buf, f.n, k} {
+			w.U64(uint64(v))
+		}
+		w.Bool(f.settled)
+		w.F64(f.frob2, f.shrink)
+		w.F64(f.b[:k*f.d]...)
+		w.F64(f.sigma2[:vals]...)
+	}}, nil
 }
 
-// MarshalBinaryTo writes the encoding MarshalBinary returns to w and returns the number
-// of bytes written. A nil w is an ErrArgument.
-func (f *FD) MarshalBinaryTo(w io.Writer) (int, error) {
-	if w == nil {
-		return 0, fmt.Errorf("%w: nil writer", errs.Argument)
-	}
-	b, err := f.MarshalBinary()
-	if err != nil {
-		return 0, err
-	}
-	return w.Write(b)
-}
+// MarshalBinary encodes the sketch in the format above: (rows in use + 1)·d numbers at
+// most, the rows themselves; the workspace is not stored. It implements
+// encoding.BinaryMarshaler and leaves the sketch unchanged. A zero FD, which New did
+// not make, is an ErrArgument.
+func (f *FD) MarshalBinary() ([]byte, error) { return fdFormat.Marshal(f.body) }
+
+// MarshalBinaryTo writes the encoding MarshalBinary returns to w, 64 KiB at a time, and
+// returns the number of bytes written. A nil w, or a zero FD, is an ErrArgument; an
+// error of w is returned as it is.
+func (f *FD) MarshalBinaryTo(w io.Writer) (int, error) { return fdFormat.MarshalTo(w, f.body) }
 
 // UnmarshalBinaryFrom reads one encoding from r — exactly its bytes (wire.ReadFrame) —
 // and replaces f by the sketch it encodes, as UnmarshalBinary does. It returns the number
@@ -88,14 +81,7 @@ func (f *FD) MarshalBinaryTo(w io.Writer) (int, error) {
 // not an encoded sketch, an ErrEncoding; a read error is returned as it is. On error f
 // is unchanged.
 func (f *FD) UnmarshalBinaryFrom(r io.Reader) (int, error) {
-	if r == nil {
-		return 0, fmt.Errorf("%w: nil reader", errs.Argument)
-	}
-	b, n, err := wire.ReadFrame(r, fdMagic, ErrEncoding, "Frequent Directions sketch")
-	if err != nil {
-		return n, err
-	}
-	return n, f.UnmarshalBinary(b)
+	return fdFormat.UnmarshalFrom(r, f.UnmarshalBinary)
 }
 
 // UnmarshalBinary replaces f by the sketch encoded in data (by MarshalBinary). It
@@ -108,7 +94,7 @@ func (f *FD) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 // (ℓ+1)·Δ + ‖B‖_F² ≤ ‖A‖_F² beyond rounding — gives an error wrapping ErrEncoding, and
 // leaves f unchanged.
 func (f *FD) UnmarshalBinary(data []byte) error {
-	_, body, err := wire.OpenFrame(data, fdMagic, ErrEncoding, "Frequent Directions sketch", fdVersion)
+	body, err := fdFormat.Open(data)
 	if err != nil {
 		return err
 	}

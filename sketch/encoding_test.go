@@ -154,6 +154,12 @@ func TestEncodingStream(t *testing.T) {
 	if _, err := got.UnmarshalBinaryFrom(nil); !errors.Is(err, ikpca.ErrArgument) {
 		t.Errorf("UnmarshalBinaryFrom(nil): %v", err)
 	}
+	if _, err := a.MarshalBinaryTo((*bytes.Buffer)(nil)); !errors.Is(err, ikpca.ErrArgument) {
+		t.Errorf("MarshalBinaryTo of a nil *bytes.Buffer: %v", err)
+	}
+	if _, err := got.UnmarshalBinaryFrom((*bytes.Reader)(nil)); !errors.Is(err, ikpca.ErrArgument) {
+		t.Errorf("UnmarshalBinaryFrom of a nil *bytes.Reader: %v", err)
+	}
 	if got.b != nil {
 		t.Error("refused encodings changed the receiver")
 	}

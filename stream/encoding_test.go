@@ -12,6 +12,7 @@ import (
 
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/kernelwire"
 	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/kernel"
 )
@@ -280,7 +281,7 @@ func TestEncodingRefused(t *testing.T) {
 	f64 := func(off int, v float64) func([]byte) []byte { return u64(off, math.Float64bits(v)) }
 	u8 := func(off int, v byte) func([]byte) []byte { return func(b []byte) []byte { b[off] = v; return b } }
 	kernelAs := func(s kernel.Spec) func([]byte) []byte {
-		return func(b []byte) []byte { return append(specBytes(s), b[39:]...) }
+		return func(b []byte) []byte { return append(kernelwire.Append(nil, s), b[39:]...) }
 	}
 	cut := func(n int) func([]byte) []byte { return func(b []byte) []byte { return b[:len(b)-n] } }
 	// Bodies: the Spec ("rbf": 39 bytes), d at 39, then
@@ -404,7 +405,7 @@ func (opaque) Eval(x, y []float64) float64 { return math.Exp(-math.Abs(x[0] - y[
 
 // TestEncodingArguments: a model whose kernel cannot describe itself cannot be encoded
 // (ErrArgument, and the model unchanged), nor can a zero model; nil writers and readers
-// are ErrArgument.
+// are ErrArgument, and so are typed nils, whose methods would panic.
 func TestEncodingArguments(t *testing.T) {
 	m, err := NewKRQA(opaque{}, 1, KRQAOptions{Components: 1})
 	if err != nil {
@@ -428,6 +429,19 @@ func TestEncodingArguments(t *testing.T) {
 		}
 		if _, err := z.UnmarshalBinaryFrom(nil); !errors.Is(err, ErrArgument) {
 			t.Errorf("UnmarshalBinaryFrom(nil) of a zero %T: %v", z, err)
+		}
+	}
+	k := kernel.RBF{Sigma: 1}
+	skpca, _ := NewSKPCA(k, 2, SKPCAOptions{Features: 4, Sketch: 2})
+	rnca, _ := NewRNCA(k, 2, RNCAOptions{Features: 4})
+	krqa, _ := NewKRQA(k, 2, KRQAOptions{Components: 1})
+	kha, _ := NewKHA(k, 2, KHAOptions{Components: 1, Rate: 0.1})
+	for _, m := range []persistent{skpca, rnca, krqa, kha} {
+		if _, err := m.MarshalBinaryTo((*bytes.Buffer)(nil)); !errors.Is(err, ErrArgument) {
+			t.Errorf("%T.MarshalBinaryTo of a nil *bytes.Buffer: %v", m, err)
+		}
+		if _, err := m.UnmarshalBinaryFrom((*bytes.Reader)(nil)); !errors.Is(err, ErrArgument) {
+			t.Errorf("%T.UnmarshalBinaryFrom of a nil *bytes.Reader: %v", m, err)
 		}
 	}
 }

@@ -6,14 +6,17 @@ import (
 	"math"
 
 	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/kernelwire"
+	"github.com/ikpca/ikpca/internal/wire"
+	"github.com/ikpca/ikpca/kernel"
 )
 
 // Encodings of KRQA and KHA: the frame of every encoding of the module (magic
 // "IKPCAKRQ" or "IKPCAKHA", version 1; internal/wire) around the body, integers and
 // floats little-endian:
 //
-//	kernel   the kernel's Spec (encoder.spec): name and parameters; a kernel.Func by
-//	         its name, rebuilt from the registry (kernel.Register)
+//	kernel   the kernel's Spec (internal/kernelwire): name and parameters; a
+//	         kernel.Func by its name, rebuilt from the registry (kernel.Register)
 //	dim      uint64  d, the points' dimension
 //	options  KRQA: uint64 Components, uint64 Seed, uint8 Uncentred (KRQAOptions);
 //	         KHA: uint64 Components, float64 Rate, float64 Decay, uint64 Seed,
@@ -38,19 +41,60 @@ const (
 	onlineVersion = 1
 )
 
-// body writes the samples' part of a body: the state, the points and the sums.
-func (s *samples) body(e *encoder, ready bool, t int) {
-	e.u64(uint64(s.n))
-	e.bool(ready)
-	e.u64(uint64(t))
-	e.floats(s.x[:s.n*s.d]...)
-	e.floats(s.rowsum[:s.n]...)
-	e.floats(s.total)
+// krqaFormat and khaFormat are the encodings' frames, names in errors and error kinds.
+var (
+	krqaFormat = encodingFormat(krqaMagic, onlineVersion, "KRQA model")
+	khaFormat  = encodingFormat(khaMagic, onlineVersion, "KHA model")
+)
+
+// onlineHead is what the bodies of KRQA and KHA hold between the kernel's Spec and the
+// samples: the dimension and the options, KHA's rate and decay (rated) between the
+// number of components and the seed.
+type onlineHead struct {
+	d, r        int
+	rated       bool
+	rate, decay float64
+	seed        uint64
+	uncentred   bool
 }
 
-// decodeSamples reads the samples' part of a body into s (newSamples'), and returns
-// whether the iteration had started and the presentations made. Every size is checked
-// against the bytes left before anything is allocated.
+func (h onlineHead) write(f *wire.Fields) {
+	f.U64(uint64(h.d))
+	f.U64(uint64(h.r))
+	if h.rated {
+		f.F64(h.rate, h.decay)
+	}
+	f.U64(h.seed)
+	f.Bool(h.uncentred)
+}
+
+// onlineHead reads a head (a KHA's if rated). The options are the constructor's to
+// judge: the rate and decay are read as they are.
+func (dec *decoder) onlineHead(rated bool) onlineHead {
+	h := onlineHead{rated: rated}
+	h.d = dec.size("the dimension", check.MaxFloats)
+	h.r = dec.size("the number of components", maxCount)
+	if rated {
+		h.rate, h.decay = dec.rawF64("the rate"), dec.rawF64("the decay")
+	}
+	h.seed = dec.u64("the seed")
+	h.uncentred = dec.bool("Uncentred")
+	return h
+}
+
+// body writes the samples' part of a body: the state, the points and the sums.
+func (s *samples) body(f *wire.Fields, ready bool, t int) {
+	f.U64(uint64(s.n))
+	f.Bool(ready)
+	f.U64(uint64(t))
+	f.F64(s.x[:s.n*s.d]...)
+	f.F64(s.rowsum[:s.n]...)
+	f.F64(s.total)
+}
+
+// samples reads the samples' part of a body into s (newSamples'), and returns whether
+// the iteration had started and the presentations made. Every size is checked against
+// the bytes left before anything is allocated.
 func (dec *decoder) samples(s *samples) (ready bool, t int) {
 	n := dec.size("the number of samples", maxCount)
 	ready = dec.bool("started")
@@ -131,68 +175,125 @@ func need(r int, uncentred bool) int {
 	return r + 1
 }
 
-func (m *KRQA) body(e *encoder, spec []byte) {
+// online is a KRQA or a KHA, as their encodings see them.
+type online interface {
+	// stored returns the model's samples (nil in a zero model).
+	stored() *samples
+	// componentFloats returns the floats a started model holds per component, for n
+	// samples.
+	componentFloats(n int) int
+	// readStarted reads the state of a started model of n samples after t
+	// presentations (dec.floats), and checks it.
+	readStarted(dec *decoder, n, t int)
+}
+
+// encodeOnline returns the body of the encoding of m, a KRQA or a KHA (name), whose
+// fields after the kernel's Spec write writes; a zero model, or a kernel that cannot be
+// encoded, is an ErrArgument.
+func encodeOnline(m online, name string, write func(*wire.Fields)) (wire.Body, error) {
+	if m.stored() == nil {
+		return wire.Body{}, zeroModel(name)
+	}
+	return withKernel(m.stored().kern, write)
+}
+
+// decodeOnline decodes the body of a KRQA's or a KHA's encoding after its kernel: the
+// head (rated: a KHA's), from which build makes the model (NewKRQA, NewKHA; a refusal is
+// an ErrEncoding); then the samples and the iteration's state, which must be one a model
+// reaches (checkState); and once started, r components of componentFloats(n) floats
+// each for n samples — room for them in the bytes left is checked before any is
+// allocated — which the model reads (readStarted). Every error is an ErrEncoding.
+func decodeOnline[M online](body *wire.Reader, rated bool, build func(onlineHead) (M, error)) (M, error) {
+	var zero M
+	dec := newDecoder(body)
+	h := dec.onlineHead(rated)
+	if dec.err != nil {
+		return zero, dec.err
+	}
+	m, err := build(h)
+	if err != nil {
+		return zero, fmt.Errorf("%w: %s", ErrEncoding, err)
+	}
+	s := m.stored()
+	ready, t := dec.samples(s)
+	if dec.err != nil {
+		return zero, dec.err
+	}
+	if err := checkState(ready, s.n, need(h.r, h.uncentred), t); err != nil {
+		return zero, err
+	}
+	if ready {
+		if uint64(h.r) > uint64(dec.r.Len())/8/uint64(max(m.componentFloats(s.n), 1)) {
+			return zero, fmt.Errorf("%w: %d components over %d samples in %d bytes", ErrEncoding, h.r, s.n, dec.r.Len())
+		}
+		m.readStarted(dec, s.n, t)
+	}
+	if err := dec.end(); err != nil {
+		return zero, err
+	}
+	return m, nil
+}
+
+func (m *KRQA) stored() *samples { return m.s }
+
+// componentFloats: α_i and K·α_i (n each), and the component's 1ᵀα, 1ᵀKα and Q.
+func (m *KRQA) componentFloats(n int) int { return 2*n + 3 }
+
+func (m *KRQA) readStarted(dec *decoder, n, t int) {
+	for i := range m.r {
+		m.alpha[i] = dec.floats(n, "the coefficients")
+		m.p[i] = dec.floats(n, "the kernel products")
+	}
+	m.sb = dec.floats(m.r, "the coefficients' sums")
+	m.sp = dec.floats(m.r, "the products' sums")
+	m.q = dec.floats(m.r, "the eigenvalue estimates")
+	// Q is an average of squares, and Values reports n·Q.
+	for i, v := range m.q {
+		if v < 0 || math.IsInf(float64(n)*v, 0) {
+			dec.fail("eigenvalue estimate %d is %g, of %d samples", i, v, n)
+		}
+	}
+	m.ready, m.t = true, t
+}
+
+func (m *KRQA) body(f *wire.Fields) {
 	o := m.opts
-	e.raw(spec)
-	e.u64(uint64(m.s.d))
-	e.u64(uint64(o.Components))
-	e.u64(o.Seed)
-	e.bool(o.Uncentred)
-	m.s.body(e, m.ready, m.t)
+	onlineHead{d: m.s.d, r: o.Components, seed: o.Seed, uncentred: o.Uncentred}.write(f)
+	m.s.body(f, m.ready, m.t)
 	if !m.ready {
 		return
 	}
 	for i := range m.r {
-		e.floats(m.alpha[i]...)
-		e.floats(m.p[i]...)
+		f.F64(m.alpha[i]...)
+		f.F64(m.p[i]...)
 	}
-	e.floats(m.sb...)
-	e.floats(m.sp...)
-	e.floats(m.q...)
+	f.F64(m.sb...)
+	f.F64(m.sp...)
+	f.F64(m.q...)
 }
 
-// spec returns the encoding of the kernel's Spec; a zero KRQA, or a kernel that cannot
-// be encoded (not a kernel.Specified), is an ErrArgument.
-func (m *KRQA) spec() ([]byte, error) {
-	if m.s == nil {
-		return nil, fmt.Errorf("%w: a zero KRQA (make one with NewKRQA, or decode one)", ErrArgument)
-	}
-	return encodedKernel(m.s.kern)
-}
+// encode returns the body of m's encoding; a zero KRQA, or a kernel that cannot be
+// encoded (not a kernel.Specified), is an ErrArgument.
+func (m *KRQA) encode() (wire.Body, error) { return encodeOnline(m, "KRQA", m.body) }
 
 // MarshalBinary encodes the model — its kernel, options, samples, sums and iteration
 // state — in the format above: n·(d + 2r + 1) + O(r) numbers. It implements
 // encoding.BinaryMarshaler and leaves the model unchanged. A kernel that does not
 // describe itself (kernel.Specified: every built-in kernel and kernel.Func do), or a
 // zero KRQA, is an ErrArgument.
-func (m *KRQA) MarshalBinary() ([]byte, error) {
-	spec, err := m.spec()
-	if err != nil {
-		return nil, err
-	}
-	return marshal(krqaMagic, onlineVersion, func(e *encoder) { m.body(e, spec) })
-}
+func (m *KRQA) MarshalBinary() ([]byte, error) { return krqaFormat.Marshal(m.encode) }
 
 // MarshalBinaryTo writes the encoding MarshalBinary returns to w, 64 KiB at a time, and
 // returns the number of bytes written. A nil w, or what MarshalBinary refuses, is an
 // ErrArgument; w's own errors are returned as they are.
-func (m *KRQA) MarshalBinaryTo(w io.Writer) (int, error) {
-	if w == nil {
-		return 0, fmt.Errorf("%w: nil writer", ErrArgument)
-	}
-	spec, err := m.spec()
-	if err != nil {
-		return 0, err
-	}
-	return marshalTo(w, krqaMagic, onlineVersion, func(e *encoder) { m.body(e, spec) })
-}
+func (m *KRQA) MarshalBinaryTo(w io.Writer) (int, error) { return krqaFormat.MarshalTo(w, m.encode) }
 
 // UnmarshalBinaryFrom reads one encoding from r — exactly its bytes — and replaces m by
 // the model it encodes, as UnmarshalBinary does, returning the number of bytes read. A
 // nil r is an ErrArgument; a stream that ends early an ErrEncoding; r's own errors are
 // returned as they are. On error m is unchanged.
 func (m *KRQA) UnmarshalBinaryFrom(r io.Reader) (int, error) {
-	return unmarshalFrom(r, krqaMagic, "KRQA model", m.UnmarshalBinary)
+	return krqaFormat.UnmarshalFrom(r, m.UnmarshalBinary)
 }
 
 // UnmarshalBinary replaces m by the model encoded in data (by MarshalBinary); a zero KRQA
@@ -206,118 +307,59 @@ func (m *KRQA) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 // it needs, presentations before the start) gives an error wrapping ErrEncoding and
 // leaves m unchanged.
 func (m *KRQA) UnmarshalBinary(data []byte) error {
-	body, err := openFrame(data, krqaMagic, "KRQA model", onlineVersion)
-	if err != nil {
-		return err
-	}
-	dec := newDecoder(body)
-	k := dec.kernel()
-	d := dec.size("the dimension", check.MaxFloats)
-	r := dec.size("the number of components", maxCount)
-	seed := dec.u64("the seed")
-	uncentred := dec.bool("Uncentred")
-	if dec.err != nil {
-		return dec.err
-	}
-	got, err := NewKRQA(k, d, KRQAOptions{Components: r, Seed: seed, Uncentred: uncentred})
-	if err != nil {
-		return fmt.Errorf("%w: %s", ErrEncoding, err)
-	}
-	ready, t := dec.samples(got.s)
-	if dec.err != nil {
-		return dec.err
-	}
-	n := got.s.n
-	if err := checkState(ready, n, need(r, uncentred), t); err != nil {
-		return err
-	}
-	if ready {
-		if uint64(r) > uint64(dec.r.Len())/8/uint64(2*n+3) {
-			return fmt.Errorf("%w: %d components over %d samples in %d bytes", ErrEncoding, r, n, dec.r.Len())
-		}
-		for i := range r {
-			got.alpha[i] = dec.floats(n, "the coefficients")
-			got.p[i] = dec.floats(n, "the kernel products")
-		}
-		got.sb = dec.floats(r, "the coefficients' sums")
-		got.sp = dec.floats(r, "the products' sums")
-		got.q = dec.floats(r, "the eigenvalue estimates")
-		if dec.err == nil {
-			// Q is an average of squares, and Values reports n·Q.
-			for i, v := range got.q {
-				if v < 0 || math.IsInf(float64(n)*v, 0) {
-					return fmt.Errorf("%w: eigenvalue estimate %d is %g, of %d samples", ErrEncoding, i, v, n)
-				}
-			}
-		}
-		got.ready, got.t = true, t
-	}
-	if err := dec.end(); err != nil {
-		return err
-	}
-	*m = *got
-	return nil
+	return kernelwire.Unmarshal(krqaFormat, m, data, 0, func(k kernel.Kernel, body *wire.Reader) (*KRQA, error) {
+		return decodeOnline(body, false, func(h onlineHead) (*KRQA, error) {
+			return NewKRQA(k, h.d, KRQAOptions{Components: h.r, Seed: h.seed, Uncentred: h.uncentred})
+		})
+	})
 }
 
-func (m *KHA) body(e *encoder, spec []byte) {
+func (m *KHA) stored() *samples { return m.s }
+
+// componentFloats: α_i, n floats.
+func (m *KHA) componentFloats(n int) int { return n }
+
+func (m *KHA) readStarted(dec *decoder, n, t int) {
+	for i := range m.r {
+		m.alpha[i] = dec.floats(n, "the coefficients")
+	}
+	m.ready, m.t = true, t
+}
+
+func (m *KHA) body(f *wire.Fields) {
 	o := m.opts
-	e.raw(spec)
-	e.u64(uint64(m.s.d))
-	e.u64(uint64(o.Components))
-	e.floats(o.Rate, o.Decay)
-	e.u64(o.Seed)
-	e.bool(o.Uncentred)
-	m.s.body(e, m.ready, m.t)
+	onlineHead{d: m.s.d, r: o.Components, rated: true, rate: o.Rate, decay: o.Decay, seed: o.Seed, uncentred: o.Uncentred}.write(f)
+	m.s.body(f, m.ready, m.t)
 	if !m.ready {
 		return
 	}
 	for _, a := range m.alpha {
-		e.floats(a...)
+		f.F64(a...)
 	}
 }
 
-// spec returns the encoding of the kernel's Spec; a zero KHA, or a kernel that cannot be
+// encode returns the body of m's encoding; a zero KHA, or a kernel that cannot be
 // encoded (not a kernel.Specified), is an ErrArgument.
-func (m *KHA) spec() ([]byte, error) {
-	if m.s == nil {
-		return nil, fmt.Errorf("%w: a zero KHA (make one with NewKHA, or decode one)", ErrArgument)
-	}
-	return encodedKernel(m.s.kern)
-}
+func (m *KHA) encode() (wire.Body, error) { return encodeOnline(m, "KHA", m.body) }
 
 // MarshalBinary encodes the model — its kernel, options, samples, sums and coefficients —
 // in the format above: n·(d + r + 1) + O(1) numbers. It implements
 // encoding.BinaryMarshaler and leaves the model unchanged. A kernel that does not
 // describe itself (kernel.Specified: every built-in kernel and kernel.Func do), or a
 // zero KHA, is an ErrArgument.
-func (m *KHA) MarshalBinary() ([]byte, error) {
-	spec, err := m.spec()
-	if err != nil {
-		return nil, err
-	}
-	return marshal(khaMagic, onlineVersion, func(e *encoder) { m.body(e, spec) })
-}
+func (m *KHA) MarshalBinary() ([]byte, error) { return khaFormat.Marshal(m.encode) }
 
 // MarshalBinaryTo writes the encoding MarshalBinary returns to w, 64 KiB at a time, and
 // returns the number of bytes written. A nil w, or what MarshalBinary refuses, is an
 // ErrArgument; w's own errors are returned as they are.
-func (m *KHA) MarshalBinaryTo(w io.Writer) (int, error) {
-	if w == nil {
-		return 0, fmt.Errorf("%w: nil writer", ErrArgument)
-	}
-	spec, err := m.spec()
-	if err != nil {
-		return 0, err
-	}
-	return marshalTo(w, khaMagic, onlineVersion, func(e *encoder) { m.body(e, spec) })
-}
+func (m *KHA) MarshalBinaryTo(w io.Writer) (int, error) { return khaFormat.MarshalTo(w, m.encode) }
 
 // UnmarshalBinaryFrom reads one encoding from r — exactly its bytes — and replaces m by
 // the model it encodes, as UnmarshalBinary does, returning the number of bytes read. A
 // nil r is an ErrArgument; a stream that ends early an ErrEncoding; r's own errors are
 // returned as they are. On error m is unchanged.
 func (m *KHA) UnmarshalBinaryFrom(r io.Reader) (int, error) {
-	return unmarshalFrom(r, khaMagic, "KHA model", m.UnmarshalBinary)
+	return khaFormat.UnmarshalFrom(r, m.UnmarshalBinary)
 }
 
 // UnmarshalBinary replaces m by the model encoded in data (by MarshalBinary); a zero KHA
@@ -329,44 +371,9 @@ func (m *KHA) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 // before anything is allocated), a number that is not finite, or an iteration state no
 // model reaches gives an error wrapping ErrEncoding and leaves m unchanged.
 func (m *KHA) UnmarshalBinary(data []byte) error {
-	body, err := openFrame(data, khaMagic, "KHA model", onlineVersion)
-	if err != nil {
-		return err
-	}
-	dec := newDecoder(body)
-	k := dec.kernel()
-	d := dec.size("the dimension", check.MaxFloats)
-	r := dec.size("the number of components", maxCount)
-	rate, decay := dec.rawF64("the rate"), dec.rawF64("the decay")
-	seed := dec.u64("the seed")
-	uncentred := dec.bool("Uncentred")
-	if dec.err != nil {
-		return dec.err
-	}
-	got, err := NewKHA(k, d, KHAOptions{Components: r, Rate: rate, Decay: decay, Seed: seed, Uncentred: uncentred})
-	if err != nil {
-		return fmt.Errorf("%w: %s", ErrEncoding, err)
-	}
-	ready, t := dec.samples(got.s)
-	if dec.err != nil {
-		return dec.err
-	}
-	n := got.s.n
-	if err := checkState(ready, n, need(r, uncentred), t); err != nil {
-		return err
-	}
-	if ready {
-		if uint64(r) > uint64(dec.r.Len())/8/uint64(max(n, 1)) {
-			return fmt.Errorf("%w: %d components over %d samples in %d bytes", ErrEncoding, r, n, dec.r.Len())
-		}
-		for i := range r {
-			got.alpha[i] = dec.floats(n, "the coefficients")
-		}
-		got.ready, got.t = true, t
-	}
-	if err := dec.end(); err != nil {
-		return err
-	}
-	*m = *got
-	return nil
+	return kernelwire.Unmarshal(khaFormat, m, data, 0, func(k kernel.Kernel, body *wire.Reader) (*KHA, error) {
+		return decodeOnline(body, true, func(h onlineHead) (*KHA, error) {
+			return NewKHA(k, h.d, KHAOptions{Components: h.r, Rate: h.rate, Decay: h.decay, Seed: h.seed, Uncentred: h.uncentred})
+		})
+	})
 }

@@ -6,12 +6,15 @@ import (
 	"math"
 
 	"github.com/ikpca/ikpca/features"
+	"github.com/ikpca/ikpca/internal/kernelwire"
+	"github.com/ikpca/ikpca/internal/wire"
+	"github.com/ikpca/ikpca/kernel"
 )
 
 // Encoding of an RNCA: the frame of every encoding of the module (magic "IKPCARNC",
 // version 1; internal/wire) around the body, integers and floats little-endian:
 //
-//	kernel   the kernel's Spec (encoder.spec): a kernel.RBF's name, σ, γ
+//	kernel   the kernel's Spec (internal/kernelwire): a kernel.RBF's name, σ, γ
 //	dim      uint64  d, the points' dimension
 //	options  uint64 Features, uint32 Form, uint64 Seed, uint8 Uncentred (RNCAOptions)
 //	n        uint64  the points seen
@@ -27,62 +30,49 @@ const (
 	rncaVersion = 1
 )
 
-func (r *RNCA) body(e *encoder, spec []byte) {
+// rncaFormat is the encoding's frame, its name in errors and its error kinds.
+var rncaFormat = encodingFormat(rncaMagic, rncaVersion, "RNCA model")
+
+func (r *RNCA) body(f *wire.Fields) {
 	o := r.opts
 	D := o.Features
-	e.raw(spec)
-	e.u64(uint64(r.rff.InDim()))
-	e.u64(uint64(D))
-	e.u32(uint32(o.Form))
-	e.u64(o.Seed)
-	e.bool(o.Uncentred)
-	e.u64(uint64(r.n))
-	e.floats(r.sum...)
+	f.U64(uint64(r.rff.InDim()))
+	f.U64(uint64(D))
+	f.U32(uint32(o.Form))
+	f.U64(o.Seed)
+	f.Bool(o.Uncentred)
+	f.U64(uint64(r.n))
+	f.F64(r.sum...)
 	for i := range D {
-		e.floats(r.moment[i*D+i : (i+1)*D]...)
+		f.F64(r.moment[i*D+i : (i+1)*D]...)
 	}
 }
 
-// spec returns the encoding of the kernel's Spec; a zero RNCA is an ErrArgument.
-func (r *RNCA) spec() ([]byte, error) {
+// encode returns the body of r's encoding; a zero RNCA is an ErrArgument.
+func (r *RNCA) encode() (wire.Body, error) {
 	if r.rff == nil {
-		return nil, fmt.Errorf("%w: a zero RNCA (make one with NewRNCA, or decode one)", ErrArgument)
+		return wire.Body{}, zeroModel("RNCA")
 	}
-	return encodedKernel(r.kern)
+	return withKernel(r.kern, r.body)
 }
 
 // MarshalBinary encodes the model — its kernel, options, count, sum and moment matrix —
 // in the format above: D(D+3)/2 numbers. It implements encoding.BinaryMarshaler and
 // leaves the model unchanged. A zero RNCA is an ErrArgument.
-func (r *RNCA) MarshalBinary() ([]byte, error) {
-	spec, err := r.spec()
-	if err != nil {
-		return nil, err
-	}
-	return marshal(rncaMagic, rncaVersion, func(e *encoder) { r.body(e, spec) })
-}
+func (r *RNCA) MarshalBinary() ([]byte, error) { return rncaFormat.Marshal(r.encode) }
 
 // MarshalBinaryTo writes the encoding MarshalBinary returns to w, a buffer of 64 KiB at a
 // time (the moment matrix alone is 4·D² bytes, 1 GiB at D = 2¹⁴), and returns the number
 // of bytes written. A nil w, or a zero RNCA, is an ErrArgument; w's own errors are
 // returned as they are.
-func (r *RNCA) MarshalBinaryTo(w io.Writer) (int, error) {
-	if w == nil {
-		return 0, fmt.Errorf("%w: nil writer", ErrArgument)
-	}
-	spec, err := r.spec()
-	if err != nil {
-		return 0, err
-	}
-	return marshalTo(w, rncaMagic, rncaVersion, func(e *encoder) { r.body(e, spec) })
-}
+func (r *RNCA) MarshalBinaryTo(w io.Writer) (int, error) { return rncaFormat.MarshalTo(w, r.encode) }
 
 // UnmarshalBinaryFrom reads one encoding from src — exactly its bytes — and replaces r
 // by the model it encodes, as UnmarshalBinary does, returning the number of bytes read.
 // A nil src is an ErrArgument; a stream that ends early an ErrEncoding; src's own errors
 // are returned as they are. On error r is unchanged.
 func (r *RNCA) UnmarshalBinaryFrom(src io.Reader) (int, error) {
-	return unmarshalFrom(src, rncaMagic, "RNCA model", r.UnmarshalBinary)
+	return rncaFormat.UnmarshalFrom(src, r.UnmarshalBinary)
 }
 
 // UnmarshalBinary replaces r by the model encoded in data (by MarshalBinary); a zero RNCA
@@ -96,21 +86,12 @@ func (r *RNCA) UnmarshalBinaryFrom(src io.Reader) (int, error) {
 // n·trace M) by more than rounding — gives an error wrapping ErrEncoding and leaves r
 // unchanged.
 func (r *RNCA) UnmarshalBinary(data []byte) error {
-	got, err := decodeRNCA(data)
-	if err != nil {
-		return err
-	}
-	*r = *got
-	return nil
+	return kernelwire.Unmarshal(rncaFormat, r, data, 0, decodeRNCA)
 }
 
-func decodeRNCA(data []byte) (*RNCA, error) {
-	body, err := openFrame(data, rncaMagic, "RNCA model", rncaVersion)
-	if err != nil {
-		return nil, err
-	}
+// decodeRNCA reads the body of an encoded RNCA after its kernel k.
+func decodeRNCA(k kernel.Kernel, body *wire.Reader) (*RNCA, error) {
 	dec := newDecoder(body)
-	k := dec.kernel()
 	d := dec.size("the dimension", uint64(MaxDecodeFloats))
 	D := dec.size("the number of features", 1<<14)
 	form := dec.u32("the features' form")

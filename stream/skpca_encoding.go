@@ -6,13 +6,16 @@ import (
 	"math"
 
 	"github.com/ikpca/ikpca/features"
+	"github.com/ikpca/ikpca/internal/kernelwire"
+	"github.com/ikpca/ikpca/internal/wire"
+	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/sketch"
 )
 
 // Encoding of an SKPCA: the frame of every encoding of the module (magic "IKPCASKP",
 // version 2; internal/wire) around the body, integers and floats little-endian:
 //
-//	kernel   the kernel's Spec (encoder.spec): a kernel.RBF's name, σ, γ
+//	kernel   the kernel's Spec (internal/kernelwire): a kernel.RBF's name, σ, γ
 //	dim      uint64  d, the points' dimension
 //	options  uint64 Features, uint32 Form, uint64 Seed, uint64 Sketch, uint64 Buffer,
 //	         uint8 Uncentred (SKPCAOptions)
@@ -30,68 +33,53 @@ const (
 	skpcaVersion = 2
 )
 
-// body writes the model's body to e.
-func (s *SKPCA) body(e *encoder, spec []byte, fd []byte) {
+// skpcaFormat is the encoding's frame, its name in errors and its error kinds.
+var skpcaFormat = encodingFormat(skpcaMagic, skpcaVersion, "SKPCA model")
+
+// body writes the model's body after the kernel's Spec to f, fd the sketch's encoding.
+func (s *SKPCA) body(f *wire.Fields, fd []byte) {
 	o := s.opts
-	e.raw(spec)
-	e.u64(uint64(s.rff.InDim()))
-	e.u64(uint64(o.Features))
-	e.u32(uint32(o.Form))
-	e.u64(o.Seed)
-	e.u64(uint64(o.Sketch))
-	e.u64(uint64(o.Buffer))
-	e.bool(o.Uncentred)
-	e.floats(s.sum...) // none uncentred
-	e.raw(fd)
+	f.U64(uint64(s.rff.InDim()))
+	f.U64(uint64(o.Features))
+	f.U32(uint32(o.Form))
+	f.U64(o.Seed)
+	f.U64(uint64(o.Sketch))
+	f.U64(uint64(o.Buffer))
+	f.Bool(o.Uncentred)
+	f.F64(s.sum...) // none uncentred
+	f.Bytes(fd)
 }
 
-// parts returns the encodings of the kernel's Spec and of the sketch, which the body
-// holds. A zero SKPCA, which NewSKPCA did not make, is an ErrArgument.
-func (s *SKPCA) parts() (spec, fd []byte, err error) {
+// encode returns the body of s's encoding, which holds the sketch's encoding. A zero
+// SKPCA, which NewSKPCA did not make, is an ErrArgument.
+func (s *SKPCA) encode() (wire.Body, error) {
 	if s.fd == nil {
-		return nil, nil, fmt.Errorf("%w: a zero SKPCA (make one with NewSKPCA, or decode one)", ErrArgument)
+		return wire.Body{}, zeroModel("SKPCA")
 	}
-	if spec, err = encodedKernel(s.kern); err != nil {
-		return nil, nil, err
+	fd, err := s.fd.MarshalBinary()
+	if err != nil {
+		return wire.Body{}, own(err)
 	}
-	if fd, err = s.fd.MarshalBinary(); err != nil {
-		return nil, nil, own(err)
-	}
-	return spec, fd, nil
+	return withKernel(s.kern, func(f *wire.Fields) { s.body(f, fd) })
 }
 
 // MarshalBinary encodes the model — its kernel, options, features' sum and sketch — in
 // the format above. It implements encoding.BinaryMarshaler and leaves the model
 // unchanged (it does not compress the sketch, as reading the model does), so that a
 // decoded model continues exactly as this one would. A zero SKPCA is an ErrArgument.
-func (s *SKPCA) MarshalBinary() ([]byte, error) {
-	spec, fd, err := s.parts()
-	if err != nil {
-		return nil, err
-	}
-	return marshal(skpcaMagic, skpcaVersion, func(e *encoder) { s.body(e, spec, fd) })
-}
+func (s *SKPCA) MarshalBinary() ([]byte, error) { return skpcaFormat.Marshal(s.encode) }
 
 // MarshalBinaryTo writes the encoding MarshalBinary returns to w and returns the number
 // of bytes written. A nil w, or a zero SKPCA, is an ErrArgument; w's own errors are
 // returned as they are.
-func (s *SKPCA) MarshalBinaryTo(w io.Writer) (int, error) {
-	if w == nil {
-		return 0, fmt.Errorf("%w: nil writer", ErrArgument)
-	}
-	spec, fd, err := s.parts()
-	if err != nil {
-		return 0, err
-	}
-	return marshalTo(w, skpcaMagic, skpcaVersion, func(e *encoder) { s.body(e, spec, fd) })
-}
+func (s *SKPCA) MarshalBinaryTo(w io.Writer) (int, error) { return skpcaFormat.MarshalTo(w, s.encode) }
 
 // UnmarshalBinaryFrom reads one encoding from r — exactly its bytes — and replaces s by
 // the model it encodes, as UnmarshalBinary does, returning the number of bytes read. A
 // nil r is an ErrArgument; a stream that ends early an ErrEncoding; r's own errors are
 // returned as they are. On error s is unchanged.
 func (s *SKPCA) UnmarshalBinaryFrom(r io.Reader) (int, error) {
-	return unmarshalFrom(r, skpcaMagic, "SKPCA model", s.UnmarshalBinary)
+	return skpcaFormat.UnmarshalFrom(r, s.UnmarshalBinary)
 }
 
 // UnmarshalBinary replaces s by the model encoded in data (by MarshalBinary); a zero
@@ -106,21 +94,12 @@ func (s *SKPCA) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 // allocates, so those are bounded apart, before anything is allocated — gives an error
 // wrapping ErrEncoding and leaves s unchanged.
 func (s *SKPCA) UnmarshalBinary(data []byte) error {
-	got, err := decodeSKPCA(data)
-	if err != nil {
-		return err
-	}
-	*s = *got
-	return nil
+	return kernelwire.Unmarshal(skpcaFormat, s, data, 0, decodeSKPCA)
 }
 
-func decodeSKPCA(data []byte) (*SKPCA, error) {
-	body, err := openFrame(data, skpcaMagic, "SKPCA model", skpcaVersion)
-	if err != nil {
-		return nil, err
-	}
+// decodeSKPCA reads the body of an encoded SKPCA after its kernel k.
+func decodeSKPCA(k kernel.Kernel, body *wire.Reader) (*SKPCA, error) {
 	dec := newDecoder(body)
-	k := dec.kernel()
 	limit := uint64(MaxDecodeFloats)
 	d := dec.size("the dimension", limit)
 	D := dec.size("the number of features", limit)

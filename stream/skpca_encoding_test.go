@@ -13,6 +13,7 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/features"
+	"github.com/ikpca/ikpca/internal/kernelwire"
 	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/sketch"
@@ -193,11 +194,13 @@ func TestSKPCAEncodingRefused(t *testing.T) {
 		{"an extra byte", nil, 0, append(bytes.Clone(good), 1)},
 		{"version 1", nil, 1, nil},
 		{"version 3", nil, 3, nil},
-		{"a Laplacian kernel", func(b []byte) []byte { return append(specBytes(kernel.Spec{Name: "laplacian", Sigma: 1}), b[39:]...) }, 0, nil},
-		{"a polynomial kernel", func(b []byte) []byte {
-			return append(specBytes(kernel.Spec{Name: "polynomial", Degree: 2, Gamma: 1}), b[39:]...)
+		{"a Laplacian kernel", func(b []byte) []byte {
+			return append(kernelwire.Append(nil, kernel.Spec{Name: "laplacian", Sigma: 1}), b[39:]...)
 		}, 0, nil},
-		{"an unregistered kernel.Func", func(b []byte) []byte { return append(specBytes(kernel.Spec{Name: "mine"}), b[39:]...) }, 0, nil},
+		{"a polynomial kernel", func(b []byte) []byte {
+			return append(kernelwire.Append(nil, kernel.Spec{Name: "polynomial", Degree: 2, Gamma: 1}), b[39:]...)
+		}, 0, nil},
+		{"an unregistered kernel.Func", func(b []byte) []byte { return append(kernelwire.Append(nil, kernel.Spec{Name: "mine"}), b[39:]...) }, 0, nil},
 		{"the kernel's name in capitals", func(b []byte) []byte { copy(b[4:], "RBF"); return b }, 0, nil},
 		{"σ and γ", putF(15, 0.5), 0, nil},
 		{"a degree for the RBF", put64(23, 2), 0, nil},

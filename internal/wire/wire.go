@@ -3,7 +3,9 @@
 // 8-byte magic, a little-endian uint32 version, the body's length, the body, and a
 // SHA-256 checksum over all of it (frame.go). OpenFrame checks the frame before
 // anything is read from the body; the callers then bound every size they read by the
-// data present before they allocate.
+// data present before they allocate. A Format (format.go) is one type's encoding, and
+// its methods the type's MarshalBinary, MarshalBinaryTo and UnmarshalBinaryFrom; Fields
+// (fields.go) writes a body field by field, or counts its bytes.
 package wire
 
 import (
