@@ -22,7 +22,7 @@ var levels = map[string]int{
 	"internal/oracle": 1, "internal/lapackref": 1, "internal/allocs": 1,
 	"internal/table": 1, "internal/resident": 1,
 
-	"internal/check": 2,
+	"internal/check": 2, "internal/wiretest": 2,
 
 	// Beside the numerical core: the data sets and their reader.
 	"data": 3,

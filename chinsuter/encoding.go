@@ -200,14 +200,11 @@ func decode(k kernel.Kernel, dec *wire.Reader) (*Model, error) {
 		return nil, fmt.Errorf("%w: %d components, beyond the cap %d", ErrEncoding, r, opts.Components)
 	}
 
-	var fields [5][]float64
-	for i, f := range []struct {
-		what string
-		k    int
-	}{{"expansion points", N * d}, {"kernel matrix", N * (N + 1) / 2}, {"coefficients", N * r}, {"singular values", r}, {"mean", N}} {
-		if fields[i], err = dec.Floats(f.k, ErrEncoding, f.what); err != nil {
-			return nil, err
-		}
+	fields, err := dec.Arrays(ErrEncoding, wire.Array{What: "expansion points", Len: N * d},
+		wire.Array{What: "kernel matrix", Len: N * (N + 1) / 2}, wire.Array{What: "coefficients", Len: N * r},
+		wire.Array{What: "singular values", Len: r}, wire.Array{What: "mean", Len: N})
+	if err != nil {
+		return nil, err
 	}
 	pts := dense{r: N, c: d, a: fields[0]}
 	ka := newDense(N, N)

@@ -2,7 +2,6 @@ package chinsuter
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -10,18 +9,17 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/kernelwire"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/internal/wire"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 )
 
-// offsets of an encoding's fields after the kernel's name (see encoding.go).
+// offsets of an encoding's fields after the kernel's name (see encoding.go), after the
+// Spec's numbers (wiretest.SigmaAt to wiretest.SpecNumbers).
 const (
-	offSigma      = 0
-	offDegree     = 16 // after σ and γ
-	offComponents = 32
+	offComponents = wiretest.SpecNumbers
 	offCompressed = 40 // uint8
 	offPreImages  = 41
 	offMaxIter    = 49
@@ -36,24 +34,6 @@ const (
 	offResComp    = 114
 	offFloats     = 138
 )
-
-// offName is the offset of the kernel name's length: after the frame's prefix.
-const offName = wire.PrefixSize
-
-// header returns where the fixed header of an encoding starts (after the frame's
-// prefix, the name's length and the name).
-func header(b []byte) int { return offName + 4 + int(binary.LittleEndian.Uint32(b[offName:])) }
-
-// seal returns data, a frame without its checksum, with the body's length its prefix
-// states set to the bytes that follow the prefix and the checksum appended: an edited
-// body (or a fuzzer's input) then passes the frame's checks and reaches the decoder's.
-func seal(data []byte) []byte {
-	b := bytes.Clone(data)
-	if len(b) >= wire.PrefixSize {
-		binary.LittleEndian.PutUint64(b[wire.MagicSize+4:], uint64(len(b)-wire.PrefixSize))
-	}
-	return wire.Seal(b)
-}
 
 // encodingKernel is a kernel.Func registered for the encoding tests.
 var encodingKernel = kernel.Func{Name: "chinsuter-test-laplace", F: func(x, y []float64) float64 {
@@ -170,13 +150,14 @@ func TestEncoding(t *testing.T) {
 	}
 }
 
-// TestEncodingRefused: every defect of an encoding is an ErrEncoding and leaves the
-// receiver unchanged: damage the frame catches (a flipped bit, truncation, an extra
-// byte, another magic or version) and, under a valid frame, every field out of its
-// domain — a kernel neither built in nor registered, options Fit refuses, sizes that
-// disagree with the data or with the form, non-finite numbers, singular values not
-// positive or not descending, a kernel matrix that is not the points', axes that are
-// not a basis, stats no update gives.
+// TestEncodingRefused: every defect of an encoding is an ErrEncoding (of no other kind)
+// and leaves the receiver unchanged, its state and its encoding, through UnmarshalBinary
+// and UnmarshalBinaryFrom (wiretest.Refuses): damage the frame catches (a flipped bit,
+// truncation, an extra byte, another magic or version) and, under a valid frame, every
+// field out of its domain — a kernel neither built in nor registered, options Fit
+// refuses, sizes that disagree with the data or with the form, non-finite numbers,
+// singular values not positive or not descending, a kernel matrix that is not the
+// points', axes that are not a basis, stats no update gives.
 func TestEncodingRefused(t *testing.T) {
 	models := encodingModels(t)
 	for _, name := range []string{"exact", "compressed"} {
@@ -185,17 +166,13 @@ func TestEncodingRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := good[:len(good)-sha256.Size]
-		h := header(body)
+		body := wiretest.Unsealed(good)
+		h := wiretest.AfterName(body)
 		N, d, r := md.Expansion(), md.Dim(), md.Components()
 		pts := h + offFloats
 		ka := pts + 8*N*d
 		alpha := ka + 8*N*(N+1)/2
 		sv := alpha + 8*N*r
-		putU64 := func(off int, v uint64) func([]byte) {
-			return func(b []byte) { binary.LittleEndian.PutUint64(b[off:], v) }
-		}
-		putF := func(off int, v float64) func([]byte) { return putU64(off, math.Float64bits(v)) }
 		edits := []struct {
 			what string
 			edit func([]byte) // of a copy of the body, then sealed
@@ -208,48 +185,48 @@ func TestEncodingRefused(t *testing.T) {
 			{"another magic", func(b []byte) { b[0] = 'J' }, nil},
 			{"version 1", func(b []byte) { b[8] = 1 }, nil},
 			{"version 3", func(b []byte) { b[8] = 3 }, nil},
-			{"a name longer than the data", func(b []byte) { binary.LittleEndian.PutUint32(b[offName:], 1<<20) }, nil},
-			{"a kernel neither built in nor registered", func(b []byte) { copy(b[offName+4:], "xyz") }, nil},
-			{"a non-canonical kernel name", func(b []byte) { copy(b[offName+4:], "RBF") }, nil},
-			{"σ = 0", putF(h+offSigma, 0), nil},
-			{"σ = NaN", putF(h+offSigma, math.NaN()), nil},
-			{"a degree for rbf", putU64(h+offDegree, 3), nil},
-			{"−1 components", putU64(h+offComponents, math.MaxUint64), nil},
+			{"a name longer than the data", func(b []byte) { binary.LittleEndian.PutUint32(b[wiretest.NameAt:], 1<<20) }, nil},
+			{"a kernel neither built in nor registered", func(b []byte) { copy(b[wiretest.NameAt+4:], "xyz") }, nil},
+			{"a non-canonical kernel name", func(b []byte) { copy(b[wiretest.NameAt+4:], "RBF") }, nil},
+			{"σ = 0", wiretest.PutF64(h+wiretest.SigmaAt, 0), nil},
+			{"σ = NaN", wiretest.PutF64(h+wiretest.SigmaAt, math.NaN()), nil},
+			{"a degree for rbf", wiretest.PutU64(h+wiretest.DegreeAt, 3), nil},
+			{"−1 components", wiretest.PutU64(h+offComponents, math.MaxUint64), nil},
 			{"a compression flag of 2", func(b []byte) { b[h+offCompressed] = 2 }, nil},
-			{"pre-images without compression, or none with", putU64(h+offPreImages, 0x1p40), nil},
-			{"a max-iteration count of 2⁶³", putU64(h+offMaxIter, 1<<63), nil},
-			{"a NaN tolerance", putF(h+offTol, math.NaN()), nil},
-			{"dimension 0", putU64(h+offD, 0), nil},
-			{"dimension 2⁶²", putU64(h+offD, 1<<62), nil},
-			{"2⁵³+1 points", putU64(h+offN, 1<<53+1), nil},
-			{"no points but an expansion", putU64(h+offN, 0), nil},
-			{"an expansion of 2⁶²", putU64(h+offExpansion, 1<<62), nil},
-			{"one expansion point fewer", putU64(h+offExpansion, uint64(N-1)), nil},
-			{"more components than expansion points", putU64(h+offR, uint64(N+1)), nil},
-			{"a NaN trace", putF(h+offTrace, math.NaN()), nil},
-			{"new directions beyond the points", putU64(h+offDirections, 1<<40), nil},
+			{"pre-images without compression, or none with", wiretest.PutU64(h+offPreImages, 0x1p40), nil},
+			{"a max-iteration count of 2⁶³", wiretest.PutU64(h+offMaxIter, 1<<63), nil},
+			{"a NaN tolerance", wiretest.PutF64(h+offTol, math.NaN()), nil},
+			{"dimension 0", wiretest.PutU64(h+offD, 0), nil},
+			{"dimension 2⁶²", wiretest.PutU64(h+offD, 1<<62), nil},
+			{"2⁵³+1 points", wiretest.PutU64(h+offN, 1<<53+1), nil},
+			{"no points but an expansion", wiretest.PutU64(h+offN, 0), nil},
+			{"an expansion of 2⁶²", wiretest.PutU64(h+offExpansion, 1<<62), nil},
+			{"one expansion point fewer", wiretest.PutU64(h+offExpansion, uint64(N-1)), nil},
+			{"more components than expansion points", wiretest.PutU64(h+offR, uint64(N+1)), nil},
+			{"a NaN trace", wiretest.PutF64(h+offTrace, math.NaN()), nil},
+			{"new directions beyond the points", wiretest.PutU64(h+offDirections, 1<<40), nil},
 			{"a last-compressed flag of 2", func(b []byte) { b[h+offLast] = 2 }, nil},
-			{"a negative residual", putF(h+offResComp, -1), nil},
-			{"a NaN point", putF(pts, math.NaN()), nil},
-			{"a point moved", putF(pts, 7), nil},
-			{"a kernel entry off", putF(ka+8, 0.123), nil},
-			{"an infinite coefficient", putF(alpha, math.Inf(1)), nil},
+			{"a negative residual", wiretest.PutF64(h+offResComp, -1), nil},
+			{"a NaN point", wiretest.PutF64(pts, math.NaN()), nil},
+			{"a point moved", wiretest.PutF64(pts, 7), nil},
+			{"a kernel entry off", wiretest.PutF64(ka+8, 0.123), nil},
+			{"an infinite coefficient", wiretest.PutF64(alpha, math.Inf(1)), nil},
 			{"coefficients scaled", func(b []byte) {
 				for i := range N * r {
 					v := math.Float64frombits(binary.LittleEndian.Uint64(b[alpha+8*i:]))
 					binary.LittleEndian.PutUint64(b[alpha+8*i:], math.Float64bits(3*v))
 				}
 			}, nil},
-			{"a negative singular value", putF(sv, -1), nil},
-			{"singular values ascending", putF(sv+8, 1e300), nil},
-			{"a NaN mean coefficient", putF(sv+8*r, math.NaN()), nil},
+			{"a negative singular value", wiretest.PutF64(sv, -1), nil},
+			{"singular values ascending", wiretest.PutF64(sv+8, 1e300), nil},
+			{"a NaN mean coefficient", wiretest.PutF64(sv+8*r, math.NaN()), nil},
 		}
 		if name == "exact" {
 			edits = append(edits, struct {
 				what string
 				edit func([]byte)
 				raw  []byte
-			}{"a trace off", putF(h+offTrace, 1e6), nil}, struct {
+			}{"a trace off", wiretest.PutF64(h+offTrace, 1e6), nil}, struct {
 				what string
 				edit func([]byte)
 				raw  []byte
@@ -260,21 +237,12 @@ func TestEncodingRefused(t *testing.T) {
 			if in == nil {
 				b := bytes.Clone(body)
 				c.edit(b)
-				in = seal(b)
+				in = wiretest.Reseal(b)
 			}
 			before := snap(md)
-			err := md.UnmarshalBinary(in)
-			if !errors.Is(err, ErrEncoding) || !errors.Is(err, ikpca.ErrEncoding) {
-				t.Errorf("%s, %s: %v, want ErrEncoding", name, c.what, err)
-			}
+			wiretest.Refuses(t, name+", "+c.what, md, in, ErrEncoding)
 			if !sameSnapshot(before, snap(md)) {
 				t.Errorf("%s, %s: the refused encoding changed the model", name, c.what)
-			}
-			if c.what == "an extra byte" {
-				continue // a stream may hold more after one encoding
-			}
-			if _, err := md.UnmarshalBinaryFrom(bytes.NewReader(in)); !errors.Is(err, ErrEncoding) {
-				t.Errorf("%s, %s: UnmarshalBinaryFrom: %v, want ErrEncoding", name, c.what, err)
 			}
 		}
 		if err := md.UnmarshalBinary(good); err != nil {

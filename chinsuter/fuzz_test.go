@@ -1,14 +1,13 @@
 package chinsuter
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
 	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -75,13 +74,14 @@ func FuzzAdd(f *testing.F) {
 }
 
 // FuzzLoadModel: no input makes UnmarshalBinary or UnmarshalBinaryFrom panic, a refused
-// input leaves the receiver as it was, and whatever is accepted is a usable model that
-// encodes back to the very same bytes (the encoding is canonical): finite, descending
-// eigenvalues, a point that transforms, a point that is added or refused without
-// changing the model, and the same model read from a stream. Each input is tried as it
-// is and sealed (seal: its frame's length and a valid checksum), so that the fuzzer
-// reaches the checks behind the frame; the seeds are the bodies of valid encodings of
-// every form and kernel (encodingModels), with and without points.
+// input is an ErrEncoding that leaves the receiver as it was, and whatever is accepted
+// is a usable model that encodes back to the very same bytes (the encoding is
+// canonical; wiretest.Decoded, which also requires the same verdict from a stream):
+// finite, descending eigenvalues, a point that transforms, a point that is added or
+// refused without changing the model. Each input is tried as it is and sealed
+// (wiretest.Reseal: its frame's length and a valid checksum), so that the fuzzer reaches
+// the checks behind the frame; the seeds are the bodies of valid encodings of every form
+// and kernel (encodingModels), with and without points.
 func FuzzLoadModel(f *testing.F) {
 	if err := kernel.Register(encodingKernel); err != nil {
 		f.Fatal(err)
@@ -91,32 +91,12 @@ func FuzzLoadModel(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(b[:len(b)-sha256.Size])
+		f.Add(wiretest.Unsealed(b))
 	}
 	f.Add([]byte(encodingMagic + "\x02\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00rbf"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, in := range [][]byte{data, seal(data)} {
-			var m Model
-			if err := m.UnmarshalBinary(in); err != nil {
-				if m.kern != nil || m.n != 0 || m.d != 0 {
-					t.Fatal("a refused encoding changed the receiver")
-				}
-				if _, err2 := m.UnmarshalBinaryFrom(bytes.NewReader(in)); err2 == nil {
-					t.Fatalf("UnmarshalBinaryFrom accepts what UnmarshalBinary refuses (%v)", err)
-				}
-				continue
-			}
-			out, err := m.MarshalBinary()
-			if err != nil {
-				t.Fatalf("MarshalBinary of a decoded model: %v", err)
-			}
-			if !bytes.Equal(out, in) {
-				t.Fatal("a decoded model encodes to other bytes")
-			}
-			var s Model
-			if n, err := s.UnmarshalBinaryFrom(bytes.NewReader(in)); err != nil || n != len(in) {
-				t.Fatalf("UnmarshalBinaryFrom of an accepted encoding: %d bytes of %d, %v", n, len(in), err)
-			}
+	wiretest.Fuzz(f, wiretest.Reseal, func() *Model { return new(Model) },
+		func(m *Model) bool { return m.kern == nil && m.n == 0 && m.d == 0 }, ErrEncoding,
+		func(t *testing.T, m *Model) {
 			values := m.Values(nil)
 			for j, v := range values {
 				if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 || j > 0 && v > values[j-1] {
@@ -128,11 +108,10 @@ func FuzzLoadModel(f *testing.F) {
 				_ = m.Transform(&sc, mat.NewDense(1, m.Dim(), nil), k)
 			}
 			if m.Dim() <= 64 {
-				before := snap(&m)
-				if err := m.Add(make([]float64, m.Dim())); err != nil && !sameSnapshot(before, snap(&m)) {
+				before := snap(m)
+				if err := m.Add(make([]float64, m.Dim())); err != nil && !sameSnapshot(before, snap(m)) {
 					t.Fatalf("a refused point changed the model: %v", err)
 				}
 			}
-		}
-	})
+		})
 }

@@ -215,27 +215,13 @@ func decode(p []byte) (*Model, error) {
 	if want := encodingFloats(m, d, n); len(p)%8 != 0 || have != want {
 		return nil, fmt.Errorf("%w: %d bytes of data, want %d", ErrEncoding, len(p), 8*want)
 	}
-	r := wire.NewReader(p)
-	points, err := r.Floats(m*d, ErrEncoding, "points")
+	arrays, err := wire.NewReader(p).Arrays(ErrEncoding, wire.Array{What: "points", Len: m * d},
+		wire.Array{What: "eigenvalues", Len: n}, wire.Array{What: "eigenvectors", Len: m * n},
+		wire.Array{What: "row sums", Len: m}, wire.Array{What: "sums and certificate", Len: 2 + certificateFloats})
 	if err != nil {
 		return nil, err
 	}
-	values, err := r.Floats(n, ErrEncoding, "eigenvalues")
-	if err != nil {
-		return nil, err
-	}
-	vecs, err := r.Floats(m*n, ErrEncoding, "eigenvectors")
-	if err != nil {
-		return nil, err
-	}
-	rowSum, err := r.Floats(m, ErrEncoding, "row sums")
-	if err != nil {
-		return nil, err
-	}
-	sums, err := r.Floats(2+certificateFloats, ErrEncoding, "sums and certificate")
-	if err != nil {
-		return nil, err
-	}
+	points, values, vecs, rowSum, sums := arrays[0], arrays[1], arrays[2], arrays[3], arrays[4]
 
 	opts, err := h.options()
 	if err != nil {

@@ -168,16 +168,12 @@ func decode(k kernel.Kernel, dec *wire.Reader) (*Model, error) {
 		return nil, fmt.Errorf("%w: %v", ErrEncoding, err)
 	}
 
-	var fields [8][]float64
-	var err error
-	for i, f := range []struct {
-		what string
-		k    int
-	}{{"landmarks", r * d}, {"eigenvalues", p}, {"feature map", r * p}, {"shift", p},
-		{"sums", p}, {"sums' compensation", p}, {"sums of squares", tri}, {"sums of squares' compensation", tri}} {
-		if fields[i], err = dec.Floats(f.k, ErrEncoding, f.what); err != nil {
-			return nil, err
-		}
+	fields, err := dec.Arrays(ErrEncoding, wire.Array{What: "landmarks", Len: r * d}, wire.Array{What: "eigenvalues", Len: p},
+		wire.Array{What: "feature map", Len: r * p}, wire.Array{What: "shift", Len: p},
+		wire.Array{What: "sums", Len: p}, wire.Array{What: "sums' compensation", Len: p},
+		wire.Array{What: "sums of squares", Len: tri}, wire.Array{What: "sums of squares' compensation", Len: tri})
+	if err != nil {
+		return nil, err
 	}
 	land, sigma, f, shift := fields[0], fields[1], fields[2], fields[3]
 	for j, v := range sigma {

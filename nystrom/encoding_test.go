@@ -2,7 +2,6 @@ package nystrom
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -11,28 +10,15 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
-	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/internal/wire"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 )
 
-// seal returns data, a frame without its checksum, with the body's length its prefix
-// states set to the bytes that follow the prefix and the checksum appended, as
-// MarshalBinary writes it: an edited body (or a fuzzer's input) then passes the frame's
-// checks and reaches the decoder's own.
-func seal(data []byte) []byte {
-	b := bytes.Clone(data)
-	if len(b) >= wire.PrefixSize {
-		binary.LittleEndian.PutUint64(b[wire.MagicSize+4:], uint64(len(b)-wire.PrefixSize))
-	}
-	return wire.Seal(b)
-}
-
-// offsets of an encoding's fields after the kernel's name (see encoding.go).
+// offsets of an encoding's fields after the kernel's name (see encoding.go), after the
+// Spec's numbers (wiretest.SigmaAt to wiretest.SpecNumbers).
 const (
-	offSigma     = 0
-	offDegree    = 16 // after σ and γ
-	offStrategy  = 32 // uint32, then the uint64 seed
+	offStrategy  = wiretest.SpecNumbers // uint32, then the uint64 seed
 	offTolerance = 44
 	offFlags     = 52 // uint8
 	offR         = 53
@@ -42,25 +28,17 @@ const (
 	offFloats    = 85
 )
 
-// offName is the offset of the kernel name's length: after the frame's prefix.
-const offName = wire.PrefixSize
-
 // opaque is a kernel that cannot describe itself.
 type opaque struct{ k kernel.RBF }
 
 func (o opaque) Eval(x, y []float64) float64 { return o.k.Eval(x, y) }
 
-// header returns where the fixed header of an encoding starts (after the frame's
-// prefix, the name's length and the name).
-func header(b []byte) int { return offName + 4 + int(binary.LittleEndian.Uint32(b[offName:])) }
-
-// sameModel reports how b differs from a: values, sizes, memory, options, landmarks
-// and scores of Y, bit for bit.
+// sameModel reports how b differs from a: values, sizes, centring and scores of Y
+// (wiretest.SameModel), memory, options and landmarks, bit for bit.
 func sameModel(t *testing.T, what string, a, b *Model, Y *mat.Dense) {
 	t.Helper()
-	if !vec.SameBits(a.Values(nil), b.Values(nil)) || a.Len() != b.Len() || a.Dim() != b.Dim() || a.Bytes() != b.Bytes() ||
-		a.Options() != b.Options() || a.Features() != b.Features() || a.Centred() != b.Centred() {
-		t.Fatalf("%s: values, sizes or options differ", what)
+	if a.Bytes() != b.Bytes() || a.Options() != b.Options() || a.Features() != b.Features() {
+		t.Fatalf("%s: memory, options or features differ", what)
 	}
 	var la, lb mat.Dense
 	a.Landmarks(&la)
@@ -68,18 +46,7 @@ func sameModel(t *testing.T, what string, a, b *Model, Y *mat.Dense) {
 	if !mat.Equal(&la, &lb) {
 		t.Fatalf("%s: landmarks differ", what)
 	}
-	if k := len(a.Values(nil)); k > 0 {
-		var sa, sb mat.Dense
-		if err := a.Transform(&sa, Y, k); err != nil {
-			t.Fatal(err)
-		}
-		if err := b.Transform(&sb, Y, k); err != nil {
-			t.Fatal(err)
-		}
-		if !vec.SameBits(sa.RawMatrix().Data, sb.RawMatrix().Data) {
-			t.Fatalf("%s: scores differ", what)
-		}
-	}
+	wiretest.SameModel(t, what, a, b, Y)
 }
 
 // TestEncodingKernels: every built-in kernel, RBF and Laplacian given by σ and by γ,
@@ -100,7 +67,7 @@ func TestEncodingKernels(t *testing.T) {
 			t.Fatal(err)
 		}
 		spec := k.(kernel.Specified).Spec()
-		at := offName + 4 + len(spec.Name)
+		at := wiretest.NameAt + 4 + len(spec.Name)
 		slot := func(i int) uint64 { return binary.LittleEndian.Uint64(data[at+8*i:]) }
 		if slot(0) != math.Float64bits(spec.Sigma) || slot(1) != math.Float64bits(spec.Gamma) ||
 			slot(2) != uint64(spec.Degree) || slot(3) != math.Float64bits(spec.Coef0) {
@@ -220,7 +187,7 @@ func TestEncodingUncentred(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := header(data)
+	h := wiretest.AfterName(data)
 	if data[h+offFlags] != 1 {
 		t.Errorf("flags %#x, want 1", data[h+offFlags])
 	}
@@ -236,17 +203,13 @@ func TestEncodingUncentred(t *testing.T) {
 	if err := c.Merge(&back); !errors.Is(err, ErrArgument) {
 		t.Errorf("a centred model merged with an uncentred one: %v, want ErrArgument", err)
 	}
-	body := bytes.Clone(data[:len(data)-sha256.Size])
+	body := bytes.Clone(wiretest.Unsealed(data))
 	body[h+offFlags] = 3
-	if err := back.UnmarshalBinary(seal(body)); !errors.Is(err, ErrEncoding) {
-		t.Errorf("flags 3: %v, want ErrEncoding", err)
-	}
+	wiretest.Refuses(t, "flags 3", &back, wiretest.Reseal(body), ErrEncoding)
 	body[h+offFlags] = 1
 	r, d, p := u.Options().Landmarks, u.Dim(), u.Features()
 	binary.LittleEndian.PutUint64(body[h+offFloats+8*(r*d+p+r*p):], math.Float64bits(math.Copysign(0, -1)))
-	if err := back.UnmarshalBinary(seal(body)); !errors.Is(err, ErrEncoding) {
-		t.Errorf("an uncentred model's shift −0: %v, want ErrEncoding", err)
-	}
+	wiretest.Refuses(t, "an uncentred model's shift −0", &back, wiretest.Reseal(body), ErrEncoding)
 }
 
 func landmarks(m *Model) *mat.Dense {
@@ -256,9 +219,10 @@ func landmarks(m *Model) *mat.Dense {
 }
 
 // TestEncodingRefused: every defect of an encoding is an ErrEncoding (an unknown kernel
-// name included) and leaves the receiver unchanged: damage the checksum catches
-// (a flipped bit, truncation, an extra byte) and, under a valid checksum, every field
-// out of its domain.
+// name included), of no other kind, and leaves the receiver unchanged, through
+// UnmarshalBinary and UnmarshalBinaryFrom (wiretest.Refuses): damage the checksum
+// catches (a flipped bit, truncation, an extra byte) and, under a valid checksum, every
+// field out of its domain.
 func TestEncodingRefused(t *testing.T) {
 	X := points(t, "yeast", 100, 9)
 	k := rbfMedian(t, X)
@@ -270,17 +234,13 @@ func TestEncodingRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := good[:len(good)-sha256.Size]
-	h := header(body)
+	body := wiretest.Unsealed(good)
+	h := wiretest.AfterName(body)
 	p := m.Features()
 	r, d := m.Options().Landmarks, m.Dim()
 	floats := h + offFloats
 	sums := floats + 8*(r*d+p+r*p+p) // Σ(φ − c), hi
 	squares := sums + 16*p           // Σ(φ − c)(φ − c)ᵀ, hi, upper triangle row by row
-	putU64 := func(off int, v uint64) func([]byte) {
-		return func(b []byte) { binary.LittleEndian.PutUint64(b[off:], v) }
-	}
-	putF := func(off int, v float64) func([]byte) { return putU64(off, math.Float64bits(v)) }
 	edits := []struct {
 		what string
 		edit func([]byte) // of a copy of the body, then sealed
@@ -295,51 +255,41 @@ func TestEncodingRefused(t *testing.T) {
 		{"version 1", func(b []byte) { b[8] = 1 }, nil, ErrEncoding},
 		{"version 2", func(b []byte) { b[8] = 2 }, nil, ErrEncoding},
 		{"version 4", func(b []byte) { b[8] = 4 }, nil, ErrEncoding},
-		{"a name longer than the data", func(b []byte) { binary.LittleEndian.PutUint32(b[offName:], 1<<20) }, nil, ErrEncoding},
-		{"σ = 0", putF(h+offSigma, 0), nil, ErrEncoding},
-		{"σ = NaN", putF(h+offSigma, math.NaN()), nil, ErrEncoding},
-		{"a degree for rbf", putU64(h+offDegree, 3), nil, ErrEncoding},
+		{"a name longer than the data", func(b []byte) { binary.LittleEndian.PutUint32(b[wiretest.NameAt:], 1<<20) }, nil, ErrEncoding},
+		{"σ = 0", wiretest.PutF64(h+wiretest.SigmaAt, 0), nil, ErrEncoding},
+		{"σ = NaN", wiretest.PutF64(h+wiretest.SigmaAt, math.NaN()), nil, ErrEncoding},
+		{"a degree for rbf", wiretest.PutU64(h+wiretest.DegreeAt, 3), nil, ErrEncoding},
 		{"strategy 7", func(b []byte) { binary.LittleEndian.PutUint32(b[h+offStrategy:], 7) }, nil, ErrEncoding},
-		{"tolerance 1", putF(h+offTolerance, 1), nil, ErrEncoding},
-		{"tolerance −1", putF(h+offTolerance, -1), nil, ErrEncoding},
+		{"tolerance 1", wiretest.PutF64(h+offTolerance, 1), nil, ErrEncoding},
+		{"tolerance −1", wiretest.PutF64(h+offTolerance, -1), nil, ErrEncoding},
 		{"an unknown flag", func(b []byte) { b[h+offFlags] = 2 }, nil, ErrEncoding},
-		{"no landmarks", putU64(h+offR, 0), nil, ErrEncoding},
-		{"2⁶² landmarks", putU64(h+offR, 1<<62), nil, ErrEncoding},
-		{"dimension 2⁶²", putU64(h+offD, 1<<62), nil, ErrEncoding},
-		{"more features than landmarks", putU64(h+offP, uint64(r+1)), nil, ErrEncoding},
-		{"one feature fewer", putU64(h+offP, uint64(p-1)), nil, ErrEncoding},
-		{"2⁵³+1 points", putU64(h+offN, 1<<53+1), nil, ErrEncoding},
-		{"no points but sums", putU64(h+offN, 0), nil, ErrEncoding},
-		{"a NaN landmark", putF(floats, math.NaN()), nil, ErrEncoding},
-		{"an infinite map entry", putF(floats+8*(r*d+p), math.Inf(1)), nil, ErrEncoding},
-		{"a negative eigenvalue", putF(floats+8*(r*d), -1), nil, ErrEncoding},
-		{"eigenvalues ascending", putF(floats+8*(r*d+1), 1e300), nil, ErrEncoding},
-		{"a negative sum of squares", putF(squares, -1), nil, ErrEncoding},
-		{"a sum of squares of 2¹⁰⁰²", putF(squares, 0x1p1002), nil, ErrEncoding},
-		{"a sum beyond Cauchy–Schwarz", putF(sums, 1e6), nil, ErrEncoding},
-		{"a product beyond Cauchy–Schwarz", putF(squares+8, 1e6), nil, ErrEncoding},
-		{"a compensation of 2¹⁰⁰²", putF(sums+8*p, 0x1p1002), nil, ErrEncoding},
-		{"a kernel neither built in nor registered", func(b []byte) { copy(b[offName+4:], "xyz") }, nil, ErrEncoding},
-		{"a non-canonical kernel name", func(b []byte) { copy(b[offName+4:], "RBF") }, nil, ErrEncoding},
+		{"no landmarks", wiretest.PutU64(h+offR, 0), nil, ErrEncoding},
+		{"2⁶² landmarks", wiretest.PutU64(h+offR, 1<<62), nil, ErrEncoding},
+		{"dimension 2⁶²", wiretest.PutU64(h+offD, 1<<62), nil, ErrEncoding},
+		{"more features than landmarks", wiretest.PutU64(h+offP, uint64(r+1)), nil, ErrEncoding},
+		{"one feature fewer", wiretest.PutU64(h+offP, uint64(p-1)), nil, ErrEncoding},
+		{"2⁵³+1 points", wiretest.PutU64(h+offN, 1<<53+1), nil, ErrEncoding},
+		{"no points but sums", wiretest.PutU64(h+offN, 0), nil, ErrEncoding},
+		{"a NaN landmark", wiretest.PutF64(floats, math.NaN()), nil, ErrEncoding},
+		{"an infinite map entry", wiretest.PutF64(floats+8*(r*d+p), math.Inf(1)), nil, ErrEncoding},
+		{"a negative eigenvalue", wiretest.PutF64(floats+8*(r*d), -1), nil, ErrEncoding},
+		{"eigenvalues ascending", wiretest.PutF64(floats+8*(r*d+1), 1e300), nil, ErrEncoding},
+		{"a negative sum of squares", wiretest.PutF64(squares, -1), nil, ErrEncoding},
+		{"a sum of squares of 2¹⁰⁰²", wiretest.PutF64(squares, 0x1p1002), nil, ErrEncoding},
+		{"a sum beyond Cauchy–Schwarz", wiretest.PutF64(sums, 1e6), nil, ErrEncoding},
+		{"a product beyond Cauchy–Schwarz", wiretest.PutF64(squares+8, 1e6), nil, ErrEncoding},
+		{"a compensation of 2¹⁰⁰²", wiretest.PutF64(sums+8*p, 0x1p1002), nil, ErrEncoding},
+		{"a kernel neither built in nor registered", func(b []byte) { copy(b[wiretest.NameAt+4:], "xyz") }, nil, ErrEncoding},
+		{"a non-canonical kernel name", func(b []byte) { copy(b[wiretest.NameAt+4:], "RBF") }, nil, ErrEncoding},
 	}
 	for _, c := range edits {
 		in := c.raw
 		if in == nil {
 			b := bytes.Clone(body)
 			c.edit(b)
-			in = seal(b)
+			in = wiretest.Reseal(b)
 		}
-		before, err := m.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = m.UnmarshalBinary(in)
-		if !errors.Is(err, c.want) {
-			t.Errorf("%s: %v, want %v", c.what, err, c.want)
-		}
-		if after, _ := m.MarshalBinary(); !bytes.Equal(before, after) {
-			t.Errorf("%s: the refused encoding changed the model", c.what)
-		}
+		wiretest.Refuses(t, c.what, m, in, c.want)
 	}
 	if err := m.UnmarshalBinary(good); err != nil {
 		t.Errorf("the good encoding after the bad ones: %v", err)

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -52,7 +53,7 @@ func TestOnlineAddBatch(t *testing.T) {
 		if err := batch.AddBatch(X.Slice(0, 25, 0, 2)); err != nil {
 			t.Fatal(err)
 		}
-		sameModel(t, c.name+": AddBatch against Add", one, batch, Y)
+		wiretest.SameModel(t, c.name+": AddBatch against Add", one, batch, Y)
 
 		for _, start := range []int{0, 2, 25} { // before, across and after the start
 			m, ref := c.new(), c.new()
@@ -84,7 +85,7 @@ func TestOnlineAddBatch(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			sameModel(t, c.name+": after a refused batch", m, ref, Y)
+			wiretest.SameModel(t, c.name+": after a refused batch", m, ref, Y)
 		}
 	}
 }
@@ -111,5 +112,5 @@ func TestKHAScaleFree(t *testing.T) {
 			a[l] = math.Ldexp(a[l], 600)
 		}
 	}
-	sameModel(t, "coefficients times 2⁶⁰⁰", m, big, X.Slice(30, 40, 0, 2))
+	wiretest.SameModel(t, "coefficients times 2⁶⁰⁰", m, big, X.Slice(30, 40, 0, 2))
 }

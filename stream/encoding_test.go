@@ -8,44 +8,12 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"gonum.org/v1/gonum/mat"
-
-	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/kernelwire"
 	"github.com/ikpca/ikpca/internal/wire"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 )
-
-// sameModel fails unless a and b read the same, bit for bit: values, sizes, and the
-// scores of Y on every component.
-func sameModel(t *testing.T, what string, a, b ikpca.Model, Y mat.Matrix) {
-	t.Helper()
-	va, vb := a.Values(nil), b.Values(nil)
-	if len(va) != len(vb) || a.Len() != b.Len() || a.Dim() != b.Dim() || a.Centred() != b.Centred() {
-		t.Fatalf("%s: %d and %d values, Len %d and %d, Dim %d and %d", what, len(va), len(vb), a.Len(), b.Len(), a.Dim(), b.Dim())
-	}
-	for i := range va {
-		if math.Float64bits(va[i]) != math.Float64bits(vb[i]) {
-			t.Fatalf("%s: λ%d = %v and %v", what, i, va[i], vb[i])
-		}
-	}
-	if len(va) == 0 {
-		return
-	}
-	var sa, sb mat.Dense
-	if err := a.Transform(&sa, Y, len(va)); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Transform(&sb, Y, len(vb)); err != nil {
-		t.Fatal(err)
-	}
-	for i, v := range sa.RawMatrix().Data {
-		if math.Float64bits(v) != math.Float64bits(sb.RawMatrix().Data[i]) {
-			t.Fatalf("%s: scores differ", what)
-		}
-	}
-}
 
 // decoded encodes m (MarshalBinary and MarshalBinaryTo, the same bytes), decodes it into
 // the zero value zero (UnmarshalBinary) and checks that it encodes back to the same bytes.
@@ -137,7 +105,7 @@ func TestOnlineEncoding(t *testing.T) {
 				}
 			}
 			back := decoded(t, m, zero)
-			sameModel(t, c.name+", decoded", m, back, Y)
+			wiretest.SameModel(t, c.name+", decoded", m, back, Y)
 			for _, model := range []online{m, back} {
 				for i := start; i < 30; i++ {
 					if err := model.Add(X.RawRowView(i)); err != nil {
@@ -151,7 +119,7 @@ func TestOnlineEncoding(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			sameModel(t, c.name+", continued", m, back, Y)
+			wiretest.SameModel(t, c.name+", continued", m, back, Y)
 		}
 	}
 }
@@ -175,12 +143,12 @@ func TestRNCAEncoding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sameModel(t, "empty", r, decoded(t, r, new(RNCA)), Y)
+		wiretest.SameModel(t, "empty", r, decoded(t, r, new(RNCA)), Y)
 		if err := r.AddBatch(X.Slice(0, 100, 0, 10)); err != nil {
 			t.Fatal(err)
 		}
 		back := decoded(t, r, new(RNCA))
-		sameModel(t, "fed", r, back, Y) // both read now
+		wiretest.SameModel(t, "fed", r, back, Y) // both read now
 		for _, m := range []*RNCA{r, back} {
 			for i := 100; i < 150; i++ {
 				if err := m.Add(X.RawRowView(i)); err != nil {
@@ -191,7 +159,7 @@ func TestRNCAEncoding(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		sameModel(t, "continued", r, back, Y)
+		wiretest.SameModel(t, "continued", r, back, Y)
 		if r.Kernel() != c.k || back.Kernel() != c.k {
 			t.Errorf("kernels %v, %v; want %v", r.Kernel(), back.Kernel(), c.k)
 		}
@@ -264,7 +232,8 @@ func (f failWriter) Write([]byte) (int, error) { return 0, f.err }
 // describe a model that cannot exist — version 2, an unregistered kernel.Func, a kernel
 // not as it describes itself, options the constructor refuses, sizes beyond the bytes
 // present, a NaN, a flag not 0 or 1, states no model reaches, sums no features give —
-// are ErrEncoding errors (and of no other kind), and leave the receiver as it was.
+// are ErrEncoding errors (and of no other kind), and leave the receiver as it was,
+// through UnmarshalBinary and UnmarshalBinaryFrom (wiretest.Refuses).
 func TestEncodingRefused(t *testing.T) {
 	X := toy(30, 12)
 	krqa, _ := NewKRQA(kernel.RBF{Sigma: 1}, 2, KRQAOptions{Components: 2, Seed: 1})
@@ -367,7 +336,7 @@ func TestEncodingRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := good[wire.PrefixSize : len(good)-32]
+		body := wiretest.Body(good)
 		cases := append(c.cases, common...)
 		cases = append(cases, struct {
 			what string
@@ -381,15 +350,7 @@ func TestEncodingRefused(t *testing.T) {
 			} else {
 				version = 2
 			}
-			in := wire.Frame(c.magic, version, b)
-			before, _ := c.model.MarshalBinary()
-			err := c.model.UnmarshalBinary(in)
-			if !errors.Is(err, ErrEncoding) || errors.Is(err, ikpca.ErrArgument) || errors.Is(err, ikpca.ErrNonFinite) {
-				t.Errorf("%s, %s: %v, want an ErrEncoding only", c.name, e.what, err)
-			}
-			if after, _ := c.model.MarshalBinary(); !bytes.Equal(before, after) {
-				t.Errorf("%s, %s: the receiver changed", c.name, e.what)
-			}
+			wiretest.Refuses(t, c.name+", "+e.what, c.model, wire.Frame(c.magic, version, b), ErrEncoding)
 		}
 		z := c.zero()
 		if err := z.UnmarshalBinary(wire.Frame(c.magic, 1, body)); err != nil {

@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"bytes"
 	"errors"
 	"math"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/features"
 	"github.com/ikpca/ikpca/internal/wire"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/sketch"
 )
@@ -21,10 +21,11 @@ type persistent interface {
 	ikpca.Persistent
 }
 
-// fuzzDecoder runs the fuzz target of one decoder: no input makes UnmarshalBinary
-// panic; an input it refuses is an ErrEncoding (and no other kind) that leaves the zero
-// receiver zero; and an input it accepts is a usable model that encodes back to the
-// very same bytes — its values finite, non-negative and descending, a point that
+// fuzzDecoder runs the fuzz target of one decoder: no input makes UnmarshalBinary or
+// UnmarshalBinaryFrom panic; an input they refuse is an ErrEncoding (and no other kind)
+// that leaves the zero receiver zero; and an input they accept is a usable model that
+// encodes back to the very same bytes (wiretest.Decoded, which also requires the same
+// verdict from a stream) — its values finite, non-negative and descending, a point that
 // transforms, and a point added (or refused with an error of a kind: a forged sample
 // may give a kernel value that overflows). Each input is tried as it is and framed
 // under the decoder's magic with a valid checksum, so that the checks after the
@@ -34,58 +35,46 @@ type persistent interface {
 // allows negative values: an RNCA's moment matrix that passes the decoder's entrywise
 // checks (Cauchy–Schwarz) may still be indefinite, which only an O(D³) factorisation
 // would tell, and the decoder does not make one.
-func fuzzDecoder(f *testing.F, magic string, version uint32, seeds []persistent, zero func() persistent, isZero func(persistent) bool,
-	indefinite bool, more func(*testing.T, persistent)) {
+func fuzzDecoder[M persistent](f *testing.F, magic string, version uint32, seeds []M, zero func() M, isZero func(M) bool,
+	indefinite bool, more func(*testing.T, M)) {
 	for _, m := range seeds {
 		b, err := m.MarshalBinary()
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(b)
-		f.Add(b[wire.PrefixSize : len(b)-32])
+		f.Add(wiretest.Body(b))
 	}
 	kinds := []error{ikpca.ErrDimension, ikpca.ErrNonFinite, ikpca.ErrEmpty, ikpca.ErrArgument, ikpca.ErrEncoding, ikpca.ErrNotConverged}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, in := range [][]byte{data, wire.Frame(magic, version, data)} {
-			m := zero()
-			if err := m.UnmarshalBinary(in); err != nil {
-				if !errors.Is(err, ErrEncoding) || errors.Is(err, ikpca.ErrArgument) || !isZero(m) {
-					t.Fatalf("refused with %v, or the receiver changed", err)
-				}
-				continue
+	frame := func(data []byte) []byte { return wire.Frame(magic, version, data) }
+	wiretest.Fuzz(f, frame, zero, isZero, ErrEncoding, func(t *testing.T, m M) {
+		vals := m.Values(nil)
+		for i, v := range vals {
+			if math.IsNaN(v) || math.IsInf(v, 0) || !indefinite && v < -1e-9*math.Abs(vals[0]) || i > 0 && v > vals[i-1] {
+				t.Fatalf("values %v", vals)
 			}
-			out, err := m.MarshalBinary()
-			if err != nil || !bytes.Equal(out, in) {
-				t.Fatalf("a decoded model encodes to other bytes (%v)", err)
+		}
+		if m.Dim() > 1<<16 {
+			return // a model of no samples and a huge dimension: a point would cost the run its time
+		}
+		x := make([]float64, m.Dim())
+		if len(vals) > 0 {
+			var sc mat.Dense
+			if err := m.Transform(&sc, mat.NewDense(1, m.Dim(), x), len(vals)); err != nil && !errors.Is(err, ikpca.ErrNonFinite) {
+				t.Fatalf("Transform: %v", err)
 			}
-			vals := m.Values(nil)
-			for i, v := range vals {
-				if math.IsNaN(v) || math.IsInf(v, 0) || !indefinite && v < -1e-9*math.Abs(vals[0]) || i > 0 && v > vals[i-1] {
-					t.Fatalf("values %v", vals)
-				}
+		}
+		if err := m.Add(x); err != nil {
+			kind := false
+			for _, k := range kinds {
+				kind = kind || errors.Is(err, k)
 			}
-			if m.Dim() > 1<<16 {
-				continue // a model of no samples and a huge dimension: a point would cost the run its time
+			if !kind {
+				t.Fatalf("Add: %v, of no kind", err)
 			}
-			x := make([]float64, m.Dim())
-			if len(vals) > 0 {
-				var sc mat.Dense
-				if err := m.Transform(&sc, mat.NewDense(1, m.Dim(), x), len(vals)); err != nil && !errors.Is(err, ikpca.ErrNonFinite) {
-					t.Fatalf("Transform: %v", err)
-				}
-			}
-			if err := m.Add(x); err != nil {
-				kind := false
-				for _, k := range kinds {
-					kind = kind || errors.Is(err, k)
-				}
-				if !kind {
-					t.Fatalf("Add: %v, of no kind", err)
-				}
-			}
-			if more != nil {
-				more(t, m)
-			}
+		}
+		if more != nil {
+			more(t, m)
 		}
 	})
 }
@@ -104,7 +93,7 @@ func smallDecodes(f *testing.F) {
 func FuzzLoadSKPCA(f *testing.F) {
 	smallDecodes(f)
 	X := toy(40, 3)
-	var seeds []persistent
+	var seeds []*SKPCA
 	for _, c := range []struct {
 		k    kernel.RBF
 		opts SKPCAOptions
@@ -128,10 +117,9 @@ func FuzzLoadSKPCA(f *testing.F) {
 			seeds = append(seeds, s)
 		}
 	}
-	fuzzDecoder(f, skpcaMagic, skpcaVersion, seeds, func() persistent { return new(SKPCA) },
-		func(m persistent) bool { return m.(*SKPCA).fd == nil }, false,
-		func(t *testing.T, m persistent) {
-			s := m.(*SKPCA)
+	fuzzDecoder(f, skpcaMagic, skpcaVersion, seeds, func() *SKPCA { return new(SKPCA) },
+		func(s *SKPCA) bool { return s.fd == nil }, false,
+		func(t *testing.T, s *SKPCA) {
 			o, err := NewSKPCA(s.Kernel(), s.Dim(), s.Options())
 			if err != nil {
 				t.Fatal(err)
@@ -148,7 +136,7 @@ func FuzzLoadSKPCA(f *testing.F) {
 func FuzzUnmarshalRNCA(f *testing.F) {
 	smallDecodes(f)
 	X := toy(20, 5)
-	var seeds []persistent
+	var seeds []*RNCA
 	for _, opts := range []RNCAOptions{{Features: 6, Seed: 1}, {Features: 5, Seed: 2, Form: features.RandomPhase, Uncentred: true}} {
 		for _, n := range []int{0, 3, 20} {
 			r, err := NewRNCA(kernel.RBF{Sigma: 0.8}, 2, opts)
@@ -163,16 +151,22 @@ func FuzzUnmarshalRNCA(f *testing.F) {
 			seeds = append(seeds, r)
 		}
 	}
-	fuzzDecoder(f, rncaMagic, rncaVersion, seeds, func() persistent { return new(RNCA) },
-		func(m persistent) bool { return m.(*RNCA).rff == nil }, true, nil)
+	fuzzDecoder(f, rncaMagic, rncaVersion, seeds, func() *RNCA { return new(RNCA) },
+		func(r *RNCA) bool { return r.rff == nil }, true, nil)
+}
+
+// passing is an online model: KRQA or KHA.
+type passing interface {
+	persistent
+	Pass() error
 }
 
 // onlineSeeds returns models made by make, fed 0, 2, 4 and 12 points of X (before the
 // start, at it and after), and passed over once.
-func onlineSeeds(f *testing.F, X *mat.Dense, make func() (persistent, func() error, error)) []persistent {
-	var seeds []persistent
+func onlineSeeds[M passing](f *testing.F, X *mat.Dense, make func() (M, error)) []M {
+	var seeds []M
 	for _, n := range []int{0, 2, 4, 12} {
-		m, pass, err := make()
+		m, err := make()
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -182,7 +176,7 @@ func onlineSeeds(f *testing.F, X *mat.Dense, make func() (persistent, func() err
 			}
 		}
 		if n == 12 {
-			_ = pass()
+			_ = m.Pass()
 		}
 		seeds = append(seeds, m)
 	}
@@ -194,48 +188,25 @@ func onlineSeeds(f *testing.F, X *mat.Dense, make func() (persistent, func() err
 // polynomial kernel.
 func FuzzUnmarshalKRQA(f *testing.F) {
 	X := toy(12, 6)
-	var seeds []persistent
-	for _, c := range []struct {
-		k    kernel.Kernel
-		opts KRQAOptions
-	}{
-		{kernel.RBF{Sigma: 1}, KRQAOptions{Components: 2, Seed: 1}},
-		{kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: 1}, KRQAOptions{Components: 3, Seed: 2, Uncentred: true}},
-	} {
-		seeds = append(seeds, onlineSeeds(f, X, func() (persistent, func() error, error) {
-			m, err := NewKRQA(c.k, 2, c.opts)
-			if err != nil {
-				return nil, nil, err
-			}
-			return m, m.Pass, nil
-		})...)
-	}
-	fuzzDecoder(f, krqaMagic, onlineVersion, seeds, func() persistent { return new(KRQA) },
-		func(m persistent) bool { return m.(*KRQA).s == nil }, false,
-		func(t *testing.T, m persistent) { _ = m.(*KRQA).Pass(); _ = m.(*KRQA).RayleighQuotients(nil) })
+	seeds := onlineSeeds(f, X, func() (*KRQA, error) { return NewKRQA(kernel.RBF{Sigma: 1}, 2, KRQAOptions{Components: 2, Seed: 1}) })
+	seeds = append(seeds, onlineSeeds(f, X, func() (*KRQA, error) {
+		return NewKRQA(kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: 1}, 2, KRQAOptions{Components: 3, Seed: 2, Uncentred: true})
+	})...)
+	fuzzDecoder(f, krqaMagic, onlineVersion, seeds, func() *KRQA { return new(KRQA) },
+		func(m *KRQA) bool { return m.s == nil }, false,
+		func(t *testing.T, m *KRQA) { _ = m.Pass(); _ = m.RayleighQuotients(nil) })
 }
 
 // FuzzUnmarshalKHA fuzzes KHA.UnmarshalBinary (fuzzDecoder), and passes over whatever
 // it accepts. The seeds: before and after the start, centred and not, a decaying rate.
 func FuzzUnmarshalKHA(f *testing.F) {
 	X := toy(12, 7)
-	var seeds []persistent
-	for _, c := range []struct {
-		k    kernel.Kernel
-		opts KHAOptions
-	}{
-		{kernel.RBF{Gamma: 0.5}, KHAOptions{Components: 2, Rate: 0.1, Seed: 1}},
-		{kernel.Laplacian{Sigma: 2}, KHAOptions{Components: 3, Rate: 0.05, Decay: 10, Seed: 2, Uncentred: true}},
-	} {
-		seeds = append(seeds, onlineSeeds(f, X, func() (persistent, func() error, error) {
-			m, err := NewKHA(c.k, 2, c.opts)
-			if err != nil {
-				return nil, nil, err
-			}
-			return m, m.Pass, nil
-		})...)
-	}
-	fuzzDecoder(f, khaMagic, onlineVersion, seeds, func() persistent { return new(KHA) },
-		func(m persistent) bool { return m.(*KHA).s == nil }, false,
-		func(t *testing.T, m persistent) { _ = m.(*KHA).Pass() })
+	seeds := onlineSeeds(f, X, func() (*KHA, error) {
+		return NewKHA(kernel.RBF{Gamma: 0.5}, 2, KHAOptions{Components: 2, Rate: 0.1, Seed: 1})
+	})
+	seeds = append(seeds, onlineSeeds(f, X, func() (*KHA, error) {
+		return NewKHA(kernel.Laplacian{Sigma: 2}, 2, KHAOptions{Components: 3, Rate: 0.05, Decay: 10, Seed: 2, Uncentred: true})
+	})...)
+	fuzzDecoder(f, khaMagic, onlineVersion, seeds, func() *KHA { return new(KHA) },
+		func(m *KHA) bool { return m.s == nil }, false, func(t *testing.T, m *KHA) { _ = m.Pass() })
 }

@@ -2,74 +2,29 @@ package stream
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/features"
 	"github.com/ikpca/ikpca/internal/kernelwire"
 	"github.com/ikpca/ikpca/internal/wire"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/sketch"
 )
 
-// sealed returns body followed by its checksum, as the encoders write it.
-func sealed(body []byte) []byte { return wire.Seal(bytes.Clone(body)) }
-
-// sameSKPCA fails unless a and b read the same, bit for bit: values, error bound,
-// sizes, memory, options and the scores of Y on every component.
+// sameSKPCA fails unless a and b read the same, bit for bit: values, sizes and scores
+// of Y on every component (wiretest.SameModel), memory, options and error bound.
 func sameSKPCA(t *testing.T, what string, a, b *SKPCA, Y mat.Matrix) {
 	t.Helper()
-	va, vb := a.Values(nil), b.Values(nil)
-	if len(va) != len(vb) || a.Len() != b.Len() || a.Dim() != b.Dim() || a.Bytes() != b.Bytes() || a.Options() != b.Options() ||
-		math.Float64bits(a.ErrorBound()) != math.Float64bits(b.ErrorBound()) {
-		t.Fatalf("%s: values, sizes, options or error bound differ", what)
+	if a.Bytes() != b.Bytes() || a.Options() != b.Options() || math.Float64bits(a.ErrorBound()) != math.Float64bits(b.ErrorBound()) {
+		t.Fatalf("%s: memory, options or error bound differ", what)
 	}
-	for i := range va {
-		if math.Float64bits(va[i]) != math.Float64bits(vb[i]) {
-			t.Fatalf("%s: λ%d = %v and %v", what, i, va[i], vb[i])
-		}
-	}
-	if len(va) == 0 {
-		return
-	}
-	var sa, sb mat.Dense
-	if err := a.Transform(&sa, Y, len(va)); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Transform(&sb, Y, len(vb)); err != nil {
-		t.Fatal(err)
-	}
-	for i, v := range sa.RawMatrix().Data {
-		if math.Float64bits(v) != math.Float64bits(sb.RawMatrix().Data[i]) {
-			t.Fatalf("%s: scores differ", what)
-		}
-	}
-}
-
-// roundTrip encodes s, decodes it into a zero SKPCA and checks that it encodes back to
-// the same bytes.
-func roundTrip(t *testing.T, s *SKPCA) *SKPCA {
-	t.Helper()
-	b, err := s.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back SKPCA
-	if err := back.UnmarshalBinary(b); err != nil {
-		t.Fatal(err)
-	}
-	again, err := back.MarshalBinary()
-	if err != nil || !bytes.Equal(again, b) {
-		t.Fatalf("encoded again: not the same bytes (%v)", err)
-	}
-	return &back
+	wiretest.SameModel(t, what, a, b, Y)
 }
 
 // TestSKPCAEncoding: an SKPCA encoded and decoded reads, grows and merges exactly as the
@@ -93,13 +48,13 @@ func TestSKPCAEncoding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sameSKPCA(t, "fresh", s, roundTrip(t, s), Y)
+		sameSKPCA(t, "fresh", s, decoded(t, s, new(SKPCA)), Y)
 		for i := range 103 { // a buffer part full: 103 = 2·6·8 + 7
 			if err := s.Add(X.RawRowView(i)); err != nil {
 				t.Fatal(err)
 			}
 		}
-		back := roundTrip(t, s)
+		back := decoded(t, s, new(SKPCA))
 		// Both grow the same way from here, reading only at the end (the decoded one
 		// must not have been compressed by the encoding).
 		if err := s.AddBatch(X.Slice(103, 200, 0, 10)); err != nil {
@@ -110,7 +65,7 @@ func TestSKPCAEncoding(t *testing.T) {
 		}
 		sameSKPCA(t, "grown after decoding", s, back, Y)
 		// Compressed by the read above: round trip again.
-		sameSKPCA(t, "read, then decoded", s, roundTrip(t, s), Y)
+		sameSKPCA(t, "read, then decoded", s, decoded(t, s, new(SKPCA)), Y)
 
 		// A partial accumulator shipped as bytes and merged.
 		part, err := NewSKPCA(c.k, 10, c.opts)
@@ -120,8 +75,8 @@ func TestSKPCAEncoding(t *testing.T) {
 		if err := part.AddBatch(X.Slice(200, 300, 0, 10)); err != nil {
 			t.Fatal(err)
 		}
-		shipped := roundTrip(t, part)
-		other := roundTrip(t, s)
+		shipped := decoded(t, part, new(SKPCA))
+		other := decoded(t, s, new(SKPCA))
 		if err := s.Merge(part); err != nil {
 			t.Fatal(err)
 		}
@@ -135,14 +90,9 @@ func TestSKPCAEncoding(t *testing.T) {
 	}
 }
 
-// reframe returns the encoding of body under magic and version, with a valid checksum:
-// the defects below are those a checksum does not catch.
-func reframe(magic string, version uint32, body []byte) []byte {
-	return wire.Frame(magic, version, body)
-}
-
-// TestSKPCAEncodingRefused: every defect of an encoding is an ErrEncoding and leaves
-// the receiver unchanged: damage the checksums catch, and under valid checksums version
+// TestSKPCAEncodingRefused: every defect of an encoding is an ErrEncoding, of no other
+// kind, and leaves the receiver unchanged, through UnmarshalBinary and
+// UnmarshalBinaryFrom (wiretest.Refuses): damage the checksums catch, and under valid checksums version
 // 1, kernels NewSKPCA refuses or that are not as they describe themselves, options
 // NewSKPCA refuses, sizes beyond MaxDecodeFloats, sums no features give, a sketch of
 // other sizes, and a sketch that cannot exist.
@@ -160,7 +110,7 @@ func TestSKPCAEncodingRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := good[wire.PrefixSize : len(good)-sha256.Size]
+	body := wiretest.Body(good)
 	// The body: the Spec ("rbf": 4 + 3 + 4·8 = 39 bytes; σ at 7, γ at 15, degree at 23,
 	// c at 31), d at 39, D at 47, form at 55, seed at 59, ℓ at 67, buffer at 75,
 	// Uncentred at 83, the 16 sums at 84, the sketch's frame at 212.
@@ -172,7 +122,7 @@ func TestSKPCAEncodingRefused(t *testing.T) {
 	// inner edits the sketch's body and frames it again.
 	inner := func(edit func([]byte)) func([]byte) []byte {
 		return func(b []byte) []byte {
-			in := bytes.Clone(b[fd+wire.PrefixSize : len(b)-sha256.Size])
+			in := bytes.Clone(wiretest.Body(b[fd:]))
 			edit(in)
 			return append(b[:fd:fd], wire.Frame("IKPCAFDS", 2, in)...)
 		}
@@ -244,25 +194,17 @@ func TestSKPCAEncodingRefused(t *testing.T) {
 			if c.version != 0 {
 				v = c.version
 			}
-			in = reframe(skpcaMagic, v, b)
+			in = wire.Frame(skpcaMagic, v, b)
 		}
-		before, _ := s.MarshalBinary()
-		if err := s.UnmarshalBinary(in); !errors.Is(err, ErrEncoding) || !errors.Is(err, ikpca.ErrEncoding) {
-			t.Errorf("%s: %v, want ErrEncoding", c.what, err)
-		} else if errors.Is(err, ikpca.ErrArgument) {
-			t.Errorf("%s: %v wraps ErrArgument as well", c.what, err)
-		}
-		if after, _ := s.MarshalBinary(); !bytes.Equal(before, after) {
-			t.Errorf("%s: the refused encoding changed the model", c.what)
-		}
+		wiretest.Refuses(t, c.what, s, in, ErrEncoding)
 	}
 	var zero SKPCA
-	if err := zero.UnmarshalBinary(reframe(skpcaMagic, skpcaVersion, body)); err != nil {
+	if err := zero.UnmarshalBinary(wire.Frame(skpcaMagic, skpcaVersion, body)); err != nil {
 		t.Errorf("the good body framed again: %v", err)
 	}
 	// The sketch decodes on its own, too.
 	var f sketch.FD
-	if err := f.UnmarshalBinary(good[fd+wire.PrefixSize : len(good)-sha256.Size]); err != nil {
+	if err := f.UnmarshalBinary(wiretest.Body(good[fd:])); err != nil {
 		t.Errorf("the sketch's own encoding: %v", err)
 	}
 }

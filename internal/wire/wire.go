@@ -80,6 +80,26 @@ func (r *Reader) U64() uint64 { return binary.LittleEndian.Uint64(r.Bytes(8)) }
 // F64 reads a float64.
 func (r *Reader) F64() float64 { return math.Float64frombits(r.U64()) }
 
+// Array is an array of float64s a body holds: what it is, for errors, and its length.
+type Array struct {
+	What string
+	Len  int
+}
+
+// Arrays reads the arrays of float64s a body holds in order, each as Floats does (what
+// naming it), into new slices. The caller checks that they are there (Len).
+func (r *Reader) Arrays(kind error, arrays ...Array) ([][]float64, error) {
+	out := make([][]float64, len(arrays))
+	for i, a := range arrays {
+		xs, err := r.Floats(a.Len, kind, a.What)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = xs
+	}
+	return out, nil
+}
+
 // Floats reads k float64s into a new slice. A NaN or an infinity is an error wrapping
 // kind that names what the floats are (when what is not empty) and the entry.
 func (r *Reader) Floats(k int, kind error, what string) ([]float64, error) {

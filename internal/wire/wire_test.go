@@ -36,3 +36,17 @@ func TestReader(t *testing.T) {
 		t.Errorf("a NaN, unnamed: %v", err)
 	}
 }
+
+// TestArrays: arrays come back in order, of their lengths (an empty one included), and
+// the first non-finite entry is reported under the name of its array.
+func TestArrays(t *testing.T) {
+	b := AppendFloats(nil, 1, 2, 3, 4, 5, math.NaN())
+	got, err := NewReader(b).Arrays(errKind, Array{What: "a", Len: 2}, Array{What: "none", Len: 0}, Array{What: "b", Len: 3})
+	if err != nil || len(got) != 3 || len(got[0]) != 2 || len(got[1]) != 0 || len(got[2]) != 3 || got[0][1] != 2 || got[2][0] != 3 || got[2][2] != 5 {
+		t.Fatalf("Arrays = %v, %v", got, err)
+	}
+	if _, err := NewReader(b).Arrays(errKind, Array{What: "a", Len: 2}, Array{What: "b", Len: 4}); !errors.Is(err, errKind) ||
+		!strings.Contains(err.Error(), "b: entry 3 is NaN") {
+		t.Errorf("a NaN in the second array: %v", err)
+	}
+}
