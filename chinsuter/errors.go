@@ -1,7 +1,6 @@
 package chinsuter
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 
@@ -50,21 +49,3 @@ func isNilPointer(x any) bool {
 // errZero is the error of a method that needs the model's kernel and dimension, called
 // on a zero Model: one made neither by New or Fit nor restored by UnmarshalBinary.
 var errZero = fmt.Errorf("%w: a zero Model: make one with New or Fit, or restore one with UnmarshalBinary", ErrArgument)
-
-// rewrap returns err, an error of another package of the module (native), as an error
-// of this package: the package's sentinel of the ikpca kind err wraps, with what
-// happened and err's message, so that errors.Is holds for both the package's sentinel
-// and the ikpca kind, and the error wraps exactly one kind. An error that wraps none (a
-// LAPACK failure reported as such) is a failure to converge.
-func rewrap(err error, what string) error {
-	for _, k := range []struct{ root, own error }{
-		{ikpca.ErrNotConverged, ErrNotConverged}, {ikpca.ErrNonFinite, ErrNonFinite},
-		{ikpca.ErrDimension, ErrDimension}, {ikpca.ErrEmpty, ErrEmpty},
-		{ikpca.ErrEncoding, ErrEncoding}, {ikpca.ErrArgument, ErrArgument},
-	} {
-		if errors.Is(err, k.root) {
-			return fmt.Errorf("%w: %s: %v", k.own, what, err)
-		}
-	}
-	return fmt.Errorf("%w: %s: %v", ErrNotConverged, what, err)
-}

@@ -253,7 +253,7 @@ func (md *Model) start(pts dense) error {
 	fn := float64(n)
 	vals, vecs, err := eigSym(kc)
 	if err != nil {
-		return rewrap(err, "the initial eigendecomposition")
+		return errs.Wrap(err, "the initial eigendecomposition")
 	}
 	for i := range n {
 		md.trace += ka.at(i, i)

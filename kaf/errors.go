@@ -1,11 +1,9 @@
 package kaf
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
-	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/check"
 )
 
@@ -39,32 +37,6 @@ var (
 	// its positive definiteness to rounding.
 	ErrNotConverged = errs.NotConverged
 )
-
-// kinds pairs each ikpca kind with the package's sentinel of the same name.
-var kinds = [...]struct{ kind, own error }{
-	{ikpca.ErrDimension, ErrDimension},
-	{ikpca.ErrNonFinite, ErrNonFinite},
-	{ikpca.ErrEmpty, ErrEmpty},
-	{ikpca.ErrArgument, ErrArgument},
-	{ikpca.ErrEncoding, errs.Encoding},
-	{ikpca.ErrNotConverged, ErrNotConverged},
-}
-
-// wrap returns err, an error of a package kaf calls (kernel, kpca) or of a caller's
-// function (a SPEEDFilter's factory, a Filter's SetWeights), under a description of
-// what failed and wrapped in kaf's sentinel of err's ikpca kind, so that errors.Is holds
-// with kaf's sentinel as with ikpca's and the other package's. An error that wraps no
-// kind is the caller's function refusing an argument of kaf's, and is ErrArgument.
-func wrap(err error, format string, args ...any) error {
-	own := ErrArgument
-	for _, k := range kinds {
-		if errors.Is(err, k.kind) {
-			own = k.own
-			break
-		}
-	}
-	return fmt.Errorf("%w: %s: %w", own, fmt.Sprintf(format, args...), err)
-}
 
 // finite reports whether v is neither NaN nor infinite.
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -29,7 +29,7 @@ type KLMS struct {
 // and finite and ε not finite and ≥ 0 are ErrArgument.
 func NewKLMS(k kernel.Kernel, d int, eta, epsilon float64) (*KLMS, error) {
 	if err := kernel.Validate(k); err != nil {
-		return nil, wrap(err, "KLMS")
+		return nil, errs.WrapOr(ErrArgument, err, "KLMS")
 	}
 	if d < 1 {
 		return nil, fmt.Errorf("%w: input dimension %d, want ≥ 1", ErrArgument, d)

@@ -61,7 +61,7 @@ func makeFilter(newFilter func(m int) (Filter, error), m int) (Filter, error) {
 	f, err := newFilter(m)
 	switch {
 	case err != nil:
-		return nil, wrap(err, "the filter factory, for %d features", m)
+		return nil, errs.WrapOr(ErrArgument, err, "the filter factory, for %d features", m)
 	case isNil(f):
 		return nil, fmt.Errorf("%w: the filter factory made a nil filter for %d features", ErrArgument, m)
 	case f.Dim() != m:
@@ -86,12 +86,10 @@ func isNil(v any) bool {
 // own returns err, an error of the filter (the package's, or a caller's Filter), with
 // the package's sentinel of its kind: as it is if it has one already.
 func own(err error, what string) error {
-	for _, k := range kinds {
-		if errors.Is(err, k.own) {
-			return err
-		}
+	if ours := errs.Of(err); ours != nil && errors.Is(err, ours) {
+		return err
 	}
-	return wrap(err, "%s", what)
+	return errs.WrapOr(ErrArgument, err, "%s", what)
 }
 
 // Map returns the feature map (read it, do not grow it).

@@ -1,12 +1,6 @@
 package kernel
 
-import (
-	"errors"
-	"fmt"
-
-	"github.com/ikpca/ikpca"
-	"github.com/ikpca/ikpca/internal/check"
-)
+import "github.com/ikpca/ikpca/internal/check"
 
 // errs are the package's errors (exported below), each wrapping the ikpca kind of the
 // same name.
@@ -32,18 +26,3 @@ var (
 	// (Register), a median distance that is zero or overflows.
 	ErrArgument = errs.Argument
 )
-
-// kinds are the ikpca error kinds; an error that wraps one of them is passed on as it is.
-var kinds = []error{ikpca.ErrDimension, ikpca.ErrNonFinite, ikpca.ErrEmpty, ikpca.ErrArgument,
-	ikpca.ErrEncoding, ikpca.ErrNotConverged}
-
-// asKind returns err if it wraps an ikpca kind, and otherwise err wrapped in
-// ErrArgument: the error of a user kernel's own Validate method.
-func asKind(err error) error {
-	for _, k := range kinds {
-		if errors.Is(err, k) {
-			return err
-		}
-	}
-	return fmt.Errorf("%w: %w", ErrArgument, err)
-}

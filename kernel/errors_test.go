@@ -124,7 +124,7 @@ func TestErrorKinds(t *testing.T) {
 		if !errors.Is(err, c.kind) {
 			t.Errorf("%s(%s) = %v, want an error wrapping %v", c.fn, c.name, err, c.kind)
 		}
-		if pk, ok := packageKind[c.kind]; ok && c.name != "user error with a kind" && !errors.Is(err, pk) {
+		if pk, ok := packageKind[c.kind]; ok && !errors.Is(err, pk) {
 			t.Errorf("%s(%s) = %v, want an error wrapping the package's %v", c.fn, c.name, err, pk)
 		}
 		for _, k := range all {
@@ -132,7 +132,7 @@ func TestErrorKinds(t *testing.T) {
 				t.Errorf("%s(%s) = %v wraps %v as well as %v", c.fn, c.name, err, k, c.kind)
 			}
 		}
-		if !strings.HasPrefix(err.Error(), "kernel: ") && c.name != "user error with a kind" {
+		if !strings.HasPrefix(err.Error(), "kernel: ") {
 			t.Errorf("%s(%s) = %q, want the package's prefix", c.fn, c.name, err)
 		}
 	}

@@ -47,8 +47,8 @@ const (
 // Pointers to the built-in types are checked like the values they point to. A nil k,
 // or a nil pointer (or other nil value) in k, is an error wrapping ErrArgument. For
 // other kernel types Validate calls their Validate() error method if they have one,
-// and returns its error — wrapped in ErrArgument unless it already wraps an ikpca
-// kind — and returns nil if they have none.
+// and returns its error wrapped in the package's sentinel of the ikpca kind it wraps,
+// ErrArgument if it wraps none; and returns nil if they have none.
 //
 // Eval never validates (it is the hot path); constructors and consumers of kernels
 // call Validate once.
@@ -90,7 +90,7 @@ func Validate(k Kernel) error {
 		}
 		if v, ok := k.(interface{ Validate() error }); ok {
 			if err := v.Validate(); err != nil {
-				return asKind(err)
+				return errs.WrapOr(ErrArgument, err, "")
 			}
 		}
 	}

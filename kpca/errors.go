@@ -1,10 +1,8 @@
 package kpca
 
 import (
-	"errors"
 	"fmt"
 
-	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/check"
 )
 
@@ -38,30 +36,3 @@ var (
 	// ErrIndex reports a point index out of range (Remove); it wraps ErrArgument.
 	ErrIndex = fmt.Errorf("%w: index out of range", ErrArgument)
 )
-
-// kinds pairs each ikpca kind with the package's sentinel of the same name.
-var kinds = [...]struct{ kind, own error }{
-	{ikpca.ErrDimension, ErrDimension},
-	{ikpca.ErrNonFinite, ErrNonFinite},
-	{ikpca.ErrEmpty, ErrEmpty},
-	{ikpca.ErrArgument, ErrArgument},
-	{ikpca.ErrEncoding, ErrEncoding},
-	{ikpca.ErrNotConverged, ErrNotConverged},
-}
-
-// wrap returns err, an error of a package kpca calls (kernel, update, native), under a
-// description of what failed and wrapped in kpca's sentinel of err's ikpca kind too, so
-// that errors.Is holds with kpca's sentinel as with ikpca's and the other package's
-// ("kpca: invalid argument: kernel: kernel: invalid argument: …"). Those packages wrap
-// a kind in every error; one that did not would be a numerical failure, and is reported
-// as ErrNotConverged.
-func wrap(err error, format string, args ...any) error {
-	own := ErrNotConverged
-	for _, k := range kinds {
-		if errors.Is(err, k.kind) {
-			own = k.own
-			break
-		}
-	}
-	return fmt.Errorf("%w: %s: %w", own, fmt.Sprintf(format, args...), err)
-}

@@ -66,7 +66,7 @@ func New(k kernel.Kernel, d int, opts Options) (*Model, error) {
 // opts validated.
 func newModel(k kernel.Kernel, opts Options) (*Model, error) {
 	if err := kernel.Validate(k); err != nil {
-		return nil, wrap(err, "kernel")
+		return nil, errs.Wrap(err, "kernel")
 	}
 	opts, err := opts.validate()
 	if err != nil {

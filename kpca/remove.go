@@ -59,7 +59,7 @@ func (md *Model) remove(i int) error {
 		err = md.thin.Remove(i)
 	}
 	if err != nil {
-		return wrap(err, "removing point %d", i)
+		return errs.Wrap(err, "removing point %d", i)
 	}
 	md.tally(md.thin.Stats())
 

@@ -198,7 +198,7 @@ func New(k kernel.Kernel, L mat.Matrix, opts Options) (*Model, error) {
 	if err != nil {
 		// Finite input: only a LAPACK failure, which dsyevd does not report on a finite
 		// symmetric matrix in practice.
-		return nil, rewrap(err, "the eigendecomposition of the landmarks' kernel matrix")
+		return nil, errs.Wrap(err, "the eigendecomposition of the landmarks' kernel matrix")
 	}
 	sigma, f := featureMap(values, &W, opts.cutoff(r))
 	if len(sigma) == 0 {

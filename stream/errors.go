@@ -1,9 +1,6 @@
 package stream
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/check"
 )
@@ -41,22 +38,11 @@ var (
 	ErrNotConverged = errs.NotConverged
 )
 
-// own reports an error of a package below (features, sketch, kernel) under the
-// package's sentinel of the same ikpca kind as well, so that errors.Is(err,
-// stream.ErrX) holds for every error the package returns, and errors.Is(err,
-// features.ErrX) still does. An error of no kind (none is expected) is returned as it
-// is.
-func own(err error) error {
-	for _, k := range []struct{ kind, ours error }{
-		{ikpca.ErrDimension, ErrDimension}, {ikpca.ErrNonFinite, ErrNonFinite}, {ikpca.ErrEmpty, ErrEmpty},
-		{ikpca.ErrArgument, ErrArgument}, {ikpca.ErrEncoding, ErrEncoding}, {ikpca.ErrNotConverged, ErrNotConverged},
-	} {
-		if errors.Is(err, k.kind) {
-			return fmt.Errorf("%w: %w", k.ours, err)
-		}
-	}
-	return err
-}
+// own returns err, an error of a package below (features, sketch, kernel), under the
+// package's sentinel of the same ikpca kind as well (check.Kinds.Wrap), so that
+// errors.Is(err, stream.ErrX) holds for every error the package returns, and
+// errors.Is(err, features.ErrX) still does.
+func own(err error) error { return errs.Wrap(err, "") }
 
 // Every model of the package is fed point by point or in batches, and saved and
 // restored, as package ikpca describes.
