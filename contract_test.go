@@ -70,7 +70,16 @@ var badKernels = []struct {
 	{"Func{} (nil F)", kernel.Func{}},
 	{"Func{Name: \"f\"} (nil F)", kernel.Func{Name: "f"}},
 	{"Func named like a built-in", kernel.Func{Name: "RBF", F: dot}},
+	{"a kernel whose Validate refuses it", refusing{errors.New("refused")}},
+	{"a kernel whose Validate reports ErrNonFinite", refusing{fmt.Errorf("overflows: %w", ikpca.ErrNonFinite)}},
 }
+
+// refusing is a user kernel whose Validate method returns err: a constructor refuses it
+// with ErrArgument, whatever kind err has.
+type refusing struct{ err error }
+
+func (refusing) Eval(x, y []float64) float64 { return dot(x, y) }
+func (r refusing) Validate() error           { return r.err }
 
 // dot is a kernel function for the Funcs of badKernels.
 func dot(x, y []float64) float64 {

@@ -162,13 +162,8 @@ func newModel(k kernel.Kernel, opts Options) (*Model, error) {
 // checkOptions reports a nil or invalid kernel and impossible options (ErrArgument),
 // and returns the RBF bandwidth a compression uses (zero without compression).
 func checkOptions(k kernel.Kernel, opts Options) (float64, error) {
-	if k == nil || isNilPointer(k) {
-		return 0, fmt.Errorf("%w: nil kernel", ErrArgument)
-	}
-	// The kernel's error is kept as text, not wrapped: the error then wraps exactly one
-	// kind, the package's ErrArgument, whatever kind a custom kernel's Validate reports.
-	if err := kernel.Validate(k); err != nil {
-		return 0, fmt.Errorf("%w: %v", ErrArgument, err)
+	if err := errs.Kernel(kernel.Validate(k)); err != nil {
+		return 0, err
 	}
 	if opts.Components < 0 {
 		return 0, fmt.Errorf("%w: %d components", ErrArgument, opts.Components)

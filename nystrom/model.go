@@ -300,16 +300,7 @@ var errZero = fmt.Errorf("%w: a zero Model: make one with New or Fit, or restore
 
 // checkKernel reports a nil or invalid kernel (ErrArgument).
 func checkKernel(k kernel.Kernel) error {
-	if k == nil || isNilPointer(k) {
-		return fmt.Errorf("%w: nil kernel", ErrArgument)
-	}
-	// The kernel's error is kept as text, not wrapped: the error then wraps exactly one
-	// kind, the package's ErrArgument (and through it ikpca.ErrArgument), whatever kind
-	// a custom kernel's Validate reports.
-	if err := kernel.Validate(k); err != nil {
-		return fmt.Errorf("%w: %v", ErrArgument, err)
-	}
-	return nil
+	return errs.Kernel(kernel.Validate(k))
 }
 
 // isNilPointer reports a nil pointer held in an interface.

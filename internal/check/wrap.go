@@ -46,3 +46,15 @@ func (e Kinds) WrapOr(fallback, err error, format string, args ...any) error {
 	}
 	return fmt.Errorf("%w: %s: %w", own, fmt.Sprintf(format, args...), err)
 }
+
+// Kernel returns err, the error of kernel.Validate refusing a model's kernel, as an
+// Argument error of e's package, and nil if err is nil. A kernel that Validate refuses
+// is an invalid argument of the constructor given it, whatever kind a custom kernel's
+// own Validate method reported; that error is kept as text, so that the result wraps
+// exactly one kind.
+func (e Kinds) Kernel(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %v", e.Argument, err)
+}

@@ -52,3 +52,21 @@ func TestWrap(t *testing.T) {
 		t.Errorf("WrapOr(Argument) of an error of no kind: %q", err)
 	}
 }
+
+// TestKernel: a refused kernel is an Argument error whatever the kind of the kernel's
+// error, which it keeps as text; no error is no error.
+func TestKernel(t *testing.T) {
+	ours := NewKinds("ours")
+	if err := ours.Kernel(nil); err != nil {
+		t.Errorf("Kernel(nil) = %v", err)
+	}
+	for _, cause := range []error{errors.New("refused"), NewKinds("kernel").NonFinite, NewKinds("kernel").Argument} {
+		err := ours.Kernel(cause)
+		if !errors.Is(err, ours.Argument) || err.Error() != "ours: invalid argument: "+cause.Error() {
+			t.Errorf("Kernel(%v) = %v, want it under ours.Argument", cause, err)
+		}
+		if errors.Is(err, ikpca.ErrNonFinite) || errors.Is(err, cause) {
+			t.Errorf("Kernel(%v) = %v keeps the kernel's error in the chain", cause, err)
+		}
+	}
+}
