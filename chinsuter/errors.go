@@ -2,7 +2,6 @@ package chinsuter
 
 import (
 	"fmt"
-	"reflect"
 
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/check"
@@ -40,11 +39,8 @@ var (
 	_ ikpca.Persistent  = (*Model)(nil)
 )
 
-// isNilPointer reports a nil pointer held in an interface (a typed nil).
-func isNilPointer(x any) bool {
-	v := reflect.ValueOf(x)
-	return v.Kind() == reflect.Pointer && v.IsNil()
-}
+// isNilPointer is check.IsNil, under the name the encodings (encoding.go) call it by.
+func isNilPointer(x any) bool { return check.IsNil(x) }
 
 // errZero is the error of a method that needs the model's kernel and dimension, called
 // on a zero Model: one made neither by New or Fit nor restored by UnmarshalBinary.

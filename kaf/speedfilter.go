@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/check"
 )
 
 // SPEEDFilterOptions configure a SPEEDFilter.
@@ -62,25 +63,12 @@ func makeFilter(newFilter func(m int) (Filter, error), m int) (Filter, error) {
 	switch {
 	case err != nil:
 		return nil, errs.WrapOr(ErrArgument, err, "the filter factory, for %d features", m)
-	case isNil(f):
+	case check.IsNil(f):
 		return nil, fmt.Errorf("%w: the filter factory made a nil filter for %d features", ErrArgument, m)
 	case f.Dim() != m:
 		return nil, fmt.Errorf("%w: the factory made a filter of dimension %d for %d features", ErrArgument, f.Dim(), m)
 	}
 	return f, nil
-}
-
-// isNil reports whether v is nil or a nil pointer, map, slice or function held in an
-// interface, whose methods would panic.
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	switch r := reflect.ValueOf(v); r.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Interface, reflect.Chan:
-		return r.IsNil()
-	}
-	return false
 }
 
 // own returns err, an error of the filter (the package's, or a caller's Filter), with

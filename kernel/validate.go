@@ -3,7 +3,8 @@ package kernel
 import (
 	"fmt"
 	"math"
-	"reflect"
+
+	"github.com/ikpca/ikpca/internal/check"
 )
 
 // The range of an exponent's scale and of its unit (see Validate): the normal
@@ -85,7 +86,7 @@ func Validate(k Kernel) error {
 		}
 		return nil
 	default:
-		if isNilValue(k) {
+		if check.IsNil(k) {
 			return fmt.Errorf("%w: nil %T kernel", ErrArgument, k)
 		}
 		if v, ok := k.(interface{ Validate() error }); ok {
@@ -145,15 +146,4 @@ func tooLarge(v float64) string {
 		return "overflows"
 	}
 	return "exceeds 2¹⁰²²"
-}
-
-// isNilValue reports whether x holds a nil pointer, map, slice, function, channel or
-// interface (a typed nil), whose methods would panic or see nothing.
-func isNilValue(x any) bool {
-	v := reflect.ValueOf(x)
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
-		return v.IsNil()
-	}
-	return x == nil
 }

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
@@ -303,11 +304,8 @@ func checkKernel(k kernel.Kernel) error {
 	return errs.Kernel(kernel.Validate(k))
 }
 
-// isNilPointer reports a nil pointer held in an interface.
-func isNilPointer(x any) bool {
-	v := reflect.ValueOf(x)
-	return v.Kind() == reflect.Pointer && v.IsNil()
-}
+// isNilPointer is check.IsNil, under the name the encodings (encoding.go) call it by.
+func isNilPointer(x any) bool { return check.IsNil(x) }
 
 // general returns the r×c row-major matrix held in data.
 func general(r, c int, data []float64) blas64.General {

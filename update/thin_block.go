@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	argcheck "github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/secular"
@@ -84,7 +85,7 @@ func grow(x []float64, n int) []float64 {
 // not orthonormal ErrArgument, and a failed eigensolver an error of package native or
 // secular.ErrNotConverged (both wrap ikpca.ErrNotConverged).
 func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma mat.Symmetric) error {
-	if isNil(B) || isNil(F) || isNil(gamma) {
+	if argcheck.IsNil(B) || argcheck.IsNil(F) || argcheck.IsNil(gamma) {
 		return fmt.Errorf("%w: BorderBlock: nil B, F or Γ", ErrArgument)
 	}
 	n, k := t.rows, t.k
@@ -96,7 +97,7 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 		return fmt.Errorf("%w: BorderBlock: F is %d×%d and Γ %d×%d, want %d×%d", ErrDimension, fr, fc,
 			gamma.SymmetricDim(), gamma.SymmetricDim(), b, b)
 	}
-	hasE := !isNil(e)
+	hasE := !argcheck.IsNil(e)
 	if hasE {
 		if err := checkVector("e", e, n); err != nil {
 			return err

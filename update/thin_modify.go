@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	argcheck "github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/secular"
 )
@@ -52,7 +53,7 @@ func (t *Thin) Border(b, e mat.Vector, f, c float64) error {
 	if err := checkVector("b", b, n); err != nil {
 		return err
 	}
-	hasE := !isNil(e)
+	hasE := !argcheck.IsNil(e)
 	if hasE {
 		if err := checkVector("e", e, n); err != nil {
 			return err
