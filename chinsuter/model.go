@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/kernel"
@@ -69,6 +70,10 @@ type Model struct {
 
 	stats Stats
 }
+
+// Model is an ikpca.Incremental and an ikpca.Persistent.
+var _ ikpca.Incremental = (*Model)(nil)
+var _ ikpca.Persistent = (*Model)(nil)
 
 // Stats describes the last update.
 type Stats struct {

@@ -9,30 +9,18 @@ import (
 // errs are the package's errors (exported below), and report bad arguments through them.
 var errs = check.NewKinds("kpca")
 
-// Errors returned by the package; test with errors.Is. Each wraps the ikpca error of
-// the same name, so that errors.Is(err, ikpca.ErrDimension) holds as well, and every
-// error the package returns wraps exactly one of them — errors of the packages it calls
-// (kernel, update, native) included — with two exceptions that are not the package's to
-// classify: AddRows' error when its context is cancelled wraps context.Cause, and the
-// error of a writer or reader given to MarshalBinaryTo or UnmarshalBinaryFrom is
-// returned as it is.
+// Errors returned by the package, wrapped with details; test with errors.Is. Each wraps
+// the ikpca kind of the same name, and every error the package returns wraps exactly one
+// of them, errors of the packages it calls (kernel, update, native) included: ErrEmpty for
+// a model without components as for no points, ErrArgument for a zero Model and a kernel
+// that kernel.Validate refuses, ErrEncoding from UnmarshalBinary and UnmarshalBinaryFrom,
+// ErrNotConverged from the eigensolvers and the secular root finder. Two errors are not
+// the package's to classify: AddRows' when its context is cancelled wraps context.Cause,
+// and a writer's or reader's given to MarshalBinaryTo or UnmarshalBinaryFrom is returned
+// as it is.
 var (
-	// ErrDimension reports a point or matrix of the wrong dimension.
-	ErrDimension = errs.Dimension
-	// ErrNonFinite reports a NaN or infinite input, or a kernel value that is not finite.
-	ErrNonFinite = errs.NonFinite
-	// ErrEmpty reports an empty set of points, or a model without components.
-	ErrEmpty = errs.Empty
-	// ErrArgument reports any other invalid argument: impossible options, a kernel that
-	// Validate refuses, a nil argument, a zero Model.
-	ErrArgument = errs.Argument
-	// ErrEncoding reports bytes that UnmarshalBinary or UnmarshalBinaryFrom cannot
-	// decode: not an encoded Model, an unknown version, truncated, corrupted (checksum
-	// mismatch), or describing a model that cannot exist even under a valid checksum.
-	ErrEncoding = errs.Encoding
-	// ErrNotConverged reports an eigensolver or secular root finder that did not
-	// converge; the model is left as it was.
-	ErrNotConverged = errs.NotConverged
+	ErrDimension, ErrNonFinite, ErrEmpty      = errs.Dimension, errs.NonFinite, errs.Empty
+	ErrArgument, ErrEncoding, ErrNotConverged = errs.Argument, errs.Encoding, errs.NotConverged
 	// ErrIndex reports a point index out of range (Remove); it wraps ErrArgument.
 	ErrIndex = fmt.Errorf("%w: index out of range", ErrArgument)
 )

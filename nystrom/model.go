@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/internal/vec"
@@ -150,6 +151,15 @@ type Model struct {
 	fold  []float64 // r×p: G
 	base  []float64 // p: b
 }
+
+// Model is an ikpca.Incremental and an ikpca.Persistent.
+var _ ikpca.Incremental = (*Model)(nil)
+var _ ikpca.Persistent = (*Model)(nil)
+
+// Centred reports whether the model centres the features (the default): its
+// eigenvalues are then those of the centred Nyström-approximated kernel matrix CK̃C, and
+// with Options.Uncentred those of K̃.
+func (m *Model) Centred() bool { return !m.opts.Uncentred }
 
 // New returns a model without points whose feature map comes from the rows of L (r ≥ 1
 // landmarks of dimension d ≥ 1) and the kernel k: K_LL = W·Σ·Wᵀ by native.EigenSym,
