@@ -15,8 +15,7 @@ var errs = check.NewKinds("secular")
 // a root index out of range, a zero weight where a non-zero one is required or ρ = 0 for a
 // single root, ErrNotConverged for a root that did not converge within the iteration cap.
 var (
-	ErrDimension, ErrNonFinite   = errs.Dimension, errs.NonFinite
-	ErrArgument, ErrNotConverged = errs.Argument, errs.NotConverged
+	ErrDimension, ErrNonFinite, ErrArgument, ErrNotConverged = errs.Dimension, errs.NonFinite, errs.Argument, errs.NotConverged
 	// ErrNotSorted reports poles that are not in ascending order (strictly ascending
 	// for the single-root functions). It wraps ErrArgument.
 	ErrNotSorted = fmt.Errorf("%w: poles not sorted", ErrArgument)

@@ -12,11 +12,11 @@ var errs = argcheck.NewKinds("update")
 // Errors returned by Sym, Thin and Product, wrapped with details; test with errors.Is.
 // Each wraps the ikpca kind of the same name: ErrArgument for a nil matrix or vector,
 // negative options, a new direction that is not a unit vector, an EigenSym without a
-// factorization or without vectors. Errors of the secular solver (secular.ErrNotConverged,
-// wrapping ikpca.ErrNotConverged) and of package native are wrapped and can be tested the
-// same way.
+// factorization or without vectors; ErrNonFinite and ErrNotConverged for the errors of
+// the secular solver and of package native too, which they wrap, so that
+// errors.Is(err, secular.ErrBreakdown) holds as well.
 var (
-	ErrDimension, ErrNonFinite, ErrArgument = errs.Dimension, errs.NonFinite, errs.Argument
+	ErrDimension, ErrNonFinite, ErrArgument, ErrNotConverged = errs.Dimension, errs.NonFinite, errs.Argument, errs.NotConverged
 	// ErrNotOrthogonal reports eigenvectors given to SetEigen (or a constructor) that
 	// are not orthonormal. It wraps ErrArgument.
 	ErrNotOrthogonal = fmt.Errorf("%w: eigenvectors are not orthonormal", ErrArgument)

@@ -216,7 +216,7 @@ func (s *Sym) Factorize(a mat.Symmetric) error {
 	}
 	w := s.z[:n]
 	if err := native.EigenSymInPlace(n, buf, n, w, true); err != nil {
-		return fmt.Errorf("update: Factorize: %w", err)
+		return errs.Wrap(err, "Factorize")
 	}
 	s.u, s.spare = s.spare, s.u
 	copy(s.values, w)

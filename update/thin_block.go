@@ -218,7 +218,7 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 	t1 := time.Now()
 	w.w = grow(w.w, N)
 	if err := native.EigenSymInPlace(N, h, N, w.w, true); err != nil {
-		return fmt.Errorf("update: BorderBlock: %w", err)
+		return errs.Wrap(err, "BorderBlock")
 	}
 	values := w.w[:N]
 	t2 := time.Now()
@@ -376,7 +376,7 @@ func (t *Thin) rangeBasis(G blas64.General, most int, tol float64, e []float64) 
 	native.Gemm(blas.Trans, blas.NoTrans, 1, G, G, 0, S)
 	w.sv = grow(w.sv, b)
 	if err := native.EigenSymInPlace(b, S.Data, b, w.sv, true); err != nil {
-		return 0, 0, fmt.Errorf("update: BorderBlock: the border's Gram matrix: %w", err)
+		return 0, 0, errs.Wrap(err, "BorderBlock: the border's Gram matrix")
 	}
 	d := w.sv // ascending
 	top := math.Sqrt(math.Max(d[b-1], 0))
