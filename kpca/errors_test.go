@@ -50,6 +50,10 @@ func TestErrorKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	noPoints, err := kpca.New(rbf, 2, ok)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var zero kpca.Model
 	var dst, wrongDst mat.Dense
 	wrongDst.ReuseAs(2, 2)
@@ -147,6 +151,7 @@ func TestErrorKinds(t *testing.T) {
 	cases.Add("Remove(−1)", ikpca.ErrArgument, func() error { return md.Remove(-1) })
 	cases.Add("Remove(Len)", ikpca.ErrArgument, func() error { return md.Remove(md.Len()) })
 	cases.Add("Remove, method RankOne", ikpca.ErrArgument, func() error { return exact.Remove(0) })
+	cases.Add("Remove, a model without points", ikpca.ErrArgument, func() error { return noPoints.Remove(0) })
 	cases.Add("Scores(nil, 1)", ikpca.ErrArgument, func() error { return md.Scores(nil, 1) })
 	cases.Add("Scores(dst, 0)", ikpca.ErrArgument, func() error { return md.Scores(&dst, 0) })
 	cases.Add("Scores(dst, 3)", ikpca.ErrArgument, func() error { return md.Scores(&dst, 3) })
