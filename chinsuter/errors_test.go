@@ -18,7 +18,8 @@ import (
 // zero, negative and NaN options, nil, empty and non-finite points, points of another
 // dimension, nil writers and readers, zero receivers — returns an error that wraps the
 // right ikpca kind and the package's sentinel of it, first, and no other kind, without
-// panicking, and leaves the model as it was.
+// panicking, and leaves the model as it was. The table calls every exported function
+// and method that returns an error (Cover reads the source).
 func TestErrorKinds(t *testing.T) {
 	X := toy(12, 5)
 	rbf := kernel.RBF{Sigma: 1}
@@ -119,10 +120,11 @@ func TestErrorKinds(t *testing.T) {
 	add("zero Model: Transform", ikpca.ErrDimension, func() error { return zero.Transform(&mat.Dense{}, X, 1) })
 	add("zero Model: MarshalBinary", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinary(); return err })
 	add("zero Model: MarshalBinaryTo", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinaryTo(&bytes.Buffer{}); return err })
-	add("zero Model: Orthogonality", nil, func() error { _, err := zero.Orthogonality(); return err })
+	add("Model.Orthogonality: a zero Model", nil, func() error { _, err := zero.Orthogonality(); return err })
 
 	before, beforeEmpty := snap(md), snap(empty)
 	errtest.Of(ErrDimension, ErrNonFinite, ErrEmpty, ErrArgument, ErrEncoding, ErrNotConverged).Run(t, cases)
+	cases.Cover(t, 3)
 	if !sameSnapshot(before, snap(md)) || !sameSnapshot(beforeEmpty, snap(empty)) {
 		t.Error("a refused call changed a model")
 	}

@@ -99,7 +99,8 @@ func TestBatchErrors(t *testing.T) {
 // kernels Validate refuses (σ and γ both set, negative, NaN, infinite, beyond the
 // range), d ≤ 0, nil, empty and NaN points, destinations of the wrong size — returns an
 // error that wraps the ikpca kind named and no other, and the package's sentinel of it,
-// first; and none panics.
+// first; and none panics. The table calls every exported function and method that
+// returns an error (Cover reads the source).
 func TestErrorKinds(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	rbf := kernel.RBF{Sigma: 1}
@@ -174,4 +175,5 @@ func TestErrorKinds(t *testing.T) {
 		})
 	}
 	errtest.Of(ErrDimension, ErrNonFinite, ErrEmpty, ErrArgument, ErrNotConverged).Run(t, cases)
+	cases.Cover(t, 3)
 }

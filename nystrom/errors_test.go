@@ -23,7 +23,9 @@ var sentinels = errtest.Of(ErrDimension, ErrNonFinite, ErrEmpty, ErrArgument, Er
 // kernels (RBF{}, Polynomial{Degree: 3} without γ, a NaN σ, a Func without a function),
 // zero, negative and NaN options, nil, empty and non-finite points, landmarks of
 // another dimension, zero receivers — returns an error that wraps the right ikpca kind
-// and the package's sentinel of it, first, and no other kind, without panicking.
+// and the package's sentinel of it, first, and no other kind, without panicking. The
+// table calls every exported function and method that returns an error (Cover reads the
+// source).
 func TestErrorKinds(t *testing.T) {
 	X := points(t, "yeast", 40, 1)
 	L := rows(X, 0, 5)
@@ -195,11 +197,12 @@ func TestErrorKinds(t *testing.T) {
 	add("Approximation.Transform: a NaN entry", ikpca.ErrNonFinite, func() error { return ap.Transform(&mat.Dense{}, withNaN, 1) })
 	add("zero Approximation: Add", ikpca.ErrArgument, func() error { return zeroAp.Add() })
 	add("zero Approximation: Grow", ikpca.ErrArgument, func() error { return zeroAp.Grow(1) })
-	add("zero Approximation: Errors", ikpca.ErrArgument, func() error { _, err := zeroAp.Errors(); return err })
+	add("Approximation.Errors: a zero Approximation", ikpca.ErrArgument, func() error { _, err := zeroAp.Errors(); return err })
 	add("zero Approximation: Transform", ikpca.ErrDimension, func() error { return zeroAp.Transform(&mat.Dense{}, X, 1) })
 
 	before, _ := m.MarshalBinary()
 	sentinels.Run(t, cases)
+	cases.Cover(t, 3)
 	if after, _ := m.MarshalBinary(); !bytes.Equal(before, after) {
 		t.Error("a refused call changed the model")
 	}

@@ -18,7 +18,8 @@ import (
 // hostile arguments (nil, typed nil, NaN, ±Inf, wrong sizes, negative counts,
 // out-of-range indices, non-orthonormal vectors), and checks that each error wraps
 // exactly the ikpca kind it belongs to and the package's sentinel of it, first, and that
-// no call panics; and that each sentinel error does.
+// no call panics; and that each sentinel error does. The table calls every exported
+// function and method that returns an error (Cover reads the source).
 func TestErrorKinds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(81, 82))
 	nan, inf := math.NaN(), math.Inf(1)
@@ -168,6 +169,7 @@ func TestErrorKinds(t *testing.T) {
 	})
 	sentinels := errtest.Of(ErrDimension, ErrNonFinite, ErrArgument, ErrNotConverged)
 	sentinels.Run(t, cases)
+	cases.Cover(t, 3)
 
 	// Non-convergence (the iteration cap on the poles of LAPACK issue #1166), through
 	// each kind of update: ErrNotConverged, wrapping package secular's.
