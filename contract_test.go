@@ -3,9 +3,6 @@ package ikpca_test
 import (
 	"errors"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,6 +16,7 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/chinsuter"
 	"github.com/ikpca/ikpca/features"
+	"github.com/ikpca/ikpca/internal/errtest"
 	"github.com/ikpca/ikpca/kaf"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
@@ -70,7 +68,16 @@ var badKernels = []struct {
 	{"Func{} (nil F)", kernel.Func{}},
 	{"Func{Name: \"f\"} (nil F)", kernel.Func{Name: "f"}},
 	{"Func named like a built-in", kernel.Func{Name: "RBF", F: dot}},
+	{"a kernel whose Validate refuses it", refusing{errors.New("refused")}},
+	{"a kernel whose Validate reports ErrNonFinite", refusing{fmt.Errorf("overflows: %w", ikpca.ErrNonFinite)}},
 }
+
+// refusing is a user kernel whose Validate method returns err: a constructor refuses it
+// with ErrArgument, whatever kind err has.
+type refusing struct{ err error }
+
+func (refusing) Eval(x, y []float64) float64 { return dot(x, y) }
+func (r refusing) Validate() error           { return r.err }
 
 // dot is a kernel function for the Funcs of badKernels.
 func dot(x, y []float64) float64 {
@@ -176,9 +183,6 @@ func dimCases(what string, call func(d int) error) []inputCase {
 // errNotApplicable is returned by a kernel function of a constructor that cannot be
 // given that kernel at all (kernel.New takes a Spec, which a nil kernel does not have).
 var errNotApplicable = errors.New("not applicable")
-
-// errPanicked stands for the error of a call that panicked (try reports the panic).
-var errPanicked = errors.New("panicked")
 
 // constructors is the walker's table: every constructor of the library.
 func constructors() []constructor {
@@ -626,28 +630,23 @@ func setField(base any, path []int, v any) any {
 	return c.Interface()
 }
 
-// try calls f, turning a panic into a test error.
-func try(t *testing.T, what string, f func() error) (err error) {
-	t.Helper()
-	defer func() {
-		if r := recover(); r != nil {
-			t.Errorf("%s panics: %v", what, r)
-			err = errPanicked
-		}
-	}()
-	return f()
-}
-
-// kindsOf returns the ikpca kinds err wraps.
-func kindsOf(err error) []error {
-	var out []error
-	for _, k := range []error{ikpca.ErrDimension, ikpca.ErrNonFinite, ikpca.ErrEmpty, ikpca.ErrArgument,
-		ikpca.ErrEncoding, ikpca.ErrNotConverged} {
-		if errors.Is(err, k) {
-			out = append(out, k)
-		}
-	}
-	return out
+// sentinels are the sentinel errors of every package that has a constructor, by name.
+var sentinels = map[string]errtest.Sentinels{
+	"chinsuter": errtest.Of(chinsuter.ErrDimension, chinsuter.ErrNonFinite, chinsuter.ErrEmpty, chinsuter.ErrArgument,
+		chinsuter.ErrEncoding, chinsuter.ErrNotConverged),
+	"features": errtest.Of(features.ErrDimension, features.ErrNonFinite, features.ErrEmpty, features.ErrArgument,
+		features.ErrNotConverged),
+	"kaf":    errtest.Of(kaf.ErrDimension, kaf.ErrNonFinite, kaf.ErrEmpty, kaf.ErrArgument, kaf.ErrNotConverged),
+	"kernel": errtest.Of(kernel.ErrDimension, kernel.ErrNonFinite, kernel.ErrEmpty, kernel.ErrArgument),
+	"kpca": errtest.Of(kpca.ErrDimension, kpca.ErrNonFinite, kpca.ErrEmpty, kpca.ErrArgument, kpca.ErrEncoding,
+		kpca.ErrNotConverged),
+	"nystrom": errtest.Of(nystrom.ErrDimension, nystrom.ErrNonFinite, nystrom.ErrEmpty, nystrom.ErrArgument,
+		nystrom.ErrEncoding, nystrom.ErrNotConverged),
+	"sketch": errtest.Of(sketch.ErrDimension, sketch.ErrNonFinite, sketch.ErrEmpty, sketch.ErrArgument,
+		sketch.ErrEncoding, sketch.ErrNotConverged),
+	"stream": errtest.Of(stream.ErrDimension, stream.ErrNonFinite, stream.ErrEmpty, stream.ErrArgument,
+		stream.ErrEncoding, stream.ErrNotConverged),
+	"update": errtest.Of(update.ErrDimension, update.ErrNonFinite, update.ErrArgument, update.ErrNotConverged),
 }
 
 // TestConstructorContract walks every constructor with every bad kernel (an error
@@ -659,63 +658,56 @@ func TestConstructorContract(t *testing.T) {
 	counts := map[string]int{}
 	for _, c := range constructors() {
 		t.Run(c.name, func(t *testing.T) {
-			// want checks one call's error: exactly one kind, that one if kind is
-			// not nil, or success if documented.
+			// want checks one call's error (errtest.Sentinels.Check): exactly one
+			// kind, that one if kind is not nil, and the package's sentinel of it
+			// first ("kpca: invalid argument: …"); or success if documented.
+			pkg, _, _ := strings.Cut(c.name, ".")
 			want := func(what string, err error, kind error, mayPass bool) {
 				t.Helper()
-				if err == errNotApplicable || err == errPanicked {
+				if err == errNotApplicable || err == errtest.ErrPanicked {
 					return
 				}
 				counts[c.name]++
-				if err == nil {
-					if !mayPass {
-						t.Errorf("%s: no error, want one wrapping %v", what, orAnyKind(kind))
-					}
+				if err == nil && mayPass {
 					return
 				}
-				ks := kindsOf(err)
-				if len(ks) != 1 || (kind != nil && ks[0] != kind) {
-					t.Errorf("%s: %v wraps %v, want exactly %v", what, err, ks, orAnyKind(kind))
-				}
-				// The package's own sentinel of the kind ("kpca: invalid argument")
-				// comes first.
-				if pkg, _, _ := strings.Cut(c.name, "."); !strings.HasPrefix(err.Error(), pkg+": ") {
-					t.Errorf("%s: %q does not wrap %s's sentinel first", what, err, pkg)
+				if p := sentinels[pkg].Check(err, kind); p != "" {
+					t.Errorf("%s: %s", what, p)
 				}
 			}
 			if c.kernel != nil {
-				if err := try(t, "a valid kernel", func() error { return c.kernel(rbf) }); err != nil {
+				if err := errtest.Try(t, "a valid kernel", func() error { return c.kernel(rbf) }); err != nil {
 					t.Fatalf("with a valid kernel: %v", err)
 				}
 				for _, b := range badKernels {
-					want("kernel "+b.name, try(t, b.name, func() error { return c.kernel(b.k) }), ikpca.ErrArgument, false)
+					want("kernel "+b.name, errtest.Try(t, b.name, func() error { return c.kernel(b.k) }), ikpca.ErrArgument, false)
 				}
 			}
 			if c.rbf != nil {
-				if err := try(t, "a valid kernel", func() error { return c.rbf(rbf) }); err != nil {
+				if err := errtest.Try(t, "a valid kernel", func() error { return c.rbf(rbf) }); err != nil {
 					t.Fatalf("with a valid kernel: %v", err)
 				}
 				for _, b := range badRBFs() {
-					want("kernel "+b.name, try(t, b.name, func() error { return c.rbf(b.k) }), ikpca.ErrArgument, false)
+					want("kernel "+b.name, errtest.Try(t, b.name, func() error { return c.rbf(b.k) }), ikpca.ErrArgument, false)
 				}
 			}
 			if c.options != nil {
-				if err := try(t, "valid options", func() error { return c.with(c.options) }); err != nil {
+				if err := errtest.Try(t, "valid options", func() error { return c.with(c.options) }); err != nil {
 					t.Fatalf("with valid options %+v: %v", c.options, err)
 				}
 				zero := reflect.Zero(reflect.TypeOf(c.options)).Interface()
-				err := try(t, "zero options", func() error { return c.with(zero) })
+				err := errtest.Try(t, "zero options", func() error { return c.with(zero) })
 				if c.zeroOK && err != nil {
 					t.Errorf("zero options, documented as valid: %v", err)
 				}
 				want("zero options", err, nil, c.zeroOK)
 				for _, h := range hostileOptions(c.options) {
-					want("option "+h.name, try(t, h.name, func() error { return c.with(h.opts) }), nil, c.documented(h.name))
+					want("option "+h.name, errtest.Try(t, h.name, func() error { return c.with(h.opts) }), nil, c.documented(h.name))
 				}
 			}
 			for _, in := range c.inputs {
-				err := try(t, in.name, in.call)
-				if in.kind == nil && err != nil && err != errPanicked {
+				err := errtest.Try(t, in.name, in.call)
+				if in.kind == nil && err != nil && err != errtest.ErrPanicked {
 					t.Errorf("%s, documented as valid: %v", in.name, err)
 				}
 				want(in.name, err, in.kind, in.kind == nil)
@@ -730,14 +722,6 @@ func TestConstructorContract(t *testing.T) {
 			t.Logf("%-26s %3d calls", c.name, counts[c.name])
 		}
 	}
-}
-
-// orAnyKind names kind, or any ikpca kind if kind is nil.
-func orAnyKind(kind error) any {
-	if kind == nil {
-		return "one ikpca kind"
-	}
-	return kind
 }
 
 func sum(m map[string]int) (s int) {
@@ -762,32 +746,16 @@ func TestContractCoversEveryConstructor(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() {
-			if path != "." && (skip[d.Name()] || strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
+		if !d.IsDir() {
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
+		if path != "." && (skip[d.Name()] || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
 		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		for _, decl := range f.Decls {
-			fd, ok := decl.(*ast.FuncDecl)
-			if !ok || fd.Recv != nil || !fd.Name.IsExported() || fd.Type.Results == nil {
-				continue
-			}
-			n := fd.Name.Name
-			if !strings.HasPrefix(n, "New") && !strings.HasPrefix(n, "Fit") && n != "Choose" {
-				continue
-			}
-			for _, r := range fd.Type.Results.List {
-				if id, ok := r.Type.(*ast.Ident); ok && id.Name == "error" {
-					found = append(found, f.Name.Name+"."+n)
-				}
+		pkg, funcs := errtest.Funcs(t, path)
+		for _, n := range funcs {
+			if !strings.Contains(n, ".") && (strings.HasPrefix(n, "New") || strings.HasPrefix(n, "Fit") || n == "Choose") {
+				found = append(found, pkg+"."+n)
 			}
 		}
 		return nil

@@ -21,6 +21,8 @@ var levels = map[string]int{
 	// Oracles and helpers of the tests and programs that import nothing of the module.
 	"internal/oracle": 1, "internal/lapackref": 1, "internal/allocs": 1,
 	"internal/table": 1, "internal/resident": 1,
+	// The error tables of every package's tests, on the kinds of level 0.
+	"internal/errtest": 1,
 
 	"internal/check": 2, "internal/wiretest": 2,
 

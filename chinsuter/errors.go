@@ -1,11 +1,8 @@
 package chinsuter
 
 import (
-	"errors"
 	"fmt"
-	"reflect"
 
-	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/check"
 )
 
@@ -13,58 +10,19 @@ import (
 var errs = check.NewKinds("chinsuter")
 
 // Errors returned by the package, wrapped with details; test with errors.Is. Each wraps
-// the ikpca error of the same name, so that errors.Is(err, ikpca.ErrDimension) holds as
-// well, and every error the package returns wraps exactly one of them.
+// the ikpca kind of the same name, and every error the package returns wraps exactly one
+// of them: ErrNonFinite for a kernel value or an update whose results would not be
+// finite, ErrArgument for a kernel that kernel.Validate refuses and a zero Model,
+// ErrEncoding from UnmarshalBinary and UnmarshalBinaryFrom, ErrNotConverged from the
+// eigensolvers and SVDs of an update.
 var (
-	// ErrArgument reports an invalid option or argument: a nil or invalid kernel, an
-	// impossible option, a nil matrix, a number of components out of range.
-	ErrArgument = errs.Argument
-	// ErrDimension reports points whose dimension differs from the model's.
-	ErrDimension = errs.Dimension
-	// ErrNonFinite reports a NaN or infinite coordinate or kernel value, or an update
-	// whose results would not be finite.
-	ErrNonFinite = errs.NonFinite
-	// ErrEmpty reports a call without points, or a model without components yet.
-	ErrEmpty = errs.Empty
-	// ErrEncoding reports data that UnmarshalBinary or UnmarshalBinaryFrom cannot read:
-	// not an encoded model, an unknown version, truncated or corrupted (checksum
-	// mismatch), or describing a model that cannot exist even under a valid checksum.
-	ErrEncoding = errs.Encoding
-	// ErrNotConverged reports an eigensolver or SVD of an update that did not
-	// converge; the model is left as it was.
-	ErrNotConverged = errs.NotConverged
+	ErrDimension, ErrNonFinite, ErrEmpty      = errs.Dimension, errs.NonFinite, errs.Empty
+	ErrArgument, ErrEncoding, ErrNotConverged = errs.Argument, errs.Encoding, errs.NotConverged
 )
 
-// Model is a model of the module: read, fed and saved as every model is.
-var (
-	_ ikpca.Incremental = (*Model)(nil)
-	_ ikpca.Persistent  = (*Model)(nil)
-)
-
-// isNilPointer reports a nil pointer held in an interface (a typed nil).
-func isNilPointer(x any) bool {
-	v := reflect.ValueOf(x)
-	return v.Kind() == reflect.Pointer && v.IsNil()
-}
+// isNilPointer is check.IsNil, under the name the encodings (encoding.go) call it by.
+func isNilPointer(x any) bool { return check.IsNil(x) }
 
 // errZero is the error of a method that needs the model's kernel and dimension, called
 // on a zero Model: one made neither by New or Fit nor restored by UnmarshalBinary.
 var errZero = fmt.Errorf("%w: a zero Model: make one with New or Fit, or restore one with UnmarshalBinary", ErrArgument)
-
-// rewrap returns err, an error of another package of the module (native), as an error
-// of this package: the package's sentinel of the ikpca kind err wraps, with what
-// happened and err's message, so that errors.Is holds for both the package's sentinel
-// and the ikpca kind, and the error wraps exactly one kind. An error that wraps none (a
-// LAPACK failure reported as such) is a failure to converge.
-func rewrap(err error, what string) error {
-	for _, k := range []struct{ root, own error }{
-		{ikpca.ErrNotConverged, ErrNotConverged}, {ikpca.ErrNonFinite, ErrNonFinite},
-		{ikpca.ErrDimension, ErrDimension}, {ikpca.ErrEmpty, ErrEmpty},
-		{ikpca.ErrEncoding, ErrEncoding}, {ikpca.ErrArgument, ErrArgument},
-	} {
-		if errors.Is(err, k.root) {
-			return fmt.Errorf("%w: %s: %v", k.own, what, err)
-		}
-	}
-	return fmt.Errorf("%w: %s: %v", ErrNotConverged, what, err)
-}

@@ -2,15 +2,13 @@ package chinsuter
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"math"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/errtest"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -19,8 +17,9 @@ import (
 // kernels (RBF{}, Polynomial{Degree: 3} without γ, a NaN σ, a Func without a function),
 // zero, negative and NaN options, nil, empty and non-finite points, points of another
 // dimension, nil writers and readers, zero receivers — returns an error that wraps the
-// right ikpca kind and the package's sentinel of it, and no other kind, without
-// panicking, and leaves the model as it was.
+// right ikpca kind and the package's sentinel of it, first, and no other kind, without
+// panicking, and leaves the model as it was. The table calls every exported function
+// and method that returns an error (Cover reads the source).
 func TestErrorKinds(t *testing.T) {
 	X := toy(12, 5)
 	rbf := kernel.RBF{Sigma: 1}
@@ -28,7 +27,6 @@ func TestErrorKinds(t *testing.T) {
 	withNaN.Set(3, 1, math.NaN())
 	var nilDense *mat.Dense
 	var nilRBF *kernel.RBF
-	var nilBuf *bytes.Buffer
 	bad := []struct {
 		name string
 		k    kernel.Kernel
@@ -66,13 +64,8 @@ func TestErrorKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	var zero Model
-	type errorCase struct {
-		what string
-		call func() error
-		want error
-	}
-	var cases []errorCase
-	add := func(what string, want error, call func() error) { cases = append(cases, errorCase{what, call, want}) }
+	var cases errtest.Cases
+	add := cases.Add
 	for _, b := range bad {
 		add("Fit: kernel "+b.name, ikpca.ErrArgument, func() error { _, err := Fit(b.k, X, Options{}); return err })
 		add("New: kernel "+b.name, ikpca.ErrArgument, func() error { _, err := New(b.k, 2, Options{}); return err })
@@ -121,54 +114,17 @@ func TestErrorKinds(t *testing.T) {
 		_, err = m.MarshalBinary()
 		return err
 	})
-	add("Model.MarshalBinaryTo(nil)", ikpca.ErrArgument, func() error { _, err := md.MarshalBinaryTo(nil); return err })
-	add("Model.MarshalBinaryTo((*bytes.Buffer)(nil))", ikpca.ErrArgument, func() error { _, err := md.MarshalBinaryTo(nilBuf); return err })
-	add("Model.UnmarshalBinary(nil)", ikpca.ErrEncoding, func() error { return md.UnmarshalBinary(nil) })
-	add("Model.UnmarshalBinary: half an encoding", ikpca.ErrEncoding, func() error { return md.UnmarshalBinary(enc[:len(enc)/2]) })
-	add("Model.UnmarshalBinaryFrom(nil)", ikpca.ErrArgument, func() error { _, err := md.UnmarshalBinaryFrom(nil); return err })
-	add("Model.UnmarshalBinaryFrom((*bytes.Buffer)(nil))", ikpca.ErrArgument, func() error { _, err := md.UnmarshalBinaryFrom(nilBuf); return err })
-	add("Model.UnmarshalBinaryFrom: an empty stream", ikpca.ErrEncoding, func() error {
-		_, err := md.UnmarshalBinaryFrom(bytes.NewReader(nil))
-		return err
-	})
-	add("Model.UnmarshalBinaryFrom: half an encoding", ikpca.ErrEncoding, func() error {
-		_, err := md.UnmarshalBinaryFrom(bytes.NewReader(enc[:len(enc)/2]))
-		return err
-	})
+	cases.AddPersistent("Model", md, enc)
 	add("zero Model: Add", ikpca.ErrArgument, func() error { return zero.Add(nil) })
 	add("zero Model: AddBatch", ikpca.ErrArgument, func() error { return zero.AddBatch(X) })
 	add("zero Model: Transform", ikpca.ErrDimension, func() error { return zero.Transform(&mat.Dense{}, X, 1) })
 	add("zero Model: MarshalBinary", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinary(); return err })
 	add("zero Model: MarshalBinaryTo", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinaryTo(&bytes.Buffer{}); return err })
-	add("zero Model: Orthogonality", nil, func() error { _, err := zero.Orthogonality(); return err })
+	add("Model.Orthogonality: a zero Model", nil, func() error { _, err := zero.Orthogonality(); return err })
 
-	kinds := []error{ikpca.ErrDimension, ikpca.ErrNonFinite, ikpca.ErrEmpty, ikpca.ErrArgument, ikpca.ErrEncoding, ikpca.ErrNotConverged}
-	own := map[error]error{ikpca.ErrDimension: ErrDimension, ikpca.ErrNonFinite: ErrNonFinite, ikpca.ErrEmpty: ErrEmpty,
-		ikpca.ErrArgument: ErrArgument, ikpca.ErrEncoding: ErrEncoding, ikpca.ErrNotConverged: ErrNotConverged}
 	before, beforeEmpty := snap(md), snap(empty)
-	for _, c := range cases {
-		err := func() (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = fmt.Errorf("panic: %v", r)
-				}
-			}()
-			return c.call()
-		}()
-		if err != nil && strings.HasPrefix(err.Error(), "panic: ") || c.want == nil && err != nil {
-			t.Errorf("%s: %v", c.what, err)
-			continue
-		}
-		for _, k := range kinds {
-			if k == c.want {
-				if !errors.Is(err, k) || !errors.Is(err, own[k]) {
-					t.Errorf("%s: %v, want an error wrapping %v and the package's own", c.what, err, k)
-				}
-			} else if errors.Is(err, k) {
-				t.Errorf("%s: %v wraps %v too", c.what, err, k)
-			}
-		}
-	}
+	errtest.Of(ErrDimension, ErrNonFinite, ErrEmpty, ErrArgument, ErrEncoding, ErrNotConverged).Run(t, cases)
+	cases.Cover(t, 3)
 	if !sameSnapshot(before, snap(md)) || !sameSnapshot(beforeEmpty, snap(empty)) {
 		t.Error("a refused call changed a model")
 	}

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/kernel"
@@ -69,6 +70,10 @@ type Model struct {
 
 	stats Stats
 }
+
+// Model is an ikpca.Incremental and an ikpca.Persistent.
+var _ ikpca.Incremental = (*Model)(nil)
+var _ ikpca.Persistent = (*Model)(nil)
 
 // Stats describes the last update.
 type Stats struct {
@@ -162,13 +167,8 @@ func newModel(k kernel.Kernel, opts Options) (*Model, error) {
 // checkOptions reports a nil or invalid kernel and impossible options (ErrArgument),
 // and returns the RBF bandwidth a compression uses (zero without compression).
 func checkOptions(k kernel.Kernel, opts Options) (float64, error) {
-	if k == nil || isNilPointer(k) {
-		return 0, fmt.Errorf("%w: nil kernel", ErrArgument)
-	}
-	// The kernel's error is kept as text, not wrapped: the error then wraps exactly one
-	// kind, the package's ErrArgument, whatever kind a custom kernel's Validate reports.
-	if err := kernel.Validate(k); err != nil {
-		return 0, fmt.Errorf("%w: %v", ErrArgument, err)
+	if err := errs.Kernel(kernel.Validate(k)); err != nil {
+		return 0, err
 	}
 	if opts.Components < 0 {
 		return 0, fmt.Errorf("%w: %d components", ErrArgument, opts.Components)
@@ -253,7 +253,7 @@ func (md *Model) start(pts dense) error {
 	fn := float64(n)
 	vals, vecs, err := eigSym(kc)
 	if err != nil {
-		return rewrap(err, "the initial eigendecomposition")
+		return errs.Wrap(err, "the initial eigendecomposition")
 	}
 	for i := range n {
 		md.trace += ka.at(i, i)

@@ -123,7 +123,7 @@ func (md *Model) update(b dense) error {
 	symmetrise(MH)
 	lamH, vH, err := eigSym(MH)
 	if err != nil {
-		return rewrap(err, "the eigendecomposition of M_H")
+		return errs.Wrap(err, "the eigendecomposition of M_H")
 	}
 	trace := md.trace
 	for i := range c {

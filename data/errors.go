@@ -6,35 +6,27 @@ import (
 	"github.com/ikpca/ikpca/internal/check"
 )
 
-// errs are the package's errors (exported below), each wrapping the ikpca kind of the
-// same name.
+// errs are the package's errors (exported below), and report bad arguments through them.
 var errs = check.NewKinds("data")
 
 // Errors returned by ParseLIBSVM and ParseLIBSVMLine, wrapped with details; test with
-// errors.Is. Each wraps the ikpca error of the same name, so that
-// errors.Is(err, ikpca.ErrArgument) holds as well, and every error of the two functions
-// wraps exactly one of them but one: the error of the reader given to ParseLIBSVM,
-// which is not the package's to classify, is returned as it is (wrapped with the line
-// number). The accessors of the embedded data sets return no error: their files are
-// checked when the package is built and tested.
+// errors.Is. Each wraps the ikpca kind of the same name, and every error of the two
+// functions wraps exactly one of them but one: the error of the reader given to
+// ParseLIBSVM, which is not the package's to classify, is returned as it is (wrapped with
+// the line number). The accessors of the embedded data sets return no error: their files
+// are checked when the package is built and tested.
 //
 // The rule of the text: everything a line gets wrong — a malformed token, an index below
-// 1, not ascending, above dim or beyond the element limit — is ErrArgument, with one
-// exception, a label or value that is not a finite number (NaN, ±Inf, or a number whose
-// magnitude overflows a float64), which is ErrNonFinite. The text is the argument of a
-// parser, not an encoding of the module's: ikpca.ErrEncoding is for bytes that cannot
-// be decoded into a model, and is not returned here.
+// 1, not ascending, above dim or beyond the element limit of 2²⁸, a dimension or a matrix
+// beyond it — is ErrArgument, as is a nil reader, with one exception, a label or value
+// that is not a finite number (NaN, ±Inf, or a number whose magnitude overflows a
+// float64), which is ErrNonFinite. An input without data lines, a blank line given to
+// ParseLIBSVMLine, or an input none of whose lines lists a feature when the dimension is
+// to be inferred is ErrEmpty. The text is the argument of a parser, not an encoding of
+// the module's: ikpca.ErrEncoding is for bytes that cannot be decoded into a model, and
+// is not returned here.
 var (
-	// ErrNonFinite reports a label or value that is not a finite number.
-	ErrNonFinite = errs.NonFinite
-	// ErrEmpty reports an input without data lines, a blank line given to
-	// ParseLIBSVMLine, or an input none of whose lines lists a feature when the
-	// dimension is to be inferred.
-	ErrEmpty = errs.Empty
-	// ErrArgument reports any other invalid argument: malformed text, an index out of
-	// range or not strictly ascending, a dimension or a matrix beyond the limit of 2²⁸
-	// elements, a nil reader.
-	ErrArgument = errs.Argument
+	ErrNonFinite, ErrEmpty, ErrArgument = errs.NonFinite, errs.Empty, errs.Argument
 )
 
 // lineError is an error of one line's text, without the line's number, which only the

@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"reflect"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/check"
 )
 
 // libsvmMaxElements bounds the size of the dense matrix ParseLIBSVM builds:
@@ -47,20 +48,10 @@ func ParseLIBSVM(r io.Reader, dim int) (X *mat.Dense, y []float64, err error) {
 	return parseLIBSVM(r, dim, libsvmMaxElements)
 }
 
-// isNil reports whether r is nil or a nil pointer held in the interface, such as
-// (*bytes.Reader)(nil), whose Read would panic.
-func isNil(r io.Reader) bool {
-	if r == nil {
-		return true
-	}
-	v := reflect.ValueOf(r)
-	return v.Kind() == reflect.Pointer && v.IsNil()
-}
-
 // parseLIBSVM is ParseLIBSVM with the limit on the number of elements of X
 // as a parameter, so that tests can exercise it with small limits.
 func parseLIBSVM(r io.Reader, dim, maxElements int) (*mat.Dense, []float64, error) {
-	if isNil(r) {
+	if check.IsNil(r) {
 		return nil, nil, fmt.Errorf("%w: libsvm: nil reader", ErrArgument)
 	}
 	if dim > maxElements {

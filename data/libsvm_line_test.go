@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ikpca/ikpca/internal/errtest"
 )
 
 func TestParseLIBSVMLine(t *testing.T) {
@@ -85,10 +87,11 @@ func FuzzParseLIBSVMLine(f *testing.F) {
 		}
 		if err != nil {
 			// Both wrap exactly one kind, and the same: the line's rules are ParseLIBSVM's.
-			kind, ok := checkKind(err)
-			wantKind, wantOK := checkKind(want)
-			if !ok || !wantOK || kind != wantKind {
-				t.Fatalf("%q: line parser error %v, ParseLIBSVM error %v: want exactly one ikpca kind each, the same, and data's sentinel of it", line, err, want)
+			if p := sentinels.Check(want, nil); p != "" {
+				t.Fatalf("%q: ParseLIBSVM: %s", line, p)
+			}
+			if p := sentinels.Check(err, errtest.KindsOf(want)[0]); p != "" {
+				t.Fatalf("%q: the line parser: %s (ParseLIBSVM: %v)", line, p, want)
 			}
 			return
 		}

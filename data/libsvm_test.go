@@ -393,8 +393,8 @@ func FuzzParseLIBSVM(f *testing.F) {
 			if X != nil || y != nil {
 				t.Fatalf("non-nil result with error %v", err)
 			}
-			if _, ok := checkKind(err); !ok {
-				t.Fatalf("error %v does not wrap exactly one ikpca kind and data's sentinel of it", err)
+			if p := sentinels.Check(err, nil); p != "" {
+				t.Fatal(p)
 			}
 			return
 		}

@@ -6,20 +6,11 @@ import "github.com/ikpca/ikpca/internal/check"
 var errs = check.NewKinds("features")
 
 // Errors returned by the package, wrapped with details; test with errors.Is. Each wraps
-// the ikpca error of the same name, so that errors.Is(err, ikpca.ErrArgument) holds as
-// well.
+// the ikpca kind of the same name: ErrArgument for sizes out of range or too large to
+// allocate and a kernel that kernel.Validate refuses, ErrNotConverged from the
+// eigenproblem of NewQuadrature's Gauss–Hermite rule (LAPACK's dsteqr converges on every
+// rule of at most 200 points).
 var (
-	// ErrDimension reports a point, matrix or destination of the wrong dimension.
-	ErrDimension = errs.Dimension
-	// ErrNonFinite reports a NaN or infinite coordinate.
-	ErrNonFinite = errs.NonFinite
-	// ErrEmpty reports a batch without points.
-	ErrEmpty = errs.Empty
-	// ErrArgument reports any other invalid argument: an impossible option (a size out of
-	// range or too large to allocate), an invalid kernel (kernel.Validate), a nil
-	// argument.
-	ErrArgument = errs.Argument
-	// ErrNotConverged reports the Gauss–Hermite rule's eigenproblem not converging
-	// (NewQuadrature; LAPACK's dsteqr converges on every rule of at most 200 points).
-	ErrNotConverged = errs.NotConverged
+	ErrDimension, ErrNonFinite, ErrEmpty = errs.Dimension, errs.NonFinite, errs.Empty
+	ErrArgument, ErrNotConverged         = errs.Argument, errs.NotConverged
 )

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/errtest"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -93,24 +94,13 @@ func TestBatchErrors(t *testing.T) {
 	}
 }
 
-// call runs f and turns a panic into a failure of the test, so that the error tables
-// check that nothing panics.
-func call(t *testing.T, name string, f func() error) (err error) {
-	t.Helper()
-	defer func() {
-		if p := recover(); p != nil {
-			t.Errorf("%s panicked: %v", name, p)
-			err = nil
-		}
-	}()
-	return f()
-}
-
 // TestErrorKinds: every exported function and method of the package that returns an
 // error, given zero-valued and hostile arguments — the zero kernel and zero options,
 // kernels Validate refuses (σ and γ both set, negative, NaN, infinite, beyond the
 // range), d ≤ 0, nil, empty and NaN points, destinations of the wrong size — returns an
-// error that wraps the ikpca kind named, and none panics.
+// error that wraps the ikpca kind named and no other, and the package's sentinel of it,
+// first; and none panics. The table calls every exported function and method that
+// returns an error (Cover reads the source).
 func TestErrorKinds(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	rbf := kernel.RBF{Sigma: 1}
@@ -131,18 +121,8 @@ func TestErrorKinds(t *testing.T) {
 		Transform(dst *mat.Dense, X mat.Matrix) error
 		OutDim() int
 	}
-	cases := []struct {
-		name string
-		kind error
-		f    func() error
-	}{}
-	add := func(name string, kind error, f func() error) {
-		cases = append(cases, struct {
-			name string
-			kind error
-			f    func() error
-		}{name, kind, f})
-	}
+	var cases errtest.Cases
+	add := cases.Add
 	badKernels := map[string]kernel.RBF{
 		"the zero kernel": {}, "σ and γ": {Sigma: 1, Gamma: 1}, "σ < 0": {Sigma: -1}, "σ NaN": {Sigma: nan},
 		"σ infinite": {Sigma: inf}, "γ NaN": {Gamma: nan}, "γ < 0": {Gamma: -2}, "γ infinite": {Gamma: inf},
@@ -194,16 +174,6 @@ func TestErrorKinds(t *testing.T) {
 			return m.Transform(mat.NewDense(1, D+1, nil), mat.NewDense(1, 2, nil))
 		})
 	}
-	kinds := []error{ikpca.ErrDimension, ikpca.ErrNonFinite, ikpca.ErrEmpty, ikpca.ErrArgument, ikpca.ErrEncoding, ikpca.ErrNotConverged}
-	for _, c := range cases {
-		err := call(t, c.name, c.f)
-		if !errors.Is(err, c.kind) {
-			t.Errorf("%s: %v, want an error wrapping %v", c.name, err, c.kind)
-		}
-		for _, k := range kinds {
-			if k != c.kind && errors.Is(err, k) {
-				t.Errorf("%s: %v wraps %v as well as %v", c.name, err, k, c.kind)
-			}
-		}
-	}
+	errtest.Of(ErrDimension, ErrNonFinite, ErrEmpty, ErrArgument, ErrNotConverged).Run(t, cases)
+	cases.Cover(t, 3)
 }

@@ -15,8 +15,8 @@ import (
 // exp(−s²·‖x−y‖²/2), whose spectral density is N(0, s²·I). An invalid kernel is an
 // ErrArgument.
 func spectralScale(k kernel.RBF) (float64, error) {
-	if err := kernel.Validate(k); err != nil {
-		return 0, fmt.Errorf("%w: %w", errs.Argument, err)
+	if err := errs.Kernel(kernel.Validate(k)); err != nil {
+		return 0, err
 	}
 	if k.Gamma != 0 {
 		return math.Sqrt(2 * k.Gamma), nil

@@ -1,11 +1,9 @@
 package kaf
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
-	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/check"
 )
 
@@ -13,58 +11,22 @@ import (
 var errs = check.NewKinds("kaf")
 
 // Errors returned by the package, wrapped with details; test with errors.Is. Each wraps
-// the ikpca error of the same name, so that errors.Is(err, ikpca.ErrDimension) holds as
-// well, and every error the package returns wraps exactly one of them — errors of the
-// packages it calls (kernel, kpca) and of a SPEEDFilter's factory included. On any
-// error a filter or a feature map is left exactly as it was.
+// the ikpca kind of the same name, and every error the package returns wraps exactly one
+// of them, errors of the packages it calls (kernel, kpca) and of a SPEEDFilter's factory
+// included; on any error a filter or a feature map is left exactly as it was.
+// ErrNonFinite reports a prediction, error or weight update that is not finite (finite
+// inputs of absurd size: the update is refused, not stored); ErrEmpty a series too short
+// (an empty series to Standardise, fewer than order + horizon values to Embed);
+// ErrArgument a kernel that kernel.Validate refuses, a zero filter or map (only the
+// constructors make them), a factory that fails or makes a filter of the wrong dimension,
+// a dictionary whose Gram matrix has no positive eigenvalue, and Mackey–Glass options
+// whose integration leaves the positive finite numbers; ErrNotConverged an eigensolver
+// that did not converge (SPEED) or an RLS filter whose inverse correlation matrix has lost
+// its positive definiteness to rounding.
 var (
-	// ErrDimension reports a feature vector, input, weight vector or destination of the
-	// wrong length.
-	ErrDimension = errs.Dimension
-	// ErrNonFinite reports a NaN or infinite input, desired output, weight or series
-	// value, or a prediction, error or weight update that is not finite (finite inputs
-	// of absurd size: the update is refused, not stored).
-	ErrNonFinite = errs.NonFinite
-	// ErrEmpty reports a series too short for what is asked of it: an empty series to
-	// Standardise, fewer than order + horizon values to Embed.
-	ErrEmpty = errs.Empty
-	// ErrArgument reports any other invalid argument: an impossible option or size, a
-	// kernel that kernel.Validate refuses, a nil argument, a zero filter or map (only
-	// the constructors make them), a factory that fails or makes a filter of the wrong
-	// dimension, a dictionary whose Gram matrix has no positive eigenvalue, and
-	// Mackey–Glass options whose integration leaves the positive finite numbers.
-	ErrArgument = errs.Argument
-	// ErrNotConverged reports a numerical failure on valid input: an eigensolver that
-	// did not converge (SPEED), an RLS filter whose inverse correlation matrix has lost
-	// its positive definiteness to rounding.
-	ErrNotConverged = errs.NotConverged
+	ErrDimension, ErrNonFinite, ErrEmpty = errs.Dimension, errs.NonFinite, errs.Empty
+	ErrArgument, ErrNotConverged         = errs.Argument, errs.NotConverged
 )
-
-// kinds pairs each ikpca kind with the package's sentinel of the same name.
-var kinds = [...]struct{ kind, own error }{
-	{ikpca.ErrDimension, ErrDimension},
-	{ikpca.ErrNonFinite, ErrNonFinite},
-	{ikpca.ErrEmpty, ErrEmpty},
-	{ikpca.ErrArgument, ErrArgument},
-	{ikpca.ErrEncoding, errs.Encoding},
-	{ikpca.ErrNotConverged, ErrNotConverged},
-}
-
-// wrap returns err, an error of a package kaf calls (kernel, kpca) or of a caller's
-// function (a SPEEDFilter's factory, a Filter's SetWeights), under a description of
-// what failed and wrapped in kaf's sentinel of err's ikpca kind, so that errors.Is holds
-// with kaf's sentinel as with ikpca's and the other package's. An error that wraps no
-// kind is the caller's function refusing an argument of kaf's, and is ErrArgument.
-func wrap(err error, format string, args ...any) error {
-	own := ErrArgument
-	for _, k := range kinds {
-		if errors.Is(err, k.kind) {
-			own = k.own
-			break
-		}
-	}
-	return fmt.Errorf("%w: %s: %w", own, fmt.Sprintf(format, args...), err)
-}
 
 // finite reports whether v is neither NaN nor infinite.
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

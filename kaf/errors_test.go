@@ -3,29 +3,20 @@ package kaf
 import (
 	"errors"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"math"
-	"os"
-	"slices"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/errtest"
 	"github.com/ikpca/ikpca/kernel"
 )
 
-// errorCase is one call of an exported function or method that returns an error, with
-// the ikpca kind its error must wrap.
-type errorCase struct {
-	fn   string // "NewLMS", or "LMS.Update" for a method: for TestErrorsCoverEveryFunction
-	name string
-	call func() error
-	kind error
-}
+// sentinels are kaf's: it returns no ErrEncoding, and an error of that kind fails the
+// test.
+var sentinels = errtest.Of(ErrDimension, ErrNonFinite, ErrEmpty, ErrArgument, ErrNotConverged)
 
 // errorFixtures are the filters and maps the cases call, and their zero values.
 type errorFixtures struct {
@@ -161,7 +152,7 @@ func (f *refusingFilter) SetWeights(w []float64) error {
 
 // errorCases are zero-valued and hostile arguments for every exported function and
 // method of the package that returns an error.
-func errorCases(fx *errorFixtures) []errorCase {
+func errorCases(fx *errorFixtures) errtest.Cases {
 	nan, inf := math.NaN(), math.Inf(1)
 	arg, dim, nonFinite, empty := ikpca.ErrArgument, ikpca.ErrDimension, ikpca.ErrNonFinite, ikpca.ErrEmpty
 	newLMS := func(m int, eta float64) func() error {
@@ -207,185 +198,181 @@ func errorCases(fx *errorFixtures) []errorCase {
 	pm := func(m int) func(int) (Filter, error) {
 		return func(int) (Filter, error) { return NewLMS(m, 0.1) }
 	}
-	cases := []errorCase{
-		{"NewLMS", "m 0", newLMS(0, 0.1), arg},
-		{"NewLMS", "m −1", newLMS(-1, 0.1), arg},
-		{"NewLMS", "m MaxInt", newLMS(math.MaxInt, 0.1), arg},
-		{"NewLMS", "η 0", newLMS(3, 0), arg},
-		{"NewLMS", "η −1", newLMS(3, -1), arg},
-		{"NewLMS", "η NaN", newLMS(3, nan), arg},
-		{"NewLMS", "η +Inf", newLMS(3, inf), arg},
-		{"NewRLS", "m 0", newRLS(0, RLSOptions{}), arg},
-		{"NewRLS", "m 2¹⁴+1", newRLS(1<<14+1, RLSOptions{}), arg},
-		{"NewRLS", "m MinInt", newRLS(math.MinInt, RLSOptions{}), arg},
-		{"NewRLS", "λ 1.5", newRLS(3, RLSOptions{Lambda: 1.5}), arg},
-		{"NewRLS", "λ −1", newRLS(3, RLSOptions{Lambda: -1}), arg},
-		{"NewRLS", "λ NaN", newRLS(3, RLSOptions{Lambda: nan}), arg},
-		{"NewRLS", "δ −1", newRLS(3, RLSOptions{Delta: -1}), arg},
-		{"NewRLS", "δ +Inf", newRLS(3, RLSOptions{Delta: inf}), arg},
-		{"NewRLS", "q −1", newRLS(3, RLSOptions{Q: -1}), arg},
-		{"NewRLS", "α NaN", newRLS(3, RLSOptions{Alpha: nan}), arg},
-		{"NewExRLS", "m −1", newExRLS(-1, RLSOptions{}), arg},
-		{"NewExRLS", "λ −Inf", newExRLS(3, RLSOptions{Lambda: -inf}), arg},
-		{"NewExRLS", "α +Inf", newExRLS(3, RLSOptions{Alpha: inf}), arg},
-		{"NewExRLS", "q −1", newExRLS(3, RLSOptions{Q: -1}), arg},
-		{"NewKLMS", "nil kernel", newKLMS(nil, 2, 0.1, 0), arg},
-		{"NewKLMS", "typed-nil kernel", newKLMS(fx.nilRBF, 2, 0.1, 0), arg},
-		{"NewKLMS", "RBF{}", newKLMS(kernel.RBF{}, 2, 0.1, 0), arg},
-		{"NewKLMS", "Polynomial{Degree: 3}", newKLMS(kernel.Polynomial{Degree: 3}, 2, 0.1, 0), arg},
-		{"NewKLMS", "Func{}", newKLMS(kernel.Func{}, 2, 0.1, 0), arg},
-		{"NewKLMS", "d 0", newKLMS(rbf, 0, 0.1, 0), arg},
-		{"NewKLMS", "d −1", newKLMS(rbf, -1, 0.1, 0), arg},
-		{"NewKLMS", "d MaxInt", newKLMS(rbf, math.MaxInt, 0.1, 0), arg},
-		{"NewKLMS", "η 0", newKLMS(rbf, 2, 0, 0), arg},
-		{"NewKLMS", "η NaN", newKLMS(rbf, 2, nan, 0), arg},
-		{"NewKLMS", "η +Inf", newKLMS(rbf, 2, inf, 0), arg},
-		{"NewKLMS", "ε −1", newKLMS(rbf, 2, 0.1, -1), arg},
-		{"NewKLMS", "ε NaN", newKLMS(rbf, 2, 0.1, nan), arg},
-		{"NewKLMS", "ε +Inf", newKLMS(rbf, 2, 0.1, inf), arg},
-		{"NewSPEED", "nil kernel", newSPEED(nil, fx.dictionary, two), arg},
-		{"NewSPEED", "RBF{}", newSPEED(kernel.RBF{}, fx.dictionary, two), arg},
-		{"NewSPEED", "RBF{Sigma: NaN}", newSPEED(kernel.RBF{Sigma: nan}, fx.dictionary, two), arg},
-		{"NewSPEED", "nil X", newSPEED(rbf, nil, two), arg},
-		{"NewSPEED", "typed-nil X", newSPEED(rbf, fx.nilDense, two), arg},
-		{"NewSPEED", "empty X", newSPEED(rbf, fx.emptyX, two), empty},
-		{"NewSPEED", "NaN X", newSPEED(rbf, fx.nanX, two), nonFinite},
-		{"NewSPEED", "Options{}", newSPEED(rbf, fx.dictionary, SPEEDOptions{}), arg},
-		{"NewSPEED", "Components −1", newSPEED(rbf, fx.dictionary, SPEEDOptions{Components: -1}), arg},
-		{"NewSPEED", "Cutoff NaN", newSPEED(rbf, fx.dictionary, SPEEDOptions{Cutoff: nan}), arg},
-		{"NewSPEED", "Cutoff −1", newSPEED(rbf, fx.dictionary, SPEEDOptions{Cutoff: -1}), arg},
-		{"NewSPEED", "Cutoff 1.5", newSPEED(rbf, fx.dictionary, SPEEDOptions{Cutoff: 1.5}), arg},
-		{"NewSPEED", "Cutoff +Inf", newSPEED(rbf, fx.dictionary, SPEEDOptions{Cutoff: inf}), arg},
-		{"NewSPEED", "Components and Cutoff", newSPEED(rbf, fx.dictionary, SPEEDOptions{Components: 2, Cutoff: 0.5}), arg},
-		{"NewSPEED", "Cutoff NaN with Components", newSPEED(rbf, fx.dictionary, SPEEDOptions{Components: 2, Cutoff: nan}), arg},
-		{"NewSPEED", "one point centred", newSPEED(rbf, mat.NewDense(1, 2, []float64{1, 2}), SPEEDOptions{Components: 1, Centred: true}), arg},
-		{"NewSPEEDFilter", "nil map", newFilter(nil, fx.speedFilterOK, SPEEDFilterOptions{}), arg},
-		{"NewSPEEDFilter", "zero map", newFilter(&SPEED{}, fx.speedFilterOK, SPEEDFilterOptions{}), arg},
-		{"NewSPEEDFilter", "nil factory", newFilter(fx.speed, nil, SPEEDFilterOptions{}), arg},
-		{"NewSPEEDFilter", "Threshold NaN", newFilter(fx.speed, fx.speedFilterOK, SPEEDFilterOptions{Threshold: nan}), arg},
-		{"NewSPEEDFilter", "Threshold +Inf", newFilter(fx.speed, fx.speedFilterOK, SPEEDFilterOptions{Threshold: inf}), arg},
-		{"NewSPEEDFilter", "MaxDictionary −1", newFilter(fx.speed, fx.speedFilterOK, SPEEDFilterOptions{MaxDictionary: -1}), arg},
-		{"NewSPEEDFilter", "factory fails", newFilter(fx.speed, func(int) (Filter, error) { return nil, errors.New("no") }, SPEEDFilterOptions{}), arg},
-		{"NewSPEEDFilter", "factory's own kind", newFilter(fx.speed, func(int) (Filter, error) { return NewLMS(0, 1) }, SPEEDFilterOptions{}), arg},
-		{"NewSPEEDFilter", "factory's dimension error", newFilter(fx.speed, func(int) (Filter, error) {
-			return nil, fmt.Errorf("mine: %w", ikpca.ErrDimension)
-		}, SPEEDFilterOptions{}), dim},
-		{"NewSPEEDFilter", "nil filter", newFilter(fx.speed, func(int) (Filter, error) { return nil, nil }, SPEEDFilterOptions{}), arg},
-		{"NewSPEEDFilter", "typed-nil filter", newFilter(fx.speed, func(int) (Filter, error) { return (*LMS)(nil), nil }, SPEEDFilterOptions{}), arg},
-		{"NewSPEEDFilter", "wrong dimension", newFilter(fx.speed, pm(7), SPEEDFilterOptions{}), arg},
-		{"MackeyGlass", "n 0", mg(0, MackeyGlassOptions{}), arg},
-		{"MackeyGlass", "n −1", mg(-1, MackeyGlassOptions{}), arg},
-		{"MackeyGlass", "n MaxInt", mg(math.MaxInt, MackeyGlassOptions{}), arg},
-		{"MackeyGlass", "Beta −1", mg(10, MackeyGlassOptions{Beta: -1}), arg},
-		{"MackeyGlass", "Gamma NaN", mg(10, MackeyGlassOptions{Gamma: nan}), arg},
-		{"MackeyGlass", "Tau +Inf", mg(10, MackeyGlassOptions{Tau: inf}), arg},
-		{"MackeyGlass", "N −Inf", mg(10, MackeyGlassOptions{N: -inf}), arg},
-		{"MackeyGlass", "Step NaN", mg(10, MackeyGlassOptions{Step: nan}), arg},
-		{"MackeyGlass", "Sample −1", mg(10, MackeyGlassOptions{Sample: -1}), arg},
-		{"MackeyGlass", "X0 −1", mg(10, MackeyGlassOptions{X0: -1}), arg},
-		{"MackeyGlass", "Discard −1", mg(10, MackeyGlassOptions{Discard: -1}), arg},
-		{"MackeyGlass", "Discard MaxInt", mg(10, MackeyGlassOptions{Discard: math.MaxInt}), arg},
-		{"MackeyGlass", "Step not dividing", mg(10, MackeyGlassOptions{Step: 0.7}), arg},
-		{"MackeyGlass", "Tau/Step beyond the limit", mg(10, MackeyGlassOptions{Tau: 1e7, Step: 0.5}), arg},
-		{"MackeyGlass", "RK4 unstable", mg(10, MackeyGlassOptions{Gamma: 10, Step: 0.5}), arg},
-		{"MackeyGlass", "integration overflows", mg(100, MackeyGlassOptions{Beta: 1e308}), arg},
-		{"Embed", "order 0", embed(fx.x3, 0, 1), arg},
-		{"Embed", "order −1", embed(fx.x3, -1, 1), arg},
-		{"Embed", "horizon 0", embed(fx.x3, 1, 0), arg},
-		{"Embed", "horizon MinInt", embed(fx.x3, 1, math.MinInt), arg},
-		{"Embed", "nil series", embed(nil, 1, 1), empty},
-		{"Embed", "too short", embed(fx.x3, 2, 2), empty},
-		{"Embed", "order MaxInt", embed(fx.x3, math.MaxInt, 1), empty},
-		{"Embed", "horizon MaxInt", embed(fx.x3, 1, math.MaxInt), empty},
-		{"Embed", "NaN", embed([]float64{1, nan, 3}, 1, 1), nonFinite},
-		{"Embed", "too large", embed(long, 35_000, 1), arg},
-		{"Standardise", "lo NaN", standardise(fx.x3, nan, 1), arg},
-		{"Standardise", "hi +Inf", standardise(fx.x3, 0, inf), arg},
-		{"Standardise", "lo = hi", standardise(fx.x3, 1, 1), arg},
-		{"Standardise", "lo > hi", standardise(fx.x3, 1, -1), arg},
-		{"Standardise", "nil series", standardise(nil, -1, 1), empty},
-		{"Standardise", "NaN", standardise([]float64{1, nan}, -1, 1), nonFinite},
-		{"Standardise", "−Inf", standardise([]float64{-inf, 1}, -1, 1), nonFinite},
-	}
+	var c errtest.Cases
+	c.Add("NewLMS: m 0", arg, newLMS(0, 0.1))
+	c.Add("NewLMS: m −1", arg, newLMS(-1, 0.1))
+	c.Add("NewLMS: m MaxInt", arg, newLMS(math.MaxInt, 0.1))
+	c.Add("NewLMS: η 0", arg, newLMS(3, 0))
+	c.Add("NewLMS: η −1", arg, newLMS(3, -1))
+	c.Add("NewLMS: η NaN", arg, newLMS(3, nan))
+	c.Add("NewLMS: η +Inf", arg, newLMS(3, inf))
+	c.Add("NewRLS: m 0", arg, newRLS(0, RLSOptions{}))
+	c.Add("NewRLS: m 2¹⁴+1", arg, newRLS(1<<14+1, RLSOptions{}))
+	c.Add("NewRLS: m MinInt", arg, newRLS(math.MinInt, RLSOptions{}))
+	c.Add("NewRLS: λ 1.5", arg, newRLS(3, RLSOptions{Lambda: 1.5}))
+	c.Add("NewRLS: λ −1", arg, newRLS(3, RLSOptions{Lambda: -1}))
+	c.Add("NewRLS: λ NaN", arg, newRLS(3, RLSOptions{Lambda: nan}))
+	c.Add("NewRLS: δ −1", arg, newRLS(3, RLSOptions{Delta: -1}))
+	c.Add("NewRLS: δ +Inf", arg, newRLS(3, RLSOptions{Delta: inf}))
+	c.Add("NewRLS: q −1", arg, newRLS(3, RLSOptions{Q: -1}))
+	c.Add("NewRLS: α NaN", arg, newRLS(3, RLSOptions{Alpha: nan}))
+	c.Add("NewExRLS: m −1", arg, newExRLS(-1, RLSOptions{}))
+	c.Add("NewExRLS: λ −Inf", arg, newExRLS(3, RLSOptions{Lambda: -inf}))
+	c.Add("NewExRLS: α +Inf", arg, newExRLS(3, RLSOptions{Alpha: inf}))
+	c.Add("NewExRLS: q −1", arg, newExRLS(3, RLSOptions{Q: -1}))
+	c.Add("NewKLMS: nil kernel", arg, newKLMS(nil, 2, 0.1, 0))
+	c.Add("NewKLMS: typed-nil kernel", arg, newKLMS(fx.nilRBF, 2, 0.1, 0))
+	c.Add("NewKLMS: RBF{}", arg, newKLMS(kernel.RBF{}, 2, 0.1, 0))
+	c.Add("NewKLMS: Polynomial{Degree: 3}", arg, newKLMS(kernel.Polynomial{Degree: 3}, 2, 0.1, 0))
+	c.Add("NewKLMS: Func{}", arg, newKLMS(kernel.Func{}, 2, 0.1, 0))
+	c.Add("NewKLMS: d 0", arg, newKLMS(rbf, 0, 0.1, 0))
+	c.Add("NewKLMS: d −1", arg, newKLMS(rbf, -1, 0.1, 0))
+	c.Add("NewKLMS: d MaxInt", arg, newKLMS(rbf, math.MaxInt, 0.1, 0))
+	c.Add("NewKLMS: η 0", arg, newKLMS(rbf, 2, 0, 0))
+	c.Add("NewKLMS: η NaN", arg, newKLMS(rbf, 2, nan, 0))
+	c.Add("NewKLMS: η +Inf", arg, newKLMS(rbf, 2, inf, 0))
+	c.Add("NewKLMS: ε −1", arg, newKLMS(rbf, 2, 0.1, -1))
+	c.Add("NewKLMS: ε NaN", arg, newKLMS(rbf, 2, 0.1, nan))
+	c.Add("NewKLMS: ε +Inf", arg, newKLMS(rbf, 2, 0.1, inf))
+	c.Add("NewSPEED: nil kernel", arg, newSPEED(nil, fx.dictionary, two))
+	c.Add("NewSPEED: RBF{}", arg, newSPEED(kernel.RBF{}, fx.dictionary, two))
+	c.Add("NewSPEED: RBF{Sigma: NaN}", arg, newSPEED(kernel.RBF{Sigma: nan}, fx.dictionary, two))
+	c.Add("NewSPEED: nil X", arg, newSPEED(rbf, nil, two))
+	c.Add("NewSPEED: typed-nil X", arg, newSPEED(rbf, fx.nilDense, two))
+	c.Add("NewSPEED: empty X", empty, newSPEED(rbf, fx.emptyX, two))
+	c.Add("NewSPEED: NaN X", nonFinite, newSPEED(rbf, fx.nanX, two))
+	c.Add("NewSPEED: Options{}", arg, newSPEED(rbf, fx.dictionary, SPEEDOptions{}))
+	c.Add("NewSPEED: Components −1", arg, newSPEED(rbf, fx.dictionary, SPEEDOptions{Components: -1}))
+	c.Add("NewSPEED: Cutoff NaN", arg, newSPEED(rbf, fx.dictionary, SPEEDOptions{Cutoff: nan}))
+	c.Add("NewSPEED: Cutoff −1", arg, newSPEED(rbf, fx.dictionary, SPEEDOptions{Cutoff: -1}))
+	c.Add("NewSPEED: Cutoff 1.5", arg, newSPEED(rbf, fx.dictionary, SPEEDOptions{Cutoff: 1.5}))
+	c.Add("NewSPEED: Cutoff +Inf", arg, newSPEED(rbf, fx.dictionary, SPEEDOptions{Cutoff: inf}))
+	c.Add("NewSPEED: Components and Cutoff", arg, newSPEED(rbf, fx.dictionary, SPEEDOptions{Components: 2, Cutoff: 0.5}))
+	c.Add("NewSPEED: Cutoff NaN with Components", arg, newSPEED(rbf, fx.dictionary, SPEEDOptions{Components: 2, Cutoff: nan}))
+	c.Add("NewSPEED: one point centred", arg, newSPEED(rbf, mat.NewDense(1, 2, []float64{1, 2}), SPEEDOptions{Components: 1, Centred: true}))
+	c.Add("NewSPEEDFilter: nil map", arg, newFilter(nil, fx.speedFilterOK, SPEEDFilterOptions{}))
+	c.Add("NewSPEEDFilter: zero map", arg, newFilter(&SPEED{}, fx.speedFilterOK, SPEEDFilterOptions{}))
+	c.Add("NewSPEEDFilter: nil factory", arg, newFilter(fx.speed, nil, SPEEDFilterOptions{}))
+	c.Add("NewSPEEDFilter: Threshold NaN", arg, newFilter(fx.speed, fx.speedFilterOK, SPEEDFilterOptions{Threshold: nan}))
+	c.Add("NewSPEEDFilter: Threshold +Inf", arg, newFilter(fx.speed, fx.speedFilterOK, SPEEDFilterOptions{Threshold: inf}))
+	c.Add("NewSPEEDFilter: MaxDictionary −1", arg, newFilter(fx.speed, fx.speedFilterOK, SPEEDFilterOptions{MaxDictionary: -1}))
+	c.Add("NewSPEEDFilter: factory fails", arg, newFilter(fx.speed, func(int) (Filter, error) { return nil, errors.New("no") }, SPEEDFilterOptions{}))
+	c.Add("NewSPEEDFilter: factory's own kind", arg, newFilter(fx.speed, func(int) (Filter, error) { return NewLMS(0, 1) }, SPEEDFilterOptions{}))
+	c.Add("NewSPEEDFilter: factory's dimension error", dim, newFilter(fx.speed, func(int) (Filter, error) {
+		return nil, fmt.Errorf("mine: %w", ikpca.ErrDimension)
+	}, SPEEDFilterOptions{}))
+	c.Add("NewSPEEDFilter: nil filter", arg, newFilter(fx.speed, func(int) (Filter, error) { return nil, nil }, SPEEDFilterOptions{}))
+	c.Add("NewSPEEDFilter: typed-nil filter", arg, newFilter(fx.speed, func(int) (Filter, error) { return (*LMS)(nil), nil }, SPEEDFilterOptions{}))
+	c.Add("NewSPEEDFilter: wrong dimension", arg, newFilter(fx.speed, pm(7), SPEEDFilterOptions{}))
+	c.Add("MackeyGlass: n 0", arg, mg(0, MackeyGlassOptions{}))
+	c.Add("MackeyGlass: n −1", arg, mg(-1, MackeyGlassOptions{}))
+	c.Add("MackeyGlass: n MaxInt", arg, mg(math.MaxInt, MackeyGlassOptions{}))
+	c.Add("MackeyGlass: Beta −1", arg, mg(10, MackeyGlassOptions{Beta: -1}))
+	c.Add("MackeyGlass: Gamma NaN", arg, mg(10, MackeyGlassOptions{Gamma: nan}))
+	c.Add("MackeyGlass: Tau +Inf", arg, mg(10, MackeyGlassOptions{Tau: inf}))
+	c.Add("MackeyGlass: N −Inf", arg, mg(10, MackeyGlassOptions{N: -inf}))
+	c.Add("MackeyGlass: Step NaN", arg, mg(10, MackeyGlassOptions{Step: nan}))
+	c.Add("MackeyGlass: Sample −1", arg, mg(10, MackeyGlassOptions{Sample: -1}))
+	c.Add("MackeyGlass: X0 −1", arg, mg(10, MackeyGlassOptions{X0: -1}))
+	c.Add("MackeyGlass: Discard −1", arg, mg(10, MackeyGlassOptions{Discard: -1}))
+	c.Add("MackeyGlass: Discard MaxInt", arg, mg(10, MackeyGlassOptions{Discard: math.MaxInt}))
+	c.Add("MackeyGlass: Step not dividing", arg, mg(10, MackeyGlassOptions{Step: 0.7}))
+	c.Add("MackeyGlass: Tau/Step beyond the limit", arg, mg(10, MackeyGlassOptions{Tau: 1e7, Step: 0.5}))
+	c.Add("MackeyGlass: RK4 unstable", arg, mg(10, MackeyGlassOptions{Gamma: 10, Step: 0.5}))
+	c.Add("MackeyGlass: integration overflows", arg, mg(100, MackeyGlassOptions{Beta: 1e308}))
+	c.Add("Embed: order 0", arg, embed(fx.x3, 0, 1))
+	c.Add("Embed: order −1", arg, embed(fx.x3, -1, 1))
+	c.Add("Embed: horizon 0", arg, embed(fx.x3, 1, 0))
+	c.Add("Embed: horizon MinInt", arg, embed(fx.x3, 1, math.MinInt))
+	c.Add("Embed: nil series", empty, embed(nil, 1, 1))
+	c.Add("Embed: too short", empty, embed(fx.x3, 2, 2))
+	c.Add("Embed: order MaxInt", empty, embed(fx.x3, math.MaxInt, 1))
+	c.Add("Embed: horizon MaxInt", empty, embed(fx.x3, 1, math.MaxInt))
+	c.Add("Embed: NaN", nonFinite, embed([]float64{1, nan, 3}, 1, 1))
+	c.Add("Embed: too large", arg, embed(long, 35_000, 1))
+	c.Add("Standardise: lo NaN", arg, standardise(fx.x3, nan, 1))
+	c.Add("Standardise: hi +Inf", arg, standardise(fx.x3, 0, inf))
+	c.Add("Standardise: lo = hi", arg, standardise(fx.x3, 1, 1))
+	c.Add("Standardise: lo > hi", arg, standardise(fx.x3, 1, -1))
+	c.Add("Standardise: nil series", empty, standardise(nil, -1, 1))
+	c.Add("Standardise: NaN", nonFinite, standardise([]float64{1, nan}, -1, 1))
+	c.Add("Standardise: −Inf", nonFinite, standardise([]float64{-inf, 1}, -1, 1))
+
 	// Every filter: wrong lengths, non-finite values, a zero value.
 	for _, f := range []struct {
 		typ  string
 		f    Filter
 		zero Filter
 	}{{"LMS", fx.lms, &fx.zeroLMS}, {"RLS", fx.rls, &fx.zeroRLS}, {"RLS", fx.ex, &fx.zeroRLS}} {
-		cases = append(cases,
-			errorCase{f.typ + ".Predict", "nil", predict(f.f, nil), dim},
-			errorCase{f.typ + ".Predict", "short", predict(f.f, fx.x2), dim},
-			errorCase{f.typ + ".Predict", "Inf", predict(f.f, fx.nanPhi3), nonFinite},
-			errorCase{f.typ + ".Predict", "zero filter", predict(f.zero, nil), arg},
-			errorCase{f.typ + ".Update", "nil", update(f.f, nil, 1), dim},
-			errorCase{f.typ + ".Update", "long", update(f.f, []float64{1, 2, 3, 4}, 1), dim},
-			errorCase{f.typ + ".Update", "Inf", update(f.f, fx.nanPhi3, 1), nonFinite},
-			errorCase{f.typ + ".Update", "d NaN", update(f.f, fx.phi3, nan), nonFinite},
-			errorCase{f.typ + ".Update", "d −Inf", update(f.f, fx.phi3, -inf), nonFinite},
-			errorCase{f.typ + ".Update", "overflow", update(f.f, fx.bigPhi3, 1e300), nonFinite},
-			errorCase{f.typ + ".Update", "zero filter", update(f.zero, nil, 1), arg},
-			errorCase{f.typ + ".SetWeights", "nil", func() error { return f.f.SetWeights(nil) }, dim},
-			errorCase{f.typ + ".SetWeights", "short", func() error { return f.f.SetWeights(fx.x2) }, dim},
-			errorCase{f.typ + ".SetWeights", "Inf", func() error { return f.f.SetWeights(fx.nanPhi3) }, nonFinite},
-			errorCase{f.typ + ".SetWeights", "zero filter", func() error { return f.zero.SetWeights(nil) }, arg},
-		)
+		c.Add(f.typ+".Predict"+": nil", dim, predict(f.f, nil))
+		c.Add(f.typ+".Predict"+": short", dim, predict(f.f, fx.x2))
+		c.Add(f.typ+".Predict"+": Inf", nonFinite, predict(f.f, fx.nanPhi3))
+		c.Add(f.typ+".Predict"+": zero filter", arg, predict(f.zero, nil))
+		c.Add(f.typ+".Update"+": nil", dim, update(f.f, nil, 1))
+		c.Add(f.typ+".Update"+": long", dim, update(f.f, []float64{1, 2, 3, 4}, 1))
+		c.Add(f.typ+".Update"+": Inf", nonFinite, update(f.f, fx.nanPhi3, 1))
+		c.Add(f.typ+".Update"+": d NaN", nonFinite, update(f.f, fx.phi3, nan))
+		c.Add(f.typ+".Update"+": d −Inf", nonFinite, update(f.f, fx.phi3, -inf))
+		c.Add(f.typ+".Update"+": overflow", nonFinite, update(f.f, fx.bigPhi3, 1e300))
+		c.Add(f.typ+".Update"+": zero filter", arg, update(f.zero, nil, 1))
+		c.Add(f.typ+".SetWeights"+": nil", dim, func() error { return f.f.SetWeights(nil) })
+		c.Add(f.typ+".SetWeights"+": short", dim, func() error { return f.f.SetWeights(fx.x2) })
+		c.Add(f.typ+".SetWeights"+": Inf", nonFinite, func() error { return f.f.SetWeights(fx.nanPhi3) })
+		c.Add(f.typ+".SetWeights"+": zero filter", arg, func() error { return f.zero.SetWeights(nil) })
 	}
-	cases = append(cases,
-		errorCase{"LMS.Predict", "overflow", predict(fx.huge, fx.bigPhi3), nonFinite},
-		errorCase{"LMS.Update", "error overflows", update(fx.huge, fx.bigPhi3, 1), nonFinite},
-		errorCase{"LMS.Update", "weights overflow", update(fx.lms, []float64{1e200, 0, 0}, 1e200), nonFinite},
-		errorCase{"RLS.Update", "P indefinite", update(fx.indefinite, []float64{1, 1}, 1), ikpca.ErrNotConverged},
-		errorCase{"RLS.Update", "weights overflow", update(fx.loose, []float64{1e-5, 0, 0}, math.MaxFloat64), nonFinite},
-		errorCase{"KLMS.Predict", "nil", predict(fx.klms, nil), dim},
-		errorCase{"KLMS.Predict", "long", predict(fx.klms, fx.x3), dim},
-		errorCase{"KLMS.Predict", "NaN", predict(fx.klms, fx.nanx2), nonFinite},
-		errorCase{"KLMS.Predict", "zero filter", predict(&fx.zeroKLMS, nil), arg},
-		errorCase{"KLMS.Update", "short", update(fx.klms, []float64{1}, 1), dim},
-		errorCase{"KLMS.Update", "NaN", update(fx.klms, fx.nanx2, 1), nonFinite},
-		errorCase{"KLMS.Update", "d +Inf", update(fx.klms, fx.x2, inf), nonFinite},
-		errorCase{"KLMS.Update", "step overflows", update(fx.steep, fx.x2, 1e300), nonFinite},
-		errorCase{"KLMS.Update", "zero filter", update(&fx.zeroKLMS, nil, 1), arg},
-		errorCase{"SPEED.Map", "short dst", func() error { return fx.speed.Map(make([]float64, 5), fx.x2) }, dim},
-		errorCase{"SPEED.Map", "nil dst", func() error { return fx.speed.Map(nil, fx.x2) }, dim},
-		errorCase{"SPEED.Map", "long x", func() error { return fx.speed.Map(make([]float64, 6), fx.x3) }, dim},
-		errorCase{"SPEED.Map", "NaN x", func() error { return fx.speed.Map(make([]float64, 6), fx.nanx2) }, nonFinite},
-		errorCase{"SPEED.Map", "zero map", func() error { return fx.zeroSPEED.Map(nil, nil) }, arg},
-		errorCase{"SPEED.Grow", "nil x", func() error { return fx.speed.Grow(nil, nil) }, dim},
-		errorCase{"SPEED.Grow", "NaN x", func() error { return fx.speed.Grow(fx.nanx2, nil) }, nonFinite},
-		errorCase{"SPEED.Grow", "short w", func() error { w := fx.w4; return fx.speed.Grow(fx.x2, &w) }, dim},
-		errorCase{"SPEED.Grow", "NaN w", func() error { w := append(fx.nanW4, 1, 1); return fx.speed.Grow(fx.x2, &w) }, nonFinite},
-		errorCase{"SPEED.Grow", "zero map", func() error { return fx.zeroSPEED.Grow(fx.x2, nil) }, arg},
-		errorCase{"SPEED.Transfer", "nil", func() error { _, err := fx.speed.Transfer(nil); return err }, dim},
-		errorCase{"SPEED.Transfer", "short", func() error { _, err := fx.speed.Transfer(fx.w4); return err }, dim},
-		errorCase{"SPEED.Transfer", "NaN", func() error {
-			c := make([]float64, fx.speed.Len())
-			c[3] = nan
-			_, err := fx.speed.Transfer(c)
-			return err
-		}, nonFinite},
-		errorCase{"SPEED.Transfer", "overflow", func() error {
-			c := make([]float64, fx.speed.Len())
-			for i := range c {
-				c[i] = math.MaxFloat64
-			}
-			_, err := fx.speed.Transfer(c)
-			return err
-		}, nonFinite},
-		errorCase{"SPEED.Transfer", "zero map", func() error { _, err := fx.zeroSPEED.Transfer(nil); return err }, arg},
-		errorCase{"SPEEDFilter.Predict", "short", predict(fx.filter, []float64{1}), dim},
-		errorCase{"SPEEDFilter.Predict", "NaN", predict(fx.filter, fx.nanx2), nonFinite},
-		errorCase{"SPEEDFilter.Predict", "zero filter", predict(&fx.zeroFilter, fx.x2), arg},
-		errorCase{"SPEEDFilter.Update", "long", update(fx.filter, fx.x3, 1), dim},
-		errorCase{"SPEEDFilter.Update", "NaN x", update(fx.filter, fx.nanx2, 1), nonFinite},
-		errorCase{"SPEEDFilter.Update", "d NaN, novel", update(fx.filter, fx.x2, nan), nonFinite},
-		errorCase{"SPEEDFilter.Update", "d NaN, frozen", update(fx.frozen, fx.x2, nan), nonFinite},
-		errorCase{"SPEEDFilter.Update", "the filter's update overflows", update(fx.steepFilter, fx.x2, 1e10), nonFinite},
-		errorCase{"SPEEDFilter.Update", "SetWeights refuses", update(fx.refusing, fx.x2, 1), arg},
-		errorCase{"SPEEDFilter.Update", "factory fails as m grows", update(fx.grows, fx.x2, 1), arg},
-		errorCase{"SPEEDFilter.Update", "zero filter", update(&fx.zeroFilter, fx.x2, 1), arg},
-	)
-	return cases
+	c.Add("LMS.Predict: overflow", nonFinite, predict(fx.huge, fx.bigPhi3))
+	c.Add("LMS.Update: error overflows", nonFinite, update(fx.huge, fx.bigPhi3, 1))
+	c.Add("LMS.Update: weights overflow", nonFinite, update(fx.lms, []float64{1e200, 0, 0}, 1e200))
+	c.Add("RLS.Update: P indefinite", ikpca.ErrNotConverged, update(fx.indefinite, []float64{1, 1}, 1))
+	c.Add("RLS.Update: weights overflow", nonFinite, update(fx.loose, []float64{1e-5, 0, 0}, math.MaxFloat64))
+	c.Add("KLMS.Predict: nil", dim, predict(fx.klms, nil))
+	c.Add("KLMS.Predict: long", dim, predict(fx.klms, fx.x3))
+	c.Add("KLMS.Predict: NaN", nonFinite, predict(fx.klms, fx.nanx2))
+	c.Add("KLMS.Predict: zero filter", arg, predict(&fx.zeroKLMS, nil))
+	c.Add("KLMS.Update: short", dim, update(fx.klms, []float64{1}, 1))
+	c.Add("KLMS.Update: NaN", nonFinite, update(fx.klms, fx.nanx2, 1))
+	c.Add("KLMS.Update: d +Inf", nonFinite, update(fx.klms, fx.x2, inf))
+	c.Add("KLMS.Update: step overflows", nonFinite, update(fx.steep, fx.x2, 1e300))
+	c.Add("KLMS.Update: zero filter", arg, update(&fx.zeroKLMS, nil, 1))
+	c.Add("SPEED.Map: short dst", dim, func() error { return fx.speed.Map(make([]float64, 5), fx.x2) })
+	c.Add("SPEED.Map: nil dst", dim, func() error { return fx.speed.Map(nil, fx.x2) })
+	c.Add("SPEED.Map: long x", dim, func() error { return fx.speed.Map(make([]float64, 6), fx.x3) })
+	c.Add("SPEED.Map: NaN x", nonFinite, func() error { return fx.speed.Map(make([]float64, 6), fx.nanx2) })
+	c.Add("SPEED.Map: zero map", arg, func() error { return fx.zeroSPEED.Map(nil, nil) })
+	c.Add("SPEED.Grow: nil x", dim, func() error { return fx.speed.Grow(nil, nil) })
+	c.Add("SPEED.Grow: NaN x", nonFinite, func() error { return fx.speed.Grow(fx.nanx2, nil) })
+	c.Add("SPEED.Grow: short w", dim, func() error { w := fx.w4; return fx.speed.Grow(fx.x2, &w) })
+	c.Add("SPEED.Grow: NaN w", nonFinite, func() error { w := append(fx.nanW4, 1, 1); return fx.speed.Grow(fx.x2, &w) })
+	c.Add("SPEED.Grow: zero map", arg, func() error { return fx.zeroSPEED.Grow(fx.x2, nil) })
+	c.Add("SPEED.Transfer: nil", dim, func() error { _, err := fx.speed.Transfer(nil); return err })
+	c.Add("SPEED.Transfer: short", dim, func() error { _, err := fx.speed.Transfer(fx.w4); return err })
+	c.Add("SPEED.Transfer: NaN", nonFinite, func() error {
+		c := make([]float64, fx.speed.Len())
+		c[3] = nan
+		_, err := fx.speed.Transfer(c)
+		return err
+	})
+	c.Add("SPEED.Transfer: overflow", nonFinite, func() error {
+		c := make([]float64, fx.speed.Len())
+		for i := range c {
+			c[i] = math.MaxFloat64
+		}
+		_, err := fx.speed.Transfer(c)
+		return err
+	})
+	c.Add("SPEED.Transfer: zero map", arg, func() error { _, err := fx.zeroSPEED.Transfer(nil); return err })
+	c.Add("SPEEDFilter.Predict: short", dim, predict(fx.filter, []float64{1}))
+	c.Add("SPEEDFilter.Predict: NaN", nonFinite, predict(fx.filter, fx.nanx2))
+	c.Add("SPEEDFilter.Predict: zero filter", arg, predict(&fx.zeroFilter, fx.x2))
+	c.Add("SPEEDFilter.Update: long", dim, update(fx.filter, fx.x3, 1))
+	c.Add("SPEEDFilter.Update: NaN x", nonFinite, update(fx.filter, fx.nanx2, 1))
+	c.Add("SPEEDFilter.Update: d NaN, novel", nonFinite, update(fx.filter, fx.x2, nan))
+	c.Add("SPEEDFilter.Update: d NaN, frozen", nonFinite, update(fx.frozen, fx.x2, nan))
+	c.Add("SPEEDFilter.Update: the filter's update overflows", nonFinite, update(fx.steepFilter, fx.x2, 1e10))
+	c.Add("SPEEDFilter.Update: SetWeights refuses", arg, update(fx.refusing, fx.x2, 1))
+	c.Add("SPEEDFilter.Update: factory fails as m grows", arg, update(fx.grows, fx.x2, 1))
+	c.Add("SPEEDFilter.Update: zero filter", arg, update(&fx.zeroFilter, fx.x2, 1))
+	return c
 }
 
 // state is a fingerprint of every fixture's state, to check that rejected calls change
@@ -444,41 +431,7 @@ func (fx *errorFixtures) state() string {
 func TestErrorKinds(t *testing.T) {
 	fx := newErrorFixtures(t)
 	before := fx.state()
-	all := []struct{ kind, own error }{
-		{ikpca.ErrDimension, ErrDimension}, {ikpca.ErrNonFinite, ErrNonFinite}, {ikpca.ErrEmpty, ErrEmpty},
-		{ikpca.ErrArgument, ErrArgument}, {ikpca.ErrEncoding, nil}, {ikpca.ErrNotConverged, ErrNotConverged},
-	}
-	for _, c := range errorCases(fx) {
-		var err error
-		func() {
-			defer func() {
-				if r := recover(); r != nil {
-					t.Errorf("%s(%s) panics: %v", c.fn, c.name, r)
-				}
-			}()
-			err = c.call()
-		}()
-		if err == nil {
-			t.Errorf("%s(%s) = nil, want an error wrapping %v", c.fn, c.name, c.kind)
-			continue
-		}
-		kinds := 0
-		for _, k := range all {
-			if !errors.Is(err, k.kind) {
-				continue
-			}
-			kinds++
-			if k.own == nil || !errors.Is(err, k.own) {
-				t.Errorf("%s(%s) = %v wraps %v but not kaf's sentinel of it", c.fn, c.name, err, k.kind)
-			}
-		}
-		if !errors.Is(err, c.kind) || kinds != 1 {
-			t.Errorf("%s(%s) = %v wraps %d kinds, want exactly %v", c.fn, c.name, err, kinds, c.kind)
-		}
-		if !strings.HasPrefix(err.Error(), "kaf: ") {
-			t.Errorf("%s(%s) = %q, want the package's prefix", c.fn, c.name, err)
-		}
-	}
+	sentinels.Run(t, errorCases(fx))
 	if after := fx.state(); after != before {
 		b, a := strings.Split(before, "\n"), strings.Split(after, "\n")
 		for i := range min(len(a), len(b)) {
@@ -499,7 +452,7 @@ func TestErrorsLeaveFiltersWorking(t *testing.T) {
 	for _, c := range errorCases(fx) {
 		func() {
 			defer func() { _ = recover() }()
-			_ = c.call()
+			_ = c.Call()
 		}()
 	}
 	for _, f := range []Filter{fx.lms, fx.rls, fx.ex} {
@@ -531,56 +484,4 @@ func TestErrorsLeaveFiltersWorking(t *testing.T) {
 // TestErrorsCoverEveryFunction reads the package's source and checks that errorCases
 // calls every exported function and method that returns an error, so that a new one
 // cannot be added without its hostile arguments.
-func TestErrorsCoverEveryFunction(t *testing.T) {
-	fset := token.NewFileSet()
-	entries, err := os.ReadDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []string
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, e.Name(), nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range f.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || !fd.Name.IsExported() || fd.Type.Results == nil {
-				continue
-			}
-			name := fd.Name.Name
-			if fd.Recv != nil {
-				typ := fd.Recv.List[0].Type
-				if star, ok := typ.(*ast.StarExpr); ok {
-					typ = star.X
-				}
-				id, ok := typ.(*ast.Ident)
-				if !ok || !id.IsExported() {
-					continue
-				}
-				name = id.Name + "." + name
-			}
-			for _, r := range fd.Type.Results.List {
-				if id, ok := r.Type.(*ast.Ident); ok && id.Name == "error" {
-					want = append(want, name)
-				}
-			}
-		}
-	}
-	t.Logf("exported functions that return an error: %v", want)
-	if len(want) < 10 {
-		t.Fatalf("found %d functions that return an error: the parse is wrong", len(want))
-	}
-	var have []string
-	for _, c := range errorCases(newErrorFixtures(t)) {
-		have = append(have, c.fn)
-	}
-	for _, name := range want {
-		if !slices.Contains(have, name) {
-			t.Errorf("%s returns an error but errorCases does not call it", name)
-		}
-	}
-}
+func TestErrorsCoverEveryFunction(t *testing.T) { errorCases(newErrorFixtures(t)).Cover(t, 10) }

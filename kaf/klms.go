@@ -28,8 +28,8 @@ type KLMS struct {
 // kernel.Validate refuses, d outside 1 … 2³⁰ (docs/design.md, "Sizes"), η not positive
 // and finite and ε not finite and ≥ 0 are ErrArgument.
 func NewKLMS(k kernel.Kernel, d int, eta, epsilon float64) (*KLMS, error) {
-	if err := kernel.Validate(k); err != nil {
-		return nil, wrap(err, "KLMS")
+	if err := errs.Kernel(kernel.Validate(k)); err != nil {
+		return nil, err
 	}
 	if d < 1 {
 		return nil, fmt.Errorf("%w: input dimension %d, want ≥ 1", ErrArgument, d)

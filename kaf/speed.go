@@ -67,7 +67,7 @@ func NewSPEED(k kernel.Kernel, X mat.Matrix, opts SPEEDOptions) (*SPEED, error) 
 	}
 	md, err := kpca.Fit(k, X, kpca.Options{Components: kpca.All, Uncentred: !opts.Centred})
 	if err != nil {
-		return nil, wrap(err, "SPEED's dictionary")
+		return nil, errs.WrapOr(ErrArgument, err, "SPEED's dictionary")
 	}
 	_, d := X.Dims()
 	s := &SPEED{opts: opts, model: md, kern: k, d: d}
@@ -234,7 +234,7 @@ func (s *SPEED) grow(x []float64) (undo func(), err error) {
 		_ = s.refresh()
 	}
 	if err := s.model.Add(x); err != nil {
-		return nil, wrap(err, "adding the input to SPEED's dictionary")
+		return nil, errs.WrapOr(ErrArgument, err, "adding the input to SPEED's dictionary")
 	}
 	if err := s.refresh(); err != nil {
 		undo()

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/check"
 )
 
 // SPEEDFilterOptions configure a SPEEDFilter.
@@ -61,8 +62,8 @@ func makeFilter(newFilter func(m int) (Filter, error), m int) (Filter, error) {
 	f, err := newFilter(m)
 	switch {
 	case err != nil:
-		return nil, wrap(err, "the filter factory, for %d features", m)
-	case isNil(f):
+		return nil, errs.WrapOr(ErrArgument, err, "the filter factory, for %d features", m)
+	case check.IsNil(f):
 		return nil, fmt.Errorf("%w: the filter factory made a nil filter for %d features", ErrArgument, m)
 	case f.Dim() != m:
 		return nil, fmt.Errorf("%w: the factory made a filter of dimension %d for %d features", ErrArgument, f.Dim(), m)
@@ -70,28 +71,13 @@ func makeFilter(newFilter func(m int) (Filter, error), m int) (Filter, error) {
 	return f, nil
 }
 
-// isNil reports whether v is nil or a nil pointer, map, slice or function held in an
-// interface, whose methods would panic.
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	switch r := reflect.ValueOf(v); r.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Interface, reflect.Chan:
-		return r.IsNil()
-	}
-	return false
-}
-
 // own returns err, an error of the filter (the package's, or a caller's Filter), with
 // the package's sentinel of its kind: as it is if it has one already.
 func own(err error, what string) error {
-	for _, k := range kinds {
-		if errors.Is(err, k.own) {
-			return err
-		}
+	if ours := errs.Of(err); ours != nil && errors.Is(err, ours) {
+		return err
 	}
-	return wrap(err, "%s", what)
+	return errs.WrapOr(ErrArgument, err, "%s", what)
 }
 
 // Map returns the feature map (read it, do not grow it).

@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/check"
 )
 
 // BandwidthSample is the number of points [DefaultBandwidth] looks at: the
@@ -40,7 +42,7 @@ const bandwidthSeed = 0x1D_C0FFEE
 // or ±Inf, and ErrArgument if the median distance overflows or is zero (more than half
 // of the pairs coincide), which is no bandwidth at all.
 func DefaultBandwidth(X mat.Matrix) (float64, error) {
-	if X == nil || isNilValue(X) {
+	if check.IsNil(X) {
 		return 0, fmt.Errorf("%w: DefaultBandwidth: nil points", ErrArgument)
 	}
 	n, d := X.Dims()

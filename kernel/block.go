@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/parallel"
 	"github.com/ikpca/ikpca/internal/rbfrow"
 	"github.com/ikpca/ikpca/internal/vec"
@@ -178,7 +179,7 @@ func NewCross(k Kernel, Y *mat.Dense) *Cross {
 // nothing for the other kernels), and no allocation once the Cross has held as many
 // points. It panics if k is nil or Y is empty, like Column.
 func (c *Cross) Reset(k Kernel, Y *mat.Dense) {
-	if isNil(k) {
+	if check.IsNil(k) {
 		panic("kernel: Cross: nil kernel")
 	}
 	if Y.IsEmpty() {

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/parallel"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
@@ -77,7 +78,7 @@ func Column(dst []float64, k Kernel, X *mat.Dense, x []float64) {
 	if len(dst) != raw.Rows {
 		panic("kernel: Column: len(dst) != rows of X")
 	}
-	if isNil(k) {
+	if check.IsNil(k) {
 		panic("kernel: Column: nil kernel")
 	}
 	rows := raw.Rows
@@ -156,7 +157,7 @@ func Matrix(k Kernel, X *mat.Dense) *mat.SymDense {
 	if X.IsEmpty() {
 		return &mat.SymDense{}
 	}
-	if isNil(k) {
+	if check.IsNil(k) {
 		panic("kernel: Matrix: nil kernel")
 	}
 	raw := X.RawMatrix()
@@ -367,24 +368,4 @@ func fillFunc(dst, a []float64, stride int, x []float64, f func(x, y []float64) 
 	for r := range dst {
 		dst[r] = f(a[r*stride:r*stride+cols], x)
 	}
-}
-
-// isNil reports whether k is nil or a nil pointer to a built-in kernel,
-// without allocating.
-func isNil(k Kernel) bool {
-	switch p := k.(type) {
-	case nil:
-		return true
-	case *RBF:
-		return p == nil
-	case *Laplacian:
-		return p == nil
-	case *Polynomial:
-		return p == nil
-	case *Linear:
-		return p == nil
-	case *Func:
-		return p == nil
-	}
-	return false
 }

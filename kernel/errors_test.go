@@ -1,33 +1,18 @@
 package kernel
 
 import (
-	"errors"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"math"
-	"os"
-	"slices"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/errtest"
 )
-
-// errorCase is one call of an exported function that returns an error, with the
-// ikpca kind its error must wrap.
-type errorCase struct {
-	fn   string // the function's name, for TestErrorsCoverEveryFunction
-	name string
-	call func() error
-	kind error
-}
 
 // errorCases are zero-valued and hostile arguments for every exported function of the
 // package that returns an error.
-func errorCases() []errorCase {
+func errorCases() errtest.Cases {
 	nan, inf := math.NaN(), math.Inf(1)
 	validate := func(k Kernel) func() error { return func() error { return Validate(k) } }
 	newSpec := func(s Spec) func() error { return func() error { _, err := New(s); return err } }
@@ -39,150 +24,72 @@ func errorCases() []errorCase {
 	}
 	register := func(f Func) func() error { return func() error { return Register(f) } }
 	arg, empty, nonFinite := ikpca.ErrArgument, ikpca.ErrEmpty, ikpca.ErrNonFinite
-	return []errorCase{
-		{"Validate", "nil", validate(nil), arg},
-		{"Validate", "nil *RBF", validate((*RBF)(nil)), arg},
-		{"Validate", "nil *Func", validate((*Func)(nil)), arg},
-		{"Validate", "nil user pointer", validate((*checked)(nil)), arg},
-		{"Validate", "nil user func", validate(funcKernel(nil)), arg},
-		{"Validate", "zero RBF", validate(RBF{}), arg},
-		{"Validate", "zero Laplacian", validate(Laplacian{}), arg},
-		{"Validate", "zero Polynomial", validate(Polynomial{}), arg},
-		{"Validate", "zero Func", validate(Func{}), arg},
-		{"Validate", "RBF σ and γ", validate(RBF{Sigma: 1, Gamma: 1}), arg},
-		{"Validate", "RBF σ NaN", validate(RBF{Sigma: nan}), arg},
-		{"Validate", "RBF γ Inf", validate(RBF{Gamma: inf}), arg},
-		{"Validate", "RBF γ −1", validate(RBF{Gamma: -1}), arg},
-		{"Validate", "RBF σ underflows", validate(RBF{Sigma: 1e-300}), arg},
-		{"Validate", "RBF σ overflows", validate(RBF{Sigma: 1e300}), arg},
-		{"Validate", "RBF γ subnormal", validate(RBF{Gamma: 5e-324}), arg},
-		{"Validate", "Laplacian σ subnormal", validate(Laplacian{Sigma: 5e-324}), arg},
-		{"Validate", "Laplacian γ max", validate(Laplacian{Gamma: math.MaxFloat64}), arg},
-		{"Validate", "Polynomial γ 0", validate(Polynomial{Degree: 2, Coef0: 1}), arg},
-		{"Validate", "Polynomial c NaN", validate(Polynomial{Degree: 2, Gamma: 1, Coef0: nan}), arg},
-		{"Validate", "Polynomial degree −1", validate(Polynomial{Degree: -1, Gamma: 1}), arg},
-		{"Validate", "Func named rbf", validate(Func{Name: "Rbf", F: minKernel}), arg},
-		{"Validate", "user error", validate(checked{}), arg},
-		{"Validate", "user error with a kind", validate(kinded{}), nonFinite},
-		{"New", "zero Spec", newSpec(Spec{}), arg},
-		{"New", "unknown name", newSpec(Spec{Name: "gaussian", Sigma: 1}), arg},
-		{"New", "unregistered Func", newSpec(Spec{Name: "test-errors-unregistered"}), arg},
-		{"New", "rbf without σ or γ", newSpec(Spec{Name: "rbf"}), arg},
-		{"New", "rbf σ −0", newSpec(Spec{Name: "rbf", Sigma: math.Copysign(0, -1)}), arg},
-		{"New", "laplacian NaN", newSpec(Spec{Name: "laplacian", Gamma: nan}), arg},
-		{"New", "polynomial zero", newSpec(Spec{Name: "polynomial"}), arg},
-		{"New", "polynomial huge degree, γ 0", newSpec(Spec{Name: "polynomial", Degree: math.MaxInt}), arg},
-		{"DefaultBandwidth", "nil", bandwidth(nil), arg},
-		{"DefaultBandwidth", "nil *Dense", bandwidth((*mat.Dense)(nil)), arg},
-		{"DefaultBandwidth", "empty Dense", bandwidth(&mat.Dense{}), empty},
-		{"DefaultBandwidth", "one row", bandwidth(line(3)), empty},
-		{"DefaultBandwidth", "no columns", bandwidth(emptyCols{}), empty},
-		{"DefaultBandwidth", "NaN", bandwidth(line(1, nan)), nonFinite},
-		{"DefaultBandwidth", "−Inf", bandwidth(line(1, -inf, 2)), nonFinite},
-		{"DefaultBandwidth", "coincident", bandwidth(line(4, 4)), arg},
-		{"DefaultBandwidth", "overflow", bandwidth(line(-math.MaxFloat64, math.MaxFloat64)), arg},
-		{"MedianDistance", "nil", median(nil, 10), arg},
-		{"MedianDistance", "empty", median(&mat.Dense{}, 10), empty},
-		{"MedianDistance", "zero limit", median(line(1, 2), 0), arg},
-		{"MedianDistance", "limit min int", median(line(1, 2), math.MinInt), arg},
-		{"MedianDistance", "one row", median(line(1), 10), empty},
-		{"MedianDistance", "Inf", median(line(1, inf), 10), nonFinite},
-		{"MedianDistance", "overflow", median(line(-1e300, 1e300), 2), arg},
-		{"Register", "zero Func", register(Func{}), arg},
-		{"Register", "nil F", register(Func{Name: "test-errors-nil"}), arg},
-		{"Register", "built-in name", register(Func{Name: "LINEAR", F: minKernel}), arg},
-		{"Register", "invalid UTF-8", register(Func{Name: "\xc3", F: minKernel}), arg},
-	}
+	var c errtest.Cases
+	c.Add("Validate: nil", arg, validate(nil))
+	c.Add("Validate: nil *RBF", arg, validate((*RBF)(nil)))
+	c.Add("Validate: nil *Func", arg, validate((*Func)(nil)))
+	c.Add("Validate: nil user pointer", arg, validate((*checked)(nil)))
+	c.Add("Validate: nil user func", arg, validate(funcKernel(nil)))
+	c.Add("Validate: zero RBF", arg, validate(RBF{}))
+	c.Add("Validate: zero Laplacian", arg, validate(Laplacian{}))
+	c.Add("Validate: zero Polynomial", arg, validate(Polynomial{}))
+	c.Add("Validate: zero Func", arg, validate(Func{}))
+	c.Add("Validate: RBF σ and γ", arg, validate(RBF{Sigma: 1, Gamma: 1}))
+	c.Add("Validate: RBF σ NaN", arg, validate(RBF{Sigma: nan}))
+	c.Add("Validate: RBF γ Inf", arg, validate(RBF{Gamma: inf}))
+	c.Add("Validate: RBF γ −1", arg, validate(RBF{Gamma: -1}))
+	c.Add("Validate: RBF σ underflows", arg, validate(RBF{Sigma: 1e-300}))
+	c.Add("Validate: RBF σ overflows", arg, validate(RBF{Sigma: 1e300}))
+	c.Add("Validate: RBF γ subnormal", arg, validate(RBF{Gamma: 5e-324}))
+	c.Add("Validate: Laplacian σ subnormal", arg, validate(Laplacian{Sigma: 5e-324}))
+	c.Add("Validate: Laplacian γ max", arg, validate(Laplacian{Gamma: math.MaxFloat64}))
+	c.Add("Validate: Polynomial γ 0", arg, validate(Polynomial{Degree: 2, Coef0: 1}))
+	c.Add("Validate: Polynomial c NaN", arg, validate(Polynomial{Degree: 2, Gamma: 1, Coef0: nan}))
+	c.Add("Validate: Polynomial degree −1", arg, validate(Polynomial{Degree: -1, Gamma: 1}))
+	c.Add("Validate: Func named rbf", arg, validate(Func{Name: "Rbf", F: minKernel}))
+	c.Add("Validate: user error", arg, validate(checked{}))
+	c.Add("Validate: user error with a kind", nonFinite, validate(kinded{}))
+	c.Add("New: zero Spec", arg, newSpec(Spec{}))
+	c.Add("New: unknown name", arg, newSpec(Spec{Name: "gaussian", Sigma: 1}))
+	c.Add("New: unregistered Func", arg, newSpec(Spec{Name: "test-errors-unregistered"}))
+	c.Add("New: rbf without σ or γ", arg, newSpec(Spec{Name: "rbf"}))
+	c.Add("New: rbf σ −0", arg, newSpec(Spec{Name: "rbf", Sigma: math.Copysign(0, -1)}))
+	c.Add("New: laplacian NaN", arg, newSpec(Spec{Name: "laplacian", Gamma: nan}))
+	c.Add("New: polynomial zero", arg, newSpec(Spec{Name: "polynomial"}))
+	c.Add("New: polynomial huge degree, γ 0", arg, newSpec(Spec{Name: "polynomial", Degree: math.MaxInt}))
+	c.Add("DefaultBandwidth: nil", arg, bandwidth(nil))
+	c.Add("DefaultBandwidth: nil *Dense", arg, bandwidth((*mat.Dense)(nil)))
+	c.Add("DefaultBandwidth: empty Dense", empty, bandwidth(&mat.Dense{}))
+	c.Add("DefaultBandwidth: one row", empty, bandwidth(line(3)))
+	c.Add("DefaultBandwidth: no columns", empty, bandwidth(emptyCols{}))
+	c.Add("DefaultBandwidth: NaN", nonFinite, bandwidth(line(1, nan)))
+	c.Add("DefaultBandwidth: −Inf", nonFinite, bandwidth(line(1, -inf, 2)))
+	c.Add("DefaultBandwidth: coincident", arg, bandwidth(line(4, 4)))
+	c.Add("DefaultBandwidth: overflow", arg, bandwidth(line(-math.MaxFloat64, math.MaxFloat64)))
+	c.Add("MedianDistance: nil", arg, median(nil, 10))
+	c.Add("MedianDistance: empty", empty, median(&mat.Dense{}, 10))
+	c.Add("MedianDistance: zero limit", arg, median(line(1, 2), 0))
+	c.Add("MedianDistance: limit min int", arg, median(line(1, 2), math.MinInt))
+	c.Add("MedianDistance: one row", empty, median(line(1), 10))
+	c.Add("MedianDistance: Inf", nonFinite, median(line(1, inf), 10))
+	c.Add("MedianDistance: overflow", arg, median(line(-1e300, 1e300), 2))
+	c.Add("Register: zero Func", arg, register(Func{}))
+	c.Add("Register: nil F", arg, register(Func{Name: "test-errors-nil"}))
+	c.Add("Register: built-in name", arg, register(Func{Name: "LINEAR", F: minKernel}))
+	c.Add("Register: invalid UTF-8", arg, register(Func{Name: "\xc3", F: minKernel}))
+	return c
 }
 
-// packageKind maps an ikpca kind to the package's sentinel that wraps it.
-var packageKind = map[error]error{
-	ikpca.ErrArgument: ErrArgument, ikpca.ErrEmpty: ErrEmpty, ikpca.ErrNonFinite: ErrNonFinite,
-	ikpca.ErrDimension: ErrDimension,
-}
+// sentinels are the package's.
+var sentinels = errtest.Of(ErrDimension, ErrNonFinite, ErrEmpty, ErrArgument)
 
 // TestErrorKinds runs every exported function of the package that returns an error
 // with zero-valued and hostile arguments: each call returns an error — it does not
-// panic — that wraps the expected ikpca kind and the package's sentinel for it, and no
-// other kind.
-func TestErrorKinds(t *testing.T) {
-	all := []error{ikpca.ErrDimension, ikpca.ErrNonFinite, ikpca.ErrEmpty, ikpca.ErrArgument, ikpca.ErrEncoding, ikpca.ErrNotConverged}
-	for _, c := range errorCases() {
-		var err error
-		func() {
-			defer func() {
-				if r := recover(); r != nil {
-					t.Errorf("%s(%s) panics: %v", c.fn, c.name, r)
-				}
-			}()
-			err = c.call()
-		}()
-		if err == nil {
-			t.Errorf("%s(%s) = nil, want an error wrapping %v", c.fn, c.name, c.kind)
-			continue
-		}
-		if !errors.Is(err, c.kind) {
-			t.Errorf("%s(%s) = %v, want an error wrapping %v", c.fn, c.name, err, c.kind)
-		}
-		if pk, ok := packageKind[c.kind]; ok && c.name != "user error with a kind" && !errors.Is(err, pk) {
-			t.Errorf("%s(%s) = %v, want an error wrapping the package's %v", c.fn, c.name, err, pk)
-		}
-		for _, k := range all {
-			if k != c.kind && errors.Is(err, k) {
-				t.Errorf("%s(%s) = %v wraps %v as well as %v", c.fn, c.name, err, k, c.kind)
-			}
-		}
-		if !strings.HasPrefix(err.Error(), "kernel: ") && c.name != "user error with a kind" {
-			t.Errorf("%s(%s) = %q, want the package's prefix", c.fn, c.name, err)
-		}
-	}
-}
+// panic — that wraps the expected ikpca kind and the package's sentinel for it, first,
+// and no other kind.
+func TestErrorKinds(t *testing.T) { sentinels.Run(t, errorCases()) }
 
 // TestErrorsCoverEveryFunction reads the package's source and checks that
 // errorCases calls every exported function that returns an error, so that a new one
 // cannot be added without its hostile arguments.
-func TestErrorsCoverEveryFunction(t *testing.T) {
-	fset := token.NewFileSet()
-	entries, err := os.ReadDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []string
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, e.Name(), nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range f.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || !fd.Name.IsExported() || fd.Type.Results == nil {
-				continue
-			}
-			for _, r := range fd.Type.Results.List {
-				if id, ok := r.Type.(*ast.Ident); ok && id.Name == "error" {
-					name := fd.Name.Name
-					if fd.Recv != nil {
-						name = "method " + name
-					}
-					want = append(want, name)
-				}
-			}
-		}
-	}
-	t.Logf("exported functions that return an error: %v", want)
-	if len(want) == 0 {
-		t.Fatal("found no function that returns an error: the parse is wrong")
-	}
-	var have []string
-	for _, c := range errorCases() {
-		have = append(have, c.fn)
-	}
-	for _, name := range want {
-		if !slices.Contains(have, name) {
-			t.Errorf("%s returns an error but errorCases does not call it", name)
-		}
-	}
-}
+func TestErrorsCoverEveryFunction(t *testing.T) { errorCases().Cover(t, 1) }

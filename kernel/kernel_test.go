@@ -470,12 +470,12 @@ func TestValidate(t *testing.T) {
 			t.Errorf("Validate(%#v) = %v, want an error wrapping ErrArgument", k, err)
 		}
 	}
-	// A kernel's own error is returned wrapped in ErrArgument, or as it is if it already
-	// wraps an ikpca kind.
-	if err := Validate(checked{}); !errors.Is(err, errTest) || !errors.Is(err, ikpca.ErrArgument) {
+	// A kernel's own error is returned wrapped in the package's sentinel of its kind,
+	// ErrArgument if it has none.
+	if err := Validate(checked{}); !errors.Is(err, errTest) || !errors.Is(err, ErrArgument) {
 		t.Errorf("Validate did not wrap the kernel's own error: %v", err)
 	}
-	if err := Validate(kinded{}); !errors.Is(err, ikpca.ErrNonFinite) || errors.Is(err, ikpca.ErrArgument) {
+	if err := Validate(kinded{}); !errors.Is(err, ErrNonFinite) || errors.Is(err, ikpca.ErrArgument) {
 		t.Errorf("Validate changed the kind of the kernel's own error: %v", err)
 	}
 }

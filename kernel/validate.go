@@ -3,7 +3,8 @@ package kernel
 import (
 	"fmt"
 	"math"
-	"reflect"
+
+	"github.com/ikpca/ikpca/internal/check"
 )
 
 // The range of an exponent's scale and of its unit (see Validate): the normal
@@ -47,8 +48,8 @@ const (
 // Pointers to the built-in types are checked like the values they point to. A nil k,
 // or a nil pointer (or other nil value) in k, is an error wrapping ErrArgument. For
 // other kernel types Validate calls their Validate() error method if they have one,
-// and returns its error — wrapped in ErrArgument unless it already wraps an ikpca
-// kind — and returns nil if they have none.
+// and returns its error wrapped in the package's sentinel of the ikpca kind it wraps,
+// ErrArgument if it wraps none; and returns nil if they have none.
 //
 // Eval never validates (it is the hot path); constructors and consumers of kernels
 // call Validate once.
@@ -85,12 +86,12 @@ func Validate(k Kernel) error {
 		}
 		return nil
 	default:
-		if isNilValue(k) {
+		if check.IsNil(k) {
 			return fmt.Errorf("%w: nil %T kernel", ErrArgument, k)
 		}
 		if v, ok := k.(interface{ Validate() error }); ok {
 			if err := v.Validate(); err != nil {
-				return asKind(err)
+				return errs.WrapOr(ErrArgument, err, "")
 			}
 		}
 	}
@@ -145,15 +146,4 @@ func tooLarge(v float64) string {
 		return "overflows"
 	}
 	return "exceeds 2¹⁰²²"
-}
-
-// isNilValue reports whether x holds a nil pointer, map, slice, function, channel or
-// interface (a typed nil), whose methods would panic or see nothing.
-func isNilValue(x any) bool {
-	v := reflect.ValueOf(x)
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
-		return v.IsNil()
-	}
-	return x == nil
 }

@@ -1,21 +1,14 @@
 package kpca
 
 import (
-	"reflect"
-
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/check"
 )
 
-// isNil reports whether x is nil or holds a nil pointer: a typed nil such as
-// (*mat.Dense)(nil), whose methods would panic.
-func isNil(x any) bool {
-	if x == nil {
-		return true
-	}
-	v := reflect.ValueOf(x)
-	return v.Kind() == reflect.Pointer && v.IsNil()
-}
+// isNil is check.IsNil, under the name the encodings (encoding.go) call it by.
+func isNil(x any) bool { return check.IsNil(x) }
 
 // vector points the header h at x and returns it: package update takes its vectors as
 // mat.Vector, and a header kept in the model passes a scratch slice without allocating

@@ -137,7 +137,7 @@ func (md *Model) addBlock(X *mat.Dense) error {
 		ev, gv = vector(&md.vecA, e), vector(&md.vecB, g)
 	}
 	if err := md.thin.BorderBlock(B, ev, gv, F, gamma); err != nil {
-		return wrap(err, "adding points %d to %d", m, m+b-1)
+		return errs.Wrap(err, "adding points %d to %d", m, m+b-1)
 	}
 	md.tally(md.thin.Stats())
 

@@ -65,8 +65,8 @@ func New(k kernel.Kernel, d int, opts Options) (*Model, error) {
 // newModel returns a model without points or dimension, of the kernel k and the options
 // opts validated.
 func newModel(k kernel.Kernel, opts Options) (*Model, error) {
-	if err := kernel.Validate(k); err != nil {
-		return nil, wrap(err, "kernel")
+	if err := errs.Kernel(kernel.Validate(k)); err != nil {
+		return nil, err
 	}
 	opts, err := opts.validate()
 	if err != nil {

@@ -396,7 +396,7 @@ func (md *Model) addPoint(x []float64) error {
 		}
 	}
 	if err != nil {
-		return wrap(err, "adding point %d", m)
+		return errs.Wrap(err, "adding point %d", m)
 	}
 
 	// Commit: the point, the row sums and the total.

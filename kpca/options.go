@@ -171,7 +171,7 @@ func (o Options) validate() (Options, error) {
 		return o, fmt.Errorf("%w: refresh tolerance %g, check every %d", ErrArgument, o.RefreshTolerance, o.CheckEvery)
 	}
 	if err := o.Update.Validate(); err != nil {
-		return o, wrap(err, "update options")
+		return o, errs.Wrap(err, "update options")
 	}
 	if o.Components != All && o.Rank == 0 {
 		o.Rank = max(o.Components, DefaultRank)

@@ -14,10 +14,10 @@ import (
 // m×m×m product, and agrees with a batch kernel PCA of the points left; at rank r it
 // deletes the point from the rank-r matrix (update.Thin.RemoveKeepRank, re-centred in
 // centred mode: docs/design.md, "Rank-r tracking"), O(m·r²). The row sums and the
-// total follow in O(m·d). An index out of range is an error wrapping ErrIndex (and
-// ErrEmpty too on a model without points), method RankOne and a zero Model
-// ErrArgument, a kernel value that is not finite ErrNonFinite, a solver that does not
-// converge ErrNotConverged; on any error the model is unchanged.
+// total follow in O(m·d). An index out of range, any index of a model without points
+// included, is an error wrapping ErrIndex, method RankOne and a zero Model ErrArgument,
+// a kernel value that is not finite ErrNonFinite, a solver that does not converge
+// ErrNotConverged; on any error the model is unchanged.
 func (md *Model) Remove(i int) error {
 	if err := md.ready(); err != nil {
 		return err
@@ -26,7 +26,7 @@ func (md *Model) Remove(i int) error {
 		return fmt.Errorf("%w: method %v cannot remove points", ErrArgument, md.opts.Method)
 	}
 	if md.m == 0 {
-		return fmt.Errorf("%w: %w: Remove(%d) of a model without points", ErrIndex, ErrEmpty, i)
+		return fmt.Errorf("%w: Remove(%d) of a model without points", ErrIndex, i)
 	}
 	if i < 0 || i >= md.m {
 		return fmt.Errorf("%w: Remove(%d) of %d points", ErrIndex, i, md.m)
@@ -59,7 +59,7 @@ func (md *Model) remove(i int) error {
 		err = md.thin.Remove(i)
 	}
 	if err != nil {
-		return wrap(err, "removing point %d", i)
+		return errs.Wrap(err, "removing point %d", i)
 	}
 	md.tally(md.thin.Stats())
 

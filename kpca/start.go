@@ -75,7 +75,7 @@ func (md *Model) decompose() error {
 		var fresh update.Sym
 		fresh.SetOptions(md.opts.Update)
 		if err := fresh.Factorize(a); err != nil {
-			return wrap(err, "batch decomposition")
+			return errs.Wrap(err, "batch decomposition")
 		}
 		md.sym.CopyFrom(&fresh)
 	}
@@ -132,7 +132,7 @@ func (md *Model) decomposeThin(K *mat.SymDense, raw blas64.Symmetric) (*update.T
 	}
 	values, w, drop, err := topPairs(a, md.rank, psd(md.kern))
 	if err != nil {
-		return nil, update.Dropped{}, wrap(err, "batch decomposition")
+		return nil, update.Dropped{}, errs.Wrap(err, "batch decomposition")
 	}
 	k := len(values)
 	if k == 0 {
@@ -156,7 +156,7 @@ func (md *Model) decomposeThin(K *mat.SymDense, raw blas64.Symmetric) (*update.T
 		}
 	}
 	if err := fresh.SetEigen(values, v); err != nil {
-		return nil, update.Dropped{}, wrap(err, "batch decomposition")
+		return nil, update.Dropped{}, errs.Wrap(err, "batch decomposition")
 	}
 	return fresh, drop, nil
 }

@@ -1,35 +1,24 @@
 package native_test
 
 import (
-	"errors"
 	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/errtest"
 	"github.com/ikpca/ikpca/native"
 )
 
 // TestErrorKinds calls every exported function of the package that returns an error
-// with zero-valued and hostile arguments, and checks that each error wraps the ikpca
-// kind it belongs to (and no call panics); and that each sentinel error wraps its kind.
+// with zero-valued and hostile arguments, and checks that each error wraps exactly the
+// ikpca kind it belongs to and the package's sentinel of it, first (and no call
+// panics); and that each sentinel error does.
 // SetThreads is called only with counts it refuses, so that the process-wide setting
-// is left as it was.
+// is left as it was. The table calls every exported function that returns an error
+// (Cover reads the source).
 func TestErrorKinds(t *testing.T) {
-	for _, c := range []struct {
-		err, kind error
-	}{
-		{native.ErrArgument, ikpca.ErrArgument},
-		{native.ErrNonFinite, ikpca.ErrNonFinite},
-		{native.ErrNotConverged, ikpca.ErrNotConverged},
-		{native.ErrFixedThreads, ikpca.ErrArgument},
-	} {
-		if !errors.Is(c.err, c.kind) {
-			t.Errorf("%v does not wrap %v", c.err, c.kind)
-		}
-	}
-
 	nan := math.NaN()
 	a := mat.NewSymDense(3, []float64{2, 1, 0, 1, 2, 1, 0, 1, 2})
 	bad := mat.NewSymDense(3, nil)
@@ -43,72 +32,53 @@ func TestErrorKinds(t *testing.T) {
 	eigenSymTop := func(values []float64, vectors *mat.Dense, a mat.Symmetric, r int) func() error {
 		return func() error { _, err := native.EigenSymTop(values, vectors, a, r); return err }
 	}
-	cases := []struct {
-		name string
-		call func() error
-		kind error
-	}{
-		{"EigenSym(nil, nil, nil)", eigenSym(nil, nil, nil), ikpca.ErrArgument},
-		{"EigenSym typed nil", eigenSym(nil, nil, (*mat.SymDense)(nil)), ikpca.ErrArgument},
-		{"EigenSym short values", eigenSym(make([]float64, 2), nil, a), ikpca.ErrArgument},
-		{"EigenSym vectors shape", eigenSym(nil, mat.NewDense(2, 3, nil), a), ikpca.ErrArgument},
-		{"EigenSym NaN", eigenSym(nil, nil, bad), ikpca.ErrNonFinite},
-		{"EigenSymInPlace n < 0", func() error { return native.EigenSymInPlace(-1, nil, 0, nil, true) }, ikpca.ErrArgument},
-		{"EigenSymInPlace lda", func() error { return native.EigenSymInPlace(3, raw(), 2, make([]float64, 3), true) }, ikpca.ErrArgument},
-		{"EigenSymInPlace short a", func() error { return native.EigenSymInPlace(3, raw()[:5], 3, make([]float64, 3), true) }, ikpca.ErrArgument},
-		{"EigenSymInPlace short w", func() error { return native.EigenSymInPlace(3, raw(), 3, nil, false) }, ikpca.ErrArgument},
-		{"EigenSymInPlace Inf", func() error { return native.EigenSymInPlace(3, withNaN(), 3, make([]float64, 3), true) }, ikpca.ErrNonFinite},
-		{"EigenSymTop(nil, nil, nil, 0)", eigenSymTop(nil, nil, nil, 0), ikpca.ErrArgument},
-		{"EigenSymTop typed nil", eigenSymTop(nil, nil, (*mat.SymDense)(nil), 1), ikpca.ErrArgument},
-		{"EigenSymTop r < 0", eigenSymTop(nil, nil, a, -1), ikpca.ErrArgument},
-		{"EigenSymTop r > n", eigenSymTop(nil, nil, a, 4), ikpca.ErrArgument},
-		{"EigenSymTop short values", eigenSymTop(make([]float64, 1), nil, a, 2), ikpca.ErrArgument},
-		{"EigenSymTop vectors shape", eigenSymTop(nil, mat.NewDense(3, 3, nil), a, 2), ikpca.ErrArgument},
-		{"EigenSymTop NaN", eigenSymTop(nil, nil, bad, 2), ikpca.ErrNonFinite},
-		{"EigenSymTopInPlace n < 0", func() error { return native.EigenSymTopInPlace(-1, 0, nil, 0, nil, nil, 0) }, ikpca.ErrArgument},
-		{"EigenSymTopInPlace r > n", func() error { return native.EigenSymTopInPlace(3, 4, raw(), 3, make([]float64, 4), nil, 0) }, ikpca.ErrArgument},
-		{"EigenSymTopInPlace lda", func() error { return native.EigenSymTopInPlace(3, 2, raw(), 1, make([]float64, 2), nil, 0) }, ikpca.ErrArgument},
-		{"EigenSymTopInPlace short w", func() error { return native.EigenSymTopInPlace(3, 2, raw(), 3, nil, nil, 0) }, ikpca.ErrArgument},
-		{"EigenSymTopInPlace ldz", func() error {
-			return native.EigenSymTopInPlace(3, 2, raw(), 3, make([]float64, 2), make([]float64, 6), 1)
-		}, ikpca.ErrArgument},
-		{"EigenSymTopInPlace short z", func() error {
-			return native.EigenSymTopInPlace(3, 2, raw(), 3, make([]float64, 2), make([]float64, 3), 2)
-		}, ikpca.ErrArgument},
-		{"EigenSymTopInPlace Inf", func() error {
-			return native.EigenSymTopInPlace(3, 2, withNaN(), 3, make([]float64, 2), nil, 0)
-		}, ikpca.ErrNonFinite},
-		{"SVDLeft negative", func() error { return native.SVDLeft(-1, 0, nil, 0, nil, nil, 0) }, ikpca.ErrArgument},
-		{"SVDLeft strides", func() error { return native.SVDLeft(3, 3, raw(), 2, make([]float64, 3), make([]float64, 9), 3) }, ikpca.ErrArgument},
-		{"SVDLeft short", func() error { return native.SVDLeft(3, 3, raw(), 3, nil, nil, 3) }, ikpca.ErrArgument},
-		{"SVDLeft Inf", func() error { return native.SVDLeft(3, 3, withNaN(), 3, make([]float64, 3), make([]float64, 9), 3) }, ikpca.ErrNonFinite},
-		{"SetThreads(0)", func() error { return native.SetThreads(0) }, ikpca.ErrArgument},
-		{"SetThreads(−1)", func() error { return native.SetThreads(-1) }, ikpca.ErrArgument},
-	}
+	var cases errtest.Cases
+	cases.Add("EigenSym(nil, nil, nil)", ikpca.ErrArgument, eigenSym(nil, nil, nil))
+	cases.Add("EigenSym typed nil", ikpca.ErrArgument, eigenSym(nil, nil, (*mat.SymDense)(nil)))
+	cases.Add("EigenSym short values", ikpca.ErrArgument, eigenSym(make([]float64, 2), nil, a))
+	cases.Add("EigenSym vectors shape", ikpca.ErrArgument, eigenSym(nil, mat.NewDense(2, 3, nil), a))
+	cases.Add("EigenSym NaN", ikpca.ErrNonFinite, eigenSym(nil, nil, bad))
+	cases.Add("EigenSymInPlace n < 0", ikpca.ErrArgument, func() error { return native.EigenSymInPlace(-1, nil, 0, nil, true) })
+	cases.Add("EigenSymInPlace lda", ikpca.ErrArgument, func() error { return native.EigenSymInPlace(3, raw(), 2, make([]float64, 3), true) })
+	cases.Add("EigenSymInPlace short a", ikpca.ErrArgument, func() error { return native.EigenSymInPlace(3, raw()[:5], 3, make([]float64, 3), true) })
+	cases.Add("EigenSymInPlace short w", ikpca.ErrArgument, func() error { return native.EigenSymInPlace(3, raw(), 3, nil, false) })
+	cases.Add("EigenSymInPlace Inf", ikpca.ErrNonFinite, func() error { return native.EigenSymInPlace(3, withNaN(), 3, make([]float64, 3), true) })
+	cases.Add("EigenSymTop(nil, nil, nil, 0)", ikpca.ErrArgument, eigenSymTop(nil, nil, nil, 0))
+	cases.Add("EigenSymTop typed nil", ikpca.ErrArgument, eigenSymTop(nil, nil, (*mat.SymDense)(nil), 1))
+	cases.Add("EigenSymTop r < 0", ikpca.ErrArgument, eigenSymTop(nil, nil, a, -1))
+	cases.Add("EigenSymTop r > n", ikpca.ErrArgument, eigenSymTop(nil, nil, a, 4))
+	cases.Add("EigenSymTop short values", ikpca.ErrArgument, eigenSymTop(make([]float64, 1), nil, a, 2))
+	cases.Add("EigenSymTop vectors shape", ikpca.ErrArgument, eigenSymTop(nil, mat.NewDense(3, 3, nil), a, 2))
+	cases.Add("EigenSymTop NaN", ikpca.ErrNonFinite, eigenSymTop(nil, nil, bad, 2))
+	cases.Add("EigenSymTopInPlace n < 0", ikpca.ErrArgument, func() error { return native.EigenSymTopInPlace(-1, 0, nil, 0, nil, nil, 0) })
+	cases.Add("EigenSymTopInPlace r > n", ikpca.ErrArgument, func() error { return native.EigenSymTopInPlace(3, 4, raw(), 3, make([]float64, 4), nil, 0) })
+	cases.Add("EigenSymTopInPlace lda", ikpca.ErrArgument, func() error { return native.EigenSymTopInPlace(3, 2, raw(), 1, make([]float64, 2), nil, 0) })
+	cases.Add("EigenSymTopInPlace short w", ikpca.ErrArgument, func() error { return native.EigenSymTopInPlace(3, 2, raw(), 3, nil, nil, 0) })
+	cases.Add("EigenSymTopInPlace ldz", ikpca.ErrArgument, func() error {
+		return native.EigenSymTopInPlace(3, 2, raw(), 3, make([]float64, 2), make([]float64, 6), 1)
+	})
+	cases.Add("EigenSymTopInPlace short z", ikpca.ErrArgument, func() error {
+		return native.EigenSymTopInPlace(3, 2, raw(), 3, make([]float64, 2), make([]float64, 3), 2)
+	})
+	cases.Add("EigenSymTopInPlace Inf", ikpca.ErrNonFinite, func() error {
+		return native.EigenSymTopInPlace(3, 2, withNaN(), 3, make([]float64, 2), nil, 0)
+	})
+	cases.Add("SVDLeft negative", ikpca.ErrArgument, func() error { return native.SVDLeft(-1, 0, nil, 0, nil, nil, 0) })
+	cases.Add("SVDLeft strides", ikpca.ErrArgument, func() error { return native.SVDLeft(3, 3, raw(), 2, make([]float64, 3), make([]float64, 9), 3) })
+	cases.Add("SVDLeft short", ikpca.ErrArgument, func() error { return native.SVDLeft(3, 3, raw(), 3, nil, nil, 3) })
+	cases.Add("SVDLeft Inf", ikpca.ErrNonFinite, func() error { return native.SVDLeft(3, 3, withNaN(), 3, make([]float64, 3), make([]float64, 9), 3) })
+	cases.Add("SetThreads(0)", ikpca.ErrArgument, func() error { return native.SetThreads(0) })
+	cases.Add("SetThreads(−1)", ikpca.ErrArgument, func() error { return native.SetThreads(-1) })
 	if native.Compiled == "gonum" {
-		cases = append(cases, struct {
-			name string
-			call func() error
-			kind error
-		}{"SetThreads(1), pure Go", func() error { return native.SetThreads(1) }, ikpca.ErrArgument})
+		cases.Add("SetThreads(1), pure Go", ikpca.ErrArgument, func() error { return native.SetThreads(1) })
 	} else {
-		cases = append(cases, struct {
-			name string
-			call func() error
-			kind error
-		}{"SetThreads(2³¹)", func() error { return native.SetThreads(1 << 31) }, ikpca.ErrArgument})
+		cases.Add("SetThreads(2³¹)", ikpca.ErrArgument, func() error { return native.SetThreads(1 << 31) })
 	}
-	for _, c := range cases {
-		err := func() (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					t.Errorf("%s panics: %v", c.name, r)
-				}
-			}()
-			return c.call()
-		}()
-		if !errors.Is(err, c.kind) {
-			t.Errorf("%s = %v, want an error wrapping %v", c.name, err, c.kind)
-		}
-	}
+	// The sentinels themselves.
+	cases.AddSentinels(map[error]error{
+		native.ErrArgument: ikpca.ErrArgument, native.ErrNonFinite: ikpca.ErrNonFinite,
+		native.ErrNotConverged: ikpca.ErrNotConverged, native.ErrFixedThreads: ikpca.ErrArgument,
+	})
+	errtest.Of(native.ErrNonFinite, native.ErrArgument, native.ErrNotConverged).Run(t, cases)
+	cases.Cover(t, 3)
 }

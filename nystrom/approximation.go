@@ -1,7 +1,6 @@
 package nystrom
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,7 +8,6 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/blocks"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/lanczos"
@@ -75,7 +73,7 @@ func NewApproximation(k kernel.Kernel, X mat.Matrix, opts ApproximationOptions) 
 		return nil, err
 	}
 	if err := opts.Update.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrArgument, err)
+		return nil, errs.Wrap(err, "update options")
 	}
 	n, d, err := errs.Data(X)
 	if err != nil {
@@ -100,7 +98,7 @@ func NewApproximation(k kernel.Kernel, X mat.Matrix, opts ApproximationOptions) 
 	a.x.ReuseAs(n, d)
 	a.x.Copy(X)
 	if err := a.sym.SetOptions(opts.Update); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrArgument, err)
+		return nil, errs.Wrap(err, "update options")
 	}
 	a.prod.Reset(n)
 	a.full = make([]float64, n)
@@ -144,7 +142,7 @@ func (a *Approximation) Add() error {
 		}
 	}
 	if err := a.sym.BorderWith(vector(&a.colV, col), c, &a.prod, vector(&a.fullV, a.full)); err != nil {
-		return rewrap(err, fmt.Sprintf("landmark %d", m))
+		return errs.Wrap(err, "landmark %d", m)
 	}
 	a.lbuf = append(a.lbuf[:m*d], x...)
 	a.m = m + 1
@@ -352,21 +350,4 @@ func grow(x []float64, n int) []float64 {
 func vector(h *mat.VecDense, x []float64) *mat.VecDense {
 	h.SetRawVector(blas64.Vector{N: len(x), Inc: 1, Data: x})
 	return h
-}
-
-// rewrap returns err, an error of another package of the module (update), as an error of
-// this package: the package's sentinel of the ikpca kind err wraps, with what happened
-// and err's message, so that errors.Is holds for both the package's sentinel and the
-// ikpca kind, and err wraps exactly one kind.
-func rewrap(err error, what string) error {
-	for _, k := range []struct{ root, own error }{
-		{ikpca.ErrNotConverged, ErrNotConverged}, {ikpca.ErrNonFinite, ErrNonFinite},
-		{ikpca.ErrDimension, ErrDimension}, {ikpca.ErrEmpty, ErrEmpty},
-		{ikpca.ErrEncoding, ErrEncoding}, {ikpca.ErrArgument, ErrArgument},
-	} {
-		if errors.Is(err, k.root) {
-			return fmt.Errorf("%w: %s: %v", k.own, what, err)
-		}
-	}
-	return fmt.Errorf("%w: %s: %v", ErrArgument, what, err)
 }

@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
@@ -150,6 +152,15 @@ type Model struct {
 	base  []float64 // p: b
 }
 
+// Model is an ikpca.Incremental and an ikpca.Persistent.
+var _ ikpca.Incremental = (*Model)(nil)
+var _ ikpca.Persistent = (*Model)(nil)
+
+// Centred reports whether the model centres the features (the default): its
+// eigenvalues are then those of the centred Nyström-approximated kernel matrix CK̃C, and
+// with Options.Uncentred those of K̃.
+func (m *Model) Centred() bool { return !m.opts.Uncentred }
+
 // New returns a model without points whose feature map comes from the rows of L (r ≥ 1
 // landmarks of dimension d ≥ 1) and the kernel k: K_LL = W·Σ·Wᵀ by native.EigenSym,
 // keeping the pairs with σⱼ > Tolerance·σ₁ (Options.Tolerance), each eigenvector's
@@ -198,7 +209,7 @@ func New(k kernel.Kernel, L mat.Matrix, opts Options) (*Model, error) {
 	if err != nil {
 		// Finite input: only a LAPACK failure, which dsyevd does not report on a finite
 		// symmetric matrix in practice.
-		return nil, rewrap(err, "the eigendecomposition of the landmarks' kernel matrix")
+		return nil, errs.Wrap(err, "the eigendecomposition of the landmarks' kernel matrix")
 	}
 	sigma, f := featureMap(values, &W, opts.cutoff(r))
 	if len(sigma) == 0 {
@@ -300,23 +311,11 @@ var errZero = fmt.Errorf("%w: a zero Model: make one with New or Fit, or restore
 
 // checkKernel reports a nil or invalid kernel (ErrArgument).
 func checkKernel(k kernel.Kernel) error {
-	if k == nil || isNilPointer(k) {
-		return fmt.Errorf("%w: nil kernel", ErrArgument)
-	}
-	// The kernel's error is kept as text, not wrapped: the error then wraps exactly one
-	// kind, the package's ErrArgument (and through it ikpca.ErrArgument), whatever kind
-	// a custom kernel's Validate reports.
-	if err := kernel.Validate(k); err != nil {
-		return fmt.Errorf("%w: %v", ErrArgument, err)
-	}
-	return nil
+	return errs.Kernel(kernel.Validate(k))
 }
 
-// isNilPointer reports a nil pointer held in an interface.
-func isNilPointer(x any) bool {
-	v := reflect.ValueOf(x)
-	return v.Kind() == reflect.Pointer && v.IsNil()
-}
+// isNilPointer is check.IsNil, under the name the encodings (encoding.go) call it by.
+func isNilPointer(x any) bool { return check.IsNil(x) }
 
 // general returns the r×c row-major matrix held in data.
 func general(r, c int, data []float64) blas64.General {

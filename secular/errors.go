@@ -6,25 +6,16 @@ import (
 	"github.com/ikpca/ikpca/internal/check"
 )
 
-// errs are the package's error kinds, each wrapping the ikpca error of the same name.
+// errs are the package's errors (exported below), and report bad arguments through them.
 var errs = check.NewKinds("secular")
 
-// Errors returned by the solver. They are wrapped with details; test with errors.Is.
-// Each wraps one of the error kinds of package ikpca (the root package), so that
-// errors.Is(err, ikpca.ErrArgument) holds for an ErrNotSorted, for example.
+// Errors returned by the solver, wrapped with details; test with errors.Is. Each wraps
+// the ikpca kind of the same name: ErrDimension for inconsistent slice lengths,
+// ErrNonFinite for an input so large that the problem's scale overflows, ErrArgument for
+// a root index out of range, a zero weight where a non-zero one is required or ρ = 0 for a
+// single root, ErrNotConverged for a root that did not converge within the iteration cap.
 var (
-	// ErrNotConverged reports that a root did not converge within the iteration cap. It
-	// wraps ikpca.ErrNotConverged.
-	ErrNotConverged = errs.NotConverged
-	// ErrNonFinite reports a NaN or infinite input, or an input so large that the
-	// problem's scale overflows. It wraps ikpca.ErrNonFinite.
-	ErrNonFinite = errs.NonFinite
-	// ErrDimension reports inconsistent slice lengths. It wraps ikpca.ErrDimension.
-	ErrDimension = errs.Dimension
-	// ErrArgument reports any other invalid argument (a root index out of range, a zero
-	// weight where a non-zero one is required, ρ = 0 for a single root). It wraps
-	// ikpca.ErrArgument.
-	ErrArgument = errs.Argument
+	ErrDimension, ErrNonFinite, ErrArgument, ErrNotConverged = errs.Dimension, errs.NonFinite, errs.Argument, errs.NotConverged
 	// ErrNotSorted reports poles that are not in ascending order (strictly ascending
 	// for the single-root functions). It wraps ErrArgument.
 	ErrNotSorted = fmt.Errorf("%w: poles not sorted", ErrArgument)

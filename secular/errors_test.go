@@ -1,34 +1,19 @@
 package secular
 
 import (
-	"errors"
 	"math"
 	"testing"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/errtest"
 	"github.com/ikpca/ikpca/internal/oracle"
 )
 
 // TestErrorKinds calls every exported function and method of the package that returns
-// an error with zero-valued and hostile arguments, and checks that each error wraps the
-// ikpca kind it belongs to (and no call panics); and that each sentinel error wraps its
-// kind.
+// an error with zero-valued and hostile arguments, and checks that each error wraps
+// exactly the ikpca kind it belongs to and the package's sentinel of it, first (and no
+// call panics); and that each sentinel error does.
 func TestErrorKinds(t *testing.T) {
-	for _, c := range []struct {
-		err, kind error
-	}{
-		{ErrNotConverged, ikpca.ErrNotConverged},
-		{ErrNonFinite, ikpca.ErrNonFinite},
-		{ErrDimension, ikpca.ErrDimension},
-		{ErrArgument, ikpca.ErrArgument},
-		{ErrNotSorted, ikpca.ErrArgument},
-		{ErrBreakdown, ikpca.ErrNotConverged},
-	} {
-		if !errors.Is(c.err, c.kind) {
-			t.Errorf("%v does not wrap %v", c.err, c.kind)
-		}
-	}
-
 	nan, inf := math.NaN(), math.Inf(1)
 	delta := make([]float64, 8)
 	d, z := []float64{1, 2, 3}, []float64{0.5, 0.5, 0.5}
@@ -51,66 +36,57 @@ func TestErrorKinds(t *testing.T) {
 	restrictRoot := func(i int, d, z, delta []float64) func() error {
 		return func() error { _, _, err := RestrictRoot(i, d, z, delta); return err }
 	}
-	cases := []struct {
-		name string
-		call func() error
-		kind error
-	}{
-		{"RankOne(nil, z)", rankOne(nil, z, 1), ikpca.ErrDimension},
-		{"RankOne short z", rankOne(d, z[:2], 1), ikpca.ErrDimension},
-		{"RankOne NaN ρ", rankOne(d, z, nan), ikpca.ErrNonFinite},
-		{"RankOne Inf ρ", rankOne(d, z, -inf), ikpca.ErrNonFinite},
-		{"RankOne NaN d", rankOne([]float64{1, nan, 3}, z, 1), ikpca.ErrNonFinite},
-		{"RankOne Inf z", rankOne(d, []float64{1, inf, 1}, 1), ikpca.ErrNonFinite},
-		{"RankOne unsorted", rankOne([]float64{2, 1, 3}, z, 1), ikpca.ErrArgument},
-		{"RankOne overflow", rankOne(d, []float64{1e200, 1, 1}, 1e300), ikpca.ErrNonFinite},
-		{"Arrow(nil, w)", arrow(nil, z, 1), ikpca.ErrDimension},
-		{"Arrow NaN c", arrow(d, z, nan), ikpca.ErrNonFinite},
-		{"Arrow Inf w", arrow(d, []float64{1, 1, inf}, 0), ikpca.ErrNonFinite},
-		{"Arrow unsorted", arrow([]float64{3, 2, 1}, z, 0), ikpca.ErrArgument},
-		{"Arrow overflow", arrow([]float64{1, 2, 3, 4}, []float64{1e308, 1e308, 1e308, 1e308}, 0), ikpca.ErrNonFinite},
-		{"Restrict(nil, nil)", restrict(nil, nil), ikpca.ErrArgument},
-		{"Restrict short z", restrict(d, z[:1]), ikpca.ErrDimension},
-		{"Restrict z = 0", restrict(d, make([]float64, 3)), ikpca.ErrArgument},
-		{"Restrict NaN z", restrict(d, []float64{nan, 1, 1}), ikpca.ErrNonFinite},
-		{"Restrict unsorted", restrict([]float64{1, 3, 2}, z), ikpca.ErrArgument},
-		{"RankOneRoot zero", rankOneRoot(0, nil, nil, 0, nil), ikpca.ErrArgument},
-		{"RankOneRoot index", rankOneRoot(3, d, z, 1, delta), ikpca.ErrArgument},
-		{"RankOneRoot ρ = 0", rankOneRoot(0, d, z, 0, delta), ikpca.ErrArgument},
-		{"RankOneRoot NaN ρ", rankOneRoot(0, d, z, nan, delta), ikpca.ErrArgument},
-		{"RankOneRoot short z", rankOneRoot(0, d, z[:2], 1, delta), ikpca.ErrDimension},
-		{"RankOneRoot short delta", rankOneRoot(0, d, z, 1, delta[:2]), ikpca.ErrDimension},
-		{"RankOneRoot equal poles", rankOneRoot(0, []float64{1, 1, 3}, z, 1, delta), ikpca.ErrArgument},
-		{"RankOneRoot zero weight", rankOneRoot(0, d, []float64{1, 0, 1}, 1, delta), ikpca.ErrArgument},
-		{"RankOneRoot overflow", rankOneRoot(0, d, []float64{1e200, 1, 1}, 1e300, delta), ikpca.ErrNonFinite},
-		{"ArrowRoot zero, index −1", arrowRoot(-1, nil, nil, 0, nil), ikpca.ErrArgument},
-		{"ArrowRoot index", arrowRoot(4, d, z, 1, delta), ikpca.ErrArgument},
-		{"ArrowRoot NaN c", arrowRoot(0, d, z, nan, delta), ikpca.ErrNonFinite},
-		{"ArrowRoot NaN d", arrowRoot(0, []float64{nan, 2, 3}, z, 1, delta), ikpca.ErrNonFinite},
-		{"ArrowRoot short w", arrowRoot(0, d, z[:1], 1, delta), ikpca.ErrDimension},
-		{"RestrictRoot zero", restrictRoot(0, nil, nil, nil), ikpca.ErrArgument},
-		{"RestrictRoot index", restrictRoot(2, d, z, delta), ikpca.ErrArgument},
-		{"RestrictRoot Inf z", restrictRoot(0, d, []float64{1, inf, 1}, delta), ikpca.ErrNonFinite},
-		{"RestrictRoot unsorted", restrictRoot(0, []float64{3, 2, 1}, z, delta), ikpca.ErrArgument},
-	}
-	for _, c := range cases {
-		err := func() (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					t.Errorf("%s panics: %v", c.name, r)
-				}
-			}()
-			return c.call()
-		}()
-		if !errors.Is(err, c.kind) {
-			t.Errorf("%s = %v, want an error wrapping %v", c.name, err, c.kind)
-		}
-	}
+	var cases errtest.Cases
+	cases.Add("RankOne(nil, z)", ikpca.ErrDimension, rankOne(nil, z, 1))
+	cases.Add("RankOne short z", ikpca.ErrDimension, rankOne(d, z[:2], 1))
+	cases.Add("RankOne NaN ρ", ikpca.ErrNonFinite, rankOne(d, z, nan))
+	cases.Add("RankOne Inf ρ", ikpca.ErrNonFinite, rankOne(d, z, -inf))
+	cases.Add("RankOne NaN d", ikpca.ErrNonFinite, rankOne([]float64{1, nan, 3}, z, 1))
+	cases.Add("RankOne Inf z", ikpca.ErrNonFinite, rankOne(d, []float64{1, inf, 1}, 1))
+	cases.Add("RankOne unsorted", ikpca.ErrArgument, rankOne([]float64{2, 1, 3}, z, 1))
+	cases.Add("RankOne overflow", ikpca.ErrNonFinite, rankOne(d, []float64{1e200, 1, 1}, 1e300))
+	cases.Add("Arrow(nil, w)", ikpca.ErrDimension, arrow(nil, z, 1))
+	cases.Add("Arrow NaN c", ikpca.ErrNonFinite, arrow(d, z, nan))
+	cases.Add("Arrow Inf w", ikpca.ErrNonFinite, arrow(d, []float64{1, 1, inf}, 0))
+	cases.Add("Arrow unsorted", ikpca.ErrArgument, arrow([]float64{3, 2, 1}, z, 0))
+	cases.Add("Arrow overflow", ikpca.ErrNonFinite, arrow([]float64{1, 2, 3, 4}, []float64{1e308, 1e308, 1e308, 1e308}, 0))
+	cases.Add("Restrict(nil, nil)", ikpca.ErrArgument, restrict(nil, nil))
+	cases.Add("Restrict short z", ikpca.ErrDimension, restrict(d, z[:1]))
+	cases.Add("Restrict z = 0", ikpca.ErrArgument, restrict(d, make([]float64, 3)))
+	cases.Add("Restrict NaN z", ikpca.ErrNonFinite, restrict(d, []float64{nan, 1, 1}))
+	cases.Add("Restrict unsorted", ikpca.ErrArgument, restrict([]float64{1, 3, 2}, z))
+	cases.Add("RankOneRoot zero", ikpca.ErrArgument, rankOneRoot(0, nil, nil, 0, nil))
+	cases.Add("RankOneRoot index", ikpca.ErrArgument, rankOneRoot(3, d, z, 1, delta))
+	cases.Add("RankOneRoot ρ = 0", ikpca.ErrArgument, rankOneRoot(0, d, z, 0, delta))
+	cases.Add("RankOneRoot NaN ρ", ikpca.ErrArgument, rankOneRoot(0, d, z, nan, delta))
+	cases.Add("RankOneRoot short z", ikpca.ErrDimension, rankOneRoot(0, d, z[:2], 1, delta))
+	cases.Add("RankOneRoot short delta", ikpca.ErrDimension, rankOneRoot(0, d, z, 1, delta[:2]))
+	cases.Add("RankOneRoot equal poles", ikpca.ErrArgument, rankOneRoot(0, []float64{1, 1, 3}, z, 1, delta))
+	cases.Add("RankOneRoot zero weight", ikpca.ErrArgument, rankOneRoot(0, d, []float64{1, 0, 1}, 1, delta))
+	cases.Add("RankOneRoot overflow", ikpca.ErrNonFinite, rankOneRoot(0, d, []float64{1e200, 1, 1}, 1e300, delta))
+	cases.Add("ArrowRoot zero, index −1", ikpca.ErrArgument, arrowRoot(-1, nil, nil, 0, nil))
+	cases.Add("ArrowRoot index", ikpca.ErrArgument, arrowRoot(4, d, z, 1, delta))
+	cases.Add("ArrowRoot NaN c", ikpca.ErrNonFinite, arrowRoot(0, d, z, nan, delta))
+	cases.Add("ArrowRoot NaN d", ikpca.ErrNonFinite, arrowRoot(0, []float64{nan, 2, 3}, z, 1, delta))
+	cases.Add("ArrowRoot short w", ikpca.ErrDimension, arrowRoot(0, d, z[:1], 1, delta))
+	cases.Add("RestrictRoot zero", ikpca.ErrArgument, restrictRoot(0, nil, nil, nil))
+	cases.Add("RestrictRoot index", ikpca.ErrArgument, restrictRoot(2, d, z, delta))
+	cases.Add("RestrictRoot Inf z", ikpca.ErrNonFinite, restrictRoot(0, d, []float64{1, inf, 1}, delta))
+	cases.Add("RestrictRoot unsorted", ikpca.ErrArgument, restrictRoot(0, []float64{3, 2, 1}, z, delta))
+	// The sentinels themselves.
+	cases.AddSentinels(map[error]error{
+		ErrNotConverged: ikpca.ErrNotConverged, ErrNonFinite: ikpca.ErrNonFinite,
+		ErrDimension: ikpca.ErrDimension, ErrArgument: ikpca.ErrArgument, ErrNotSorted: ikpca.ErrArgument,
+		ErrBreakdown: ikpca.ErrNotConverged,
+	})
+	sentinels := errtest.Of(ErrDimension, ErrNonFinite, ErrArgument, ErrNotConverged)
+	sentinels.Run(t, cases)
 
 	// Non-convergence: the iteration cap on LAPACK issue #1166's poles.
 	p := oracle.Issue1166
 	s.MaxIterations = 2
-	if _, err := s.RankOne(p.D, p.Z, p.Rho); !errors.Is(err, ikpca.ErrNotConverged) {
-		t.Errorf("RankOne with 2 iterations = %v, want an error wrapping ikpca.ErrNotConverged", err)
+	_, err := s.RankOne(p.D, p.Z, p.Rho)
+	if problem := sentinels.Check(err, ikpca.ErrNotConverged); problem != "" {
+		t.Errorf("RankOne with 2 iterations: %s", problem)
 	}
 }

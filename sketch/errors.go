@@ -6,26 +6,13 @@ import "github.com/ikpca/ikpca/internal/check"
 var errs = check.NewKinds("sketch")
 
 // Errors returned by the package, wrapped with details; test with errors.Is. Each wraps
-// the ikpca error of the same name, so that errors.Is(err, ikpca.ErrArgument) holds as
-// well.
+// the ikpca kind of the same name: ErrNonFinite for a row whose squared norm overflows,
+// ErrEmpty for a sketch without directions yet, ErrArgument for sizes out of range or too
+// large to allocate and sketches that cannot be merged, ErrEncoding from UnmarshalBinary
+// and UnmarshalBinaryFrom, ErrNotConverged from LAPACK's SVD (dgesvd) in a compression,
+// which it does not do on finite rows in practice (the sketch is left as it was before
+// the compression).
 var (
-	// ErrDimension reports a row, matrix or destination of the wrong dimension.
-	ErrDimension = errs.Dimension
-	// ErrNonFinite reports a NaN or infinite entry, or a row whose squared norm
-	// overflows.
-	ErrNonFinite = errs.NonFinite
-	// ErrEmpty reports a sketch without directions yet.
-	ErrEmpty = errs.Empty
-	// ErrArgument reports any other invalid argument: an impossible size (ℓ, d or the
-	// buffer out of range or too large to allocate), a nil argument, sketches that cannot
-	// be merged.
-	ErrArgument = errs.Argument
-	// ErrEncoding reports data that UnmarshalBinary or UnmarshalBinaryFrom cannot read:
-	// not an encoded sketch, an unknown version, truncated or corrupted (checksum
-	// mismatch), or describing a sketch that cannot exist even under a valid checksum.
-	ErrEncoding = errs.Encoding
-	// ErrNotConverged reports LAPACK's SVD (dgesvd) not converging in a compression,
-	// which it does not do on finite rows in practice; the sketch is left as it was
-	// before the compression.
-	ErrNotConverged = errs.NotConverged
+	ErrDimension, ErrNonFinite, ErrEmpty      = errs.Dimension, errs.NonFinite, errs.Empty
+	ErrArgument, ErrEncoding, ErrNotConverged = errs.Argument, errs.Encoding, errs.NotConverged
 )

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/errtest"
 )
 
 // TestHugeSizes: sizes whose buffer could not be allocated, or whose doubling or byte
@@ -33,7 +34,8 @@ func TestHugeSizes(t *testing.T) {
 // error, given zero-valued and hostile arguments — sizes ≤ 0 and too large, nil, empty,
 // short, NaN and overflowing rows, nil and misshapen destinations, sketches that cannot
 // be merged, nil writers and readers, bytes that are no encoding — returns an error that
-// wraps the ikpca kind named and no other, none panics, and the sketch is unchanged.
+// wraps the ikpca kind named and no other, and the package's sentinel of it, first; none
+// panics, and the sketch is unchanged.
 func TestErrorKinds(t *testing.T) {
 	f, err := New(2, 3, Options{})
 	if err != nil {
@@ -43,65 +45,42 @@ func TestErrorKinds(t *testing.T) {
 	wide, _ := New(2, 4, Options{})
 	nan := math.NaN()
 	var empty mat.Dense
-	cases := []struct {
-		name string
-		kind error
-		f    func() error
-	}{
-		{"New, zero sizes", ikpca.ErrArgument, func() error { _, err := New(0, 0, Options{}); return err }},
-		{"New, ℓ < 0", ikpca.ErrArgument, func() error { _, err := New(-1, 3, Options{}); return err }},
-		{"New, d < 0", ikpca.ErrArgument, func() error { _, err := New(2, math.MinInt, Options{}); return err }},
-		{"New, buffer ℓ", ikpca.ErrArgument, func() error { _, err := New(2, 3, Options{Buffer: 2}); return err }},
-		{"New, buffer < 0", ikpca.ErrArgument, func() error { _, err := New(2, 3, Options{Buffer: -5}); return err }},
-		{"VectorsTo before any row", ikpca.ErrEmpty, func() error { return f.VectorsTo(&empty) }},
-		{"Update, nil row", ikpca.ErrDimension, func() error { return f.Update(nil) }},
-		{"Update, a short row", ikpca.ErrDimension, func() error { return f.Update([]float64{1, 2}) }},
-		{"Update, a NaN entry", ikpca.ErrNonFinite, func() error { return f.Update([]float64{1, nan, 2}) }},
-		{"Update, an infinite entry", ikpca.ErrNonFinite, func() error { return f.Update([]float64{1, math.Inf(-1), 2}) }},
-		{"Update, an overflowing norm", ikpca.ErrNonFinite, func() error { return f.Update([]float64{1e200, 1e200, 0}) }},
-		{"UpdateRows, nil", ikpca.ErrArgument, func() error { return f.UpdateRows(nil) }},
-		{"UpdateRows, a nil *mat.Dense", ikpca.ErrArgument, func() error { return f.UpdateRows((*mat.Dense)(nil)) }},
-		{"UpdateRows, wide rows", ikpca.ErrDimension, func() error { return f.UpdateRows(mat.NewDense(1, 4, nil)) }},
-		{"UpdateRows, a NaN", ikpca.ErrNonFinite, func() error { return f.UpdateRows(mat.NewDense(2, 3, []float64{0, 0, 0, 0, nan, 0})) }},
-		{"Merge, nil", ikpca.ErrArgument, func() error { return f.Merge(nil) }},
-		{"Merge, itself", ikpca.ErrArgument, func() error { return f.Merge(f) }},
-		{"Merge, another ℓ", ikpca.ErrArgument, func() error { return f.Merge(other) }},
-		{"Merge, another d", ikpca.ErrArgument, func() error { return f.Merge(wide) }},
-		{"Sketch, nil", ikpca.ErrArgument, func() error { return f.Sketch(nil) }},
-		{"Sketch, a destination of the wrong shape", ikpca.ErrDimension, func() error { return f.Sketch(mat.NewDense(3, 3, nil)) }},
-		{"VectorsTo, nil", ikpca.ErrArgument, func() error { return f.VectorsTo(nil) }},
-		{"MarshalBinary, a zero FD", ikpca.ErrArgument, func() error { _, err := new(FD).MarshalBinary(); return err }},
-		{"MarshalBinaryTo, nil", ikpca.ErrArgument, func() error { _, err := f.MarshalBinaryTo(nil); return err }},
-		{"UnmarshalBinary, nil", ikpca.ErrEncoding, func() error { return f.UnmarshalBinary(nil) }},
-		{"UnmarshalBinary, garbage", ikpca.ErrEncoding, func() error {
-			return f.UnmarshalBinary([]byte("IKPCAFDS and a good many bytes that are not a sketch at all"))
-		}},
-		{"UnmarshalBinaryFrom, nil", ikpca.ErrArgument, func() error { _, err := f.UnmarshalBinaryFrom(nil); return err }},
-		{"UnmarshalBinaryFrom, nothing", ikpca.ErrEncoding, func() error {
-			_, err := f.UnmarshalBinaryFrom(bytes.NewReader(nil))
-			return err
-		}},
-	}
-	kinds := []error{ikpca.ErrDimension, ikpca.ErrNonFinite, ikpca.ErrEmpty, ikpca.ErrArgument, ikpca.ErrEncoding, ikpca.ErrNotConverged}
+	var cases errtest.Cases
+	cases.Add("New, zero sizes", ikpca.ErrArgument, func() error { _, err := New(0, 0, Options{}); return err })
+	cases.Add("New, ℓ < 0", ikpca.ErrArgument, func() error { _, err := New(-1, 3, Options{}); return err })
+	cases.Add("New, d < 0", ikpca.ErrArgument, func() error { _, err := New(2, math.MinInt, Options{}); return err })
+	cases.Add("New, buffer ℓ", ikpca.ErrArgument, func() error { _, err := New(2, 3, Options{Buffer: 2}); return err })
+	cases.Add("New, buffer < 0", ikpca.ErrArgument, func() error { _, err := New(2, 3, Options{Buffer: -5}); return err })
+	cases.Add("VectorsTo before any row", ikpca.ErrEmpty, func() error { return f.VectorsTo(&empty) })
+	cases.Add("Update, nil row", ikpca.ErrDimension, func() error { return f.Update(nil) })
+	cases.Add("Update, a short row", ikpca.ErrDimension, func() error { return f.Update([]float64{1, 2}) })
+	cases.Add("Update, a NaN entry", ikpca.ErrNonFinite, func() error { return f.Update([]float64{1, nan, 2}) })
+	cases.Add("Update, an infinite entry", ikpca.ErrNonFinite, func() error { return f.Update([]float64{1, math.Inf(-1), 2}) })
+	cases.Add("Update, an overflowing norm", ikpca.ErrNonFinite, func() error { return f.Update([]float64{1e200, 1e200, 0}) })
+	cases.Add("UpdateRows, nil", ikpca.ErrArgument, func() error { return f.UpdateRows(nil) })
+	cases.Add("UpdateRows, a nil *mat.Dense", ikpca.ErrArgument, func() error { return f.UpdateRows((*mat.Dense)(nil)) })
+	cases.Add("UpdateRows, wide rows", ikpca.ErrDimension, func() error { return f.UpdateRows(mat.NewDense(1, 4, nil)) })
+	cases.Add("UpdateRows, a NaN", ikpca.ErrNonFinite, func() error { return f.UpdateRows(mat.NewDense(2, 3, []float64{0, 0, 0, 0, nan, 0})) })
+	cases.Add("Merge, nil", ikpca.ErrArgument, func() error { return f.Merge(nil) })
+	cases.Add("Merge, itself", ikpca.ErrArgument, func() error { return f.Merge(f) })
+	cases.Add("Merge, another ℓ", ikpca.ErrArgument, func() error { return f.Merge(other) })
+	cases.Add("Merge, another d", ikpca.ErrArgument, func() error { return f.Merge(wide) })
+	cases.Add("Sketch, nil", ikpca.ErrArgument, func() error { return f.Sketch(nil) })
+	cases.Add("Sketch, a destination of the wrong shape", ikpca.ErrDimension, func() error { return f.Sketch(mat.NewDense(3, 3, nil)) })
+	cases.Add("VectorsTo, nil", ikpca.ErrArgument, func() error { return f.VectorsTo(nil) })
+	cases.Add("MarshalBinary, a zero FD", ikpca.ErrArgument, func() error { _, err := new(FD).MarshalBinary(); return err })
+	cases.Add("MarshalBinaryTo, nil", ikpca.ErrArgument, func() error { _, err := f.MarshalBinaryTo(nil); return err })
+	cases.Add("UnmarshalBinary, nil", ikpca.ErrEncoding, func() error { return f.UnmarshalBinary(nil) })
+	cases.Add("UnmarshalBinary, garbage", ikpca.ErrEncoding, func() error {
+		return f.UnmarshalBinary([]byte("IKPCAFDS and a good many bytes that are not a sketch at all"))
+	})
+	cases.Add("UnmarshalBinaryFrom, nil", ikpca.ErrArgument, func() error { _, err := f.UnmarshalBinaryFrom(nil); return err })
+	cases.Add("UnmarshalBinaryFrom, nothing", ikpca.ErrEncoding, func() error {
+		_, err := f.UnmarshalBinaryFrom(bytes.NewReader(nil))
+		return err
+	})
 	before, _ := f.MarshalBinary()
-	for _, c := range cases {
-		err := func() (err error) {
-			defer func() {
-				if p := recover(); p != nil {
-					t.Errorf("%s panicked: %v", c.name, p)
-				}
-			}()
-			return c.f()
-		}()
-		if !errors.Is(err, c.kind) {
-			t.Errorf("%s: %v, want an error wrapping %v", c.name, err, c.kind)
-		}
-		for _, k := range kinds {
-			if k != c.kind && errors.Is(err, k) {
-				t.Errorf("%s: %v wraps %v as well", c.name, err, k)
-			}
-		}
-	}
+	errtest.Of(ErrDimension, ErrNonFinite, ErrEmpty, ErrArgument, ErrEncoding, ErrNotConverged).Run(t, cases)
 	if after, _ := f.MarshalBinary(); !bytes.Equal(before, after) || f.Count() != 0 {
 		t.Errorf("bad input changed the sketch (%d rows counted)", f.Count())
 	}

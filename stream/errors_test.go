@@ -2,31 +2,24 @@ package stream
 
 import (
 	"bytes"
-	"errors"
 	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/errtest"
 	"github.com/ikpca/ikpca/kernel"
 )
-
-// errorCase is a call that must fail with an error of kind.
-type errorCase struct {
-	name string
-	kind error
-	f    func() error
-}
 
 // TestErrorKinds: every exported constructor and method of the package that returns an
 // error, given zero-valued and hostile arguments — a nil kernel, a kernel SKPCA and RNCA
 // cannot use, an invalid RBF, zero options, negative and NaN fields, d ≤ 0, nil, empty,
 // misshapen and NaN points, k out of range, destinations of the wrong shape, models that
 // cannot be merged, passes before the start, nil writers and readers, bytes that are no
-// encoding — returns an error that wraps the ikpca kind named and no other, and none
-// panics; and the models the methods were called on are unchanged, their encodings the
-// same bytes (once read).
+// encoding — returns an error that wraps the ikpca kind named and no other, and the
+// package's sentinel of it, first, and none panics; and the models the methods were
+// called on are unchanged, their encodings the same bytes (once read).
 func TestErrorKinds(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	rbf := kernel.RBF{Sigma: 1}
@@ -40,8 +33,8 @@ func TestErrorKinds(t *testing.T) {
 		"a Laplacian": kernel.Laplacian{Sigma: 1}, "a polynomial": kernel.Polynomial{Degree: 2, Gamma: 1},
 		"the linear kernel": kernel.Linear{}, "a Func": cubic, "a *kernel.Laplacian": &kernel.Laplacian{Sigma: 1},
 	}
-	var cases []errorCase
-	add := func(name string, kind error, f func() error) { cases = append(cases, errorCase{name, kind, f}) }
+	var cases errtest.Cases
+	add := cases.Add
 
 	// Constructors.
 	skpca := func(k kernel.Kernel, d int, o SKPCAOptions) func() error {
@@ -171,27 +164,7 @@ func TestErrorKinds(t *testing.T) {
 		m.Values(nil)
 		before[name], _ = m.MarshalBinary()
 	}
-	kinds := []error{ikpca.ErrDimension, ikpca.ErrNonFinite, ikpca.ErrEmpty, ikpca.ErrArgument, ikpca.ErrEncoding, ikpca.ErrNotConverged}
-	ours := map[error]error{ikpca.ErrDimension: ErrDimension, ikpca.ErrNonFinite: ErrNonFinite, ikpca.ErrEmpty: ErrEmpty,
-		ikpca.ErrArgument: ErrArgument, ikpca.ErrEncoding: ErrEncoding}
-	for _, c := range cases {
-		err := func() (err error) {
-			defer func() {
-				if p := recover(); p != nil {
-					t.Errorf("%s panicked: %v", c.name, p)
-				}
-			}()
-			return c.f()
-		}()
-		if !errors.Is(err, c.kind) || !errors.Is(err, ours[c.kind]) {
-			t.Errorf("%s: %v, want an error wrapping %v and stream's", c.name, err, c.kind)
-		}
-		for _, k := range kinds {
-			if k != c.kind && errors.Is(err, k) {
-				t.Errorf("%s: %v wraps %v as well", c.name, err, k)
-			}
-		}
-	}
+	errtest.Of(ErrDimension, ErrNonFinite, ErrEmpty, ErrArgument, ErrEncoding, ErrNotConverged).Run(t, cases)
 	for name, m := range models {
 		if after, _ := m.MarshalBinary(); !bytes.Equal(before[name], after) {
 			t.Errorf("%s: the bad calls changed the model", name)

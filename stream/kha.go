@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
@@ -45,6 +46,10 @@ type KHA struct {
 	alpha [][]float64
 	y     []float64
 }
+
+// KHA is an ikpca.Incremental and an ikpca.Persistent.
+var _ ikpca.Incremental = (*KHA)(nil)
+var _ ikpca.Persistent = (*KHA)(nil)
 
 // NewKHA returns an empty model with kernel k for d-dimensional points. A kernel that
 // kernel.Validate refuses, a d below 1 or beyond 2³⁰ and invalid options — among them

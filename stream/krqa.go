@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
@@ -63,6 +64,10 @@ type KRQA struct {
 	y      []float64
 	kd, dd []float64
 }
+
+// KRQA is an ikpca.Incremental and an ikpca.Persistent.
+var _ ikpca.Incremental = (*KRQA)(nil)
+var _ ikpca.Persistent = (*KRQA)(nil)
 
 // NewKRQA returns an empty model with kernel k for d-dimensional points. A kernel that
 // kernel.Validate refuses, a d below 1 or beyond 2³⁰ and invalid options are an

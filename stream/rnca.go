@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/features"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
@@ -53,6 +54,10 @@ type RNCA struct {
 	mean    []float64
 	scratch []float64
 }
+
+// RNCA is an ikpca.Incremental and an ikpca.Persistent.
+var _ ikpca.Incremental = (*RNCA)(nil)
+var _ ikpca.Persistent = (*RNCA)(nil)
 
 // NewRNCA returns an empty model of d-dimensional points with the Gaussian kernel k, a
 // kernel.RBF given by its bandwidth σ or by γ (or a non-nil *kernel.RBF): random

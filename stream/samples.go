@@ -47,11 +47,8 @@ func checkComponents(r int) error {
 }
 
 func newSamples(k kernel.Kernel, d int, centred bool) (*samples, error) {
-	if k == nil {
-		return nil, fmt.Errorf("%w: nil kernel", ErrArgument)
-	}
-	if err := kernel.Validate(k); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrArgument, err)
+	if err := errs.Kernel(kernel.Validate(k)); err != nil {
+		return nil, err
 	}
 	if d < 1 {
 		return nil, fmt.Errorf("%w: dimension %d, want ≥ 1", ErrArgument, d)

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/features"
 	"github.com/ikpca/ikpca/internal/blocks"
 	"github.com/ikpca/ikpca/internal/check"
@@ -76,6 +77,10 @@ type SKPCA struct {
 	fresh bool
 	c     *centring
 }
+
+// SKPCA is an ikpca.Incremental and an ikpca.Persistent.
+var _ ikpca.Incremental = (*SKPCA)(nil)
+var _ ikpca.Persistent = (*SKPCA)(nil)
 
 // NewSKPCA returns an empty model of d-dimensional points with the Gaussian kernel k,
 // a kernel.RBF given by its bandwidth σ or by γ (or a non-nil *kernel.RBF): random

@@ -2,7 +2,6 @@ package update
 
 import (
 	"fmt"
-	"reflect"
 
 	"github.com/ikpca/ikpca/secular"
 )
@@ -27,14 +26,4 @@ func (o Options) apply(sv *secular.Solver) error {
 	sv.Serial = o.Serial
 	sv.MaxIterations = o.MaxIterations
 	return nil
-}
-
-// isNil reports whether x is nil or holds a nil pointer (a typed nil such as
-// (*mat.Dense)(nil), whose methods would panic).
-func isNil(x any) bool {
-	if x == nil {
-		return true
-	}
-	v := reflect.ValueOf(x)
-	return v.Kind() == reflect.Pointer && v.IsNil()
 }

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 
+	argcheck "github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/secular"
 )
@@ -194,7 +195,7 @@ func (s *Sym) CopyFrom(src *Sym) {
 // native.EigenSymInPlace). A nil a is an error wrapping ErrArgument. On error s is
 // unchanged.
 func (s *Sym) Factorize(a mat.Symmetric) error {
-	if isNil(a) {
+	if argcheck.IsNil(a) {
 		return fmt.Errorf("%w: Factorize: nil matrix", ErrArgument)
 	}
 	n := a.SymmetricDim()
@@ -215,7 +216,7 @@ func (s *Sym) Factorize(a mat.Symmetric) error {
 	}
 	w := s.z[:n]
 	if err := native.EigenSymInPlace(n, buf, n, w, true); err != nil {
-		return fmt.Errorf("update: Factorize: %w", err)
+		return errs.Wrap(err, "Factorize")
 	}
 	s.u, s.spare = s.spare, s.u
 	copy(s.values, w)
@@ -265,7 +266,7 @@ func NewSymFromEigen(e *mat.EigenSym) (*Sym, error) {
 // &mat.Dense{}), vectors of another size one wrapping ErrDimension and a NaN or
 // infinite value or entry one wrapping ErrNonFinite. On error s is unchanged.
 func (s *Sym) SetEigen(values []float64, vectors mat.Matrix) error {
-	if isNil(vectors) {
+	if argcheck.IsNil(vectors) {
 		return fmt.Errorf("%w: SetEigen: nil vectors", ErrArgument)
 	}
 	n := len(values)

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	argcheck "github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/secular"
 )
@@ -331,7 +332,7 @@ func NewThin(values []float64, vectors mat.Matrix) (*Thin, error) {
 // Reset), a NaN or infinite value or entry ErrNonFinite. The truncation is not applied.
 // On error t is unchanged.
 func (t *Thin) SetEigen(values []float64, vectors mat.Matrix) error {
-	if isNil(vectors) {
+	if argcheck.IsNil(vectors) {
 		return fmt.Errorf("%w: SetEigen: nil vectors", ErrArgument)
 	}
 	k := len(values)

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	argcheck "github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/secular"
@@ -84,7 +85,7 @@ func grow(x []float64, n int) []float64 {
 // not orthonormal ErrArgument, and a failed eigensolver an error of package native or
 // secular.ErrNotConverged (both wrap ikpca.ErrNotConverged).
 func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma mat.Symmetric) error {
-	if isNil(B) || isNil(F) || isNil(gamma) {
+	if argcheck.IsNil(B) || argcheck.IsNil(F) || argcheck.IsNil(gamma) {
 		return fmt.Errorf("%w: BorderBlock: nil B, F or Γ", ErrArgument)
 	}
 	n, k := t.rows, t.k
@@ -96,7 +97,7 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 		return fmt.Errorf("%w: BorderBlock: F is %d×%d and Γ %d×%d, want %d×%d", ErrDimension, fr, fc,
 			gamma.SymmetricDim(), gamma.SymmetricDim(), b, b)
 	}
-	hasE := !isNil(e)
+	hasE := !argcheck.IsNil(e)
 	if hasE {
 		if err := checkVector("e", e, n); err != nil {
 			return err
@@ -217,7 +218,7 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 	t1 := time.Now()
 	w.w = grow(w.w, N)
 	if err := native.EigenSymInPlace(N, h, N, w.w, true); err != nil {
-		return fmt.Errorf("update: BorderBlock: %w", err)
+		return errs.Wrap(err, "BorderBlock")
 	}
 	values := w.w[:N]
 	t2 := time.Now()
@@ -375,7 +376,7 @@ func (t *Thin) rangeBasis(G blas64.General, most int, tol float64, e []float64) 
 	native.Gemm(blas.Trans, blas.NoTrans, 1, G, G, 0, S)
 	w.sv = grow(w.sv, b)
 	if err := native.EigenSymInPlace(b, S.Data, b, w.sv, true); err != nil {
-		return 0, 0, fmt.Errorf("update: BorderBlock: the border's Gram matrix: %w", err)
+		return 0, 0, errs.Wrap(err, "BorderBlock: the border's Gram matrix")
 	}
 	d := w.sv // ascending
 	top := math.Sqrt(math.Max(d[b-1], 0))

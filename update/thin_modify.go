@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	argcheck "github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/secular"
 )
@@ -52,7 +53,7 @@ func (t *Thin) Border(b, e mat.Vector, f, c float64) error {
 	if err := checkVector("b", b, n); err != nil {
 		return err
 	}
-	hasE := !isNil(e)
+	hasE := !argcheck.IsNil(e)
 	if hasE {
 		if err := checkVector("e", e, n); err != nil {
 			return err
@@ -126,7 +127,7 @@ func (t *Thin) Border(b, e mat.Vector, f, c float64) error {
 	t1 := time.Now()
 	res, err := t.solver.Arrow(poles, w, c)
 	if err != nil {
-		return fmt.Errorf("update: Border: %w", err)
+		return errs.Wrap(err, "Border")
 	}
 	t2 := time.Now()
 
@@ -282,7 +283,7 @@ func (t *Thin) Remove(j int) error {
 	t1 := time.Now()
 	res, err := t.solver.Restrict(t.values[:k], z)
 	if err != nil {
-		return fmt.Errorf("update: Remove: %w", err)
+		return errs.Wrap(err, "Remove")
 	}
 	t2 := time.Now()
 	ld, kk := t.ld, k-1
@@ -349,7 +350,7 @@ func (t *Thin) RemoveKeepRank(j int, centre bool) error {
 	t1 := time.Now()
 	res, err := t.solver.RankOne(t.values[:k], y, -1)
 	if err != nil {
-		return fmt.Errorf("update: RemoveKeepRank: %w", err)
+		return errs.Wrap(err, "RemoveKeepRank")
 	}
 	t2 := time.Now()
 

@@ -54,7 +54,7 @@ func (e Kinds) Point(x []float64, d int) error {
 }
 
 // Points checks the rows of X as points of dimension d and returns their number: a nil
-// X (an untyped nil or a nil pointer) is an Argument error, an X without rows Empty, a
+// X (nil or a typed nil, IsNil) is an Argument error, an X without rows Empty, a
 // number of columns other than d Dimension, and a NaN or infinite entry NonFinite.
 func (e Kinds) Points(X mat.Matrix, d int) (int, error) {
 	if IsNil(X) {
@@ -191,14 +191,18 @@ func Room(dst []float64, n int) []float64 {
 	return make([]float64, n)
 }
 
-// IsNil reports whether X is nil or a nil pointer held in the interface, such as
-// (*mat.Dense)(nil), whose methods would panic.
-func IsNil(X mat.Matrix) bool {
-	if X == nil {
+// IsNil reports whether x is nil, or holds a nil pointer, map, slice, function or
+// channel (a typed nil such as (*mat.Dense)(nil) or (*bytes.Buffer)(nil)), whose
+// methods would panic or see nothing. It does not allocate.
+func IsNil(x any) bool {
+	if x == nil {
 		return true
 	}
-	v := reflect.ValueOf(X)
-	return v.Kind() == reflect.Pointer && v.IsNil()
+	switch v := reflect.ValueOf(x); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return v.IsNil()
+	}
+	return false
 }
 
 // MaxFloats bounds the number of float64 values in one array that a constructor

@@ -170,3 +170,45 @@ func TestFloats(t *testing.T) {
 		}
 	}
 }
+
+// TestIsNil: nil and every typed nil are nil, without allocating; a value, a non-nil
+// pointer and an empty but non-nil slice or map are not.
+func TestIsNil(t *testing.T) {
+	type fn func()
+	var (
+		nilDense *mat.Dense
+		nilSlice []float64
+		nilMap   map[int]int
+		nilFunc  fn
+		nilChan  chan int
+		nilIface mat.Matrix
+	)
+	for _, c := range []struct {
+		what string
+		x    any
+		want bool
+	}{
+		{"nil", nil, true},
+		{"a nil interface", nilIface, true},
+		{"(*mat.Dense)(nil)", nilDense, true},
+		{"a nil *mat.Dense in a mat.Matrix", mat.Matrix(nilDense), true},
+		{"a nil slice", nilSlice, true},
+		{"a nil map", nilMap, true},
+		{"a nil func", nilFunc, true},
+		{"a nil chan", nilChan, true},
+		{"&mat.Dense{}", &mat.Dense{}, false},
+		{"an empty slice", []float64{}, false},
+		{"an empty map", map[int]int{}, false},
+		{"a struct", struct{}{}, false},
+		{"zero", 0, false},
+		{"a func", TestIsNil, false},
+	} {
+		if got := IsNil(c.x); got != c.want {
+			t.Errorf("IsNil(%s) = %v, want %v", c.what, got, c.want)
+		}
+	}
+	var X mat.Matrix = mat.NewDense(1, 1, nil)
+	if n := testing.AllocsPerRun(100, func() { IsNil(X) }); n != 0 {
+		t.Errorf("IsNil allocates %v times", n)
+	}
+}
