@@ -20,9 +20,6 @@ var (
 	ErrArgument, ErrEncoding, ErrNotConverged = errs.Argument, errs.Encoding, errs.NotConverged
 )
 
-// isNilPointer is check.IsNil, under the name the encodings (encoding.go) call it by.
-func isNilPointer(x any) bool { return check.IsNil(x) }
-
 // errZero is the error of a method that needs the model's kernel and dimension, called
 // on a zero Model: one made neither by New or Fit nor restored by UnmarshalBinary.
 var errZero = fmt.Errorf("%w: a zero Model: make one with New or Fit, or restore one with UnmarshalBinary", ErrArgument)

@@ -3,12 +3,7 @@ package kpca
 import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/ikpca/ikpca/internal/check"
 )
-
-// isNil is check.IsNil, under the name the encodings (encoding.go) call it by.
-func isNil(x any) bool { return check.IsNil(x) }
 
 // vector points the header h at x and returns it: package update takes its vectors as
 // mat.Vector, and a header kept in the model passes a scratch slice without allocating

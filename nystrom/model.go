@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
-	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
@@ -313,9 +312,6 @@ var errZero = fmt.Errorf("%w: a zero Model: make one with New or Fit, or restore
 func checkKernel(k kernel.Kernel) error {
 	return errs.Kernel(kernel.Validate(k))
 }
-
-// isNilPointer is check.IsNil, under the name the encodings (encoding.go) call it by.
-func isNilPointer(x any) bool { return check.IsNil(x) }
 
 // general returns the r×c row-major matrix held in data.
 func general(r, c int, data []float64) blas64.General {

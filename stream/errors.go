@@ -20,9 +20,3 @@ var (
 	ErrDimension, ErrNonFinite, ErrEmpty      = errs.Dimension, errs.NonFinite, errs.Empty
 	ErrArgument, ErrEncoding, ErrNotConverged = errs.Argument, errs.Encoding, errs.NotConverged
 )
-
-// own returns err, an error of a package below (features, sketch, kernel), under the
-// package's sentinel of the same ikpca kind as well (check.Kinds.Wrap), so that
-// errors.Is(err, stream.ErrX) holds for every error the package returns, and
-// errors.Is(err, features.ErrX) still does.
-func own(err error) error { return errs.Wrap(err, "") }

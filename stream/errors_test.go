@@ -133,19 +133,14 @@ func TestErrorKinds(t *testing.T) {
 		add(name+".Transform, a dst of the wrong shape", ikpca.ErrDimension, func() error {
 			return m.Transform(mat.NewDense(2, 1, nil), mat.NewDense(1, 2, nil), 1)
 		})
-		add(name+".MarshalBinaryTo, nil", ikpca.ErrArgument, func() error { _, err := m.MarshalBinaryTo(nil); return err })
-		add(name+".UnmarshalBinary, nil", ikpca.ErrEncoding, func() error { return m.UnmarshalBinary(nil) })
-		add(name+".UnmarshalBinary, garbage", ikpca.ErrEncoding, func() error {
-			return m.UnmarshalBinary(bytes.Repeat([]byte("not a model "), 10))
-		})
+		enc, err := m.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases.AddPersistent(name, m, enc)
 		if name != "SKPCA" {
 			add(name+".UnmarshalBinary, an SKPCA", ikpca.ErrEncoding, func() error { return m.UnmarshalBinary(good) })
 		}
-		add(name+".UnmarshalBinaryFrom, nil", ikpca.ErrArgument, func() error { _, err := m.UnmarshalBinaryFrom(nil); return err })
-		add(name+".UnmarshalBinaryFrom, nothing", ikpca.ErrEncoding, func() error {
-			_, err := m.UnmarshalBinaryFrom(bytes.NewReader(nil))
-			return err
-		})
 	}
 	add("SKPCA.Merge, nil", ikpca.ErrArgument, func() error { return s.Merge(nil) })
 	add("SKPCA.Merge, a zero SKPCA", ikpca.ErrArgument, func() error { return s.Merge(new(SKPCA)) })

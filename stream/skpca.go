@@ -220,7 +220,7 @@ func (s *SKPCA) Merge(o *SKPCA) error {
 // (own): the only one its updates return on checked rows is LAPACK's SVD not
 // converging (sketch.ErrNotConverged), which settle's comment explains never happens on
 // finite rows.
-func wrapSketch(err error) error { return own(err) }
+func wrapSketch(err error) error { return errs.Wrap(err, "") }
 
 // settle reads the decomposition out of the sketch when points came since the last
 // read, and fixes the components' signs (package sign: the largest-magnitude entry of
@@ -336,7 +336,7 @@ func batchFeatures(rff *features.RFF, X mat.Matrix) (*mat.Dense, error) {
 	}
 	var Z mat.Dense
 	if err := rff.Transform(&Z, X); err != nil {
-		return nil, own(err) // unreachable: X is checked, Z empty
+		return nil, errs.Wrap(err, "") // unreachable: X is checked, Z empty
 	}
 	raw := Z.RawMatrix()
 	for i := range raw.Rows {
@@ -377,7 +377,7 @@ func project(dst *mat.Dense, rff *features.RFF, X mat.Matrix, w *mat.Dense, mean
 	return blocks.Scores(dst, X, d, k, func(lo, hi int, xb, out *mat.Dense) error {
 		zv := zb.Slice(0, hi-lo, 0, D).(*mat.Dense)
 		if err := rff.Transform(zv, xb); err != nil {
-			return own(err) // unreachable: the block is checked, zv its size
+			return errs.Wrap(err, "") // unreachable: the block is checked, zv its size
 		}
 		if mean != nil {
 			for i := range hi - lo {
