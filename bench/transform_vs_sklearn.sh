@@ -16,7 +16,8 @@
 #   bench/transform_vs_sklearn.sh -n 200 -m 50  # a check that it runs
 #
 # Other flags: -baseline REV (another revision to compare with; it must have
-# kernel.MedianDistance, kpca.New and data.A9A, as every release has). Run it on an idle
+# kernel.MedianDistance, kpca.New(k, x0, opts) and data.A9A, as every revision before
+# issue 19 has: bench/transformbaseline/main.go is written for them). Run it on an idle
 # machine, in a git clone. Needs Go, libopenblas-dev and liblapacke-dev, and Debian's
 # python3-sklearn (/usr/bin/python3).
 set -euo pipefail
@@ -43,7 +44,7 @@ go build -tags openblas -o "$tmp/transform" ./bench/transform
 git worktree add --detach --quiet "$tmp/baseline" "$baseline"
 mkdir -p "$tmp/baseline/bench/transformbaseline"
 cp bench/transformbaseline/main.go "$tmp/baseline/bench/transformbaseline/"
-(cd "$tmp/baseline" && go build -tags openblas -o "$tmp/transformbaseline" ./bench/transformbaseline)
+(cd "$tmp/baseline" && go build -tags openblas -o "$tmp/transformbaseline" ./bench/transformbaseline/main.go)
 {
 	"$tmp/transform" -n "$n" -m "$m" -reps "$reps"
 	for ds in magic a9a; do

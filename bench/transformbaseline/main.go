@@ -1,12 +1,19 @@
+//go:build ignore
+
 // Command transformbaseline measures kpca.Model.Transform's points per second exactly as
 // bench/transform's ikpca-kpca-transform does (the same data, split, kernel, k = 6 and
-// best of -reps), using only APIs that every revision of the library since its first
-// release has: bench/transform_vs_sklearn.sh -baseline REV copies it into a git worktree
-// of an earlier revision and runs it there and in the current tree, in the same run, to
-// compare today's Transform with the one of that revision (by default the last before
-// kernel blocks: kernel columns one point at a time, issue 14's "today's path").
+// best of -reps), for revisions of the library older than today's:
+// bench/transform_vs_sklearn.sh -baseline REV copies it into a git worktree of an
+// earlier revision and builds it there, to compare today's Transform (bench/transform)
+// with the one of that revision in the same run (by default the last before kernel
+// blocks: kernel columns one point at a time, issue 14's "today's path").
 //
-//	go run -tags openblas ./bench/transformbaseline -dataset a9a -n 10000 -m 1000
+// It uses only APIs that every revision up to issue 19 has — kpca.New(k, x0, opts) with
+// Options.Mode, which issue 19 replaced by kpca.Fit and Options.Components — so it is not
+// part of today's build (the ignore constraint above); the script names the file to
+// build, which go build accepts whatever the constraint:
+//
+//	go build -tags openblas -o transformbaseline ./bench/transformbaseline/main.go   # in an old worktree
 //
 // It prints method,n,d,m,points_per_s,seconds,peak_rss_mib, as bench/transform does.
 package main
@@ -61,7 +68,7 @@ func run(dataset, method string, n, m, reps int) error {
 	if err != nil {
 		return err
 	}
-	md, err := kpca.Fit(kernel.RBF{Sigma: sigma}, train, kpca.Options{Components: kpca.All})
+	md, err := kpca.New(kernel.RBF{Sigma: sigma}, train, kpca.Options{Mode: kpca.Centred})
 	if err != nil {
 		return err
 	}
