@@ -25,20 +25,12 @@ func spectralScale(k kernel.RBF) (float64, error) {
 }
 
 // checkArgs reports a destination whose length is not the feature dimension D, or a
-// point x whose length is not d or with a non-finite coordinate.
+// point x whose length is not d or with a non-finite coordinate (check.Kinds.Point).
 func checkArgs(dst, x []float64, D, d int) error {
 	if len(dst) != D {
 		return fmt.Errorf("%w: destination length %d, want %d", errs.Dimension, len(dst), D)
 	}
-	if len(x) != d {
-		return fmt.Errorf("%w: point has dimension %d, want %d", errs.Dimension, len(x), d)
-	}
-	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: coordinate %d is %v", errs.NonFinite, i, v)
-		}
-	}
-	return nil
+	return errs.Point(x, d)
 }
 
 // bound checks that a map of d-dimensional points to D features through f frequencies

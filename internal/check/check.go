@@ -43,7 +43,7 @@ func NewKinds(pkg string) Kinds {
 // coordinate (NonFinite).
 func (e Kinds) Point(x []float64, d int) error {
 	if len(x) != d {
-		return fmt.Errorf("%w: point has dimension %d, the model %d", e.Dimension, len(x), d)
+		return fmt.Errorf("%w: point has dimension %d, want %d", e.Dimension, len(x), d)
 	}
 	for j, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
