@@ -11,11 +11,14 @@ import (
 // the check of Map's arguments.
 
 // spectralScale checks the Gaussian kernel k (kernel.Validate: exactly one of σ and γ,
-// in range) and returns s = 1/σ, or √(2γ) for a kernel given by γ: k(x, y) =
-// exp(−s²·‖x−y‖²/2), whose spectral density is N(0, s²·I). An invalid kernel is an
-// ErrArgument.
-func spectralScale(k kernel.RBF) (float64, error) {
+// in range) and the dimension d of the points (check.Kinds.Dim), and returns s = 1/σ,
+// or √(2γ) for a kernel given by γ: k(x, y) = exp(−s²·‖x−y‖²/2), whose spectral
+// density is N(0, s²·I). An invalid kernel or dimension is an ErrArgument.
+func spectralScale(k kernel.RBF, d int) (float64, error) {
 	if err := errs.Kernel(kernel.Validate(k)); err != nil {
+		return 0, err
+	}
+	if err := errs.Dim(d); err != nil {
 		return 0, err
 	}
 	if k.Gamma != 0 {

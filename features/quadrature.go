@@ -104,7 +104,7 @@ type Quadrature struct {
 // of points per dimension is out of range, for the full rule nᵈ exceeds 2²¹, or the
 // frequencies (d×D/2) would hold more than 2³⁰ numbers (8 GiB): each an ErrArgument.
 func NewQuadrature(k kernel.RBF, d int, opts QuadratureOptions) (*Quadrature, error) {
-	spectral, err := spectralScale(k)
+	spectral, err := spectralScale(k, d)
 	if err != nil {
 		return nil, err
 	}
@@ -112,8 +112,6 @@ func NewQuadrature(k kernel.RBF, d int, opts QuadratureOptions) (*Quadrature, er
 		opts.Points = defaultGQPoints
 	}
 	switch {
-	case d < 1:
-		return nil, fmt.Errorf("%w: input dimension %d, want ≥ 1", errs.Argument, d)
 	case opts.Dim < 0:
 		return nil, fmt.Errorf("%w: feature dimension %d, want ≥ 0 (0 for the full rule)", errs.Argument, opts.Dim)
 	case opts.Dim%2 != 0:

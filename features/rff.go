@@ -78,13 +78,11 @@ type RFF struct {
 // is unknown, or the frequencies (d×D/2, or d×D) or a feature vector would hold more
 // than 2³⁰ numbers (8 GiB).
 func NewRFF(k kernel.RBF, d int, opts RFFOptions) (*RFF, error) {
-	scale, err := spectralScale(k)
+	scale, err := spectralScale(k, d)
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case d < 1:
-		return nil, fmt.Errorf("%w: input dimension %d, want ≥ 1", errs.Argument, d)
 	case opts.Dim < 1:
 		return nil, fmt.Errorf("%w: feature dimension %d, want ≥ 1", errs.Argument, opts.Dim)
 	case opts.Form == CosSin && opts.Dim%2 != 0:

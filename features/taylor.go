@@ -71,13 +71,11 @@ type Taylor struct {
 // is not a valid kernel (kernel.Validate), d < 1, the degree is below 1, Dim is
 // negative or exceeds C(d+p, p), or the map would have more than 2²⁴ features.
 func NewTaylor(k kernel.RBF, d int, opts TaylorOptions) (*Taylor, error) {
-	scale, err := spectralScale(k)
+	scale, err := spectralScale(k, d)
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case d < 1:
-		return nil, fmt.Errorf("%w: input dimension %d, want ≥ 1", errs.Argument, d)
 	case opts.Degree < 1:
 		return nil, fmt.Errorf("%w: Taylor degree %d, want ≥ 1", errs.Argument, opts.Degree)
 	case opts.Dim < 0:

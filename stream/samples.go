@@ -50,11 +50,7 @@ func newSamples(k kernel.Kernel, d int, centred bool) (*samples, error) {
 	if err := errs.Kernel(kernel.Validate(k)); err != nil {
 		return nil, err
 	}
-	if d < 1 {
-		return nil, fmt.Errorf("%w: dimension %d, want ≥ 1", ErrArgument, d)
-	}
-	// A point beyond 2³⁰ numbers no array holds (docs/design.md, "Sizes").
-	if _, err := errs.Floats("a point", d); err != nil {
+	if err := errs.Dim(d); err != nil {
 		return nil, err
 	}
 	return &samples{kern: k, d: d, centred: centred}, nil

@@ -231,6 +231,17 @@ func (e Kinds) Floats(what string, sizes ...int) (int, error) {
 	return n, nil
 }
 
+// Dim reports a dimension d of points that no model can have: below 1 (a point has at
+// least one coordinate) or beyond MaxFloats (a point no array holds, docs/design.md,
+// "Sizes"), an Argument error either way.
+func (e Kinds) Dim(d int) error {
+	if d < 1 {
+		return fmt.Errorf("%w: dimension %d, want ≥ 1", e.Argument, d)
+	}
+	_, err := e.Floats("a point", d)
+	return err
+}
+
 // dims writes sizes as "3×4".
 func dims(sizes []int) string {
 	var b []byte
