@@ -102,12 +102,7 @@ func (r windowRun) add(t *testing.T, s int) {
 func TestWindowRollback(t *testing.T) {
 	x, k := sample(t, "yeast", 40)
 	// NaN against the point at (1, 1, …): the failure comes from the kernel column.
-	odd := kernel.Func{Name: "odd", F: func(a, b []float64) float64 {
-		if a[0] == 1 && a[1] == 1 || b[0] == 1 && b[1] == 1 {
-			return math.NaN()
-		}
-		return k.Eval(a, b)
-	}}
+	odd := poisoned(k, func(x []float64) bool { return x[0] == 1 && x[1] == 1 }, math.NaN())
 	bad := []float64{1, 1, 1, 1, 1, 1, 1, 1}
 	for _, opts := range []Options{{Components: All, Window: 20}, {Components: All, Uncentred: true, Window: 20}, {Window: 20, Components: 6, Rank: 6}, {Uncentred: true, Window: 20, Components: 6, Rank: 6}} {
 		md := fitModel(t, odd, x.Slice(0, 20, 0, 8), opts)
