@@ -76,7 +76,8 @@ type refusing struct{ err error }
 func (refusing) Eval(x, y []float64) float64 { return dot(x, y) }
 func (r refusing) Validate() error           { return r.err }
 
-// dot is the kernel function of the Funcs of BadKernels.
+// dot returns xᵀy: the kernel function of the Funcs of BadKernels, and the norms of
+// NearPoints and KernelValueSize.
 func dot(x, y []float64) float64 {
 	var s float64
 	for i := range x {

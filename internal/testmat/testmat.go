@@ -1,9 +1,10 @@
 // Package testmat provides helpers for numerical tests of symmetric eigen-
 // decompositions and their updates: random orthogonal and symmetric test matrices,
 // their reference decomposition (Eigen), residual and orthogonality measures, and the
-// seed paper's 2-D toy data; and the kernels every constructor must refuse
-// (BadKernels), which the error tests share. (Kernel matrices come from package kernel;
-// Centring centres kernel columns.)
+// seed paper's 2-D toy data; the kernels every constructor must refuse (BadKernels),
+// which the error tests share; and the data sets, kernels and rounding scale of the
+// kernel-block tests (BlockSets, BlockKernels, NearPoints, KernelValueSize). (Kernel
+// matrices come from package kernel; Centring centres kernel columns.)
 //
 // All random helpers are deterministic given the *rand.Rand they receive
 // (math/rand/v2, e.g. rand.New(rand.NewPCG(seed1, seed2))). The helpers are
