@@ -17,6 +17,7 @@ import (
 	"github.com/ikpca/ikpca/chinsuter"
 	"github.com/ikpca/ikpca/features"
 	"github.com/ikpca/ikpca/internal/errtest"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kaf"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
@@ -35,74 +36,6 @@ import (
 // dimensions.
 
 var nan, inf = math.NaN(), math.Inf(1)
-
-// badKernels are kernels every constructor that takes a kernel.Kernel must refuse with
-// an error wrapping ikpca.ErrArgument: nil ones, and kernels whose parameters are
-// invalid or make them identically zero, constant or not finite.
-var badKernels = []struct {
-	name string
-	k    kernel.Kernel
-}{
-	{"nil", nil},
-	{"(*RBF)(nil)", (*kernel.RBF)(nil)},
-	{"(*Polynomial)(nil)", (*kernel.Polynomial)(nil)},
-	{"(*Func)(nil)", (*kernel.Func)(nil)},
-	{"RBF{}", kernel.RBF{}},
-	{"RBF{Sigma: −1}", kernel.RBF{Sigma: -1}},
-	{"RBF{Sigma: NaN}", kernel.RBF{Sigma: nan}},
-	{"RBF{Sigma: +Inf}", kernel.RBF{Sigma: inf}},
-	{"RBF{Sigma: 1e-300} (1/(2σ²) overflows)", kernel.RBF{Sigma: 1e-300}},
-	{"RBF{Sigma: 1e300} (γ underflows)", kernel.RBF{Sigma: 1e300}},
-	{"RBF{Gamma: 1e-320} (subnormal)", kernel.RBF{Gamma: 1e-320}},
-	{"RBF{Gamma: −Inf}", kernel.RBF{Gamma: -inf}},
-	{"RBF{Sigma: 1, Gamma: 1}", kernel.RBF{Sigma: 1, Gamma: 1}},
-	{"&RBF{}", &kernel.RBF{}},
-	{"Laplacian{}", kernel.Laplacian{}},
-	{"Laplacian{Gamma: NaN}", kernel.Laplacian{Gamma: nan}},
-	{"Polynomial{}", kernel.Polynomial{}},
-	{"Polynomial{Degree: 3} (γ = 0: identically c³ = 0)", kernel.Polynomial{Degree: 3}},
-	{"Polynomial{Degree: 3, Gamma: NaN}", kernel.Polynomial{Degree: 3, Gamma: nan}},
-	{"Polynomial{Degree: 0, Gamma: 1} (constant)", kernel.Polynomial{Degree: 0, Gamma: 1}},
-	{"Polynomial{Degree: −1, Gamma: 1}", kernel.Polynomial{Degree: -1, Gamma: 1}},
-	{"Polynomial{Degree: 2, Gamma: 1, Coef0: +Inf}", kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: inf}},
-	{"Func{} (nil F)", kernel.Func{}},
-	{"Func{Name: \"f\"} (nil F)", kernel.Func{Name: "f"}},
-	{"Func named like a built-in", kernel.Func{Name: "RBF", F: dot}},
-	{"a kernel whose Validate refuses it", refusing{errors.New("refused")}},
-	{"a kernel whose Validate reports ErrNonFinite", refusing{fmt.Errorf("overflows: %w", ikpca.ErrNonFinite)}},
-}
-
-// refusing is a user kernel whose Validate method returns err: a constructor refuses it
-// with ErrArgument, whatever kind err has.
-type refusing struct{ err error }
-
-func (refusing) Eval(x, y []float64) float64 { return dot(x, y) }
-func (r refusing) Validate() error           { return r.err }
-
-// dot is a kernel function for the Funcs of badKernels.
-func dot(x, y []float64) float64 {
-	var s float64
-	for i := range x {
-		s += x[i] * y[i]
-	}
-	return s
-}
-
-// badRBFs are the cases of badKernels that a constructor typed kernel.RBF can be given.
-func badRBFs() (out []struct {
-	name string
-	k    kernel.RBF
-}) {
-	for _, b := range badKernels {
-		if k, ok := b.k.(kernel.RBF); ok {
-			out = append(out, struct {
-				name string
-				k    kernel.RBF
-			}{b.name, k})
-		}
-	}
-	return out
-}
 
 // inputCase is a call with a bad matrix, dimension or other argument, and the kind its
 // error must wrap (nil: the argument is documented as valid, and the call succeeds).
@@ -649,8 +582,8 @@ var sentinels = map[string]errtest.Sentinels{
 	"update": errtest.Of(update.ErrDimension, update.ErrNonFinite, update.ErrArgument, update.ErrNotConverged),
 }
 
-// TestConstructorContract walks every constructor with every bad kernel (an error
-// wrapping ikpca.ErrArgument), zero-valued options (an error wrapping one kind, or
+// TestConstructorContract walks every constructor with every bad kernel
+// (testmat.BadKernels: an error wrapping ikpca.ErrArgument), zero-valued options (an error wrapping one kind, or
 // success where the zero value is documented as valid), every hostile option (an error
 // wrapping one kind, or success where documented), and bad matrices, dimensions and
 // other arguments (the documented kind). No call may panic.
@@ -679,16 +612,16 @@ func TestConstructorContract(t *testing.T) {
 				if err := errtest.Try(t, "a valid kernel", func() error { return c.kernel(rbf) }); err != nil {
 					t.Fatalf("with a valid kernel: %v", err)
 				}
-				for _, b := range badKernels {
-					want("kernel "+b.name, errtest.Try(t, b.name, func() error { return c.kernel(b.k) }), ikpca.ErrArgument, false)
+				for _, b := range testmat.BadKernels() {
+					want("kernel "+b.Name, errtest.Try(t, b.Name, func() error { return c.kernel(b.Kernel) }), ikpca.ErrArgument, false)
 				}
 			}
 			if c.rbf != nil {
 				if err := errtest.Try(t, "a valid kernel", func() error { return c.rbf(rbf) }); err != nil {
 					t.Fatalf("with a valid kernel: %v", err)
 				}
-				for _, b := range badRBFs() {
-					want("kernel "+b.name, errtest.Try(t, b.name, func() error { return c.rbf(b.k) }), ikpca.ErrArgument, false)
+				for _, b := range testmat.BadRBFs() {
+					want("kernel "+b.Name, errtest.Try(t, b.Name, func() error { return c.rbf(b.Kernel.(kernel.RBF)) }), ikpca.ErrArgument, false)
 				}
 			}
 			if c.options != nil {

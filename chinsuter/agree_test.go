@@ -103,12 +103,7 @@ func exactRun(t *testing.T) []float64 {
 // compared: the trailing ones sit near the level below which the model drops
 // components, and the two backends may keep different numbers of them.
 func TestBackendAgreement(t *testing.T) {
-	if native.Compiled == "gonum" {
-		t.Skip("pure-Go build: only gonum's backend is linked; build with -tags openblas to compare it with OpenBLAS")
-	}
-	mine := exactRun(t)
-	var theirs []float64
-	backend.WithGonum(func() { theirs = exactRun(t) })
+	mine, theirs := backend.Compare(t, native.Compiled == "gonum", func() []float64 { return exactRun(t) })
 	n := min(10, len(mine), len(theirs))
 	if n < 10 {
 		t.Fatalf("%d and %d components, want at least 10", len(mine), len(theirs))

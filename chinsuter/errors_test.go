@@ -9,32 +9,24 @@ import (
 
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/errtest"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 )
 
 // TestErrorKinds: every exported function and method of the package that returns an
-// error, given zero-valued and hostile arguments — nil and typed-nil kernels, invalid
-// kernels (RBF{}, Polynomial{Degree: 3} without γ, a NaN σ, a Func without a function),
-// zero, negative and NaN options, nil, empty and non-finite points, points of another
-// dimension, nil writers and readers, zero receivers — returns an error that wraps the
-// right ikpca kind and the package's sentinel of it, first, and no other kind, without
-// panicking, and leaves the model as it was. The table calls every exported function
-// and method that returns an error (Cover reads the source).
+// error, given zero-valued and hostile arguments — every bad kernel
+// (testmat.BadKernels), zero, negative and NaN options, nil, empty and non-finite
+// points, points of another dimension, nil writers and readers, zero receivers —
+// returns an error that wraps the right ikpca kind and the package's sentinel of it,
+// first, and no other kind, without panicking, and leaves the model as it was. The
+// table calls every exported function and method that returns an error (Cover reads the
+// source).
 func TestErrorKinds(t *testing.T) {
 	X := toy(12, 5)
 	rbf := kernel.RBF{Sigma: 1}
 	withNaN := mat.DenseCopyOf(X)
 	withNaN.Set(3, 1, math.NaN())
 	var nilDense *mat.Dense
-	var nilRBF *kernel.RBF
-	bad := []struct {
-		name string
-		k    kernel.Kernel
-	}{
-		{"nil", nil}, {"(*RBF)(nil)", nilRBF}, {"RBF{}", kernel.RBF{}}, {"Polynomial{Degree: 3}", kernel.Polynomial{Degree: 3}},
-		{"RBF{Sigma: NaN}", kernel.RBF{Sigma: math.NaN()}}, {"RBF{Sigma: 1, Gamma: 1}", kernel.RBF{Sigma: 1, Gamma: 1}},
-		{"Func{}", kernel.Func{}}, {"Laplacian{Sigma: −1}", kernel.Laplacian{Sigma: -1}},
-	}
 	badOpts := []struct {
 		name string
 		k    kernel.Kernel
@@ -66,9 +58,9 @@ func TestErrorKinds(t *testing.T) {
 	var zero Model
 	var cases errtest.Cases
 	add := cases.Add
-	for _, b := range bad {
-		add("Fit: kernel "+b.name, ikpca.ErrArgument, func() error { _, err := Fit(b.k, X, Options{}); return err })
-		add("New: kernel "+b.name, ikpca.ErrArgument, func() error { _, err := New(b.k, 2, Options{}); return err })
+	for _, b := range testmat.BadKernels() {
+		add("Fit: kernel "+b.Name, ikpca.ErrArgument, func() error { _, err := Fit(b.Kernel, X, Options{}); return err })
+		add("New: kernel "+b.Name, ikpca.ErrArgument, func() error { _, err := New(b.Kernel, 2, Options{}); return err })
 	}
 	for _, o := range badOpts {
 		add("Fit: "+o.name, ikpca.ErrArgument, func() error { _, err := Fit(o.k, X, o.o); return err })

@@ -35,23 +35,8 @@ type batch struct {
 
 func newBatch(t *testing.T, k kernel.Kernel, X *mat.Dense) batch {
 	t.Helper()
-	kc := kernel.Centre(kernel.Matrix(k, X))
-	n := kc.SymmetricDim()
-	var es mat.EigenSym
-	if !es.Factorize(kc, true) {
-		t.Fatal("oracle: EigenSym failed")
-	}
-	asc := es.Values(nil)
-	var vecs mat.Dense
-	es.VectorsTo(&vecs)
-	b := batch{X: X, values: make([]float64, n), u: mat.NewDense(n, n, nil)}
-	for j := range n {
-		b.values[j] = asc[n-1-j]
-		for i := range n {
-			b.u.Set(i, j, vecs.At(i, n-1-j))
-		}
-	}
-	return b
+	values, u := testmat.Eigen(t, kernel.Centre(kernel.Matrix(k, X)))
+	return batch{X: X, values: values, u: u}
 }
 
 // coords returns explicit feature-space coordinates (package featurespace) of the

@@ -138,10 +138,7 @@ func New(k kernel.Kernel, d int, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d < 1 {
-		return nil, fmt.Errorf("%w: dimension %d, want ≥ 1", ErrArgument, d)
-	}
-	if _, err := errs.Floats("a point", d); err != nil {
+	if err := errs.Dim(d); err != nil {
 		return nil, err
 	}
 	md.d = d

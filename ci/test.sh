@@ -97,26 +97,32 @@ step "fuzz smoke runs (solver, removal, thin decompositions, sketch and its enco
 # coordinator can report a spurious "context deadline exceeded" failure at the
 # deadline (golang/go#75804, fixed in Go 1.27). A count has no deadline to race.
 # Each count is about 20-30 s on this machine type.
-go test -run '^$' -fuzz '^FuzzSolver$' -fuzztime 500000x ./secular/
-go test -run '^$' -fuzz '^FuzzRemove$' -fuzztime 500000x ./update/
-go test -run '^$' -fuzz '^FuzzThin$' -fuzztime 500000x ./update/
-go test -run '^$' -fuzz '^FuzzBorderBlock$' -fuzztime 300000x ./update/
-go test -run '^$' -fuzz '^FuzzThinRankOne$' -fuzztime 300000x ./update/
-go test -run '^$' -fuzz '^FuzzFD$' -fuzztime 100000x ./sketch/
-go test -run '^$' -fuzz '^FuzzUnmarshalFD$' -fuzztime 1500000x ./sketch/
-go test -run '^$' -fuzz '^FuzzRead$' -fuzztime 400000x ./internal/table/
-go test -run '^$' -fuzz '^FuzzParseLIBSVM$' -fuzztime 300000x ./data/
-go test -run '^$' -fuzz '^FuzzParseLIBSVMLine$' -fuzztime 300000x ./data/
-go test -run '^$' -fuzz '^FuzzRestrict$' -fuzztime 200000x ./secular/
-go test -run '^$' -fuzz '^FuzzAdd$' -fuzztime 40000x ./chinsuter/
-go test -run '^$' -fuzz '^FuzzLoadModel$' -fuzztime 800000x ./chinsuter/
-go test -run '^$' -fuzz '^FuzzUnmarshal$' -fuzztime 800000x ./kpca/
-go test -run '^$' -fuzz '^FuzzLoadModel$' -fuzztime 800000x ./nystrom/
-go test -run '^$' -fuzz '^FuzzLoadSKPCA$' -fuzztime 500000x ./stream/
-go test -run '^$' -fuzz '^FuzzUnmarshalRNCA$' -fuzztime 800000x ./stream/
-go test -run '^$' -fuzz '^FuzzUnmarshalKRQA$' -fuzztime 1000000x ./stream/
-go test -run '^$' -fuzz '^FuzzUnmarshalKHA$' -fuzztime 1000000x ./stream/
-# The vectorised RBF rows (C with AVX2, OpenBLAS build) against their Go loop.
-go test -run '^$' -fuzz '^FuzzFinish$' -fuzztime 1000000x -tags openblas ./internal/rbfrow/
+# One line a target: its package, its name, its count of executions and its build tags
+# (none: pure Go). FuzzFinish checks the vectorised RBF rows (C with AVX2, OpenBLAS
+# build) against their Go loop. The table is the loop's input, not go test's (/dev/null).
+while read -r pkg target count tags; do
+	go test -run '^$' -fuzz "^$target\$" -fuzztime "$count" $tags "$pkg" </dev/null
+done <<'EOF'
+./secular/          FuzzSolver           500000x
+./update/           FuzzRemove           500000x
+./update/           FuzzThin             500000x
+./update/           FuzzBorderBlock      300000x
+./update/           FuzzThinRankOne      300000x
+./sketch/           FuzzFD               100000x
+./sketch/           FuzzUnmarshalFD      1500000x
+./internal/table/   FuzzRead             400000x
+./data/             FuzzParseLIBSVM      300000x
+./data/             FuzzParseLIBSVMLine  300000x
+./secular/          FuzzRestrict         200000x
+./chinsuter/        FuzzAdd              40000x
+./chinsuter/        FuzzLoadModel        800000x
+./kpca/             FuzzUnmarshal        800000x
+./nystrom/          FuzzLoadModel        800000x
+./stream/           FuzzLoadSKPCA        500000x
+./stream/           FuzzUnmarshalRNCA    800000x
+./stream/           FuzzUnmarshalKRQA    1000000x
+./stream/           FuzzUnmarshalKHA     1000000x
+./internal/rbfrow/  FuzzFinish           1000000x  -tags openblas
+EOF
 
 step "all checks passed"

@@ -4,18 +4,41 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/kernel"
 )
 
-// What the three maps (RFF, Taylor, Quadrature) share: the kernel they approximate and
-// the check of Map's arguments.
+// What the three maps (RFF, Taylor, Quadrature) share: the kernel they approximate, their
+// dimensions and the checks of the arguments of Map and Transform.
+
+// shape is what the three maps share beside their options and features: the dimension
+// d of the points, the feature dimension D and the kernel they approximate.
+type shape struct {
+	d, dim int
+	kern   kernel.RBF
+}
+
+// InDim returns the dimension d of the points.
+func (m *shape) InDim() int { return m.d }
+
+// OutDim returns the feature dimension D: the options' Dim, or, where they take 0, the
+// dimension 0 stands for (every monomial of Taylor, the full rule of Quadrature).
+func (m *shape) OutDim() int { return m.dim }
+
+// Kernel returns the kernel the map approximates, as it was given.
+func (m *shape) Kernel() kernel.RBF { return m.kern }
 
 // spectralScale checks the Gaussian kernel k (kernel.Validate: exactly one of σ and γ,
-// in range) and returns s = 1/σ, or √(2γ) for a kernel given by γ: k(x, y) =
-// exp(−s²·‖x−y‖²/2), whose spectral density is N(0, s²·I). An invalid kernel is an
-// ErrArgument.
-func spectralScale(k kernel.RBF) (float64, error) {
+// in range) and the dimension d of the points (check.Kinds.Dim), and returns s = 1/σ,
+// or √(2γ) for a kernel given by γ: k(x, y) = exp(−s²·‖x−y‖²/2), whose spectral
+// density is N(0, s²·I). An invalid kernel or dimension is an ErrArgument.
+func spectralScale(k kernel.RBF, d int) (float64, error) {
 	if err := errs.Kernel(kernel.Validate(k)); err != nil {
+		return 0, err
+	}
+	if err := errs.Dim(d); err != nil {
 		return 0, err
 	}
 	if k.Gamma != 0 {
@@ -25,20 +48,33 @@ func spectralScale(k kernel.RBF) (float64, error) {
 }
 
 // checkArgs reports a destination whose length is not the feature dimension D, or a
-// point x whose length is not d or with a non-finite coordinate.
-func checkArgs(dst, x []float64, D, d int) error {
-	if len(dst) != D {
-		return fmt.Errorf("%w: destination length %d, want %d", errs.Dimension, len(dst), D)
+// point x whose length is not d or with a non-finite coordinate (check.Kinds.Point).
+func (m *shape) checkArgs(dst, x []float64) error {
+	if len(dst) != m.dim {
+		return fmt.Errorf("%w: destination length %d, want %d", errs.Dimension, len(dst), m.dim)
 	}
-	if len(x) != d {
-		return fmt.Errorf("%w: point has dimension %d, want %d", errs.Dimension, len(x), d)
+	return errs.Point(x, m.d)
+}
+
+// checkBatch validates the points X of a Transform and sizes dst: reallocated to n×D if
+// empty, otherwise it must be n×D already. It returns n. On error dst is unchanged.
+func (m *shape) checkBatch(dst *mat.Dense, X mat.Matrix) (int, error) {
+	d, dim := m.d, m.dim
+	if dst == nil {
+		return 0, fmt.Errorf("%w: nil destination", errs.Argument)
 	}
-	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: coordinate %d is %v", errs.NonFinite, i, v)
-		}
+	n, err := errs.Points(X, d)
+	if err != nil {
+		return 0, err
 	}
-	return nil
+	if _, err := errs.Floats("the features of the points", n, dim); err != nil {
+		return 0, err
+	}
+	if err := errs.Dst(dst, n, dim); err != nil {
+		return 0, err
+	}
+	check.Reuse(dst, n, dim)
+	return n, nil
 }
 
 // bound checks that a map of d-dimensional points to D features through f frequencies

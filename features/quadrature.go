@@ -89,9 +89,8 @@ type QuadratureOptions struct {
 //
 // A Quadrature is immutable after construction and safe for concurrent use.
 type Quadrature struct {
-	d, dim int
-	kern   kernel.RBF
-	opts   QuadratureOptions
+	shape
+	opts QuadratureOptions
 	// omega holds the frequencies as a d×f matrix (f = D/2), as in RFF.
 	omega *mat.Dense
 	// sqrtW holds √wᵢ of each frequency: √(2/D) for a subsampled rule.
@@ -104,7 +103,7 @@ type Quadrature struct {
 // of points per dimension is out of range, for the full rule nᵈ exceeds 2²¹, or the
 // frequencies (d×D/2) would hold more than 2³⁰ numbers (8 GiB): each an ErrArgument.
 func NewQuadrature(k kernel.RBF, d int, opts QuadratureOptions) (*Quadrature, error) {
-	spectral, err := spectralScale(k)
+	spectral, err := spectralScale(k, d)
 	if err != nil {
 		return nil, err
 	}
@@ -112,8 +111,6 @@ func NewQuadrature(k kernel.RBF, d int, opts QuadratureOptions) (*Quadrature, er
 		opts.Points = defaultGQPoints
 	}
 	switch {
-	case d < 1:
-		return nil, fmt.Errorf("%w: input dimension %d, want ≥ 1", errs.Argument, d)
 	case opts.Dim < 0:
 		return nil, fmt.Errorf("%w: feature dimension %d, want ≥ 0 (0 for the full rule)", errs.Argument, opts.Dim)
 	case opts.Dim%2 != 0:
@@ -131,7 +128,7 @@ func NewQuadrature(k kernel.RBF, d int, opts QuadratureOptions) (*Quadrature, er
 	if k.Gamma != 0 {
 		scale = math.Sqrt2 * spectral
 	}
-	q := &Quadrature{d: d, kern: k, opts: opts}
+	q := &Quadrature{shape: shape{d: d, kern: k}, opts: opts}
 
 	if opts.Dim == 0 {
 		// The full rule, folded: node L of the N = nᵈ (in mixed radix n, coordinate 0
@@ -289,23 +286,14 @@ func hermiteOrthonormal(n int, t float64) (pn, pn1, sq float64) {
 	return cur, prev, sq
 }
 
-// InDim returns the dimension d of the points.
-func (q *Quadrature) InDim() int { return q.d }
-
-// OutDim returns the feature dimension D: Dim, or 2⌈nᵈ/2⌉ for the full rule.
-func (q *Quadrature) OutDim() int { return q.dim }
-
 // Options returns the options the map was made with, Points set to its default if it
 // was 0.
 func (q *Quadrature) Options() QuadratureOptions { return q.opts }
 
-// Kernel returns the kernel the map approximates, as it was given.
-func (q *Quadrature) Kernel() kernel.RBF { return q.kern }
-
 // Map writes z(x) to dst. dst must have length D and x length d with finite entries.
 // Map does not allocate.
 func (q *Quadrature) Map(dst, x []float64) error {
-	if err := checkArgs(dst, x, q.dim, q.d); err != nil {
+	if err := q.checkArgs(dst, x); err != nil {
 		return err
 	}
 	f := q.dim / 2
@@ -328,7 +316,7 @@ func (q *Quadrature) finish(dst []float64) {
 // is empty; the projections go through one matrix product. A non-finite entry or a
 // dimension mismatch is an error, and dst is then unchanged.
 func (q *Quadrature) Transform(dst *mat.Dense, X mat.Matrix) error {
-	n, err := checkBatch(dst, X, q.d, q.dim)
+	n, err := q.checkBatch(dst, X)
 	if err != nil {
 		return err
 	}

@@ -60,9 +60,8 @@ type RFFOptions struct {
 // estimate of k(x, y) = exp(−‖x−y‖²/(2σ²)) = exp(−γ·‖x−y‖²) whose error shrinks as
 // O(1/√D). An RFF is immutable after construction and safe for concurrent use.
 type RFF struct {
-	d, dim int
-	kern   kernel.RBF
-	opts   RFFOptions
+	shape
+	opts RFFOptions
 	// omega holds the frequencies as a d×f matrix (f = D/2 for CosSin, D for
 	// RandomPhase), so that a batch of points X (n×d) maps through one product X·omega.
 	omega *mat.Dense
@@ -78,13 +77,11 @@ type RFF struct {
 // is unknown, or the frequencies (d×D/2, or d×D) or a feature vector would hold more
 // than 2³⁰ numbers (8 GiB).
 func NewRFF(k kernel.RBF, d int, opts RFFOptions) (*RFF, error) {
-	scale, err := spectralScale(k)
+	scale, err := spectralScale(k, d)
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case d < 1:
-		return nil, fmt.Errorf("%w: input dimension %d, want ≥ 1", errs.Argument, d)
 	case opts.Dim < 1:
 		return nil, fmt.Errorf("%w: feature dimension %d, want ≥ 1", errs.Argument, opts.Dim)
 	case opts.Form == CosSin && opts.Dim%2 != 0:
@@ -119,7 +116,7 @@ func NewRFF(k kernel.RBF, d int, opts RFFOptions) (*RFF, error) {
 			}
 		}
 	}
-	r := &RFF{d: d, dim: opts.Dim, kern: k, opts: opts, omega: omega, scale: math.Sqrt(2 / float64(opts.Dim))}
+	r := &RFF{shape: shape{d: d, dim: opts.Dim, kern: k}, opts: opts, omega: omega, scale: math.Sqrt(2 / float64(opts.Dim))}
 	if opts.Form == RandomPhase {
 		r.phase = make([]float64, opts.Dim)
 		for i := range r.phase {
@@ -129,22 +126,13 @@ func NewRFF(k kernel.RBF, d int, opts RFFOptions) (*RFF, error) {
 	return r, nil
 }
 
-// InDim returns the dimension d of the points.
-func (r *RFF) InDim() int { return r.d }
-
-// OutDim returns the feature dimension D.
-func (r *RFF) OutDim() int { return r.dim }
-
 // Options returns the options the map was made with.
 func (r *RFF) Options() RFFOptions { return r.opts }
-
-// Kernel returns the kernel the map approximates, as it was given.
-func (r *RFF) Kernel() kernel.RBF { return r.kern }
 
 // Map writes z(x) to dst. dst must have length D and x length d with finite entries.
 // Map does not allocate.
 func (r *RFF) Map(dst, x []float64) error {
-	if err := checkArgs(dst, x, r.dim, r.d); err != nil {
+	if err := r.checkArgs(dst, x); err != nil {
 		return err
 	}
 	f := r.omega.RawMatrix().Cols
@@ -174,7 +162,7 @@ func (r *RFF) finish(dst []float64) {
 // is empty; the projections go through one matrix product. A non-finite entry or a
 // dimension mismatch is an error, and dst is then unchanged.
 func (r *RFF) Transform(dst *mat.Dense, X mat.Matrix) error {
-	n, err := checkBatch(dst, X, r.d, r.dim)
+	n, err := r.checkBatch(dst, X)
 	if err != nil {
 		return err
 	}

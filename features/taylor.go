@@ -7,7 +7,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -53,9 +52,8 @@ type TaylorOptions struct {
 // that a Poisson variable of mean ‖u‖² is at most p, close to 1 only while ‖x‖² is
 // well below p·σ². A Taylor is immutable after construction and safe for concurrent use.
 type Taylor struct {
-	d, dim int
-	kern   kernel.RBF
-	opts   TaylorOptions
+	shape
+	opts TaylorOptions
 	// Feature i > 0 is feature parent[i] times x[coord[i]]·coef[i]: the monomial with one
 	// power fewer of its last coordinate, times that coordinate, with coef[i] = 1/(σ·√αⱼ)
 	// updating the normalisation 1/(σ^|α|·√α!) by the new exponent αⱼ. Parents come
@@ -71,13 +69,11 @@ type Taylor struct {
 // is not a valid kernel (kernel.Validate), d < 1, the degree is below 1, Dim is
 // negative or exceeds C(d+p, p), or the map would have more than 2²⁴ features.
 func NewTaylor(k kernel.RBF, d int, opts TaylorOptions) (*Taylor, error) {
-	scale, err := spectralScale(k)
+	scale, err := spectralScale(k, d)
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case d < 1:
-		return nil, fmt.Errorf("%w: input dimension %d, want ≥ 1", errs.Argument, d)
 	case opts.Degree < 1:
 		return nil, fmt.Errorf("%w: Taylor degree %d, want ≥ 1", errs.Argument, opts.Degree)
 	case opts.Dim < 0:
@@ -98,7 +94,7 @@ func NewTaylor(k kernel.RBF, d int, opts TaylorOptions) (*Taylor, error) {
 		return nil, fmt.Errorf("%w: feature dimension %d exceeds the limit %d", errs.Argument, dim, maxTaylorDim)
 	}
 
-	t := &Taylor{d: d, dim: dim, kern: k, opts: opts,
+	t := &Taylor{shape: shape{d: d, dim: dim, kern: k}, opts: opts,
 		parent: make([]int32, dim), coord: make([]int32, dim), coef: make([]float64, dim)}
 	// last[i] is the largest coordinate of monomial i and mult[i] its exponent there;
 	// extending monomial i only by coordinates j ≥ last[i] generates every multiset of
@@ -145,22 +141,13 @@ func monomialCount(d, p, limit int) (int, bool) {
 	return int(c), true
 }
 
-// InDim returns the dimension d of the points.
-func (t *Taylor) InDim() int { return t.d }
-
-// OutDim returns the feature dimension D: C(d+p, p), or Dim if that was set.
-func (t *Taylor) OutDim() int { return t.dim }
-
 // Options returns the options the map was made with.
 func (t *Taylor) Options() TaylorOptions { return t.opts }
-
-// Kernel returns the kernel the map approximates, as it was given.
-func (t *Taylor) Kernel() kernel.RBF { return t.kern }
 
 // Map writes z(x) to dst. dst must have length D and x length d with finite entries.
 // Map does not allocate; it costs d + D multiplications and one exponential.
 func (t *Taylor) Map(dst, x []float64) error {
-	if err := checkArgs(dst, x, t.dim, t.d); err != nil {
+	if err := t.checkArgs(dst, x); err != nil {
 		return err
 	}
 	t.fill(dst, x)
@@ -190,7 +177,7 @@ func (t *Taylor) fill(dst, x []float64) {
 // is empty. A non-finite entry or a dimension mismatch is an error, and dst is then
 // unchanged.
 func (t *Taylor) Transform(dst *mat.Dense, X mat.Matrix) error {
-	n, err := checkBatch(dst, X, t.d, t.dim)
+	n, err := t.checkBatch(dst, X)
 	if err != nil {
 		return err
 	}
@@ -201,25 +188,4 @@ func (t *Taylor) Transform(dst *mat.Dense, X mat.Matrix) error {
 		t.fill(raw.Data[i*raw.Stride:i*raw.Stride+t.dim], row)
 	}
 	return nil
-}
-
-// checkBatch validates the points X for a map of d-dimensional points to dim features
-// and sizes dst: reallocated to n×dim if empty, otherwise it must be n×dim already. It
-// returns n. On error dst is unchanged.
-func checkBatch(dst *mat.Dense, X mat.Matrix, d, dim int) (int, error) {
-	if dst == nil {
-		return 0, fmt.Errorf("%w: nil destination", errs.Argument)
-	}
-	n, err := errs.Points(X, d)
-	if err != nil {
-		return 0, err
-	}
-	if _, err := errs.Floats("the features of the points", n, dim); err != nil {
-		return 0, err
-	}
-	if err := errs.Dst(dst, n, dim); err != nil {
-		return 0, err
-	}
-	check.Reuse(dst, n, dim)
-	return n, nil
 }

@@ -1,6 +1,10 @@
 package kaf
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ikpca/ikpca/internal/vec"
+)
 
 // Filter is a linear adaptive filter on feature vectors of a fixed dimension.
 type Filter interface {
@@ -44,6 +48,24 @@ func setWeights(w, src []float64, what string) error {
 	}
 	copy(w, src)
 	return nil
+}
+
+// checkLinear reports a zero linear filter (LMS, RLS; what names it), whose weights w
+// are nil (ErrArgument), or a sample (φ, d) that checkSample refuses.
+func checkLinear(what string, w, phi []float64, d float64) error {
+	if w == nil {
+		return zeroFilter(what)
+	}
+	return checkSample(phi, len(w), d)
+}
+
+// linearPredict implements Predict for the weights w of a linear filter (what names
+// it): wᵀφ, with the errors of checkLinear and prediction.
+func linearPredict(what string, w, phi []float64) (float64, error) {
+	if err := checkLinear(what, w, phi, 0); err != nil {
+		return 0, err
+	}
+	return prediction(vec.Dot(w, phi))
 }
 
 // zeroFilter is the error of a method called on a zero filter or map of type what,

@@ -31,10 +31,7 @@ func NewKLMS(k kernel.Kernel, d int, eta, epsilon float64) (*KLMS, error) {
 	if err := errs.Kernel(kernel.Validate(k)); err != nil {
 		return nil, err
 	}
-	if d < 1 {
-		return nil, fmt.Errorf("%w: input dimension %d, want ≥ 1", ErrArgument, d)
-	}
-	if _, err := errs.Floats("a point", d); err != nil {
+	if err := errs.Dim(d); err != nil {
 		return nil, err
 	}
 	if !(eta > 0) || math.IsInf(eta, 0) || !(epsilon >= 0) || math.IsInf(epsilon, 0) {

@@ -34,25 +34,14 @@ func (f *LMS) Dim() int { return len(f.w) }
 
 // Predict returns wᵀφ: φ of another length than Dim is ErrDimension, a NaN or infinite
 // feature, or finite ones so large that wᵀφ overflows, ErrNonFinite.
-func (f *LMS) Predict(phi []float64) (float64, error) {
-	if f.w == nil {
-		return 0, zeroFilter("LMS")
-	}
-	if err := checkSample(phi, len(f.w), 0); err != nil {
-		return 0, err
-	}
-	return prediction(vec.Dot(f.w, phi))
-}
+func (f *LMS) Predict(phi []float64) (float64, error) { return linearPredict("LMS", f.w, phi) }
 
 // Update performs w ← w + η·e·φ and returns the a-priori error e = d − wᵀφ. φ of
 // another length than Dim is ErrDimension; a NaN or infinite feature or d, and finite
 // ones so large that the error or a weight would overflow, ErrNonFinite, the filter
 // unchanged. It does not allocate.
 func (f *LMS) Update(phi []float64, d float64) (float64, error) {
-	if f.w == nil {
-		return 0, zeroFilter("LMS")
-	}
-	if err := checkSample(phi, len(f.w), d); err != nil {
+	if err := checkLinear("LMS", f.w, phi, d); err != nil {
 		return 0, err
 	}
 	e := d - vec.Dot(f.w, phi)

@@ -101,15 +101,7 @@ func (f *RLS) Dim() int { return len(f.w) }
 
 // Predict returns wᵀφ: φ of another length than Dim is ErrDimension, a NaN or infinite
 // feature, or finite ones so large that wᵀφ overflows, ErrNonFinite.
-func (f *RLS) Predict(phi []float64) (float64, error) {
-	if f.w == nil {
-		return 0, zeroFilter("RLS")
-	}
-	if err := checkSample(phi, len(f.w), 0); err != nil {
-		return 0, err
-	}
-	return prediction(vec.Dot(f.w, phi))
-}
+func (f *RLS) Predict(phi []float64) (float64, error) { return linearPredict("RLS", f.w, phi) }
 
 // Update adapts w and P to (φ, d) and returns the a-priori error d − wᵀφ. φ of
 // another length than Dim is ErrDimension; a NaN or infinite feature or d, and finite
@@ -117,13 +109,10 @@ func (f *RLS) Predict(phi []float64) (float64, error) {
 // rounding has made indefinite (φᵀPφ ≤ −λ) ErrNotConverged; in each case the filter is
 // unchanged. It does not allocate.
 func (f *RLS) Update(phi []float64, d float64) (float64, error) {
-	if f.w == nil {
-		return 0, zeroFilter("RLS")
-	}
-	m := len(f.w)
-	if err := checkSample(phi, m, d); err != nil {
+	if err := checkLinear("RLS", f.w, phi, d); err != nil {
 		return 0, err
 	}
+	m := len(f.w)
 	// P·φ (P symmetric), into scratch: nothing of the filter changes before every
 	// check below has passed.
 	for i := range m {

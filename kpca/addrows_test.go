@@ -207,12 +207,7 @@ func TestAddBatchRoutes(t *testing.T) {
 // not finite among the new rows) leaves the model exactly as it was, in a window too.
 func TestAddBatchRefactorFailure(t *testing.T) {
 	x, k := sample(t, "yeast", 120)
-	odd := kernel.Func{Name: "odd", F: func(a, b []float64) float64 {
-		if a[0] == 7 || b[0] == 7 {
-			return math.Inf(1)
-		}
-		return k.Eval(a, b)
-	}}
+	odd := poisoned(k, func(x []float64) bool { return x[0] == 7 }, math.Inf(1))
 	for _, opts := range []Options{{Components: All}, {Components: All, Uncentred: true}, {Components: All, Window: 70}} {
 		md := fitModel(t, odd, x.Slice(0, 40, 0, 8), opts)
 		batch := mat.DenseCopyOf(x.Slice(40, 120, 0, 8))

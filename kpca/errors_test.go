@@ -10,17 +10,18 @@ import (
 
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/errtest"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 	"github.com/ikpca/ikpca/update"
 )
 
 // TestErrorKinds calls Fit, New and every method of Model that returns an error with
-// zero-valued and hostile arguments — nil and typed-nil kernels, kernels Validate
-// refuses, every impossible option, nil, empty, NaN and misshapen matrices, bad
-// dimensions, indices and destinations, bad bytes, a zero Model — and checks that
-// nothing panics, that each error wraps exactly one ikpca kind, the one expected, and
-// kpca's sentinel of that kind first, and that a model given bad input is unchanged.
+// zero-valued and hostile arguments — every bad kernel (testmat.BadKernels), every
+// impossible option, nil, empty, NaN and misshapen matrices, bad dimensions, indices
+// and destinations, bad bytes, a zero Model — and checks that nothing panics, that each
+// error wraps exactly one ikpca kind, the one expected, and kpca's sentinel of that
+// kind first, and that a model given bad input is unchanged.
 func TestErrorKinds(t *testing.T) {
 	X := mat.NewDense(6, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1, 0.5, 0.25, 2, -1})
 	rbf := kernel.RBF{Sigma: 1}
@@ -32,7 +33,6 @@ func TestErrorKinds(t *testing.T) {
 	empty := mat.NewDense(1, 2, nil).Slice(0, 0, 0, 2)
 	wide := mat.NewDense(3, 3, nil)
 	var nilDense *mat.Dense
-	var nilRBF *kernel.RBF
 
 	md, err := kpca.Fit(rbf, X, ok)
 	if err != nil {
@@ -60,17 +60,10 @@ func TestErrorKinds(t *testing.T) {
 
 	var cases errtest.Cases
 	// Fit and New: kernels.
-	cases.Add("Fit(nil kernel)", ikpca.ErrArgument, func() error { _, err := kpca.Fit(nil, X, ok); return err })
-	cases.Add("Fit(typed-nil kernel)", ikpca.ErrArgument, func() error { _, err := kpca.Fit(nilRBF, X, ok); return err })
-	cases.Add("Fit(RBF{})", ikpca.ErrArgument, func() error { _, err := kpca.Fit(kernel.RBF{}, X, ok); return err })
-	cases.Add("Fit(RBF{σ and γ})", ikpca.ErrArgument, func() error { _, err := kpca.Fit(kernel.RBF{Sigma: 1, Gamma: 1}, X, ok); return err })
-	cases.Add("Fit(Polynomial{Degree: 3})", ikpca.ErrArgument, func() error { _, err := kpca.Fit(kernel.Polynomial{Degree: 3}, X, ok); return err })
-	cases.Add("Fit(Laplacian{Sigma: NaN})", ikpca.ErrArgument, func() error { _, err := kpca.Fit(kernel.Laplacian{Sigma: math.NaN()}, X, ok); return err })
-	cases.Add("Fit(Func{})", ikpca.ErrArgument, func() error { _, err := kpca.Fit(kernel.Func{}, X, ok); return err })
-	cases.Add("New(nil kernel)", ikpca.ErrArgument, func() error { _, err := kpca.New(nil, 2, ok); return err })
-	cases.Add("New(typed-nil kernel)", ikpca.ErrArgument, func() error { _, err := kpca.New(nilRBF, 2, ok); return err })
-	cases.Add("New(RBF{})", ikpca.ErrArgument, func() error { _, err := kpca.New(kernel.RBF{}, 2, ok); return err })
-	cases.Add("New(Polynomial{Degree: 3})", ikpca.ErrArgument, func() error { _, err := kpca.New(kernel.Polynomial{Degree: 3}, 2, ok); return err })
+	for _, b := range testmat.BadKernels() {
+		cases.Add("Fit: kernel "+b.Name, ikpca.ErrArgument, func() error { _, err := kpca.Fit(b.Kernel, X, ok); return err })
+		cases.Add("New: kernel "+b.Name, ikpca.ErrArgument, func() error { _, err := kpca.New(b.Kernel, 2, ok); return err })
+	}
 	// Fit and New: options.
 	cases.Add("Fit(Options{})", ikpca.ErrArgument, func() error { _, err := kpca.Fit(rbf, X, kpca.Options{}); return err })
 	cases.Add("New(Options{})", ikpca.ErrArgument, func() error { _, err := kpca.New(rbf, 2, kpca.Options{}); return err })

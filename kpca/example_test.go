@@ -15,37 +15,36 @@ import (
 	"github.com/ikpca/ikpca/kpca"
 )
 
-// The top 3 components of 1000 Yeast points with a Gaussian kernel of scikit-learn's
-// γ = 4: KernelPCA(n_components=3, kernel="rbf", gamma=4).fit(train), then the scores
-// of new points (transform) and of the training points (fit_transform: Scores).
+// Kernel PCA of the first 1000 Yeast points with a Gaussian kernel whose bandwidth σ is
+// their median distance (kernel.DefaultBandwidth): the top 3 eigenvalues of the centred
+// kernel matrix and the points' own scores, Scores — scikit-learn's
+// KernelPCA(n_components=3, kernel="rbf", gamma=1/(2σ²)).fit_transform(X).
 func ExampleFit() {
-	X := data.Yeast().X // 1484 points, 8 features
-	train, test := X.Slice(0, 1000, 0, 8), X.Slice(1000, 1002, 0, 8)
-	model, err := kpca.Fit(kernel.RBF{Gamma: 4}, train, kpca.Options{Components: 3})
+	X := data.Yeast().X.Slice(0, 1000, 0, 8)
+	sigma, err := kernel.DefaultBandwidth(X)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	var scores, fitScores mat.Dense
-	if err := model.Transform(&scores, test, 3); err != nil {
+	model, err := kpca.Fit(kernel.RBF{Sigma: sigma}, X, kpca.Options{Components: 3})
+	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	if err := model.Scores(&fitScores, 3); err != nil {
+	var fitted mat.Dense
+	if err := model.Scores(&fitted, 3); err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("eigenvalues %.4g\n", model.Values(nil))
-	fmt.Printf("explained variance %.3f\n", model.ExplainedVariance(nil))
-	fmt.Printf("new points' scores\n%.4f\n", mat.Formatted(&scores))
-	fmt.Printf("training scores: %d×%d\n", fitScores.RawMatrix().Rows, fitScores.RawMatrix().Cols)
+	fmt.Printf("σ = %.4f\n", sigma)
+	fmt.Printf("eigenvalues %.2f\n", model.Values(nil))
+	fmt.Printf("the first two points' scores\n%.4f\n", mat.Formatted(fitted.Slice(0, 2, 0, 3)))
 	// Output:
-	// eigenvalues [99.63 69.34 41.65]
-	// explained variance [0.243 0.169 0.102]
-	// new points' scores
-	// ⎡ 0.4937  -0.3425   0.2505⎤
-	// ⎣-0.0221   0.2334  -0.1512⎦
-	// training scores: 1000×3
+	// σ = 0.3413
+	// eigenvalues [101.97 71.32 43.48]
+	// the first two points' scores
+	// ⎡ 0.0741  -0.4635  -0.0518⎤
+	// ⎣ 0.0930  -0.1052  -0.0650⎦
 }
 
 // A model fed one point at a time from empty, the stream's first 30 points: New, then

@@ -1,8 +1,6 @@
 package kpca
 
 import (
-	"fmt"
-
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/kernel"
@@ -79,10 +77,7 @@ func newModel(k kernel.Kernel, opts Options) (*Model, error) {
 
 // setDim gives a model without points its dimension d.
 func (md *Model) setDim(d int) error {
-	if d < 1 {
-		return fmt.Errorf("%w: dimension %d: points have at least one coordinate", ErrArgument, d)
-	}
-	if _, err := errs.Floats("a point", d); err != nil {
+	if err := errs.Dim(d); err != nil {
 		return err
 	}
 	md.d = d

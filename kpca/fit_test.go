@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
-	"github.com/ikpca/ikpca/kernel"
 )
 
 // topValues returns the top k eigenvalues of a batch kernel PCA of the points of md.
@@ -248,12 +247,7 @@ func TestBatchStart(t *testing.T) {
 // empty; the rows themselves are checked first.
 func TestFitAllOrNothing(t *testing.T) {
 	x, k := sample(t, "yeast", 200)
-	odd := kernel.Func{Name: "odd-fit", F: func(a, b []float64) float64 {
-		if a[0] == 7 || b[0] == 7 {
-			return math.Inf(1)
-		}
-		return k.Eval(a, b)
-	}}
+	odd := poisoned(k, func(x []float64) bool { return x[0] == 7 }, math.Inf(1))
 	for _, at := range []int{5, 150} {
 		bad := mat.DenseCopyOf(x)
 		bad.Set(at, 0, 7)

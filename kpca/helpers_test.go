@@ -87,6 +87,17 @@ func decoded(b []byte) (*Model, error) {
 	return md, nil
 }
 
+// poisoned returns the kernel k but for the pairs of which a point is bad, whose value
+// is v (NaN or infinite): a kernel whose values fail at the points a test chooses.
+func poisoned(k kernel.Kernel, bad func(x []float64) bool, v float64) kernel.Func {
+	return kernel.Func{Name: "poisoned", F: func(a, b []float64) float64 {
+		if bad(a) || bad(b) {
+			return v
+		}
+		return k.Eval(a, b)
+	}}
+}
+
 // target is the matrix a model of the first m rows of x decomposes: CKC or, uncentred,
 // K.
 func target(k kernel.Kernel, x *mat.Dense, m int, uncentred bool) *mat.SymDense {
@@ -96,6 +107,19 @@ func target(k kernel.Kernel, x *mat.Dense, m int, uncentred bool) *mat.SymDense 
 		return kernel.Centre(km)
 	}
 	return km
+}
+
+// batchPairs returns the eigenpairs of CKC for all the rows of x, values ascending
+// (native.EigenSym): the dense reference of the rank-r tests.
+func batchPairs(t testing.TB, k kernel.Kernel, x *mat.Dense) ([]float64, *mat.Dense) {
+	t.Helper()
+	n, _ := x.Dims()
+	var vecs mat.Dense
+	values, err := native.EigenSym(nil, &vecs, target(k, x, n, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return values, &vecs
 }
 
 // batchValues returns the eigenvalues a batch kernel PCA reports, descending: all of

@@ -249,27 +249,25 @@ func TestDrift(t *testing.T) {
 	}
 }
 
-// corrupt perturbs the stored eigenvalues by 1e-4 relative.
+// corrupt perturbs the stored eigenvalues by 1e-4 relative, in the decomposition the
+// model keeps (update.Sym or update.Thin).
 func corrupt(t *testing.T, md *Model) {
 	t.Helper()
-	var v mat.Dense
+	var dec interface {
+		Values([]float64) []float64
+		VectorsTo(*mat.Dense)
+		SetEigen([]float64, mat.Matrix) error
+	} = &md.sym
 	if md.bordered() {
-		values := md.thin.Values(nil)
-		for i := range values {
-			values[i] *= 1 + 1e-4*float64(i%3)
-		}
-		md.thin.VectorsTo(&v)
-		if err := md.thin.SetEigen(values, &v); err != nil {
-			t.Fatal(err)
-		}
-		return
+		dec = &md.thin
 	}
-	values := md.sym.Values(nil)
+	values := dec.Values(nil)
 	for i := range values {
 		values[i] *= 1 + 1e-4*float64(i%3)
 	}
-	md.sym.VectorsTo(&v)
-	if err := md.sym.SetEigen(values, &v); err != nil {
+	var v mat.Dense
+	dec.VectorsTo(&v)
+	if err := dec.SetEigen(values, &v); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,7 +1,6 @@
 package kpca
 
 import (
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -272,33 +271,17 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	cross := kernel.NewCross(md.kern, &md.view)
 	return blocks.KernelProjections(dst, cross, X, top, func(lo, hi, bad int, out *mat.Dense) error {
 		if bad >= 0 {
-			return nonFiniteKernel(cross, X, lo+bad, "point")
+			return blocks.NonFinite(ErrNonFinite, cross, X, lo+bad, "point")
 		}
 		for i := range hi - lo {
 			row := out.RawRowView(i)
 			for q, p := range row {
 				if math.IsNaN(p) || math.IsInf(p, 0) {
-					return nonFiniteKernel(cross, X, lo+i, "point")
+					return blocks.NonFinite(ErrNonFinite, cross, X, lo+i, "point")
 				}
 				row[q] = (p - shift[q]) * scale[q]
 			}
 		}
 		return nil
 	})
-}
-
-// nonFiniteKernel returns the error for point i of X in a Transform, whose scores are
-// not finite: the first of its kernel values against the model's points (the Cross
-// c; what names them, "point" or "landmark") that is not finite, evaluated again as
-// one block of one row, or the overflow of its products.
-func nonFiniteKernel(c *kernel.Cross, X mat.Matrix, i int, what string) error {
-	x := mat.NewDense(1, c.Dim(), mat.Row(nil, i, X))
-	var kx mat.Dense
-	c.BlockTo(&kx, x, nil)
-	for j, v := range kx.RawRowView(0) {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: kernel value of point %d with %s %d is %g", ErrNonFinite, i, what, j, v)
-		}
-	}
-	return fmt.Errorf("%w: scores of point %d overflow", ErrNonFinite, i)
 }

@@ -8,39 +8,16 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 )
-
-// valueSize returns the size against which the rounding of a kernel value v = k(x, y) is
-// measured (docs/design.md, "Kernel blocks"): for RBF max(1, e)·v, e = ‖x − y‖²/2σ² its
-// exponent (exp's condition number), plus the smallest normal number, below which
-// values are subnormal and have fewer digits; for a polynomial deg·M^deg and for the
-// linear kernel M, M = |γ|‖x‖‖y‖ + |c| the size of the products' terms.
-func valueSize(k kernel.Kernel, x, y []float64, v float64) float64 {
-	var xx, yy, d2 float64
-	for i := range x {
-		xx += x[i] * x[i]
-		yy += y[i] * y[i]
-		d2 += (x[i] - y[i]) * (x[i] - y[i])
-	}
-	nxy := math.Sqrt(xx) * math.Sqrt(yy)
-	switch k := k.(type) {
-	case kernel.RBF:
-		return max(1, d2/(2*k.Sigma*k.Sigma))*v + 0x1p-1022
-	case kernel.Polynomial:
-		return float64(k.Degree) * math.Pow(math.Abs(k.Gamma)*nxy+math.Abs(k.Coef0), float64(k.Degree))
-	case kernel.Linear:
-		return nxy
-	}
-	panic("valueSize: no bound for this kernel")
-}
 
 // transformReference is Model.Transform by the element path, from the model's public
 // reads: each point's kernel column against the stored points by kernel.Column (bit for
 // bit Eval), centred by K1/m recomputed the same way (Centred), times the signed unit
 // eigenvectors of VectorsTo over √λ (zero for λ at most m·2⁻⁵²·max|λ|, Transform's
 // rule). It also returns the scale of each score against which rounding is measured:
-// S_q(x) = Σᵢ |u_iq|·(sizeᵢ + Aᵢ)/√λ_q, sizeᵢ = valueSize of k(x, xᵢ) and
+// S_q(x) = Σᵢ |u_iq|·(sizeᵢ + Aᵢ)/√λ_q, sizeᵢ = testmat.KernelValueSize of k(x, xᵢ) and
 // Aᵢ = Σⱼ|k(xᵢ, xⱼ)|/m the size of the centring term K1ᵢ/m.
 func transformReference(md *Model, X *mat.Dense, comps int) (res, scale *mat.Dense) {
 	var P, U mat.Dense
@@ -79,7 +56,7 @@ func transformReference(md *Model, X *mat.Dense, comps int) (res, scale *mat.Den
 		x := X.RawRowView(r)
 		kernel.Column(col, k, &P, x)
 		for i, v := range col {
-			size[i] = valueSize(k, x, P.RawRowView(i), v)
+			size[i] = testmat.KernelValueSize(k, x, P.RawRowView(i), v)
 			if centred {
 				col[i] = v - mean[i]
 			}
@@ -96,49 +73,6 @@ func transformReference(md *Model, X *mat.Dense, comps int) (res, scale *mat.Den
 		}
 	}
 	return res, scale
-}
-
-// transformPoints returns the rows of x; for each, copies moved by δ·‖x‖ in a random
-// direction for δ from 1e-8 to 1e3 and a copy one ulp away in one coordinate
-// (near-duplicates of stored points where x holds them, where the RBF identity
-// cancels); and 3 points far away.
-func transformPoints(rng *rand.Rand, x *mat.Dense, far float64) *mat.Dense {
-	n, d := x.Dims()
-	deltas := []float64{1e-8, 1e-6, 1e-4, 1e-2, 1, 10, 1e3}
-	per := len(deltas) + 2
-	out := mat.NewDense(n*per+3, d, nil)
-	dir := make([]float64, d)
-	for i := range n {
-		xi := x.RawRowView(i)
-		var nrm float64
-		for _, v := range xi {
-			nrm += v * v
-		}
-		nrm = math.Sqrt(nrm)
-		copy(out.RawRowView(i*per), xi)
-		for q, delta := range deltas {
-			var nd float64
-			for l := range dir {
-				dir[l] = rng.NormFloat64()
-				nd += dir[l] * dir[l]
-			}
-			nd = math.Sqrt(nd)
-			row := out.RawRowView(i*per + 1 + q)
-			for l := range row {
-				row[l] = xi[l] + delta*nrm*dir[l]/nd
-			}
-		}
-		row := out.RawRowView(i*per + per - 1)
-		copy(row, xi)
-		j := rng.IntN(d)
-		row[j] = math.Nextafter(row[j], math.Inf(1))
-	}
-	for r := n * per; r < n*per+3; r++ {
-		for l := range d {
-			out.Set(r, l, far*rng.NormFloat64())
-		}
-	}
-	return out
 }
 
 // TestTransformBlocks compares Model.Transform (kernel blocks, kernel.Cross, and one
@@ -162,26 +96,11 @@ func transformPoints(rng *rand.Rand, x *mat.Dense, far float64) *mat.Dense {
 func TestTransformBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 18))
 	base := points(t, "yeast", 100)
-	offset, split := mat.DenseCopyOf(base), mat.DenseCopyOf(base)
-	for i := range 100 {
-		for l := range 8 {
-			offset.Set(i, l, offset.At(i, l)+1e4)
-			if i >= 50 {
-				split.Set(i, l, split.At(i, l)+1e3)
-			}
-		}
-	}
 	med := rbfMedian(t, base).Sigma
-	kernels := []kernel.Kernel{
-		kernel.RBF{Sigma: med},
-		kernel.RBF{Sigma: med / 20},
-		kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: 1},
-		kernel.Linear{},
-	}
-	for name, x := range map[string]*mat.Dense{"yeast": base, "yeast+1e4": offset, "two clusters": split} {
-		X := transformPoints(rng, x, 3*med)
+	for name, x := range testmat.BlockSets("yeast", base) {
+		X := testmat.NearPoints(rng, x, []float64{1e-8, 1e-6, 1e-4, 1e-2, 1, 10, 1e3}, 3*med)
 		n, _ := X.Dims()
-		for _, k := range kernels {
+		for _, k := range testmat.BlockKernels(med) {
 			for _, uncentred := range []bool{false, true} {
 				for _, grown := range []bool{false, true} {
 					what := fmt.Sprintf("%s %v %v grown %v", name, k, modeName(uncentred), grown)

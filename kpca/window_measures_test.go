@@ -50,38 +50,26 @@ func TestWindowMeasures(t *testing.T) {
 		steps = 250
 	}
 	tol := 16 * float64(w+5) * roundoff
-	for _, set := range []string{"yeast", "magic"} {
-		n := w + steps
-		if set == "yeast" {
-			n = 1484
-		}
-		x := points(t, set, n)
-		_, d := x.Dims()
-		k := rbfMedian(t, x)
-		for _, uncentred := range []bool{false, true} {
-			what := set + " " + modeName(uncentred)
-			md := fitModel(t, k, x.Slice(0, w, 0, d), Options{Components: All, Uncentred: uncentred, Window: w})
-			var worst Drift
-			var worstShare float64 // the largest |ŝⱼ − sⱼ| relative to its tolerance
-			for s := -1; s < steps; s++ {
-				if s >= 0 {
-					if err := md.Add(x.RawRowView((w + s) % n)); err != nil {
-						t.Fatalf("%s: step %d: %v", what, s, err)
-					}
-				}
-				dr := md.Drift()
-				worst.Orthogonality = math.Max(worst.Orthogonality, dr.Orthogonality)
-				worst.Residual = math.Max(worst.Residual, dr.Residual)
-				if !(dr.Max() <= tol) {
-					t.Fatalf("%s: step %d: drift %+v above %.3g", what, s, dr, tol)
-				}
-				if (s+1)%every == 0 || s == steps-1 {
-					worstShare = math.Max(worstShare, checkShares(t, what, md, tol))
-				}
+	for _, r := range windowRuns(t, w, steps) {
+		what, md := r.what, r.md
+		var worst Drift
+		var worstShare float64 // the largest |ŝⱼ − sⱼ| relative to its tolerance
+		for s := -1; s < steps; s++ {
+			if s >= 0 {
+				r.add(t, s)
 			}
-			t.Logf("%-6s %-9s %d steps at w = %d: drift at most %.2e (%.2f·wε) and %.2e (%.2f·wε), tolerance %.2e; shares at most %.2g of their tolerance",
-				set, modeName(uncentred), steps, w, worst.Orthogonality, worst.Orthogonality/(w*roundoff), worst.Residual, worst.Residual/(w*roundoff), tol, worstShare)
+			dr := md.Drift()
+			worst.Orthogonality = math.Max(worst.Orthogonality, dr.Orthogonality)
+			worst.Residual = math.Max(worst.Residual, dr.Residual)
+			if !(dr.Max() <= tol) {
+				t.Fatalf("%s: step %d: drift %+v above %.3g", what, s, dr, tol)
+			}
+			if (s+1)%every == 0 || s == steps-1 {
+				worstShare = math.Max(worstShare, checkShares(t, what, md, tol))
+			}
 		}
+		t.Logf("%-16s %d steps at w = %d: drift at most %.2e (%.2f·wε) and %.2e (%.2f·wε), tolerance %.2e; shares at most %.2g of their tolerance",
+			what, steps, w, worst.Orthogonality, worst.Orthogonality/(w*roundoff), worst.Residual, worst.Residual/(w*roundoff), tol, worstShare)
 	}
 }
 

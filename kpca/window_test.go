@@ -28,6 +28,49 @@ func TestWindow(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		steps, every = 40, 10
 	}
+	for _, r := range windowRuns(t, w, steps) {
+		what, md := r.what, r.md
+		for s := range steps {
+			r.add(t, s)
+			if md.Len() != w || len(md.UpdateStats(nil)) != 2 {
+				t.Fatalf("%s: step %d: %d points, %d updates", what, s, md.Len(), len(md.UpdateStats(nil)))
+			}
+			if s < 20 || (s+1)%every == 0 || s == steps-1 {
+				checkExact(t, what, md, 1e-10)
+			}
+		}
+		var p mat.Dense
+		md.Points(&p)
+		for q := range w {
+			if p.At(q, 0) != r.x.At((steps+q)%r.n, 0) {
+				t.Fatalf("%s: window point %d is not row %d", what, q, (steps+q)%r.n)
+			}
+		}
+		if md.ErrorBound() != 0 {
+			t.Errorf("%s: the exact window has an error bound %g", what, md.ErrorBound())
+		}
+		dr := md.Drift()
+		t.Logf("%-16s %d window steps at w = %d: reconstruction %.2e, orthogonality %.2e, drift probe %.2e/%.2e",
+			what, steps, w, reconstruction(md, pointsTarget(md)), orthogonality(md), dr.Orthogonality, dr.Residual)
+	}
+}
+
+// windowRun is an exact window model md of w points fitted to the first w rows of x
+// (Yeast's 1484 points or MAGIC's first w + steps), which a test slides over the n rows
+// of x taken cyclically: row (w + s) mod n at step s (add). what names the data set
+// and the mode.
+type windowRun struct {
+	what string
+	md   *Model
+	x    *mat.Dense
+	n, w int
+}
+
+// windowRuns returns the runs of a window of w points for steps steps over Yeast and
+// MAGIC, each centred and uncentred.
+func windowRuns(t *testing.T, w, steps int) []windowRun {
+	t.Helper()
+	var runs []windowRun
 	for _, set := range []string{"yeast", "magic"} {
 		n := w + steps
 		if set == "yeast" {
@@ -37,34 +80,18 @@ func TestWindow(t *testing.T) {
 		_, d := x.Dims()
 		k := rbfMedian(t, x)
 		for _, uncentred := range []bool{false, true} {
-			what := set + " " + modeName(uncentred)
 			md := fitModel(t, k, x.Slice(0, w, 0, d), Options{Components: All, Uncentred: uncentred, Window: w})
-			for s := range steps {
-				row := (w + s) % n
-				if err := md.Add(x.RawRowView(row)); err != nil {
-					t.Fatalf("%s: step %d: %v", what, s, err)
-				}
-				if md.Len() != w || len(md.UpdateStats(nil)) != 2 {
-					t.Fatalf("%s: step %d: %d points, %d updates", what, s, md.Len(), len(md.UpdateStats(nil)))
-				}
-				if s < 20 || (s+1)%every == 0 || s == steps-1 {
-					checkExact(t, what, md, 1e-10)
-				}
-			}
-			var p mat.Dense
-			md.Points(&p)
-			for q := range w {
-				if p.At(q, 0) != x.At((steps+q)%n, 0) {
-					t.Fatalf("%s: window point %d is not row %d", what, q, (steps+q)%n)
-				}
-			}
-			if md.ErrorBound() != 0 {
-				t.Errorf("%s: the exact window has an error bound %g", what, md.ErrorBound())
-			}
-			dr := md.Drift()
-			t.Logf("%-6s %-9s %d window steps at w = %d: reconstruction %.2e, orthogonality %.2e, drift probe %.2e/%.2e",
-				set, modeName(uncentred), steps, w, reconstruction(md, pointsTarget(md)), orthogonality(md), dr.Orthogonality, dr.Residual)
+			runs = append(runs, windowRun{what: set + " " + modeName(uncentred), md: md, x: x, n: n, w: w})
 		}
+	}
+	return runs
+}
+
+// add slides the window by step s: it adds row (w + s) mod n.
+func (r windowRun) add(t *testing.T, s int) {
+	t.Helper()
+	if err := r.md.Add(r.x.RawRowView((r.w + s) % r.n)); err != nil {
+		t.Fatalf("%s: step %d: %v", r.what, s, err)
 	}
 }
 
@@ -75,12 +102,7 @@ func TestWindow(t *testing.T) {
 func TestWindowRollback(t *testing.T) {
 	x, k := sample(t, "yeast", 40)
 	// NaN against the point at (1, 1, …): the failure comes from the kernel column.
-	odd := kernel.Func{Name: "odd", F: func(a, b []float64) float64 {
-		if a[0] == 1 && a[1] == 1 || b[0] == 1 && b[1] == 1 {
-			return math.NaN()
-		}
-		return k.Eval(a, b)
-	}}
+	odd := poisoned(k, func(x []float64) bool { return x[0] == 1 && x[1] == 1 }, math.NaN())
 	bad := []float64{1, 1, 1, 1, 1, 1, 1, 1}
 	for _, opts := range []Options{{Components: All, Window: 20}, {Components: All, Uncentred: true, Window: 20}, {Window: 20, Components: 6, Rank: 6}, {Uncentred: true, Window: 20, Components: 6, Rank: 6}} {
 		md := fitModel(t, odd, x.Slice(0, 20, 0, 8), opts)

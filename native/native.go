@@ -135,22 +135,33 @@ func EigenSymInPlace(n int, a []float64, lda int, w []float64, vectors bool) err
 		return fmt.Errorf("%w: EigenSymInPlace: negative dimension n=%d", ErrArgument, n)
 	case n == 0:
 		return nil
-	case lda < n:
-		return fmt.Errorf("%w: EigenSymInPlace: stride lda=%d less than n=%d", ErrArgument, lda, n)
-	case len(a) < (n-1)*lda+n:
-		return fmt.Errorf("%w: EigenSymInPlace: len(a)=%d too short for n=%d, lda=%d (need %d)", ErrArgument, len(a), n, lda, (n-1)*lda+n)
 	case len(w) < n:
 		return fmt.Errorf("%w: EigenSymInPlace: len(w)=%d less than n=%d", ErrArgument, len(w), n)
 	}
-	for i := 0; i < n; i++ {
-		row := a[i*lda+i : i*lda+n]
-		for k, v := range row {
+	if err := checkUpper("EigenSymInPlace", n, a, lda); err != nil {
+		return err
+	}
+	return eigenSym(n, a, lda, w, vectors)
+}
+
+// checkUpper reports, for the function name, an n×n matrix of stride lda that a cannot
+// hold (ErrArgument: lda < n, a too short) or whose upper triangle holds a NaN or an
+// infinity (ErrNonFinite). n ≥ 1.
+func checkUpper(name string, n int, a []float64, lda int) error {
+	switch {
+	case lda < n:
+		return fmt.Errorf("%w: %s: stride lda=%d less than n=%d", ErrArgument, name, lda, n)
+	case len(a) < (n-1)*lda+n:
+		return fmt.Errorf("%w: %s: len(a)=%d too short for n=%d, lda=%d (need %d)", ErrArgument, name, len(a), n, lda, (n-1)*lda+n)
+	}
+	for i := range n {
+		for k, v := range a[i*lda+i : i*lda+n] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%w: EigenSymInPlace: element %v at row %d, column %d", ErrNonFinite, v, i, i+k)
+				return fmt.Errorf("%w: %s: element %v at row %d, column %d", ErrNonFinite, name, v, i, i+k)
 			}
 		}
 	}
-	return eigenSym(n, a, lda, w, vectors)
+	return nil
 }
 
 // EigenSym computes all eigenvalues of the symmetric matrix a, in ascending
@@ -170,34 +181,48 @@ func EigenSym(values []float64, vectors *mat.Dense, a mat.Symmetric) ([]float64,
 		return nil, fmt.Errorf("%w: EigenSym: nil matrix", ErrArgument)
 	}
 	n := a.SymmetricDim()
-	if values != nil && len(values) != n {
-		return nil, fmt.Errorf("%w: EigenSym: len(values)=%d, want %d", ErrArgument, len(values), n)
+	values, err := eigenDst("EigenSym", values, vectors, n, n)
+	if err != nil || n == 0 {
+		return values, err
 	}
-	if vectors != nil && !vectors.IsEmpty() {
-		if r, c := vectors.Dims(); r != n || c != n {
-			return nil, fmt.Errorf("%w: EigenSym: vectors is %d×%d, want %d×%d", ErrArgument, r, c, n, n)
-		}
-	}
-	if values == nil {
-		values = make([]float64, n)
-	}
-	if n == 0 {
-		return values, nil
-	}
-
 	// Work on a private copy of the upper triangle: a is read-only and may
 	// share memory with vectors.
 	buf := upperCopy(a, n)
 	if err := EigenSymInPlace(n, buf, n, values, vectors != nil); err != nil {
 		return nil, err
 	}
-	if vectors != nil {
-		if vectors.IsEmpty() {
-			vectors.ReuseAs(n, n)
+	setVectors(vectors, n, n, buf)
+	return values, nil
+}
+
+// eigenDst checks the destinations of EigenSym and EigenSymTop (name) for r eigenpairs of
+// an n×n matrix — values nil or of length r, vectors nil, empty or n×r — and returns
+// values, allocated if nil (ErrArgument otherwise, and nil).
+func eigenDst(name string, values []float64, vectors *mat.Dense, n, r int) ([]float64, error) {
+	if values != nil && len(values) != r {
+		return nil, fmt.Errorf("%w: %s: len(values)=%d, want %d", ErrArgument, name, len(values), r)
+	}
+	if vectors != nil && !vectors.IsEmpty() {
+		if rr, c := vectors.Dims(); rr != n || c != r {
+			return nil, fmt.Errorf("%w: %s: vectors is %d×%d, want %d×%d", ErrArgument, name, rr, c, n, r)
 		}
-		vectors.Copy(mat.NewDense(n, n, buf))
+	}
+	if values == nil {
+		values = make([]float64, r)
 	}
 	return values, nil
+}
+
+// setVectors stores the n×c row-major eigenvectors z in vectors, reshaped if empty; a
+// nil vectors asked for none.
+func setVectors(vectors *mat.Dense, n, c int, z []float64) {
+	if vectors == nil {
+		return
+	}
+	if vectors.IsEmpty() {
+		vectors.ReuseAs(n, c)
+	}
+	vectors.Copy(mat.NewDense(n, c, z))
 }
 
 // SVDLeft computes the singular values of the m×n row-major matrix a (stride lda), in

@@ -2,7 +2,6 @@ package native
 
 import (
 	"fmt"
-	"math"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
@@ -48,10 +47,6 @@ func EigenSymTopInPlace(n, r int, a []float64, lda int, w, z []float64, ldz int)
 		return fmt.Errorf("%w: EigenSymTopInPlace: r=%d outside [0, %d]", ErrArgument, r, n)
 	case r == 0:
 		return nil
-	case lda < n:
-		return fmt.Errorf("%w: EigenSymTopInPlace: stride lda=%d less than n=%d", ErrArgument, lda, n)
-	case len(a) < (n-1)*lda+n:
-		return fmt.Errorf("%w: EigenSymTopInPlace: len(a)=%d too short for n=%d, lda=%d (need %d)", ErrArgument, len(a), n, lda, (n-1)*lda+n)
 	case len(w) < r:
 		return fmt.Errorf("%w: EigenSymTopInPlace: len(w)=%d less than r=%d", ErrArgument, len(w), r)
 	case z != nil && ldz < r:
@@ -59,12 +54,8 @@ func EigenSymTopInPlace(n, r int, a []float64, lda int, w, z []float64, ldz int)
 	case z != nil && len(z) < (n-1)*ldz+r:
 		return fmt.Errorf("%w: EigenSymTopInPlace: len(z)=%d too short for n=%d, ldz=%d (need %d)", ErrArgument, len(z), n, ldz, (n-1)*ldz+r)
 	}
-	for i := range n {
-		for k, v := range a[i*lda+i : i*lda+n] {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%w: EigenSymTopInPlace: element %v at row %d, column %d", ErrNonFinite, v, i, i+k)
-			}
-		}
+	if err := checkUpper("EigenSymTopInPlace", n, a, lda); err != nil {
+		return err
 	}
 	if r == n {
 		return topByFull(eigenSym, n, r, a, lda, w, z, ldz)
@@ -113,19 +104,9 @@ func EigenSymTop(values []float64, vectors *mat.Dense, a mat.Symmetric, r int) (
 	if r < 0 || r > n {
 		return nil, fmt.Errorf("%w: EigenSymTop: r=%d outside [0, %d]", ErrArgument, r, n)
 	}
-	if values != nil && len(values) != r {
-		return nil, fmt.Errorf("%w: EigenSymTop: len(values)=%d, want %d", ErrArgument, len(values), r)
-	}
-	if vectors != nil && !vectors.IsEmpty() {
-		if rr, c := vectors.Dims(); rr != n || c != r {
-			return nil, fmt.Errorf("%w: EigenSymTop: vectors is %d×%d, want %d×%d", ErrArgument, rr, c, n, r)
-		}
-	}
-	if values == nil {
-		values = make([]float64, r)
-	}
-	if r == 0 {
-		return values, nil
+	values, err := eigenDst("EigenSymTop", values, vectors, n, r)
+	if err != nil || r == 0 {
+		return values, err
 	}
 	buf := upperCopy(a, n)
 	var z []float64
@@ -135,12 +116,7 @@ func EigenSymTop(values []float64, vectors *mat.Dense, a mat.Symmetric, r int) (
 	if err := EigenSymTopInPlace(n, r, buf, n, values, z, r); err != nil {
 		return nil, err
 	}
-	if vectors != nil {
-		if vectors.IsEmpty() {
-			vectors.ReuseAs(n, r)
-		}
-		vectors.Copy(mat.NewDense(n, r, z))
-	}
+	setVectors(vectors, n, r, z)
 	return values, nil
 }
 

@@ -237,7 +237,7 @@ func (a *Approximation) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	cross := kernel.NewCross(a.kern, &a.lview)
 	return blocks.KernelProjections(dst, cross, X, proj, func(lo, hi, bad int, out *mat.Dense) error {
 		if bad >= 0 {
-			return nonFiniteKernel(cross, X, lo+bad)
+			return blocks.NonFinite(ErrNonFinite, cross, X, lo+bad, "landmark")
 		}
 		if !finiteDense(out) {
 			return fmt.Errorf("%w: a score is not finite", ErrNonFinite)

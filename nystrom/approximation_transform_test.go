@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/sign"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -52,34 +53,6 @@ func (ny *Approximation) transformElements(X *mat.Dense, k int, withScale bool) 
 	return res, scale
 }
 
-// nearPoints returns the rows of x, copies of them moved by δ·‖x‖ for δ from 1e-12 to
-// 1e-2 (near-duplicates of landmarks among them), and points far away.
-func nearPoints(rng *rand.Rand, x *mat.Dense, far float64) *mat.Dense {
-	n, d := x.Dims()
-	deltas := []float64{0, 1e-12, 1e-9, 1e-6, 1e-4, 1e-2}
-	out := mat.NewDense(n*len(deltas)+3, d, nil)
-	for i := range n {
-		xi := x.RawRowView(i)
-		var nrm float64
-		for _, v := range xi {
-			nrm += v * v
-		}
-		nrm = math.Sqrt(nrm)
-		for q, delta := range deltas {
-			row := out.RawRowView(i*len(deltas) + q)
-			for l := range row {
-				row[l] = xi[l] + delta*nrm*rng.NormFloat64()/math.Sqrt(float64(d))
-			}
-		}
-	}
-	for r := n * len(deltas); r < n*len(deltas)+3; r++ {
-		for l := range d {
-			out.Set(r, l, far*rng.NormFloat64())
-		}
-	}
-	return out
-}
-
 // TestApproximationTransformBlocks compares Transform (kernel blocks and a dgemm) with the
 // element path on the data points, their near-duplicates (landmarks among them, where
 // the RBF identity cancels) and far points, for RBF, polynomial and linear kernels, on
@@ -93,30 +66,12 @@ func nearPoints(rng *rand.Rand, x *mat.Dense, far float64) *mat.Dense {
 func TestApproximationTransformBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 14))
 	base := firstRows(t, "yeast", 150)
-	offset := mat.DenseCopyOf(base)
-	for i := range 150 {
-		for l := range 8 {
-			offset.Set(i, l, offset.At(i, l)+1e4)
-		}
-	}
-	split := mat.DenseCopyOf(base)
-	for i := 75; i < 150; i++ {
-		for l := range 8 {
-			split.Set(i, l, split.At(i, l)+1e3)
-		}
-	}
 	med, err := kernel.MedianDistance(base, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, x := range map[string]*mat.Dense{"yeast": base, "yeast+1e4": offset, "two clusters": split} {
-		kernels := []kernel.Kernel{
-			kernel.RBF{Sigma: med},
-			kernel.RBF{Sigma: med / 20},
-			kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: 1},
-			kernel.Linear{},
-		}
-		for _, k := range kernels {
+	for name, x := range testmat.BlockSets("yeast", base) {
+		for _, k := range testmat.BlockKernels(med) {
 			ny, err := NewApproximation(k, x, ApproximationOptions{Seed: 5})
 			if err != nil {
 				t.Fatal(err)
@@ -128,7 +83,7 @@ func TestApproximationTransformBlocks(t *testing.T) {
 			if err := ny.Grow(m); err != nil {
 				t.Fatal(err)
 			}
-			X := nearPoints(rng, x, 3*med)
+			X := testmat.NearPoints(rng, x, []float64{1e-12, 1e-9, 1e-6, 1e-4, 1e-2}, 3*med)
 			const comps = 6
 			var got mat.Dense
 			if err := ny.Transform(&got, X, comps); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/errtest"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/update"
 )
@@ -19,13 +20,12 @@ import (
 var sentinels = errtest.Of(ErrDimension, ErrNonFinite, ErrEmpty, ErrArgument, ErrEncoding, ErrNotConverged)
 
 // TestErrorKinds: every exported function and method of the package that returns an
-// error, given zero-valued and hostile arguments — nil and typed-nil kernels, invalid
-// kernels (RBF{}, Polynomial{Degree: 3} without γ, a NaN σ, a Func without a function),
-// zero, negative and NaN options, nil, empty and non-finite points, landmarks of
-// another dimension, zero receivers — returns an error that wraps the right ikpca kind
-// and the package's sentinel of it, first, and no other kind, without panicking. The
-// table calls every exported function and method that returns an error (Cover reads the
-// source).
+// error, given zero-valued and hostile arguments — every bad kernel
+// (testmat.BadKernels), zero, negative and NaN options, nil, empty and non-finite
+// points, landmarks of another dimension, zero receivers — returns an error that wraps
+// the right ikpca kind and the package's sentinel of it, first, and no other kind,
+// without panicking. The table calls every exported function and method that returns an
+// error (Cover reads the source).
 func TestErrorKinds(t *testing.T) {
 	X := points(t, "yeast", 40, 1)
 	L := rows(X, 0, 5)
@@ -34,15 +34,6 @@ func TestErrorKinds(t *testing.T) {
 	withNaN := mat.DenseCopyOf(L)
 	withNaN.Set(2, 3, math.NaN())
 	var nilDense *mat.Dense
-	var nilRBF *kernel.RBF
-	bad := []struct {
-		name string
-		k    kernel.Kernel
-	}{
-		{"nil", nil}, {"(*RBF)(nil)", nilRBF}, {"RBF{}", kernel.RBF{}}, {"Polynomial{Degree: 3}", kernel.Polynomial{Degree: 3}},
-		{"RBF{Sigma: NaN}", kernel.RBF{Sigma: math.NaN()}}, {"RBF{Sigma: 1, Gamma: 1}", kernel.RBF{Sigma: 1, Gamma: 1}},
-		{"Func{}", kernel.Func{}}, {"Laplacian{Sigma: −1}", kernel.Laplacian{Sigma: -1}},
-	}
 	badOpts := []Options{
 		{Landmarks: -1}, {Strategy: 3}, {Strategy: -1}, {Tolerance: math.NaN()}, {Tolerance: 1},
 		{Tolerance: -1e-3}, {Tolerance: math.Inf(1)},
@@ -62,12 +53,12 @@ func TestErrorKinds(t *testing.T) {
 	var zero Model
 	var cases errtest.Cases
 	add := cases.Add
-	for _, b := range bad {
-		add("New: kernel "+b.name, ikpca.ErrArgument, func() error { _, err := New(b.k, L, Options{}); return err })
-		add("Fit: kernel "+b.name, ikpca.ErrArgument, func() error { _, err := Fit(b.k, X, Options{Landmarks: 3}); return err })
-		add("Choose: kernel "+b.name, ikpca.ErrArgument, func() error { _, err := Choose(b.k, X, Options{Landmarks: 3}); return err })
-		add("NewApproximation: kernel "+b.name, ikpca.ErrArgument, func() error {
-			_, err := NewApproximation(b.k, X, ApproximationOptions{})
+	for _, b := range testmat.BadKernels() {
+		add("New: kernel "+b.Name, ikpca.ErrArgument, func() error { _, err := New(b.Kernel, L, Options{}); return err })
+		add("Fit: kernel "+b.Name, ikpca.ErrArgument, func() error { _, err := Fit(b.Kernel, X, Options{Landmarks: 3}); return err })
+		add("Choose: kernel "+b.Name, ikpca.ErrArgument, func() error { _, err := Choose(b.Kernel, X, Options{Landmarks: 3}); return err })
+		add("NewApproximation: kernel "+b.Name, ikpca.ErrArgument, func() error {
+			_, err := NewApproximation(b.Kernel, X, ApproximationOptions{})
 			return err
 		})
 	}

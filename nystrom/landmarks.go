@@ -77,13 +77,7 @@ const negligible = 1e-12
 // ErrArgument; an X without rows an ErrEmpty, a non-finite entry or kernel value an
 // ErrNonFinite.
 func Choose(k kernel.Kernel, X mat.Matrix, opts Options) (*mat.Dense, error) {
-	if err := checkKernel(k); err != nil {
-		return nil, err
-	}
-	if err := opts.validate(); err != nil {
-		return nil, err
-	}
-	n, d, err := errs.Data(X)
+	n, d, err := checkArgs(k, X, opts)
 	if err != nil {
 		return nil, err
 	}

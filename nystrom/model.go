@@ -175,13 +175,7 @@ func (m *Model) Centred() bool { return !m.opts.Uncentred }
 // pair to keep) are errors wrapping ErrArgument; L without rows wraps ErrEmpty, and a
 // non-finite coordinate or kernel value ErrNonFinite. L is copied.
 func New(k kernel.Kernel, L mat.Matrix, opts Options) (*Model, error) {
-	if err := checkKernel(k); err != nil {
-		return nil, err
-	}
-	if err := opts.validate(); err != nil {
-		return nil, err
-	}
-	r, d, err := errs.Data(L)
+	r, d, err := checkArgs(k, L, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -311,6 +305,18 @@ var errZero = fmt.Errorf("%w: a zero Model: make one with New or Fit, or restore
 // checkKernel reports a nil or invalid kernel (ErrArgument).
 func checkKernel(k kernel.Kernel) error {
 	return errs.Kernel(kernel.Validate(k))
+}
+
+// checkArgs checks the arguments of Choose and New — the kernel (checkKernel), the
+// options and the rows of X (errs.Data) — and returns X's dimensions.
+func checkArgs(k kernel.Kernel, X mat.Matrix, opts Options) (rows, d int, err error) {
+	if err := checkKernel(k); err != nil {
+		return 0, 0, err
+	}
+	if err := opts.validate(); err != nil {
+		return 0, 0, err
+	}
+	return errs.Data(X)
 }
 
 // general returns the r×c row-major matrix held in data.

@@ -204,7 +204,7 @@ func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	}
 	return blocks.KernelProjections(dst, m.cross, X, gt, func(lo, hi, bad int, out *mat.Dense) error {
 		if bad >= 0 {
-			return nonFiniteKernel(m.cross, X, lo+bad)
+			return blocks.NonFinite(ErrNonFinite, m.cross, X, lo+bad, "landmark")
 		}
 		for i := range hi - lo {
 			row := out.RawRowView(i)
@@ -219,21 +219,6 @@ func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 		}
 		return nil
 	})
-}
-
-// nonFiniteKernel returns the error for point i of X in a Transform, some of whose
-// kernel values against the landmarks (the Cross c) are not finite: the first of them,
-// evaluated again as a block of one row.
-func nonFiniteKernel(c *kernel.Cross, X mat.Matrix, i int) error {
-	x := mat.NewDense(1, c.Dim(), mat.Row(nil, i, X))
-	var kx mat.Dense
-	c.BlockTo(&kx, x, nil)
-	for l, v := range kx.RawRowView(0) {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: kernel value of point %d with landmark %d is %g", ErrNonFinite, i, l, v)
-		}
-	}
-	return fmt.Errorf("%w: the scores of point %d overflow", ErrNonFinite, i)
 }
 
 // Map returns the feature vector φ(x) = Σ^−½Wᵀk(L, x) ∈ Rʳ' of the point x, whose inner

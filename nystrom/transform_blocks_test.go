@@ -8,43 +8,14 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 )
-
-// kernelSize returns the size against which the rounding of a kernel value v = k(x, y)
-// is measured (docs/design.md, "Kernel blocks"): for RBF max(1, e)·v, e = ‖x − y‖²/2σ²
-// its exponent (exp's condition number), plus the smallest normal number, below which
-// values are subnormal and have fewer digits; for a polynomial deg·M^deg and for the
-// linear kernel M, M = |γ|‖x‖‖y‖ + |c| the size of the products' terms.
-func kernelSize(k kernel.Kernel, x, y []float64, v float64) float64 {
-	nx, ny := math.Sqrt(dot(x, x)), math.Sqrt(dot(y, y))
-	switch k := k.(type) {
-	case kernel.RBF:
-		var d2 float64
-		for i := range x {
-			d2 += (x[i] - y[i]) * (x[i] - y[i])
-		}
-		return max(1, d2/(2*k.Sigma*k.Sigma))*v + 0x1p-1022
-	case kernel.Polynomial:
-		return float64(k.Degree) * math.Pow(math.Abs(k.Gamma)*nx*ny+math.Abs(k.Coef0), float64(k.Degree))
-	case kernel.Linear:
-		return nx * ny
-	}
-	panic("kernelSize: no bound for this kernel")
-}
-
-func dot(x, y []float64) float64 {
-	var s float64
-	for i := range x {
-		s += x[i] * y[i]
-	}
-	return s
-}
 
 // elementFeatures is the element path of the model's feature map, as the model computed
 // it before kernel blocks: kernel.Column per point (bit for bit Eval), then
 // ψ = Fᵀk − c by plain loops. It returns ψ for the rows of X (n×p) and a (n×p), where
-// a[i][j] = Σ_l |F_lj|·size_l + |c_j| (kernelSize) bounds |ψ_ij| and is the size
+// a[i][j] = Σ_l |F_lj|·size_l + |c_j| (testmat.KernelValueSize) bounds |ψ_ij| and is the size
 // against which its rounding is measured.
 func elementFeatures(m *Model, X *mat.Dense) (psi, a *mat.Dense) {
 	n, _ := X.Dims()
@@ -55,7 +26,7 @@ func elementFeatures(m *Model, X *mat.Dense) (psi, a *mat.Dense) {
 		x := X.RawRowView(i)
 		kernel.Column(col, m.kern, m.land, x)
 		for l := range r {
-			size[l] = kernelSize(m.kern, x, m.land.RawRowView(l), col[l])
+			size[l] = testmat.KernelValueSize(m.kern, x, m.land.RawRowView(l), col[l])
 		}
 		for j := range p {
 			var s, t float64
@@ -70,69 +41,19 @@ func elementFeatures(m *Model, X *mat.Dense) (psi, a *mat.Dense) {
 	return psi, a
 }
 
-// blockPoints returns the rows of x; for each, copies moved by δ·‖x‖ in a random
-// direction for δ from 1e-8 to 1e3 and a copy one ulp away in one coordinate (the
-// landmarks among the rows make these near-duplicates of landmarks, where the RBF
-// identity cancels); and 3 points far away.
-func blockPoints(rng *rand.Rand, x *mat.Dense, far float64) *mat.Dense {
-	n, d := x.Dims()
-	deltas := []float64{1e-8, 1e-6, 1e-4, 1e-2, 1, 10, 1e3}
-	per := len(deltas) + 2
-	out := mat.NewDense(n*per+3, d, nil)
-	dir := make([]float64, d)
-	for i := range n {
-		xi := x.RawRowView(i)
-		nrm := math.Sqrt(dot(xi, xi))
-		copy(out.RawRowView(i*per), xi)
-		for q, delta := range deltas {
-			for l := range dir {
-				dir[l] = rng.NormFloat64()
-			}
-			nd := math.Sqrt(dot(dir, dir))
-			row := out.RawRowView(i*per + 1 + q)
-			for l := range row {
-				row[l] = xi[l] + delta*nrm*dir[l]/nd
-			}
-		}
-		row := out.RawRowView(i*per + per - 1)
-		copy(row, xi)
-		j := rng.IntN(d)
-		row[j] = math.Nextafter(row[j], math.Inf(1))
-	}
-	for r := n * per; r < n*per+3; r++ {
-		for l := range d {
-			out.Set(r, l, far*rng.NormFloat64())
-		}
-	}
-	return out
-}
-
 // blockCases returns the data of TestTransformBlocks and TestAddBatchBlocks, as kpca's
-// TestNystromTransformBlocks: 120 rows of Yeast (d = 8), the same offset by 1e4 (points
-// far from the origin and their mean), and split in two clusters 1e3 apart (points far
-// from their mean, where the distance identity cancels unless evaluated directly); and
-// the kernels: RBF with the median distance and a twentieth of it, a quadratic and the
-// linear kernel.
+// TestTransformBlocks: 120 rows of Yeast (d = 8) and the sets of testmat.BlockSets,
+// with testmat.BlockKernels for their median distance med.
 func blockCases(t *testing.T) (sets map[string]*mat.Dense, kernels []kernel.Kernel, med float64) {
 	base := points(t, "yeast", 120, 5)
-	offset, split := mat.DenseCopyOf(base), mat.DenseCopyOf(base)
-	for i := range 120 {
-		for l := range 8 {
-			offset.Set(i, l, offset.At(i, l)+1e4)
-			if i >= 60 {
-				split.Set(i, l, split.At(i, l)+1e3)
-			}
-		}
-	}
 	med = rbfMedian(t, base).Sigma
-	return map[string]*mat.Dense{"yeast": base, "yeast+1e4": offset, "two clusters": split},
-		[]kernel.Kernel{
-			kernel.RBF{Sigma: med},
-			kernel.RBF{Sigma: med / 20},
-			kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: 1},
-			kernel.Linear{},
-		}, med
+	return testmat.BlockSets("yeast", base), testmat.BlockKernels(med), med
 }
+
+// blockDeltas are the distances, relative to a point's norm, of the copies of the
+// points that TestTransformBlocks and TestAddBatchBlocks transform and add
+// (testmat.NearPoints, near-duplicates of the landmarks among them included).
+var blockDeltas = []float64{1e-8, 1e-6, 1e-4, 1e-2, 1, 10, 1e3}
 
 // TestTransformBlocks compares Transform (kernel blocks, kernel.Cross, and the map
 // folded into the directions, G = F·V), of all the points at once and a few at a time,
@@ -143,7 +64,7 @@ func blockCases(t *testing.T) (sets map[string]*mat.Dense, kernels []kernel.Kern
 //
 // Tolerance. By docs/design.md, "Kernel blocks", a block's RBF value is within
 // (τ + 4ε)·max(1, e)·v of the true one (τ = 1e-13) and Eval's within (d + 3)·ε·max(1, e)·v,
-// so the two within (τ + (d + 7)·ε)·size (kernelSize; plus the subnormal floor); a
+// so the two within (τ + (d + 7)·ε)·size (testmat.KernelValueSize; plus the subnormal floor); a
 // polynomial or linear value within 2(d + 4)·ε·size of Eval's. With d = 8 that is at
 // most 1.02e-13·size. The features are sums of r = 30 terms F_lj·k_l in another order
 // (a dgemm against a loop, 2r·ε = 6.7e-15 of Σ|F_lj|·|k_l|), minus c and φ̄ (4ε each
@@ -158,7 +79,7 @@ func TestTransformBlocks(t *testing.T) {
 	for name, x := range sets {
 		for _, k := range kernels {
 			m := fit(t, k, rows(x, 0, 30), x, Options{})
-			X := blockPoints(rng, x, 3*med)
+			X := testmat.NearPoints(rng, x, blockDeltas, 3*med)
 			comps := min(6, m.components())
 			var got mat.Dense
 			if err := m.Transform(&got, X, comps); err != nil {
@@ -223,7 +144,7 @@ func TestAddBatchBlocks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			X := blockPoints(rng, x, 3*med)
+			X := testmat.NearPoints(rng, x, blockDeltas, 3*med)
 			if err := m.AddBatch(X); err != nil {
 				t.Fatalf("%s %v: %v", name, k, err)
 			}

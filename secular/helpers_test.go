@@ -38,6 +38,76 @@ func (p problem) solve(s *Solver) (*Result, error) {
 	return s.RankOne(p.d, p.z, p.rho)
 }
 
+// solvable is a test problem of either kind: a rank-one or arrowhead problem, or a
+// restriction.
+type solvable interface {
+	fmt.Stringer
+	solve(s *Solver) (*Result, error)
+}
+
+// solveLarge solves on s the problems of sizes 300 and 700 that problems returns —
+// sizes where several goroutines solve the roots — reporting each failure, and checks
+// each result (check). Not in -short mode.
+func solveLarge[P solvable](t *testing.T, s *Solver, problems func(n int) []P, check func(P, *Result)) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("large problems")
+	}
+	for _, n := range []int{300, 700} {
+		for _, p := range problems(n) {
+			res, err := p.solve(s)
+			if err != nil {
+				t.Errorf("%v: %v", p, err)
+				continue
+			}
+			check(p, res)
+		}
+	}
+}
+
+// checkScaled reports where res2, the result of the problem p scaled by the power of two
+// f (scale names the powers: e in f = 2^e), is not res1, p's, scaled exactly: other
+// deflation decisions, eigenvalues other than f times res1's, vectors that differ in a
+// bit.
+func checkScaled(t *testing.T, p solvable, scale any, res1, res2 *Result, f float64) {
+	t.Helper()
+	what := fmt.Sprintf("%v ×2^%v", p, scale)
+	if res1.Stats.Deflated != res2.Stats.Deflated || !slices.Equal(res1.Keep, res2.Keep) {
+		t.Errorf("%s: deflation differs", what)
+	}
+	for i := range res1.Values {
+		if res1.Values[i]*f != res2.Values[i] {
+			t.Errorf("%s: eigenvalue %d = %g, want %g", what, i, res2.Values[i], res1.Values[i]*f)
+			break
+		}
+	}
+	if !slices.Equal(res1.Vectors[:res1.K*res1.Stride], res2.Vectors[:res2.K*res2.Stride]) {
+		t.Errorf("%s: vectors differ", what)
+	}
+}
+
+// checkSplit solves p on serial (one worker) and on parallel (several) and reports a
+// result that differs in a bit, or a parallel solve of 32 roots or more on fewer than
+// two workers.
+func checkSplit(t *testing.T, p solvable, serial, parallel *Solver) {
+	t.Helper()
+	a, err := p.solve(serial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	av, avec := slices.Clone(a.Values), slices.Clone(a.Vectors[:a.K*a.Stride])
+	b, err := p.solve(parallel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Stats.Workers < 2 && b.K >= 32 {
+		t.Errorf("%v: parallel solver used %d workers", p, b.Stats.Workers)
+	}
+	if !slices.Equal(av, b.Values) || !slices.Equal(avec, b.Vectors[:b.K*b.Stride]) {
+		t.Errorf("%v: parallel and serial results differ", p)
+	}
+}
+
 // order is the size of the matrix.
 func (p problem) order() int {
 	if p.arrow {

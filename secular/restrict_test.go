@@ -24,6 +24,8 @@ type restriction struct {
 
 func (p restriction) String() string { return fmt.Sprintf("%s/restrict/n=%d", p.name, len(p.d)) }
 
+func (p restriction) solve(s *Solver) (*Result, error) { return s.Restrict(p.d, p.z) }
+
 // restrictions returns random and adversarial restriction problems of size n: the
 // generators of suite, and cases of their own (all the weight on one component, a
 // weight at the deflation threshold, weights spanning the exponent range).
@@ -251,21 +253,9 @@ func TestRestrictSuite(t *testing.T) {
 
 // TestRestrictLarge covers sizes where the roots are solved by several goroutines.
 func TestRestrictLarge(t *testing.T) {
-	if testing.Short() {
-		t.Skip("large problems")
-	}
 	rng := rand.New(rand.NewPCG(83, 84))
-	s := Solver{Workers: 2}
-	for _, n := range []int{300, 700} {
-		for _, p := range restrictions(rng, n) {
-			res, err := s.Restrict(p.d, p.z)
-			if err != nil {
-				t.Errorf("%v: %v", p, err)
-				continue
-			}
-			checkRestrictResult(t, p, res)
-		}
-	}
+	solveLarge(t, &Solver{Workers: 2}, func(n int) []restriction { return restrictions(rng, n) },
+		func(p restriction, res *Result) { checkRestrictResult(t, p, res) })
 }
 
 // TestRestrictAgainstOracle compares eigenvalues with the high-precision oracle on
@@ -453,18 +443,7 @@ func TestRestrictScaleInvariance(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v ×2^%v: %v", p, e, err)
 			}
-			if res1.Stats.Deflated != res2.Stats.Deflated || !slices.Equal(res1.Keep, res2.Keep) {
-				t.Errorf("%v ×2^%v: deflation differs", p, e)
-			}
-			for i := range res1.Values {
-				if res1.Values[i]*f != res2.Values[i] {
-					t.Errorf("%v ×2^%v: μ%d = %g, want %g", p, e, i, res2.Values[i], res1.Values[i]*f)
-					break
-				}
-			}
-			if !slices.Equal(res1.Vectors[:res1.K*res1.Stride], res2.Vectors[:res2.K*res2.Stride]) {
-				t.Errorf("%v ×2^%v: vectors differ", p, e)
-			}
+			checkScaled(t, p, e, res1, res2, f)
 		}
 	}
 }
@@ -486,21 +465,7 @@ func TestRestrictParallelDeterminism(t *testing.T) {
 	serial := Solver{Workers: 1}
 	parallel := Solver{Workers: 4, Serial: 1}
 	for _, p := range restrictions(rng, 97) {
-		a, err := serial.Restrict(p.d, p.z)
-		if err != nil {
-			t.Fatal(err)
-		}
-		av, avec := slices.Clone(a.Values), slices.Clone(a.Vectors[:a.K*a.Stride])
-		b, err := parallel.Restrict(p.d, p.z)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b.Stats.Workers < 2 && b.K >= 32 {
-			t.Errorf("%v: parallel solver used %d workers", p, b.Stats.Workers)
-		}
-		if !slices.Equal(av, b.Values) || !slices.Equal(avec, b.Vectors[:b.K*b.Stride]) {
-			t.Errorf("%v: parallel and serial results differ", p)
-		}
+		checkSplit(t, p, &serial, &parallel)
 	}
 }
 

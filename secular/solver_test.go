@@ -97,21 +97,9 @@ func TestSolverSuite(t *testing.T) {
 
 // TestSolverLarge covers sizes where the roots are solved by several goroutines.
 func TestSolverLarge(t *testing.T) {
-	if testing.Short() {
-		t.Skip("large problems")
-	}
 	rng := rand.New(rand.NewPCG(13, 14))
-	var s Solver
-	for _, n := range []int{300, 700} {
-		for _, p := range suite(rng, n)[:16] {
-			res, err := p.solve(&s)
-			if err != nil {
-				t.Errorf("%v: %v", p, err)
-				continue
-			}
-			checkResult(t, p, res)
-		}
-	}
+	solveLarge(t, &Solver{}, func(n int) []problem { return suite(rng, n)[:16] },
+		func(p problem, res *Result) { checkResult(t, p, res) })
 }
 
 // TestValuesAgainstOracle compares eigenvalues with the high-precision oracle on
@@ -216,18 +204,7 @@ func TestScaleInvariance(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v ×2^%d: %v", p, e, err)
 			}
-			if res1.Stats.Deflated != res2.Stats.Deflated || !slices.Equal(res1.Keep, res2.Keep) {
-				t.Errorf("%v ×2^%d: deflation differs", p, e)
-			}
-			for i := range res1.Values {
-				if res1.Values[i]*f != res2.Values[i] {
-					t.Errorf("%v ×2^%d: λ%d = %g, want %g", p, e, i, res2.Values[i], res1.Values[i]*f)
-					break
-				}
-			}
-			if !slices.Equal(res1.Vectors[:res1.K*res1.Stride], res2.Vectors[:res2.K*res2.Stride]) {
-				t.Errorf("%v ×2^%d: vectors differ", p, e)
-			}
+			checkScaled(t, p, e, res1, res2, f)
 		}
 	}
 }
@@ -246,22 +223,7 @@ func TestParallelDeterminism(t *testing.T) {
 	serial := Solver{Workers: 1}
 	parallel := Solver{Workers: 4, Serial: 1}
 	for _, p := range suite(rng, 97)[:24] {
-		a, err := p.solve(&serial)
-		if err != nil {
-			t.Fatal(err)
-		}
-		av := slices.Clone(a.Values)
-		avec := slices.Clone(a.Vectors[:a.K*a.Stride])
-		b, err := p.solve(&parallel)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b.Stats.Workers < 2 && b.K >= 32 {
-			t.Errorf("%v: parallel solver used %d workers", p, b.Stats.Workers)
-		}
-		if !slices.Equal(av, b.Values) || !slices.Equal(avec, b.Vectors[:b.K*b.Stride]) {
-			t.Errorf("%v: parallel and serial results differ", p)
-		}
+		checkSplit(t, p, &serial, &parallel)
 	}
 }
 

@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"fmt"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -26,10 +25,7 @@ func TestConformance(t *testing.T) {
 		Mean([]float64) []float64
 	}
 	for _, uncentred := range []bool{false, true} {
-		centring := "centred"
-		if uncentred {
-			centring = "uncentred"
-		}
+		centring := modeName(uncentred)
 		for _, c := range []struct {
 			name string
 			new  func() (features, func(features) []float64, error)
@@ -108,20 +104,9 @@ func TestConformance(t *testing.T) {
 		persistent
 		VectorsTo(*mat.Dense)
 	}
-	samplesOf := func(m ikpca.Model) *samples {
-		switch m := m.(type) {
-		case *KRQA:
-			return m.s
-		case *KHA:
-			return m.s
-		}
-		panic(fmt.Sprintf("%T", m))
-	}
+	samplesOf := func(m ikpca.Model) *samples { return m.(interface{ stored() *samples }).stored() }
 	for _, uncentred := range []bool{false, true} {
-		centring := "centred"
-		if uncentred {
-			centring = "uncentred"
-		}
+		centring := modeName(uncentred)
 		for _, c := range []struct {
 			name string
 			new  func() (online, error)
@@ -159,6 +144,14 @@ func TestConformance(t *testing.T) {
 			})
 		}
 	}
+}
+
+// modeName names a model's mode in a subtest: "centred", or "uncentred".
+func modeName(uncentred bool) string {
+	if uncentred {
+		return "uncentred"
+	}
+	return "centred"
 }
 
 // featureScores returns (z(x) − mean)ᵀW_k for the rows of X (mean nil: none).

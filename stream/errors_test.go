@@ -9,26 +9,23 @@ import (
 
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/errtest"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 )
 
 // TestErrorKinds: every exported constructor and method of the package that returns an
-// error, given zero-valued and hostile arguments — a nil kernel, a kernel SKPCA and RNCA
-// cannot use, an invalid RBF, zero options, negative and NaN fields, d ≤ 0, nil, empty,
-// misshapen and NaN points, k out of range, destinations of the wrong shape, models that
-// cannot be merged, passes before the start, nil writers and readers, bytes that are no
-// encoding — returns an error that wraps the ikpca kind named and no other, and the
-// package's sentinel of it, first, and none panics; and the models the methods were
-// called on are unchanged, their encodings the same bytes (once read).
+// error, given zero-valued and hostile arguments — every bad kernel
+// (testmat.BadKernels), a kernel SKPCA and RNCA cannot use, zero options, negative and
+// NaN fields, d ≤ 0, nil, empty, misshapen and NaN points, k out of range, destinations
+// of the wrong shape, models that cannot be merged, passes before the start, nil
+// writers and readers, bytes that are no encoding — returns an error that wraps the
+// ikpca kind named and no other, and the package's sentinel of it, first, and none
+// panics; and the models the methods were called on are unchanged, their encodings the
+// same bytes (once read).
 func TestErrorKinds(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	rbf := kernel.RBF{Sigma: 1}
-	var nilRBF *kernel.RBF
 	cubic := kernel.Func{Name: "stream-test-errors", F: func(x, y []float64) float64 { return 1 }}
-	badKernels := map[string]kernel.Kernel{
-		"a nil kernel": nil, "a nil *kernel.RBF": nilRBF, "the zero RBF": kernel.RBF{}, "an RBF of σ and γ": kernel.RBF{Sigma: 1, Gamma: 1},
-		"an RBF of NaN σ": kernel.RBF{Sigma: nan}, "an RBF of infinite γ": kernel.RBF{Gamma: inf},
-	}
 	notGaussian := map[string]kernel.Kernel{
 		"a Laplacian": kernel.Laplacian{Sigma: 1}, "a polynomial": kernel.Polynomial{Degree: 2, Gamma: 1},
 		"the linear kernel": kernel.Linear{}, "a Func": cubic, "a *kernel.Laplacian": &kernel.Laplacian{Sigma: 1},
@@ -51,7 +48,8 @@ func TestErrorKinds(t *testing.T) {
 	}
 	okS, okR := SKPCAOptions{Features: 8, Sketch: 2}, RNCAOptions{Features: 8}
 	okQ, okH := KRQAOptions{Components: 2}, KHAOptions{Components: 2, Rate: 0.1}
-	for what, k := range badKernels {
+	for _, b := range testmat.BadKernels() {
+		what, k := "kernel "+b.Name, b.Kernel
 		add("NewSKPCA, "+what, ikpca.ErrArgument, skpca(k, 2, okS))
 		add("NewRNCA, "+what, ikpca.ErrArgument, rnca(k, 2, okR))
 		add("NewKRQA, "+what, ikpca.ErrArgument, krqa(k, 2, okQ))

@@ -38,11 +38,8 @@ type KHAOptions struct {
 // initial directions are random (seeded), unit in feature space; the iteration starts
 // when r+1 samples are stored. Not safe for concurrent use.
 type KHA struct {
-	opts  KHAOptions
-	s     *samples
-	r     int
-	ready bool
-	t     int
+	opts KHAOptions
+	iteration
 	alpha [][]float64
 	y     []float64
 }
@@ -65,28 +62,16 @@ func NewKHA(k kernel.Kernel, d int, opts KHAOptions) (*KHA, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &KHA{opts: opts, s: s, r: opts.Components, alpha: make([][]float64, opts.Components),
+	return &KHA{opts: opts, iteration: iteration{s: s, r: opts.Components}, alpha: make([][]float64, opts.Components),
 		y: make([]float64, opts.Components)}, nil
 }
 
 // Options returns the options the model was made with.
 func (m *KHA) Options() KHAOptions { return m.opts }
 
-// Kernel returns the model's kernel.
-func (m *KHA) Kernel() kernel.Kernel { return m.s.kern }
-
 // Centred reports whether the model centres in feature space (the default; see
 // KHAOptions.Uncentred).
 func (m *KHA) Centred() bool { return !m.opts.Uncentred }
-
-// Len returns the number of distinct samples stored.
-func (m *KHA) Len() int { return m.s.n }
-
-// Dim returns the dimension of the points.
-func (m *KHA) Dim() int { return m.s.d }
-
-// Presentations returns the number of sample presentations made.
-func (m *KHA) Presentations() int { return m.t }
 
 // Add stores a new sample and presents it. A point of the wrong dimension, with a
 // non-finite coordinate or a non-finite kernel value is an error and changes nothing.

@@ -49,11 +49,8 @@ type KRQAOptions struct {
 // Several passes over the stored samples are supported (Pass). Not safe for concurrent
 // use.
 type KRQA struct {
-	opts  KRQAOptions
-	s     *samples
-	r     int
-	ready bool
-	t     int         // presentations since the start
+	opts KRQAOptions
+	iteration
 	alpha [][]float64 // u_i = Σ_l α_il·φ̃_l, unit
 	p     [][]float64 // K·α
 	sb    []float64   // 1ᵀα
@@ -83,7 +80,7 @@ func NewKRQA(k kernel.Kernel, d int, opts KRQAOptions) (*KRQA, error) {
 		return nil, err
 	}
 	r := opts.Components
-	m := &KRQA{opts: opts, s: s, r: r, alpha: make([][]float64, r), p: make([][]float64, r),
+	m := &KRQA{opts: opts, iteration: iteration{s: s, r: r}, alpha: make([][]float64, r), p: make([][]float64, r),
 		h: make([][]float64, r), sb: make([]float64, r), sp: make([]float64, r), q: make([]float64, r),
 		y: make([]float64, r)}
 	return m, nil
@@ -92,21 +89,9 @@ func NewKRQA(k kernel.Kernel, d int, opts KRQAOptions) (*KRQA, error) {
 // Options returns the options the model was made with.
 func (m *KRQA) Options() KRQAOptions { return m.opts }
 
-// Kernel returns the model's kernel.
-func (m *KRQA) Kernel() kernel.Kernel { return m.s.kern }
-
 // Centred reports whether the model centres in feature space (the default; see
 // KRQAOptions.Uncentred).
 func (m *KRQA) Centred() bool { return !m.opts.Uncentred }
-
-// Len returns the number of distinct samples stored.
-func (m *KRQA) Len() int { return m.s.n }
-
-// Dim returns the dimension of the points.
-func (m *KRQA) Dim() int { return m.s.d }
-
-// Presentations returns the number of sample presentations the iteration has made.
-func (m *KRQA) Presentations() int { return m.t }
 
 // Add stores a new sample and presents it. A point of the wrong dimension, with a
 // non-finite coordinate or a non-finite kernel value is an error and changes nothing.

@@ -234,8 +234,6 @@ func decodeOnline[M online](body *wire.Reader, rated bool, build func(onlineHead
 	return m, nil
 }
 
-func (m *KRQA) stored() *samples { return m.s }
-
 // componentFloats: α_i and K·α_i (n each), and the component's 1ᵀα, 1ᵀKα and Q.
 func (m *KRQA) componentFloats(n int) int { return 2*n + 3 }
 
@@ -313,8 +311,6 @@ func (m *KRQA) UnmarshalBinary(data []byte) error {
 		})
 	})
 }
-
-func (m *KHA) stored() *samples { return m.s }
 
 // componentFloats: α_i, n floats.
 func (m *KHA) componentFloats(n int) int { return n }

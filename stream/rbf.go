@@ -3,6 +3,7 @@ package stream
 import (
 	"fmt"
 
+	"github.com/ikpca/ikpca/features"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -32,4 +33,33 @@ func gaussian(k kernel.Kernel, model string) (kernel.RBF, error) {
 		return kernel.RBF{}, fmt.Errorf("%w: %s: %s", ErrArgument, model, err)
 	}
 	return g, nil
+}
+
+// randomFeatures returns the kernel of an SKPCA or an RNCA (model) and its random
+// Fourier feature map of d-dimensional points: k as gaussian returns it, and the map
+// features.NewRFF makes of it with o, whose refusals are the model's ErrArgument.
+func randomFeatures(k kernel.Kernel, d int, model string, o features.RFFOptions) (kernel.RBF, *features.RFF, error) {
+	g, err := gaussian(k, model)
+	if err != nil {
+		return kernel.RBF{}, nil, err
+	}
+	rff, err := features.NewRFF(g, d, o)
+	if err != nil {
+		return kernel.RBF{}, nil, fmt.Errorf("%w: %s", ErrArgument, err)
+	}
+	return g, rff, nil
+}
+
+// mapPoint writes the random features of the point x to z, the first step of Add for
+// SKPCA and RNCA: a point of another dimension than rff's is an ErrDimension, and one
+// with a non-finite coordinate, or with features that are not finite (finiteFeatures),
+// an ErrNonFinite. z is rff's feature dimension long; mapPoint does not allocate.
+func mapPoint(rff *features.RFF, z, x []float64) error {
+	if err := errs.Point(x, rff.InDim()); err != nil {
+		return err
+	}
+	if err := rff.Map(z, x); err != nil {
+		return fmt.Errorf("%w: %s", ErrArgument, err) // unreachable: x and z are checked
+	}
+	return finiteFeatures(z, 0)
 }

@@ -65,13 +65,9 @@ var _ ikpca.Persistent = (*RNCA)(nil)
 // are invalid options, among them more than 2¹⁴ features (the D×D matrix) and sizes
 // whose frequencies (d×D/2) would hold more than 2³⁰ numbers.
 func NewRNCA(k kernel.Kernel, d int, opts RNCAOptions) (*RNCA, error) {
-	g, err := gaussian(k, "RNCA")
+	g, rff, err := randomFeatures(k, d, "RNCA", features.RFFOptions{Dim: opts.Features, Form: opts.Form, Seed: opts.Seed})
 	if err != nil {
 		return nil, err
-	}
-	rff, err := features.NewRFF(g, d, features.RFFOptions{Dim: opts.Features, Form: opts.Form, Seed: opts.Seed})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrArgument, err)
 	}
 	D := opts.Features
 	if D > 1<<14 {
@@ -108,13 +104,7 @@ func (r *RNCA) sym() blas64.Symmetric {
 // random features are not finite, an ErrNonFinite; the model is then unchanged. Add
 // does not allocate.
 func (r *RNCA) Add(x []float64) error {
-	if err := errs.Point(x, r.rff.InDim()); err != nil {
-		return err
-	}
-	if err := r.rff.Map(r.z, x); err != nil {
-		return fmt.Errorf("%w: %s", ErrArgument, err) // unreachable: x and z are checked
-	}
-	if err := finiteFeatures(r.z, 0); err != nil {
+	if err := mapPoint(r.rff, r.z, x); err != nil {
 		return err
 	}
 	native.Syr(1, blas64.Vector{N: len(r.z), Inc: 1, Data: r.z}, r.sym())

@@ -32,6 +32,31 @@ type samples struct {
 	col, tmp []float64 // scratch: a kernel column
 }
 
+// iteration is what KRQA and KHA share beside their options and coefficients: the
+// samples they iterate over, their number r of components and where the iteration
+// stands.
+type iteration struct {
+	s     *samples
+	r     int
+	ready bool // the iteration has started
+	t     int  // presentations since the start
+}
+
+// Kernel returns the model's kernel.
+func (m *iteration) Kernel() kernel.Kernel { return m.s.kern }
+
+// Len returns the number of distinct samples stored.
+func (m *iteration) Len() int { return m.s.n }
+
+// Dim returns the dimension of the points.
+func (m *iteration) Dim() int { return m.s.d }
+
+// Presentations returns the number of sample presentations the iteration has made.
+func (m *iteration) Presentations() int { return m.t }
+
+// stored returns the model's samples (nil in a zero model), for its encoding.
+func (m *iteration) stored() *samples { return m.s }
+
 // checkComponents checks a number r of components for an online method (KRQA, KHA): at
 // least 1, and few enough that the r×(r+1) coefficients the iteration starts with (it
 // starts once r+1 samples are stored) can be allocated (docs/design.md, "Sizes").
@@ -50,11 +75,7 @@ func newSamples(k kernel.Kernel, d int, centred bool) (*samples, error) {
 	if err := errs.Kernel(kernel.Validate(k)); err != nil {
 		return nil, err
 	}
-	if d < 1 {
-		return nil, fmt.Errorf("%w: dimension %d, want ≥ 1", ErrArgument, d)
-	}
-	// A point beyond 2³⁰ numbers no array holds (docs/design.md, "Sizes").
-	if _, err := errs.Floats("a point", d); err != nil {
+	if err := errs.Dim(d); err != nil {
 		return nil, err
 	}
 	return &samples{kern: k, d: d, centred: centred}, nil

@@ -89,13 +89,9 @@ var _ ikpca.Persistent = (*SKPCA)(nil)
 // sketch's buffer (2ℓ×D) or the components (D×ℓ, and centred D×(ℓ+1) and the
 // (ℓ+1)×(ℓ+1) eigenproblem) — would hold more than 2³⁰ numbers (8 GiB).
 func NewSKPCA(k kernel.Kernel, d int, opts SKPCAOptions) (*SKPCA, error) {
-	g, err := gaussian(k, "SKPCA")
+	g, rff, err := randomFeatures(k, d, "SKPCA", features.RFFOptions{Dim: opts.Features, Form: opts.Form, Seed: opts.Seed})
 	if err != nil {
 		return nil, err
-	}
-	rff, err := features.NewRFF(g, d, features.RFFOptions{Dim: opts.Features, Form: opts.Form, Seed: opts.Seed})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrArgument, err)
 	}
 	fd, err := sketch.New(opts.Sketch, opts.Features, sketch.Options{Buffer: opts.Buffer})
 	if err != nil {
@@ -146,13 +142,7 @@ func (s *SKPCA) Dim() int { return s.rff.InDim() }
 // non-finite coordinate, or coordinates so large that its random features are not
 // finite, an ErrNonFinite; the model is then unchanged. Add does not allocate.
 func (s *SKPCA) Add(x []float64) error {
-	if err := errs.Point(x, s.rff.InDim()); err != nil {
-		return err
-	}
-	if err := s.rff.Map(s.z, x); err != nil {
-		return fmt.Errorf("%w: %s", ErrArgument, err) // unreachable: x and z are checked
-	}
-	if err := finiteFeatures(s.z, 0); err != nil {
+	if err := mapPoint(s.rff, s.z, x); err != nil {
 		return err
 	}
 	s.fresh = false

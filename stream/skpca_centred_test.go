@@ -10,6 +10,7 @@ import (
 
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/sign"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 )
@@ -27,26 +28,6 @@ func centredCovariance(Z *mat.Dense) *mat.SymDense {
 	var c mat.SymDense
 	c.SymOuterK(1, Zc.T())
 	return &c
-}
-
-// eigenvalues returns the eigenvalues of a, descending, and its eigenvectors in that
-// order (gonum's EigenSym: an oracle independent of the model's LAPACK route).
-func eigenvalues(t *testing.T, a mat.Symmetric) ([]float64, *mat.Dense) {
-	t.Helper()
-	var eig mat.EigenSym
-	if !eig.Factorize(a, true) {
-		t.Fatal("EigenSym")
-	}
-	v := eig.Values(nil)
-	var U mat.Dense
-	eig.VectorsTo(&U)
-	n := len(v)
-	out, V := make([]float64, n), mat.NewDense(n, n, nil)
-	for j := range n {
-		out[j] = v[n-1-j]
-		V.SetCol(j, mat.Col(nil, n-1-j, &U))
-	}
-	return out, V
 }
 
 // TestSKPCACentred checks the centred model against the dense definition (docs/design.md,
@@ -101,9 +82,9 @@ func TestSKPCACentred(t *testing.T) {
 			ct := mat.NewSymDense(D, nil)
 			ct.SymOuterK(1, B.T())
 			ct.SymRankOne(ct, -float64(c.n), mat.NewVecDense(D, mean))
-			wantT, _ := eigenvalues(t, ct)
+			wantT, _ := testmat.Eigen(t, ct)
 			C := centredCovariance(&Z)
-			exact, _ := eigenvalues(t, C)
+			exact, _ := testmat.Eigen(t, C)
 			top := exact[0]
 			what := fmt.Sprintf("%s, n = %d, ℓ = %d", set.name, c.n, c.ell)
 

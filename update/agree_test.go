@@ -77,12 +77,7 @@ func agreementWorkload(t *testing.T) []stage {
 //
 // In the pure-Go build there is only one backend: the test says so and skips.
 func TestBackendAgreement(t *testing.T) {
-	if native.Compiled == "gonum" {
-		t.Skip("pure-Go build: only gonum's backend is linked; build with -tags openblas to compare it with OpenBLAS")
-	}
-	mine := agreementWorkload(t)
-	var theirs []stage
-	backend.WithGonum(func() { theirs = agreementWorkload(t) })
+	mine, theirs := backend.Compare(t, native.Compiled == "gonum", func() []stage { return agreementWorkload(t) })
 	if len(mine) != len(theirs) {
 		t.Fatalf("%d and %d stages", len(mine), len(theirs))
 	}

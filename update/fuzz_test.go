@@ -73,13 +73,9 @@ func decodeRemoval(data []byte) (fuzzCase, bool) {
 	if zz == 0 {
 		return fuzzCase{}, false
 	}
-	u := make([]float64, n)
-	for j := range z {
-		u[j] = z[j] / math.Sqrt(zz)
-	}
 	slices.Sort(d)
 	c.values = d
-	c.vecs = householder(u, min(max(i, 0), n-1))
+	c.vecs = householder(z, min(max(i, 0), n-1))
 	c.a = testmat.Reconstruct(d, c.vecs)
 	return c, true
 }

@@ -196,13 +196,20 @@ func TestRemoveRandom(t *testing.T) {
 	}
 }
 
-// householder returns the orthogonal, symmetric H = I − 2vvᵀ/vᵀv with v = u + s·eᵢ,
-// s = ±1 the sign of uᵢ (no cancellation), which maps the unit vector u to −s·eᵢ: its row
-// i is −s·uᵀ.
-func householder(u []float64, i int) *mat.Dense {
-	n := len(u)
-	v := slices.Clone(u)
-	v[i] += math.Copysign(1, u[i])
+// householder returns the orthogonal, symmetric H = I − 2vvᵀ/vᵀv with v = u + s·eᵢ for
+// the unit vector u = z/‖z‖ (z ≠ 0), s = ±1 the sign of uᵢ (no cancellation), which maps
+// u to −s·eᵢ: its row i is −s·uᵀ.
+func householder(z []float64, i int) *mat.Dense {
+	n := len(z)
+	var zz float64
+	for _, x := range z {
+		zz += x * x
+	}
+	v := make([]float64, n)
+	for j, x := range z {
+		v[j] = x / math.Sqrt(zz)
+	}
+	v[i] += math.Copysign(1, v[i])
 	vv := 0.0
 	for _, x := range v {
 		vv += x * x
@@ -296,16 +303,8 @@ func TestRemoveAdversarial(t *testing.T) {
 	}
 	for _, p := range problems {
 		m := len(p.d)
-		zn := 0.0
-		for _, v := range p.z {
-			zn += v * v
-		}
-		u := make([]float64, m)
-		for j := range u {
-			u[j] = p.z[j] / math.Sqrt(zn)
-		}
 		for _, i := range []int{0, m / 3} {
-			h := householder(u, i)
+			h := householder(p.z, i)
 			var s Sym
 			if err := s.SetEigen(p.d, h); err != nil {
 				t.Fatalf("%s: %v", p.name, err)
@@ -626,15 +625,7 @@ func TestRemoveBadInput(t *testing.T) {
 func TestRemoveNonConvergence(t *testing.T) {
 	p := oracle.Issue1166
 	m := len(p.D)
-	zn := 0.0
-	for _, v := range p.Z {
-		zn += v * v
-	}
-	u := make([]float64, m)
-	for j := range u {
-		u[j] = p.Z[j] / math.Sqrt(zn)
-	}
-	h := householder(u, 0)
+	h := householder(p.Z, 0)
 	var s Sym
 	if err := s.SetEigen(p.D, h); err != nil {
 		t.Fatal(err)

@@ -405,17 +405,12 @@ func FuzzBorderBlock(f *testing.F) {
 	f.Add([]byte{5, 3, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 		1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, ok := decodeThin(data)
-		if !ok {
-			return
-		}
-		th, ok := c.start(t)
+		c, th, nums, ok := startThin(t, data)
 		if !ok {
 			return
 		}
 		n, k := th.Dims()
 		b := int(c.ops[0]%4) + 1
-		nums := c.nums[c.n*c.n:]
 		if len(nums) < n*b+b*(b+1)/2 {
 			return
 		}

@@ -167,11 +167,7 @@ func restrictOracle(th *Thin, j int) *mat.SymDense {
 	if k == 1 {
 		return without(mat.NewSymDense(n, nil), j)
 	}
-	u := make([]float64, k)
-	for c := range u {
-		u[c] = z[c] / math.Sqrt(zz)
-	}
-	h := householder(u, big) // its columns other than big span z⊥
+	h := householder(z, big) // its columns other than big span z⊥
 	nb := mat.NewDense(k, max(k-1, 1), nil)
 	for c, q := 0, 0; c < k; c++ {
 		if c != big {

@@ -92,6 +92,19 @@ func (c thinCase) start(t *testing.T) (*Thin, bool) {
 	return &th, true
 }
 
+// startThin decodes a fuzz input (decodeThin) and starts its Thin (start), returning
+// the numbers that follow the matrix's n² for the updates; false if the input makes no
+// case.
+func startThin(t *testing.T, data []byte) (c thinCase, th *Thin, nums []float64, ok bool) {
+	if c, ok = decodeThin(data); !ok {
+		return c, nil, nil, false
+	}
+	if th, ok = c.start(t); !ok {
+		return c, nil, nil, false
+	}
+	return c, th, c.nums[c.n*c.n:], true
+}
+
 // FuzzThin runs up to three updates of a Thin — Border, Remove (exact) or
 // RemoveKeepRank (at a rank), on small positive semi-definite matrices, centred or not —
 // and checks each against its dense definition (borderChecked, thinRemoveChecked,
@@ -103,15 +116,10 @@ func FuzzThin(f *testing.F) {
 	f.Add([]byte{5, 3, 0, 2, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1})
 	f.Add([]byte{0x80 | 1, 0, 1, 4, 0, 64, 0, 0, 0, 64, 0, 0, 0, 0, 3, 3, 3, 3, 3, 3, 3})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, ok := decodeThin(data)
+		c, th, nums, ok := startThin(t, data)
 		if !ok {
 			return
 		}
-		th, ok := c.start(t)
-		if !ok {
-			return
-		}
-		nums := c.nums[c.n*c.n:]
 		take := func(k int) ([]float64, bool) {
 			if len(nums) < k {
 				return nil, false

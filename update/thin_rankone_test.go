@@ -442,15 +442,10 @@ func FuzzThinRankOne(f *testing.F) {
 	f.Add([]byte{0x80 | 3, 2, 1, 3, 2, 64, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 200, 1, 2, 3, 4, 5, 6})
 	f.Add([]byte{5, 3, 1, 2, 4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 130, 1, 1, 1, 1, 1, 1, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, ok := decodeThin(data)
+		c, th, nums, ok := startThin(t, data)
 		if !ok {
 			return
 		}
-		th, ok := c.start(t)
-		if !ok {
-			return
-		}
-		nums := c.nums[c.n*c.n:]
 		for _, op := range c.ops {
 			n, k := th.Dims()
 			tol := 64 * float64(max(n, k)+7) * eps

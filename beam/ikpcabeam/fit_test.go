@@ -57,6 +57,50 @@ func readModel(t *testing.T, file string) Summary {
 	return m
 }
 
+// writeFit writes a pipeline's model and dead letters to the files model and dead in
+// dir, whose names it returns.
+func writeFit(t *testing.T, s beam.Scope, dir string, model, dead beam.PCollection) (mf, df string) {
+	t.Helper()
+	mf, df = filepath.Join(dir, "model"), filepath.Join(dir, "dead")
+	if err := WriteModel(s, mf, model); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteDeadLetters(s, df, dead); err != nil {
+		t.Fatal(err)
+	}
+	return mf, df
+}
+
+// sameValues checks the eigenvalues a of a pipeline's model against b, a single
+// process's of the same points (what names the case): as many, and each within
+// 1e-12·b₀ — the rounding of sums merged in another order.
+func sameValues(t *testing.T, what string, a, b []float64) {
+	t.Helper()
+	if len(a) != len(b) || len(b) == 0 {
+		t.Fatalf("%s: %d values, single process %d", what, len(a), len(b))
+	}
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > 1e-12*b[0] {
+			t.Errorf("%s: λ%d = %v, single process %v", what, i, a[i], b[i])
+		}
+	}
+}
+
+// prototype returns the encoding of the Nyström model without points whose landmarks
+// are the first 10 rows of X (RBF of σ = 1): the prototype of a fitFn.
+func prototype(t *testing.T, X *mat.Dense) []byte {
+	t.Helper()
+	proto, err := newNystromModel(mat.DenseCopyOf(X.Slice(0, 10, 0, 3)), NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := proto.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // TestFitSKPCA: the pipeline's SKPCA of points read from three files — merged in an
 // order the runner chooses, and with Shards through a tree of encoded partial models —
 // satisfies the sketch's certificate over all the points, and its eigenvalues are
@@ -84,13 +128,7 @@ func TestFitSKPCA(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mf, df := filepath.Join(dir, "model"), filepath.Join(dir, "dead")
-		if err := WriteModel(s, mf, model); err != nil {
-			t.Fatal(err)
-		}
-		if err := WriteDeadLetters(s, df, beam.Flatten(s, deadLines, deadPoints)); err != nil {
-			t.Fatal(err)
-		}
+		mf, df := writeFit(t, s, dir, model, beam.Flatten(s, deadLines, deadPoints))
 		run(t, p)
 
 		m := readModel(t, mf).(*SKPCA)
@@ -301,13 +339,7 @@ func TestFitRefusedPoint(t *testing.T) {
 			t.Fatalf("%s: the model takes the huge point (%v): nothing to test", name, err)
 		}
 		fill(t, want, X)
-		mf, df := filepath.Join(sub, "model"), filepath.Join(sub, "dead")
-		if err := WriteModel(s, mf, model); err != nil {
-			t.Fatal(err)
-		}
-		if err := WriteDeadLetters(s, df, beam.Flatten(s, deadLines, deadPoints)); err != nil {
-			t.Fatal(err)
-		}
+		mf, df := writeFit(t, s, sub, model, beam.Flatten(s, deadLines, deadPoints))
 		run(t, p)
 
 		dead := readRecords(t, df, false)
@@ -323,15 +355,7 @@ func TestFitRefusedPoint(t *testing.T) {
 			certify(t, got.(*SKPCA), X)
 			continue
 		}
-		a, b := got.Values(nil), want.Values(nil)
-		if len(a) != len(b) || len(b) == 0 {
-			t.Fatalf("%s: %d values, single process %d", name, len(a), len(b))
-		}
-		for i := range a {
-			if math.Abs(a[i]-b[i]) > 1e-12*b[0] {
-				t.Errorf("%s: λ%d = %v, single process %v", name, i, a[i], b[i])
-			}
-		}
+		sameValues(t, name, got.Values(nil), want.Values(nil))
 	}
 }
 
@@ -341,15 +365,7 @@ func TestFitRefusedPoint(t *testing.T) {
 // the same points in the same blocks, bit for bit (the same calls in the same order).
 func TestAccumulatorBlocks(t *testing.T) {
 	X := curve(50, 3, 2)
-	L := mat.DenseCopyOf(X.Slice(0, 10, 0, 3))
-	proto, err := newNystromModel(L, NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := proto.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := prototype(t, X)
 	fn := &fitFn{Prototype: b, Block: 8}
 	// want is the prototype fed X[from:to] in blocks of 8.
 	want := func(from, to int) Summary {
@@ -436,15 +452,7 @@ func TestAccumulatorBlocks(t *testing.T) {
 // once its block's buffer exists, the AddBatch of each full block included.
 func TestAddInputAllocs(t *testing.T) {
 	X := curve(64, 3, 2)
-	proto, err := newNystromModel(mat.DenseCopyOf(X.Slice(0, 10, 0, 3)), NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := proto.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fn := &fitFn{Prototype: b, Block: 16}
+	fn := &fitFn{Prototype: prototype(t, X), Block: 16}
 	a, err := fn.CreateAccumulator()
 	if err != nil {
 		t.Fatal(err)
@@ -502,13 +510,7 @@ func TestSampledRefusedPoint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mf, df := filepath.Join(dir, "model"), filepath.Join(dir, "dead")
-		if err := WriteModel(s, mf, model); err != nil {
-			t.Fatal(err)
-		}
-		if err := WriteDeadLetters(s, df, dead); err != nil {
-			t.Fatal(err)
-		}
+		mf, df := writeFit(t, s, dir, model, dead)
 		run(t, p)
 
 		dl := readRecords(t, df, false)
@@ -528,14 +530,6 @@ func TestSampledRefusedPoint(t *testing.T) {
 		if err := single.AddBatch(X); err != nil {
 			t.Fatal(err)
 		}
-		a, b := got.Values(nil), single.Values(nil)
-		if len(a) != len(b) || len(b) == 0 {
-			t.Fatalf("two reads %v: %d values, single process %d", twice, len(a), len(b))
-		}
-		for i := range a {
-			if math.Abs(a[i]-b[i]) > 1e-12*b[0] {
-				t.Errorf("two reads %v: λ%d = %v, single process %v", twice, i, a[i], b[i])
-			}
-		}
+		sameValues(t, fmt.Sprintf("two reads %v", twice), got.Values(nil), single.Values(nil))
 	}
 }

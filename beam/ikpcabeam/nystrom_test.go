@@ -240,13 +240,7 @@ func TestNystromPipeline(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mf, df := filepath.Join(dir, "model"), filepath.Join(dir, "dead")
-			if err := WriteModel(s, mf, model); err != nil {
-				t.Fatal(err)
-			}
-			if err := WriteDeadLetters(s, df, dead); err != nil {
-				t.Fatal(err)
-			}
+			mf, df := writeFit(t, s, dir, model, dead)
 			run(t, p)
 
 			var m *sums

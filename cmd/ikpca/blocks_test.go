@@ -22,15 +22,7 @@ import (
 func TestTrackedFit(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := filepath.Join(dir, "m.ckpt")
-	code, _, stderr := ikpca(t, yeastText(400), "fit", "--batch-max", "150", "--k", "3", "--model", ckpt, "--values", "")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if !strings.Contains(stderr, "400 points read;") || !strings.Contains(stderr, "the top 50 eigenpairs") ||
-		!strings.Contains(stderr, "certified ‖K′ − K̃‖₂ ≤") {
-		t.Errorf("summary: %s", stderr)
-	}
-	md := loadCheckpoint(t, ckpt)
+	md := certifiedFit(t, ckpt, []string{"400 points read;", "the top 50 eigenpairs"}, "--batch-max", "150", "--k", "3", "--values", "")
 	if md.Len() != 400 || md.Options().Rank != 50 {
 		t.Errorf("checkpoint: %d points at rank %d, want 400 at 50", md.Len(), md.Options().Rank)
 	}

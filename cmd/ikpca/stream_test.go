@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/kpca"
 )
 
 // yeastText returns the first n Yeast points as CSV text without a header.
@@ -29,22 +30,31 @@ func yeastText(n int) string {
 	return b.String()
 }
 
+// certifiedFit runs fit with args on the first 400 Yeast points, checkpointing to
+// ckpt; it must succeed with a summary that says each of summary and the certificate
+// of a rank-r model. It returns the checkpoint's model.
+func certifiedFit(t *testing.T, ckpt string, summary []string, args ...string) *kpca.Model {
+	t.Helper()
+	code, _, stderr := ikpca(t, yeastText(400), append([]string{"fit", "--model", ckpt}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, s := range append([]string{"certified ‖K′ − K̃‖₂ ≤"}, summary...) {
+		if !strings.Contains(stderr, s) {
+			t.Errorf("the summary does not say %q: %s", s, stderr)
+		}
+	}
+	return loadCheckpoint(t, ckpt)
+}
+
 // TestStreamWindowRank: a stream from standard input through a window at rank r keeps
 // only the last W points, says so in its summary with the certificate, and its
 // checkpoint records the mode.
 func TestStreamWindowRank(t *testing.T) {
 	dir := t.TempDir()
 	ckpt, scores := filepath.Join(dir, "m.ckpt"), filepath.Join(dir, "s.csv")
-	code, _, stderr := ikpca(t, yeastText(400), "fit", "--window", "120", "--rank", "8", "--k", "3",
-		"--model", ckpt, "--scores", scores, "--values", "")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if !strings.Contains(stderr, "400 points read, the last 120 in the model") || !strings.Contains(stderr, "the top 8 eigenpairs") ||
-		!strings.Contains(stderr, "certified ‖K′ − K̃‖₂ ≤") {
-		t.Errorf("summary: %s", stderr)
-	}
-	md := loadCheckpoint(t, ckpt)
+	md := certifiedFit(t, ckpt, []string{"400 points read, the last 120 in the model", "the top 8 eigenpairs"},
+		"--window", "120", "--rank", "8", "--k", "3", "--scores", scores, "--values", "")
 	if o := md.Options(); md.Len() != 120 || o.Window != 120 || o.Rank != 8 {
 		t.Errorf("checkpoint: %d points, window %d, rank %d", md.Len(), o.Window, o.Rank)
 	}

@@ -6,7 +6,7 @@
 // openblas, gonum's pure-Go BLAS and LAPACK otherwise). The openblas build links
 // gonum's pure-Go implementations as well, so a test can run the same computation on
 // both in one process: [WithGonum] switches native to gonum's implementations for
-// the duration of a function. [RegistryCalls] checks that library code reaches BLAS
+// the duration of a function, and [Compare] returns a computation's result on each. [RegistryCalls] checks that library code reaches BLAS
 // and LAPACK through native only, never through gonum's global blas64 and lapack64
 // registries (which hold gonum's pure-Go code until native.Use registers another).
 package backend
@@ -76,4 +76,25 @@ func WithGonum(f func()) {
 		restore()
 	}()
 	f()
+}
+
+// Skipper is the part of testing.TB that Compare skips a test through.
+type Skipper interface {
+	Helper()
+	Skip(args ...any)
+}
+
+// Compare returns what run computes on the compiled-in backend and on gonum's
+// (WithGonum), for a test that compares the two in one process, with the rules of
+// WithGonum. In the pure-Go build (pureGo: native.Compiled == "gonum") gonum's is the
+// only backend linked: Compare skips the test and returns zero values.
+func Compare[T any](t Skipper, pureGo bool, run func() T) (compiled, gonum T) {
+	t.Helper()
+	if pureGo {
+		t.Skip("pure-Go build: only gonum's backend is linked; build with -tags openblas to compare it with OpenBLAS")
+		return compiled, gonum
+	}
+	compiled = run()
+	WithGonum(func() { gonum = run() })
+	return compiled, gonum
 }

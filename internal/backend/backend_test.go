@@ -66,6 +66,27 @@ func TestWithGonum(t *testing.T) {
 	}
 }
 
+// skips records whether Compare skipped.
+type skips struct{ skipped bool }
+
+func (s *skips) Helper()       {}
+func (s *skips) Skip(_ ...any) { s.skipped = true }
+
+// TestCompare: run once on each backend, the second inside WithGonum; in the pure-Go
+// build, a skip and no run.
+func TestCompare(t *testing.T) {
+	var s skips
+	compiled, gonum := Compare(&s, false, Gonum)
+	if s.skipped || compiled || !gonum {
+		t.Errorf("skipped %v, Gonum() %v and %v, want false, false and true", s.skipped, compiled, gonum)
+	}
+	runs := 0
+	Compare(&s, true, func() bool { runs++; return true })
+	if !s.skipped || runs != 0 {
+		t.Errorf("pure Go: skipped %v after %d runs, want a skip and none", s.skipped, runs)
+	}
+}
+
 // reports records what CheckRoute reports.
 type reports struct{ errors []string }
 

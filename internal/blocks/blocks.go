@@ -5,10 +5,14 @@
 // (kernel.Cross.ProjectTo) — runs at matrix speed, while memory stays at one block
 // whatever the number of points
 // (docs/design.md, "Kernel blocks"). It is the loop of the Transform of kpca's models
-// and of stream's.
+// and of stream's, and NonFinite the error of kpca's and nystrom's for a point whose
+// kernel values or scores are not finite.
 package blocks
 
 import (
+	"fmt"
+	"math"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/check"
@@ -95,4 +99,21 @@ func KernelProjections(dst *mat.Dense, c *kernel.Cross, X mat.Matrix, P *mat.Den
 		bad := c.ProjectTo(out, xb, P, &work)
 		return f(lo, hi, bad, out)
 	})
+}
+
+// NonFinite returns the error of a Transform for point i of X, whose kernel values
+// against the points c holds (what names them: "point", "landmark") or whose scores are
+// not finite, wrapping nonFinite, the package's ErrNonFinite: the first of its kernel
+// values that is not finite, evaluated again as a block of one row, or else the
+// overflow of its scores.
+func NonFinite(nonFinite error, c *kernel.Cross, X mat.Matrix, i int, what string) error {
+	x := mat.NewDense(1, c.Dim(), mat.Row(nil, i, X))
+	var kx mat.Dense
+	c.BlockTo(&kx, x, nil)
+	for j, v := range kx.RawRowView(0) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: kernel value of point %d with %s %d is %g", nonFinite, i, what, j, v)
+		}
+	}
+	return fmt.Errorf("%w: the scores of point %d overflow", nonFinite, i)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -165,5 +166,23 @@ func TestKernelProjections(t *testing.T) {
 	})
 	if !errors.Is(err, stop) || mat.Sum(keep) != 0 {
 		t.Fatalf("%v; dst written on error", err)
+	}
+}
+
+// TestNonFinite: the error names the first kernel value that is not finite, the point
+// and what the stored points are; with finite kernel values, the scores' overflow; it
+// wraps the error given.
+func TestNonFinite(t *testing.T) {
+	errKind := errors.New("non-finite")
+	Y := mat.NewDense(2, 1, []float64{1, 2})
+	c := kernel.NewCross(kernel.Polynomial{Degree: 3, Gamma: 1}, Y)
+	X := mat.NewDense(2, 1, []float64{1, 1e110})
+	err := NonFinite(errKind, c, X, 1, "landmark")
+	if !errors.Is(err, errKind) || !strings.Contains(err.Error(), "kernel value of point 1 with landmark 0 is +Inf") {
+		t.Errorf("huge point: %v", err)
+	}
+	err = NonFinite(errKind, c, X, 0, "landmark")
+	if !errors.Is(err, errKind) || !strings.Contains(err.Error(), "the scores of point 0 overflow") {
+		t.Errorf("finite kernel values: %v", err)
 	}
 }

@@ -43,7 +43,7 @@ func NewKinds(pkg string) Kinds {
 // coordinate (NonFinite).
 func (e Kinds) Point(x []float64, d int) error {
 	if len(x) != d {
-		return fmt.Errorf("%w: point has dimension %d, the model %d", e.Dimension, len(x), d)
+		return fmt.Errorf("%w: point has dimension %d, want %d", e.Dimension, len(x), d)
 	}
 	for j, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -229,6 +229,17 @@ func (e Kinds) Floats(what string, sizes ...int) (int, error) {
 		n *= s
 	}
 	return n, nil
+}
+
+// Dim reports a dimension d of points that no model can have: below 1 (a point has at
+// least one coordinate) or beyond MaxFloats (a point no array holds, docs/design.md,
+// "Sizes"), an Argument error either way.
+func (e Kinds) Dim(d int) error {
+	if d < 1 {
+		return fmt.Errorf("%w: dimension %d, want ≥ 1", e.Argument, d)
+	}
+	_, err := e.Floats("a point", d)
+	return err
 }
 
 // dims writes sizes as "3×4".

@@ -3,6 +3,7 @@ package check
 import (
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -167,6 +168,22 @@ func TestFloats(t *testing.T) {
 			t.Errorf("%v: %d, %v; want an argument error", c.sizes, n, err)
 		case !c.ok && !strings.Contains(err.Error(), "the table ("):
 			t.Errorf("%v: %v does not name the array and its sizes", c.sizes, err)
+		}
+	}
+}
+
+// TestDim: a dimension from 1 to MaxFloats is accepted; below 1 or beyond, an Argument
+// error that names the dimension.
+func TestDim(t *testing.T) {
+	for _, d := range []int{1, 2, MaxFloats} {
+		if err := kinds.Dim(d); err != nil {
+			t.Errorf("Dim(%d): %v", d, err)
+		}
+	}
+	for _, d := range []int{0, -1, math.MinInt, MaxFloats + 1, math.MaxInt} {
+		err := kinds.Dim(d)
+		if !errors.Is(err, errArg) || !strings.Contains(err.Error(), strconv.Itoa(d)) {
+			t.Errorf("Dim(%d): %v, want an argument error naming it", d, err)
 		}
 	}
 }

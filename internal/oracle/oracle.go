@@ -204,32 +204,18 @@ func RankOne(d, z []float64, rho float64) (Roots, error) {
 	}
 
 	n := len(d)
-	out := newRoots(n, n)
-	err := forEachRoot(n, func(i int) error {
-		var loc location
-		var err error
+	return p.roots("RankOne", n, func(i int) (location, error) {
 		switch {
 		case rho > 0 && i == n-1:
-			loc, err = p.outer(n-1, +1, p.sumWeights())
+			return p.outer(n-1, +1, p.sumWeights())
 		case rho > 0:
-			loc, err = p.interior(i)
+			return p.interior(i)
 		case i == 0:
-			loc, err = p.outer(0, -1, p.sumWeights())
+			return p.outer(0, -1, p.sumWeights())
 		default:
-			loc, err = p.interior(i - 1)
+			return p.interior(i - 1)
 		}
-		if err == nil {
-			err = p.store(&out, i, loc)
-		}
-		if err != nil {
-			return fmt.Errorf("oracle: RankOne root %d: %w", i, err)
-		}
-		return nil
 	})
-	if err != nil {
-		return Roots{}, err
-	}
-	return out, nil
 }
 
 // Arrow returns the n+1 eigenvalues of the symmetric arrowhead matrix
@@ -282,30 +268,16 @@ func Arrow(d, w []float64, c float64) (Roots, error) {
 	}
 	rightB.Add(rightB, sumAbs)
 
-	out := newRoots(n+1, n)
-	err := forEachRoot(n+1, func(i int) error {
-		var loc location
-		var err error
+	return p.roots("Arrow", n+1, func(i int) (location, error) {
 		switch i {
 		case 0:
-			loc, err = p.outer(0, -1, leftB)
+			return p.outer(0, -1, leftB)
 		case n:
-			loc, err = p.outer(n-1, +1, rightB)
+			return p.outer(n-1, +1, rightB)
 		default:
-			loc, err = p.interior(i - 1)
+			return p.interior(i - 1)
 		}
-		if err == nil {
-			err = p.store(&out, i, loc)
-		}
-		if err != nil {
-			return fmt.Errorf("oracle: Arrow root %d: %w", i, err)
-		}
-		return nil
 	})
-	if err != nil {
-		return Roots{}, err
-	}
-	return out, nil
 }
 
 // Restrict returns the n−1 eigenvalues of diag(d) restricted to the
@@ -334,28 +306,16 @@ func Restrict(d, z []float64) (Roots, error) {
 		p.s[j] = zz.Mul(zz, zz) // exact: at most 106 significant bits
 	}
 	n := len(d)
-	out := newRoots(n-1, n)
-	err := forEachRoot(n-1, func(i int) error {
-		loc, err := p.interior(i)
-		if err == nil {
-			err = p.store(&out, i, loc)
-		}
-		if err != nil {
-			return fmt.Errorf("oracle: Restrict root %d: %w", i, err)
-		}
-		return nil
-	})
-	if err != nil {
-		return Roots{}, err
-	}
-	return out, nil
+	return p.roots("Restrict", n-1, p.interior)
 }
 
-// forEachRoot calls solve(i) for i = 0, …, m−1, spread over up to
-// GOMAXPROCS goroutines, and returns the error of the lowest failing index.
-// The roots are independent computations: solve only reads the shared
-// problem and writes row i of the output.
-func forEachRoot(m int, solve func(i int) error) error {
+// roots locates the m roots of p's equation (root i by locate(i)) and stores them with
+// their differences from p's poles, spread over up to GOMAXPROCS goroutines; it returns
+// the error of the lowest failing index, under the name of the equation (what). The
+// roots are independent computations: locate only reads the shared problem, and root
+// i is written to row i of the output alone.
+func (p *secular) roots(what string, m int, locate func(i int) (location, error)) (Roots, error) {
+	out := newRoots(m, len(p.d))
 	errs := make([]error, m)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -366,17 +326,23 @@ func forEachRoot(m int, solve func(i int) error) error {
 				if i >= m {
 					return
 				}
-				errs[i] = solve(i)
+				loc, err := locate(i)
+				if err == nil {
+					err = p.store(&out, i, loc)
+				}
+				if err != nil {
+					errs[i] = fmt.Errorf("oracle: %s root %d: %w", what, i, err)
+				}
 			}
 		})
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return err
+			return Roots{}, err
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // checkPoles reports whether d is finite and strictly increasing.

@@ -1,7 +1,10 @@
 // Package testmat provides helpers for numerical tests of symmetric eigen-
-// decompositions and their updates: random orthogonal and symmetric test
-// matrices, residual and orthogonality measures, and the seed paper's 2-D toy data.
-// (Kernel matrices come from package kernel; Centring centres kernel columns.)
+// decompositions and their updates: random orthogonal and symmetric test matrices,
+// their reference decomposition (Eigen), residual and orthogonality measures, and the
+// seed paper's 2-D toy data; the kernels every constructor must refuse (BadKernels),
+// which the error tests share; and the data sets, kernels and rounding scale of the
+// kernel-block tests (BlockSets, BlockKernels, NearPoints, KernelValueSize). (Kernel
+// matrices come from package kernel; Centring centres kernel columns.)
 //
 // All random helpers are deterministic given the *rand.Rand they receive
 // (math/rand/v2, e.g. rand.New(rand.NewPCG(seed1, seed2))). The helpers are
@@ -12,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"testing"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -100,6 +104,30 @@ func Residual(a mat.Symmetric, values []float64, u mat.Matrix) float64 {
 	ud := scaleColumns(u, values)
 	au.Sub(&au, ud)
 	return mat.Norm(&au, 2) / math.Max(mat.Norm(a, 2), tiny)
+}
+
+// Eigen returns the eigenvalues of a in descending order and its unit eigenvectors, as
+// the columns of an n×n matrix in that order, by gonum's mat.EigenSym: the reference
+// of the tests, independent of package native's LAPACK route. A decomposition that
+// fails fails the test (tb.Fatal).
+func Eigen(tb testing.TB, a mat.Symmetric) ([]float64, *mat.Dense) {
+	tb.Helper()
+	var es mat.EigenSym
+	if !es.Factorize(a, true) {
+		tb.Fatal("testmat: Eigen: mat.EigenSym did not factorize")
+	}
+	asc := es.Values(nil)
+	var u mat.Dense
+	es.VectorsTo(&u)
+	n := len(asc)
+	values, vecs := make([]float64, n), mat.NewDense(n, n, nil)
+	for j := range n {
+		values[j] = asc[n-1-j]
+		for i := range n {
+			vecs.Set(i, j, u.At(i, n-1-j))
+		}
+	}
+	return values, vecs
 }
 
 // Orthogonality returns max_ij |(UᵀU − I)_ij| for an n×k matrix U, i.e. how
