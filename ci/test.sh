@@ -92,7 +92,7 @@ step "performance harness smoke run, -short (both backends)"
 go run ./bench -short -csv "$tmp/bench-gonum.csv"
 go run -tags openblas ./bench -short -csv "$tmp/bench-openblas.csv"
 
-step "fuzz smoke runs (solver, removal, thin decompositions, sketch and its encoding, CSV and LIBSVM readers, Chin–Suter updates, every model's encoding: kpca, Nyström, Chin–Suter, SKPCA, RNCA, KRQA and KHA; vectorised RBF rows)"
+step "fuzz smoke runs (solver, removal, thin decompositions, sketch and its encoding, CSV and LIBSVM readers, Chin–Suter updates, every model's encoding: kpca, Nyström, Chin–Suter, SKPCA, RNCA, KRQA and KHA, and the kernel codec they share; vectorised RBF rows)"
 # Budgets are execution counts, not durations: with a duration, Go 1.26's fuzz
 # coordinator can report a spurious "context deadline exceeded" failure at the
 # deadline (golang/go#75804, fixed in Go 1.27). A count has no deadline to race.
@@ -122,6 +122,7 @@ done <<'EOF'
 ./stream/           FuzzUnmarshalRNCA    800000x
 ./stream/           FuzzUnmarshalKRQA    1000000x
 ./stream/           FuzzUnmarshalKHA     1000000x
+./internal/kernelwire/ FuzzRead          2000000x
 ./internal/rbfrow/  FuzzFinish           1000000x  -tags openblas
 EOF
 
