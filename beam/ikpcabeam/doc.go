@@ -3,11 +3,12 @@
 //
 // What spreads is what merges. A model that is a mergeable summary of its points (a
 // Summary: SKPCA's Frequent Directions sketch of random Fourier features, the Nyström
-// kernel PCA sums) is fitted by a CombineFn: each worker adds its points to an
-// accumulator, accumulators merge, and the result is the model's encoding, one
-// []byte. Projection needs no merging: any fitted model — a
-// Summary's encoding or a kpca checkpoint — is a side input that each worker decodes
-// once per bundle, and points are projected in blocks.
+// kernel PCA sums) is fitted in two steps: each bundle of points is folded into a
+// partial model in a plain ParDo, and one Combine merges the partial models, so that
+// no step groups the points and every runner spreads the fit over its workers; the
+// result is the model's encoding, one []byte. Projection needs no merging: any fitted
+// model — a Summary's encoding or a kpca checkpoint — is a side input that each worker
+// decodes once per bundle, and points are projected in blocks.
 //
 // The pipeline's pieces, each a composite transform:
 //

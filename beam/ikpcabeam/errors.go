@@ -23,4 +23,10 @@ var (
 	// an unknown kind, an unsupported version, a truncated or corrupted encoding, or
 	// one that describes a model that cannot exist.
 	ErrModel = errors.New("ikpcabeam: bad model encoding")
+	// ErrNoPoints fails a pipeline whose fit no valid point reached (FitNystrom with
+	// sampled landmarks): every record was a dead letter, whose reasons say why. It
+	// wraps ErrEmpty. A runner reports a failed pipeline's error as text, where
+	// errors.Is no longer finds it: a program that runs a pipeline recognises it by
+	// its text, ErrNoPoints.Error(), in the runner's error.
+	ErrNoPoints = fmt.Errorf("%w: no valid point reached the fit; the dead letters say why each record was left out", ErrEmpty)
 )

@@ -1,13 +1,12 @@
 package ikpcabeam
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -87,7 +86,7 @@ func sameValues(t *testing.T, what string, a, b []float64) {
 }
 
 // prototype returns the encoding of the Nyström model without points whose landmarks
-// are the first 10 rows of X (RBF of σ = 1): the prototype of a fitFn.
+// are the first 10 rows of X (RBF of σ = 1): the prototype of a foldFn.
 func prototype(t *testing.T, X *mat.Dense) []byte {
 	t.Helper()
 	proto, err := newNystromModel(mat.DenseCopyOf(X.Slice(0, 10, 0, 3)), NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}})
@@ -101,11 +100,11 @@ func prototype(t *testing.T, X *mat.Dense) []byte {
 	return b
 }
 
-// TestFitSKPCA: the pipeline's SKPCA of points read from three files — merged in an
-// order the runner chooses, and with Shards through a tree of encoded partial models —
-// satisfies the sketch's certificate over all the points, and its eigenvalues are
-// within the bounds of the single-process model's: both lie in [λᵢ(ZᵀZ) − Δ, λᵢ(ZᵀZ)].
-// Bad lines and bad points are dead letters.
+// TestFitSKPCA: the pipeline's SKPCA of points read from three files — partial models
+// of its bundles merged in an order the runner chooses — satisfies the sketch's
+// certificate over all the points, and its eigenvalues are within the bounds of the
+// single-process model's: both lie in [λᵢ(ZᵀZ) − Δ, λᵢ(ZᵀZ)]. Bad lines and bad points
+// are dead letters.
 func TestFitSKPCA(t *testing.T) {
 	dir := t.TempDir()
 	X := curve(1000, 3, 9)
@@ -117,71 +116,67 @@ func TestFitSKPCA(t *testing.T) {
 	if err := single.AddBatch(X); err != nil {
 		t.Fatal(err)
 	}
-	for _, shards := range []int{0, 4} {
-		p, s := beam.NewPipelineWithRoot()
-		points, deadLines, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		odd := beam.Create(s, Point{Source: "made", Line: 1, X: []float64{1, 2}}, Point{Source: "made", Offset: 9, Line: 2, X: []float64{1, math.NaN(), 2}})
-		model, deadPoints, err := FitSKPCA(s, beam.Flatten(s, points, odd), testKernel, 3, testOptions, FitOptions{Shards: shards})
-		if err != nil {
-			t.Fatal(err)
-		}
-		mf, df := writeFit(t, s, dir, model, beam.Flatten(s, deadLines, deadPoints))
-		run(t, p)
+	p, s := beam.NewPipelineWithRoot()
+	points, deadLines, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	odd := beam.Create(s, Point{Source: "made", Line: 1, X: []float64{1, 2}}, Point{Source: "made", Offset: 9, Line: 2, X: []float64{1, math.NaN(), 2}})
+	model, deadPoints, err := FitSKPCA(s, beam.Flatten(s, points, odd), testKernel, 3, testOptions, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf, df := writeFit(t, s, dir, model, beam.Flatten(s, deadLines, deadPoints))
+	run(t, p)
 
-		m := readModel(t, mf).(*SKPCA)
-		certify(t, m, X)
-		ours, theirs := m.Values(nil), single.Values(nil)
-		slack := m.ErrorBound() + single.ErrorBound() + 1e-10*float64(len(ours))
-		for i := range ours {
-			if math.Abs(ours[i]-theirs[i]) > slack {
-				t.Errorf("shards %d: λ%d = %v, single process %v: apart by more than Δ + Δ' = %v", shards, i, ours[i], theirs[i], slack)
-			}
+	m := readModel(t, mf).(*SKPCA)
+	certify(t, m, X)
+	ours, theirs := m.Values(nil), single.Values(nil)
+	slack := m.ErrorBound() + single.ErrorBound() + 1e-10*float64(len(ours))
+	for i := range ours {
+		if math.Abs(ours[i]-theirs[i]) > slack {
+			t.Errorf("λ%d = %v, single process %v: apart by more than Δ + Δ' = %v", i, ours[i], theirs[i], slack)
 		}
-		dead := readRecords(t, df, false)
-		if len(dead) != badLines+2 {
-			t.Errorf("shards %d: %d dead letters, want %d", shards, len(dead), badLines+2)
+	}
+	dead := readRecords(t, df, false)
+	if len(dead) != badLines+2 {
+		t.Errorf("%d dead letters, want %d", len(dead), badLines+2)
+	}
+	reasons := 0
+	for _, d := range dead {
+		switch {
+		case d.source == "made" && d.line == 1 && strings.Contains(d.reason, "dimension") && d.text == "1,2",
+			d.source == "made" && d.line == 2 && strings.Contains(d.reason, "NaN") && d.text == "1,NaN,2",
+			d.source != "made" && d.line > 0 && d.text == "1,x,2" && strings.Contains(d.reason, "not a number"):
+			reasons++
+		default:
+			t.Errorf("unexpected dead letter %+v", d)
 		}
-		reasons := 0
-		for _, d := range dead {
-			switch {
-			case d.source == "made" && d.line == 1 && strings.Contains(d.reason, "dimension") && d.text == "1,2",
-				d.source == "made" && d.line == 2 && strings.Contains(d.reason, "NaN") && d.text == "1,NaN,2",
-				d.source != "made" && d.line > 0 && d.text == "1,x,2" && strings.Contains(d.reason, "not a number"):
-				reasons++
-			default:
-				t.Errorf("shards %d: unexpected dead letter %+v", shards, d)
-			}
-		}
-		if reasons != len(dead) {
-			t.Errorf("shards %d: %d of %d dead letters as expected", shards, reasons, len(dead))
-		}
+	}
+	if reasons != len(dead) {
+		t.Errorf("%d of %d dead letters as expected", reasons, len(dead))
 	}
 }
 
 // TestFitEmpty: a fit of no points is the empty model.
 func TestFitEmpty(t *testing.T) {
 	dir := t.TempDir()
-	for _, shards := range []int{0, 3} {
-		p, s := beam.NewPipelineWithRoot()
-		model, _, err := FitSKPCA(s, beam.CreateList(s, []Point{}), testKernel, 3, testOptions, FitOptions{Shards: shards})
-		if err != nil {
-			t.Fatal(err)
-		}
-		mf := filepath.Join(dir, fmt.Sprint("model", shards))
-		if err := WriteModel(s, mf, model); err != nil {
-			t.Fatal(err)
-		}
-		run(t, p)
-		if m := readModel(t, mf); m.Len() != 0 || m.Dim() != 3 || len(m.Values(nil)) != 0 {
-			t.Errorf("shards %d: Len %d, Dim %d, %d values", shards, m.Len(), m.Dim(), len(m.Values(nil)))
-		}
+	p, s := beam.NewPipelineWithRoot()
+	model, _, err := FitSKPCA(s, beam.CreateList(s, []Point{}), testKernel, 3, testOptions, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf := filepath.Join(dir, "model")
+	if err := WriteModel(s, mf, model); err != nil {
+		t.Fatal(err)
+	}
+	run(t, p)
+	if m := readModel(t, mf); m.Len() != 0 || m.Dim() != 3 || len(m.Values(nil)) != 0 {
+		t.Errorf("Len %d, Dim %d, %d values", m.Len(), m.Dim(), len(m.Values(nil)))
 	}
 }
 
-// TestFitArguments: a nil model, negative shards and bad options are ErrArgument
+// TestFitArguments: a nil model, a negative block and bad options are ErrArgument
 // errors at construction.
 func TestFitArguments(t *testing.T) {
 	_, s := beam.NewPipelineWithRoot()
@@ -195,9 +190,6 @@ func TestFitArguments(t *testing.T) {
 	m, err := NewSKPCA(testKernel, 3, testOptions)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if _, _, err := Fit(s, points, m, FitOptions{Shards: -1}); !errors.Is(err, ErrArgument) {
-		t.Errorf("shards −1: %v", err)
 	}
 	if _, _, err := Fit(s, points, m, FitOptions{Block: -1}); !errors.Is(err, ErrArgument) {
 		t.Errorf("block −1: %v", err)
@@ -236,37 +228,6 @@ func TestAccumulatorCoder(t *testing.T) {
 	if _, err := decodeAccumulator([]byte("garbage!")); !errors.Is(err, ErrModel) {
 		t.Errorf("garbage: %v", err)
 	}
-	// With dead letters: the model's encoding after refusedMagic, then the letters, bit
-	// for bit; splitFn's parts are the model's own encoding and the letters.
-	letters := []DeadLetter{
-		{Source: "a.csv", Offset: 12, Line: 3, Text: "1e300,0,0", Reason: "the model refuses it"},
-		{Source: "", Offset: -1, Line: 0, Text: "", Reason: "ünïcode, \x00 \xff"},
-	}
-	b, err = encodeAccumulator(&accumulator{s: m, dead: letters})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a, err = decodeAccumulator(b); err != nil {
-		t.Fatal(err)
-	}
-	if a.s.Len() != 40 || !vec.SameBits(a.s.Values(nil), m.Values(nil)) || !slices.Equal(a.dead, letters) {
-		t.Errorf("the accumulator's model or dead letters changed in its coder: %v", a.dead)
-	}
-	own, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if model, dead, err := splitAccumulator(b); err != nil || !bytes.Equal(model, own) || !slices.Equal(dead, letters) {
-		t.Errorf("splitAccumulator: %v, or other parts", err)
-	}
-	for _, cut := range []int{len(refusedMagic) + 3, len(refusedMagic) + 8 + len(own) + 5, len(b) - 1} {
-		if _, err := decodeAccumulator(b[:cut]); !errors.Is(err, ErrModel) {
-			t.Errorf("accumulator cut to %d of %d bytes: %v", cut, len(b), err)
-		}
-	}
-	if _, err := decodeAccumulator(append(b[:len(b):len(b)], 0)); !errors.Is(err, ErrModel) {
-		t.Errorf("accumulator with a byte more: %v", err)
-	}
 }
 
 // refusingFiles writes the rows of X to CSV files in dir, row i to file i mod 2, and
@@ -299,8 +260,7 @@ func refusingFiles(t *testing.T, dir string, X *mat.Dense, huge []float64) (glob
 // equals one fitted in one process to the good points (eigenvalues to 1e-12·λ₁, the
 // bound of TestNystromMatchesSingleProcess: compensated sums, added by AddBatch or,
 // for the refused block, one by one), the SKPCA sketch holds every good point and
-// satisfies its certificate over them. Blocks of the default size and of 1, one
-// CombineFn and shards.
+// satisfies its certificate over them. Blocks of the default size, of 7 and of 1.
 func TestFitRefusedPoint(t *testing.T) {
 	X := curve(300, 3, 5)
 	cubic := kernel.Spec{Name: "polynomial", Degree: 3, Gamma: 1, Coef0: 1}
@@ -311,8 +271,8 @@ func TestFitRefusedPoint(t *testing.T) {
 		fit  FitOptions
 	}{
 		{"nystrom", []float64{1e110, 1e110, 1e110}, FitOptions{}},
-		{"nystrom", []float64{1e110, 1e110, 1e110}, FitOptions{Block: 1, Shards: 3}},
-		{"skpca", []float64{1e308, 1e308, 1e308}, FitOptions{Shards: 3}},
+		{"nystrom", []float64{1e110, 1e110, 1e110}, FitOptions{Block: 1}},
+		{"skpca", []float64{1e308, 1e308, 1e308}, FitOptions{Block: 7}},
 		{"skpca", []float64{1e308, 1e308, 1e308}, FitOptions{Block: 1}},
 	} {
 		name := fmt.Sprintf("%s %+v", c.name, c.fit)
@@ -359,14 +319,38 @@ func TestFitRefusedPoint(t *testing.T) {
 	}
 }
 
-// TestAccumulatorBlocks: fitFn's accumulator of a model that adds blocks stands for
-// the model with its pending points added, whatever comes next — its coder, a merge
-// into it or of it, ExtractOutput: each adds them, and the result is the model fed
-// the same points in the same blocks, bit for bit (the same calls in the same order).
-func TestAccumulatorBlocks(t *testing.T) {
+// foldOf runs fn over one bundle of the points of X[from:to] on the prototype b, and
+// returns the encoding of the partial model it emits and the dead letters.
+func foldOf(t *testing.T, fn *foldFn, b []byte, X *mat.Dense, from, to int) ([]byte, []DeadLetter) {
+	t.Helper()
+	side := func(dst *[]byte) bool { *dst = b; return true }
+	var out [][]byte
+	var dead []DeadLetter
+	emit := func(m []byte) { out = append(out, m) }
+	letter := func(l DeadLetter) { dead = append(dead, l) }
+	fn.StartBundle(side, emit, letter)
+	for i := from; i < to; i++ {
+		if err := fn.ProcessElement(Point{Offset: int64(i), X: X.RawRowView(i)}, side, emit, letter); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := fn.FinishBundle(context.Background(), side, emit, letter); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 1 {
+		t.Fatalf("%d partial models for a bundle of %d points, want 1", len(out), to-from)
+	}
+	return out[0], dead
+}
+
+// TestFoldBlocks: foldFn's partial model of a bundle is the prototype fed the bundle's
+// points in blocks of Block, the last one short, bit for bit (the same calls in the
+// same order); a fresh copy of the prototype each bundle. A bundle with a point the
+// model refuses gives its dead letter and the others' model: the refused block added
+// point by point.
+func TestFoldBlocks(t *testing.T) {
 	X := curve(50, 3, 2)
 	b := prototype(t, X)
-	fn := &fitFn{Prototype: b, Block: 8}
 	// want is the prototype fed X[from:to] in blocks of 8.
 	want := func(from, to int) Summary {
 		m, err := DecodeSummary(b)
@@ -380,100 +364,85 @@ func TestAccumulatorBlocks(t *testing.T) {
 		}
 		return m
 	}
-	// fill returns an accumulator of X[from:to], the last (to−from) mod 8 pending.
-	fill := func(from, to int) *accumulator {
-		a, err := fn.CreateAccumulator()
+	same := func(what string, enc []byte, want Summary) {
+		t.Helper()
+		got, err := DecodeSummary(enc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := from; i < to; i++ {
-			if a, err = fn.AddInput(a, Point{X: X.RawRowView(i)}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if a.pending.rows != (to-from)%8 {
-			t.Fatalf("%d points pending, want %d", a.pending.rows, (to-from)%8)
-		}
-		return a
-	}
-	same := func(what string, got, want Summary) {
-		t.Helper()
 		if got.Len() != want.Len() || !vec.SameBits(got.Values(nil), want.Values(nil)) {
 			t.Errorf("%s: %d points, values %v; want %d, %v", what, got.Len(), got.Values(nil), want.Len(), want.Values(nil))
 		}
 	}
+	fn := &foldFn{Block: 8}
+	enc, dead := foldOf(t, fn, b, X, 0, 21)
+	if len(dead) != 0 {
+		t.Errorf("dead letters %v", dead)
+	}
+	same("bundle of 21", enc, want(0, 21))
+	enc, _ = foldOf(t, fn, b, X, 21, 34)
+	same("the next bundle, of 13", enc, want(21, 34))
 
-	enc, err := encodeAccumulator(fill(0, 21))
-	if err != nil {
+	// A point beyond the sums stand-in's range: its block of 8 goes point by point.
+	withDouble(t, true)
+	bad := mat.DenseCopyOf(X)
+	bad.Set(10, 0, 1e300)
+	enc, dead = foldOf(t, fn, sumsPrototype(t, bad), bad, 0, 21)
+	if len(dead) != 1 || dead[0].Offset != 10 || !strings.Contains(dead[0].Reason, "refuses") {
+		t.Errorf("dead letters %+v, want point 10's", dead)
+	}
+	var m batchSums
+	if err := m.UnmarshalBinary(enc); err != nil {
 		t.Fatal(err)
 	}
-	dec, err := decodeAccumulator(enc)
-	if err != nil {
-		t.Fatal(err)
+	if m.N != 20 || m.MaxBatch != 8 {
+		t.Errorf("%d points in blocks of up to %d, want 20 in blocks of 8", m.N, m.MaxBatch)
 	}
-	same("coder", dec.s, want(0, 21))
-
-	out, err := fn.ExtractOutput(fill(0, 21))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := DecodeSummary(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	same("ExtractOutput", got, want(0, 21))
-
-	// Merge 21 + 13 points: 5 + 5 pending; the merge adds the second's, the output the
-	// first's.
-	a, err := fn.MergeAccumulators(fill(0, 21), fill(21, 34))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.pending.rows != 5 {
-		t.Errorf("%d points pending after the merge, want the first accumulator's 5", a.pending.rows)
-	}
-	if out, err = fn.ExtractOutput(a); err != nil {
-		t.Fatal(err)
-	}
-	if got, err = DecodeSummary(out); err != nil {
-		t.Fatal(err)
-	}
-	first, second := want(0, 16), want(21, 34)
-	if err := first.Merge(second); err != nil {
-		t.Fatal(err)
-	}
-	if err := first.(batchAdder).AddBatch(X.Slice(16, 21, 0, 3)); err != nil {
-		t.Fatal(err)
-	}
-	same("merged", got, first)
 }
 
-// TestAddInputAllocs: fitFn adds points to a model that adds blocks without allocating
-// once its block's buffer exists, the AddBatch of each full block included.
-func TestAddInputAllocs(t *testing.T) {
-	X := curve(64, 3, 2)
-	fn := &fitFn{Prototype: prototype(t, X), Block: 16}
-	a, err := fn.CreateAccumulator()
+// sumsPrototype returns the encoding of the stand-in withDouble makes, on the first
+// two rows of X.
+func sumsPrototype(t *testing.T, X *mat.Dense) []byte {
+	t.Helper()
+	m, err := newNystromModel(mat.DenseCopyOf(X.Slice(0, 2, 0, 3)), NystromOptions{Dim: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
+	b, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestFoldAllocs: foldFn adds points to a model that adds blocks without allocating
+// once its bundle's model and its block's buffer exist, the AddBatch of each full
+// block included.
+func TestFoldAllocs(t *testing.T) {
+	X := curve(64, 3, 2)
+	b := prototype(t, X)
+	fn := &foldFn{Block: 16}
+	side := func(dst *[]byte) bool { *dst = b; return true }
+	emit := func([]byte) {}
+	dead := func(DeadLetter) { t.Error("a dead letter") }
+	fn.StartBundle(side, emit, dead)
 	p := Point{X: X.RawRowView(0)}
-	if a, err = fn.AddInput(a, p); err != nil {
+	if err := fn.ProcessElement(p, side, emit, dead); err != nil {
 		t.Fatal(err)
 	}
 	i := 0
 	allocs := testing.AllocsPerRun(64, func() {
 		p.X = X.RawRowView(i % 64)
 		i++
-		if _, err := fn.AddInput(a, p); err != nil {
+		if err := fn.ProcessElement(p, side, emit, dead); err != nil {
 			t.Fatal(err)
 		}
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per point", allocs)
 	}
-	if a.s.Len() < 64 {
-		t.Errorf("%d points added in full blocks, want at least 64", a.s.Len())
+	if fn.m.Len() < 64 {
+		t.Errorf("%d points added in full blocks, want at least 64", fn.m.Len())
 	}
 }
 

@@ -19,8 +19,8 @@ func init() {
 	register.Function2x1(lessRanked)
 	register.DoFn2x1[Point, func(ranked), error](&rankFn{})
 	register.Emitter1[ranked]()
-	register.DoFn2x1[[]ranked, func([]byte), error](&prototypeFn{})
-	register.DoFn4x1[Point, func(*[]byte) bool, func([]byte), func(DeadLetter), error](&foldFn{})
+	register.DoFn3x1[[]byte, func(*[]ranked) bool, func([]byte), error](&prototypeFn{})
+	register.Iter1[[]ranked]()
 }
 
 // NystromOptions configure FitNystrom.
@@ -38,9 +38,11 @@ type NystromOptions struct {
 	LandmarkPoints *mat.Dense
 	// Landmarks is the number r of landmarks sampled from the points in a first stage
 	// when LandmarkPoints is nil (nystrom.Options.Landmarks): uniformly without
-	// replacement, as the Landmarks points of least hash of (Seed, position,
-	// coordinates) — the same sample on any runner and in any order (all the points if
-	// there are fewer) — among the points whose own kernel value k(x, x) is finite.
+	// replacement, as the Landmarks points of least hash of (Seed, file, byte offset,
+	// coordinates) — the same sample on any runner, in any order and however the runner
+	// splits the files (the line number, which a split leaves unknown, is not hashed);
+	// all the points if there are fewer — among the points whose own kernel value
+	// k(x, x) is finite.
 	Landmarks int
 	// Seed seeds the sample's hash.
 	Seed uint64
@@ -55,21 +57,24 @@ type NystromOptions struct {
 // FitNystrom fits Nyström kernel PCA (the kernel PCA of the Nyström-approximated
 // kernel matrix, docs/design.md, "Beyond one machine") over a PCollection<Point>. The
 // model accumulates sums that merge by addition, so the pipeline's model equals a
-// single-process fit to rounding. With given landmarks it is Fit with an empty model on
-// them; with sampled landmarks the points are first sampled, the empty model is built
-// on the sample, and each bundle adds its points to a copy of it (a side input) before
-// the copies merge (fit.Shards is then not used). Either way the points are added in
-// blocks of fit.Block (AddBatch: a kernel block, a dgemm and a dsyrk per 64 points).
-// The result is a PCollection<[]byte> with the model's encoding; points of another
-// dimension or with a NaN or infinite coordinate are dead letters, and so are the
-// points the model refuses (a kernel value that is not finite, features whose sums
-// would overflow), with its reason: a block it refuses is added point by point. With
-// sampled landmarks
-// and no points the result is empty, and landmarks without a median distance (with the
-// median heuristic) fail the pipeline. Invalid options, and given landmarks without a
-// median distance, are an ErrArgument. With sampled landmarks a runner keeps the
-// points until the sample is drawn: FitNystromSampled, on two reads of the data, does
-// not.
+// single-process fit to rounding. The empty model is built on a worker, on the given
+// landmarks or on a sample of the points drawn in a first stage, and is a side input:
+// the pipeline's graph holds the given landmarks, not the model (r·d numbers, not
+// r·d + r·r′ + r′²). As in Fit, each bundle adds its points to a copy of it in a plain
+// ParDo, in blocks of fit.Block (AddBatch: a kernel block, a dgemm and a dsyrk per 64
+// points), and one Combine merges the copies. The result is a PCollection<[]byte> with
+// the model's encoding; points of another dimension or with a NaN or infinite
+// coordinate are dead letters, and so are the points the model refuses (a kernel value
+// that is not finite, features whose sums would overflow), with its reason: a block it
+// refuses is added point by point. With given landmarks and no points the model is
+// the empty one; with sampled landmarks and no valid point to sample the pipeline
+// fails with ErrNoPoints. Landmarks without a median distance (with the median
+// heuristic), and landmarks the model cannot be built on (a kernel matrix without an
+// eigenvalue above the tolerance), fail the pipeline too. Invalid options, and given
+// landmarks of the wrong dimension, not finite or without a median distance, are
+// errors at construction (ErrArgument, ErrDimension, ErrNonFinite). With sampled
+// landmarks a runner keeps the points until the sample is drawn: FitNystromSampled, on
+// two reads of the data, does not.
 func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit FitOptions) (model, dead beam.PCollection, err error) {
 	fail := func(err error) (beam.PCollection, beam.PCollection, error) {
 		return beam.PCollection{}, beam.PCollection{}, err
@@ -86,17 +91,22 @@ func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit 
 		}
 	}
 	s = s.Scope("ikpcabeam.FitNystrom")
-	if opts.LandmarkPoints != nil {
-		if opts.Kernel, err = landmarkBandwidth(opts.Kernel, opts.LandmarkPoints); err != nil {
+	good, dead := beam.ParDo2(s, &checkFn{Dim: opts.Dim}, points)
+	if L := opts.LandmarkPoints; L != nil {
+		if opts.Kernel, err = landmarkBandwidth(opts.Kernel, L); err != nil {
 			return fail(fmt.Errorf("%w: %w", ErrArgument, err))
 		}
-		proto, err := newNystromModel(opts.LandmarkPoints, opts)
-		if err != nil {
-			return fail(err)
+		// The landmarks, r·d numbers, are in the graph; the empty model on them, with
+		// its r·r′ feature map, is built on a worker (prototypeFn) and is a side input.
+		r, _ := L.Dims()
+		rows := make([]ranked, r)
+		for i := range rows {
+			rows[i].X = L.RawRowView(i)
 		}
-		return Fit(s, points, proto, fit)
+		proto := beam.ParDo(s, newPrototypeFn(opts), beam.Impulse(s), beam.SideInput{Input: beam.Create(s, rows)})
+		model, refused := fold(s, proto, good, fit)
+		return model, beam.Flatten(s, dead, refused), nil
 	}
-	good, dead := beam.ParDo2(s, &checkFn{Dim: opts.Dim}, points)
 	return fitSampled(s, good, good, dead, opts, fit)
 }
 
@@ -122,15 +132,14 @@ func FitNystromSampled(s beam.Scope, sample, points beam.PCollection, opts Nystr
 	return fitSampled(s, valid, good, dead, opts, fit)
 }
 
-// fitSampled builds the empty model on opts.Landmarks landmarks sampled from the checked points
-// sample and adds the checked points good to copies of it, one per bundle, which it
-// merges; dead are the dead letters so far.
+// fitSampled builds the empty model on opts.Landmarks landmarks sampled from the
+// checked points sample and folds the checked points good into copies of it, one per
+// bundle, which it merges (fold); dead are the dead letters so far.
 func fitSampled(s beam.Scope, sample, good, dead beam.PCollection, opts NystromOptions, fit FitOptions) (beam.PCollection, beam.PCollection, error) {
 	drawn := top.Smallest(s, beam.ParDo(s, &rankFn{Seed: opts.Seed, Kernel: opts.Kernel}, sample), opts.Landmarks, lessRanked)
-	proto := beam.ParDo(s, &prototypeFn{Dim: opts.Dim, Kernel: opts.Kernel, Landmarks: opts.Landmarks, Seed: opts.Seed,
-		Tolerance: opts.Tolerance, Uncentred: opts.Uncentred}, drawn)
-	parts, refused := beam.ParDo2(s, &foldFn{Block: fit.Block}, good, beam.SideInput{Input: proto})
-	return beam.Combine(s, &mergeFn{}, parts), beam.Flatten(s, dead, refused), nil
+	proto := beam.ParDo(s, newPrototypeFn(opts), beam.Impulse(s), beam.SideInput{Input: drawn})
+	model, refused := fold(s, proto, good, fit)
+	return model, beam.Flatten(s, dead, refused), nil
 }
 
 // checkNystrom checks the options of FitNystrom but for the given landmarks, and sets
@@ -142,11 +151,9 @@ func checkNystrom(opts NystromOptions, fit FitOptions) (NystromOptions, FitOptio
 	if _, err := kernel.New(withBandwidth(opts.Kernel, 1)); err != nil {
 		return opts, fit, fmt.Errorf("%w: %w", ErrArgument, err)
 	}
-	if fit.Shards < 0 || fit.Block < 0 {
-		return opts, fit, fmt.Errorf("%w: %d shards, block of %d", ErrArgument, fit.Shards, fit.Block)
-	}
-	if fit.Block == 0 {
-		fit.Block = defaultBlock
+	var err error
+	if fit, err = checkFit(fit); err != nil {
+		return opts, fit, err
 	}
 	if opts.LandmarkPoints == nil && opts.Landmarks < 1 {
 		return opts, fit, fmt.Errorf("%w: no landmarks and %d to sample", ErrArgument, opts.Landmarks)
@@ -251,7 +258,10 @@ func (fn *rankFn) ProcessElement(p Point, emit func(ranked)) error {
 	return nil
 }
 
-// prototypeFn builds the empty model on the sampled landmarks.
+// prototypeFn builds the empty model on the landmarks of its side input, the sample
+// (a PCollection<[]ranked> of one element, or none if no point was sampled) or the
+// given landmarks, and emits its encoding. Its main input is an impulse, so that it
+// runs, and fails, when the sample is empty.
 type prototypeFn struct {
 	Dim       int
 	Kernel    kernel.Spec
@@ -261,10 +271,21 @@ type prototypeFn struct {
 	Uncentred bool
 }
 
-// ProcessElement emits the empty model's encoding.
-func (fn *prototypeFn) ProcessElement(sample []ranked, emit func([]byte)) error {
+// newPrototypeFn returns the prototypeFn of the options.
+func newPrototypeFn(opts NystromOptions) *prototypeFn {
+	return &prototypeFn{Dim: opts.Dim, Kernel: opts.Kernel, Landmarks: opts.Landmarks, Seed: opts.Seed,
+		Tolerance: opts.Tolerance, Uncentred: opts.Uncentred}
+}
+
+// ProcessElement emits the empty model's encoding; without landmarks — no valid point
+// reached the sample — it fails the pipeline with ErrNoPoints.
+func (fn *prototypeFn) ProcessElement(_ []byte, landmarks func(*[]ranked) bool, emit func([]byte)) error {
+	var sample, part []ranked
+	for landmarks(&part) {
+		sample = append(sample, part...)
+	}
 	if len(sample) == 0 {
-		return fmt.Errorf("%w: no points to sample landmarks from", ErrEmpty)
+		return fmt.Errorf("%w: no landmarks to sample", ErrNoPoints)
 	}
 	L := mat.NewDense(len(sample), fn.Dim, nil)
 	for i, r := range sample {
@@ -280,67 +301,6 @@ func (fn *prototypeFn) ProcessElement(sample []ranked, emit func([]byte)) error 
 		return err
 	}
 	b, err := m.MarshalBinary()
-	if err != nil {
-		return err
-	}
-	emit(b)
-	return nil
-}
-
-// foldFn adds a bundle's points to a copy of the model of its side input and emits the
-// copy's encoding when the bundle finishes. A model that adds blocks (AddBatch) gets the
-// points in blocks of Block; a block it refuses is added point by point, so that only
-// the points at fault become dead letters.
-type foldFn struct {
-	Block int
-
-	m       Summary
-	pending pending
-}
-
-// StartBundle forgets the last bundle's model. (Beam requires the side input and the
-// emitters here.)
-func (fn *foldFn) StartBundle(_ func(*[]byte) bool, _ func([]byte), _ func(DeadLetter)) {
-	fn.m = nil
-	fn.pending.reset()
-}
-
-// ProcessElement adds one point, or adds it to the pending block; a point the model
-// refuses (a kernel value that is not finite) is a dead letter.
-func (fn *foldFn) ProcessElement(p Point, proto func(*[]byte) bool, _ func([]byte), dead func(DeadLetter)) error {
-	if fn.m == nil {
-		var b []byte
-		if !proto(&b) {
-			return fmt.Errorf("%w: no prototype model in the side input", ErrArgument)
-		}
-		m, err := DecodeSummary(b)
-		if err != nil {
-			return err
-		}
-		fn.m = m
-	}
-	if _, ok := fn.m.(batchAdder); !ok || fn.Block <= 1 {
-		if err := fn.m.Add(p.X); err != nil {
-			dead(pointLetter(p, err.Error()))
-		}
-		return nil
-	}
-	fn.pending.add(p, fn.Block)
-	if fn.pending.rows == fn.Block {
-		fn.pending.flush(fn.m, dead)
-	}
-	return nil
-}
-
-// FinishBundle adds the last block (point by point if the model refuses it) and emits
-// the bundle's model.
-func (fn *foldFn) FinishBundle(_ func(*[]byte) bool, emit func([]byte), dead func(DeadLetter)) error {
-	if fn.m == nil {
-		return nil
-	}
-	fn.pending.flush(fn.m, dead)
-	b, err := fn.m.MarshalBinary()
-	fn.m = nil
 	if err != nil {
 		return err
 	}

@@ -44,14 +44,14 @@ func TestNystromMatchesSingleProcess(t *testing.T) {
 		twice     bool // FitNystromSampled on two reads
 		uncentred bool
 	}{
-		{L: given, sigma: 1, fit: FitOptions{Shards: 3}},
-		{L: nil, sigma: 1, fit: FitOptions{Shards: 3}},
+		{L: given, sigma: 1, fit: FitOptions{}},
+		{L: nil, sigma: 1, fit: FitOptions{}},
 		{L: given, sigma: 0, fit: FitOptions{Block: 7}, median: true},
 		{L: nil, sigma: 0, fit: FitOptions{Block: 7}, median: true},
 		{L: given, sigma: 1, fit: FitOptions{Block: 1}},
 		{L: nil, sigma: 1, fit: FitOptions{Block: 1}},
 		{L: nil, sigma: 0, fit: FitOptions{}, median: true, twice: true},
-		{L: given, sigma: 1, fit: FitOptions{Shards: 3}, uncentred: true},
+		{L: given, sigma: 1, fit: FitOptions{}, uncentred: true},
 		{L: nil, sigma: 1, fit: FitOptions{Block: 7}, uncentred: true},
 	} {
 		name := fmt.Sprintf("given %v, σ %v, %+v, two reads %v, uncentred %v", c.L != nil, c.sigma, c.fit, c.twice, c.uncentred)
@@ -168,10 +168,8 @@ func TestNystromOptions(t *testing.T) {
 			t.Errorf("%+v: error %v, want %v", c.opts, err, c.err)
 		}
 	}
-	for _, fit := range []FitOptions{{Shards: -1}, {Block: -1}} {
-		if _, _, err := FitNystrom(s, points, NystromOptions{Dim: 2, Kernel: rbf, Landmarks: 2}, fit); !errors.Is(err, ErrArgument) {
-			t.Errorf("%+v: error %v, want ErrArgument", fit, err)
-		}
+	if _, _, err := FitNystrom(s, points, NystromOptions{Dim: 2, Kernel: rbf, Landmarks: 2}, FitOptions{Block: -1}); !errors.Is(err, ErrArgument) {
+		t.Errorf("block −1: error %v, want ErrArgument", err)
 	}
 	for _, c := range []struct {
 		opts NystromOptions
@@ -193,15 +191,15 @@ func TestNystromOptions(t *testing.T) {
 	}
 }
 
-// TestNystromPipeline checks FitNystrom's stages — the sample, the prototype built on
-// it, the per-bundle folds of a side input and their merge, and the CombineFn with
-// given landmarks — with a stand-in for the model whose result is known exactly: sums
-// that merge by addition. It does not test the Nyström model
-// (TestNystromMatchesSingleProcess does), only that the pipeline hands it every point
-// once, merges its parts and builds it on the right landmarks, and that a point it
-// refuses is a dead letter, its block's other points added; and, for a stand-in that
-// adds blocks (AddBatch), that the points come in blocks of at most FitOptions.Block —
-// the memory of a fold or an accumulator — and more than one at a time.
+// TestNystromPipeline checks FitNystrom's stages — the sample or the given landmarks,
+// the prototype built on them, the per-bundle folds of a side input and their merge —
+// with a stand-in for the model whose result is known exactly: sums that merge by
+// addition. It does not test the Nyström model (TestNystromMatchesSingleProcess does),
+// only that the pipeline hands it every point once, merges its parts and builds it on
+// the right landmarks, and that a point it refuses is a dead letter, its block's other
+// points added; and, for a stand-in that adds blocks (AddBatch), that the points come
+// in blocks of at most FitOptions.Block — the memory of a fold — and more than one at a
+// time.
 func TestNystromPipeline(t *testing.T) {
 	dir := t.TempDir()
 	X := curve(400, 3, 3)
@@ -223,13 +221,13 @@ func TestNystromPipeline(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				// A point the model refuses: a dead letter of a fold or of the
-				// CombineFn of given landmarks, once. And a point of another
+				// A point the model refuses: a dead letter of a fold, once. And a
+				// point of another
 				// dimension: a dead letter of the check, once.
 				return beam.Flatten(s, points, beam.Create(s, Point{Source: "made", X: huge}, Point{Source: "short", X: []float64{1}}))
 			}
 			opts := NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, LandmarkPoints: L, Landmarks: rank, Seed: seed}
-			fit := FitOptions{Shards: 3, Block: block}
+			fit := FitOptions{Block: block}
 			var model, dead beam.PCollection
 			var err error
 			if c.twice {

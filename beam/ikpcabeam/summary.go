@@ -12,8 +12,10 @@ import (
 // Summary is a model that is a mergeable summary of its points: two summaries of
 // disjoint sets of points, made with the same options, merge into the summary of their
 // union, and a summary encodes itself into bytes that decode to the same model. It is
-// what a CombineFn needs: Add is AddInput, Merge is MergeAccumulators, the encoding is
-// the accumulator's coder and the fit's output.
+// what a fit spread over workers needs (Fit): Add folds a bundle's points into a
+// partial model, Merge merges the partial models in a CombineFn, and the encoding is
+// how partial models and prototypes travel between workers, the CombineFn
+// accumulator's coder and the fit's output.
 type Summary interface {
 	ikpca.Model
 	// Add adds one point; a bad point is an error and leaves the model unchanged.

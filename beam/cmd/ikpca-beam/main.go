@@ -39,7 +39,7 @@ type options struct {
 	header, sharded                  bool
 	dim                              int
 	model, output, dead              string
-	features, sketch, shards         int
+	features, sketch                 int
 	sigma                            float64
 	seed                             uint64
 	k, block                         int
@@ -65,7 +65,6 @@ func main() {
 	flag.IntVar(&o.sketch, "sketch", 50, "fit, skpca: sketch rows ℓ, the number of components")
 	flag.Float64Var(&o.sigma, "sigma", 0, "fit: RBF bandwidth σ (default: skpca, the median distance of up to 1000 points of the first file; nystrom, the median distance between up to 1000 landmarks)")
 	flag.Uint64Var(&o.seed, "seed", 1, "fit: seed of the random features (skpca) or of the landmarks' sample (nystrom)")
-	flag.IntVar(&o.shards, "shards", 0, "fit: fit this many partial models and merge them (default: the runner's combiner lifting; nystrom with sampled landmarks: one per bundle)")
 	flag.IntVar(&o.k, "k", 0, "project: components to score (default all)")
 	flag.IntVar(&o.block, "block", 256, "points per AddBatch call (fit) and per Transform call (project)")
 	flag.Parse()

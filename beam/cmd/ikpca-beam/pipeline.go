@@ -124,7 +124,7 @@ func build(ctx context.Context, o options) (*beam.Pipeline, error) {
 
 // fit fits the model of --method to the points.
 func fit(ctx context.Context, s beam.Scope, points beam.PCollection, o options, csvOpts ikpcabeam.CSVOptions, dim int) (model, refused beam.PCollection, err error) {
-	fitOpts := ikpcabeam.FitOptions{Shards: o.shards, Block: o.block}
+	fitOpts := ikpcabeam.FitOptions{Block: o.block}
 	if o.method == "nystrom" {
 		// σ zero: FitNystrom takes the median distance between the landmarks, given or
 		// sampled (a uniform sample of the points).

@@ -1,0 +1,290 @@
+package ikpcabeam
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/runtime/graphx"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/typex"
+	pipepb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/pipeline_v1"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"gonum.org/v1/gonum/mat"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// The tests of what prism hides: how a fit behaves on runners that do not lift
+// combiners, split files otherwise, limit the graph's size, or see no valid point —
+// checked on the pipeline's graph, its counters, or by forcing the runner's choices.
+
+// mentions reports a type that is t or has t among its components (KV<int, Point>,
+// CoGBK<int, Point>, …).
+func mentions(ft typex.FullType, t reflect.Type) bool {
+	if ft.Type() == t {
+		return true
+	}
+	for _, c := range ft.Components() {
+		if mentions(c, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestFitGroupsNoPoints: no fit groups or combines the points themselves — no GBK,
+// CoGBK or Combine of a PCollection whose elements involve a Point — so that a runner
+// that does not lift combiners (portable Flink and Spark) still spreads the fit over
+// its workers: the points are folded in a ParDo and only partial models are combined.
+// Checked on the graph of every fit: SKPCA, Nyström on given landmarks, Nyström
+// sampled from one read and from two.
+func TestFitGroupsNoPoints(t *testing.T) {
+	X := curve(20, 3, 1)
+	nys := NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, Landmarks: 5, Seed: 1}
+	given := nys
+	given.LandmarkPoints = mat.DenseCopyOf(X.Slice(0, 4, 0, 3))
+	fits := map[string]func(s beam.Scope, points beam.PCollection) error{
+		"skpca": func(s beam.Scope, points beam.PCollection) error {
+			_, _, err := FitSKPCA(s, points, testKernel, 3, testOptions, FitOptions{})
+			return err
+		},
+		"nystrom, given landmarks": func(s beam.Scope, points beam.PCollection) error {
+			_, _, err := FitNystrom(s, points, given, FitOptions{})
+			return err
+		},
+		"nystrom, sampled": func(s beam.Scope, points beam.PCollection) error {
+			_, _, err := FitNystrom(s, points, nys, FitOptions{})
+			return err
+		},
+		"nystrom, two reads": func(s beam.Scope, points beam.PCollection) error {
+			_, _, err := FitNystromSampled(s, points, points, nys, FitOptions{})
+			return err
+		},
+	}
+	pointType := reflect.TypeFor[Point]()
+	for name, fit := range fits {
+		p, s := beam.NewPipelineWithRoot()
+		if err := fit(s, beam.Create(s, Point{X: X.RawRowView(0)})); err != nil {
+			t.Fatal(err)
+		}
+		edges, _, err := p.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		combines := 0
+		for _, e := range edges {
+			switch e.Op {
+			case graph.CoGBK, graph.Combine, graph.Reshuffle:
+			default:
+				continue
+			}
+			combines++
+			for _, in := range e.Input {
+				if mentions(in.From.Type(), pointType) {
+					t.Errorf("%s: %s %s groups points (%v)", name, e.Op, e.Name(), in.From.Type())
+				}
+			}
+		}
+		if combines == 0 {
+			t.Errorf("%s: no grouping at all: nothing merges the partial models", name)
+		}
+	}
+}
+
+// counter returns the sum over steps of the counter name in namespace "ikpca".
+func counter(res beam.PipelineResult, name string) int64 {
+	var n int64
+	for _, c := range res.Metrics().Query(func(r metrics.SingleResult) bool {
+		return r.Namespace() == "ikpca" && r.Name() == name
+	}).Counters() {
+		n += c.Result()
+	}
+	return n
+}
+
+// TestFitCounters: a fit counts the points folded into partial models — every good
+// point once, not the bad line nor the point the model refuses — and the partial models
+// merged: at least one, and at most one per good point, so that what reaches the
+// Combine is partial models, not points (on today's prism a few bundles, but the bound
+// does not depend on the runner). SKPCA and Nyström on sampled landmarks, whose folds
+// are the same.
+func TestFitCounters(t *testing.T) {
+	dir := t.TempDir()
+	X := curve(500, 3, 4)
+	glob, _ := pointFiles(t, dir, X, 2)
+	for _, method := range []string{"skpca", "nystrom"} {
+		p, s := beam.NewPipelineWithRoot()
+		points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		points = beam.Flatten(s, points, beam.Create(s, Point{Source: "made", X: []float64{1e308, 1e308, 1e308}}))
+		var model beam.PCollection
+		if method == "skpca" {
+			model, _, err = FitSKPCA(s, points, testKernel, 3, testOptions, FitOptions{Block: 16})
+		} else {
+			model, _, err = FitNystrom(s, points, NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, Landmarks: 10, Seed: 3}, FitOptions{Block: 16})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteModel(s, filepath.Join(dir, "model-"+method), model); err != nil {
+			t.Fatal(err)
+		}
+		res, err := ptest.RunWithMetrics(p)
+		if err != nil {
+			t.Fatalf("%s: pipeline: %v", method, err)
+		}
+		// The huge point: SKPCA's random features refuse it, the RBF Nyström model
+		// takes it (its kernel values are 0 or 1).
+		want := int64(500)
+		if method == "nystrom" {
+			want++
+		}
+		if got := counter(res, "points_folded"); got != want {
+			t.Errorf("%s: points_folded = %d, want %d", method, got, want)
+		}
+		if got := counter(res, "models_merged"); got < 1 || got > want {
+			t.Errorf("%s: models_merged = %d, want 1 to %d partial models", method, got, want)
+		}
+	}
+}
+
+// TestLandmarksIndependentOfSplitting: the sampled landmarks do not depend on how the
+// runner splits the input file. Read whole (one block: every line numbered) and split
+// into blocks of 256 bytes (most lines then have no line number, as in a residual of a
+// dynamic split), the same file gives the same landmarks, bit for bit, and with them
+// the same model to rounding (sums merged in another order: eigenvalues to 1e-12·λ₁, as
+// in TestNystromMatchesSingleProcess).
+func TestLandmarksIndependentOfSplitting(t *testing.T) {
+	saved, savedSmall := blockSize, tooSmall
+	t.Cleanup(func() { blockSize, tooSmall = saved, savedSmall })
+	dir := t.TempDir()
+	X := curve(300, 3, 12)
+	glob, _ := pointFiles(t, dir, X, 1)
+	var models []*Nystrom
+	for _, block := range []int64{saved, 256} {
+		blockSize, tooSmall = block, block/4
+		p, s := beam.NewPipelineWithRoot()
+		points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		model, _, err := FitNystrom(s, points, NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, Landmarks: 12, Seed: 5}, FitOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sub := filepath.Join(dir, fmt.Sprint(block))
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mf := filepath.Join(sub, "model")
+		if err := WriteModel(s, mf, model); err != nil {
+			t.Fatal(err)
+		}
+		pf := writePoints(s, sub, "points", points)
+		run(t, p)
+		unnumbered := 0
+		for _, r := range readRecords(t, pf, true) {
+			if r.line == 0 {
+				unnumbered++
+			}
+		}
+		if block == 256 && unnumbered < 100 || block != 256 && unnumbered != 0 {
+			t.Fatalf("blocks of %d bytes: %d of 300 points without a line number", block, unnumbered)
+		}
+		models = append(models, readModel(t, mf).(*Nystrom))
+	}
+	var whole, split mat.Dense
+	models[0].Landmarks(&whole)
+	models[1].Landmarks(&split)
+	if !mat.Equal(&whole, &split) {
+		t.Errorf("landmarks read whole\n%v\nsplit\n%v", mat.Formatted(&whole), mat.Formatted(&split))
+	}
+	sameValues(t, "split", models[1].Values(nil), models[0].Values(nil))
+}
+
+// TestGraphSize: the pipeline's graph — what a runner receives, and Dataflow limits to
+// 10 MB (20 MB a job request) — does not carry the model: a Nyström fit on r = 2000
+// given landmarks of dimension 20, whose empty model is 8(r·d + r·r′ + r′²) ≈ 64 MB, has
+// a graph below 1 MB; the landmarks, r·d·8 = 320 kB, are in it once.
+func TestGraphSize(t *testing.T) {
+	const r, d = 2000, 20
+	L := curve(r, d, 3)
+	p, s := beam.NewPipelineWithRoot()
+	points := beam.Create(s, Point{X: L.RawRowView(0)})
+	model, dead, err := FitNystrom(s, points, NystromOptions{Dim: d, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, LandmarkPoints: L}, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteModel(s, filepath.Join(t.TempDir(), "model"), model); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteDeadLetters(s, filepath.Join(t.TempDir(), "dead"), dead); err != nil {
+		t.Fatal(err)
+	}
+	edges, _, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := graphx.Marshal(edges, &graphx.Options{Environment: &pipepb.Environment{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := proto.Size(pb)
+	t.Logf("the graph takes %d bytes", size)
+	if size > 1<<20 {
+		t.Errorf("the graph takes %d bytes, above 1 MB", size)
+	} else if size < 8*r*d {
+		// Not the landmarks either: the test would measure nothing.
+		t.Errorf("the graph takes %d bytes, fewer than the landmarks' %d", size, 8*r*d)
+	}
+}
+
+// TestNoValidPoints: a Nyström fit with sampled landmarks that no valid point reaches —
+// a file of lines that are not numbers, points of another dimension — fails the
+// pipeline with ErrNoPoints, found by its text in the runner's error, rather than end
+// without a model; one read and two.
+func TestNoValidPoints(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.csv")
+	if err := os.WriteFile(bad, []byte("a,b,c\n1,x,2\n\n1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, twice := range []bool{false, true} {
+		p, s := beam.NewPipelineWithRoot()
+		read := func() beam.PCollection {
+			points, _, err := ReadCSV(s, bad, CSVOptions{Dim: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return points
+		}
+		opts := NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf"}, Landmarks: 10, Seed: 1}
+		var model, dead beam.PCollection
+		var err error
+		if twice {
+			model, dead, err = FitNystromSampled(s, read(), read(), opts, FitOptions{})
+		} else {
+			model, dead, err = FitNystrom(s, read(), opts, FitOptions{})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		mf, _ := writeFit(t, s, filepath.Join(dir), model, dead)
+		err = ptest.Run(p)
+		if err == nil || !strings.Contains(err.Error(), ErrNoPoints.Error()) {
+			t.Errorf("two reads %v: pipeline error %v, want one that says %q", twice, err, ErrNoPoints)
+		}
+		if _, err := os.Stat(mf); err == nil {
+			t.Errorf("two reads %v: a model file without a model", twice)
+		}
+	}
+}
