@@ -109,7 +109,7 @@ func (f *FD) UnmarshalBinary(data []byte) error {
 	// Sizes first, each bounded before any product: the buffer and d by MaxDecodeFloats
 	// (which bounds what New allocates), the rows in use by the buffer and by the data.
 	limit := uint64(MaxDecodeFloats)
-	if ell < 1 || d < 1 || buf < ell+1 || buf > limit || d > limit/buf || 3*buf*d+4*min(buf, d)+buf+d > limit {
+	if ell < 1 || d < 1 || buf <= ell || buf > limit || d > limit/buf || 3*buf*d+4*min(buf, d)+buf+d > limit {
 		return fmt.Errorf("%w: ℓ = %d, d = %d, buffer %d", ErrEncoding, ell, d, buf)
 	}
 	if settled > 1 || k > buf || settled == 1 && k > ell || n < k || n > math.MaxInt64 {

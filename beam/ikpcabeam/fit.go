@@ -44,7 +44,9 @@ type FitOptions struct {
 
 // Fit fits the model proto over a PCollection<Point> and returns a PCollection<[]byte>
 // holding one element, the fitted model's encoding: proto (typically empty) with the
-// points added, proto itself if there are none. Each bundle of points is folded into a
+// points added. A fit that no valid point reaches (no input, or only records that are
+// dead letters) fails the pipeline with ErrNoPoints rather than write a model of
+// nothing. Each bundle of points is folded into a
 // copy of proto in a plain ParDo, and the partial models, one per bundle, are merged by
 // one Combine: no step groups the points themselves, so the fit spreads over the
 // workers on every runner, whether or not it lifts combiners (docs/design.md, "Beyond
@@ -76,7 +78,7 @@ func Fit(s beam.Scope, points beam.PCollection, proto Summary, opts FitOptions) 
 	}
 	s = s.Scope("ikpcabeam.Fit")
 	good, dead := beam.ParDo2(s, &checkFn{Dim: proto.Dim()}, points)
-	model, refused := fold(s, beam.Create(s, b), good, opts)
+	model, refused := fold(s, beam.Create(s, b), good, proto.Len(), opts)
 	return model, beam.Flatten(s, dead, refused), nil
 }
 
@@ -94,11 +96,14 @@ func checkFit(opts FitOptions) (FitOptions, error) {
 // fold adds the checked points good to copies of the model that proto, a
 // PCollection<[]byte> of one encoding, holds — one copy per bundle, a side input —
 // and merges the copies and proto itself into the model it returns, with the dead
-// letters of the points the model refused. Merging proto in makes the fit of no points
-// proto, as in one process: the Go SDK's global Combine of no elements gives none.
-func fold(s beam.Scope, proto, good beam.PCollection, opts FitOptions) (model, refused beam.PCollection) {
+// letters of the points the model refused. base is the number of points proto holds.
+// proto is merged in because the Go SDK's global Combine of no elements gives no
+// output, which would end the pipeline without a model and without an error; with it,
+// the Combine always has an output, and it fails with ErrNoPoints where the merged
+// model holds no more than base points.
+func fold(s beam.Scope, proto, good beam.PCollection, base int, opts FitOptions) (model, refused beam.PCollection) {
 	parts, refused := beam.ParDo2(s, &foldFn{Block: opts.Block}, good, beam.SideInput{Input: proto})
-	return beam.Combine(s, &mergeFn{}, beam.Flatten(s, parts, proto)), refused
+	return beam.Combine(s, &mergeFn{Base: base}, beam.Flatten(s, parts, proto)), refused
 }
 
 // isNil reports a nil interface or a nil pointer in one.
@@ -249,8 +254,8 @@ func merge(a, b *accumulator) (*accumulator, error) {
 }
 
 // mergeFn is the CombineFn that merges encoded models — the partial models of the
-// folds and the prototype; its accumulator starts empty.
-type mergeFn struct{}
+// folds and the prototype, which holds Base points; its accumulator starts empty.
+type mergeFn struct{ Base int }
 
 // CreateAccumulator returns the empty accumulator.
 func (fn *mergeFn) CreateAccumulator() *accumulator { return &accumulator{} }
@@ -267,10 +272,14 @@ func (fn *mergeFn) AddInput(a *accumulator, b []byte) (*accumulator, error) {
 // MergeAccumulators merges two models.
 func (fn *mergeFn) MergeAccumulators(a, b *accumulator) (*accumulator, error) { return merge(a, b) }
 
-// ExtractOutput encodes the model; with none (no input) it is an ErrEmpty.
+// ExtractOutput encodes the model; with none (no input) it is an ErrEmpty, and with no
+// point added to the prototype an ErrNoPoints.
 func (fn *mergeFn) ExtractOutput(a *accumulator) ([]byte, error) {
 	if a.s == nil {
 		return nil, fmt.Errorf("%w: no model to merge", ErrEmpty)
+	}
+	if a.s.Len() <= fn.Base {
+		return nil, fmt.Errorf("%w: the model holds the prototype's %d points and no other", ErrNoPoints, fn.Base)
 	}
 	return encodeAccumulator(a)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
@@ -158,21 +159,46 @@ func TestFitSKPCA(t *testing.T) {
 	}
 }
 
-// TestFitEmpty: a fit of no points is the empty model.
+// TestFitEmpty: a fit that no valid point reaches — no points at all, or only points
+// of another dimension or with a NaN — fails the pipeline with ErrNoPoints (found by its
+// text in the runner's error) and writes no model file, for SKPCA and for Nyström on
+// given landmarks, rather than write a model of nothing and succeed.
 func TestFitEmpty(t *testing.T) {
-	dir := t.TempDir()
-	p, s := beam.NewPipelineWithRoot()
-	model, _, err := FitSKPCA(s, beam.CreateList(s, []Point{}), testKernel, 3, testOptions, FitOptions{})
-	if err != nil {
-		t.Fatal(err)
+	inputs := map[string][]Point{
+		"no points": {},
+		"only bad points": {
+			{Source: "made", Line: 1, X: []float64{1, 2}},
+			{Source: "made", Line: 2, X: []float64{1, math.NaN(), 2}},
+		},
 	}
-	mf := filepath.Join(dir, "model")
-	if err := WriteModel(s, mf, model); err != nil {
-		t.Fatal(err)
+	L := mat.NewDense(2, 3, []float64{0, 0, 1, 1, 0, 0})
+	fits := map[string]func(s beam.Scope, points beam.PCollection) (beam.PCollection, beam.PCollection, error){
+		"SKPCA": func(s beam.Scope, points beam.PCollection) (beam.PCollection, beam.PCollection, error) {
+			return FitSKPCA(s, points, testKernel, 3, testOptions, FitOptions{})
+		},
+		"Nyström on given landmarks": func(s beam.Scope, points beam.PCollection) (beam.PCollection, beam.PCollection, error) {
+			return FitNystrom(s, points, NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, LandmarkPoints: L}, FitOptions{})
+		},
 	}
-	run(t, p)
-	if m := readModel(t, mf); m.Len() != 0 || m.Dim() != 3 || len(m.Values(nil)) != 0 {
-		t.Errorf("Len %d, Dim %d, %d values", m.Len(), m.Dim(), len(m.Values(nil)))
+	for fname, fit := range fits {
+		for iname, in := range inputs {
+			dir := t.TempDir()
+			p, s := beam.NewPipelineWithRoot()
+			model, _, err := fit(s, beam.CreateList(s, in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			mf := filepath.Join(dir, "model")
+			if err := WriteModel(s, mf, model); err != nil {
+				t.Fatal(err)
+			}
+			if err := ptest.Run(p); err == nil || !strings.Contains(err.Error(), ErrNoPoints.Error()) {
+				t.Errorf("%s of %s: pipeline error %v, want one that says %q", fname, iname, err, ErrNoPoints)
+			}
+			if _, err := os.Stat(mf); err == nil {
+				t.Errorf("%s of %s: a model file without a model", fname, iname)
+			}
+		}
 	}
 }
 

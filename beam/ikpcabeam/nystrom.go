@@ -66,9 +66,8 @@ type NystromOptions struct {
 // the model's encoding; points of another dimension or with a NaN or infinite
 // coordinate are dead letters, and so are the points the model refuses (a kernel value
 // that is not finite, features whose sums would overflow), with its reason: a block it
-// refuses is added point by point. With given landmarks and no points the model is
-// the empty one; with sampled landmarks and no valid point to sample the pipeline
-// fails with ErrNoPoints. Landmarks without a median distance (with the median
+// refuses is added point by point. A fit that no valid point reaches fails the
+// pipeline with ErrNoPoints, with given landmarks as with sampled ones. Landmarks without a median distance (with the median
 // heuristic), and landmarks the model cannot be built on (a kernel matrix without an
 // eigenvalue above the tolerance), fail the pipeline too. Invalid options, and given
 // landmarks of the wrong dimension, not finite or without a median distance, are
@@ -104,7 +103,7 @@ func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit 
 			rows[i].X = L.RawRowView(i)
 		}
 		proto := beam.ParDo(s, newPrototypeFn(opts), beam.Impulse(s), beam.SideInput{Input: beam.Create(s, rows)})
-		model, refused := fold(s, proto, good, fit)
+		model, refused := fold(s, proto, good, 0, fit)
 		return model, beam.Flatten(s, dead, refused), nil
 	}
 	return fitSampled(s, good, good, dead, opts, fit)
@@ -138,7 +137,7 @@ func FitNystromSampled(s beam.Scope, sample, points beam.PCollection, opts Nystr
 func fitSampled(s beam.Scope, sample, good, dead beam.PCollection, opts NystromOptions, fit FitOptions) (beam.PCollection, beam.PCollection, error) {
 	drawn := top.Smallest(s, beam.ParDo(s, &rankFn{Seed: opts.Seed, Kernel: opts.Kernel}, sample), opts.Landmarks, lessRanked)
 	proto := beam.ParDo(s, newPrototypeFn(opts), beam.Impulse(s), beam.SideInput{Input: drawn})
-	model, refused := fold(s, proto, good, fit)
+	model, refused := fold(s, proto, good, 0, fit)
 	return model, beam.Flatten(s, dead, refused), nil
 }
 
