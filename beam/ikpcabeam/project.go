@@ -3,6 +3,7 @@ package ikpcabeam
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -35,10 +36,13 @@ type ProjectOptions struct {
 // the model cannot project: a wrong dimension, a NaN or infinite coordinate, a kernel
 // value that is not finite.
 //
-// Each worker decodes the model once per bundle (the side input is read at the
-// bundle's first point), and projects the bundle's points in blocks; a block that
-// fails is projected point by point, so that only the points at fault become dead
-// letters. The last block of a bundle is emitted when the bundle finishes, in the
+// Each DoFn instance on a worker decodes the model once, in the first bundle it
+// processes, and keeps it for the next bundles while the side input's bytes are the
+// same (a checksum of them is compared at each bundle's first point). It projects a
+// bundle's points in blocks; a block that fails is projected point by point, so that
+// only the points at fault become dead letters. The points scored are counted in the
+// counter "points_projected" of namespace "ikpca" (Beam metrics: the runner's UI, or
+// beam.PipelineResult.Metrics). The last block of a bundle is emitted when the bundle finishes, in the
 // global window: Project is for bounded, globally windowed input. Bytes that do not
 // decode fail the pipeline: check them first with DecodeModel where they are at hand.
 // Invalid options are an ErrArgument.
@@ -54,28 +58,56 @@ func Project(s beam.Scope, model, points beam.PCollection, opts ProjectOptions) 
 	return scores, dead, nil
 }
 
+// pointsProjected counts the points Project scores (the namespace "ikpca" of every
+// counter of the module).
+var pointsProjected = beam.NewCounter("ikpca", "points_projected")
+
 // projectFn projects points in blocks with the model of its side input.
+//
+// Decoding a model validates it, and a kpca checkpoint's validation is O(n) in its
+// points and more in its eigenvectors: done at every bundle it cost as much as the
+// projection of a small bundle. A side input is only readable in StartBundle and
+// ProcessElement, so the instance keeps the decoded model with a key of the bytes it
+// came from, their length and a 64-bit hash (hash/maphash, seeded per instance), and
+// at each bundle's first point reads the side input and hashes it — one pass over the
+// bytes, far cheaper than the decoding — to decide whether to decode again. Within a
+// pipeline the side input is one model in the global window, so the key changes only
+// if the instance is given other bytes; two different byte strings of the same length
+// share a key with probability 2⁻⁶⁴.
 type projectFn struct {
 	K, Block int
 
-	m     ikpca.Model // the bundle's model, nil before its first point
-	k     int
-	block []Point
-	X, Y  mat.Dense
+	m       ikpca.Model // the decoded model, nil before the first bundle's first point
+	k       int
+	key     modelKey // the bytes m was decoded from
+	seed    maphash.Seed
+	checked bool // the side input was read in this bundle
+	block   []Point
+	X, Y    mat.Dense
+
+	decodes int // models decoded, for the tests
 }
 
-// StartBundle forgets the last bundle's model: the side input is read again at the
-// bundle's first point. (Beam requires the side input and the emitters here.)
+// modelKey identifies the bytes of a model: their length and hash.
+type modelKey struct {
+	n    int
+	hash uint64
+}
+
+// StartBundle empties the block and marks the side input unread in this bundle: it is
+// read at the bundle's first point. (Beam requires the side input and the emitters
+// here.)
 func (fn *projectFn) StartBundle(_ context.Context, _ func(*[]byte) bool, _ func(Scores), _ func(DeadLetter)) {
-	fn.m, fn.block = nil, fn.block[:0]
+	fn.checked, fn.block = false, fn.block[:0]
 }
 
 // ProcessElement adds a point to the block, and projects the block when it is full.
 func (fn *projectFn) ProcessElement(ctx context.Context, p Point, model func(*[]byte) bool, emit func(Scores), dead func(DeadLetter)) error {
-	if fn.m == nil {
+	if !fn.checked {
 		if err := fn.decode(model); err != nil {
 			return err
 		}
+		fn.checked = true
 	}
 	if err := checkPoint(p.X, fn.m.Dim()); err != nil {
 		dead(pointLetter(p, err.Error()))
@@ -83,20 +115,20 @@ func (fn *projectFn) ProcessElement(ctx context.Context, p Point, model func(*[]
 	}
 	fn.block = append(fn.block, p)
 	if len(fn.block) == fn.Block {
-		fn.flush(emit, dead)
+		fn.flush(ctx, emit, dead)
 	}
 	return nil
 }
 
 // FinishBundle projects the last block.
-func (fn *projectFn) FinishBundle(_ context.Context, _ func(*[]byte) bool, emit func(Scores), dead func(DeadLetter)) {
-	if fn.m != nil {
-		fn.flush(emit, dead)
+func (fn *projectFn) FinishBundle(ctx context.Context, _ func(*[]byte) bool, emit func(Scores), dead func(DeadLetter)) {
+	if fn.checked {
+		fn.flush(ctx, emit, dead)
 	}
-	fn.m = nil
 }
 
-// decode reads the model from the side input and fixes the number of components.
+// decode reads the model from the side input and, unless they are the bytes of the
+// model it holds, decodes them and fixes the number of components.
 func (fn *projectFn) decode(model func(*[]byte) bool) error {
 	var b, extra []byte
 	if !model(&b) {
@@ -105,6 +137,15 @@ func (fn *projectFn) decode(model func(*[]byte) bool) error {
 	if model(&extra) {
 		return fmt.Errorf("%w: more than one model in the side input", ErrArgument)
 	}
+	if fn.m == nil {
+		fn.seed = maphash.MakeSeed()
+	}
+	key := modelKey{len(b), maphash.Bytes(fn.seed, b)}
+	if fn.m != nil && key == fn.key {
+		return nil
+	}
+	fn.m = nil // until the new bytes decode
+	fn.decodes++
 	m, err := DecodeModel(b)
 	if err != nil {
 		return err
@@ -117,12 +158,13 @@ func (fn *projectFn) decode(model func(*[]byte) bool) error {
 	if have == 0 || k > have {
 		return fmt.Errorf("%w: %d components requested of a model that has %d", ErrArgument, k, have)
 	}
-	fn.m, fn.k = m, k
+	fn.m, fn.k, fn.key = m, k, key
 	return nil
 }
 
-// flush projects the block, point by point if the block fails.
-func (fn *projectFn) flush(emit func(Scores), dead func(DeadLetter)) {
+// flush projects the block, point by point if the block fails, and counts the points
+// scored.
+func (fn *projectFn) flush(ctx context.Context, emit func(Scores), dead func(DeadLetter)) {
 	n := len(fn.block)
 	if n == 0 {
 		return
@@ -137,6 +179,7 @@ func (fn *projectFn) flush(emit func(Scores), dead func(DeadLetter)) {
 		for i, p := range fn.block {
 			emit(Scores{Source: p.Source, Offset: p.Offset, Line: p.Line, Y: append([]float64(nil), fn.Y.RawRowView(i)...)})
 		}
+		pointsProjected.Inc(ctx, int64(n))
 	} else {
 		for _, p := range fn.block {
 			var y mat.Dense
@@ -145,6 +188,7 @@ func (fn *projectFn) flush(emit func(Scores), dead func(DeadLetter)) {
 				continue
 			}
 			emit(Scores{Source: p.Source, Offset: p.Offset, Line: p.Line, Y: y.RawRowView(0)})
+			pointsProjected.Inc(ctx, 1)
 		}
 	}
 	fn.X.Reset()

@@ -1,6 +1,7 @@
 package ikpcabeam
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -258,5 +259,72 @@ func TestDecodeModel(t *testing.T) {
 		if _, err := DecodeModel(junk); !errors.Is(err, ErrModel) {
 			t.Errorf("DecodeModel(%q): %v", junk, err)
 		}
+	}
+}
+
+// sideInput returns a side-input iterator over one model's bytes (a copy, as a runner
+// decodes the side input anew).
+func sideInput(b []byte) func(*[]byte) bool {
+	done := false
+	return func(p *[]byte) bool {
+		if done {
+			return false
+		}
+		done = true
+		*p = append([]byte(nil), b...)
+		return true
+	}
+}
+
+// TestProjectDecodesOnce: one projectFn instance given the same model in 20 bundles
+// decodes it once, and scores every point of every bundle as the model's Transform
+// does (to rounding: compareScores); given other bytes, it decodes them and scores with
+// the new model.
+func TestProjectDecodesOnce(t *testing.T) {
+	ctx := context.Background()
+	m1, b1 := checkpoint(t, kernel.RBF{Sigma: 1}, curve(40, 3, 1))
+	m2, b2 := checkpoint(t, kernel.RBF{Sigma: 2}, curve(40, 3, 1))
+	X := curve(5, 3, 2)
+	const k = 2
+	fn := &projectFn{K: k, Block: 2}
+	dead := func(d DeadLetter) { t.Errorf("dead letter %+v", d) }
+	bundle := func(m ikpca.Model, b []byte) {
+		t.Helper()
+		var Y mat.Dense
+		if err := m.Transform(&Y, X, k); err != nil {
+			t.Fatal(err)
+		}
+		// The tolerance of compareScores: the blocks change only the order of the sums.
+		big := mat.Norm(&Y, math.Inf(1))
+		got := 0
+		emit := func(s Scores) {
+			for j := range k {
+				if math.Abs(s.Y[j]-Y.At(int(s.Offset), j)) > 1e-10*big {
+					t.Errorf("point %d, component %d: score %v, Transform %v", s.Offset, j, s.Y[j], Y.At(int(s.Offset), j))
+				}
+			}
+			got++
+		}
+		fn.StartBundle(ctx, sideInput(b), emit, dead)
+		for i := range 5 {
+			if err := fn.ProcessElement(ctx, Point{Source: "x", Offset: int64(i), X: X.RawRowView(i)}, sideInput(b), emit, dead); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fn.FinishBundle(ctx, sideInput(b), emit, dead)
+		if got != 5 {
+			t.Errorf("%d scores in a bundle of 5 points", got)
+		}
+	}
+	for range 20 {
+		bundle(m1, b1)
+	}
+	if fn.decodes != 1 {
+		t.Errorf("the same model decoded %d times in 20 bundles, want once", fn.decodes)
+	}
+	bundle(m2, b2)
+	bundle(m2, b2)
+	if fn.decodes != 2 {
+		t.Errorf("%d decodes after a second model in two bundles, want 2", fn.decodes)
 	}
 }

@@ -70,7 +70,7 @@ func main() {
 	flag.Parse()
 	// beam.Init after the flags: on a worker it runs the worker harness and exits.
 	beam.Init()
-	if err := run(context.Background(), o); err != nil {
+	if err := run(context.Background(), o, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "ikpca-beam:", err)
 		os.Exit(1)
 	}

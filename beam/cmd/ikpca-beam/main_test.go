@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"math"
@@ -217,5 +219,161 @@ func TestBuildErrors(t *testing.T) {
 	nys.method, nys.landmarksFile = "nystrom", in
 	if _, err := build(context.Background(), nys); err != nil {
 		t.Errorf("valid Nyström options: %v", err)
+	}
+}
+
+// TestCompressedInput: a .gz copy of a CSV file fits to the model of the file itself
+// (sameFit), SKPCA with σ by the median heuristic on the first lines and Nyström KPCA
+// on a landmarks file (both read the field count from the first line). A gzip file
+// named without .gz is an error, not a fit of its compressed bytes.
+func TestCompressedInput(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("a;b;c\n")
+	for i := range 200 {
+		fmt.Fprintf(&b, "%g;%g;%g\n", float64(i%7)/7, float64(i%11)/11, float64(i%13)/13)
+	}
+	plain, packed, misnamed := filepath.Join(dir, "in.csv"), filepath.Join(dir, "in.csv.gz"), filepath.Join(dir, "packed.csv")
+	lf := filepath.Join(dir, "landmarks.csv")
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	if _, err := w.Write([]byte(b.String())); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for f, text := range map[string][]byte{
+		plain: []byte(b.String()), packed: z.Bytes(), misnamed: z.Bytes(),
+		lf: []byte(strings.Join(strings.SplitAfter(b.String(), "\n")[:11], "")),
+	} {
+		if err := os.WriteFile(f, text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		edit func(*options)
+	}{
+		{"skpca", func(o *options) { o.features, o.sketch = 64, 5 }},
+		{"nystrom", func(o *options) { o.method, o.landmarksFile = "nystrom", lf }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			models := map[string][]byte{}
+			for _, in := range []string{plain, packed} {
+				o := options{mode: "fit", method: "skpca", input: in, sep: ";", header: true, format: "csv",
+					model: filepath.Join(dir, c.name+"-"+filepath.Base(in)+".model"), seed: 1, block: 256}
+				c.edit(&o)
+				p, err := build(context.Background(), o)
+				if err != nil {
+					t.Fatalf("%s, %s: %v", c.name, in, err)
+				}
+				if err := ptest.Run(p); err != nil {
+					t.Fatalf("%s, %s: %v", c.name, in, err)
+				}
+				if models[in], err = os.ReadFile(o.model); err != nil {
+					t.Fatalf("%s, %s: %v", c.name, in, err)
+				}
+			}
+			sameFit(t, models[plain], models[packed], 200, 3)
+			o := options{mode: "fit", method: "skpca", input: misnamed, sep: ";", header: true, format: "csv",
+				model: filepath.Join(dir, "misnamed.model"), seed: 1, block: 256}
+			c.edit(&o)
+			if _, err := build(context.Background(), o); err == nil || !strings.Contains(err.Error(), "gzip") {
+				t.Errorf("%s: a gzip file named %s: error %v, want one about gzip", c.name, misnamed, err)
+			}
+		})
+	}
+}
+
+// sameFit checks that two fits of the same text, one read from a .gz file, are the
+// same model: bit for bit when each file is read in one bundle (as prism does unless a
+// bundle is slow), and otherwise up to the order of the merges, since prism may split
+// the plain file's read (it splits a slow bundle of a splittable DoFn) and not the .gz
+// file's. So: the same bytes, or the same kernel Spec bit for bit (σ from the same
+// first lines), n points of dimension d, and eigenvalues alike — SKPCA's within the
+// sum of the two sketches' bounds Δ + Δ' (both bound the eigenvalues of the same
+// features' covariance from below: docs/design.md, "Beyond one machine"), Nyström's
+// compensated sums to 1e-12·λ₁ (checkNystrom's bound).
+func sameFit(t *testing.T, plain, packed []byte, n, d int) {
+	t.Helper()
+	if bytes.Equal(plain, packed) {
+		return
+	}
+	a, err := ikpcabeam.DecodeModel(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ikpcabeam.DecodeModel(packed)
+	if err != nil {
+		t.Fatalf("the .gz file's model: %v", err)
+	}
+	if a.Len() != n || b.Len() != n || a.Dim() != d || b.Dim() != d {
+		t.Fatalf("models of %d and %d points of dimension %d and %d, want %d of %d", a.Len(), b.Len(), a.Dim(), b.Dim(), n, d)
+	}
+	spec := func(m ikpca.Model) kernel.Spec {
+		switch m := m.(type) {
+		case *ikpcabeam.SKPCA:
+			return m.Kernel().(kernel.Specified).Spec()
+		case *ikpcabeam.Nystrom:
+			return m.Kernel().(kernel.Specified).Spec()
+		}
+		t.Fatalf("a %T", m)
+		return kernel.Spec{}
+	}
+	if sa, sb := spec(a), spec(b); sa != sb {
+		t.Errorf("kernel %+v, from the .gz file %+v", sa, sb)
+	}
+	va, vb := a.Values(nil), b.Values(nil)
+	if len(va) != len(vb) || len(va) == 0 {
+		t.Fatalf("%d and %d eigenvalues", len(va), len(vb))
+	}
+	tol := 1e-12 * va[0]
+	if sa, ok := a.(*ikpcabeam.SKPCA); ok {
+		tol = sa.ErrorBound() + b.(*ikpcabeam.SKPCA).ErrorBound()
+	}
+	for i := range va {
+		if math.Abs(va[i]-vb[i]) > tol {
+			t.Errorf("λ%d = %v, from the .gz file %v (tolerance %v)", i, va[i], vb[i], tol)
+		}
+	}
+}
+
+// TestPrintsCounters: a run on prism prints the counters of namespace "ikpca" to
+// stderr, one line each, sorted, among them the points projected: the 250 points of the
+// input, not its bad line, when fitting with --output and when projecting.
+func TestPrintsCounters(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 250 {
+		fmt.Fprintf(&b, "%g,%g\n", float64(i%7)/7, float64(i%11)/11)
+	}
+	b.WriteString("1,x\n")
+	in := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fit := options{mode: "fit", method: "skpca", input: in, sep: ",", format: "csv", model: filepath.Join(dir, "m"),
+		output: filepath.Join(dir, "fit.csv"), features: 16, sketch: 3, seed: 1, block: 64}
+	proj := fit
+	proj.mode, proj.output = "project", filepath.Join(dir, "project.csv")
+	for _, o := range []options{fit, proj} {
+		var stderr strings.Builder
+		if err := run(context.Background(), o, &stderr); err != nil {
+			t.Fatalf("%s: %v", o.mode, err)
+		}
+		var names []string
+		for l := range strings.Lines(stderr.String()) {
+			if !strings.HasPrefix(l, "ikpca-beam: ikpca.") {
+				t.Errorf("%s: stderr line %q", o.mode, l)
+			}
+			names = append(names, l)
+		}
+		if !slices.IsSorted(names) {
+			t.Errorf("%s: counters not sorted:\n%s", o.mode, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "ikpca-beam: ikpca.points_projected 250\n") {
+			t.Errorf("%s: stderr\n%s\nwithout ikpca.points_projected 250", o.mode, stderr.String())
+		}
 	}
 }

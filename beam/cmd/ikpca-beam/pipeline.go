@@ -8,10 +8,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 	"gonum.org/v1/gonum/mat"
@@ -23,13 +28,40 @@ import (
 	"github.com/ikpca/ikpca/stream"
 )
 
-// run builds the pipeline the options describe and runs it on the runner of --runner.
-func run(ctx context.Context, o options) error {
+// run builds the pipeline the options describe, runs it on the runner of --runner
+// (prism by default), and prints the counters of namespace "ikpca" to stderr.
+func run(ctx context.Context, o options, stderr io.Writer) error {
 	p, err := build(ctx, o)
 	if err != nil {
 		return err
 	}
-	return beamx.Run(ctx, p)
+	res, err := beamx.RunWithMetrics(ctx, p)
+	if res != nil {
+		printCounters(stderr, res.Metrics().AllMetrics().Counters())
+	}
+	return err
+}
+
+// namespace is the namespace of the counters of ikpcabeam's transforms.
+const namespace = "ikpca"
+
+// printCounters prints the counters of namespace "ikpca", whatever their names (points
+// folded and projected, models merged, dead letters by class, …), one line each,
+// sorted by name: "ikpca-beam: ikpca.points_projected 1000000". A counter that several
+// steps increment is their sum. The value is the committed one, or the attempted one
+// where the runner does not commit (prism reports attempted values; a portable runner
+// may report neither, and a job submitted with --async has none yet: then nothing is
+// printed, and the runner's UI has them).
+func printCounters(w io.Writer, counters []metrics.CounterResult) {
+	sum := map[string]int64{}
+	for _, c := range counters {
+		if c.Namespace() == namespace {
+			sum[c.Name()] += c.Result()
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(sum)) {
+		fmt.Fprintf(w, "ikpca-beam: %s.%s %d\n", namespace, name, sum[name])
+	}
 }
 
 // build checks the options and builds the pipeline.
@@ -298,7 +330,12 @@ func bandwidth(ctx context.Context, o options, csvOpts ikpcabeam.CSVOptions, dim
 }
 
 // firstLines returns up to n non-blank lines of the first file the glob matches, after
-// its first line if header.
+// its first line if header. It reads the file's text as ikpcabeam.ReadLines does: a
+// file ending in ".gz" is decompressed (fileio.ReadableFile.Open, the same
+// automatic compression as the pipeline's reads), so that the field count and the
+// bandwidth come from the text the pipeline parses. A file of another name that starts
+// with gzip's magic bytes is an error: the pipeline would read it compressed, every
+// line a dead letter.
 func firstLines(ctx context.Context, glob string, n int, header bool) ([]string, error) {
 	fs, err := filesystem.New(ctx, glob)
 	if err != nil {
@@ -312,19 +349,22 @@ func firstLines(ctx context.Context, glob string, n int, header bool) ([]string,
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%s: no file matches", glob)
 	}
-	r, err := fs.OpenRead(ctx, files[0])
+	r, err := fileio.ReadableFile{Metadata: fileio.FileMetadata{Path: files[0]}}.Open(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", files[0], err)
 	}
 	defer r.Close()
-	// Line by line, up to n lines (or 64 MiB): the launcher runs the pipeline on prism,
-	// and a whole file read here would count in its memory.
+	// Line by line, up to n lines (or 64 MiB of text): the launcher runs the pipeline
+	// on prism, and a whole file read here would count in its memory.
 	br := bufio.NewReader(io.LimitReader(r, 64<<20))
+	if magic, _ := br.Peek(2); filepath.Ext(files[0]) != ".gz" && bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		return nil, fmt.Errorf("%s is gzip-compressed but its name does not end in .gz, which the pipeline needs to decompress it: rename it", files[0])
+	}
 	var lines []string
 	for i := 0; len(lines) < n; i++ {
 		l, err := br.ReadString('\n')
 		if err != nil && err != io.EOF {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", files[0], err)
 		}
 		if l = strings.TrimRight(l, "\r\n"); (i > 0 || !header) && strings.TrimSpace(l) != "" {
 			lines = append(lines, l)
