@@ -17,7 +17,10 @@
 //     reader knows it, line number;
 //   - FitSKPCA, FitNystrom, FitNystromSampled: Points to an encoded model;
 //   - Project: Points and an encoded model to Scores;
-//   - WriteScores, WriteDeadLetters: text files of CSV lines.
+//   - WriteScores, WriteDeadLetters: CSV lines in the files prefix-SSSSS-of-NNNNN.csv,
+//     one per bundle, written where the lines are and named in one last stage, so that
+//     a retried bundle is written once (the dead letters also counted by class, Beam
+//     counters "dead_letters_<class>" of the namespace "ikpca").
 //
 // No bad record stops a pipeline: a line that is not a point (a field that is not a
 // number, a NaN, a wrong number of fields), and a point a model cannot take (a wrong

@@ -2,6 +2,9 @@ package ikpcabeam
 
 import (
 	"encoding/csv"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -50,11 +53,15 @@ type record struct {
 	reason, text string    // dead letters
 }
 
-// readRecords reads a file of FormatScores (numbers) or FormatDeadLetter lines, keyed by
-// source and offset.
+// readRecords reads FormatScores (numbers) or FormatDeadLetter lines, keyed by source
+// and offset, from a file, or, where no file has that name, from the shards
+// file-SSSSS-of-NNNNN.csv that WriteScores and WriteDeadLetters write (readShards).
 func readRecords(t *testing.T, file string, numbers bool) map[string]record {
 	t.Helper()
 	b, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		b, err = readShards(t, file), nil
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,4 +94,33 @@ func readRecords(t *testing.T, file string, numbers bool) map[string]record {
 		out[key] = rec
 	}
 	return out
+}
+
+// readShards returns the lines of the shards prefix-SSSSS-of-NNNNN.csv, concatenated,
+// and fails the test unless they are a finalised output: n ≥ 1 shards numbered 0 to
+// n−1, all of the same n, and no temporary directory prefix.tmp-* left.
+func readShards(t *testing.T, prefix string) []byte {
+	t.Helper()
+	files, err := filepath.Glob(prefix + "-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("no shards %s-*", prefix)
+	}
+	var all []byte
+	for i, f := range files { // Glob sorts: shard i is files[i]
+		if want := fmt.Sprintf("%s-%05d-of-%05d.csv", prefix, i, len(files)); f != want {
+			t.Fatalf("shard %d of %d is %s, want %s", i, len(files), f, want)
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, b...)
+	}
+	if left, _ := filepath.Glob(prefix + ".tmp-*"); len(left) > 0 {
+		t.Errorf("temporaries left: %v", left)
+	}
+	return all
 }

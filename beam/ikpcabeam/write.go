@@ -1,9 +1,7 @@
 package ikpcabeam
 
 import (
-	"bufio"
 	"context"
-	"crypto/rand"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -17,12 +15,8 @@ import (
 
 func init() {
 	register.Function1x1(FormatScores)
-	register.Function1x1(FormatDeadLetter)
 	register.DoFn3x1[context.Context, string, func([]byte), error](&readFileFn{})
 	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&writeFileFn{})
-	register.DoFn3x1[context.Context, string, func(*string) bool, error](&writeLinesFn{})
-	register.Iter1[string]()
-	register.DoFn2x1[context.Context, string, error](&writeShardFn{})
 	register.Emitter1[[]byte]()
 }
 
@@ -48,44 +42,34 @@ func csvFields(fields ...string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// WriteScores writes a PCollection<Scores> to filename (any file system Beam knows) as
-// lines of FormatScores, in no particular order: one file, written by one worker, as
-// textio.Write writes, and empty (not missing) for no scores. A filename Beam's file systems cannot open is an ErrArgument (see
-// ReadLines).
-func WriteScores(s beam.Scope, filename string, scores beam.PCollection) error {
-	if err := checkScheme(filename); err != nil {
+// WriteScores writes a PCollection<Scores> as lines of FormatScores, in no particular
+// order, to the files prefix-SSSSS-of-NNNNN.csv (prefix on any file system Beam knows):
+// one file per bundle that holds scores, written by the worker that computed them (no
+// shuffle, no worker that holds them all), and n = NNNNN of them, numbered from 00000.
+// The files are written as temporaries and named in one last stage, so that a bundle the
+// runner retries is written once, and what failed attempts wrote is removed (shards.go
+// tells how). No scores give one empty file, prefix-00000-of-00001.csv. All the lines,
+// in one file, are those of `cat prefix-*-of-NNNNN.csv`. A prefix Beam's file systems
+// cannot open, or with a glob metacharacter (* ? [ \), is an ErrArgument.
+func WriteScores(s beam.Scope, prefix string, scores beam.PCollection) error {
+	if err := checkPrefix(prefix); err != nil {
 		return err
 	}
 	s = s.Scope("ikpcabeam.WriteScores")
-	writeLines(s, filename, beam.ParDo(s, FormatScores, scores))
+	writeShards(s, prefix, beam.ParDo(s, FormatScores, scores))
 	return nil
 }
 
-// WriteScoresSharded writes a PCollection<Scores> as WriteScores does, into files
-// named prefix-<random id>.csv, one per bundle, each written by the worker that holds
-// the bundle: no shuffle, and memory that does not grow with the number of scores,
-// where WriteScores gathers them all on one worker (a runner may hold them in memory
-// there: prism does). A file is written as prefix-<id>.csv.tmp and renamed when its
-// bundle finishes; a bundle that fails leaves its .tmp file, and a bundle that the
-// runner runs again after it finished (a failure further on) may leave its lines in
-// two files. A prefix Beam's file systems cannot open is an ErrArgument.
-func WriteScoresSharded(s beam.Scope, prefix string, scores beam.PCollection) error {
-	if err := checkScheme(prefix); err != nil {
-		return err
-	}
-	s = s.Scope("ikpcabeam.WriteScoresSharded")
-	beam.ParDo0(s, &writeShardFn{Prefix: prefix}, beam.ParDo(s, FormatScores, scores))
-	return nil
-}
-
-// WriteDeadLetters writes a PCollection<DeadLetter> to filename as lines of
-// FormatDeadLetter, as WriteScores writes scores.
-func WriteDeadLetters(s beam.Scope, filename string, dead beam.PCollection) error {
-	if err := checkScheme(filename); err != nil {
+// WriteDeadLetters writes a PCollection<DeadLetter> as lines of FormatDeadLetter to
+// the files prefix-SSSSS-of-NNNNN.csv, as WriteScores writes scores, and counts them
+// in the Beam counters "dead_letters_<class>" of the namespace "ikpca", the class from
+// the Reason: dimension, non_finite, parse, refused or other (metrics.go).
+func WriteDeadLetters(s beam.Scope, prefix string, dead beam.PCollection) error {
+	if err := checkPrefix(prefix); err != nil {
 		return err
 	}
 	s = s.Scope("ikpcabeam.WriteDeadLetters")
-	writeLines(s, filename, beam.ParDo(s, FormatDeadLetter, dead))
+	writeShards(s, prefix, beam.ParDo(s, &formatDeadLetterFn{}, dead))
 	return nil
 }
 
@@ -161,88 +145,4 @@ func (fn *writeFileFn) ProcessElement(ctx context.Context, _ int, values func(*[
 		return fmt.Errorf("ikpcabeam: writing %s: %w", fn.Filename, err)
 	}
 	return w.Close()
-}
-
-// writeLines writes a PCollection<string> to filename, a line each: the file name is
-// the main input and the lines a side input, so that the file is written, empty, when
-// there are no lines.
-func writeLines(s beam.Scope, filename string, lines beam.PCollection) {
-	beam.ParDo0(s, &writeLinesFn{}, beam.Create(s, filename), beam.SideInput{Input: lines})
-}
-
-// writeLinesFn writes its side input's lines to the file its element names.
-type writeLinesFn struct{}
-
-// ProcessElement writes the lines.
-func (fn *writeLinesFn) ProcessElement(ctx context.Context, filename string, lines func(*string) bool) error {
-	fs, err := filesystem.New(ctx, filename)
-	if err != nil {
-		return err
-	}
-	defer fs.Close()
-	w, err := fs.OpenWrite(ctx, filename)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(w, 1<<20)
-	var line string
-	for lines(&line) {
-		bw.WriteString(line)
-		bw.WriteByte('\n')
-	}
-	if err := bw.Flush(); err != nil {
-		w.Close()
-		return fmt.Errorf("ikpcabeam: writing %s: %w", filename, err)
-	}
-	return w.Close()
-}
-
-// writeShardFn writes each bundle's lines to a file of its own, Prefix-<id>.csv.
-type writeShardFn struct {
-	Prefix string
-
-	fs        filesystem.Interface
-	tmp, name string
-	w         io.WriteCloser
-	bw        *bufio.Writer
-}
-
-// ProcessElement writes a line, opening the bundle's file at its first.
-func (fn *writeShardFn) ProcessElement(ctx context.Context, line string) error {
-	if fn.w == nil {
-		fs, err := filesystem.New(ctx, fn.Prefix)
-		if err != nil {
-			return err
-		}
-		fn.fs, fn.name = fs, fn.Prefix+"-"+rand.Text()+".csv"
-		fn.tmp = fn.name + ".tmp"
-		if fn.w, err = fs.OpenWrite(ctx, fn.tmp); err != nil {
-			fs.Close()
-			fn.w = nil
-			return err
-		}
-		fn.bw = bufio.NewWriterSize(fn.w, 1<<20)
-	}
-	fn.bw.WriteString(line)
-	return fn.bw.WriteByte('\n')
-}
-
-// FinishBundle closes the bundle's file and gives it its name.
-func (fn *writeShardFn) FinishBundle(ctx context.Context) error {
-	if fn.w == nil {
-		return nil
-	}
-	defer func() { fn.fs.Close(); fn.w = nil }()
-	if err := fn.bw.Flush(); err != nil {
-		fn.w.Close()
-		return fmt.Errorf("ikpcabeam: writing %s: %w", fn.tmp, err)
-	}
-	if err := fn.w.Close(); err != nil {
-		return fmt.Errorf("ikpcabeam: writing %s: %w", fn.tmp, err)
-	}
-	r, ok := fn.fs.(filesystem.Renamer)
-	if !ok {
-		return fmt.Errorf("ikpcabeam: the file system of %s cannot rename %s", fn.Prefix, fn.tmp)
-	}
-	return r.Rename(ctx, fn.tmp, fn.name)
 }

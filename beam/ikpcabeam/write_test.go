@@ -1,14 +1,24 @@
 package ikpcabeam
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+
+	"github.com/ikpca/ikpca/nystrom"
+	"github.com/ikpca/ikpca/stream"
 )
 
 // TestFormat: the CSV lines of scores and dead letters, quoted where CSV needs it,
@@ -26,44 +36,436 @@ func TestFormat(t *testing.T) {
 	}
 }
 
-// TestWriteScoresSharded: the shards hold the lines WriteScores writes to one file,
-// and no temporary file is left.
-func TestWriteScoresSharded(t *testing.T) {
-	dir := t.TempDir()
+// testScores returns n scores and their lines, sorted.
+func testScores(n int) ([]Scores, []string) {
 	var scores []Scores
-	for i := range 1000 {
-		scores = append(scores, Scores{Source: "s", Offset: int64(i), Line: int64(i + 1), Y: []float64{float64(i) / 7}})
+	var lines []string
+	for i := range n {
+		sc := Scores{Source: "s", Offset: int64(i), Line: int64(i + 1), Y: []float64{float64(i) / 7}}
+		scores = append(scores, sc)
+		lines = append(lines, FormatScores(sc))
 	}
+	slices.Sort(lines)
+	return scores, lines
+}
+
+// checkLines fails the test unless the finalised shards of prefix (readShards: shards
+// 0 to n−1 of one n, no temporary left) hold the lines want (sorted), each once.
+func checkLines(t *testing.T, prefix string, want []string) {
+	t.Helper()
+	got := strings.Split(strings.TrimSuffix(string(readShards(t, prefix)), "\n"), "\n")
+	if len(want) == 0 {
+		want = []string{""}
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: %d lines, want %d (each once): %q…", prefix, len(got), len(want), got[:min(3, len(got))])
+	}
+}
+
+// TestWriteScores: WriteScores writes every line once into shards named 0 to n−1 of
+// n, and leaves no temporary, for scores from one Create and from several files. (Prism
+// writes each in one bundle, n = 1; TestFinalise has several, and TestNystromPipeline's
+// dead letters come in two bundles on prism.)
+func TestWriteScores(t *testing.T) {
+	dir := t.TempDir()
+	scores, lines := testScores(1000)
 	p, s := beam.NewPipelineWithRoot()
-	col := beam.CreateList(s, scores)
-	one, prefix := filepath.Join(dir, "one.csv"), filepath.Join(dir, "shard")
-	if err := WriteScores(s, one, col); err != nil {
+	if err := WriteScores(s, filepath.Join(dir, "one"), beam.CreateList(s, scores)); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteScoresSharded(s, prefix, col); err != nil {
-		t.Fatal(err)
+	for i := range 3 {
+		f := filepath.Join(dir, fmt.Sprintf("in%d.csv", i))
+		var b strings.Builder
+		for j := i; j < 300; j += 3 {
+			fmt.Fprintf(&b, "%d,%d\n", j, j+1)
+		}
+		if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	run(t, p)
-	b, err := os.ReadFile(one)
+	points, _, err := ReadCSV(s, filepath.Join(dir, "in*.csv"), CSVOptions{Dim: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	shards, _ := filepath.Glob(prefix + "-*")
-	var got []string
-	for _, f := range shards {
-		if !strings.HasSuffix(f, ".csv") {
-			t.Errorf("file %s left", f)
+	if err := WriteScores(s, filepath.Join(dir, "files"), beam.ParDo(s, pointScores, points)); err != nil {
+		t.Fatal(err)
+	}
+	run(t, p)
+	checkLines(t, filepath.Join(dir, "one"), lines)
+	got := readRecords(t, filepath.Join(dir, "files"), true)
+	if len(got) != 300 {
+		t.Errorf("%d scores from the files, want 300", len(got))
+	}
+	for k, r := range got {
+		if len(r.values) != 2 || r.values[1] != r.values[0]+1 {
+			t.Errorf("%s: %v", k, r.values)
 		}
-		b, err := os.ReadFile(f)
-		if err != nil {
+	}
+}
+
+// pointScores passes a point's coordinates as its scores.
+func pointScores(p Point) Scores {
+	return Scores{Source: p.Source, Offset: p.Offset, Line: p.Line, Y: p.X}
+}
+
+func init() { beam.RegisterFunction(pointScores) }
+
+// TestWriteEmpty: no scores, no dead letters: one empty shard each,
+// prefix-00000-of-00001.csv, so that the output is seen to exist.
+func TestWriteEmpty(t *testing.T) {
+	dir := t.TempDir()
+	p, s := beam.NewPipelineWithRoot()
+	if err := WriteScores(s, filepath.Join(dir, "scores"), beam.CreateList(s, []Scores{})); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteDeadLetters(s, filepath.Join(dir, "dead"), beam.CreateList(s, []DeadLetter{})); err != nil {
+		t.Fatal(err)
+	}
+	run(t, p)
+	for _, prefix := range []string{"scores", "dead"} {
+		f := filepath.Join(dir, prefix+"-00000-of-00001.csv")
+		if b, err := os.ReadFile(f); err != nil || len(b) != 0 {
+			t.Errorf("%s: %d bytes, %v; want an empty file", f, len(b), err)
+		}
+		checkLines(t, filepath.Join(dir, prefix), nil)
+	}
+}
+
+// TestWriteBadPrefix: a prefix with a glob metacharacter, or of a file system Beam does
+// not know, is an ErrArgument at construction.
+func TestWriteBadPrefix(t *testing.T) {
+	for _, prefix := range []string{"/tmp/a*b", "/tmp/a?", "/tmp/[ab]", "nosuchfs://x/y"} {
+		_, s := beam.NewPipelineWithRoot()
+		if err := WriteScores(s, prefix, beam.CreateList(s, []Scores{{Y: []float64{1}}})); !errors.Is(err, ErrArgument) {
+			t.Errorf("WriteScores(%q): %v, want ErrArgument", prefix, err)
+		}
+		if err := WriteDeadLetters(s, prefix, beam.CreateList(s, []DeadLetter{{}})); !errors.Is(err, ErrArgument) {
+			t.Errorf("WriteDeadLetters(%q): %v, want ErrArgument", prefix, err)
+		}
+	}
+}
+
+// setHook sets afterTempWrite for the test.
+func setHook(t *testing.T, hook func(ctx context.Context, fs filesystem.Interface, tmp string) error) {
+	afterTempWrite = hook
+	t.Cleanup(func() { afterTempWrite = nil })
+}
+
+// TestWriteRetried: a bundle whose writer fails after writing its file, then is run
+// again, leaves every line written once and no temporary.
+//
+// Prism does not retry a failed bundle: it fails the job (its README, "Durability
+// Model"). So the retry here is a second run of the same pipeline, whose temporary
+// directory is the first run's (it is chosen when the pipeline is built): the first
+// run's failed bundle has written all its lines to a temporary (and other bundles may
+// have written theirs) and none was finalised; the second run writes every line again
+// and must finalise only its own files and remove the first run's. What this proves:
+// the finaliser takes only the names that reach it as committed outputs, names the
+// shards from them alone, and removes every other file of the temporary directory. What
+// it does not prove, and cannot on prism: that another runner discards a failed
+// attempt's outputs — the model of Beam that the design relies on, as WriteFiles does.
+// On the code before the finalisation (a file renamed in FinishBundle), the failed
+// bundle's lines were in a final file already and the second run wrote them again.
+func TestWriteRetried(t *testing.T) {
+	dir := t.TempDir()
+	scores, lines := testScores(500)
+	prefix := filepath.Join(dir, "scores")
+	p, s := beam.NewPipelineWithRoot()
+	if err := WriteScores(s, prefix, beam.CreateList(s, scores)); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	failed := ""
+	setHook(t, func(_ context.Context, _ filesystem.Interface, tmp string) (err error) {
+		once.Do(func() { failed, err = tmp, errors.New("the test's failure after the writes") })
+		return err
+	})
+	if err := ptest.Run(p); err == nil || !strings.Contains(err.Error(), "the test's failure after the writes") {
+		t.Fatalf("first run: %v, want the hook's failure", err)
+	}
+	if _, err := os.Stat(failed); err != nil {
+		t.Fatalf("the failed attempt's temporary: %v", err)
+	}
+	run(t, p)
+	checkLines(t, prefix, lines)
+}
+
+// TestWriteOrphans: in one run, every bundle's writer leaves a second temporary with
+// its lines whose name is never emitted — the file an earlier, failed attempt at the
+// same bundle leaves, whose outputs the runner discarded — and the finalised shards
+// hold every line once, with no temporary left. This simulates what a retrying runner
+// leaves behind (prism does not retry: TestWriteRetried); it proves that the shards
+// come from the emitted names only and that the orphans are removed.
+func TestWriteOrphans(t *testing.T) {
+	dir := t.TempDir()
+	scores, lines := testScores(500)
+	prefix := filepath.Join(dir, "scores")
+	p, s := beam.NewPipelineWithRoot()
+	if err := WriteScores(s, prefix, beam.CreateList(s, scores)); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	orphans := 0
+	setHook(t, func(ctx context.Context, fs filesystem.Interface, tmp string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		orphans++
+		return filesystem.Copy(ctx, fs, tmp, strings.TrimSuffix(tmp, ".csv")+"-failed-attempt.csv")
+	})
+	run(t, p)
+	if orphans == 0 {
+		t.Fatal("no bundle wrote a temporary")
+	}
+	checkLines(t, prefix, lines)
+}
+
+// TestWritersDoNotGather: in the pipeline's graph, WriteScores's and WriteDeadLetters's
+// lines are the main input of the DoFn that writes them — each bundle writes its own —
+// and never a side input or a grouping, which hold every line on one worker (Flink's
+// batch mode holds a side input in memory).
+func TestWritersDoNotGather(t *testing.T) {
+	dir := t.TempDir()
+	p, s := beam.NewPipelineWithRoot()
+	if err := WriteScores(s, filepath.Join(dir, "scores"), beam.CreateList(s, []Scores{{Y: []float64{1}}})); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteDeadLetters(s, filepath.Join(dir, "dead"), beam.CreateList(s, []DeadLetter{{Reason: "r"}})); err != nil {
+		t.Fatal(err)
+	}
+	edges, _, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The lines: the outputs of the formatting DoFns.
+	lines := map[*graph.Node]string{}
+	for _, e := range edges {
+		if e.Op == graph.ParDo && (strings.Contains(e.Name(), "FormatScores") || strings.Contains(e.Name(), "formatDeadLetterFn")) {
+			lines[e.Output[0].To] = e.Name()
+		}
+	}
+	if len(lines) != 2 {
+		t.Fatalf("%d formatting DoFns, want 2", len(lines))
+	}
+	for _, e := range edges {
+		for _, in := range e.Input {
+			if name, ok := lines[in.From]; ok && (e.Op != graph.ParDo || in.Kind != graph.Main) {
+				t.Errorf("the lines of %s go to %s (%s) as a %s input", name, e.Name(), e.Op, in.Kind)
+			}
+		}
+	}
+}
+
+// TestDeadLetterClass: the class of the reasons the package's dead letters carry, each
+// made by the code that makes it.
+func TestDeadLetterClass(t *testing.T) {
+	csvFn, err := newParseCSVFn(CSVOptions{Dim: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parse := func(line string) string {
+		_, err := csvFn.parse(line)
+		if err == nil {
+			t.Fatalf("%q parses", line)
+		}
+		return err.Error()
+	}
+	var libsvm []DeadLetter
+	(&parseLIBSVMFn{Dim: 3}).ProcessElement(Line{Text: "1 2:1 1:1"}, func(Point) {}, func(d DeadLetter) { libsvm = append(libsvm, d) })
+	(&parseLIBSVMFn{Dim: 3}).ProcessElement(Line{Text: "1 1:nan"}, func(Point) {}, func(d DeadLetter) { libsvm = append(libsvm, d) })
+	if len(libsvm) != 2 {
+		t.Fatalf("%d LIBSVM dead letters, want 2", len(libsvm))
+	}
+	for _, c := range []struct{ reason, want string }{
+		{checkPoint([]float64{1, 2}, 3).Error(), deadDimension},
+		{checkPoint([]float64{1, math.NaN(), 2}, 3).Error(), deadNonFinite},
+		{fmt.Errorf("%w: kernel value k(x, l₃) = +Inf", nystrom.ErrNonFinite).Error(), deadNonFinite},
+		{fmt.Errorf("%w: point has dimension 2, want 3", stream.ErrDimension).Error(), deadDimension},
+		{parse("1,x,3"), deadParse},
+		{parse("1,2"), deadParse},
+		{parse(`1,"2,3`), deadParse},
+		{parse("1,nan,3"), deadNonFinite},
+		{libsvm[0].Reason, deadParse},
+		{libsvm[1].Reason, deadNonFinite},
+		{fmt.Errorf("%w: the model refused", stream.ErrArgument).Error(), deadRefused},
+		{fmt.Errorf("%w: no convergence", ErrArgument).Error(), deadRefused},
+		{"ikpcabeam: something new", deadOther},
+		{"", deadOther},
+		{"something else", deadOther},
+	} {
+		if got := deadLetterClass(c.reason); got != c.want {
+			t.Errorf("%q: class %s, want %s", c.reason, got, c.want)
+		}
+	}
+}
+
+// TestDeadLetterMetrics: the counters dead_letters_<class> of the namespace "ikpca"
+// that WriteDeadLetters increments, read from prism's pipeline result, count the dead
+// letters of a CSV file's bad lines and of points refused, by class, and the file
+// holds them all.
+func TestDeadLetterMetrics(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	// 2 parse (not a number, two fields), 1 non-finite, and 3 points.
+	if err := os.WriteFile(in, []byte("1,2,3\n1,x,3\n4,5,6\n1,2\n1,inf,3\n7,8,9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, s := beam.NewPipelineWithRoot()
+	_, bad, err := ReadCSV(s, in, CSVOptions{Dim: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := []DeadLetter{
+		pointLetter(Point{Source: "p", Offset: 0, X: []float64{1, 2}}, checkPoint([]float64{1, 2}, 3).Error()),
+		pointLetter(Point{Source: "p", Offset: 1, X: []float64{1, 2}}, checkPoint([]float64{1, 2}, 3).Error()),
+		pointLetter(Point{Source: "p", Offset: 2, X: []float64{1, 2, 3}}, fmt.Errorf("%w: refused", stream.ErrArgument).Error()),
+		pointLetter(Point{Source: "p", Offset: 3, X: []float64{1, 2, 3}}, "something else"),
+	}
+	prefix := filepath.Join(dir, "dead")
+	if err := WriteDeadLetters(s, prefix, beam.Flatten(s, bad, beam.CreateList(s, refused))); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ptest.RunWithMetrics(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, c := range res.Metrics().Query(func(r beam.MetricResult) bool { return r.Namespace() == "ikpca" }).Counters() {
+		got[c.Name()] += c.Result()
+	}
+	want := map[string]int64{"dead_letters_parse": 2, "dead_letters_non_finite": 1, "dead_letters_dimension": 2, "dead_letters_refused": 1, "dead_letters_other": 1}
+	for name, n := range want {
+		if got[name] != n {
+			t.Errorf("%s = %d, want %d", name, got[name], n)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("counters %v, want %v", got, want)
+	}
+	if d := readRecords(t, prefix, false); len(d) != 7 {
+		t.Errorf("%d dead letters written, want 7", len(d))
+	}
+}
+
+// TestFinalise: the writer and the finaliser driven directly, with the bundles a
+// runner may make that prism does not here (prism writes a Create's lines in one
+// bundle, and splits only slow splittable reads): three bundles, the second attempted twice —
+// its first attempt's file written and its name discarded, as a runner discards the
+// outputs of a failed attempt — give the shards 0, 1 and 2 of 3, each bundle's lines
+// once, and no temporary, and the shards of an earlier write with another number of
+// shards are removed (files of other names stay). The finaliser run again (a retry
+// after it finished), and after only some of its renames (a retry after a failure
+// half-way), gives the same files; a temporary that is gone with no final file in its
+// place is an error.
+func TestFinalise(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "out")
+	tmpDir := prefix + ".tmp-test"
+	fn := &writeTempFn{Dir: tmpDir}
+	var names []string
+	emit := func(name string) { names = append(names, name) }
+	bundles := [][]string{{"a1", "a2"}, {"b1"}, {"c1", "c2", "c3"}}
+	attempt := func(lines []string) {
+		fn.StartBundle(ctx, emit)
+		for _, l := range lines {
+			if err := fn.ProcessElement(ctx, l, emit); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := fn.FinishBundle(ctx, emit); err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")...)
 	}
-	slices.Sort(got)
-	slices.Sort(want)
-	if len(want) != 1000 || !slices.Equal(got, want) {
-		t.Errorf("%d lines in %d shards, %d in one file: %v", len(got), len(shards), len(want), fmt.Sprint(got[:min(3, len(got))]))
+	attempt(bundles[0])
+	attempt(bundles[1])
+	names = names[:1] // the failed attempt's name, discarded
+	attempt(bundles[1])
+	attempt(bundles[2])
+	attempt(nil) // an empty bundle writes no file
+	if len(names) != 3 {
+		t.Fatalf("%d names emitted, want 3", len(names))
+	}
+	if files, _ := filepath.Glob(tmpDir + "/*"); len(files) != 4 {
+		t.Fatalf("%d temporaries, want 4", len(files))
+	}
+	// The lines of each name, and the final file of each: the names' sorted order.
+	content := map[string]string{}
+	for i, n := range names {
+		content[n] = strings.Join(bundles[i], "\n") + "\n"
+	}
+	sorted := slices.Sorted(slices.Values(names))
+	want := map[string]string{}
+	for i, n := range sorted {
+		want[shardName(prefix, i, 3)] = content[n]
+	}
+	finalise := func() error {
+		i := 0
+		return (&finaliseFn{Prefix: prefix, Dir: tmpDir}).ProcessElement(ctx, nil, func(s *string) bool {
+			if i == len(names) {
+				return false
+			}
+			*s, i = names[i], i+1
+			return true
+		})
+	}
+	// An earlier write's shards, which go, and files of other names, which stay.
+	stale := []string{shardName(prefix, 0, 5), shardName(prefix, 4, 5), prefix + "-00001-of-00003.csv.bak", prefix + "-notes-00000-of-00001.csv"}
+	writeStale := func() {
+		for _, f := range stale {
+			if err := os.WriteFile(f, []byte("stale\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	writeStale()
+	check := func(when string) {
+		t.Helper()
+		files, _ := filepath.Glob(filepath.Join(dir, "*"))
+		if len(files) != 5 || !slices.Contains(files, stale[2]) || !slices.Contains(files, stale[3]) {
+			t.Errorf("%s: files %v, want the 3 shards and %v", when, files, stale[2:])
+		}
+		for f, lines := range want {
+			if b, err := os.ReadFile(f); err != nil || string(b) != lines {
+				t.Errorf("%s: %s holds %q (%v), want %q", when, f, b, err, lines)
+			}
+		}
+	}
+	if err := finalise(); err != nil {
+		t.Fatal(err)
+	}
+	check("finalised")
+	if err := finalise(); err != nil {
+		t.Fatal(err)
+	}
+	check("finalised again")
+
+	// Half-way: shard 0 renamed, the others not, an orphan left.
+	os.RemoveAll(dir)
+	if err := os.MkdirAll(tmpDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range sorted {
+		dst := n
+		if i == 0 {
+			dst = shardName(prefix, 0, 3)
+		}
+		if err := os.WriteFile(dst, []byte(content[n]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeStale()
+	if err := os.WriteFile(tmpDir+"/orphan.csv", []byte("a1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := finalise(); err != nil {
+		t.Fatal(err)
+	}
+	check("finalised after a failure half-way")
+
+	// Lost: a name whose file is gone, and no final file for it.
+	os.Remove(shardName(prefix, 1, 3))
+	if err := finalise(); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("a lost temporary: %v, want an error", err)
 	}
 }

@@ -14,7 +14,8 @@
 # Prism runs in the launching process: up to 8 bundles at a time, on the cores Go may
 # use. "Two workers" is two cores here: taskset -c 0,1 and GOMAXPROCS=2 (OpenBLAS: one
 # thread, so that bundles, not BLAS, use the cores). Scores are written sharded (one
-# file per bundle, where it is computed: memory independent of N), counted, and deleted
+# file per bundle, where it is computed: memory independent of N; named
+# scores-…-SSSSS-of-NNNNN.csv when all are written), counted, and deleted
 # unless KEEP_SCORES=1 (50 scores a point are about 1 GB per million points). Results go
 # to $OUT (default /tmp/ikpca-beam-measure): fit-<method>-<backend>.time and
 # project-<method>-<backend>.time (the /usr/bin/time -v reports),
@@ -68,13 +69,11 @@ for backend in $BACKENDS; do
 		esac
 		# Fit, then project the same points with the written model (SKPCA: all ℓ
 		# components). Sharded scores: each bundle's file written where it is computed.
-		# (One file, without --sharded, gathers every score on one worker: prism holds
-		# them in memory, about 10 kB a point with 50 scores.)
 		run "fit-$method" --mode=fit --model="$model" "${fit[@]}"
-		rm -f "$OUT/scores-$method-$backend"-*
-		run "project-$method" --mode=project --model="$model" --output="$OUT/scores-$method-$backend" --sharded "${project[@]}"
-		cat "$OUT/scores-$method-$backend"-*.csv | wc -l | xargs printf 'scores: %s lines\n' | tee -a "$OUT/summary.txt"
-		[[ -n "${KEEP_SCORES:-}" ]] || rm -f "$OUT/scores-$method-$backend"-*
+		rm -rf "$OUT/scores-$method-$backend"-* "$OUT/scores-$method-$backend".*
+		run "project-$method" --mode=project --model="$model" --output="$OUT/scores-$method-$backend" "${project[@]}"
+		cat "$OUT/scores-$method-$backend"-*-of-*.csv | wc -l | xargs printf 'scores: %s lines\n' | tee -a "$OUT/summary.txt"
+		[[ -n "${KEEP_SCORES:-}" ]] || rm -rf "$OUT/scores-$method-$backend"-* "$OUT/scores-$method-$backend".*
 		# One OpenBLAS thread, as in the pipeline: a threaded dsyevr may differ in the
 		# last bits, and then compare's Nyström feature map is not the pipeline's.
 		OPENBLAS_NUM_THREADS=1 "$OUT/compare-$backend" --model="$model" --input="$OUT/data/part-*.csv" |

@@ -5,21 +5,22 @@
 // Dataflow with the runner's flags (README.md).
 //
 //	ikpca-beam --mode=fit --input='data/*.csv' --model=model.skpca
-//	ikpca-beam --mode=fit --input='data/*.csv' --model=model.skpca --output=scores.csv
+//	ikpca-beam --mode=fit --input='data/*.csv' --model=model.skpca --output=scores
 //	ikpca-beam --mode=fit --method=nystrom --landmarks=200 --input='data/*.csv' --model=model.nys
 //	ikpca-beam --mode=fit --method=nystrom --landmarks-file=l.csv --input='data/*.csv' --model=model.nys
-//	ikpca-beam --mode=project --input='data/*.csv' --model=model.skpca --output=scores.csv
+//	ikpca-beam --mode=project --input='data/*.csv' --model=model.skpca --output=scores
 //
 // Nyström KPCA takes its landmarks from a file (the input's format) or samples them
 // uniformly from the points in the pipeline's first stage (seeded by --seed); without
 // --sigma its RBF bandwidth is the median distance between the landmarks.
 //
-// With --sharded the scores go to files <output>-<id>.csv, one per bundle.
-//
 // Scores are CSV lines "file,offset,line,score₁,…,score_k", one per point, in no
-// particular order (a point's file and byte offset are its key); lines that are not
-// points and points the model refuses go to the dead-letter file (--dead) as CSV lines
-// "file,offset,line,reason,record".
+// particular order (a point's file and byte offset are its key), in the files
+// <output>-SSSSS-of-NNNNN.csv: one per bundle, written where the scores are computed,
+// and named when all are written (ikpcabeam.WriteScores; one empty file for no scores).
+// Lines that are not points and points the model refuses go, as CSV lines
+// "file,offset,line,reason,record", to the dead-letter files <dead>-SSSSS-of-NNNNN.csv,
+// by default <output>.dead-… (or <model>.dead-… when fit has no --output).
 package main
 
 import (
@@ -36,7 +37,7 @@ type options struct {
 	mode, method, input, format, sep string
 	columns, landmarksFile           string
 	landmarks                        int
-	header, sharded                  bool
+	header                           bool
 	dim                              int
 	model, output, dead              string
 	features, sketch                 int
@@ -58,9 +59,8 @@ func main() {
 	flag.StringVar(&o.columns, "columns", "", `csv: the columns that are coordinates, 1-based, e.g. "1-10" or "2,4,6-9" (default all)`)
 	flag.IntVar(&o.dim, "dim", 0, "dimension of the points (default: csv, from the first line of the first file; libsvm: required)")
 	flag.StringVar(&o.model, "model", "", "the model file: written by fit, read by project")
-	flag.StringVar(&o.output, "output", "", "scores file (project; fit projects its input too if set)")
-	flag.BoolVar(&o.sharded, "sharded", false, "write scores as files <output>-<id>.csv, one per bundle, by the workers (no shuffle; memory independent of the points)")
-	flag.StringVar(&o.dead, "dead", "", "dead-letter file (default: the model's or the output's name + .dead.csv)")
+	flag.StringVar(&o.output, "output", "", "scores: the prefix of the files <output>-SSSSS-of-NNNNN.csv, one per bundle (project; fit projects its input too if set)")
+	flag.StringVar(&o.dead, "dead", "", "dead letters: the prefix of the files <dead>-SSSSS-of-NNNNN.csv (default: <output>.dead, or <model>.dead without --output)")
 	flag.IntVar(&o.features, "features", 1000, "fit, skpca: random Fourier features D (even)")
 	flag.IntVar(&o.sketch, "sketch", 50, "fit, skpca: sketch rows ℓ, the number of components")
 	flag.Float64Var(&o.sigma, "sigma", 0, "fit: RBF bandwidth σ (default: skpca, the median distance of up to 1000 points of the first file; nystrom, the median distance between up to 1000 landmarks)")

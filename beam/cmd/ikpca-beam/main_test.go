@@ -62,7 +62,7 @@ func TestFitProject(t *testing.T) {
 		}
 		model := filepath.Join(sub, "m")
 		fit := options{mode: "fit", method: "skpca", input: in, sep: ";", header: true, format: "csv", model: model,
-			output: filepath.Join(sub, "fit.csv"), seed: 1, block: 7}
+			output: filepath.Join(sub, "fit"), seed: 1, block: 7}
 		c.edit(&fit)
 		p, err := build(context.Background(), fit)
 		if err != nil {
@@ -88,17 +88,26 @@ func TestFitProject(t *testing.T) {
 			t.Errorf("%s: a %T", c.name, m)
 		}
 		proj := fit
-		proj.mode, proj.output, proj.k = "project", filepath.Join(sub, "project.csv"), 5
+		proj.mode, proj.output, proj.k = "project", filepath.Join(sub, "project"), 5
 		if p, err = build(context.Background(), proj); err != nil {
 			t.Fatal(err)
 		}
 		if err := ptest.Run(p); err != nil {
 			t.Fatal(err)
 		}
-		sorted := func(file string) []string {
-			b, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
+		// The lines of the shards prefix-SSSSS-of-NNNNN.csv, sorted.
+		sorted := func(prefix string) []string {
+			files, _ := filepath.Glob(prefix + "-*-of-*.csv")
+			if len(files) == 0 {
+				t.Fatalf("no files %s-*-of-*.csv", prefix)
+			}
+			var b []byte
+			for _, f := range files {
+				c, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b = append(b, c...)
 			}
 			lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 			slices.Sort(lines)
@@ -118,7 +127,7 @@ func TestFitProject(t *testing.T) {
 			t.Errorf("%s: %d scores when fitting, %d when projecting, or they differ", c.name, len(a), len(d))
 		}
 		for _, f := range []string{fit.output, proj.output} {
-			if d := sorted(f + ".dead.csv"); len(d) != 1 || !strings.HasSuffix(d[0], `,302,"column 2: ""x"" is not a number",1;x;2`) {
+			if d := sorted(f + ".dead"); len(d) != 1 || !strings.HasSuffix(d[0], `,302,"column 2: ""x"" is not a number",1;x;2`) {
 				t.Errorf("%s: %s: dead letters %q", c.name, f, d)
 			}
 		}

@@ -85,9 +85,9 @@ func build(ctx context.Context, o options) (*beam.Pipeline, error) {
 		return nil, fmt.Errorf("--landmarks %d, --block %d: want ≥ 0 and ≥ 1", o.landmarks, o.block)
 	}
 	if o.dead == "" {
-		o.dead = o.model + ".dead.csv"
+		o.dead = o.model + ".dead"
 		if o.output != "" {
-			o.dead = o.output + ".dead.csv"
+			o.dead = o.output + ".dead"
 		}
 	}
 	p, s := beam.NewPipelineWithRoot()
@@ -140,11 +140,7 @@ func build(ctx context.Context, o options) (*beam.Pipeline, error) {
 			return nil, err
 		}
 		dead = append(dead, refused)
-		write := ikpcabeam.WriteScores
-		if o.sharded {
-			write = ikpcabeam.WriteScoresSharded
-		}
-		if err := write(s, o.output, scores); err != nil {
+		if err := ikpcabeam.WriteScores(s, o.output, scores); err != nil {
 			return nil, err
 		}
 	}
