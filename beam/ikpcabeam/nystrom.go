@@ -64,7 +64,8 @@ type NystromOptions struct {
 // single-process fit to rounding. The empty model is built on a worker, on the given
 // landmarks or on a sample of the points drawn in a first stage, and is a side input:
 // the pipeline's graph holds the given landmarks, not the model (r·d numbers, not
-// r·d + r·r′ + r′²). As in Fit, each bundle adds its points to a copy of it in a plain
+// r·d + r·r′ + r′²; FitNystromOn takes the landmarks from the pipeline, and the graph
+// holds neither). As in Fit, each bundle adds its points to a copy of it in a plain
 // ParDo, in blocks of fit.Block (AddBatch: a kernel block, a dgemm and a dsyrk per 64
 // points), and one Combine merges the copies. The result is a PCollection<[]byte> with
 // the model's encoding; points of another dimension or with a NaN or infinite
@@ -361,8 +362,9 @@ func (fn *prototypeFn) encode(L *mat.Dense) ([]byte, error) {
 // offset, line — and then by coordinates, a total order up to equal points, so that
 // the model does not depend on the order the runner gives them in: a file's landmarks
 // in the order of its lines, FitNystrom's LandmarkPoints (their row as the offset) in
-// the order of their rows. Its main input is an impulse, so that it runs, and fails
-// with ErrNoLandmarks, when there is no landmark.
+// the order of their rows. Its main input is an impulse, so that it runs when there
+// is no landmark; then it emits noLandmarks, on which the folds and the merge fail with
+// ErrNoLandmarks (fit.go, prototypeError).
 type landmarksFn struct {
 	Proto prototypeFn
 }
@@ -375,7 +377,8 @@ func (fn *landmarksFn) ProcessElement(_ []byte, landmarks func(*Point) bool, emi
 		given = append(given, p)
 	}
 	if len(given) == 0 {
-		return ErrNoLandmarks
+		emit(noLandmarks)
+		return nil
 	}
 	slices.SortFunc(given, comparePlace)
 	L := mat.NewDense(len(given), fn.Proto.Dim, nil)
