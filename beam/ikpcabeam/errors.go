@@ -23,10 +23,14 @@ var (
 	// an unknown kind, an unsupported version, a truncated or corrupted encoding, or
 	// one that describes a model that cannot exist.
 	ErrModel = errors.New("ikpcabeam: bad model encoding")
-	// ErrNoPoints fails a pipeline whose fit no valid point reached (FitNystrom with
-	// sampled landmarks): every record was a dead letter, whose reasons say why. It
+	// ErrNoPoints fails a pipeline whose fit no valid point reached (Fit, FitSKPCA,
+	// FitNystrom and the others): every record was a dead letter, whose reasons say why. It
 	// wraps ErrEmpty. A runner reports a failed pipeline's error as text, where
 	// errors.Is no longer finds it: a program that runs a pipeline recognises it by
 	// its text, ErrNoPoints.Error(), in the runner's error.
 	ErrNoPoints = fmt.Errorf("%w: no valid point reached the fit; the dead letters say why each record was left out", ErrEmpty)
+	// ErrNoLandmarks fails a pipeline whose Nyström fit on landmarks given as a
+	// PCollection (FitNystromOn) has no valid landmark: none, or only dead letters. It
+	// wraps ErrEmpty, and is recognised by its text as ErrNoPoints is.
+	ErrNoLandmarks = fmt.Errorf("%w: no valid landmark reached the fit; the dead letters say why each record was left out", ErrEmpty)
 )

@@ -1,6 +1,7 @@
 package ikpcabeam
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -176,6 +177,9 @@ func (fn *foldFn) ProcessElement(p Point, proto func(*[]byte) bool, _ func([]byt
 		if !proto(&b) {
 			return fmt.Errorf("%w: no prototype model in the side input", ErrArgument)
 		}
+		if err := prototypeError(b); err != nil {
+			return err
+		}
 		m, err := DecodeSummary(b)
 		if err != nil {
 			return err
@@ -212,6 +216,24 @@ func (fn *foldFn) FinishBundle(ctx context.Context, _ func(*[]byte) bool, emit f
 	emit(b)
 	pointsFolded.Inc(ctx, int64(n))
 	modelsMerged.Inc(ctx, 1)
+	return nil
+}
+
+// noLandmarks is what a fit's prototype stage emits in place of the prototype when it
+// has no landmark to build it on (landmarksFn), rather than fail: a runner may run the
+// folds with the side input of a failed stage empty (prism did), and report their
+// error instead of the stage's. Every step that reads the prototype — the folds and
+// the merge, which sees it whether or not a point reached the fit — fails with
+// ErrNoLandmarks on it, so that this is the pipeline's error on any runner. (No model
+// encoding is this short.)
+var noLandmarks = []byte("no landmarks")
+
+// prototypeError is the error a fit's prototype b stands for: ErrNoLandmarks for
+// noLandmarks, nil for a model's encoding.
+func prototypeError(b []byte) error {
+	if bytes.Equal(b, noLandmarks) {
+		return ErrNoLandmarks
+	}
 	return nil
 }
 
@@ -262,6 +284,9 @@ func (fn *mergeFn) CreateAccumulator() *accumulator { return &accumulator{} }
 
 // AddInput merges an encoded model.
 func (fn *mergeFn) AddInput(a *accumulator, b []byte) (*accumulator, error) {
+	if err := prototypeError(b); err != nil {
+		return nil, err
+	}
 	m, err := decodeAccumulator(b)
 	if err != nil {
 		return nil, err

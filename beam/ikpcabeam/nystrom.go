@@ -1,9 +1,11 @@
 package ikpcabeam
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -21,6 +23,8 @@ func init() {
 	register.Emitter1[ranked]()
 	register.DoFn3x1[[]byte, func(*[]ranked) bool, func([]byte), error](&prototypeFn{})
 	register.Iter1[[]ranked]()
+	register.DoFn3x1[[]byte, func(*Point) bool, func([]byte), error](&landmarksFn{})
+	register.Iter1[Point]()
 }
 
 // NystromOptions configure FitNystrom.
@@ -60,7 +64,8 @@ type NystromOptions struct {
 // single-process fit to rounding. The empty model is built on a worker, on the given
 // landmarks or on a sample of the points drawn in a first stage, and is a side input:
 // the pipeline's graph holds the given landmarks, not the model (r·d numbers, not
-// r·d + r·r′ + r′²). As in Fit, each bundle adds its points to a copy of it in a plain
+// r·d + r·r′ + r′²; FitNystromOn takes the landmarks from the pipeline, and the graph
+// holds neither). As in Fit, each bundle adds its points to a copy of it in a plain
 // ParDo, in blocks of fit.Block (AddBatch: a kernel block, a dgemm and a dsyrk per 64
 // points), and one Combine merges the copies. The result is a PCollection<[]byte> with
 // the model's encoding; points of another dimension or with a NaN or infinite
@@ -81,6 +86,9 @@ func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit 
 	if opts, fit, err = checkNystrom(opts, fit); err != nil {
 		return fail(err)
 	}
+	if opts.LandmarkPoints == nil && opts.Landmarks < 1 {
+		return fail(fmt.Errorf("%w: no landmarks and %d to sample", ErrArgument, opts.Landmarks))
+	}
 	if L := opts.LandmarkPoints; L != nil {
 		if r, c := L.Dims(); r == 0 || c != opts.Dim {
 			return fail(fmt.Errorf("%w: %d×%d landmarks for points of dimension %d", ErrDimension, r, c, opts.Dim))
@@ -88,25 +96,60 @@ func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit 
 		if !finiteMatrix(L) {
 			return fail(fmt.Errorf("%w: a landmark has a NaN or infinite coordinate", ErrNonFinite))
 		}
+		if _, err = landmarkBandwidth(opts.Kernel, L); err != nil {
+			return fail(fmt.Errorf("%w: %w", ErrArgument, err))
+		}
+		// The landmarks, r·d numbers, are in the graph, each with its row as its offset
+		// so that fitGiven keeps their order; the empty model on them, with its r·r′
+		// feature map, is built on a worker.
+		s = s.Scope("ikpcabeam.FitNystrom")
+		r, _ := L.Dims()
+		rows := make([]Point, r)
+		for i := range rows {
+			rows[i] = Point{Offset: int64(i), X: L.RawRowView(i)}
+		}
+		return fitGiven(s, beam.CreateList(s, rows), points, opts, fit)
 	}
 	s = s.Scope("ikpcabeam.FitNystrom")
 	good, dead := beam.ParDo2(s, &checkFn{Dim: opts.Dim}, points)
-	if L := opts.LandmarkPoints; L != nil {
-		if opts.Kernel, err = landmarkBandwidth(opts.Kernel, L); err != nil {
-			return fail(fmt.Errorf("%w: %w", ErrArgument, err))
-		}
-		// The landmarks, r·d numbers, are in the graph; the empty model on them, with
-		// its r·r′ feature map, is built on a worker (prototypeFn) and is a side input.
-		r, _ := L.Dims()
-		rows := make([]ranked, r)
-		for i := range rows {
-			rows[i].X = L.RawRowView(i)
-		}
-		proto := beam.ParDo(s, newPrototypeFn(opts), beam.Impulse(s), beam.SideInput{Input: beam.Create(s, rows)})
-		model, refused := fold(s, proto, good, 0, fit)
-		return model, beam.Flatten(s, dead, refused), nil
-	}
 	return fitSampled(s, good, good, dead, opts, fit)
+}
+
+// FitNystromOn is FitNystrom on the landmarks of a PCollection<Point>, read in the
+// pipeline (ReadCSV, ReadLIBSVM) rather than held in its graph as
+// opts.LandmarkPoints are, which must be nil; opts.Landmarks is not used. A runner
+// limits the graph (Dataflow to 10 MB), and r landmarks of dimension d take 8·r·d
+// bytes in it: 12.5 MB at r = 2000, d = 784. The landmarks are ordered by file, byte
+// offset and line, then coordinates — the order of a file's lines, whatever order the
+// runner gives them in — so that the model is FitNystrom's on the same landmarks as
+// rows of LandmarkPoints in that order. The σ of the median heuristic is taken on a
+// worker, from the landmarks (kernel.DefaultBandwidth). A landmark of another
+// dimension or with a NaN or infinite coordinate is a dead letter, like a bad point,
+// and the model is built on the others (its Landmarks say which it took); no landmark
+// at all fails the pipeline with ErrNoLandmarks, and landmarks without a median
+// distance or on which the model cannot be built fail it as in FitNystrom.
+func FitNystromOn(s beam.Scope, landmarks, points beam.PCollection, opts NystromOptions, fit FitOptions) (model, dead beam.PCollection, err error) {
+	if opts.LandmarkPoints != nil {
+		return beam.PCollection{}, beam.PCollection{}, fmt.Errorf("%w: landmarks both in the options and in a PCollection", ErrArgument)
+	}
+	opts.Landmarks = 0
+	if opts, fit, err = checkNystrom(opts, fit); err != nil {
+		return beam.PCollection{}, beam.PCollection{}, err
+	}
+	s = s.Scope("ikpcabeam.FitNystromOn")
+	valid, badLandmarks := beam.ParDo2(s, &checkFn{Dim: opts.Dim}, landmarks)
+	model, dead, err = fitGiven(s, valid, points, opts, fit)
+	return model, beam.Flatten(s, badLandmarks, dead), err
+}
+
+// fitGiven builds the empty model on the checked landmarks (a PCollection<Point>, in
+// any order) on a worker (landmarksFn), checks the points and folds the good ones into
+// copies of the model, one per bundle, which it merges (fold).
+func fitGiven(s beam.Scope, landmarks, points beam.PCollection, opts NystromOptions, fit FitOptions) (model, dead beam.PCollection, err error) {
+	good, dead := beam.ParDo2(s, &checkFn{Dim: opts.Dim}, points)
+	proto := beam.ParDo(s, &landmarksFn{Proto: *newPrototypeFn(opts)}, beam.Impulse(s), beam.SideInput{Input: landmarks})
+	model, refused := fold(s, proto, good, 0, fit)
+	return model, beam.Flatten(s, dead, refused), nil
 }
 
 // FitNystromSampled is FitNystrom with sampled landmarks (opts.LandmarkPoints must be nil),
@@ -125,6 +168,9 @@ func FitNystromSampled(s beam.Scope, sample, points beam.PCollection, opts Nystr
 	if opts, fit, err = checkNystrom(opts, fit); err != nil {
 		return beam.PCollection{}, beam.PCollection{}, err
 	}
+	if opts.Landmarks < 1 {
+		return beam.PCollection{}, beam.PCollection{}, fmt.Errorf("%w: %d landmarks to sample", ErrArgument, opts.Landmarks)
+	}
 	s = s.Scope("ikpcabeam.FitNystromSampled")
 	valid, _ := beam.ParDo2(s, &checkFn{Dim: opts.Dim}, sample)
 	good, dead := beam.ParDo2(s, &checkFn{Dim: opts.Dim}, points)
@@ -141,8 +187,8 @@ func fitSampled(s beam.Scope, sample, good, dead beam.PCollection, opts NystromO
 	return model, beam.Flatten(s, dead, refused), nil
 }
 
-// checkNystrom checks the options of FitNystrom but for the given landmarks, and sets
-// the default block.
+// checkNystrom checks the options of FitNystrom but for the landmarks, and sets the
+// default block.
 func checkNystrom(opts NystromOptions, fit FitOptions) (NystromOptions, FitOptions, error) {
 	if opts.Dim < 1 {
 		return opts, fit, fmt.Errorf("%w: dimension %d, want ≥ 1", ErrArgument, opts.Dim)
@@ -153,9 +199,6 @@ func checkNystrom(opts NystromOptions, fit FitOptions) (NystromOptions, FitOptio
 	var err error
 	if fit, err = checkFit(fit); err != nil {
 		return opts, fit, err
-	}
-	if opts.LandmarkPoints == nil && opts.Landmarks < 1 {
-		return opts, fit, fmt.Errorf("%w: no landmarks and %d to sample", ErrArgument, opts.Landmarks)
 	}
 	return opts, fit, nil
 }
@@ -258,8 +301,8 @@ func (fn *rankFn) ProcessElement(p Point, emit func(ranked)) error {
 }
 
 // prototypeFn builds the empty model on the landmarks of its side input, the sample
-// (a PCollection<[]ranked> of one element, or none if no point was sampled) or the
-// given landmarks, and emits its encoding. Its main input is an impulse, so that it
+// (a PCollection<[]ranked> of one element, or none if no point was sampled), and emits
+// its encoding (given landmarks: landmarksFn). Its main input is an impulse, so that it
 // runs, and fails, when the sample is empty.
 type prototypeFn struct {
 	Dim       int
@@ -290,19 +333,79 @@ func (fn *prototypeFn) ProcessElement(_ []byte, landmarks func(*[]ranked) bool, 
 	for i, r := range sample {
 		L.SetRow(i, r.X)
 	}
-	k, err := landmarkBandwidth(fn.Kernel, L)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrArgument, err)
-	}
-	m, err := newNystromModel(L, NystromOptions{Dim: fn.Dim, Kernel: k, LandmarkPoints: L, Landmarks: fn.Landmarks, Seed: fn.Seed,
-		Tolerance: fn.Tolerance, Uncentred: fn.Uncentred})
-	if err != nil {
-		return err
-	}
-	b, err := m.MarshalBinary()
+	b, err := fn.encode(L)
 	if err != nil {
 		return err
 	}
 	emit(b)
 	return nil
+}
+
+// encode returns the encoding of the empty model on the landmarks L, with the median
+// heuristic's σ taken on them if the kernel asks for it.
+func (fn *prototypeFn) encode(L *mat.Dense) ([]byte, error) {
+	k, err := landmarkBandwidth(fn.Kernel, L)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrArgument, err)
+	}
+	m, err := newNystromModel(L, NystromOptions{Dim: fn.Dim, Kernel: k, LandmarkPoints: L, Landmarks: fn.Landmarks, Seed: fn.Seed,
+		Tolerance: fn.Tolerance, Uncentred: fn.Uncentred})
+	if err != nil {
+		return nil, err
+	}
+	return m.MarshalBinary()
+}
+
+// landmarksFn builds the empty model on the given landmarks of its side input, a
+// PCollection<Point> of checked points in any order, and emits its encoding (as
+// prototypeFn, whose options it holds). It orders the landmarks by place — file, byte
+// offset, line — and then by coordinates, a total order up to equal points, so that
+// the model does not depend on the order the runner gives them in: a file's landmarks
+// in the order of its lines, FitNystrom's LandmarkPoints (their row as the offset) in
+// the order of their rows. Its main input is an impulse, so that it runs when there
+// is no landmark; then it emits noLandmarks, on which the folds and the merge fail with
+// ErrNoLandmarks (fit.go, prototypeError).
+type landmarksFn struct {
+	Proto prototypeFn
+}
+
+// ProcessElement emits the empty model's encoding.
+func (fn *landmarksFn) ProcessElement(_ []byte, landmarks func(*Point) bool, emit func([]byte)) error {
+	var given []Point
+	var p Point
+	for landmarks(&p) {
+		given = append(given, p)
+	}
+	if len(given) == 0 {
+		emit(noLandmarks)
+		return nil
+	}
+	slices.SortFunc(given, comparePlace)
+	L := mat.NewDense(len(given), fn.Proto.Dim, nil)
+	for i, p := range given {
+		L.SetRow(i, p.X)
+	}
+	b, err := fn.Proto.encode(L)
+	if err != nil {
+		return err
+	}
+	emit(b)
+	return nil
+}
+
+// comparePlace orders points by file, byte offset and line, then by coordinates.
+func comparePlace(a, b Point) int {
+	if c := cmp.Compare(a.Source, b.Source); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Offset, b.Offset); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Line, b.Line); c != 0 {
+		return c
+	}
+	if c := slices.Compare(a.X, b.X); c != 0 {
+		return c
+	}
+	return cmp.Compare(len(a.X), len(b.X))
 }

@@ -39,6 +39,30 @@ func run(ctx context.Context, o options, stderr io.Writer) error {
 	if res != nil {
 		printCounters(stderr, res.Metrics().AllMetrics().Counters())
 	}
+	return explain(err, o)
+}
+
+// explain turns the runner's error for a fit without a valid point or landmark into
+// one that names the input and the dead-letter file. The runner reports a failed
+// pipeline's error as text, so ikpcabeam.ErrNoPoints and ErrNoLandmarks are found by
+// theirs. (No model is written then: the fit has no output.)
+func explain(err error, o options) error {
+	if err == nil {
+		return nil
+	}
+	dead := o.dead
+	if dead == "" { // build's default
+		dead = o.model + ".dead.csv"
+		if o.output != "" {
+			dead = o.output + ".dead.csv"
+		}
+	}
+	switch msg := err.Error(); {
+	case strings.Contains(msg, ikpcabeam.ErrNoLandmarks.Error()):
+		return fmt.Errorf("no valid landmark in %s: every record is a dead letter, see %s", o.landmarksFile, dead)
+	case strings.Contains(msg, ikpcabeam.ErrNoPoints.Error()):
+		return fmt.Errorf("no valid point in %s: every record is a dead letter, see %s", o.input, dead)
+	}
 	return err
 }
 
@@ -167,10 +191,16 @@ func fit(ctx context.Context, s beam.Scope, points beam.PCollection, o options, 
 			}
 			return ikpcabeam.FitNystromSampled(s, sample, points, opts, fitOpts)
 		}
-		if opts.LandmarkPoints, err = readLandmarks(ctx, o, csvOpts, dim); err != nil {
+		// The landmarks are read in the pipeline, not here: in the graph they would take
+		// 8·r·d bytes, over Dataflow's 10 MB at r = 2000, d = 784.
+		landmarks, bad, err := readLandmarks(ctx, s, o, csvOpts, dim)
+		if err != nil {
 			return model, refused, err
 		}
-		return ikpcabeam.FitNystrom(s, points, opts, fitOpts)
+		if model, refused, err = ikpcabeam.FitNystromOn(s, landmarks, points, opts, fitOpts); err != nil {
+			return model, refused, err
+		}
+		return model, beam.Flatten(s, bad, refused), nil
 	}
 	sigma := o.sigma
 	if sigma == 0 {
@@ -182,33 +212,19 @@ func fit(ctx context.Context, s beam.Scope, points beam.PCollection, o options, 
 	return ikpcabeam.FitSKPCA(s, points, kernel.RBF{Sigma: sigma}, dim, opts, fitOpts)
 }
 
-// readLandmarks reads the landmarks file: one point per non-blank line, in the input's
-// format, after a header line if --header. A line that is not a point is an error.
-func readLandmarks(ctx context.Context, o options, csvOpts ikpcabeam.CSVOptions, dim int) (*mat.Dense, error) {
-	b, err := readFile(ctx, o.landmarksFile)
-	if err != nil {
-		return nil, err
+// readLandmarks reads the landmarks file in the pipeline, as the input is read: one
+// point per line in the input's format, after a header line if --header, with the
+// input's field count and columns. A line that is not a point is a dead letter, as in
+// the input (FitNystromOn builds the model on the others); a file that does not exist
+// is an error here.
+func readLandmarks(ctx context.Context, s beam.Scope, o options, csvOpts ikpcabeam.CSVOptions, dim int) (landmarks, dead beam.PCollection, err error) {
+	if _, err := matchFiles(ctx, o.landmarksFile); err != nil {
+		return landmarks, dead, err
 	}
-	var L []float64
-	for i, l := range strings.Split(string(b), "\n") {
-		if l = strings.TrimRight(l, "\r"); (i == 0 && o.header) || strings.TrimSpace(l) == "" {
-			continue
-		}
-		var x []float64
-		if o.format == "libsvm" {
-			x, _, err = data.ParseLIBSVMLine(nil, l, dim)
-		} else {
-			x, err = ikpcabeam.ParseCSVLine(l, csvOpts)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s, line %d: %w", o.landmarksFile, i+1, err)
-		}
-		L = append(L, x...)
+	if o.format == "libsvm" {
+		return ikpcabeam.ReadLIBSVM(s, o.landmarksFile, dim)
 	}
-	if len(L) == 0 {
-		return nil, fmt.Errorf("%s: no landmarks", o.landmarksFile)
-	}
-	return mat.NewDense(len(L)/dim, dim, L), nil
+	return ikpcabeam.ReadCSV(s, o.landmarksFile, csvOpts)
 }
 
 // read reads the input's points, and returns the CSV options and the points'
@@ -333,17 +349,9 @@ func bandwidth(ctx context.Context, o options, csvOpts ikpcabeam.CSVOptions, dim
 // with gzip's magic bytes is an error: the pipeline would read it compressed, every
 // line a dead letter.
 func firstLines(ctx context.Context, glob string, n int, header bool) ([]string, error) {
-	fs, err := filesystem.New(ctx, glob)
+	files, err := matchFiles(ctx, glob)
 	if err != nil {
 		return nil, err
-	}
-	defer fs.Close()
-	files, err := fs.List(ctx, glob)
-	if err != nil {
-		return nil, err
-	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("%s: no file matches", glob)
 	}
 	r, err := fileio.ReadableFile{Metadata: fileio.FileMetadata{Path: files[0]}}.Open(ctx)
 	if err != nil {
@@ -373,6 +381,23 @@ func firstLines(ctx context.Context, glob string, n int, header bool) ([]string,
 		return nil, fmt.Errorf("%s: no data line", files[0])
 	}
 	return lines, nil
+}
+
+// matchFiles returns the files the glob matches, an error if none.
+func matchFiles(ctx context.Context, glob string) ([]string, error) {
+	fs, err := filesystem.New(ctx, glob)
+	if err != nil {
+		return nil, err
+	}
+	defer fs.Close()
+	files, err := fs.List(ctx, glob)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: no file matches", glob)
+	}
+	return files, nil
 }
 
 // readFile reads a whole file on any file system Beam knows.

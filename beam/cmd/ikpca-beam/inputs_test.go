@@ -1,0 +1,324 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/runtime/graphx"
+	pipepb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/pipeline_v1"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"gonum.org/v1/gonum/mat"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/ikpca/ikpca/beam/ikpcabeam"
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// The command's inputs: a landmarks file read in the pipeline, and empty, all-bad,
+// mixed and compressed inputs.
+
+// TestLandmarksFileGraph: with --landmarks-file the landmarks are read in the pipeline,
+// not held in its graph: for r = 2000 landmarks of dimension d = 784 (8·r·d = 12.5 MB,
+// over Dataflow's 10 MB graph limit), the serialised pipeline — what a runner receives
+// — stays below 1 MB.
+func TestLandmarksFileGraph(t *testing.T) {
+	const r, d = 2000, 784
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range r {
+		for j := range d {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%d", (i*(j+1))%97)
+		}
+		b.WriteByte('\n')
+	}
+	lf, in := filepath.Join(dir, "landmarks.csv"), filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(lf, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(in, []byte(strings.SplitAfter(b.String(), "\n")[0]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := options{mode: "fit", method: "nystrom", landmarksFile: lf, input: in, sep: ",", format: "csv",
+		model: filepath.Join(dir, "m"), seed: 1, block: 256}
+	p, err := build(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edges, _, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := graphx.Marshal(edges, &graphx.Options{Environment: &pipepb.Environment{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := proto.Size(pb)
+	t.Logf("the graph takes %d bytes", size)
+	if size > 1<<20 {
+		t.Errorf("the graph takes %d bytes, above 1 MB (the landmarks take %d)", size, 8*r*d)
+	}
+}
+
+// TestLandmarksFileModel: the model the command fits on a landmarks file, read in the
+// pipeline, is FitNystrom's with the file's good lines as LandmarkPoints, in the file's
+// order, and σ by the median heuristic on them (sameFit: the same bytes, or
+// eigenvalues to 1e-12·λ₁ if the runner merges in another order); a line of the
+// landmarks file that is not a point is a dead letter with its reason, and the model
+// is built on the others.
+func TestLandmarksFileModel(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("a;b;c\n")
+	X := mat.NewDense(300, 3, nil)
+	for i := range 300 {
+		X.SetRow(i, []float64{float64(i%7) / 7, float64(i%11) / 11, float64(i%13) / 13})
+		fmt.Fprintf(&b, "%g;%g;%g\n", X.At(i, 0), X.At(i, 1), X.At(i, 2))
+	}
+	in, lf := filepath.Join(dir, "in.csv"), filepath.Join(dir, "landmarks.csv")
+	// The landmarks: the header, 6 points, a bad line, 6 more points.
+	lines := strings.SplitAfter(b.String(), "\n")
+	landmarks := strings.Join(lines[:7], "") + "1;x;2\n" + strings.Join(lines[7:13], "")
+	for f, text := range map[string]string{in: b.String(), lf: landmarks} {
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := options{mode: "fit", method: "nystrom", landmarksFile: lf, input: in, sep: ";", header: true, format: "csv",
+		model: filepath.Join(dir, "m"), seed: 1, block: 16}
+	if err := run(context.Background(), o, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(o.model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The reference: FitNystrom on the same points with the 12 good landmarks given.
+	L := mat.DenseCopyOf(X.Slice(0, 12, 0, 3))
+	p, s := beam.NewPipelineWithRoot()
+	csvOpts := ikpcabeam.CSVOptions{Comma: ';', Header: true, Dim: 3, Fields: 3}
+	points, _, err := ikpcabeam.ReadCSV(s, in, csvOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, _, err := ikpcabeam.FitNystrom(s, points, ikpcabeam.NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf"}, LandmarkPoints: L},
+		ikpcabeam.FitOptions{Block: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := filepath.Join(dir, "ref")
+	if err := ikpcabeam.WriteModel(s, ref, model); err != nil {
+		t.Fatal(err)
+	}
+	if err := ptest.Run(p); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameFit(t, want, got, 300, 3)
+	m, err := ikpcabeam.DecodeModel(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotL mat.Dense
+	m.(*ikpcabeam.Nystrom).Landmarks(&gotL)
+	if !mat.Equal(&gotL, L) {
+		t.Errorf("landmarks\n%v\nwant the file's good lines in order\n%v", mat.Formatted(&gotL), mat.Formatted(L))
+	}
+	dead := readDead(t, o.model+".dead.csv")
+	if len(dead) != 1 || !strings.HasPrefix(dead[0], lf+",") || !strings.Contains(dead[0], `"column 2: ""x"" is not a number",1;x;2`) {
+		t.Errorf("dead letters %q, want the landmarks file's bad line with its reason", dead)
+	}
+}
+
+// readDead returns the lines of a dead-letter file.
+func readDead(t *testing.T, name string) []string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+// TestInputs runs the command, for SKPCA and Nyström KPCA on sampled landmarks and on a
+// landmarks file, on inputs that are
+//   - empty: an error naming the input;
+//   - all bad (lines that are not points): an error naming the input and the
+//     dead-letter file, from the pipeline's ErrNoPoints (SKPCA with --sigma, which the
+//     pipeline needs: without it the command has no two points to set σ by, and says
+//     so before it runs);
+//   - mixed, good and bad lines: the right model — SKPCA's that of a file of the good
+//     lines only (sameFit), Nyström's the one-process fit on its own landmarks
+//     (checkNystrom) — and each bad line a dead letter with a reason, so that the
+//     model's points and the dead letters add up to the input's lines;
+//   - a .gz copy of the mixed file: the plain file's model (sameFit; for sampled
+//     landmarks, whose sample hashes the file's name, checkNystrom again).
+//
+// An error leaves no model file. A landmarks file of bad lines only, or empty, is an
+// error naming it, and one of a single landmark one about the median heuristic.
+func TestInputs(t *testing.T) {
+	dir := t.TempDir()
+	var good, mixed strings.Builder
+	bad := []string{"1,x,2", "1,2", "NaN,1,2", "foo", "1,2,3,4"}
+	X := mat.NewDense(120, 3, nil)
+	for i := range 120 {
+		X.SetRow(i, []float64{float64(i%7) / 7, float64(i%11) / 11, float64(i%13) / 13})
+		l := fmt.Sprintf("%g,%g,%g\n", X.At(i, 0), X.At(i, 1), X.At(i, 2))
+		good.WriteString(l)
+		mixed.WriteString(l)
+		if i%24 == 1 {
+			mixed.WriteString(bad[i/24] + "\n")
+		}
+	}
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	if _, err := w.Write([]byte(mixed.String())); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{
+		"empty.csv":     nil,
+		"bad.csv":       []byte("a,b,c\nx,y,z\nfoo\n\n1;2;3\n"),
+		"good.csv":      []byte(good.String()),
+		"mixed.csv":     []byte(mixed.String()),
+		"mixed.csv.gz":  z.Bytes(),
+		"landmarks.csv": []byte(strings.Join(strings.SplitAfter(good.String(), "\n")[:10], "")),
+		"badlm.csv":     []byte("x,y,z\n1,x,2\n"),
+		"emptylm.csv":   []byte("\n"),
+		"onelm.csv":     []byte("1,2,3\n"),
+	}
+	for f, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, f), text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := func(f string) string { return filepath.Join(dir, f) }
+	methods := []struct {
+		name      string
+		edit      func(*options)
+		landmarks int
+	}{
+		{"skpca", func(o *options) { o.features, o.sketch, o.sigma = 64, 5, 1 }, 0},
+		{"nystrom-sampled", func(o *options) { o.method, o.landmarks = "nystrom", 20 }, 20},
+		{"nystrom-file", func(o *options) { o.method, o.landmarksFile = "nystrom", path("landmarks.csv") }, 10},
+	}
+	fit := func(method int, in string) (options, error) {
+		o := options{mode: "fit", method: "skpca", input: path(in), sep: ",", format: "csv",
+			model: path(methods[method].name + "-" + in + ".model"), seed: 1, block: 16}
+		methods[method].edit(&o)
+		return o, run(context.Background(), o, io.Discard)
+	}
+	noModel := func(o options) {
+		t.Helper()
+		if _, err := os.Stat(o.model); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: a model file after an error (%v)", o.model, err)
+		}
+	}
+	for i, m := range methods {
+		t.Run(m.name, func(t *testing.T) {
+			o, err := fit(i, "empty.csv")
+			if err == nil || !strings.Contains(err.Error(), o.input) {
+				t.Errorf("empty input: error %v, want one naming %s", err, o.input)
+			}
+			noModel(o)
+
+			o, err = fit(i, "bad.csv")
+			if want := fmt.Sprintf("no valid point in %s: every record is a dead letter, see %s", o.input, o.model+".dead.csv"); err == nil || err.Error() != want {
+				t.Errorf("all-bad input: error %v, want %q", err, want)
+			}
+			noModel(o)
+
+			models := map[string]ikpcaModel{}
+			for _, in := range []string{"mixed.csv", "mixed.csv.gz", "good.csv"} {
+				if m.landmarks > 0 && in == "good.csv" {
+					continue
+				}
+				o, err := fit(i, in)
+				if err != nil {
+					t.Fatalf("%s: %v", in, err)
+				}
+				raw, err := os.ReadFile(o.model)
+				if err != nil {
+					t.Fatal(err)
+				}
+				model, err := ikpcabeam.DecodeModel(raw)
+				if err != nil {
+					t.Fatal(err)
+				}
+				models[in] = ikpcaModel{raw, model}
+				if in == "good.csv" {
+					continue
+				}
+				if m.landmarks > 0 {
+					checkNystrom(t, m.name+" "+in, model, X, m.landmarks)
+				}
+				dead := readDead(t, o.model+".dead.csv")
+				if model.Len()+len(dead) != 125 || len(dead) != len(bad) {
+					t.Errorf("%s: %d points in the model and %d dead letters, want 120 and %d", in, model.Len(), len(dead), len(bad))
+				}
+				for _, d := range dead {
+					// file,offset,line,reason,record: a reason and one of the bad lines.
+					f := strings.SplitN(d, ",", 4)
+					if len(f) < 4 || !strings.HasPrefix(f[0], o.input) || f[3] == "" || !hasBadRecord(d, bad) {
+						t.Errorf("%s: dead letter %q", in, d)
+					}
+				}
+			}
+			if m.name == "skpca" {
+				sameFit(t, models["good.csv"].raw, models["mixed.csv"].raw, 120, 3)
+			}
+			if m.landmarks == 0 || m.name == "nystrom-file" {
+				sameFit(t, models["mixed.csv"].raw, models["mixed.csv.gz"].raw, 120, 3)
+			}
+		})
+	}
+	t.Run("nystrom-bad-landmarks", func(t *testing.T) {
+		for _, c := range []struct{ file, want string }{
+			{"badlm.csv", "no valid landmark in " + path("badlm.csv") + ": every record is a dead letter, see " + path("badlm.csv.model.dead.csv")},
+			{"emptylm.csv", "no valid landmark in " + path("emptylm.csv") + ": every record is a dead letter, see " + path("emptylm.csv.model.dead.csv")},
+			// One landmark has no median distance, which σ needs.
+			{"onelm.csv", "median"},
+		} {
+			o := options{mode: "fit", method: "nystrom", landmarksFile: path(c.file), input: path("mixed.csv"), sep: ",", format: "csv",
+				model: path(c.file + ".model"), seed: 1, block: 16}
+			if err := run(context.Background(), o, io.Discard); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: error %v, want %q", c.file, err, c.want)
+			}
+			noModel(o)
+		}
+	})
+}
+
+// ikpcaModel is a model's encoding and the model.
+type ikpcaModel struct {
+	raw   []byte
+	model interface{ Len() int }
+}
+
+// hasBadRecord reports a dead-letter line that ends with one of the bad records (CSV
+// quotes those with commas).
+func hasBadRecord(line string, bad []string) bool {
+	for _, b := range bad {
+		if strings.HasSuffix(line, ","+b) || strings.HasSuffix(line, `,"`+b+`"`) {
+			return true
+		}
+	}
+	return false
+}
