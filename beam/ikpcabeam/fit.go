@@ -2,6 +2,7 @@ package ikpcabeam
 
 import (
 	"bytes"
+	"errors"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -219,20 +220,27 @@ func (fn *foldFn) FinishBundle(ctx context.Context, _ func(*[]byte) bool, emit f
 	return nil
 }
 
-// noLandmarks is what a fit's prototype stage emits in place of the prototype when it
-// has no landmark to build it on (landmarksFn), rather than fail: a runner may run the
-// folds with the side input of a failed stage empty (prism did), and report their
-// error instead of the stage's. Every step that reads the prototype — the folds and
-// the merge, which sees it whether or not a point reached the fit — fails with
-// ErrNoLandmarks on it, so that this is the pipeline's error on any runner. (No model
-// encoding is this short.)
-var noLandmarks = []byte("no landmarks")
+// A fit's prototype stage (prototypeFn, landmarksFn) that cannot build the prototype —
+// no landmark, a median distance of zero, a kernel matrix without an eigenvalue above
+// the tolerance — emits failedPrototype(err) in its place rather than fail: a runner
+// may run the folds with the side input of a failed stage empty (prism did), and
+// report their error ("no prototype") instead of the stage's. Every step that reads the
+// prototype — the folds, and the merge, which sees it whether or not a point reached
+// the fit — fails with err's text on it, so that err is the pipeline's error on any
+// runner. (No model encoding starts with these bytes: every one starts with its
+// kind's magic, summary.go.)
+const prototypeFailed = "ikpcabeam: no prototype\x00"
 
-// prototypeError is the error a fit's prototype b stands for: ErrNoLandmarks for
-// noLandmarks, nil for a model's encoding.
+// failedPrototype is the stand-in for a prototype that err kept from being built.
+func failedPrototype(err error) []byte { return append([]byte(prototypeFailed), err.Error()...) }
+
+// prototypeError is the error a fit's prototype b stands for: err's text for
+// failedPrototype(err), nil for a model's encoding. A runner reports a failed
+// pipeline's error as text, so the text (which names the sentinel, ErrNoPoints or
+// ErrNoLandmarks) is what reaches the caller.
 func prototypeError(b []byte) error {
-	if bytes.Equal(b, noLandmarks) {
-		return ErrNoLandmarks
+	if msg, ok := bytes.CutPrefix(b, []byte(prototypeFailed)); ok {
+		return errors.New(string(msg))
 	}
 	return nil
 }

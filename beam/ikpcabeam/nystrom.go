@@ -21,9 +21,9 @@ func init() {
 	register.Function2x1(lessRanked)
 	register.DoFn2x1[Point, func(ranked), error](&rankFn{})
 	register.Emitter1[ranked]()
-	register.DoFn3x1[[]byte, func(*[]ranked) bool, func([]byte), error](&prototypeFn{})
+	register.DoFn3x0[[]byte, func(*[]ranked) bool, func([]byte)](&prototypeFn{})
 	register.Iter1[[]ranked]()
-	register.DoFn3x1[[]byte, func(*Point) bool, func([]byte), error](&landmarksFn{})
+	register.DoFn3x0[[]byte, func(*Point) bool, func([]byte)](&landmarksFn{})
 	register.Iter1[Point]()
 }
 
@@ -320,40 +320,43 @@ func newPrototypeFn(opts NystromOptions) *prototypeFn {
 }
 
 // ProcessElement emits the empty model's encoding; without landmarks — no valid point
-// reached the sample — it fails the pipeline with ErrNoPoints.
-func (fn *prototypeFn) ProcessElement(_ []byte, landmarks func(*[]ranked) bool, emit func([]byte)) error {
+// reached the sample — failedPrototype of ErrNoPoints, and where the model cannot be
+// built failedPrototype of the reason, on which the folds and the merge fail the
+// pipeline (fit.go, prototypeError).
+func (fn *prototypeFn) ProcessElement(_ []byte, landmarks func(*[]ranked) bool, emit func([]byte)) {
 	var sample, part []ranked
 	for landmarks(&part) {
 		sample = append(sample, part...)
 	}
 	if len(sample) == 0 {
-		return fmt.Errorf("%w: no landmarks to sample", ErrNoPoints)
+		emit(failedPrototype(fmt.Errorf("%w: no landmarks to sample", ErrNoPoints)))
+		return
 	}
 	L := mat.NewDense(len(sample), fn.Dim, nil)
 	for i, r := range sample {
 		L.SetRow(i, r.X)
 	}
-	b, err := fn.encode(L)
-	if err != nil {
-		return err
-	}
-	emit(b)
-	return nil
+	emit(fn.encode(L))
 }
 
 // encode returns the encoding of the empty model on the landmarks L, with the median
-// heuristic's σ taken on them if the kernel asks for it.
-func (fn *prototypeFn) encode(L *mat.Dense) ([]byte, error) {
+// heuristic's σ taken on them if the kernel asks for it, or failedPrototype of the
+// reason it cannot be built.
+func (fn *prototypeFn) encode(L *mat.Dense) []byte {
 	k, err := landmarkBandwidth(fn.Kernel, L)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrArgument, err)
+		return failedPrototype(fmt.Errorf("%w: %w", ErrArgument, err))
 	}
 	m, err := newNystromModel(L, NystromOptions{Dim: fn.Dim, Kernel: k, LandmarkPoints: L, Landmarks: fn.Landmarks, Seed: fn.Seed,
 		Tolerance: fn.Tolerance, Uncentred: fn.Uncentred})
 	if err != nil {
-		return nil, err
+		return failedPrototype(err)
 	}
-	return m.MarshalBinary()
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return failedPrototype(err)
+	}
+	return b
 }
 
 // landmarksFn builds the empty model on the given landmarks of its side input, a
@@ -363,34 +366,29 @@ func (fn *prototypeFn) encode(L *mat.Dense) ([]byte, error) {
 // the model does not depend on the order the runner gives them in: a file's landmarks
 // in the order of its lines, FitNystrom's LandmarkPoints (their row as the offset) in
 // the order of their rows. Its main input is an impulse, so that it runs when there
-// is no landmark; then it emits noLandmarks, on which the folds and the merge fail with
-// ErrNoLandmarks (fit.go, prototypeError).
+// is no landmark; then it emits failedPrototype of ErrNoLandmarks, on which the folds
+// and the merge fail (fit.go, prototypeError).
 type landmarksFn struct {
 	Proto prototypeFn
 }
 
 // ProcessElement emits the empty model's encoding.
-func (fn *landmarksFn) ProcessElement(_ []byte, landmarks func(*Point) bool, emit func([]byte)) error {
+func (fn *landmarksFn) ProcessElement(_ []byte, landmarks func(*Point) bool, emit func([]byte)) {
 	var given []Point
 	var p Point
 	for landmarks(&p) {
 		given = append(given, p)
 	}
 	if len(given) == 0 {
-		emit(noLandmarks)
-		return nil
+		emit(failedPrototype(ErrNoLandmarks))
+		return
 	}
 	slices.SortFunc(given, comparePlace)
 	L := mat.NewDense(len(given), fn.Proto.Dim, nil)
 	for i, p := range given {
 		L.SetRow(i, p.X)
 	}
-	b, err := fn.Proto.encode(L)
-	if err != nil {
-		return err
-	}
-	emit(b)
-	return nil
+	emit(fn.Proto.encode(L))
 }
 
 // comparePlace orders points by file, byte offset and line, then by coordinates.

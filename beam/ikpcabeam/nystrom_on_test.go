@@ -85,10 +85,7 @@ func TestFitNystromOn(t *testing.T) {
 		t.Errorf("%d points, want 200", got.Len())
 	}
 	sameValues(t, "FitNystromOn", got.Values(nil), ref.Values(nil))
-	b, err := os.ReadFile(df)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readShards(t, df)
 	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 	if len(lines) != 2 {
 		t.Fatalf("dead letters %q, want the two bad landmarks", lines)

@@ -139,20 +139,30 @@ func TestLandmarksFileModel(t *testing.T) {
 	if !mat.Equal(&gotL, L) {
 		t.Errorf("landmarks\n%v\nwant the file's good lines in order\n%v", mat.Formatted(&gotL), mat.Formatted(L))
 	}
-	dead := readDead(t, o.model+".dead.csv")
+	dead := readDead(t, o.model+".dead")
 	if len(dead) != 1 || !strings.HasPrefix(dead[0], lf+",") || !strings.Contains(dead[0], `"column 2: ""x"" is not a number",1;x;2`) {
 		t.Errorf("dead letters %q, want the landmarks file's bad line with its reason", dead)
 	}
 }
 
-// readDead returns the lines of a dead-letter file.
-func readDead(t *testing.T, name string) []string {
+// readDead returns the lines of the dead-letter shards prefix-SSSSS-of-NNNNN.csv.
+func readDead(t *testing.T, prefix string) []string {
 	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
+	files, err := filepath.Glob(prefix + "-*-of-*.csv")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no dead-letter shards %s-*-of-*.csv (%v)", prefix, err)
 	}
-	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	var lines []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > 0 {
+			lines = append(lines, strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")...)
+		}
+	}
+	return lines
 }
 
 // TestInputs runs the command, for SKPCA and Nyström KPCA on sampled landmarks and on a
@@ -240,7 +250,7 @@ func TestInputs(t *testing.T) {
 			noModel(o)
 
 			o, err = fit(i, "bad.csv")
-			if want := fmt.Sprintf("no valid point in %s: every record is a dead letter, see %s", o.input, o.model+".dead.csv"); err == nil || err.Error() != want {
+			if want := fmt.Sprintf("no valid point in %s: every record is a dead letter, see %s", o.input, o.model+".dead-*-of-*.csv"); err == nil || err.Error() != want {
 				t.Errorf("all-bad input: error %v, want %q", err, want)
 			}
 			noModel(o)
@@ -269,7 +279,7 @@ func TestInputs(t *testing.T) {
 				if m.landmarks > 0 {
 					checkNystrom(t, m.name+" "+in, model, X, m.landmarks)
 				}
-				dead := readDead(t, o.model+".dead.csv")
+				dead := readDead(t, o.model+".dead")
 				if model.Len()+len(dead) != 125 || len(dead) != len(bad) {
 					t.Errorf("%s: %d points in the model and %d dead letters, want 120 and %d", in, model.Len(), len(dead), len(bad))
 				}
@@ -291,8 +301,8 @@ func TestInputs(t *testing.T) {
 	}
 	t.Run("nystrom-bad-landmarks", func(t *testing.T) {
 		for _, c := range []struct{ file, want string }{
-			{"badlm.csv", "no valid landmark in " + path("badlm.csv") + ": every record is a dead letter, see " + path("badlm.csv.model.dead.csv")},
-			{"emptylm.csv", "no valid landmark in " + path("emptylm.csv") + ": every record is a dead letter, see " + path("emptylm.csv.model.dead.csv")},
+			{"badlm.csv", "no valid landmark in " + path("badlm.csv") + ": every record is a dead letter, see " + path("badlm.csv.model.dead-*-of-*.csv")},
+			{"emptylm.csv", "no valid landmark in " + path("emptylm.csv") + ": every record is a dead letter, see " + path("emptylm.csv.model.dead-*-of-*.csv")},
 			// One landmark has no median distance, which σ needs.
 			{"onelm.csv", "median"},
 		} {

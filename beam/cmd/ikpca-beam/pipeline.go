@@ -42,6 +42,18 @@ func run(ctx context.Context, o options, stderr io.Writer) error {
 	return explain(err, o)
 }
 
+// deadPrefix is the dead letters' prefix: --dead, or by default the output's name (the
+// model's without --output) followed by ".dead".
+func deadPrefix(o options) string {
+	switch {
+	case o.dead != "":
+		return o.dead
+	case o.output != "":
+		return o.output + ".dead"
+	}
+	return o.model + ".dead"
+}
+
 // explain turns the runner's error for a fit without a valid point or landmark into
 // one that names the input and the dead-letter file. The runner reports a failed
 // pipeline's error as text, so ikpcabeam.ErrNoPoints and ErrNoLandmarks are found by
@@ -50,13 +62,7 @@ func explain(err error, o options) error {
 	if err == nil {
 		return nil
 	}
-	dead := o.dead
-	if dead == "" { // build's default
-		dead = o.model + ".dead.csv"
-		if o.output != "" {
-			dead = o.output + ".dead.csv"
-		}
-	}
+	dead := deadPrefix(o) + "-*-of-*.csv"
 	switch msg := err.Error(); {
 	case strings.Contains(msg, ikpcabeam.ErrNoLandmarks.Error()):
 		return fmt.Errorf("no valid landmark in %s: every record is a dead letter, see %s", o.landmarksFile, dead)
@@ -108,12 +114,7 @@ func build(ctx context.Context, o options) (*beam.Pipeline, error) {
 	case o.landmarks < 0 || o.block < 1:
 		return nil, fmt.Errorf("--landmarks %d, --block %d: want ≥ 0 and ≥ 1", o.landmarks, o.block)
 	}
-	if o.dead == "" {
-		o.dead = o.model + ".dead"
-		if o.output != "" {
-			o.dead = o.output + ".dead"
-		}
-	}
+	o.dead = deadPrefix(o)
 	p, s := beam.NewPipelineWithRoot()
 	points, deadLines, csvOpts, dim, err := read(ctx, s, o)
 	if err != nil {
