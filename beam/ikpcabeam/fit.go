@@ -2,9 +2,9 @@ package ikpcabeam
 
 import (
 	"bytes"
-	"errors"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
