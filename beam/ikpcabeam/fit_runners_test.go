@@ -11,13 +11,11 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/runtime/graphx"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/typex"
-	pipepb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/pipeline_v1"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"gonum.org/v1/gonum/mat"
-	"google.golang.org/protobuf/proto"
 
+	"github.com/ikpca/ikpca/beam/internal/beamtest"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -230,15 +228,10 @@ func TestGraphSize(t *testing.T) {
 	if err := WriteDeadLetters(s, filepath.Join(t.TempDir(), "dead"), dead); err != nil {
 		t.Fatal(err)
 	}
-	edges, _, err := p.Build()
+	size, err := beamtest.GraphSize(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pb, err := graphx.Marshal(edges, &graphx.Options{Environment: &pipepb.Environment{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	size := proto.Size(pb)
 	t.Logf("the graph takes %d bytes", size)
 	if size > 1<<20 {
 		t.Errorf("the graph takes %d bytes, above 1 MB", size)

@@ -14,13 +14,11 @@ import (
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/runtime/graphx"
-	pipepb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/pipeline_v1"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"gonum.org/v1/gonum/mat"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/ikpca/ikpca/beam/ikpcabeam"
+	"github.com/ikpca/ikpca/beam/internal/beamtest"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -57,15 +55,10 @@ func TestLandmarksFileGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	edges, _, err := p.Build()
+	size, err := beamtest.GraphSize(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pb, err := graphx.Marshal(edges, &graphx.Options{Environment: &pipepb.Environment{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	size := proto.Size(pb)
 	t.Logf("the graph takes %d bytes", size)
 	if size > 1<<20 {
 		t.Errorf("the graph takes %d bytes, above 1 MB (the landmarks take %d)", size, 8*r*d)
@@ -80,13 +73,9 @@ func TestLandmarksFileGraph(t *testing.T) {
 // is built on the others.
 func TestLandmarksFileModel(t *testing.T) {
 	dir := t.TempDir()
+	X, text := toyInput(300, ';')
 	var b strings.Builder
-	b.WriteString("a;b;c\n")
-	X := mat.NewDense(300, 3, nil)
-	for i := range 300 {
-		X.SetRow(i, []float64{float64(i%7) / 7, float64(i%11) / 11, float64(i%13) / 13})
-		fmt.Fprintf(&b, "%g;%g;%g\n", X.At(i, 0), X.At(i, 1), X.At(i, 2))
-	}
+	b.WriteString("a;b;c\n" + text)
 	in, lf := filepath.Join(dir, "in.csv"), filepath.Join(dir, "landmarks.csv")
 	// The landmarks: the header, 6 points, a bad line, 6 more points.
 	lines := strings.SplitAfter(b.String(), "\n")
@@ -185,10 +174,9 @@ func TestInputs(t *testing.T) {
 	dir := t.TempDir()
 	var good, mixed strings.Builder
 	bad := []string{"1,x,2", "1,2", "NaN,1,2", "foo", "1,2,3,4"}
-	X := mat.NewDense(120, 3, nil)
-	for i := range 120 {
-		X.SetRow(i, []float64{float64(i%7) / 7, float64(i%11) / 11, float64(i%13) / 13})
-		l := fmt.Sprintf("%g,%g,%g\n", X.At(i, 0), X.At(i, 1), X.At(i, 2))
+	X, text := toyInput(120, ',')
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines[:len(lines)-1] { // the last is the empty rest after the last "\n"
 		good.WriteString(l)
 		mixed.WriteString(l)
 		if i%24 == 1 {

@@ -30,13 +30,9 @@ func TestMain(m *testing.M) { ptest.Main(m) }
 // is also checked against a one-process fit.
 func TestFitProject(t *testing.T) {
 	dir := t.TempDir()
+	X, text := toyInput(300, ';')
 	var b strings.Builder
-	b.WriteString("a;b;c\n")
-	X := mat.NewDense(300, 3, nil)
-	for i := range 300 {
-		X.SetRow(i, []float64{float64(i%7) / 7, float64(i%11) / 11, float64(i%13) / 13})
-		fmt.Fprintf(&b, "%g;%g;%g\n", X.At(i, 0), X.At(i, 1), X.At(i, 2))
-	}
+	b.WriteString("a;b;c\n" + text)
 	b.WriteString("1;x;2\n")
 	in := filepath.Join(dir, "in.csv")
 	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
@@ -382,4 +378,17 @@ func TestPrintsCounters(t *testing.T) {
 			t.Errorf("%s: stderr\n%s\nwithout ikpca.points_projected 250", o.mode, stderr.String())
 		}
 	}
+}
+
+// toyInput returns n points of dimension 3 on a lattice (coordinates i mod 7, 11 and
+// 13, scaled into [0, 1)) and their lines, fields separated by sep, each in the
+// shortest form that reads back to the same bits.
+func toyInput(n int, sep rune) (*mat.Dense, string) {
+	X := mat.NewDense(n, 3, nil)
+	var b strings.Builder
+	for i := range n {
+		X.SetRow(i, []float64{float64(i%7) / 7, float64(i%11) / 11, float64(i%13) / 13})
+		fmt.Fprintf(&b, "%g%c%g%c%g\n", X.At(i, 0), sep, X.At(i, 1), sep, X.At(i, 2))
+	}
+	return X, b.String()
 }
