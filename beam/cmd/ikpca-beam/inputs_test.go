@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -242,6 +244,22 @@ func TestInputs(t *testing.T) {
 				t.Errorf("all-bad input: error %v, want %q", err, want)
 			}
 			noModel(o)
+			// The failed fit's runner may have stopped its dead letters' write; the
+			// command writes them again, every bad line with its reason.
+			var texts []string
+			for _, d := range readDead(t, o.model+".dead") {
+				// source, offset, line, reason, record (FormatDeadLetter)
+				f, err := csv.NewReader(strings.NewReader(d)).Read()
+				if err != nil || len(f) != 5 || f[0] != o.input || f[3] == "" {
+					t.Errorf("all-bad input: dead letter %q without its file, place or reason (%v)", d, err)
+					continue
+				}
+				texts = append(texts, f[4])
+			}
+			slices.Sort(texts)
+			if want := []string{"1;2;3", "a,b,c", "foo", "x,y,z"}; !slices.Equal(texts, want) {
+				t.Errorf("all-bad input: dead letters end with %q, want %q (every line, once)", texts, want)
+			}
 
 			models := map[string]ikpcaModel{}
 			for _, in := range []string{"mixed.csv", "mixed.csv.gz", "good.csv"} {

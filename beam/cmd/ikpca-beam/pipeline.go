@@ -39,7 +39,7 @@ func run(ctx context.Context, o options, stderr io.Writer) error {
 	if res != nil {
 		printCounters(stderr, res.Metrics().AllMetrics().Counters())
 	}
-	return explain(err, o)
+	return failedFit(ctx, err, o)
 }
 
 // deadPrefix is the dead letters' prefix: --dead, or by default the output's name (the
