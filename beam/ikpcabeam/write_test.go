@@ -152,6 +152,19 @@ func setHook(t *testing.T, hook func(ctx context.Context, fs filesystem.Interfac
 	t.Cleanup(func() { afterTempWrite = nil })
 }
 
+// writeTestScores returns a pipeline that writes n test scores (testScores) with
+// WriteScores to the prefix dir/scores, and their lines.
+func writeTestScores(t *testing.T, dir string, n int) (*beam.Pipeline, string, []string) {
+	t.Helper()
+	scores, lines := testScores(n)
+	prefix := filepath.Join(dir, "scores")
+	p, s := beam.NewPipelineWithRoot()
+	if err := WriteScores(s, prefix, beam.CreateList(s, scores)); err != nil {
+		t.Fatal(err)
+	}
+	return p, prefix, lines
+}
+
 // TestWriteRetried: a bundle whose writer fails after writing its file, then is run
 // again, leaves every line written once and no temporary.
 //
@@ -169,12 +182,7 @@ func setHook(t *testing.T, hook func(ctx context.Context, fs filesystem.Interfac
 // bundle's lines were in a final file already and the second run wrote them again.
 func TestWriteRetried(t *testing.T) {
 	dir := t.TempDir()
-	scores, lines := testScores(500)
-	prefix := filepath.Join(dir, "scores")
-	p, s := beam.NewPipelineWithRoot()
-	if err := WriteScores(s, prefix, beam.CreateList(s, scores)); err != nil {
-		t.Fatal(err)
-	}
+	p, prefix, lines := writeTestScores(t, dir, 500)
 	var once sync.Once
 	var written error = errors.New("the hook did not run")
 	setHook(t, func(_ context.Context, _ filesystem.Interface, tmp string) (err error) {
@@ -208,12 +216,7 @@ func TestWriteRetried(t *testing.T) {
 // come from the emitted names only and that the orphans are removed.
 func TestWriteOrphans(t *testing.T) {
 	dir := t.TempDir()
-	scores, lines := testScores(500)
-	prefix := filepath.Join(dir, "scores")
-	p, s := beam.NewPipelineWithRoot()
-	if err := WriteScores(s, prefix, beam.CreateList(s, scores)); err != nil {
-		t.Fatal(err)
-	}
+	p, prefix, lines := writeTestScores(t, dir, 500)
 	var mu sync.Mutex
 	orphans := 0
 	setHook(t, func(ctx context.Context, fs filesystem.Interface, tmp string) error {
