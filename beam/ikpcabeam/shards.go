@@ -209,11 +209,7 @@ func removeStale(ctx context.Context, fs filesystem.Interface, prefix string, n 
 	}
 	rm, _ := fs.(filesystem.Remover)
 	for _, f := range files {
-		var i, of int
-		var rest string
-		tail := strings.TrimPrefix(f, prefix)
-		if k, err := fmt.Sscanf(tail, "-%d-of-%d%s", &i, &of, &rest); err != nil || k != 3 || rest != ".csv" ||
-			tail != fmt.Sprintf("-%05d-of-%05d.csv", i, of) || of == n {
+		if of, ok := shardCount(prefix, f); !ok || of == n {
 			continue
 		}
 		if rm == nil {
@@ -266,4 +262,29 @@ func removeTemps(ctx context.Context, fs filesystem.Interface, dir string) error
 	}
 	rm.Remove(ctx, dir) // best effort: see above
 	return nil
+}
+
+// IsShard reports whether name is a shard that WriteScores or WriteDeadLetters writes
+// for prefix, prefix-SSSSS-of-NNNNN.csv: a file that a later write to the same prefix
+// replaces or removes (the shards of an earlier write with another count). A program
+// that reads and writes files can check its inputs with it before it writes.
+func IsShard(prefix, name string) bool {
+	_, ok := shardCount(prefix, name)
+	return ok
+}
+
+// shardCount returns the count NNNNN of the shard name of prefix, and whether name is
+// one, written exactly as shardName writes it.
+func shardCount(prefix, name string) (int, bool) {
+	tail, ok := strings.CutPrefix(name, prefix)
+	if !ok {
+		return 0, false
+	}
+	var i, of int
+	var rest string
+	if k, err := fmt.Sscanf(tail, "-%d-of-%d%s", &i, &of, &rest); err != nil || k != 3 || rest != ".csv" ||
+		tail != fmt.Sprintf("-%05d-of-%05d.csv", i, of) {
+		return 0, false
+	}
+	return of, true
 }

@@ -484,3 +484,23 @@ func TestFinalise(t *testing.T) {
 		t.Errorf("a lost temporary: %v, want an error", err)
 	}
 }
+
+// TestIsShard: the names a write to a prefix replaces or removes, and only those.
+func TestIsShard(t *testing.T) {
+	for name, want := range map[string]bool{
+		"out/p-00000-of-00001.csv":      true,
+		"out/p-00012-of-00100.csv":      true,
+		"out/p-123456-of-200000.csv":    true,
+		"out/p-0-of-1.csv":              false,
+		"out/p-00000-of-00001.csv.x":    false,
+		"out/p-00000-of-00001.tsv":      false,
+		"out/px-00000-of-00001.csv":     false,
+		"out/q-00000-of-00001.csv":      false,
+		"out/p.dead-00000-of-00001.csv": false,
+		"out/p-a-of-00001.csv":          false,
+	} {
+		if got := IsShard("out/p", name); got != want {
+			t.Errorf("IsShard(out/p, %s) = %v, want %v", name, got, want)
+		}
+	}
+}

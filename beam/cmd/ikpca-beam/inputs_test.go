@@ -338,3 +338,48 @@ func hasBadRecord(line string, bad []string) bool {
 	}
 	return false
 }
+
+// TestOutputsSpareInputs: outputs that would replace or remove an input are refused
+// before anything runs — scores or dead letters whose prefix makes an input file one of
+// their shards (a write removes the shards of another count), a model that is an input
+// or a shard — and the inputs are left as they were.
+func TestOutputsSpareInputs(t *testing.T) {
+	dir := t.TempDir()
+	path := func(f string) string { return filepath.Join(dir, f) }
+	_, text := toyInput(40, ',')
+	for _, f := range []string{"scores-00000-of-00002.csv", "scores-00001-of-00002.csv"} {
+		if err := os.WriteFile(path(f), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := options{mode: "fit", method: "skpca", input: path("scores-*-of-*.csv"), sep: ",", format: "csv",
+		model: path("m"), seed: 1, block: 16, features: 16, sketch: 2, sigma: 1}
+	for name, c := range map[string]struct {
+		edit func(*options)
+		want string
+	}{
+		"--output":                           {func(o *options) { o.output = path("scores") }, "--output"},
+		"--output, another form of the path": {func(o *options) { o.output = dir + "/./scores" }, "--output"},
+		"--dead":                             {func(o *options) { o.dead = path("scores") }, "--dead"},
+		"--model an input":                   {func(o *options) { o.model = path("scores-00000-of-00002.csv") }, "--model"},
+		"--model a shard":                    {func(o *options) { o.model, o.dead = path("d-00000-of-00001.csv"), path("d") }, "--dead"},
+	} {
+		o := base
+		c.edit(&o)
+		_, err := build(context.Background(), o)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one about %s", name, err, c.want)
+		}
+	}
+	for _, f := range []string{"scores-00000-of-00002.csv", "scores-00001-of-00002.csv"} {
+		if b, err := os.ReadFile(path(f)); err != nil || string(b) != text {
+			t.Errorf("%s changed (%v)", f, err)
+		}
+	}
+	// Another prefix is fine.
+	o := base
+	o.output = path("new")
+	if _, err := build(context.Background(), o); err != nil {
+		t.Errorf("another prefix: %v", err)
+	}
+}

@@ -115,6 +115,9 @@ func build(ctx context.Context, o options) (*beam.Pipeline, error) {
 		return nil, fmt.Errorf("--landmarks %d, --block %d: want ≥ 0 and ≥ 1", o.landmarks, o.block)
 	}
 	o.dead = deadPrefix(o)
+	if err := checkOutputs(ctx, o); err != nil {
+		return nil, err
+	}
 	p, s := beam.NewPipelineWithRoot()
 	points, deadLines, csvOpts, dim, err := read(ctx, s, o)
 	if err != nil {
@@ -382,6 +385,53 @@ func firstLines(ctx context.Context, glob string, n int, header bool) ([]string,
 		return nil, fmt.Errorf("%s: no data line", files[0])
 	}
 	return lines, nil
+}
+
+// checkOutputs refuses outputs that would replace or remove an input: a file of
+// --input or --landmarks-file, or --model, that is a shard of the scores' or the dead
+// letters' prefix (a write replaces its own shards and removes those of another count:
+// ikpcabeam.IsShard), and a --model file that is an input. Inputs that match nothing
+// are left to the reads, which say so.
+func checkOutputs(ctx context.Context, o options) error {
+	var inputs []string
+	for _, glob := range []string{o.input, o.landmarksFile} {
+		if glob != "" {
+			files, _ := matchFiles(ctx, glob)
+			inputs = append(inputs, files...)
+		}
+	}
+	prefixes := map[string]string{"--dead": o.dead}
+	if o.output != "" {
+		prefixes["--output"] = o.output
+	}
+	for _, in := range inputs {
+		for flag, prefix := range prefixes {
+			if ikpcabeam.IsShard(sameForm(prefix), sameForm(in)) {
+				return fmt.Errorf("%s %s would replace or remove the input %s, one of its shards: give it another prefix", flag, prefix, in)
+			}
+		}
+		if o.mode == "fit" && sameForm(in) == sameForm(o.model) {
+			return fmt.Errorf("--model %s is an input: the fit would replace it", o.model)
+		}
+	}
+	for flag, prefix := range prefixes {
+		if ikpcabeam.IsShard(sameForm(prefix), sameForm(o.model)) {
+			return fmt.Errorf("%s %s would replace or remove the model %s, one of its shards: give it another prefix", flag, prefix, o.model)
+		}
+	}
+	return nil
+}
+
+// sameForm returns a local path absolute and clean, so that two names of one file
+// compare equal; a URL (gs://…) as it is.
+func sameForm(name string) string {
+	if strings.Contains(name, "://") {
+		return name
+	}
+	if abs, err := filepath.Abs(name); err == nil {
+		return abs
+	}
+	return name
 }
 
 // matchFiles returns the files the glob matches, an error if none.
