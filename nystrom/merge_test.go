@@ -249,3 +249,36 @@ func TestMergeRefused(t *testing.T) {
 		t.Errorf("%d points after the merge, want 100", m.Len())
 	}
 }
+
+// TestReset: a model that held points and is Reset is the model Empty returns — no
+// points, no values — and the same points then give it the same sums and values bit
+// for bit (the same calls on the same map), centred and uncentred; Reset allocates
+// nothing, and does nothing to a zero Model.
+func TestReset(t *testing.T) {
+	X := points(t, "magic", 400, 6)
+	k := rbfMedian(t, X)
+	for _, uncentred := range []bool{false, true} {
+		m := fit(t, k, rows(X, 0, 60), rows(X, 60, 260), Options{Uncentred: uncentred})
+		if allocs := testing.AllocsPerRun(5, m.Reset); allocs != 0 {
+			t.Errorf("uncentred %v: Reset allocates %v times", uncentred, allocs)
+		}
+		if m.Len() != 0 || len(m.Values(nil)) != 0 {
+			t.Fatalf("uncentred %v: after Reset %d points, values %v", uncentred, m.Len(), m.Values(nil))
+		}
+		e := m.Empty()
+		for _, a := range []*Model{m, e} {
+			if err := a.AddBatch(rows(X, 260, 400)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		same := vec.SameBits(m.sum.hi, e.sum.hi) && vec.SameBits(m.sum.lo, e.sum.lo) && vec.SameBits(m.sq.hi, e.sq.hi) && vec.SameBits(m.sq.lo, e.sq.lo)
+		if m.Len() != 140 || !same || !vec.SameBits(m.Values(nil), e.Values(nil)) {
+			t.Errorf("uncentred %v: reset model of %d points, the same sums %v, values %v; Empty's %d, %v", uncentred, m.Len(), same, m.Values(nil), e.Len(), e.Values(nil))
+		}
+	}
+	var zero Model
+	zero.Reset()
+	if zero.Len() != 0 {
+		t.Error("a zero Model has points after Reset")
+	}
+}

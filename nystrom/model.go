@@ -298,6 +298,21 @@ func (m *Model) Empty() *Model {
 	return e
 }
 
+// Reset forgets the points: m becomes the model Empty would return, with the same
+// kernel, options, landmarks and feature map and no points, but in m's own storage,
+// so that it allocates nothing. A model reused for one shard of data after another
+// (a worker's partial model per bundle) resets rather than decode or copy its map
+// again. Of a zero Model it does nothing.
+func (m *Model) Reset() {
+	if m.r == 0 {
+		return
+	}
+	m.n = 0
+	m.sum.zero()
+	m.sq.zero()
+	m.fresh = false
+}
+
 // errZero is the error of a method that needs the feature map, called on a zero Model:
 // one made neither by New, Fit or Empty nor restored by UnmarshalBinary.
 var errZero = fmt.Errorf("%w: a zero Model: make one with New or Fit, or restore one with UnmarshalBinary", ErrArgument)

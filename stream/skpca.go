@@ -157,6 +157,20 @@ func (s *SKPCA) Add(x []float64) error {
 	return nil
 }
 
+// Reset forgets the points: s becomes a model of its kernel, options and random
+// features with no points, in its own storage, so that it allocates nothing (the
+// sketch's Reset, and the sums zeroed). A model reused for one shard of data after
+// another resets rather than draw or decode its features again. Of a zero SKPCA it
+// does nothing.
+func (s *SKPCA) Reset() {
+	if s.fd == nil {
+		return
+	}
+	s.fd.Reset()
+	clear(s.sum)
+	s.fresh = false
+}
+
 // AddBatch adds the rows of X in order, all or nothing: every row is checked first, its
 // random features included (the errors of Add), so that a bad row adds none. A nil X is
 // an ErrArgument, one without rows an ErrEmpty.

@@ -427,3 +427,37 @@ func TestAddAllocations(t *testing.T) {
 		}
 	}
 }
+
+// TestSKPCAReset: an SKPCA that held points and is Reset has none, nor values; the same
+// points then give it the model a new one of the same options gets, bit for bit (the
+// same features, the same sketch updates), centred and uncentred. Reset allocates
+// nothing, and does nothing to a zero SKPCA.
+func TestSKPCAReset(t *testing.T) {
+	X, sigma := standardised(t, data.Magic().X, 300)
+	for _, uncentred := range []bool{false, true} {
+		opts := SKPCAOptions{Features: 64, Sketch: 8, Seed: 4, Uncentred: uncentred}
+		s, _ := NewSKPCA(kernel.RBF{Sigma: sigma}, 10, opts)
+		fresh, _ := NewSKPCA(kernel.RBF{Sigma: sigma}, 10, opts)
+		if err := s.AddBatch(X.Slice(0, 150, 0, 10)); err != nil {
+			t.Fatal(err)
+		}
+		s.Values(nil)
+		if allocs := testing.AllocsPerRun(5, s.Reset); allocs != 0 {
+			t.Errorf("uncentred %v: Reset allocates %v times", uncentred, allocs)
+		}
+		if s.Len() != 0 || len(s.Values(nil)) != 0 || s.ErrorBound() != 0 {
+			t.Fatalf("uncentred %v: after Reset %d points, values %v, bound %g", uncentred, s.Len(), s.Values(nil), s.ErrorBound())
+		}
+		for _, m := range []*SKPCA{s, fresh} {
+			if err := m.AddBatch(X.Slice(150, 300, 0, 10)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a, b := s.Values(nil), fresh.Values(nil)
+		if s.Len() != 150 || len(a) == 0 || !slices.Equal(a, b) || !slices.Equal(s.Mean(nil), fresh.Mean(nil)) || s.ErrorBound() != fresh.ErrorBound() {
+			t.Errorf("uncentred %v: reset model of %d points, values %v; a new one's %v", uncentred, s.Len(), a, b)
+		}
+	}
+	var zero SKPCA
+	zero.Reset()
+}

@@ -202,6 +202,67 @@ func TestFitEmpty(t *testing.T) {
 	}
 }
 
+// TestFitPrototypeWithPoints: a prototype that holds points already contributes them
+// once, whatever the number of bundles: each bundle folds its points into an empty
+// model of the prototype's options, and the Combine merges the prototype in once. A
+// Nyström model on given landmarks holding 200 points, fitted over 800 more from three
+// files, holds 1000 and has the eigenvalues of one process's fit of all of them (to
+// 1e-12·λ₁, sums merged in another order); an SKPCA holding 200 likewise holds 1000.
+// (Before, each bundle started from the prototype with its points, and the fit counted
+// them once per bundle and once more.)
+func TestFitPrototypeWithPoints(t *testing.T) {
+	dir := t.TempDir()
+	X := curve(1000, 3, 5)
+	glob, _ := pointFiles(t, dir, mat.DenseCopyOf(X.Slice(200, 1000, 0, 3)), 3)
+	L := mat.DenseCopyOf(X.Slice(0, 20, 0, 3))
+	opts := NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}}
+	single, err := newNystromModel(L, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := single.(batchAdder).AddBatch(X); err != nil {
+		t.Fatal(err)
+	}
+	nys, err := newNystromModel(L, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk, err := NewSKPCA(testKernel, 3, testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []Summary{nys, sk} {
+		if err := m.(batchAdder).AddBatch(X.Slice(0, 200, 0, 3)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, s := beam.NewPipelineWithRoot()
+	points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]Summary{"nystrom": nys, "skpca": sk}
+	for name, proto := range files {
+		model, _, err := Fit(s, points, proto, FitOptions{Block: 64})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteModel(s, filepath.Join(dir, name), model); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(t, p)
+	for name := range files {
+		m := readModel(t, filepath.Join(dir, name))
+		if m.Len() != 1000 {
+			t.Errorf("%s: the fit holds %d points, want the prototype's 200 and 800 read", name, m.Len())
+		}
+		if name == "nystrom" {
+			sameValues(t, name, m.Values(nil), single.Values(nil))
+		}
+	}
+}
+
 // TestFitArguments: a nil model, a negative block and bad options are ErrArgument
 // errors at construction.
 func TestFitArguments(t *testing.T) {
@@ -423,6 +484,42 @@ func TestFoldBlocks(t *testing.T) {
 	}
 	if m.N != 20 || m.MaxBatch != 8 {
 		t.Errorf("%d points in blocks of up to %d, want 20 in blocks of 8", m.N, m.MaxBatch)
+	}
+}
+
+// TestFoldDecodesOnce: a fold decodes its prototype once per instance, not once per
+// bundle, and again only when the side input's bytes change; each bundle's partial
+// model holds that bundle's points only, even of a prototype that holds points.
+func TestFoldDecodesOnce(t *testing.T) {
+	X := curve(60, 3, 2)
+	b := prototype(t, X)
+	fn := &foldFn{Block: 8}
+	for i := range 3 {
+		enc, _ := foldOf(t, fn, b, X, 10*i, 10*i+10)
+		if m, err := DecodeSummary(enc); err != nil || m.Len() != 10 {
+			t.Fatalf("bundle %d: a partial model of %v points (%v), want 10", i, m.Len(), err)
+		}
+	}
+	if fn.decodes != 1 {
+		t.Errorf("three bundles decoded the prototype %d times, want once", fn.decodes)
+	}
+	full, err := DecodeSummary(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := full.Add(X.RawRowView(59)); err != nil {
+		t.Fatal(err)
+	}
+	other, err := full.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, _ := foldOf(t, fn, other, X, 30, 45)
+	if m, err := DecodeSummary(enc); err != nil || m.Len() != 15 {
+		t.Fatalf("a prototype of one point: a partial model of %v points (%v), want the bundle's 15", m.Len(), err)
+	}
+	if fn.decodes != 2 {
+		t.Errorf("after the side input changed, %d decodings, want 2", fn.decodes)
 	}
 }
 

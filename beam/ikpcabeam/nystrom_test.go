@@ -376,6 +376,16 @@ func (m *sums) Add(x []float64) error {
 	return nil
 }
 
+func (m *sums) Reset() {
+	m.N = 0
+	clear(m.Sum)
+}
+
+func (m *batchSums) Reset() {
+	m.sums.Reset()
+	m.MaxBatch = 0
+}
+
 func (m *sums) Merge(o Summary) error {
 	t, ok := o.(*sums)
 	if !ok {

@@ -3,7 +3,6 @@ package ikpcabeam
 import (
 	"context"
 	"fmt"
-	"hash/maphash"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -79,19 +78,12 @@ type projectFn struct {
 
 	m       ikpca.Model // the decoded model, nil before the first bundle's first point
 	k       int
-	key     modelKey // the bytes m was decoded from
-	seed    maphash.Seed
-	checked bool // the side input was read in this bundle
+	side    sideKey // the bytes m was decoded from
+	checked bool    // the side input was read in this bundle
 	block   []Point
 	X, Y    mat.Dense
 
 	decodes int // models decoded, for the tests
-}
-
-// modelKey identifies the bytes of a model: their length and hash.
-type modelKey struct {
-	n    int
-	hash uint64
 }
 
 // StartBundle empties the block and marks the side input unread in this bundle: it is
@@ -137,14 +129,12 @@ func (fn *projectFn) decode(model func(*[]byte) bool) error {
 	if model(&extra) {
 		return fmt.Errorf("%w: more than one model in the side input", ErrArgument)
 	}
-	if fn.m == nil {
-		fn.seed = maphash.MakeSeed()
-	}
-	key := modelKey{len(b), maphash.Bytes(fn.seed, b)}
-	if fn.m != nil && key == fn.key {
+	key := fn.side.of(b)
+	if fn.side.holds(key) {
 		return nil
 	}
 	fn.m = nil // until the new bytes decode
+	fn.side.set(key, false)
 	fn.decodes++
 	m, err := DecodeModel(b)
 	if err != nil {
@@ -158,7 +148,8 @@ func (fn *projectFn) decode(model func(*[]byte) bool) error {
 	if have == 0 || k > have {
 		return fmt.Errorf("%w: %d components requested of a model that has %d", ErrArgument, k, have)
 	}
-	fn.m, fn.k, fn.key = m, k, key
+	fn.m, fn.k = m, k
+	fn.side.set(key, true)
 	return nil
 }
 

@@ -23,6 +23,10 @@ type Summary interface {
 	// Merge adds the points of o, a model of the same kind and options; o is
 	// unchanged. Anything else is an error, and leaves the model unchanged.
 	Merge(o Summary) error
+	// Reset forgets the points, keeping the options, the kernel and what the model
+	// derived from them (a Nyström model's landmarks and map, an SKPCA's features),
+	// without allocating: a worker's partial model for its next bundle.
+	Reset()
 	// MarshalBinary encodes the model; UnmarshalBinary, on a zero value of the model's
 	// type, decodes it. The encoding starts with 8 bytes that name its kind.
 	encoding.BinaryMarshaler

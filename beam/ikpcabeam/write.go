@@ -2,9 +2,12 @@ package ikpcabeam
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/csv"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -85,8 +88,12 @@ func ReadModel(s beam.Scope, filename string) (beam.PCollection, error) {
 }
 
 // WriteModel writes the one element of a PCollection<[]byte>, a fitted model's
-// encoding, to filename. A filename Beam's file systems cannot open is an
-// ErrArgument.
+// encoding, to filename, atomically where the file system renames atomically (a local
+// disk): to a temporary, filename.tmp-<random>, renamed over filename once it is
+// written, so that a failed or killed write leaves the file that was there, whole, and
+// a reader never sees half a model. A local filename that is a symbolic link has the
+// file it points to replaced, with that file's permissions. A filename Beam's file
+// systems cannot open is an ErrArgument.
 func WriteModel(s beam.Scope, filename string, model beam.PCollection) error {
 	if err := checkScheme(filename); err != nil {
 		return err
@@ -119,7 +126,11 @@ func (fn *readFileFn) ProcessElement(ctx context.Context, name string, emit func
 	return nil
 }
 
-// writeFileFn writes the one value of its key to Filename.
+// afterModelTemp is a test-only hook, nil otherwise: called by writeFileFn after the
+// temporary is written, before the rename; its error fails the write.
+var afterModelTemp func(tmp string) error
+
+// writeFileFn writes the one value of its key to Filename, through a temporary.
 type writeFileFn struct{ Filename string }
 
 // ProcessElement writes the value; more than one is an error.
@@ -136,13 +147,34 @@ func (fn *writeFileFn) ProcessElement(ctx context.Context, _ int, values func(*[
 		return err
 	}
 	defer fs.Close()
-	w, err := fs.OpenWrite(ctx, fn.Filename)
-	if err != nil {
-		return err
+	target, mode := fn.Filename, os.FileMode(0)
+	local := !strings.Contains(target, "://")
+	if local {
+		// Replace the file a link points to, not the link, and keep its permissions, as
+		// the ikpca command does.
+		if t, err := filepath.EvalSymlinks(target); err == nil {
+			target = t
+		}
+		if fi, err := os.Stat(target); err == nil && fi.Mode().IsRegular() {
+			mode = fi.Mode().Perm()
+		}
 	}
-	if _, err := w.Write(b); err != nil {
-		w.Close()
+	tmp := target + ".tmp-" + rand.Text()
+	err = filesystem.Write(ctx, fs, tmp, b)
+	if err == nil && mode != 0 {
+		err = os.Chmod(tmp, mode)
+	}
+	if err == nil && afterModelTemp != nil {
+		err = afterModelTemp(tmp)
+	}
+	if err == nil {
+		err = filesystem.Rename(ctx, fs, tmp, target)
+	}
+	if err != nil {
+		if rm, ok := fs.(filesystem.Remover); ok {
+			rm.Remove(ctx, tmp) // best effort: the temporary may not exist
+		}
 		return fmt.Errorf("ikpcabeam: writing %s: %w", fn.Filename, err)
 	}
-	return w.Close()
+	return nil
 }

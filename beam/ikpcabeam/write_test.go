@@ -504,3 +504,76 @@ func TestIsShard(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteModelAtomic: WriteModel replaces a model file through a temporary renamed
+// over it. A write that fails after the temporary is written (the test hook) leaves the
+// old file whole and no temporary; one that succeeds replaces it, keeps its
+// permissions, and through a symbolic link replaces the file the link points to and
+// leaves the link.
+func TestWriteModelAtomic(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "model.bin")
+	if err := os.WriteFile(file, []byte("the old model"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink("model.bin", link); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, model []byte) error {
+		p, s := beam.NewPipelineWithRoot()
+		if err := WriteModel(s, name, beam.Create(s, model)); err != nil {
+			t.Fatal(err)
+		}
+		return ptest.Run(p)
+	}
+	entries := func() []string {
+		es, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range es {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	check := func(what, want string) {
+		t.Helper()
+		if b, err := os.ReadFile(file); err != nil || string(b) != want {
+			t.Errorf("%s: the file holds %q (%v), want %q", what, b, err, want)
+		}
+		if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v (%v), want 0600", what, fi.Mode(), err)
+		}
+		if names := entries(); !slices.Equal(names, []string{"link", "model.bin"}) {
+			t.Errorf("%s: the directory holds %q, want the file and the link only", what, names)
+		}
+	}
+	var seen string
+	afterModelTemp = func(tmp string) error {
+		b, _ := os.ReadFile(tmp)
+		seen = string(b)
+		return errors.New("a write that fails after its temporary")
+	}
+	err := write(file, []byte("the new model"))
+	afterModelTemp = nil
+	if err == nil {
+		t.Fatal("the failed write: no error")
+	}
+	if seen != "the new model" {
+		t.Errorf("the hook saw a temporary of %q", seen)
+	}
+	check("a failed write", "the old model")
+	if err := write(file, []byte("the new model")); err != nil {
+		t.Fatal(err)
+	}
+	check("a write", "the new model")
+	if err := write(link, []byte("through the link")); err != nil {
+		t.Fatal(err)
+	}
+	check("a write through a link", "through the link")
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v, %v", fi.Mode(), err)
+	}
+}

@@ -383,3 +383,40 @@ func TestOutputsSpareInputs(t *testing.T) {
 		t.Errorf("another prefix: %v", err)
 	}
 }
+
+// TestFirstLines: the first lines the command reads to count fields and set σ come
+// from the files of the glob in the order of their names, after each file's header,
+// and from the next file while the first holds too few: an empty first file (a part
+// that a job wrote empty) does not end in "no data line". Only no data line in any
+// file does.
+func TestFirstLines(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"part-0.csv": "h\n",
+		"part-1.csv": "h\n1,2\n\n3,4\n",
+		"part-2.csv": "h\n5,6\n7,8\n",
+		"none-0.csv": "h\n",
+		"none-1.csv": "\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	for _, c := range []struct {
+		n    int
+		want []string
+	}{
+		{1, []string{"1,2"}},
+		{3, []string{"1,2", "3,4", "5,6"}},
+		{10, []string{"1,2", "3,4", "5,6", "7,8"}},
+	} {
+		got, err := firstLines(ctx, filepath.Join(dir, "part-*.csv"), c.n, true)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("%d lines: %q (%v), want %q", c.n, got, err, c.want)
+		}
+	}
+	if got, err := firstLines(ctx, filepath.Join(dir, "none-*.csv"), 5, true); err == nil || !strings.Contains(err.Error(), "no data line") {
+		t.Errorf("files without data: %q, %v; want an error that says so", got, err)
+	}
+}

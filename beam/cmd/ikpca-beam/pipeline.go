@@ -345,34 +345,53 @@ func bandwidth(ctx context.Context, o options, csvOpts ikpcabeam.CSVOptions, dim
 	return sigma, nil
 }
 
-// firstLines returns up to n non-blank lines of the first file the glob matches, after
-// its first line if header. It reads the file's text as ikpcabeam.ReadLines does: a
-// file ending in ".gz" is decompressed (fileio.ReadableFile.Open, the same
-// automatic compression as the pipeline's reads), so that the field count and the
-// bandwidth come from the text the pipeline parses. A file of another name that starts
-// with gzip's magic bytes is an error: the pipeline would read it compressed, every
-// line a dead letter.
+// firstLines returns up to n non-blank lines of the files the glob matches, in the
+// order of their names, each after its first line if header (as the pipeline skips
+// one header per file), going on to the next file while it has fewer: an empty first
+// file does not hide the data of the others. It reads each file's text as
+// ikpcabeam.ReadLines does: a file ending in ".gz" is decompressed
+// (fileio.ReadableFile.Open, the same automatic compression as the pipeline's reads),
+// so that the field count and the bandwidth come from the text the pipeline parses. A
+// file of another name that starts with gzip's magic bytes is an error: the pipeline
+// would read it compressed, every line a dead letter.
 func firstLines(ctx context.Context, glob string, n int, header bool) ([]string, error) {
 	files, err := matchFiles(ctx, glob)
 	if err != nil {
 		return nil, err
 	}
-	r, err := fileio.ReadableFile{Metadata: fileio.FileMetadata{Path: files[0]}}.Open(ctx)
+	var lines []string
+	for _, f := range files {
+		if len(lines) == n {
+			break
+		}
+		if lines, err = appendLines(ctx, lines, f, n, header); err != nil {
+			return nil, err
+		}
+	}
+	if len(lines) == 0 {
+		return nil, fmt.Errorf("%s: no data line", glob)
+	}
+	return lines, nil
+}
+
+// appendLines appends the non-blank lines of file to lines, up to n in all, after the
+// file's first line if header.
+func appendLines(ctx context.Context, lines []string, file string, n int, header bool) ([]string, error) {
+	r, err := fileio.ReadableFile{Metadata: fileio.FileMetadata{Path: file}}.Open(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", files[0], err)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	defer r.Close()
 	// Line by line, up to n lines (or 64 MiB of text): the launcher runs the pipeline
 	// on prism, and a whole file read here would count in its memory.
 	br := bufio.NewReader(io.LimitReader(r, 64<<20))
-	if magic, _ := br.Peek(2); filepath.Ext(files[0]) != ".gz" && bytes.Equal(magic, []byte{0x1f, 0x8b}) {
-		return nil, fmt.Errorf("%s is gzip-compressed but its name does not end in .gz, which the pipeline needs to decompress it: rename it", files[0])
+	if magic, _ := br.Peek(2); filepath.Ext(file) != ".gz" && bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		return nil, fmt.Errorf("%s is gzip-compressed but its name does not end in .gz, which the pipeline needs to decompress it: rename it", file)
 	}
-	var lines []string
 	for i := 0; len(lines) < n; i++ {
 		l, err := br.ReadString('\n')
 		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("%s: %w", files[0], err)
+			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 		if l = strings.TrimRight(l, "\r\n"); (i > 0 || !header) && strings.TrimSpace(l) != "" {
 			lines = append(lines, l)
@@ -380,9 +399,6 @@ func firstLines(ctx context.Context, glob string, n int, header bool) ([]string,
 		if err == io.EOF {
 			break
 		}
-	}
-	if len(lines) == 0 {
-		return nil, fmt.Errorf("%s: no data line", files[0])
 	}
 	return lines, nil
 }
@@ -448,6 +464,7 @@ func matchFiles(ctx context.Context, glob string) ([]string, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%s: no file matches", glob)
 	}
+	slices.Sort(files) // a file system lists in its own order
 	return files, nil
 }
 
