@@ -1,0 +1,123 @@
+package kpca
+
+import (
+	"context"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/blocks"
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/native"
+)
+
+// A pass is one product of the matrix of the points, K′ (centred: C·K·C) or K, with a
+// block of vectors, computed from the stored points a block of rows of K at a time and
+// never formed (docs/design.md, "Passes over the points"): O(m²·(d + c)) flops for c
+// vectors, at the speed of the kernel blocks' dgemm, in O(m·c) memory beyond the
+// points. Polish and Certify are made of passes.
+
+// pass sets W (m×c, resized if empty) to K′·Q for the m×c matrix Q, whose columns must
+// be orthogonal to 1 when the model is centred: then C·Q = Q and K′Q = C·(K·Q), so the
+// pass computes K·Q in kernel blocks against the stored points (kernel.Cross.ProjectTo,
+// each row projected while it is in cache) and subtracts each column's mean. It checks
+// ctx between blocks of rows and returns its error, and ErrNonFinite for a kernel value
+// that is not finite; W is then unchanged (blocks.Scores writes it only at the end).
+func (md *Model) pass(ctx context.Context, W, Q *mat.Dense) error {
+	qt := mat.DenseCopyOf(Q.T()) // the vectors as the rows ProjectTo takes
+	cross := kernel.NewCross(md.kern, &md.view)
+	err := blocks.KernelProjections(W, cross, &md.view, qt, func(lo, hi, bad int, out *mat.Dense) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if bad >= 0 {
+			return blocks.NonFinite(ErrNonFinite, cross, &md.view, lo+bad, "point")
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !md.opts.Uncentred {
+		centreColumns(W)
+	}
+	return nil
+}
+
+// centreColumns subtracts from each column of A its mean: A ← C·A.
+func centreColumns(A *mat.Dense) {
+	r, c := A.Dims()
+	mean := make([]float64, c)
+	for i := range r {
+		for j, v := range A.RawRowView(i) {
+			mean[j] += v
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(r)
+	}
+	for i := range r {
+		row := A.RawRowView(i)
+		for j := range row {
+			row[j] -= mean[j]
+		}
+	}
+}
+
+// orthonormalise returns an orthonormal basis (m×c′, c′ ≤ c) of the span of the columns
+// of Z with their parts along the columns of prev (orthonormal, or nil) and, if
+// centred, along 1 removed; nil if nothing is left. Directions whose singular value
+// falls to tol or below after the first removal are dropped: they are what rounding
+// leaves of vectors already in span(prev), which a block Krylov space reaches when it
+// becomes invariant. Classical Gram–Schmidt twice ("twice is enough", Giraud et al.
+// 2005), each round followed by an SVD of what remains (native.SVDLeft), whose left
+// singular vectors are orthonormal to working precision whatever the conditioning of Z;
+// the second round repairs the orthogonality to prev that the first loses in
+// directions of small singular value. Z is overwritten.
+func orthonormalise(Z, prev *mat.Dense, centred bool, tol float64) *mat.Dense {
+	m, _ := Z.Dims()
+	for round := range 2 {
+		if centred {
+			centreColumns(Z)
+		}
+		if prev != nil {
+			var c mat.Dense
+			native.Mul(&c, prev.T(), Z)
+			var pc mat.Dense
+			native.Mul(&pc, prev, &c)
+			Z.Sub(Z, &pc)
+		}
+		_, c := Z.Dims()
+		nu := min(m, c)
+		s := make([]float64, nu)
+		u := mat.NewDense(m, nu, nil)
+		raw := Z.RawMatrix()
+		if err := native.SVDLeft(m, c, raw.Data, raw.Stride, s, u.RawMatrix().Data, nu); err != nil {
+			return nil // a non-finite vector: the caller's products are checked finite first
+		}
+		cut := tol
+		if round == 1 {
+			cut = 0.5 // orthonormal columns: singular values 1 to rounding
+		}
+		keep := 0
+		for keep < nu && s[keep] > cut {
+			keep++
+		}
+		if keep == 0 {
+			return nil
+		}
+		Z = mat.DenseCopyOf(u.Slice(0, m, 0, keep))
+	}
+	return Z
+}
+
+// maxColumnNorm returns the largest Euclidean norm of a column of A: ‖A‖₂ within a
+// factor √c.
+func maxColumnNorm(A *mat.Dense) float64 {
+	_, c := A.Dims()
+	var best float64
+	for j := range c {
+		best = math.Max(best, mat.Norm(A.ColView(j), 2))
+	}
+	return best
+}
