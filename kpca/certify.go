@@ -135,8 +135,9 @@ func (md *Model) CertifyContext(ctx context.Context, opts CertifyOptions) (Certi
 		}
 	}
 	project(Om, V, centred)
+	ps := md.passer()
 	var W mat.Dense
-	if err := md.pass(ctx, &W, Y); err != nil {
+	if err := ps.pass(ctx, &W, Y); err != nil {
 		return Certificate{}, err
 	}
 	WV := W.Slice(0, m, 0, k).(*mat.Dense)
@@ -193,7 +194,7 @@ func (md *Model) CertifyContext(ctx context.Context, opts CertifyOptions) (Certi
 	project(Z, V, centred)
 	for range opts.Passes - 1 {
 		var next mat.Dense
-		if err := md.pass(ctx, &next, Z); err != nil {
+		if err := ps.pass(ctx, &next, Z); err != nil {
 			return Certificate{}, err
 		}
 		project(&next, V, centred)

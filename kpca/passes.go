@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/blocks"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -17,31 +18,71 @@ import (
 // vectors, at the speed of the kernel blocks' dgemm, in O(m·c) memory beyond the
 // points. Polish and Certify are made of passes.
 
+// passer computes passes over a model's points: the points prepared for kernel blocks
+// once (kernel.Cross: for an RBF a shifted copy of the points), and one block of kernel
+// rows and its scratch reused by every pass, so that a Polish of several passes
+// allocates them once.
+type passer struct {
+	md    *Model
+	cross *kernel.Cross
+	work  kernel.BlockWork
+	kb    []float64
+}
+
+// passRowsBytes is the size of the block of kernel rows a pass computes at a time: 32
+// MiB, enough rows for the product with the vectors to run at dgemm speed (512 at m =
+// 8,192, 60 at m = 70,000) and little next to the points. (A variable, so that tests
+// can cancel a pass between blocks of a small model.)
+var passRowsBytes = 32 << 20
+
+func (md *Model) passer() *passer {
+	return &passer{md: md, cross: kernel.NewCross(md.kern, &md.view)}
+}
+
 // pass sets W (m×c, resized if empty) to K′·Q for the m×c matrix Q, whose columns must
 // be orthogonal to 1 when the model is centred: then C·Q = Q and K′Q = C·(K·Q), so the
-// pass computes K·Q in kernel blocks against the stored points (kernel.Cross.ProjectTo,
-// each row projected while it is in cache) and subtracts each column's mean. It checks
-// ctx between blocks of rows and returns its error, and ErrNonFinite for a kernel value
-// that is not finite; W is then unchanged (blocks.Scores writes it only at the end).
-func (md *Model) pass(ctx context.Context, W, Q *mat.Dense) error {
-	qt := mat.DenseCopyOf(Q.T()) // the vectors as the rows ProjectTo takes
-	cross := kernel.NewCross(md.kern, &md.view)
-	err := blocks.KernelProjections(W, cross, &md.view, qt, func(lo, hi, bad int, out *mat.Dense) error {
+// pass computes K·Q a block of rows at a time — the kernel block of the rows against
+// all the points (kernel.Cross.BlockTo, a dgemm of distances for an RBF) times Q, one
+// dgemm — and subtracts each column's mean. (Not ProjectTo, which projects each kernel
+// row by a dgemv while it is in cache: right for a Transform's few components, but here
+// Q has m·c entries, far beyond the cache, and each row would read all of them from
+// memory.) It checks ctx before each block and returns its error, and ErrNonFinite for
+// a kernel value that is not finite; W is then unchanged.
+func (p *passer) pass(ctx context.Context, W, Q *mat.Dense) error {
+	md := p.md
+	m, c := Q.Dims()
+	rows := max(1, min(m, passRowsBytes/(8*m)))
+	if cap(p.kb) < rows*m {
+		p.kb = make([]float64, rows*m)
+	}
+	out := mat.NewDense(m, c, nil)
+	for lo := 0; lo < m; lo += rows {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if bad >= 0 {
-			return blocks.NonFinite(ErrNonFinite, cross, &md.view, lo+bad, "point")
+		hi := min(lo+rows, m)
+		kb := mat.NewDense(hi-lo, m, p.kb[:(hi-lo)*m])
+		p.cross.BlockTo(kb, md.view.Slice(lo, hi, 0, md.d).(*mat.Dense), &p.work)
+		for i := range hi - lo {
+			if !vec.Finite(kb.RawRowView(i)) {
+				return blocks.NonFinite(ErrNonFinite, p.cross, &md.view, lo+i, "point")
+			}
 		}
-		return nil
-	})
-	if err != nil {
-		return err
+		native.Mul(out.Slice(lo, hi, 0, c).(*mat.Dense), kb, Q)
 	}
 	if !md.opts.Uncentred {
-		centreColumns(W)
+		centreColumns(out)
 	}
+	if W.IsEmpty() {
+		W.ReuseAs(m, c)
+	}
+	W.Copy(out)
 	return nil
+}
+
+// pass is one pass with a passer of its own (tests, and a single pass).
+func (md *Model) pass(ctx context.Context, W, Q *mat.Dense) error {
+	return md.passer().pass(ctx, W, Q)
 }
 
 // centreColumns subtracts from each column of A its mean: A ← C·A.

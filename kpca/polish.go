@@ -89,6 +89,7 @@ func (md *Model) krylovRitz(ctx context.Context, passes int) (polished, error) {
 	md.thin.VectorsTo(V)
 	lambda := md.thin.Values(nil)
 
+	ps := md.passer()
 	// The basis Q = [Q₀ Q₁ …] and W = K′Q, block i of Q orthonormal to the blocks before
 	// it, grown one pass at a time in arrays of their final size.
 	Q := mat.NewDense(m, passes*k, nil)
@@ -103,7 +104,7 @@ func (md *Model) krylovRitz(ctx context.Context, passes int) (polished, error) {
 	for i := range passes {
 		qi := Q.Slice(0, m, used, used+block).(*mat.Dense)
 		wi := W.Slice(0, m, used, used+block).(*mat.Dense)
-		if err := md.pass(ctx, wi, qi); err != nil {
+		if err := ps.pass(ctx, wi, qi); err != nil {
 			return polished{}, err
 		}
 		used += block

@@ -179,14 +179,17 @@ func (c *cancelAfter) Err() error {
 	return nil
 }
 
-// TestPolishTransactional: a Polish or Certify cancelled mid-pass — at the first block
-// boundary of the first pass, or of the last one — returns the context's error and
+// TestPolishTransactional: a Polish or Certify cancelled mid-pass — before the first
+// block of the first pass, in the middle of the first, or in the third — returns the context's error and
 // leaves the model exactly as it was (every array and the certificate), and so does a
 // failed argument check; the same Polish uncancelled then succeeds.
 func TestPolishTransactional(t *testing.T) {
+	saved := passRowsBytes
+	passRowsBytes = 8 * 1200 * 100 // blocks of 100 rows: 12 checks a pass
+	t.Cleanup(func() { passRowsBytes = saved })
 	md := tracked(t, "magic", 1200, 20, 0, false)
 	before := capture(md)
-	for _, n := range []int{1, 3, 6} {
+	for _, n := range []int{1, 7, 20} {
 		ctx := &cancelAfter{Context: context.Background(), n: n}
 		if err := md.PolishContext(ctx, 3); !errors.Is(err, context.Canceled) {
 			t.Errorf("Polish cancelled at check %d: %v", n, err)

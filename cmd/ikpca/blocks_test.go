@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -138,5 +139,53 @@ func TestRowAdderInterrupted(t *testing.T) {
 	}
 	if b := newRowAdder(ex, 8, 10, 20, func() {}).block; b != 1 {
 		t.Errorf("exact model: block %d", b)
+	}
+}
+
+// TestPolishCertify: fit --polish 4 --certify of a tracked rank-20 model of 1000 Yeast
+// points writes top 5 (--k) eigenvalues equal to a batch fit's (--rank 0) within
+// 1e-12·λ₁ — the tracked ones were 1e-7 off; the last of the 20 converge more slowly —
+// and --values gains the certificate's columns: each of the 20 intervals holds the
+// batch eigenvalue, with a sine below 1e-6 for the top 5; the summary
+// prints them with their failure probability. --polish out of range is a usage error;
+// --certify of an exact model says there is nothing to certify.
+func TestPolishCertify(t *testing.T) {
+	dir := t.TempDir()
+	text := yeastText(1000)
+	vals, batch := filepath.Join(dir, "v.csv"), filepath.Join(dir, "b.csv")
+	code, _, stderr := ikpca(t, text, "fit", "--batch-max", "200", "--rank", "20", "--k", "5", "--polish", "4", "--certify", "--values", vals)
+	if code != 0 || !strings.Contains(stderr, "certified from the kernel matrix (failure probability ≤ 9e-10)") || !strings.Contains(stderr, "sine of the top 5 ≤") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := ikpca(t, text, "fit", "--rank", "0", "--values", batch); code != 0 {
+		t.Fatalf("batch: exit %d: %s", code, stderr)
+	}
+	head, err := os.ReadFile(vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, _, _ := strings.Cut(string(head), "\n"); h != "component,eigenvalue,explained_variance,lower,upper,sine" {
+		t.Fatalf("--values header %q", h)
+	}
+	got, want := readCSV(t, vals), readCSV(t, batch)
+	lambda1 := want[0][1]
+	for i := range 20 {
+		v, w := got[i][1], want[i][1]
+		lo, hi, sin := got[i][3], got[i][4], got[i][5]
+		if i < 5 && math.Abs(v-w) > 1e-12*lambda1 {
+			t.Errorf("λ%d = %.15g, batch %.15g", i+1, v, w)
+		}
+		if slack := 1000 * 0x1p-53 * lambda1; !(lo-slack <= w && w <= hi+slack) {
+			t.Errorf("λ%d = %.15g outside [%.15g, %.15g]", i+1, w, lo, hi)
+		}
+		if i < 5 && !(sin <= 1e-6) {
+			t.Errorf("sine of the top %d ≤ %g", i+1, sin)
+		}
+	}
+	if code, _, stderr := ikpca(t, text, "fit", "--polish", "-1"); code != 2 || !strings.Contains(stderr, "--polish") {
+		t.Errorf("--polish -1: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := ikpca(t, yeastText(100), "fit", "--rank", "0", "--certify", "--values", ""); code != 0 || !strings.Contains(stderr, "nothing to certify") {
+		t.Errorf("--certify of an exact model: exit %d: %s", code, stderr)
 	}
 }

@@ -32,6 +32,8 @@ type fitFlags struct {
 	refreshTol float64
 	block      int // rows a rank-r step adds
 	batchMax   int // the most points a batch fit decomposes at once
+	polish     int // passes of Polish after the fit (0: none)
+	certify    bool
 }
 
 func fitCommand(e env) *cobra.Command {
@@ -88,7 +90,19 @@ transform, or by kpca.Model's UnmarshalBinaryFrom to resume. A bad row part-way 
 with every output written for the rows before it (exit status 1). Interrupted while it
 reads a whole input or computes a batch decomposition, it stops at once and writes
 nothing: no point has been processed yet. A second interrupt quits at once, writing
-nothing.`,
+nothing.
+
+A model that keeps only the top --rank pairs is as accurate as its tracking (about 1e-7·λ₁
+for the top values); --polish N brings its pairs to batch accuracy with N passes over the
+points (kpca.Model.Polish: block Krylov and Rayleigh–Ritz from kernel blocks, never forming
+the n×n matrix; each pass costs about one dgemm of the points' distances, O(n²·d)). Four
+passes gave the top 10 eigenvalues to rounding and their subspace to a sine below 1e-8 on
+every data set tested. --certify then computes an a-posteriori certificate from the true
+kernel matrix (kpca.Model.Certify, two more passes): for each of the top --k pairs, an
+interval that holds the true eigenvalue and a bound on the sine between the top vectors and
+the true ones, both failing with probability at most 1e-9, printed on standard error and
+added to --values as the columns lower, upper and sine. Interrupted during --polish, fit
+writes the tracked model (a polish is all or nothing).`,
 		Args: cobra.MaximumNArgs(1),
 	}
 	f := c.Flags()
@@ -104,6 +118,8 @@ nothing.`,
 	f.IntVar(&ff.block, "block", kpca.DefaultBlock, "rows a rank-R model adds in one step (1: one at a time); blocks are several times faster and as accurate")
 	f.IntVar(&ff.batchMax, "batch-max", kpca.DefaultBatchMax, "the most points a batch fit decomposes at once; a larger input is tracked at --rank (see above)")
 	f.Float64Var(&ff.refreshTol, "refresh-tol", 0, "recompute the decomposition when its drift probe exceeds this (0: never)")
+	f.IntVar(&ff.polish, "polish", 0, "after the fit, bring the top --rank pairs to batch accuracy with N passes over the points (4 is enough on the data sets tested; 0: none)")
+	f.BoolVar(&ff.certify, "certify", false, "after the fit (and --polish), certify the top --k pairs from the true kernel matrix: intervals and sines, failure probability ≤ 1e-9")
 	f.StringVar(&values.path, "values", "-", `file for the eigenvalues and explained variance ("-": standard output, "": none)`)
 	f.StringVar(&scores.path, "scores", "", `file for the training scores ("-": standard output, "": none)`)
 	f.StringVar(&model.path, "model", "", `file for the checkpoint of the model ("-": standard output, "": none)`)
@@ -139,10 +155,27 @@ nothing.`,
 		if err != nil {
 			return err
 		}
+		if stopped == nil && ff.polish > 0 {
+			if err := md.PolishContext(ctx, ff.polish); err != nil {
+				if ctx.Err() == nil {
+					return err
+				}
+				stopped = fmt.Errorf("--polish interrupted: writing the tracked model: %w", err)
+			}
+		}
 		if ff.stream || tracked {
 			summary(e, md, read)
 		}
-		if err := writeFit(e, md, ff.k, f.Changed("k"), &values, &scores, &model); err != nil {
+		var cert *kpca.Certificate
+		if stopped == nil && ff.certify {
+			if cert, err = certify(ctx, e, md, ff.k); err != nil {
+				if ctx.Err() == nil {
+					return err
+				}
+				stopped = fmt.Errorf("--certify interrupted: writing the model without it: %w", err)
+			}
+		}
+		if err := writeFit(e, md, ff.k, f.Changed("k"), cert, &values, &scores, &model); err != nil {
 			return errors.Join(stopped, err)
 		}
 		return stopped
@@ -173,6 +206,8 @@ func (ff *fitFlags) options(changed func(string) bool) (kpca.Options, error) {
 		return opts, usageError{fmt.Errorf("--k must be at least 1, got %d", ff.k)}
 	case ff.rank < 0:
 		return opts, usageError{fmt.Errorf("--rank must not be negative, got %d", ff.rank)}
+	case ff.polish < 0 || ff.polish > kpca.MaxPolishPasses:
+		return opts, usageError{fmt.Errorf("--polish must be between 0 and %d passes, got %d", kpca.MaxPolishPasses, ff.polish)}
 	case ff.window != 0 && ff.window < 2:
 		return opts, usageError{fmt.Errorf("--window must be at least 2, got %d", ff.window)}
 	case !(ff.refreshTol >= 0) || math.IsInf(ff.refreshTol, 0):
@@ -433,7 +468,7 @@ func summary(e env, md *kpca.Model, read int) {
 }
 
 // writeFit writes the outputs of fit, files first and standard output last.
-func writeFit(e env, md *kpca.Model, k int, kGiven bool, values, scores, model *output) error {
+func writeFit(e env, md *kpca.Model, k int, kGiven bool, cert *kpca.Certificate, values, scores, model *output) error {
 	var s mat.Dense
 	kk := min(k, md.Components())
 	if !scores.none() {
@@ -449,17 +484,53 @@ func writeFit(e env, md *kpca.Model, k int, kGiven bool, values, scores, model *
 	}
 	writeValues := func(w io.Writer) error {
 		v, ev := md.Values(nil), md.ExplainedVariance(nil)
-		x := mat.NewDense(max(len(v), 1), 3, nil)
-		for i := range v {
-			x.SetRow(i, []float64{float64(i + 1), v[i], ev[i]})
+		names := []string{"component", "eigenvalue", "explained_variance"}
+		if cert != nil {
+			names = append(names, "lower", "upper", "sine")
 		}
-		return table.Write(w, []string{"component", "eigenvalue", "explained_variance"}, x.Slice(0, len(v), 0, 3), ',')
+		x := mat.NewDense(max(len(v), 1), len(names), nil)
+		for i := range v {
+			row := []float64{float64(i + 1), v[i], ev[i]}
+			if cert != nil {
+				// The certificate covers every tracked pair, the reported ones first; a
+				// value beyond it (none: Values reports at most the tracked) would be NaN.
+				lo, hi, sin := math.NaN(), math.NaN(), math.NaN()
+				if i < len(cert.Lower) {
+					lo, hi, sin = cert.Lower[i], cert.Upper[i], cert.Sine[i]
+				}
+				row = append(row, lo, hi, sin)
+			}
+			x.SetRow(i, row)
+		}
+		return table.Write(w, names, x.Slice(0, len(v), 0, len(names)), ',')
 	}
 	return writeOutputs(e,
 		pending{values, writeValues},
 		pending{scores, func(w io.Writer) error { return table.Write(w, componentNames(kk), &s, ',') }},
 		pending{model, func(w io.Writer) error { _, err := md.MarshalBinaryTo(w); return err }},
 	)
+}
+
+// certify certifies md (kpca.Model.CertifyContext, default options) and prints on
+// standard error the intervals and sines of its top k pairs. The exact model needs no
+// certificate — its pairs are a batch decomposition's, to rounding — and costs O(n³)
+// to certify: fit says so and certifies nothing.
+func certify(ctx context.Context, e env, md *kpca.Model, k int) (*kpca.Certificate, error) {
+	if md.Rank() == 0 {
+		fmt.Fprintln(e.errw, "ikpca: --certify: the model holds every eigenpair, exact to rounding; nothing to certify")
+		return nil, nil
+	}
+	c, err := md.CertifyContext(ctx, kpca.CertifyOptions{})
+	if err != nil {
+		return nil, err
+	}
+	v := md.Values(nil)
+	fmt.Fprintf(e.errw, "ikpca: certified from the kernel matrix (failure probability ≤ %.0e): eigenvalues outside the tracked span ≤ %.6g\n", c.Failure, c.Tail)
+	for i := range min(k, len(c.Lower), len(v)) {
+		fmt.Fprintf(e.errw, "  λ%-3d = %-22.17g in [%.17g, %.17g] (width %.2g·λ₁), sine of the top %d ≤ %.2g\n",
+			i+1, v[i], c.Lower[i], c.Upper[i], (c.Upper[i]-c.Lower[i])/v[0], i+1, c.Sine[i])
+	}
+	return &c, nil
 }
 
 func componentNames(k int) []string {
