@@ -100,7 +100,11 @@ func (md *Model) errorRange() (below, above float64) {
 // the bounds on the two sides of its spectrum (see ValueBounds and docs/design.md,
 // "Rank-r tracking"). It accounts for every truncation since the last batch
 // decomposition (Fit, Refresh), and for their rounding; it is zero for the exact model
-// (Rank() = 0), whose only error is rounding.
+// (Rank() = 0), whose only error is rounding. It is free, deterministic and updated at
+// every step, but loose (50–600× the true error over long streams, more after a
+// Polish, whose change it adds): to ask how good the model is now, use Certify, an
+// a-posteriori certificate from the true matrix of the points at the cost of two passes
+// over them.
 func (md *Model) ErrorBound() float64 {
 	below, above := md.errorRange()
 	return math.Max(below, above)
@@ -113,7 +117,9 @@ func (md *Model) ErrorBound() float64 {
 // spectrum separately: E = P − N with P and N the positive and negative parts the
 // truncations dropped, λmax(E) ≤ ‖P‖ and −λmin(E) ≤ ‖N‖ (docs/design.md, "Rank-r
 // tracking"). For the exact model lo and hi are the eigenvalues. lo and hi follow the
-// rule of Values: written in place when long enough, allocated otherwise.
+// rule of Values: written in place when long enough, allocated otherwise. Like
+// ErrorBound these are free and deterministic but loose; Certify's intervals, from the
+// true matrix, are typically a few hundredths of the model's own error wide.
 func (md *Model) ValueBounds(lo, hi []float64) ([]float64, []float64) {
 	below, above := md.errorRange()
 	lo = md.Values(lo)
