@@ -56,8 +56,9 @@ type IDXOptions struct {
 	// are never scaled.
 	Raw bool
 	// Limit, if positive, reads only the first Limit items (all of them if the file
-	// has fewer); the rest of the input is not read. 0 reads every item; a negative
-	// Limit is an error.
+	// has fewer): the input is read no further than they and a buffer of 64 KiB, so
+	// neither what follows them nor a gzip stream's checksum is checked. 0 reads every
+	// item; a negative Limit is an error.
 	Limit int
 }
 
