@@ -1,6 +1,7 @@
 package ikpca_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/chinsuter"
+	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/features"
 	"github.com/ikpca/ikpca/internal/errtest"
 	"github.com/ikpca/ikpca/internal/testmat"
@@ -468,6 +470,29 @@ func constructors() []constructor {
 		// (overflowing where |γxᵀy + c| > 1, which a model reports as ErrNonFinite).
 		valid: append(unbounded("Degree"), "Sigma=*", "Coef0=-1"),
 	})
+	// data: a reader of IDX files, which takes no kernel and no matrix; its options are
+	// tried on a valid file of two 2×2 images.
+	idxFile := []byte{0, 0, 0x08, 3, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 1, 2, 3, 4, 5, 6, 7, 8}
+	readIDX := func(b []byte) func() error {
+		return func() error { _, err := data.NewIDXReader(bytes.NewReader(b), data.IDXOptions{}); return err }
+	}
+	add(constructor{
+		name:    "data.NewIDXReader",
+		options: data.IDXOptions{Limit: 1},
+		with: func(o any) error {
+			_, err := data.NewIDXReader(bytes.NewReader(idxFile), o.(data.IDXOptions))
+			return err
+		},
+		zeroOK: true, // every item
+		valid:  unbounded("Limit"),
+		inputs: []inputCase{
+			{"nil reader", func() error { _, err := data.NewIDXReader(nil, data.IDXOptions{}); return err }, arg},
+			{"(*bytes.Reader)(nil)", func() error { _, err := data.NewIDXReader((*bytes.Reader)(nil), data.IDXOptions{}); return err }, arg},
+			{"no bytes", readIDX(nil), ikpca.ErrEmpty},
+			{"text", readIDX([]byte("1,2\n")), arg},
+			{"cut short", readIDX(idxFile[:len(idxFile)-5]), arg},
+		},
+	})
 	return cs
 }
 
@@ -565,6 +590,7 @@ func setField(base any, path []int, v any) any {
 
 // sentinels are the sentinel errors of every package that has a constructor, by name.
 var sentinels = map[string]errtest.Sentinels{
+	"data": errtest.Of(data.ErrNonFinite, data.ErrEmpty, data.ErrArgument),
 	"chinsuter": errtest.Of(chinsuter.ErrDimension, chinsuter.ErrNonFinite, chinsuter.ErrEmpty, chinsuter.ErrArgument,
 		chinsuter.ErrEncoding, chinsuter.ErrNotConverged),
 	"features": errtest.Of(features.ErrDimension, features.ErrNonFinite, features.ErrEmpty, features.ErrArgument,

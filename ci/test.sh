@@ -22,12 +22,14 @@ if $quick; then
 	exit 0
 fi
 
-# OpenBLAS and LAPACKE for -tags openblas (docs/design.md, "Backends"), and Debian's
+# OpenBLAS and LAPACKE for -tags openblas (docs/design.md, "Backends"); Debian's
 # scikit-learn (1.2.1, with NumPy and SciPy; about 30 s to install) for the tracking
 # study's comparison with KernelPCA, which cmd/ikpca/internal/study/tracking's TestSklearn runs
-# through /usr/bin/python3 and skips without it.
+# through /usr/bin/python3 and skips without it; and Debian's Fashion-MNIST (30 MB of
+# gzip-compressed IDX in /usr/share/datasets/fashion-mnist), which data's TestFashionMNIST
+# reads whole and skips without it.
 missing=()
-for pkg in libopenblas-dev liblapacke-dev python3-sklearn; do
+for pkg in libopenblas-dev liblapacke-dev python3-sklearn dataset-fashion-mnist; do
 	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
 done
 if ((${#missing[@]})); then
@@ -92,7 +94,7 @@ step "performance harness smoke run, -short (both backends)"
 go run ./bench -short -csv "$tmp/bench-gonum.csv"
 go run -tags openblas ./bench -short -csv "$tmp/bench-openblas.csv"
 
-step "fuzz smoke runs (solver, removal, thin decompositions, sketch and its encoding, CSV and LIBSVM readers, Chin–Suter updates, every model's encoding: kpca, Nyström, Chin–Suter, SKPCA, RNCA, KRQA and KHA, and the kernel codec they share; vectorised RBF rows)"
+step "fuzz smoke runs (solver, removal, thin decompositions, sketch and its encoding, CSV, LIBSVM and IDX readers, Chin–Suter updates, every model's encoding: kpca, Nyström, Chin–Suter, SKPCA, RNCA, KRQA and KHA, and the kernel codec they share; vectorised RBF rows)"
 # Budgets are execution counts, not durations: with a duration, Go 1.26's fuzz
 # coordinator can report a spurious "context deadline exceeded" failure at the
 # deadline (golang/go#75804, fixed in Go 1.27). A count has no deadline to race.
@@ -113,6 +115,7 @@ done <<'EOF'
 ./internal/table/   FuzzRead             400000x
 ./data/             FuzzParseLIBSVM      300000x
 ./data/             FuzzParseLIBSVMLine  300000x
+./data/             FuzzReadIDX          300000x
 ./secular/          FuzzRestrict         200000x
 ./chinsuter/        FuzzAdd              40000x
 ./chinsuter/        FuzzLoadModel        800000x

@@ -1,8 +1,11 @@
 // Package data provides reference data sets embedded in the binary, for
 // examples, tests and benchmarks of the kernel PCA routines: Yeast, Magic,
-// CPUAct (with CPUActTarget), A9A and A9ATest. It also provides
+// CPUAct (with CPUActTarget), A9A, A9ATest and FashionMNISTSample. It also provides
 // ParseLIBSVM, a reader for the sparse text format of LIBSVM, and ParseLIBSVMLine,
-// which parses one line of it.
+// which parses one line of it; ReadIDX, ReadIDXLabels and IDXReader, readers of the
+// binary IDX format of the MNIST files, gzip-compressed or not; and FashionMNIST, which
+// reads the 70000 Fashion-MNIST images that Debian's package dataset-fashion-mnist
+// installs.
 //
 // Every accessor returns a fresh deep copy, so callers may modify the result
 // freely. See README.md in this directory for provenance, licences and
@@ -13,7 +16,9 @@
 // ikpca kind of the same name — malformed text, an index out of range or out of
 // order and sizes beyond the limit are ErrArgument, a label or value that is not a
 // finite number ErrNonFinite, an input without data ErrEmpty — except the error of
-// ParseLIBSVM's reader, returned as it is.
+// ParseLIBSVM's reader, returned as it is. The IDX readers follow the same rule (see
+// errors.go), and FashionMNIST returns the error of a file it cannot open as os.Open
+// does.
 package data
 
 import (
@@ -74,11 +79,12 @@ func (d Dataset) Shuffled(n int, seed uint64) *mat.Dense {
 }
 
 // ByName returns the embedded data set whose Name is name — "yeast", "magic",
-// "cpu_act", "a9a" or "a9a.t" — as its accessor does (a fresh copy), or false for any
-// other name.
+// "cpu_act", "a9a", "a9a.t" or "fashion-mnist-sample" — as its accessor does (a fresh
+// copy), or false for any other name.
 func ByName(name string) (Dataset, bool) {
 	get, ok := map[string]func() Dataset{
 		"yeast": Yeast, "magic": Magic, "cpu_act": CPUAct, "a9a": A9A, "a9a.t": A9ATest,
+		"fashion-mnist-sample": FashionMNISTSample,
 	}[name]
 	if !ok {
 		return Dataset{}, false

@@ -123,7 +123,7 @@ func TestParseVariableSpacing(t *testing.T) {
 // TestByName: every embedded data set is found by its Name, as its accessor returns it
 // and as a copy of its own; any other name is not.
 func TestByName(t *testing.T) {
-	for _, want := range []Dataset{Yeast(), Magic(), CPUAct(), A9A(), A9ATest()} {
+	for _, want := range []Dataset{Yeast(), Magic(), CPUAct(), A9A(), A9ATest(), FashionMNISTSample()} {
 		got, ok := ByName(want.Name)
 		if !ok || got.Name != want.Name || !mat.Equal(got.X, want.X) {
 			t.Errorf("ByName(%q): found %v, %q", want.Name, ok, got.Name)

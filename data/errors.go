@@ -25,6 +25,16 @@ var errs = check.NewKinds("data")
 // to be inferred is ErrEmpty. The text is the argument of a parser, not an encoding of
 // the module's: ikpca.ErrEncoding is for bytes that cannot be decoded into a model, and
 // is not returned here.
+//
+// The IDX readers (NewIDXReader, IDXReader.Next, ReadIDX, ReadIDXLabels) and
+// FashionMNIST follow the same rule. A file is the argument of a reader, so whatever
+// it gets wrong — a magic that is not IDX's, an unknown element type, a header or data
+// that end too soon, bytes after the declared data, sizes beyond the limits, a file of
+// labels where images are expected or the reverse, a gzip stream that cannot be
+// decoded — is ErrArgument; a float element that is NaN or infinite is ErrNonFinite; an
+// empty input, a file without items and a file of empty items are ErrEmpty. The error
+// of the caller's reader, and the error of a file FashionMNIST cannot open, are
+// returned as they are, wrapped with what was being read.
 var (
 	ErrNonFinite, ErrEmpty, ErrArgument = errs.NonFinite, errs.Empty, errs.Argument
 )

@@ -66,6 +66,7 @@ func errorCases() errtest.Cases {
 	c.Add("ParseLIBSVMLine: index descending", arg, line("1 3:1 2:1", 3))
 	c.Add("ParseLIBSVMLine: malformed token", arg, line("1 x:1", 3))
 	c.Add("ParseLIBSVMLine: two lines", arg, line("1 1:1\n2 2:1", 3))
+	idxCases(&c)
 	return c
 }
 

@@ -1,6 +1,7 @@
 package data_test
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -62,4 +63,37 @@ func ExampleA9ATest() {
 	fmt.Println(c1, c2, r2, test.Labels[0])
 	// Output:
 	// 123 123 16281 -1
+}
+
+// An IDX file of two 2×2 images of unsigned bytes: each image is a row, its pixels
+// divided by 255. A file of labels is one-dimensional.
+func ExampleReadIDX() {
+	file := []byte{
+		0, 0, 0x08, 3, // unsigned bytes, 3 dimensions
+		0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, // 2 images of 2×2
+		0, 51, 102, 255,
+		255, 0, 0, 0,
+	}
+	X, err := data.ReadIDX(bytes.NewReader(file), data.IDXOptions{})
+	fmt.Println(mat.Formatted(X), err)
+
+	labels := []byte{0, 0, 0x08, 1, 0, 0, 0, 2, 9, 4}
+	y, err := data.ReadIDXLabels(bytes.NewReader(labels), data.IDXOptions{})
+	fmt.Println(y, err)
+	_, err = data.ReadIDX(bytes.NewReader(labels), data.IDXOptions{})
+	fmt.Println(err)
+	// Output:
+	// ⎡  0  0.2  0.4    1⎤
+	// ⎣  1    0    0    0⎦ <nil>
+	// [9 4] <nil>
+	// data: invalid argument: idx: a one-dimensional file of 2 items (labels?) where items of two or more dimensions (images) are expected
+}
+
+// The embedded sample of Fashion-MNIST: the first 1000 test images.
+func ExampleFashionMNISTSample() {
+	d := data.FashionMNISTSample()
+	r, c := d.X.Dims()
+	fmt.Println(d.Name, r, c, d.Features[0], d.Features[c-1], d.Labels[0], d.Labels[1])
+	// Output:
+	// fashion-mnist-sample 1000 784 r1c1 r28c28 Ankle boot Pullover
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -21,7 +22,7 @@ import (
 	"github.com/ikpca/ikpca/kernel"
 )
 
-// tableFlags select how points are read from text.
+// tableFlags select how points are read from text (an IDX input refuses them: idxFlags).
 type tableFlags struct {
 	sep     string
 	header  string
@@ -78,9 +79,10 @@ func inputName(args []string) string {
 }
 
 // readPoints reads the table named by args (a file, "-" or nothing for standard
-// input). It returns at once, with errInterrupted, when ctx is cancelled while it reads.
-// When the first line was taken for a header because of its content, it says so on
-// stderr: a data row is never dropped silently.
+// input): a text table, or an IDX file of images (isIDX). It returns at once, with
+// errInterrupted, when ctx is cancelled while it reads. When the first line was taken
+// for a header because of its content, it says so on stderr: a data row is never
+// dropped silently.
 func readPoints(ctx context.Context, e env, args []string, f *tableFlags) (*table.Table, error) {
 	name := inputName(args)
 	var r io.Reader = e.in
@@ -97,7 +99,13 @@ func readPoints(ctx context.Context, e env, args []string, f *tableFlags) (*tabl
 	if err != nil {
 		return nil, err
 	}
-	t, err := interruptible(ctx, "while reading "+label, func() (*table.Table, error) { return table.Read(r, o) })
+	br := bufio.NewReader(r)
+	t, err := interruptible(ctx, "while reading "+label, func() (*table.Table, error) {
+		if isIDX(br) {
+			return readIDX(br, label, f)
+		}
+		return table.Read(br, o)
+	})
 	if err != nil {
 		return nil, err
 	}

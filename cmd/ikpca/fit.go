@@ -45,13 +45,20 @@ func fitCommand(e env) *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "fit [FILE]",
-		Short: "Fit a kernel PCA to the rows of a CSV/TSV/whitespace file or standard input, at once or as a stream",
+		Short: "Fit a kernel PCA to the rows of a CSV/TSV/whitespace or IDX file or standard input, at once or as a stream",
 		Long: `fit reads points (one per row) from FILE, or standard input if FILE is "-" or absent,
 and fits a kernel PCA to them. It writes the eigenvalues (--values), the top --k scores of
 the points in the model (--scores) and a checkpoint of the model (--model), which
 transform and later incremental additions (kpca.Model's UnmarshalBinaryFrom, then Add)
 use, each to a file or "-"
 for standard output. A stream's summary goes to standard error.
+
+An input that starts with the bytes 00 00 or, gzip-compressed, 1f 8b is read as an IDX
+file of images, whatever its name (the MNIST and Fashion-MNIST files, such as Debian's
+/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz): one point an image, its
+pixels in row-major order (784 for 28×28), bytes divided by 255 to [0, 1]. A file of
+labels (one dimension), a file cut short or with bytes after its data is an error;
+--sep, --header and --columns apply to text only.
 
 By default fit reads the whole input and computes one batch decomposition of it, keeping
 the top --rank eigenpairs — by default --k, so that only those are computed (LAPACK

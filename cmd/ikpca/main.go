@@ -2,8 +2,9 @@
 //
 //	ikpca                  a short demo on the embedded Yeast data (same as "ikpca demo")
 //	ikpca demo             stream the embedded Yeast data through incremental kernel PCA
-//	ikpca fit [FILE]       fit a model to the rows of a CSV/TSV/whitespace file (or standard
-//	                       input): eigenvalues, training scores, and a checkpoint of the model
+//	ikpca fit [FILE]       fit a model to the rows of a CSV/TSV/whitespace file or the images
+//	                       of an IDX file, gzip-compressed or not (or standard input):
+//	                       eigenvalues, training scores, and a checkpoint of the model
 //	ikpca transform [FILE] project new points with a saved model
 //	ikpca nystrom [FILE]   incremental Nyström: error norms for every number of landmarks
 //	ikpca experiment       reproduce Hallgren and Northrop's Figures 1 and 2 (CSV and PNG)

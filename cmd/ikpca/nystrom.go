@@ -23,8 +23,9 @@ func nystromCommand(e env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "nystrom [FILE]",
 		Short: "Incremental Nyström approximation: error norms for every number of landmarks",
-		Long: `nystrom approximates the kernel matrix of the first --n points of FILE (or standard input if
-FILE is "-" or absent, or an embedded --dataset) with landmarks added one at a time in a random
+		Long: `nystrom approximates the kernel matrix of the first --n points of FILE (a text table or
+an IDX file of images, as fit reads them; or standard input if FILE is "-" or absent, or an
+embedded --dataset) with landmarks added one at a time in a random
 order, and writes, for every number of landmarks m up to --mmax, the error ‖K − K̃‖ in the
 Frobenius, spectral and trace norms, absolute and relative to ‖K‖_F, as CSV. Each m costs
 O(n²·m): meant for data sets of a few thousand points. The output follows the rules of fit.`,

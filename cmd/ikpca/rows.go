@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -43,8 +44,8 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// openRows opens the input named by args (a file, "-" or nothing for standard input)
-// for reading row by row. It returns at once, with errInterrupted, when ctx is cancelled
+// openRows opens the input named by args (a file, "-" or nothing for standard input),
+// a text table or an IDX file of images (isIDX), for reading row by row. It returns at once, with errInterrupted, when ctx is cancelled
 // before the first row is read; like readPoints it says on stderr when the first line is
 // taken for a header.
 func openRows(ctx context.Context, e env, args []string, f *tableFlags) (*rowSource, error) {
@@ -67,21 +68,35 @@ func openRows(ctx context.Context, e env, args []string, f *tableFlags) (*rowSou
 		src.close()
 		return nil, err
 	}
-	tr, err := interruptible(ctx, "while reading "+src.label, func() (*table.Reader, error) { return table.NewReader(src.count, o) })
+	br := bufio.NewReader(src.count)
+	rows, err := interruptible(ctx, "while reading "+src.label, func() (rowReader, error) {
+		if isIDX(br) {
+			return openIDX(br, src.label, f)
+		}
+		return table.NewReader(br, o)
+	})
 	if err != nil {
 		src.close()
 		return nil, err
 	}
-	if tr.HeaderDetected() {
+	if tr, ok := rows.(*table.Reader); ok && tr.HeaderDetected() {
 		fmt.Fprintf(e.errw, "ikpca: %s: the first line taken as a header (every field is a name); give --header no if it is data\n", src.label)
 	}
-	src.width = tr.Width()
-	go src.produce(tr)
+	src.width = rows.Width()
+	go src.produce(rows)
 	return src, nil
 }
 
+// rowReader reads the rows of an input one at a time: a text table (*table.Reader) or
+// the images of an IDX file (idxRows). Next returns the row's line (an image's number),
+// io.EOF after the last row, or the error that ended the input.
+type rowReader interface {
+	Width() int
+	Next(dst []float64) (int, error)
+}
+
 // produce reads the rows into the channel until the input ends or the source is closed.
-func (s *rowSource) produce(tr *table.Reader) {
+func (s *rowSource) produce(tr rowReader) {
 	defer close(s.rows)
 	for {
 		row := make([]float64, s.width)

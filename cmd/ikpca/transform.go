@@ -26,7 +26,8 @@ func transformCommand(e env) *cobra.Command {
 		Use:   "transform --model FILE [POINTS]",
 		Short: "Project new points with a model saved by fit",
 		Long: `transform loads a checkpoint written by "fit --model" and projects the rows of POINTS
-(a CSV/TSV/whitespace file, or standard input if POINTS is "-" or absent) onto the top --k
+(a CSV/TSV/whitespace file or an IDX file of images as fit reads them, or standard input if
+POINTS is "-" or absent) onto the top --k
 components, with the same centring as the training scores. It writes one row of scores per
 point. With fewer components than --k, the scores have as many columns as there are
 components, and a note says so (as fit does). The output follows the rules of fit.`,
