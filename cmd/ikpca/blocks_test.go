@@ -147,7 +147,8 @@ func TestRowAdderInterrupted(t *testing.T) {
 // 1e-12·λ₁ — the tracked ones were 1e-7 off; the last of the 20 converge more slowly —
 // and --values gains the certificate's columns: each of the 20 intervals holds the
 // batch eigenvalue, with a sine below 1e-6 for the top 5; the summary
-// prints them with their failure probability. --polish out of range is a usage error;
+// prints them with their failure probability. --polish auto reaches the same top 5
+// and says after how many passes; --polish out of range is a usage error;
 // --certify of an exact model says there is nothing to certify.
 func TestPolishCertify(t *testing.T) {
 	dir := t.TempDir()
@@ -182,8 +183,22 @@ func TestPolishCertify(t *testing.T) {
 			t.Errorf("sine of the top %d ≤ %g", i+1, sin)
 		}
 	}
-	if code, _, stderr := ikpca(t, text, "fit", "--polish", "-1"); code != 2 || !strings.Contains(stderr, "--polish") {
-		t.Errorf("--polish -1: exit %d: %s", code, stderr)
+	for _, bad := range []string{"-1", "21", "x", "4.5"} {
+		if code, _, stderr := ikpca(t, text, "fit", "--polish", bad); code != 2 || !strings.Contains(stderr, "--polish") {
+			t.Errorf("--polish %s: exit %d: %s", bad, code, stderr)
+		}
+	}
+	// auto: rounds of 3 passes until the top --k values settle; the result agrees with
+	// the batch fit as --polish 4's does.
+	code, _, stderr = ikpca(t, text, "fit", "--batch-max", "200", "--rank", "20", "--k", "5", "--polish", "auto", "--values", vals)
+	if code != 0 || !strings.Contains(stderr, "--polish auto: the top 5 values settled") {
+		t.Fatalf("--polish auto: exit %d: %s", code, stderr)
+	}
+	got = readCSV(t, vals)
+	for i := range 5 {
+		if v, w := got[i][1], want[i][1]; math.Abs(v-w) > 1e-12*lambda1 {
+			t.Errorf("--polish auto: λ%d = %.15g, batch %.15g", i+1, v, w)
+		}
 	}
 	if code, _, stderr := ikpca(t, yeastText(100), "fit", "--rank", "0", "--certify", "--values", ""); code != 0 || !strings.Contains(stderr, "nothing to certify") {
 		t.Errorf("--certify of an exact model: exit %d: %s", code, stderr)

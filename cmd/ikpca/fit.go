@@ -32,7 +32,7 @@ type fitFlags struct {
 	refreshTol float64
 	block      int // rows a rank-r step adds
 	batchMax   int // the most points a batch fit decomposes at once
-	polish     int // passes of Polish after the fit (0: none)
+	polish     string // "", "0", a number of passes of Polish after the fit, or "auto"
 	certify    bool
 }
 
@@ -104,7 +104,10 @@ for the top values); --polish N brings its pairs to batch accuracy with N passes
 points (kpca.Model.Polish: block Krylov and Rayleigh–Ritz from kernel blocks, never forming
 the n×n matrix; each pass costs about one dgemm of the points' distances, O(n²·d)). Four
 passes gave the top 10 eigenvalues to rounding and their subspace to a sine below 1e-8 on
-every data set tested. --certify then computes an a-posteriori certificate from the true
+every data set tested. --polish auto polishes by rounds of 3 passes until a round moves
+none of the top --k eigenvalues by more than 1e-12·λ₁ (Ritz values only grow towards the
+eigenvalues, so a round that moves them so little leaves them that close), at most 4
+rounds, and says how many passes it took. --certify then computes an a-posteriori certificate from the true
 kernel matrix (kpca.Model.Certify, two more passes): for each of the top --k pairs, an
 interval that holds the true eigenvalue and a bound on the sine between the top vectors and
 the true ones, both failing with probability at most 1e-9, printed on standard error and
@@ -125,7 +128,7 @@ writes the tracked model (a polish is all or nothing).`,
 	f.IntVar(&ff.block, "block", kpca.DefaultBlock, "rows a rank-R model adds in one step (1: one at a time); blocks are several times faster and as accurate")
 	f.IntVar(&ff.batchMax, "batch-max", kpca.DefaultBatchMax, "the most points a batch fit decomposes at once; a larger input is tracked at --rank (see above)")
 	f.Float64Var(&ff.refreshTol, "refresh-tol", 0, "recompute the decomposition when its drift probe exceeds this (0: never)")
-	f.IntVar(&ff.polish, "polish", 0, "after the fit, bring the top --rank pairs to batch accuracy with N passes over the points (4 is enough on the data sets tested; 0: none)")
+	f.StringVar(&ff.polish, "polish", "", `after the fit, bring the top --rank pairs to batch accuracy with N passes over the points (4 is enough on the data sets tested), or "auto": until the top --k values settle to 1e-12·λ₁`)
 	f.BoolVar(&ff.certify, "certify", false, "after the fit (and --polish), certify the top --k pairs from the true kernel matrix: intervals and sines, failure probability ≤ 1e-9")
 	f.StringVar(&values.path, "values", "-", `file for the eigenvalues and explained variance ("-": standard output, "": none)`)
 	f.StringVar(&scores.path, "scores", "", `file for the training scores ("-": standard output, "": none)`)
@@ -162,12 +165,12 @@ writes the tracked model (a polish is all or nothing).`,
 		if err != nil {
 			return err
 		}
-		if stopped == nil && ff.polish > 0 {
-			if err := md.PolishContext(ctx, ff.polish); err != nil {
+		if stopped == nil && ff.polish != "" && ff.polish != "0" {
+			if err := polish(ctx, e, md, ff.polish, ff.k); err != nil {
 				if ctx.Err() == nil {
 					return err
 				}
-				stopped = fmt.Errorf("--polish interrupted: writing the tracked model: %w", err)
+				stopped = fmt.Errorf("--polish interrupted: writing the model as the last complete round left it: %w", err)
 			}
 		}
 		if ff.stream || tracked {
@@ -213,8 +216,8 @@ func (ff *fitFlags) options(changed func(string) bool) (kpca.Options, error) {
 		return opts, usageError{fmt.Errorf("--k must be at least 1, got %d", ff.k)}
 	case ff.rank < 0:
 		return opts, usageError{fmt.Errorf("--rank must not be negative, got %d", ff.rank)}
-	case ff.polish < 0 || ff.polish > kpca.MaxPolishPasses:
-		return opts, usageError{fmt.Errorf("--polish must be between 0 and %d passes, got %d", kpca.MaxPolishPasses, ff.polish)}
+	case ff.polish != "" && ff.polish != "auto" && !validPasses(ff.polish):
+		return opts, usageError{fmt.Errorf(`--polish must be "auto" or a number of passes from 0 to %d, got %q`, kpca.MaxPolishPasses, ff.polish)}
 	case ff.window != 0 && ff.window < 2:
 		return opts, usageError{fmt.Errorf("--window must be at least 2, got %d", ff.window)}
 	case !(ff.refreshTol >= 0) || math.IsInf(ff.refreshTol, 0):
@@ -516,6 +519,55 @@ func writeFit(e env, md *kpca.Model, k int, kGiven bool, cert *kpca.Certificate,
 		pending{scores, func(w io.Writer) error { return table.Write(w, componentNames(kk), &s, ',') }},
 		pending{model, func(w io.Writer) error { _, err := md.MarshalBinaryTo(w); return err }},
 	)
+}
+
+// validPasses reports whether s is a number of Polish passes, 0 to MaxPolishPasses.
+func validPasses(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n >= 0 && n <= kpca.MaxPolishPasses
+}
+
+// Rounds of --polish auto: polishRound passes each, at most polishRounds of them, until
+// a round moves none of the top k values by more than polishSettled·λ₁.
+const (
+	polishRound   = 3
+	polishRounds  = 4
+	polishSettled = 1e-12
+)
+
+// polish polishes md by spec, a number of passes or "auto" (see fit's help), and says on
+// standard error how many passes it took. A model that keeps every pair is exact and
+// is left alone.
+func polish(ctx context.Context, e env, md *kpca.Model, spec string, k int) error {
+	if md.Rank() == 0 {
+		return nil
+	}
+	if spec != "auto" {
+		n, _ := strconv.Atoi(spec)
+		return md.PolishContext(ctx, n)
+	}
+	k = min(k, md.Components())
+	passes := 0
+	for round := range polishRounds {
+		before := md.Values(nil)
+		if err := md.PolishContext(ctx, polishRound); err != nil {
+			return err
+		}
+		passes += polishRound
+		after := md.Values(nil)
+		var moved float64
+		for i := range k {
+			moved = math.Max(moved, math.Abs(after[i]-before[i]))
+		}
+		if moved <= polishSettled*math.Abs(after[0]) {
+			fmt.Fprintf(e.errw, "ikpca: --polish auto: the top %d values settled to %.1g·λ₁ after %d passes\n", k, moved/math.Abs(after[0]), passes)
+			return nil
+		}
+		if round == polishRounds-1 {
+			fmt.Fprintf(e.errw, "ikpca: --polish auto: after %d passes the top %d values still moved by %.1g·λ₁ in the last round\n", passes, k, moved/math.Abs(after[0]))
+		}
+	}
+	return nil
 }
 
 // certify certifies md (kpca.Model.CertifyContext, default options) and prints on
