@@ -30,8 +30,8 @@ type fitFlags struct {
 	window     int
 	stream     bool
 	refreshTol float64
-	block      int // rows a rank-r step adds
-	batchMax   int // the most points a batch fit decomposes at once
+	block      int    // rows a rank-r step adds
+	batchMax   int    // the most points a batch fit decomposes at once
 	polish     string // "", "0", a number of passes of Polish after the fit, or "auto"
 	certify    bool
 }
