@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/wire"
+	"github.com/ikpca/ikpca/update"
 )
 
 // Encoding of a Model: the frame of every encoding of the module (magic "IKPCAPCA",
@@ -100,7 +101,33 @@ func (m *Model) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 // window holding another number of points than n or a weight that is not positive —
 // gives an error wrapping ErrEncoding and leaves m unchanged.
 func (m *Model) UnmarshalBinary(data []byte) error {
-	return wire.Unmarshal(format, m, data, decode)
+	body, err := format.Open(data)
+	if err != nil {
+		return err
+	}
+	got, err := decode(body)
+	if err != nil {
+		return err
+	}
+	m.replace(got)
+	return nil
+}
+
+// replace makes m the model src, field by field: an update.Sym or Thin must not be
+// copied as a value (its solver's workers point into it), so the decompositions are
+// copied with CopyFrom, and the rollback copies start afresh.
+func (m *Model) replace(src *Model) {
+	m.opts, m.d, m.n, m.w, m.trace, m.cert = src.opts, src.d, src.n, src.w, src.trace, src.cert
+	m.mean, m.z, m.values, m.row = src.mean, src.z, src.values, src.row
+	m.win, m.winW, m.head = src.win, src.winW, src.head
+	m.exact, m.thin, m.saved = update.Sym{}, update.Thin{}, snapshot{}
+	if src.opts.Rank > 0 {
+		m.thin.CopyFrom(&src.thin)
+		m.thin.Reserve(src.d, src.opts.Rank+1)
+	} else {
+		m.exact.CopyFrom(&src.exact)
+		m.exact.Reserve(src.d)
+	}
 }
 
 // decode reads the body of an encoded Model.
@@ -119,7 +146,7 @@ func decode(body []byte) (*Model, error) {
 	// Every size is bounded by the bytes present before anything is allocated: the mean
 	// alone holds 8·d bytes, the window 8·n·(d+1).
 	left := uint64(r.Len())
-	if d < 1 || d > left/8 || rank > d || window > math.MaxInt32 || n > left/8 || comp < All || comp > int64(d) {
+	if d < 1 || d > left/8 || rank > d || window > math.MaxInt32 || n > 1<<62 || comp < All || comp > int64(d) {
 		return nil, bad("dimension %d, components %d, rank %d, window %d, %d points for %d bytes", d, comp, rank, window, n, left)
 	}
 	opts := Options{Components: int(comp), Rank: int(rank), Window: int(window)}

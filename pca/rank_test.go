@@ -1,0 +1,66 @@
+package pca
+
+import (
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/data"
+)
+
+// TestRank: the rank-r form streamed over MAGIC (d = 10, rank 4) and the Fashion-MNIST
+// sample (d = 784, rank 30), with removals, reports top eigenvalues that its
+// certificate's intervals hold — lo ≤ λⱼ(S) ≤ hi against stat.PC of the same points —
+// and ErrorBound bounds their error. The intervals are exact bounds up to the rounding
+// they include (64ε·scale a step); stat.PC's own rounding, d·ε·λ₁, is allowed on top.
+// The accuracy itself is logged, not asserted: it depends on the spectrum beyond r.
+func TestRank(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		X           *mat.Dense
+		n, rank, k  int
+		removeEvery int
+	}{
+		{"MAGIC", data.Magic().X, 2000, 4, 2, 5},
+		{"Fashion-MNIST", data.FashionMNISTSample().X, 300, 30, 5, 7},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, d := c.X.Dims()
+			m := mustNew(t, d, Options{Components: c.k, Rank: c.rank})
+			var held []int
+			for i := range c.n {
+				if err := m.Add(c.X.RawRowView(i)); err != nil {
+					t.Fatal(err)
+				}
+				held = append(held, i)
+				if i%c.removeEvery == c.removeEvery-1 {
+					r := held[len(held)/2]
+					if err := m.Remove(c.X.RawRowView(r)); err != nil {
+						t.Fatal(err)
+					}
+					held = append(held[:len(held)/2], held[len(held)/2+1:]...)
+				}
+			}
+			want, _ := reference(t, rowsAt(c.X, held), nil)
+			scale := float64(len(held) - 1) // stat.PC's variances are S/(n−1)
+			lo, hi := m.ValueBounds(nil, nil)
+			got := m.Values(nil)
+			bound := m.ErrorBound()
+			slack := float64(d) * 0x1p-52 * want[0] * scale
+			var worst float64
+			for j := range got {
+				truth := want[j] * scale
+				worst = math.Max(worst, math.Abs(got[j]-truth)/(want[0]*scale))
+				if !(lo[j]-slack <= truth && truth <= hi[j]+slack) {
+					t.Errorf("λ%d = %.17g outside [%.17g, %.17g]", j, truth, lo[j], hi[j])
+				}
+				if !(math.Abs(got[j]-truth) <= bound+slack) {
+					t.Errorf("λ%d off by %g, ErrorBound %g", j, math.Abs(got[j]-truth), bound)
+				}
+			}
+			t.Logf("%s, %d points held, rank %d: top %d within %.2g·λ₁, ErrorBound %.2g·λ₁", c.name, len(held), c.rank, c.k,
+				worst, bound/(want[0]*scale))
+		})
+	}
+}
