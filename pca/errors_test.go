@@ -75,7 +75,10 @@ func TestErrors(t *testing.T) {
 			{"Transform nil dst", m, func(m *Model) error { return m.Transform(nil, X, 1) }, ikpca.ErrArgument},
 			{"Transform empty model", empty, func(m *Model) error { var d mat.Dense; return m.Transform(&d, X, 1) }, ikpca.ErrEmpty},
 			{"InverseTransform nil", m, func(m *Model) error { var d mat.Dense; return m.InverseTransform(&d, nil) }, ikpca.ErrArgument},
-			{"InverseTransform no rows", m, func(m *Model) error { var d mat.Dense; return m.InverseTransform(&d, mat.NewDense(1, 2, nil).Slice(0, 0, 0, 2)) }, ikpca.ErrEmpty},
+			{"InverseTransform no rows", m, func(m *Model) error {
+				var d mat.Dense
+				return m.InverseTransform(&d, mat.NewDense(1, 2, nil).Slice(0, 0, 0, 2))
+			}, ikpca.ErrEmpty},
 			{"InverseTransform too wide", m, func(m *Model) error { var d mat.Dense; return m.InverseTransform(&d, mat.NewDense(2, 11, nil)) }, ikpca.ErrDimension},
 			{"InverseTransform NaN", m, func(m *Model) error {
 				var d mat.Dense
