@@ -20,11 +20,12 @@ type sklearnReference struct {
 	Directions        [][]float64 `json:"components_"`
 	Mean              []float64   `json:"mean"`
 	Transform         [][]float64 `json:"transform"`
+	Inverse           [][]float64 `json:"inverse_transform"`
 }
 
 // TestScikitLearn: a model of the first 500 MAGIC rows — fitted at once, and built one
 // point at a time — gives scikit-learn's explained_variance_, explained_variance_ratio_,
-// mean_, components_ and transform. Directions and scores are compared up to each
+// mean_, components_, transform and inverse_transform. Directions and scores are compared up to each
 // component's sign: scikit-learn 1.2 signs a component by its scores (svd_flip on U),
 // the model by its own entries (docs/design.md, "Linear PCA"), and the test reports
 // which components the conventions sign alike. Tolerance 1e-10 relative to the largest
@@ -95,6 +96,13 @@ func TestScikitLearn(t *testing.T) {
 				got[i], want[i] = s*scores.At(i, j), ref.Transform[i][j]
 			}
 			worst = math.Max(worst, near(c.name+" transform", got, want))
+		}
+		var back mat.Dense
+		if err := c.m.InverseTransform(&back, &scores); err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range ref.Inverse {
+			worst = math.Max(worst, near(c.name+" inverse_transform", back.RawRowView(i), want))
 		}
 		t.Logf("%s: within %.2g of scikit-learn; %d of %d components signed alike by the two conventions", c.name, worst, alike, k)
 	}

@@ -8,8 +8,8 @@ Run once from this directory with Debian's python3-sklearn:
 It reads the first 500 rows of MAGIC from the module's data/magic04.data (the
 file data.Magic() parses; the class label in the last column dropped) and writes sklearn_pca.json: PCA(n_components=5,
 svd_solver="full").fit(X) — explained_variance_, explained_variance_ratio_,
-components_ (rows; their signs are scikit-learn's, svd_flip on U in 1.2), mean_ — and
-transform of the first 20 rows.
+components_ (rows; their signs are scikit-learn's, svd_flip on U in 1.2), mean_ —
+transform of the first 20 rows, and inverse_transform of those scores.
 """
 import json
 
@@ -27,6 +27,7 @@ out = {
     "components_": pca.components_.tolist(),
     "mean": pca.mean_.tolist(),
     "transform": pca.transform(X[:20]).tolist(),
+    "inverse_transform": pca.inverse_transform(pca.transform(X[:20])).tolist(),
 }
 with open("sklearn_pca.json", "w") as f:
     json.dump(out, f, indent=1)
