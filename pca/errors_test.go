@@ -58,6 +58,12 @@ func TestErrors(t *testing.T) {
 			{"Add nil", m, func(m *Model) error { return m.Add(nil) }, ikpca.ErrDimension},
 			{"Add NaN", m, func(m *Model) error { return m.Add(with(2, nan)) }, ikpca.ErrNonFinite},
 			{"Add Inf", m, func(m *Model) error { return m.Add(with(9, -inf)) }, ikpca.ErrNonFinite},
+			{"Add overflowing", m, func(m *Model) error { return m.Add(with(4, 1e200)) }, ikpca.ErrNonFinite},
+			{"AddBatch overflowing", m, func(m *Model) error {
+				big := mat.DenseCopyOf(X.Slice(0, 20, 0, 10))
+				big.Set(19, 0, -1e200)
+				return m.AddBatch(big)
+			}, ikpca.ErrNonFinite},
 			{"AddWeighted 0", m, func(m *Model) error { return m.AddWeighted(good, 0) }, ikpca.ErrArgument},
 			{"AddWeighted −1", m, func(m *Model) error { return m.AddWeighted(good, -1) }, ikpca.ErrArgument},
 			{"AddWeighted NaN", m, func(m *Model) error { return m.AddWeighted(good, nan) }, ikpca.ErrArgument},

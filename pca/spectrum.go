@@ -144,7 +144,8 @@ func (m *Model) VectorsTo(dst *mat.Dense) {
 // Transform writes the scores of the rows of X on the top k components to dst (rows×k):
 // (x − μ)ᵀvⱼ, with vⱼ signed as by VectorsTo — scikit-learn's PCA.transform (without
 // whitening). k must be in [1, Components()]; dst is resized if empty, otherwise it must
-// be rows×k. Errors are those of ikpca.Model.Transform, and leave dst unchanged.
+// be rows×k. Errors are those of ikpca.Model.Transform — scores that overflow from
+// finite coordinates are an ErrNonFinite too — and leave dst unchanged.
 func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	if err := m.ready(); err != nil {
 		return err
@@ -170,8 +171,27 @@ func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 			row[j] -= m.mean[j]
 		}
 	}
+	out := mat.NewDense(rows, k, nil)
+	native.Gemm(blas.NoTrans, blas.NoTrans, 1, xc.RawMatrix(), vk.RawMatrix(), 0, out.RawMatrix())
+	if err := finiteRows(out, "the scores of point"); err != nil {
+		return err
+	}
 	check.Reuse(dst, rows, k)
-	native.Gemm(blas.NoTrans, blas.NoTrans, 1, xc.RawMatrix(), vk.RawMatrix(), 0, dst.RawMatrix())
+	dst.Copy(out)
+	return nil
+}
+
+// finiteRows reports the first row of a result with a NaN or infinite entry, from finite
+// inputs that overflowed (ErrNonFinite).
+func finiteRows(a *mat.Dense, what string) error {
+	r, _ := a.Dims()
+	for i := range r {
+		for _, v := range a.RawRowView(i) {
+			if !isFinite(v) {
+				return fmt.Errorf("%w: %s %d overflow (%g)", ErrNonFinite, what, i, v)
+			}
+		}
+	}
 	return nil
 }
 
@@ -181,7 +201,8 @@ func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 // affine span of the top k components, for scores Transform gave. A nil Y or dst is an
 // error wrapping ErrArgument; a Y without rows, or a model without points, ErrEmpty; a Y
 // with no columns or more than Components(), or a non-empty dst of another shape,
-// ErrDimension; a NaN or infinite score ErrNonFinite. On error dst is unchanged.
+// ErrDimension; a NaN or infinite score, or a result that overflows, ErrNonFinite. On
+// error dst is unchanged.
 func (m *Model) InverseTransform(dst *mat.Dense, Y mat.Matrix) error {
 	if err := m.ready(); err != nil {
 		return err
@@ -214,6 +235,9 @@ func (m *Model) InverseTransform(dst *mat.Dense, Y mat.Matrix) error {
 		copy(out.RawRowView(i), m.mean)
 	}
 	native.Gemm(blas.NoTrans, blas.Trans, 1, y.RawMatrix(), vk.RawMatrix(), 1, out.RawMatrix())
+	if err := finiteRows(out, "the point of scores"); err != nil {
+		return err
+	}
 	check.Reuse(dst, rows, m.d)
 	dst.Copy(out)
 	return nil

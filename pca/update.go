@@ -45,6 +45,13 @@ func (m *Model) AddWeighted(x []float64, w float64) error {
 	if !(w > 0) || math.IsInf(w, 1) {
 		return fmt.Errorf("%w: weight %g, want a positive finite weight", ErrArgument, w)
 	}
+	// A window's slide is two updates, rolled back together from a copy of the state
+	// (O(d²), beside the updates' O(d³)); a plain addition needs none: the update is
+	// transactional, and the mean and counts change only after it.
+	slides := m.opts.Window > 0 && m.n >= m.opts.Window
+	if !slides {
+		return m.step(x, w)
+	}
 	m.save(false)
 	if err := m.step(x, w); err != nil {
 		m.restore()
@@ -120,6 +127,11 @@ func (m *Model) addPoint(x []float64, w float64) error {
 func (m *Model) rankOne(rho float64, z []float64) error {
 	m.zv.SetRawVector(blas64.Vector{N: len(z), Inc: 1, Data: z})
 	zz := vec.Dot(z, z)
+	if !isFinite(rho * zz) {
+		// Finite coordinates whose distance from the mean overflows (beyond 1e154):
+		// the update and the trace would not be finite.
+		return fmt.Errorf("%w: the point's squared distance from the mean, times %g, is %g", ErrNonFinite, rho, rho*zz)
+	}
 	if m.opts.Rank > 0 {
 		if err := m.thin.RankOne(rho, &m.zv); err != nil {
 			return err
