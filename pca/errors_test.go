@@ -138,6 +138,18 @@ func TestErrors(t *testing.T) {
 			t.Errorf("%+v: Add after the errors: %v", opts, err)
 		}
 	}
+	// Weights whose total overflows.
+	heavy := mustNew(t, 10, Options{Components: 2})
+	if err := heavy.AddWeighted(good, math.MaxFloat64); err != nil {
+		t.Fatal(err)
+	}
+	before := state(t, heavy)
+	if msg := sentinels.Check(heavy.AddWeighted(X.RawRowView(1), math.MaxFloat64), ikpca.ErrArgument); msg != "" {
+		t.Errorf("a total weight that overflows: %s", msg)
+	}
+	if state(t, heavy) != before {
+		t.Error("a total weight that overflows changed the model")
+	}
 	var zero Model
 	for name, err := range map[string]error{
 		"Add":      zero.Add([]float64{1}),

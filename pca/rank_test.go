@@ -64,3 +64,19 @@ func TestRank(t *testing.T) {
 		})
 	}
 }
+
+// TestRankExact: a rank-r model of at most r points drops nothing — each point adds one
+// pair — so it is exact: its top eigenvalues are stat.PC's to the tolerances of
+// TestStatPCMagic, and ErrorBound is rounding only (64ε·scale a step).
+func TestRankExact(t *testing.T) {
+	X := mat.DenseCopyOf(data.FashionMNISTSample().X.Slice(0, 25, 0, 784))
+	m := mustFit(t, X, Options{Components: 5, Rank: 30})
+	compareReference(t, "rank 30, 25 points", m, X, nil, 1e-11, 1e-10)
+	var lead float64
+	if v := m.Values(nil); len(v) > 0 {
+		lead = v[0]
+	}
+	if b := m.ErrorBound(); !(b <= 1e-12*lead) {
+		t.Errorf("ErrorBound %g with nothing dropped (λ₁ = %g)", b, lead)
+	}
+}

@@ -34,7 +34,8 @@ func (m *Model) Add(x []float64) error { return m.AddWeighted(x, 1) }
 // AddWeighted adds the point x with weight w > 0: the model is then that of the weighted
 // points, μ = Σwᵢxᵢ/W and S = Σwᵢ(xᵢ − μ)(xᵢ − μ)ᵀ with W = Σwᵢ — stat.PC's weights,
 // whose variances divide by W − 1 (VarsTo). A weight k is k copies of the point. The
-// errors are Add's, and a weight that is not positive and finite is an ErrArgument.
+// errors are Add's, and a weight that is not positive and finite, or that makes the
+// total weight overflow, is an ErrArgument.
 func (m *Model) AddWeighted(x []float64, w float64) error {
 	if err := m.ready(); err != nil {
 		return err
@@ -105,11 +106,14 @@ func (m *Model) addPoint(x []float64, w float64) error {
 		return nil
 	}
 	w1 := m.w + w
+	if math.IsInf(w1, 0) {
+		return fmt.Errorf("%w: weight %g: the total weight %g + %g overflows", ErrArgument, w, m.w, w)
+	}
 	z := m.z
 	for i, v := range x {
 		z[i] = v - m.mean[i]
 	}
-	rho := m.w * w / w1
+	rho := m.w * (w / w1) // W·w/W′ ≤ W: no overflow for any finite weights
 	if err := m.rankOne(rho, z); err != nil {
 		return errs.Wrap(err, "adding point %d", m.n)
 	}
