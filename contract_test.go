@@ -24,6 +24,7 @@ import (
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 	"github.com/ikpca/ikpca/nystrom"
+	"github.com/ikpca/ikpca/pca"
 	"github.com/ikpca/ikpca/sketch"
 	"github.com/ikpca/ikpca/stream"
 	"github.com/ikpca/ikpca/update"
@@ -155,6 +156,27 @@ func constructors() []constructor {
 		with:    func(o any) error { _, err := kpca.New(rbf, 2, o.(kpca.Options)); return err },
 		valid:   kpcaValid,
 		inputs:  dimCases("d", func(d int) error { _, err := kpca.New(rbf, d, kpcaOK); return err }),
+	})
+
+	// pca.
+	pcaOK := pca.Options{Components: 2}
+	pcaValid := append(unbounded("Window"), "Components=-1") // All
+	add(constructor{
+		name:    "pca.Fit",
+		options: pcaOK,
+		with:    func(o any) error { _, err := pca.Fit(points, o.(pca.Options)); return err },
+		valid:   pcaValid,
+		inputs: append(matrixCases(func(X mat.Matrix) error { _, err := pca.Fit(X, pcaOK); return err }),
+			inputCase{"X without columns", func() error { _, err := pca.Fit(noCols, pcaOK); return err }, ikpca.ErrEmpty},
+			inputCase{"Components beyond d", func() error { _, err := pca.Fit(points, pca.Options{Components: 3}); return err }, arg},
+			inputCase{"Rank d", func() error { _, err := pca.Fit(points, pca.Options{Components: 1, Rank: 2}); return err }, arg}),
+	}, constructor{
+		name:    "pca.New",
+		options: pcaOK,
+		with:    func(o any) error { _, err := pca.New(2, o.(pca.Options)); return err },
+		valid:   pcaValid,
+		inputs: append(dimCases("d", func(d int) error { _, err := pca.New(d, pcaOK); return err }),
+			inputCase{"Components beyond d", func() error { _, err := pca.New(1, pcaOK); return err }, arg}),
 	})
 
 	// nystrom.
@@ -601,6 +623,8 @@ var sentinels = map[string]errtest.Sentinels{
 		kpca.ErrNotConverged),
 	"nystrom": errtest.Of(nystrom.ErrDimension, nystrom.ErrNonFinite, nystrom.ErrEmpty, nystrom.ErrArgument,
 		nystrom.ErrEncoding, nystrom.ErrNotConverged),
+	"pca": errtest.Of(pca.ErrDimension, pca.ErrNonFinite, pca.ErrEmpty, pca.ErrArgument, pca.ErrEncoding,
+		pca.ErrNotConverged),
 	"sketch": errtest.Of(sketch.ErrDimension, sketch.ErrNonFinite, sketch.ErrEmpty, sketch.ErrArgument,
 		sketch.ErrEncoding, sketch.ErrNotConverged),
 	"stream": errtest.Of(stream.ErrDimension, stream.ErrNonFinite, stream.ErrEmpty, stream.ErrArgument,

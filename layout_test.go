@@ -38,7 +38,7 @@ var levels = map[string]int{
 	"features": 6, "sketch": 6, "internal/blocks": 6, "internal/testmat": 6,
 	"internal/featurespace": 6, "internal/kernelwire": 6,
 
-	"kpca": 7, "nystrom": 7, "chinsuter": 7, "stream": 7,
+	"kpca": 7, "nystrom": 7, "chinsuter": 7, "stream": 7, "pca": 7,
 
 	"kaf": 8, "modeltest": 8,
 }

@@ -21,7 +21,9 @@
 //   - chinsuter.Model: Chin and Suter's incremental kernel PCA, exact or compressed;
 //   - stream.SKPCA, stream.RNCA: random Fourier features with a sketch or an exact
 //     covariance;
-//   - stream.KRQA, stream.KHA: online kernel PCA by fixed-point and Hebbian iterations.
+//   - stream.KRQA, stream.KHA: online kernel PCA by fixed-point and Hebbian iterations;
+//   - pca.Model: exact incremental linear PCA of the d×d scatter matrix, gonum's
+//     stat.PC kept up to date, with exact removal, weights and sliding windows.
 //
 // Every model centres the points in feature space by default (kernel PCA proper); a
 // model that can also decompose the uncentred kernel matrix names that option

@@ -94,7 +94,7 @@ step "performance harness smoke run, -short (both backends)"
 go run ./bench -short -csv "$tmp/bench-gonum.csv"
 go run -tags openblas ./bench -short -csv "$tmp/bench-openblas.csv"
 
-step "fuzz smoke runs (solver, removal, thin decompositions, sketch and its encoding, CSV, LIBSVM and IDX readers, Chin–Suter updates, every model's encoding: kpca, Nyström, Chin–Suter, SKPCA, RNCA, KRQA and KHA, and the kernel codec they share; vectorised RBF rows)"
+step "fuzz smoke runs (solver, removal, thin decompositions, sketch and its encoding, CSV, LIBSVM and IDX readers, Chin–Suter updates, every model's encoding: kpca, linear PCA, Nyström, Chin–Suter, SKPCA, RNCA, KRQA and KHA, and the kernel codec they share; vectorised RBF rows)"
 # Budgets are execution counts, not durations: with a duration, Go 1.26's fuzz
 # coordinator can report a spurious "context deadline exceeded" failure at the
 # deadline (golang/go#75804, fixed in Go 1.27). A count has no deadline to race.
@@ -120,6 +120,7 @@ done <<'EOF'
 ./chinsuter/        FuzzAdd              40000x
 ./chinsuter/        FuzzLoadModel        800000x
 ./kpca/             FuzzUnmarshal        800000x
+./pca/              FuzzUnmarshal        800000x
 ./nystrom/          FuzzLoadModel        800000x
 ./stream/           FuzzLoadSKPCA        500000x
 ./stream/           FuzzUnmarshalRNCA    800000x

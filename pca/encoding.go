@@ -1,0 +1,262 @@
+package pca
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/wire"
+	"github.com/ikpca/ikpca/update"
+)
+
+// Encoding of a Model: the frame of every encoding of the module (magic "IKPCAPCA",
+// version 1; internal/wire, docs/design.md "Encodings") around the body, integers and
+// floats little-endian:
+//
+//	dim       uint64  d
+//	options   uint64 Components (All as 2⁶⁴ − 1), uint64 Rank, uint64 Window
+//	points    uint64 n, float64 W, float64 trace S
+//	cert      6 float64: the rank-r certificate's sums (zero for the exact model)
+//	mean      d float64
+//	pairs     uint64 k (d for the exact model, at most Rank at rank r), then k
+//	          float64 eigenvalues ascending and the d×k eigenvectors row-major
+//	window    with a Window, the n points oldest first (n×d float64) and their n
+//	          weights; nothing otherwise
+//
+// The decomposition is stored as it is held, so that a restored model continues bit
+// for bit as the saved one would have.
+const (
+	magic   = "IKPCAPCA"
+	version = 1
+)
+
+// format is the encoding's frame, its name in errors and its error kinds.
+var format = wire.Format{Magic: magic, Version: version, What: "PCA model", Argument: ErrArgument, Encoding: ErrEncoding}
+
+// body writes the encoding's body.
+func (m *Model) body(f *wire.Fields) {
+	o := m.opts
+	f.U64(uint64(m.d))
+	f.U64(uint64(int64(o.Components)))
+	f.U64(uint64(o.Rank))
+	f.U64(uint64(o.Window))
+	f.U64(uint64(m.n))
+	f.F64(m.w, m.trace)
+	c := m.cert
+	f.F64(c.posNorm, c.negNorm, c.posTrace, c.negTrace, c.slack, c.sumErr)
+	f.F64(m.mean...)
+	values, g := m.stored()
+	k := len(values)
+	f.U64(uint64(k))
+	f.F64(values...)
+	for i := range m.d {
+		if k > 0 {
+			f.F64(g.Data[i*g.Stride : i*g.Stride+k]...)
+		}
+	}
+	if o.Window > 0 {
+		for i := range m.n {
+			f.F64(m.point(i)...)
+		}
+		for i := range m.n {
+			f.F64(m.winW[m.slot(i)])
+		}
+	}
+}
+
+// encode returns the body of m's encoding; a zero Model is an ErrArgument.
+func (m *Model) encode() (wire.Body, error) {
+	if err := m.ready(); err != nil {
+		return wire.Body{}, err
+	}
+	return wire.Counted(m.body), nil
+}
+
+// MarshalBinary encodes the model — its options, mean, decomposition and, in a window,
+// its points — in the format above. It implements encoding.BinaryMarshaler and leaves
+// the model unchanged. A zero Model is an ErrArgument.
+func (m *Model) MarshalBinary() ([]byte, error) { return format.Marshal(m.encode) }
+
+// MarshalBinaryTo writes the encoding MarshalBinary returns to w, 64 KiB at a time, and
+// returns the number of bytes written. A nil w, or a zero Model, is an ErrArgument; w's
+// own errors are returned as they are.
+func (m *Model) MarshalBinaryTo(w io.Writer) (int, error) { return format.MarshalTo(w, m.encode) }
+
+// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes — and replaces m by
+// the model it encodes, as UnmarshalBinary does, returning the number of bytes read. A
+// nil r is an ErrArgument; a stream that ends early an ErrEncoding; r's own errors are
+// returned as they are. On error m is unchanged.
+func (m *Model) UnmarshalBinaryFrom(r io.Reader) (int, error) {
+	return format.UnmarshalFrom(r, m.UnmarshalBinary)
+}
+
+// UnmarshalBinary replaces m by the model encoded in data (by MarshalBinary); a zero
+// Model may receive it. It implements encoding.BinaryUnmarshaler. Data that is not an
+// encoded model, of another version, truncated, corrupted or with bytes left over,
+// options New refuses, sizes the bytes present do not hold, a number that is not
+// finite, or a state no points give — a negative weight or trace or eigenvalue beyond
+// rounding, weight or a mean without points, eigenvectors that are not orthonormal, a
+// window holding another number of points than n or a weight that is not positive —
+// gives an error wrapping ErrEncoding and leaves m unchanged.
+func (m *Model) UnmarshalBinary(data []byte) error {
+	body, err := format.Open(data)
+	if err != nil {
+		return err
+	}
+	got, err := decode(body)
+	if err != nil {
+		return err
+	}
+	m.replace(got)
+	return nil
+}
+
+// replace makes m the model src, field by field: an update.Sym or Thin must not be
+// copied as a value (its solver's workers point into it), so the decompositions are
+// copied with CopyFrom, and the rollback copies start afresh.
+func (m *Model) replace(src *Model) {
+	m.opts, m.d, m.n, m.w, m.trace, m.cert = src.opts, src.d, src.n, src.w, src.trace, src.cert
+	m.mean, m.z, m.values, m.row = src.mean, src.z, src.values, src.row
+	m.win, m.winW, m.head = src.win, src.winW, src.head
+	m.exact, m.thin, m.saved = update.Sym{}, update.Thin{}, snapshot{}
+	if src.opts.Rank > 0 {
+		m.thin.CopyFrom(&src.thin)
+		m.thin.Reserve(src.d, src.opts.Rank+1)
+	} else {
+		m.exact.CopyFrom(&src.exact)
+		m.exact.Reserve(src.d)
+	}
+}
+
+// decode reads the body of an encoded Model.
+func decode(body []byte) (*Model, error) {
+	r := wire.NewReader(body)
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrEncoding, fmt.Sprintf(format, args...))
+	}
+	const fixed = 8*5 + 8*2 + 8*6
+	if r.Len() < fixed {
+		return nil, bad("%d bytes, want at least %d", r.Len(), fixed)
+	}
+	d := r.U64()
+	comp := int64(r.U64())
+	rank, window, n := r.U64(), r.U64(), r.U64()
+	// Every size is bounded by the bytes present before anything is allocated: the mean
+	// alone holds 8·d bytes, the window 8·n·(d+1).
+	left := uint64(r.Len())
+	if d < 1 || d > left/8 || rank > d || window > math.MaxInt32 || n > 1<<62 || comp < All || comp > int64(d) {
+		return nil, bad("dimension %d, components %d, rank %d, window %d, %d points for %d bytes", d, comp, rank, window, n, left)
+	}
+	opts := Options{Components: int(comp), Rank: int(rank), Window: int(window)}
+	if err := opts.validate(int(d)); err != nil {
+		return nil, bad("%v", err)
+	}
+	md, err := New(int(d), opts)
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	scalars, err := r.Floats(8, ErrEncoding, "the weight, trace and certificate")
+	if err != nil {
+		return nil, err
+	}
+	w, trace := scalars[0], scalars[1]
+	c := certificate{scalars[2], scalars[3], scalars[4], scalars[5], scalars[6], scalars[7]}
+	for _, v := range scalars[2:] {
+		if v < 0 || opts.Rank == 0 && v != 0 {
+			return nil, bad("certificate %v", scalars[2:])
+		}
+	}
+	dd := int(d)
+	if r.Len() < 8*dd+8 {
+		return nil, bad("truncated before the pairs")
+	}
+	mean, err := r.Floats(dd, ErrEncoding, "the mean")
+	if err != nil {
+		return nil, err
+	}
+	k := r.U64()
+	if k > d || uint64(r.Len())/8/(d+1) < k {
+		return nil, bad("%d pairs of dimension %d for %d bytes", k, d, r.Len())
+	}
+	kk := int(k)
+	if opts.Rank == 0 && kk != dd || opts.Rank > 0 && kk > opts.Rank {
+		return nil, bad("%d pairs with rank %d and dimension %d", kk, opts.Rank, dd)
+	}
+	values, err := r.Floats(kk, ErrEncoding, "the eigenvalues")
+	if err != nil {
+		return nil, err
+	}
+	vectors, err := r.Floats(dd*kk, ErrEncoding, "the eigenvectors")
+	if err != nil {
+		return nil, err
+	}
+	var pts, wts []float64
+	if opts.Window > 0 {
+		if n > uint64(opts.Window) || uint64(r.Len()) != 8*n*(d+1) {
+			return nil, bad("a window of %d holding %d points in %d bytes", opts.Window, n, r.Len())
+		}
+		if pts, err = r.Floats(int(n)*dd, ErrEncoding, "the window's points"); err != nil {
+			return nil, err
+		}
+		if wts, err = r.Floats(int(n), ErrEncoding, "the window's weights"); err != nil {
+			return nil, err
+		}
+		for _, v := range wts {
+			if !(v > 0) {
+				return nil, bad("a window weight %g", v)
+			}
+		}
+	}
+	if r.Len() != 0 {
+		return nil, bad("%d bytes left over", r.Len())
+	}
+	// The state: a model of n points of total weight W > 0 (none, zero mean and trace
+	// without points), and a positive semi-definite S up to rounding: an eigenvalue or
+	// a trace below −1e-8 of the largest eigenvalue no stream leaves (Remove refuses
+	// such a downdate).
+	var big float64
+	for i, v := range values {
+		big = math.Max(big, math.Abs(v))
+		if i > 0 && v < values[i-1] {
+			return nil, bad("eigenvalues not ascending")
+		}
+	}
+	switch {
+	case n == 0 && (w != 0 || trace != 0 || big != 0 || !allZero(mean)):
+		return nil, bad("no points, but weight %g, trace %g, eigenvalues up to %g", w, trace, big)
+	case n > 0 && !(w > 0):
+		return nil, bad("%d points of weight %g", n, w)
+	case trace < 0 || kk > 0 && values[0] < -negativeTolerance*big:
+		return nil, bad("trace %g, or an eigenvalue below −1e-8 of the largest", trace)
+	}
+	if kk > 0 {
+		if err := setPairs(md, values, mat.NewDense(dd, kk, vectors)); err != nil {
+			return nil, bad("%v", err)
+		}
+	}
+	md.n, md.w, md.trace, md.cert = int(n), w, trace, c
+	copy(md.mean, mean)
+	md.win, md.winW = pts, wts
+	return md, nil
+}
+
+// setPairs starts md's decomposition from the eigenpairs, checking their
+// orthonormality (update's SetEigen).
+func setPairs(md *Model, values []float64, vectors *mat.Dense) error {
+	if md.opts.Rank > 0 {
+		return md.thin.SetEigen(values, vectors)
+	}
+	return md.exact.SetEigen(values, vectors)
+}
+
+// allZero reports whether every entry of x is zero.
+func allZero(x []float64) bool {
+	for _, v := range x {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,306 @@
+// Package pca is exact incremental linear PCA: the mean and the eigendecomposition of
+// the scatter matrix S = Σᵢ wᵢ(xᵢ − μ)(xᵢ − μ)ᵀ of a stream of points, kept up to date
+// as points come and go instead of recomputed.
+//
+//	model, err := pca.Fit(X, pca.Options{Components: 3}) // stat.PC, scikit-learn's PCA(3)
+//	err = model.Add(x)                                    // one more point: one rank-one update
+//	err = model.Remove(x)                                 // forget a point, exactly
+//	vars := model.VarsTo(nil)                             // stat.PC's VarsTo
+//	err = model.Transform(&scores, Xnew, 3)
+//
+// gonum's stat.PC computes a batch SVD, from scratch for every new batch; scikit-learn's
+// IncrementalPCA is approximate whenever it keeps fewer components than dimensions; and
+// kpca.New(kernel.Linear{}, …) is exact but solves an m×m problem where d×d suffices. A
+// new point changes the mean-adjusted scatter matrix by one rank-one term,
+// S' = S + (W·w/W')·(x − μ)(x − μ)ᵀ, and removing one by the same term with the opposite
+// sign (docs/design.md, "Linear PCA"), each one rank-one update of the d×d
+// decomposition by package update: O(d²) for the secular problem and one d×d×d matrix
+// product, with no point stored. AddBatch of many points refactorises instead when that
+// costs fewer flops.
+//
+// Options.Rank = r tracks only the top r eigenpairs in O(d·r) memory, each point a
+// rank-one update of the thin decomposition truncated back to r pairs, and certifies
+// what the truncations dropped (ErrorBound, ValueBounds). Options.Window keeps the last
+// Window points and removes the oldest as each new one comes.
+//
+// Values are the eigenvalues of the scatter matrix — those of the centred linear kernel
+// matrix, as every ikpca.Model reports them, not divided by the number of points — and
+// VarsTo the variances S/(W − 1), gonum's stat.PC VarsTo and scikit-learn's
+// explained_variance_. Each component's sign is fixed by its own entries: the entry of
+// largest magnitude is positive (package sign; docs/design.md, "Signs" and "Linear
+// PCA"), as scikit-learn's IncrementalPCA does, so that a batch fit, an incremental one
+// and a restored model give the same scores.
+//
+// Model is an ikpca.Incremental and an ikpca.Persistent. It is not an
+// ikpca.Decremental: it does not keep its points (but in a window), and its Remove takes
+// the point to remove, not an index.
+package pca
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/update"
+)
+
+// Model is an ikpca.Incremental and an ikpca.Persistent.
+var (
+	_ ikpca.Incremental = (*Model)(nil)
+	_ ikpca.Persistent  = (*Model)(nil)
+)
+
+// roundoff is the unit roundoff ε = 2⁻⁵³.
+const roundoff = 0x1p-53
+
+// Model is an incremental linear PCA of its points: their weighted mean and the
+// eigendecomposition of their scatter matrix. Create one with Fit or New, or decode one
+// into a zero Model (UnmarshalBinary); a zero Model is not otherwise usable (its methods
+// that return errors return ErrArgument). A Model must not be used by several goroutines
+// at once; distinct Models may be used concurrently.
+type Model struct {
+	opts  Options
+	d     int
+	n     int       // the points summarised
+	w     float64   // W = Σwᵢ, their total weight
+	mean  []float64 // μ = Σwᵢxᵢ/W (zero without points)
+	trace float64   // trace S, kept by the running updates (the rank-r form's total)
+
+	exact update.Sym  // Rank 0: every eigenpair of S, ascending
+	thin  update.Thin // Rank r: the top r pairs of S̃ ≈ S, ascending
+	cert  certificate // Rank r: what the truncations dropped
+
+	// The window's points and weights, a ring whose oldest point is at head once it
+	// holds Window points (before, points are appended in order, head 0).
+	win  []float64
+	winW []float64
+	head int
+
+	saved snapshot // the state before the step in progress, to roll it back
+
+	z      []float64    // scratch: x − μ
+	zv     mat.VecDense // header over z passed to the update
+	values []float64    // scratch: eigenvalues
+	row    []float64    // scratch: a row of a batch
+}
+
+// snapshot is the state a failed step returns to.
+type snapshot struct {
+	n           int
+	w, trace    float64
+	mean        []float64
+	exact       update.Sym
+	thin        update.Thin
+	cert        certificate
+	head        int
+	win, winW   []float64 // a batch's only: the ring before it
+	windowSaved bool
+}
+
+// New returns an empty model of d-dimensional points, fed by Add, AddWeighted and
+// AddBatch. Impossible options (see Options) and d < 1 are errors wrapping ErrArgument.
+func New(d int, opts Options) (*Model, error) {
+	if err := errs.Dim(d); err != nil {
+		return nil, err
+	}
+	if err := opts.validate(d); err != nil {
+		return nil, err
+	}
+	m := &Model{opts: opts, d: d}
+	m.setEmpty()
+	return m, nil
+}
+
+// Fit returns the PCA of the rows of X (n points of dimension d): the batch fit, gonum's
+// stat.PC PrincipalComponents(X, nil) and scikit-learn's PCA(n_components=k).fit(X), as
+// one decomposition of the scatter matrix when the exact model's cost model prefers it
+// (AddBatch). With a Window, Fit keeps the last Window rows of X, as adding them one at a
+// time would. Impossible options (see Options) and a nil X are errors wrapping
+// ErrArgument; an X without rows or columns wraps ErrEmpty, a non-finite entry
+// ErrNonFinite.
+func Fit(X mat.Matrix, opts Options) (*Model, error) {
+	n, d, err := errs.Data(X)
+	if err != nil {
+		return nil, err
+	}
+	m, err := New(d, opts)
+	if err != nil {
+		return nil, err
+	}
+	if w := opts.Window; w > 0 && n > w {
+		X = rowsOf(X, n-w, n)
+	}
+	if err := m.AddBatch(X); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// rowsOf returns rows [lo, hi) of X.
+func rowsOf(X mat.Matrix, lo, hi int) mat.Matrix {
+	_, d := X.Dims()
+	if s, ok := X.(interface {
+		Slice(i, k, j, l int) mat.Matrix
+	}); ok {
+		return s.Slice(lo, hi, 0, d)
+	}
+	out := mat.NewDense(hi-lo, d, nil)
+	for i := lo; i < hi; i++ {
+		for j := range d {
+			out.Set(i-lo, j, X.At(i, j))
+		}
+	}
+	return out
+}
+
+// setEmpty makes m the model of no points: a zero mean and the zero scatter matrix.
+func (m *Model) setEmpty() {
+	d := m.d
+	m.n, m.w, m.trace, m.head, m.cert = 0, 0, 0, 0, certificate{}
+	if len(m.mean) != d {
+		m.mean = make([]float64, d)
+		m.z = make([]float64, d)
+		m.values = make([]float64, d)
+		m.row = make([]float64, d)
+	}
+	clear(m.mean)
+	m.win, m.winW = m.win[:0], m.winW[:0]
+	if m.opts.Rank > 0 {
+		m.thin.Reset(d)
+		m.thin.SetTruncation(update.Truncation{Rank: m.opts.Rank})
+		m.thin.Reserve(d, m.opts.Rank+1)
+		return
+	}
+	// The zero matrix, whose eigenvectors are any orthonormal basis: the identity. The
+	// first rank-one update deflates every direction orthogonal to its vector.
+	eye := mat.NewDense(d, d, nil)
+	for i := range d {
+		eye.Set(i, i, 1)
+	}
+	if err := m.exact.SetEigen(make([]float64, d), eye); err != nil {
+		panic(err) // the identity is orthonormal and finite
+	}
+	m.exact.Reserve(d)
+}
+
+// ready reports a zero Model, which has no dimension: only decoding makes it a model.
+func (m *Model) ready() error {
+	if m.d == 0 {
+		return fmt.Errorf("%w: a zero Model: build one with Fit or New, or decode one into it (UnmarshalBinary)", ErrArgument)
+	}
+	return nil
+}
+
+// save records the state before a step (allocating nothing once the copies have the
+// model's size); withWindow saves the window's ring too, for a batch that slides it.
+func (m *Model) save(withWindow bool) {
+	s := &m.saved
+	s.n, s.w, s.trace, s.cert, s.head = m.n, m.w, m.trace, m.cert, m.head
+	s.mean = append(s.mean[:0], m.mean...)
+	if m.opts.Rank > 0 {
+		s.thin.CopyFrom(&m.thin)
+	} else {
+		s.exact.CopyFrom(&m.exact)
+	}
+	s.windowSaved = withWindow
+	if withWindow {
+		s.win = append(s.win[:0], m.win...)
+		s.winW = append(s.winW[:0], m.winW...)
+	}
+}
+
+// restore returns to the state save recorded.
+func (m *Model) restore() {
+	s := &m.saved
+	m.n, m.w, m.trace, m.cert, m.head = s.n, s.w, s.trace, s.cert, s.head
+	copy(m.mean, s.mean)
+	if m.opts.Rank > 0 {
+		m.thin.CopyFrom(&s.thin)
+	} else {
+		m.exact.CopyFrom(&s.exact)
+	}
+	if s.windowSaved {
+		m.win = append(m.win[:0], s.win...)
+		m.winW = append(m.winW[:0], s.winW...)
+	}
+}
+
+// Len returns the number of points the model summarises (in a window, the number in
+// the window).
+func (m *Model) Len() int { return m.n }
+
+// Dim returns the dimension of the points.
+func (m *Model) Dim() int { return m.d }
+
+// Weight returns W, the total weight of the points: Len() unless points were added with
+// weights (AddWeighted).
+func (m *Model) Weight() float64 { return m.w }
+
+// Centred reports true: PCA subtracts the mean, and the model decomposes the scatter
+// matrix about it, the centred linear kernel matrix's nonzero spectrum.
+func (m *Model) Centred() bool { return true }
+
+// Options returns the model's options.
+func (m *Model) Options() Options { return m.opts }
+
+// Rank returns the number of eigenpairs the model tracks (Options.Rank), or 0 for the
+// exact model, which keeps all d.
+func (m *Model) Rank() int { return m.opts.Rank }
+
+// Bytes returns the memory the model holds in its arrays, in bytes: the decomposition
+// with its update workspaces (update.Sym.Bytes, update.Thin.Bytes), the copy kept to
+// roll a step back, the window's points and O(d) vectors: O(d²) for the exact model,
+// O(d·Rank) at rank r, plus Window·d in a window.
+func (m *Model) Bytes() int {
+	s := &m.saved
+	vecs := cap(m.mean) + cap(m.z) + cap(m.values) + cap(m.row) + cap(m.win) + cap(m.winW) +
+		cap(s.mean) + cap(s.win) + cap(s.winW)
+	return 8*vecs + m.exact.Bytes() + m.thin.Bytes() + s.exact.Bytes() + s.thin.Bytes()
+}
+
+// Mean returns μ, the weighted mean of the points (zero without points). dst follows the
+// rule of Values: written in place when len(dst) ≥ Dim(), allocated otherwise.
+func (m *Model) Mean(dst []float64) []float64 {
+	if len(dst) < m.d {
+		dst = make([]float64, m.d)
+	}
+	dst = dst[:m.d]
+	copy(dst, m.mean)
+	return dst
+}
+
+// Points copies the window's points into the rows of dst, oldest first, resized if
+// empty (otherwise it must be Len()×Dim(); Points panics if not, as gonum's Copy-style
+// methods do). A model without a Window keeps no points: it leaves dst as it is and
+// returns false.
+func (m *Model) Points(dst *mat.Dense) bool {
+	if m.opts.Window == 0 || m.n == 0 {
+		return false
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAs(m.n, m.d)
+	} else if r, c := dst.Dims(); r != m.n || c != m.d {
+		panic(mat.ErrShape)
+	}
+	for i := range m.n {
+		dst.SetRow(i, m.point(i))
+	}
+	return true
+}
+
+// slot returns the ring index of the window's point i (oldest first).
+func (m *Model) slot(i int) int {
+	slots := len(m.winW)
+	return (m.head + i) % slots
+}
+
+// point returns the window's point i, oldest first (shared storage).
+func (m *Model) point(i int) []float64 {
+	s := m.slot(i)
+	return m.win[s*m.d : (s+1)*m.d]
+}
+
+// isFinite reports whether v is neither NaN nor infinite.
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
