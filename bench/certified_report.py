@@ -52,7 +52,7 @@ class Report:
         self.a = a
         self.dir = a.dir
         self.k = a.k
-        self.runs = {}
+        self.runs = {}  # a name's last line: runs with the same directory add to results.csv
         path = self.path("results.csv")
         if os.path.exists(path):
             for name, points, wall, rss, status in csv.reader(open(path)):
@@ -235,6 +235,7 @@ class Report:
 
     def all(self):
         if "all-fit" not in self.runs:
+            self.sklearn_all()
             return
         n, fp, k = self.a.all_n, self.a.fashion_polish, self.k
         print(f"### All {n} Fashion-MNIST images, rank {self.a.rank}, polished and certified\n")
@@ -260,14 +261,24 @@ class Report:
                   f"{fmt(r['polish_s'])} s, certify {fmt(r['certify_s'])} s; certified widths ≤ {fmt(r['width'], '.2g')}·λ₁ "
                   f"({fmt(r['width_relative'], '.2g')} relative), sine of the top {k} ≤ {fmt(r['sine_bound'], '.2g')}; "
                   f"model {j['model_bytes'] / 2**20:.0f} MiB (kpca.Model.Bytes).\n")
-        arp = self.runs.get("all-arpack")
-        if arp:
-            err = open(self.path("all-arpack.err")).read().strip().split("\n")
-            tail = err[-1] if err and err[-1] else "(no message)"
-            print(f"scikit-learn on all {n} images under a memory limit (prlimit --as): exit status {arp['status']} "
-                  f"after {fmt(arp['wall'])} s at {arp['rss']:.0f} MiB; it needs 8·n² = {8 * n * n:,} bytes for the kernel "
-                  f"matrix alone. Its last message: `{tail[:300]}`\n")
+        self.sklearn_all()
         self.flush_targets()
+
+    def sklearn_all(self):
+        """What scikit-learn did with all the images under a memory limit, if it was tried."""
+        arp = self.runs.get("all-arpack")
+        if not arp:
+            return
+        n = arp["points"]
+        if arp["status"] == 0:
+            print(f"scikit-learn on all {n} images under a memory limit (prlimit --as) fitted them in "
+                  f"{fmt(arp['wall'])} s at {arp['rss']:.0f} MiB (8·n² = {8 * n * n:,} bytes for the kernel matrix alone).\n")
+            return
+        err = open(self.path("all-arpack.err")).read().strip().split("\n")
+        tail = err[-1] if err and err[-1] else "(no message)"
+        print(f"scikit-learn on all {n} images under a memory limit (prlimit --as): exit status {arp['status']} "
+              f"after {fmt(arp['wall'])} s at {arp['rss']:.0f} MiB; it needs 8·n² = {8 * n * n:,} bytes for the kernel "
+              f"matrix alone. Its last message: `{tail[:300]}`\n")
 
     def compare(self):
         marks = [int(r) for r in self.a.landmarks.split(",") if r]

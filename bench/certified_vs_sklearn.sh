@@ -24,8 +24,10 @@
 #            reference fits in memory (scikit-learn would form the 70,000² matrix, 8·n²
 #            bytes = 39 GB), so the top 10 are judged by the certificate's own intervals:
 #            max (Upperⱼ − Lowerⱼ)/Lowerⱼ ≤ 1e-10. Targets: that, peak memory ≤ 2 GiB, the
-#            whole run ≤ 15 min. With -sklearn-all LIMIT, scikit-learn tries the 70,000
-#            under prlimit --as=LIMIT (e.g. 20G) to show what happens; off by default.
+#            whole run ≤ 15 min. With -sklearn-all LIMIT (whatever -only says),
+#            scikit-learn tries the 70,000 under prlimit --as=LIMIT (e.g. 20G) to show what
+#            happens, never without a limit: it would try to form the 39 GB matrix on a
+#            machine of 24 GiB; off by default.
 #   compare  On the same 70,000 images, Nyström KPCA (r = 500, 1000, 2000 uniform
 #            landmarks, centred) and SKPCA (centred; ℓ = 20 sketch rows, the paper's and
 #            the studies' 2k, and ℓ = 100, whose Frequent Directions shrinkage, up to
@@ -42,15 +44,17 @@
 # OPENBLAS_VERBOSE=2 names it) is printed first. Run it on an idle machine:
 #
 #   bench/certified_vs_sklearn.sh                          # everything (1–2 hours)
-#   bench/certified_vs_sklearn.sh -only magic,fashion      # MAGIC and 10,000/20,000 images
-#   bench/certified_vs_sklearn.sh -only all,compare        # the 70,000 images
-#   bench/certified_vs_sklearn.sh -only all -sklearn-all 20G
+#   bench/certified_vs_sklearn.sh -only magic,fashion -keep DIR   # MAGIC, 10,000/20,000 images
+#   bench/certified_vs_sklearn.sh -only all,compare -keep DIR     # the 70,000 images
+#   bench/certified_vs_sklearn.sh -only none -sklearn-all 20G -keep DIR
 #   bench/certified_vs_sklearn.sh -tiny                    # MAGIC 1500, images 1000/2000/3000,
 #                                                          # r = 100…400: a check that it runs
 #
 # Other flags: -polish LIST (MAGIC's passes, default 3,4), -fashion-polish N (default 4),
-# -landmarks LIST (default 500,1000,2000), -sketch LIST (SKPCA's ℓ, default 20,100), -keep DIR (keep the inputs, outputs and
-# /usr/bin/time reports in DIR). -tiny also fits with --batch-max 500, so that its small
+# -landmarks LIST (default 500,1000,2000), -sketch LIST (SKPCA's ℓ, default 20,100),
+# -keep DIR (keep the inputs, outputs and /usr/bin/time reports in DIR; runs with the
+# same DIR add to one report, a part run again replacing its rows, and compare reads the
+# reference that all saved there). -tiny also fits with --batch-max 500, so that its small
 # inputs are tracked as the large ones are. Needs Go, libopenblas-dev and
 # liblapacke-dev, /usr/bin/time, prlimit (util-linux), Debian's python3-sklearn
 # (/usr/bin/python3) and dataset-fashion-mnist.
@@ -102,8 +106,9 @@ gbm=()
 [[ -n "$batch_max" ]] && gbm=(-batch-max "$batch_max")
 
 # results.csv: one line per process — name, points, wall seconds, max RSS MiB, exit status.
+# With -keep, runs add to it: the report takes each name's last line.
 results="$tmp/results.csv"
-: >"$results"
+touch "$results"
 
 # measure NAME POINTS COMMAND...: runs the command under /usr/bin/time -v, its standard
 # output to NAME.out and its standard error to NAME.err, and records the wall time and
@@ -166,11 +171,16 @@ if has all; then
 	echo "$sigma" >"$tmp/all.sigma"
 	ikpca_phases all "$all_n" "$tmp/all.idx" "$sigma" "$fashion_polish"
 	measure all-go "$all_n" "$tmp/certified" -dataset fashion-mnist -n "$all_n" -sigma "$sigma" -rank "$rank" -k "$k" "${gbm[@]}" -polish "$fashion_polish" -certify-tracked=false -save "$tmp/all.ref" -floor-seconds "$floor" -json "$tmp/all.json"
-	if [[ -n "$sklearn_all" ]]; then
-		limit=$(numfmt --from=iec "$sklearn_all")
-		echo "scikit-learn on $all_n images would allocate 8·n² = $((8 * all_n * all_n)) bytes for the kernel matrix alone; trying under prlimit --as=$limit" >&2
-		run_measured all-arpack "$all_n" prlimit --as="$limit" "$python" bench/sklearn_fit.py --one --points "$tmp/all.idx" --sigma "$sigma" --components "$rank" --solvers arpack || true
+fi
+
+if [[ -n "$sklearn_all" ]]; then
+	if [[ ! -f "$tmp/all.idx" || ! -f "$tmp/all.sigma" ]]; then
+		"$tmp/points" -dataset fashion-mnist -n "$all_n" -o "$tmp/all.idx" >"$tmp/all.sigma"
 	fi
+	sigma=$(cat "$tmp/all.sigma")
+	limit=$(numfmt --from=iec "$sklearn_all")
+	echo "scikit-learn on $all_n images would allocate 8·n² = $((8 * all_n * all_n)) bytes for the kernel matrix alone; trying under prlimit --as=$limit" >&2
+	run_measured all-arpack "$all_n" prlimit --as="$limit" "$python" bench/sklearn_fit.py --one --points "$tmp/all.idx" --sigma "$sigma" --components "$rank" --solvers arpack || true
 fi
 
 if has compare; then
