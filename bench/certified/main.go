@@ -32,6 +32,13 @@
 // -save FILE writes the last polished model's top k pairs in the reference format, the
 // yardstick of -mode compare where no batch fit is possible (70,000 images).
 //
+// -mode floor times only the dgemm floor of a pass with c = -rank and -rank + 30 vectors,
+// for a run too long to repeat in this process (70,000 images: the script divides the
+// command's own time of its passes by their number instead); with -values and -scores
+// (the outputs "ikpca fit --values F --scores G --k K" wrote) it also writes the
+// command's model's top k pairs as a reference file (-save), the scores' columns divided
+// by √λⱼ: the unit eigenvectors (kpca.Model.Scores is U_k·Λ_k^½).
+//
 // -mode compare fits one approximate model to the same points and scores it against
 // such a reference: -method nystrom (nystrom.Fit, -landmarks r drawn uniformly, centred)
 // or -method skpca (stream.SKPCA, centred, -sketch ℓ rows, its D random Fourier
@@ -49,11 +56,13 @@
 //
 //	go run -tags openblas ./bench/certified -dataset magic -n 0 -sigma S -polish 3,4 -ref arpack.ref -json magic.json
 //	go run -tags openblas ./bench/certified -dataset fashion-mnist -n 70000 -polish 4 -save polished.ref -json all.json
+//	go run -tags openblas ./bench/certified -mode floor -dataset fashion-mnist -n 70000 -sigma S -values V.csv -scores S.csv -save polished.ref -json floor.json
 //	go run -tags openblas ./bench/certified -mode compare -method nystrom -landmarks 1000 -dataset fashion-mnist -n 70000 -sigma S -ref polished.ref -json nys.json
 package main
 
 import (
 	"encoding/binary"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -62,6 +71,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -85,6 +95,7 @@ type config struct {
 	sigma                 float64
 	polish                []int
 	ref, save, json       string
+	values, scores        string
 	certifyTracked        bool
 	floorSeconds          float64
 	landmarks, sketch     int
@@ -110,7 +121,9 @@ func parse(args []string) (config, error) {
 	var cfg config
 	var polish string
 	f := flag.NewFlagSet("certified", flag.ContinueOnError)
-	f.StringVar(&cfg.mode, "mode", "fit", "fit (tracked, polished, certified) or compare (an approximate model against -ref)")
+	f.StringVar(&cfg.mode, "mode", "fit", "fit (tracked, polished, certified), compare (an approximate model against -ref) or floor (a pass's dgemm floor; with -values and -scores, a reference)")
+	f.StringVar(&cfg.values, "values", "", "floor: the --values file of ikpca fit")
+	f.StringVar(&cfg.scores, "scores", "", "floor: the --scores file of ikpca fit, made a reference with -values and -save")
 	f.StringVar(&cfg.dataset, "dataset", "magic", "magic (seeded order of bench/points) or fashion-mnist (the first -n images)")
 	f.IntVar(&cfg.n, "n", 0, "points (0: all)")
 	f.Float64Var(&cfg.sigma, "sigma", 0, "RBF bandwidth σ (0: kernel.DefaultBandwidth of the points, as ikpca fit picks it)")
@@ -140,8 +153,10 @@ func parse(args []string) (config, error) {
 	switch {
 	case f.NArg() > 0:
 		return cfg, fmt.Errorf("unexpected arguments %q", f.Args())
-	case cfg.mode != "fit" && cfg.mode != "compare":
-		return cfg, fmt.Errorf("-mode %q: want fit or compare", cfg.mode)
+	case cfg.mode != "fit" && cfg.mode != "compare" && cfg.mode != "floor":
+		return cfg, fmt.Errorf("-mode %q: want fit, compare or floor", cfg.mode)
+	case (cfg.values == "") != (cfg.scores == "") || (cfg.scores != "" && cfg.save == ""):
+		return cfg, errors.New("-values, -scores and -save go together")
 	case cfg.dataset != "magic" && cfg.dataset != "fashion-mnist":
 		return cfg, fmt.Errorf("-dataset %q: want magic or fashion-mnist", cfg.dataset)
 	case cfg.method != "nystrom" && cfg.method != "skpca":
@@ -193,9 +208,12 @@ func run(cfg config) error {
 		}
 	}
 	kern := kernel.RBF{Sigma: sigma}
-	if cfg.mode == "compare" {
+	switch cfg.mode {
+	case "compare":
 		err = compare(cfg, kern, X, ref, out)
-	} else {
+	case "floor":
+		err = floorOnly(cfg, X, out)
+	default:
 		err = fit(cfg, kern, X, ref, out)
 	}
 	if err != nil {
@@ -467,6 +485,102 @@ func floor(X *mat.Dense, c int, budget float64) floorTimes {
 	scale := float64(blocks) / float64(ft.timed)
 	ft.distance, ft.product = dist.Seconds()*scale, prod.Seconds()*scale
 	return ft
+}
+
+// floorOnly runs -mode floor.
+func floorOnly(cfg config, X *mat.Dense, out map[string]any) error {
+	m, d := X.Dims()
+	var passes []map[string]any
+	for _, c := range []int{cfg.rank, cfg.rank + 30} {
+		fl := floor(X, c, cfg.floorSeconds)
+		fm, fd := float64(m), float64(d)
+		passes = append(passes, map[string]any{
+			"c": c, "flops_distance": 2 * fm * fm * fd, "flops_product": 2 * fm * fm * float64(c), "kernel_values": fm * fm,
+			"bytes_block": 32 * fm * fm, "floor_distance_s": fl.distance, "floor_product_s": fl.product,
+			"block_rows": fl.rows, "floor_blocks_timed": fl.timed, "blocks": fl.blocks,
+		})
+		logf("dgemm floor of a pass, c = %d: %.3g s distances + %.3g s product", c, fl.distance, fl.product)
+	}
+	out["floors"] = passes
+	if cfg.scores == "" {
+		return nil
+	}
+	vals, err := readColumn(cfg.values, "eigenvalue")
+	if err != nil {
+		return err
+	}
+	S, err := readTable(cfg.scores)
+	if err != nil {
+		return err
+	}
+	r, k := S.Dims()
+	if r != m || len(vals) < k || k < cfg.k {
+		return fmt.Errorf("%s: %d×%d scores and %d values for %d points and %d pairs", cfg.scores, r, k, len(vals), m, cfg.k)
+	}
+	k = cfg.k
+	V := mat.NewDense(m, k, nil)
+	for j := range k {
+		if !(vals[j] > 0) {
+			return fmt.Errorf("%s: eigenvalue %d is %v", cfg.values, j+1, vals[j])
+		}
+		s := 1 / math.Sqrt(vals[j])
+		for i := range m {
+			V.Set(i, j, S.At(i, j)*s)
+		}
+	}
+	out["reference_values"] = vals[:k]
+	return writeReference(cfg.save, vals[:k], V)
+}
+
+// readTable reads a CSV file with a header line of names and numbers below.
+func readTable(path string) (*mat.Dense, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(rows) < 2 {
+		return nil, fmt.Errorf("%s: no rows below the header", path)
+	}
+	A := mat.NewDense(len(rows)-1, len(rows[0]), nil)
+	for i, row := range rows[1:] {
+		for j, cell := range row {
+			v, err := strconv.ParseFloat(cell, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s, line %d: %w", path, i+2, err)
+			}
+			A.Set(i, j, v)
+		}
+	}
+	return A, nil
+}
+
+// readColumn reads the column named name of a CSV file with a header line.
+func readColumn(path, name string) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) < 2 {
+		return nil, fmt.Errorf("%s: not a table with a header (%v)", path, err)
+	}
+	col := slices.Index(rows[0], name)
+	if col < 0 {
+		return nil, fmt.Errorf("%s: no column %q", path, name)
+	}
+	out := make([]float64, len(rows)-1)
+	for i, row := range rows[1:] {
+		if out[i], err = strconv.ParseFloat(row[col], 64); err != nil {
+			return nil, fmt.Errorf("%s, line %d: %w", path, i+2, err)
+		}
+	}
+	return out, nil
 }
 
 // compare runs -mode compare: one approximate model of the points, scored against ref.

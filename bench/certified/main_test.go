@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -210,6 +211,87 @@ func TestFitAgainstBatch(t *testing.T) {
 	readJSON(t, out, &sk)
 	if !(sk.ValueError > 0) || !(sk.Sine > 0 && sk.Sine <= 1+1e-12) || sk.Features < 2 {
 		t.Errorf("SKPCA: values within %g·λ₁, sine %g, D = %d", sk.ValueError, sk.Sine, sk.Features)
+	}
+}
+
+// TestFloorReference: -mode floor makes a reference of the command's outputs — the
+// values and the training scores, written here as "ikpca fit --values --scores" writes
+// them (a header, then the numbers, exact in %g with -1 precision) — whose vectors are
+// the model's unit eigenvectors: the scores divided by √λⱼ, to rounding (a sine of a
+// few ε·√m; 1e-13 allows for it), and times the floor of both passes.
+func TestFloorReference(t *testing.T) {
+	dir := t.TempDir()
+	X, err := load("magic", 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sigma, err := kernel.DefaultBandwidth(X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := kpca.Fit(kernel.RBF{Sigma: sigma}, X, kpca.Options{Components: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const k = 5
+	var S mat.Dense
+	if err := md.Scores(&S, k); err != nil {
+		t.Fatal(err)
+	}
+	vals := md.Values(nil)
+	values := "component,eigenvalue,explained_variance\n"
+	for j, v := range vals {
+		values += strconv.Itoa(j+1) + "," + strconv.FormatFloat(v, 'g', -1, 64) + ",0\n"
+	}
+	scores := "pc1,pc2,pc3,pc4,pc5\n"
+	for i := range 300 {
+		for j := range k {
+			if j > 0 {
+				scores += ","
+			}
+			scores += strconv.FormatFloat(S.At(i, j), 'g', -1, 64)
+		}
+		scores += "\n"
+	}
+	vpath, spath, ref, out := filepath.Join(dir, "v.csv"), filepath.Join(dir, "s.csv"), filepath.Join(dir, "r.ref"), filepath.Join(dir, "f.json")
+	if err := os.WriteFile(vpath, []byte(values), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(spath, []byte(scores), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := parse([]string{"-mode", "floor", "-dataset", "magic", "-n", "300", "-sigma", strconv.FormatFloat(sigma, 'g', -1, 64),
+		"-rank", "20", "-k", "5", "-values", vpath, "-scores", spath, "-save", ref, "-json", out, "-floor-seconds", "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	r, err := readReference(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := sine(r.vectors, topVectors(md, k)); s > 1e-13 {
+		t.Errorf("the reference's vectors are a sine %g from the model's", s)
+	}
+	for j := range k {
+		if r.values[j] != vals[j] {
+			t.Errorf("λ%d = %v, want %v", j+1, r.values[j], vals[j])
+		}
+		if n := mat.Norm(r.vectors.ColView(j), 2); math.Abs(n-1) > 1e-13 {
+			t.Errorf("vector %d has norm %v", j+1, n)
+		}
+	}
+	var res struct {
+		Floors []struct {
+			C        int     `json:"c"`
+			Distance float64 `json:"floor_distance_s"`
+		} `json:"floors"`
+	}
+	readJSON(t, out, &res)
+	if len(res.Floors) != 2 || res.Floors[0].C != 20 || res.Floors[1].C != 50 || !(res.Floors[0].Distance > 0) {
+		t.Errorf("floors %+v", res.Floors)
 	}
 }
 
