@@ -212,7 +212,7 @@ func run(cfg config) error {
 	case "compare":
 		err = compare(cfg, kern, X, ref, out)
 	case "floor":
-		err = floorOnly(cfg, X, out)
+		err = floorOnly(cfg, kern, X, out)
 	default:
 		err = fit(cfg, kern, X, ref, out)
 	}
@@ -301,11 +301,13 @@ func fit(cfg config, kern kernel.RBF, X *mat.Dense, ref *reference, out map[stri
 	cs := []int{cfg.rank, cfg.rank + 30}
 	passSeconds := []float64{lastRun["polish_s"].(float64) / float64(lastRun["passes"].(int)), lastRun["certify_s"].(float64) / 2}
 	var passes []map[string]any
+	sigma := kern.Sigma
 	for i, c := range cs {
-		fl := floor(X, c, cfg.floorSeconds)
+		fl := floor(X, sigma, c, cfg.floorSeconds)
 		fm, fd := float64(m), float64(d)
 		p := map[string]any{
-			"what": []string{"polish", "certify"}[i], "c": c, "seconds": passSeconds[i],
+			"direct": fl.direct,
+			"what":   []string{"polish", "certify"}[i], "c": c, "seconds": passSeconds[i],
 			"flops_distance": 2 * fm * fm * fd, "flops_product": 2 * fm * fm * float64(c), "kernel_values": fm * fm,
 			// The kernel block is written by the distance dgemm, read and written by the
 			// exponentials, read by the product: 32 bytes a kernel value; the points are
@@ -315,7 +317,7 @@ func fit(cfg config, kern kernel.RBF, X *mat.Dense, ref *reference, out map[stri
 		}
 		p["times_distance_floor"] = passSeconds[i] / fl.distance
 		p["times_floor"] = passSeconds[i] / (fl.distance + fl.product)
-		logf("pass (%s, c = %d): %.3g s, %.2f× its dgemm floor (%.3g s distances + %.3g s product)", p["what"], c, passSeconds[i], p["times_floor"], fl.distance, fl.product)
+		logf("pass (%s, c = %d): %.3g s, %.2f× its dgemm floor (%.3g s distances + %.3g s product); %.3g of the entries evaluated directly", p["what"], c, passSeconds[i], p["times_floor"], fl.distance, fl.product, fl.direct)
 		passes = append(passes, p)
 	}
 	out["passes"] = passes
@@ -430,6 +432,11 @@ func orthonormal(A *mat.Dense) (*mat.Dense, error) {
 type floorTimes struct {
 	distance, product   float64 // seconds, scaled to every block
 	rows, blocks, timed int
+	// direct is the share of the kernel entries of the blocks timed that the RBF block
+	// evaluates directly rather than from the dgemm's distances (docs/design.md, "Kernel
+	// blocks": where (2d + 8)·ε·(‖x̃‖² + ‖ỹ‖²) > τ·max(2σ², D̂), τ = 1e-13, ε = 2⁻⁵³);
+	// the floor does not include their cost.
+	direct float64
 }
 
 // passBlockBytes is the size of a pass's block of kernel rows (docs/design.md, "Passes
@@ -438,14 +445,38 @@ const passBlockBytes = 32 << 20
 
 // floor times the dgemms of one pass over the m points of X with c vectors, block by
 // block as a pass computes them: for each block of b rows (b = 32 MiB / 8m), the
-// distance product (b×d)·(d×m) — X's rows against all of X, as kernel.Cross computes
-// −2·x̃ᵀỹ — and the product of the b×m block with an m×c matrix. Nothing else: no
-// exponentials, no centring. If budget > 0 it stops once the blocks timed have taken
+// distance product (b×d)·(d×m) — X's rows against all of X, shifted by their mean as
+// kernel.Cross shifts them, −2·x̃ᵀỹ — and the product of the b×m block with an m×c
+// matrix. Nothing else: no exponentials, no centring. Outside the timed region it counts
+// the entries of each block timed that an RBF of bandwidth sigma evaluates directly. If budget > 0 it stops once the blocks timed have taken
 // that many seconds and scales the times to all the blocks, which have the same shape
 // (the last may be shorter; it is counted as a full one, an overestimate of at most one
 // block's time).
-func floor(X *mat.Dense, c int, budget float64) floorTimes {
+func floor(X *mat.Dense, sigma float64, c int, budget float64) floorTimes {
 	m, d := X.Dims()
+	// The shifted points and their squared norms, as kernel.Cross prepares them.
+	mu := make([]float64, d)
+	for i := range m {
+		for l, v := range X.RawRowView(i) {
+			mu[l] += v
+		}
+	}
+	for l := range mu {
+		mu[l] /= float64(m)
+	}
+	Xs := mat.NewDense(m, d, nil)
+	norms := make([]float64, m)
+	for i := range m {
+		row := Xs.RawRowView(i)
+		for l, v := range X.RawRowView(i) {
+			row[l] = v - mu[l]
+			norms[i] += row[l] * row[l]
+		}
+	}
+	X = Xs
+	coef := float64(2*d+8) * 0x1p-53 / 1e-13 // (2d + 8)·ε/τ
+	g2 := 2 * sigma * sigma
+	var direct, entries float64
 	rows := max(1, min(m, passBlockBytes/(8*m)))
 	blocks := (m + rows - 1) / rows
 	kb := make([]float64, rows*m)
@@ -478,24 +509,37 @@ func floor(X *mat.Dense, c int, budget float64) floorTimes {
 		dist += t1.Sub(t)
 		prod += time.Since(t1)
 		ft.timed++
+		for i := range b {
+			ni := norms[lo+i]
+			for j, g := range kb[i*m : (i+1)*m] { // g = −2·x̃ᵢᵀỹⱼ
+				s := ni + norms[j]
+				if coef*s > math.Max(g2, s+g) {
+					direct++
+				}
+			}
+		}
+		entries += float64(b * m)
 		if budget > 0 && (dist+prod).Seconds() >= budget {
 			break
 		}
 	}
 	scale := float64(blocks) / float64(ft.timed)
 	ft.distance, ft.product = dist.Seconds()*scale, prod.Seconds()*scale
+	ft.direct = direct / entries
 	return ft
 }
 
 // floorOnly runs -mode floor.
-func floorOnly(cfg config, X *mat.Dense, out map[string]any) error {
+func floorOnly(cfg config, kern kernel.RBF, X *mat.Dense, out map[string]any) error {
 	m, d := X.Dims()
+	sigma := kern.Sigma
 	var passes []map[string]any
 	for _, c := range []int{cfg.rank, cfg.rank + 30} {
-		fl := floor(X, c, cfg.floorSeconds)
+		fl := floor(X, sigma, c, cfg.floorSeconds)
 		fm, fd := float64(m), float64(d)
 		passes = append(passes, map[string]any{
-			"c": c, "flops_distance": 2 * fm * fm * fd, "flops_product": 2 * fm * fm * float64(c), "kernel_values": fm * fm,
+			"direct": fl.direct,
+			"c":      c, "flops_distance": 2 * fm * fm * fd, "flops_product": 2 * fm * fm * float64(c), "kernel_values": fm * fm,
 			"bytes_block": 32 * fm * fm, "floor_distance_s": fl.distance, "floor_product_s": fl.product,
 			"block_rows": fl.rows, "floor_blocks_timed": fl.timed, "blocks": fl.blocks,
 		})
