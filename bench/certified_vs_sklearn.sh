@@ -48,7 +48,8 @@
 # pass, on the same backend in the same run. The machine (CPU, OpenBLAS's core as
 # OPENBLAS_VERBOSE=2 names it) is printed first. Run it on an idle machine:
 #
-#   bench/certified_vs_sklearn.sh                          # everything (1–2 hours)
+#   bench/certified_vs_sklearn.sh                          # everything: hours (a pass over
+#                                                          # 70,000 images is ~10¹³ flops)
 #   bench/certified_vs_sklearn.sh -only magic,fashion -keep DIR   # MAGIC, 10,000/20,000 images
 #   bench/certified_vs_sklearn.sh -only all,compare -keep DIR     # the 70,000 images
 #   bench/certified_vs_sklearn.sh -only none -sklearn-all 20G -keep DIR
