@@ -227,7 +227,7 @@ func matrixRBF(K blas64.Symmetric, x blas64.General, s rbfScale) {
 	xn := make([]float64, n)
 	shiftRows(xs, xn, x, mu, bad)
 	native.Syrk(blas.NoTrans, -2, blas64.General{Rows: n, Cols: d, Stride: d, Data: xs}, 0, K)
-	coef := float64(2*d+8) * unitRoundoff / blockTolerance
+	coef := identityCoef(d)
 	triangleRows(n, 1, func(i int) {
 		rbfRow(K.Data[i*K.Stride+i:i*K.Stride+n], xn[i], xn[i:], x.Data[i*x.Stride:i*x.Stride+d],
 			x.Data[i*x.Stride:], x.Stride, s, coef, blas64.General{}, nil)
