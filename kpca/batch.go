@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/native"
+	"github.com/ikpca/ikpca/update"
 )
 
 // AddBatch adds the rows of X in order (sliding a window as Add does). It is all or
@@ -47,7 +48,7 @@ func (md *Model) addBatch(X mat.Matrix, r int) error {
 	} else {
 		md.ensure(md.m + r)
 	}
-	saved := md.snapshot()
+	saved := md.appendSnapshot()
 	md.batching = true
 	defer func() { md.batching = false }()
 	row := make([]float64, md.d)
@@ -68,6 +69,27 @@ func (md *Model) addBatch(X mat.Matrix, r int) error {
 		i++
 	}
 	return nil
+}
+
+// appendSnapshot is snapshot for addBatch's steps, which append points: without a
+// window they write the points after the first m and never move those (ensure keeps
+// them when it grows the buffer; a refresh reads them), so that restore needs no copy
+// of them, and it takes none — snapshot's copy of every point at each AddBatch cost a
+// caller adding a long input a block at a time (the command's fit) m·d floats a block,
+// in time and in memory: 125 MB a block at 20,000 points of dimension 784. In a window,
+// whose steps remove the oldest point, it is snapshot. It must save what snapshot
+// saves but the points (TestAppendSnapshot).
+func (md *Model) appendSnapshot() snapshotState {
+	if md.opts.Window > 0 {
+		return md.snapshot()
+	}
+	if md.bordered() {
+		md.backupThin.CopyFrom(&md.thin)
+	} else {
+		md.backup.CopyFrom(&md.sym)
+	}
+	return snapshotState{m: md.m, since: md.since, total: md.total, self: md.self, cert: md.cert, stats: md.stats,
+		sums: append([]float64(nil), md.rowSum[:md.m]...), updates: append([]update.Stats(nil), md.updates...)}
 }
 
 // The cost model of AddBatch, in n×n×n dgemms for a decomposition of n points, from
