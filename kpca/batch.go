@@ -175,7 +175,9 @@ func (md *Model) refactor(X mat.Matrix, r int) error {
 // drift probe counting every row; the caller restores the model on error.
 func (md *Model) addBlocks(X mat.Matrix, lo, hi int) error {
 	size := md.blockSize()
-	buf := mat.NewDense(min(size, hi-lo), md.d, nil)
+	sc := blockPool.Get().(*blockScratch)
+	defer blockPool.Put(sc)
+	buf := denseOf(&sc.rows, min(size, hi-lo), md.d)
 	for first := lo; first < hi; first += size {
 		last := min(first+size, hi)
 		xb := buf.Slice(0, last-first, 0, md.d).(*mat.Dense)
@@ -183,7 +185,7 @@ func (md *Model) addBlocks(X mat.Matrix, lo, hi int) error {
 			mat.Row(xb.RawRowView(i-first), i, X)
 		}
 		md.pending = md.pending[:0]
-		if err := md.addBlock(xb); err != nil {
+		if err := md.addBlock(xb, sc); err != nil {
 			return fmt.Errorf("kpca: batch rows %d to %d: %w", first, last-1, err)
 		}
 		md.endStep()
