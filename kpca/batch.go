@@ -175,6 +175,15 @@ func (md *Model) refactor(X mat.Matrix, r int) error {
 // drift probe counting every row; the caller restores the model on error.
 func (md *Model) addBlocks(X mat.Matrix, lo, hi int) error {
 	size := md.blockSize()
+	// The kernel block and the border of each step grow with the model: room for the
+	// largest at once — the model's capacity, which Reserve sets to the points to come
+	// (the command's fit, adding a block at a time, reserves them all) — rather than a
+	// quarter more at a time, each growth the garbage of the last.
+	most := max(md.m+hi-lo, md.capacity()) * min(size, hi-lo)
+	md.blockA = grow(md.blockA, most)
+	if !md.opts.Uncentred {
+		md.blockB = grow(md.blockB, most)
+	}
 	sc := blockPool.Get().(*blockScratch)
 	defer blockPool.Put(sc)
 	buf := denseOf(&sc.rows, min(size, hi-lo), md.d)
