@@ -486,3 +486,27 @@ func TestBlockExtremes(t *testing.T) {
 		}
 	}
 }
+
+// TestShiftNorm checks that shiftNorm's shifted row is x − mu and its value sqNorm's of
+// that row, bit for bit, for lengths around each multiple of eight.
+func TestShiftNorm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 38))
+	for _, d := range []int{0, 1, 7, 8, 9, 15, 16, 17, 123, 784} {
+		x, mu, dst := make([]float64, d+3), make([]float64, d+1), make([]float64, d)
+		for i := range x {
+			x[i] = rng.NormFloat64() * 100
+		}
+		for i := range mu {
+			mu[i] = rng.NormFloat64() * 100
+		}
+		got := shiftNorm(dst, x, mu)
+		for i, v := range dst {
+			if v != x[i]-mu[i] {
+				t.Fatalf("d=%d: dst[%d] = %v, want %v", d, i, v, x[i]-mu[i])
+			}
+		}
+		if want := sqNorm(dst); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("d=%d: shiftNorm %v, sqNorm %v", d, got, want)
+		}
+	}
+}

@@ -140,7 +140,7 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 		md.blockB = grow(md.blockB, m*b)
 		B = mat.NewDense(m, b, md.blockB)
 		braw := B.RawMatrix()
-		native.Gemm(blas.NoTrans, blas.NoTrans, 1, araw, F.RawMatrix(), 0, braw)
+		helmertBorder(braw, araw, alpha, F)
 		native.Ger(1, blas64.Vector{N: m, Inc: 1, Data: md.rowSum[:m]}, blas64.Vector{N: b, Inc: 1, Data: alpha}, braw)
 		sc.sf = grow(sc.sf, b) // Fᵀs
 		sf := sc.sf
@@ -225,6 +225,27 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 	md.cert.drop(st.Dropped)
 	md.cert.slack += 64*roundoff*float64(st.Size+b+2)*scale + st.Neglected + kernelAccuracy*(normA+normC)
 	return nil
+}
+
+// helmertBorder sets B = A·F for the Helmert directions F of a block step (addBlock):
+// column j of F is αⱼ above the diagonal and Fⱼⱼ = −(m+j)·αⱼ on it, so that
+// (A·F)ᵣⱼ = αⱼ·Σ_{i<j} Aᵣᵢ + Fⱼⱼ·Aᵣⱼ, a running sum along each row of A: O(m·b) where
+// the dgemm it replaces took O(m·b²), 2.5% of a tracked fit at d = 784. Each value
+// carries at most j + 2 roundings of terms no larger than the product's, the dgemm's
+// bound (γ_b of Σᵢ|Aᵣᵢ·Fᵢⱼ|).
+func helmertBorder(B, A blas64.General, alpha []float64, F *mat.Dense) {
+	b := A.Cols
+	f := F.RawMatrix()
+	alpha = alpha[:b]
+	for r := range A.Rows {
+		a := A.Data[r*A.Stride : r*A.Stride+b]
+		row := B.Data[r*B.Stride : r*B.Stride+b]
+		var p float64
+		for j, v := range a {
+			row[j] = alpha[j]*p + f.Data[j*f.Stride+j]*v
+			p += v
+		}
+	}
 }
 
 // frobenius returns the Frobenius norm of a symmetric matrix (without BLAS, which mat
