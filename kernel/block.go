@@ -11,7 +11,6 @@ import (
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/parallel"
 	"github.com/ikpca/ikpca/internal/rbfrow"
-	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -97,7 +96,7 @@ type Cross struct {
 	ys    []float64 // RBF: the shifted rows ỹⱼ, m×d
 	yn    []float64 // RBF: ‖ỹⱼ‖²
 	ybad  []int     // rows of Y with a NaN or infinite coordinate
-	coef  float64   // RBF: (2d+8)·ε/τ, see rbfRow
+	coef  float64   // RBF: (d + ⌈d/8⌉ + 12)·ε/τ (identityCoef), see rbfRow
 	ready bool
 }
 
@@ -234,9 +233,21 @@ func (c *Cross) prepareRBF() {
 	c.ys = resize(c.ys, m*d)
 	c.yn = resize(c.yn, m)
 	shiftRows(c.ys, c.yn, c.y, c.mu, c.ybad)
-	// The identity's error bound (docs/design.md, "Kernel blocks"):
-	// |D̂ − ‖x−y‖²| ≤ (2d+8)·ε·(‖x̃‖² + ‖ỹ‖²).
-	c.coef = float64(2*d+8) * unitRoundoff / blockTolerance
+	c.coef = identityCoef(d)
+}
+
+// identityCoef returns coef = (d + ⌈d/8⌉ + 12)·ε/τ for points of dimension d: the
+// distance identity's error bound per unit of S = ‖x̃‖² + ‖ỹ‖², over τ (docs/design.md,
+// "Kernel blocks"):
+//
+//	|D̂ − ‖x−y‖²| ≤ (d + ⌈d/8⌉ + 12)·ε·S,
+//
+// of which d·ε·S is the product x̃ᵀỹ's (any order of summation: 2·γ_d·‖x̃‖‖ỹ‖ ≤ γ_d·S),
+// (⌈d/8⌉ + 3)·ε·S the squared norms' (sqNorm), 4ε·S the shift's and 3ε·S the sum
+// and the difference; the remaining 2ε·S cover the second-order terms (γ_n = nε/(1 − nε)
+// exceeds n·ε by a relative n·ε, below 1e-9 for any dimension a float64 slice holds).
+func identityCoef(d int) float64 {
+	return float64(d+(d+7)/8+12) * unitRoundoff / blockTolerance
 }
 
 // shiftRows writes the rows of a minus mu to dst (row-major, len(mu) columns) and their
@@ -250,11 +261,65 @@ func shiftRows(dst, norms []float64, a blas64.General, mu []float64, bad []int) 
 			norms[i] = 0
 			continue
 		}
-		for l, v := range a.Data[i*a.Stride : i*a.Stride+d] {
-			row[l] = v - mu[l]
-		}
-		norms[i] = vec.Dot(row, row) // summed like vec.SqDist
+		norms[i] = shiftNorm(row, a.Data[i*a.Stride:i*a.Stride+d], mu)
 	}
+}
+
+// shiftNorm sets dst = x − mu and returns sqNorm(dst), bit for bit — the same squares in
+// the same partial sums — in one pass: the shift of a model's stored points at every
+// block step is bound by memory, and a second pass over the shifted row for its norm
+// took a third of its time. len(x) and len(mu) must be at least len(dst).
+func shiftNorm(dst, x, mu []float64) float64 {
+	x, mu = x[:len(dst)], mu[:len(dst)]
+	var s [8]float64
+	i := 0
+	for ; i+8 <= len(dst); i += 8 {
+		d, xx, m := dst[i:i+8:i+8], x[i:i+8:i+8], mu[i:i+8:i+8]
+		d0, d1, d2, d3 := xx[0]-m[0], xx[1]-m[1], xx[2]-m[2], xx[3]-m[3]
+		d4, d5, d6, d7 := xx[4]-m[4], xx[5]-m[5], xx[6]-m[6], xx[7]-m[7]
+		d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = d0, d1, d2, d3, d4, d5, d6, d7
+		s[0] += d0 * d0
+		s[1] += d1 * d1
+		s[2] += d2 * d2
+		s[3] += d3 * d3
+		s[4] += d4 * d4
+		s[5] += d5 * d5
+		s[6] += d6 * d6
+		s[7] += d7 * d7
+	}
+	for q := 0; i < len(dst); i, q = i+1, q+1 {
+		v := x[i] - mu[i]
+		dst[i] = v
+		s[q] += v * v
+	}
+	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+}
+
+// sqNorm returns ‖a‖², summed in eight interleaved partial sums of at most ⌈d/8⌉ terms
+// each, d = len(a), then added pairwise. Every term a_l² is rounded once, then by the
+// at most ⌈d/8⌉ − 1 additions of its partial sum and the three levels of the pairwise
+// sum, so that the computed value is within γ_{⌈d/8⌉+3}·‖a‖² of the exact one (the
+// terms are not negative; Higham, "Accuracy and Stability of Numerical Algorithms",
+// §3.1): at d = 784, 101·ε where one running sum carries 784·ε. The distance
+// identity's bound counts it twice, once for each point (identityCoef), and it is
+// what lets the identity serve every entry of typical data of many coordinates.
+func sqNorm(a []float64) float64 {
+	var s [8]float64
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		s[0] += a[i] * a[i]
+		s[1] += a[i+1] * a[i+1]
+		s[2] += a[i+2] * a[i+2]
+		s[3] += a[i+3] * a[i+3]
+		s[4] += a[i+4] * a[i+4]
+		s[5] += a[i+5] * a[i+5]
+		s[6] += a[i+6] * a[i+6]
+		s[7] += a[i+7] * a[i+7]
+	}
+	for q := 0; i < len(a); i, q = i+1, q+1 {
+		s[q] += a[i] * a[i]
+	}
+	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
 }
 
 // BlockTo sets dst to the kernel block K(X, Y), dst[i][j] = k(Xᵢ, Yⱼ), for the rows Xᵢ of X
@@ -348,41 +413,68 @@ func (c *Cross) elements(out, x blas64.General, lo, hi int) {
 	}
 }
 
-// blockRBF computes an RBF block from the distance identity: dst = −2·X̃·Ỹᵀ by one dgemm,
-// then each entry's squared distance D̂ = (‖x̃‖² + ‖ỹ‖²) − 2x̃ᵀỹ and exp(−D̂/(2σ²)) (or
-// exp(−γ·D̂)), or the direct value where the identity's error bound is too large
-// (rbfRow).
+// blockRBF computes an RBF block from the distance identity, a chunk of rows of X at a
+// time (rbfChunk): their shifted rows and squared norms, −2·X̃·Ỹᵀ by one dgemm, then each
+// entry's squared distance D̂ = (‖x̃‖² + ‖ỹ‖²) − 2x̃ᵀỹ and exp(−D̂/(2σ²)) (or exp(−γ·D̂)),
+// or the direct value where the identity's error bound is too large (rbfRow). The
+// shifted copy is a chunk's, not X's: a model's block of its m stored points against a
+// few new ones would otherwise copy every stored point once more.
 func (c *Cross) blockRBF(out, x blas64.General, work *BlockWork) {
 	b, d, m := x.Rows, x.Cols, c.y.Rows
-	work.xbad = badRows(work.xbad[:0], x)
-	work.xs = resize(work.xs, b*d)
+	chunk := rbfChunk(b, d)
+	work.xs = resize(work.xs, chunk*d)
 	work.xn = resize(work.xn, b)
-	shiftRows(work.xs, work.xn, x, c.mu, work.xbad)
-	xs := blas64.General{Rows: b, Cols: d, Stride: d, Data: work.xs}
 	ys := blas64.General{Rows: m, Cols: d, Stride: d, Data: c.ys}
-	native.Gemm(blas.NoTrans, blas.Trans, -2, xs, ys, 0, out)
-	if nw := workers(b*m, 0, b); nw <= 1 {
-		c.rbfRows(out, x, work.xn, 0, b)
-	} else {
-		work.job.inParallel(nw, loopRBF, c, out, x, work.xn)
+	for lo := 0; lo < b; lo += chunk {
+		hi := min(lo+chunk, b)
+		xc := blas64.General{Rows: hi - lo, Cols: d, Stride: x.Stride, Data: x.Data[lo*x.Stride:]}
+		oc := blas64.General{Rows: hi - lo, Cols: m, Stride: out.Stride, Data: out.Data[lo*out.Stride:]}
+		xn := work.xn[lo:hi]
+		shiftRows(work.xs, xn, xc, c.mu, nil)
+		xs := blas64.General{Rows: hi - lo, Cols: d, Stride: d, Data: work.xs}
+		native.Gemm(blas.NoTrans, blas.Trans, -2, xs, ys, 0, oc)
+		if nw := workers((hi-lo)*m, 0, hi-lo); nw <= 1 {
+			c.rbfRows(oc, xc, xn, 0, hi-lo)
+		} else {
+			work.job.inParallel(nw, loopRBF, c, oc, xc, xn)
+		}
 	}
-	c.fixBad(out, x, work.xbad)
+	c.fixBad(out, x, nil)
 }
 
-// rbfRows finishes rows lo…hi−1 of an RBF block (rbfRow).
+// rbfChunkBytes bounds the shifted copy of a chunk of X (blockRBF): 4 MiB, 668 rows at
+// d = 784, enough for the dgemm of a chunk against Y to run at full speed.
+const rbfChunkBytes = 4 << 20
+
+// rbfChunk returns the rows of X that blockRBF shifts at a time, of b rows of dimension
+// d: all of them if they fit in rbfChunkBytes, otherwise as many as fit, at least 64.
+func rbfChunk(b, d int) int {
+	return min(b, max(64, rbfChunkBytes/(8*d)))
+}
+
+// rbfRows finishes rows lo…hi−1 of an RBF block (rbfRow). A row whose squared norm
+// ‖x̃‖² is not finite — its point has a NaN or infinite coordinate, or one so large that
+// its square overflows — is evaluated by Eval instead, as Column would: the test on the
+// norm replaces a scan of X for NaN and Inf, for a coordinate that is not finite makes
+// the sum of squares NaN or +Inf.
 func (c *Cross) rbfRows(out, x blas64.General, xn []float64, lo, hi int) {
 	d, m := x.Cols, c.y.Rows
 	for i := lo; i < hi; i++ {
-		rbfRow(out.Data[i*out.Stride:i*out.Stride+m], xn[i], c.yn, x.Data[i*x.Stride:i*x.Stride+d],
-			c.y.Data, c.y.Stride, c.scale, c.coef, blas64.General{}, nil)
+		xi := x.Data[i*x.Stride : i*x.Stride+d]
+		row := out.Data[i*out.Stride : i*out.Stride+m]
+		if xn[i]-xn[i] != 0 {
+			fill(row, c.kern, c.y.Data, c.y.Stride, d, xi)
+			continue
+		}
+		rbfRow(row, xn[i], c.yn, xi, c.y.Data, c.y.Stride, c.scale, c.coef, blas64.General{}, nil)
 	}
 }
 
 // rbfRow finishes a row of an RBF block for the point x: on entry row[j] holds −2x̃ᵀỹⱼ,
 // on return k(x, yⱼ) = exp(−D̂ⱼ·s.inv) — exp(−D̂ⱼ/(2σ²)) or exp(−γ·D̂ⱼ) — with
 // D̂ⱼ = (‖x̃‖² + ‖ỹⱼ‖²) − 2x̃ᵀỹⱼ from the squared norms xn and yn[j]. Where the identity's
-// error bound (2d+8)·ε·(‖x̃‖² + ‖ỹⱼ‖²) (plus underflow's) exceeds τ·max(s.g2, D̂ⱼ) —
-// coef = (2d+8)·ε/τ, s.g2 = 2σ² or 1/γ — the value is evaluated directly from x and yⱼ
+// error bound (d + ⌈d/8⌉ + 12)·ε·(‖x̃‖² + ‖ỹⱼ‖²) (plus underflow's) exceeds τ·max(s.g2, D̂ⱼ) —
+// coef = identityCoef(d), s.g2 = 2σ² or 1/γ — the value is evaluated directly from x and yⱼ
 // (row j of y, stride ys), bit for bit as Eval: the cancellation of close points far
 // from the shift. docs/design.md, "Kernel blocks".
 //

@@ -176,7 +176,8 @@ func refRBF(x, y []float64, k RBF) float64 {
 // TestBlockCancellation checks the RBF identity where it cancels: points at distances
 // from 1e-8 to 1e3 of their norm, exact duplicates and near-duplicates one last bit apart
 // in one coordinate, near the origin and around 1e4·(1, …, 1), bandwidths from 1e-3 to
-// 1e3 (and the same kernels given by γ = 1/(2σ²)), d = 10 and 123, so that exponents v
+// 1e3 (and the same kernels given by γ = 1/(2σ²)), d = 10, 123 and 784 (where the
+// identity's bound, (d + ⌈d/8⌉ + 12)·ε·S, is nearly τ·S), so that exponents v
 // run from 0 through 1e-27 (a near-duplicate)
 // to beyond exp's underflow, and entries come from the identity and, where it cancels,
 // from the direct evaluation. Every value must agree with Eval within blockBound, and
@@ -189,10 +190,14 @@ func refRBF(x, y []float64, k RBF) float64 {
 // Matrix.
 func TestBlockCancellation(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
-	for _, d := range []int{10, 123} {
+	for _, d := range []int{10, 123, 784} {
 		documented := max(blockTolerance+10*eps, float64(d+3)*eps)
+		m := 6
+		if d > 200 {
+			m = 2 // the exact reference costs d big.Float operations an entry
+		}
 		for _, offset := range []float64{0, 1e4} {
-			X, Y := cancellationPoints(rng, 6, d, offset)
+			X, Y := cancellationPoints(rng, m, d, offset)
 			checkNearDuplicates(t, X, Y)
 			for _, k := range cancellationKernels() {
 				dst := checkBlock(t, k, X, Y)
@@ -216,6 +221,57 @@ func TestBlockCancellation(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSqNorm checks sqNorm against the exact sum of squares (big.Float) within the bound
+// the identity's error analysis takes from it (identityCoef): γ_{⌈d/8⌉+3}·‖a‖², on
+// entries of one sign and of mixed magnitudes — spread over 2⁻⁶⁰ to 2⁶⁰, and the
+// adversarial 1 + 2⁻²⁷·k, whose squares all round — for lengths around each multiple of
+// eight and up to 1000.
+func TestSqNorm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 34))
+	lengths := []int{0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 123, 784, 1000}
+	for _, d := range lengths {
+		for trial := range 3 {
+			a := make([]float64, d)
+			for i := range a {
+				switch trial {
+				case 0:
+					a[i] = rng.NormFloat64()
+				case 1:
+					a[i] = math.Ldexp(rng.Float64(), rng.IntN(121)-60)
+				default:
+					a[i] = 1 + 0x1p-27*float64(rng.IntN(1<<20))
+				}
+			}
+			exact := new(big.Float).SetPrec(2200)
+			for _, v := range a {
+				sq := new(big.Float).SetPrec(2200).SetFloat64(v)
+				exact.Add(exact, sq.Mul(sq, sq))
+			}
+			want, _ := exact.Float64()
+			n := float64((d+7)/8 + 3)
+			bound := n * eps / (1 - n*eps) * want
+			if got := sqNorm(a); !(math.Abs(got-want) <= bound) {
+				t.Fatalf("d=%d trial %d: sqNorm %v, exact %v (|Δ| = %.3g, bound %.3g)", d, trial, got, want, math.Abs(got-want), bound)
+			}
+		}
+	}
+}
+
+// TestBlockChunks checks a block whose X is shifted in several chunks (rbfChunk: 668
+// rows at d = 784), points not finite in two of them included, against Eval.
+func TestBlockChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 36))
+	const d = 784
+	X, Y := randDense(rng, 2*rbfChunk(1<<20, d)+37, d), randDense(rng, 7, d)
+	X.Set(5, 3, math.NaN())
+	X.Set(rbfChunk(1<<20, d)+1, 0, math.Inf(1))
+	X.Set(rbfChunk(1<<20, d)+2, 9, 1e300) // finite, but its squared norm overflows
+	Y.Set(4, 100, math.NaN())
+	for _, k := range []RBF{{Sigma: 3}, {Gamma: 0.05}} {
+		checkBlock(t, k, X, Y)
 	}
 }
 
@@ -427,6 +483,30 @@ func TestBlockExtremes(t *testing.T) {
 					checkEntry(t, k, Y.RawRowView(j), Y.RawRowView(i), K.At(i, j), "Matrix")
 				}
 			}
+		}
+	}
+}
+
+// TestShiftNorm checks that shiftNorm's shifted row is x − mu and its value sqNorm's of
+// that row, bit for bit, for lengths around each multiple of eight.
+func TestShiftNorm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 38))
+	for _, d := range []int{0, 1, 7, 8, 9, 15, 16, 17, 123, 784} {
+		x, mu, dst := make([]float64, d+3), make([]float64, d+1), make([]float64, d)
+		for i := range x {
+			x[i] = rng.NormFloat64() * 100
+		}
+		for i := range mu {
+			mu[i] = rng.NormFloat64() * 100
+		}
+		got := shiftNorm(dst, x, mu)
+		for i, v := range dst {
+			if v != x[i]-mu[i] {
+				t.Fatalf("d=%d: dst[%d] = %v, want %v", d, i, v, x[i]-mu[i])
+			}
+		}
+		if want := sqNorm(dst); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("d=%d: shiftNorm %v, sqNorm %v", d, got, want)
 		}
 	}
 }

@@ -161,25 +161,58 @@ func Matrix(k Kernel, X *mat.Dense) *mat.SymDense {
 		panic("kernel: Matrix: nil kernel")
 	}
 	raw := X.RawMatrix()
+	K := mat.NewSymDense(raw.Rows, nil)
+	matrix(K.RawSymmetric(), k, raw, nil)
+	return K
+}
+
+// MatrixTo sets dst to the kernel matrix K(Y, Y) of the prepared points, as Matrix(k, Y)
+// computes it, bit for bit — an RBF's from the Cross's shifted rows and norms, which
+// Matrix would compute again. dst is resized if empty and must otherwise be
+// Len()×Len(); MatrixTo panics otherwise, and if the Cross was never Reset. With a dst
+// of that size it allocates nothing for an RBF, Polynomial or Linear kernel of a matrix
+// small enough to be evaluated on one goroutine, and nothing but the goroutines of a
+// larger one: a model's block of new points against themselves, at every step.
+func (c *Cross) MatrixTo(dst *mat.SymDense) {
+	if !c.ready {
+		panic("kernel: Cross: not prepared (Reset)")
+	}
+	n := c.y.Rows
+	if dst.IsEmpty() {
+		dst.ReuseAsSym(n)
+	}
+	if dst.SymmetricDim() != n {
+		panic(mat.ErrShape)
+	}
+	matrix(dst.RawSymmetric(), c.kern, c.y, c)
+}
+
+// matrix sets the upper triangle of kr to the kernel matrix of the rows of raw (see
+// Matrix). c, if not nil, is a Cross of those rows and that kernel: an RBF's shifted
+// rows and their norms are taken from it, the values it computes being the same.
+func matrix(kr blas64.Symmetric, k Kernel, raw blas64.General, c *Cross) {
 	n := raw.Rows
-	K := mat.NewSymDense(n, nil)
-	kr := K.RawSymmetric()
 	switch dk := deref(k).(type) {
 	case RBF:
-		matrixRBF(kr, raw, scaleOf(dk))
+		if c != nil {
+			matrixShifted(kr, raw, c.ys, c.yn, c.scale)
+		} else {
+			matrixRBF(kr, raw, scaleOf(dk))
+		}
 	case Polynomial, Linear:
 		native.Syrk(blas.NoTrans, 1, raw, 0, kr)
 		if p, ok := dk.(Polynomial); ok {
-			triangleRows(n, 1, func(i int) {
-				row := kr.Data[i*kr.Stride+i : i*kr.Stride+n]
-				for j, g := range row {
-					row[j] = powInt(p.Gamma*g+p.Coef0, p.Degree)
+			if workers(n*(n+1)/2, 1, n) <= 1 { // serially without the closure, which would be allocated
+				for i := range n {
+					powerRow(kr, i, p)
 				}
-			})
+			} else {
+				triangleRows(n, 1, func(i int) { powerRow(kr, i, p) })
+			}
 		}
 	default:
 		matrixElements(k, kr, raw)
-		return K
+		return
 	}
 	// The diagonal, and the rows and columns of non-finite points, as Eval.
 	d := raw.Cols
@@ -187,7 +220,10 @@ func Matrix(k Kernel, X *mat.Dense) *mat.SymDense {
 		xi := raw.Data[i*raw.Stride : i*raw.Stride+d]
 		kr.Data[i*kr.Stride+i] = k.Eval(xi, xi)
 	}
-	for _, i := range badRows(nil, raw) {
+	for i := range n {
+		if c != nil && !isBad(c.ybad, i) || c == nil && finiteRow(raw, i) {
+			continue
+		}
 		xi := raw.Data[i*raw.Stride : i*raw.Stride+d]
 		for j := range n {
 			xj := raw.Data[j*raw.Stride : j*raw.Stride+d]
@@ -198,12 +234,30 @@ func Matrix(k Kernel, X *mat.Dense) *mat.SymDense {
 			}
 		}
 	}
-	return K
+}
+
+// powerRow replaces the products g in row i of the upper triangle of kr by the
+// polynomial kernel's (γ·g + c)^d.
+func powerRow(kr blas64.Symmetric, i int, p Polynomial) {
+	row := kr.Data[i*kr.Stride+i : i*kr.Stride+kr.N]
+	for j, g := range row {
+		row[j] = powInt(p.Gamma*g+p.Coef0, p.Degree)
+	}
+}
+
+// finiteRow reports whether row i of a has only finite entries.
+func finiteRow(a blas64.General, i int) bool {
+	for _, v := range a.Data[i*a.Stride : i*a.Stride+a.Cols] {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // matrixRBF sets the upper triangle of K to the RBF kernel matrix of the rows of x, with
-// the exponent's scale s: the rows shifted by their mean, −2·X̃·X̃ᵀ by one dsyrk, then
-// each entry as in rbfRow.
+// the exponent's scale s: the rows shifted by their mean (as Cross.Reset shifts them),
+// then matrixShifted.
 func matrixRBF(K blas64.Symmetric, x blas64.General, s rbfScale) {
 	n, d := x.Rows, x.Cols
 	bad := badRows(nil, x)
@@ -226,8 +280,23 @@ func matrixRBF(K blas64.Symmetric, x blas64.General, s rbfScale) {
 	xs := make([]float64, n*d)
 	xn := make([]float64, n)
 	shiftRows(xs, xn, x, mu, bad)
+	matrixShifted(K, x, xs, xn, s)
+}
+
+// matrixShifted sets the upper triangle of K to the RBF kernel matrix of the rows of x,
+// given them shifted (xs, n×d) and their squared norms xn: −2·X̃·X̃ᵀ by one dsyrk, then
+// each entry as in rbfRow.
+func matrixShifted(K blas64.Symmetric, x blas64.General, xs, xn []float64, s rbfScale) {
+	n, d := x.Rows, x.Cols
 	native.Syrk(blas.NoTrans, -2, blas64.General{Rows: n, Cols: d, Stride: d, Data: xs}, 0, K)
-	coef := float64(2*d+8) * unitRoundoff / blockTolerance
+	coef := identityCoef(d)
+	if workers(n*(n+1)/2, 1, n) <= 1 { // serially without the closure, which would be allocated
+		for i := range n {
+			rbfRow(K.Data[i*K.Stride+i:i*K.Stride+n], xn[i], xn[i:], x.Data[i*x.Stride:i*x.Stride+d],
+				x.Data[i*x.Stride:], x.Stride, s, coef, blas64.General{}, nil)
+		}
+		return
+	}
 	triangleRows(n, 1, func(i int) {
 		rbfRow(K.Data[i*K.Stride+i:i*K.Stride+n], xn[i], xn[i:], x.Data[i*x.Stride:i*x.Stride+d],
 			x.Data[i*x.Stride:], x.Stride, s, coef, blas64.General{}, nil)

@@ -217,3 +217,59 @@ func TestMatrixPanics(t *testing.T) {
 	}()
 	Matrix(nil, mat.NewDense(2, 2, nil))
 }
+
+// TestMatrixTo checks that a Cross's MatrixTo is Matrix of its points bit for bit, for
+// every kind of kernel, with points that are not finite, a strided view, serially and in
+// parallel, into an empty dst and into one of the right size; and that it panics on a
+// dst of another size.
+func TestMatrixTo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	nan := randDense(rng, 9, 5)
+	nan.Set(2, 1, math.NaN())
+	nan.Set(6, 4, math.Inf(-1))
+	for _, parallel := range []bool{false, true} {
+		if parallel {
+			forceParallel(t)
+		} else {
+			forceSerial(t)
+		}
+		for _, X := range []*mat.Dense{randDense(rng, 1, 4), randDense(rng, 23, 7), view(rng, 40, 3), nan} {
+			for _, k := range allKernels() {
+				want := Matrix(k, X)
+				c := NewCross(k, X)
+				var got mat.SymDense
+				c.MatrixTo(&got)
+				c.MatrixTo(&got) // into a dst of the right size
+				n := want.SymmetricDim()
+				for i := range n {
+					for j := i; j < n; j++ {
+						if math.Float64bits(got.At(i, j)) != math.Float64bits(want.At(i, j)) {
+							t.Fatalf("%v parallel=%v (%d,%d): MatrixTo %v, Matrix %v", k, parallel, i, j, got.At(i, j), want.At(i, j))
+						}
+					}
+				}
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("MatrixTo into a dst of another size did not panic")
+		}
+	}()
+	NewCross(RBF{Sigma: 1}, randDense(rng, 3, 2)).MatrixTo(mat.NewSymDense(2, nil))
+}
+
+// TestMatrixToNoAlloc checks that MatrixTo of an RBF, Polynomial and Linear kernel into a
+// dst of the right size allocates nothing, serially.
+func TestMatrixToNoAlloc(t *testing.T) {
+	forceSerial(t)
+	rng := rand.New(rand.NewPCG(17, 18))
+	X := randDense(rng, 16, 10)
+	for _, k := range []Kernel{RBF{Sigma: 1}, Polynomial{Degree: 2, Gamma: 1, Coef0: 1}, Linear{}} {
+		c := NewCross(k, X)
+		dst := mat.NewSymDense(16, nil)
+		if n := testing.AllocsPerRun(10, func() { c.MatrixTo(dst) }); n != 0 {
+			t.Errorf("%v: MatrixTo allocates %v times", k, n)
+		}
+	}
+}

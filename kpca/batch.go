@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/native"
+	"github.com/ikpca/ikpca/update"
 )
 
 // AddBatch adds the rows of X in order (sliding a window as Add does). It is all or
@@ -47,7 +48,7 @@ func (md *Model) addBatch(X mat.Matrix, r int) error {
 	} else {
 		md.ensure(md.m + r)
 	}
-	saved := md.snapshot()
+	saved := md.appendSnapshot()
 	md.batching = true
 	defer func() { md.batching = false }()
 	row := make([]float64, md.d)
@@ -68,6 +69,27 @@ func (md *Model) addBatch(X mat.Matrix, r int) error {
 		i++
 	}
 	return nil
+}
+
+// appendSnapshot is snapshot for addBatch's steps, which append points: without a
+// window they write the points after the first m and never move those (ensure keeps
+// them when it grows the buffer; a refresh reads them), so that restore needs no copy
+// of them, and it takes none — snapshot's copy of every point at each AddBatch cost a
+// caller adding a long input a block at a time (the command's fit) m·d floats a block,
+// in time and in memory: 125 MB a block at 20,000 points of dimension 784. In a window,
+// whose steps remove the oldest point, it is snapshot. It must save what snapshot
+// saves but the points (TestAppendSnapshot).
+func (md *Model) appendSnapshot() snapshotState {
+	if md.opts.Window > 0 {
+		return md.snapshot()
+	}
+	if md.bordered() {
+		md.backupThin.CopyFrom(&md.thin)
+	} else {
+		md.backup.CopyFrom(&md.sym)
+	}
+	return snapshotState{m: md.m, since: md.since, total: md.total, self: md.self, cert: md.cert, stats: md.stats,
+		sums: append([]float64(nil), md.rowSum[:md.m]...), updates: append([]update.Stats(nil), md.updates...)}
 }
 
 // The cost model of AddBatch, in n×n×n dgemms for a decomposition of n points, from
@@ -153,7 +175,18 @@ func (md *Model) refactor(X mat.Matrix, r int) error {
 // drift probe counting every row; the caller restores the model on error.
 func (md *Model) addBlocks(X mat.Matrix, lo, hi int) error {
 	size := md.blockSize()
-	buf := mat.NewDense(min(size, hi-lo), md.d, nil)
+	// The kernel block and the border of each step grow with the model: room for the
+	// largest at once — the model's capacity, which Reserve sets to the points to come
+	// (the command's fit, adding a block at a time, reserves them all) — rather than a
+	// quarter more at a time, each growth the garbage of the last.
+	most := max(md.m+hi-lo, md.capacity()) * min(size, hi-lo)
+	md.blockA = grow(md.blockA, most)
+	if !md.opts.Uncentred {
+		md.blockB = grow(md.blockB, most)
+	}
+	sc := blockPool.Get().(*blockScratch)
+	defer blockPool.Put(sc)
+	buf := denseOf(&sc.rows, min(size, hi-lo), md.d)
 	for first := lo; first < hi; first += size {
 		last := min(first+size, hi)
 		xb := buf.Slice(0, last-first, 0, md.d).(*mat.Dense)
@@ -161,7 +194,7 @@ func (md *Model) addBlocks(X mat.Matrix, lo, hi int) error {
 			mat.Row(xb.RawRowView(i-first), i, X)
 		}
 		md.pending = md.pending[:0]
-		if err := md.addBlock(xb); err != nil {
+		if err := md.addBlock(xb, sc); err != nil {
 			return fmt.Errorf("kpca: batch rows %d to %d: %w", first, last-1, err)
 		}
 		md.endStep()
