@@ -165,27 +165,13 @@ func (md *Model) krylovRitz(ctx context.Context, passes int) (polished, error) {
 	if err != nil {
 		return polished{}, fmt.Errorf("kpca: Polish: %w", err)
 	}
-	var change update.Dropped
+	change := update.DroppedOf(dv)
 	scale := 0.0
-	for i, v := range dv {
-		if i == 0 || v > change.Max {
-			change.Max = v
-		}
-		if i == 0 || v < change.Min {
-			change.Min = v
-		}
-		if v > 0 {
-			change.Positive += v
-		} else {
-			change.Negative -= v
-		}
-	}
 	for _, v := range lambda {
 		scale = math.Max(scale, math.Abs(v))
 	}
 	for _, v := range values {
 		scale = math.Max(scale, math.Abs(v))
 	}
-	change.Count = used
 	return polished{values: values, vectors: U, change: change, slack: 64 * roundoff * float64(used+2) * scale}, nil
 }

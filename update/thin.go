@@ -96,8 +96,10 @@ type Dropped struct {
 	Positive, Negative float64
 }
 
-// dropped summarises values.
-func dropped(values []float64) Dropped {
+// DroppedOf summarises the eigenvalues values as a Dropped: what a caller that replaces
+// a decomposition by another of its own (kpca's Polish) records as discarded, in the
+// terms of a truncation.
+func DroppedOf(values []float64) Dropped {
 	var d Dropped
 	for i, v := range values {
 		if i == 0 || v > d.Max {

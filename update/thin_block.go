@@ -249,7 +249,7 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 			native.Ger(1, blas64.Vector{N: n, Inc: 1, Data: ev}, blas64.Vector{N: top, Inc: 1, Data: w.tmp}, out)
 		}
 	}
-	drop := dropped(values[:from])
+	drop := DroppedOf(values[:from])
 	copy(t.values, values[from:])
 	t.v, t.spare = t.spare, t.v
 	t.rows, t.k = n+b, top

@@ -148,7 +148,7 @@ func (t *Thin) Border(b, e mat.Vector, f, c float64) error {
 	for i := range last {
 		last[i] *= f
 	}
-	drop := dropped(res.Values[:from])
+	drop := DroppedOf(res.Values[:from])
 	copy(t.values, res.Values[from:])
 	t.v, t.spare = t.spare, t.v
 	t.rows, t.k = n+1, top
@@ -333,7 +333,7 @@ func (t *Thin) RemoveKeepRank(j int, centre bool) error {
 	t.grow(n, k)
 	if k == 0 || centre && n == 1 {
 		// Nothing to downdate; one centred row has no component.
-		t.stats = Stats{Op: "remove-keep-rank", Stats: secular.Stats{Size: 0}, Dropped: dropped(t.values[:k])}
+		t.stats = Stats{Op: "remove-keep-rank", Stats: secular.Stats{Size: 0}, Dropped: DroppedOf(t.values[:k])}
 		t.deleteRow(t.v, j, n)
 		t.rows, t.k = n-1, 0
 		return nil
@@ -408,7 +408,7 @@ func (t *Thin) RemoveKeepRank(j int, centre bool) error {
 		}
 	}
 	t.deleteRow(t.spare, j, n)
-	drop := dropped(mu[:from])
+	drop := DroppedOf(mu[:from])
 	copy(t.values, mu[from:])
 	t.v, t.spare = t.spare, t.v
 	t.rows, t.k = n-1, top

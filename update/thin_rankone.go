@@ -100,7 +100,7 @@ func (t *Thin) RankOne(rho float64, v mat.Vector) error {
 	}
 	t.tr.setup(res, cols)
 	t.tr.applyFrom(from, n, in, t.ld, nil, t.spare[1:], t.ld)
-	drop := dropped(res.Values[:from])
+	drop := DroppedOf(res.Values[:from])
 	copy(t.values, res.Values[from:])
 	t.v, t.spare = t.spare, t.v
 	t.k = top
