@@ -1,13 +1,17 @@
 package nystrom
 
 import (
+	"errors"
+	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/preimage"
 )
 
 // inverseCase is one reference of preimage/testdata/sklearn_preimage.py:
@@ -97,4 +101,65 @@ func TestInverseSklearn(t *testing.T) {
 			}
 		})
 	}
+}
+
+// addInverseCases adds TestErrorKinds' cases of Inverse and PreImage on m, a model of
+// points of dimension d fitted to X, whose kernel is an RBF, and on a zero Model. The
+// test checks that none changes m.
+func addInverseCases(add func(string, error, func() error), m *Model, X *mat.Dense) {
+	_, d := X.Dims()
+	var zero Model
+	var nilDense *mat.Dense
+	nan := mat.DenseCopyOf(X)
+	nan.Set(1, 0, math.NaN())
+	wide := mat.NewDense(2, d+1, nil)
+	empty := mat.NewDense(1, d, nil).Slice(0, 0, 0, d)
+	same := mat.NewDense(4, d, nil) // coinciding points: coinciding scores
+	lap, err := New(kernel.Laplacian{Sigma: 1}, X.Slice(0, 5, 0, d), Options{})
+	if err == nil {
+		err = lap.AddBatch(X)
+	}
+	if err != nil {
+		panic(err)
+	}
+	inv := func(X mat.Matrix, k int, alpha float64) func() error {
+		return func() error { _, err := m.Inverse(X, k, alpha); return err }
+	}
+	add("Model.Inverse: nil X", ikpca.ErrArgument, inv(nil, 1, 1))
+	add("Model.Inverse: (*mat.Dense)(nil)", ikpca.ErrArgument, inv(nilDense, 1, 1))
+	add("Model.Inverse: no rows", ikpca.ErrEmpty, inv(empty, 1, 1))
+	add("Model.Inverse: another dimension", ikpca.ErrDimension, inv(wide, 1, 1))
+	add("Model.Inverse: a NaN", ikpca.ErrNonFinite, inv(nan, 1, 1))
+	add("Model.Inverse: k 0", ikpca.ErrArgument, inv(X, 0, 1))
+	add("Model.Inverse: k beyond", ikpca.ErrArgument, inv(X, 1000, 1))
+	add("Model.Inverse: alpha −1", ikpca.ErrArgument, inv(X, 1, -1))
+	add("Model.Inverse: alpha NaN", ikpca.ErrArgument, inv(X, 1, math.NaN()))
+	add("Model.Inverse: alpha +Inf", ikpca.ErrArgument, inv(X, 1, math.Inf(1)))
+	add("Model.Inverse: coinciding points, alpha 0", ikpca.ErrArgument, inv(same, 1, 0))
+	add("Model.Inverse: a zero Model", ikpca.ErrArgument, func() error { _, err := zero.Inverse(X, 1, 1); return err })
+	pre := func(dst *mat.Dense, X, start mat.Matrix, k int, o preimage.Options) func() error {
+		return func() error { return m.PreImage(dst, X, start, k, o) }
+	}
+	var dst mat.Dense
+	wrongDst := mat.NewDense(2, 2, nil)
+	def := preimage.Options{MaxIter: 3}
+	add("Model.PreImage: nil dst", ikpca.ErrArgument, pre(nil, X, nil, 1, def))
+	add("Model.PreImage: nil X", ikpca.ErrArgument, pre(&dst, nil, nil, 1, def))
+	add("Model.PreImage: no rows", ikpca.ErrEmpty, pre(&dst, empty, nil, 1, def))
+	add("Model.PreImage: another dimension", ikpca.ErrDimension, pre(&dst, wide, nil, 1, def))
+	add("Model.PreImage: a NaN", ikpca.ErrNonFinite, pre(&dst, nan, nil, 1, def))
+	add("Model.PreImage: a NaN start", ikpca.ErrNonFinite, pre(&dst, X, nan, 1, def))
+	add("Model.PreImage: fewer starts", ikpca.ErrDimension, pre(&dst, X, X.Slice(0, 2, 0, d), 1, def))
+	add("Model.PreImage: wrong dst", ikpca.ErrDimension, pre(wrongDst, X, nil, 1, def))
+	add("Model.PreImage: k 0", ikpca.ErrArgument, pre(&dst, X, nil, 0, def))
+	add("Model.PreImage: MaxIter −1", ikpca.ErrArgument, pre(&dst, X, nil, 1, preimage.Options{MaxIter: -1}))
+	add("Model.PreImage: Tol NaN", ikpca.ErrArgument, pre(&dst, X, nil, 1, preimage.Options{Tol: math.NaN()}))
+	add("Model.PreImage: a Laplacian kernel", ikpca.ErrArgument, func() error { return lap.PreImage(&dst, X, nil, 1, def) })
+	add("Model.PreImage: a zero Model", ikpca.ErrArgument, func() error { return zero.PreImage(&dst, X, nil, 1, def) })
+	add("Model.PreImage: dst untouched", nil, func() error {
+		if !dst.IsEmpty() || mat.Norm(wrongDst, 1) != 0 {
+			return errors.New("a refused call wrote to dst")
+		}
+		return nil
+	})
 }
