@@ -62,10 +62,10 @@ import (
 // config is the command line.
 type config struct {
 	train, skip, test, k, kfp, pca, show int
-	noise, gamma, alpha            float64
-	seed                           uint64
-	sample                         bool
-	png                            string
+	noise, gamma, alpha                  float64
+	seed                                 uint64
+	sample                               bool
+	png                                  string
 }
 
 func main() {
