@@ -3,6 +3,7 @@ package nystrom
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -162,4 +163,61 @@ func addInverseCases(add func(string, error, func() error), m *Model, X *mat.Den
 		}
 		return nil
 	})
+}
+
+// TestPreImageCircle denoises points near a circle with Nyström kernel PCA: 400 training
+// points on the unit circle with noise 0.05, 60 of them landmarks, an RBF of σ = 0.5 and
+// the top 8 components. Points pushed off the circle by noise 0.2 must come back
+// towards it: their mean distance to the circle must drop by at least half by the fixed
+// point (measured: 0.152 to 0.017 centred, 0.025 uncentred), and drop by the KRR map
+// fitted on the training points (Inverse, α = 0.01; measured 0.090 and 0.097).
+func TestPreImageCircle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	circle := func(n int, noise float64) *mat.Dense {
+		X := mat.NewDense(n, 2, nil)
+		for i := range n {
+			a := 2 * math.Pi * rng.Float64()
+			X.Set(i, 0, math.Cos(a)+noise*rng.NormFloat64())
+			X.Set(i, 1, math.Sin(a)+noise*rng.NormFloat64())
+		}
+		return X
+	}
+	off := func(X mat.Matrix) float64 {
+		n, _ := X.Dims()
+		var s float64
+		for i := range n {
+			s += math.Abs(math.Hypot(X.At(i, 0), X.At(i, 1)) - 1)
+		}
+		return s / float64(n)
+	}
+	train, noisy := circle(400, 0.05), circle(100, 0.2)
+	const k = 8
+	for _, uncentred := range []bool{false, true} {
+		md, err := New(kernel.RBF{Sigma: 0.5}, train.Slice(0, 60, 0, 2), Options{Uncentred: uncentred})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := md.AddBatch(train); err != nil {
+			t.Fatal(err)
+		}
+		var Z, Y, R mat.Dense
+		if err := md.PreImage(&Z, noisy, nil, k, preimage.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		inv, err := md.Inverse(train, k, 0.01)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := md.Transform(&Y, noisy, k); err != nil {
+			t.Fatal(err)
+		}
+		if err := inv.InverseTransform(&R, &Y); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("uncentred %v: mean distance to the circle: noisy %.3f, fixed point %.3f, KRR %.3f", uncentred, off(noisy), off(&Z), off(&R))
+		if off(&Z) > off(noisy)/2 || off(&R) > off(noisy) {
+			t.Errorf("uncentred %v: the pre-images are %.3f (fixed point) and %.3f (KRR) from the circle, the noisy points %.3f",
+				uncentred, off(&Z), off(&R), off(noisy))
+		}
+	}
 }
