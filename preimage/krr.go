@@ -77,11 +77,11 @@ func FitKRR(k kernel.Kernel, scores, X mat.Matrix, alpha float64) (*KRR, error) 
 	}
 	n, kc, err := errs.Data(scores)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (the scores)", err)
 	}
 	nx, d, err := errs.Data(X)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (the points)", err)
 	}
 	if nx != n {
 		return nil, fmt.Errorf("%w: %d score vectors and %d points", ErrDimension, n, nx)
