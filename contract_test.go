@@ -25,6 +25,7 @@ import (
 	"github.com/ikpca/ikpca/kpca"
 	"github.com/ikpca/ikpca/nystrom"
 	"github.com/ikpca/ikpca/pca"
+	"github.com/ikpca/ikpca/preimage"
 	"github.com/ikpca/ikpca/sketch"
 	"github.com/ikpca/ikpca/stream"
 	"github.com/ikpca/ikpca/update"
@@ -230,6 +231,28 @@ func constructors() []constructor {
 			_, err := nystrom.NewApproximation(rbf, X, nystrom.ApproximationOptions{})
 			return err
 		}), approximationOrders()...),
+	})
+
+	// preimage: FitKRR(k, scores, X, alpha), alpha gathered as its options.
+	type krrArgs struct{ Alpha float64 }
+	scores := mat.NewDense(8, 1, []float64{0, 1, 2, 3, 4, 5, 6, 7}) // distinct scores
+	fitKRR := func(k kernel.Kernel, S, X mat.Matrix, alpha float64) error {
+		_, err := preimage.FitKRR(k, S, X, alpha)
+		return err
+	}
+	add(constructor{
+		name:    "preimage.FitKRR",
+		kernel:  func(k kernel.Kernel) error { return fitKRR(k, scores, points, 1) },
+		options: krrArgs{Alpha: 1},
+		with:    func(o any) error { return fitKRR(rbf, scores, points, o.(krrArgs).Alpha) },
+		zeroOK:  true, // alpha 0: distinct scores make K_S positive definite
+		inputs: append(append(matrixCases(func(S mat.Matrix) error { return fitKRR(rbf, S, points, 1) }),
+			matrixCases(func(X mat.Matrix) error { return fitKRR(rbf, scores, X, 1) })...),
+			inputCase{"scores without columns", func() error { return fitKRR(rbf, noCols, points.Slice(0, 3, 0, 2), 1) }, ikpca.ErrEmpty},
+			inputCase{"fewer scores than points", func() error { return fitKRR(rbf, scores.Slice(0, 7, 0, 1), points, 1) }, dim},
+			inputCase{"coinciding scores without a ridge", func() error {
+				return fitKRR(rbf, mat.NewDense(8, 1, nil), points, 0)
+			}, arg}),
 	})
 
 	// chinsuter.
@@ -625,6 +648,7 @@ var sentinels = map[string]errtest.Sentinels{
 		nystrom.ErrEncoding, nystrom.ErrNotConverged),
 	"pca": errtest.Of(pca.ErrDimension, pca.ErrNonFinite, pca.ErrEmpty, pca.ErrArgument, pca.ErrEncoding,
 		pca.ErrNotConverged),
+	"preimage": errtest.Of(preimage.ErrDimension, preimage.ErrNonFinite, preimage.ErrEmpty, preimage.ErrArgument),
 	"sketch": errtest.Of(sketch.ErrDimension, sketch.ErrNonFinite, sketch.ErrEmpty, sketch.ErrArgument,
 		sketch.ErrEncoding, sketch.ErrNotConverged),
 	"stream": errtest.Of(stream.ErrDimension, stream.ErrNonFinite, stream.ErrEmpty, stream.ErrArgument,

@@ -3,8 +3,11 @@ package chinsuter
 import (
 	"math"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/preimage"
 )
 
 // basis is the growing set Z of shared pre-images, with its kernel matrix K_Z, the
@@ -147,16 +150,14 @@ type preImager struct {
 // one-term approximation of ψ, since k(z, z) = 1).
 //
 // The stationarity condition of ⟨ψ, φ(z)⟩ for the Gaussian kernel gives the fixed-point
-// iteration of Schölkopf et al. (1999) and Mika et al. (1999):
-//
-//	z ← Σᵢ cᵢ k(pᵢ, z) pᵢ / Σᵢ cᵢ k(pᵢ, z)
-//
-// over the points pᵢ of the expansion of ψ with coefficients cᵢ. It is started from the
-// point of Ā where |⟨ψ, φ(·)⟩| is largest and stopped when a step moves z by less than
-// tol·σ, when the denominator (which is ⟨ψ, φ(z)⟩ itself) vanishes, or after maxIter
-// steps; the best point visited is returned, so the result is never worse than the
-// start. The iteration is known to be unstable for mixed-sign expansions; keeping the
-// best point makes it safe.
+// iteration of Schölkopf et al. (1999) and Mika et al. (1999), run by package
+// preimage (preimage.FixedPoint, Options.Magnitude; docs/design.md, "Pre-images") over
+// the points of the expansion of ψ, Ā then Z, with coefficients a then −b. It is
+// started from the point of Ā where |⟨ψ, φ(·)⟩| is largest and stopped when a step moves
+// z by less than tol·σ, when the denominator (which is ⟨ψ, φ(z)⟩ itself) vanishes, or
+// after maxIter steps; the best point visited is returned, so the result is never worse
+// than the start. The iteration is known to be unstable for mixed-sign expansions;
+// keeping the best point makes it safe.
 func (p preImager) find(a []float64, z *basis, b []float64) ([]float64, float64) {
 	Nb, d := p.points.r, p.points.c
 	// ⟨ψ, φ(Āᵢ)⟩ = (M̄a)ᵢ − (K_{ZĀ}ᵀb)ᵢ.
@@ -173,69 +174,21 @@ func (p preImager) find(a []float64, z *basis, b []float64) ([]float64, float64)
 			best = i
 		}
 	}
+	// The expansion: the points of Ā then the pre-images Z, with coefficients a and −b.
+	pts := make([]float64, 0, (Nb+z.n)*d)
+	pts = append(append(pts, p.points.a[:Nb*d]...), z.z[:z.n*d]...)
+	coef := make([]float64, 0, Nb+z.n)
+	coef = append(coef, a...)
+	for _, v := range b[:z.n] {
+		coef = append(coef, -v)
+	}
 	cur := append([]float64(nil), p.points.row(best)...)
-	bestZ, bestF := append([]float64(nil), cur...), f[best]
-	next := make([]float64, d)
-	g := 2 * p.sigma * p.sigma
-	for range p.maxIter {
-		for j := range next {
-			next[j] = 0
-		}
-		var den, mag float64
-		accumulate := func(pt []float64, c float64) {
-			w := c * math.Exp(-vec.SqDist(pt, cur)/g)
-			den += w
-			mag += math.Abs(w)
-			for j, v := range pt {
-				next[j] += w * v
-			}
-		}
-		for i := range Nb {
-			accumulate(p.points.row(i), a[i])
-		}
-		for k := range z.n {
-			accumulate(z.z[k*d:(k+1)*d], -b[k])
-		}
-		// den = ⟨ψ, φ(cur)⟩.
-		if math.Abs(den) > math.Abs(bestF) {
-			bestF = den
-			copy(bestZ, cur)
-		}
-		if !(math.Abs(den) > 1e-14*mag) {
-			break
-		}
-		var step float64
-		for j := range next {
-			next[j] /= den
-			step += (next[j] - cur[j]) * (next[j] - cur[j])
-		}
-		if !finite(next) {
-			break
-		}
-		copy(cur, next)
-		if math.Sqrt(step) <= p.tol*p.sigma {
-			// Evaluate the converged point.
-			v := p.value(cur, a, z, b)
-			if math.Abs(v) > math.Abs(bestF) {
-				bestF = v
-				copy(bestZ, cur)
-			}
-			break
-		}
+	res, err := preimage.FixedPoint(cur, kernel.RBF{Sigma: p.sigma}, mat.NewDense(Nb+z.n, d, pts), coef,
+		preimage.Options{MaxIter: p.maxIter, Tol: p.tol, Magnitude: true})
+	if err != nil {
+		// The arguments are the model's own, checked and finite: the start is the
+		// point of Ā found above, with its value.
+		return p.points.row(best), f[best]
 	}
-	return bestZ, bestF
-}
-
-// value returns ⟨ψ, φ(y)⟩.
-func (p preImager) value(y, a []float64, z *basis, b []float64) float64 {
-	g := 2 * p.sigma * p.sigma
-	var s float64
-	for i := range p.points.r {
-		s += a[i] * math.Exp(-vec.SqDist(p.points.row(i), y)/g)
-	}
-	d := p.points.c
-	for k := range z.n {
-		s -= b[k] * math.Exp(-vec.SqDist(z.z[k*d:(k+1)*d], y)/g)
-	}
-	return s
+	return cur, res.Value
 }

@@ -17,8 +17,9 @@
 //
 // The library calls the compiled-in backend directly, through this package: the
 // BLAS routines its hot paths need ([Gemm], [Gemv], [Ger], [Symv], [Syr], [Syrk] in
-// blas64's idiom, and [Mul] in place of (*mat.Dense).Mul), an SVD ([Gesvd], [SVDLeft])
-// a symmetric eigensolver ([EigenSym], [EigenSymInPlace]) and a partial one for the
+// blas64's idiom, and [Mul] in place of (*mat.Dense).Mul), an SVD ([Gesvd], [SVDLeft]),
+// linear solvers by Cholesky and by LU ([Posv], [Gesv], for pre-images), a symmetric
+// eigensolver ([EigenSym], [EigenSymInPlace]) and a partial one for the
 // largest r eigenpairs only ([EigenSymTop], [EigenSymTopInPlace]). They need no call
 // first: a program built with -tags openblas runs every update on OpenBLAS. The first
 // call into OpenBLAS makes its idle threads sleep at once (OPENBLAS_THREAD_TIMEOUT, see

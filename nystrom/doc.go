@@ -41,6 +41,11 @@
 // model, fitted or partial, between processes: the encoding carries the feature map, so
 // that every shard sums in the same basis.
 //
+// Inverse fits scikit-learn's learned pre-image map (preimage.KRR) on training points
+// the caller gives, since the model keeps none, and PreImage denoises points by the
+// fixed-point pre-image of their projection, over the landmarks (docs/design.md,
+// "Pre-images").
+//
 // Components are signed as scikit-learn's svd_flip signs them (docs/design.md, "Signs"):
 // for a Model the vector signed is the feature-space direction vⱼ ∈ Rʳ', whose
 // largest-magnitude entry is made positive; for an Approximation, each eigenvector over

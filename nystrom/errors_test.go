@@ -191,6 +191,8 @@ func TestErrorKinds(t *testing.T) {
 	add("Approximation.Errors: a zero Approximation", ikpca.ErrArgument, func() error { _, err := zeroAp.Errors(); return err })
 	add("zero Approximation: Transform", ikpca.ErrDimension, func() error { return zeroAp.Transform(&mat.Dense{}, X, 1) })
 
+	addInverseCases(add, m, X)
+
 	before, _ := m.MarshalBinary()
 	sentinels.Run(t, cases)
 	cases.Cover(t, 3)

@@ -1,0 +1,145 @@
+package nystrom
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/native"
+	"github.com/ikpca/ikpca/preimage"
+)
+
+// Inverse returns scikit-learn's learned pre-image map for the top k components,
+// fitted on the training points X, which the model does not keep: kernel ridge
+// regression from their scores (Transform, n×k) to the points, with the model's kernel
+// applied to the score vectors and the ridge alpha (preimage.FitKRR; docs/design.md,
+// "Pre-images"). X may be the points the model was fitted on or any other sample of the
+// data (a subset, when n is beyond 2¹⁵). With every training point a landmark, the map
+// is KernelPCA(n_components=k, fit_inverse_transform=True, alpha=alpha)'s to rounding.
+// The map is a value of its own: the model is unchanged, its encoding too.
+//
+// It costs the scores of X and O(n²) memory and O(n³/3) flops (the n×n kernel matrix of
+// the scores and its Cholesky factor): n is at most 2¹⁵. The first read after a change
+// computes the decomposition, as Transform does.
+//
+// A zero Model, a nil X, k outside [1, Components] and an alpha preimage.FitKRR refuses
+// (negative, NaN, infinite), more than 2¹⁵ points, or a kernel matrix of the scores
+// singular to working precision (give a larger alpha) are errors wrapping ErrArgument,
+// a model without components or an X without rows ErrEmpty, X of another dimension
+// ErrDimension, a NaN or an infinity in X or a kernel value ErrNonFinite.
+func (m *Model) Inverse(X mat.Matrix, k int, alpha float64) (*preimage.KRR, error) {
+	if m.r == 0 {
+		return nil, errZero
+	}
+	var S mat.Dense
+	if err := m.Transform(&S, X, k); err != nil {
+		return nil, err
+	}
+	inv, err := preimage.FitKRR(m.kern, &S, X, alpha)
+	if err != nil {
+		return nil, errs.Wrap(err, "the pre-image map")
+	}
+	return inv, nil
+}
+
+// PreImage denoises the rows of X (points of dimension Dim()) with the top k components
+// and writes the results to the rows of dst, as kpca.Model.PreImage does: the feature
+// vector of each x is projected onto the top k components, the mean added back (the
+// model centres by default),
+//
+//	Pφ(x) = φ̄ + Σⱼ βⱼ·vⱼ ∈ Rʳ',   in the kernel's feature space Σₗ γₗ·φ(lₗ),  γ = F·Pφ(x),
+//
+// over the landmarks lₗ, with βⱼ the scores of x (Transform), vⱼ the unit directions and
+// F = W·Σ^−½ the feature map (docs/design.md, "Pre-images"); its pre-image is found by
+// preimage.FixedPoint from the rows of start, or from x itself if start is nil. It needs
+// a Gaussian kernel (kernel.RBF). A point costs its scores and opts.MaxIter iterations
+// of r kernel values and 2·r·d flops each.
+//
+// dst is resized if empty, otherwise it must be rows×Dim(). A zero Model, a kernel
+// other than RBF, bad options (preimage.Options.Validate), a nil dst or X, and k
+// outside [1, Components] are errors wrapping ErrArgument; X or start without rows, or
+// a model without components, ErrEmpty; a start or a dst of another shape, or an X of
+// another dimension, ErrDimension; a NaN or an infinity in X or start, or a kernel
+// value that is not finite, ErrNonFinite. On error dst is unchanged, and the model
+// always is. The first read after a change computes the decomposition, as Transform
+// does.
+func (m *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preimage.Options) error {
+	if m.r == 0 {
+		return errZero
+	}
+	rbf, ok := asRBF(m.kern)
+	if !ok {
+		return fmt.Errorf("%w: the fixed-point pre-image needs a Gaussian kernel (kernel.RBF), not %v", ErrArgument, m.kern)
+	}
+	if err := opts.Validate(); err != nil {
+		return errs.Wrap(err, "")
+	}
+	rows, err := errs.Points(X, m.d)
+	if err != nil {
+		return err
+	}
+	if err := errs.Components(k, m.components()); err != nil {
+		return err
+	}
+	if err := errs.Dst(dst, rows, m.d); err != nil {
+		return err
+	}
+	if start != nil && !check.IsNil(start) {
+		sr, err := errs.Points(start, m.d)
+		if err != nil {
+			return err
+		}
+		if sr != rows {
+			return fmt.Errorf("%w: %d starting points for %d points", ErrDimension, sr, rows)
+		}
+	} else {
+		start = X
+	}
+	var beta mat.Dense
+	if err := m.Transform(&beta, X, k); err != nil {
+		return err
+	}
+	r, p := m.r, m.p
+	// γ = F·(c + s/n) + (F·V)_k·β: the mean's coefficients once, G = F·V (m.fold) per
+	// point. Uncentred, the mean is not added back (c = 0, and the scores are φᵀvⱼ).
+	g0 := make([]float64, r)
+	if !m.opts.Uncentred {
+		y0 := make([]float64, p)
+		for j := range p {
+			y0[j] = m.shift[j] + m.mean[j]
+		}
+		native.Gemv(blas.NoTrans, 1, general(r, p, m.f), blas64.Vector{N: p, Inc: 1, Data: y0}, 0, blas64.Vector{N: r, Inc: 1, Data: g0})
+	}
+	G := blas64.General{Rows: r, Cols: k, Stride: p, Data: m.fold}
+	res := mat.NewDense(rows, m.d, nil)
+	gamma := make([]float64, r)
+	for i := range rows {
+		copy(gamma, g0)
+		native.Gemv(blas.NoTrans, 1, G, blas64.Vector{N: k, Inc: 1, Data: beta.RawRowView(i)}, 1, blas64.Vector{N: r, Inc: 1, Data: gamma})
+		z := res.RawRowView(i)
+		mat.Row(z, i, start)
+		if _, err := preimage.FixedPoint(z, rbf, m.land, gamma, opts); err != nil {
+			return errs.Wrap(err, "the pre-image of point %d", i)
+		}
+	}
+	check.Reuse(dst, rows, m.d)
+	dst.Copy(res)
+	return nil
+}
+
+// asRBF returns k as a kernel.RBF if it is one (or a non-nil pointer to one).
+func asRBF(k kernel.Kernel) (kernel.RBF, bool) {
+	switch r := k.(type) {
+	case kernel.RBF:
+		return r, true
+	case *kernel.RBF:
+		if r != nil {
+			return *r, true
+		}
+	}
+	return kernel.RBF{}, false
+}
