@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/blocks"
@@ -29,11 +30,11 @@ type passer struct {
 	kb    []float64
 }
 
-// passRowsBytes is the size of the block of kernel rows a pass computes at a time: 32
-// MiB, enough rows for the product with the vectors to run at dgemm speed (512 at m =
-// 8,192, 60 at m = 70,000) and little next to the points. (A variable, so that tests
+// passRowsBytes is the size of the block of kernel rows a pass computes at a time: 16
+// MiB, enough rows for the product with the vectors to run at dgemm speed (256 at m =
+// 8,192, 30 at m = 70,000) and little next to the points. (A variable, so that tests
 // can cancel a pass between blocks of a small model.)
-var passRowsBytes = 32 << 20
+var passRowsBytes = 16 << 20
 
 func (md *Model) passer() *passer {
 	return &passer{md: md, cross: kernel.NewCross(md.kern, &md.view)}
@@ -47,7 +48,9 @@ func (md *Model) passer() *passer {
 // row by a dgemv while it is in cache: right for a Transform's few components, but here
 // Q has m·c entries, far beyond the cache, and each row would read all of them from
 // memory.) It checks ctx before each block and returns its error, and ErrNonFinite for
-// a kernel value that is not finite; W is then unchanged.
+// a kernel value that is not finite; W is then partly written, and the callers, which
+// own it as scratch, discard it. (Written in place: a copy for an all-or-nothing W was
+// m·c numbers of garbage a pass.)
 func (p *passer) pass(ctx context.Context, W, Q *mat.Dense) error {
 	md := p.md
 	m, c := Q.Dims()
@@ -55,7 +58,10 @@ func (p *passer) pass(ctx context.Context, W, Q *mat.Dense) error {
 	if cap(p.kb) < rows*m {
 		p.kb = make([]float64, rows*m)
 	}
-	out := mat.NewDense(m, c, nil)
+	if W.IsEmpty() {
+		W.ReuseAs(m, c)
+	}
+	out := W
 	for lo := 0; lo < m; lo += rows {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -73,10 +79,6 @@ func (p *passer) pass(ctx context.Context, W, Q *mat.Dense) error {
 	if !md.opts.Uncentred {
 		centreColumns(out)
 	}
-	if W.IsEmpty() {
-		W.ReuseAs(m, c)
-	}
-	W.Copy(out)
 	return nil
 }
 
@@ -116,24 +118,27 @@ func centreColumns(A *mat.Dense) {
 // the second round repairs the orthogonality to prev that the first loses in
 // directions of small singular value. Z is overwritten.
 func orthonormalise(Z, prev *mat.Dense, centred bool, tol float64) *mat.Dense {
-	m, _ := Z.Dims()
+	m, c := Z.Dims()
+	nu := min(m, c)
+	s := make([]float64, nu)
+	// The SVD writes its left vectors to the other buffer: Z and u take turns, and the
+	// result is the buffer the second round wrote.
+	u := mat.NewDense(m, nu, nil)
 	for round := range 2 {
 		if centred {
 			centreColumns(Z)
 		}
 		if prev != nil {
-			var c mat.Dense
-			native.Mul(&c, prev.T(), Z)
-			var pc mat.Dense
-			native.Mul(&pc, prev, &c)
-			Z.Sub(Z, &pc)
+			// Z ← Z − prev·(prevᵀZ), the product subtracted by one dgemm in place.
+			var pz mat.Dense
+			native.Mul(&pz, prev.T(), Z)
+			native.Gemm(blas.NoTrans, blas.NoTrans, -1, prev.RawMatrix(), pz.RawMatrix(), 1, Z.RawMatrix())
 		}
-		_, c := Z.Dims()
-		nu := min(m, c)
-		s := make([]float64, nu)
-		u := mat.NewDense(m, nu, nil)
+		_, c = Z.Dims()
+		nu = min(m, c)
 		raw := Z.RawMatrix()
-		if err := native.SVDLeft(m, c, raw.Data, raw.Stride, s, u.RawMatrix().Data, nu); err != nil {
+		ur := u.RawMatrix()
+		if err := native.SVDLeft(m, c, raw.Data, raw.Stride, s[:nu], ur.Data, ur.Stride); err != nil {
 			return nil // a non-finite vector: the caller's products are checked finite first
 		}
 		cut := tol
@@ -147,7 +152,11 @@ func orthonormalise(Z, prev *mat.Dense, centred bool, tol float64) *mat.Dense {
 		if keep == 0 {
 			return nil
 		}
-		Z = mat.DenseCopyOf(u.Slice(0, m, 0, keep))
+		// The kept vectors become the next round's input, and the destroyed input the
+		// next round's output buffer.
+		next := u.Slice(0, m, 0, keep).(*mat.Dense)
+		spare := mat.NewDense(m, keep, raw.Data[:m*keep])
+		Z, u = next, spare
 	}
 	return Z
 }

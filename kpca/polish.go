@@ -92,8 +92,14 @@ func (md *Model) krylovRitz(ctx context.Context, passes int) (polished, error) {
 	ps := md.passer()
 	// The basis Q = [Q₀ Q₁ …] and W = K′Q, block i of Q orthonormal to the blocks before
 	// it, grown one pass at a time in arrays of their final size.
+	// The basis Q = [Q₀ Q₁ …] grows one block a pass in an array of its final size; of
+	// K′Q only the current block Wᵢ = K′Qᵢ is kept: the Rayleigh–Ritz matrix T = QᵀK′Q is
+	// filled a block column at a time, T[0…i, i] = [Q₀ … Qᵢ]ᵀWᵢ, and its lower blocks
+	// are the upper ones' transposes (K′ is symmetric). Memory: Q and one block.
 	Q := mat.NewDense(m, passes*k, nil)
-	W := mat.NewDense(m, passes*k, nil)
+	W := mat.NewDense(m, k, nil)
+	t := mat.NewDense(passes*k, passes*k, nil)
+	blockOf := make([]int, 0, passes*k) // the pass each column of Q came from
 	q0 := orthonormalise(mat.DenseCopyOf(V), nil, centred, 0)
 	if q0 == nil {
 		return polished{}, fmt.Errorf("%w: Polish: the tracked vectors are not finite", ErrNonFinite)
@@ -103,9 +109,13 @@ func (md *Model) krylovRitz(ctx context.Context, passes int) (polished, error) {
 	used, block := 0, c // columns of Q in use before the block, and the block's width
 	for i := range passes {
 		qi := Q.Slice(0, m, used, used+block).(*mat.Dense)
-		wi := W.Slice(0, m, used, used+block).(*mat.Dense)
+		wi := W.Slice(0, m, 0, block).(*mat.Dense)
 		if err := ps.pass(ctx, wi, qi); err != nil {
 			return polished{}, err
+		}
+		native.Mul(t.Slice(0, used+block, used, used+block).(*mat.Dense), Q.Slice(0, m, 0, used+block).T(), wi)
+		for range block {
+			blockOf = append(blockOf, i)
 		}
 		used += block
 		if i == passes-1 {
@@ -121,16 +131,18 @@ func (md *Model) krylovRitz(ctx context.Context, passes int) (polished, error) {
 		Q.Slice(0, m, used, used+block).(*mat.Dense).Copy(next)
 	}
 	Qu := Q.Slice(0, m, 0, used).(*mat.Dense)
-	Wu := W.Slice(0, m, 0, used).(*mat.Dense)
 
-	// Rayleigh–Ritz: T = QᵀK′Q (symmetrised: K′ is symmetric, its computed product
-	// differs from symmetric by rounding), T = S·Θ·Sᵀ, the top k pairs kept.
-	var t mat.Dense
-	native.Mul(&t, Qu.T(), Wu)
+	// Rayleigh–Ritz: T = QᵀK′Q, T = S·Θ·Sᵀ, the top k pairs kept. Within a block both
+	// triangles were computed, and are averaged (the computed product differs from
+	// symmetric by rounding); across blocks the upper one is the only one.
 	T := mat.NewSymDense(used, nil)
 	for i := range used {
 		for j := i; j < used; j++ {
-			T.SetSym(i, j, (t.At(i, j)+t.At(j, i))/2)
+			v := t.At(i, j)
+			if blockOf[i] == blockOf[j] {
+				v = (v + t.At(j, i)) / 2
+			}
+			T.SetSym(i, j, v)
 		}
 	}
 	var S mat.Dense

@@ -46,6 +46,14 @@ import (
 )
 
 func main() {
+	// The command's memory is large arrays of floats, which hold no pointers and cost the
+	// collector nothing to scan: collecting when the heap has grown by a quarter rather
+	// than doubled (Go's default, GOGC=100) lowers the peak resident memory of a rank-50
+	// fit and polish of MAGIC from 314 to 282 MiB at no measurable cost in time. GOGC in
+	// the environment overrides it.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(25)
+	}
 	terminal := stderrIsTerminal()
 	ctx, stop := handleSignals(os.Stderr, terminal)
 	code := run(ctx, os.Args[1:], env{in: os.Stdin, out: &pipeOut{f: os.Stdout}, errw: os.Stderr, terminal: terminal})
