@@ -356,7 +356,7 @@ class Report:
         if not rows:
             return
         print("### One pass over the points against its dgemm floor\n")
-        print("A pass computes K′·Q for c vectors in blocks of b kernel rows (32 MiB each): per block the distance "
+        print("A pass computes K′·Q for c vectors in blocks of b kernel rows (16 MiB each): per block the distance "
               "product (b×d)·(d×m) (2·m²·d flops in all), the exponentials (m² kernel values), the product (b×m)·(m×c) "
               "(2·m²·c flops). Bytes: the kernel block written by the first dgemm, read and written by the exponentials, "
               "read by the second, 32·m² in all; the points and Q read once a block. The floor is those two dgemms "

@@ -25,7 +25,7 @@
 //     and the sine bound beside the true sine;
 //   - one pass: its flops and bytes, its time (a Polish of p passes over p, a Certify
 //     over its two passes) and the same run's dgemm floor of the exact shapes a pass
-//     computes (docs/design.md, "Passes over the points": blocks of 32 MiB of kernel
+//     computes (docs/design.md, "Passes over the points": blocks of 16 MiB of kernel
 //     rows, the (b×d)·(d×m) distance product and the (b×m)·(m×c) product with the
 //     block of vectors), timed with native.Gemm on the same backend.
 //
@@ -440,11 +440,11 @@ type floorTimes struct {
 }
 
 // passBlockBytes is the size of a pass's block of kernel rows (docs/design.md, "Passes
-// over the points": 32 MiB), from which its number of rows follows as in the pass.
-const passBlockBytes = 32 << 20
+// over the points": 16 MiB), from which its number of rows follows as in the pass.
+const passBlockBytes = 16 << 20
 
 // floor times the dgemms of one pass over the m points of X with c vectors, block by
-// block as a pass computes them: for each block of b rows (b = 32 MiB / 8m), the
+// block as a pass computes them: for each block of b rows (b = 16 MiB / 8m), the
 // distance product (b×d)·(d×m) — X's rows against all of X, shifted by their mean as
 // kernel.Cross shifts them, −2·x̃ᵀỹ — and the product of the b×m block with an m×c
 // matrix. Nothing else: no exponentials, no centring. Outside the timed region it counts
