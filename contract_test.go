@@ -515,6 +515,19 @@ func constructors() []constructor {
 		// (overflowing where |γxᵀy + c| > 1, which a model reports as ErrNonFinite).
 		valid: append(unbounded("Degree"), "Sigma=*", "Coef0=-1"),
 	})
+	add(constructor{
+		name:    "kernel.New",
+		options: kernel.Spec{Name: "sigmoid", Gamma: 1, Coef0: 1},
+		with:    func(o any) error { _, err := kernel.New(o.(kernel.Spec)); return err },
+		// σ and the degree are not the sigmoid's; its offset c is any finite number.
+		valid: []string{"Sigma=*", "Degree=*", "Coef0=-1"},
+	})
+	add(constructor{
+		name:    "kernel.New",
+		options: kernel.Spec{Name: "cosine"}, // no parameter: every field is ignored
+		with:    func(o any) error { _, err := kernel.New(o.(kernel.Spec)); return err },
+		valid:   []string{"Sigma=*", "Gamma=*", "Degree=*", "Coef0=*"},
+	})
 	// data: a reader of IDX files, which takes no kernel and no matrix; its options are
 	// tried on a valid file of two 2×2 images.
 	idxFile := []byte{0, 0, 0x08, 3, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 1, 2, 3, 4, 5, 6, 7, 8}

@@ -68,6 +68,8 @@ func encodingModels(t testing.TB) map[string]*Model {
 	add("polynomial", kernel.Polynomial{Degree: 2, Gamma: 0.5, Coef0: 1}, 4, 20, Options{})
 	add("laplacian", kernel.Laplacian{Gamma: 0.5}, 4, 20, Options{})
 	add("linear", kernel.Linear{}, 4, 20, Options{})
+	add("sigmoid", kernel.Sigmoid{Gamma: 0.3, Coef0: -0.5}, 4, 20, Options{})
+	add("cosine", kernel.Cosine{}, 4, 20, Options{})
 	add("registered Func", encodingKernel, 4, 20, Options{})
 	empty, err := New(kernel.RBF{Sigma: 1}, 2, compressed)
 	if err != nil {

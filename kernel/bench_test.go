@@ -24,6 +24,8 @@ func benchKernels(d int) []Kernel {
 		Laplacian{Gamma: 1 / float64(d)},
 		Polynomial{Degree: 3, Gamma: 1 / float64(d), Coef0: 1},
 		Linear{},
+		Sigmoid{Gamma: 1 / float64(d), Coef0: -0.5},
+		Cosine{},
 	}
 }
 
@@ -31,7 +33,7 @@ func benchKernels(d int) []Kernel {
 // or Laplacian kernel given by γ.
 func kernelName(k Kernel) string {
 	s := k.(Specified).Spec()
-	if s.Gamma != 0 && s.Name != namePolynomial {
+	if s.Gamma != 0 && s.Name != namePolynomial && s.Name != nameSigmoid {
 		return s.Name + "_gamma"
 	}
 	return s.Name
@@ -176,7 +178,7 @@ func BenchmarkBlock(b *testing.B) {
 	for _, s := range blockSets(b, m, rows) {
 		ds, d, Y, X, med := s.ds, s.d, s.Y, s.X, s.med
 		kernels := []Kernel{RBF{Sigma: med}, RBF{Gamma: 1 / (2 * med * med)}, Laplacian{Sigma: med}, Laplacian{Gamma: 1 / med},
-			Polynomial{Degree: 3, Gamma: 1 / (med * med), Coef0: 1}, Linear{}}
+			Polynomial{Degree: 3, Gamma: 1 / (med * med), Coef0: 1}, Linear{}, Sigmoid{Gamma: 1 / (med * med), Coef0: -1}, Cosine{}}
 		for _, k := range kernels {
 			b.Run(fmt.Sprintf("%s/d=%d/%s/bulk", ds.Name, d, kernelName(k)), func(b *testing.B) {
 				c := NewCross(k, Y)

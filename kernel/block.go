@@ -11,6 +11,7 @@ import (
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/parallel"
 	"github.com/ikpca/ikpca/internal/rbfrow"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -65,6 +66,8 @@ const (
 	blockRBF                         // distance identity through a dgemm
 	blockPolynomial                  // (γ·xᵀy + c)^d with xᵀy from a dgemm
 	blockLinear                      // xᵀy from a dgemm
+	blockSigmoid                     // tanh(γ·xᵀy + c) with xᵀy from a dgemm
+	blockCosine                      // xᵀy/(‖x‖·‖y‖) with xᵀy from a dgemm
 )
 
 // Cross holds points Y — landmarks, a model's stored points — prepared for the kernel
@@ -76,7 +79,9 @@ const (
 //     of Y (x̃ = x − μ), the products x̃ᵀỹ by one dgemm (native.Gemm); an entry where the
 //     identity's rounding error could exceed blockTolerance — close points far from μ —
 //     is evaluated directly;
-//   - Polynomial and Linear from X·Yᵀ by one dgemm;
+//   - Polynomial, Linear, Sigmoid and Cosine from X·Yᵀ by one dgemm, each product then
+//     finished as Eval finishes vec.Dot's (a Cosine's divided by the norms of its points,
+//     Y's computed once by Reset and X's once per block, as Eval computes them);
 //   - Laplacian, whose L1 distance has no such identity, and any other kernel (Func
 //     included) entry by entry, exactly as Eval, in parallel for large blocks.
 //
@@ -92,9 +97,10 @@ type Cross struct {
 	y     blas64.General // the points, as given
 	scale rbfScale       // RBF: the exponent's scale
 	poly  Polynomial
+	sig   Sigmoid
 	mu    []float64 // RBF: the shift, the mean of the finite rows of Y
 	ys    []float64 // RBF: the shifted rows ỹⱼ, m×d
-	yn    []float64 // RBF: ‖ỹⱼ‖²
+	yn    []float64 // RBF: ‖ỹⱼ‖²; Cosine: ‖yⱼ‖ (vec.Norm)
 	ybad  []int     // rows of Y with a NaN or infinite coordinate
 	coef  float64   // RBF: (d + ⌈d/8⌉ + 12)·ε/τ (identityCoef), see rbfRow
 	ready bool
@@ -105,7 +111,7 @@ type Cross struct {
 // must not be used by two calls at once.
 type BlockWork struct {
 	xs   []float64 // RBF: the shifted rows x̃ᵢ
-	xn   []float64 // RBF: ‖x̃ᵢ‖²
+	xn   []float64 // RBF: ‖x̃ᵢ‖²; Cosine: ‖xᵢ‖
 	xbad []int     // rows of X with a NaN or infinite coordinate
 	kb   []float64 // ProjectTo: the kernel block
 	job  rowsJob   // a large block's rows on several goroutines
@@ -116,7 +122,7 @@ type BlockWork struct {
 // allocates nothing.
 type rowsJob struct {
 	team    parallel.Team
-	loop    int // loopPowers, loopElements, loopRBF or loopRBFProject
+	loop    int // loopFinish, loopElements, loopRBF or loopRBFProject
 	c       *Cross
 	out, x  blas64.General
 	xn      []float64
@@ -127,7 +133,7 @@ type rowsJob struct {
 }
 
 const (
-	loopPowers = iota
+	loopFinish = iota
 	loopElements
 	loopRBF
 	loopRBFProject
@@ -136,8 +142,8 @@ const (
 // run runs the job's loop over rows lo…hi−1.
 func (j *rowsJob) run(lo, hi int) {
 	switch j.loop {
-	case loopPowers:
-		j.c.powers(j.out, lo, hi)
+	case loopFinish:
+		j.c.finish(j.out, j.xn, lo, hi)
 	case loopElements:
 		j.c.elements(j.out, j.x, lo, hi)
 	case loopRBFProject:
@@ -175,7 +181,7 @@ func NewCross(k Kernel, Y *mat.Dense) *Cross {
 
 // Reset prepares the points Y for kernel blocks with the kernel k, reusing the Cross's
 // memory: O(m·d) for m points of dimension d (the shifted copy and norms an RBF needs;
-// nothing for the other kernels), and no allocation once the Cross has held as many
+// the m norms a Cosine needs; nothing for the other kernels), and no allocation once the Cross has held as many
 // points. It panics if k is nil or Y is empty, like Column.
 func (c *Cross) Reset(k Kernel, Y *mat.Dense) {
 	if check.IsNil(k) {
@@ -198,6 +204,13 @@ func (c *Cross) Reset(k Kernel, Y *mat.Dense) {
 		c.poly = k
 	case Linear:
 		c.kind = blockLinear
+	case Sigmoid:
+		c.kind = blockSigmoid
+		c.sig = k
+	case Cosine:
+		c.kind = blockCosine
+		c.yn = resize(c.yn, c.y.Rows)
+		rowNorms(c.yn, c.y)
 	}
 	c.ready = true
 }
@@ -366,13 +379,19 @@ func (c *Cross) block(out, x blas64.General, work *BlockWork) {
 	switch c.kind {
 	case blockRBF:
 		c.blockRBF(out, x, work)
-	case blockPolynomial, blockLinear:
+	case blockPolynomial, blockLinear, blockSigmoid, blockCosine:
 		native.Gemm(blas.NoTrans, blas.Trans, 1, x, c.y, 0, out)
-		if c.kind == blockPolynomial {
+		var xn []float64
+		if c.kind == blockCosine {
+			work.xn = resize(work.xn, x.Rows)
+			rowNorms(work.xn, x)
+			xn = work.xn
+		}
+		if c.kind != blockLinear {
 			if nw := workers(x.Rows*c.y.Rows, 0, x.Rows); nw <= 1 {
-				c.powers(out, 0, x.Rows)
+				c.finish(out, xn, 0, x.Rows)
 			} else {
-				work.job.inParallel(nw, loopPowers, c, out, x, nil)
+				work.job.inParallel(nw, loopFinish, c, out, x, xn)
 			}
 		}
 		work.xbad = badRows(work.xbad[:0], x)
@@ -386,15 +405,38 @@ func (c *Cross) block(out, x blas64.General, work *BlockWork) {
 	}
 }
 
-// powers replaces the products g in rows lo…hi−1 of out by the polynomial kernel's
-// (γ·g + c)^d.
-func (c *Cross) powers(out blas64.General, lo, hi int) {
-	p := c.poly
+// finish replaces the products g = xᵢᵀyⱼ in rows lo…hi−1 of out by the kernel's values,
+// with the operations by which Eval finishes vec.Dot's product: the polynomial's
+// (γ·g + c)^d, the sigmoid's tanh(γ·g + c), the cosine's g/(‖xᵢ‖·‖yⱼ‖) (cosineOf) from the
+// norms xn of the block's rows and c.yn of Y's. Only g differs from Eval's, by the
+// rounding of a sum of d products in another order (docs/design.md, "Kernel blocks").
+func (c *Cross) finish(out blas64.General, xn []float64, lo, hi int) {
 	for i := lo; i < hi; i++ {
 		row := out.Data[i*out.Stride : i*out.Stride+out.Cols]
-		for j, g := range row {
-			row[j] = powInt(p.Gamma*g+p.Coef0, p.Degree)
+		switch c.kind {
+		case blockPolynomial:
+			p := c.poly
+			for j, g := range row {
+				row[j] = powInt(p.Gamma*g+p.Coef0, p.Degree)
+			}
+		case blockSigmoid:
+			s := c.sig
+			for j, g := range row {
+				row[j] = math.Tanh(s.Gamma*g + s.Coef0)
+			}
+		case blockCosine:
+			nx := xn[i]
+			for j, g := range row {
+				row[j] = cosineOf(g, nx, c.yn[j])
+			}
 		}
+	}
+}
+
+// rowNorms sets norms[i] = ‖aᵢ‖ for the rows of a, by vec.Norm as Cosine's Eval.
+func rowNorms(norms []float64, a blas64.General) {
+	for i := range a.Rows {
+		norms[i] = vec.Norm(a.Data[i*a.Stride : i*a.Stride+a.Cols])
 	}
 }
 

@@ -38,6 +38,15 @@ func norm2(x []float64) float64 {
 //   - Polynomial and Linear: xᵀy is within d·ε·‖x‖‖y‖ whichever way it is summed, so each
 //     value is within deg·(d+4)·ε·M^deg of the true one, M = γ‖x‖‖y‖ + c (the powers'
 //     roundings included), and the two within twice that.
+//   - Sigmoid: the argument γ·ĝ + c of each is within (d+2)·ε·M of γ·xᵀy + c,
+//     M = γ‖x‖‖y‖ + |c| (ĝ within d·ε·‖x‖‖y‖, then a product and a sum), plus γ times
+//     what products below the normal range lose, (2d+2)·2⁻¹⁰⁷⁴; tanh is 1-Lipschitz, and
+//     math.Tanh's value is within 4ε of tanh of its argument (|tanh| < 1): the two within
+//     2(d+4)·ε·M + 2γ(2d+2)·2⁻¹⁰⁷⁴ + 8ε.
+//   - Cosine: both divide their product by the same p = ‖x‖·‖y‖ (vec.Norm, bit for bit);
+//     the products are each within d·ε·‖x‖‖y‖ + (2d+2)·2⁻¹⁰⁷⁴ of xᵀy, the quotients
+//     round by ε·|k| ≤ ε (up to rounding): the two within 2(d+4)·ε + (4d+4)·2⁻¹⁰⁷⁴/p,
+//     exactly 0 both when p is 0.
 func blockBound(k Kernel, x, y []float64) (exact bool, bound float64) {
 	d := float64(len(x))
 	switch k := deref(k).(type) {
@@ -51,6 +60,15 @@ func blockBound(k Kernel, x, y []float64) (exact bool, bound float64) {
 		return false, 2 * deg * (d + 4) * eps * math.Pow(m, deg)
 	case Linear:
 		return false, 2 * (d + 4) * eps * norm2(x) * norm2(y)
+	case Sigmoid:
+		m := k.Gamma*vec.Norm(x)*vec.Norm(y) + math.Abs(k.Coef0)
+		return false, 2*(d+4)*eps*m + 2*k.Gamma*(2*d+2)*0x1p-1074 + 8*eps
+	case Cosine:
+		p := vec.Norm(x) * vec.Norm(y)
+		if p == 0 {
+			return true, 0
+		}
+		return false, 2*(d+4)*eps + (4*d+4)*0x1p-1074/p
 	}
 	return true, 0
 }
@@ -383,7 +401,7 @@ func TestBlockNoAllocParallel(t *testing.T) {
 		n := allocs.Count(2, 5, 20, func() { c.BlockTo(dst, X, &work) })
 		_, product := deref(k).(RBF)
 		switch deref(k).(type) {
-		case Polynomial, Linear:
+		case Polynomial, Linear, Sigmoid, Cosine:
 			product = true
 		}
 		if n != 0 && (!product || native.Compiled == "openblas") {

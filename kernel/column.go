@@ -144,9 +144,10 @@ func (s *jobStack) put(j *columnJob) {
 
 // Matrix returns the symmetric kernel matrix K with K[i][j] = k(X_i, X_j) for the rows of
 // X, evaluating only its upper triangle, like a Cross of X against itself
-// (docs/design.md, "Kernel blocks"): for RBF, Polynomial and Linear kernels the products
-// X̃·X̃ᵀ come from one dsyrk (native.Syrk) on the upper triangle, the RBF's on the rows
-// shifted by their mean, with every value within the accuracy stated at Cross; the
+// (docs/design.md, "Kernel blocks"): for RBF, Polynomial, Linear, Sigmoid and Cosine
+// kernels the products X̃·X̃ᵀ come from one dsyrk (native.Syrk) on the upper triangle, the
+// RBF's on the rows shifted by their mean, with every value within the accuracy stated
+// at Cross; the
 // Laplacian and other kernels are evaluated entry by entry, (i, j) with j ≥ i once as
 // Eval(X_j, X_i), exactly as Eval. The diagonal is always Eval(X_i, X_i) exactly (1 for
 // an RBF), and entries involving a row with a NaN or infinite coordinate are what Eval
@@ -170,7 +171,8 @@ func Matrix(k Kernel, X *mat.Dense) *mat.SymDense {
 // computes it, bit for bit — an RBF's from the Cross's shifted rows and norms, which
 // Matrix would compute again. dst is resized if empty and must otherwise be
 // Len()×Len(); MatrixTo panics otherwise, and if the Cross was never Reset. With a dst
-// of that size it allocates nothing for an RBF, Polynomial or Linear kernel of a matrix
+// of that size it allocates nothing for an RBF, Polynomial, Linear, Sigmoid or Cosine
+// kernel (a Cosine's norms are the Cross's) of a matrix
 // small enough to be evaluated on one goroutine, and nothing but the goroutines of a
 // larger one: a model's block of new points against themselves, at every step.
 func (c *Cross) MatrixTo(dst *mat.SymDense) {
@@ -189,7 +191,8 @@ func (c *Cross) MatrixTo(dst *mat.SymDense) {
 
 // matrix sets the upper triangle of kr to the kernel matrix of the rows of raw (see
 // Matrix). c, if not nil, is a Cross of those rows and that kernel: an RBF's shifted
-// rows and their norms are taken from it, the values it computes being the same.
+// rows and their norms, a Cosine's norms, are taken from it, the values it computes
+// being the same.
 func matrix(kr blas64.Symmetric, k Kernel, raw blas64.General, c *Cross) {
 	n := raw.Rows
 	switch dk := deref(k).(type) {
@@ -199,15 +202,24 @@ func matrix(kr blas64.Symmetric, k Kernel, raw blas64.General, c *Cross) {
 		} else {
 			matrixRBF(kr, raw, scaleOf(dk))
 		}
-	case Polynomial, Linear:
+	case Polynomial, Linear, Sigmoid, Cosine:
 		native.Syrk(blas.NoTrans, 1, raw, 0, kr)
-		if p, ok := dk.(Polynomial); ok {
+		var norms []float64 // a Cosine's ‖xᵢ‖, the Cross's if there is one
+		if _, ok := dk.(Cosine); ok {
+			if c != nil {
+				norms = c.yn
+			} else {
+				norms = make([]float64, n)
+				rowNorms(norms, raw)
+			}
+		}
+		if _, ok := dk.(Linear); !ok {
 			if workers(n*(n+1)/2, 1, n) <= 1 { // serially without the closure, which would be allocated
 				for i := range n {
-					powerRow(kr, i, p)
+					finishRow(kr, i, dk, norms)
 				}
 			} else {
-				triangleRows(n, 1, func(i int) { powerRow(kr, i, p) })
+				triangleRows(n, 1, func(i int) { finishRow(kr, i, dk, norms) })
 			}
 		}
 	default:
@@ -236,12 +248,25 @@ func matrix(kr blas64.Symmetric, k Kernel, raw blas64.General, c *Cross) {
 	}
 }
 
-// powerRow replaces the products g in row i of the upper triangle of kr by the
-// polynomial kernel's (γ·g + c)^d.
-func powerRow(kr blas64.Symmetric, i int, p Polynomial) {
+// finishRow replaces the products g in row i of the upper triangle of kr by the kernel's
+// values, as Cross.finish does: the polynomial's (γ·g + c)^d, the sigmoid's tanh(γ·g + c),
+// the cosine's g/(‖xᵢ‖·‖xⱼ‖) from the norms.
+func finishRow(kr blas64.Symmetric, i int, k Kernel, norms []float64) {
 	row := kr.Data[i*kr.Stride+i : i*kr.Stride+kr.N]
-	for j, g := range row {
-		row[j] = powInt(p.Gamma*g+p.Coef0, p.Degree)
+	switch k := k.(type) {
+	case Polynomial:
+		for j, g := range row {
+			row[j] = powInt(k.Gamma*g+k.Coef0, k.Degree)
+		}
+	case Sigmoid:
+		for j, g := range row {
+			row[j] = math.Tanh(k.Gamma*g + k.Coef0)
+		}
+	case Cosine:
+		nx, ny := norms[i], norms[i:]
+		for j, g := range row {
+			row[j] = cosineOf(g, nx, ny[j])
+		}
 	}
 }
 
@@ -360,6 +385,12 @@ func fill(dst []float64, k Kernel, a []float64, stride, cols int, x []float64) {
 		fillPolynomial(dst, a, stride, x, *k)
 	case Linear, *Linear:
 		fillLinear(dst, a, stride, x)
+	case Sigmoid:
+		fillSigmoid(dst, a, stride, x, k)
+	case *Sigmoid:
+		fillSigmoid(dst, a, stride, x, *k)
+	case Cosine, *Cosine:
+		fillCosine(dst, a, stride, x)
 	case Func:
 		fillFunc(dst, a, stride, x, k.F)
 	case *Func:
@@ -428,6 +459,24 @@ func fillLinear(dst, a []float64, stride int, x []float64) {
 	cols := len(x)
 	for r := range dst {
 		dst[r] = vec.Dot(a[r*stride:r*stride+cols], x)
+	}
+}
+
+// fillSigmoid is fill for a Sigmoid.
+func fillSigmoid(dst, a []float64, stride int, x []float64, k Sigmoid) {
+	gamma, coef0, cols := k.Gamma, k.Coef0, len(x)
+	for r := range dst {
+		dst[r] = sigmoid(a[r*stride:r*stride+cols], x, gamma, coef0)
+	}
+}
+
+// fillCosine is fill for Cosine: the norm of x once, the operations of Eval(a_r, x)
+// otherwise, so the same bits.
+func fillCosine(dst, a []float64, stride int, x []float64) {
+	cols, nx := len(x), vec.Norm(x)
+	for r := range dst {
+		ar := a[r*stride : r*stride+cols]
+		dst[r] = cosineOf(vec.Dot(ar, x), vec.Norm(ar), nx)
 	}
 }
 

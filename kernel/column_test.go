@@ -259,13 +259,13 @@ func TestMatrixTo(t *testing.T) {
 	NewCross(RBF{Sigma: 1}, randDense(rng, 3, 2)).MatrixTo(mat.NewSymDense(2, nil))
 }
 
-// TestMatrixToNoAlloc checks that MatrixTo of an RBF, Polynomial and Linear kernel into a
-// dst of the right size allocates nothing, serially.
+// TestMatrixToNoAlloc checks that MatrixTo of an RBF, Polynomial, Linear, Sigmoid and
+// Cosine kernel into a dst of the right size allocates nothing, serially.
 func TestMatrixToNoAlloc(t *testing.T) {
 	forceSerial(t)
 	rng := rand.New(rand.NewPCG(17, 18))
 	X := randDense(rng, 16, 10)
-	for _, k := range []Kernel{RBF{Sigma: 1}, Polynomial{Degree: 2, Gamma: 1, Coef0: 1}, Linear{}} {
+	for _, k := range []Kernel{RBF{Sigma: 1}, Polynomial{Degree: 2, Gamma: 1, Coef0: 1}, Linear{}, Sigmoid{Gamma: 0.5, Coef0: -1}, Cosine{}} {
 		c := NewCross(k, X)
 		dst := mat.NewSymDense(16, nil)
 		if n := testing.AllocsPerRun(10, func() { c.MatrixTo(dst) }); n != 0 {

@@ -1,12 +1,14 @@
-// Package kernel provides positive semi-definite kernels on ℝᵈ and the kernel
-// columns and matrices built from them, for incremental kernel PCA, Nyström
-// approximations and streaming methods.
+// Package kernel provides kernels on ℝᵈ and the kernel columns and matrices built
+// from them, for incremental kernel PCA, Nyström approximations and streaming
+// methods.
 //
-// The built-in kernels are [RBF], [Laplacian], [Polynomial] and [Linear], with
-// scikit-learn's parameters: an RBF or Laplacian kernel is given by its bandwidth
-// Sigma or by Gamma (RBF{Gamma: 0.5} is scikit-learn's rbf_kernel with gamma=0.5,
-// RBF{Sigma: 1} the same kernel by its bandwidth), a Polynomial by Degree, Gamma and
-// Coef0. [Func] wraps an arbitrary user function. Every built-in kernel and Func
+// The built-in kernels are [RBF], [Laplacian], [Polynomial], [Linear], [Sigmoid] and
+// [Cosine], with scikit-learn's parameters: an RBF or Laplacian kernel is given by its
+// bandwidth Sigma or by Gamma (RBF{Gamma: 0.5} is scikit-learn's rbf_kernel with
+// gamma=0.5, RBF{Sigma: 1} the same kernel by its bandwidth), a Polynomial by Degree,
+// Gamma and Coef0, a Sigmoid by Gamma and Coef0. All are positive semi-definite except
+// the Sigmoid, which is not in general: its kernel matrices may have negative
+// eigenvalues. [Func] wraps an arbitrary user function. Every built-in kernel and Func
 // describes itself by a [Spec] (for checkpoints, encodings and command lines), and
 // [New] rebuilds it from the Spec exactly — a Func once its function is registered
 // under its name ([Register]).
@@ -18,7 +20,8 @@
 // parallel for large inputs, and produces bit for bit the values Eval returns,
 // whatever GOMAXPROCS is. [Cross] (and [Block]) evaluates kernel blocks K(X, Y) of
 // many points against many at the speed of a matrix product, and [Matrix] the
-// symmetric K(X, X) the same way: for RBF, Polynomial and Linear kernels through
+// symmetric K(X, X) the same way: for RBF, Polynomial, Linear, Sigmoid and Cosine
+// kernels through
 // native.Gemm and native.Syrk, within a stated accuracy of Eval rather than bit for
 // bit (docs/design.md, "Kernel blocks"); their values do not depend on GOMAXPROCS
 // either.
@@ -36,7 +39,9 @@ import (
 	"github.com/ikpca/ikpca/internal/vec"
 )
 
-// Kernel is a symmetric positive semi-definite kernel k(x, y) on ℝᵈ.
+// Kernel is a symmetric kernel k(x, y) on ℝᵈ, positive semi-definite for kernel PCA
+// to have its usual meaning (the built-in [Sigmoid] is not in general; the models
+// accept it, and keep what its kernel matrices' eigendecompositions give).
 //
 // Implementations must be safe for concurrent use: [Column] and [Matrix]
 // call Eval from several goroutines at once.
@@ -51,6 +56,8 @@ const (
 	nameLaplacian  = "laplacian"
 	namePolynomial = "polynomial"
 	nameLinear     = "linear"
+	nameSigmoid    = "sigmoid"
+	nameCosine     = "cosine"
 )
 
 // Spec describes a kernel so that [New] can rebuild it exactly (checkpoints,
@@ -63,11 +70,11 @@ const (
 // is part of the kernel: the two compute the exponent differently (see [RBF]), and a
 // kernel rebuilt from its Spec gives the same values, bit for bit.
 type Spec struct {
-	Name   string  // "rbf", "laplacian", "polynomial", "linear" (any case), or a registered Func's name
+	Name   string  // "rbf", "laplacian", "polynomial", "linear", "sigmoid", "cosine" (any case), or a registered Func's name
 	Sigma  float64 // bandwidth σ of rbf and laplacian, when given by σ
-	Gamma  float64 // γ of rbf and laplacian when given by γ; the polynomial's γ
+	Gamma  float64 // γ of rbf and laplacian when given by γ; the polynomial's and the sigmoid's γ
 	Degree int     // polynomial degree d
-	Coef0  float64 // polynomial offset c (scikit-learn's coef0)
+	Coef0  float64 // polynomial and sigmoid offset c (scikit-learn's coef0)
 }
 
 // Specified is implemented by kernels that can be described by a Spec (all
@@ -75,9 +82,10 @@ type Spec struct {
 type Specified interface{ Spec() Spec }
 
 // Names returns the names of the built-in kernels, in the order of the
-// package documentation: "rbf", "laplacian", "polynomial", "linear".
+// package documentation: "rbf", "laplacian", "polynomial", "linear", "sigmoid",
+// "cosine".
 func Names() []string {
-	return []string{nameRBF, nameLaplacian, namePolynomial, nameLinear}
+	return []string{nameRBF, nameLaplacian, namePolynomial, nameLinear, nameSigmoid, nameCosine}
 }
 
 // New builds the kernel a Spec describes and validates it (see [Validate]; an invalid
@@ -105,13 +113,17 @@ func New(s Spec) (Kernel, error) {
 		k = Polynomial{Degree: s.Degree, Gamma: s.Gamma, Coef0: s.Coef0}
 	case nameLinear:
 		k = Linear{}
+	case nameSigmoid:
+		k = Sigmoid{Gamma: s.Gamma, Coef0: s.Coef0}
+	case nameCosine:
+		k = Cosine{}
 	case "":
-		return nil, fmt.Errorf("%w: empty kernel name; the built-in kernels are rbf, laplacian, polynomial and linear", ErrArgument)
+		return nil, fmt.Errorf("%w: empty kernel name; the built-in kernels are rbf, laplacian, polynomial, linear, sigmoid and cosine", ErrArgument)
 	default:
 		if f, ok := registered(s.Name); ok {
 			return f, nil
 		}
-		return nil, fmt.Errorf("%w: %q is neither a built-in kernel (rbf, laplacian, polynomial, linear, in any case) nor a Func registered with kernel.Register", ErrArgument, s.Name)
+		return nil, fmt.Errorf("%w: %q is neither a built-in kernel (rbf, laplacian, polynomial, linear, sigmoid, cosine, in any case) nor a Func registered with kernel.Register", ErrArgument, s.Name)
 	}
 	if err := Validate(k); err != nil {
 		return nil, err
@@ -122,7 +134,7 @@ func New(s Spec) (Kernel, error) {
 // IsBuiltin reports whether name names a built-in kernel, in any case.
 func IsBuiltin(name string) bool {
 	switch strings.ToLower(name) {
-	case nameRBF, nameLaplacian, namePolynomial, nameLinear:
+	case nameRBF, nameLaplacian, namePolynomial, nameLinear, nameSigmoid, nameCosine:
 		return true
 	}
 	return false
@@ -145,6 +157,14 @@ func deref(k Kernel) Kernel {
 			return *p
 		}
 	case *Linear:
+		if p != nil {
+			return *p
+		}
+	case *Sigmoid:
+		if p != nil {
+			return *p
+		}
+	case *Cosine:
 		if p != nil {
 			return *p
 		}
@@ -279,6 +299,66 @@ func (Linear) Spec() Spec { return Spec{Name: nameLinear} }
 // String returns "linear".
 func (Linear) String() string { return nameLinear }
 
+// Sigmoid is the sigmoid (hyperbolic tangent) kernel
+//
+//	k(x, y) = tanh(γ·xᵀy + c)
+//
+// with γ > 0 and c finite: scikit-learn's sigmoid_kernel with gamma and coef0
+// ([Validate] states the ranges). scikit-learn's defaults, γ = 1/d for points of d
+// coordinates and c = 1, are not implied: both are given, as for [Polynomial].
+//
+// The sigmoid kernel is not positive semi-definite in general: its kernel matrices may
+// have negative eigenvalues (with c < 0, already its diagonal k(x, x) = tanh(γ‖x‖² + c)
+// for points near the origin), and kernel PCA with it is then PCA in no feature space. The models accept it — they decompose the
+// symmetric (centred) kernel matrix whatever its signs — but a component of negative
+// eigenvalue has no variance to explain, and a model that keeps only positive
+// eigenvalues (every truncated model here) drops it. |k| ≤ 1.
+type Sigmoid struct {
+	Gamma float64 // scale γ of the inner product
+	Coef0 float64 // offset c
+}
+
+// Eval returns tanh(γ·xᵀy + c). It does not allocate and does not check the
+// parameters or the lengths of x and y.
+func (k Sigmoid) Eval(x, y []float64) float64 {
+	return sigmoid(x, y, k.Gamma, k.Coef0)
+}
+
+// Spec returns {Name: "sigmoid", Gamma: γ, Coef0: c}.
+func (k Sigmoid) Spec() Spec { return Spec{Name: nameSigmoid, Gamma: k.Gamma, Coef0: k.Coef0} }
+
+// String returns e.g. "sigmoid(γ=0.5, c=-1)".
+func (k Sigmoid) String() string {
+	return nameSigmoid + "(γ=" + fmtFloat(k.Gamma) + ", c=" + fmtFloat(k.Coef0) + ")"
+}
+
+// Cosine is the cosine-similarity kernel
+//
+//	k(x, y) = xᵀy / (‖x‖·‖y‖),
+//
+// scikit-learn's cosine_similarity: the linear kernel of the points scaled to unit
+// length, positive semi-definite, |k| ≤ 1 up to rounding, k(x, x) = 1 up to rounding
+// for x ≠ 0. A zero point has k = 0 with every point, itself included, as
+// scikit-learn's normalize leaves a zero row zero. The norms are computed without
+// overflow or harmful underflow (vec.Norm scales the coordinates first), the product
+// xᵀy by a plain sum:
+// the value is accurate to a few units of d·ε where ‖x‖·‖y‖ and xᵀy are normal
+// numbers (points of norms between about 1e-150 and 1e150); a product ‖x‖·‖y‖ that
+// underflows to 0 gives 0, one that overflows gives 0 or NaN.
+type Cosine struct{}
+
+// Eval returns xᵀy/(‖x‖·‖y‖), or 0 if x or y is zero. It does not allocate and does
+// not check the lengths of x and y.
+func (Cosine) Eval(x, y []float64) float64 {
+	return cosineOf(vec.Dot(x, y), vec.Norm(x), vec.Norm(y))
+}
+
+// Spec returns {Name: "cosine"}.
+func (Cosine) Spec() Spec { return Spec{Name: nameCosine} }
+
+// String returns "cosine".
+func (Cosine) String() string { return nameCosine }
+
 // Func is a kernel given by an arbitrary user function, which must be
 // symmetric, positive semi-definite and safe for concurrent use. Its Spec
 // records only the Name: [New] rebuilds it from the Spec once it is registered
@@ -347,6 +427,25 @@ func laplacianGamma(x, y []float64, gamma float64) float64 {
 // polynomial returns (γ·xᵀy + c)^d.
 func polynomial(x, y []float64, gamma, coef0 float64, degree int) float64 {
 	return powInt(gamma*vec.Dot(x, y)+coef0, degree)
+}
+
+// sigmoid returns tanh(γ·xᵀy + c).
+func sigmoid(x, y []float64, gamma, coef0 float64) float64 {
+	return math.Tanh(gamma*vec.Dot(x, y) + coef0)
+}
+
+// cosineOf returns the cosine kernel's value g/(nx·ny) from the inner product g = xᵀy
+// and the norms nx = ‖x‖ and ny = ‖y‖ (vec.Norm), and 0 when the product of the norms
+// is 0 — a zero point, as scikit-learn's normalize leaves it — or underflows to 0.
+// nx·ny is commutative, so k(x, y) = k(y, x) bit for bit. A NaN or infinite norm (a
+// point that is not finite) gives NaN, also against a zero point (0·∞ is NaN): the
+// value of a point that is not finite is not finite, as for the other kernels.
+func cosineOf(g, nx, ny float64) float64 {
+	p := nx * ny
+	if p == 0 {
+		return 0
+	}
+	return g / p
 }
 
 // powInt returns b^n for n ≥ 0 by repeated squaring (1 for n ≤ 0).

@@ -24,6 +24,8 @@ func builtins() []Kernel {
 		Laplacian{Gamma: 0.6},
 		Polynomial{Degree: 3, Gamma: 0.5, Coef0: 1},
 		Linear{},
+		Sigmoid{Gamma: 0.3, Coef0: -0.5},
+		Cosine{},
 	}
 }
 
@@ -65,6 +67,8 @@ func allKernels() []Kernel {
 		&RBF{Gamma: 0.125},
 		&Laplacian{Gamma: 2},
 		&Polynomial{Degree: 2, Gamma: 1, Coef0: 0},
+		&Sigmoid{Gamma: 2, Coef0: 1},
+		&Cosine{},
 		Func{Name: "min", F: minKernel},
 		&Func{Name: "min", F: minKernel},
 		custom{scale: 0.5},
@@ -232,6 +236,9 @@ func TestPSD(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	X := randDense(rng, 60, 5)
 	for _, k := range append(builtins(), Polynomial{Degree: 2, Gamma: 1, Coef0: 0}, Polynomial{Degree: 6, Gamma: 0.2, Coef0: 0.5}) {
+		if _, ok := k.(Sigmoid); ok {
+			continue // not positive semi-definite: TestSigmoidIndefinite
+		}
 		K := Matrix(k, X)
 		var eig mat.EigenSym
 		if !eig.Factorize(K, false) {
@@ -254,14 +261,16 @@ func TestSpecRoundTrip(t *testing.T) {
 	ks := append(builtins(), RBF{Sigma: 0.341}, RBF{Gamma: 0x1p-1022}, RBF{Gamma: 0x1p1022},
 		RBF{Sigma: 1.0547686614863e-154}, RBF{Sigma: 4.740375954054588e153},
 		Laplacian{Sigma: 0x1p-1022}, Laplacian{Gamma: 0x1p1022}, Laplacian{Sigma: 0x1p1022},
-		Polynomial{Degree: 1, Gamma: 0x1p-1022, Coef0: 0}, Polynomial{Degree: 50, Gamma: math.MaxFloat64, Coef0: math.MaxFloat64})
+		Polynomial{Degree: 1, Gamma: 0x1p-1022, Coef0: 0}, Polynomial{Degree: 50, Gamma: math.MaxFloat64, Coef0: math.MaxFloat64},
+		Sigmoid{Gamma: 0x1p-1022, Coef0: -math.MaxFloat64}, Sigmoid{Gamma: math.MaxFloat64, Coef0: 0}, Sigmoid{Gamma: 1, Coef0: math.Copysign(0, -1)},
+		Cosine{})
 	for range 200 {
 		// Random bits in the valid range: exponents from −1022 to 1021.
 		v := func() float64 {
 			return math.Ldexp(1+rng.Float64(), rng.IntN(2044)-1022)
 		}
 		ks = append(ks, RBF{Sigma: math.Sqrt(v() / 2)}, RBF{Gamma: v()}, Laplacian{Sigma: v()}, Laplacian{Gamma: v()},
-			Polynomial{Degree: 1 + rng.IntN(9), Gamma: v(), Coef0: v()})
+			Polynomial{Degree: 1 + rng.IntN(9), Gamma: v(), Coef0: v()}, Sigmoid{Gamma: v(), Coef0: v()}, Sigmoid{Gamma: v(), Coef0: -v()})
 	}
 	x, y := []float64{0.1, -0.7, 2}, []float64{0.3, 0.4, -1}
 	for _, k := range ks {
@@ -309,6 +318,8 @@ func TestSpecRoundTrip(t *testing.T) {
 		{Spec{Name: "rbf", Sigma: 1, Degree: 2, Coef0: 3}, RBF{Sigma: 1}},
 		{Spec{Name: "laplacian", Gamma: 1, Degree: 2, Coef0: 3}, Laplacian{Gamma: 1}},
 		{Spec{Name: "polynomial", Sigma: 5, Degree: 2, Gamma: 1}, Polynomial{Degree: 2, Gamma: 1}},
+		{Spec{Name: "sigmoid", Sigma: 5, Degree: 2, Gamma: 1, Coef0: -2}, Sigmoid{Gamma: 1, Coef0: -2}},
+		{Spec{Name: "cosine", Sigma: 5, Degree: 2, Gamma: 1, Coef0: -2}, Cosine{}},
 	} {
 		if k, err := New(c.spec); err != nil || k != c.want {
 			t.Errorf("New(%+v) = %#v, %v; want %#v", c.spec, k, err, c.want)
@@ -336,6 +347,10 @@ func TestSpecFields(t *testing.T) {
 		{Laplacian{Gamma: 1e-3}, Spec{Name: "laplacian", Gamma: 1e-3}, "laplacian(γ=0.001)"},
 		{Polynomial{Degree: 3, Gamma: 0.5, Coef0: 1}, Spec{Name: "polynomial", Degree: 3, Gamma: 0.5, Coef0: 1}, "polynomial(d=3, γ=0.5, c=1)"},
 		{Linear{}, Spec{Name: "linear"}, "linear"},
+		{Sigmoid{Gamma: 0.5, Coef0: -1}, Spec{Name: "sigmoid", Gamma: 0.5, Coef0: -1}, "sigmoid(γ=0.5, c=-1)"},
+		{&Sigmoid{Gamma: 2, Coef0: 1}, Spec{Name: "sigmoid", Gamma: 2, Coef0: 1}, "sigmoid(γ=2, c=1)"},
+		{Cosine{}, Spec{Name: "cosine"}, "cosine"},
+		{&Cosine{}, Spec{Name: "cosine"}, "cosine"},
 		{Func{Name: "min", F: minKernel}, Spec{Name: "min"}, "min"},
 		{Func{F: minKernel}, Spec{}, "func"},
 		{&RBF{Sigma: 1e-3}, Spec{Name: "rbf", Sigma: 1e-3}, "rbf(σ=0.001)"},
@@ -370,6 +385,10 @@ func TestNewErrors(t *testing.T) {
 		{Name: "polynomial", Degree: 2, Gamma: math.NaN(), Coef0: 1},
 		{Name: "polynomial", Degree: 2, Coef0: 1}, // γ = 0: the constant c^d
 		{Name: "polynomial", Degree: 2, Sigma: 1}, // σ is not the polynomial's γ
+		{Name: "sigmoid", Coef0: 1},               // γ = 0: the constant tanh(c)
+		{Name: "sigmoid", Gamma: -1, Coef0: 1},
+		{Name: "sigmoid", Gamma: 1, Coef0: math.NaN()},
+		{Name: "sigmoid", Sigma: 1, Coef0: 1}, // σ is not the sigmoid's γ
 	}
 	for _, s := range bad {
 		if k, err := New(s); err == nil || !errors.Is(err, ErrArgument) || !errors.Is(err, ikpca.ErrArgument) {
@@ -410,6 +429,8 @@ func TestNewAnyCase(t *testing.T) {
 		{Spec{Name: "Laplacian", Sigma: 3}, Laplacian{Sigma: 3}},
 		{Spec{Name: "POLYNOMIAL", Degree: 2, Gamma: 1, Coef0: 1}, Polynomial{Degree: 2, Gamma: 1, Coef0: 1}},
 		{Spec{Name: "Linear"}, Linear{}},
+		{Spec{Name: "SIGMOID", Gamma: 1, Coef0: -1}, Sigmoid{Gamma: 1, Coef0: -1}},
+		{Spec{Name: "Cosine"}, Cosine{}},
 	}
 	for _, c := range cases {
 		k, err := New(c.spec)
@@ -439,6 +460,8 @@ func TestValidate(t *testing.T) {
 		Laplacian{Sigma: 2}, Laplacian{Sigma: 1e-300}, Laplacian{Gamma: 3}, &Laplacian{Gamma: 1e300},
 		Polynomial{Degree: 1, Gamma: 1, Coef0: 0}, Polynomial{Degree: 50, Gamma: 2, Coef0: 3},
 		Linear{}, &Linear{},
+		Sigmoid{Gamma: 1, Coef0: 0}, Sigmoid{Gamma: 0x1p-1022, Coef0: -math.MaxFloat64}, &Sigmoid{Gamma: math.MaxFloat64, Coef0: 3},
+		Cosine{}, &Cosine{},
 		Func{Name: "min", F: minKernel}, Func{F: minKernel},
 		custom{}, checked{ok: true},
 	}
@@ -449,7 +472,7 @@ func TestValidate(t *testing.T) {
 	}
 	bad := []Kernel{
 		nil,
-		(*RBF)(nil), (*Laplacian)(nil), (*Polynomial)(nil), (*Linear)(nil), (*Func)(nil),
+		(*RBF)(nil), (*Laplacian)(nil), (*Polynomial)(nil), (*Linear)(nil), (*Sigmoid)(nil), (*Cosine)(nil), (*Func)(nil),
 		(*custom)(nil), (*checked)(nil), funcKernel(nil),
 		RBF{}, RBF{Sigma: -1}, RBF{Sigma: nan}, RBF{Sigma: inf}, &RBF{Sigma: 0},
 		RBF{Sigma: 1, Gamma: 1}, RBF{Gamma: -1}, RBF{Gamma: nan}, RBF{Gamma: inf},
@@ -461,8 +484,12 @@ func TestValidate(t *testing.T) {
 		Polynomial{Degree: 2, Gamma: 1, Coef0: nan}, Polynomial{Degree: 2, Gamma: 1, Coef0: -inf},
 		Polynomial{Degree: 2, Gamma: -1, Coef0: 1}, Polynomial{Degree: 2, Gamma: 1, Coef0: -1},
 		Polynomial{Degree: 2, Gamma: 0, Coef0: 1}, Polynomial{Degree: 1, Gamma: 0, Coef0: 0}, Polynomial{Degree: 1, Gamma: 1e-310},
+		Sigmoid{}, Sigmoid{Gamma: 0, Coef0: 1}, Sigmoid{Gamma: -1, Coef0: 1}, Sigmoid{Gamma: nan, Coef0: 1},
+		Sigmoid{Gamma: inf, Coef0: 1}, Sigmoid{Gamma: 1e-310, Coef0: 1}, &Sigmoid{Gamma: 1, Coef0: nan},
+		Sigmoid{Gamma: 1, Coef0: inf}, Sigmoid{Gamma: 1, Coef0: -inf},
 		Func{Name: "f"}, &Func{Name: "f"},
 		Func{Name: "rbf", F: minKernel}, Func{Name: "Linear", F: minKernel},
+		Func{Name: "sigmoid", F: minKernel}, Func{Name: "COSINE", F: minKernel},
 		checked{ok: false},
 	}
 	for _, k := range bad {

@@ -29,6 +29,12 @@ const (
 //     finite and non-negative. With γ or c negative the kernel is not positive
 //     semi-definite in general; with γ = 0 it ignores the points, the constant c^d (0
 //     when c = 0).
+//   - [Sigmoid]: Gamma positive, finite and normal (γ ≥ 2⁻¹⁰²²), as the polynomial's;
+//     Coef0 finite, of either sign (scikit-learn's default is 1; a negative c is common).
+//     With γ = 0 the kernel is the constant tanh(c); a negative γ, which scikit-learn
+//     accepts, is refused as for the polynomial. The kernel is not positive
+//     semi-definite in general, whatever γ and c (see [Sigmoid]).
+//   - [Cosine] and [Linear] have no parameters.
 //   - [Func]: F must be non-nil and Name must not be the name of a built-in kernel in
 //     any case (its Spec would be rebuilt as that kernel).
 //
@@ -75,7 +81,18 @@ func Validate(k Kernel) error {
 			return fmt.Errorf("%w: polynomial: Coef0 must be finite and non-negative, got %v", ErrArgument, k.Coef0)
 		}
 		return nil
-	case Linear:
+	case Sigmoid:
+		if !(k.Gamma > 0) || math.IsInf(k.Gamma, 1) {
+			return fmt.Errorf("%w: sigmoid: Gamma must be positive and finite, got %v (with γ = 0 the kernel is the constant tanh(c) whatever the points)", ErrArgument, k.Gamma)
+		}
+		if k.Gamma < minScale {
+			return fmt.Errorf("%w: sigmoid: γ = %v is subnormal (below 2⁻¹⁰²² ≈ 2.2e-308): set Gamma to a normal number", ErrArgument, k.Gamma)
+		}
+		if math.IsNaN(k.Coef0) || math.IsInf(k.Coef0, 0) {
+			return fmt.Errorf("%w: sigmoid: Coef0 must be finite, got %v", ErrArgument, k.Coef0)
+		}
+		return nil
+	case Linear, Cosine:
 		return nil
 	case Func:
 		if k.F == nil {

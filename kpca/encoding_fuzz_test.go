@@ -21,7 +21,8 @@ import (
 // decode).
 func FuzzUnmarshal(f *testing.F) {
 	x := mat.NewDense(6, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1, 0.5, 0.25, 2, -1})
-	kernels := []kernel.Kernel{kernel.RBF{Sigma: 1}, kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: 1}, kernel.Laplacian{Sigma: 2}, kernel.Linear{}, kernel.RBF{Gamma: 0.5}, kernel.Laplacian{Gamma: 0.5}}
+	kernels := []kernel.Kernel{kernel.RBF{Sigma: 1}, kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: 1}, kernel.Laplacian{Sigma: 2}, kernel.Linear{}, kernel.RBF{Gamma: 0.5}, kernel.Laplacian{Gamma: 0.5},
+		kernel.Sigmoid{Gamma: 0.5, Coef0: -1}, kernel.Cosine{}}
 	body := func(b []byte) []byte { return b[wire.PrefixSize : len(b)-wire.Overhead+wire.PrefixSize] }
 	for i, opts := range allOptions {
 		md, err := Fit(kernels[i%len(kernels)], x.Slice(0, 3+i%3, 0, 2), opts)

@@ -69,7 +69,8 @@ func TestEncodingRoundTrip(t *testing.T) {
 }
 
 // TestEncodingBuiltinKernels: every built-in kernel, RBF and Laplacian given by σ and
-// by γ, is encoded and decoded exactly: the same kernel (==), the same Spec, the same
+// by γ, the sigmoid (not positive semi-definite: the model has negative eigenvalues)
+// and the cosine, is encoded and decoded exactly: the same kernel (==), the same Spec, the same
 // model.
 func TestEncodingBuiltinKernels(t *testing.T) {
 	x := points(t, "yeast", 15)
@@ -78,6 +79,7 @@ func TestEncodingBuiltinKernels(t *testing.T) {
 		kernel.RBF{Sigma: med}, kernel.RBF{Gamma: 1 / (2 * med * med)},
 		kernel.Laplacian{Sigma: 3 * med}, kernel.Laplacian{Gamma: 1 / (3 * med)},
 		kernel.Polynomial{Degree: 2, Gamma: 0.3, Coef0: 0.7}, kernel.Linear{},
+		kernel.Sigmoid{Gamma: 0.3, Coef0: -0.5}, kernel.Cosine{},
 	} {
 		md := fitModel(t, k, x, Options{Components: All})
 		back, err := decoded(encode(t, md))

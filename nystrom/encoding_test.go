@@ -50,7 +50,7 @@ func sameModel(t *testing.T, what string, a, b *Model, Y *mat.Dense) {
 }
 
 // TestEncodingKernels: every built-in kernel, RBF and Laplacian given by σ and by γ,
-// is encoded and decoded exactly — the same kernel (==), the same Spec bit for bit, the
+// the sigmoid and the cosine included, is encoded and decoded exactly — the same kernel (==), the same Spec bit for bit, the
 // same bytes when encoded again — and the kernel's slots in the encoding hold σ, γ,
 // the degree and c as the Spec gives them.
 func TestEncodingKernels(t *testing.T) {
@@ -60,6 +60,7 @@ func TestEncodingKernels(t *testing.T) {
 		kernel.RBF{Sigma: med}, kernel.RBF{Gamma: 1 / (2 * med * med)},
 		kernel.Laplacian{Sigma: 3 * med}, kernel.Laplacian{Gamma: 1 / (3 * med)},
 		kernel.Polynomial{Degree: 2, Gamma: 0.3, Coef0: 0.7}, kernel.Linear{},
+		kernel.Sigmoid{Gamma: 0.3, Coef0: -0.5}, kernel.Cosine{},
 	} {
 		m := fit(t, k, rows(X, 0, 20), rows(X, 20, 120), Options{})
 		data, err := m.MarshalBinary()

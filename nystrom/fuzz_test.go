@@ -29,7 +29,7 @@ func FuzzLoadModel(f *testing.F) {
 	}
 	X := mat.NewDense(8, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1, 0.5, 0.25, 2, -1, -1, 0.5, 0.3, 0.3})
 	kernels := []kernel.Kernel{kernel.RBF{Sigma: 1}, kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: 1}, kernel.Laplacian{Sigma: 2},
-		kernel.Linear{}, kernel.RBF{Gamma: 0.5}, kernel.Laplacian{Gamma: 0.5}, fuzzKernel}
+		kernel.Linear{}, kernel.RBF{Gamma: 0.5}, kernel.Laplacian{Gamma: 0.5}, kernel.Sigmoid{Gamma: 0.5, Coef0: -1}, kernel.Cosine{}, fuzzKernel}
 	for i, k := range kernels {
 		m, err := Fit(k, X, Options{Landmarks: 2 + i%6, Strategy: Strategy(i % 3), Uncentred: i%2 == 1})
 		if err != nil {

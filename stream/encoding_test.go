@@ -37,8 +37,9 @@ func decoded[M persistent](t *testing.T, m M, zero M) M {
 }
 
 // TestOnlineEncoding: a KRQA or KHA encoded and decoded — before the iteration starts,
-// right after it, after passes, centred and not, with an RBF, a polynomial and a
-// registered kernel.Func — reads the same, bit for bit, and continues exactly as the
+// right after it, after passes, centred and not, with an RBF, a polynomial, the sigmoid
+// (not positive semi-definite: its sums are bounded by |k| ≤ 1, not by Cauchy–Schwarz),
+// the cosine and a registered kernel.Func — reads the same, bit for bit, and continues exactly as the
 // original: more points, batches and passes give the same values and scores bit for
 // bit. The seeded initial directions are drawn afresh from the seed at the start, so a
 // model decoded before its start starts as the original would.
@@ -82,6 +83,18 @@ func TestOnlineEncoding(t *testing.T) {
 		}},
 		{"KHA, Laplacian, uncentred", func() (online, online, error) {
 			m, err := NewKHA(kernel.Laplacian{Sigma: 1}, 2, KHAOptions{Components: 2, Rate: 0.1, Seed: 5, Uncentred: true})
+			return m, new(KHA), err
+		}},
+		{"KRQA, sigmoid (not positive semi-definite)", func() (online, online, error) {
+			m, err := NewKRQA(kernel.Sigmoid{Gamma: 0.3, Coef0: -0.5}, 2, KRQAOptions{Components: 2, Seed: 7})
+			return m, new(KRQA), err
+		}},
+		{"KHA, sigmoid, uncentred", func() (online, online, error) {
+			m, err := NewKHA(kernel.Sigmoid{Gamma: 1, Coef0: -2}, 2, KHAOptions{Components: 2, Rate: 0.05, Seed: 7, Uncentred: true})
+			return m, new(KHA), err
+		}},
+		{"KHA, cosine", func() (online, online, error) {
+			m, err := NewKHA(kernel.Cosine{}, 2, KHAOptions{Components: 2, Rate: 0.05, Seed: 8})
 			return m, new(KHA), err
 		}},
 		{"KHA, a registered Func", func() (online, online, error) {

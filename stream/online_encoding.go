@@ -128,11 +128,18 @@ func (dec *decoder) samples(s *samples) (ready bool, t int) {
 // total beyond what a positive semi-definite kernel gives — |k(x, y)| ≤ √(k(x, x)·k(y, y))
 // (Cauchy–Schwarz), so |rₗ| ≤ √kₗₗ·Σᵢ√kᵢᵢ and |1ᵀK1| ≤ (Σᵢ√kᵢᵢ)² — by more than
 // rounding: a relative 1e-4 (the sums of n kernel values err by about n·ε of their
-// magnitudes), and an absolute n·2⁻¹⁰⁰⁰ for values that underflowed. It evaluates the
-// kernel n times, O(n·d), far less than a pass.
+// magnitudes), and an absolute n·2⁻¹⁰⁰⁰ for values that underflowed. The sigmoid kernel
+// is not positive semi-definite, and Cauchy–Schwarz does not hold for it (its k(x, x)
+// may be 0 or negative while k(x, y) is not): |k| ≤ 1 bounds it instead, 1 in place of
+// each √kᵢᵢ. It evaluates the kernel n times, O(n·d), far less than a pass.
 func (s *samples) checkSums() error {
 	diag := make([]float64, s.n)
 	var root float64
+	var bounded bool // |k| ≤ 1, and no Cauchy–Schwarz: the sigmoid
+	switch s.kern.(type) {
+	case kernel.Sigmoid, *kernel.Sigmoid:
+		bounded = true
+	}
 	for i := range s.n {
 		x := s.x[i*s.d : (i+1)*s.d]
 		v := s.kern.Eval(x, x)
@@ -140,16 +147,19 @@ func (s *samples) checkSums() error {
 			return fmt.Errorf("%w: the kernel value of sample %d with itself is %g", ErrEncoding, i, v)
 		}
 		diag[i] = math.Sqrt(math.Abs(v))
+		if bounded {
+			diag[i] = 1
+		}
 		root += diag[i]
 	}
 	tiny := float64(s.n) * 0x1p-1000
 	for l, r := range s.rowsum {
 		if !(math.Abs(r) <= (1+1e-4)*diag[l]*root+tiny) {
-			return fmt.Errorf("%w: row sum %d of the kernel matrix is %g, beyond √k·Σ√k = %g", ErrEncoding, l, r, diag[l]*root)
+			return fmt.Errorf("%w: row sum %d of the kernel matrix is %g, beyond √k·Σ√k = %g (n for the sigmoid)", ErrEncoding, l, r, diag[l]*root)
 		}
 	}
 	if !(math.Abs(s.total) <= (1+1e-4)*root*root+tiny) {
-		return fmt.Errorf("%w: the kernel matrix's total is %g, beyond (Σ√k)² = %g", ErrEncoding, s.total, root*root)
+		return fmt.Errorf("%w: the kernel matrix's total is %g, beyond (Σ√k)² = %g (n² for the sigmoid)", ErrEncoding, s.total, root*root)
 	}
 	return nil
 }

@@ -176,11 +176,11 @@ type kernelFlags struct {
 
 func (f *kernelFlags) add(fs *pflag.FlagSet) {
 	f.fs = fs
-	fs.StringVar(&f.name, "kernel", "rbf", "kernel (any case): rbf exp(−‖x−y‖²/2σ²), laplacian exp(−‖x−y‖₁/σ), polynomial (γxᵀy+c)^d, linear xᵀy")
+	fs.StringVar(&f.name, "kernel", "rbf", "kernel (any case): rbf exp(−‖x−y‖²/2σ²), laplacian exp(−‖x−y‖₁/σ), polynomial (γxᵀy+c)^d, linear xᵀy, sigmoid tanh(γxᵀy+c) (not positive semi-definite), cosine xᵀy/(‖x‖‖y‖) (0 with a zero point)")
 	fs.Float64Var(&f.sigma, "sigma", 0, fmt.Sprintf("bandwidth σ of rbf and laplacian (default: the median distance between the points, of a seeded sample of %d when there are more)", kernel.BandwidthSample))
-	fs.Float64Var(&f.gamma, "gamma", 0, "scikit-learn's gamma: for rbf exp(−γ‖x−y‖²) and laplacian exp(−γ‖x−y‖₁), instead of --sigma (γ = 1/2σ² and 1/σ); for polynomial the scale γ (default 1)")
+	fs.Float64Var(&f.gamma, "gamma", 0, "scikit-learn's gamma: for rbf exp(−γ‖x−y‖²) and laplacian exp(−γ‖x−y‖₁), instead of --sigma (γ = 1/2σ² and 1/σ); for polynomial and sigmoid the scale γ (default 1)")
 	fs.IntVar(&f.degree, "degree", 3, "degree d of the polynomial kernel")
-	fs.Float64Var(&f.coef0, "coef0", 1, "offset c of the polynomial kernel")
+	fs.Float64Var(&f.coef0, "coef0", 1, "offset c of the polynomial kernel (not negative) and of the sigmoid kernel (any sign)")
 }
 
 // given reports whether the named flag was set on the command line.
@@ -203,9 +203,9 @@ func (f *kernelFlags) check() error {
 		to      string
 	}{
 		{"sigma", bandwidth, "the rbf and laplacian kernels"},
-		{"gamma", name != "linear", "the rbf, laplacian and polynomial kernels"},
+		{"gamma", name != "linear" && name != "cosine", "the rbf, laplacian, polynomial and sigmoid kernels"},
 		{"degree", name == "polynomial", "the polynomial kernel"},
-		{"coef0", name == "polynomial", "the polynomial kernel"},
+		{"coef0", name == "polynomial" || name == "sigmoid", "the polynomial and sigmoid kernels"},
 	} {
 		if f.given(flag.name) && !flag.applies {
 			return usageError{fmt.Errorf("--%s applies to %s only, not to %s", flag.name, flag.to, name)}
@@ -225,6 +225,17 @@ func (f *kernelFlags) check() error {
 				return usageError{fmt.Errorf("--gamma must be positive and finite for the polynomial kernel, got %v", f.gamma)}
 			case !(f.coef0 >= 0) || math.IsInf(f.coef0, 0):
 				return usageError{fmt.Errorf("--coef0 must be finite and not negative, got %v", f.coef0)}
+			}
+			if err := kernel.Validate(f.build(0)); err != nil {
+				return usageError{fmt.Errorf("--gamma %v: %w", f.gamma, err)}
+			}
+		}
+		if name == "sigmoid" {
+			switch {
+			case !(f.gamma > 0) || math.IsInf(f.gamma, 0):
+				return usageError{fmt.Errorf("--gamma must be positive and finite for the sigmoid kernel, got %v", f.gamma)}
+			case math.IsNaN(f.coef0) || math.IsInf(f.coef0, 0):
+				return usageError{fmt.Errorf("--coef0 must be finite, got %v", f.coef0)}
 			}
 			if err := kernel.Validate(f.build(0)); err != nil {
 				return usageError{fmt.Errorf("--gamma %v: %w", f.gamma, err)}
@@ -266,6 +277,10 @@ func (f *kernelFlags) build(sigma float64) kernel.Kernel {
 		return kernel.Laplacian{Sigma: sigma, Gamma: gamma}
 	case "polynomial":
 		return kernel.Polynomial{Degree: f.degree, Gamma: f.gamma, Coef0: f.coef0}
+	case "sigmoid":
+		return kernel.Sigmoid{Gamma: f.gamma, Coef0: f.coef0}
+	case "cosine":
+		return kernel.Cosine{}
 	}
 	return kernel.Linear{}
 }
@@ -303,7 +318,9 @@ func (f *kernelFlags) kernel(x *mat.Dense) (kernel.Kernel, error) {
 
 // checkScale checks that the kernel is finite on the points and, for a bandwidth
 // kernel, neither underflows to 0 nor rounds to 1 for most pairs of distinct points:
-// the kernel matrix would then be the identity or all ones, and kernel PCA meaningless.
+// the kernel matrix would then be the identity or all ones, and kernel PCA meaningless;
+// and that a sigmoid kernel is not ±1 (tanh saturated, |γxᵀy + c| above about 19) for
+// most of them, which makes its matrix a matrix of signs.
 // It looks at k(x, x) for every point and at the pairs of up to 200 points spread over
 // the data.
 func checkScale(k kernel.Kernel, x *mat.Dense) error {
@@ -314,8 +331,9 @@ func checkScale(k kernel.Kernel, x *mat.Dense) error {
 			return fmt.Errorf("k(x, x) = %v for point %d: the kernel overflows on these data; scale them or choose other parameters", v, i+1)
 		}
 	}
+	_, sigmoid := k.(kernel.Sigmoid)
 	switch k.(type) {
-	case kernel.RBF, kernel.Laplacian:
+	case kernel.RBF, kernel.Laplacian, kernel.Sigmoid:
 	default:
 		return nil
 	}
@@ -329,16 +347,19 @@ func checkScale(k kernel.Kernel, x *mat.Dense) error {
 				continue
 			}
 			pairs++
-			switch k.Eval(pa, pb) {
-			case 0:
+			switch v := k.Eval(pa, pb); {
+			case v == 0:
 				zeros++
-			case 1:
+			case v == 1 || sigmoid && v == -1:
 				ones++
 			}
 		}
 	}
 	switch {
 	case pairs == 0:
+	case sigmoid && 2*ones > pairs:
+		return fmt.Errorf("the sigmoid kernel saturates on these data: k(x, y) = ±1 for %d%% of the pairs of distinct points; choose a smaller --gamma, or scale the data", 100*ones/pairs)
+	case sigmoid:
 	case 2*zeros > pairs:
 		return fmt.Errorf("the kernel underflows on these data: k(x, y) = 0 for %d%% of the pairs of distinct points; choose a larger σ (a smaller γ), or leave both out for the median distance", 100*zeros/pairs)
 	case 2*ones > pairs:

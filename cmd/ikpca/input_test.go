@@ -142,6 +142,9 @@ func TestKernelFlags(t *testing.T) {
 		{[]string{"--kernel", "polynomial", "--gamma", "0.5", "--degree", "2", "--coef0", "0"}, kernel.Polynomial{Degree: 2, Gamma: 0.5}},
 		{[]string{"--kernel", "polynomial"}, kernel.Polynomial{Degree: 3, Gamma: 1, Coef0: 1}},
 		{[]string{"--kernel", "LINEAR"}, kernel.Linear{}},
+		{[]string{"--kernel", "sigmoid"}, kernel.Sigmoid{Gamma: 1, Coef0: 1}},
+		{[]string{"--kernel", "Sigmoid", "--gamma", "0.25", "--coef0", "-1.5"}, kernel.Sigmoid{Gamma: 0.25, Coef0: -1.5}},
+		{[]string{"--kernel", "cosine"}, kernel.Cosine{}},
 	} {
 		if code, stderr := fit(c.args...); code != 0 {
 			t.Errorf("%v: exit %d: %s", c.args, code, stderr)
@@ -155,7 +158,7 @@ func TestKernelFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--kernel", "gauss"}, "choose rbf, laplacian, polynomial or linear"},
+		{[]string{"--kernel", "gauss"}, "choose rbf, laplacian, polynomial, linear, sigmoid or cosine"},
 		{[]string{"--gamma", "2", "--sigma", "1"}, "not both"},
 		{[]string{"--gamma", "-1"}, "--gamma must be positive"},
 		{[]string{"--kernel", "linear", "--gamma", "1"}, "--gamma applies to"},
@@ -172,6 +175,14 @@ func TestKernelFlags(t *testing.T) {
 		{[]string{"--kernel", "laplacian", "--sigma", "1e-6"}, "the kernel underflows on these data"},
 		{[]string{"--sigma", "1e12"}, "cannot tell these points apart"},
 		{[]string{"--kernel", "polynomial", "--degree", "2000"}, "overflows"},
+		{[]string{"--kernel", "sigmoid", "--gamma", "0"}, "--gamma must be positive and finite for the sigmoid kernel"},
+		{[]string{"--kernel", "sigmoid", "--gamma", "1e-310"}, "subnormal"},
+		{[]string{"--kernel", "sigmoid", "--coef0", "inf"}, "--coef0 +Inf: want a finite number"},
+		{[]string{"--kernel", "sigmoid", "--degree", "2"}, "--degree applies to the polynomial kernel only"},
+		{[]string{"--kernel", "sigmoid", "--sigma", "1"}, "--sigma applies to"},
+		{[]string{"--kernel", "sigmoid", "--gamma", "1e3"}, "the sigmoid kernel saturates on these data"},
+		{[]string{"--kernel", "cosine", "--gamma", "1"}, "--gamma applies to the rbf, laplacian, polynomial and sigmoid kernels only"},
+		{[]string{"--kernel", "cosine", "--coef0", "1"}, "--coef0 applies to the polynomial and sigmoid kernels only"},
 	} {
 		if code, stderr := fit(c.args...); code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, want 2 and %q: %s", c.args, code, c.want, stderr)
