@@ -221,13 +221,14 @@ func topPairs(a *mat.SymDense, r int, psd bool) ([]float64, *mat.Dense, update.D
 // are accurate to 1e-13 of each value: docs/design.md, "Kernel blocks").
 const kernelAccuracy = 1e-13
 
-// psd reports whether the kernel is one of the package kernel's built-in kernels, all
-// positive semi-definite (RBF, Laplacian, linear, and polynomial with a non-negative
-// scale and offset and an integer degree); a user's kernel may not be.
+// psd reports whether the kernel is one of the package kernel's positive semi-definite
+// built-in kernels (RBF, Laplacian, linear, cosine — the linear kernel of the normalised
+// points — and polynomial with a non-negative scale and offset and an integer degree);
+// the sigmoid is not, and a user's kernel may not be.
 func psd(k kernel.Kernel) bool {
 	switch k.(type) {
 	case kernel.RBF, *kernel.RBF, kernel.Laplacian, *kernel.Laplacian, kernel.Linear, *kernel.Linear,
-		kernel.Polynomial, *kernel.Polynomial:
+		kernel.Polynomial, *kernel.Polynomial, kernel.Cosine, *kernel.Cosine:
 		return true
 	}
 	return false
