@@ -366,10 +366,10 @@ class Report:
               f"{self.a.all_n} images, the command's whole run less its fit alone over the {self.a.fashion_polish} + 2 passes "
               "(the fit alone includes reading the input, as the whole run does), against the floors averaged alike. "
               "The RBF kernel block evaluates directly, by Eval (O(d) scalar flops an entry), every entry whose "
-              "distance the dgemm identity cannot guarantee to τ = 1e-13 — (2d+8)·ε·(‖x̃‖² + ‖ỹ‖²) > τ·max(2σ², D̂) "
+              "distance the dgemm identity cannot guarantee to τ = 1e-13 — (d + ⌈d/8⌉ + 12)·ε·(‖x̃‖² + ‖ỹ‖²) > τ·max(2σ², D̂) "
               "(docs/design.md, \"Kernel blocks\") —, which the floor does not include; the last column is their share, "
-              "counted on the blocks the floor timed. For d > 446, (2d+8)·ε > τ, and every pair with D̂ ≥ 2σ² and "
-              "x̃ᵀỹ ≥ 0 is one of them.\n")
+              "counted on the blocks the floor timed. At d = 784 the constant is 0.99·τ/ε: only pairs of points "
+              "close to each other and far from the mean are evaluated directly.\n")
         print("| data | m | d | c | b | pass s | GFLOP (distances + product) | kernel-block GB | floor s (distances + product) | pass ÷ floor | pass ÷ distance floor | entries evaluated directly |")
         print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
         for label, j, p in rows:

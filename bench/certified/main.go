@@ -434,7 +434,8 @@ type floorTimes struct {
 	rows, blocks, timed int
 	// direct is the share of the kernel entries of the blocks timed that the RBF block
 	// evaluates directly rather than from the dgemm's distances (docs/design.md, "Kernel
-	// blocks": where (2d + 8)·ε·(‖x̃‖² + ‖ỹ‖²) > τ·max(2σ², D̂), τ = 1e-13, ε = 2⁻⁵³);
+	// blocks": where (d + ⌈d/8⌉ + 12)·ε·(‖x̃‖² + ‖ỹ‖²) > τ·max(2σ², D̂), τ = 1e-13,
+	// ε = 2⁻⁵³);
 	// the floor does not include their cost.
 	direct float64
 }
@@ -474,7 +475,7 @@ func floor(X *mat.Dense, sigma float64, c int, budget float64) floorTimes {
 		}
 	}
 	X = Xs
-	coef := float64(2*d+8) * 0x1p-53 / 1e-13 // (2d + 8)·ε/τ
+	coef := float64(d+(d+7)/8+12) * 0x1p-53 / 1e-13 // (d + ⌈d/8⌉ + 12)·ε/τ, kernel's identityCoef
 	g2 := 2 * sigma * sigma
 	var direct, entries float64
 	rows := max(1, min(m, passBlockBytes/(8*m)))
