@@ -114,7 +114,7 @@ func counter(res beam.PipelineResult, name string) int64 {
 // does not depend on the runner). SKPCA and Nyström on sampled landmarks, whose folds
 // are the same.
 func TestFitCounters(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	X := curve(500, 3, 4)
 	glob, _ := pointFiles(t, dir, X, 2)
 	for _, method := range []string{"skpca", "nystrom"} {
@@ -164,7 +164,7 @@ func TestFitCounters(t *testing.T) {
 func TestLandmarksIndependentOfSplitting(t *testing.T) {
 	saved, savedSmall := blockSize, tooSmall
 	t.Cleanup(func() { blockSize, tooSmall = saved, savedSmall })
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	X := curve(300, 3, 12)
 	glob, _ := pointFiles(t, dir, X, 1)
 	var models []*Nystrom
@@ -222,10 +222,10 @@ func TestGraphSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteModel(s, filepath.Join(t.TempDir(), "model"), model); err != nil {
+	if err := WriteModel(s, filepath.Join(beamtest.TempDir(t), "model"), model); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteDeadLetters(s, filepath.Join(t.TempDir(), "dead"), dead); err != nil {
+	if err := WriteDeadLetters(s, filepath.Join(beamtest.TempDir(t), "dead"), dead); err != nil {
 		t.Fatal(err)
 	}
 	size, err := beamtest.GraphSize(p)
@@ -246,7 +246,7 @@ func TestGraphSize(t *testing.T) {
 // pipeline with ErrNoPoints, found by its text in the runner's error, rather than end
 // without a model; one read and two.
 func TestNoValidPoints(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	bad := filepath.Join(dir, "bad.csv")
 	if err := os.WriteFile(bad, []byte("a,b,c\n1,x,2\n\n1,2\n"), 0o644); err != nil {
 		t.Fatal(err)

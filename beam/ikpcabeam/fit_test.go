@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/beam/internal/beamtest"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/nystrom"
@@ -107,7 +108,7 @@ func prototype(t *testing.T, X *mat.Dense) []byte {
 // single-process model's: both lie in [λᵢ(ZᵀZ) − Δ, λᵢ(ZᵀZ)]. Bad lines and bad points
 // are dead letters.
 func TestFitSKPCA(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	X := curve(1000, 3, 9)
 	glob, badLines := pointFiles(t, dir, X, 3)
 	single, err := stream.NewSKPCA(testKernel, 3, testOptions)
@@ -182,7 +183,7 @@ func TestFitEmpty(t *testing.T) {
 	}
 	for fname, fit := range fits {
 		for iname, in := range inputs {
-			dir := t.TempDir()
+			dir := beamtest.TempDir(t)
 			p, s := beam.NewPipelineWithRoot()
 			model, _, err := fit(s, beam.CreateList(s, in))
 			if err != nil {
@@ -211,7 +212,7 @@ func TestFitEmpty(t *testing.T) {
 // (Before, each bundle started from the prototype with its points, and the fit counted
 // them once per bundle and once more.)
 func TestFitPrototypeWithPoints(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	X := curve(1000, 3, 5)
 	glob, _ := pointFiles(t, dir, mat.DenseCopyOf(X.Slice(200, 1000, 0, 3)), 3)
 	L := mat.DenseCopyOf(X.Slice(0, 20, 0, 3))
@@ -363,7 +364,7 @@ func TestFitRefusedPoint(t *testing.T) {
 		{"skpca", []float64{1e308, 1e308, 1e308}, FitOptions{Block: 1}},
 	} {
 		name := fmt.Sprintf("%s %+v", c.name, c.fit)
-		sub := t.TempDir()
+		sub := beamtest.TempDir(t)
 		glob, file, offset := refusingFiles(t, sub, X, c.huge)
 		p, s := beam.NewPipelineWithRoot()
 		points, deadLines, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
@@ -581,7 +582,7 @@ func TestSampledRefusedPoint(t *testing.T) {
 	huge := []float64{1e110, 1e110, 1e110}
 	cubic := kernel.Spec{Name: "polynomial", Degree: 3, Gamma: 1, Coef0: 1}
 	for _, twice := range []bool{false, true} {
-		dir := t.TempDir()
+		dir := beamtest.TempDir(t)
 		glob, file, offset := refusingFiles(t, dir, X, huge)
 		p, s := beam.NewPipelineWithRoot()
 		read := func() beam.PCollection {

@@ -11,6 +11,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/ikpca/ikpca/beam/internal/beamtest"
 )
 
 func init() {
@@ -31,7 +33,7 @@ func TestReadLinesSplit(t *testing.T) {
 	blockSize, tooSmall = 64, 16
 	t.Cleanup(func() { blockSize, tooSmall = saved, savedSmall })
 
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	var b strings.Builder
 	var lines []string
 	var offsets []int64

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/beam/internal/beamtest"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -39,7 +40,7 @@ func TestFitNystromOn(t *testing.T) {
 		Point{Source: "l.csv", Offset: 7, X: []float64{1, math.NaN(), 2}})
 	rbf := kernel.Spec{Name: "rbf"}
 
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	p, s := beam.NewPipelineWithRoot()
 	model, dead, err := FitNystromOn(s, beam.CreateList(s, landmarks), beam.CreateList(s, points), NystromOptions{Dim: 3, Kernel: rbf}, FitOptions{Block: 16})
 	if err != nil {
@@ -106,7 +107,7 @@ func TestFitNystromOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mf, _ = writeFit(t, s, t.TempDir(), model, dead)
+	mf, _ = writeFit(t, s, beamtest.TempDir(t), model, dead)
 	if err := ptest.Run(p); err == nil || !strings.Contains(err.Error(), ErrNoLandmarks.Error()) {
 		t.Errorf("no valid landmark: pipeline error %v, want one that says %q", err, ErrNoLandmarks)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/beam/internal/beamtest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/nystrom"
 )
@@ -31,7 +32,7 @@ import (
 // leading components whose gaps exceed 1e-6·λ₁, where an eigenvector moves by at most
 // ε·λ₁/gap ≈ 1e-10 relative: 1e-8 relative to the largest score.
 func TestNystromMatchesSingleProcess(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	X := curve(600, 3, 3)
 	P := curve(20, 3, 8)
 	glob, _ := pointFiles(t, dir, X, 3)
@@ -201,7 +202,7 @@ func TestNystromOptions(t *testing.T) {
 // in blocks of at most FitOptions.Block — the memory of a fold — and more than one at a
 // time.
 func TestNystromPipeline(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	X := curve(400, 3, 3)
 	glob, _ := pointFiles(t, dir, X, 3)
 	const rank, seed, block = 5, 11, 16

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/beam/internal/beamtest"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
@@ -142,7 +143,7 @@ func rowOf(X *mat.Dense, line string) int {
 // model's own Transform does, to rounding, in blocks and in the remainder of a bundle;
 // points it cannot project are dead letters.
 func TestProjectCheckpoint(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	m, b := checkpoint(t, kernel.RBF{Sigma: 1}, curve(80, 3, 1))
 	file := filepath.Join(dir, "model.ikpca")
 	if err := os.WriteFile(file, b, 0o644); err != nil {
@@ -164,7 +165,7 @@ func TestProjectCheckpoint(t *testing.T) {
 // TestProjectSKPCA: an SKPCA encoding projects as its Transform does, all components
 // when K is zero.
 func TestProjectSKPCA(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	m, err := NewSKPCA(testKernel, 3, testOptions)
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +191,7 @@ func TestProjectSKPCA(t *testing.T) {
 // go through the features, the two alike to rounding; points it cannot project are dead
 // letters.
 func TestProjectNystrom(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	train := curve(200, 3, 4)
 	m, err := nystrom.New(kernel.RBF{Sigma: 1}, train.Slice(0, 20, 0, 3), nystrom.Options{})
 	if err != nil {
@@ -217,7 +218,7 @@ func TestProjectNystrom(t *testing.T) {
 // kernel at 1e110) is projected point by point: that point is a dead letter, the
 // others are scored.
 func TestProjectBlockFallback(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	m, b := checkpoint(t, kernel.Polynomial{Degree: 3, Gamma: 1, Coef0: 1}, curve(30, 3, 1))
 	X := curve(20, 3, 2)
 	glob, _ := pointFiles(t, dir, X, 1)

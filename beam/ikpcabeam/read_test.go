@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/ikpca/ikpca/beam/internal/beamtest"
 	"github.com/ikpca/ikpca/internal/vec"
 )
 
@@ -80,7 +81,7 @@ func check(t *testing.T, files []string, ins []input, offsets [][]int64, points,
 // TestReadCSV: good lines are points and bad ones dead letters with their line and
 // reason, across files, with a header, blank lines, quotes and CRLF.
 func TestReadCSV(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	ins := []input{{
 		lines: []string{"x,y,z", "1,2,3", "1,abc,3", "", "1,2", " 4 , 5e-1 ,-6", "NaN,1,2", "1e999,0,0",
 			"1,2,3,4", `"1,5",2,3`, `"7",8,9`, "1,2,3\r", `1,"2`, "1e-400,0,0"},
@@ -115,7 +116,7 @@ func TestReadCSV(t *testing.T) {
 // TestReadCSVColumns: a column selection reorders fields and checks the number of
 // fields; white-space separation.
 func TestReadCSVColumns(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	in := input{
 		lines:  []string{"1 2 3 A", "4\t5  6 B", "7 8 C", "x 1 2 D", "1 2 3 4 5"},
 		points: [][]float64{{3, 1}, {6, 4}, nil, nil, nil},
@@ -157,7 +158,7 @@ func TestCSVOptions(t *testing.T) {
 // TestReadLIBSVM: LIBSVM lines by the core's rules, bad ones dead letters; a
 // compressed file is read whole.
 func TestReadLIBSVM(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	in := input{
 		lines:  []string{"+1 1:0.5 3:-2", "-1 2:1e-3", "", "1 4:1", "1 2:1 1:1", "1 1:nan", "0", "x 1:1", "1 3:1e-400"},
 		points: [][]float64{{0.5, 0, -2}, {0, 1e-3, 0}, nil, nil, nil, nil, {0, 0, 0}, nil, {0, 0, 0}},

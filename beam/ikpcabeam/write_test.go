@@ -17,6 +17,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
+	"github.com/ikpca/ikpca/beam/internal/beamtest"
 	"github.com/ikpca/ikpca/nystrom"
 	"github.com/ikpca/ikpca/stream"
 )
@@ -68,7 +69,7 @@ func checkLines(t *testing.T, prefix string, want []string) {
 // writes each in one bundle, n = 1; TestFinalise has several, and TestNystromPipeline's
 // dead letters come in two bundles on prism.)
 func TestWriteScores(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	scores, lines := testScores(1000)
 	p, s := beam.NewPipelineWithRoot()
 	if err := WriteScores(s, filepath.Join(dir, "one"), beam.CreateList(s, scores)); err != nil {
@@ -114,7 +115,7 @@ func init() { beam.RegisterFunction(pointScores) }
 // TestWriteEmpty: no scores, no dead letters: one empty shard each,
 // prefix-00000-of-00001.csv, so that the output is seen to exist.
 func TestWriteEmpty(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	p, s := beam.NewPipelineWithRoot()
 	if err := WriteScores(s, filepath.Join(dir, "scores"), beam.CreateList(s, []Scores{})); err != nil {
 		t.Fatal(err)
@@ -181,7 +182,7 @@ func writeTestScores(t *testing.T, dir string, n int) (*beam.Pipeline, string, [
 // On the code before the finalisation (a file renamed in FinishBundle), the failed
 // bundle's lines were in a final file already and the second run wrote them again.
 func TestWriteRetried(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	p, prefix, lines := writeTestScores(t, dir, 500)
 	var once sync.Once
 	var written error = errors.New("the hook did not run")
@@ -215,7 +216,7 @@ func TestWriteRetried(t *testing.T) {
 // leaves behind (prism does not retry: TestWriteRetried); it proves that the shards
 // come from the emitted names only and that the orphans are removed.
 func TestWriteOrphans(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	p, prefix, lines := writeTestScores(t, dir, 500)
 	var mu sync.Mutex
 	orphans := 0
@@ -240,7 +241,7 @@ func TestWriteOrphans(t *testing.T) {
 // and never a side input or a grouping, which hold every line on one worker (Flink's
 // batch mode holds a side input in memory).
 func TestWritersDoNotGather(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	p, s := beam.NewPipelineWithRoot()
 	if err := WriteScores(s, filepath.Join(dir, "scores"), beam.CreateList(s, []Scores{{Y: []float64{1}}})); err != nil {
 		t.Fatal(err)
@@ -319,7 +320,7 @@ func TestDeadLetterClass(t *testing.T) {
 // letters of a CSV file's bad lines and of points refused, by class, and the file
 // holds them all.
 func TestDeadLetterMetrics(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	in := filepath.Join(dir, "in.csv")
 	// 2 parse (not a number, two fields), 1 non-finite, and 3 points.
 	if err := os.WriteFile(in, []byte("1,2,3\n1,x,3\n4,5,6\n1,2\n1,inf,3\n7,8,9\n"), 0o644); err != nil {
@@ -374,7 +375,7 @@ func TestDeadLetterMetrics(t *testing.T) {
 // place is an error.
 func TestFinalise(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	prefix := filepath.Join(dir, "out")
 	tmpDir := prefix + ".tmp-test"
 	fn := &writeTempFn{Dir: tmpDir}
@@ -511,7 +512,7 @@ func TestIsShard(t *testing.T) {
 // permissions, and through a symbolic link replaces the file the link points to and
 // leaves the link.
 func TestWriteModelAtomic(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	file := filepath.Join(dir, "model.bin")
 	if err := os.WriteFile(file, []byte("the old model"), 0o600); err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@ import (
 // — stays below 1 MB.
 func TestLandmarksFileGraph(t *testing.T) {
 	const r, d = 2000, 784
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	var b strings.Builder
 	for i := range r {
 		for j := range d {
@@ -74,7 +74,7 @@ func TestLandmarksFileGraph(t *testing.T) {
 // landmarks file that is not a point is a dead letter with its reason, and the model
 // is built on the others.
 func TestLandmarksFileModel(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	X, text := toyInput(300, ';')
 	var b strings.Builder
 	b.WriteString("a;b;c\n" + text)
@@ -173,7 +173,7 @@ func readDead(t *testing.T, prefix string) []string {
 // An error leaves no model file. A landmarks file of bad lines only, or empty, is an
 // error naming it, and one of a single landmark one about the median heuristic.
 func TestInputs(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	var good, mixed strings.Builder
 	bad := []string{"1,x,2", "1,2", "NaN,1,2", "foo", "1,2,3,4"}
 	X, text := toyInput(120, ',')
@@ -344,7 +344,7 @@ func hasBadRecord(line string, bad []string) bool {
 // their shards (a write removes the shards of another count), a model that is an input
 // or a shard — and the inputs are left as they were.
 func TestOutputsSpareInputs(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	path := func(f string) string { return filepath.Join(dir, f) }
 	_, text := toyInput(40, ',')
 	for _, f := range []string{"scores-00000-of-00002.csv", "scores-00001-of-00002.csv"} {
@@ -390,7 +390,7 @@ func TestOutputsSpareInputs(t *testing.T) {
 // that a job wrote empty) does not end in "no data line". Only no data line in any
 // file does.
 func TestFirstLines(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	for name, text := range map[string]string{
 		"part-0.csv": "h\n",
 		"part-1.csv": "h\n1,2\n\n3,4\n",

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/beam/ikpcabeam"
+	"github.com/ikpca/ikpca/beam/internal/beamtest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/nystrom"
 )
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) { ptest.Main(m) }
 // scored twice alike, and the bad line is a dead letter in both runs. The Nyström model
 // is also checked against a one-process fit.
 func TestFitProject(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	X, text := toyInput(300, ';')
 	var b strings.Builder
 	b.WriteString("a;b;c\n" + text)
@@ -174,7 +175,7 @@ func checkNystrom(t *testing.T, name string, m ikpca.Model, X *mat.Dense, r int)
 // TestBuildErrors: bad flags are errors before anything runs. (A landmarks file
 // without a valid landmark is an error when the pipeline runs: TestInputs.)
 func TestBuildErrors(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	in := filepath.Join(dir, "in.csv")
 	if err := os.WriteFile(in, []byte("1,2\n3,4\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -229,7 +230,7 @@ func TestBuildErrors(t *testing.T) {
 // on a landmarks file (both read the field count from the first line). A gzip file
 // named without .gz is an error, not a fit of its compressed bytes.
 func TestCompressedInput(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	var b strings.Builder
 	b.WriteString("a;b;c\n")
 	for i := range 200 {
@@ -345,7 +346,7 @@ func sameFit(t *testing.T, plain, packed []byte, n, d int) {
 // stderr, one line each, sorted, among them the points projected: the 250 points of the
 // input, not its bad line, when fitting with --output and when projecting.
 func TestPrintsCounters(t *testing.T) {
-	dir := t.TempDir()
+	dir := beamtest.TempDir(t)
 	var b strings.Builder
 	for i := range 250 {
 		fmt.Fprintf(&b, "%g,%g\n", float64(i%7)/7, float64(i%11)/11)
