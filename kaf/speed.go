@@ -65,6 +65,11 @@ func NewSPEED(k kernel.Kernel, X mat.Matrix, opts SPEEDOptions) (*SPEED, error) 
 	case (opts.Components == 0) == (c == 0):
 		return nil, fmt.Errorf("%w: SPEED Components %d, Cutoff %v: set exactly one", ErrArgument, opts.Components, c)
 	}
+	// kpca.Fit takes kernel.Precomputed (a kernel matrix for X), which SPEED cannot:
+	// its map evaluates the kernel on new inputs.
+	if err := errs.Kernel(kernel.Validate(k)); err != nil {
+		return nil, err
+	}
 	md, err := kpca.Fit(k, X, kpca.Options{Components: kpca.All, Uncentred: !opts.Centred})
 	if err != nil {
 		return nil, errs.WrapOr(ErrArgument, err, "SPEED's dictionary")

@@ -97,7 +97,9 @@ func Names() []string {
 // unknown name is an error wrapping ErrArgument that lists the built-in names. The
 // fields a built-in kernel does not have are ignored, whatever their values (a Degree
 // or Coef0 for rbf, as scikit-learn's KernelPCA ignores degree and coef0 for its RBF
-// kernel): only the named kernel's parameters are checked.
+// kernel): only the named kernel's parameters are checked. "precomputed" (any case)
+// returns [Precomputed], which stands for values the caller computes and which
+// Validate refuses: only kpca takes it.
 //
 // The round trip is exact: for every valid built-in kernel k, New(k.Spec()) returns a
 // kernel equal to k (==), which computes the same values bit for bit; for a Func, the
@@ -117,6 +119,8 @@ func New(s Spec) (Kernel, error) {
 		k = Sigmoid{Gamma: s.Gamma, Coef0: s.Coef0}
 	case nameCosine:
 		k = Cosine{}
+	case namePrecomputed:
+		return Precomputed{}, nil // not validated: Validate refuses it (see Precomputed)
 	case "":
 		return nil, fmt.Errorf("%w: empty kernel name; the built-in kernels are rbf, laplacian, polynomial, linear, sigmoid and cosine", ErrArgument)
 	default:
@@ -131,10 +135,11 @@ func New(s Spec) (Kernel, error) {
 	return k, nil
 }
 
-// IsBuiltin reports whether name names a built-in kernel, in any case.
+// IsBuiltin reports whether name names a built-in kernel, in any case: one of Names,
+// or "precomputed" ([Precomputed]), a name no Func may take either.
 func IsBuiltin(name string) bool {
 	switch strings.ToLower(name) {
-	case nameRBF, nameLaplacian, namePolynomial, nameLinear, nameSigmoid, nameCosine:
+	case nameRBF, nameLaplacian, namePolynomial, nameLinear, nameSigmoid, nameCosine, namePrecomputed:
 		return true
 	}
 	return false
@@ -165,6 +170,10 @@ func deref(k Kernel) Kernel {
 			return *p
 		}
 	case *Cosine:
+		if p != nil {
+			return *p
+		}
+	case *Precomputed:
 		if p != nil {
 			return *p
 		}

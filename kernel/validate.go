@@ -94,6 +94,8 @@ func Validate(k Kernel) error {
 		return nil
 	case Linear, Cosine:
 		return nil
+	case Precomputed:
+		return errPrecomputed()
 	case Func:
 		if k.F == nil {
 			return fmt.Errorf("%w: func %q: nil function F", ErrArgument, k.Name)

@@ -26,13 +26,17 @@ import (
 // number of rows added so far and the number of rows of X. A nil ctx or X and a zero
 // Model are errors wrapping ErrArgument, an X without rows ErrEmpty, one of another
 // dimension ErrDimension, a NaN or infinite entry ErrNonFinite. With *mat.Dense rows
-// (or any mat.RawRowViewer) it allocates nothing beyond what Add does.
+// (or any mat.RawRowViewer) it allocates nothing beyond what Add does. To a model of
+// kernel.Precomputed of m points, X holds rows of kernel values as AddBatch's (b×(m+b)).
 func (md *Model) AddRows(ctx context.Context, X mat.Matrix, progress func(added, total int)) (added int, err error) {
 	if ctx == nil {
 		return 0, fmt.Errorf("%w: nil context", ErrArgument)
 	}
 	if err := md.ready(); err != nil {
 		return 0, err
+	}
+	if md.precomputed() {
+		return md.addKernelRowsContext(ctx, X, progress)
 	}
 	r, err := errs.Points(X, md.d)
 	if err != nil {

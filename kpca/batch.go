@@ -24,9 +24,19 @@ import (
 // window only while it fills, and one row at a time while the model holds fewer than
 // two points — and method RankOne adds the rows one at a time. AddRows always adds them
 // one at a time.
+//
+// To a model of kernel.Precomputed with m points, X is b×(m+b): row i holds the kernel
+// values of new point i against the m points, then against the b new points, of which
+// the values up to its own (its self-kernel, column m+i) are read — the lower triangle
+// of the new points' block, as Fit reads its matrix. The rows are added as AddColumn
+// adds a point, all or nothing; into a model without points, X is b×b and fitted as Fit
+// does.
 func (md *Model) AddBatch(X mat.Matrix) error {
 	if err := md.ready(); err != nil {
 		return err
+	}
+	if md.precomputed() {
+		return md.addKernelBatch(X)
 	}
 	r, err := errs.Points(X, md.d)
 	if err != nil {

@@ -88,6 +88,9 @@ func (md *Model) CertifyContext(ctx context.Context, opts CertifyOptions) (Certi
 	if err := md.ready(); err != nil {
 		return Certificate{}, err
 	}
+	if err := md.needKernel("Certify"); err != nil {
+		return Certificate{}, err
+	}
 	switch {
 	case ctx == nil:
 		return Certificate{}, fmt.Errorf("%w: Certify: nil context", ErrArgument)

@@ -34,7 +34,8 @@ func (d Drift) Max() float64 { return math.Max(d.Orthogonality, d.Residual) }
 
 // Drift probes the accuracy of the decomposition — every pair the model tracks
 // (Rank()), not only the Components it reports (see the type Drift). It does not change
-// the model except for recording the result in Stats.
+// the model except for recording the result in Stats. A model of kernel.Precomputed has
+// no kernel to measure the residual with: its Residual is NaN, not measured.
 func (md *Model) Drift() Drift {
 	b := md.basis()
 	n := len(b.values)
@@ -56,7 +57,13 @@ func (md *Model) Drift() Drift {
 	var out Drift
 	out.Orthogonality = probe.Orthogonality(v, x, xx, y, make([]float64, n))
 
-	// Residual: A·(V·x) against V·(Λ·x).
+	// Residual: A·(V·x) against V·(Λ·x), which needs the kernel: a model of columns
+	// reports NaN, not measured.
+	if md.precomputed() {
+		out.Residual = math.NaN()
+		md.stats.LastDrift = out
+		return out
+	}
 	ay := md.applyMatrix(y)
 	lx := make([]float64, n)
 	var big float64
@@ -110,10 +117,14 @@ func (md *Model) applyMatrix(y []float64) []float64 {
 // rank r it takes the top r pairs of that decomposition and restarts the certificate
 // from what they leave out; it forms the m×m kernel matrix, the one time a rank-r model
 // holds O(m²) memory (topPairs). A zero Model is an error wrapping ErrArgument, and so
-// is a model of more than 32,768 points (a kernel matrix of more than 2³⁰ values); on
-// error the model is unchanged.
+// is a model of more than 32,768 points (a kernel matrix of more than 2³⁰ values), and
+// a model of kernel.Precomputed, which has no kernel to form the matrix from, wraps
+// ErrNoKernel; on error the model is unchanged.
 func (md *Model) Refresh() error {
 	if err := md.ready(); err != nil {
+		return err
+	}
+	if err := md.needKernel("Refresh"); err != nil {
 		return err
 	}
 	if err := md.decompose(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
@@ -23,7 +24,8 @@ import (
 //	hlen     uint32   length of the header
 //	header   hlen bytes of JSON (encodingHeader): the options (components, rank,
 //	         uncentred, method, window, block, batch max, refresh, solver), the
-//	         kernel.Spec, the sizes (points m ≥ 0, dimension d ≥ 1, order n: the
+//	         kernel.Spec, the sizes (points m ≥ 0, dimension d ≥ 1, or 0 for
+//	         kernel.Precomputed, whose model holds no coordinates; order n: the
 //	         stored eigenpairs) and the refresh counters
 //	points   m·d float64, row-major, oldest first
 //	values   n float64, the stored eigenvalues (ascending)
@@ -206,10 +208,15 @@ func decode(p []byte) (*Model, error) {
 	// check.MaxFloats does, as for New.
 	m, d, n := h.Points, h.Dim, h.Order
 	have := len(p) / 8
-	if m < 0 || d < 1 || n < 0 || n > m || m > have || m > 0 && (d > have/m || n > have/m) {
+	// A model of kernel columns (kernel.Precomputed) has dimension 0, and only it.
+	columns := strings.EqualFold(h.Kernel.Name, kernel.Precomputed{}.Spec().Name)
+	if m < 0 || d < 1 && !(columns && d == 0) || n < 0 || n > m || m > have || m > 0 && (d > have/m || n > have/m) {
 		return nil, fmt.Errorf("%w: sizes %d points × %d, order %d, for %d bytes of data", ErrEncoding, m, d, n, len(p))
 	}
-	if _, err := errs.Floats("a point", d); err != nil {
+	if columns && d != 0 {
+		return nil, fmt.Errorf("%w: a model of kernel %q of dimension %d (a model of kernel columns has none)", ErrEncoding, h.Kernel.Name, d)
+	}
+	if _, err := errs.Floats("a point", max(d, 1)); err != nil {
 		return nil, fmt.Errorf("%w: dimension %d: %v", ErrEncoding, d, err)
 	}
 	if want := encodingFloats(m, d, n); len(p)%8 != 0 || have != want {
@@ -247,6 +254,11 @@ func decode(p []byte) (*Model, error) {
 	k, err := encodedKernel(h.Kernel)
 	if err != nil {
 		return nil, err
+	}
+	if kernel.IsPrecomputed(k) {
+		if err := checkPrecomputedOptions(opts); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrEncoding, err)
+		}
 	}
 
 	md := &Model{kern: k, opts: opts, rank: rank, d: d}

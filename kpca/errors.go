@@ -23,4 +23,9 @@ var (
 	ErrArgument, ErrEncoding, ErrNotConverged = errs.Argument, errs.Encoding, errs.NotConverged
 	// ErrIndex reports a point index out of range (Remove); it wraps ErrArgument.
 	ErrIndex = fmt.Errorf("%w: index out of range", ErrArgument)
+	// ErrNoKernel reports an operation that evaluates the kernel — Remove, Refresh,
+	// Polish, Certify, Inverse, PreImage, a window's slide — on a model of
+	// kernel.Precomputed, which holds kernel columns and no kernel (docs/design.md,
+	// "Kernels given as columns"); it wraps ErrArgument.
+	ErrNoKernel = fmt.Errorf("%w: no kernel to evaluate", ErrArgument)
 )

@@ -1,6 +1,8 @@
 package kpca
 
 import (
+	"fmt"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/kernel"
@@ -27,6 +29,12 @@ import (
 // without rows or columns wraps ErrEmpty, a non-finite coordinate or kernel value
 // ErrNonFinite, and a decomposition of more than 2³⁰ kernel values (n above 32,768 with
 // Components All) ErrArgument.
+//
+// With kernel.Precomputed, X is the n×n kernel matrix of the points — scikit-learn's
+// KernelPCA(kernel="precomputed").fit(K) — of which only the lower triangle is read
+// (LAPACK's uplo = 'L': the rows of a matrix given a row at a time): the model holds
+// kernel columns, not points (see AddColumn), and an X that is not square is an error
+// wrapping ErrDimension.
 func Fit(k kernel.Kernel, X mat.Matrix, opts Options) (*Model, error) {
 	md, err := newModel(k, opts)
 	if err != nil {
@@ -35,6 +43,15 @@ func Fit(k kernel.Kernel, X mat.Matrix, opts Options) (*Model, error) {
 	n, d, err := errs.Data(X)
 	if err != nil {
 		return nil, err
+	}
+	if md.precomputed() {
+		if n != d {
+			return nil, fmt.Errorf("%w: kernel.Precomputed: the kernel matrix is %d×%d, not square", ErrDimension, n, d)
+		}
+		if err := md.fitRows(X, n); err != nil {
+			return nil, err
+		}
+		return md, nil
 	}
 	if err := md.setDim(d); err != nil {
 		return nil, err
@@ -48,11 +65,19 @@ func Fit(k kernel.Kernel, X mat.Matrix, opts Options) (*Model, error) {
 // New returns an empty model of d-dimensional points for the kernel k, fed by Add,
 // AddBatch and AddRows: AddBatch into a model without points fits them as Fit does. A
 // kernel that kernel.Validate refuses, impossible options (see Options) and d < 1 are
-// errors wrapping ErrArgument.
+// errors wrapping ErrArgument. New(kernel.Precomputed{}, 0, opts) returns an empty
+// model of kernel columns, fed by AddColumn (any other d is an ErrArgument), and with
+// Options.RefreshTolerance an error wrapping ErrNoKernel.
 func New(k kernel.Kernel, d int, opts Options) (*Model, error) {
 	md, err := newModel(k, opts)
 	if err != nil {
 		return nil, err
+	}
+	if md.precomputed() {
+		if d != 0 {
+			return nil, fmt.Errorf("%w: New(kernel.Precomputed{}, %d, …): a model of kernel columns has no coordinates, and its dimension is 0", ErrArgument, d)
+		}
+		return md, nil
 	}
 	if err := md.setDim(d); err != nil {
 		return nil, err
@@ -63,12 +88,21 @@ func New(k kernel.Kernel, d int, opts Options) (*Model, error) {
 // newModel returns a model without points or dimension, of the kernel k and the options
 // opts validated.
 func newModel(k kernel.Kernel, opts Options) (*Model, error) {
-	if err := errs.Kernel(kernel.Validate(k)); err != nil {
-		return nil, err
+	pre := kernel.IsPrecomputed(k)
+	if !pre {
+		if err := errs.Kernel(kernel.Validate(k)); err != nil {
+			return nil, err
+		}
 	}
 	opts, err := opts.validate()
 	if err != nil {
 		return nil, err
+	}
+	if pre {
+		if err := checkPrecomputedOptions(opts); err != nil {
+			return nil, err
+		}
+		k = kernel.Precomputed{} // a *Precomputed too: the model's kernel is the value
 	}
 	md := &Model{kern: k, opts: opts, rank: opts.tracked()}
 	md.setOptions()
@@ -107,6 +141,12 @@ func (md *Model) fitRows(X mat.Matrix, n int) error {
 		md.total, md.self, md.cert, md.since, md.stats = total, self, cert, since, stats
 		md.updates = append(md.updates[:0], updates...)
 		return err
+	}
+	if md.precomputed() {
+		if err := md.fitKernelRows(X, lo, start, rows); err != nil {
+			return fail(err)
+		}
+		return nil
 	}
 	md.ensure(start)
 	for i := range start {

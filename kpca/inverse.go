@@ -36,6 +36,9 @@ func (md *Model) Inverse(k int, alpha float64) (*preimage.KRR, error) {
 	if err := md.ready(); err != nil {
 		return nil, err
 	}
+	if err := md.needKernel("Inverse (a regression onto the points' coordinates)"); err != nil {
+		return nil, err
+	}
 	if err := errs.Components(k, md.Components()); err != nil {
 		return nil, err
 	}
@@ -75,6 +78,9 @@ func (md *Model) Inverse(k int, alpha float64) (*preimage.KRR, error) {
 // model always is.
 func (md *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preimage.Options) error {
 	if err := md.ready(); err != nil {
+		return err
+	}
+	if err := md.needKernel("PreImage"); err != nil {
 		return err
 	}
 	rbf, ok := asRBF(md.kern)

@@ -163,6 +163,9 @@ func (md *Model) bordered() bool { return md.opts.Method == Bordered }
 // capacity is the number of points the buffers hold.
 func (md *Model) capacity() int {
 	if md.d == 0 {
+		if md.precomputed() {
+			return len(md.rowSum) // no coordinates: the row sums hold one number a point
+		}
 		return 0
 	}
 	return cap(md.x) / md.d
@@ -174,7 +177,7 @@ func (md *Model) capacity() int {
 // added; Reserve only spares the reallocations and lets a caller allocate everything up
 // front. On a zero Model, which has no dimension yet, it does nothing.
 func (md *Model) Reserve(n int) {
-	if md.d == 0 || n <= md.capacity() && len(md.rowSum) >= n {
+	if md.d == 0 && !md.precomputed() || n <= md.capacity() && len(md.rowSum) >= n {
 		return
 	}
 	x := make([]float64, md.m*md.d, n*md.d)
@@ -247,7 +250,7 @@ func (md *Model) CopyFrom(src *Model) {
 
 // setView points the header md.view at the first m points.
 func (md *Model) setView() {
-	if md.m == 0 {
+	if md.m == 0 || md.d == 0 {
 		md.view = mat.Dense{}
 		return
 	}
@@ -260,7 +263,8 @@ func (md *Model) point(i int) []float64 { return md.x[i*md.d : (i+1)*md.d] }
 // Len returns the number of points (in a window, the number in the window).
 func (md *Model) Len() int { return md.m }
 
-// Dim returns the dimension of the points.
+// Dim returns the dimension of the points: 0 for a model of kernel.Precomputed, whose
+// points are given by their kernel values.
 func (md *Model) Dim() int { return md.d }
 
 // Bytes returns the memory the model holds in its arrays, in bytes: the points, the
@@ -293,9 +297,10 @@ func (md *Model) Stats() Stats { return md.stats }
 
 // Points copies the points into the rows of dst, oldest first (the order of Remove's
 // indices), resized if empty (otherwise it must be Len()×Dim(); Points panics if not,
-// like gonum's Copy-style methods). A model without points leaves an empty dst as it is.
+// like gonum's Copy-style methods). A model without points leaves an empty dst as it is,
+// and so does a model of kernel.Precomputed, which has no coordinates (Dim() is 0).
 func (md *Model) Points(dst *mat.Dense) {
-	if md.m == 0 && dst.IsEmpty() {
+	if md.m == 0 && dst.IsEmpty() || md.d == 0 {
 		return
 	}
 	if dst.IsEmpty() {
@@ -309,10 +314,18 @@ func (md *Model) Points(dst *mat.Dense) {
 // Add adds the point x (of dimension Dim()) and updates the decomposition; in a full
 // window it first removes the oldest point. A point of another dimension is an error
 // wrapping ErrDimension, a NaN or infinite coordinate or kernel value ErrNonFinite, a
-// solver that does not converge ErrNotConverged. On error the model is unchanged.
+// solver that does not converge ErrNotConverged. On error the model is unchanged. To a
+// model of kernel.Precomputed, x is the point's kernel column followed by its
+// self-kernel, Len()+1 values: Add(x) is AddColumn(x[:Len()], x[Len()]).
 func (md *Model) Add(x []float64) error {
 	if err := md.ready(); err != nil {
 		return err
+	}
+	if md.precomputed() {
+		if len(x) != md.m+1 {
+			return fmt.Errorf("%w: a point of a model of kernel.Precomputed is its %d kernel values and its self-kernel, not %d values", ErrDimension, md.m, len(x))
+		}
+		return md.AddColumn(x[:md.m], x[md.m])
 	}
 	if err := errs.Point(x, md.d); err != nil {
 		return err
@@ -358,7 +371,14 @@ func (md *Model) addPoint(x []float64) error {
 	if m > 0 {
 		kernel.Column(a, md.kern, &md.view, x)
 	}
-	c := md.kern.Eval(x, x)
+	return md.addColumn(a, md.kern.Eval(x, x), x)
+}
+
+// addColumn adds the point x — nil for a model of kernel columns — of kernel column a
+// against the points (md.col[:m], which ensure(m+1) sized) and self-kernel c to the
+// decomposition, the points and the sums.
+func (md *Model) addColumn(a []float64, c float64, x []float64) error {
+	m := md.m
 	var sa float64
 	for i, v := range a {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -44,6 +44,9 @@ func (md *Model) PolishContext(ctx context.Context, passes int) error {
 	if err := md.ready(); err != nil {
 		return err
 	}
+	if err := md.needKernel("Polish"); err != nil {
+		return err
+	}
 	switch {
 	case ctx == nil:
 		return fmt.Errorf("%w: Polish: nil context", ErrArgument)

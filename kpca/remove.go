@@ -17,13 +17,18 @@ import (
 // total follow in O(m·d). An index out of range, any index of a model without points
 // included, is an error wrapping ErrIndex, method RankOne and a zero Model ErrArgument,
 // a kernel value that is not finite ErrNonFinite, a solver that does not converge
-// ErrNotConverged; on any error the model is unchanged.
+// ErrNotConverged; on any error the model is unchanged. A model of kernel.Precomputed
+// cannot compute the point's column: Remove is an error wrapping ErrNoKernel, and
+// RemoveColumn removes a point given its column.
 func (md *Model) Remove(i int) error {
 	if err := md.ready(); err != nil {
 		return err
 	}
 	if !md.bordered() {
 		return fmt.Errorf("%w: method %v cannot remove points", ErrArgument, md.opts.Method)
+	}
+	if err := md.needKernel("Remove (the removed point's kernel column)"); err != nil {
+		return fmt.Errorf("%w: give the column with RemoveColumn", err)
 	}
 	if md.m == 0 {
 		return fmt.Errorf("%w: Remove(%d) of a model without points", ErrIndex, i)
@@ -42,9 +47,16 @@ func (md *Model) Remove(i int) error {
 // remove removes point i (a valid index) from the decomposition, the points and the
 // sums. On error nothing changed.
 func (md *Model) remove(i int) error {
-	m, d := md.m, md.d
-	col := md.col[:m]
+	col := md.col[:md.m]
 	kernel.Column(col, md.kern, &md.view, md.point(i))
+	return md.removeColumn(i, col)
+}
+
+// removeColumn removes point i (a valid index), whose kernel column against the points
+// is col (not md.work, md.work2 or md.work3, which the update uses), from the
+// decomposition, the points and the sums. On error nothing changed.
+func (md *Model) removeColumn(i int, col []float64) error {
+	m, d := md.m, md.d
 	var s float64
 	for j, v := range col {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

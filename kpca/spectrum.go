@@ -231,43 +231,23 @@ func (md *Model) Scores(dst *mat.Dense, k int) error {
 // zero eigenvalue score zero (no division). dst is resized if empty, otherwise it must
 // be rows×k. Errors are those of ikpca.Model.Transform, and leave dst unchanged.
 func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
+	if md.precomputed() {
+		rows, err := errs.Transform(dst, X, md.m, k, md.Components())
+		if err != nil {
+			return err
+		}
+		return md.transformKernelRows(dst, X, rows, k)
+	}
 	if _, err := errs.Transform(dst, X, md.d, k, md.Components()); err != nil {
 		return err
 	}
-	b := md.basis()
-	idx := md.reported(b)[:k]
-	m := md.m
-	// The top k vectors, as the rows of a k×m matrix, and their scales ±1/√λ, the sign
-	// read from the vector (VectorsTo): O(m·k).
-	top := mat.NewDense(k, m, nil)
-	tol := zeroTolerance(b.values, m)
-	scale := make([]float64, k)
-	for q, j := range idx {
-		pv := top.RawRowView(q)
-		b.column(pv, j)
-		if b.values[j] > tol {
-			scale[q] = sign.Of(pv) / math.Sqrt(b.values[j])
-		}
-	}
+	top, scale, shift := md.projector(k)
 	// The kernel block K(X, points) times the vectors, a block of rows at a time
 	// (kernel.Cross.ProjectTo: a dgemm for the distances or products of RBF,
 	// polynomial and linear kernels, and for RBF each row projected as soon as it is
-	// computed; docs/design.md, "Kernel blocks"). Centring kₓ − K1/m is applied after
-	// the product, as the k shifts (K1/m)ᵀuⱼ computed once: a pass over the b×m block,
-	// serial and a division an entry, took two fifths of a block's time at d = 123. The
-	// rounding is of the same order either way — uⱼ ⊥ 1 cancels kₓ's constant part
-	// inside the product itself — and the shifts add ε·|(K1/m)ᵀuⱼ| ≤ ε·‖K1/m‖
-	// (docs/design.md, "Projection of new points"). A kernel value that is not finite
+	// computed; docs/design.md, "Kernel blocks"). A kernel value that is not finite
 	// (an overflowing polynomial kernel) is an error, and so are products that
 	// overflow; either leaves dst as it was.
-	shift := make([]float64, k)
-	if !md.opts.Uncentred {
-		mean := make([]float64, m)
-		for j := range mean {
-			mean[j] = md.rowSum[j] / float64(m)
-		}
-		native.Gemv(blas.NoTrans, 1, top.RawMatrix(), blas64.Vector{N: m, Inc: 1, Data: mean}, 0, blas64.Vector{N: k, Inc: 1, Data: shift})
-	}
 	cross := kernel.NewCross(md.kern, &md.view)
 	return blocks.KernelProjections(dst, cross, X, top, func(lo, hi, bad int, out *mat.Dense) error {
 		if bad >= 0 {
@@ -284,4 +264,40 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 		}
 		return nil
 	})
+}
+
+// projector returns what scores kernel columns on the top k components: the vectors as
+// the rows of a k×m matrix, their scales ±1/√λ (0 for a numerically zero λ) and, centred,
+// their shifts (K1/m)ᵀuⱼ, so that a column kₓ scores (uⱼᵀkₓ − shiftⱼ)·scaleⱼ.
+func (md *Model) projector(k int) (top *mat.Dense, scale, shift []float64) {
+	b := md.basis()
+	idx := md.reported(b)[:k]
+	m := md.m
+	// The top k vectors, as the rows of a k×m matrix, and their scales ±1/√λ, the sign
+	// read from the vector (VectorsTo): O(m·k).
+	top = mat.NewDense(k, m, nil)
+	tol := zeroTolerance(b.values, m)
+	scale = make([]float64, k)
+	for q, j := range idx {
+		pv := top.RawRowView(q)
+		b.column(pv, j)
+		if b.values[j] > tol {
+			scale[q] = sign.Of(pv) / math.Sqrt(b.values[j])
+		}
+	}
+	// Centring kₓ − K1/m is applied after the product of the kernel block with the
+	// vectors, as the k shifts (K1/m)ᵀuⱼ computed once: a pass over the b×m block,
+	// serial and a division an entry, took two fifths of a block's time at d = 123. The
+	// rounding is of the same order either way — uⱼ ⊥ 1 cancels kₓ's constant part
+	// inside the product itself — and the shifts add ε·|(K1/m)ᵀuⱼ| ≤ ε·‖K1/m‖
+	// (docs/design.md, "Projection of new points").
+	shift = make([]float64, k)
+	if !md.opts.Uncentred {
+		mean := make([]float64, m)
+		for j := range mean {
+			mean[j] = md.rowSum[j] / float64(m)
+		}
+		native.Gemv(blas.NoTrans, 1, top.RawMatrix(), blas64.Vector{N: m, Inc: 1, Data: mean}, 0, blas64.Vector{N: k, Inc: 1, Data: shift})
+	}
+	return top, scale, shift
 }

@@ -27,10 +27,19 @@ func (md *Model) decompose() error {
 		md.total, md.self, md.cert = 0, 0, certificate{}
 		return nil
 	}
+	if md.precomputed() {
+		return errNoKernel("a batch decomposition from the points")
+	}
 	if _, err := errs.Floats("the kernel matrix of a batch decomposition", m, m); err != nil {
 		return err
 	}
-	K := kernel.Matrix(md.kern, &md.view)
+	return md.decomposeMatrix(kernel.Matrix(md.kern, &md.view))
+}
+
+// decomposeMatrix is decompose for the kernel matrix K of the m points (its upper
+// triangle is read), computed by decompose or given (Fit of kernel.Precomputed).
+func (md *Model) decomposeMatrix(K *mat.SymDense) error {
+	m := md.m
 	raw := K.RawSymmetric()
 	rowSum := make([]float64, m)
 	var total, self float64

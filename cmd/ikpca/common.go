@@ -192,7 +192,9 @@ func (f *kernelFlags) given(name string) bool { return f.fs != nil && f.fs.Chang
 // normal range: see kernel.Validate).
 func (f *kernelFlags) check() error {
 	name := strings.ToLower(f.name)
-	if !kernel.IsBuiltin(name) {
+	if !kernel.IsBuiltin(name) || name == (kernel.Precomputed{}).Spec().Name {
+		// The command reads points; kernel values given as columns are the Go API's
+		// (kpca.Model.AddColumn).
 		return usageError{fmt.Errorf("--kernel %q: choose %s", f.name, orList(kernel.Names()))}
 	}
 	f.name = name

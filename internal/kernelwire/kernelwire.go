@@ -94,6 +94,11 @@ func Read(r *wire.Reader, kind error) (kernel.Kernel, error) {
 		}
 		return nil, fmt.Errorf("%w: %v", kind, err)
 	}
+	if kernel.IsPrecomputed(k) {
+		// No model of these encodings takes kernel values as columns (only kpca does,
+		// whose encoding is its own).
+		return nil, fmt.Errorf("%w: kernel %q: this model evaluates its kernel and cannot have a precomputed one", kind, s.Name)
+	}
 	sk, ok := k.(kernel.Specified)
 	if !ok || !same(sk.Spec(), s) {
 		return nil, fmt.Errorf("%w: kernel %+v is not as the kernel describes itself", kind, s)
