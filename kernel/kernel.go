@@ -173,10 +173,6 @@ func deref(k Kernel) Kernel {
 		if p != nil {
 			return *p
 		}
-	case *Precomputed:
-		if p != nil {
-			return *p
-		}
 	case *Func:
 		if p != nil {
 			return *p

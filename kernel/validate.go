@@ -51,7 +51,9 @@ const (
 // normal excludes all of these, and keeps the two parametrisations interchangeable:
 // every valid kernel can be written with the other parameter, which is normal too.
 //
-// Pointers to the built-in types are checked like the values they point to. A nil k,
+// [Precomputed], which has no values, is an error wrapping ErrArgument: only kpca takes
+// it, without Validate. Pointers to the built-in types are checked like the values they
+// point to. A nil k,
 // or a nil pointer (or other nil value) in k, is an error wrapping ErrArgument. For
 // other kernel types Validate calls their Validate() error method if they have one,
 // and returns its error wrapped in the package's sentinel of the ikpca kind it wraps,
@@ -60,6 +62,9 @@ const (
 // Eval never validates (it is the hot path); constructors and consumers of kernels
 // call Validate once.
 func Validate(k Kernel) error {
+	if IsPrecomputed(k) { // not in deref, whose inlining keeps Cross.Reset free of garbage
+		return errPrecomputed()
+	}
 	switch k := deref(k).(type) {
 	case nil:
 		return fmt.Errorf("%w: nil kernel", ErrArgument)
@@ -94,8 +99,6 @@ func Validate(k Kernel) error {
 		return nil
 	case Linear, Cosine:
 		return nil
-	case Precomputed:
-		return errPrecomputed()
 	case Func:
 		if k.F == nil {
 			return fmt.Errorf("%w: func %q: nil function F", ErrArgument, k.Name)
