@@ -16,10 +16,12 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+
+	"github.com/ikpca/ikpca/beam/internal/beamtest"
 )
 
 // The pipelines of the tests run on ptest's default runner, prism, in this process.
-func TestMain(m *testing.M) { ptest.Main(m) }
+func TestMain(m *testing.M) { beamtest.Main(m) }
 
 func init() {
 	register.Function1x1(formatPoint)

@@ -22,7 +22,7 @@ import (
 	"github.com/ikpca/ikpca/nystrom"
 )
 
-func TestMain(m *testing.M) { ptest.Main(m) }
+func TestMain(m *testing.M) { beamtest.Main(m) }
 
 // TestFitProject: fit with --output, then project with the written model, for each
 // method (SKPCA; Nyström KPCA on sampled landmarks and on a landmarks file, with σ by
