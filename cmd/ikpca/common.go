@@ -95,11 +95,15 @@ func readPoints(ctx context.Context, e env, args []string, f *tableFlags) (*tabl
 		defer file.Close()
 		r, label = file, name
 	}
+	return readTable(ctx, e, bufio.NewReader(r), label, f)
+}
+
+// readTable is readPoints of the input in br, named label.
+func readTable(ctx context.Context, e env, br *bufio.Reader, label string, f *tableFlags) (*table.Table, error) {
 	o, err := f.options(label)
 	if err != nil {
 		return nil, err
 	}
-	br := bufio.NewReader(r)
 	t, err := interruptible(ctx, "while reading "+label, func() (*table.Table, error) {
 		if isIDX(br) {
 			return readIDX(br, label, f)
@@ -291,6 +295,11 @@ func (f *kernelFlags) build(sigma float64) kernel.Kernel {
 // the median-distance bandwidth if neither --sigma nor --gamma gives it, and checks that
 // it can tell the points apart.
 func (f *kernelFlags) kernel(x *mat.Dense) (kernel.Kernel, error) {
+	return f.kernelOf(denseRows{x})
+}
+
+// kernelOf is kernel for the points of x, read a row at a time.
+func (f *kernelFlags) kernelOf(x rowMatrix) (kernel.Kernel, error) {
 	sigma := f.sigma
 	if (f.name == "rbf" || f.name == "laplacian") && sigma == 0 && !f.given("gamma") {
 		s, err := kernel.DefaultBandwidth(x)
@@ -325,10 +334,11 @@ func (f *kernelFlags) kernel(x *mat.Dense) (kernel.Kernel, error) {
 // most of them, which makes its matrix a matrix of signs.
 // It looks at k(x, x) for every point and at the pairs of up to 200 points spread over
 // the data.
-func checkScale(k kernel.Kernel, x *mat.Dense) error {
-	n, _ := x.Dims()
+func checkScale(k kernel.Kernel, x rowMatrix) error {
+	n, d := x.Dims()
+	p, pa, pb := make([]float64, d), make([]float64, d), make([]float64, d)
 	for i := range n {
-		p := x.RawRowView(i)
+		p := x.row(p, i)
 		if v := k.Eval(p, p); math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("k(x, x) = %v for point %d: the kernel overflows on these data; scale them or choose other parameters", v, i+1)
 		}
@@ -342,9 +352,9 @@ func checkScale(k kernel.Kernel, x *mat.Dense) error {
 	m := min(n, 200)
 	var pairs, zeros, ones int
 	for a := range m {
-		pa := x.RawRowView(a * n / m)
+		pa := x.row(pa, a*n/m)
 		for b := a + 1; b < m; b++ {
-			pb := x.RawRowView(b * n / m)
+			pb := x.row(pb, b*n/m)
 			if slices.Equal(pa, pb) {
 				continue
 			}

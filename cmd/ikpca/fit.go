@@ -269,7 +269,8 @@ func (ff *fitFlags) options(changed func(string) bool) (kpca.Options, error) {
 	return opts, nil
 }
 
-// fitBatch reads the whole input and fits it as kpca.Fit does: one batch decomposition
+// fitBatch reads the whole input (the images of an IDX file as their bytes:
+// packedImages) and fits it as kpca.Fit does: one batch decomposition
 // of the top --rank pairs, by default --k of them. An input of more than --batch-max
 // points at a rank R > 0 is tracked instead: a batch decomposition of its first
 // kpca.Options.BatchStart points, then the others in blocks of --block rows
@@ -279,11 +280,11 @@ func (ff *fitFlags) options(changed func(string) bool) (kpca.Options, error) {
 // was tracked, and — the model being complete up to there — the error that stopped a
 // tracked fit early (an interruption, a point whose kernel values are not finite).
 func fitBatch(ctx context.Context, e env, args []string, tf *tableFlags, kf *kernelFlags, ff *fitFlags, rankGiven bool, opts kpca.Options) (md *kpca.Model, read int, tracked bool, stopped, err error) {
-	t, err := readPoints(ctx, e, args, tf)
+	t, err := readPointRows(ctx, e, args, tf)
 	if err != nil {
 		return nil, 0, false, nil, err
 	}
-	rows, d := t.X.Dims()
+	rows, d := t.Dims()
 	opts.Components, opts.Rank = kpca.All, 0
 	start := rows
 	if !rankGiven || ff.rank > 0 { // --rank 0: every pair, the exact model (Components All)
@@ -306,12 +307,12 @@ func fitBatch(ctx context.Context, e env, args []string, tf *tableFlags, kf *ker
 	// What was decided above is what Fit does with these rows: one batch decomposition
 	// of the start (a tracked start, or every row when too few remain to track at R).
 	opts.BatchMax = max(ff.batchMax, start)
-	kern, err := kf.kernel(t.X)
+	kern, err := kf.kernelOf(t)
 	if err != nil {
 		return nil, 0, false, nil, err
 	}
 	md, err = interruptible(ctx, fmt.Sprintf("during the batch decomposition of %s; nothing written", count(start, "point")),
-		func() (*kpca.Model, error) { return kpca.Fit(kern, t.X.Slice(0, start, 0, d), opts) })
+		func() (*kpca.Model, error) { return kpca.Fit(kern, firstRows(t, start), opts) })
 	if err != nil {
 		return nil, 0, false, nil, err
 	}
@@ -331,8 +332,9 @@ func fitBatch(ctx context.Context, e env, args []string, tf *tableFlags, kf *ker
 			afterAdd(a.read)
 		}
 	}
+	row := make([]float64, d)
 	for i := start; i < rows; i++ {
-		if err = a.add(ctx, t.X.RawRowView(i), t.Lines[i]); err != nil {
+		if err = a.add(ctx, t.row(row, i), t.line(i)); err != nil {
 			break
 		}
 	}

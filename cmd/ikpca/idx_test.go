@@ -61,7 +61,8 @@ func TestIDXInput(t *testing.T) {
 	dir := t.TempDir()
 	for _, compress := range []bool{false, true} {
 		idx, csv := writeFashionIDX(t, dir, 60, compress)
-		for _, flags := range [][]string{{"--k", "3"}, {"--stream", "--m0", "20", "--rank", "8", "--k", "3"}} {
+		for _, flags := range [][]string{{"--k", "3"}, {"--stream", "--m0", "20", "--rank", "8", "--k", "3"},
+			{"--rank", "8", "--batch-max", "30", "--k", "3"}} { // the last tracked: its rows decoded from bytes
 			var got [2]string
 			for i, in := range []string{idx, csv} {
 				ckpt, scores := filepath.Join(dir, "m"+strconv.Itoa(i)), filepath.Join(dir, "s"+strconv.Itoa(i))
