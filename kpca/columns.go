@@ -153,6 +153,9 @@ func (md *Model) RemoveColumn(i int, col []float64) error {
 // their block of K and the others added as columns. On error the caller empties the
 // model.
 func (md *Model) fitKernelRows(K mat.Matrix, lo, start, rows int) error {
+	if _, err := errs.Floats("the kernel matrix of a batch decomposition", start, start); err != nil {
+		return err
+	}
 	md.ensure(start)
 	S := mat.NewSymDense(start, nil)
 	for i := range start {
