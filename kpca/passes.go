@@ -38,17 +38,19 @@ type passer struct {
 // passStripRows is the number of rows b of a pass's strips, and passPanelBytes the size
 // of the block of kernel values a pass holds at a time: each strip's columns are taken
 // in panels of passPanelBytes/(8b) points, 2,048 (docs/design.md, "Passes over the
-// points"). 256 rows keep the distance dgemm (b×d)·(d×2048) at speed, while the lower
+// points"). 512 rows keep the distance dgemm (b×d)·(d×2048) at speed, while the lower
 // halves of the strips' diagonal blocks, the only values computed twice, add b/m to
-// the triangle (1.3% at m = 20,000); a block of 4 MiB stays in the third-level cache
-// between the dgemm that writes it, the exponentials and the two products that read
-// it, and does not grow with m. At 20,000 Fashion-MNIST images (d = 784) strips of 256
-// and 512 rows with blocks of 4 to 32 MiB ran a pass in the same time to within the
-// noise of a loaded machine, 7.5–8.8 s, against 19.5 s for the full rows. Variables,
-// so that tests can make strips of a single row and panels of a few points.
+// the triangle (2.6% at m = 20,000, 0.7% at 70,000); a block of 8 MiB stays in the
+// third-level cache between the dgemm that writes it, the exponentials and the two
+// products that read it, and does not grow with m. On Fashion-MNIST (d = 784), on a
+// loaded machine, strips of 256 and 512 rows with blocks of 4 to 32 MiB ran a pass
+// over 20,000 images in the same time to within the noise, 7.5–8.8 s, against 19.5 s
+// for the full rows; over 70,000, strips of 512 rows and blocks of 8 MiB took 90 s,
+// of 256 rows and 4 MiB 96 s. Variables, so that tests can make strips of a single row
+// and panels of a few points.
 var (
-	passStripRows  = 256
-	passPanelBytes = 4 << 20
+	passStripRows  = 512
+	passPanelBytes = 8 << 20
 )
 
 func (md *Model) passer() *passer {

@@ -26,7 +26,7 @@
 //   - one pass: its flops and bytes, its time (a Polish of p passes over p, a Certify
 //     over its two passes) and the same run's dgemm floor of the exact shapes a pass
 //     computes (docs/design.md, "Passes over the points": K's upper triangle in strips
-//     of 256 rows against the points at and after them, in blocks of 4 MiB — 2,048
+//     of 512 rows against the points at and after them, in blocks of 8 MiB — 2,048
 //     points —, per block the (b×d)·(d×n) distance product, the (b×n)·(n×c) product
 //     with the vectors and the transposed one of the block's columns right of the
 //     strip's diagonal block for the rows below the strip), timed with native.Gemm on
@@ -451,11 +451,11 @@ func (ft *floorTimes) fields() map[string]any {
 }
 
 // passStripRows and passPanelBytes are kpca's (docs/design.md, "Passes over the
-// points"): a pass's strips have 256 rows, and each strip's columns go in panels of
-// 4 MiB of kernel values.
+// points"): a pass's strips have 512 rows, and each strip's columns go in panels of
+// 8 MiB of kernel values.
 const (
-	passStripRows  = 256
-	passPanelBytes = 4 << 20
+	passStripRows  = 512
+	passPanelBytes = 8 << 20
 )
 
 // block is one block of kernel values of a pass: the rows lo…hi−1 of a strip against
