@@ -115,6 +115,8 @@ type BlockWork struct {
 	xbad []int     // rows of X with a NaN or infinite coordinate
 	kb   []float64 // ProjectTo: the kernel block
 	job  rowsJob   // a large block's rows on several goroutines
+	cols Cross     // BlockColumnsTo: the Cross of the columns, sharing the Cross's arrays
+	ybad []int     // BlockColumnsTo: its rows of Y that are not finite
 }
 
 // rowsJob runs one of a block's row loops on several goroutines (internal/parallel's
@@ -355,6 +357,63 @@ func (c *Cross) BlockTo(dst *mat.Dense, X *mat.Dense, work *BlockWork) {
 		panic(mat.ErrShape)
 	}
 	c.block(dst.RawMatrix(), x, work)
+}
+
+// BlockColumnsTo sets dst to columns j0…j1−1 of the kernel block K(X, Y): dst[i][j] =
+// k(Xᵢ, Y_{j0+j}), the block of X against the prepared points j0…j1−1 alone, at the
+// cost of j1−j0 columns. Each value is computed as BlockTo computes it — an RBF's from
+// the same shift, shifted rows and squared norms, with the same choice of direct
+// evaluation — so that the columns agree with BlockTo's to the rounding of the
+// products' dgemm, whose order of summation a BLAS may vary with the shape. It is what
+// a symmetric product needs, the blocks of rows against the points at and after them
+// (kpca's passes, docs/design.md, "Passes over the points"). dst is resized to
+// rows(X)×(j1−j0) if empty and must otherwise have that shape; BlockColumnsTo panics
+// otherwise, if not 0 ≤ j0 < j1 ≤ Len(), and as BlockTo does. dst must not share storage
+// with X or Y.
+//
+// With a BlockWork that has served a block as large, BlockColumnsTo does not allocate; a
+// nil work allocates its own.
+func (c *Cross) BlockColumnsTo(dst, X *mat.Dense, j0, j1 int, work *BlockWork) {
+	if work == nil {
+		work = new(BlockWork)
+	}
+	x := c.points(X, "BlockColumnsTo")
+	if j0 < 0 || j1 > c.y.Rows || j0 >= j1 {
+		panic("kernel: Cross.BlockColumnsTo: columns out of range")
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAs(x.Rows, j1-j0)
+	}
+	if r, cc := dst.Dims(); r != x.Rows || cc != j1-j0 {
+		panic(mat.ErrShape)
+	}
+	c.columns(j0, j1, work).block(dst.RawMatrix(), x, work)
+}
+
+// columns returns the Cross of the points j0…j1−1 of c, kept in work (a Cross on the
+// stack would escape to the heap with the parallel loops that reference it): c's
+// arrays sliced, not copied — the same shift μ, the rows of the shifted copy and the
+// norms of those points — and the list of those points that are not finite renumbered
+// from j0.
+func (c *Cross) columns(j0, j1 int, work *BlockWork) *Cross {
+	s := &work.cols
+	*s = *c
+	s.y = blas64.General{Rows: j1 - j0, Cols: c.y.Cols, Stride: c.y.Stride, Data: c.y.Data[j0*c.y.Stride:]}
+	switch c.kind {
+	case blockRBF:
+		d := c.y.Cols
+		s.ys, s.yn = c.ys[j0*d:j1*d], c.yn[j0:j1]
+	case blockCosine:
+		s.yn = c.yn[j0:j1]
+	}
+	work.ybad = work.ybad[:0]
+	for _, j := range c.ybad {
+		if j0 <= j && j < j1 {
+			work.ybad = append(work.ybad, j-j0)
+		}
+	}
+	s.ybad = work.ybad
+	return s
 }
 
 // points returns the raw matrix of the points X of a block, after the checks BlockTo

@@ -528,3 +528,56 @@ func TestShiftNorm(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockColumns checks BlockColumnsTo against Eval for every kind of kernel: column
+// ranges at the start, in the middle, at the end, of one column and of all of them, of
+// a strided X against a Y with points that are not finite inside and outside the range,
+// every entry within blockBound of Eval (as BlockTo's), and the entries that BlockTo
+// evaluates entry by entry (Laplacian, Func, the non-finite points' rows and columns)
+// Eval's bits, so equal to BlockTo's; it allocates nothing once its BlockWork has
+// served a block as large, and a refused range panics.
+func TestBlockColumns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(91, 92))
+	const m, d = 41, 10
+	X, Y := view(rng, 13, d), randDense(rng, m, d)
+	X.Set(5, 2, math.NaN())
+	Y.Set(3, 1, math.Inf(1))
+	Y.Set(20, 4, math.NaN())
+	for _, k := range allKernels() {
+		c := NewCross(k, Y)
+		var full mat.Dense
+		c.BlockTo(&full, X, nil)
+		var work BlockWork
+		for _, r := range [][2]int{{0, m}, {0, 7}, {3, 4}, {17, 29}, {20, 21}, {m - 1, m}, {21, m}} {
+			var dst mat.Dense
+			c.BlockColumnsTo(&dst, X, r[0], r[1], &work)
+			if rr, cc := dst.Dims(); rr != 13 || cc != r[1]-r[0] {
+				t.Fatalf("%v %v: %d×%d", k, r, rr, cc)
+			}
+			for i := range 13 {
+				for j := r[0]; j < r[1]; j++ {
+					got := dst.At(i, j-r[0])
+					checkEntry(t, k, X.RawRowView(i), Y.RawRowView(j), got, "BlockColumnsTo")
+					if exact, _ := blockBound(k, X.RawRowView(i), Y.RawRowView(j)); (exact || !finiteRow(X.RawMatrix(), i) || !finiteRow(Y.RawMatrix(), j)) &&
+						math.Float64bits(got) != math.Float64bits(full.At(i, j)) && !(math.IsNaN(got) && math.IsNaN(full.At(i, j))) {
+						t.Fatalf("%v %v: entry (%d, %d) is %v, BlockTo's %v", k, r, i, j, got, full.At(i, j))
+					}
+				}
+			}
+		}
+		forceSerial(t)
+		dst := mat.NewDense(13, 12, nil)
+		if n := testing.AllocsPerRun(10, func() { c.BlockColumnsTo(dst, X, 15, 27, &work) }); n != 0 {
+			t.Errorf("%v: BlockColumnsTo allocates %v times", k, n)
+		}
+	}
+	c := NewCross(RBF{Sigma: 1}, Y)
+	mustPanic(t, map[string]func(){
+		"empty range":    func() { c.BlockColumnsTo(&mat.Dense{}, X, 4, 4, nil) },
+		"negative start": func() { c.BlockColumnsTo(&mat.Dense{}, X, -1, 4, nil) },
+		"beyond Len":     func() { c.BlockColumnsTo(&mat.Dense{}, X, 0, m+1, nil) },
+		"wrong dst":      func() { c.BlockColumnsTo(mat.NewDense(13, 5, nil), X, 0, 4, nil) },
+		"wrong X":        func() { c.BlockColumnsTo(&mat.Dense{}, mat.NewDense(3, d+1, nil), 0, 4, nil) },
+		"zero Cross":     func() { new(Cross).BlockColumnsTo(&mat.Dense{}, X, 0, 1, nil) },
+	})
+}

@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -75,43 +73,6 @@ func tracked(t *testing.T, set string, n, r, window int, uncentred bool) *Model 
 		t.Fatal(err)
 	}
 	return md
-}
-
-// TestPassEqualsFormed: a pass, K′·Q from kernel blocks, equals the product with the
-// formed matrix (kernel.Matrix, centred by kernel.Centre) to rounding — within
-// 1e-13·‖K′‖·‖Q‖ entrywise, a few hundred ε for sums of m = 300 terms — centred and
-// uncentred, for RBF (the distance identity) and a polynomial kernel.
-func TestPassEqualsFormed(t *testing.T) {
-	x := shuffled(t, "yeast", 300, 3)
-	_, d := x.Dims()
-	for _, k := range []kernel.Kernel{rbfMedian(t, x), kernel.Polynomial{Degree: 2, Gamma: 0.5, Coef0: 1}} {
-		for _, uncentred := range []bool{false, true} {
-			md := fitModel(t, k, x, Options{Components: All, Uncentred: uncentred})
-			rng := rand.New(rand.NewPCG(1, 2))
-			Q := mat.NewDense(300, 7, nil)
-			for i := range 300 {
-				for j := range 7 {
-					Q.Set(i, j, rng.NormFloat64())
-				}
-			}
-			if !uncentred {
-				centreColumns(Q)
-			}
-			var got, want mat.Dense
-			if err := md.pass(context.Background(), &got, Q); err != nil {
-				t.Fatal(err)
-			}
-			a := pointsTarget(md)
-			want.Mul(a, Q)
-			scale := twoNorm(mat.DenseCopyOf(a)) * twoNorm(Q)
-			var diff mat.Dense
-			diff.Sub(&got, &want)
-			if e := mat.Norm(&diff, math.Inf(1)); !(e <= 1e-13*scale) {
-				t.Errorf("%v %s: a pass differs from the formed product by %.3g (scale %.3g)", k, modeName(uncentred), e, scale)
-			}
-		}
-	}
-	_ = d
 }
 
 // TestPolish: on MAGIC, Yeast and a9a, centred and uncentred, growing or windowed, a
@@ -180,16 +141,32 @@ func (c *cancelAfter) Err() error {
 }
 
 // TestPolishTransactional: a Polish or Certify cancelled mid-pass — before the first
-// block of the first pass, in the middle of the first, or in the third — returns the context's error and
-// leaves the model exactly as it was (every array and the certificate), and so does a
-// failed argument check; the same Polish uncancelled then succeeds.
+// strip of the first pass, in the middle of the first, or in the third — returns the
+// context's error and leaves the model exactly as it was (every array and the
+// certificate), and so does a failed argument check; the same Polish uncancelled then
+// succeeds. The checks of each are counted first, on an uncancelled copy: with strips
+// of 100 rows and blocks of 300 points, 1,200 points make 30 blocks a pass.
 func TestPolishTransactional(t *testing.T) {
-	saved := passRowsBytes
-	passRowsBytes = 8 * 1200 * 100 // blocks of 100 rows: 12 checks a pass
-	t.Cleanup(func() { passRowsBytes = saved })
+	withPassBlocks(t, 100, 8*100*300)
 	md := tracked(t, "magic", 1200, 20, 0, false)
 	before := capture(md)
-	for _, n := range []int{1, 7, 20} {
+	count := &cancelAfter{Context: context.Background(), n: math.MaxInt}
+	var cp Model
+	cp.CopyFrom(md)
+	if err := cp.PolishContext(count, 3); err != nil {
+		t.Fatal(err)
+	}
+	polishChecks := count.calls
+	count.calls = 0
+	if _, err := md.CertifyContext(count, CertifyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	certifyChecks := count.calls
+	_, perPass := passBlocks(1200)
+	if polishChecks != 3*perPass || certifyChecks < 2*perPass {
+		t.Fatalf("%d checks in a Polish of 3 passes, %d in a Certify; a pass has %d blocks", polishChecks, certifyChecks, perPass)
+	}
+	for _, n := range []int{1, perPass / 2, 2*perPass + perPass/2} {
 		ctx := &cancelAfter{Context: context.Background(), n: n}
 		if err := md.PolishContext(ctx, 3); !errors.Is(err, context.Canceled) {
 			t.Errorf("Polish cancelled at check %d: %v", n, err)
@@ -197,7 +174,7 @@ func TestPolishTransactional(t *testing.T) {
 		if !capture(md).equal(before) {
 			t.Fatalf("Polish cancelled at check %d changed the model", n)
 		}
-		ctx = &cancelAfter{Context: context.Background(), n: n}
+		ctx = &cancelAfter{Context: context.Background(), n: min(n, certifyChecks)}
 		if _, err := md.CertifyContext(ctx, CertifyOptions{}); !errors.Is(err, context.Canceled) {
 			t.Errorf("Certify cancelled at check %d: %v", n, err)
 		}

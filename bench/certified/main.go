@@ -25,9 +25,12 @@
 //     and the sine bound beside the true sine;
 //   - one pass: its flops and bytes, its time (a Polish of p passes over p, a Certify
 //     over its two passes) and the same run's dgemm floor of the exact shapes a pass
-//     computes (docs/design.md, "Passes over the points": blocks of 16 MiB of kernel
-//     rows, the (b×d)·(d×m) distance product and the (b×m)·(m×c) product with the
-//     block of vectors), timed with native.Gemm on the same backend.
+//     computes (docs/design.md, "Passes over the points": K's upper triangle in strips
+//     of 512 rows against the points at and after them, in blocks of 8 MiB — 2,048
+//     points —, per block the (b×d)·(d×n) distance product, the (b×n)·(n×c) product
+//     with the vectors and the transposed one of the block's columns right of the
+//     strip's diagonal block for the rows below the strip), timed with native.Gemm on
+//     the same backend.
 //
 // -save FILE writes the last polished model's top k pairs in the reference format, the
 // yardstick of -mode compare where no batch fit is possible (70,000 images).
@@ -238,7 +241,7 @@ func load(dataset string, n int) (*mat.Dense, error) {
 
 // fit runs -mode fit.
 func fit(cfg config, kern kernel.RBF, X *mat.Dense, ref *reference, out map[string]any) error {
-	m, d := X.Dims()
+	m, _ := X.Dims()
 	opts := kpca.Options{Components: cfg.rank, Rank: cfg.rank, BatchMax: cfg.batchMax}
 	t0 := time.Now()
 	md, err := kpca.Fit(kern, X, opts)
@@ -304,17 +307,8 @@ func fit(cfg config, kern kernel.RBF, X *mat.Dense, ref *reference, out map[stri
 	sigma := kern.Sigma
 	for i, c := range cs {
 		fl := floor(X, sigma, c, cfg.floorSeconds)
-		fm, fd := float64(m), float64(d)
-		p := map[string]any{
-			"direct": fl.direct,
-			"what":   []string{"polish", "certify"}[i], "c": c, "seconds": passSeconds[i],
-			"flops_distance": 2 * fm * fm * fd, "flops_product": 2 * fm * fm * float64(c), "kernel_values": fm * fm,
-			// The kernel block is written by the distance dgemm, read and written by the
-			// exponentials, read by the product: 32 bytes a kernel value; the points are
-			// read once a block, and Q once a block by the product.
-			"bytes_block": 32 * fm * fm, "bytes_points": 8 * fm * fd * fm / float64(fl.rows), "bytes_vectors": 8 * fm * float64(c) * fm / float64(fl.rows),
-			"floor_distance_s": fl.distance, "floor_product_s": fl.product, "block_rows": fl.rows, "floor_blocks_timed": fl.timed, "blocks": fl.blocks,
-		}
+		p := fl.fields()
+		p["what"], p["c"], p["seconds"] = []string{"polish", "certify"}[i], c, passSeconds[i]
 		p["times_distance_floor"] = passSeconds[i] / fl.distance
 		p["times_floor"] = passSeconds[i] / (fl.distance + fl.product)
 		logf("pass (%s, c = %d): %.3g s, %.2f× its dgemm floor (%.3g s distances + %.3g s product); %.3g of the entries evaluated directly", p["what"], c, passSeconds[i], p["times_floor"], fl.distance, fl.product, fl.direct)
@@ -428,31 +422,98 @@ func orthonormal(A *mat.Dense) (*mat.Dense, error) {
 	return u, nil
 }
 
-// floorTimes are the dgemm floor of one pass.
+// floorTimes are the dgemm floor of one pass, and what the pass computes.
 type floorTimes struct {
-	distance, product   float64 // seconds, scaled to every block
-	rows, blocks, timed int
+	distance, product           float64 // seconds, scaled to every block
+	rows, strips, blocks, timed int     // a strip's rows, the strips, the blocks, the blocks timed
 	// direct is the share of the kernel entries of the blocks timed that the RBF block
 	// evaluates directly rather than from the dgemm's distances (docs/design.md, "Kernel
 	// blocks": where (d + ⌈d/8⌉ + 12)·ε·(‖x̃‖² + ‖ỹ‖²) > τ·max(2σ², D̂), τ = 1e-13,
-	// ε = 2⁻⁵³);
-	// the floor does not include their cost.
+	// ε = 2⁻⁵³); the floor does not include their cost.
 	direct float64
+	// The pass's work: the kernel values its blocks compute (the upper triangle and the
+	// lower halves of the strips' diagonal blocks), the flops of its distance products
+	// and of its products with the vectors, and the bytes its blocks, the points and the
+	// vectors move (passWork).
+	values, flopsDistance, flopsProduct   float64
+	bytesBlock, bytesPoints, bytesVectors float64
 }
 
-// passBlockBytes is the size of a pass's block of kernel rows (docs/design.md, "Passes
-// over the points": 16 MiB), from which its number of rows follows as in the pass.
-const passBlockBytes = 16 << 20
+// fields returns the floor and the pass's work as the JSON reports them ("block_rows"
+// is a strip's rows).
+func (ft *floorTimes) fields() map[string]any {
+	return map[string]any{
+		"direct": ft.direct, "kernel_values": ft.values, "flops_distance": ft.flopsDistance, "flops_product": ft.flopsProduct,
+		"bytes_block": ft.bytesBlock, "bytes_points": ft.bytesPoints, "bytes_vectors": ft.bytesVectors,
+		"floor_distance_s": ft.distance, "floor_product_s": ft.product,
+		"block_rows": ft.rows, "strips": ft.strips, "floor_blocks_timed": ft.timed, "blocks": ft.blocks,
+	}
+}
+
+// passStripRows and passPanelBytes are kpca's (docs/design.md, "Passes over the
+// points"): a pass's strips have 512 rows, and each strip's columns go in panels of
+// 8 MiB of kernel values.
+const (
+	passStripRows  = 512
+	passPanelBytes = 8 << 20
+)
+
+// block is one block of kernel values of a pass: the rows lo…hi−1 of a strip against
+// the points j0…j1−1 of one of its panels.
+type block struct{ lo, hi, j0, j1 int }
+
+// passBlocks returns the blocks of a pass over m points in the order the pass computes
+// them (kpca's passer.pass), and the number of strips.
+func passBlocks(m int) (bs []block, strips int) {
+	for lo := 0; lo < m; lo += passStripRows {
+		b := min(passStripRows, m-lo)
+		panel := max(1, passPanelBytes/(8*b))
+		for j0 := lo; j0 < m; j0 += panel {
+			bs = append(bs, block{lo, lo + b, j0, min(j0+panel, m)})
+		}
+		strips++
+	}
+	return bs, strips
+}
+
+// passWork adds the work of the blocks bs of a pass with c vectors over points of
+// dimension d: per block of b rows against n points, of which n′ right of the strip's
+// diagonal block, b·n kernel values; 2·b·n·d flops of distances; 2·b·n·c + 2·b·n′·c
+// flops of products (the block times Q's n rows, added to the strip's rows of W, and
+// its n′ columns right of the diagonal block, transposed, times Q's b rows, added to W's
+// n′ rows); 32 bytes a kernel value (written by the distance dgemm, read and written by
+// the exponentials, read by the first product) and 8 more for each of the n′ columns'
+// (read by the second); the n points read, and the b rows read, shifted and written
+// (kernel.Cross shifts the strip's rows for each block); Q's n and b rows read, W's
+// b and n′ rows read and written.
+func (ft *floorTimes) passWork(d, c int, bs []block) {
+	fd, fc := float64(d), float64(c)
+	for _, k := range bs {
+		b, n, right := float64(k.hi-k.lo), float64(k.j1-k.j0), float64(max(0, k.j1-max(k.j0, k.hi)))
+		ft.values += b * n
+		ft.flopsDistance += 2 * b * n * fd
+		ft.flopsProduct += 2*b*n*fc + 2*b*right*fc
+		ft.bytesBlock += 32*b*n + 8*b*right
+		ft.bytesPoints += 8*n*fd + 16*b*fd
+		ft.bytesVectors += 8*(n+b)*fc + 16*(b+right)*fc
+	}
+}
 
 // floor times the dgemms of one pass over the m points of X with c vectors, block by
-// block as a pass computes them: for each block of b rows (b = 16 MiB / 8m), the
-// distance product (b×d)·(d×m) — X's rows against all of X, shifted by their mean as
-// kernel.Cross shifts them, −2·x̃ᵀỹ — and the product of the b×m block with an m×c
-// matrix. Nothing else: no exponentials, no centring. Outside the timed region it counts
-// the entries of each block timed that an RBF of bandwidth sigma evaluates directly. If budget > 0 it stops once the blocks timed have taken
-// that many seconds and scales the times to all the blocks, which have the same shape
-// (the last may be shorter; it is counted as a full one, an overestimate of at most one
-// block's time).
+// block as a pass computes them (kpca's passer.pass, docs/design.md, "Passes over the
+// points": K's upper triangle only, in strips of b rows against the points at and
+// after them, each strip's columns in panels): for each block of b rows against n
+// points, the distance product (b×d)·(d×n) — the strip's rows against the panel's
+// points, shifted by their mean as kernel.Cross shifts them, −2·x̃ᵀỹ — and the two
+// products with the vectors, the (b×n) block times Q's n rows, added to W's b rows, and
+// its columns right of the strip's diagonal block, transposed, times Q's b rows, added
+// to W's rows below the strip. Nothing else: no exponentials, no centring. Outside the
+// timed region it counts the entries of each block timed that an RBF of bandwidth
+// sigma evaluates directly. If budget > 0 it times the blocks in a bit-reversed order
+// of their indices — the first, the middle one, the quarters, … — which spreads the
+// ones timed over the whole pass (the strips' last blocks are narrower), until they
+// have taken that many seconds; the distance and product times are then scaled to all
+// the blocks by the ratio of the flops of all to those of the blocks timed.
 func floor(X *mat.Dense, sigma float64, c int, budget float64) floorTimes {
 	m, d := X.Dims()
 	// The shifted points and their squared norms, as kernel.Cross prepares them.
@@ -474,76 +535,106 @@ func floor(X *mat.Dense, sigma float64, c int, budget float64) floorTimes {
 			norms[i] += row[l] * row[l]
 		}
 	}
-	X = Xs
 	coef := float64(d+(d+7)/8+12) * 0x1p-53 / 1e-13 // (d + ⌈d/8⌉ + 12)·ε/τ, kernel's identityCoef
 	g2 := 2 * sigma * sigma
-	var direct, entries float64
-	rows := max(1, min(m, passBlockBytes/(8*m)))
-	blocks := (m + rows - 1) / rows
-	kb := make([]float64, rows*m)
+	bs, strips := passBlocks(m)
+	var ft floorTimes
+	ft.rows, ft.strips, ft.blocks = bs[0].hi-bs[0].lo, strips, len(bs)
+	ft.passWork(d, c, bs)
+	size := 0
+	for _, k := range bs {
+		size = max(size, (k.hi-k.lo)*(k.j1-k.j0))
+	}
+	kb := make([]float64, size)
 	Q := mat.NewDense(m, c, nil)
 	for i := range m {
 		for j := range c {
 			Q.Set(i, j, math.Sin(float64(i*c+j))) // any values: a dgemm's time does not depend on them
 		}
 	}
-	out := make([]float64, rows*c)
-	xr := X.RawMatrix()
-	all := blas64.General{Rows: m, Cols: d, Stride: xr.Stride, Data: xr.Data}
-	var ft floorTimes
-	ft.rows, ft.blocks = rows, blocks
+	xr := Xs.RawMatrix()
+	rowsOf := func(a blas64.General, lo, hi int) blas64.General {
+		return blas64.General{Rows: hi - lo, Cols: a.Cols, Stride: a.Stride, Data: a.Data[lo*a.Stride:]}
+	}
+	x := blas64.General{Rows: m, Cols: d, Stride: xr.Stride, Data: xr.Data}
+	q, w := Q.RawMatrix(), blas64.General{Rows: m, Cols: c, Stride: c, Data: make([]float64, m*c)}
 	// One block untimed first: OpenBLAS starts its threads and sizes its buffers on the
 	// first call.
-	w := min(rows, m)
-	native.Gemm(blas.NoTrans, blas.Trans, -2, blas64.General{Rows: w, Cols: d, Stride: xr.Stride, Data: xr.Data}, all, 0,
-		blas64.General{Rows: w, Cols: m, Stride: m, Data: kb[:w*m]})
+	k0 := bs[0]
+	native.Gemm(blas.NoTrans, blas.Trans, -2, rowsOf(x, k0.lo, k0.hi), rowsOf(x, k0.j0, k0.j1), 0,
+		blas64.General{Rows: k0.hi - k0.lo, Cols: k0.j1 - k0.j0, Stride: k0.j1 - k0.j0, Data: kb})
 	var dist, prod time.Duration
-	for lo := 0; lo < m; lo += rows {
-		hi := min(lo+rows, m)
-		b := hi - lo
-		xb := blas64.General{Rows: b, Cols: d, Stride: xr.Stride, Data: xr.Data[lo*xr.Stride:]}
-		k := blas64.General{Rows: b, Cols: m, Stride: m, Data: kb[:b*m]}
+	var timed floorTimes
+	var direct float64
+	for _, i := range bitReversed(len(bs)) {
+		blk := bs[i]
+		lo, hi, j0, j1 := blk.lo, blk.hi, blk.j0, blk.j1
+		b, n := hi-lo, j1-j0
+		k := blas64.General{Rows: b, Cols: n, Stride: n, Data: kb[:b*n]}
 		t := time.Now()
-		native.Gemm(blas.NoTrans, blas.Trans, -2, xb, all, 0, k)
+		native.Gemm(blas.NoTrans, blas.Trans, -2, rowsOf(x, lo, hi), rowsOf(x, j0, j1), 0, k)
 		t1 := time.Now()
-		native.Gemm(blas.NoTrans, blas.NoTrans, 1, k, Q.RawMatrix(), 0, blas64.General{Rows: b, Cols: c, Stride: c, Data: out[:b*c]})
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, k, rowsOf(q, j0, j1), 1, rowsOf(w, lo, hi))
+		if r := max(j0, hi); r < j1 {
+			right := blas64.General{Rows: b, Cols: j1 - r, Stride: n, Data: k.Data[r-j0:]}
+			native.Gemm(blas.Trans, blas.NoTrans, 1, right, rowsOf(q, lo, hi), 1, rowsOf(w, r, j1))
+		}
 		dist += t1.Sub(t)
 		prod += time.Since(t1)
 		ft.timed++
-		for i := range b {
-			ni := norms[lo+i]
-			for j, g := range kb[i*m : (i+1)*m] { // g = −2·x̃ᵢᵀỹⱼ
-				s := ni + norms[j]
+		timed.passWork(d, c, bs[i:i+1])
+		for r := range b {
+			ni := norms[lo+r]
+			for j, g := range kb[r*n : (r+1)*n] { // g = −2·x̃ᵢᵀỹⱼ
+				s := ni + norms[j0+j]
 				if coef*s > math.Max(g2, s+g) {
 					direct++
 				}
 			}
 		}
-		entries += float64(b * m)
 		if budget > 0 && (dist+prod).Seconds() >= budget {
 			break
 		}
 	}
-	scale := float64(blocks) / float64(ft.timed)
-	ft.distance, ft.product = dist.Seconds()*scale, prod.Seconds()*scale
-	ft.direct = direct / entries
+	ft.distance = dist.Seconds() * ft.flopsDistance / timed.flopsDistance
+	ft.product = prod.Seconds() * ft.flopsProduct / timed.flopsProduct
+	ft.direct = direct / timed.values
 	return ft
+}
+
+// bitReversed returns 0…n−1 ordered by the reversal of their bits (the smallest power
+// of two at least n of them): 0, n/2, n/4, 3n/4, … for a power of two, a sample of the
+// whole range at every prefix.
+func bitReversed(n int) []int {
+	bits := 0
+	for 1<<bits < n {
+		bits++
+	}
+	out := make([]int, 0, n)
+	for i := range 1 << bits {
+		r := 0
+		for k := range bits {
+			if i&(1<<k) != 0 {
+				r |= 1 << (bits - 1 - k)
+			}
+		}
+		if r < n {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // floorOnly runs -mode floor.
 func floorOnly(cfg config, kern kernel.RBF, X *mat.Dense, out map[string]any) error {
-	m, d := X.Dims()
+	m, _ := X.Dims()
 	sigma := kern.Sigma
 	var passes []map[string]any
 	for _, c := range []int{cfg.rank, cfg.rank + 30} {
 		fl := floor(X, sigma, c, cfg.floorSeconds)
-		fm, fd := float64(m), float64(d)
-		passes = append(passes, map[string]any{
-			"direct": fl.direct,
-			"c":      c, "flops_distance": 2 * fm * fm * fd, "flops_product": 2 * fm * fm * float64(c), "kernel_values": fm * fm,
-			"bytes_block": 32 * fm * fm, "floor_distance_s": fl.distance, "floor_product_s": fl.product,
-			"block_rows": fl.rows, "floor_blocks_timed": fl.timed, "blocks": fl.blocks,
-		})
+		p := fl.fields()
+		p["c"] = c
+		passes = append(passes, p)
 		logf("dgemm floor of a pass, c = %d: %.3g s distances + %.3g s product", c, fl.distance, fl.product)
 	}
 	out["floors"] = passes

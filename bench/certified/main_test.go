@@ -347,3 +347,64 @@ func TestFloorDirect(t *testing.T) {
 		t.Logf("%s: %.3g of the entries evaluated directly", c.name, fl.direct)
 	}
 }
+
+// TestPassBlocks: the blocks of a pass cover the upper triangle of the m×m matrix and
+// the diagonal blocks of its strips exactly once — every pair (i, j), j ≥ i, once, and
+// the pairs (i, j), j < i, of a strip's diagonal block once more — at sizes below one
+// strip, at one strip and a panel, and of several strips and panels; and the floor's
+// work counts them: m(m+1)/2 + Σ b(b−1)/2 kernel values, 2·d flops each.
+func TestPassBlocks(t *testing.T) {
+	for _, m := range []int{1, 255, 256, 2049, 5000} {
+		seen := make([]uint8, m*m)
+		bs, strips := passBlocks(m)
+		extra := 0
+		for _, k := range bs {
+			for i := k.lo; i < k.hi; i++ {
+				for j := k.j0; j < k.j1; j++ {
+					seen[i*m+j]++
+				}
+			}
+		}
+		for lo := 0; lo < m; lo += passStripRows {
+			b := min(passStripRows, m-lo)
+			extra += b * (b - 1) / 2
+		}
+		if want := (m + passStripRows - 1) / passStripRows; strips != want {
+			t.Errorf("m = %d: %d strips, want %d", m, strips, want)
+		}
+		for i := range m {
+			for j := range m {
+				want := uint8(0)
+				if j >= i || i/passStripRows == j/passStripRows {
+					want = 1
+				}
+				if seen[i*m+j] != want {
+					t.Fatalf("m = %d: pair (%d, %d) computed %d times, want %d", m, i, j, seen[i*m+j], want)
+				}
+			}
+		}
+		var ft floorTimes
+		ft.passWork(784, 50, bs)
+		if values := float64(m*(m+1)/2 + extra); ft.values != values || ft.flopsDistance != 2*784*values {
+			t.Errorf("m = %d: %g values, %g distance flops; want %g, %g", m, ft.values, ft.flopsDistance, values, 2*784*values)
+		}
+	}
+}
+
+// TestBitReversed: the order in which the floor times the blocks is a permutation of
+// them that starts with the first and, for n a power of two, takes the middle second.
+func TestBitReversed(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 7, 8, 100} {
+		order := bitReversed(n)
+		seen := make([]bool, n)
+		for _, i := range order {
+			if i < 0 || i >= n || seen[i] {
+				t.Fatalf("n = %d: %v is not a permutation", n, order)
+			}
+			seen[i] = true
+		}
+		if len(order) != n || order[0] != 0 || n == 8 && order[1] != 4 {
+			t.Errorf("n = %d: %v", n, order)
+		}
+	}
+}
