@@ -356,12 +356,14 @@ class Report:
         if not rows:
             return
         print("### One pass over the points against its dgemm floor\n")
-        print("A pass computes K′·Q for c vectors in blocks of b kernel rows (16 MiB each): per block the distance "
-              "product (b×d)·(d×m) (2·m²·d flops in all), the exponentials (m² kernel values), the product (b×m)·(m×c) "
-              "(2·m²·c flops). Bytes: the kernel block written by the first dgemm, read and written by the exponentials, "
-              "read by the second, 32·m² in all; the points and Q read once a block. The floor is those two dgemms "
-              "alone, timed with native.Gemm over the same blocks on the same backend in the same run (at the full "
-              "sizes on the first blocks for 20 s, scaled to all). A pass's time is a Polish's over its passes (c = 50) "
+        print("A pass computes K′·Q for c vectors from the upper triangle of K only: strips of b rows against the "
+              "points at and after them, in blocks of 8 MiB (docs/design.md, \"Passes over the points\"); per block "
+              "the distance product (b×d)·(d×n) (about m²·d flops in all, half the full rows'), the exponentials "
+              "(about m²/2 kernel values), and the two products with Q, W_I += K_IP·Q_P and W_R += K_IRᵀ·Q_I "
+              "(2·m²·c flops). Bytes: each kernel block written by the first dgemm, read and written by the "
+              "exponentials, read by the two products. The floor is those dgemms alone, timed with native.Gemm over "
+              "the same blocks on the same backend in the same run (with a time budget, a sample of the blocks in "
+              "bit-reversed order, scaled by their flops to all). A pass's time is a Polish's over its passes (c = 50) "
               "or a Certify's over its two (c = 80: 50 vectors and 30 test vectors), in bench/certified's process; for all "
               f"{self.a.all_n} images, the command's whole run less its fit alone over the {self.a.fashion_polish} + 2 passes "
               "(the fit alone includes reading the input, as the whole run does), against the floors averaged alike. "
