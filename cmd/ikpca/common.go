@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"slices"
@@ -84,18 +83,26 @@ func inputName(args []string) string {
 // for a header because of its content, it says so on stderr: a data row is never
 // dropped silently.
 func readPoints(ctx context.Context, e env, args []string, f *tableFlags) (*table.Table, error) {
-	name := inputName(args)
-	var r io.Reader = e.in
-	label := table.StdinName
-	if name != "-" {
-		file, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		defer file.Close()
-		r, label = file, name
+	br, label, done, err := openInput(e, args)
+	if err != nil {
+		return nil, err
 	}
-	return readTable(ctx, e, bufio.NewReader(r), label, f)
+	defer done()
+	return readTable(ctx, e, br, label, f)
+}
+
+// openInput opens the input that args name (standard input for none or "-") and
+// returns it buffered, its name for messages, and what closes it.
+func openInput(e env, args []string) (br *bufio.Reader, label string, done func(), err error) {
+	name := inputName(args)
+	if name == "-" {
+		return bufio.NewReader(e.in), table.StdinName, func() {}, nil
+	}
+	file, err := os.Open(name)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return bufio.NewReader(file), name, func() { file.Close() }, nil
 }
 
 // readTable is readPoints of the input in br, named label.

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -127,18 +125,11 @@ func (p *packedImages) appendRow(x []float64) {
 // readPointRows reads the input as readPoints does, but an IDX file's images into
 // packedImages.
 func readPointRows(ctx context.Context, e env, args []string, f *tableFlags) (pointRows, error) {
-	name := inputName(args)
-	var r io.Reader = e.in
-	label := table.StdinName
-	if name != "-" {
-		file, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		defer file.Close()
-		r, label = file, name
+	br, label, done, err := openInput(e, args)
+	if err != nil {
+		return nil, err
 	}
-	br := bufio.NewReader(r)
+	defer done()
 	if !isIDX(br) {
 		t, err := readTable(ctx, e, br, label, f)
 		if err != nil {
