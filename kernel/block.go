@@ -91,6 +91,12 @@ const (
 // A Cross keeps a reference to Y's storage: Y must not change while the Cross is used;
 // call Reset after changing it. Its methods do not modify it, so BlockTo may run
 // concurrently on one Cross with different scratch (BlockWork).
+//
+// NewCross keeps an RBF's shifted copy of Y, m·d numbers as large as the points,
+// computed once; NewCrossNoCopy keeps only the shift and the norms, and shifts the
+// points of each block in its BlockWork, for callers that hold the points already and
+// take their blocks a panel of columns at a time (kpca's passes). The values are the
+// same (see NewCrossNoCopy).
 type Cross struct {
 	kern  Kernel
 	kind  blockKind
@@ -104,11 +110,27 @@ type Cross struct {
 	ybad  []int     // rows of Y with a NaN or infinite coordinate
 	coef  float64   // RBF: (d + ⌈d/8⌉ + 12)·ε/τ (identityCoef), see rbfRow
 	ready bool
+
+	// noCopy: an RBF's shifted rows are not kept (NewCrossNoCopy): ys is nil, and a
+	// block shifts the rows of Y it needs into its BlockWork (columns). row is Reset's
+	// scratch for one shifted row, whose squared norm yn keeps. gen identifies the
+	// points of the last Reset, for a BlockWork's shifted panel (crossGen).
+	noCopy bool
+	row    []float64
+	gen    uint64
 }
+
+// crossGen numbers the Resets of all Crosses, so that the shifted panel a BlockWork
+// keeps (BlockWork.ys) is known to be of the points of the Cross it serves: from 1, a
+// zero BlockWork's gen matching none.
+var crossGen atomic.Uint64
 
 // BlockWork is scratch space for Cross.BlockTo. Its zero value is ready to use; it grows
 // to the largest block it has served and is then reused without allocating. A BlockWork
-// must not be used by two calls at once.
+// must not be used by two calls at once. For a Cross made by NewCrossNoCopy it keeps the
+// last panel of points it shifted, and a block of columns within that panel takes its
+// shifted points from it, until the Cross is Reset: a caller that takes the blocks of
+// several X against one panel in turn shifts the panel once.
 type BlockWork struct {
 	xs   []float64 // RBF: the shifted rows x̃ᵢ
 	xn   []float64 // RBF: ‖x̃ᵢ‖²; Cosine: ‖xᵢ‖
@@ -117,6 +139,10 @@ type BlockWork struct {
 	job  rowsJob   // a large block's rows on several goroutines
 	cols Cross     // BlockColumnsTo: the Cross of the columns, sharing the Cross's arrays
 	ybad []int     // BlockColumnsTo: its rows of Y that are not finite
+	ys   []float64 // a Cross without the copy (NewCrossNoCopy): the shifted rows ysLo…ysHi−1 of Y,
+	// of the Cross's Reset numbered ysGen (crossGen)
+	ysLo, ysHi int
+	ysGen      uint64
 }
 
 // rowsJob runs one of a block's row loops on several goroutines (internal/parallel's
@@ -181,9 +207,42 @@ func NewCross(k Kernel, Y *mat.Dense) *Cross {
 	return c
 }
 
+// NewCrossNoCopy returns the points Y prepared for kernel blocks with the kernel k, as
+// NewCross does, except that for an RBF kernel the Cross keeps the shift μ and the m
+// squared norms ‖ỹⱼ‖² but not the shifted copy of Y (m·d numbers): each block shifts
+// the points it needs into its BlockWork instead. BlockColumnsTo shifts its j1−j0
+// points, (j1−j0)·d numbers of scratch, unless they lie within the panel the BlockWork
+// shifted last (see BlockWork); BlockTo takes Y in panels of as many points
+// as fit in 4 MiB (668 at d = 784), each shifted, then its columns computed as
+// BlockColumnsTo computes them. Every value is computed as NewCross's Cross computes
+// it: the same shift, each coordinate of a shifted point the same rounded difference
+// yⱼₗ − μₗ, the same norms, the same choice of the entries evaluated directly
+// (docs/design.md, "Kernel blocks") — so BlockColumnsTo's values are the copy's bit
+// for bit, and BlockTo's are BlockColumnsTo's over its panels, within the bounds of
+// "Kernel blocks" of the copy's BlockTo (the same dot products, which a BLAS may sum
+// in another order for another shape). ProjectTo takes the general route, BlockTo
+// then one dgemm, rather than projecting each row of the whole block against the
+// copy; MatrixTo computes K(Y, Y) as Matrix does, with a shifted copy of its own for
+// the duration of the call. For the other kernels there is no copy, and a
+// NewCrossNoCopy's Cross is NewCross's.
+//
+// It is for a caller that holds the points already and takes its blocks a panel of
+// columns at a time, where the copy would double the memory of the points: kpca's
+// passes over a model's points (docs/design.md, "Passes over the points"). A panel's
+// shift is (j1−j0)·d subtractions against its dgemm's 2·rows(X)·(j1−j0)·d flops, but
+// its points are read, written and read again, 16 more bytes a coordinate than the
+// copy's: a caller with several X against a panel takes them in turn, so that the
+// BlockWork shifts the panel once. Reset keeps the choice.
+func NewCrossNoCopy(k Kernel, Y *mat.Dense) *Cross {
+	c := &Cross{noCopy: true}
+	c.Reset(k, Y)
+	return c
+}
+
 // Reset prepares the points Y for kernel blocks with the kernel k, reusing the Cross's
 // memory: O(m·d) for m points of dimension d (the shifted copy and norms an RBF needs;
-// the m norms a Cosine needs; nothing for the other kernels), and no allocation once the Cross has held as many
+// the m norms a Cosine needs; nothing for the other kernels), O(m + d) for an RBF if the
+// Cross was made by NewCrossNoCopy, and no allocation once the Cross has held as many
 // points. It panics if k is nil or Y is empty, like Column.
 func (c *Cross) Reset(k Kernel, Y *mat.Dense) {
 	if check.IsNil(k) {
@@ -193,6 +252,7 @@ func (c *Cross) Reset(k Kernel, Y *mat.Dense) {
 		panic("kernel: Cross: empty Y")
 	}
 	c.kern = k
+	c.gen = crossGen.Add(1)
 	c.y = Y.RawMatrix()
 	c.ybad = badRows(c.ybad[:0], c.y)
 	c.kind = blockElements
@@ -225,7 +285,9 @@ func (c *Cross) Dim() int { return c.y.Cols }
 
 // prepareRBF computes the shift μ (the mean of the finite rows of Y), the shifted rows
 // and their squared norms. Rows that are not finite are shifted to zero: their entries
-// are evaluated by Eval.
+// are evaluated by Eval. Without the copy (NewCrossNoCopy) it computes the norms alone,
+// each row shifted into one row of scratch by shiftNorm, the function by which
+// shiftRows shifts the copy: the same norms, bit for bit.
 func (c *Cross) prepareRBF() {
 	m, d := c.y.Rows, c.y.Cols
 	c.mu = resize(c.mu, d)
@@ -245,10 +307,21 @@ func (c *Cross) prepareRBF() {
 			c.mu[l] /= float64(good)
 		}
 	}
-	c.ys = resize(c.ys, m*d)
 	c.yn = resize(c.yn, m)
-	shiftRows(c.ys, c.yn, c.y, c.mu, c.ybad)
 	c.coef = identityCoef(d)
+	if !c.noCopy {
+		c.ys = resize(c.ys, m*d)
+		shiftRows(c.ys, c.yn, c.y, c.mu, c.ybad)
+		return
+	}
+	c.row = resize(c.row, d)
+	for i := range m {
+		if isBad(c.ybad, i) {
+			c.yn[i] = 0
+			continue
+		}
+		c.yn[i] = shiftNorm(c.row, c.y.Data[i*c.y.Stride:i*c.y.Stride+d], c.mu)
+	}
 }
 
 // identityCoef returns coef = (d + ⌈d/8⌉ + 12)·ε/τ for points of dimension d: the
@@ -308,6 +381,26 @@ func shiftNorm(dst, x, mu []float64) float64 {
 		s[q] += v * v
 	}
 	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+}
+
+// shiftOnly writes the rows of a minus mu to dst (row-major, len(mu) columns), rows
+// listed in bad zero: shiftRows' shifted rows without their norms, bit for bit — each
+// coordinate the one correctly rounded difference x − μ that shiftNorm computes (IEEE
+// subtraction; nothing is fused into it). A Cross without the copy (NewCrossNoCopy)
+// shifts a panel of Y with it, its norms kept from Reset.
+func shiftOnly(dst []float64, a blas64.General, mu []float64, bad []int) {
+	d := len(mu)
+	for i := range a.Rows {
+		row := dst[i*d : i*d+d]
+		if isBad(bad, i) {
+			clear(row)
+			continue
+		}
+		x, mu := a.Data[i*a.Stride:i*a.Stride+d], mu[:d] // of row's length: no bounds checks
+		for l := range row {
+			row[l] = x[l] - mu[l]
+		}
+	}
 }
 
 // sqNorm returns ‖a‖², summed in eight interleaved partial sums of at most ⌈d/8⌉ terms
@@ -394,18 +487,14 @@ func (c *Cross) BlockColumnsTo(dst, X *mat.Dense, j0, j1 int, work *BlockWork) {
 // stack would escape to the heap with the parallel loops that reference it): c's
 // arrays sliced, not copied — the same shift μ, the rows of the shifted copy and the
 // norms of those points — and the list of those points that are not finite renumbered
-// from j0.
+// from j0. Without the copy (NewCrossNoCopy), an RBF's rows are shifted into
+// work.ys (shiftOnly: the copy's rows, bit for bit) unless work holds them already,
+// shifted for an earlier block within a wider panel of the same Reset, and the Cross
+// returned holds them as its copy.
 func (c *Cross) columns(j0, j1 int, work *BlockWork) *Cross {
 	s := &work.cols
 	*s = *c
 	s.y = blas64.General{Rows: j1 - j0, Cols: c.y.Cols, Stride: c.y.Stride, Data: c.y.Data[j0*c.y.Stride:]}
-	switch c.kind {
-	case blockRBF:
-		d := c.y.Cols
-		s.ys, s.yn = c.ys[j0*d:j1*d], c.yn[j0:j1]
-	case blockCosine:
-		s.yn = c.yn[j0:j1]
-	}
 	work.ybad = work.ybad[:0]
 	for _, j := range c.ybad {
 		if j0 <= j && j < j1 {
@@ -413,6 +502,23 @@ func (c *Cross) columns(j0, j1 int, work *BlockWork) *Cross {
 		}
 	}
 	s.ybad = work.ybad
+	switch c.kind {
+	case blockRBF:
+		d := c.y.Cols
+		s.yn = c.yn[j0:j1]
+		if c.noCopy {
+			if work.ysGen != c.gen || j0 < work.ysLo || j1 > work.ysHi {
+				work.ys = resize(work.ys, (j1-j0)*d)
+				shiftOnly(work.ys, s.y, c.mu, s.ybad)
+				work.ysGen, work.ysLo, work.ysHi = c.gen, j0, j1
+			}
+			s.ys, s.noCopy = work.ys[(j0-work.ysLo)*d:(j1-work.ysLo)*d], false
+		} else {
+			s.ys = c.ys[j0*d : j1*d]
+		}
+	case blockCosine:
+		s.yn = c.yn[j0:j1]
+	}
 	return s
 }
 
@@ -437,6 +543,10 @@ func (c *Cross) points(X *mat.Dense, method string) blas64.General {
 func (c *Cross) block(out, x blas64.General, work *BlockWork) {
 	switch c.kind {
 	case blockRBF:
+		if c.noCopy {
+			c.blockPanels(out, x, work)
+			return
+		}
 		c.blockRBF(out, x, work)
 	case blockPolynomial, blockLinear, blockSigmoid, blockCosine:
 		native.Gemm(blas.NoTrans, blas.Trans, 1, x, c.y, 0, out)
@@ -541,6 +651,22 @@ func (c *Cross) blockRBF(out, x blas64.General, work *BlockWork) {
 		}
 	}
 	c.fixBad(out, x, nil)
+}
+
+// blockPanels is BlockTo for an RBF Cross without the copy (NewCrossNoCopy): Y taken
+// a panel of rbfChunk(m, d) points at a time — as many as fit in rbfChunkBytes, the
+// scratch of X's chunks — each panel shifted into work (columns), then its columns
+// of out computed by blockRBF as BlockColumnsTo computes them. Shifting X's chunks
+// again for each panel costs rows(X)·d subtractions a panel, against the panel's
+// dgemm of 2·rows(X)·d flops per point, at least 64 of them.
+func (c *Cross) blockPanels(out, x blas64.General, work *BlockWork) {
+	m := c.y.Rows
+	panel := rbfChunk(m, c.y.Cols)
+	for j0 := 0; j0 < m; j0 += panel {
+		j1 := min(j0+panel, m)
+		oc := blas64.General{Rows: out.Rows, Cols: j1 - j0, Stride: out.Stride, Data: out.Data[j0:]}
+		c.columns(j0, j1, work).blockRBF(oc, x, work)
+	}
 }
 
 // rbfChunkBytes bounds the shifted copy of a chunk of X (blockRBF): 4 MiB, 668 rows at

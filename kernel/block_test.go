@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -365,23 +366,40 @@ func TestBlockParallel(t *testing.T) {
 }
 
 // TestBlockNoAlloc checks that a Cross with a BlockWork that has served a block as large
-// computes further blocks without allocating, and that Reset reuses the Cross's memory.
-// Serially and on a block small enough that gonum's Dgemm (in the pure-Go build) does not
-// start goroutines: goroutines allocate.
+// computes further blocks without allocating, and that Reset reuses the Cross's memory,
+// for a Cross of NewCross and one of NewCrossNoCopy, whose BlockColumnsTo and BlockTo
+// shift Y's points in the BlockWork: a panel of columns after a larger one, and
+// BlockTo's panels (d = 784: two of them) after BlockColumnsTo's. Serially and on
+// blocks small enough that gonum's Dgemm (in the pure-Go build) does not start
+// goroutines, which allocate — except BlockTo at d = 784, whose 16×698 block gonum's
+// Dgemm computes in parallel: that one is counted with OpenBLAS only.
 func TestBlockNoAlloc(t *testing.T) {
 	forceSerial(t)
 	rng := rand.New(rand.NewPCG(61, 62))
-	X, Y := randDense(rng, 16, 10), randDense(rng, 100, 10)
-	for _, k := range allKernels() {
-		c := NewCross(k, Y)
-		var work BlockWork
-		dst := mat.NewDense(16, 100, nil)
-		c.BlockTo(dst, X, &work)
-		if n := testing.AllocsPerRun(10, func() { c.BlockTo(dst, X, &work) }); n != 0 {
-			t.Errorf("%v: BlockTo allocates %v times", k, n)
+	for _, d := range []int{10, 784} {
+		m := 100
+		if d > 100 {
+			m = rbfChunk(1<<20, d) + 30
 		}
-		if n := testing.AllocsPerRun(10, func() { c.Reset(k, Y) }); n != 0 {
-			t.Errorf("%v: Reset allocates %v times", k, n)
+		X, Y := randDense(rng, 16, d), randDense(rng, m, d)
+		for _, k := range allKernels() {
+			for _, c := range []*Cross{NewCross(k, Y), NewCrossNoCopy(k, Y)} {
+				what := fmt.Sprintf("%v, d = %d, copy %v", k, d, !c.noCopy)
+				var work BlockWork
+				dst := mat.NewDense(16, m, nil)
+				cols := mat.NewDense(16, 12, nil)
+				c.BlockColumnsTo(mat.NewDense(16, 40, nil), X, 50, 90, &work)
+				if n := testing.AllocsPerRun(10, func() { c.BlockColumnsTo(cols, X, 15, 27, &work) }); n != 0 {
+					t.Errorf("%s: BlockColumnsTo allocates %v times", what, n)
+				}
+				c.BlockTo(dst, X, &work)
+				if n := testing.AllocsPerRun(10, func() { c.BlockTo(dst, X, &work) }); n != 0 && (d < 100 || native.Compiled == "openblas") {
+					t.Errorf("%s: BlockTo allocates %v times", what, n)
+				}
+				if n := testing.AllocsPerRun(10, func() { c.Reset(k, Y) }); n != 0 {
+					t.Errorf("%s: Reset allocates %v times", what, n)
+				}
+			}
 		}
 	}
 }
@@ -420,6 +438,9 @@ func TestBlockPanics(t *testing.T) {
 		"empty X":        func() { c.BlockTo(&mat.Dense{}, &mat.Dense{}, nil) },
 		"empty Y":        func() { NewCross(RBF{Sigma: 1}, &mat.Dense{}) },
 		"nil kernel":     func() { NewCross(nil, Y) },
+		"no copy, empty": func() { NewCrossNoCopy(RBF{Sigma: 1}, &mat.Dense{}) },
+		"no copy, nil":   func() { NewCrossNoCopy(nil, Y) },
+		"no copy, X":     func() { NewCrossNoCopy(RBF{Sigma: 1}, Y).BlockTo(&mat.Dense{}, mat.NewDense(3, 3, nil), nil) },
 		"nil pointer":    func() { Block(&mat.Dense{}, (*RBF)(nil), X, Y) },
 		"zero Cross":     func() { new(Cross).BlockTo(&mat.Dense{}, X, nil) },
 		"Block mismatch": func() { Block(&mat.Dense{}, Linear{}, X, mat.NewDense(2, 3, nil)) },
@@ -580,4 +601,242 @@ func TestBlockColumns(t *testing.T) {
 		"wrong X":        func() { c.BlockColumnsTo(&mat.Dense{}, mat.NewDense(3, d+1, nil), 0, 4, nil) },
 		"zero Cross":     func() { new(Cross).BlockColumnsTo(&mat.Dense{}, X, 0, 1, nil) },
 	})
+}
+
+// sameBits reports whether a and b are the same float64, bit for bit, or both NaN.
+func sameBits(a, b float64) bool {
+	return math.Float64bits(a) == math.Float64bits(b) || math.IsNaN(a) && math.IsNaN(b)
+}
+
+// checkSameBlock fails unless got and want are the same block, bit for bit (NaN
+// matching NaN).
+func checkSameBlock(t *testing.T, got, want *mat.Dense, what string) {
+	t.Helper()
+	r, c := want.Dims()
+	if rr, cc := got.Dims(); rr != r || cc != c {
+		t.Fatalf("%s: %d×%d, want %d×%d", what, rr, cc, r, c)
+	}
+	for i := range r {
+		for j := range c {
+			if !sameBits(got.At(i, j), want.At(i, j)) {
+				t.Fatalf("%s: entry (%d, %d) is %v, want %v", what, i, j, got.At(i, j), want.At(i, j))
+			}
+		}
+	}
+}
+
+// TestCrossNoCopy checks a Cross made by NewCrossNoCopy against NewCross's, for every
+// kind of kernel (the RBF is the only one with a shift and a copy; the Laplacian is
+// evaluated entry by entry, without one), on three sets of points: d = 10 with points
+// that are not finite in X and in Y; d = 784 with Y of 1,373 points, which BlockTo takes
+// in three panels of up to 668 (rbfChunk), points that are not finite in the first
+// and the last, and in X a NaN and a finite point whose squared norm overflows; and
+// the cancellation points of TestBlockCancellation around 1e4·(1, …, 1) at d = 123,
+// whose close pairs with small bandwidths are evaluated directly. Then:
+//
+//   - BlockColumnsTo, column ranges at the start, across panels and non-finite points,
+//     at the end and all of them: the copy's bit for bit. The dgemm is given the same
+//     operands — the same shifted rows of X, and the rows of Y shifted by the same
+//     subtractions (shiftOnly against shiftNorm) — and the same shape, and the
+//     norms and the choice of direct evaluations are the same: nothing may differ.
+//   - BlockTo: for an RBF, the copy's BlockColumnsTo over the same panels, bit for bit
+//     (the same operands and shapes again), and every entry within blockBound of Eval,
+//     as the copy's BlockTo — the one block of all the columns is another dgemm shape,
+//     whose sums a BLAS may order otherwise, so against it the bound is what holds;
+//     for the other kernels, the copy's BlockTo bit for bit (the same computation).
+//   - ProjectTo, through BlockTo and one dgemm: within Σⱼ bⱼ·|P_qj| + 2(m+2)·ε·Σⱼ|kᵢⱼ·P_qj|
+//     of Σⱼ Eval(xᵢ, yⱼ)·P_qj, bⱼ the entries' blockBound, the rest the rounding of the
+//     two sums of m products (γ_m each, with the products' own rounding); non-finite
+//     where the reference is; the same first non-finite row as the copy's.
+//   - MatrixTo: Matrix's, bit for bit, as the copy's.
+//   - The Cross keeps no copy (its ys is empty) after Reset and after every block.
+func TestCrossNoCopy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(101, 102))
+	type set struct {
+		what    string
+		X, Y    *mat.Dense
+		kernels []Kernel
+		ranges  [][2]int
+		matrix  bool
+	}
+	var sets []set
+	{
+		X, Y := view(rng, 13, 10), randDense(rng, 41, 10)
+		X.Set(5, 2, math.NaN())
+		Y.Set(3, 1, math.Inf(1))
+		Y.Set(20, 4, math.NaN())
+		sets = append(sets, set{"d = 10", X, Y, allKernels(), [][2]int{{0, 41}, {0, 7}, {3, 4}, {17, 29}, {20, 21}, {40, 41}, {21, 41}}, true})
+	}
+	{
+		const d = 784
+		p := rbfChunk(1<<20, d)
+		m := 2*p + 37
+		X, Y := randDense(rng, 9, d), randDense(rng, m, d)
+		X.Set(2, 7, math.NaN())
+		X.Set(6, 100, 1e300) // finite, but its squared norm overflows
+		Y.Set(5, 3, math.NaN())
+		Y.Set(m-20, 700, math.Inf(-1))
+		kernels := []Kernel{RBF{Sigma: 3}, RBF{Gamma: 0.05}, &RBF{Sigma: 10}, Cosine{}, Laplacian{Sigma: 5}}
+		sets = append(sets, set{"d = 784", X, Y, kernels, [][2]int{{0, m}, {0, p}, {p - 5, p + 5}, {4, 6}, {m - 20, m}, {2 * p, m}}, false})
+	}
+	{
+		X, Y := cancellationPoints(rng, 30, 123, 1e4)
+		var kernels []Kernel
+		for _, k := range cancellationKernels() {
+			kernels = append(kernels, k)
+		}
+		sets = append(sets, set{"cancellation", X, Y, kernels, [][2]int{{0, 30}, {0, 1}, {7, 19}, {29, 30}}, true})
+	}
+	for _, s := range sets {
+		m, d := s.Y.Dims()
+		b, _ := s.X.Dims()
+		for _, k := range s.kernels {
+			what := fmt.Sprintf("%s, %v", s.what, k)
+			cp, nc := NewCross(k, s.Y), NewCrossNoCopy(k, s.Y)
+			var work BlockWork
+			for _, r := range s.ranges {
+				var got, want mat.Dense
+				nc.BlockColumnsTo(&got, s.X, r[0], r[1], &work)
+				cp.BlockColumnsTo(&want, s.X, r[0], r[1], nil)
+				checkSameBlock(t, &got, &want, fmt.Sprintf("%s: BlockColumnsTo(%d, %d)", what, r[0], r[1]))
+			}
+			var got, full mat.Dense
+			nc.BlockTo(&got, s.X, &work)
+			cp.BlockTo(&full, s.X, nil)
+			if _, rbf := deref(k).(RBF); rbf {
+				want := mat.NewDense(b, m, nil)
+				for j0, panel := 0, rbfChunk(m, d); j0 < m; j0 += panel {
+					j1 := min(j0+panel, m)
+					cp.BlockColumnsTo(want.Slice(0, b, j0, j1).(*mat.Dense), s.X, j0, j1, nil)
+				}
+				checkSameBlock(t, &got, want, what+": BlockTo against the copy's panels")
+				differ := 0
+				for i := range b {
+					for j := range m {
+						checkEntry(t, k, s.X.RawRowView(i), s.Y.RawRowView(j), got.At(i, j), "BlockTo without the copy")
+						if !sameBits(got.At(i, j), full.At(i, j)) {
+							differ++
+						}
+					}
+				}
+				if testing.Verbose() {
+					t.Logf("%s: BlockTo differs from the copy's in %d of %d entries", what, differ, b*m)
+				}
+			} else {
+				checkSameBlock(t, &got, &full, what+": BlockTo")
+			}
+			checkNoCopyProject(t, k, cp, nc, s.X, s.Y, what)
+			if s.matrix {
+				var K mat.SymDense
+				nc.MatrixTo(&K)
+				want := Matrix(k, s.Y)
+				for i := range m {
+					for j := i; j < m; j++ {
+						if !sameBits(K.At(i, j), want.At(i, j)) {
+							t.Fatalf("%s: MatrixTo (%d, %d) is %v, Matrix's %v", what, i, j, K.At(i, j), want.At(i, j))
+						}
+					}
+				}
+			}
+			if len(nc.ys) != 0 {
+				t.Fatalf("%s: the Cross without the copy holds %d shifted numbers", what, len(nc.ys))
+			}
+		}
+	}
+}
+
+// checkNoCopyProject checks ProjectTo of a Cross without the copy against the reference
+// Σⱼ Eval(xᵢ, yⱼ)·P_qj (see TestCrossNoCopy), and its first non-finite row against the
+// copy cp's. A point of Y that is not finite makes every product NaN (an RBF's Eval of
+// a NaN point is NaN), so the values are checked on Y with its non-finite coordinates
+// replaced by 0.5, where only X's non-finite rows have non-finite products.
+func checkNoCopyProject(t *testing.T, k Kernel, cp, nc *Cross, X, Y *mat.Dense, what string) {
+	t.Helper()
+	b, _ := X.Dims()
+	m, d := Y.Dims()
+	P := randVectors(rand.New(rand.NewPCG(uint64(m), 7)), 3, m)
+	var got, ref mat.Dense
+	if bad, want := nc.ProjectTo(&got, X, P, nil), cp.ProjectTo(&ref, X, P, nil); bad != want {
+		t.Fatalf("%s: ProjectTo's first non-finite row is %d, the copy's %d", what, bad, want)
+	}
+	Yf := mat.DenseCopyOf(Y)
+	for j := range m {
+		for l := range d {
+			if v := Yf.At(j, l); math.IsNaN(v) || math.IsInf(v, 0) {
+				Yf.Set(j, l, 0.5)
+			}
+		}
+	}
+	bad := NewCrossNoCopy(k, Yf).ProjectTo(&got, X, P, nil)
+	first, checked := -1, 0
+	for i := range b {
+		x := X.RawRowView(i)
+		for q := range 3 {
+			var sum, abs, bound float64
+			for j := range m {
+				y, p := Yf.RawRowView(j), P.At(q, j)
+				e := k.Eval(x, y)
+				sum += e * p
+				abs += math.Abs(e * p)
+				// A distance that overflows (a point of X whose squared norm overflows)
+				// has no relative bound, v = +Inf: the entry is Eval's 0, the row
+				// evaluated directly (rbfRows).
+				if _, bj := blockBound(k, x, y); !math.IsNaN(bj) {
+					bound += bj * math.Abs(p)
+				}
+			}
+			bound += 2 * float64(m+2) * eps * abs
+			g := got.At(i, q)
+			if math.IsNaN(sum) || math.IsInf(sum, 0) {
+				if !math.IsNaN(g) && !math.IsInf(g, 0) {
+					t.Fatalf("%s: ProjectTo (%d, %d) is %v, the reference %v", what, i, q, g, sum)
+				}
+				if first < 0 {
+					first = i
+				}
+				continue
+			}
+			if !(math.Abs(g-sum) <= bound) {
+				t.Fatalf("%s: ProjectTo (%d, %d) is %v, the reference %v (|Δ| = %.3g, bound %.3g)", what, i, q, g, sum, math.Abs(g-sum), bound)
+			}
+			checked++
+		}
+	}
+	if bad != first || checked == 0 {
+		t.Fatalf("%s: ProjectTo's first non-finite row is %d, the reference's %d; %d products checked", what, bad, first, checked)
+	}
+}
+
+// TestCrossNoCopyPanel checks the shifted panel a BlockWork keeps for a Cross without the
+// copy: columns within the last panel shifted take their points from it, and columns
+// outside it, another Cross of other points (of the same shape) and the same Cross
+// after a Reset on changed points each shift their own — every block the copy's bit for
+// bit, a stale panel would give another Y's values.
+func TestCrossNoCopyPanel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(103, 104))
+	const m, d = 30, 6
+	X, Y1, Y2 := randDense(rng, 5, d), randDense(rng, m, d), randDense(rng, m, d)
+	k := RBF{Sigma: 0.8}
+	var work BlockWork
+	check := func(c *Cross, Y *mat.Dense, j0, j1 int, what string) {
+		t.Helper()
+		var got, want mat.Dense
+		c.BlockColumnsTo(&got, X, j0, j1, &work)
+		NewCross(k, Y).BlockColumnsTo(&want, X, j0, j1, nil)
+		checkSameBlock(t, &got, &want, what)
+		if work.ysLo > j0 || work.ysHi < j1 || work.ysGen != c.gen {
+			t.Fatalf("%s: the BlockWork holds columns %d…%d of Reset %d, not %d…%d of Reset %d", what, work.ysLo, work.ysHi, work.ysGen, j0, j1, c.gen)
+		}
+	}
+	c1, c2 := NewCrossNoCopy(k, Y1), NewCrossNoCopy(k, Y2)
+	check(c1, Y1, 4, 20, "a panel")
+	check(c1, Y1, 10, 20, "columns within it")
+	if work.ysLo != 4 || work.ysHi != 20 {
+		t.Fatalf("columns within the panel shifted a panel of their own, %d…%d", work.ysLo, work.ysHi)
+	}
+	check(c1, Y1, 15, 25, "columns beyond it")
+	check(c2, Y2, 16, 20, "another Cross's columns")
+	Y2.Scale(3, Y2)
+	c2.Reset(k, Y2)
+	check(c2, Y2, 17, 19, "the same Cross's columns after Reset on changed points")
 }

@@ -174,7 +174,9 @@ func Matrix(k Kernel, X *mat.Dense) *mat.SymDense {
 // of that size it allocates nothing for an RBF, Polynomial, Linear, Sigmoid or Cosine
 // kernel (a Cosine's norms are the Cross's) of a matrix
 // small enough to be evaluated on one goroutine, and nothing but the goroutines of a
-// larger one: a model's block of new points against themselves, at every step.
+// larger one: a model's block of new points against themselves, at every step. An RBF
+// Cross made by NewCrossNoCopy has no shifted rows to give: its MatrixTo is Matrix's
+// computation, which allocates a shifted copy for the duration of the call.
 func (c *Cross) MatrixTo(dst *mat.SymDense) {
 	if !c.ready {
 		panic("kernel: Cross: not prepared (Reset)")
@@ -191,13 +193,13 @@ func (c *Cross) MatrixTo(dst *mat.SymDense) {
 
 // matrix sets the upper triangle of kr to the kernel matrix of the rows of raw (see
 // Matrix). c, if not nil, is a Cross of those rows and that kernel: an RBF's shifted
-// rows and their norms, a Cosine's norms, are taken from it, the values it computes
-// being the same.
+// rows and their norms (unless it has no copy, NewCrossNoCopy), a Cosine's norms, are
+// taken from it, the values it computes being the same.
 func matrix(kr blas64.Symmetric, k Kernel, raw blas64.General, c *Cross) {
 	n := raw.Rows
 	switch dk := deref(k).(type) {
 	case RBF:
-		if c != nil {
+		if c != nil && !c.noCopy {
 			matrixShifted(kr, raw, c.ys, c.yn, c.scale)
 		} else {
 			matrixRBF(kr, raw, scaleOf(dk))

@@ -27,9 +27,9 @@ import (
 // the first-level cache — with OpenBLAS on AVX2 in the same vectorised pass as the
 // exponentials (internal/rbfrow), otherwise by one dgemv. The block is not read
 // back from memory, and the products took 7% of a Transform's processor time (perf, at
-// d = 123), where one dgemm with P's few columns took a fifth of the block's time. The other kernels, and blocks with points
-// that are not finite, are a block by BlockTo, then one dgemm. docs/design.md, "Kernel
-// blocks".
+// d = 123), where one dgemm with P's few columns took a fifth of the block's time. The other kernels, blocks with points
+// that are not finite, and a Cross made by NewCrossNoCopy, are a block by BlockTo, then
+// one dgemm. docs/design.md, "Kernel blocks".
 //
 // With a BlockWork that has served a block as large, ProjectTo does not allocate; a
 // nil work allocates its own.
@@ -55,7 +55,9 @@ func (c *Cross) ProjectTo(dst, X, P *mat.Dense, work *BlockWork) int {
 	work.kb = resize(work.kb, b*m)
 	kb := blas64.General{Rows: b, Cols: m, Stride: m, Data: work.kb}
 	proj := dst.RawMatrix()
-	if c.kind == blockRBF && len(c.ybad) == 0 && c.projectRBF(proj, x, p, kb, work) {
+	// A Cross without the copy (NewCrossNoCopy) takes the general route: BlockTo shifts
+	// its points a panel at a time, where projectRBF's dgemm takes the copy of them all.
+	if c.kind == blockRBF && !c.noCopy && len(c.ybad) == 0 && c.projectRBF(proj, x, p, kb, work) {
 		return work.job.first
 	}
 	c.block(kb, x, work)

@@ -23,9 +23,14 @@ import (
 // and one block. Polish and Certify are made of passes.
 
 // passer computes passes over a model's points: the points prepared for kernel blocks
-// once (kernel.Cross: for an RBF a shifted copy of the points), and one block of kernel
-// values, its scratch and the headers that point into it, reused by every pass, so that
-// a Polish of several passes allocates them once.
+// once (kernel.NewCrossNoCopy: for an RBF the shift and the points' squared norms, m
+// numbers, and no shifted copy of the points — each panel's points are shifted into the
+// BlockWork, 2,048·d numbers, once a pass, when the pass reaches it), and one block of
+// kernel values, its scratch and the headers that point into it, reused by every pass,
+// so that a Polish of several passes allocates them once. The copy NewCross keeps would
+// be m·d numbers, as large as the model's points (439 MB at 70,000 Fashion-MNIST
+// images), for values that are the same bit for bit (docs/design.md, "Passes over the
+// points").
 type passer struct {
 	md     *Model
 	cross  *kernel.Cross
@@ -36,44 +41,48 @@ type passer struct {
 }
 
 // passStripRows is the number of rows b of a pass's strips, and passPanelBytes the size
-// of the block of kernel values a pass holds at a time: each strip's columns are taken
-// in panels of passPanelBytes/(8b) points, 2,048 (docs/design.md, "Passes over the
-// points"). 512 rows keep the distance dgemm (b×d)·(d×2048) at speed, while the lower
-// halves of the strips' diagonal blocks, the only values computed twice, add b/m to
-// the triangle (2.6% at m = 20,000, 0.7% at 70,000); a block of 8 MiB stays in the
-// third-level cache between the dgemm that writes it, the exponentials and the two
-// products that read it, and does not grow with m. On Fashion-MNIST (d = 784), on a
-// loaded machine, strips of 256 and 512 rows with blocks of 4 to 32 MiB ran a pass
-// over 20,000 images in the same time to within the noise, 7.5–8.8 s, against 19.5 s
-// for the full rows; over 70,000, strips of 512 rows and blocks of 8 MiB took 90 s,
-// of 256 rows and 4 MiB 96 s. Variables, so that tests can make strips of a single row
-// and panels of a few points.
+// of the block of kernel values a pass holds at a time: the columns are taken in panels
+// of passPanelBytes/(8b) points, 2,048 (docs/design.md, "Passes over the points"). 512
+// rows keep the distance dgemm (b×d)·(d×2048) at speed, while the lower halves of the
+// strips' diagonal blocks, the only values computed twice, add b/m to the triangle (2.6%
+// at m = 20,000, 0.7% at 70,000); a block of 8 MiB stays in the third-level cache
+// between the dgemm that writes it, the exponentials and the two products that read it,
+// and does not grow with m. On Fashion-MNIST (d = 784), on a loaded machine, strips of
+// 256 and 512 rows with blocks of 4 to 32 MiB ran a pass over 20,000 images in the same
+// time to within the noise, 7.5–8.8 s, against 19.5 s for the full rows; over 70,000,
+// strips of 512 rows and blocks of 8 MiB took 90 s, of 256 rows and 4 MiB 96 s (measured
+// with the strips as the outer loop, before the panels were). Variables, so that tests
+// can make strips of a single row and panels of a few points.
 var (
 	passStripRows  = 512
 	passPanelBytes = 8 << 20
 )
 
 func (md *Model) passer() *passer {
-	return &passer{md: md, cross: kernel.NewCross(md.kern, &md.view)}
+	return &passer{md: md, cross: kernel.NewCrossNoCopy(md.kern, &md.view)}
 }
 
 // pass sets W (m×c, resized if empty) to K′·Q for the m×c matrix Q, whose columns must
 // be orthogonal to 1 when the model is centred: then C·Q = Q and K′Q = C·(K·Q), so the
 // pass computes K·Q and subtracts each column's mean. K is symmetric, and K·Q is
-// computed from its upper triangle alone, a strip of b rows I = lo…hi−1 at a time
-// against the points J = lo…m−1 at and after them, the strip's columns a panel
-// P = j0…j1−1 at a time: the kernel block K_{I,P} (kernel.Cross.BlockColumnsTo, a dgemm
-// of distances for an RBF), then
+// computed from its upper triangle alone: the rows in strips of b, each strip
+// I = lo…hi−1 against the points at and after lo, taken a panel of points
+// P = j0…j1−1 at a time (panels at multiples of their width, the outer loop) and,
+// within a panel, a strip at a time, for every strip that starts before j1 — the
+// strip's columns P′ = max(j0, lo)…j1−1 of the panel: the kernel block K_{I,P′}
+// (kernel.Cross.BlockColumnsTo, a dgemm of distances for an RBF), then
 //
-//	W_I += K_{I,P}·Q_P      (the strip's rows of K·Q; the columns before lo were
-//	                        added by the earlier strips' second products)
+//	W_I += K_{I,P′}·Q_P′    (the strip's rows of K·Q; the columns before lo are
+//	                        added by the second products of the strips above)
 //	W_R += K_{I,R}ᵀ·Q_I     (R = the panel's points at hi or after: the strip's
 //	                        columns right of its diagonal block, by symmetry the
 //	                        rows of K below the strip)
 //
 // two dgemms, so that every kernel value outside the strips' diagonal blocks is
 // computed once, where the full rows computed it twice (docs/design.md, "Passes over
-// the points"). (Not ProjectTo, which projects each kernel row by a dgemv while it is in
+// the points"). Panels outside, strips inside: the Cross keeps no shifted copy of the
+// points (NewCrossNoCopy), and the BlockWork shifts a panel once for all the strips
+// that reach it, where strips outside would shift each point once a strip. (Not ProjectTo, which projects each kernel row by a dgemv while it is in
 // cache: right for a Transform's few components, but here Q has m·c entries, far beyond
 // the cache, and each row would read all of them from memory.) It checks ctx before
 // each panel and returns its error, and ErrNonFinite for a kernel value that is not
@@ -94,33 +103,32 @@ func (p *passer) pass(ctx context.Context, W, Q *mat.Dense) error {
 	rowsOf := func(a blas64.General, lo, hi int) blas64.General {
 		return blas64.General{Rows: hi - lo, Cols: a.Cols, Stride: a.Stride, Data: a.Data[lo*a.Stride:]}
 	}
-	for lo, hi := 0, 0; lo < m; lo = hi {
-		b := min(passStripRows, m-lo)
-		hi = lo + b
-		panel := max(1, passPanelBytes/(8*b))
-		p.xd.SetRawMatrix(rowsOf(v, lo, hi))
-		qi, wi := rowsOf(q, lo, hi), rowsOf(w, lo, hi)
-		for j0, j1 := lo, lo; j0 < m; j0 = j1 {
+	panel := max(1, passPanelBytes/(8*passStripRows))
+	for j0 := 0; j0 < m; j0 += panel {
+		j1 := min(j0+panel, m)
+		for lo := 0; lo < j1; lo += passStripRows {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			j1 = min(j0+panel, m)
-			n := j1 - j0
+			hi := min(lo+passStripRows, m)
+			b, c0 := hi-lo, max(j0, lo)
+			n := j1 - c0
 			if cap(p.kb) < b*n {
 				p.kb = make([]float64, b*n)
 			}
 			kb := blas64.General{Rows: b, Cols: n, Stride: n, Data: p.kb[:b*n]}
 			p.kd.SetRawMatrix(kb)
-			p.cross.BlockColumnsTo(&p.kd, &p.xd, j0, j1, &p.work)
+			p.xd.SetRawMatrix(rowsOf(v, lo, hi))
+			p.cross.BlockColumnsTo(&p.kd, &p.xd, c0, j1, &p.work)
 			for i := range b {
 				if !vec.Finite(kb.Data[i*n : i*n+n]) {
 					return blocks.NonFinite(ErrNonFinite, p.cross, &md.view, lo+i, "point")
 				}
 			}
-			native.Gemm(blas.NoTrans, blas.NoTrans, 1, kb, rowsOf(q, j0, j1), 1, wi)
-			if r := max(j0, hi); r < j1 {
-				right := blas64.General{Rows: b, Cols: j1 - r, Stride: n, Data: kb.Data[r-j0:]}
-				native.Gemm(blas.Trans, blas.NoTrans, 1, right, qi, 1, rowsOf(w, r, j1))
+			native.Gemm(blas.NoTrans, blas.NoTrans, 1, kb, rowsOf(q, c0, j1), 1, rowsOf(w, lo, hi))
+			if r := max(c0, hi); r < j1 {
+				right := blas64.General{Rows: b, Cols: j1 - r, Stride: n, Data: kb.Data[r-c0:]}
+				native.Gemm(blas.Trans, blas.NoTrans, 1, right, rowsOf(q, lo, hi), 1, rowsOf(w, r, j1))
 			}
 		}
 	}

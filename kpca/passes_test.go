@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,14 +35,14 @@ func withPassBlocks(tb testing.TB, rows, bytes int) {
 	tb.Cleanup(func() { passStripRows, passPanelBytes = savedRows, savedBytes })
 }
 
-// passBlocks returns the number of strips and of kernel blocks (panels) of a pass over m
-// points, as pass takes them.
+// passBlocks returns the number of strips and of kernel blocks of a pass over m points,
+// as pass takes them: for each panel, a block for each strip that starts before its end.
 func passBlocks(m int) (strips, blocks int) {
-	for lo := 0; lo < m; lo += passStripRows {
-		b := min(passStripRows, m-lo)
-		panel := max(1, passPanelBytes/(8*b))
-		strips++
-		blocks += (m - lo + panel - 1) / panel
+	strips = (m + passStripRows - 1) / passStripRows
+	panel := max(1, passPanelBytes/(8*passStripRows))
+	for j0 := 0; j0 < m; j0 += panel {
+		j1 := min(j0+panel, m)
+		blocks += (j1 + passStripRows - 1) / passStripRows
 	}
 	return strips, blocks
 }
@@ -146,6 +147,60 @@ func TestPassEqualsFormed(t *testing.T) {
 	}
 }
 
+// TestPassNoCopy: a pass with the passer's Cross, which keeps no shifted copy of the
+// points (kernel.NewCrossNoCopy), is the pass with a Cross that keeps one
+// (kernel.NewCross), bit for bit. Its blocks are BlockColumnsTo's of the same columns,
+// which kernel's TestCrossNoCopy checks are the copy's bit for bit (the same shift,
+// norms and choice of direct evaluations, and a dgemm given the same operands in the
+// same shape), and the rest of the pass the same dgemms of the same blocks. RBF
+// kernels of the median bandwidth and of a tenth of it (where close pairs are
+// evaluated directly), centred and uncentred, on MAGIC (d = 10) and a9a (d = 123),
+// with the shapes of TestPassEqualsFormed but the single entries. And making a passer
+// allocates less than half the m·d numbers of a copy (runtime.MemStats: the shift and
+// the norms, d + m numbers and a row of scratch, 1.1% of a copy of a9a's points and
+// 14% of MAGIC's).
+func TestPassNoCopy(t *testing.T) {
+	const m, c = 300, 7
+	shapes := [][2]int{{1024, 64 << 20}, {64, 8 * 64 * m}, {7, 8 * 7 * 20}, {50, 8 * 50 * 30}}
+	for _, set := range []string{"magic", "a9a"} {
+		x := shuffled(t, set, m, 5)
+		med := rbfMedian(t, x)
+		for _, k := range []kernel.RBF{med, {Sigma: med.Sigma / 10}} {
+			for _, uncentred := range []bool{false, true} {
+				md := fitModel(t, k, x, Options{Components: 20, Rank: 20, Uncentred: uncentred})
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				ps := md.passer()
+				runtime.ReadMemStats(&after)
+				if n, copied := after.TotalAlloc-before.TotalAlloc, 8*md.m*md.d; 2*n >= uint64(copied) {
+					t.Errorf("%s, %v: a passer allocates %d bytes, a copy of the points %d", set, k, n, copied)
+				}
+				Q := randomVectors(m, c, !uncentred, 2)
+				for _, sh := range shapes {
+					withPassBlocks(t, sh[0], sh[1])
+					what := fmt.Sprintf("%s, %v %s, strips of %d rows, blocks of %d bytes", set, k, modeName(uncentred), sh[0], sh[1])
+					var got, want mat.Dense
+					if err := ps.pass(context.Background(), &got, Q); err != nil {
+						t.Fatal(err)
+					}
+					copying := md.passer()
+					copying.cross = kernel.NewCross(md.kern, &md.view)
+					if err := copying.pass(context.Background(), &want, Q); err != nil {
+						t.Fatal(err)
+					}
+					for i := range m {
+						for j := range c {
+							if g, w := got.At(i, j), want.At(i, j); math.Float64bits(g) != math.Float64bits(w) {
+								t.Fatalf("%s: W[%d][%d] is %v, with the copy %v", what, i, j, g, w)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 // brittle is an RBF until broken, then NaN for every pair involving the point bad: a
 // kernel value that is not finite at the time of a pass (the Eval of a kernel.Func).
 type brittle struct {
@@ -225,17 +280,18 @@ func TestPassAllocations(t *testing.T) {
 		return blas64.General{Rows: hi - lo, Cols: a.Cols, Stride: a.Stride, Data: a.Data[lo*a.Stride:]}
 	}
 	gemms := testing.AllocsPerRun(3, func() {
-		for lo := 0; lo < m; lo += passStripRows {
-			b := min(passStripRows, m-lo)
-			hi, panel := lo+b, max(1, passPanelBytes/(8*b))
-			for j0 := lo; j0 < m; j0 += panel {
-				j1 := min(j0+panel, m)
-				n := j1 - j0
+		panel := max(1, passPanelBytes/(8*passStripRows))
+		for j0 := 0; j0 < m; j0 += panel {
+			j1 := min(j0+panel, m)
+			for lo := 0; lo < j1; lo += passStripRows {
+				hi := min(lo+passStripRows, m)
+				b, c0 := hi-lo, max(j0, lo)
+				n := j1 - c0
 				k := blas64.General{Rows: b, Cols: n, Stride: n, Data: kb[:b*n]}
-				native.Gemm(blas.NoTrans, blas.Trans, -2, rowsOf(pts, lo, hi), rowsOf(pts, j0, j1), 0, k)
-				native.Gemm(blas.NoTrans, blas.NoTrans, 1, k, rowsOf(w, j0, j1), 1, rowsOf(w, lo, hi))
-				if r := max(j0, hi); r < j1 {
-					right := blas64.General{Rows: b, Cols: j1 - r, Stride: n, Data: kb[r-j0:]}
+				native.Gemm(blas.NoTrans, blas.Trans, -2, rowsOf(pts, lo, hi), rowsOf(pts, c0, j1), 0, k)
+				native.Gemm(blas.NoTrans, blas.NoTrans, 1, k, rowsOf(w, c0, j1), 1, rowsOf(w, lo, hi))
+				if r := max(c0, hi); r < j1 {
+					right := blas64.General{Rows: b, Cols: j1 - r, Stride: n, Data: kb[r-c0:]}
 					native.Gemm(blas.Trans, blas.NoTrans, 1, right, rowsOf(w, lo, hi), 1, rowsOf(w, r, j1))
 				}
 			}
@@ -282,17 +338,21 @@ func passFull(p *passer, W, Q *mat.Dense) error {
 var (
 	benchPassN      = flag.Int("ikpca.pass-n", 4000, "BenchmarkPass: points (the first n Fashion-MNIST images, or MAGIC's if absent)")
 	benchPassShapes = flag.String("ikpca.pass-shapes", "256:16,256:64,512:16", "BenchmarkPass: comma-separated strip shapes ROWS:MiB, the strips' rows and the blocks' size")
+	benchPassCopy   = flag.Bool("ikpca.pass-copy", false, "BenchmarkPass: also time each shape with a Cross that keeps the shifted copy of the points (kernel.NewCross), as passes did before")
 )
 
 // BenchmarkPass times one pass, K′·Q with c = 50 vectors, over the first -ikpca.pass-n
 // images of Fashion-MNIST (d = 784; MAGIC's points, d = 10, if the data are not
 // installed) with an RBF of the default bandwidth: "full", the strips of every row
 // against all the points (passFull, 16 MiB as before the triangle), and "tri-R:S", the
-// pass, with strips of R rows and blocks of S MiB for each R:S of -ikpca.pass-shapes.
+// pass, with strips of R rows and blocks of S MiB for each R:S of -ikpca.pass-shapes;
+// with -ikpca.pass-copy, "copy-R:S" too, the same pass with a Cross that keeps the
+// shifted copy of the points (kernel.NewCross), as passes did before they shifted each
+// block's points on the fly (kernel.NewCrossNoCopy). "full" keeps the copy, as before.
 // Each iteration is a round that runs every variant once, so that a machine's changing
-// load falls on all of them; it reports each variant's median seconds over the rounds
-// and its median ratio to "full" in the same round. Run with -benchtime Nx for N rounds;
-// -ikpca.pass-shapes with "nofull" leaves "full" out.
+// load falls on all of them; it reports each variant's median seconds over the rounds,
+// its median ratio to "full" in the same round and, for "tri-R:S", to "copy-R:S". Run
+// with -benchtime Nx for N rounds; -ikpca.pass-shapes with "nofull" leaves "full" out.
 func BenchmarkPass(b *testing.B) {
 	n := *benchPassN
 	var X *mat.Dense
@@ -312,11 +372,14 @@ func BenchmarkPass(b *testing.B) {
 	Q := randomVectors(m, 50, true, 11)
 	W := mat.NewDense(m, 50, nil)
 	ps := md.passer()
+	copying := md.passer()
+	copying.cross = kernel.NewCross(md.kern, &md.view)
 	type variant struct {
 		name         string
 		rows, bytes  int
-		full         bool
+		full, copy   bool
 		times, ratio []float64
+		vsCopy       []float64 // tri-R:S: the ratio to copy-R:S, the variant before it
 	}
 	var vs []*variant
 	full := true
@@ -331,6 +394,9 @@ func BenchmarkPass(b *testing.B) {
 		if !ok || err1 != nil || err2 != nil || rows < 1 || size < 1 {
 			b.Fatalf("bad -ikpca.pass-shapes entry %q", f)
 		}
+		if *benchPassCopy {
+			vs = append(vs, &variant{name: fmt.Sprintf("copy-%d:%d", rows, size), rows: rows, bytes: size << 20, copy: true})
+		}
 		vs = append(vs, &variant{name: fmt.Sprintf("tri-%d:%d", rows, size), rows: rows, bytes: size << 20})
 	}
 	if full {
@@ -338,20 +404,28 @@ func BenchmarkPass(b *testing.B) {
 	}
 	withPassBlocks(b, passStripRows, passPanelBytes)
 	for b.Loop() {
-		for _, v := range vs {
+		for i, v := range vs {
 			passStripRows, passPanelBytes = v.rows, v.bytes
 			t := time.Now()
-			if v.full {
-				err = passFull(ps, W, Q)
-			} else {
+			switch {
+			case v.full:
+				err = passFull(copying, W, Q)
+			case v.copy:
+				err = copying.pass(context.Background(), W, Q)
+			default:
 				err = ps.pass(context.Background(), W, Q)
 			}
 			if err != nil {
 				b.Fatal(err)
 			}
 			v.times = append(v.times, time.Since(t).Seconds())
+			last := v.times[len(v.times)-1]
 			if full {
-				v.ratio = append(v.ratio, v.times[len(v.times)-1]/vs[0].times[len(vs[0].times)-1])
+				v.ratio = append(v.ratio, last/vs[0].times[len(vs[0].times)-1])
+			}
+			if *benchPassCopy && !v.full && !v.copy {
+				c := vs[i-1].times
+				v.vsCopy = append(v.vsCopy, last/c[len(c)-1])
 			}
 		}
 	}
@@ -361,6 +435,10 @@ func BenchmarkPass(b *testing.B) {
 		b.ReportMetric(median(slices.Clone(v.times)), v.name+"-s")
 		if !v.full && full {
 			b.ReportMetric(median(v.ratio), v.name+"/full")
+		}
+		if len(v.vsCopy) > 0 {
+			b.Logf("%s: ratio to copy %.3g", v.name, v.vsCopy)
+			b.ReportMetric(median(slices.Clone(v.vsCopy)), v.name+"/copy")
 		}
 	}
 }
