@@ -634,13 +634,13 @@ func (c *Cross) blockRBF(out, x blas64.General, work *BlockWork) {
 	b, d, m := x.Rows, x.Cols, c.y.Rows
 	chunk := rbfChunk(b, d)
 	work.xs = resize(work.xs, chunk*d)
-	work.xn = resize(work.xn, b)
+	work.xn = resize(work.xn, chunk) // a chunk's norms at a time: not b, which grows with a model
 	ys := blas64.General{Rows: m, Cols: d, Stride: d, Data: c.ys}
 	for lo := 0; lo < b; lo += chunk {
 		hi := min(lo+chunk, b)
 		xc := blas64.General{Rows: hi - lo, Cols: d, Stride: x.Stride, Data: x.Data[lo*x.Stride:]}
 		oc := blas64.General{Rows: hi - lo, Cols: m, Stride: out.Stride, Data: out.Data[lo*out.Stride:]}
-		xn := work.xn[lo:hi]
+		xn := work.xn[:hi-lo]
 		shiftRows(work.xs, xn, xc, c.mu, nil)
 		xs := blas64.General{Rows: hi - lo, Cols: d, Stride: d, Data: work.xs}
 		native.Gemm(blas.NoTrans, blas.Trans, -2, xs, ys, 0, oc)

@@ -1,11 +1,15 @@
 package kpca
 
 import (
+	"runtime"
+	"runtime/debug"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/allocs"
 	"github.com/ikpca/ikpca/native"
 )
@@ -144,6 +148,72 @@ func TestLongStreamAllocations(t *testing.T) {
 		t.Logf("%s: %d allocations in %d steps of %d points, two threads; dgemms %d (%s)", name(opts), threads, steps, m, gemm2, native.Compiled)
 		if native.Compiled == "openblas" && threads != 0 {
 			t.Errorf("%s: %d allocations in %d steps with OpenBLAS, want 0", name(opts), threads, steps)
+		}
+	}
+}
+
+// TestAddBatchGarbage: a rank-r model reserved for its points (as the command's fit
+// reserves them) adds Fashion-MNIST images (d = 784, where the kernel blocks take the
+// points in chunks of 668) a block of 64 at a time, as the command does, without
+// garbage that grows with the number of points — what made a 70,000-image fit peak at
+// twice its live memory (docs/design.md, "Rank-r tracking in blocks"):
+//   - the first time through, the blocks together allocate less than one n×b buffer
+//     plus LAPACK's workspace for the block's eigenproblem, of order N = r + 2 + 2b at
+//     most, which grows once (native keeps it): BorderBlock's n×b buffers are sized
+//     once for the model's capacity, where each used to be reallocated a quarter larger
+//     as the model grew;
+//   - the same blocks again, from the same state, every workspace now sized, allocate at
+//     most 4 KiB a block with OpenBLAS: not a copy of the row sums a block (8·m bytes),
+//     nor the Cholesky scratch of each block's new directions (8·b² twice). In pure Go
+//     the bound is 256 KiB a block: gonum's tridiagonal reduction allocates its
+//     workspace at each call (about 100 KB here), and its dgemm a few objects for its
+//     goroutines.
+//
+// The collector is off while blocks are measured, so that the memory it counts is the
+// memory the steps asked for.
+func TestAddBatchGarbage(t *testing.T) {
+	const start, n, b, r = 640, 1000, 64, 20
+	x := mat.DenseCopyOf(data.FashionMNISTSample().X.Slice(0, n, 0, 784))
+	k := rbfMedian(t, x)
+	for _, opts := range []Options{{Components: r, Rank: r}, {Components: r, Rank: r, Uncentred: true}} {
+		md := fitModel(t, k, x.Slice(0, start, 0, 784), opts)
+		md.Reserve(n)
+		var base Model
+		base.CopyFrom(md)
+		add := func(lo int) uint64 {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			if err := md.AddBatch(x.Slice(lo, lo+b, 0, 784)); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&after)
+			return after.TotalAlloc - before.TotalAlloc
+		}
+		gc := debug.SetGCPercent(-1)
+		add(start) // the first block sizes the block's scratch
+		var first uint64
+		for lo := start + b; lo+b <= n; lo += b {
+			first += add(lo)
+		}
+		md.CopyFrom(&base)
+		var most uint64
+		for lo := start; lo+b <= n; lo += b {
+			most = max(most, add(lo))
+		}
+		debug.SetGCPercent(gc)
+		N := uint64(r + 2 + 2*b)
+		firstBound := 8*n*b + 8*(1+6*N+2*N*N) + 4*(3+5*N)
+		bound := uint64(4 << 10)
+		if native.Compiled != "openblas" {
+			bound = 256 << 10
+		}
+		t.Logf("%s: the first time %d bytes (bound %d), again at most %d a block of %d (bound %d, %s)",
+			name(opts), first, firstBound, most, b, bound, native.Compiled)
+		if first > firstBound {
+			t.Errorf("%s: the blocks allocate %d bytes the first time; want ≤ %d", name(opts), first, firstBound)
+		}
+		if most > bound {
+			t.Errorf("%s: a block of %d allocates up to %d bytes again; want ≤ %d", name(opts), b, most, bound)
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/native"
-	"github.com/ikpca/ikpca/update"
 )
 
 // AddBatch adds the rows of X in order (sliding a window as Add does). It is all or
@@ -61,7 +60,7 @@ func (md *Model) addBatch(X mat.Matrix, r int) error {
 	saved := md.appendSnapshot()
 	md.batching = true
 	defer func() { md.batching = false }()
-	row := make([]float64, md.d)
+	var row []float64 // a row added on its own, allocated then: block steps need none
 	for i := 0; i < r; {
 		if b := md.blockRows(r - i); b > 0 {
 			if err := md.addBlocks(X, i, i+b); err != nil {
@@ -70,6 +69,9 @@ func (md *Model) addBatch(X mat.Matrix, r int) error {
 			}
 			i += b
 			continue
+		}
+		if row == nil {
+			row = make([]float64, md.d)
 		}
 		mat.Row(row, i, X)
 		if err := md.add(row); err != nil {
@@ -98,8 +100,7 @@ func (md *Model) appendSnapshot() snapshotState {
 	} else {
 		md.backup.CopyFrom(&md.sym)
 	}
-	return snapshotState{m: md.m, since: md.since, total: md.total, self: md.self, cert: md.cert, stats: md.stats,
-		sums: append([]float64(nil), md.rowSum[:md.m]...), updates: append([]update.Stats(nil), md.updates...)}
+	return md.appendState()
 }
 
 // The cost model of AddBatch, in n×n×n dgemms for a decomposition of n points, from
@@ -189,13 +190,16 @@ func (md *Model) addBlocks(X mat.Matrix, lo, hi int) error {
 	// largest at once — the model's capacity, which Reserve sets to the points to come
 	// (the command's fit, adding a block at a time, reserves them all) — rather than a
 	// quarter more at a time, each growth the garbage of the last.
-	most := max(md.m+hi-lo, md.capacity()) * min(size, hi-lo)
-	md.blockA = grow(md.blockA, most)
+	rows, b := max(md.m+hi-lo, md.capacity()), min(size, hi-lo)
+	md.blockA = grow(md.blockA, rows*b)
 	if !md.opts.Uncentred {
-		md.blockB = grow(md.blockB, most)
+		md.blockB = grow(md.blockB, rows*b)
 	}
-	sc := blockPool.Get().(*blockScratch)
-	defer blockPool.Put(sc)
+	md.thin.ReserveBlocks(rows+1, b) // and BorderBlock's n×b scratch, likewise
+	if md.blocks == nil {
+		md.blocks = new(blockScratch)
+	}
+	sc := md.blocks
 	buf := denseOf(&sc.rows, min(size, hi-lo), md.d)
 	for first := lo; first < hi; first += size {
 		last := min(first+size, hi)

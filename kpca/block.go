@@ -3,7 +3,6 @@ package kpca
 import (
 	"fmt"
 	"math"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -46,10 +45,12 @@ func (md *Model) blockSize() int {
 
 // blockScratch is what a block step (addBlocks, addBlock) uses and drops: the new
 // rows, their Cross, their kernel matrix, the Helmert directions and the products that
-// give the new block Γ. It comes from blockPool, not from the Model, which has no field
-// for it: allocated at every step, it was 1.1 MB of garbage a step at d = 784 (the
+// give the new block Γ. The Model keeps it (Model.blocks, allocated by its first block
+// step): allocated at every step, it was 1.1 MB of garbage a step at d = 784 (the
 // Cross's shifted copy of the new points and kernel.Matrix's own), which the collector's
-// headroom doubles in the process's peak memory.
+// headroom doubles in the process's peak memory; taken from a sync.Pool, it was
+// allocated again whenever the caller's goroutine moved to another processor between
+// two AddBatch calls, or a collection emptied the pool.
 type blockScratch struct {
 	rows              mat.Dense // the new points
 	cross             kernel.Cross
@@ -58,9 +59,6 @@ type blockScratch struct {
 	s, alpha, sf      []float64
 	e, g              []float64
 }
-
-// blockPool holds the scratch of block steps, shared by the models of the process.
-var blockPool = sync.Pool{New: func() any { return new(blockScratch) }}
 
 // symOf returns a, emptied and sized n×n (zero), reusing its memory.
 func symOf(a *mat.SymDense, n int) *mat.SymDense {

@@ -100,7 +100,8 @@ type Model struct {
 	blockA     []float64   // scratch of a block step: its kernel block (m×b)
 	blockB     []float64   // and, centred, its border
 	blockWork  *kernel.BlockWork
-	work       []float64 // scratch vectors
+	blocks     *blockScratch // the rest of a block step's scratch (addBlocks)
+	work       []float64     // scratch vectors
 	work2      []float64
 	work3      []float64
 	vecA, vecB mat.VecDense // headers that pass scratch vectors to update (vector)
@@ -113,6 +114,12 @@ type Model struct {
 	probeMV    []float64
 	updates    []update.Stats // of the last step's eigen-updates
 	pending    []update.Stats // of the step in progress
+	// The buffers of a batch's rollback (snapshotState's slices), reused by every batch:
+	// a caller adding a long input a block at a time (the command's fit) otherwise left
+	// m numbers of garbage a block, and in a window m·d.
+	snapPoints  []float64
+	snapSums    []float64
+	snapUpdates []update.Stats
 }
 
 // Stats describes the state of a Model and its last addition.
@@ -496,9 +503,20 @@ func (md *Model) snapshot() snapshotState {
 	} else {
 		md.backup.CopyFrom(&md.sym)
 	}
+	md.snapPoints = append(md.snapPoints[:0], md.x[:md.m*md.d]...)
+	s := md.appendState()
+	s.points = md.snapPoints
+	return s
+}
+
+// appendState is the snapshotState of everything but the decomposition and the points,
+// in the model's rollback buffers (snapSums, snapUpdates): a snapshot is restored, or
+// dropped, before the next is taken.
+func (md *Model) appendState() snapshotState {
+	md.snapSums = append(md.snapSums[:0], md.rowSum[:md.m]...)
+	md.snapUpdates = append(md.snapUpdates[:0], md.updates...)
 	return snapshotState{m: md.m, since: md.since, total: md.total, self: md.self, cert: md.cert, stats: md.stats,
-		points: append([]float64(nil), md.x[:md.m*md.d]...), sums: append([]float64(nil), md.rowSum[:md.m]...),
-		updates: append([]update.Stats(nil), md.updates...)}
+		sums: md.snapSums, updates: md.snapUpdates}
 }
 
 // restore returns to a snapshot.

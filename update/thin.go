@@ -211,6 +211,43 @@ func (t *Thin) Reserve(n, k int) {
 	t.reserveUpdate()
 }
 
+// ReserveBlocks makes room for BorderBlock's scratch, for blocks of up to b rows and
+// columns bordering decompositions of up to n rows and as many eigenpairs as Reserve
+// made room for (call Reserve first), as Reserve does for the state and the
+// one-at-a-time updates. Its n×b buffers otherwise grow with the decomposition, a
+// quarter larger each time they are too small: a caller that adds a long input a block
+// at a time and knows its length (kpca's Reserve) spares their garbage, several times
+// their final size, which the collector's headroom doubles in a process's peak memory.
+// It never shrinks the storage.
+func (t *Thin) ReserveBlocks(n, b int) {
+	if n <= 0 || b <= 0 {
+		return
+	}
+	w := &t.blk
+	k := t.capK  // the basis V, at most
+	N := k + 2*b // the order of H: k + b′ + b, b′ ≤ b
+	for _, r := range []struct {
+		x *[]float64
+		n int
+	}{
+		{&w.gp, n * b}, {&w.q, n * b}, {&w.tmp, n * b}, {&w.e, n}, // n×b′ and n
+		{&w.h, N * N}, {&w.w, N}, {&w.p, k * b}, {&w.p2, k * b}, // H, its values, VᵀB
+		{&w.r, b * b}, {&w.f, b * b}, {&w.u, b * b}, {&w.linv, b * b}, {&w.chol, b * b},
+		{&w.g, b}, {&w.s, b}, {&w.sv, b}, {&w.prev, b}, {&w.norms, b},
+	} {
+		*r.x = reserveFloats(*r.x, r.n)
+	}
+}
+
+// reserveFloats returns x, or a new slice of capacity at least n if x's is less; its
+// contents are scratch and not kept.
+func reserveFloats(x []float64, n int) []float64 {
+	if cap(x) >= n {
+		return x
+	}
+	return make([]float64, 0, n)
+}
+
 // reserveState makes room for V (n×k), the eigenvalues and the O(n + k) scratch, but
 // not for the update workspaces (reserveUpdate): a Thin used as a backup never needs
 // them.
@@ -282,12 +319,16 @@ func (t *Thin) growState(n, k int) {
 // CopyFrom makes t a copy of src: its decomposition, truncation and options. It
 // allocates only if t lacks the capacity, and then only for the copy: the second
 // buffer of the updates is allocated by t's first update, so that a Thin used to save
-// and restore a state holds one n×k matrix.
+// and restore a state holds one n×k matrix. When it allocates, it takes src's capacity
+// (Reserve), so that a backup of a growing decomposition reserved for its final size
+// is allocated once, not a quarter larger each time it falls short.
 func (t *Thin) CopyFrom(src *Thin) {
 	if t == src {
 		return
 	}
-	t.growState(src.rows, src.k)
+	if src.rows > t.capRows || src.k > t.capK {
+		t.reserveState(max(src.capRows, t.capRows), max(src.capK, t.capK))
+	}
 	t.rows, t.k = src.rows, src.k
 	for i := range src.rows {
 		copy(t.row(i), src.row(i))

@@ -18,14 +18,14 @@ import (
 // blockWork is the scratch of BorderBlock, grown to the largest block served and then
 // reused.
 type blockWork struct {
-	gp, q, u, p, p2, r, h, y, w, sv, work, norms, prev, s, linv, tmp []float64
-	e, g, f                                                          []float64 // copies of the input e, g and F
+	gp, q, u, p, p2, r, h, y, w, sv, work, norms, prev, s, linv, tmp, chol []float64
+	e, g, f                                                                []float64 // copies of the input e, g and F
 }
 
 // floats returns the number of float64s the scratch holds.
 func (w *blockWork) floats() int {
 	n := 0
-	for _, x := range [][]float64{w.gp, w.q, w.u, w.p, w.p2, w.r, w.h, w.y, w.w, w.sv, w.work, w.norms, w.prev, w.s, w.linv, w.tmp, w.e, w.g, w.f} {
+	for _, x := range [][]float64{w.gp, w.q, w.u, w.p, w.p2, w.r, w.h, w.y, w.w, w.sv, w.work, w.norms, w.prev, w.s, w.linv, w.tmp, w.chol, w.e, w.g, w.f} {
 		n += cap(x)
 	}
 	return n
@@ -421,7 +421,8 @@ func (t *Thin) rangeBasis(G blas64.General, most int, tol float64, e []float64) 
 		w.linv = grow(w.linv, bq*bq)
 		l := w.linv[:bq*bq]
 		native.Gemm(blas.Trans, blas.NoTrans, 1, Q, Q, 0, blas64.General{Rows: bq, Cols: bq, Stride: bq, Data: l})
-		if !choleskyInverseT(l, bq) {
+		w.chol = grow(w.chol, bq*bq)
+		if !choleskyInverseT(l, bq, w.chol) {
 			return 0, 0, fmt.Errorf("%w: BorderBlock: the new directions are not independent", secular.ErrNotConverged)
 		}
 		w.tmp = grow(w.tmp, n*bq)
@@ -434,8 +435,8 @@ func (t *Thin) rangeBasis(G blas64.General, most int, tol float64, e []float64) 
 
 // choleskyInverseT replaces the symmetric positive definite s (m×m, row-major, upper
 // triangle read) by L⁻ᵀ, for s = LLᵀ, upper triangular. It reports false if s is not
-// numerically positive definite.
-func choleskyInverseT(s []float64, m int) bool {
+// numerically positive definite. x is its scratch, of length m² at least.
+func choleskyInverseT(s []float64, m int, x []float64) bool {
 	// L, lower triangular, in place of the lower triangle of s (from the upper).
 	for j := range m {
 		d := s[j*m+j]
@@ -456,7 +457,8 @@ func choleskyInverseT(s []float64, m int) bool {
 		}
 	}
 	// X = L⁻¹ (lower), column by column, then write Xᵀ (upper) and clear the lower part.
-	x := make([]float64, m*m) // m ≤ b: small next to the block's n×b products
+	x = x[:m*m] // scratch of the caller's: its upper triangle, zero, clears s's lower
+	clear(x)
 	for c := range m {
 		for i := c; i < m; i++ {
 			v := 0.0
