@@ -184,15 +184,22 @@ func (md *Model) capacity() int {
 // added; Reserve only spares the reallocations and lets a caller allocate everything up
 // front. On a zero Model, which has no dimension yet, it does nothing.
 func (md *Model) Reserve(n int) {
-	if md.d == 0 && !md.precomputed() || n <= md.capacity() && len(md.rowSum) >= n {
+	if md.d == 0 && !md.precomputed() || n <= md.capacity() && len(md.rowSum) >= n && len(md.col) >= n+1 {
 		return
 	}
-	x := make([]float64, md.m*md.d, n*md.d)
-	copy(x, md.x[:md.m*md.d])
-	md.x = x[:n*md.d]
-	rowSum := make([]float64, n)
-	copy(rowSum, md.rowSum)
-	md.rowSum = rowSum
+	// The points and row sums are kept where they are if they have room (a decoded
+	// model's, taken by UnmarshalBinary), and the workspaces sized below in any case.
+	if n > md.capacity() {
+		x := make([]float64, md.m*md.d, n*md.d)
+		copy(x, md.x[:md.m*md.d])
+		md.x = x
+	}
+	md.x = md.x[:n*md.d]
+	if len(md.rowSum) < n {
+		rowSum := make([]float64, n)
+		copy(rowSum, md.rowSum)
+		md.rowSum = rowSum
+	}
 	md.col = make([]float64, n+1)
 	md.work = make([]float64, n+1)
 	md.work2 = make([]float64, n+1)
@@ -219,8 +226,11 @@ func (md *Model) columns(n int) int {
 // added one by one reallocate only now and then (amortised O(m²) copying per point,
 // negligible next to an O(m³) update).
 func (md *Model) ensure(n int) {
-	if n > md.capacity() || len(md.rowSum) < n {
+	switch {
+	case n > md.capacity() || len(md.rowSum) < n:
 		md.Reserve(max(n, md.capacity()+md.capacity()/4, 16))
+	case len(md.col) < n+1: // points with room but no workspaces (UnmarshalBinary)
+		md.Reserve(md.capacity())
 	}
 }
 

@@ -236,4 +236,24 @@ func TestTransformNonFiniteKernel(t *testing.T) {
 			t.Errorf("huge point %d: dst changed", at)
 		}
 	}
+	// An RBF model and a point with a NaN coordinate, on both of a Transform's routes
+	// (with and without the shifted copy of the points: transformCopyBytes): refused
+	// before any block, by the check of the input.
+	rbf := fitModel(t, rbfMedian(t, x), x, Options{Components: All})
+	for _, copyBytes := range []int{transformCopyBytes, 0} {
+		X := mat.DenseCopyOf(x)
+		X.Set(33, 4, math.NaN())
+		dst := mat.NewDense(40, 2, nil)
+		dst.Set(3, 1, 7)
+		saved := transformCopyBytes
+		transformCopyBytes = copyBytes
+		err := rbf.Transform(dst, X, 2)
+		transformCopyBytes = saved
+		if !errorsIs(err, ErrNonFinite) || !strings.Contains(err.Error(), "point 33") {
+			t.Errorf("RBF, copy up to %d bytes, NaN point 33: %v", copyBytes, err)
+		}
+		if dst.At(3, 1) != 7 || dst.At(0, 0) != 0 {
+			t.Errorf("RBF, copy up to %d bytes: dst changed", copyBytes)
+		}
+	}
 }

@@ -248,7 +248,7 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	// computed; docs/design.md, "Kernel blocks"). A kernel value that is not finite
 	// (an overflowing polynomial kernel) is an error, and so are products that
 	// overflow; either leaves dst as it was.
-	cross := kernel.NewCross(md.kern, &md.view)
+	cross := md.transformCross()
 	return blocks.KernelProjections(dst, cross, X, top, func(lo, hi, bad int, out *mat.Dense) error {
 		if bad >= 0 {
 			return blocks.NonFinite(ErrNonFinite, cross, X, lo+bad, "point")
@@ -264,6 +264,25 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 		}
 		return nil
 	})
+}
+
+// transformCopyBytes is the largest shifted copy of the points a Transform makes for an
+// RBF kernel (kernel.NewCross): with it, kernel.Cross.ProjectTo projects each row of a
+// block while the row is in cache, in the same pass as its exponentials (up to a fifth
+// of a block's time at d = 123: docs/design.md, "Kernel blocks"); without it
+// (kernel.NewCrossNoCopy) each block shifts the points a panel at a time and is then
+// projected by one dgemm. Beyond 64 MiB of points the copy would double the memory of
+// the model's points for a saving the distances' dgemm dwarfs (at d = 784); a variable,
+// so that tests can take either route.
+var transformCopyBytes = 64 << 20
+
+// transformCross returns the model's points prepared for a Transform's kernel blocks,
+// with an RBF's shifted copy of them unless it would exceed transformCopyBytes.
+func (md *Model) transformCross() *kernel.Cross {
+	if 8*md.m*md.d > transformCopyBytes {
+		return kernel.NewCrossNoCopy(md.kern, &md.view)
+	}
+	return kernel.NewCross(md.kern, &md.view)
 }
 
 // projector returns what scores kernel columns on the top k components: the vectors as

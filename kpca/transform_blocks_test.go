@@ -92,7 +92,8 @@ func transformReference(md *Model, X *mat.Dense, comps int) (res, scale *mat.Den
 // m·ε·Aᵢ (1.1e-14·Aᵢ); the score sums m terms uᵢ·k'ᵢ in two orders (2m·ε = 2.2e-14 of
 // Σ|uᵢ·k'ᵢ|). So the scores agree within about 1.5e-13·S_q; the test allows 1e-12·S_q,
 // over six times that, and far below a wrong value, component or sign, which moves a
-// score by a fraction of S_q.
+// score by a fraction of S_q. Each model is projected with and without the shifted copy
+// of its points (transformCopyBytes), the two routes of a Transform.
 func TestTransformBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 18))
 	base := points(t, "yeast", 100)
@@ -116,16 +117,26 @@ func TestTransformBlocks(t *testing.T) {
 						md = fitModel(t, k, x, Options{Components: All, Uncentred: uncentred})
 					}
 					comps := min(6, md.Components())
-					var got mat.Dense
-					if err := md.Transform(&got, X, comps); err != nil {
-						t.Fatalf("%s: %v", what, err)
-					}
 					want, scale := transformReference(md, X, comps)
-					for i := range n {
-						for q := range comps {
-							if d := math.Abs(got.At(i, q) - want.At(i, q)); !(d <= 1e-12*scale.At(i, q)) {
-								t.Fatalf("%s point %d component %d: %v, element path %v (|Δ| = %.3g, S = %.3g)",
-									what, i, q, got.At(i, q), want.At(i, q), d, scale.At(i, q))
+					// Both routes: the shifted copy of the points, each row projected in
+					// cache, and, as for a model whose copy would exceed
+					// transformCopyBytes, none (kernel.NewCrossNoCopy), the block then
+					// projected by one dgemm.
+					for _, copyBytes := range []int{transformCopyBytes, 0} {
+						saved := transformCopyBytes
+						transformCopyBytes = copyBytes
+						var got mat.Dense
+						err := md.Transform(&got, X, comps)
+						transformCopyBytes = saved
+						if err != nil {
+							t.Fatalf("%s: %v", what, err)
+						}
+						for i := range n {
+							for q := range comps {
+								if d := math.Abs(got.At(i, q) - want.At(i, q)); !(d <= 1e-12*scale.At(i, q)) {
+									t.Fatalf("%s, copy up to %d bytes, point %d component %d: %v, element path %v (|Δ| = %.3g, S = %.3g)",
+										what, copyBytes, i, q, got.At(i, q), want.At(i, q), d, scale.At(i, q))
+								}
 							}
 						}
 					}

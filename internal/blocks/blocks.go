@@ -25,21 +25,44 @@ import (
 // OpenBLAS's threads and packing the stored points again), and 1024 gained nothing more.
 const Size = 512
 
+// KernelBytes bounds a block of kernel values, rows × points held × 8 bytes: a block of
+// Size rows is 4 KiB a point held, 287 MB against 70,000 points and 4 GB against a
+// million, more than the points themselves at d < 512. Against more than 32,768 points
+// (KernelRows) a block takes fewer rows, at least MinRows: each block's dgemm packs the
+// points again (for 239 rows against 70,000 points of d = 784, reading them is about a
+// tenth of the product's time), the price of a Transform's memory staying that of the
+// model plus 128 MiB.
+const (
+	KernelBytes = 128 << 20
+	MinRows     = 16
+)
+
+// KernelRows returns the rows of a block of kernel values against n points: Size, or
+// fewer, at least MinRows, so that the block stays within KernelBytes.
+func KernelRows(n int) int {
+	return min(Size, max(MinRows, KernelBytes/(8*max(n, 1))))
+}
+
 // Rows calls f with the rows lo…hi−1 of X (d columns), Size at a time, as a
 // *mat.Dense: a view when X is a *mat.Dense, otherwise a copy in a buffer allocated on
 // the first block. It stops at f's first error and returns it.
 func Rows(X mat.Matrix, d int, f func(lo, hi int, xb *mat.Dense) error) error {
+	return rowsBy(X, d, Size, f)
+}
+
+// rowsBy is Rows, size rows at a time.
+func rowsBy(X mat.Matrix, d, size int, f func(lo, hi int, xb *mat.Dense) error) error {
 	rows, _ := X.Dims()
 	x, dense := X.(*mat.Dense)
 	var buf *mat.Dense
-	for lo := 0; lo < rows; lo += Size {
-		hi := min(lo+Size, rows)
+	for lo := 0; lo < rows; lo += size {
+		hi := min(lo+size, rows)
 		var xb *mat.Dense
 		if dense {
 			xb = x.Slice(lo, hi, 0, d).(*mat.Dense)
 		} else {
 			if buf == nil {
-				buf = mat.NewDense(min(Size, rows), d, nil)
+				buf = mat.NewDense(min(size, rows), d, nil)
 			}
 			xb = buf.Slice(0, hi-lo, 0, d).(*mat.Dense)
 			for i := lo; i < hi; i++ {
@@ -59,9 +82,14 @@ func Rows(X mat.Matrix, d int, f func(lo, hi int, xb *mat.Dense) error) error {
 // otherwise it must be rows×k, as the callers checked) only when every block
 // succeeded: at f's first error Scores returns it and dst is unchanged.
 func Scores(dst *mat.Dense, X mat.Matrix, d, k int, f func(lo, hi int, xb, out *mat.Dense) error) error {
+	return scoresBy(dst, X, d, k, Size, f)
+}
+
+// scoresBy is Scores, size rows at a time.
+func scoresBy(dst *mat.Dense, X mat.Matrix, d, k, size int, f func(lo, hi int, xb, out *mat.Dense) error) error {
 	rows, _ := X.Dims()
 	res := mat.NewDense(rows, k, nil)
-	err := Rows(X, d, func(lo, hi int, xb *mat.Dense) error {
+	err := rowsBy(X, d, size, func(lo, hi int, xb *mat.Dense) error {
 		return f(lo, hi, xb, res.Slice(lo, hi, 0, k).(*mat.Dense))
 	})
 	if err != nil {
@@ -74,13 +102,14 @@ func Scores(dst *mat.Dense, X mat.Matrix, d, k int, f func(lo, hi int, xb, out *
 
 // KernelScores is Scores with f given, instead of the rows, their kernel block
 // K(X[lo:hi], Y) against the points Y that c holds: a (hi−lo)×c.Len() matrix whose
-// memory the next block reuses.
+// memory the next block reuses, of KernelRows(c.Len()) rows.
 func KernelScores(dst *mat.Dense, c *kernel.Cross, X mat.Matrix, k int, f func(lo, hi int, kb, out *mat.Dense) error) error {
 	rows, _ := X.Dims()
 	n := c.Len()
-	buf := mat.NewDense(min(Size, rows), n, nil)
+	size := KernelRows(n)
+	buf := mat.NewDense(min(size, rows), n, nil)
 	var work kernel.BlockWork
-	return Scores(dst, X, c.Dim(), k, func(lo, hi int, xb, out *mat.Dense) error {
+	return scoresBy(dst, X, c.Dim(), k, size, func(lo, hi int, xb, out *mat.Dense) error {
 		kb := buf.Slice(0, hi-lo, 0, n).(*mat.Dense)
 		c.BlockTo(kb, xb, &work)
 		return f(lo, hi, kb, out)
@@ -91,11 +120,12 @@ func KernelScores(dst *mat.Dense, c *kernel.Cross, X mat.Matrix, k int, f func(l
 // K(X[lo:hi], Y)·Pᵀ of their kernel block against the points Y that c holds with the
 // rows of P (kernel.Cross.ProjectTo: each row projected while it is in cache), already
 // in out, and bad, the first of the block's rows (counted from lo) with a kernel value
-// that is not finite, or −1. k is P's number of rows.
+// that is not finite, or −1. k is P's number of rows. The blocks have
+// KernelRows(c.Len()) rows.
 func KernelProjections(dst *mat.Dense, c *kernel.Cross, X mat.Matrix, P *mat.Dense, f func(lo, hi, bad int, out *mat.Dense) error) error {
 	k, _ := P.Dims()
 	var work kernel.BlockWork
-	return Scores(dst, X, c.Dim(), k, func(lo, hi int, xb, out *mat.Dense) error {
+	return scoresBy(dst, X, c.Dim(), k, KernelRows(c.Len()), func(lo, hi int, xb, out *mat.Dense) error {
 		bad := c.ProjectTo(out, xb, P, &work)
 		return f(lo, hi, bad, out)
 	})

@@ -171,6 +171,62 @@ func TestKernelProjections(t *testing.T) {
 
 // TestNonFinite: the error names the first kernel value that is not finite, the point
 // and what the stored points are; with finite kernel values, the scores' overflow; it
+// TestKernelRows: blocks of kernel values stay within KernelBytes against many points —
+// Size rows up to 32,768 points, fewer beyond, never under MinRows — and
+// KernelProjections and KernelScores take blocks of that many rows against 50,000 points
+// (d = 1: cheap), each block's products those of Eval to 1e-9 (50,000 terms of at most
+// 1 times |P| < 5).
+func TestKernelRows(t *testing.T) {
+	for _, c := range []struct{ n, want int }{
+		{1, Size}, {1000, Size}, {32768, Size}, {32769, 511}, {70000, 239}, {1 << 20, 16}, {1 << 30, MinRows},
+	} {
+		if got := KernelRows(c.n); got != c.want || got*c.n*8 > KernelBytes && got > MinRows {
+			t.Errorf("KernelRows(%d) = %d, want %d", c.n, got, c.want)
+		}
+	}
+	const rows, n, k = 300, 50000, 2
+	rng := rand.New(rand.NewPCG(7, 8))
+	X, Y := testmat.Normal(rows, 1, rng), testmat.Normal(n, 1, rng)
+	P := testmat.Normal(k, n, rng)
+	kern := kernel.RBF{Sigma: 1.5}
+	c := kernel.NewCross(kern, Y)
+	size := KernelRows(n)
+	check := func(what string, lo, hi int, out *mat.Dense) {
+		if hi-lo != min(size, rows-lo) {
+			t.Fatalf("%s: block %d…%d, want %d rows", what, lo, hi, size)
+		}
+		for _, i := range []int{lo, hi - 1} {
+			for q := range k {
+				var want float64
+				for j := range n {
+					want += kern.Eval(X.RawRowView(i), Y.RawRowView(j)) * P.At(q, j)
+				}
+				if got := out.At(i-lo, q); math.Abs(got-want) > 1e-9 {
+					t.Fatalf("%s: product (%d, %d) = %v, want %v", what, i, q, got, want)
+				}
+			}
+		}
+	}
+	var dst mat.Dense
+	if err := KernelProjections(&dst, c, X, P, func(lo, hi, bad int, out *mat.Dense) error {
+		check("KernelProjections", lo, hi, out)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var scores mat.Dense
+	if err := KernelScores(&scores, c, X, k, func(lo, hi int, kb, out *mat.Dense) error {
+		if r, cc := kb.Dims(); r != hi-lo || cc != n {
+			t.Fatalf("KernelScores: block %d×%d for rows %d…%d", r, cc, lo, hi)
+		}
+		out.Mul(kb, P.T())
+		check("KernelScores", lo, hi, out)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // wraps the error given.
 func TestNonFinite(t *testing.T) {
 	errKind := errors.New("non-finite")

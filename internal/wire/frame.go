@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 )
 
 // The frame of every model's encoding (ikpca.Persistent), all integers little-endian:
@@ -78,7 +79,11 @@ func OpenFrame(data []byte, magic string, kind error, what string, versions ...u
 // OpenFrame, with the number of bytes read. The prefix must carry the magic; the stated
 // length is read as the data arrive, so a forged length costs no more memory than the
 // bytes r actually holds. A stream that ends early is an error wrapping kind (and
-// io.ErrUnexpectedEOF); other read errors are returned as they are.
+// io.ErrUnexpectedEOF); other read errors are returned as they are. When r can say how
+// many bytes it holds (remaining: a regular file, a bytes.Reader) and they cover the
+// stated length, the frame is read into a buffer of exactly its size: grown as the
+// bytes arrive, the buffer doubled, and reading a 467 MB checkpoint held up to twice
+// that while it grew.
 func ReadFrame(r io.Reader, magic string, kind error, what string) ([]byte, int, error) {
 	prefix := make([]byte, PrefixSize)
 	n, err := io.ReadFull(r, prefix)
@@ -96,8 +101,11 @@ func ReadFrame(r io.Reader, magic string, kind error, what string) ([]byte, int,
 		return nil, n, fmt.Errorf("%w: the %s states %d bytes of body", kind, what, length)
 	}
 	var buf bytes.Buffer
-	buf.Write(prefix)
 	rest := int64(length) + sha256.Size
+	if left, ok := remaining(r); ok && left >= rest {
+		buf.Grow(PrefixSize + int(rest) + bytes.MinRead) // ReadFrom wants MinRead free
+	}
+	buf.Write(prefix)
 	m, err := io.CopyN(&buf, r, rest)
 	n += int(m)
 	if err != nil {
@@ -107,6 +115,31 @@ func ReadFrame(r io.Reader, magic string, kind error, what string) ([]byte, int,
 		return nil, n, err
 	}
 	return buf.Bytes(), n, nil
+}
+
+// remaining returns the number of bytes r holds after what it has read, when it can
+// tell: a reader with a Len of its unread bytes (bytes.Reader, strings.Reader), or a
+// regular file (its size less its offset).
+func remaining(r io.Reader) (int64, bool) {
+	if l, ok := r.(interface{ Len() int }); ok {
+		return int64(l.Len()), true
+	}
+	f, ok := r.(interface {
+		Stat() (fs.FileInfo, error)
+		Seek(offset int64, whence int) (int64, error)
+	})
+	if !ok {
+		return 0, false
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return 0, false
+	}
+	off, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0, false
+	}
+	return st.Size() - off, true
 }
 
 // Writer writes one frame to an io.Writer as its body is produced, hashing as it goes,

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -142,4 +145,41 @@ func TestWriteFrame(t *testing.T) {
 	if _, err := WriteFrame(failWriter{boom}, "TESTMAGC", 3, uint64(len(body)), fields); !errors.Is(err, boom) {
 		t.Errorf("a failing writer: %v, want its error", err)
 	}
+}
+
+// TestReadFrameSized: a frame of 4 MiB read from a bytes.Reader or a regular file, which
+// can say how many bytes they hold, is read into a buffer of its size: at most 1.1 times
+// the frame allocated, where a buffer grown as the bytes arrive doubles (measured: more
+// than twice); from a reader that cannot say, it is read all the same, and the bytes
+// are the frame's either way.
+func TestReadFrameSized(t *testing.T) {
+	body := make([]byte, 4<<20)
+	for i := range body {
+		body[i] = byte(i * 7)
+	}
+	frame := bytes.NewBuffer(Frame("TESTFRAM", 1, body))
+	path := filepath.Join(t.TempDir(), "frame")
+	if err := os.WriteFile(path, frame.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	read := func(what string, r io.Reader, bound float64) {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		got, n, err := ReadFrame(r, "TESTFRAM", errKind, "test frame")
+		runtime.ReadMemStats(&after)
+		if err != nil || n != frame.Len() || !bytes.Equal(got, frame.Bytes()) {
+			t.Fatalf("%s: %d bytes, %v", what, n, err)
+		}
+		if alloc := float64(after.TotalAlloc - before.TotalAlloc); alloc > bound*float64(frame.Len()) {
+			t.Errorf("%s: %.0f bytes allocated for a frame of %d; want ≤ %.1f times", what, alloc, frame.Len(), bound)
+		}
+	}
+	read("bytes.Reader", bytes.NewReader(frame.Bytes()), 1.1)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	read("file", f, 1.1)
+	read("a reader of unknown length", iotest.HalfReader(bytes.NewReader(frame.Bytes())), math.Inf(1))
 }

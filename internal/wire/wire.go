@@ -100,18 +100,27 @@ func (r *Reader) Arrays(kind error, arrays ...Array) ([][]float64, error) {
 	return out, nil
 }
 
+// FloatsTo reads len(dst) float64s into dst, as Floats does: a decoder that has its
+// destination already (a model's points) spares a copy as large as the data.
+func (r *Reader) FloatsTo(dst []float64, kind error, what string) error {
+	for i := range dst {
+		dst[i] = r.F64()
+		if math.IsNaN(dst[i]) || math.IsInf(dst[i], 0) {
+			if what == "" {
+				return fmt.Errorf("%w: entry %d is %g", kind, i, dst[i])
+			}
+			return fmt.Errorf("%w: %s: entry %d is %g", kind, what, i, dst[i])
+		}
+	}
+	return nil
+}
+
 // Floats reads k float64s into a new slice. A NaN or an infinity is an error wrapping
 // kind that names what the floats are (when what is not empty) and the entry.
 func (r *Reader) Floats(k int, kind error, what string) ([]float64, error) {
 	out := make([]float64, k)
-	for i := range out {
-		out[i] = r.F64()
-		if math.IsNaN(out[i]) || math.IsInf(out[i], 0) {
-			if what == "" {
-				return nil, fmt.Errorf("%w: entry %d is %g", kind, i, out[i])
-			}
-			return nil, fmt.Errorf("%w: %s: entry %d is %g", kind, what, i, out[i])
-		}
+	if err := r.FloatsTo(out, kind, what); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
