@@ -3,6 +3,7 @@ package native
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack"
@@ -42,16 +43,17 @@ func gonumEigenSym(n int, a []float64, lda int, w []float64, vectors bool) (err 
 		return unscale(w[:n], e)
 	}
 	var impl gonumlapack.Implementation
-	off := make([]float64, n-1)
-	tau := make([]float64, n-1)
-	query := make([]float64, 1)
+	ws := gonumPool.Get().(*gonumWork)
+	defer gonumPool.Put(ws)
+	off, tau := ws.vectors(n - 1)
+	query := ws.query[:]
 	impl.Dsytrd(blas.Upper, n, a, lda, w, off, tau, query, -1)
 	lwork := max(1, int(query[0]))
 	if vectors {
 		impl.Dorgtr(blas.Upper, n, a, lda, tau, query, -1)
 		lwork = max(lwork, int(query[0]))
 	}
-	work := make([]float64, max(lwork, 2*n-2))
+	work := ws.sized(max(lwork, 2*n-2))
 	impl.Dsytrd(blas.Upper, n, a, lda, w[:n], off, tau, work, lwork)
 	cleanTridiagonal(w[:n], off)
 	ok := true
@@ -65,6 +67,36 @@ func gonumEigenSym(n int, a []float64, lda int, w []float64, vectors bool) (err 
 		return fmt.Errorf("%w: gonum Dsteqr/Dsterf (n=%d)", ErrNotConverged, n)
 	}
 	return unscale(w[:n], e)
+}
+
+// gonumWork is the workspace of gonumEigenSym, kept in gonumPool as the OpenBLAS build
+// keeps dsyevd's (lapackWork): allocated at every call, Dsytrd's workspace for the
+// dense problem of a rank-r block step (order r + 2 + 2b) was about 93 KB of garbage a
+// block in the pure-Go build.
+type gonumWork struct {
+	query          [1]float64
+	off, tau, work []float64
+}
+
+// gonumPool holds gonumEigenSym's workspaces, shared by the process's calls.
+var gonumPool = sync.Pool{New: func() any { return new(gonumWork) }}
+
+// vectors returns the off-diagonal and the reflectors' scalars, k each, growing them if
+// they are shorter. Dsytrd writes every entry it reads.
+func (ws *gonumWork) vectors(k int) (off, tau []float64) {
+	if cap(ws.off) < k {
+		ws.off, ws.tau = make([]float64, k), make([]float64, k)
+	}
+	return ws.off[:k], ws.tau[:k]
+}
+
+// sized returns the workspace of at least lwork floats, growing it if it is smaller.
+func (ws *gonumWork) sized(lwork int) []float64 {
+	lwork = max(1, lwork)
+	if cap(ws.work) < lwork {
+		ws.work = make([]float64, lwork)
+	}
+	return ws.work[:lwork]
 }
 
 // cleanTridiagonal sets the entries of the tridiagonal matrix (d, e) below
