@@ -216,7 +216,7 @@ func (t *Thin) Reserve(n, k int) {
 // made room for (call Reserve first), as Reserve does for the state and the
 // one-at-a-time updates. Its n×b buffers otherwise grow with the decomposition, a
 // quarter larger each time they are too small: a caller that adds a long input a block
-// at a time and knows its length (kpca's Reserve) spares their garbage, several times
+// at a time and knows its length (kpca's block steps, for the capacity Reserve set) spares their garbage, several times
 // their final size, which the collector's headroom doubles in a process's peak memory.
 // It never shrinks the storage.
 func (t *Thin) ReserveBlocks(n, b int) {
