@@ -140,7 +140,7 @@ func constructors() []constructor {
 
 	// kpca.
 	kpcaOK := kpca.Options{Components: 2}
-	kpcaValid := append(unbounded(append([]string{"Window", "Block", "CheckEvery", "BatchMax"}, updateCaps...)...),
+	kpcaValid := append(unbounded(append([]string{"Window", "Block", "CheckEvery", "BatchMax", "PassMemory"}, updateCaps...)...),
 		"Components=-1") // All
 	add(constructor{
 		name:    "kpca.Fit",

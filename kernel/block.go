@@ -132,6 +132,11 @@ var crossGen atomic.Uint64
 // shifted points from it, until the Cross is Reset: a caller that takes the blocks of
 // several X against one panel in turn shifts the panel once.
 type BlockWork struct {
+	// Workers bounds the goroutines a block is computed on; zero means GOMAXPROCS. A
+	// caller that computes blocks on several goroutines of its own, each with its own
+	// BlockWork, sets 1 (kpca's passes: the tiles are the parallelism).
+	Workers int
+
 	xs   []float64 // RBF: the shifted rows x̃ᵢ
 	xn   []float64 // RBF: ‖x̃ᵢ‖²; Cosine: ‖xᵢ‖
 	xbad []int     // rows of X with a NaN or infinite coordinate
@@ -143,6 +148,17 @@ type BlockWork struct {
 	// of the Cross's Reset numbered ysGen (crossGen)
 	ysLo, ysHi int
 	ysGen      uint64
+	chunks     chunkJob // an RBF block's chunks of rows on several goroutines
+}
+
+// workers returns how many goroutines should share a block of elements kernel values
+// of dimension cols in at most parts parts, within w.Workers.
+func (w *BlockWork) workers(elements, cols, parts int) int {
+	n := workers(elements, cols, parts)
+	if w.Workers > 0 {
+		n = min(n, w.Workers)
+	}
+	return n
 }
 
 // rowsJob runs one of a block's row loops on several goroutines (internal/parallel's
@@ -557,7 +573,7 @@ func (c *Cross) block(out, x blas64.General, work *BlockWork) {
 			xn = work.xn
 		}
 		if c.kind != blockLinear {
-			if nw := workers(x.Rows*c.y.Rows, 0, x.Rows); nw <= 1 {
+			if nw := work.workers(x.Rows*c.y.Rows, 0, x.Rows); nw <= 1 {
 				c.finish(out, xn, 0, x.Rows)
 			} else {
 				work.job.inParallel(nw, loopFinish, c, out, x, xn)
@@ -566,7 +582,7 @@ func (c *Cross) block(out, x blas64.General, work *BlockWork) {
 		work.xbad = badRows(work.xbad[:0], x)
 		c.fixBad(out, x, work.xbad)
 	default:
-		if nw := workers(x.Rows*c.y.Rows, c.y.Cols, x.Rows); nw <= 1 {
+		if nw := work.workers(x.Rows*c.y.Rows, c.y.Cols, x.Rows); nw <= 1 {
 			c.elements(out, x, 0, x.Rows)
 		} else {
 			work.job.inParallel(nw, loopElements, c, out, x, nil)
@@ -629,22 +645,29 @@ func (c *Cross) elements(out, x blas64.General, lo, hi int) {
 // entry's squared distance D̂ = (‖x̃‖² + ‖ỹ‖²) − 2x̃ᵀỹ and exp(−D̂/(2σ²)) (or exp(−γ·D̂)),
 // or the direct value where the identity's error bound is too large (rbfRow). The
 // shifted copy is a chunk's, not X's: a model's block of its m stored points against a
-// few new ones would otherwise copy every stored point once more.
+// few new ones would otherwise copy every stored point once more. A block of many rows
+// runs its chunks on several goroutines, each chunk — shift, dgemm, exponentials — on
+// one core (docs/design.md, "Who owns the cores"); a block of a few rows against many
+// points shares out the exponentials of each chunk. The chunks are the same either way,
+// and so are the values.
 func (c *Cross) blockRBF(out, x blas64.General, work *BlockWork) {
 	b, d, m := x.Rows, x.Cols, c.y.Rows
 	chunk := rbfChunk(b, d)
+	ys := blas64.General{Rows: m, Cols: d, Stride: d, Data: c.ys}
+	if chunks := (b + chunk - 1) / chunk; chunks >= 2 {
+		work.chunks.run(min(work.workers(b*m, 0, b), chunks), c, out, x, ys, chunk)
+		c.fixBad(out, x, nil)
+		return
+	}
 	work.xs = resize(work.xs, chunk*d)
 	work.xn = resize(work.xn, chunk) // a chunk's norms at a time: not b, which grows with a model
-	ys := blas64.General{Rows: m, Cols: d, Stride: d, Data: c.ys}
 	for lo := 0; lo < b; lo += chunk {
 		hi := min(lo+chunk, b)
 		xc := blas64.General{Rows: hi - lo, Cols: d, Stride: x.Stride, Data: x.Data[lo*x.Stride:]}
 		oc := blas64.General{Rows: hi - lo, Cols: m, Stride: out.Stride, Data: out.Data[lo*out.Stride:]}
 		xn := work.xn[:hi-lo]
-		shiftRows(work.xs, xn, xc, c.mu, nil)
-		xs := blas64.General{Rows: hi - lo, Cols: d, Stride: d, Data: work.xs}
-		native.Gemm(blas.NoTrans, blas.Trans, -2, xs, ys, 0, oc)
-		if nw := workers((hi-lo)*m, 0, hi-lo); nw <= 1 {
+		c.rbfProducts(oc, xc, ys, work.xs, xn)
+		if nw := work.workers((hi-lo)*m, 0, hi-lo); nw <= 1 {
 			c.rbfRows(oc, xc, xn, 0, hi-lo)
 		} else {
 			work.job.inParallel(nw, loopRBF, c, oc, xc, xn)
@@ -653,15 +676,77 @@ func (c *Cross) blockRBF(out, x blas64.General, work *BlockWork) {
 	c.fixBad(out, x, nil)
 }
 
+// rbfProducts sets out to −2·X̃·Ỹᵀ for the rows of x, shifted into xs with their squared
+// norms in xn.
+func (c *Cross) rbfProducts(out, x, ys blas64.General, xs, xn []float64) {
+	d := x.Cols
+	shiftRows(xs, xn, x, c.mu, nil)
+	native.Gemm(blas.NoTrans, blas.Trans, -2, blas64.General{Rows: x.Rows, Cols: d, Stride: d, Data: xs}, ys, 0, out)
+}
+
+// chunkJob runs the chunks of rows of an RBF block on several goroutines (blockRBF),
+// each with scratch of its own for the chunk's shifted rows and norms, its loop a method
+// value bound once, so that a parallel block allocates nothing once the scratch exists.
+type chunkJob struct {
+	team       parallel.Team
+	c          *Cross
+	out, x, ys blas64.General
+	rows       int
+	scratch    []chunkScratch
+	free       chan *chunkScratch
+	fn         func(lo, hi int) // chunks, bound once
+}
+
+// chunkScratch is a worker's scratch for a chunk of rows.
+type chunkScratch struct{ xs, xn []float64 }
+
+// run computes the block in chunks of rows on nw goroutines, the backend
+// single-threaded while they run (native.OwnCores).
+func (j *chunkJob) run(nw int, c *Cross, out, x, ys blas64.General, rows int) {
+	if j.fn == nil {
+		j.fn = j.chunks
+	}
+	if len(j.scratch) < nw {
+		j.scratch = append(j.scratch, make([]chunkScratch, nw-len(j.scratch))...)
+		j.free = make(chan *chunkScratch, len(j.scratch))
+		for i := range j.scratch {
+			j.free <- &j.scratch[i]
+		}
+	}
+	j.c, j.out, j.x, j.ys, j.rows = c, out, x, ys, rows
+	release := native.OwnCores(nw)
+	j.team.Run(nw, (x.Rows+rows-1)/rows, 1, j.fn)
+	release()
+	j.c, j.out, j.x, j.ys = nil, blas64.General{}, blas64.General{}, blas64.General{}
+}
+
+// chunks computes the chunks lo…hi−1 of the block.
+func (j *chunkJob) chunks(lo, hi int) {
+	s := <-j.free
+	d, m := j.x.Cols, j.ys.Rows
+	s.xs = resize(s.xs, j.rows*d)
+	s.xn = resize(s.xn, j.rows)
+	for ch := lo; ch < hi; ch++ {
+		r0 := ch * j.rows
+		r1 := min(r0+j.rows, j.x.Rows)
+		xc := blas64.General{Rows: r1 - r0, Cols: d, Stride: j.x.Stride, Data: j.x.Data[r0*j.x.Stride:]}
+		oc := blas64.General{Rows: r1 - r0, Cols: m, Stride: j.out.Stride, Data: j.out.Data[r0*j.out.Stride:]}
+		xn := s.xn[:r1-r0]
+		j.c.rbfProducts(oc, xc, j.ys, s.xs, xn)
+		j.c.rbfRows(oc, xc, xn, 0, r1-r0)
+	}
+	j.free <- s
+}
+
 // blockPanels is BlockTo for an RBF Cross without the copy (NewCrossNoCopy): Y taken
-// a panel of rbfChunk(m, d) points at a time — as many as fit in rbfChunkBytes, the
+// a panel of rbfPanel(m, d) points at a time — as many as fit in rbfChunkBytes, the
 // scratch of X's chunks — each panel shifted into work (columns), then its columns
 // of out computed by blockRBF as BlockColumnsTo computes them. Shifting X's chunks
 // again for each panel costs rows(X)·d subtractions a panel, against the panel's
 // dgemm of 2·rows(X)·d flops per point, at least 64 of them.
 func (c *Cross) blockPanels(out, x blas64.General, work *BlockWork) {
 	m := c.y.Rows
-	panel := rbfChunk(m, c.y.Cols)
+	panel := rbfPanel(m, c.y.Cols)
 	for j0 := 0; j0 < m; j0 += panel {
 		j1 := min(j0+panel, m)
 		oc := blas64.General{Rows: out.Rows, Cols: j1 - j0, Stride: out.Stride, Data: out.Data[j0:]}
@@ -673,10 +758,25 @@ func (c *Cross) blockPanels(out, x blas64.General, work *BlockWork) {
 // d = 784, enough for the dgemm of a chunk against Y to run at full speed.
 const rbfChunkBytes = 4 << 20
 
+// rbfPanel returns the points of Y that blockPanels shifts at a time, of m points of
+// dimension d: all of them if they fit in rbfChunkBytes, otherwise as many as fit, at
+// least 64.
+func rbfPanel(m, d int) int {
+	return min(m, max(64, rbfChunkBytes/(8*d)))
+}
+
+// rbfChunkRows is the most rows of a chunk: enough chunks for every core in a model's
+// block of its m stored points against a block of new ones — 75 at m = 19,020 — each
+// a dgemm (256×d)·(d×b) that runs at speed on one core and rows whose exponentials
+// stay in its cache.
+const rbfChunkRows = 256
+
 // rbfChunk returns the rows of X that blockRBF shifts at a time, of b rows of dimension
-// d: all of them if they fit in rbfChunkBytes, otherwise as many as fit, at least 64.
+// d: all of them if they are few, otherwise as many as fit in rbfChunkBytes, at least 64
+// and at most rbfChunkRows. It depends on b and d alone, not on the number of
+// goroutines, and so do a block's values.
 func rbfChunk(b, d int) int {
-	return min(b, max(64, rbfChunkBytes/(8*d)))
+	return min(b, rbfChunkRows, max(64, rbfChunkBytes/(8*d)))
 }
 
 // rbfRows finishes rows lo…hi−1 of an RBF block (rbfRow). A row whose squared norm

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -279,7 +280,35 @@ func TestSqNorm(t *testing.T) {
 	}
 }
 
-// TestBlockChunks checks a block whose X is shifted in several chunks (rbfChunk: 668
+// TestBlockWorkers: a block of many rows, whose chunks run on several goroutines, has
+// the values of the same block on one (BlockWork.Workers = 1), bit for bit, for every
+// GOMAXPROCS: the chunks are the same (rbfChunk depends on the rows and the dimension
+// alone), and each is computed the same way on whichever goroutine. RBF at d = 10 and
+// d = 784, the copy kept and not (NewCrossNoCopy), a point that is not finite in X and
+// one in Y.
+func TestBlockWorkers(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(81, 82))
+	for _, d := range []int{10, 784} {
+		X, Y := randDense(rng, 5*rbfChunk(1<<20, d)+13, d), randDense(rng, 70, d)
+		X.Set(300, 2, math.NaN())
+		Y.Set(9, 1, math.Inf(1))
+		for _, k := range []Kernel{RBF{Sigma: 0.6 * math.Sqrt(float64(d))}, RBF{Gamma: 0.5 / float64(d)}} {
+			for _, c := range []*Cross{NewCross(k, Y), NewCrossNoCopy(k, Y)} {
+				var one mat.Dense
+				c.BlockTo(&one, X, &BlockWork{Workers: 1})
+				for _, procs := range []int{2, 3, 8} {
+					runtime.GOMAXPROCS(procs)
+					var got mat.Dense
+					c.BlockTo(&got, X, nil)
+					checkSameBlock(t, &got, &one, fmt.Sprintf("d = %d, %v, copy %v, GOMAXPROCS %d", d, k, !c.noCopy, procs))
+				}
+			}
+		}
+	}
+}
+
+// TestBlockChunks checks a block whose X is shifted in several chunks (rbfChunk: 256
 // rows at d = 784), points not finite in two of them included, against Eval.
 func TestBlockChunks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(35, 36))
@@ -379,7 +408,7 @@ func TestBlockNoAlloc(t *testing.T) {
 	for _, d := range []int{10, 784} {
 		m := 100
 		if d > 100 {
-			m = rbfChunk(1<<20, d) + 30
+			m = rbfPanel(1<<20, d) + 30
 		}
 		X, Y := randDense(rng, 16, d), randDense(rng, m, d)
 		for _, k := range allKernels() {
@@ -669,7 +698,7 @@ func TestCrossNoCopy(t *testing.T) {
 	}
 	{
 		const d = 784
-		p := rbfChunk(1<<20, d)
+		p := rbfPanel(1<<20, d)
 		m := 2*p + 37
 		X, Y := randDense(rng, 9, d), randDense(rng, m, d)
 		X.Set(2, 7, math.NaN())
@@ -705,7 +734,7 @@ func TestCrossNoCopy(t *testing.T) {
 			cp.BlockTo(&full, s.X, nil)
 			if _, rbf := deref(k).(RBF); rbf {
 				want := mat.NewDense(b, m, nil)
-				for j0, panel := 0, rbfChunk(m, d); j0 < m; j0 += panel {
+				for j0, panel := 0, rbfPanel(m, d); j0 < m; j0 += panel {
 					j1 := min(j0+panel, m)
 					cp.BlockColumnsTo(want.Slice(0, b, j0, j1).(*mat.Dense), s.X, j0, j1, nil)
 				}

@@ -58,6 +58,8 @@ type blockScratch struct {
 	cfull, F, fc, fc2 mat.Dense
 	s, alpha, sf      []float64
 	e, g              []float64
+	diag, rowSums     []float64 // the Helmert Fⱼⱼ; the kernel block's row sums (m)
+	pass              blockRows // the pass over the kernel block's rows
 }
 
 // symOf returns a, emptied and sized n×n (zero), reusing its memory.
@@ -95,21 +97,42 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 	C := symOf(&sc.C, b)
 	sc.cross.MatrixTo(C)
 	araw := A.RawMatrix()
-	if !vec.Finite(araw.Data) {
+
+	// The Helmert directions of points m+1…m+b (centred), then one pass over the rows
+	// of A (blockRows): their finiteness, their sums, the column sums s = Aᵀ1 — the new
+	// points' kernel sums against the old — ‖A‖_F, and the border's rows A·F.
+	F := denseOf(&sc.F, b, b)
+	B := A
+	var alpha, diag []float64
+	if !md.opts.Uncentred {
+		sc.alpha, sc.diag = grow(sc.alpha, b), grow(sc.diag, b)
+		alpha, diag = sc.alpha, sc.diag
+		for j := range b {
+			n := float64(m + j)
+			alpha[j] = 1 / math.Sqrt(n*(n+1))
+			for i := range j {
+				F.Set(i, j, alpha[j])
+			}
+			diag[j] = -n * alpha[j]
+			F.Set(j, j, diag[j])
+		}
+		md.blockB = grow(md.blockB, m*b)
+		B = mat.NewDense(m, b, md.blockB)
+	} else {
+		for i := range b {
+			F.Set(i, i, 1)
+		}
+	}
+	sc.s, sc.rowSums = grow(sc.s, b), grow(sc.rowSums, m)
+	s, rowSums := sc.s, sc.rowSums
+	normA, finite := sc.pass.run(araw, B.RawMatrix(), alpha, diag, rowSums, s)
+	if !finite {
 		return md.nonFiniteBlock(A, C)
 	}
 	craw := C.RawSymmetric()
 	for i := range b {
 		if !vec.Finite(craw.Data[i*craw.Stride+i : i*craw.Stride+b]) {
 			return md.nonFiniteBlock(A, C)
-		}
-	}
-	sc.s = grow(sc.s, b) // Aᵀ1, the new points' kernel sums against the old
-	s := sc.s
-	clear(s)
-	for i := range m {
-		for j, v := range araw.Data[i*araw.Stride : i*araw.Stride+b] {
-			s[j] += v
 		}
 	}
 	var sumC, selfC float64
@@ -120,25 +143,10 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 		}
 	}
 
-	F := denseOf(&sc.F, b, b)
 	var e, g []float64
-	B := A
 	gamma := C
 	if !md.opts.Uncentred {
-		sc.alpha = grow(sc.alpha, b)
-		alpha := sc.alpha
-		for j := range b {
-			n := float64(m + j)
-			alpha[j] = 1 / math.Sqrt(n*(n+1))
-			for i := range j {
-				F.Set(i, j, alpha[j])
-			}
-			F.Set(j, j, -n*alpha[j])
-		}
-		md.blockB = grow(md.blockB, m*b)
-		B = mat.NewDense(m, b, md.blockB)
 		braw := B.RawMatrix()
-		helmertBorder(braw, araw, alpha, F)
 		native.Ger(1, blas64.Vector{N: m, Inc: 1, Data: md.rowSum[:m]}, blas64.Vector{N: b, Inc: 1, Data: alpha}, braw)
 		sc.sf = grow(sc.sf, b) // Fᵀs
 		sf := sc.sf
@@ -172,10 +180,6 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 		for j := range g {
 			g[j] = alpha[j] * math.Sqrt(float64(m))
 		}
-	} else {
-		for i := range b {
-			F.Set(i, i, 1)
-		}
 	}
 	var ev, gv mat.Vector // nil uncentred: no new direction in the old rows
 	if e != nil {
@@ -192,11 +196,7 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 		copy(md.x[(m+i)*d:(m+i+1)*d], X.RawRowView(i))
 	}
 	var sumA float64
-	for i := range m {
-		var r float64
-		for _, v := range araw.Data[i*araw.Stride : i*araw.Stride+b] {
-			r += v
-		}
+	for i, r := range rowSums[:m] {
 		md.rowSum[i] += r
 		sumA += r
 	}
@@ -217,7 +217,7 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 	// (Neglected), and the kernel block's accuracy (kernelAccuracy of each value, so at
 	// most that of ‖A‖_F and ‖C‖_F in the 2-norm).
 	st := md.thin.Stats()
-	normA, normC := vec.Norm(araw.Data), frobenius(C)
+	normC := frobenius(C)
 	scale := math.Max(md.valueScale(), math.Max(vec.Norm(B.RawMatrix().Data), frobenius(gamma)))
 	md.cert.sumErr += 4 * roundoff * (math.Abs(md.self) + math.Abs(md.total)/float64(md.m))
 	md.cert.drop(st.Dropped)
@@ -225,24 +225,19 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 	return nil
 }
 
-// helmertBorder sets B = A·F for the Helmert directions F of a block step (addBlock):
-// column j of F is αⱼ above the diagonal and Fⱼⱼ = −(m+j)·αⱼ on it, so that
-// (A·F)ᵣⱼ = αⱼ·Σ_{i<j} Aᵣᵢ + Fⱼⱼ·Aᵣⱼ, a running sum along each row of A: O(m·b) where
-// the dgemm it replaces took O(m·b²), 2.5% of a tracked fit at d = 784. Each value
+// helmertRow sets a row of the border B = A·F of a block step (addBlock, blockRows)
+// from the row a of A, for the Helmert directions F of the step: column j of F is αⱼ
+// above the diagonal and Fⱼⱼ = diag[j] = −(m+j)·αⱼ on it, so that
+// (A·F)ᵣⱼ = αⱼ·Σ_{i<j} Aᵣᵢ + Fⱼⱼ·Aᵣⱼ, a running sum along the row: O(m·b) for the block
+// where the dgemm it replaces took O(m·b²), 2.5% of a tracked fit at d = 784. Each value
 // carries at most j + 2 roundings of terms no larger than the product's, the dgemm's
 // bound (γ_b of Σᵢ|Aᵣᵢ·Fᵢⱼ|).
-func helmertBorder(B, A blas64.General, alpha []float64, F *mat.Dense) {
-	b := A.Cols
-	f := F.RawMatrix()
-	alpha = alpha[:b]
-	for r := range A.Rows {
-		a := A.Data[r*A.Stride : r*A.Stride+b]
-		row := B.Data[r*B.Stride : r*B.Stride+b]
-		var p float64
-		for j, v := range a {
-			row[j] = alpha[j]*p + f.Data[j*f.Stride+j]*v
-			p += v
-		}
+func helmertRow(row, a, alpha, diag []float64) {
+	alpha, diag = alpha[:len(a)], diag[:len(a)]
+	var p float64
+	for j, v := range a {
+		row[j] = alpha[j]*p + diag[j]*v
+		p += v
 	}
 }
 

@@ -1,6 +1,7 @@
 package kpca
 
 import (
+	"github.com/ikpca/ikpca/internal/hugepage"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -157,7 +158,7 @@ func (md *Model) maybeRefresh() {
 
 func grow(x []float64, n int) []float64 {
 	if cap(x) < n {
-		return make([]float64, n, n+n/4+16)
+		return hugepage.Floats(n, n+n/4+16)
 	}
 	return x[:n]
 }

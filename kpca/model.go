@@ -53,6 +53,7 @@ package kpca
 
 import (
 	"fmt"
+	"github.com/ikpca/ikpca/internal/hugepage"
 	"math"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -190,7 +191,7 @@ func (md *Model) Reserve(n int) {
 	// The points and row sums are kept where they are if they have room (a decoded
 	// model's, taken by UnmarshalBinary), and the workspaces sized below in any case.
 	if n > md.capacity() {
-		x := make([]float64, md.m*md.d, n*md.d)
+		x := hugepage.Floats(md.m*md.d, n*md.d)
 		copy(x, md.x[:md.m*md.d])
 		md.x = x
 	}

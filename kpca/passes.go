@@ -2,13 +2,16 @@ package kpca
 
 import (
 	"context"
+	"github.com/ikpca/ikpca/internal/hugepage"
 	"math"
+	"runtime"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/blocks"
+	"github.com/ikpca/ikpca/internal/parallel"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
@@ -17,121 +20,180 @@ import (
 // A pass is one product of the matrix of the points, K′ (centred: C·K·C) or K, with a
 // block of vectors, computed from the stored points a block of K at a time and never
 // formed (docs/design.md, "Passes over the points"): K is symmetric, so a pass computes
-// only its upper triangle, in strips of rows against the points at and after them —
+// only its upper triangle, in square tiles that run in parallel —
 // O(m²·(d + 2c)) flops for c vectors, m²·d for the distances where the full rows took
 // 2m²·d, at the speed of the kernel blocks' dgemm, in O(m·c) memory beyond the points
-// and one block. Polish and Certify are made of passes.
+// and one tile a worker. Polish and Certify are made of passes.
 
 // passer computes passes over a model's points: the points prepared for kernel blocks
 // once (kernel.NewCrossNoCopy: for an RBF the shift and the points' squared norms, m
-// numbers, and no shifted copy of the points — each panel's points are shifted into the
-// BlockWork, 2,048·d numbers, once a pass, when the pass reaches it), and one block of
-// kernel values, its scratch and the headers that point into it, reused by every pass,
-// so that a Polish of several passes allocates them once. The copy NewCross keeps would
+// numbers, and no shifted copy of the points — each tile's points are shifted into its
+// worker's BlockWork when the tile is computed), and each worker's tile of kernel
+// values, its scratch and the headers that point into it, reused by every pass, so
+// that a Polish of several passes allocates them once. The copy NewCross keeps would
 // be m·d numbers, as large as the model's points (439 MB at 70,000 Fashion-MNIST
 // images), for values that are the same bit for bit (docs/design.md, "Passes over the
 // points").
 type passer struct {
-	md     *Model
-	cross  *kernel.Cross
-	work   kernel.BlockWork
-	kb     []float64
-	kd, xd mat.Dense // headers of the block and of its strip's points (SetRawMatrix: no allocation)
-	mean   []float64 // centreColumns' scratch
+	md    *Model
+	cross *kernel.Cross
+	mean  []float64 // centreColumns' scratch
+
+	// The pass in progress, read by the workers: W, Q and the model's points, the tile
+	// size, and the tiles of the current round.
+	w, q, v blas64.General
+	tile    int
+	round   []tilePair
+	team    parallel.Team
+	tileFn  func(lo, hi int) // p.tiles, bound once
+	work    []tileWork       // one per worker, taken through free
+	free    chan *tileWork
+	bad     []error    // the round's errors, by tile
+	pairs   []tilePair // tileRounds' buffer
+	first   int        // the number in the schedule of the round's first tile
+
+	// The kernel values of the first cached tiles of the schedule, T² numbers each,
+	// computed by the first pass and read by the others (cacheTiles); filled once a
+	// pass has completed.
+	cache  []float64
+	cached int
+	filled bool
 }
 
-// passStripRows is the number of rows b of a pass's strips, and passPanelBytes the size
-// of the block of kernel values a pass holds at a time: the columns are taken in panels
-// of passPanelBytes/(8b) points, 2,048 (docs/design.md, "Passes over the points"). 512
-// rows keep the distance dgemm (b×d)·(d×2048) at speed, while the lower halves of the
-// strips' diagonal blocks, the only values computed twice, add b/m to the triangle (2.6%
-// at m = 20,000, 0.7% at 70,000); a block of 8 MiB stays in the third-level cache
-// between the dgemm that writes it, the exponentials and the two products that read it,
-// and does not grow with m. On Fashion-MNIST (d = 784), on a loaded machine, strips of
-// 256 and 512 rows with blocks of 4 to 32 MiB ran a pass over 20,000 images in the same
-// time to within the noise, 7.5–8.8 s, against 19.5 s for the full rows; over 70,000,
-// strips of 512 rows and blocks of 8 MiB took 90 s, of 256 rows and 4 MiB 96 s (measured
-// with the strips as the outer loop, before the panels were). Variables, so that tests
-// can make strips of a single row and panels of a few points.
-var (
-	passStripRows  = 512
-	passPanelBytes = 8 << 20
-)
+// tileWork is what a worker of a pass holds: its block of kernel values, the block's
+// scratch (a BlockWork of one worker: the tiles are the pass's parallelism) and the
+// headers of the block and of its rows' points.
+type tileWork struct {
+	work   kernel.BlockWork
+	kb     []float64
+	kd, xd mat.Dense // SetRawMatrix: no allocation
+}
+
+// tilePair is a tile (I, J), I ≤ J, of the upper triangle of K, by the numbers of its
+// blocks of rows and columns.
+type tilePair struct{ i, j int }
+
+// passTile returns the order T of the square tiles a pass over m points computes K in:
+// 256 below 40,000 points, 512 from there. The tile sets the parallelism — a round
+// of the schedule has about m/(2T) tiles, which must keep every core busy: 37 at
+// m = 19,020 (MAGIC) with T = 256 — and the cost of each tile's calls: a tile of 512
+// keeps the distance dgemm (T×d)·(d×T) of Fashion-MNIST (d = 784) at speed on one
+// core, and its 2 MiB of kernel values in that core's cache between the dgemm, the
+// exponentials and the two products that read them (docs/design.md, "Passes over the
+// points"). A variable, so that tests can make tiles of a single entry.
+var passTile = func(m int) int {
+	if m >= 40000 {
+		return 512
+	}
+	return 256
+}
 
 func (md *Model) passer() *passer {
-	return &passer{md: md, cross: kernel.NewCrossNoCopy(md.kern, &md.view)}
+	p := &passer{md: md, cross: kernel.NewCrossNoCopy(md.kern, &md.view)}
+	p.tileFn = p.tiles
+	return p
+}
+
+// DefaultPassMemory is the memory a Polish or a Certify may give to the kernel values of
+// its first pass, for its later passes to read rather than compute again, when
+// Options.PassMemory is zero: 1 GiB.
+const DefaultPassMemory = 1 << 30
+
+// cacheTiles returns how many of the tiles of a pass over m points, in tiles of order
+// tile, the passer keeps (docs/design.md, "Passes over the points"): the first of the
+// schedule, as many as Options.PassMemory holds (DefaultPassMemory when zero) — if
+// they are at least a quarter of all, or none: a few would save little
+// of each pass for memory that the bounded models are chosen to save (at 70,000
+// Fashion-MNIST images, 1 GiB holds 5% of the tiles).
+func (p *passer) cacheTiles(m, tile int) int {
+	budget := p.md.opts.PassMemory
+	if budget == 0 {
+		budget = DefaultPassMemory
+	}
+	nb := (m + tile - 1) / tile
+	tiles := nb * (nb + 1) / 2
+	fit := min(tiles, budget/8/(tile*tile))
+	if 4*fit < tiles {
+		return 0
+	}
+	return fit
 }
 
 // pass sets W (m×c, resized if empty) to K′·Q for the m×c matrix Q, whose columns must
 // be orthogonal to 1 when the model is centred: then C·Q = Q and K′Q = C·(K·Q), so the
 // pass computes K·Q and subtracts each column's mean. K is symmetric, and K·Q is
-// computed from its upper triangle alone: the rows in strips of b, each strip
-// I = lo…hi−1 against the points at and after lo, taken a panel of points
-// P = j0…j1−1 at a time (panels at multiples of their width, the outer loop) and,
-// within a panel, a strip at a time, for every strip that starts before j1 — the
-// strip's columns P′ = max(j0, lo)…j1−1 of the panel: the kernel block K_{I,P′}
-// (kernel.Cross.BlockColumnsTo, a dgemm of distances for an RBF), then
+// computed from its upper triangle alone, in square tiles of T rows and columns
+// (passTile): the points in B = ⌈m/T⌉ blocks, and for each tile (I, J), I ≤ J, the
+// kernel block K_IJ (kernel.Cross.BlockColumnsTo, a dgemm of distances for an RBF),
+// then
 //
-//	W_I += K_{I,P′}·Q_P′    (the strip's rows of K·Q; the columns before lo are
-//	                        added by the second products of the strips above)
-//	W_R += K_{I,R}ᵀ·Q_I     (R = the panel's points at hi or after: the strip's
-//	                        columns right of its diagonal block, by symmetry the
-//	                        rows of K below the strip)
+//	W_I += K_IJ·Q_J
+//	W_J += K_IJᵀ·Q_I     (I < J: by symmetry the tile (J, I))
 //
-// two dgemms, so that every kernel value outside the strips' diagonal blocks is
-// computed once, where the full rows computed it twice (docs/design.md, "Passes over
-// the points"). Panels outside, strips inside: the Cross keeps no shifted copy of the
-// points (NewCrossNoCopy), and the BlockWork shifts a panel once for all the strips
-// that reach it, where strips outside would shift each point once a strip. (Not ProjectTo, which projects each kernel row by a dgemv while it is in
-// cache: right for a Transform's few components, but here Q has m·c entries, far beyond
-// the cache, and each row would read all of them from memory.) It checks ctx before
-// each panel and returns its error, and ErrNonFinite for a kernel value that is not
-// finite, naming a point of the pair (blocks.NonFinite: the first value of its row
-// that is not finite). W is then partly written, and the callers, which own it as
-// scratch, discard it. (Written in place: a copy for an all-or-nothing W was m·c
-// numbers of garbage a pass.) W must not share storage with Q.
+// two dgemms, so that every kernel value outside the diagonal tiles is computed once,
+// where the full rows computed it twice. The tiles run in parallel, each on one core
+// (docs/design.md, "Who owns the cores"), in the rounds of a round-robin tournament
+// between the blocks (tileRounds): the tiles of a round touch distinct blocks of W,
+// so that no two write the same rows at once, and each block of W receives its tiles'
+// products in the order of the rounds, whatever the number of workers — the result
+// does not depend on it. (Not ProjectTo, which projects each kernel row by a dgemv
+// while it is in cache: right for a Transform's few components, but here Q has m·c
+// entries, far beyond the cache, and each row would read all of them from memory.) It
+// checks ctx before each round and returns its error, and ErrNonFinite for a kernel
+// value that is not finite, naming a point of the pair (blocks.NonFinite: the first
+// value of its row that is not finite; of the round's tiles, the first in the round's
+// order). W is then partly written, and the callers, which own it as scratch, discard
+// it. (Written in place: a copy for an all-or-nothing W was m·c numbers of garbage a
+// pass.) W must not share storage with Q.
 func (p *passer) pass(ctx context.Context, W, Q *mat.Dense) error {
 	md := p.md
 	m, c := Q.Dims()
 	if W.IsEmpty() {
 		W.ReuseAs(m, c)
 	}
-	w, q, v := W.RawMatrix(), Q.RawMatrix(), md.view.RawMatrix()
+	p.w, p.q, p.v = W.RawMatrix(), Q.RawMatrix(), md.view.RawMatrix()
 	for i := range m {
-		clear(w.Data[i*w.Stride : i*w.Stride+c])
+		clear(p.w.Data[i*p.w.Stride : i*p.w.Stride+c])
 	}
-	rowsOf := func(a blas64.General, lo, hi int) blas64.General {
-		return blas64.General{Rows: hi - lo, Cols: a.Cols, Stride: a.Stride, Data: a.Data[lo*a.Stride:]}
-	}
-	panel := max(1, passPanelBytes/(8*passStripRows))
-	for j0 := 0; j0 < m; j0 += panel {
-		j1 := min(j0+panel, m)
-		for lo := 0; lo < j1; lo += passStripRows {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			hi := min(lo+passStripRows, m)
-			b, c0 := hi-lo, max(j0, lo)
-			n := j1 - c0
-			if cap(p.kb) < b*n {
-				p.kb = make([]float64, b*n)
-			}
-			kb := blas64.General{Rows: b, Cols: n, Stride: n, Data: p.kb[:b*n]}
-			p.kd.SetRawMatrix(kb)
-			p.xd.SetRawMatrix(rowsOf(v, lo, hi))
-			p.cross.BlockColumnsTo(&p.kd, &p.xd, c0, j1, &p.work)
-			for i := range b {
-				if !vec.Finite(kb.Data[i*n : i*n+n]) {
-					return blocks.NonFinite(ErrNonFinite, p.cross, &md.view, lo+i, "point")
-				}
-			}
-			native.Gemm(blas.NoTrans, blas.NoTrans, 1, kb, rowsOf(q, c0, j1), 1, rowsOf(w, lo, hi))
-			if r := max(c0, hi); r < j1 {
-				right := blas64.General{Rows: b, Cols: j1 - r, Stride: n, Data: kb.Data[r-c0:]}
-				native.Gemm(blas.Trans, blas.NoTrans, 1, right, rowsOf(q, lo, hi), 1, rowsOf(w, r, j1))
-			}
+	if tile := max(1, min(passTile(m), m)); tile != p.tile {
+		p.tile, p.filled = tile, false
+		p.cached = p.cacheTiles(m, tile)
+		if cap(p.cache) < p.cached*tile*tile {
+			p.cache = hugepage.Floats(p.cached*tile*tile, 0)
 		}
 	}
+	nb := (m + p.tile - 1) / p.tile
+	workers := max(1, min(runtime.GOMAXPROCS(0), (nb+1)/2))
+	p.ready(workers)
+	release := native.OwnCores(workers)
+	defer release()
+	var err error
+	p.first = 0
+	tileRounds(nb, &p.pairs, func(round []tilePair) bool {
+		if err = ctx.Err(); err != nil {
+			return false
+		}
+		p.round = round
+		if cap(p.bad) < len(round) {
+			p.bad = make([]error, len(round))
+		}
+		p.bad = p.bad[:len(round)]
+		p.team.Run(workers, len(round), 1, p.tileFn)
+		p.first += len(round)
+		for _, e := range p.bad {
+			if e != nil {
+				err = e
+				return false
+			}
+		}
+		return true
+	})
+	p.round = nil
+	p.w, p.q, p.v = blas64.General{}, blas64.General{}, blas64.General{}
+	if err != nil {
+		return err
+	}
+	p.filled = true
 	if !md.opts.Uncentred {
 		if cap(p.mean) < c {
 			p.mean = make([]float64, c)
@@ -139,6 +201,119 @@ func (p *passer) pass(ctx context.Context, W, Q *mat.Dense) error {
 		centreColumnsWith(W, p.mean[:c])
 	}
 	return nil
+}
+
+// ready gives the passer a tileWork for each of workers goroutines.
+func (p *passer) ready(workers int) {
+	if len(p.work) >= workers {
+		return
+	}
+	p.work = append(p.work, make([]tileWork, workers-len(p.work))...)
+	p.free = make(chan *tileWork, len(p.work))
+	for i := range p.work {
+		p.work[i].work.Workers = 1
+		p.free <- &p.work[i]
+	}
+}
+
+// tiles computes the tiles lo…hi−1 of the current round, on one worker.
+func (p *passer) tiles(lo, hi int) {
+	tw := <-p.free
+	for t := lo; t < hi; t++ {
+		p.bad[t] = p.tileProduct(tw, p.round[t], p.first+t)
+	}
+	p.free <- tw
+}
+
+// tileProduct adds the products of the tile (I, J), number g of the schedule, to W:
+// W_I += K_IJ·Q_J and, off the diagonal, W_J += K_IJᵀ·Q_I. The tile's kernel values
+// are computed in the worker's scratch, or in the cache if the tile is one it keeps,
+// unless the cache holds them already.
+func (p *passer) tileProduct(tw *tileWork, t tilePair, g int) error {
+	md := p.md
+	m := p.q.Rows
+	i0, i1 := t.i*p.tile, min((t.i+1)*p.tile, m)
+	j0, j1 := t.j*p.tile, min((t.j+1)*p.tile, m)
+	b, n := i1-i0, j1-j0
+	var kb blas64.General
+	if g < p.cached {
+		size := p.tile * p.tile
+		kb = blas64.General{Rows: b, Cols: n, Stride: n, Data: p.cache[g*size : g*size+b*n]}
+	} else {
+		if cap(tw.kb) < b*n {
+			tw.kb = make([]float64, p.tile*p.tile)
+		}
+		kb = blas64.General{Rows: b, Cols: n, Stride: n, Data: tw.kb[:b*n]}
+	}
+	if g >= p.cached || !p.filled {
+		tw.kd.SetRawMatrix(kb)
+		tw.xd.SetRawMatrix(rowsOf(p.v, i0, i1))
+		p.cross.BlockColumnsTo(&tw.kd, &tw.xd, j0, j1, &tw.work)
+		for i := range b {
+			if !vec.Finite(kb.Data[i*n : i*n+n]) {
+				return blocks.NonFinite(ErrNonFinite, p.cross, &md.view, i0+i, "point")
+			}
+		}
+	}
+	native.Gemm(blas.NoTrans, blas.NoTrans, 1, kb, rowsOf(p.q, j0, j1), 1, rowsOf(p.w, i0, i1))
+	if t.i != t.j {
+		native.Gemm(blas.Trans, blas.NoTrans, 1, kb, rowsOf(p.q, i0, i1), 1, rowsOf(p.w, j0, j1))
+	}
+	return nil
+}
+
+// rowsOf returns the rows lo…hi−1 of a.
+func rowsOf(a blas64.General, lo, hi int) blas64.General {
+	return blas64.General{Rows: hi - lo, Cols: a.Cols, Stride: a.Stride, Data: a.Data[lo*a.Stride:]}
+}
+
+// tileRounds calls round with each round of a schedule of the tiles (I, J), 0 ≤ I ≤ J <
+// nb, of the upper triangle of a matrix in nb blocks, in which no block appears twice
+// within a round, stopping when round returns false: the circle method of a
+// round-robin tournament. The blocks, with a bye added when nb is odd, play in
+// pairs; in round r the last one stays put and plays r, and the others pair up around
+// the circle, (r + i, r − i) mod (nb′ − 1). A block paired with the bye computes its
+// diagonal tile instead; when nb is even, the nb diagonal tiles make a round of their
+// own, the first. Every tile is in exactly one round, nb rounds (nb + 1 when nb is
+// even, nb − 1 off the diagonal), each of about nb/2 tiles. The slice passed to round
+// is *buf, reused.
+func tileRounds(nb int, buf *[]tilePair, round func([]tilePair) bool) {
+	if cap(*buf) < nb {
+		*buf = make([]tilePair, 0, nb)
+	}
+	pairs := (*buf)[:0]
+	order := func(a, b int) tilePair { return tilePair{min(a, b), max(a, b)} }
+	n := nb
+	if n%2 == 0 {
+		for i := range nb {
+			pairs = append(pairs, tilePair{i, i})
+		}
+		if !round(pairs) {
+			return
+		}
+	} else {
+		n++ // a bye, numbered nb
+	}
+	for r := range n - 1 {
+		pairs = pairs[:0]
+		add := func(a, b int) {
+			switch {
+			case a == nb:
+				pairs = append(pairs, tilePair{b, b})
+			case b == nb:
+				pairs = append(pairs, tilePair{a, a})
+			default:
+				pairs = append(pairs, order(a, b))
+			}
+		}
+		add(n-1, r)
+		for i := 1; i < n/2; i++ {
+			add((r+i)%(n-1), (r-i+n-1)%(n-1))
+		}
+		if !round(pairs) {
+			return
+		}
+	}
 }
 
 // pass is one pass with a passer of its own (tests, and a single pass).

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,24 +28,19 @@ import (
 	"github.com/ikpca/ikpca/native"
 )
 
-// withPassBlocks sets passStripRows and passPanelBytes for the duration of a test or
+// withPassTile makes a pass's tiles of the given order for the duration of a test or
 // benchmark.
-func withPassBlocks(tb testing.TB, rows, bytes int) {
-	savedRows, savedBytes := passStripRows, passPanelBytes
-	passStripRows, passPanelBytes = rows, bytes
-	tb.Cleanup(func() { passStripRows, passPanelBytes = savedRows, savedBytes })
+func withPassTile(tb testing.TB, tile int) {
+	saved := passTile
+	passTile = func(int) int { return tile }
+	tb.Cleanup(func() { passTile = saved })
 }
 
-// passBlocks returns the number of strips and of kernel blocks of a pass over m points,
-// as pass takes them: for each panel, a block for each strip that starts before its end.
-func passBlocks(m int) (strips, blocks int) {
-	strips = (m + passStripRows - 1) / passStripRows
-	panel := max(1, passPanelBytes/(8*passStripRows))
-	for j0 := 0; j0 < m; j0 += panel {
-		j1 := min(j0+panel, m)
-		blocks += (j1 + passStripRows - 1) / passStripRows
-	}
-	return strips, blocks
+// passTiles returns the number of blocks and of tiles of a pass over m points.
+func passTiles(m int) (blocks, tiles int) {
+	t := max(1, min(passTile(m), m))
+	blocks = (m + t - 1) / t
+	return blocks, blocks * (blocks + 1) / 2
 }
 
 // randomVectors returns an m×c matrix of standard normal entries, a view with a stride
@@ -64,14 +60,14 @@ func randomVectors(m, c int, centred bool, seed uint64) *mat.Dense {
 	return Q
 }
 
-// TestPassEqualsFormed: a pass, K′·Q from the upper triangle of K in strips, equals the
+// TestPassEqualsFormed: a pass, K′·Q from the upper triangle of K in tiles, equals the
 // product with the formed matrix (kernel.Matrix, centred by kernel.Centre) to rounding,
 // centred and uncentred, for RBF (the distance identity), a polynomial kernel and the
 // Laplacian (entry by entry), on a model of all its points and on a window; with one
-// strip of all the rows, with strips of a few rows growing as the triangle narrows —
-// 300 points, not a multiple of the first strip's 7 rows — and with strips of a single
-// row, the first m − 1 of which have a second product (the rows below) and the last
-// none. W is a strided view filled with NaN before the pass, which must overwrite it.
+// tile of all the points, with tiles of a few points — 300 points, not a multiple of 7
+// or 64, so that the last block is short, and in an even and an odd number of blocks
+// (the schedule's two cases, tileRounds) — and with tiles of a single entry. W is a
+// strided view filled with NaN before the pass, which must overwrite it.
 //
 // The tolerance is 1e-13·‖K′‖₂·‖Q‖₂ on the largest row sum of |W − K′Q|: the entries
 // of a block and of kernel.Matrix are each within (τ + 10ε)·max(1, v)·k ≤ 1.1e-13 of the
@@ -85,14 +81,14 @@ func TestPassEqualsFormed(t *testing.T) {
 	_, d := x.Dims()
 	kernels := []kernel.Kernel{rbfMedian(t, x), kernel.Polynomial{Degree: 2, Gamma: 0.5, Coef0: 1}, kernel.Laplacian{Sigma: 0.5}}
 	shapes := []struct {
-		what        string
-		rows, bytes int
+		what string
+		tile int
 	}{
-		{"one block", 1024, 64 << 20},
-		{"strips of 64 rows, one panel each", 64, 8 * 64 * m},
-		{"strips of 7 rows, panels of 20 points", 7, 8 * 7 * 20},
-		{"strips of 50 rows, panels of 30 points", 50, 8 * 50 * 30},
-		{"single entries", 1, 8},
+		{"one tile", 1024},
+		{"tiles of 64", 64},
+		{"tiles of 7", 7},
+		{"tiles of 50", 50},
+		{"single entries", 1},
 	}
 	for _, k := range kernels {
 		for _, uncentred := range []bool{false, true} {
@@ -116,7 +112,7 @@ func TestPassEqualsFormed(t *testing.T) {
 				want.Mul(a, Q)
 				scale := twoNorm(mat.DenseCopyOf(a)) * twoNorm(Q)
 				for _, sh := range shapes {
-					withPassBlocks(t, sh.rows, sh.bytes)
+					withPassTile(t, sh.tile)
 					W := mat.NewDense(n, c+2, nil).Slice(0, n, 2, c+2).(*mat.Dense)
 					for i := range n {
 						for j := range c {
@@ -132,8 +128,8 @@ func TestPassEqualsFormed(t *testing.T) {
 					if window {
 						what += " (window)"
 					}
-					strips, blocks := passBlocks(n)
-					what += fmt.Sprintf(", %s (%d strips, %d blocks)", sh.what, strips, blocks)
+					blocks, tiles := passTiles(n)
+					what += fmt.Sprintf(", %s (%d blocks, %d tiles)", sh.what, blocks, tiles)
 					e := mat.Norm(&diff, math.Inf(1))
 					if !(e <= 1e-13*scale) {
 						t.Errorf("%s: a pass differs from the formed product by %.3g (scale %.3g)", what, e, scale)
@@ -161,7 +157,7 @@ func TestPassEqualsFormed(t *testing.T) {
 // 14% of MAGIC's).
 func TestPassNoCopy(t *testing.T) {
 	const m, c = 300, 7
-	shapes := [][2]int{{1024, 64 << 20}, {64, 8 * 64 * m}, {7, 8 * 7 * 20}, {50, 8 * 50 * 30}}
+	shapes := []int{1024, 64, 7, 50}
 	for _, set := range []string{"magic", "a9a"} {
 		x := shuffled(t, set, m, 5)
 		med := rbfMedian(t, x)
@@ -177,8 +173,8 @@ func TestPassNoCopy(t *testing.T) {
 				}
 				Q := randomVectors(m, c, !uncentred, 2)
 				for _, sh := range shapes {
-					withPassBlocks(t, sh[0], sh[1])
-					what := fmt.Sprintf("%s, %v %s, strips of %d rows, blocks of %d bytes", set, k, modeName(uncentred), sh[0], sh[1])
+					withPassTile(t, sh)
+					what := fmt.Sprintf("%s, %v %s, tiles of %d", set, k, modeName(uncentred), sh)
 					var got, want mat.Dense
 					if err := ps.pass(context.Background(), &got, Q); err != nil {
 						t.Fatal(err)
@@ -218,7 +214,7 @@ func (k *brittle) eval(x, y []float64) float64 {
 
 // TestPassNonFinite: a kernel value that is not finite fails a pass, a Polish and a
 // Certify with an ErrNonFinite naming a pair whose value it is — one of whose points is
-// the bad one — whichever strip and panel hold it, and a failed Polish leaves the model
+// the bad one — whichever tile holds it, and a failed Polish leaves the model
 // as it was.
 func TestPassNonFinite(t *testing.T) {
 	x := shuffled(t, "yeast", 200, 5)
@@ -228,14 +224,14 @@ func TestPassNonFinite(t *testing.T) {
 		md := fitModel(t, kernel.Func{Name: "brittle", F: k.eval}, x, Options{Components: 10, Rank: 10})
 		k.broken = true
 		before := capture(md)
-		for _, sh := range [][2]int{{1, 8}, {7, 8 * 7 * 20}, {64, 8 * 64 * 100}, {256, 64 << 20}} {
-			withPassBlocks(t, sh[0], sh[1])
+		for _, sh := range []int{1, 7, 64, 256} {
+			withPassTile(t, sh)
 			Q := randomVectors(200, 3, true, 7)
 			var W mat.Dense
 			err := md.pass(context.Background(), &W, Q)
 			sub := named.FindStringSubmatch(fmt.Sprint(err))
 			if !errors.Is(err, ErrNonFinite) || sub == nil || sub[1] != strconv.Itoa(bad) && sub[2] != strconv.Itoa(bad) {
-				t.Errorf("point %d bad, strips of %d rows, panels of %d bytes: %v, want an ErrNonFinite naming a pair with point %d", bad, sh[0], sh[1], err, bad)
+				t.Errorf("point %d bad, tiles of %d: %v, want an ErrNonFinite naming a pair with point %d", bad, sh, err, bad)
 			}
 			if err := md.Polish(2); !errors.Is(err, ErrNonFinite) {
 				t.Errorf("point %d bad: Polish: %v", bad, err)
@@ -250,15 +246,15 @@ func TestPassNonFinite(t *testing.T) {
 	}
 }
 
-// TestPassAllocations: a passer's second pass allocates nothing — its block of kernel
-// values, the block's scratch and headers and the centring's means are the passer's —
-// with one thread and with two. With OpenBLAS that means zero, every allocation counted;
-// gonum's pure-Go dgemm allocates a few objects for its goroutines, so there the bound is
-// what the pass's dgemms allocate by themselves, the same products on arrays of their
-// own.
+// TestPassAllocations: a passer's second pass allocates nothing — each worker's tile of
+// kernel values, its scratch and headers, the schedule's rounds and the centring's
+// means are the passer's — with one thread and with two. With OpenBLAS that means zero,
+// every allocation counted; gonum's pure-Go dgemm allocates a few objects for its
+// goroutines, so there the bound is what the pass's dgemms allocate by themselves, the
+// same products on arrays of their own.
 func TestPassAllocations(t *testing.T) {
-	const m, c = 400, 5
-	withPassBlocks(t, 64, 8*64*150)
+	const m, c, tile = 400, 5, 64
+	withPassTile(t, tile)
 	x := shuffled(t, "magic", m, 9)
 	_, d := x.Dims()
 	md := fitModel(t, rbfMedian(t, x), x, Options{Components: 20, Rank: 20})
@@ -272,27 +268,19 @@ func TestPassAllocations(t *testing.T) {
 	}
 	run()
 	// The pass's dgemms alone, of the same shapes on arrays of their own: the distances'
-	// (kernel.Cross.BlockColumnsTo) and the two products.
-	kb := make([]float64, len(ps.kb))
+	// (kernel.Cross.BlockColumnsTo) and the two products of every tile.
+	kb := make([]float64, tile*tile)
 	pts := blas64.General{Rows: m, Cols: d, Stride: d, Data: make([]float64, m*d)}
 	w := blas64.General{Rows: m, Cols: c, Stride: c, Data: make([]float64, m*c)}
-	rowsOf := func(a blas64.General, lo, hi int) blas64.General {
-		return blas64.General{Rows: hi - lo, Cols: a.Cols, Stride: a.Stride, Data: a.Data[lo*a.Stride:]}
-	}
 	gemms := testing.AllocsPerRun(3, func() {
-		panel := max(1, passPanelBytes/(8*passStripRows))
-		for j0 := 0; j0 < m; j0 += panel {
-			j1 := min(j0+panel, m)
-			for lo := 0; lo < j1; lo += passStripRows {
-				hi := min(lo+passStripRows, m)
-				b, c0 := hi-lo, max(j0, lo)
-				n := j1 - c0
-				k := blas64.General{Rows: b, Cols: n, Stride: n, Data: kb[:b*n]}
-				native.Gemm(blas.NoTrans, blas.Trans, -2, rowsOf(pts, lo, hi), rowsOf(pts, c0, j1), 0, k)
-				native.Gemm(blas.NoTrans, blas.NoTrans, 1, k, rowsOf(w, c0, j1), 1, rowsOf(w, lo, hi))
-				if r := max(c0, hi); r < j1 {
-					right := blas64.General{Rows: b, Cols: j1 - r, Stride: n, Data: kb[r-c0:]}
-					native.Gemm(blas.Trans, blas.NoTrans, 1, right, rowsOf(w, lo, hi), 1, rowsOf(w, r, j1))
+		for i0 := 0; i0 < m; i0 += tile {
+			for j0 := i0; j0 < m; j0 += tile {
+				i1, j1 := min(i0+tile, m), min(j0+tile, m)
+				k := blas64.General{Rows: i1 - i0, Cols: j1 - j0, Stride: j1 - j0, Data: kb}
+				native.Gemm(blas.NoTrans, blas.Trans, -2, rowsOf(pts, i0, i1), rowsOf(pts, j0, j1), 0, k)
+				native.Gemm(blas.NoTrans, blas.NoTrans, 1, k, rowsOf(w, j0, j1), 1, rowsOf(w, i0, i1))
+				if i0 != j0 {
+					native.Gemm(blas.Trans, blas.NoTrans, 1, k, rowsOf(w, i0, i1), 1, rowsOf(w, j0, j1))
 				}
 			}
 		}
@@ -311,17 +299,17 @@ func TestPassAllocations(t *testing.T) {
 // passFull is the pass before the triangle (kept for BenchmarkPass): every strip of b
 // rows against all m points, b = 16 MiB/(8m), then one dgemm, each kernel value off the
 // diagonal computed twice.
-func passFull(p *passer, W, Q *mat.Dense) error {
+func passFull(p *passer, W, Q *mat.Dense, work *kernel.BlockWork, scratch *[]float64) error {
 	md := p.md
 	m, c := Q.Dims()
 	rows := max(1, min(m, (16<<20)/(8*m)))
-	if cap(p.kb) < rows*m {
-		p.kb = make([]float64, rows*m)
+	if cap(*scratch) < rows*m {
+		*scratch = make([]float64, rows*m)
 	}
 	for lo := 0; lo < m; lo += rows {
 		hi := min(lo+rows, m)
-		kb := mat.NewDense(hi-lo, m, p.kb[:(hi-lo)*m])
-		p.cross.BlockTo(kb, md.view.Slice(lo, hi, 0, md.d).(*mat.Dense), &p.work)
+		kb := mat.NewDense(hi-lo, m, (*scratch)[:(hi-lo)*m])
+		p.cross.BlockTo(kb, md.view.Slice(lo, hi, 0, md.d).(*mat.Dense), work)
 		for i := range hi - lo {
 			if !vec.Finite(kb.RawRowView(i)) {
 				return blocks.NonFinite(ErrNonFinite, p.cross, &md.view, lo+i, "point")
@@ -336,23 +324,23 @@ func passFull(p *passer, W, Q *mat.Dense) error {
 }
 
 var (
-	benchPassN      = flag.Int("ikpca.pass-n", 4000, "BenchmarkPass: points (the first n Fashion-MNIST images, or MAGIC's if absent)")
-	benchPassShapes = flag.String("ikpca.pass-shapes", "256:16,256:64,512:16", "BenchmarkPass: comma-separated strip shapes ROWS:MiB, the strips' rows and the blocks' size")
-	benchPassCopy   = flag.Bool("ikpca.pass-copy", false, "BenchmarkPass: also time each shape with a Cross that keeps the shifted copy of the points (kernel.NewCross), as passes did before")
+	benchPassN     = flag.Int("ikpca.pass-n", 4000, "BenchmarkPass: points (the first n Fashion-MNIST images, or MAGIC's if absent)")
+	benchPassTiles = flag.String("ikpca.pass-tiles", "256,512", "BenchmarkPass: comma-separated orders of a pass's tiles")
+	benchPassCopy  = flag.Bool("ikpca.pass-copy", false, "BenchmarkPass: also time each tile with a Cross that keeps the shifted copy of the points (kernel.NewCross), as passes did before")
 )
 
 // BenchmarkPass times one pass, K′·Q with c = 50 vectors, over the first -ikpca.pass-n
 // images of Fashion-MNIST (d = 784; MAGIC's points, d = 10, if the data are not
 // installed) with an RBF of the default bandwidth: "full", the strips of every row
-// against all the points (passFull, 16 MiB as before the triangle), and "tri-R:S", the
-// pass, with strips of R rows and blocks of S MiB for each R:S of -ikpca.pass-shapes;
-// with -ikpca.pass-copy, "copy-R:S" too, the same pass with a Cross that keeps the
-// shifted copy of the points (kernel.NewCross), as passes did before they shifted each
-// block's points on the fly (kernel.NewCrossNoCopy). "full" keeps the copy, as before.
-// Each iteration is a round that runs every variant once, so that a machine's changing
-// load falls on all of them; it reports each variant's median seconds over the rounds,
-// its median ratio to "full" in the same round and, for "tri-R:S", to "copy-R:S". Run
-// with -benchtime Nx for N rounds; -ikpca.pass-shapes with "nofull" leaves "full" out.
+// against all the points (passFull, 16 MiB as before the triangle), and "tile-T", the
+// pass in tiles of order T for each T of -ikpca.pass-tiles; with -ikpca.pass-copy,
+// "copy-T" too, the same pass with a Cross that keeps the shifted copy of the points
+// (kernel.NewCross), as passes did before they shifted each block's points on the fly
+// (kernel.NewCrossNoCopy). "full" keeps the copy, as before. Each iteration is a round
+// that runs every variant once, so that a machine's changing load falls on all of
+// them; it reports each variant's median seconds over the rounds, its median ratio to
+// "full" in the same round and, for "tile-T", to "copy-T". Run with -benchtime Nx for N
+// rounds; -ikpca.pass-tiles with "nofull" leaves "full" out.
 func BenchmarkPass(b *testing.B) {
 	n := *benchPassN
 	var X *mat.Dense
@@ -374,42 +362,43 @@ func BenchmarkPass(b *testing.B) {
 	ps := md.passer()
 	copying := md.passer()
 	copying.cross = kernel.NewCross(md.kern, &md.view)
+	var fullWork kernel.BlockWork
+	var fullScratch []float64
 	type variant struct {
 		name         string
-		rows, bytes  int
+		tile         int
 		full, copy   bool
 		times, ratio []float64
-		vsCopy       []float64 // tri-R:S: the ratio to copy-R:S, the variant before it
+		vsCopy       []float64 // tile-T: the ratio to copy-T, the variant before it
 	}
 	var vs []*variant
 	full := true
-	for _, f := range strings.Split(*benchPassShapes, ",") {
+	for _, f := range strings.Split(*benchPassTiles, ",") {
 		if strings.TrimSpace(f) == "nofull" {
 			full = false
 			continue
 		}
-		r, mib, ok := strings.Cut(strings.TrimSpace(f), ":")
-		rows, err1 := strconv.Atoi(r)
-		size, err2 := strconv.Atoi(mib)
-		if !ok || err1 != nil || err2 != nil || rows < 1 || size < 1 {
-			b.Fatalf("bad -ikpca.pass-shapes entry %q", f)
+		tile, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || tile < 1 {
+			b.Fatalf("bad -ikpca.pass-tiles entry %q", f)
 		}
 		if *benchPassCopy {
-			vs = append(vs, &variant{name: fmt.Sprintf("copy-%d:%d", rows, size), rows: rows, bytes: size << 20, copy: true})
+			vs = append(vs, &variant{name: fmt.Sprintf("copy-%d", tile), tile: tile, copy: true})
 		}
-		vs = append(vs, &variant{name: fmt.Sprintf("tri-%d:%d", rows, size), rows: rows, bytes: size << 20})
+		vs = append(vs, &variant{name: fmt.Sprintf("tile-%d", tile), tile: tile})
 	}
 	if full {
 		vs = append([]*variant{{name: "full", full: true}}, vs...)
 	}
-	withPassBlocks(b, passStripRows, passPanelBytes)
+	saved := passTile
+	b.Cleanup(func() { passTile = saved })
 	for b.Loop() {
 		for i, v := range vs {
-			passStripRows, passPanelBytes = v.rows, v.bytes
+			passTile = func(int) int { return v.tile }
 			t := time.Now()
 			switch {
 			case v.full:
-				err = passFull(copying, W, Q)
+				err = passFull(copying, W, Q, &fullWork, &fullScratch)
 			case v.copy:
 				err = copying.pass(context.Background(), W, Q)
 			default:
@@ -451,4 +440,154 @@ func median(x []float64) float64 {
 		return x[n/2]
 	}
 	return (x[n/2-1] + x[n/2]) / 2
+}
+
+// TestTileRounds: the schedule of a pass's tiles has every tile (I, J), I ≤ J, of nb
+// blocks exactly once, no block twice in a round — so that a round's tiles write
+// distinct rows of W — and nb rounds of at most ⌈nb/2⌉ tiles, for nb from 1 to 40.
+func TestTileRounds(t *testing.T) {
+	var buf []tilePair
+	for nb := 1; nb <= 40; nb++ {
+		seen := make(map[tilePair]int)
+		rounds := 0
+		tileRounds(nb, &buf, func(round []tilePair) bool {
+			rounds++
+			used := make(map[int]bool)
+			if len(round) > (nb+1)/2 && !(nb%2 == 0 && rounds == 1) {
+				t.Errorf("nb = %d: round %d has %d tiles", nb, rounds, len(round))
+			}
+			for _, p := range round {
+				if p.i > p.j || p.i < 0 || p.j >= nb {
+					t.Fatalf("nb = %d: tile %v", nb, p)
+				}
+				if used[p.i] || used[p.j] {
+					t.Errorf("nb = %d: round %d uses a block of %v twice", nb, rounds, p)
+				}
+				used[p.i], used[p.j] = true, true
+				seen[p]++
+			}
+			return true
+		})
+		if rounds != nb {
+			t.Errorf("nb = %d: %d rounds", nb, rounds)
+		}
+		for i := range nb {
+			for j := i; j < nb; j++ {
+				if seen[tilePair{i, j}] != 1 {
+					t.Errorf("nb = %d: tile (%d, %d) scheduled %d times", nb, i, j, seen[tilePair{i, j}])
+				}
+			}
+		}
+		stops := 0
+		tileRounds(nb, &buf, func([]tilePair) bool { stops++; return false })
+		if stops != 1 {
+			t.Errorf("nb = %d: %d rounds after the first returned false", nb, stops)
+		}
+	}
+}
+
+// TestPassWorkers: a pass gives the same bits on one goroutine and on several (2, 3 and
+// 8 of them): its tiles are the same whatever the number of workers, each computed on
+// one core (native.OwnCores: OpenBLAS single-threaded), and each block of W receives
+// its tiles' products in the order of the rounds. MAGIC and a9a, centred, with tiles of
+// 64 (an even and an odd number of blocks).
+func TestPassWorkers(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	withPassTile(t, 64)
+	for _, c := range []struct {
+		set string
+		m   int
+	}{{"magic", 700}, {"a9a", 600}} {
+		x := shuffled(t, c.set, c.m, 6)
+		md := fitModel(t, rbfMedian(t, x), x, Options{Components: 20, Rank: 20})
+		Q := randomVectors(c.m, 9, true, 4)
+		runtime.GOMAXPROCS(1)
+		var want mat.Dense
+		if err := md.pass(context.Background(), &want, Q); err != nil {
+			t.Fatal(err)
+		}
+		for _, procs := range []int{2, 3, 8} {
+			runtime.GOMAXPROCS(procs)
+			var got mat.Dense
+			if err := md.pass(context.Background(), &got, Q); err != nil {
+				t.Fatal(err)
+			}
+			for i := range c.m {
+				for j := range 9 {
+					if g, w := got.At(i, j), want.At(i, j); math.Float64bits(g) != math.Float64bits(w) {
+						t.Fatalf("%s, GOMAXPROCS %d: W[%d][%d] = %v, with one %v", c.set, procs, i, j, g, w)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPassMemory: a Polish and a Certify that keep the kernel values of their first pass
+// (Options.PassMemory) give the same bits as ones that keep none, and compute the
+// values once: a kernel.Func that counts its evaluations is called a pass's worth of
+// times (the tiles' entries, m² + m·T over two for tiles of T with the diagonal tiles
+// whole) by a Polish of 3 passes whose tiles all fit, three times that with PassMemory
+// 1 (less than a tile), and between the two when a budget holds a third of them — a
+// budget that holds less than a quarter keeps none. Tiles of 64 over 500 points, 8 blocks and 36
+// tiles of 32 KiB.
+func TestPassMemory(t *testing.T) {
+	const n, r, tile = 500, 10, 64
+	withPassTile(t, tile)
+	x := shuffled(t, "yeast", n, 21)
+	rbf := rbfMedian(t, x)
+	var calls atomic.Int64
+	count := kernel.Func{Name: "counted", F: func(a, b []float64) float64 {
+		calls.Add(1)
+		return rbf.Eval(a, b)
+	}}
+	const tileBytes = 8 * tile * tile
+	var perPass int64
+	for i0 := 0; i0 < n; i0 += tile {
+		for j0 := i0; j0 < n; j0 += tile {
+			perPass += int64(min(tile, n-i0) * min(tile, n-j0))
+		}
+	}
+	var want []float64
+	var wantCert Certificate
+	for _, c := range []struct {
+		memory      int
+		least, most int64 // evaluations by the Polish, in passes' worth
+	}{
+		{1, 3 * perPass, 3 * perPass},
+		{0, perPass, perPass},
+		{36 * tileBytes, perPass, perPass},
+		{12 * tileBytes, perPass + 1, 3*perPass - 1},
+		{8 * tileBytes, 3 * perPass, 3 * perPass},
+	} {
+		md := fitModel(t, count, x.Slice(0, 100, 0, 8), Options{Components: r, Rank: r, PassMemory: c.memory})
+		if _, err := md.AddRows(context.Background(), x.Slice(100, n, 0, 8), nil); err != nil {
+			t.Fatal(err)
+		}
+		calls.Store(0)
+		if err := md.Polish(3); err != nil {
+			t.Fatal(err)
+		}
+		if got := calls.Load(); got < c.least || got > c.most {
+			t.Errorf("PassMemory %d: %d evaluations in a Polish of 3 passes, want %d to %d (a pass %d)", c.memory, got, c.least, c.most, perPass)
+		}
+		cert, err := md.Certify()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := md.Values(nil)
+		vectors := mat.NewDense(n, r, nil)
+		md.VectorsTo(vectors)
+		got = append(got, vectors.RawMatrix().Data...)
+		if want == nil {
+			want, wantCert = got, cert
+			continue
+		}
+		if !vec.SameBits(got, want) {
+			t.Errorf("PassMemory %d: the polished pairs differ from those without kept values", c.memory)
+		}
+		if !vec.SameBits(cert.Lower, wantCert.Lower) || !vec.SameBits(cert.Upper, wantCert.Upper) || !vec.SameBits(cert.Sine, wantCert.Sine) {
+			t.Errorf("PassMemory %d: the certificate differs from that without kept values", c.memory)
+		}
+	}
 }

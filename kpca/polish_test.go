@@ -141,13 +141,13 @@ func (c *cancelAfter) Err() error {
 }
 
 // TestPolishTransactional: a Polish or Certify cancelled mid-pass — before the first
-// strip of the first pass, in the middle of the first, or in the third — returns the
-// context's error and leaves the model exactly as it was (every array and the
-// certificate), and so does a failed argument check; the same Polish uncancelled then
-// succeeds. The checks of each are counted first, on an uncancelled copy: with strips
-// of 100 rows and blocks of 300 points, 1,200 points make 30 blocks a pass.
+// round of tiles of the first pass, in the middle of the first, or in the third —
+// returns the context's error and leaves the model exactly as it was (every array and
+// the certificate), and so does a failed argument check; the same Polish uncancelled
+// then succeeds. The checks of each are counted first, on an uncancelled copy: with
+// tiles of 100, 1,200 points make 12 blocks and 12 rounds a pass.
 func TestPolishTransactional(t *testing.T) {
-	withPassBlocks(t, 100, 8*100*300)
+	withPassTile(t, 100)
 	md := tracked(t, "magic", 1200, 20, 0, false)
 	before := capture(md)
 	count := &cancelAfter{Context: context.Background(), n: math.MaxInt}
@@ -162,9 +162,9 @@ func TestPolishTransactional(t *testing.T) {
 		t.Fatal(err)
 	}
 	certifyChecks := count.calls
-	_, perPass := passBlocks(1200)
+	perPass, _ := passTiles(1200) // as many rounds as blocks (tileRounds)
 	if polishChecks != 3*perPass || certifyChecks < 2*perPass {
-		t.Fatalf("%d checks in a Polish of 3 passes, %d in a Certify; a pass has %d blocks", polishChecks, certifyChecks, perPass)
+		t.Fatalf("%d checks in a Polish of 3 passes, %d in a Certify; a pass has %d rounds", polishChecks, certifyChecks, perPass)
 	}
 	for _, n := range []int{1, perPass / 2, 2*perPass + perPass/2} {
 		ctx := &cancelAfter{Context: context.Background(), n: n}

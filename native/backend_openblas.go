@@ -127,7 +127,7 @@ func SetThreads(n int) error {
 // (openblas_get_num_threads). In the pure-Go build it returns
 // runtime.GOMAXPROCS(0).
 func Threads() int {
-	return int(C.openblas_get_num_threads())
+	return configuredThreads()
 }
 
 // eigenSym runs LAPACK dsyevd through LAPACKE in row-major layout. Arguments

@@ -42,6 +42,12 @@ func lapackImpl() lapack.Float64 {
 // (OpenBLAS dgemm in the openblas build, gonum's Dgemm otherwise),
 // independently of [Use]. Like blas64.Gemm, the sizes are taken from a and b,
 // and inconsistent dimensions panic.
+//
+// A product of a tall matrix — C = op(A)·op(B) with C's rows, or for C = Aᵀ·op(B) the
+// inner dimension, in the thousands and at least eight times its other dimensions — is
+// split into chunks of rows computed on several goroutines, each a single-threaded call
+// (docs/design.md, "Who owns the cores"). The chunks do not depend on the number of
+// threads, nor therefore does the result.
 func Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
 	var m, n, k int
 	if tA == blas.NoTrans {
@@ -57,18 +63,32 @@ func Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float6
 	if c.Rows != m || c.Cols != n {
 		panic(fmt.Sprintf("native: Gemm: C is %d×%d, want %d×%d", c.Rows, c.Cols, m, n))
 	}
+	if kind := splitOf(tA, m, n, k); kind != splitNone && alpha != 0 {
+		gemmSplit(kind, tA, tB, alpha, a, b, beta, c, k)
+		return
+	}
 	blasImpl().Dgemm(tA, tB, m, n, k, alpha, a.Data, a.Stride, b.Data, b.Stride, beta, c.Data, c.Stride)
 }
 
 // Gemv computes y = alpha*op(A)*x + beta*y, where op(A) is A or Aᵀ according to t,
-// like blas64.Gemv but with the compiled-in backend (dgemv).
+// like blas64.Gemv but with the compiled-in backend (dgemv). A tall A is split into
+// chunks of rows on several goroutines, as Gemm splits its products.
 func Gemv(t blas.Transpose, alpha float64, a blas64.General, x blas64.Vector, beta float64, y blas64.Vector) {
+	if splitVector(a.Rows, a.Cols, x.Inc, y.Inc) && alpha != 0 {
+		gemvSplit(t, alpha, a, x.Data, beta, y.Data)
+		return
+	}
 	blasImpl().Dgemv(t, a.Rows, a.Cols, alpha, a.Data, a.Stride, x.Data, x.Inc, beta, y.Data, y.Inc)
 }
 
 // Ger performs the rank-one update A += alpha*x*yᵀ, like blas64.Ger but with the
-// compiled-in backend (dger).
+// compiled-in backend (dger). A tall A is split into chunks of rows on several
+// goroutines, as Gemm splits its products.
 func Ger(alpha float64, x, y blas64.Vector, a blas64.General) {
+	if splitVector(a.Rows, a.Cols, x.Inc, y.Inc) && alpha != 0 {
+		gerSplit(alpha, x.Data, y.Data, a)
+		return
+	}
 	blasImpl().Dger(a.Rows, a.Cols, alpha, x.Data, x.Inc, y.Data, y.Inc, a.Data, a.Stride)
 }
 

@@ -141,6 +141,7 @@ func EigenSymInPlace(n int, a []float64, lda int, w []float64, vectors bool) err
 	if err := checkUpper("EigenSymInPlace", n, a, lda); err != nil {
 		return err
 	}
+	defer smallLAPACK(n)()
 	return eigenSym(n, a, lda, w, vectors)
 }
 
@@ -253,5 +254,6 @@ func SVDLeft(m, n int, a []float64, lda int, s, u []float64, ldu int) error {
 			}
 		}
 	}
+	defer smallLAPACK(m)()
 	return svdLeft(m, n, a, lda, s, u, ldu)
 }

@@ -60,6 +60,7 @@ func EigenSymTopInPlace(n, r int, a []float64, lda int, w, z []float64, ldz int)
 	if r == n {
 		return topByFull(eigenSym, n, r, a, lda, w, z, ldz)
 	}
+	defer smallLAPACK(n)()
 	return eigenSymTop(n, r, a, lda, w, z, ldz)
 }
 

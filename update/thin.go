@@ -2,6 +2,7 @@ package update
 
 import (
 	"fmt"
+	"github.com/ikpca/ikpca/internal/hugepage"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -234,6 +235,7 @@ func (t *Thin) ReserveBlocks(n, b int) {
 		{&w.h, N * N}, {&w.w, N}, {&w.p, k * b}, {&w.p2, k * b}, // H, its values, VᵀB
 		{&w.r, b * b}, {&w.f, b * b}, {&w.u, b * b}, {&w.linv, b * b}, {&w.chol, b * b},
 		{&w.g, b}, {&w.s, b}, {&w.sv, b}, {&w.prev, b}, {&w.norms, b},
+		{&w.rows.parts, (n + rowChunk - 1) / rowChunk * b}, // the column norms' parts
 	} {
 		*r.x = reserveFloats(*r.x, r.n)
 	}
@@ -245,7 +247,7 @@ func reserveFloats(x []float64, n int) []float64 {
 	if cap(x) >= n {
 		return x
 	}
-	return make([]float64, 0, n)
+	return hugepage.Floats(0, n)
 }
 
 // reserveState makes room for V (n×k), the eigenvalues and the O(n + k) scratch, but
@@ -257,7 +259,7 @@ func (t *Thin) reserveState(n, k int) {
 	}
 	capRows, capK := max(n, t.capRows), max(k, t.capK)
 	ld := capK + 1
-	v := make([]float64, capRows*ld)
+	v := hugepage.Floats(capRows*ld, 0)
 	for i := range t.rows {
 		copy(v[i*ld+1:i*ld+1+t.k], t.row(i))
 	}

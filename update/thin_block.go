@@ -2,6 +2,7 @@ package update
 
 import (
 	"fmt"
+	"github.com/ikpca/ikpca/internal/hugepage"
 	"math"
 	"time"
 
@@ -20,12 +21,13 @@ import (
 type blockWork struct {
 	gp, q, u, p, p2, r, h, y, w, sv, work, norms, prev, s, linv, tmp, chol []float64
 	e, g, f                                                                []float64 // copies of the input e, g and F
+	rows                                                                   rowJob    // the loops over the block's rows
 }
 
 // floats returns the number of float64s the scratch holds.
 func (w *blockWork) floats() int {
 	n := 0
-	for _, x := range [][]float64{w.gp, w.q, w.u, w.p, w.p2, w.r, w.h, w.y, w.w, w.sv, w.work, w.norms, w.prev, w.s, w.linv, w.tmp, w.chol, w.e, w.g, w.f} {
+	for _, x := range [][]float64{w.gp, w.q, w.u, w.p, w.p2, w.r, w.h, w.y, w.w, w.sv, w.work, w.norms, w.prev, w.s, w.linv, w.tmp, w.chol, w.e, w.g, w.f, w.rows.parts} {
 		n += cap(x)
 	}
 	return n
@@ -38,7 +40,7 @@ func grow(x []float64, n int) []float64 {
 	if cap(x) >= n {
 		return x[:n]
 	}
-	return make([]float64, n, n+n/4)
+	return hugepage.Floats(n, n+n/4)
 }
 
 // BorderBlock borders A with b rows and columns at once (docs/design.md, "Rank-r
@@ -106,11 +108,24 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 			return err
 		}
 	}
-	if err := finiteBlock(B, F, gamma); err != nil {
+	// B copied into the scratch G, where the products take it, and checked finite in
+	// the same pass over its rows.
+	w := &t.blk
+	w.gp = grow(w.gp, n*b)
+	G := blas64.General{Rows: n, Cols: b, Stride: b, Data: w.gp}
+	if raw, ok := rawOf(B); !ok || !w.rows.copyFinite(G, raw) {
+		if err := finiteMatrix("B", B); err != nil {
+			return err
+		}
+		copyMatrix(G, B)
+	}
+	if err := finiteMatrix("F", F); err != nil {
+		return err
+	}
+	if err := finiteMatrix("Γ", gamma); err != nil {
 		return err
 	}
 	// e, g and F in the scratch (not state): the checks below and the products read them.
-	w := &t.blk
 	var ev, gv []float64
 	if hasE {
 		w.e, w.g = grow(w.e, n), grow(w.g, b)
@@ -156,9 +171,6 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 	t0 := time.Now()
 
 	// Gp: B without its component along e, then its part outside span(V); P = VᵀB.
-	w.gp = grow(w.gp, n*b)
-	G := blas64.General{Rows: n, Cols: b, Stride: b, Data: w.gp}
-	copyMatrix(G, B)
 	w.s = grow(w.s, b)
 	if hasE {
 		offE(G, ev, w.s)
@@ -166,7 +178,7 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 	w.p = grow(w.p, k*b)
 	p := w.p
 	clear(p)
-	scale := math.Max(vec.MaxAbs(t.values[:k]), maxColumnNorm(G, &w.norms))
+	scale := math.Max(vec.MaxAbs(t.values[:k]), w.maxColumnNorm(G))
 	for i := range b {
 		for j := range b {
 			scale = math.Max(scale, math.Abs(gamma.At(i, j)))
@@ -186,7 +198,7 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 			return err
 		}
 	} else {
-		neglected = maxColumnNorm(G, &w.norms) * math.Sqrt(float64(b)) // rounding: V spans everything
+		neglected = w.maxColumnNorm(G) * math.Sqrt(float64(b)) // rounding: V spans everything
 	}
 	Q := blas64.General{Rows: n, Cols: bq, Stride: max(bq, 1), Data: w.q}
 	w.r = grow(w.r, bq*b)
@@ -258,17 +270,6 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 	return nil
 }
 
-// finiteBlock reports a non-finite entry of BorderBlock's matrices.
-func finiteBlock(B, F mat.Matrix, gamma mat.Symmetric) error {
-	if err := finiteMatrix("B", B); err != nil {
-		return err
-	}
-	if err := finiteMatrix("F", F); err != nil {
-		return err
-	}
-	return finiteMatrix("Γ", gamma)
-}
-
 // copyMatrix copies m (of dst's dimensions) into dst: row by row from a
 // mat.RawMatrixer, through At otherwise.
 func copyMatrix(dst blas64.General, m mat.Matrix) {
@@ -294,22 +295,10 @@ func offE(G blas64.General, e, s []float64) {
 }
 
 // maxColumnNorm returns the largest Euclidean norm of G's columns, leaving each in
-// (*norms)[j].
-func maxColumnNorm(G blas64.General, norms *[]float64) float64 {
-	*norms = grow(*norms, G.Cols)
-	nr := *norms
-	clear(nr)
-	for i := range G.Rows {
-		for j, v := range G.Data[i*G.Stride : i*G.Stride+G.Cols] {
-			nr[j] += v * v
-		}
-	}
-	var big float64
-	for j := range nr {
-		nr[j] = math.Sqrt(nr[j])
-		big = math.Max(big, nr[j])
-	}
-	return big
+// w.norms[j] (rowJob.columnNorms: on several goroutines for a tall G).
+func (w *blockWork) maxColumnNorm(G blas64.General) float64 {
+	w.norms = grow(w.norms, G.Cols)
+	return w.rows.columnNorms(G, w.norms)
 }
 
 // projectBlock removes from the columns of G (n×b) their part in span(V), adding the
@@ -323,7 +312,7 @@ func (t *Thin) projectBlock(G blas64.General, p []float64, e []float64) {
 	k, b := t.k, G.Cols
 	w.p2 = grow(w.p2, k*b)
 	P2 := blas64.General{Rows: k, Cols: b, Stride: b, Data: w.p2}
-	maxColumnNorm(G, &w.norms)
+	w.maxColumnNorm(G)
 	w.prev = grow(w.prev, b)
 	for pass := range maxPasses + 1 {
 		copy(w.prev, w.norms)
@@ -332,7 +321,7 @@ func (t *Thin) projectBlock(G blas64.General, p []float64, e []float64) {
 		for i, v := range w.p2 {
 			p[i] += v
 		}
-		maxColumnNorm(G, &w.norms)
+		w.maxColumnNorm(G)
 		if pass == 0 {
 			continue // a second pass always
 		}
@@ -428,7 +417,9 @@ func (t *Thin) rangeBasis(G blas64.General, most int, tol float64, e []float64) 
 		w.tmp = grow(w.tmp, n*bq)
 		out := blas64.General{Rows: n, Cols: bq, Stride: bq, Data: w.tmp[:n*bq]}
 		native.Gemm(blas.NoTrans, blas.NoTrans, 1, Q, blas64.General{Rows: bq, Cols: bq, Stride: bq, Data: l}, 0, out)
-		copy(Q.Data, out.Data)
+		// The product is the new Q: the buffers trade places rather than copy n×b′.
+		w.q, w.tmp = w.tmp, w.q
+		Q.Data = w.q[:n*bq]
 	}
 	return bq, neglected, nil
 }
