@@ -34,6 +34,9 @@ type fitFlags struct {
 	batchMax   int    // the most points a batch fit decomposes at once
 	polish     string // "", "0", a number of passes of Polish after the fit, or "auto"
 	certify    bool
+	passMemory string      // --pass-memory: bytes of kernel values a Polish or Certify keeps
+	timings    bool        // --timings
+	timer      *phaseTimer // the phases' times, with --timings
 }
 
 func fitCommand(e env) *cobra.Command {
@@ -131,6 +134,8 @@ writes the tracked model (a polish is all or nothing).`,
 	f.Float64Var(&ff.refreshTol, "refresh-tol", 0, "recompute the decomposition when its drift probe exceeds this (0: never)")
 	f.StringVar(&ff.polish, "polish", "", `after the fit, bring the top --rank pairs to batch accuracy with N passes over the points (4 is enough on the data sets tested), or "auto": until the top --k values settle to 1e-12·λ₁`)
 	f.BoolVar(&ff.certify, "certify", false, "after the fit (and --polish), certify the top --k pairs from the true kernel matrix: intervals and sines, failure probability ≤ 1e-9")
+	f.StringVar(&ff.passMemory, "pass-memory", "1GiB", `memory --polish and --certify may keep the kernel values of their first pass in, for their later passes to read: a size such as 512MiB or 2GiB ("0": none; used only if it holds a quarter of the kernel matrix's triangle)`)
+	f.BoolVar(&ff.timings, "timings", false, "print each phase's wall and processor time on standard error: reading, bandwidth, batch start, tracking, polish, certify, writing")
 	f.StringVar(&values.path, "values", "-", `file for the eigenvalues and explained variance ("-": standard output, "": none)`)
 	f.StringVar(&scores.path, "scores", "", `file for the training scores ("-": standard output, "": none)`)
 	f.StringVar(&model.path, "model", "", `file for the checkpoint of the model ("-": standard output, "": none)`)
@@ -151,6 +156,8 @@ writes the tracked model (a polish is all or nothing).`,
 			return err
 		}
 		native.Use()
+		ff.timer = newPhaseTimer(e.errw, ff.timings)
+		defer ff.timer.report()
 		ctx := cmd.Context()
 		var (
 			md      *kpca.Model
@@ -167,6 +174,7 @@ writes the tracked model (a polish is all or nothing).`,
 			return err
 		}
 		if stopped == nil && ff.polish != "" && ff.polish != "0" {
+			ff.timer.start("polish")
 			if err := polish(ctx, e, md, ff.polish, ff.k); err != nil {
 				if ctx.Err() == nil {
 					return err
@@ -179,6 +187,7 @@ writes the tracked model (a polish is all or nothing).`,
 		}
 		var cert *kpca.Certificate
 		if stopped == nil && ff.certify {
+			ff.timer.start("certify")
 			if cert, err = certify(ctx, e, md, ff.k); err != nil {
 				if ctx.Err() == nil {
 					return err
@@ -186,6 +195,7 @@ writes the tracked model (a polish is all or nothing).`,
 				stopped = fmt.Errorf("--certify interrupted: writing the model without it: %w", err)
 			}
 		}
+		ff.timer.start("write")
 		if err := writeFit(e, md, ff.k, f.Changed("k"), cert, &values, &scores, &model); err != nil {
 			return errors.Join(stopped, err)
 		}
@@ -229,6 +239,11 @@ func (ff *fitFlags) options(changed func(string) bool) (kpca.Options, error) {
 		return opts, usageError{fmt.Errorf("--batch-max must be at least 1, got %d", ff.batchMax)}
 	}
 	opts.Block = ff.block
+	memory, err := parseBytes(ff.passMemory)
+	if err != nil {
+		return opts, usageError{fmt.Errorf("--pass-memory %q: %w", ff.passMemory, err)}
+	}
+	opts.PassMemory = max(memory, 1) // 0: none, which kpca spells as less than a tile
 	// Sizes whose arrays could not be allocated (docs/design.md, "Sizes"), checked
 	// before the data are read — and before --rank sets the default --m0.
 	if err := firstErr(
@@ -281,6 +296,7 @@ func (ff *fitFlags) options(changed func(string) bool) (kpca.Options, error) {
 // was tracked, and — the model being complete up to there — the error that stopped a
 // tracked fit early (an interruption, a point whose kernel values are not finite).
 func fitBatch(ctx context.Context, e env, args []string, tf *tableFlags, kf *kernelFlags, ff *fitFlags, rankGiven bool, opts kpca.Options) (md *kpca.Model, read int, tracked bool, stopped, err error) {
+	ff.timer.start("read")
 	t, err := readPointRows(ctx, e, args, tf)
 	if err != nil {
 		return nil, 0, false, nil, err
@@ -308,10 +324,12 @@ func fitBatch(ctx context.Context, e env, args []string, tf *tableFlags, kf *ker
 	// What was decided above is what Fit does with these rows: one batch decomposition
 	// of the start (a tracked start, or every row when too few remain to track at R).
 	opts.BatchMax = max(ff.batchMax, start)
+	ff.timer.start("bandwidth")
 	kern, err := kf.kernelOf(t)
 	if err != nil {
 		return nil, 0, false, nil, err
 	}
+	ff.timer.start("start")
 	md, err = interruptible(ctx, fmt.Sprintf("during the batch decomposition of %s; nothing written", count(start, "point")),
 		func() (*kpca.Model, error) { return kpca.Fit(kern, firstRows(t, start), opts) })
 	if err != nil {
@@ -323,6 +341,7 @@ func fitBatch(ctx context.Context, e env, args []string, tf *tableFlags, kf *ker
 		}
 		return md, rows, false, nil, nil
 	}
+	ff.timer.start("track")
 	md.Reserve(rows) // the rows are known: no growing buffers, no garbage of their copies
 	bar := newProgress(e, "fitting (points)", rows)
 	defer bar.finish()

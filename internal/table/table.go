@@ -307,6 +307,15 @@ func (tr *Reader) Names() []string {
 // HeaderDetected reports what Table.HeaderDetected reports.
 func (tr *Reader) HeaderDetected() bool { return tr.detected }
 
+// HeaderLine returns what Table.HeaderLine holds: the source line of the header, 0 if
+// there is none.
+func (tr *Reader) HeaderLine() int {
+	if tr.header == nil {
+		return 0
+	}
+	return tr.firstLine
+}
+
 // Rows returns the number of rows Next has returned.
 func (tr *Reader) Rows() int { return tr.rows }
 
