@@ -77,6 +77,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"gonum.org/v1/gonum/blas"
@@ -424,23 +426,23 @@ func orthonormal(A *mat.Dense) (*mat.Dense, error) {
 
 // floorTimes are the dgemm floor of one pass, and what the pass computes.
 type floorTimes struct {
-	distance, product           float64 // seconds, scaled to every block
-	rows, strips, blocks, timed int     // a strip's rows, the strips, the blocks, the blocks timed
+	distance, product           float64 // seconds, scaled to every tile
+	rows, strips, blocks, timed int     // a tile's order, the blocks of points, the tiles, the tiles timed
 	// direct is the share of the kernel entries of the blocks timed that the RBF block
 	// evaluates directly rather than from the dgemm's distances (docs/design.md, "Kernel
 	// blocks": where (d + ⌈d/8⌉ + 12)·ε·(‖x̃‖² + ‖ỹ‖²) > τ·max(2σ², D̂), τ = 1e-13,
 	// ε = 2⁻⁵³); the floor does not include their cost.
 	direct float64
-	// The pass's work: the kernel values its blocks compute (the upper triangle and the
-	// lower halves of the strips' diagonal blocks), the flops of its distance products
-	// and of its products with the vectors, and the bytes its blocks, the points and the
-	// vectors move (passWork).
+	// The pass's work: the kernel values its tiles compute (the upper triangle and the
+	// lower halves of the diagonal tiles), the flops of its distance products and of its
+	// products with the vectors, and the bytes its tiles, the points and the vectors move
+	// (passWork).
 	values, flopsDistance, flopsProduct   float64
 	bytesBlock, bytesPoints, bytesVectors float64
 }
 
 // fields returns the floor and the pass's work as the JSON reports them ("block_rows"
-// is a strip's rows).
+// is a tile's order, "strips" the blocks of points, "blocks" the tiles).
 func (ft *floorTimes) fields() map[string]any {
 	return map[string]any{
 		"direct": ft.direct, "kernel_values": ft.values, "flops_distance": ft.flopsDistance, "flops_product": ft.flopsProduct,
@@ -450,70 +452,97 @@ func (ft *floorTimes) fields() map[string]any {
 	}
 }
 
-// passStripRows and passPanelBytes are kpca's (docs/design.md, "Passes over the
-// points"): a pass's strips have 512 rows, and each strip's columns go in panels of
-// 8 MiB of kernel values.
-const (
-	passStripRows  = 512
-	passPanelBytes = 8 << 20
-)
-
-// block is one block of kernel values of a pass: the rows lo…hi−1 of a strip against
-// the points j0…j1−1 of one of its panels.
-type block struct{ lo, hi, j0, j1 int }
-
-// passBlocks returns the blocks of a pass over m points in the order the pass computes
-// them (kpca's passer.pass), and the number of strips.
-func passBlocks(m int) (bs []block, strips int) {
-	for lo := 0; lo < m; lo += passStripRows {
-		b := min(passStripRows, m-lo)
-		panel := max(1, passPanelBytes/(8*b))
-		for j0 := lo; j0 < m; j0 += panel {
-			bs = append(bs, block{lo, lo + b, j0, min(j0+panel, m)})
-		}
-		strips++
+// passTile is kpca's (docs/design.md, "Passes over the points"): a pass computes K's
+// upper triangle in square tiles of 256 points below 40,000 points, of 512 from there.
+func passTile(m int) int {
+	if m >= 40000 {
+		return 512
 	}
-	return bs, strips
+	return 256
 }
 
-// passWork adds the work of the blocks bs of a pass with c vectors over points of
-// dimension d: per block of b rows against n points, of which n′ right of the strip's
-// diagonal block, b·n kernel values; 2·b·n·d flops of distances; 2·b·n·c + 2·b·n′·c
-// flops of products (the block times Q's n rows, added to the strip's rows of W, and
-// its n′ columns right of the diagonal block, transposed, times Q's b rows, added to W's
-// n′ rows); 32 bytes a kernel value (written by the distance dgemm, read and written by
-// the exponentials, read by the first product) and 8 more for each of the n′ columns'
-// (read by the second); the n points read, and the b rows read, shifted and written
-// (kernel.Cross shifts the strip's rows for each block); Q's n and b rows read, W's
-// b and n′ rows read and written.
+// block is one tile of kernel values of a pass: the points lo…hi−1 against j0…j1−1.
+type block struct{ lo, hi, j0, j1 int }
+
+// passBlocks returns the tiles of a pass over m points, round by round in the order of
+// kpca's schedule (tileRounds, the circle method of a round-robin tournament between
+// the blocks of points), and the number of blocks. rounds[i] is the index in bs of
+// round i's first tile.
+func passBlocks(m int) (bs []block, blocks int, rounds []int) {
+	t := min(passTile(m), m)
+	nb := (m + t - 1) / t
+	tile := func(i, j int) block {
+		return block{i * t, min((i+1)*t, m), j * t, min((j+1)*t, m)}
+	}
+	n := nb
+	if n%2 == 0 {
+		rounds = append(rounds, 0)
+		for i := range nb {
+			bs = append(bs, tile(i, i))
+		}
+	} else {
+		n++ // a bye
+	}
+	for r := range n - 1 {
+		rounds = append(rounds, len(bs))
+		add := func(a, b int) {
+			switch {
+			case a == nb:
+				bs = append(bs, tile(b, b))
+			case b == nb:
+				bs = append(bs, tile(a, a))
+			default:
+				bs = append(bs, tile(min(a, b), max(a, b)))
+			}
+		}
+		add(n-1, r)
+		for i := 1; i < n/2; i++ {
+			add((r+i)%(n-1), (r-i+n-1)%(n-1))
+		}
+	}
+	return bs, nb, rounds
+}
+
+// passWork adds the work of the tiles bs of a pass with c vectors over points of
+// dimension d: per tile of b rows against n points, b·n kernel values; 2·b·n·d flops of
+// distances; 2·b·n·c flops of products, twice off the diagonal (the tile times Q's n
+// rows, added to W's b rows, and transposed, times Q's b rows, added to W's n rows);
+// 32 bytes a kernel value (written by the distance dgemm, read and written by the
+// exponentials, read by the first product) and 8 more off the diagonal (read by the
+// second); the tile's b + n points read, shifted and written (its BlockWork shifts
+// them); Q's n and b rows read, W's b and n rows read and written.
 func (ft *floorTimes) passWork(d, c int, bs []block) {
 	fd, fc := float64(d), float64(c)
 	for _, k := range bs {
-		b, n, right := float64(k.hi-k.lo), float64(k.j1-k.j0), float64(max(0, k.j1-max(k.j0, k.hi)))
+		b, n := float64(k.hi-k.lo), float64(k.j1-k.j0)
+		off := 0.0
+		if k.lo != k.j0 {
+			off = 1
+		}
 		ft.values += b * n
 		ft.flopsDistance += 2 * b * n * fd
-		ft.flopsProduct += 2*b*n*fc + 2*b*right*fc
-		ft.bytesBlock += 32*b*n + 8*b*right
-		ft.bytesPoints += 8*n*fd + 16*b*fd
-		ft.bytesVectors += 8*(n+b)*fc + 16*(b+right)*fc
+		ft.flopsProduct += (1 + off) * 2 * b * n * fc
+		ft.bytesBlock += 32*b*n + off*8*b*n
+		ft.bytesPoints += 16 * (b + n) * fd
+		ft.bytesVectors += 8*(n+b)*fc + 16*(b+off*n)*fc
 	}
 }
 
-// floor times the dgemms of one pass over the m points of X with c vectors, block by
-// block as a pass computes them (kpca's passer.pass, docs/design.md, "Passes over the
-// points": K's upper triangle only, in strips of b rows against the points at and
-// after them, each strip's columns in panels): for each block of b rows against n
-// points, the distance product (b×d)·(d×n) — the strip's rows against the panel's
-// points, shifted by their mean as kernel.Cross shifts them, −2·x̃ᵀỹ — and the two
-// products with the vectors, the (b×n) block times Q's n rows, added to W's b rows, and
-// its columns right of the strip's diagonal block, transposed, times Q's b rows, added
-// to W's rows below the strip. Nothing else: no exponentials, no centring. Outside the
-// timed region it counts the entries of each block timed that an RBF of bandwidth
-// sigma evaluates directly. If budget > 0 it times the blocks in a bit-reversed order
-// of their indices — the first, the middle one, the quarters, … — which spreads the
-// ones timed over the whole pass (the strips' last blocks are narrower), until they
-// have taken that many seconds; the distance and product times are then scaled to all
-// the blocks by the ratio of the flops of all to those of the blocks timed.
+// floor times the dgemms of one pass over the m points of X with c vectors, tile by
+// tile as a pass computes them (kpca's passer.pass, docs/design.md, "Passes over the
+// points": K's upper triangle in square tiles, the tiles of a round of the schedule on
+// GOMAXPROCS goroutines, each a single-threaded dgemm with OpenBLAS single-threaded,
+// native.OwnCores): for each tile of b rows against n points, the distance product
+// (b×d)·(d×n) — the tile's points shifted by their mean as kernel.Cross shifts them,
+// −2·x̃ᵀỹ — and the products with the vectors, the tile times Q's n rows, added to W's
+// b rows, and off the diagonal its transpose times Q's b rows, added to W's n rows.
+// Nothing else: no exponentials, no shifts, no centring. A round's distance products
+// are timed together, then its products with the vectors. Outside the timed region it
+// counts the entries of each tile timed that an RBF of bandwidth sigma evaluates
+// directly. If budget > 0 it times the rounds in a bit-reversed order of their indices
+// — the first, the middle one, the quarters, … — until they have taken that many
+// seconds; the distance and product times are then scaled to all the tiles by the ratio
+// of the flops of all to those of the tiles timed.
 func floor(X *mat.Dense, sigma float64, c int, budget float64) floorTimes {
 	m, d := X.Dims()
 	// The shifted points and their squared norms, as kernel.Cross prepares them.
@@ -537,15 +566,13 @@ func floor(X *mat.Dense, sigma float64, c int, budget float64) floorTimes {
 	}
 	coef := float64(d+(d+7)/8+12) * 0x1p-53 / 1e-13 // (d + ⌈d/8⌉ + 12)·ε/τ, kernel's identityCoef
 	g2 := 2 * sigma * sigma
-	bs, strips := passBlocks(m)
+	bs, nb, rounds := passBlocks(m)
 	var ft floorTimes
-	ft.rows, ft.strips, ft.blocks = bs[0].hi-bs[0].lo, strips, len(bs)
+	ft.rows, ft.strips, ft.blocks = bs[0].hi-bs[0].lo, nb, len(bs)
 	ft.passWork(d, c, bs)
-	size := 0
-	for _, k := range bs {
-		size = max(size, (k.hi-k.lo)*(k.j1-k.j0))
-	}
-	kb := make([]float64, size)
+	tile := bs[0].hi - bs[0].lo
+	workers := max(1, min(runtime.GOMAXPROCS(0), (nb+1)/2))
+	kbs := make([][]float64, len(bs)) // each tile of a round its own block
 	Q := mat.NewDense(m, c, nil)
 	for i := range m {
 		for j := range c {
@@ -558,39 +585,76 @@ func floor(X *mat.Dense, sigma float64, c int, budget float64) floorTimes {
 	}
 	x := blas64.General{Rows: m, Cols: d, Stride: xr.Stride, Data: xr.Data}
 	q, w := Q.RawMatrix(), blas64.General{Rows: m, Cols: c, Stride: c, Data: make([]float64, m*c)}
-	// One block untimed first: OpenBLAS starts its threads and sizes its buffers on the
-	// first call.
-	k0 := bs[0]
-	native.Gemm(blas.NoTrans, blas.Trans, -2, rowsOf(x, k0.lo, k0.hi), rowsOf(x, k0.j0, k0.j1), 0,
-		blas64.General{Rows: k0.hi - k0.lo, Cols: k0.j1 - k0.j0, Stride: k0.j1 - k0.j0, Data: kb})
+	blockOf := func(i int) blas64.General {
+		k := bs[i]
+		b, n := k.hi-k.lo, k.j1-k.j0
+		if kbs[i] == nil {
+			kbs[i] = make([]float64, tile*tile)
+		}
+		return blas64.General{Rows: b, Cols: n, Stride: n, Data: kbs[i][:b*n]}
+	}
+	distance := func(i int) {
+		k := bs[i]
+		native.Gemm(blas.NoTrans, blas.Trans, -2, rowsOf(x, k.lo, k.hi), rowsOf(x, k.j0, k.j1), 0, blockOf(i))
+	}
+	products := func(i int) {
+		k := bs[i]
+		kb := blockOf(i)
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, kb, rowsOf(q, k.j0, k.j1), 1, rowsOf(w, k.lo, k.hi))
+		if k.lo != k.j0 {
+			native.Gemm(blas.Trans, blas.NoTrans, 1, kb, rowsOf(q, k.lo, k.hi), 1, rowsOf(w, k.j0, k.j1))
+		}
+	}
+	// inParallel runs f on the tiles lo…hi−1 on the workers, a tile at a time.
+	inParallel := func(lo, hi int, f func(int)) {
+		var next atomic.Int64
+		next.Store(int64(lo))
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := int(next.Add(1)) - 1; i < hi; i = int(next.Add(1)) - 1 {
+					f(i)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	release := native.OwnCores(workers)
+	defer release()
+	// One round untimed first: OpenBLAS sizes its buffers on the first calls.
+	inParallel(0, rounds[min(1, len(rounds)-1)], distance)
 	var dist, prod time.Duration
 	var timed floorTimes
 	var direct float64
-	for _, i := range bitReversed(len(bs)) {
-		blk := bs[i]
-		lo, hi, j0, j1 := blk.lo, blk.hi, blk.j0, blk.j1
-		b, n := hi-lo, j1-j0
-		k := blas64.General{Rows: b, Cols: n, Stride: n, Data: kb[:b*n]}
-		t := time.Now()
-		native.Gemm(blas.NoTrans, blas.Trans, -2, rowsOf(x, lo, hi), rowsOf(x, j0, j1), 0, k)
-		t1 := time.Now()
-		native.Gemm(blas.NoTrans, blas.NoTrans, 1, k, rowsOf(q, j0, j1), 1, rowsOf(w, lo, hi))
-		if r := max(j0, hi); r < j1 {
-			right := blas64.General{Rows: b, Cols: j1 - r, Stride: n, Data: k.Data[r-j0:]}
-			native.Gemm(blas.Trans, blas.NoTrans, 1, right, rowsOf(q, lo, hi), 1, rowsOf(w, r, j1))
+	for _, r := range bitReversed(len(rounds)) {
+		lo, hi := rounds[r], len(bs)
+		if r+1 < len(rounds) {
+			hi = rounds[r+1]
 		}
+		t := time.Now()
+		inParallel(lo, hi, distance)
+		t1 := time.Now()
+		inParallel(lo, hi, products)
 		dist += t1.Sub(t)
 		prod += time.Since(t1)
-		ft.timed++
-		timed.passWork(d, c, bs[i:i+1])
-		for r := range b {
-			ni := norms[lo+r]
-			for j, g := range kb[r*n : (r+1)*n] { // g = −2·x̃ᵢᵀỹⱼ
-				s := ni + norms[j0+j]
-				if coef*s > math.Max(g2, s+g) {
-					direct++
+		ft.timed += hi - lo
+		timed.passWork(d, c, bs[lo:hi])
+		for i := lo; i < hi; i++ {
+			k := bs[i]
+			b, n := k.hi-k.lo, k.j1-k.j0
+			kb := blockOf(i).Data
+			for r := range b {
+				ni := norms[k.lo+r]
+				for j, g := range kb[r*n : (r+1)*n] { // g = −2·x̃ᵢᵀỹⱼ
+					s := ni + norms[k.j0+j]
+					if coef*s > math.Max(g2, s+g) {
+						direct++
+					}
 				}
 			}
+			kbs[i] = nil // a tile's block is needed once: the memory of a round at a time
 		}
 		if budget > 0 && (dist+prod).Seconds() >= budget {
 			break

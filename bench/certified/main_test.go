@@ -348,15 +348,31 @@ func TestFloorDirect(t *testing.T) {
 	}
 }
 
-// TestPassBlocks: the blocks of a pass cover the upper triangle of the m×m matrix and
-// the diagonal blocks of its strips exactly once — every pair (i, j), j ≥ i, once, and
-// the pairs (i, j), j < i, of a strip's diagonal block once more — at sizes below one
-// strip, at one strip and a panel, and of several strips and panels; and the floor's
-// work counts them: m(m+1)/2 + Σ b(b−1)/2 kernel values, 2·d flops each.
+// TestPassBlocks: the tiles of a pass cover the upper triangle of the m×m matrix and
+// the diagonal tiles exactly once — every pair (i, j), j ≥ i, once, and the pairs
+// (i, j), j < i, of a diagonal tile once more — at sizes below one tile, at one tile,
+// and of an even and an odd number of blocks; the rounds hold no block twice; and the
+// floor's work counts them: m(m+1)/2 + Σ t(t−1)/2 kernel values, 2·d flops each.
 func TestPassBlocks(t *testing.T) {
 	for _, m := range []int{1, 255, 256, 2049, 5000} {
 		seen := make([]uint8, m*m)
-		bs, strips := passBlocks(m)
+		bs, nb, rounds := passBlocks(m)
+		tile := min(passTile(m), m)
+		for r, lo := range rounds {
+			hi := len(bs)
+			if r+1 < len(rounds) {
+				hi = rounds[r+1]
+			}
+			used := make(map[int]bool)
+			for _, k := range bs[lo:hi] {
+				for _, b := range []int{k.lo / tile, k.j0 / tile} {
+					if used[b] && k.lo != k.j0 {
+						t.Errorf("m = %d: round %d uses block %d twice", m, r, b)
+					}
+					used[b] = true
+				}
+			}
+		}
 		extra := 0
 		for _, k := range bs {
 			for i := k.lo; i < k.hi; i++ {
@@ -364,18 +380,18 @@ func TestPassBlocks(t *testing.T) {
 					seen[i*m+j]++
 				}
 			}
+			if k.lo == k.j0 {
+				b := k.hi - k.lo
+				extra += b * (b - 1) / 2
+			}
 		}
-		for lo := 0; lo < m; lo += passStripRows {
-			b := min(passStripRows, m-lo)
-			extra += b * (b - 1) / 2
-		}
-		if want := (m + passStripRows - 1) / passStripRows; strips != want {
-			t.Errorf("m = %d: %d strips, want %d", m, strips, want)
+		if want := (m + tile - 1) / tile; nb != want || len(rounds) != want {
+			t.Errorf("m = %d: %d blocks in %d rounds, want %d", m, nb, len(rounds), want)
 		}
 		for i := range m {
 			for j := range m {
 				want := uint8(0)
-				if j >= i || i/passStripRows == j/passStripRows {
+				if j >= i || i/tile == j/tile {
 					want = 1
 				}
 				if seen[i*m+j] != want {

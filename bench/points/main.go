@@ -10,11 +10,15 @@
 // 60,000 training images, then the 10,000 test images; not shuffled) as one IDX file of
 // unsigned bytes, n×28×28, which "ikpca fit" and bench/sklearn_fit.py read by content:
 // the pixels are the files' bytes, so that bytes/255 is bit for bit what FashionMNIST
-// reads, and the 70,000 images, in two files, become one input.
+// reads, and the 70,000 images, in two files, become one input. With -o FILE.csv the
+// images are written as CSV instead (table.Write: the shortest decimal of each b/255,
+// which parses back to the same float64), as a user with a CSV of images has them —
+// the input of issue 28's comparisons.
 //
 //	go run ./bench/points -dataset magic -n 2000 -o /tmp/magic-2000.csv    # prints σ
 //	go run ./bench/points -dataset magic -n 0 -o /tmp/magic-all.csv        # all 19,020
 //	go run ./bench/points -dataset fashion-mnist -n 0 -o /tmp/fashion.idx  # all 70,000
+//	go run ./bench/points -dataset fashion-mnist -n 10000 -o /tmp/f10k.csv # as CSV
 package main
 
 import (
@@ -24,6 +28,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -77,7 +82,7 @@ func run(dataset string, n int, seed uint64, path string) error {
 }
 
 // runFashion writes the first n images of Fashion-MNIST (all with n = 0) as an IDX
-// file and prints their bandwidth.
+// file, or as CSV if path ends in .csv, and prints their bandwidth.
 func runFashion(n int, path string) error {
 	ds, err := data.FashionMNIST("", n)
 	if err != nil {
@@ -91,7 +96,17 @@ func runFashion(n int, path string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeIDX(f, ds.X); err != nil {
+	write := writeIDX
+	if strings.HasSuffix(path, ".csv") {
+		write = func(f *os.File, X *mat.Dense) error {
+			w := bufio.NewWriterSize(f, 1<<20)
+			if err := table.Write(w, nil, X, 0); err != nil {
+				return err
+			}
+			return w.Flush()
+		}
+	}
+	if err := write(f, ds.X); err != nil {
 		f.Close()
 		return err
 	}
