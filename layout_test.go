@@ -18,7 +18,7 @@ var levels = map[string]int{
 
 	"internal/vec": 1, "internal/parallel": 1, "internal/wire": 1, "internal/sign": 1,
 	"internal/hugepage": 1,
-	"internal/backend": 1,
+	"internal/backend":  1,
 	// Oracles and helpers of the tests and programs that import nothing of the module.
 	"internal/oracle": 1, "internal/lapackref": 1, "internal/allocs": 1,
 	"internal/table": 1, "internal/resident": 1,
