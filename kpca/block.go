@@ -218,7 +218,7 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 	// most that of ‖A‖_F and ‖C‖_F in the 2-norm).
 	st := md.thin.Stats()
 	normC := frobenius(C)
-	scale := math.Max(md.valueScale(), math.Max(vec.Norm(B.RawMatrix().Data), frobenius(gamma)))
+	scale := math.Max(md.valueScale(), math.Max(sc.pass.norm(B.RawMatrix()), frobenius(gamma)))
 	md.cert.sumErr += 4 * roundoff * (math.Abs(md.self) + math.Abs(md.total)/float64(md.m))
 	md.cert.drop(st.Dropped)
 	md.cert.slack += 64*roundoff*float64(st.Size+b+2)*scale + st.Neglected + kernelAccuracy*(normA+normC)

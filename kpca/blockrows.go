@@ -35,6 +35,7 @@ type blockRows struct {
 	norms   []float64      // chunk i's ‖A‖_F
 	bad     atomic.Bool
 	fn      func(lo, hi int)
+	normFn  func(lo, hi int)
 }
 
 // run makes the pass over A: rowSum (m), the column sums s (b), and returns ‖A‖_F and
@@ -42,7 +43,7 @@ type blockRows struct {
 // finite the outputs are partial.
 func (j *blockRows) run(a, b blas64.General, alpha, diag, rowSum, s []float64) (norm float64, finite bool) {
 	if j.fn == nil {
-		j.fn = j.rows
+		j.fn, j.normFn = j.rows, j.normRows
 	}
 	m, cols := a.Rows, a.Cols
 	chunks := (m + blockRowChunk - 1) / blockRowChunk
@@ -97,5 +98,41 @@ func (j *blockRows) rows(lo, hi int) {
 			norm = vec.Norm(a.Data[r0*cols : r1*cols])
 		}
 		j.norms[ch] = norm
+	}
+}
+
+// norm returns ‖A‖_F for the m×b matrix a (of stride b), in chunks of blockRowChunk rows
+// on several goroutines, the chunks' norms then combined in their order: the border's
+// norm, which the certificate's rounding allowance takes after BorderBlock.
+func (j *blockRows) norm(a blas64.General) float64 {
+	if j.fn == nil {
+		j.fn, j.normFn = j.rows, j.normRows
+	}
+	chunks := (a.Rows + blockRowChunk - 1) / blockRowChunk
+	j.norms = grow(j.norms, chunks)
+	j.a = a
+	j.team.Run(max(1, min(runtime.GOMAXPROCS(0), chunks)), chunks, 1, j.normFn)
+	j.a = blas64.General{}
+	var norm float64
+	for _, v := range j.norms[:chunks] {
+		norm = math.Hypot(norm, v)
+	}
+	return norm
+}
+
+// normRows sets j.norms[ch] to the norm of chunk ch of j.a's rows, for ch in lo…hi−1.
+func (j *blockRows) normRows(lo, hi int) {
+	a := j.a
+	for ch := lo; ch < hi; ch++ {
+		r0, r1 := ch*blockRowChunk, min((ch+1)*blockRowChunk, a.Rows)
+		if a.Stride == a.Cols {
+			j.norms[ch] = vec.Norm(a.Data[r0*a.Cols : r1*a.Cols])
+			continue
+		}
+		var n float64
+		for r := r0; r < r1; r++ {
+			n = math.Hypot(n, vec.Norm(a.Data[r*a.Stride:r*a.Stride+a.Cols]))
+		}
+		j.norms[ch] = n
 	}
 }
