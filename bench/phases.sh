@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Each phase of a fit at 1, 2, … threads: issue 28's table of parallel efficiency. For
+# each data set and thread count t it runs "ikpca fit --timings" (OpenBLAS build) as a
+# process of its own with GOMAXPROCS=t and OPENBLAS_NUM_THREADS=t, the runs of the
+# thread counts interleaved and repeated, and prints a Markdown table: each phase's
+# median wall seconds at every t, its share of the one-thread total, and its speed-up
+# and parallel efficiency T₁/(t·Tₜ) at the largest t; the machine first (CPU, cores, the
+# OpenBLAS kernels as "ikpca backend --quick" reports them, the date).
+#
+#   bench/phases.sh                      # MAGIC (all 19,020) and Fashion-MNIST 10,000, 1 and 2 threads, 3 runs
+#   bench/phases.sh -threads 1,2,4,8,16  # on a machine with more cores
+#   bench/phases.sh -runs 5 -only magic
+#
+# The fits are issue 28's: "fit --rank 50 --k 10 --polish 4 --certify", σ the
+# median-distance bandwidth of the points (bench/points), MAGIC's raw features from a
+# CSV, the images from a CSV of their pixels. Needs Go, libopenblas-dev and
+# liblapacke-dev, and Debian's dataset-fashion-mnist for the images. Run it on an idle
+# machine: every other process takes cores from the runs of more threads.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+threads=1,2 runs=3 only=magic,fashion fashion_n=10000 keep="" extra=()
+while (($#)); do
+	case "$1" in
+	-threads) threads="$2"; shift ;;
+	-runs) runs="$2"; shift ;;
+	-only) only="$2"; shift ;;
+	-fashion-n) fashion_n="$2"; shift ;;
+	-keep) keep="$2"; shift ;;
+	--) shift; extra=("$@"); break ;;
+	*) echo "usage: $0 [-threads 1,2] [-runs 3] [-only magic,fashion] [-fashion-n 10000] [-keep DIR] [-- extra fit flags]" >&2; exit 2 ;;
+	esac
+	shift
+done
+has() { [[ ",$only," == *",$1,"* ]]; }
+if [[ -n "$keep" ]]; then
+	mkdir -p "$keep"
+	tmp=$(cd "$keep" && pwd)
+else
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+fi
+
+go build -tags openblas -o "$tmp/ikpca" ./cmd/ikpca
+go build -o "$tmp/points" ./bench/points
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+kernels=$("$tmp/ikpca" backend --quick 2>/dev/null | sed -n 's/^ *kernels: *//p' | head -1)
+echo "Machine: $cpu, $(nproc) logical CPUs; OpenBLAS ${kernels:-(kernels unknown)}; $(date -u +%Y-%m-%d)."
+echo
+
+# run SET TITLE FILE SIGMA: every thread count, runs times, interleaved; one line per
+# phase and run in $tmp/SET.csv: threads,run,phase,wall,cpu; then the table, headed TITLE.
+run() {
+	local set=$1 title=$2 file=$3 sigma=$4 out="$tmp/$1.csv"
+	: >"$out"
+	for r in $(seq "$runs"); do
+		for t in ${threads//,/ }; do
+			echo "$set: run $r, $t threads" >&2
+			GOMAXPROCS=$t OPENBLAS_NUM_THREADS=$t "$tmp/ikpca" fit --rank 50 --k 10 --sigma "$sigma" \
+				--polish 4 --certify --timings "${extra[@]}" --values /dev/null "$file" 2>"$tmp/$set-$t-$r.err"
+			awk -v t="$t" -v r="$r" '/^ikpca: timings/ {on = 1; next}
+				on && NF >= 7 {printf "%s,%s,%s,%s,%s\n", t, r, $1, $2, $5}' "$tmp/$set-$t-$r.err" >>"$out"
+		done
+	done
+	/usr/bin/python3 - "$out" "$title" "$threads" <<'EOF'
+import csv, statistics, sys
+path, name, threads = sys.argv[1], sys.argv[2], [int(t) for t in sys.argv[3].split(",")]
+times = {}
+order = []
+for t, r, phase, wall, cpu in csv.reader(open(path)):
+    if phase not in order:
+        order.append(phase)
+    times.setdefault((phase, int(t)), []).append(float(wall))
+med = {k: statistics.median(v) for k, v in times.items()}
+one, top = threads[0], threads[-1]
+total1 = med[("total", one)]
+print(f"**{name}** (median of the runs, wall seconds)\n")
+head = "| phase | " + " | ".join(f"{t} thread{'s' if t > 1 else ''}" for t in threads) + \
+    f" | share of the {one}-thread time | speed-up {one} → {top} | efficiency at {top} |"
+print(head)
+print("|" + "---|" * (len(threads) + 4))
+for phase in order:
+    row = [med.get((phase, t), float("nan")) for t in threads]
+    t1, tt = med.get((phase, one)), med.get((phase, top))
+    share = t1 / total1 if t1 else float("nan")
+    speed = t1 / tt if t1 and tt else float("nan")
+    eff = speed * one / top
+    cells = " | ".join(f"{v:.3f}" for v in row)
+    name_ = f"**{phase}**" if phase == "total" else phase
+    print(f"| {name_} | {cells} | {share:.1%} | {speed:.2f}× | {eff:.0%} |")
+print()
+EOF
+}
+
+if has magic; then
+	sigma=$("$tmp/points" -dataset magic -n 0 -o "$tmp/magic.csv")
+	run magic "MAGIC, all 19,020 points, fit --rank 50 --k 10 --polish 4 --certify" "$tmp/magic.csv" "$sigma"
+fi
+if has fashion; then
+	sigma=$("$tmp/points" -dataset fashion-mnist -n "$fashion_n" -o "$tmp/fashion.csv")
+	run fashion "Fashion-MNIST, the first $fashion_n images (CSV), fit --rank 50 --k 10 --polish 4 --certify" "$tmp/fashion.csv" "$sigma"
+fi
