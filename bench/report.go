@@ -296,15 +296,24 @@ func (res *results) opByID(id string) op {
 	return op{id: id, name: id}
 }
 
-// machine describes the CPU and memory, from /proc on Linux.
+// machine describes the CPU and memory, from /proc on Linux: the model name, and the
+// vendor, family and model, which tell CPUs of one model name apart (an "AMD EPYC" VM
+// is a Zen 4 or a Zen 5, and OpenBLAS's kernels differ).
 func machine() string {
 	cpu := runtime.GOARCH
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		fields := map[string]string{}
 		for _, line := range strings.Split(string(b), "\n") {
-			if name, ok := strings.CutPrefix(line, "model name"); ok {
-				cpu = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), ":"))
-				break
+			key, val, ok := strings.Cut(line, ":")
+			if key = strings.TrimSpace(key); ok && fields[key] == "" {
+				fields[key] = strings.TrimSpace(val)
 			}
+		}
+		if name := fields["model name"]; name != "" {
+			cpu = name
+		}
+		if v := fields["vendor_id"]; v != "" {
+			cpu += fmt.Sprintf(" (%s family %s model %s)", v, fields["cpu family"], fields["model"])
 		}
 	}
 	desc := fmt.Sprintf("%s, %d logical CPUs", cpu, runtime.NumCPU())

@@ -73,7 +73,11 @@ func threadTimeout() int {
 // with O(n²) work of its own on all cores; spinning BLAS threads took half of those
 // cores and doubled that work's time (measured at n = 1000 on 2 cores: 21 ms instead of
 // 11.6 ms per step). Waking the sleeping threads at the next dgemm costs microseconds.
+//
+// Before anything else it chooses OpenBLAS's kernels, once (pickCore, core_openblas.go):
+// a switch must come before the first BLAS call.
 func shortenSpin() {
+	coreOnce.Do(pickCore)
 	if _, set := os.LookupEnv("OPENBLAS_THREAD_TIMEOUT"); set {
 		return
 	}
@@ -93,10 +97,12 @@ func classify(impl blas.Float64) (Info, bool) {
 }
 
 func openblasInfo() Info {
+	core := coreReport() // first: the configuration names the core in use
 	return Info{
 		Name:    "openblas",
 		Threads: Threads(),
 		Config:  strings.TrimSpace(C.GoString(C.openblas_get_config())),
+		Core:    core,
 	}
 }
 

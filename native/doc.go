@@ -25,6 +25,13 @@
 // call into OpenBLAS makes its idle threads sleep at once (OPENBLAS_THREAD_TIMEOUT, see
 // [Use]) unless the environment says otherwise.
 //
+// Before that first call the package checks the kernels ("core") OpenBLAS chose for the
+// CPU, and if they are below what the CPU runs — as an OpenBLAS older than the CPU
+// chooses — switches to the best ones it runs, keeping them only if they agree with
+// gonum's pure-Go code to rounding and are faster. OPENBLAS_CORETYPE, when set, is left
+// alone; [CoreEnv] turns the switch off or asks for a core. [Core] reports the outcome,
+// and [Info.String] includes it.
+//
 // Importing the package has no side effects. [Use] registers the compiled-in backend
 // with gonum's blas64 and lapack64 registries, for the rest of a program's gonum code
 // (gonum/mat, stat, optimize...), which otherwise runs on gonum's pure-Go BLAS and

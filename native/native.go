@@ -28,19 +28,28 @@ type Info struct {
 	// gonum module version (when the build records it) for gonum, and empty
 	// for unknown implementations.
 	Config string
+	// Core is the choice of OpenBLAS's kernels ([Core]) for OpenBLAS, and the zero
+	// report otherwise.
+	Core CoreReport
 }
 
 // String formats the Info for logs and benchmark headers, for example
-// "openblas (2 threads; OpenBLAS 0.3.21 DYNAMIC_ARCH ...)".
+// "openblas (2 threads; OpenBLAS 0.3.21 DYNAMIC_ARCH ... SkylakeX MAX_THREADS=64; core
+// Prescott → SkylakeX (...))": the core and why it is in use follow the configuration,
+// so that every banner and benchmark record names the kernels that ran.
 func (i Info) String() string {
 	unit := "threads"
 	if i.Threads == 1 {
 		unit = "thread"
 	}
-	if i.Config == "" {
-		return fmt.Sprintf("%s (%d %s)", i.Name, i.Threads, unit)
+	s := fmt.Sprintf("%s (%d %s", i.Name, i.Threads, unit)
+	if i.Config != "" {
+		s += "; " + i.Config
 	}
-	return fmt.Sprintf("%s (%d %s; %s)", i.Name, i.Threads, unit, i.Config)
+	if core := i.Core.String(); core != "" {
+		s += "; core " + core
+	}
+	return s + ")"
 }
 
 var useOnce sync.Once

@@ -422,6 +422,14 @@ func TestInfoString(t *testing.T) {
 		{native.Info{Name: "openblas", Threads: 2, Config: "OpenBLAS 0.3.21"}, "openblas (2 threads; OpenBLAS 0.3.21)"},
 		{native.Info{Name: "gonum", Threads: 1, Config: "gonum pure Go"}, "gonum (1 thread; gonum pure Go)"},
 		{native.Info{Name: "x", Threads: 0}, "x (0 threads)"},
+		// The core follows the configuration, so that banners and benchmark records
+		// name the kernels that ran and why.
+		{native.Info{Name: "openblas", Threads: 2, Config: "OpenBLAS 0.3.21 DYNAMIC_ARCH SkylakeX",
+			Core: native.CoreReport{Found: "Prescott", Used: "SkylakeX", Switched: true, Reason: "OpenBLAS 0.3.21 chose a core below this CPU's AVX-512", FoundRate: 7.9, TargetRate: 52}},
+			"openblas (2 threads; OpenBLAS 0.3.21 DYNAMIC_ARCH SkylakeX; core Prescott → SkylakeX (OpenBLAS 0.3.21 chose a core below this CPU's AVX-512; dgemm 7.9 → 52 GFLOP/s on one thread))"},
+		{native.Info{Name: "openblas", Threads: 1, Config: "OpenBLAS 0.3.21 Haswell",
+			Core: native.CoreReport{Found: "Haswell", Used: "Haswell", Reason: "OPENBLAS_CORETYPE=Haswell"}},
+			"openblas (1 thread; OpenBLAS 0.3.21 Haswell; core Haswell (OPENBLAS_CORETYPE=Haswell))"},
 	}
 	for _, c := range cases {
 		if got := c.info.String(); got != c.want {

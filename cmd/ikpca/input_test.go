@@ -237,7 +237,7 @@ func TestCommandLine(t *testing.T) {
 			}
 		}
 	}
-	if len(names) != 9 {
+	if len(names) != 10 { // demo, fit, transform, nystrom, experiment, streaming, kaf, chinsuter, tracking, backend
 		t.Errorf("%d commands: %v", len(names), names)
 	}
 }

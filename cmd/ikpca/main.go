@@ -15,6 +15,8 @@
 //	                       this library (CSV, PNG, markdown)
 //	ikpca tracking         rank-r tracking and sliding windows on MAGIC and a9a against
 //	                       batch, SKPCA, Chin–Suter and scikit-learn (CSV, PNG, markdown)
+//	ikpca backend          the BLAS/LAPACK backend, OpenBLAS's kernels, threads, CPU and
+//	                       dgemm's speed against the CPU's peak, with advice
 //
 // Run "ikpca help COMMAND" for the flags of a command. Build with -tags openblas to use
 // OpenBLAS (Debian: libopenblas-dev liblapacke-dev).
@@ -188,7 +190,7 @@ SIGTERM (a second signal quits at once), 141 standard output closed early by its
 	demo := demoCommand(e)
 	root.Flags().AddFlagSet(demo.Flags())
 	root.RunE = demo.RunE
-	root.AddCommand(demo, fitCommand(e), transformCommand(e), nystromCommand(e), experimentCommand(e), streamingCommand(e), kafCommand(e), chinSuterCommand(e), trackingCommand(e))
+	root.AddCommand(demo, fitCommand(e), transformCommand(e), nystromCommand(e), experimentCommand(e), streamingCommand(e), kafCommand(e), chinSuterCommand(e), trackingCommand(e), backendCommand(e))
 	for _, c := range root.Commands() {
 		c.SilenceUsage, c.SilenceErrors = true, true
 		if c.Args == nil {
