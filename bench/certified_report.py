@@ -25,6 +25,7 @@ def main():
     p.add_argument("--k", type=int, default=10)
     p.add_argument("--polish", default="3,4")
     p.add_argument("--fashion-polish", type=int, default=4)
+    p.add_argument("--fashion-format", default="csv")
     p.add_argument("--fashion-sizes", default="10000,20000")
     p.add_argument("--all-n", type=int, default=70000)
     p.add_argument("--landmarks", default="500,1000,2000")
@@ -210,7 +211,7 @@ class Report:
         print(f"### Fashion-MNIST, the first {' and '.join(str(n) for n in sizes)} images, rank {self.a.rank}\n")
         print("d = 784, pixels in [0, 1], centred Gaussian kernel with σ = kernel.DefaultBandwidth of the images "
               "(the median distance of a seeded sample of 1000, what ikpca fit picks by default, passed to both sides); "
-              f"the top {k} against scikit-learn's arpack on the same images (one IDX file, read by both). "
+              f"the top {k} against scikit-learn's arpack on the same images (one {self.a.fashion_format.upper()} file, read by both). "
               "Sines from bench/certified (the same model in one process).\n")
         print(f"| n | σ | run | wall s | max RSS MiB | time ÷ arpack | memory ÷ arpack | top {k}: max \\|Δλⱼ\\|/λⱼ vs arpack | sine, top {k} |")
         print("|--:|--:|---|--:|--:|--:|--:|--:|--:|")
@@ -228,12 +229,15 @@ class Report:
                 rel = max(abs(x - y) / y for x, y in zip(v[:k], av["values"][:k]))
                 print(f"| {n} | {self.sigma(f'fashion-{n}'):.4g} | {label} | {fmt(r['wall'])} | {r['rss']:.0f} | "
                       f"{r['wall'] / arp['wall']:.2f} | {r['rss'] / arp['rss']:.3f} | {fmt(rel, '.2g')} | {fmt(sines[name], '.2g')} |")
+                # Issue 28's targets: the tracked fit in a tenth of arpack's memory; fit +
+                # polish at batch accuracy (the top k within 1e-12·λ₁ of arpack's, tol = 0) in
+                # at most 0.75× its time, at every size.
                 if name == "fit":
-                    self.target(f"{n} images: tracked fit, time ÷ arpack's", r["wall"] / arp["wall"], 1, ".2f")
                     self.target(f"{n} images: tracked fit, memory ÷ arpack's", r["rss"] / arp["rss"], 0.1, ".3f")
-                elif n == max(sizes):
-                    self.target(f"{n} images: fit + polish {fp}, top {k} max |Δλⱼ|/λⱼ vs arpack", rel, 1e-10, ".2g")
-                    self.target(f"{n} images: fit + polish {fp}, time ÷ arpack's", r["wall"] / arp["wall"], 1.25, ".2f")
+                else:
+                    abs1 = max(abs(x - y) for x, y in zip(v[:k], av["values"][:k])) / av["values"][0]
+                    self.target(f"{n} images: fit + polish {fp}, top {k} max |Δλⱼ|/λ₁ vs arpack", abs1, 1e-12, ".2g")
+                    self.target(f"{n} images: fit + polish {fp}, time ÷ arpack's", r["wall"] / arp["wall"], 0.75, ".2f")
             print(f"| {n} | | scikit-learn arpack | {fmt(arp['wall'])} ({fmt(av['fit'])}) | {arp['rss']:.0f} | 1 | 1 | | |")
         print()
         self.flush_targets()

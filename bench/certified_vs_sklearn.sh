@@ -105,9 +105,14 @@ echo "building ikpca and bench/certified (-tags openblas) and the points helper"
 go build -tags openblas -o "$tmp/ikpca" ./cmd/ikpca
 go build -tags openblas -o "$tmp/certified" ./bench/certified
 go build -o "$tmp/points" ./bench/points
-core=$(OPENBLAS_VERBOSE=2 "$tmp/ikpca" --help 2>&1 | sed -n 's/^Core: //p' | head -1)
+# The kernels each side runs: ikpca's as "ikpca backend" reports them (found, used, and
+# why: OpenBLAS's choice, OPENBLAS_CORETYPE, or the library's switch), NumPy's as OpenBLAS
+# names them when it loads.
+core=$("$tmp/ikpca" backend --quick 2>/dev/null | sed -n 's/^core: *//p' | head -1)
+npcore=$(OPENBLAS_VERBOSE=2 "$python" -c "import numpy" 2>&1 | sed -n 's/^Core: //p' | head -1)
+core="ikpca: ${core:-unknown}; NumPy: ${npcore:-unknown (not OpenBLAS?)}"
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
-echo "$cpu,$(nproc),${core:-unknown},$(date -u +%Y-%m-%d)" >"$tmp/machine.csv"
+echo "\"$cpu\",$(nproc),\"$core\",$(date -u +%Y-%m-%d)" >"$tmp/machine.csv"
 bm=()
 [[ -n "$batch_max" ]] && bm=(--batch-max "$batch_max")
 gbm=()
@@ -212,5 +217,5 @@ if has compare; then
 	done
 fi
 
-"$python" bench/certified_report.py "$tmp" --rank "$rank" --k "$k" --polish "$polish" --fashion-polish "$fashion_polish" \
+"$python" bench/certified_report.py "$tmp" --rank "$rank" --k "$k" --polish "$polish" --fashion-polish "$fashion_polish" --fashion-format "$fashion_format" \
 	--fashion-sizes "${fashion_sizes// /,}" --all-n "$all_n" --landmarks "$landmarks" --sketch "$sketch" $($tiny && echo --tiny)

@@ -44,14 +44,14 @@ fi
 go build -tags openblas -o "$tmp/ikpca" ./cmd/ikpca
 go build -o "$tmp/points" ./bench/points
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
-kernels=$("$tmp/ikpca" backend --quick 2>/dev/null | sed -n 's/^ *kernels: *//p' | head -1)
-echo "Machine: $cpu, $(nproc) logical CPUs; OpenBLAS ${kernels:-(kernels unknown)}; $(date -u +%Y-%m-%d)."
+kernels=$("$tmp/ikpca" backend --quick 2>/dev/null | sed -n 's/^core: *//p' | head -1)
+echo "Machine: $cpu, $(nproc) logical CPUs; OpenBLAS kernels: ${kernels:-unknown}; $(date -u +%Y-%m-%d)."
 echo
 
 # run SET TITLE FILE SIGMA: every thread count, runs times, interleaved; one line per
-# phase and run in $tmp/SET.csv: threads,run,phase,wall,cpu; then the table, headed TITLE.
+# phase and run in $tmp/SET-times.csv: threads,run,phase,wall,cpu; then the table, headed TITLE.
 run() {
-	local set=$1 title=$2 file=$3 sigma=$4 out="$tmp/$1.csv"
+	local set=$1 title=$2 file=$3 sigma=$4 out="$tmp/$1-times.csv"
 	: >"$out"
 	for r in $(seq "$runs"); do
 		for t in ${threads//,/ }; do

@@ -13,7 +13,7 @@ import (
 
 // blockRowChunk is the number of rows of a chunk of blockRows' pass: native's chunk of
 // a split product (docs/design.md, "Who owns the cores").
-const blockRowChunk = 1024
+const blockRowChunk = 512
 
 // blockRows is a block step's pass over the rows of its kernel block A (m×b, the new
 // points' kernel columns against the model's m points): in one pass over each row,

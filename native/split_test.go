@@ -14,7 +14,7 @@ import (
 	"github.com/ikpca/ikpca/native"
 )
 
-// The products of a tall matrix that Gemm, Gemv and Ger split into chunks of 1024 rows
+// The products of a tall matrix that Gemm, Gemv and Ger split into chunks of 512 rows
 // on several goroutines (docs/design.md, "Who owns the cores"): 2,051 and 5,000 rows,
 // not multiples of a chunk, so that the last chunk is short.
 var splitHeights = []int{2051, 5000}

@@ -14,7 +14,7 @@ import (
 
 // rowChunk is the number of rows of a chunk of the loops of rowJob: native's chunk of
 // a split product (docs/design.md, "Who owns the cores").
-const rowChunk = 1024
+const rowChunk = 512
 
 // rowJob runs BorderBlock's loops over the rows of its n×b blocks on several
 // goroutines (internal/parallel's shared workers), in chunks of rowChunk rows whatever
