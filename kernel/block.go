@@ -255,6 +255,14 @@ func NewCrossNoCopy(k Kernel, Y *mat.Dense) *Cross {
 	return c
 }
 
+// ByProducts reports whether the Cross computes its blocks from a matrix product of the
+// points — RBF, polynomial, linear, sigmoid and cosine kernels: a dgemm whose cost per
+// kernel value is 2·d flops, d the points' dimension, and a few operations more —
+// rather than entry by entry (Laplacian, Func and registered kernels), at the cost of
+// an evaluation each. kpca's passes keep the values of the first only when d makes them
+// dear (docs/design.md, "Passes over the points").
+func (c *Cross) ByProducts() bool { return c.kind != blockElements }
+
 // Reset prepares the points Y for kernel blocks with the kernel k, reusing the Cross's
 // memory: O(m·d) for m points of dimension d (the shifted copy and norms an RBF needs;
 // the m norms a Cosine needs; nothing for the other kernels), O(m + d) for an RBF if the
@@ -497,6 +505,85 @@ func (c *Cross) BlockColumnsTo(dst, X *mat.Dense, j0, j1 int, work *BlockWork) {
 		panic(mat.ErrShape)
 	}
 	c.columns(j0, j1, work).block(dst.RawMatrix(), x, work)
+}
+
+// BlockPointsTo sets dst to the kernel block of the prepared points i0…i1−1 against
+// j0…j1−1, dst[i][j] = k(Y_{i0+i}, Y_{j0+j}): what BlockColumnsTo gives for X the rows
+// i0…i1−1 of Y with the backend single-threaded (native.OwnCores: its dgemms are), bit
+// for bit, without shifting those rows again. An RBF's rows come
+// shifted from the Cross — its copy, or without one (NewCrossNoCopy) shifted into work
+// as the columns are — with the squared norms Reset computed, which are the values
+// BlockColumnsTo computes for them: a block of a symmetric product, both of whose
+// sides are the prepared points (kpca's passes, docs/design.md, "Passes over the
+// points"), shifts each side once instead of recomputing the norms of one. Other
+// kernels are BlockColumnsTo's. The block is computed on the calling goroutine. dst is
+// resized to (i1−i0)×(j1−j0) if empty and must otherwise have that shape;
+// BlockPointsTo panics otherwise, if the ranges are not within 0…Len(), and if the
+// Cross was never Reset.
+func (c *Cross) BlockPointsTo(dst *mat.Dense, i0, i1, j0, j1 int, work *BlockWork) {
+	if !c.ready {
+		panic("kernel: Cross: not prepared (Reset)")
+	}
+	if i0 < 0 || i1 > c.y.Rows || i0 >= i1 || j0 < 0 || j1 > c.y.Rows || j0 >= j1 {
+		panic("kernel: Cross.BlockPointsTo: points out of range")
+	}
+	if work == nil {
+		work = new(BlockWork)
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAs(i1-i0, j1-j0)
+	}
+	if r, cc := dst.Dims(); r != i1-i0 || cc != j1-j0 {
+		panic(mat.ErrShape)
+	}
+	x := blas64.General{Rows: i1 - i0, Cols: c.y.Cols, Stride: c.y.Stride, Data: c.y.Data[i0*c.y.Stride:]}
+	release := native.OwnCores(1)
+	defer release()
+	if c.kind != blockRBF {
+		saved := work.Workers
+		work.Workers = 1
+		c.columns(j0, j1, work).block(dst.RawMatrix(), x, work)
+		work.Workers = saved
+		return
+	}
+	d := c.y.Cols
+	b := i1 - i0
+	// The rows' shifted points and norms, before the columns' Cross takes work.ys.
+	var xs []float64
+	if c.noCopy {
+		work.xs = resize(work.xs, b*d)
+		xs = work.xs
+		bad := work.ybad[:0]
+		for _, i := range c.ybad {
+			if i0 <= i && i < i1 {
+				bad = append(bad, i-i0)
+			}
+		}
+		work.ybad = bad
+		shiftOnly(xs, x, c.mu, bad)
+	} else {
+		xs = c.ys[i0*d : i1*d]
+	}
+	work.xn = resize(work.xn, b)
+	xn := work.xn
+	copy(xn, c.yn[i0:i1])
+	for _, i := range c.ybad { // a point that is not finite: evaluated by Eval (rbfRows)
+		if i0 <= i && i < i1 {
+			xn[i-i0] = math.NaN()
+		}
+	}
+	cols := c.columns(j0, j1, work)
+	out := dst.RawMatrix()
+	ys := blas64.General{Rows: j1 - j0, Cols: d, Stride: d, Data: cols.ys}
+	// In blockRBF's chunks of rows, so that each dgemm is BlockColumnsTo's.
+	chunk := rbfChunk(b, d)
+	for lo := 0; lo < b; lo += chunk {
+		hi := min(lo+chunk, b)
+		oc := blas64.General{Rows: hi - lo, Cols: out.Cols, Stride: out.Stride, Data: out.Data[lo*out.Stride:]}
+		native.Gemm(blas.NoTrans, blas.Trans, -2, blas64.General{Rows: hi - lo, Cols: d, Stride: d, Data: xs[lo*d:]}, ys, 0, oc)
+	}
+	cols.rbfRows(out, x, xn, 0, b)
+	cols.fixBad(out, x, nil)
 }
 
 // columns returns the Cross of the points j0…j1−1 of c, kept in work (a Cross on the

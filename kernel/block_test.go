@@ -869,3 +869,64 @@ func TestCrossNoCopyPanel(t *testing.T) {
 	c2.Reset(k, Y2)
 	check(c2, Y2, 17, 19, "the same Cross's columns after Reset on changed points")
 }
+
+// TestBlockPoints: BlockPointsTo, a block of the prepared points against themselves, is
+// BlockColumnsTo's block of those rows of Y with the backend single-threaded
+// (native.OwnCores, as in a pass's tiles), bit for bit, for every kernel, with the
+// shifted copy and without it, at d = 10 and 784 (rows in several chunks), points that
+// are not finite among the rows and the columns (a NaN, an infinity, a coordinate whose
+// square overflows), close points far from the mean (the direct evaluations), blocks on
+// and off the diagonal, and a scratch reused across calls as a pass reuses it.
+func TestBlockPoints(t *testing.T) {
+	rng := rand.New(rand.NewPCG(83, 84))
+	type set struct {
+		what    string
+		Y       *mat.Dense
+		kernels []Kernel
+		ranges  [][4]int
+	}
+	var sets []set
+	{
+		Y := randDense(rng, 60, 10)
+		Y.Set(5, 2, math.NaN())
+		Y.Set(33, 1, math.Inf(1))
+		Y.Set(47, 4, 1e300)
+		sets = append(sets, set{"d = 10", Y, allKernels(), [][4]int{{0, 60, 0, 60}, {0, 7, 7, 20}, {30, 40, 30, 40}, {5, 6, 40, 60}, {33, 50, 0, 10}}})
+	}
+	{
+		const d = 784
+		m := 2*rbfChunk(1<<20, d) + 37
+		Y := randDense(rng, m, d)
+		Y.Set(3, 7, math.NaN())
+		Y.Set(m-20, 700, math.Inf(-1))
+		sets = append(sets, set{"d = 784", Y, []Kernel{RBF{Sigma: 3}, RBF{Gamma: 0.05}, &RBF{Sigma: 10}, Cosine{}, Laplacian{Sigma: 5}},
+			[][4]int{{0, m, 0, m}, {0, 300, 300, m}, {m - 30, m, 0, 40}, {2, 4, 2, 4}}})
+	}
+	{
+		X, Y0 := cancellationPoints(rng, 30, 123, 1e4)
+		var Y mat.Dense
+		Y.Stack(Y0, X)
+		var kernels []Kernel
+		for _, k := range cancellationKernels() {
+			kernels = append(kernels, k)
+		}
+		rows, _ := Y.Dims()
+		sets = append(sets, set{"cancellation", &Y, kernels, [][4]int{{0, rows, 0, rows}, {0, 30, 30, rows}, {29, 31, 29, 31}}})
+	}
+	for _, s := range sets {
+		for _, k := range s.kernels {
+			for _, c := range []*Cross{NewCross(k, s.Y), NewCrossNoCopy(k, s.Y)} {
+				var work BlockWork
+				for _, r := range s.ranges {
+					what := fmt.Sprintf("%s, %v, copy %v, points %d…%d against %d…%d", s.what, k, !c.noCopy, r[0], r[1], r[2], r[3])
+					var got, want mat.Dense
+					c.BlockPointsTo(&got, r[0], r[1], r[2], r[3], &work)
+					release := native.OwnCores(1) // BlockPointsTo's dgemms are single-threaded
+					c.BlockColumnsTo(&want, s.Y.Slice(r[0], r[1], 0, s.Y.RawMatrix().Cols).(*mat.Dense), r[2], r[3], nil)
+					release()
+					checkSameBlock(t, &got, &want, what)
+				}
+			}
+		}
+	}
+}

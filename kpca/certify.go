@@ -139,6 +139,7 @@ func (md *Model) CertifyContext(ctx context.Context, opts CertifyOptions) (Certi
 	}
 	project(Om, V, centred)
 	ps := md.passer()
+	defer ps.release()
 	var W mat.Dense
 	if err := ps.pass(ctx, &W, Y); err != nil {
 		return Certificate{}, err

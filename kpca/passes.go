@@ -26,47 +26,48 @@ import (
 // and one tile a worker. Polish and Certify are made of passes.
 
 // passer computes passes over a model's points: the points prepared for kernel blocks
-// once (kernel.NewCrossNoCopy: for an RBF the shift and the points' squared norms, m
-// numbers, and no shifted copy of the points — each tile's points are shifted into its
-// worker's BlockWork when the tile is computed), and each worker's tile of kernel
-// values, its scratch and the headers that point into it, reused by every pass, so
-// that a Polish of several passes allocates them once. The copy NewCross keeps would
-// be m·d numbers, as large as the model's points (439 MB at 70,000 Fashion-MNIST
-// images), for values that are the same bit for bit (docs/design.md, "Passes over the
-// points").
+// once — for an RBF the shift, the points' squared norms and, if the points take at
+// most an eighth of the pass memory, their shifted copy (kernel.NewCross); otherwise no
+// copy, each tile's points shifted into its worker's BlockWork when the tile is
+// computed (kernel.NewCrossNoCopy): the copy is m·d numbers, as large as the model's
+// points (439 MB at 70,000 Fashion-MNIST images), for values that are the same bit for
+// bit — and each worker's tile of kernel values, its scratch and the header that points
+// into it, reused by every pass, so that a Polish of several passes allocates them once
+// (docs/design.md, "Passes over the points").
 type passer struct {
 	md    *Model
 	cross *kernel.Cross
 	mean  []float64 // centreColumns' scratch
 
-	// The pass in progress, read by the workers: W, Q and the model's points, the tile
-	// size, and the tiles of the current round.
-	w, q, v blas64.General
-	tile    int
-	round   []tilePair
-	team    parallel.Team
-	tileFn  func(lo, hi int) // p.tiles, bound once
-	work    []tileWork       // one per worker, taken through free
-	free    chan *tileWork
-	bad     []error    // the round's errors, by tile
-	pairs   []tilePair // tileRounds' buffer
-	first   int        // the number in the schedule of the round's first tile
+	// The pass in progress, read by the workers: W and Q, the tile size, and the tiles
+	// of the current round.
+	w, q   blas64.General
+	tile   int
+	round  []tilePair
+	team   parallel.Team
+	tileFn func(lo, hi int) // p.tiles, bound once
+	work   []tileWork       // one per worker, taken through free
+	free   chan *tileWork
+	bad    []error    // the round's errors, by tile
+	pairs  []tilePair // tileRounds' buffer
+	first  int        // the number in the schedule of the round's first tile
 
 	// The kernel values of the first cached tiles of the schedule, T² numbers each,
 	// computed by the first pass and read by the others (cacheTiles); filled once a
 	// pass has completed.
 	cache  []float64
+	unmap  func() // gives the cache's memory back (hugepage.Map)
 	cached int
 	filled bool
 }
 
 // tileWork is what a worker of a pass holds: its block of kernel values, the block's
 // scratch (a BlockWork of one worker: the tiles are the pass's parallelism) and the
-// headers of the block and of its rows' points.
+// header of the block.
 type tileWork struct {
-	work   kernel.BlockWork
-	kb     []float64
-	kd, xd mat.Dense // SetRawMatrix: no allocation
+	work kernel.BlockWork
+	kb   []float64
+	kd   mat.Dense // SetRawMatrix: no allocation
 }
 
 // tilePair is a tile (I, J), I ≤ J, of the upper triangle of K, by the numbers of its
@@ -89,23 +90,49 @@ var passTile = func(m int) int {
 }
 
 func (md *Model) passer() *passer {
-	p := &passer{md: md, cross: kernel.NewCrossNoCopy(md.kern, &md.view)}
+	p := &passer{md: md}
+	budget := md.opts.PassMemory
+	if budget == 0 {
+		budget = DefaultPassMemory
+	}
+	if 8*md.m*md.d <= budget/8 {
+		// Points that take at most an eighth of the pass memory are shifted once, into
+		// the Cross's copy, rather than in every tile that reads them (each point is in
+		// ⌈m/T⌉ + 1 tiles): 20,000 Fashion-MNIST images are 125 MB.
+		p.cross = kernel.NewCross(md.kern, &md.view)
+	} else {
+		p.cross = kernel.NewCrossNoCopy(md.kern, &md.view)
+	}
 	p.tileFn = p.tiles
 	return p
 }
 
 // DefaultPassMemory is the memory a Polish or a Certify may give to the kernel values of
 // its first pass, for its later passes to read rather than compute again, when
-// Options.PassMemory is zero: 1 GiB.
-const DefaultPassMemory = 1 << 30
+// Options.PassMemory is zero: 2 GiB, the upper triangle of K at up to 23,000 points.
+const DefaultPassMemory = 2 << 30
+
+// passMemoryDim is the least dimension of the points for which a pass keeps kernel
+// values computed from a matrix product of the points (kernel.Cross.ByProducts): below
+// it a value costs hardly more to compute again — 2·d flops and an exponential — than
+// to read back from memory first touched for it. On all of MAGIC (d = 10) a Polish of
+// 4 passes took 5.2–5.4 s keeping nothing and 6.4–6.9 s keeping the whole triangle; at
+// 10,000 Fashion-MNIST images (d = 784) a pass that reads its values took 0.2 s against
+// 2.1 s for one that computes them.
+const passMemoryDim = 64
 
 // cacheTiles returns how many of the tiles of a pass over m points, in tiles of order
-// tile, the passer keeps (docs/design.md, "Passes over the points"): the first of the
-// schedule, as many as Options.PassMemory holds (DefaultPassMemory when zero) — if
-// they are at least a quarter of all, or none: a few would save little
-// of each pass for memory that the bounded models are chosen to save (at 70,000
-// Fashion-MNIST images, 1 GiB holds 5% of the tiles).
+// tile, the passer keeps (docs/design.md, "Passes over the points"): none if the kernel's
+// values are cheap to compute again (a kernel of products, kernel.Cross.ByProducts, on
+// points of fewer than passMemoryDim coordinates), otherwise the first of the schedule,
+// as many as Options.PassMemory holds (DefaultPassMemory when zero) — if they are at
+// least a quarter of all, or none: a few would save little of each pass for memory
+// that the bounded models are chosen to save (at 70,000 Fashion-MNIST images, 2 GiB
+// holds a tenth of the tiles).
 func (p *passer) cacheTiles(m, tile int) int {
+	if p.cross.ByProducts() && p.md.d < passMemoryDim {
+		return 0
+	}
 	budget := p.md.opts.PassMemory
 	if budget == 0 {
 		budget = DefaultPassMemory
@@ -151,15 +178,15 @@ func (p *passer) pass(ctx context.Context, W, Q *mat.Dense) error {
 	if W.IsEmpty() {
 		W.ReuseAs(m, c)
 	}
-	p.w, p.q, p.v = W.RawMatrix(), Q.RawMatrix(), md.view.RawMatrix()
+	p.w, p.q = W.RawMatrix(), Q.RawMatrix()
 	for i := range m {
 		clear(p.w.Data[i*p.w.Stride : i*p.w.Stride+c])
 	}
 	if tile := max(1, min(passTile(m), m)); tile != p.tile {
-		p.tile, p.filled = tile, false
-		p.cached = p.cacheTiles(m, tile)
-		if cap(p.cache) < p.cached*tile*tile {
-			p.cache = hugepage.Floats(p.cached*tile*tile, 0)
+		p.release()
+		p.tile = tile
+		if p.cached = p.cacheTiles(m, tile); p.cached > 0 {
+			p.cache, p.unmap = hugepage.Map(p.cached * tile * tile)
 		}
 	}
 	nb := (m + p.tile - 1) / p.tile
@@ -189,7 +216,7 @@ func (p *passer) pass(ctx context.Context, W, Q *mat.Dense) error {
 		return true
 	})
 	p.round = nil
-	p.w, p.q, p.v = blas64.General{}, blas64.General{}, blas64.General{}
+	p.w, p.q = blas64.General{}, blas64.General{}
 	if err != nil {
 		return err
 	}
@@ -201,6 +228,15 @@ func (p *passer) pass(ctx context.Context, W, Q *mat.Dense) error {
 		centreColumnsWith(W, p.mean[:c])
 	}
 	return nil
+}
+
+// release gives back the memory of the kept kernel values: a Polish or a Certify calls it
+// when its passes are done, so that the next one does not hold its own beside them.
+func (p *passer) release() {
+	if p.unmap != nil {
+		p.unmap()
+	}
+	p.cache, p.unmap, p.cached, p.filled, p.tile = nil, nil, 0, false, 0
 }
 
 // ready gives the passer a tileWork for each of workers goroutines.
@@ -247,8 +283,7 @@ func (p *passer) tileProduct(tw *tileWork, t tilePair, g int) error {
 	}
 	if g >= p.cached || !p.filled {
 		tw.kd.SetRawMatrix(kb)
-		tw.xd.SetRawMatrix(rowsOf(p.v, i0, i1))
-		p.cross.BlockColumnsTo(&tw.kd, &tw.xd, j0, j1, &tw.work)
+		p.cross.BlockPointsTo(&tw.kd, i0, i1, j0, j1, &tw.work)
 		for i := range b {
 			if !vec.Finite(kb.Data[i*n : i*n+n]) {
 				return blocks.NonFinite(ErrNonFinite, p.cross, &md.view, i0+i, "point")
@@ -318,7 +353,9 @@ func tileRounds(nb int, buf *[]tilePair, round func([]tilePair) bool) {
 
 // pass is one pass with a passer of its own (tests, and a single pass).
 func (md *Model) pass(ctx context.Context, W, Q *mat.Dense) error {
-	return md.passer().pass(ctx, W, Q)
+	p := md.passer()
+	defer p.release()
+	return p.pass(ctx, W, Q)
 }
 
 // centreColumns subtracts from each column of A its mean: A ← C·A.

@@ -143,18 +143,20 @@ func TestPassEqualsFormed(t *testing.T) {
 	}
 }
 
-// TestPassNoCopy: a pass with the passer's Cross, which keeps no shifted copy of the
-// points (kernel.NewCrossNoCopy), is the pass with a Cross that keeps one
-// (kernel.NewCross), bit for bit. Its blocks are BlockColumnsTo's of the same columns,
-// which kernel's TestCrossNoCopy checks are the copy's bit for bit (the same shift,
-// norms and choice of direct evaluations, and a dgemm given the same operands in the
-// same shape), and the rest of the pass the same dgemms of the same blocks. RBF
-// kernels of the median bandwidth and of a tenth of it (where close pairs are
-// evaluated directly), centred and uncentred, on MAGIC (d = 10) and a9a (d = 123),
+// TestPassNoCopy: a pass with a Cross that keeps no shifted copy of the points
+// (kernel.NewCrossNoCopy, the passer's when the points take more than an eighth of the
+// pass memory: PassMemory 1 here) is the pass with a Cross that keeps one
+// (kernel.NewCross, the passer's otherwise), bit for bit. Its tiles are BlockPointsTo's,
+// which kernel's TestBlockPoints and TestCrossNoCopy check are the copy's bit for bit
+// (the same shift, norms and choice of direct evaluations, and a dgemm given the same
+// operands in the same shape), and the rest of the pass the same dgemms of the same
+// tiles. RBF kernels of the median bandwidth and of a tenth of it (where close pairs
+// are evaluated directly), centred and uncentred, on MAGIC (d = 10) and a9a (d = 123),
 // with the shapes of TestPassEqualsFormed but the single entries. And making a passer
-// allocates less than half the m·d numbers of a copy (runtime.MemStats: the shift and
-// the norms, d + m numbers and a row of scratch, 1.1% of a copy of a9a's points and
-// 14% of MAGIC's).
+// without the copy allocates less than half the m·d numbers of a copy
+// (runtime.MemStats: the shift and the norms, d + m numbers and a row of scratch, 1.1%
+// of a copy of a9a's points and 14% of MAGIC's), and with the default PassMemory the
+// passer of these few points keeps the copy.
 func TestPassNoCopy(t *testing.T) {
 	const m, c = 300, 7
 	shapes := []int{1024, 64, 7, 50}
@@ -164,6 +166,10 @@ func TestPassNoCopy(t *testing.T) {
 		for _, k := range []kernel.RBF{med, {Sigma: med.Sigma / 10}} {
 			for _, uncentred := range []bool{false, true} {
 				md := fitModel(t, k, x, Options{Components: 20, Rank: 20, Uncentred: uncentred})
+				if md.passer().cross.ByProducts() && !copies(md.passer()) {
+					t.Errorf("%s, %v: the passer of %d points keeps no shifted copy", set, k, m)
+				}
+				md.opts.PassMemory = 1
 				var before, after runtime.MemStats
 				runtime.ReadMemStats(&before)
 				ps := md.passer()
@@ -590,4 +596,47 @@ func TestPassMemory(t *testing.T) {
 			t.Errorf("PassMemory %d: the certificate differs from that without kept values", c.memory)
 		}
 	}
+}
+
+// TestPassMemoryDimension: a pass keeps the values of a kernel of products (here the
+// RBF) only on points of passMemoryDim coordinates or more, and those of a kernel
+// evaluated entry by entry (the Laplacian) whatever the dimension; none when the
+// budget holds less than a quarter of the tiles.
+func TestPassMemoryDimension(t *testing.T) {
+	withPassTile(t, 16)
+	for _, c := range []struct {
+		d      int
+		k      kernel.Kernel
+		memory int
+		keeps  bool
+	}{
+		{8, kernel.RBF{Sigma: 1}, 0, false},
+		{passMemoryDim - 1, kernel.RBF{Sigma: 1}, 0, false},
+		{passMemoryDim, kernel.RBF{Sigma: 1}, 0, true},
+		{8, kernel.Laplacian{Sigma: 1}, 0, true},
+		{passMemoryDim, kernel.RBF{Sigma: 1}, 8 * 16 * 16 * 10, false}, // 10 of 55 tiles
+		{passMemoryDim, kernel.RBF{Sigma: 1}, 8 * 16 * 16 * 14, true},  // 14 of 55
+	} {
+		x := mat.NewDense(160, c.d, nil)
+		for i := range 160 {
+			for j := range c.d {
+				x.Set(i, j, math.Sin(float64(i*c.d+j)))
+			}
+		}
+		md := fitModel(t, c.k, x, Options{Components: 5, Rank: 5, PassMemory: c.memory})
+		p := md.passer()
+		if got := p.cacheTiles(160, 16) > 0; got != c.keeps {
+			t.Errorf("d = %d, %v, PassMemory %d: keeps %v, want %v", c.d, c.k, c.memory, got, c.keeps)
+		}
+	}
+}
+
+// copies reports whether the passer's Cross keeps a shifted copy of the points: whether
+// making another of the same points allocates as much as the points.
+func copies(p *passer) bool {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	p.md.passer()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc-before.TotalAlloc >= uint64(8*p.md.m*p.md.d)
 }

@@ -93,6 +93,7 @@ func (md *Model) krylovRitz(ctx context.Context, passes int) (polished, error) {
 	lambda := md.thin.Values(nil)
 
 	ps := md.passer()
+	defer ps.release()
 	// The basis Q = [Q₀ Q₁ …] and W = K′Q, block i of Q orthonormal to the blocks before
 	// it, grown one pass at a time in arrays of their final size.
 	// The basis Q = [Q₀ Q₁ …] grows one block a pass in an array of its final size; of

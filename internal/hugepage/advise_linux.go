@@ -28,3 +28,18 @@ func Advise(x []float64) {
 	b := unsafe.Slice((*byte)(unsafe.Add(p, start-uintptr(p))), end-start)
 	_ = unix.Madvise(b, unix.MADV_HUGEPAGE)
 }
+
+// mapFloats maps n float64s of zeros (mmap, anonymous and private) advised for huge
+// pages, or returns nil.
+func mapFloats(n int) ([]float64, func()) {
+	if n <= 0 || n > (1<<62)/8 {
+		return nil, nil
+	}
+	b, err := unix.Mmap(-1, 0, n*8, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	if err != nil {
+		return nil, nil
+	}
+	_ = unix.Madvise(b, unix.MADV_HUGEPAGE)
+	x := unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(b))), n)
+	return x, func() { _ = unix.Munmap(b) }
+}
