@@ -17,6 +17,8 @@ import csv
 import json
 import os
 
+from reportlib import Runs, fmt, verdict
+
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -35,33 +37,10 @@ def main():
     Report(a).write()
 
 
-def fmt(v, spec=".3g"):
-    """v formatted, or a dash for a missing value."""
-    if v is None:
-        return "–"
-    if isinstance(v, str):
-        return v
-    return format(v, spec)
-
-
-def verdict(ok):
-    return "**PASS**" if ok else "**FAIL**"
-
-
-class Report:
-    def __init__(self, a):
-        self.a = a
-        self.dir = a.dir
-        self.k = a.k
-        self.runs = {}  # a name's last line: runs with the same directory add to results.csv
-        path = self.path("results.csv")
-        if os.path.exists(path):
-            for name, points, wall, rss, status in csv.reader(open(path)):
-                self.runs[name] = {"points": int(points), "wall": float(wall), "rss": float(rss), "status": int(status)}
-        self.targets = []
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
+class Report(Runs):
+    @property
+    def k(self):
+        return self.a.k
 
     def json(self, name):
         path = self.path(name)
@@ -87,16 +66,6 @@ class Report:
             out["sine"] = [float(r["sine"]) for r in rows]
         return out
 
-    def target(self, what, value, limit, spec=".3g"):
-        ok = value is not None and value <= limit
-        self.targets.append(f"- {what}: {fmt(value, spec)} (target ≤ {limit:g}) {verdict(ok)}")
-
-    def flush_targets(self):
-        if self.targets:
-            print("Targets:\n")
-            print("\n".join(self.targets))
-            print()
-        self.targets = []
 
     def write(self):
         print("## Polished and certified kernel PCA against scikit-learn (issue 21)\n")
@@ -360,21 +329,23 @@ class Report:
         if not rows:
             return
         print("### One pass over the points against its dgemm floor\n")
-        print("A pass computes K′·Q for c vectors from the upper triangle of K only: strips of b rows against the "
-              "points at and after them, in blocks of 8 MiB (docs/design.md, \"Passes over the points\"); per block "
-              "the distance product (b×d)·(d×n) (about m²·d flops in all, half the full rows'), the exponentials "
-              "(about m²/2 kernel values), and the two products with Q, W_I += K_IP·Q_P and W_R += K_IRᵀ·Q_I "
-              "(2·m²·c flops). Bytes: each kernel block written by the first dgemm, read and written by the "
-              "exponentials, read by the two products. The floor is those dgemms alone, timed with native.Gemm over "
-              "the same blocks on the same backend in the same run (with a time budget, a sample of the blocks in "
-              "bit-reversed order, scaled by their flops to all). A pass's time is a Polish's over its passes (c = 50) "
-              "or a Certify's over its two (c = 80: 50 vectors and 30 test vectors), in bench/certified's process; for all "
+        print("A pass computes K′·Q for c vectors from the upper triangle of K only, in square tiles of b points "
+              "(docs/design.md, \"Passes over the points\"), the tiles of a round on every core, each a single-threaded "
+              "kernel block and two products; per tile the distance product (b×d)·(d×b) (about m²·d flops in all, "
+              "half the full rows'), the exponentials (about m²/2 kernel values), and the products with Q, "
+              "W_I += K_IJ·Q_J and W_J += K_IJᵀ·Q_I (2·m²·c flops). Bytes: each kernel tile written by the first "
+              "dgemm, read and written by the exponentials, read by the two products. The floor is those dgemms "
+              "alone, timed with native.Gemm over the same tiles, round by round on the same cores, on the same "
+              "backend in the same run (with a time budget, a sample of the rounds in bit-reversed order, scaled "
+              "by their flops to all). A pass's time is a Polish's over its passes (c = 50) or a Certify's over its "
+              "two (c = 80: 50 vectors and 30 test vectors), in bench/certified's process, which keeps no kernel "
+              "values between passes (Options.PassMemory 1): every pass computes them; for all "
               f"{self.a.all_n} images, the command's whole run less its fit alone over the {self.a.fashion_polish} + 2 passes "
               "(the fit alone includes reading the input, as the whole run does), against the floors averaged alike. "
               "The RBF kernel block evaluates directly, by Eval (O(d) scalar flops an entry), every entry whose "
               "distance the dgemm identity cannot guarantee to τ = 1e-13 — (d + ⌈d/8⌉ + 12)·ε·(‖x̃‖² + ‖ỹ‖²) > τ·max(2σ², D̂) "
               "(docs/design.md, \"Kernel blocks\") —, which the floor does not include; the last column is their share, "
-              "counted on the blocks the floor timed. At d = 784 the constant is 0.99·τ/ε: only pairs of points "
+              "counted on the tiles the floor timed. At d = 784 the constant is 0.99·τ/ε: only pairs of points "
               "close to each other and far from the mean are evaluated directly.\n")
         print("| data | m | d | c | b | pass s | GFLOP (distances + product) | kernel-block GB | floor s (distances + product) | pass ÷ floor | pass ÷ distance floor | entries evaluated directly |")
         print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")

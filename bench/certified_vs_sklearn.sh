@@ -86,20 +86,9 @@ while (($#)); do
 	esac
 	shift
 done
-has() { [[ ",$only," == *",$1,"* ]]; }
-python=/usr/bin/python3
-for tool in /usr/bin/time "$python" prlimit; do
-	command -v "$tool" >/dev/null || { echo "$0: $tool is missing" >&2; exit 1; }
-done
-"$python" -c "import sklearn" || { echo "$0: $python cannot import scikit-learn (Debian: python3-sklearn)" >&2; exit 1; }
-
-if [[ -n "$keep" ]]; then
-	mkdir -p "$keep"
-	tmp=$(cd "$keep" && pwd)
-else
-	tmp=$(mktemp -d)
-	trap 'rm -rf "$tmp"' EXIT
-fi
+source bench/lib.sh
+need_sklearn /usr/bin/time prlimit
+workdir "$keep"
 
 echo "building ikpca and bench/certified (-tags openblas) and the points helper" >&2
 go build -tags openblas -o "$tmp/ikpca" ./cmd/ikpca

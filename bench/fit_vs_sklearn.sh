@@ -39,19 +39,9 @@ while (($#)); do
 	esac
 	shift
 done
-python=/usr/bin/python3
-for tool in /usr/bin/time "$python"; do
-	[[ -x "$tool" ]] || { echo "$0: $tool is missing" >&2; exit 1; }
-done
-"$python" -c "import sklearn" || { echo "$0: $python cannot import scikit-learn (Debian: python3-sklearn)" >&2; exit 1; }
-
-if [[ -n "$keep" ]]; then
-	mkdir -p "$keep"
-	tmp=$(cd "$keep" && pwd)
-else
-	tmp=$(mktemp -d)
-	trap 'rm -rf "$tmp"' EXIT
-fi
+source bench/lib.sh
+need_sklearn /usr/bin/time
+workdir "$keep"
 
 echo "building ikpca (-tags openblas) and the points helper" >&2
 go build -tags openblas -o "$tmp/ikpca" ./cmd/ikpca

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/internal/yardstick"
 )
 
@@ -114,14 +115,7 @@ func summarize(s []sample) summary {
 
 // median returns the median of x (the mean of the middle two for even lengths); x is
 // reordered.
-func median(x []float64) float64 {
-	slices.Sort(x)
-	n := len(x)
-	if n%2 == 1 {
-		return x[n/2]
-	}
-	return (x[n/2-1] + x[n/2]) / 2
-}
+var median = vec.Median
 
 func medianDuration(x []time.Duration) time.Duration {
 	f := make([]float64, len(x))

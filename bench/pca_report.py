@@ -35,6 +35,8 @@ import os
 
 import numpy as np
 
+from reportlib import Runs, fmt, verdict
+
 # The backward error, relative to λ₁, within which a fit counts as exact (see above).
 EXACT = 1e-11
 # A one-at-a-time fit costs at most this many d×d×d dgemms an image.
@@ -52,31 +54,10 @@ def main():
     Report(a).write()
 
 
-def fmt(v, spec=".3g"):
-    """v formatted, or a dash for a missing value."""
-    if v is None:
-        return "–"
-    return format(v, spec)
-
-
-def verdict(ok):
-    return "**PASS**" if ok else "**FAIL**"
-
-
-class Report:
-    def __init__(self, a):
-        self.a = a
-        self.dir = a.dir
-        self.blocks = [int(b) for b in a.blocks.split(",") if b]
-        self.runs = {}
-        path = self.path("results.csv")
-        if os.path.exists(path):
-            for name, points, wall, rss, status in csv.reader(open(path)):
-                self.runs[name] = {"points": int(points), "wall": float(wall), "rss": float(rss), "status": int(status)}
-        self.targets = []
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
+class Report(Runs):
+    @property
+    def blocks(self):
+        return [int(b) for b in self.a.blocks.split(",") if b]
 
     def out(self, name):
         """The JSON object a process printed, or None."""
@@ -91,11 +72,6 @@ class Report:
         if not (os.path.exists(v) and os.path.exists(c)):
             return None
         return np.loadtxt(v, ndmin=1), np.loadtxt(c, delimiter=",", ndmin=2)
-
-    def target(self, what, value, limit, spec=".3g"):
-        ok = value is not None and value <= limit
-        self.targets.append(f"- {what}: {fmt(value, spec)} (target ≤ {limit:g}) {verdict(ok)}")
-        return ok
 
     def accuracy(self, name, ref):
         """The errors of a run's outputs against the reference (see the module's doc)."""

@@ -32,14 +32,8 @@ while (($#)); do
 	esac
 	shift
 done
-has() { [[ ",$only," == *",$1,"* ]]; }
-if [[ -n "$keep" ]]; then
-	mkdir -p "$keep"
-	tmp=$(cd "$keep" && pwd)
-else
-	tmp=$(mktemp -d)
-	trap 'rm -rf "$tmp"' EXIT
-fi
+source bench/lib.sh
+workdir "$keep"
 
 go build -tags openblas -o "$tmp/ikpca" ./cmd/ikpca
 go build -o "$tmp/points" ./bench/points

@@ -427,25 +427,15 @@ func BenchmarkPass(b *testing.B) {
 	b.Logf("m = %d, d = %d, %d rounds", m, d, len(vs[0].times))
 	for _, v := range vs {
 		b.Logf("%s: seconds %.3g, ratio to full %.3g", v.name, v.times, v.ratio)
-		b.ReportMetric(median(slices.Clone(v.times)), v.name+"-s")
+		b.ReportMetric(vec.Median(slices.Clone(v.times)), v.name+"-s")
 		if !v.full && full {
-			b.ReportMetric(median(v.ratio), v.name+"/full")
+			b.ReportMetric(vec.Median(v.ratio), v.name+"/full")
 		}
 		if len(v.vsCopy) > 0 {
 			b.Logf("%s: ratio to copy %.3g", v.name, v.vsCopy)
-			b.ReportMetric(median(slices.Clone(v.vsCopy)), v.name+"/copy")
+			b.ReportMetric(vec.Median(slices.Clone(v.vsCopy)), v.name+"/copy")
 		}
 	}
-}
-
-// median returns the median of x (sorted in place).
-func median(x []float64) float64 {
-	slices.Sort(x)
-	n := len(x)
-	if n%2 == 1 {
-		return x[n/2]
-	}
-	return (x[n/2-1] + x[n/2]) / 2
 }
 
 // TestTileRounds: the schedule of a pass's tiles has every tile (I, J), I ≤ J, of nb

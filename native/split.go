@@ -124,15 +124,12 @@ func gemmSplit(kind int, tA, tB blas.Transpose, alpha float64, a, b blas64.Gener
 		}
 		s.parts = s.parts[:chunks*size]
 	}
-	workers := splitWorkers(chunks)
-	release := ownCores(workers)
 	if kind == splitByRows {
-		s.team.Run(workers, chunks, 1, s.rowsFn)
+		s.run(chunks, s.rowsFn)
 	} else {
-		s.team.Run(workers, chunks, 1, s.innerFn)
+		s.run(chunks, s.innerFn)
 		s.sum(chunks)
 	}
-	release()
 	putSplitter(s)
 }
 
@@ -212,12 +209,16 @@ func splitVector(m, n int, incs ...int) bool {
 func gerSplit(alpha float64, x, y []float64, a blas64.General) {
 	s := getSplitter()
 	s.alpha, s.x, s.y, s.a = alpha, x, y, a
-	chunks := (a.Rows + splitRows - 1) / splitRows
+	s.run((a.Rows+splitRows-1)/splitRows, s.gerFn)
+	putSplitter(s)
+}
+
+// run runs fn over chunks chunks on the workers, with the backend single-threaded.
+func (s *splitter) run(chunks int, fn func(lo, hi int)) {
 	workers := splitWorkers(chunks)
 	release := ownCores(workers)
-	s.team.Run(workers, chunks, 1, s.gerFn)
+	s.team.Run(workers, chunks, 1, fn)
 	release()
-	putSplitter(s)
 }
 
 func (s *splitter) ger(lo, hi int) {
@@ -244,10 +245,7 @@ func gemvSplit(t blas.Transpose, alpha float64, a blas64.General, x []float64, b
 		}
 		s.parts = s.parts[:chunks*a.Cols]
 	}
-	workers := splitWorkers(chunks)
-	release := ownCores(workers)
-	s.team.Run(workers, chunks, 1, s.gemvFn)
-	release()
+	s.run(chunks, s.gemvFn)
 	if t != blas.NoTrans {
 		n := a.Cols
 		acc := s.parts[:n]

@@ -62,7 +62,7 @@ func TestSine(t *testing.T) {
 // TestSKPCAAtMemory: the chosen D is even and within the budget, and D + 2 is not.
 func TestSKPCAAtMemory(t *testing.T) {
 	for _, budget := range []int{200_000, 3_000_000} {
-		o := skpcaAtMemory(kernel.RBF{Sigma: 1}, 10, skpcaOptions(20), budget)
+		o := skpcaOptions(20).AtMemory(kernel.RBF{Sigma: 1}, 10, budget)
 		if o.Features%2 != 0 || bytesOf(t, o.Features) > budget || bytesOf(t, o.Features+2) <= budget {
 			t.Errorf("budget %d: D = %d holds %d bytes, D + 2 %d", budget, o.Features, bytesOf(t, o.Features), bytesOf(t, o.Features+2))
 		}

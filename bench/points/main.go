@@ -62,6 +62,11 @@ func run(dataset string, n int, seed uint64, path string) error {
 		return fmt.Errorf("unknown data set %q (want magic or a9a)", dataset)
 	}
 	X := ds.Shuffled(n, seed)
+	return writePoints(path, X, writeCSV)
+}
+
+// writePoints writes X to path with write and prints the bandwidth σ of its points.
+func writePoints(path string, X *mat.Dense, write func(*os.File, *mat.Dense) error) error {
 	sigma, err := kernel.DefaultBandwidth(X)
 	if err != nil {
 		return err
@@ -70,7 +75,7 @@ func run(dataset string, n int, seed uint64, path string) error {
 	if err != nil {
 		return err
 	}
-	if err := table.Write(f, nil, X, 0); err != nil {
+	if err := write(f, X); err != nil {
 		f.Close()
 		return err
 	}
@@ -81,6 +86,16 @@ func run(dataset string, n int, seed uint64, path string) error {
 	return nil
 }
 
+// writeCSV writes the rows of X as CSV without a header (table.Write: the shortest
+// decimal of each value, which parses back to the same float64).
+func writeCSV(f *os.File, X *mat.Dense) error {
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := table.Write(w, nil, X, 0); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
 // runFashion writes the first n images of Fashion-MNIST (all with n = 0) as an IDX
 // file, or as CSV if path ends in .csv, and prints their bandwidth.
 func runFashion(n int, path string) error {
@@ -88,33 +103,11 @@ func runFashion(n int, path string) error {
 	if err != nil {
 		return err
 	}
-	sigma, err := kernel.DefaultBandwidth(ds.X)
-	if err != nil {
-		return err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
 	write := writeIDX
 	if strings.HasSuffix(path, ".csv") {
-		write = func(f *os.File, X *mat.Dense) error {
-			w := bufio.NewWriterSize(f, 1<<20)
-			if err := table.Write(w, nil, X, 0); err != nil {
-				return err
-			}
-			return w.Flush()
-		}
+		write = writeCSV
 	}
-	if err := write(f, ds.X); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	fmt.Printf("%.17g\n", sigma)
-	return nil
+	return writePoints(path, ds.X, write)
 }
 
 // writeIDX writes the rows of X, 28×28 images with pixels b/255 for bytes b, as an IDX

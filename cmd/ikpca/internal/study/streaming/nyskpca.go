@@ -287,7 +287,7 @@ func rowOf(X *mat.Dense, x []float64) int {
 func skpcaAtMemory(X *mat.Dense, sigma float64, ell, budget int, seed uint64, k, best int, want []float64, U *mat.Dense) (NystromRow, error) {
 	n, d := X.Dims()
 	rbf := kernel.RBF{Sigma: sigma}
-	opts := study.SKPCAAtMemory(rbf, d, stream.SKPCAOptions{Sketch: ell, Seed: seed, Uncentred: true}, budget)
+	opts := stream.SKPCAOptions{Sketch: ell, Seed: seed, Uncentred: true}.AtMemory(rbf, d, budget)
 	D := opts.Features
 	t0 := time.Now()
 	s, err := stream.NewSKPCA(rbf, d, opts)

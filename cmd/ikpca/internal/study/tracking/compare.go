@@ -325,7 +325,7 @@ func fitSKPCA(ctx context.Context, X *mat.Dense, sigma float64, ell, budget, k i
 	// The paper's uncentred model, measured against the exact uncentred reference (its
 	// row is not Centred), as the committed results were.
 	rbf := kernel.RBF{Sigma: sigma}
-	opts := study.SKPCAAtMemory(rbf, d, stream.SKPCAOptions{Sketch: ell, Seed: seed, Uncentred: true}, budget)
+	opts := stream.SKPCAOptions{Sketch: ell, Seed: seed, Uncentred: true}.AtMemory(rbf, d, budget)
 	D := opts.Features
 	var s *stream.SKPCA
 	peak, elapsed, err := measured(func() error {

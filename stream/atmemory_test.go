@@ -1,27 +1,26 @@
-package study
+package stream
 
 import (
 	"testing"
 
 	"github.com/ikpca/ikpca/kernel"
-	"github.com/ikpca/ikpca/stream"
 )
 
-// TestSKPCAAtMemory: the chosen D is even, within the budget, and D + 2 is not (the
+// TestAtMemory: the chosen D is even, within the budget, and D + 2 is not (the
 // largest), for budgets that end the doubling early and late; other options are kept.
-func TestSKPCAAtMemory(t *testing.T) {
+func TestAtMemory(t *testing.T) {
 	const d = 5
 	k := kernel.RBF{Sigma: 1.5}
-	bytes := func(o stream.SKPCAOptions) int {
-		s, err := stream.NewSKPCA(k, d, o)
+	bytes := func(o SKPCAOptions) int {
+		s, err := NewSKPCA(k, d, o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s.Bytes()
 	}
-	for _, base := range []stream.SKPCAOptions{{Sketch: 8, Seed: 3}, {Sketch: 8, Seed: 3, Uncentred: true}} {
-		for _, budget := range []int{bytes(stream.SKPCAOptions{Features: 6, Sketch: 8, Uncentred: base.Uncentred}), 1 << 16, 1 << 20} {
-			o := SKPCAAtMemory(k, d, base, budget)
+	for _, base := range []SKPCAOptions{{Sketch: 8, Seed: 3}, {Sketch: 8, Seed: 3, Uncentred: true}} {
+		for _, budget := range []int{bytes(SKPCAOptions{Features: 6, Sketch: 8, Uncentred: base.Uncentred}), 1 << 16, 1 << 20} {
+			o := base.AtMemory(k, d, budget)
 			D := o.Features
 			if o.Uncentred != base.Uncentred || o.Sketch != base.Sketch || o.Seed != base.Seed {
 				t.Fatalf("budget %d: options changed: %+v", budget, o)
