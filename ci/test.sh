@@ -75,6 +75,12 @@ go test -count=1 -timeout 30m -tags openblas ./...
 step "tests, -tags openblas, race detector on update"
 go test -count=1 -race -tags openblas ./update/
 
+# OpenBLAS's generic kernels, as a CPU newer than its OpenBLAS gets them (issue 28): set
+# explicitly, OPENBLAS_CORETYPE is respected, nothing is switched, and every result must
+# hold on them too (they round differently from the machine's own kernels).
+step "tests, -tags openblas on OpenBLAS's Prescott kernels (OPENBLAS_CORETYPE=Prescott), core packages, -short"
+OPENBLAS_CORETYPE=Prescott go test -count=1 -short -tags openblas ./native/ ./kernel/ ./update/ ./kpca/ ./cmd/ikpca/
+
 # The Beam module is a module of its own (beam/go.mod: the Beam SDK's ~300 modules stay
 # out of the core's go.mod, which the grep checks). Its tests run pipelines on the prism
 # runner in the test process. Measured on the shared 2-core machine: about 40 s with
