@@ -330,9 +330,10 @@ func passFull(p *passer, W, Q *mat.Dense, work *kernel.BlockWork, scratch *[]flo
 }
 
 var (
-	benchPassN     = flag.Int("ikpca.pass-n", 4000, "BenchmarkPass: points (the first n Fashion-MNIST images, or MAGIC's if absent)")
-	benchPassTiles = flag.String("ikpca.pass-tiles", "256,512", "BenchmarkPass: comma-separated orders of a pass's tiles")
-	benchPassCopy  = flag.Bool("ikpca.pass-copy", false, "BenchmarkPass: also time each tile with a Cross that keeps the shifted copy of the points (kernel.NewCross), as passes did before")
+	benchPassN      = flag.Int("ikpca.pass-n", 4000, "BenchmarkPass: points (the first n Fashion-MNIST images, or MAGIC's if absent)")
+	benchPassTiles  = flag.String("ikpca.pass-tiles", "256,512", "BenchmarkPass: comma-separated orders of a pass's tiles")
+	benchPassMemory = flag.Int("ikpca.pass-memory", 1, "BenchmarkPass: the model's Options.PassMemory (1: every pass computes its kernel values; 0: the default)")
+	benchPassCopy   = flag.Bool("ikpca.pass-copy", false, "BenchmarkPass: also time each tile with a Cross that keeps the shifted copy of the points (kernel.NewCross), as passes did before")
 )
 
 // BenchmarkPass times one pass, K′·Q with c = 50 vectors, over the first -ikpca.pass-n
@@ -361,7 +362,7 @@ func BenchmarkPass(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	md := &Model{kern: kernel.RBF{Sigma: sigma}, d: d, m: m}
+	md := &Model{kern: kernel.RBF{Sigma: sigma}, d: d, m: m, opts: Options{PassMemory: *benchPassMemory}}
 	md.view.SetRawMatrix(X.RawMatrix())
 	Q := randomVectors(m, 50, true, 11)
 	W := mat.NewDense(m, 50, nil)

@@ -456,9 +456,9 @@ func (ft *floorTimes) fields() map[string]any {
 }
 
 // passTile is kpca's (docs/design.md, "Passes over the points"): a pass computes K's
-// upper triangle in square tiles of 256 points below 40,000 points, of 512 from there.
+// upper triangle in square tiles of 256 points below 16,384 points, of 512 from there.
 func passTile(m int) int {
-	if m >= 40000 {
+	if m >= 16384 {
 		return 512
 	}
 	return 256
