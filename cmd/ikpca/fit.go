@@ -134,7 +134,7 @@ writes the tracked model (a polish is all or nothing).`,
 	f.Float64Var(&ff.refreshTol, "refresh-tol", 0, "recompute the decomposition when its drift probe exceeds this (0: never)")
 	f.StringVar(&ff.polish, "polish", "", `after the fit, bring the top --rank pairs to batch accuracy with N passes over the points (4 is enough on the data sets tested), or "auto": until the top --k values settle to 1e-12·λ₁`)
 	f.BoolVar(&ff.certify, "certify", false, "after the fit (and --polish), certify the top --k pairs from the true kernel matrix: intervals and sines, failure probability ≤ 1e-9")
-	f.StringVar(&ff.passMemory, "pass-memory", "2GiB", `memory --polish and --certify may keep the kernel values of their first pass in, for their later passes to read: a size such as 512MiB or 2GiB ("0": none; used only if it holds a quarter of the kernel matrix's triangle)`)
+	f.StringVar(&ff.passMemory, "pass-memory", "2GiB", `memory --polish and --certify may keep the kernel values of their first pass in, for their later passes to read: a size such as 512MiB or 2GiB ("0": none; used only if it holds a quarter of the kernel matrix's triangle, and for a kernel of products only on points of 64 coordinates or more); the result is the same bit for bit`)
 	f.BoolVar(&ff.timings, "timings", false, "print each phase's wall and processor time on standard error: reading, bandwidth, batch start, tracking, polish, certify, writing")
 	f.StringVar(&values.path, "values", "-", `file for the eigenvalues and explained variance ("-": standard output, "": none)`)
 	f.StringVar(&scores.path, "scores", "", `file for the training scores ("-": standard output, "": none)`)
