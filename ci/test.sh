@@ -12,7 +12,7 @@ quick=false
 [[ "${1:-}" == "-quick" ]] && quick=true
 
 export PATH="$PATH:/usr/local/go/bin:$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin"
-step() { printf '\n=== %s\n' "$*"; }
+step() { printf '\n=== %s (at %d s)\n' "$*" "$SECONDS"; }
 
 step "toolchain: $(go version)"
 

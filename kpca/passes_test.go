@@ -112,6 +112,11 @@ func TestPassEqualsFormed(t *testing.T) {
 				want.Mul(a, Q)
 				scale := twoNorm(mat.DenseCopyOf(a)) * twoNorm(Q)
 				for _, sh := range shapes {
+					if raceEnabled && sh.tile == 1 {
+						// 45,000 one-entry tiles: the same synchronisation as tiles of 7,
+						// at a minute under the race detector.
+						continue
+					}
 					withPassTile(t, sh.tile)
 					W := mat.NewDense(n, c+2, nil).Slice(0, n, 2, c+2).(*mat.Dense)
 					for i := range n {

@@ -2,5 +2,5 @@
 
 package kpca
 
-// raceEnabled shortens the longest test under the race detector.
+// raceEnabled shortens the longest tests under the race detector.
 const raceEnabled = true

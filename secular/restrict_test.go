@@ -264,6 +264,9 @@ func TestRestrictLarge(t *testing.T) {
 // unit z (Cauchy–Schwarz), so the root finder's stopping rule bounds the error by a
 // few ε·max|d| — as for the rank-one problem.
 func TestRestrictAgainstOracle(t *testing.T) {
+	if raceEnabled {
+		t.Skip("serial sizes: checked without the race detector (see raceEnabled)")
+	}
 	rng := rand.New(rand.NewPCG(85, 86))
 	var s Solver
 	var worst, worstD float64

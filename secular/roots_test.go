@@ -14,6 +14,9 @@ import (
 // accurate relative to themselves, including the tiny ones next to a pole: that is what
 // makes the Gu–Eisenstat vectors orthogonal.
 func TestRootsAgainstOracle(t *testing.T) {
+	if raceEnabled {
+		t.Skip("serial sizes: checked without the race detector (see raceEnabled)")
+	}
 	rng := rand.New(rand.NewPCG(61, 62))
 	problems := []problem{{name: "issue1166", d: oracle.Issue1166.D, z: oracle.Issue1166.Z, rho: oracle.Issue1166.Rho}}
 	for _, n := range []int{2, 3, 5, 12, 40} {

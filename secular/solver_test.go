@@ -105,6 +105,9 @@ func TestSolverLarge(t *testing.T) {
 // TestValuesAgainstOracle compares eigenvalues with the high-precision oracle on
 // problems without deflation.
 func TestValuesAgainstOracle(t *testing.T) {
+	if raceEnabled {
+		t.Skip("serial sizes: checked without the race detector (see raceEnabled)")
+	}
 	rng := rand.New(rand.NewPCG(21, 22))
 	var s Solver
 	worst := 0.0

@@ -1,0 +1,5 @@
+//go:build !race
+
+package secular
+
+const raceEnabled = false
