@@ -19,7 +19,8 @@ import (
 // a kernel value that is not finite ErrNonFinite, a solver that does not converge
 // ErrNotConverged; on any error the model is unchanged. A model of kernel.Precomputed
 // cannot compute the point's column: Remove is an error wrapping ErrNoKernel, and
-// RemoveColumn removes a point given its column.
+// RemoveColumn removes a point given its column. (pca's Remove takes the point itself:
+// a linear model keeps no points, only their mean and scatter.)
 func (md *Model) Remove(i int) error {
 	if err := md.ready(); err != nil {
 		return err

@@ -12,6 +12,11 @@
 //     itself, so no CGO_LDFLAGS are needed (Debian: install libopenblas-dev
 //     and liblapacke-dev).
 //
+// Because go mod tidy considers every build tag, a pure-Go program that imports the
+// library still gets gonum.org/v1/netlib as an indirect requirement in its go.mod. That
+// is a requirement line only: without the tag no file of netlib is compiled or linked,
+// and the build needs no cgo.
+//
 // Building with -tags openblas but CGO_ENABLED=0 is a compile error on
 // purpose, so that an OpenBLAS build never silently falls back to pure Go.
 //

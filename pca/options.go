@@ -21,7 +21,10 @@ type Options struct {
 	// back to Rank pairs, and ErrorBound and ValueBounds certify what the truncations
 	// dropped (docs/design.md, "Linear PCA"). It must be at least Components and below
 	// d, and zero with Components All. Zero, the default, keeps every eigenpair: the
-	// exact model.
+	// exact model. (kpca's zero differs on purpose: there the exact model costs O(m²)
+	// memory in the number of points m, unbounded on a stream, so its zero tracks
+	// max(Components, kpca.DefaultRank) pairs; here the exact model costs O(d²) whatever
+	// the number of points, so exact is the default.)
 	Rank int
 
 	// Window, if positive, makes the model a sliding window over the last Window points:

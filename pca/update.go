@@ -176,7 +176,9 @@ func (m *Model) top() float64 {
 // that rounding left slightly negative are reported as zero (Values). Removing the last
 // point empties the model. A model without points is an ErrEmpty, a model with a Window
 // (which removes its own points) an ErrArgument, and a point of another dimension or
-// not finite the errors of Add. On error the model is unchanged.
+// not finite the errors of Add. On error the model is unchanged. (kpca's Remove takes an
+// index instead: a kernel model keeps its points, and removes the stored one; this model
+// keeps only their mean and scatter, so the caller gives the point back.)
 func (m *Model) Remove(x []float64) error { return m.RemoveWeighted(x, 1) }
 
 // RemoveWeighted removes the point x added with weight w (AddWeighted): with W' = W − w,
