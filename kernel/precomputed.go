@@ -16,6 +16,10 @@ const namePrecomputed = "precomputed"
 // Model.AddColumn; docs/design.md, "Kernels given as columns"); every other model
 // refuses it, for each needs kernel values it computes itself.
 //
+// The values are the caller's, unchecked: a matrix that is not positive semi-definite
+// is decomposed exactly like any other, and shows itself by negative eigenvalues in
+// kpca.Model.Values (see there).
+//
 // Precomputed has no values of its own: Eval returns NaN, so that a Precomputed passed
 // where values are evaluated gives an error about a kernel value that is not finite,
 // never a number. Validate refuses it for the same reason, and New(Spec{Name:

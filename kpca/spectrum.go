@@ -88,6 +88,15 @@ func (md *Model) reported(b basis) []int {
 // them with Components All. If len(dst) ≥ Components() they are written to
 // dst[:Components()], which is returned; otherwise a new slice is allocated (the rule of
 // ikpca.Model.Values).
+//
+// A matrix that is not positive semi-definite — a sigmoid kernel's, or a Precomputed
+// one the caller built from a similarity that is not a kernel — has negative
+// eigenvalues, and Values reports them as they are, at the end of the order: they are
+// how such a matrix shows itself. (scikit-learn refuses such a matrix; this package
+// decomposes it exactly, since the sigmoid kernel is indefinite by nature.) A value
+// below about −m·ε·λ₁ (the size of the kernel values' own rounding) is beyond rounding:
+// the matrix is indefinite, and that value's component, which has no feature-space
+// meaning, scores zero in Transform.
 func (md *Model) Values(dst []float64) []float64 {
 	b := md.basis()
 	idx := md.reported(b)
@@ -228,8 +237,13 @@ func (md *Model) Scores(dst *mat.Dense, k int) error {
 // For a training point of the exact model this is its training score (Scores), so
 // incremental and batch kernel PCA agree, sign included; at rank r the two differ by
 // uⱼᵀ(K′ − K̃)eᵢ/√λⱼ, at most ErrorBound()/√λⱼ. Components with a zero or numerically
-// zero eigenvalue score zero (no division). dst is resized if empty, otherwise it must
-// be rows×k. Errors are those of ikpca.Model.Transform, and leave dst unchanged.
+// zero eigenvalue score zero (no division), and so do those of a negative eigenvalue
+// (see Values). dst is resized if empty, otherwise it must be rows×k. Errors are those
+// of ikpca.Model.Transform, and leave dst unchanged.
+//
+// For a model of kernel.Precomputed (Dim() is 0) a row of X is not a point but its
+// kernel values against the model's Len() points, in the order of Points (oldest
+// first): X is rows×Len(), and no self-kernel is needed.
 func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	if md.precomputed() {
 		rows, err := errs.Transform(dst, X, md.m, k, md.Components())
