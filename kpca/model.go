@@ -109,12 +109,15 @@ type Model struct {
 	saved      savedStep    // a window step's rollback
 	batching   bool         // inside AddBatch, whose snapshot covers every step
 	since      int          // points since the last drift probe
-	stats      Stats
-	probe      []float64
-	probe2     []float64
-	probeMV    []float64
-	updates    []update.Stats // of the last step's eigen-updates
-	pending    []update.Stats // of the step in progress
+	// sincePolish counts the points added to a window tracked at a rank since its last
+	// polish or batch decomposition (Options.WindowPolish).
+	sincePolish int
+	stats       Stats
+	probe       []float64
+	probe2      []float64
+	probeMV     []float64
+	updates     []update.Stats // of the last step's eigen-updates
+	pending     []update.Stats // of the step in progress
 	// The buffers of a batch's rollback (snapshotState's slices), reused by every batch:
 	// a caller adding a long input a block at a time (the command's fit) otherwise left
 	// m numbers of garbage a block, and in a window m·d.
@@ -140,6 +143,12 @@ type Stats struct {
 	// RefreshErr is the error of the last automatic refresh, if it failed; the point
 	// was added nonetheless and the model kept its incremental decomposition.
 	RefreshErr error
+	// Polishes counts the self-polishes of a window tracked at a rank
+	// (Options.WindowPolish) that succeeded.
+	Polishes int
+	// PolishErr is the error of the last self-polish, if it failed; the point was
+	// added nonetheless and the model kept its tracked pairs and its certificate.
+	PolishErr error
 }
 
 // setOptions gives the decompositions the solver options and the truncation.
@@ -261,7 +270,7 @@ func (md *Model) CopyFrom(src *Model) {
 	} else {
 		md.sym.CopyFrom(&src.sym)
 	}
-	md.since, md.stats = src.since, src.stats
+	md.since, md.sincePolish, md.stats = src.since, src.sincePolish, src.stats
 	md.updates = append(md.updates[:0], src.updates...)
 	md.setView()
 }
@@ -365,6 +374,7 @@ func (md *Model) add(x []float64) error {
 	}
 	md.endStep()
 	md.maybeRefresh()
+	md.maybePolish(1)
 	return nil
 }
 
@@ -499,6 +509,7 @@ func (md *Model) centredBorder(a []float64, c, sa float64) (float64, error) {
 // snapshotState is what a batch's rollback needs.
 type snapshotState struct {
 	m, since    int
+	sincePolish int
 	total, self float64
 	cert        certificate
 	points      []float64
@@ -526,7 +537,7 @@ func (md *Model) snapshot() snapshotState {
 func (md *Model) appendState() snapshotState {
 	md.snapSums = append(md.snapSums[:0], md.rowSum[:md.m]...)
 	md.snapUpdates = append(md.snapUpdates[:0], md.updates...)
-	return snapshotState{m: md.m, since: md.since, total: md.total, self: md.self, cert: md.cert, stats: md.stats,
+	return snapshotState{m: md.m, since: md.since, sincePolish: md.sincePolish, total: md.total, self: md.self, cert: md.cert, stats: md.stats,
 		sums: md.snapSums, updates: md.snapUpdates}
 }
 
@@ -539,6 +550,7 @@ func (md *Model) restore(s snapshotState) {
 	}
 	md.ensure(s.m)
 	md.m, md.since, md.total, md.self, md.cert, md.stats = s.m, s.since, s.total, s.self, s.cert, s.stats
+	md.sincePolish = s.sincePolish
 	md.updates = append(md.updates[:0], s.updates...)
 	copy(md.x, s.points)
 	copy(md.rowSum, s.sums)
