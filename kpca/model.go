@@ -32,8 +32,10 @@
 // centred step costs the same single update as an uncentred one. Removing a point
 // (Remove) is one restriction update of the same cost (docs/design.md, "Removing a
 // point"), and a sliding window (Options.Window) removes the oldest point as each new one
-// arrives. The algorithms of Hallgren and Northrop ("Incremental kernel PCA and the
-// Nyström method", 2018) are available for comparison (Method RankOne).
+// arrives: exactly when it holds at most DefaultExactWindow points (by default), tracked
+// at the rank and polished from its points every Window steps when larger
+// (Options.WindowPolish). The algorithms of Hallgren and Northrop ("Incremental kernel
+// PCA and the Nyström method", 2018) are available for comparison (Method RankOne).
 //
 // The exact model agrees with a batch kernel PCA of the same points to rounding (≈1e-13
 // relative after thousands of points), and no point is ever dropped but by Remove or a
@@ -310,13 +312,15 @@ func (md *Model) Bytes() int {
 func (md *Model) Kernel() kernel.Kernel { return md.kern }
 
 // Options returns the model's options, with Rank resolved: max(Components, DefaultRank)
-// if it was given as zero with Components k.
+// if it was given as zero with Components k — at least the Window for a Window of at
+// most DefaultExactWindow points, which makes the window exact.
 func (md *Model) Options() Options { return md.opts }
 
 // Rank returns the number of eigenpairs the model tracks, the rank of the matrix
 // K̃ = V·Λ·Vᵀ it holds (docs/design.md, "Rank-r tracking"), or 0 when it tracks every
 // pair: with Components All, or in a Window of at most Options.Rank points, which never
-// holds more pairs.
+// holds more pairs — every Window of at most DefaultExactWindow points when Options.Rank
+// is zero.
 func (md *Model) Rank() int { return md.rank }
 
 // Stats returns statistics of the model and its last step.
