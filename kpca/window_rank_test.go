@@ -189,16 +189,18 @@ func checkWindowBound(t *testing.T, what string, s int, md *Model) float64 {
 
 // TestWindowPolishPolicy: a window tracked at rank r polishes itself every
 // WindowPolish.Every points added (the Window by default, none when negative), counting
-// the rows AddBatch adds one at a time; a decoded model continues its count, bit for
+// the rows AddBatch adds one at a time, and its points stay those of a window without
+// self-polish, bit for bit; a decoded model continues its count, bit for
 // bit as the saved one; a Polish restarts the free running bound from what it
 // certifies, where it used to add its change to it, and the bound still holds; passes
 // out of range are refused.
 func TestWindowPolishPolicy(t *testing.T) {
 	const w, r = 60, 8
 	x, k := sample(t, "yeast", w+400)
+	var held []float64 // the window's points, which no polish may change: as without one
 	for _, c := range []struct {
 		every, polishes int
-	}{{0, 5}, {-1, 0}, {25, 12}, {1000, 0}} {
+	}{{-1, 0}, {0, 5}, {25, 12}, {1000, 0}} {
 		opts := Options{Components: r, Rank: r, Window: w, WindowPolish: WindowPolish{Every: c.every}}
 		md := fitModel(t, k, x.Slice(0, w, 0, 8), opts)
 		for i := range 100 {
@@ -211,6 +213,11 @@ func TestWindowPolishPolicy(t *testing.T) {
 		}
 		if st := md.Stats(); st.Polishes != c.polishes || st.PolishErr != nil {
 			t.Errorf("every %d: %d self-polishes in 300 steps (error %v), want %d", c.every, st.Polishes, st.PolishErr, c.polishes)
+		}
+		if pts := capture(md).points; held == nil {
+			held = pts
+		} else if !slices.Equal(pts, held) {
+			t.Errorf("every %d: the window's points differ from those of the window without self-polish", c.every)
 		}
 	}
 
