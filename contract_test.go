@@ -141,7 +141,8 @@ func constructors() []constructor {
 	// kpca.
 	kpcaOK := kpca.Options{Components: 2}
 	kpcaValid := append(unbounded(append([]string{"Window", "Block", "CheckEvery", "BatchMax", "PassMemory"}, updateCaps...)...),
-		"Components=-1") // All
+		"Components=-1",        // All
+		"WindowPolish.Every=*") // any count; negative turns the self-polish off
 	add(constructor{
 		name:    "kpca.Fit",
 		kernel:  func(k kernel.Kernel) error { _, err := kpca.Fit(k, points, kpcaOK); return err },

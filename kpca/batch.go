@@ -216,6 +216,7 @@ func (md *Model) addBlocks(X mat.Matrix, lo, hi int) error {
 			md.since += last - first - 1 // maybeRefresh counts the last
 		}
 		md.maybeRefresh()
+		md.maybePolish(last - first)
 	}
 	return nil
 }

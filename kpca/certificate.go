@@ -69,6 +69,12 @@ func (md *Model) traceK() float64 {
 	return md.self
 }
 
+// traceTol returns the rounding of trace E = traceK − Σλ for k eigenvalues of absolute
+// sum abs: the running sums', and that of the m+k terms summed.
+func (md *Model) traceTol(k int, abs float64) float64 {
+	return md.cert.sumErr + float64(md.m+k)*roundoff*(math.Abs(md.self)+math.Abs(md.total)/float64(max(md.m, 1))+abs)
+}
+
 // errorRange returns bounds below ≥ −λmin(E) and above ≥ λmax(E) for E = K′ − K̃ (see
 // certificate); zero for the exact model.
 func (md *Model) errorRange() (below, above float64) {
@@ -85,8 +91,7 @@ func (md *Model) errorRange() (below, above float64) {
 		}
 	}
 	trE := md.traceK() - sum
-	// The rounding of trace E: the running sums, and the m+k terms summed now.
-	tol := c.sumErr + float64(md.m+k)*roundoff*(math.Abs(md.self)+math.Abs(md.total)/float64(max(md.m, 1))+abs)
+	tol := md.traceTol(k, abs)
 	trN := math.Min(c.negTrace, math.Max(c.posTrace-trE+tol, 0))
 	trP := math.Min(c.posTrace, math.Max(trE+trN+tol, 0))
 	above = math.Min(c.posNorm, trP) + c.slack
@@ -99,12 +104,15 @@ func (md *Model) errorRange() (below, above float64) {
 // the Rank() pairs the model tracks — not only the Components it reports: the larger of
 // the bounds on the two sides of its spectrum (see ValueBounds and docs/design.md,
 // "Rank-r tracking"). It accounts for every truncation since the last batch
-// decomposition (Fit, Refresh), and for their rounding; it is zero for the exact model
-// (Rank() = 0), whose only error is rounding. It is free, deterministic and updated at
-// every step, but loose (50–600× the true error over long streams, more after a
-// Polish, whose change it adds): to ask how good the model is now, use Certify, an
-// a-posteriori certificate from the true matrix of the points at the cost of two passes
-// over them.
+// decomposition (Fit, Refresh) or Polish, and for their rounding; it is zero for the
+// exact model (Rank() = 0), whose only error is rounding. A Polish restarts it from
+// what the polish certifies (docs/design.md, "Polishing"), and a window tracked at a
+// rank polishes itself (Options.WindowPolish), so that its bound stays within a
+// constant of the true error over any stream. It is free, deterministic and updated at
+// every step, but loose (50–600× the true error over long streams without a polish;
+// 6–16× just after one, up to 60× a window's length later): to ask how good the model
+// is now, use Certify, an a-posteriori certificate from the true matrix of the points
+// at the cost of two passes over them.
 func (md *Model) ErrorBound() float64 {
 	below, above := md.errorRange()
 	return math.Max(below, above)

@@ -67,6 +67,12 @@ type encodingHeader struct {
 	Order            int         `json:"order"`
 	Refreshes        int         `json:"refreshes"`
 	Since            int         `json:"since"`
+	// A tracked window's self-polish (Options.WindowPolish) and its counters, left out
+	// when zero, as they are for every other model.
+	PolishEvery  int `json:"polish_every,omitempty"`
+	PolishPasses int `json:"polish_passes,omitempty"`
+	Polishes     int `json:"polishes,omitempty"`
+	SincePolish  int `json:"since_polish,omitempty"`
 }
 
 // certificateFloats is the number of floats of the certificate in an encoding.
@@ -91,6 +97,8 @@ func (md *Model) header(n int) ([]byte, error) {
 		Workers: o.Update.Workers, Serial: o.Update.Serial, MaxIterations: o.Update.MaxIterations,
 		Kernel: sk.Spec(), Points: md.m, Dim: md.d, Order: n,
 		Refreshes: md.stats.Refreshes, Since: md.since,
+		PolishEvery: o.WindowPolish.Every, PolishPasses: o.WindowPolish.Passes,
+		Polishes: md.stats.Polishes, SincePolish: md.sincePolish,
 	}
 	b, err := json.Marshal(h)
 	if err != nil {
@@ -281,8 +289,8 @@ func decode(p []byte) (*Model, error) {
 	if err := md.setDecomposition(values, vecs); err != nil {
 		return nil, err
 	}
-	md.stats = Stats{Points: m, Refreshes: h.Refreshes}
-	md.since = h.Since
+	md.stats = Stats{Points: m, Refreshes: h.Refreshes, Polishes: h.Polishes}
+	md.since, md.sincePolish = h.Since, h.SincePolish
 	return md, nil
 }
 
@@ -292,7 +300,8 @@ func (h *encodingHeader) options() (Options, error) {
 	o := Options{
 		Components: h.Components, Rank: h.Rank, Uncentred: h.Uncentred, Window: h.Window, Block: h.Block,
 		BatchMax: h.BatchMax, RefreshTolerance: h.RefreshTolerance, CheckEvery: h.CheckEvery,
-		Update: update.Options{Workers: h.Workers, Serial: h.Serial, MaxIterations: h.MaxIterations},
+		Update:       update.Options{Workers: h.Workers, Serial: h.Serial, MaxIterations: h.MaxIterations},
+		WindowPolish: WindowPolish{Every: h.PolishEvery, Passes: h.PolishPasses},
 	}
 	switch h.Method {
 	case Bordered.String():
@@ -301,9 +310,10 @@ func (h *encodingHeader) options() (Options, error) {
 	default:
 		return o, fmt.Errorf("%w: method %q", ErrEncoding, h.Method)
 	}
-	if o.Components != All && o.Rank == 0 || h.Refreshes < 0 || h.Since < 0 || math.IsInf(o.RefreshTolerance, 0) {
-		return o, fmt.Errorf("%w: components %d, rank %d, refresh tolerance %g, refreshes %d, since %d",
-			ErrEncoding, o.Components, o.Rank, o.RefreshTolerance, h.Refreshes, h.Since)
+	if o.Components != All && o.Rank == 0 || h.Refreshes < 0 || h.Since < 0 || math.IsInf(o.RefreshTolerance, 0) ||
+		h.Polishes < 0 || h.SincePolish < 0 {
+		return o, fmt.Errorf("%w: components %d, rank %d, refresh tolerance %g, refreshes %d, since %d, polishes %d, since polish %d",
+			ErrEncoding, o.Components, o.Rank, o.RefreshTolerance, h.Refreshes, h.Since, h.Polishes, h.SincePolish)
 	}
 	v, err := o.validate()
 	if err != nil {

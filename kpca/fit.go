@@ -132,13 +132,14 @@ func (md *Model) fitRows(X mat.Matrix, n int) error {
 	// The model has no points: its state to return to on error is that of no points,
 	// its sums and certificate (zero, or the rounding left by removals) and statistics.
 	// (Not snapshot, whose decomposition backup AddBatch's own snapshot reuses.)
-	total, self, cert, since, stats := md.total, md.self, md.cert, md.since, md.stats
+	total, self, cert, since, sincePolish, stats := md.total, md.self, md.cert, md.since, md.sincePolish, md.stats
 	updates := append([]update.Stats(nil), md.updates...)
 	fail := func(err error) error {
 		md.m = 0
 		md.setView()
 		md.decompose() // the empty decomposition: it cannot fail
 		md.total, md.self, md.cert, md.since, md.stats = total, self, cert, since, stats
+		md.sincePolish = sincePolish
 		md.updates = append(md.updates[:0], updates...)
 		return err
 	}

@@ -32,8 +32,10 @@
 // centred step costs the same single update as an uncentred one. Removing a point
 // (Remove) is one restriction update of the same cost (docs/design.md, "Removing a
 // point"), and a sliding window (Options.Window) removes the oldest point as each new one
-// arrives. The algorithms of Hallgren and Northrop ("Incremental kernel PCA and the
-// Nyström method", 2018) are available for comparison (Method RankOne).
+// arrives: exactly when it holds at most DefaultExactWindow points (by default), tracked
+// at the rank and polished from its points every Window steps when larger
+// (Options.WindowPolish). The algorithms of Hallgren and Northrop ("Incremental kernel
+// PCA and the Nyström method", 2018) are available for comparison (Method RankOne).
 //
 // The exact model agrees with a batch kernel PCA of the same points to rounding (≈1e-13
 // relative after thousands of points), and no point is ever dropped but by Remove or a
@@ -109,12 +111,15 @@ type Model struct {
 	saved      savedStep    // a window step's rollback
 	batching   bool         // inside AddBatch, whose snapshot covers every step
 	since      int          // points since the last drift probe
-	stats      Stats
-	probe      []float64
-	probe2     []float64
-	probeMV    []float64
-	updates    []update.Stats // of the last step's eigen-updates
-	pending    []update.Stats // of the step in progress
+	// sincePolish counts the points added to a window tracked at a rank since its last
+	// polish or batch decomposition (Options.WindowPolish).
+	sincePolish int
+	stats       Stats
+	probe       []float64
+	probe2      []float64
+	probeMV     []float64
+	updates     []update.Stats // of the last step's eigen-updates
+	pending     []update.Stats // of the step in progress
 	// The buffers of a batch's rollback (snapshotState's slices), reused by every batch:
 	// a caller adding a long input a block at a time (the command's fit) otherwise left
 	// m numbers of garbage a block, and in a window m·d.
@@ -140,6 +145,12 @@ type Stats struct {
 	// RefreshErr is the error of the last automatic refresh, if it failed; the point
 	// was added nonetheless and the model kept its incremental decomposition.
 	RefreshErr error
+	// Polishes counts the self-polishes of a window tracked at a rank
+	// (Options.WindowPolish) that succeeded.
+	Polishes int
+	// PolishErr is the error of the last self-polish, if it failed; the point was
+	// added nonetheless and the model kept its tracked pairs and its certificate.
+	PolishErr error
 }
 
 // setOptions gives the decompositions the solver options and the truncation.
@@ -261,7 +272,7 @@ func (md *Model) CopyFrom(src *Model) {
 	} else {
 		md.sym.CopyFrom(&src.sym)
 	}
-	md.since, md.stats = src.since, src.stats
+	md.since, md.sincePolish, md.stats = src.since, src.sincePolish, src.stats
 	md.updates = append(md.updates[:0], src.updates...)
 	md.setView()
 }
@@ -301,13 +312,15 @@ func (md *Model) Bytes() int {
 func (md *Model) Kernel() kernel.Kernel { return md.kern }
 
 // Options returns the model's options, with Rank resolved: max(Components, DefaultRank)
-// if it was given as zero with Components k.
+// if it was given as zero with Components k — at least the Window for a Window of at
+// most DefaultExactWindow points, which makes the window exact.
 func (md *Model) Options() Options { return md.opts }
 
 // Rank returns the number of eigenpairs the model tracks, the rank of the matrix
 // K̃ = V·Λ·Vᵀ it holds (docs/design.md, "Rank-r tracking"), or 0 when it tracks every
 // pair: with Components All, or in a Window of at most Options.Rank points, which never
-// holds more pairs.
+// holds more pairs — every Window of at most DefaultExactWindow points when Options.Rank
+// is zero.
 func (md *Model) Rank() int { return md.rank }
 
 // Stats returns statistics of the model and its last step.
@@ -365,6 +378,7 @@ func (md *Model) add(x []float64) error {
 	}
 	md.endStep()
 	md.maybeRefresh()
+	md.maybePolish(1)
 	return nil
 }
 
@@ -499,6 +513,7 @@ func (md *Model) centredBorder(a []float64, c, sa float64) (float64, error) {
 // snapshotState is what a batch's rollback needs.
 type snapshotState struct {
 	m, since    int
+	sincePolish int
 	total, self float64
 	cert        certificate
 	points      []float64
@@ -526,7 +541,7 @@ func (md *Model) snapshot() snapshotState {
 func (md *Model) appendState() snapshotState {
 	md.snapSums = append(md.snapSums[:0], md.rowSum[:md.m]...)
 	md.snapUpdates = append(md.snapUpdates[:0], md.updates...)
-	return snapshotState{m: md.m, since: md.since, total: md.total, self: md.self, cert: md.cert, stats: md.stats,
+	return snapshotState{m: md.m, since: md.since, sincePolish: md.sincePolish, total: md.total, self: md.self, cert: md.cert, stats: md.stats,
 		sums: md.snapSums, updates: md.snapUpdates}
 }
 
@@ -539,6 +554,7 @@ func (md *Model) restore(s snapshotState) {
 	}
 	md.ensure(s.m)
 	md.m, md.since, md.total, md.self, md.cert, md.stats = s.m, s.since, s.total, s.self, s.cert, s.stats
+	md.sincePolish = s.sincePolish
 	md.updates = append(md.updates[:0], s.updates...)
 	copy(md.x, s.points)
 	copy(md.rowSum, s.sums)

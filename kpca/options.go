@@ -16,6 +16,18 @@ const All = -1
 // its rank (see Options.Rank).
 const DefaultRank = 50
 
+// DefaultExactWindow is the largest Window that a model of Components k keeps exactly
+// when Options.Rank is zero: every pair of the window's m×m centred kernel matrix, whose
+// steps (one removal and one bordering, each one m×m×m product: 4m³ flops) agree with a
+// batch decomposition of the window to rounding, and whose ErrorBound is zero. At 256
+// points a step is 67 Mflop, a few milliseconds (measured on the project's shared
+// 2-core machine: 2.7 ms with OpenBLAS and 7 ms in pure Go at 200 points, 9.5 and 35 ms
+// at 300, 35 and 170 ms at 500; a rank-50 step 0.4–1.3 ms), and the decomposition and
+// its rollback copy take 1 MiB. A larger window is tracked at the rank and polishes
+// itself (Options.WindowPolish): exactness there costs (Window/Rank)² times a tracked
+// step, which grows without bound.
+const DefaultExactWindow = 256
+
 // DefaultBatchMax is the most points Fit decomposes at once when Options.BatchMax is
 // zero: 4096 points, whose kernel matrix takes 128 MiB (and LAPACK's dsyevr, for the top
 // pairs, about a second with OpenBLAS on two cores). Beyond it the n×n matrix grows past
@@ -56,8 +68,9 @@ func (m Method) String() string {
 }
 
 // Options configure a Model. Components is required; the zero value of every other field
-// is its default: centred, bordered, rank max(Components, DefaultRank), no window, no
-// automatic refresh.
+// is its default: centred, bordered, rank max(Components, DefaultRank) (every pair in a
+// Window of at most DefaultExactWindow points), no window, no automatic refresh, a
+// tracked window's self-polish every Window steps.
 type Options struct {
 	// Components is k, the number of top eigenpairs the model keeps and reports — what
 	// Values, VectorsTo, ExplainedVariance, ValueBounds, Scores and the k of Transform
@@ -77,7 +90,10 @@ type Options struct {
 
 	// Rank is the number of top eigenpairs the model tracks as points are added (the
 	// rank of the matrix K̃ = V·Λ·Vᵀ it holds), of which it reports the top Components.
-	// Zero means max(Components, DefaultRank); otherwise it is at least Components. It
+	// Zero means max(Components, DefaultRank) — or, with a Window of at most
+	// DefaultExactWindow points, every pair: the exact window (Rank resolves to
+	// max(Components, DefaultRank, Window), and Model.Rank() reports 0). Otherwise it is
+	// at least Components, and a Window of more than Rank points is tracked at Rank. It
 	// must be zero with Components All.
 	//
 	// The top pairs of a tracked model are accurate only well inside its rank: each
@@ -107,7 +123,20 @@ type Options struct {
 	// points: an Add beyond Window points first removes the oldest (as Remove(0) would),
 	// so that indices shift down by one, and Fit of more rows keeps the last Window of
 	// them. At least 2. Method Bordered only.
+	//
+	// A window is exact (Model.Rank() = 0: it agrees with a batch kernel PCA of its
+	// points to rounding, and ErrorBound is zero) with Components All, with Rank zero and
+	// at most DefaultExactWindow points, or with at most Rank points. A larger window is
+	// tracked at Rank, and since it stores its points it polishes itself from them
+	// (WindowPolish), which restarts ErrorBound from what the polish certifies: the bound
+	// then stays within a constant of the true error however long the stream
+	// (docs/design.md, "Windows at rank r").
 	Window int
+
+	// WindowPolish configures the self-polish of a window tracked at Rank; the zero
+	// value is the default, a Polish of DefaultWindowPolishPasses passes every Window
+	// steps. Other models ignore it.
+	WindowPolish WindowPolish
 
 	// Block is the number of rows AddBatch adds in one step at rank r (update.Thin.
 	// BorderBlock: the kernel block, the Gram–Schmidt and the product at dgemm speed,
@@ -178,6 +207,8 @@ func (o Options) validate() (Options, error) {
 		return o, fmt.Errorf("%w: method %v requires Components All and no Window", ErrArgument, o.Method)
 	case o.Window < 0 || o.Window == 1:
 		return o, fmt.Errorf("%w: window %d (a window holds at least 2 points)", ErrArgument, o.Window)
+	case o.WindowPolish.Passes < 0 || o.WindowPolish.Passes > MaxPolishPasses:
+		return o, fmt.Errorf("%w: Options.WindowPolish.Passes %d (0 for the default, or 1 to %d)", ErrArgument, o.WindowPolish.Passes, MaxPolishPasses)
 	case o.Block < 0:
 		return o, fmt.Errorf("%w: block %d", ErrArgument, o.Block)
 	case o.BatchMax < 0:
@@ -190,9 +221,7 @@ func (o Options) validate() (Options, error) {
 	if err := o.Update.Validate(); err != nil {
 		return o, errs.Wrap(err, "update options")
 	}
-	if o.Components != All && o.Rank == 0 {
-		o.Rank = max(o.Components, DefaultRank)
-	}
+	o = o.resolveRank()
 	// A model of rank r holds m×(r+2) eigenvector entries; a rank beyond check.MaxFloats
 	// could never be reached, and is a typo — Components included, which Rank defaults
 	// to (a Components of math.MaxInt made r+1 overflow).
@@ -201,6 +230,19 @@ func (o Options) validate() (Options, error) {
 			ErrArgument, o.Rank, check.MaxFloats)
 	}
 	return o, nil
+}
+
+// resolveRank returns o with a zero Rank of Components k resolved: max(k, DefaultRank),
+// or, in a Window of at most DefaultExactWindow points, at least Window, which makes the
+// window exact (tracked).
+func (o Options) resolveRank() Options {
+	if o.Components != All && o.Rank == 0 {
+		o.Rank = max(o.Components, DefaultRank)
+		if o.Window > 0 && o.Window <= DefaultExactWindow {
+			o.Rank = max(o.Rank, o.Window)
+		}
+	}
+	return o
 }
 
 // tracked returns the rank the model of the resolved options o tracks: Rank, or 0 when
@@ -222,9 +264,7 @@ func (o Options) tracked() int {
 // part-way does the same — Fit of the first BatchStart(n) rows, then AddBatch of the
 // others Block at a time — and gets Fit's model, bit for bit.
 func (o Options) BatchStart(n int) int {
-	if o.Components != All && o.Rank == 0 {
-		o.Rank = max(o.Components, DefaultRank)
-	}
+	o = o.resolveRank()
 	b := o.BatchMax
 	if b <= 0 {
 		b = DefaultBatchMax
@@ -237,4 +277,52 @@ func (o Options) BatchStart(n int) int {
 		return n // 2·Rank+2 > n, found without overflow
 	}
 	return min(max(min(b, trackedStart), 2*r+2), n)
+}
+
+// DefaultWindowPolishPasses is the number of passes of a tracked window's self-polish
+// when WindowPolish.Passes is zero: from a basis tracked for a window's length, two
+// passes bring the top eigenvalues to about 1e-11·λ₁ (docs/design.md, "Polishing"), far
+// below what the tracking loses again in the steps that follow.
+const DefaultWindowPolishPasses = 2
+
+// WindowPolish configures the self-polish of a window tracked at a rank
+// (docs/design.md, "Windows at rank r"). Every Every steps — points added to the window
+// — the model polishes itself from the points it stores (Model.Polish of Passes
+// passes), which brings its pairs to batch accuracy and restarts ErrorBound and
+// ValueBounds from what the polish certifies, so that they stay within a constant of
+// the true error over any stream length instead of growing with it. The cost is Passes
+// products of the window's kernel matrix with Rank vectors, O(Window²·(Dim + Rank)),
+// once every Every steps: amortised over the default Every = Window, Passes times a
+// kernel column and its share of a product with the tracked vectors a step. A
+// self-polish that fails (a kernel value that is not finite) leaves the model as it was
+// and is reported in Stats.PolishErr; the point added stays added.
+type WindowPolish struct {
+	// Every is the number of points added between two self-polishes. Zero means the
+	// Window: each polish sees a window whose every point is new. Negative turns the
+	// self-polish off, leaving the free running bound to grow with the stream, as a
+	// growing model's does.
+	Every int
+	// Passes is the number of passes of each self-polish, 1 to MaxPolishPasses; zero
+	// means DefaultWindowPolishPasses.
+	Passes int
+}
+
+// every returns the steps between two self-polishes of a window of w points, or 0 for
+// none.
+func (p WindowPolish) every(w int) int {
+	switch {
+	case p.Every < 0:
+		return 0
+	case p.Every == 0:
+		return w
+	}
+	return p.Every
+}
+
+// passes returns the passes of a self-polish.
+func (p WindowPolish) passes() int {
+	if p.Passes == 0 {
+		return DefaultWindowPolishPasses
+	}
+	return p.Passes
 }

@@ -25,6 +25,7 @@ func (md *Model) decompose() error {
 		md.thin.SetTruncation(md.truncation())
 		md.sym.CopyFrom(new(update.Sym))
 		md.total, md.self, md.cert = 0, 0, certificate{}
+		md.sincePolish = 0
 		return nil
 	}
 	if md.precomputed() {
@@ -90,6 +91,7 @@ func (md *Model) decomposeMatrix(K *mat.SymDense) error {
 	}
 	copy(md.rowSum, rowSum)
 	md.total, md.self, md.cert = total, self, cert
+	md.sincePolish = 0 // a batch decomposition restarts the certificate as a polish does
 	return nil
 }
 
