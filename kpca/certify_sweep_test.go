@@ -41,7 +41,7 @@ func bigExpNeg(v *big.Float) *big.Float {
 }
 
 // referenceMatrix returns A = C·K·C (or K, uncentred) for the rows of x and an RBF,
-// Laplacian or polynomial kernel, every entry the float64 nearest the value computed at
+// Laplacian, polynomial, sigmoid or cosine kernel, every entry the float64 nearest the value computed at
 // refPrec bits from the exact distances or products of the float64 points: within
 // ε·|Aᵢⱼ| (plus 2⁻¹⁰⁷⁴) of the exact A, so ‖Â − A‖₂ ≤ ‖Â − A‖_F ≤ ε·‖A‖_F (1 + ε) — the
 // reference's only error before its eigendecomposition (refEigen).
@@ -80,6 +80,29 @@ func referenceMatrix(t *testing.T, k kernel.Kernel, x *mat.Dense, uncentred bool
 				for range k.Degree {
 					v.Mul(v, acc)
 				}
+			case kernel.Sigmoid:
+				for l := range d {
+					p := nf(x.At(i, l))
+					acc.Add(acc, p.Mul(p, nf(x.At(j, l))))
+				}
+				acc.Mul(acc, nf(k.Gamma))
+				acc.Add(acc, nf(k.Coef0))
+				v = bigTanh(acc)
+			case kernel.Cosine:
+				nx, ny := new(big.Float).SetPrec(refPrec), new(big.Float).SetPrec(refPrec)
+				for l := range d {
+					p := nf(x.At(i, l))
+					acc.Add(acc, new(big.Float).SetPrec(refPrec).Mul(p, nf(x.At(j, l))))
+					nx.Add(nx, p.Mul(p, p))
+					q := nf(x.At(j, l))
+					ny.Add(ny, q.Mul(q, q))
+				}
+				nx.Mul(nx, ny)
+				if nx.Sign() == 0 {
+					v = new(big.Float).SetPrec(refPrec)
+				} else {
+					v = acc.Quo(acc, nx.Sqrt(nx))
+				}
 			default:
 				t.Fatalf("reference: kernel %T", k)
 			}
@@ -117,6 +140,19 @@ func referenceMatrix(t *testing.T, k kernel.Kernel, x *mat.Dense, uncentred bool
 		}
 	}
 	return a
+}
+
+// bigTanh returns tanh(x) = sign(x)·(1 − e^(−2|x|))/(1 + e^(−2|x|)) at refPrec bits.
+func bigTanh(x *big.Float) *big.Float {
+	a := new(big.Float).SetPrec(refPrec).Abs(x)
+	e := bigExpNeg(a.Mul(a, new(big.Float).SetPrec(refPrec).SetInt64(2)))
+	one := new(big.Float).SetPrec(refPrec).SetInt64(1)
+	num := new(big.Float).SetPrec(refPrec).Sub(one, e)
+	num.Quo(num, new(big.Float).SetPrec(refPrec).Add(one, e))
+	if x.Sign() < 0 {
+		num.Neg(num)
+	}
+	return num
 }
 
 // exponent returns the exponent of an RBF (power 2) or Laplacian (power 1) kernel from
@@ -264,10 +300,10 @@ func sweepPoints(t *testing.T, set string, n int) *mat.Dense {
 // near-duplicates added, sweepPoints), RBF kernels of σ from 0.01× to 1000× the median
 // distance, centred and uncentred, tracked at rank 20 from Options{Components: 5,
 // BatchMax: 200} and polished by three passes (the setting), certified; also
-// N(0, 1) data with γ = 1e-6, a Laplacian and a polynomial kernel. The reference is the
-// exact matrix of the points computed at 128 bits and rounded (referenceMatrix), its
-// eigenvalues with rigorous error bounds (refEigen), which stay below a thousandth of the
-// rounding allowance: every interval Lower ≤ λⱼ ≤ Upper and the tail must hold against
+// N(0, 1) data with γ = 1e-6, and Laplacian, polynomial, sigmoid and cosine kernels. The
+// reference is the exact matrix of the points computed at 128 bits and rounded
+// (referenceMatrix), its eigenvalues with rigorous error bounds (refEigen), which must
+// stay below a hundredth of each interval's width: every interval Lower ≤ λⱼ ≤ Upper and the tail must hold against
 // them. It counts the intervals that hold and fails on any that misses. At 1× the
 // median, each of the top 5 intervals is at most 20× the model's eigenvalue error wide,
 // or 3 times the certificate's Rounding, whichever is larger (the interval is
@@ -275,7 +311,7 @@ func sweepPoints(t *testing.T, set string, n int) *mat.Dense {
 // is widened by Rounding too). The widths
 // (relative to λ₁) at 0.01×, 1× and 100× are logged.
 func TestCertifySweep(t *testing.T) {
-	n := 400
+	n := 200
 	scales := []float64{0.01, 0.1, 1, 10, 100, 300, 1000}
 	if testing.Short() {
 		n = 100
@@ -302,6 +338,8 @@ func TestCertifySweep(t *testing.T) {
 		sweepCase{"normal", func(float64) kernel.Kernel { return kernel.RBF{Gamma: 1e-6} }, math.NaN(), false},
 		sweepCase{"yeast", func(med float64) kernel.Kernel { return kernel.Laplacian{Gamma: 1 / (100 * med)} }, 100, false},
 		sweepCase{"yeast", func(float64) kernel.Kernel { return kernel.Polynomial{Degree: 3, Gamma: 1, Coef0: 1} }, math.NaN(), false},
+		sweepCase{"normal", func(float64) kernel.Kernel { return kernel.Sigmoid{Gamma: 0.01, Coef0: 0.5} }, math.NaN(), false},
+		sweepCase{"yeast", func(float64) kernel.Kernel { return kernel.Cosine{} }, math.NaN(), true},
 	)
 	held, total := 0, 0
 	for _, c := range cases {
