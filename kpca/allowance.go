@@ -62,10 +62,11 @@ func (md *Model) kernelError() (e, a float64) {
 		a = 1.01*identity + (d+12)*eps
 		return tiny, a
 	case kernel.Laplacian:
-		// Eval entry by entry: the L1 distance's d rounded differences and sums,
-		// (d + 2)·ε relative; the division or product ε·v; exp 1 ulp (2ε): with
-		// k·max(1, v) ≤ √k as for the RBF.
-		return tiny, (d + 5) * eps
+		// Eval's bits: the L1 distance's d rounded differences and sums, (d + 2)·ε
+		// relative; the division or product ε·v; exp within 4 ulp (8ε) whichever routine
+		// computes it: with k·max(1, v) ≤ √k as for the RBF, (d + 11)·ε, and one ε more
+		// for the second-order terms.
+		return tiny, (d + 12) * eps
 	case kernel.Polynomial:
 		// Kernel blocks: within 2·deg·(d + 4)·ε·Mᵈᵉᵍ of Eval, M = γ‖x‖‖y‖ + |c|; Eval
 		// within as much of the exact value (the same operations in another order):

@@ -80,8 +80,9 @@ func (md *Model) Certify() (Certificate, error) {
 // bound on the sine between the top tracked vectors and the true top eigenvectors, and
 // the residual (see Certificate; the formulas and their probabilities are in
 // docs/design.md, "Certificates"). It costs opts.Passes passes over the points (two by
-// default, each O(m²·(d + r)) flops in kernel blocks, never forming K′) and O(m·r)
-// memory, and it does not change the model. Use it to ask how good the model is now;
+// default, each O(m²·(d + r)) flops in kernel blocks, never forming K′), O(m·r²) flops
+// of compensated products for its rounding allowance and O(m·r) memory, and it does
+// not change the model. Use it to ask how good the model is now;
 // ErrorBound and ValueBounds are the free running bound, deterministic and updated at
 // every step at no cost, but looser, and growing over a long stream.
 //
