@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -70,24 +71,13 @@ func referenceMatrix(t *testing.T, k kernel.Kernel, x *mat.Dense, uncentred bool
 				}
 				v = bigExpNeg(exponent(acc, k.Sigma, k.Gamma, 1))
 			case kernel.Polynomial:
-				for l := range d {
-					p := nf(x.At(i, l))
-					acc.Add(acc, p.Mul(p, nf(x.At(j, l))))
-				}
-				acc.Mul(acc, nf(k.Gamma))
-				acc.Add(acc, nf(k.Coef0))
+				base := bigAffine(x, i, j, k.Gamma, k.Coef0)
 				v = new(big.Float).SetPrec(refPrec).SetInt64(1)
 				for range k.Degree {
-					v.Mul(v, acc)
+					v.Mul(v, base)
 				}
 			case kernel.Sigmoid:
-				for l := range d {
-					p := nf(x.At(i, l))
-					acc.Add(acc, p.Mul(p, nf(x.At(j, l))))
-				}
-				acc.Mul(acc, nf(k.Gamma))
-				acc.Add(acc, nf(k.Coef0))
-				v = bigTanh(acc)
+				v = bigTanh(bigAffine(x, i, j, k.Gamma, k.Coef0))
 			case kernel.Cosine:
 				nx, ny := new(big.Float).SetPrec(refPrec), new(big.Float).SetPrec(refPrec)
 				for l := range d {
@@ -142,6 +132,19 @@ func referenceMatrix(t *testing.T, k kernel.Kernel, x *mat.Dense, uncentred bool
 	return a
 }
 
+// bigAffine returns γ·xᵢᵀxⱼ + c at refPrec bits, xᵢ the rows of x.
+func bigAffine(x *mat.Dense, i, j int, gamma, coef0 float64) *big.Float {
+	_, d := x.Dims()
+	nf := func(v float64) *big.Float { return new(big.Float).SetPrec(refPrec).SetFloat64(v) }
+	acc := new(big.Float).SetPrec(refPrec)
+	for l := range d {
+		p := nf(x.At(i, l))
+		acc.Add(acc, p.Mul(p, nf(x.At(j, l))))
+	}
+	acc.Mul(acc, nf(gamma))
+	return acc.Add(acc, nf(coef0))
+}
+
 // bigTanh returns tanh(x) = sign(x)·(1 − e^(−2|x|))/(1 + e^(−2|x|)) at refPrec bits.
 func bigTanh(x *big.Float) *big.Float {
 	a := new(big.Float).SetPrec(refPrec).Abs(x)
@@ -171,24 +174,11 @@ func exponent(dist *big.Float, sigma, gamma float64, power int) *big.Float {
 	return dist.Quo(dist, den)
 }
 
-// twoSum and twoProd are error-free transformations: a + b = s + e and a·b = p + e
-// exactly (Knuth; FMA).
-func twoSum(a, b float64) (s, e float64) {
-	s = a + b
-	z := s - a
-	return s, (a - (s - z)) + (b - z)
-}
-
-func twoProd(a, b float64) (p, e float64) {
-	p = a * b
-	return p, math.FMA(a, b, -p)
-}
-
 // refEigen returns the eigenvalues of the exact matrix A of which a is the rounded
 // reference (referenceMatrix), in descending order, the first n with error bounds:
-// λⱼ(A) ∈ [vals[j] − errs[j], vals[j] + errs[j]]. The pairs are gonum's (LAPACK dsyev
-// in Go, independent of the backend under test); each residual ‖a·v − λv‖ is summed by
-// Dot2 (Ogita, Rump and Oishi 2005: within ε|r| + γ²ₘ₊₁·Σ|terms|) and bounds the distance
+// λⱼ(A) ∈ [vals[j] − errs[j], vals[j] + errs[j]]. The pairs are gonum's (testmat.Eigen:
+// LAPACK dsyev in Go, independent of the backend under test); each residual ‖a·v − λv‖
+// is summed by Dot2 (dot2: within ε|r| + γ²ₘ₊₂·Σ|terms| a row) and bounds the distance
 // of λ to an eigenvalue of a. Pairs whose residual intervals overlap make a cluster,
 // whose c eigenvalues lie within the cluster's span plus ‖R‖_F of its computed ones, in
 // order (Kahan's theorem for the Rayleigh quotient of orthonormal vectors, their
@@ -196,43 +186,22 @@ func twoProd(a, b float64) (p, e float64) {
 func refEigen(t *testing.T, a *mat.SymDense, n int) (vals, errs []float64) {
 	t.Helper()
 	m := a.SymmetricDim()
-	var es mat.EigenSym
-	if !es.Factorize(a, true) {
-		t.Fatal("reference eigendecomposition failed")
-	}
-	asc := es.Values(nil)
-	var vecs mat.Dense
-	es.VectorsTo(&vecs)
+	desc, vecs := testmat.Eigen(t, a)
 	n = min(n, m)
-	vals = make([]float64, n)
+	vals = desc[:n]
 	res := make([]float64, n)
-	g := gammaN(m + 1)
+	g := gammaN(m + 2)
+	// rᵢ = aᵢᵀv − λ·vᵢ as one Dot2 of m + 1 products.
+	row, v := make([]float64, m+1), make([]float64, m+1)
 	for j := range n {
-		col := m - 1 - j
-		vals[j] = asc[col]
+		mat.Col(v[:m], j, vecs)
+		row[m] = -vals[j]
 		var r2 float64
-		v := mat.Col(nil, col, &vecs)
 		for i := range m {
-			var s, c, abs float64
-			row := a.RawSymmetric().Data[i*m:]
-			for l := range m {
-				// The upper triangle holds the row's entries from i on, the column's before.
-				ail := row[l]
-				if l < i {
-					ail = a.At(i, l)
-				}
-				p, pe := twoProd(ail, v[l])
-				var se float64
-				s, se = twoSum(s, p)
-				c += pe + se
-				abs += math.Abs(p)
-			}
-			p, pe := twoProd(-vals[j], v[i])
-			var se float64
-			s, se = twoSum(s, p)
-			c += pe + se
-			abs += math.Abs(p)
-			r := math.Abs(s+c)*(1+2*roundoff) + g*g*abs
+			mat.Row(row[:m], i, a)
+			v[m] = v[i]
+			s, abs := dot2(row, v, 0)
+			r := math.Abs(s)*(1+2*roundoff) + g*g*abs
 			r2 += r * r
 		}
 		res[j] = math.Sqrt(r2) * (1 + float64(m)*roundoff)
