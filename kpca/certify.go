@@ -61,8 +61,12 @@ type Certificate struct {
 	Tail float64
 	// Failure is the probability, at most, that Upper, Sine or Tail fail.
 	Failure float64
-	// Rounding is the allowance for rounding included in every bound: of the products
-	// with K′ and of the kernel values themselves (docs/design.md, "Certificates").
+	// Rounding is the allowance for rounding included in every bound: a worst-case bound,
+	// on the scale of the kernel values rather than of K′, on what the kernel values'
+	// rounding, the centring and the products with K′ may move the Ritz values and
+	// residuals by (docs/design.md, "Certificates"). An interval is at least twice as
+	// wide; at a bandwidth far wider than the points' spread, where the kernel values are
+	// all near 1 and K′ is tiny, it is large relative to λ₁.
 	Rounding float64
 }
 
@@ -76,8 +80,9 @@ func (md *Model) Certify() (Certificate, error) {
 // bound on the sine between the top tracked vectors and the true top eigenvectors, and
 // the residual (see Certificate; the formulas and their probabilities are in
 // docs/design.md, "Certificates"). It costs opts.Passes passes over the points (two by
-// default, each O(m²·(d + r)) flops in kernel blocks, never forming K′) and O(m·r)
-// memory, and it does not change the model. Use it to ask how good the model is now;
+// default, each O(m²·(d + r)) flops in kernel blocks, never forming K′), O(m·r²) flops
+// of compensated products for its rounding allowance and O(m·r) memory, and it does
+// not change the model. Use it to ask how good the model is now;
 // ErrorBound and ValueBounds are the free running bound, deterministic and updated at
 // every step at no cost, but looser, and growing over a long stream.
 //
@@ -137,14 +142,32 @@ func (md *Model) CertifyContext(ctx context.Context, opts CertifyOptions) (Certi
 			Om.Set(i, j, rng.NormFloat64())
 		}
 	}
+	omegaNorm := maxColumnNorm(Om)
 	project(Om, V, centred)
 	ps := md.passer()
 	defer ps.release()
 	var W mat.Dense
-	if err := ps.pass(ctx, &W, Y); err != nil {
+	// The first pass also sums |K̂ − c| by rows: the scale of the products' rounding.
+	// Centred, c is the mean kernel value: C·(K − c·11ᵀ)·C = C·K·C, and an RBF of wide
+	// bandwidth, whose values are all near 1, sums values of the size of K′'s.
+	if centred {
+		if c := md.total / (float64(m) * float64(m)); !math.IsNaN(c) && !math.IsInf(c, 0) {
+			ps.offset = c
+		}
+	}
+	ps.abs = make([]float64, m)
+	ps.own = true
+	err := ps.pass(ctx, &W, Y)
+	rows := slices.Max(ps.abs)
+	ps.abs = nil
+	if err != nil {
 		return Certificate{}, err
 	}
 	WV := W.Slice(0, m, 0, k).(*mat.Dense)
+	e, a := md.kernelError()
+	pe := newPassError(m, ps.tile, rows, ps.offset, e, a, centred)
+	nu := absNorm(V)
+	delta := gramError(V, nu)
 
 	// The tracked pairs' residuals ‖K′vⱼ − λⱼvⱼ‖.
 	residual := make([]float64, k)
@@ -194,19 +217,26 @@ func (md *Model) CertifyContext(ctx context.Context, opts CertifyOptions) (Certi
 	// test vectors opts.Passes times; ‖B‖ ≤ (α·√(2/π)·maxᵢ‖B^q·ωᵢ‖)^(1/q) with probability
 	// at least 1 − α^(−p) (Halko, Martinsson and Tropp 2011, Lemma 4.1, applied to B^q,
 	// whose norm is ‖B‖^q for a symmetric B), α = testAlpha.
+	// Each pass adds its rounding to B^q·ω (passError) and each projection its own, at
+	// most pi of what it projects; the first pass's input is P̂ω, within pi·‖ω‖ of P·ω,
+	// which B (‖B‖ ≤ N) carries on.
+	pi := projectionError(delta, nu, gammaN(m), k)
 	Z := mat.DenseCopyOf(W.Slice(0, m, k, k+p))
+	errs := make([]float64, 0, opts.Passes)
+	errs = append(errs, passColumns(pe, Om, Z, pi)+pe.n*pi*omegaNorm)
 	project(Z, V, centred)
 	for range opts.Passes - 1 {
 		var next mat.Dense
 		if err := ps.pass(ctx, &next, Z); err != nil {
 			return Certificate{}, err
 		}
+		errs = append(errs, passColumns(pe, Z, &next, pi))
 		project(&next, V, centred)
 		Z = &next
 	}
-	tail := math.Pow(testAlpha*math.Sqrt(2/math.Pi)*maxColumnNorm(Z), 1/float64(opts.Passes))
+	tail := tailBound(testAlpha*math.Sqrt(2/math.Pi), maxColumnNorm(Z), errs)
 
-	c := bounds(theta, &R, tail, md.rounding(theta, tail))
+	c := bounds(theta, &R, tail, rounding(pe, V, WV, &R, theta, nu, delta))
 	// The sines are of the tracked vectors, V[:, 0…j], which the Ritz vectors U[:, 0…j]
 	// are not: the triangle inequality of the gap metric adds the sine between the two,
 	// ‖(I − SⱼSⱼᵀ)·Eⱼ‖₂ in the coordinates of V (Eⱼ the first j+1 columns of I).
@@ -246,18 +276,57 @@ func project(A, V *mat.Dense, centred bool) {
 	}
 }
 
-// rounding is the allowance for rounding in a certificate of Ritz values theta and
-// tail bound tail: a product with K′ sums m terms a row, whose rounding grows like
-// √m·ε·‖K′‖ (Higham and Mary 2019, with high probability; the worst case m·ε is not
-// seen), with a factor 8 of margin, on the scale of the largest Ritz value or the
-// tail. The certificate is of the matrix the kernel blocks compute, whose entries are
-// those of the model's Transform (docs/design.md, "Certificates").
-func (md *Model) rounding(theta []float64, tail float64) float64 {
-	scale := tail
-	for _, v := range theta {
-		scale = math.Max(scale, math.Abs(v))
+// rounding is the allowance for rounding in a certificate (docs/design.md,
+// "Certificates", "Rounding"): a bound on how far the computed Ritz values θ and the
+// residual norms ρ may be from those of the exact A on the tracked vectors V. With F
+// the error of the first pass's K′V (‖F‖₂ ≤ pe.block(V, √(1 + δ))), ν = ‖|V|‖₂ and
+// δ ≥ ‖VᵀV − I‖₂:
+//
+//	θ: ‖V‖·‖F‖ + γₘ·ν·‖K̂′V‖_F (the product VᵀW) + (δ/(1 − δ) + 2kε)·max|θ|
+//
+// — the last the eigenvalues of VᵀAV against those of A compressed to span(V)
+// (Ostrowski: a congruence by (VᵀV)^½ scales them by at most 1 ± δ) and LAPACK's backward
+// error — and
+//
+//	ρ: ‖F‖·(1 + 2kε) + γₖ·√k·(‖K̂′V‖_F + max|θ|·ν) + k·γₘ·‖R‖_F
+//
+// (the products by the k×k S and Θ, and the norm of R from RᵀR). The larger of the two
+// widens every bound.
+func rounding(pe passError, V, WV, R *mat.Dense, theta []float64, nu, delta float64) float64 {
+	if !(delta < 1) {
+		return math.Inf(1)
 	}
-	return 8 * math.Sqrt(float64(md.m)) * roundoff * scale
+	_, k := V.Dims()
+	m := pe.m
+	var top float64
+	for _, v := range theta {
+		top = math.Max(top, math.Abs(v))
+	}
+	f := pe.block(V, math.Sqrt(1+delta))
+	wf := mat.Norm(WV, 2) // Frobenius
+	kk := float64(k)
+	onTheta := math.Sqrt(1+delta)*f + gammaN(m)*nu*wf + (delta/(1-delta)+2*kk*roundoff)*top
+	onRho := f*(1+2*kk*roundoff) + gammaN(k)*math.Sqrt(kk)*(wf+top*nu) + kk*gammaN(m)*mat.Norm(R, 2)
+	return math.Max(onTheta, onRho) * (1 + 4*roundoff)
+}
+
+// projectionError bounds ‖P̂y − P·y‖/‖y‖ for project's two rounds of removing the parts
+// along V (and 1): to first order the loss of orthogonality δ, the products' γₘ·(ν² + 1)
+// and the k + 4 roundings of each entry, doubled for the second round and doubled
+// again as margin for the terms of second order.
+func projectionError(delta, nu, gm float64, k int) float64 {
+	return 4 * (delta + gm*(nu*nu+1) + float64(k+4)*roundoff)
+}
+
+// passColumns returns the largest error a pass and the projection after it add to a
+// column: pe.column of the pass's input Z plus pi times the output's norm.
+func passColumns(pe passError, Z, out *mat.Dense, pi float64) float64 {
+	_, c := Z.Dims()
+	var worst float64
+	for j := range c {
+		worst = math.Max(worst, pe.column(Z, j)+pi*mat.Norm(out.ColView(j), 2))
+	}
+	return worst
 }
 
 // bounds computes the bounds of a Certificate from the Ritz values theta

@@ -136,8 +136,9 @@ func ExampleModel_rank() {
 // Polish and Certify: the model of ExampleModel_rank, tracked at rank 20, polished by
 // four passes over its 3000 points (block Krylov from the tracked vectors, never
 // forming the kernel matrix), then certified from the true kernel matrix in two more
-// passes: intervals a few 1e-14 of λ₁ wide, and sines of the top vectors, each failing
-// with probability below 1e-9 — where ValueBounds, free at every step, allowed ±15.
+// passes: intervals a few 1e-12 of λ₁ wide (twice the worst-case rounding allowance),
+// and sines of the top vectors, each failing with probability below 1e-9 — where
+// ValueBounds, free at every step, allowed ±15.
 func ExampleModel_Polish() {
 	X := data.Magic().X.Slice(0, 3000, 0, 10)
 	model, err := kpca.Fit(kernel.RBF{Sigma: 110}, X, kpca.Options{Components: 3, Rank: 20, BatchMax: 1000})
@@ -157,14 +158,14 @@ func ExampleModel_Polish() {
 	v := model.Values(nil)
 	fmt.Printf("failure probability ≤ %.0e\n", c.Failure)
 	for j := range v {
-		fmt.Printf("λ%d = %.6f, interval narrower than 1e-12·λ₁: %v, top-%d sine below 1e-10: %v\n",
-			j+1, v[j], c.Upper[j]-c.Lower[j] < 1e-12*v[0], j+1, c.Sine[j] < 1e-10)
+		fmt.Printf("λ%d = %.6f, interval narrower than 1e-11·λ₁: %v, top-%d sine below 1e-10: %v\n",
+			j+1, v[j], c.Upper[j]-c.Lower[j] < 1e-11*v[0], j+1, c.Sine[j] < 1e-10)
 	}
 	// Output:
 	// failure probability ≤ 9e-10
-	// λ1 = 447.189380, interval narrower than 1e-12·λ₁: true, top-1 sine below 1e-10: true
-	// λ2 = 220.527568, interval narrower than 1e-12·λ₁: true, top-2 sine below 1e-10: true
-	// λ3 = 172.186051, interval narrower than 1e-12·λ₁: true, top-3 sine below 1e-10: true
+	// λ1 = 447.189380, interval narrower than 1e-11·λ₁: true, top-1 sine below 1e-10: true
+	// λ2 = 220.527568, interval narrower than 1e-11·λ₁: true, top-2 sine below 1e-10: true
+	// λ3 = 172.186051, interval narrower than 1e-11·λ₁: true, top-3 sine below 1e-10: true
 }
 
 // Removing a point gives the model of the others: the exact model (Components All)

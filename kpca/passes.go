@@ -59,6 +59,21 @@ type passer struct {
 	unmap  func() // gives the cache's memory back (hugepage.Map)
 	cached int
 	filled bool
+
+	// abs, when not nil, receives the row sums of |K̂|, the absolute values of the kernel
+	// values the pass computes (m numbers, added to): a Certify's scale of the
+	// products' rounding (docs/design.md, "Certificates").
+	abs []float64
+	// offset, centred, is subtracted from every kernel value as it is computed (and
+	// kept): C·(K − c·11ᵀ)·C = C·K·C exactly, and the products then sum values of the
+	// size of K′'s rather than of K's (docs/design.md, "Certificates").
+	offset float64
+	// own, for a Certify, makes each tile's dgemm write a product of its own, of T terms
+	// an entry, which the pass then adds to W: an entry of W is then summed to a depth
+	// of T + ⌈m/T⌉ roundings, the depth a certificate's allowance can count on whatever
+	// the BLAS does inside a call, where accumulating in W is a sum of m terms in an
+	// order the BLAS chooses. The column means are then summed compensated (Sum2).
+	own bool
 }
 
 // tileWork is what a worker of a pass holds: its block of kernel values, the block's
@@ -68,6 +83,7 @@ type tileWork struct {
 	work kernel.BlockWork
 	kb   []float64
 	kd   mat.Dense // SetRawMatrix: no allocation
+	prod []float64 // a tile's product, when the passer sums them itself (passer.own)
 }
 
 // tilePair is a tile (I, J), I ≤ J, of the upper triangle of K, by the numbers of its
@@ -226,7 +242,11 @@ func (p *passer) pass(ctx context.Context, W, Q *mat.Dense) error {
 		if cap(p.mean) < c {
 			p.mean = make([]float64, c)
 		}
-		centreColumnsWith(W, p.mean[:c])
+		if p.own {
+			centreColumnsSum2(W, p.mean[:c])
+		} else {
+			centreColumnsWith(W, p.mean[:c])
+		}
 	}
 	return nil
 }
@@ -290,12 +310,61 @@ func (p *passer) tileProduct(tw *tileWork, t tilePair, g int) error {
 				return blocks.NonFinite(ErrNonFinite, p.cross, &md.view, i0+i, "point")
 			}
 		}
+		if p.offset != 0 {
+			for i, v := range kb.Data[:b*n] {
+				kb.Data[i] = v - p.offset
+			}
+		}
+	}
+	if p.abs != nil {
+		// The rows I and J are the tile's own, as W's are: no other tile of the round
+		// writes them.
+		rows, cols := p.abs[i0:i1], p.abs[j0:j1]
+		for i := range b {
+			var s float64
+			for j, v := range kb.Data[i*n : i*n+n] {
+				s += math.Abs(v)
+				if t.i != t.j {
+					cols[j] += math.Abs(v)
+				}
+			}
+			rows[i] += s
+		}
+	}
+	if p.own {
+		p.ownProduct(tw, blas.NoTrans, kb, rowsOf(p.q, j0, j1), rowsOf(p.w, i0, i1))
+		if t.i != t.j {
+			p.ownProduct(tw, blas.Trans, kb, rowsOf(p.q, i0, i1), rowsOf(p.w, j0, j1))
+		}
+		return nil
 	}
 	native.Gemm(blas.NoTrans, blas.NoTrans, 1, kb, rowsOf(p.q, j0, j1), 1, rowsOf(p.w, i0, i1))
 	if t.i != t.j {
 		native.Gemm(blas.Trans, blas.NoTrans, 1, kb, rowsOf(p.q, i0, i1), 1, rowsOf(p.w, j0, j1))
 	}
 	return nil
+}
+
+// ownProduct adds op(kb)·q to w through the worker's scratch: the dgemm writes the
+// product alone (β = 0), and the loop adds it (passer.own).
+func (p *passer) ownProduct(tw *tileWork, tr blas.Transpose, kb, q, w blas64.General) {
+	rows, c := w.Rows, w.Cols
+	if tr == blas.NoTrans {
+		rows = kb.Rows
+	} else {
+		rows = kb.Cols
+	}
+	if cap(tw.prod) < rows*c {
+		tw.prod = make([]float64, p.tile*c)
+	}
+	prod := blas64.General{Rows: rows, Cols: c, Stride: c, Data: tw.prod[:rows*c]}
+	native.Gemm(tr, blas.NoTrans, 1, kb, q, 0, prod)
+	for i := range rows {
+		dst := w.Data[i*w.Stride : i*w.Stride+c]
+		for j, v := range prod.Data[i*c : i*c+c] {
+			dst[j] += v
+		}
+	}
 }
 
 // rowsOf returns the rows lo…hi−1 of a.
@@ -376,6 +445,34 @@ func centreColumnsWith(A *mat.Dense, mean []float64) {
 	}
 	for j := range mean {
 		mean[j] /= float64(r)
+	}
+	for i := range r {
+		row := A.RawRowView(i)
+		for j := range row {
+			row[j] -= mean[j]
+		}
+	}
+}
+
+// centreColumnsSum2 is centreColumnsWith with each column's sum compensated (Sum2, Ogita,
+// Rump and Oishi 2005: within ε·|s| + γ²ₘ·Σ|aᵢⱼ| of the exact sum, where the plain sum's
+// bound is γₘ·Σ|aᵢⱼ|), for a certificate (passer.own). mean must have A's number of
+// columns; the compensations take a second scratch of that length, allocated.
+func centreColumnsSum2(A *mat.Dense, mean []float64) {
+	r, c := A.Dims()
+	comp := make([]float64, c)
+	clear(mean)
+	for i := range r {
+		for j, v := range A.RawRowView(i) {
+			s := mean[j]
+			t := s + v
+			z := t - s
+			comp[j] += (s - (t - z)) + (v - z)
+			mean[j] = t
+		}
+	}
+	for j := range mean {
+		mean[j] = (mean[j] + comp[j]) / float64(r)
 	}
 	for i := range r {
 		row := A.RawRowView(i)
