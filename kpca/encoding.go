@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/probe"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/internal/wire"
@@ -435,15 +436,8 @@ func (md *Model) verify(seed uint64) (float64, error) {
 	if m == 0 {
 		return 0, nil
 	}
-	var worst float64
-	// within reports whether |got − want| ≤ tol, recording the ratio.
-	within := func(got, want, tol float64) bool {
-		d := math.Abs(got - want)
-		if d <= tol && tol > 0 {
-			worst = math.Max(worst, d/tol)
-		}
-		return d <= tol
-	}
+	var margin check.Margin
+	within := margin.Within
 	b := md.basis()
 	n := len(b.values)
 	var sumAbs, big float64
@@ -459,9 +453,9 @@ func (md *Model) verify(seed uint64) (float64, error) {
 			abs += math.Abs(v)
 		}
 		if !within(sum, md.total, sumsTolerance*abs+float64(m)*md.cert.sumErr) {
-			return worst, fmt.Errorf("%w: the total %g is not the sum %g of the row sums", ErrEncoding, md.total, sum)
+			return margin.Worst, fmt.Errorf("%w: the total %g is not the sum %g of the row sums", ErrEncoding, md.total, sum)
 		}
-		return worst, md.verifyTrace(b.values, sumAbs, within)
+		return margin.Worst, md.verifyTrace(b.values, sumAbs, within)
 	}
 	var diag, diagAbs float64
 	for i := range m {
@@ -472,7 +466,7 @@ func (md *Model) verify(seed uint64) (float64, error) {
 	// The certificate's sumErr is the running sums' own record of their rounding (of
 	// Σk(xᵢ, xᵢ) + 1ᵀK1/m, method Bordered).
 	if !within(md.self, diag, sumsTolerance*diagAbs+md.cert.sumErr) {
-		return worst, fmt.Errorf("%w: the trace %g is not that of the points, %g", ErrEncoding, md.self, diag)
+		return margin.Worst, fmt.Errorf("%w: the trace %g is not that of the points, %g", ErrEncoding, md.self, diag)
 	}
 
 	// One pass: K·(C·V·X) and K·1, with X the probes of the exact model (n×verifyProbes)
@@ -520,23 +514,23 @@ func (md *Model) verify(seed uint64) (float64, error) {
 	err := pr.pass(context.Background(), &W, Q)
 	pr.release()
 	if err != nil {
-		return worst, fmt.Errorf("%w: %v", ErrEncoding, err)
+		return margin.Worst, fmt.Errorf("%w: %v", ErrEncoding, err)
 	}
 	var sum, maxS, sumS float64
 	for i, r := range rowSums {
 		got, s := W.At(i, tests), pr.absSum[i]
 		if !within(r, got, sumsTolerance*s) {
-			return worst, fmt.Errorf("%w: row sum %d is %g, the points give %g", ErrEncoding, i, r, got)
+			return margin.Worst, fmt.Errorf("%w: row sum %d is %g, the points give %g", ErrEncoding, i, r, got)
 		}
 		sum += got
 		maxS = math.Max(maxS, s)
 		sumS += s
 	}
 	if !within(md.total, sum, sumsTolerance*sumS+float64(m)*md.cert.sumErr) {
-		return worst, fmt.Errorf("%w: the total %g is not that of the points, %g", ErrEncoding, md.total, sum)
+		return margin.Worst, fmt.Errorf("%w: the total %g is not that of the points, %g", ErrEncoding, md.total, sum)
 	}
 	if err := md.verifyTrace(b.values, sumAbs, within); err != nil || n == 0 {
-		return worst, err
+		return margin.Worst, err
 	}
 	rnd := pairsTolerance*big + 4*float64(m)*roundoff*maxS
 	below, above := md.errorRange()
@@ -562,19 +556,19 @@ func (md *Model) verify(seed uint64) (float64, error) {
 		}
 		native.Gemv(blas.NoTrans, -1, b.vecs, blas64.Vector{N: n, Inc: 1, Data: lx}, 1, blas64.Vector{N: m, Inc: 1, Data: ys})
 		if res := vec.Norm(ys); !within(res, 0, beta*vx[p]) {
-			return worst, fmt.Errorf("%w: the eigenpairs are not those of the points: ‖K′Vx − VΛx‖ = %.3g > %.3g·‖Vx‖",
+			return margin.Worst, fmt.Errorf("%w: the eigenpairs are not those of the points: ‖K′Vx − VΛx‖ = %.3g > %.3g·‖Vx‖",
 				ErrEncoding, res, beta)
 		}
 		if md.rank > 0 {
 			// ρ − λ = vᵀEv = vᵀPv − vᵀNv lies within [−‖N‖, ‖P‖] (certificate).
 			d := rho - b.values[p]
 			if !within(d, math.Max(-below, math.Min(d, above)), rnd) {
-				return worst, fmt.Errorf("%w: pair %d's eigenvalue %g against its Rayleigh quotient %g, beyond the certificate's [−%g, %g]",
+				return margin.Worst, fmt.Errorf("%w: pair %d's eigenvalue %g against its Rayleigh quotient %g, beyond the certificate's [−%g, %g]",
 					ErrEncoding, p, b.values[p], rho, below, above)
 			}
 		}
 	}
-	return worst, nil
+	return margin.Worst, nil
 }
 
 // verifyTrace checks the trace identity (verify), the sum of the eigenvalues'

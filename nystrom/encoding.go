@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/kernelwire"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
@@ -228,20 +229,18 @@ func decode(k kernel.Kernel, dec *wire.Reader) (*Model, error) {
 // stored. It costs K_LL and K_LL·F, O(r²·(d + p)), as New does.
 func (m *Model) verifyMap() error {
 	r, p := m.r, m.p
-	K := kernel.Matrix(m.kern, m.land)
 	full := mat.NewDense(r, r, nil)
+	full.Copy(kernel.Matrix(m.kern, m.land))
+	if !vec.Finite(full.RawMatrix().Data) {
+		return fmt.Errorf("%w: a kernel value of the landmarks is not finite", ErrEncoding)
+	}
 	absK := mat.NewDense(r, r, nil)
-	var maxS float64
+	absK.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, full)
+	var maxS float64 // the largest row sum of |K_LL|, ≥ ‖|K_LL|‖₂
 	for i := range r {
 		var s float64
-		for j := range r {
-			v := K.At(i, j)
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%w: the kernel value of landmarks %d and %d is %g", ErrEncoding, i, j, v)
-			}
-			full.Set(i, j, v)
-			absK.Set(i, j, math.Abs(v))
-			s += math.Abs(v)
+		for _, v := range absK.RawRowView(i) {
+			s += v
 		}
 		maxS = math.Max(maxS, s)
 	}

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/probe"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/internal/wire"
@@ -305,15 +306,8 @@ const (
 // trace identity binds its pairs. It returns the largest ratio of a deviation to its
 // tolerance (at most 1 when the model passes), the margin the tests report.
 func (m *Model) verify(seed uint64) (float64, error) {
-	var worst float64
-	// within reports whether |got − want| ≤ tol, recording the ratio.
-	within := func(got, want, tol float64) bool {
-		dev := math.Abs(got - want)
-		if dev <= tol && tol > 0 {
-			worst = math.Max(worst, dev/tol)
-		}
-		return dev <= tol
-	}
+	var margin check.Margin
+	within := margin.Within
 	values, g := m.stored()
 	k := len(values)
 	var sum, sumAbs, big float64
@@ -332,10 +326,10 @@ func (m *Model) verify(seed uint64) (float64, error) {
 		want = 0
 	}
 	if !within(trE, want, trTol) {
-		return worst, fmt.Errorf("%w: the eigenvalues sum to %g, the trace is %g", ErrEncoding, sum, m.trace)
+		return margin.Worst, fmt.Errorf("%w: the eigenvalues sum to %g, the trace is %g", ErrEncoding, sum, m.trace)
 	}
 	if m.opts.Window == 0 || m.n == 0 {
-		return worst, nil
+		return margin.Worst, nil
 	}
 	d, n := m.d, m.n
 	var w float64
@@ -343,7 +337,7 @@ func (m *Model) verify(seed uint64) (float64, error) {
 		w += m.winW[i]
 	}
 	if !within(m.w, w, sumsTolerance*w) {
-		return worst, fmt.Errorf("%w: the weight %g is not that of the window's points, %g", ErrEncoding, m.w, w)
+		return margin.Worst, fmt.Errorf("%w: the weight %g is not that of the window's points, %g", ErrEncoding, m.w, w)
 	}
 	mu := make([]float64, d)
 	abs := make([]float64, d)
@@ -356,7 +350,7 @@ func (m *Model) verify(seed uint64) (float64, error) {
 	for j := range mu {
 		mu[j] /= w
 		if !within(m.mean[j], mu[j], sumsTolerance*abs[j]/w) {
-			return worst, fmt.Errorf("%w: the mean's coordinate %d is %g, the window's points give %g", ErrEncoding, j, m.mean[j], mu[j])
+			return margin.Worst, fmt.Errorf("%w: the mean's coordinate %d is %g, the window's points give %g", ErrEncoding, j, m.mean[j], mu[j])
 		}
 	}
 	z := make([]float64, n*d) // √wᵢ·(xᵢ − μ): S = ZᵀZ
@@ -376,10 +370,10 @@ func (m *Model) verify(seed uint64) (float64, error) {
 	// 2,000 steps of a window) need it.
 	carry := 2 * sumsTolerance * vec.Norm(abs) / w * math.Sqrt(w*tr)
 	if !within(m.trace, tr, sumsTolerance*tr+c.sumErr+carry) {
-		return worst, fmt.Errorf("%w: the trace %g is not that of the window's points, %g", ErrEncoding, m.trace, tr)
+		return margin.Worst, fmt.Errorf("%w: the trace %g is not that of the window's points, %g", ErrEncoding, m.trace, tr)
 	}
 	if k == 0 {
-		return worst, nil
+		return margin.Worst, nil
 	}
 	Z := blas64.General{Rows: n, Cols: d, Stride: d, Data: z}
 	rnd := pairsTolerance*big + 4*float64(n)*roundoff*tr + carry
@@ -408,15 +402,15 @@ func (m *Model) verify(seed uint64) (float64, error) {
 		}
 		native.Gemv(blas.NoTrans, -1, g, blas64.Vector{N: k, Inc: 1, Data: x}, 1, blas64.Vector{N: d, Inc: 1, Data: r})
 		if res := vec.Norm(r); !within(res, 0, beta*vec.Norm(y)) {
-			return worst, fmt.Errorf("%w: the eigenpairs are not those of the window's points: ‖SVx − VΛx‖ = %.3g > %.3g·‖Vx‖", ErrEncoding, res, beta)
+			return margin.Worst, fmt.Errorf("%w: the eigenpairs are not those of the window's points: ‖SVx − VΛx‖ = %.3g > %.3g·‖Vx‖", ErrEncoding, res, beta)
 		}
 		if m.opts.Rank > 0 {
 			// ρ − λ = vᵀEv = vᵀPv − vᵀNv lies within [−‖N‖, ‖P‖] (certificate).
 			if e := rho - values[p]; !within(e, math.Max(-below, math.Min(e, above)), rnd) {
-				return worst, fmt.Errorf("%w: pair %d's eigenvalue %g against its Rayleigh quotient %g, beyond the certificate's [−%g, %g]",
+				return margin.Worst, fmt.Errorf("%w: pair %d's eigenvalue %g against its Rayleigh quotient %g, beyond the certificate's [−%g, %g]",
 					ErrEncoding, p, values[p], rho, below, above)
 			}
 		}
 	}
-	return worst, nil
+	return margin.Worst, nil
 }

@@ -1,9 +1,6 @@
 package stream
 
 import (
-	"errors"
-	"fmt"
-	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -71,13 +68,6 @@ func TestOnlineForgery(t *testing.T) {
 		if err := zero.UnmarshalBinary(b); err != nil {
 			t.Fatalf("%s: a legitimate model refused: %v", c.name, err)
 		}
-		values := m.Values(nil)
-		var scores mat.Dense
-		if err := m.Transform(&scores, Y, c.r); err != nil {
-			t.Fatal(err)
-		}
-		ss := mat.Norm(&scores, math.Inf(1))
-		body := wiretest.Body(b)
 		const n, d = 40, 2
 		// The floats from the samples on: n·d samples, n row sums, the total; then
 		// per component α (n) and, KRQA, K·α (n); then KRQA's 1ᵀα, 1ᵀKα, Q (r each).
@@ -85,7 +75,7 @@ func TestOnlineForgery(t *testing.T) {
 		if c.krqa {
 			floats += c.r*n + 3*c.r
 		}
-		start := len(body) - 8*floats
+		start := len(b) - wire.Overhead + wire.PrefixSize - 8*floats
 		var offsets []int // the floats forged: all but α and Q
 		for f := range floats {
 			at := f - (n*d + n + 1) // within the components' part
@@ -98,44 +88,15 @@ func TestOnlineForgery(t *testing.T) {
 			}
 			offsets = append(offsets, start+8*f)
 		}
-		magic := map[bool]string{true: krqaMagic, false: khaMagic}[c.krqa]
-		var refused, accepted int
-		for _, off := range offsets {
-			for bit := range 8 {
-				for _, mask := range []byte{0x01, 0x10, 0xff} {
-					forged := append([]byte(nil), body...)
-					forged[off+bit] ^= mask
-					_, got, _ := c.model()
-					err := got.UnmarshalBinary(wire.Frame(magic, onlineVersion, forged))
-					if errors.Is(err, ErrEncoding) {
-						refused++
-						continue
-					} else if err != nil {
-						t.Fatalf("%s: byte %d ^ %#x: %v", c.name, off+bit, mask, err)
-					}
-					accepted++
-					var gs, diff mat.Dense
-					if err := got.Transform(&gs, Y, c.r); err != nil {
-						t.Fatal(err)
-					}
-					diff.Sub(&gs, &scores)
-					dv, ds := relDiff(got.Values(nil), values), mat.Norm(&diff, math.Inf(1))/ss
-					if !(dv <= 1e-6 && ds <= 1e-6) {
-						t.Errorf("%s: byte %d ^ %#x accepted: values move by %.3g, scores by %.3g", c.name, off+bit, mask, dv, ds)
-					}
-				}
-			}
+		decode := func(in []byte) (onlineModel, error) {
+			_, got, _ := c.model()
+			return got, got.UnmarshalBinary(in)
 		}
-		t.Log(fmt.Sprintf("%-30s %d forgeries: %d refused, %d accepted", c.name, refused+accepted, refused, accepted))
+		refused, accepted := wiretest.Forge(t, b, offsets, ErrEncoding, decode, func(got onlineModel, at int, mask byte) {
+			if dv, ds := wiretest.Moved(t, got, m, Y, c.r); !(dv <= 1e-6 && ds <= 1e-6) {
+				t.Errorf("%s: byte %d ^ %#x accepted: values move by %.3g, scores by %.3g", c.name, at, mask, dv, ds)
+			}
+		})
+		t.Logf("%-30s %d forgeries: %d refused, %d accepted", c.name, refused+accepted, refused, accepted)
 	}
-}
-
-// relDiff returns max|a − b|/max|b|.
-func relDiff(a, b []float64) float64 {
-	var dev, big float64
-	for i := range b {
-		dev = math.Max(dev, math.Abs(a[i]-b[i]))
-		big = math.Max(big, math.Abs(b[i]))
-	}
-	return dev / big
 }
