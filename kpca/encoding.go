@@ -165,7 +165,7 @@ func (md *Model) MarshalBinary() ([]byte, error) { return format.Marshal(md.body
 // must be finite and valid. The decomposition and the running sums must then belong to
 // the points, within rounding: the row sums, total and trace are recomputed, and the
 // stored pairs' residual ‖K′V·x − VΛ·x‖ measured for random x (every pair, at rank r),
-// within the model's own ErrorBound at rank r (see verify). This costs one pass over
+// within the model's own ErrorBound at rank r (docs/design.md, "Encodings"). This costs one pass over
 // the points, O(m²·d) — a few seconds at 20,000 points of d = 784 on two cores, as a
 // pass of Polish — beside the O(m·(d + n)) of reading them; a model of
 // kernel.Precomputed has no kernel to recompute with, and only its total and trace are

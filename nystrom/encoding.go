@@ -126,7 +126,7 @@ func (m *Model) MarshalBinaryTo(w io.Writer) (int, error) { return format.Marsha
 // zero, and the sums of squares non-negative and bounded, with |Sᵢⱼ| ≤ √(SᵢᵢSⱼⱼ) and
 // sᵢ² ≤ n·Sᵢᵢ (Cauchy–Schwarz) up to rounding; and the feature map must be that of the
 // landmarks — eigenpairs of their kernel matrix, orthonormal, and a centred model's
-// shift their mean feature — within rounding (verifyMap, O(r²·(d + p)), as New). On
+// shift their mean feature — within rounding (O(r²·(d + p)), as New; docs/design.md, "Nyström kernel PCA"). On
 // error m is unchanged.
 func (m *Model) UnmarshalBinary(data []byte) error {
 	return kernelwire.Unmarshal(format, m, data, headerFixed, decode)

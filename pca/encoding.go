@@ -107,8 +107,10 @@ func (m *Model) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 // finite, or a state no points give — a negative weight or trace or eigenvalue beyond
 // rounding, weight or a mean without points, eigenvectors that are not orthonormal, a
 // window holding another number of points than n or a weight that is not positive, or a
-// state that does not belong to the stored points (see verify) — gives an error
-// wrapping ErrEncoding and leaves m unchanged.
+// state that does not belong to what is stored — eigenvalues that do not sum to the
+// trace (within the certificate at rank r), or a window's weight, mean, trace or pairs
+// not those of its points, recomputed in O(n·d) a vector (docs/design.md, "Linear
+// PCA") — gives an error wrapping ErrEncoding and leaves m unchanged.
 func (m *Model) UnmarshalBinary(data []byte) error {
 	body, err := format.Open(data)
 	if err != nil {

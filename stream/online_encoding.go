@@ -396,7 +396,7 @@ func (m *KRQA) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 // before anything is allocated), a number that is not finite, a negative eigenvalue
 // estimate, an iteration state no model reaches (started with fewer samples than
 // it needs, presentations before the start), or sums that are not those of the samples
-// and coefficients (K·1, 1ᵀK1, K·α, 1ᵀα, 1ᵀKα, recomputed in O(n²·d): samples.verify)
+// and coefficients (K·1, 1ᵀK1, K·α, 1ᵀα, 1ᵀKα, recomputed in O(n²·d))
 // gives an error wrapping ErrEncoding and leaves m unchanged.
 func (m *KRQA) UnmarshalBinary(data []byte) error {
 	return kernelwire.Unmarshal(krqaFormat, m, data, 0, func(k kernel.Kernel, body *wire.Reader) (*KRQA, error) {
