@@ -463,7 +463,7 @@ func (m *KHA) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 // describes itself, options NewKHA refuses, sizes beyond the bytes present (checked
 // before anything is allocated), a number that is not finite, an iteration state no
 // model reaches, or row sums and a total that are not those of the samples (recomputed
-// in O(n²·d): samples.verify) gives an error wrapping ErrEncoding and leaves m
+// in O(n²·d)) gives an error wrapping ErrEncoding and leaves m
 // unchanged.
 func (m *KHA) UnmarshalBinary(data []byte) error {
 	return kernelwire.Unmarshal(khaFormat, m, data, 0, func(k kernel.Kernel, body *wire.Reader) (*KHA, error) {
