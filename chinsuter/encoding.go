@@ -126,7 +126,8 @@ func (md *Model) MarshalBinaryTo(w io.Writer) (int, error) { return format.Marsh
 // values, or those of the pre-images' RBF kernel, differ by a few ulps at most), and in
 // the exact form the trace its diagonal's sum; the axes must be orthonormal enough to
 // describe the data's covariance, ‖Σ(αᵀKα − I)Σ‖₂ ≤ ½·σ₁² (rounding leaves it below
-// 1e-9·σ₁², docs/design.md, "Chin–Suter encoding"); and the stats must be those of such
+// 1e-9·σ₁², docs/design.md, "Chin–Suter encoding"); in the exact form the mean's
+// coefficients must be 1/n, to 1e-9 relative; and the stats must be those of such
 // a model. The checks cost N² kernel values and O(N²·r) flops. On error md is
 // unchanged.
 func (md *Model) UnmarshalBinary(data []byte) error {
@@ -236,6 +237,14 @@ func decode(k kernel.Kernel, dec *wire.Reader) (*Model, error) {
 		}
 		if !(math.Abs(trace-sum) <= float64(N)*0x1p-52*abs) {
 			return nil, fmt.Errorf("%w: trace %g of points whose k(x, x) sum to %g", ErrEncoding, trace, sum)
+		}
+		// The exact form's mean is that of every point seen: each νᵢ is 1/n, kept by
+		// the updates as n·νᵢ/(n + c), one rounding a chunk; 1e-9 relative admits
+		// millions of chunks' worst case (Higham §3.1) and nothing a forged mean needs.
+		for i, v := range nu {
+			if !(math.Abs(v*float64(n)-1) <= 1e-9) {
+				return nil, fmt.Errorf("%w: the mean's coefficient %d is %g, not 1/n = %g", ErrEncoding, i, v, 1/float64(n))
+			}
 		}
 	}
 	if r > 0 {

@@ -5,8 +5,12 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/kernel"
@@ -311,5 +315,197 @@ func TestEncodingNil(t *testing.T) {
 	}
 	if md.Len() != 12 {
 		t.Error("a rejected call changed the model")
+	}
+}
+
+// verified decodes b and returns the margin of verify on the decoded model — the
+// largest ratio of a deviation to its tolerance — failing the test if b is refused.
+func verified(t *testing.T, what string, b []byte) float64 {
+	t.Helper()
+	md, err := decodeNoPanic(t, what, b)
+	if err != nil {
+		t.Fatalf("%s: a legitimate model refused: %v", what, err)
+	}
+	worst, err := md.verify(binary.LittleEndian.Uint64(b[len(b)-32:]))
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return worst
+}
+
+// legitimateModels returns models as the library makes them, by name: every method and
+// centring, exact, tracked, polished and windowed over long streams, the built-in
+// kernels, an RBF from 0.01 to 1000 times the median distance (at a wide bandwidth the
+// kernel values are near 1 and ‖K′‖ far below them: the rounding of the sums and of K′
+// is of the values' scale), data with duplicates, and kernel columns.
+func legitimateModels(t *testing.T) map[string]*Model {
+	x, k := sample(t, "yeast", 400)
+	models := map[string]*Model{}
+	for _, opts := range append(slices.Clone(allOptions), streamOptions...) {
+		md := fitModel(t, k, x.Slice(0, 30, 0, 8), opts)
+		rows := 60
+		if opts.Window > 0 {
+			rows = 400 // 360 steps of the window: its sums run up and down
+		}
+		if err := md.AddBatch(x.Slice(30, rows, 0, 8)); err != nil {
+			t.Fatal(err)
+		}
+		models[name(opts)] = md
+	}
+	for _, f := range []float64{0.01, 1, 100, 1000} {
+		wide := kernel.RBF{Sigma: f * k.Sigma}
+		for _, opts := range []Options{{Components: All}, {Components: 5, Rank: 20, BatchMax: 100}} {
+			md := fitModel(t, wide, x.Slice(0, 200, 0, 8), opts)
+			models[fmt.Sprintf("RBF σ = %g×median, %s", f, name(opts))] = md
+		}
+	}
+	polished := fitModel(t, k, x.Slice(0, 200, 0, 8), Options{Components: 4, Rank: 8, BatchMax: 40})
+	if err := polished.Polish(2); err != nil {
+		t.Fatal(err)
+	}
+	models["polished"] = polished
+	for _, kern := range []kernel.Kernel{
+		kernel.Polynomial{Degree: 3, Gamma: 0.5, Coef0: 1}, kernel.Linear{}, kernel.Sigmoid{Gamma: 0.3, Coef0: -1},
+		kernel.Laplacian{Sigma: k.Sigma}, kernel.Cosine{},
+	} {
+		models[fmt.Sprintf("%T", kern)] = fitModel(t, kern, x.Slice(0, 40, 0, 8), Options{Components: All})
+	}
+	// Duplicates and near-duplicates: each of 20 points three times, the third moved by
+	// 1e-12.
+	dup := mat.NewDense(60, 8, nil)
+	for i := range 20 {
+		for j := range 8 {
+			v := x.At(i, j)
+			dup.Set(3*i, j, v)
+			dup.Set(3*i+1, j, v)
+			dup.Set(3*i+2, j, v*(1+1e-12))
+		}
+	}
+	models["duplicates"] = fitModel(t, k, dup, Options{Components: All})
+	models["duplicates, rank 8"] = fitModel(t, k, dup, Options{Components: 3, Rank: 8})
+	var K mat.Dense
+	K.CloneFrom(kernel.Matrix(k, mat.DenseCopyOf(x.Slice(0, 40, 0, 8))))
+	models["kernel columns"] = fitModel(t, kernel.Precomputed{}, &K, Options{Components: All})
+	return models
+}
+
+// TestEncodingVerifyLegitimate: every model the library makes passes the decoder's check
+// that its decomposition and sums belong to its points (verify), far inside its
+// tolerances. An exact model's deviations are rounding (measured 1e-8 to 3e-4 of the
+// tolerances, the largest at σ = 1000×median): at most 1e-2 of them, so that a CPU that
+// rounds otherwise (OPENBLAS_CORETYPE=Prescott, the pure-Go backend) cannot tip it. A
+// tracked model's residual is a true (K′ − K̃)·V·x, which its ErrorBound bounds by a
+// theorem (measured 1e-3 to 2e-2 of it: the bound is loose): at most half.
+func TestEncodingVerifyLegitimate(t *testing.T) {
+	for what, md := range legitimateModels(t) {
+		b := encode(t, md)
+		worst := verified(t, what, b)
+		t.Logf("%-60s margin %.2g", what, worst)
+		if limit := map[bool]float64{true: 1e-2, false: 0.5}[md.Rank() == 0]; worst > limit {
+			t.Errorf("%s: margin %.3g of the tolerances, want at most %g", what, worst, limit)
+		}
+	}
+}
+
+// forgeryScores returns what a model's user sees: its values and the scores of the
+// rows of y (of the training points, for kernel columns), k components.
+func forgeryScores(t *testing.T, md *Model, y *mat.Dense, k int) ([]float64, *mat.Dense) {
+	t.Helper()
+	var s mat.Dense
+	var err error
+	if md.precomputed() {
+		err = md.Scores(&s, k)
+	} else {
+		err = md.Transform(&s, y, k)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return md.Values(nil), &s
+}
+
+// TestEncodingForgery: single-byte forgeries of every float of an encoding — a point's
+// coordinate, an eigenvalue, an eigenvector's entry, a row sum, the total, the trace,
+// the certificate — framed with a valid checksum, as a hostile writer would, are
+// refused with ErrEncoding, or give a model whose values and scores are the original's
+// within 1e-6 of their scale and which goes on adding points. What the decoder lets
+// through is within its tolerances — the sums within 1e-9 of the kernel values' scale,
+// the pairs' residual within 1e-8 of ‖Λ‖, the vectors orthonormal within 1e-8 —, which
+// move values and scores by those amounts over the relative gaps of these models' top
+// components (≥ 1e-2): 1e-6 is a hundred times that. Before the decoder checked the
+// decomposition against the points, every changed point, eigenvalue and row sum of an
+// exact model was accepted, and about half of them changed the scores (issue 29).
+func TestEncodingForgery(t *testing.T) {
+	x, k := sample(t, "yeast", 40)
+	fit, y := x.Slice(0, 16, 0, 8), mat.DenseCopyOf(x.Slice(20, 30, 0, 8))
+	var K mat.Dense
+	K.CloneFrom(kernel.Matrix(k, mat.DenseCopyOf(fit)))
+	cases := map[string]*Model{
+		"centred":       fitModel(t, k, fit, Options{Components: All}),
+		"uncentred":     fitModel(t, k, fit, Options{Components: All, Uncentred: true}),
+		"rank-one":      fitModel(t, k, fit, Options{Components: All, Method: RankOne}),
+		"rank 6":        fitModel(t, k, fit, Options{Components: 3, Rank: 6, BatchMax: 8}),
+		"window":        fitModel(t, k, fit, Options{Components: All, Window: 16}),
+		"kernel column": fitModel(t, kernel.Precomputed{}, &K, Options{Components: All}),
+	}
+	const comps = 3
+	for what, md := range cases {
+		if what == "window" {
+			if err := md.AddBatch(x.Slice(16, 20, 0, 8)); err != nil { // 4 steps of the window
+				t.Fatal(err)
+			}
+		}
+		h, floats := dissect(t, encode(t, md))
+		values, scores := forgeryScores(t, md, y, comps)
+		ss := mat.Norm(scores, math.Inf(1))
+		var refused, accepted, changed int
+		for i := range floats {
+			for bit := range 8 {
+				for _, mask := range []byte{0x01, 0x10, 0xff} {
+					bad := slices.Clone(floats)
+					bits := math.Float64bits(bad[i]) ^ uint64(mask)<<(8*bit)
+					bad[i] = math.Float64frombits(bits)
+					got, err := decodeNoPanic(t, what, forge(t, h, bad))
+					switch {
+					case errors.Is(err, ErrEncoding):
+						refused++
+						continue
+					case err != nil:
+						t.Fatalf("%s: float %d, byte %d ^ %#x: %v, want ErrEncoding or a model", what, i, bit, mask, err)
+					}
+					accepted++
+					gv, gs := forgeryScores(t, got, y, comps)
+					dv := maxRelDiff(gv, values)
+					var diff mat.Dense
+					diff.Sub(gs, scores)
+					ds := mat.Norm(&diff, math.Inf(1)) / ss
+					if dv != 0 || ds != 0 {
+						changed++
+					}
+					if got.Rank() > 0 {
+						// A tracked model is held to its own bounds: they must hold the
+						// eigenvalues of its points' matrix.
+						truth := batchValues(t, target(k, mat.NewDense(got.Len(), got.Dim(), got.x[:got.Len()*got.Dim()]), got.Len(), false), false)
+						lo, hi := got.ValueBounds(nil, nil)
+						for j := range lo {
+							if slack := 1e-10 * truth[0]; !(lo[j]-slack <= truth[j] && truth[j] <= hi[j]+slack) {
+								t.Errorf("%s: float %d (%g → %g) accepted: λ%d = %.17g outside its bounds [%.17g, %.17g]",
+									what, i, floats[i], bad[i], j+1, truth[j], lo[j], hi[j])
+							}
+						}
+					} else if !(dv <= 1e-6 && ds <= 1e-6) {
+						t.Errorf("%s: float %d (%g → %g) accepted: values move by %.3g, scores by %.3g of their scale",
+							what, i, floats[i], bad[i], dv, ds)
+					}
+					if !got.precomputed() {
+						if err := got.Add(y.RawRowView(0)); err != nil {
+							t.Errorf("%s: float %d accepted, then Add fails: %v", what, i, err)
+						}
+					}
+				}
+			}
+		}
+		t.Logf("%-14s %d forgeries: %d refused, %d accepted (%d with values or scores moved within 1e-6)",
+			what, refused+accepted, refused, accepted, changed)
 	}
 }

@@ -38,6 +38,12 @@ type passer struct {
 	md    *Model
 	cross *kernel.Cross
 	mean  []float64 // centreColumns' scratch
+	// raw makes a pass return K·Q, not centred whatever the model, and absSum, if not
+	// nil (length m), gather Σⱼ|kᵢⱼ| of each row as the tiles go: the decoder's check
+	// of a stored model against its points (verifyPoints) takes the row sums K·1 and the
+	// scale of their rounding from one pass.
+	raw    bool
+	absSum []float64
 
 	// The pass in progress, read by the workers: W and Q, the tile size, and the tiles
 	// of the current round.
@@ -238,7 +244,7 @@ func (p *passer) pass(ctx context.Context, W, Q *mat.Dense) error {
 		return err
 	}
 	p.filled = true
-	if !md.opts.Uncentred {
+	if !md.opts.Uncentred && !p.raw {
 		if cap(p.mean) < c {
 			p.mean = make([]float64, c)
 		}
@@ -337,6 +343,19 @@ func (p *passer) tileProduct(tw *tileWork, t tilePair, g int) error {
 			p.ownProduct(tw, blas.Trans, kb, rowsOf(p.q, i0, i1), rowsOf(p.w, j0, j1))
 		}
 		return nil
+	}
+	if p.absSum != nil {
+		// The tiles of a round share no block of rows: each row's sum is written by one
+		// worker at a time.
+		for i := range b {
+			for j, v := range kb.Data[i*n : i*n+n] {
+				a := math.Abs(v)
+				p.absSum[i0+i] += a
+				if t.i != t.j {
+					p.absSum[j0+j] += a
+				}
+			}
+		}
 	}
 	native.Gemm(blas.NoTrans, blas.NoTrans, 1, kb, rowsOf(p.q, j0, j1), 1, rowsOf(p.w, i0, i1))
 	if t.i != t.j {

@@ -11,7 +11,8 @@ import (
 )
 
 // TestBackendRoute checks that the model's hot paths — Add in every mode and method, at
-// rank r and in a window, Remove, AddBatch, Transform, VectorsTo, Drift and Refresh — reach BLAS
+// rank r and in a window, Remove, AddBatch, Transform, VectorsTo, Drift, Refresh and
+// UnmarshalBinary (its check of the model against its points) — reach BLAS
 // and LAPACK through package native only, never through gonum's blas64 and lapack64
 // registries, so that a -tags openblas build runs them on OpenBLAS even without
 // native.Use (which TestMain calls: the registries are replaced by recording
@@ -42,6 +43,9 @@ func TestBackendRoute(t *testing.T) {
 			md.VectorsTo(&vecs)
 			_ = md.Drift()
 			if err := md.Refresh(); err != nil {
+				t.Fatal(name(opts), err)
+			}
+			if _, err := decoded(encode(t, md)); err != nil {
 				t.Fatal(name(opts), err)
 			}
 		}

@@ -8,8 +8,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/kernelwire"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/native"
 )
 
 // Encoding, version 3: the frame of package internal/wire (magic "IKPCANYS", the
@@ -122,7 +124,10 @@ func (m *Model) MarshalBinaryTo(w io.Writer) (int, error) { return format.Marsha
 // itself reports it), a Func registered, the eigenvalues positive, descending and above
 // the tolerance, an uncentred model's shift zero, the sums of a model without points
 // zero, and the sums of squares non-negative and bounded, with |Sᵢⱼ| ≤ √(SᵢᵢSⱼⱼ) and
-// sᵢ² ≤ n·Sᵢᵢ (Cauchy–Schwarz) up to rounding. On error m is unchanged.
+// sᵢ² ≤ n·Sᵢᵢ (Cauchy–Schwarz) up to rounding; and the feature map must be that of the
+// landmarks — eigenpairs of their kernel matrix, orthonormal, and a centred model's
+// shift their mean feature — within rounding (O(r²·(d + p)), as New; docs/design.md, "Nyström kernel PCA"). On
+// error m is unchanged.
 func (m *Model) UnmarshalBinary(data []byte) error {
 	return kernelwire.Unmarshal(format, m, data, headerFixed, decode)
 }
@@ -207,7 +212,84 @@ func decode(k kernel.Kernel, dec *wire.Reader) (*Model, error) {
 	if err := m.checkSums(); err != nil {
 		return nil, err
 	}
+	if err := m.verifyMap(); err != nil {
+		return nil, err
+	}
 	return m, nil
+}
+
+// verifyMap checks that the stored feature map belongs to the stored landmarks
+// (docs/design.md, "Nyström kernel PCA"): with K_LL recomputed from them and W = F·Σ^½
+// the kept eigenvectors, each pair's residual ‖K_LL·wⱼ − σⱼ·wⱼ‖ within 1e-8·σ₁ +
+// 4·r·ε·max Sᵢ (Sᵢ = Σₗ|kᵢₗ|: the rounding of a product with K_LL, Higham §3.5, and
+// 1e-8 the threshold of update's orthonormality probe, far above the 1e-15 of LAPACK's
+// backward-stable pairs), WᵀW = I entry by entry within 1e-8, and a centred model's shift
+// c = the mean over the landmarks of K_LL·F within 1e-9 of the mean of |K_LL|·|F|. The
+// sums of the points' features are not checked beyond checkSums: the points are not
+// stored. It costs K_LL and K_LL·F, O(r²·(d + p)), as New does.
+func (m *Model) verifyMap() error {
+	r, p := m.r, m.p
+	full := mat.NewDense(r, r, nil)
+	full.Copy(kernel.Matrix(m.kern, m.land))
+	if !vec.Finite(full.RawMatrix().Data) {
+		return fmt.Errorf("%w: a kernel value of the landmarks is not finite", ErrEncoding)
+	}
+	absK := mat.NewDense(r, r, nil)
+	absK.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, full)
+	var maxS float64 // the largest row sum of |K_LL|, ≥ ‖|K_LL|‖₂
+	for i := range r {
+		var s float64
+		for _, v := range absK.RawRowView(i) {
+			s += v
+		}
+		maxS = math.Max(maxS, s)
+	}
+	F := mat.NewDense(r, p, m.f)
+	var KF, FF mat.Dense
+	native.Mul(&KF, full, F)
+	native.Mul(&FF, F.T(), F)
+	beta := 1e-8*m.sigma[0] + 4*float64(r)*0x1p-53*maxS
+	for j := range p {
+		var res, norm float64
+		for i := range r {
+			e := KF.At(i, j) - m.sigma[j]*F.At(i, j)
+			res += e * e
+			norm += F.At(i, j) * F.At(i, j)
+		}
+		// ‖K·wⱼ − σⱼ·wⱼ‖ = √σⱼ·‖K·fⱼ − σⱼ·fⱼ‖, against β·‖wⱼ‖ = β·√σⱼ·‖fⱼ‖.
+		if !(math.Sqrt(res) <= beta*math.Sqrt(norm)) {
+			return fmt.Errorf("%w: feature %d is not an eigenvector of the landmarks' kernel matrix (residual %.3g, eigenvalue %g)",
+				ErrEncoding, j, math.Sqrt(res*m.sigma[j]), m.sigma[j])
+		}
+		for q := range p {
+			want := 0.0
+			if q == j {
+				want = 1
+			}
+			if g := math.Sqrt(m.sigma[j]*m.sigma[q]) * FF.At(j, q); !(math.Abs(g-want) <= 1e-8) {
+				return fmt.Errorf("%w: the landmarks' eigenvectors %d and %d have the product %g", ErrEncoding, j, q, g)
+			}
+		}
+	}
+	if m.opts.Uncentred {
+		return nil
+	}
+	var absKF mat.Dense
+	absF := mat.NewDense(r, p, nil)
+	absF.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, F)
+	native.Mul(&absKF, absK, absF)
+	for j := range p {
+		var c, scale float64
+		for i := range r {
+			c += KF.At(i, j)
+			scale += absKF.At(i, j)
+		}
+		c /= float64(r)
+		if !(math.Abs(c-m.shift[j]) <= 1e-9*scale/float64(r)) {
+			return fmt.Errorf("%w: shift %d is %g, the landmarks' mean feature %g", ErrEncoding, j, m.shift[j], c)
+		}
+	}
+	return nil
 }
 
 // checkSums reports sums that no set of points gives (ErrEncoding): non-zero sums

@@ -1,13 +1,21 @@
 package pca
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/probe"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/internal/wire"
+	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/update"
 )
 
@@ -98,14 +106,22 @@ func (m *Model) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 // options New refuses, sizes the bytes present do not hold, a number that is not
 // finite, or a state no points give — a negative weight or trace or eigenvalue beyond
 // rounding, weight or a mean without points, eigenvectors that are not orthonormal, a
-// window holding another number of points than n or a weight that is not positive —
-// gives an error wrapping ErrEncoding and leaves m unchanged.
+// window holding another number of points than n or a weight that is not positive, or a
+// state that does not belong to what is stored — eigenvalues that do not sum to the
+// trace (within the certificate at rank r), or a window's weight, mean, trace or pairs
+// not those of its points, recomputed in O(n·d) a vector (docs/design.md, "Linear
+// PCA") — gives an error wrapping ErrEncoding and leaves m unchanged.
 func (m *Model) UnmarshalBinary(data []byte) error {
 	body, err := format.Open(data)
 	if err != nil {
 		return err
 	}
 	got, err := decode(body)
+	if err == nil {
+		// The probes are drawn from the checksum: the same bytes get the same verdict,
+		// and a forger cannot choose a change the probes miss.
+		_, err = got.verify(binary.LittleEndian.Uint64(data[len(data)-sha256.Size:]))
+	}
 	if err != nil {
 		return err
 	}
@@ -259,4 +275,144 @@ func allZero(x []float64) bool {
 		}
 	}
 	return true
+}
+
+// Tolerances of the decoder's check that a model's state belongs to its points (verify;
+// docs/design.md, "Linear PCA").
+const (
+	// sumsTolerance bounds, relative to Σ|terms|, the rounding of a running sum — the
+	// weight, the mean, the trace — against the sum recomputed from the window's points:
+	// t terms err by at most (t−1)·ε·Σ|terms| (Higham §4.2), and 1e-9 ≈ 2²³·ε admits
+	// the worst case of millions of steps (legitimate windows measure 1e-15).
+	sumsTolerance = 1e-9
+	// pairsTolerance bounds the stored pairs' backward error ‖SV − VΛ‖ relative to
+	// ‖Λ‖ for the exact model: the threshold of the orthonormality check they pass
+	// (update.Sym.SetEigen, 1e-8), and of negativeTolerance.
+	pairsTolerance = 1e-8
+	// verifyProbes is the number of random probes of an exact model's residual.
+	verifyProbes = 2
+)
+
+// verify checks that a decoded model's state belongs to its points, after decode's
+// structural checks. Every model: the trace identity, trace S − Σλ zero for the exact
+// model (within pairsTolerance·Σ|λ| and sumsTolerance·trace S) and, at rank r, within
+// the certificate's [−Σθ⁻, Σθ⁺] (certificate). A model with a Window stores its points,
+// and its state is recomputed from them, O(n·d) for each vector: the weight W = Σwᵢ and
+// the mean Σwᵢxᵢ/W within sumsTolerance of Σ|terms|, the trace Σwᵢ‖xᵢ − μ‖², and the
+// pairs' residual ‖S·V·x − V·Λ·x‖ ≤ β·‖V·x‖ with S = Σwᵢ(xᵢ − μ)(xᵢ − μ)ᵀ, β =
+// ErrorBound() + pairsTolerance·max|λ| + 4·n·ε·trace S (the rounding of the products
+// with Z, S = ZᵀZ, Higham §3.5): for verifyProbes random x
+// (seeded by seed) for the exact model, every pair on its own at rank r, whose Rayleigh
+// quotient vᵀSv − λ must also lie within the certificate's [−‖N‖, ‖P‖]. A model without
+// a window keeps no points: any mean and weight are those of some points, and only the
+// trace identity binds its pairs. It returns the largest ratio of a deviation to its
+// tolerance (at most 1 when the model passes), the margin the tests report.
+func (m *Model) verify(seed uint64) (float64, error) {
+	var margin check.Margin
+	within := margin.Within
+	values, g := m.stored()
+	k := len(values)
+	var sum, sumAbs, big float64
+	for _, v := range values {
+		sum += v
+		sumAbs += math.Abs(v)
+		big = math.Max(big, math.Abs(v))
+	}
+	below, above := m.errorRange()
+	c := m.cert
+	// The trace identity against the running trace.
+	trTol := pairsTolerance*sumAbs + sumsTolerance*m.trace + c.sumErr + float64(k)*c.slack
+	trE := m.trace - sum
+	want := math.Max(-c.negTrace, math.Min(trE, c.posTrace)) // the interval's nearest point
+	if m.opts.Rank == 0 {
+		want = 0
+	}
+	if !within(trE, want, trTol) {
+		return margin.Worst, fmt.Errorf("%w: the eigenvalues sum to %g, the trace is %g", ErrEncoding, sum, m.trace)
+	}
+	if m.opts.Window == 0 || m.n == 0 {
+		return margin.Worst, nil
+	}
+	d, n := m.d, m.n
+	var w float64
+	for i := range n {
+		w += m.winW[i]
+	}
+	if !within(m.w, w, sumsTolerance*w) {
+		return margin.Worst, fmt.Errorf("%w: the weight %g is not that of the window's points, %g", ErrEncoding, m.w, w)
+	}
+	mu := make([]float64, d)
+	abs := make([]float64, d)
+	for i := range n {
+		for j, v := range m.point(i) {
+			mu[j] += m.winW[i] * v
+			abs[j] += m.winW[i] * math.Abs(v)
+		}
+	}
+	for j := range mu {
+		mu[j] /= w
+		if !within(m.mean[j], mu[j], sumsTolerance*abs[j]/w) {
+			return margin.Worst, fmt.Errorf("%w: the mean's coordinate %d is %g, the window's points give %g", ErrEncoding, j, m.mean[j], mu[j])
+		}
+	}
+	z := make([]float64, n*d) // √wᵢ·(xᵢ − μ): S = ZᵀZ
+	var tr float64
+	for i := range n {
+		s := math.Sqrt(m.winW[i])
+		for j, v := range m.point(i) {
+			e := s * (v - mu[j])
+			z[i*d+j] = e
+			tr += e * e
+		}
+	}
+	// An error δμ of the running mean puts 2·Σwᵢ(xᵢ − μ)ᵀδμ into the running trace and
+	// up to 2·‖δμ‖·Σwᵢ‖xᵢ − μ‖ ≤ 2·‖δμ‖·√(W·trace S) into S (Cauchy–Schwarz): with the
+	// mean's tolerance, carry. Points far from the origin against their spread (an
+	// offset of 1e4 and a spread of 1e-2 measured a running trace 5e-12 off after
+	// 2,000 steps of a window) need it.
+	carry := 2 * sumsTolerance * vec.Norm(abs) / w * math.Sqrt(w*tr)
+	if !within(m.trace, tr, sumsTolerance*tr+c.sumErr+carry) {
+		return margin.Worst, fmt.Errorf("%w: the trace %g is not that of the window's points, %g", ErrEncoding, m.trace, tr)
+	}
+	if k == 0 {
+		return margin.Worst, nil
+	}
+	Z := blas64.General{Rows: n, Cols: d, Stride: d, Data: z}
+	rnd := pairsTolerance*big + 4*float64(n)*roundoff*tr + carry
+	beta := math.Max(below, above) + rnd
+	tests := verifyProbes
+	if m.opts.Rank > 0 {
+		tests = k
+	}
+	x := make([]float64, k)
+	y := make([]float64, d)  // V·x
+	zy := make([]float64, n) // Z·V·x
+	r := make([]float64, d)  // S·V·x − V·Λ·x
+	for p := range tests {
+		if m.opts.Rank > 0 {
+			clear(x)
+			x[p] = 1
+		} else {
+			probe.Fill(x, seed^uint64(p+1)*0x9E3779B97F4A7C15|1)
+		}
+		native.Gemv(blas.NoTrans, 1, g, blas64.Vector{N: k, Inc: 1, Data: x}, 0, blas64.Vector{N: d, Inc: 1, Data: y})
+		native.Gemv(blas.NoTrans, 1, Z, blas64.Vector{N: d, Inc: 1, Data: y}, 0, blas64.Vector{N: n, Inc: 1, Data: zy})
+		native.Gemv(blas.Trans, 1, Z, blas64.Vector{N: n, Inc: 1, Data: zy}, 0, blas64.Vector{N: d, Inc: 1, Data: r})
+		rho := vec.Dot(zy, zy) // (Vx)ᵀS(Vx)
+		for j := range x {
+			x[j] *= values[j]
+		}
+		native.Gemv(blas.NoTrans, -1, g, blas64.Vector{N: k, Inc: 1, Data: x}, 1, blas64.Vector{N: d, Inc: 1, Data: r})
+		if res := vec.Norm(r); !within(res, 0, beta*vec.Norm(y)) {
+			return margin.Worst, fmt.Errorf("%w: the eigenpairs are not those of the window's points: ‖SVx − VΛx‖ = %.3g > %.3g·‖Vx‖", ErrEncoding, res, beta)
+		}
+		if m.opts.Rank > 0 {
+			// ρ − λ = vᵀEv = vᵀPv − vᵀNv lies within [−‖N‖, ‖P‖] (certificate).
+			if e := rho - values[p]; !within(e, math.Max(-below, math.Min(e, above)), rnd) {
+				return margin.Worst, fmt.Errorf("%w: pair %d's eigenvalue %g against its Rayleigh quotient %g, beyond the certificate's [−%g, %g]",
+					ErrEncoding, p, values[p], rho, below, above)
+			}
+		}
+	}
+	return margin.Worst, nil
 }

@@ -2,7 +2,9 @@ package pca
 
 import (
 	"bytes"
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -177,4 +179,160 @@ func FuzzUnmarshal(f *testing.F) {
 			}
 		}
 	})
+}
+
+// verifyModels returns legitimate models whose decoding verify checks, by name: exact
+// and tracked, weighted, windows after long streams (500 and 2,000 steps, the ring
+// turned many times), a stream with removals, and points far from the origin (a mean of
+// 1e4 against a spread of 1, where the running sums are of the offset's scale).
+func verifyModels(t *testing.T) map[string]*Model {
+	X := mat.DenseCopyOf(data.Magic().X.Slice(0, 2000, 0, 10))
+	far := mat.DenseCopyOf(X.Slice(0, 300, 0, 10))
+	for i := range 300 {
+		for j := range 10 {
+			far.Set(i, j, 1e4+far.At(i, j)/100)
+		}
+	}
+	out := map[string]*Model{}
+	for _, opts := range []Options{{Components: All}, {Components: 3, Rank: 5}, {Components: All, Window: 20}, {Components: 3, Rank: 5, Window: 50}} {
+		for name, src := range map[string]*mat.Dense{"magic": X, "far": far} {
+			rows, _ := src.Dims()
+			if opts.Window == 0 {
+				rows = min(rows, 300)
+			}
+			m := mustFit(t, src.Slice(0, 10, 0, 10), opts)
+			for i := 10; i < rows; i++ {
+				if err := m.AddWeighted(src.RawRowView(i), 1+float64(i%3)); err != nil {
+					t.Fatal(err)
+				}
+				if opts.Window == 0 && i%5 == 4 {
+					if err := m.RemoveWeighted(src.RawRowView(i-1), 1+float64((i-1)%3)); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			out[fmt.Sprintf("%s, %+v", name, opts)] = m
+		}
+	}
+	return out
+}
+
+// TestEncodingVerifyLegitimate: every legitimate model passes the decoder's check that
+// its state belongs to its points (verify) far inside its tolerances: an exact model's
+// deviations are rounding, at most 1e-2 of them so that another CPU's rounding
+// (OPENBLAS_CORETYPE=Prescott, pure Go) cannot tip them; a tracked model's residual is a
+// true error its ErrorBound bounds by a theorem, at most half of it.
+func TestEncodingVerifyLegitimate(t *testing.T) {
+	for name, m := range verifyModels(t) {
+		var back Model
+		b, err := m.MarshalBinary()
+		if err == nil {
+			err = back.UnmarshalBinary(b)
+		}
+		if err != nil {
+			t.Fatalf("%s: a legitimate model refused: %v", name, err)
+		}
+		worst, err := back.verify(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%-60s margin %.2g", name, worst)
+		if limit := map[bool]float64{true: 1e-2, false: 0.5}[m.Rank() == 0]; worst > limit {
+			t.Errorf("%s: margin %.3g of the tolerances, want at most %g", name, worst, limit)
+		}
+	}
+}
+
+// TestEncodingForgery: single-byte forgeries of every float of an encoding — the weight,
+// trace, certificate, mean, eigenvalues, eigenvectors and, in a window, its points and
+// weights — framed with a valid checksum are refused with ErrEncoding, or give a model
+// whose values and scores are the original's within 1e-6 of their scale (what the
+// decoder lets through is within its tolerances, 1e-9 for the sums, 1e-8 of ‖Λ‖ for the
+// pairs and their orthonormality, moved by the relative gaps of these models' top
+// components) and which goes on adding points; a tracked model's ValueBounds must still
+// hold the eigenvalues of the window's points. Before, a forged window point was
+// accepted, and every Add after it failed when the window slid it out. A model without a
+// window keeps no points: any weight and mean are those of some points, so only its
+// pairs, trace and certificate are forged there.
+func TestEncodingForgery(t *testing.T) {
+	X := mat.DenseCopyOf(data.Magic().X.Slice(0, 80, 0, 10))
+	Y := mat.DenseCopyOf(data.Magic().X.Slice(100, 110, 0, 10))
+	const d, comps = 10, 2
+	for _, opts := range []Options{{Components: All}, {Components: 2, Rank: 4}, {Components: All, Window: 20}, {Components: 2, Rank: 4, Window: 20}} {
+		m := mustFit(t, X.Slice(0, 10, 0, d), opts)
+		for i := 10; i < 40; i++ {
+			if err := m.AddWeighted(X.RawRowView(i), 1+float64(i%3)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, err := m.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The floats' offsets in the body: after the five sizes, W, trace S, the
+		// certificate and the mean; after the pair count, everything to the end.
+		body := wire.PrefixSize
+		var offsets []int
+		for off := 40; off < 40+8*(8+d); off += 8 {
+			if opts.Window > 0 || off == 48 || off >= 56 && off < 56+48 {
+				offsets = append(offsets, body+off)
+			}
+		}
+		from := body + 40 + 8*(8+d) + 8
+		offsets = append(offsets, wiretest.Floats(from, (len(b)-wire.Overhead+wire.PrefixSize-from)/8)...)
+		decode := func(in []byte) (*Model, error) {
+			var got Model
+			return &got, got.UnmarshalBinary(in)
+		}
+		refused, accepted := wiretest.Forge(t, b, offsets, ErrEncoding, decode, func(got *Model, at int, mask byte) {
+			if opts.Rank > 0 && opts.Window > 0 {
+				var pts mat.Dense
+				got.Points(&pts)
+				truth := scatterValues(&pts, got.winW)
+				lo, hi := got.ValueBounds(nil, nil)
+				for j := range lo {
+					if slack := 1e-10 * truth[0]; !(lo[j]-slack <= truth[j] && truth[j] <= hi[j]+slack) {
+						t.Errorf("%+v: byte %d ^ %#x accepted: λ%d = %g outside [%g, %g]", opts, at, mask, j+1, truth[j], lo[j], hi[j])
+					}
+				}
+			} else if opts.Rank == 0 {
+				if dv, ds := wiretest.Moved(t, got, m, Y, comps); !(dv <= 1e-6 && ds <= 1e-6) {
+					t.Errorf("%+v: byte %d ^ %#x accepted: values move by %.3g, scores by %.3g", opts, at, mask, dv, ds)
+				}
+			}
+			for i := 40; i < 60; i++ {
+				if err := got.Add(X.RawRowView(i)); err != nil {
+					t.Fatalf("%+v: byte %d ^ %#x accepted, then Add fails: %v", opts, at, mask, err)
+				}
+			}
+		})
+		t.Logf("%+v: %d forgeries, %d refused, %d accepted", opts, refused+accepted, refused, accepted)
+	}
+}
+
+// scatterValues returns the eigenvalues, descending, of Σwᵢ(xᵢ − μ)(xᵢ − μ)ᵀ for the
+// rows xᵢ of X, μ their weighted mean: the reference of a window's bounds.
+func scatterValues(X *mat.Dense, w []float64) []float64 {
+	n, d := X.Dims()
+	var W float64
+	mu := make([]float64, d)
+	for i := range n {
+		W += w[i]
+		for j := range d {
+			mu[j] += w[i] * X.At(i, j)
+		}
+	}
+	S := mat.NewSymDense(d, nil)
+	for i := range n {
+		z := make([]float64, d)
+		for j := range d {
+			z[j] = X.At(i, j) - mu[j]/W
+		}
+		S.SymRankOne(S, w[i], mat.NewVecDense(d, z))
+	}
+	var e mat.EigenSym
+	e.Factorize(S, false)
+	v := e.Values(nil)
+	slices.Reverse(v)
+	return v
 }

@@ -195,6 +195,10 @@ type online interface {
 	// readStarted reads the state of a started model of n samples after t
 	// presentations (dec.floats), and checks it.
 	readStarted(dec *decoder, n, t int)
+	// products returns the coefficients α and the products K·α a started model stores
+	// for its samples to check (samples.verify): a KRQA's, nil for a KHA, which stores
+	// no products.
+	products() (alpha, p [][]float64)
 }
 
 // encodeOnline returns the body of the encoding of m, a KRQA or a KHA (name), whose
@@ -241,7 +245,60 @@ func decodeOnline[M online](body *wire.Reader, rated bool, build func(onlineHead
 	if err := dec.end(); err != nil {
 		return zero, err
 	}
+	alpha, p := m.products()
+	if err := s.verify(alpha, p); err != nil {
+		return zero, err
+	}
 	return m, nil
+}
+
+// sumsTolerance bounds, relative to Σ|terms|, the rounding of a stored sum — a row sum
+// K·1, the total 1ᵀK1, a product K·α, a sum 1ᵀα or 1ᵀKα — against the sum recomputed
+// from the samples (samples.verify): a running sum of t terms errs by at most
+// (t−1)·ε·Σ|terms| (Higham §4.2), and 1e-9 ≈ 2²³·ε covers the worst case of millions of
+// presentations, where legitimate models measure below 1e-13 (TestOnlineVerify).
+const sumsTolerance = 1e-9
+
+// verify checks that the stored sums belong to the samples (docs/design.md, "Streaming
+// encodings"): the row sums K·1 and the total 1ᵀK1 and, for a started KRQA, each
+// component's products p = K·α, recomputed from the samples a kernel column at a
+// time, within sumsTolerance of the sums of the magnitudes of their terms. A forged
+// sample, row sum or product that passes moves the centring, and the scores, by at most
+// that. It costs n kernel columns, O(n²·d), and O(n²·r) for the products: one kernel
+// matrix–vector pass, as every Add of these models makes.
+func (s *samples) verify(alpha, p [][]float64) error {
+	n := s.n
+	if n == 0 {
+		return nil
+	}
+	var total, totalAbs float64
+	for l := range n {
+		col := s.column(l)
+		var r, abs float64
+		for _, v := range col[:n] {
+			r += v
+			abs += math.Abs(v)
+		}
+		if !(math.Abs(r-s.rowsum[l]) <= sumsTolerance*abs) {
+			return fmt.Errorf("%w: row sum %d of the kernel matrix is %g, the samples give %g", ErrEncoding, l, s.rowsum[l], r)
+		}
+		total += r
+		totalAbs += abs
+		for i := range p {
+			var kp, kpAbs float64
+			for j, v := range col[:n] {
+				kp += v * alpha[i][j]
+				kpAbs += math.Abs(v * alpha[i][j])
+			}
+			if !(math.Abs(kp-p[i][l]) <= sumsTolerance*kpAbs) {
+				return fmt.Errorf("%w: component %d's product K·α is %g at sample %d, the samples give %g", ErrEncoding, i, p[i][l], l, kp)
+			}
+		}
+	}
+	if !(math.Abs(total-s.total) <= sumsTolerance*totalAbs) {
+		return fmt.Errorf("%w: the kernel matrix's total is %g, the samples give %g", ErrEncoding, s.total, total)
+	}
+	return nil
 }
 
 // componentFloats: α_i and K·α_i (n each), and the component's 1ᵀα, 1ᵀKα and Q.
@@ -255,6 +312,24 @@ func (m *KRQA) readStarted(dec *decoder, n, t int) {
 	m.sb = dec.floats(m.r, "the coefficients' sums")
 	m.sp = dec.floats(m.r, "the products' sums")
 	m.q = dec.floats(m.r, "the eigenvalue estimates")
+	if dec.err != nil {
+		return
+	}
+	// The sums 1ᵀα and 1ᵀKα of the stored vectors (their products K·α are checked
+	// against the samples by samples.verify).
+	for i := range m.r {
+		var a, aAbs, q, qAbs float64
+		for l := range n {
+			a += m.alpha[i][l]
+			aAbs += math.Abs(m.alpha[i][l])
+			q += m.p[i][l]
+			qAbs += math.Abs(m.p[i][l])
+		}
+		if !(math.Abs(a-m.sb[i]) <= sumsTolerance*aAbs && math.Abs(q-m.sp[i]) <= sumsTolerance*qAbs) {
+			dec.fail("component %d's sums 1ᵀα = %g and 1ᵀKα = %g, its vectors give %g and %g", i, m.sb[i], m.sp[i], a, q)
+			return
+		}
+	}
 	// Q is an average of squares, and Values reports n·Q.
 	for i, v := range m.q {
 		if v < 0 || math.IsInf(float64(n)*v, 0) {
@@ -262,6 +337,14 @@ func (m *KRQA) readStarted(dec *decoder, n, t int) {
 		}
 	}
 	m.ready, m.t = true, t
+}
+
+// products: a started KRQA's coefficients and their products K·α.
+func (m *KRQA) products() (alpha, p [][]float64) {
+	if !m.ready {
+		return nil, nil
+	}
+	return m.alpha, m.p
 }
 
 func (m *KRQA) body(f *wire.Fields) {
@@ -311,9 +394,10 @@ func (m *KRQA) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 // corrupted or with bytes left over, a kernel that cannot be rebuilt or is not as it
 // describes itself, options NewKRQA refuses, sizes beyond the bytes present (checked
 // before anything is allocated), a number that is not finite, a negative eigenvalue
-// estimate, or an iteration state no model reaches (started with fewer samples than
-// it needs, presentations before the start) gives an error wrapping ErrEncoding and
-// leaves m unchanged.
+// estimate, an iteration state no model reaches (started with fewer samples than
+// it needs, presentations before the start), or sums that are not those of the samples
+// and coefficients (K·1, 1ᵀK1, K·α, 1ᵀα, 1ᵀKα, recomputed in O(n²·d))
+// gives an error wrapping ErrEncoding and leaves m unchanged.
 func (m *KRQA) UnmarshalBinary(data []byte) error {
 	return kernelwire.Unmarshal(krqaFormat, m, data, 0, func(k kernel.Kernel, body *wire.Reader) (*KRQA, error) {
 		return decodeOnline(body, false, func(h onlineHead) (*KRQA, error) {
@@ -331,6 +415,9 @@ func (m *KHA) readStarted(dec *decoder, n, t int) {
 	}
 	m.ready, m.t = true, t
 }
+
+// products: a KHA stores none.
+func (m *KHA) products() (alpha, p [][]float64) { return nil, nil }
 
 func (m *KHA) body(f *wire.Fields) {
 	o := m.opts
@@ -374,8 +461,10 @@ func (m *KHA) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 // (kernel.Register). Data that is not an encoded model, of another version, truncated,
 // corrupted or with bytes left over, a kernel that cannot be rebuilt or is not as it
 // describes itself, options NewKHA refuses, sizes beyond the bytes present (checked
-// before anything is allocated), a number that is not finite, or an iteration state no
-// model reaches gives an error wrapping ErrEncoding and leaves m unchanged.
+// before anything is allocated), a number that is not finite, an iteration state no
+// model reaches, or row sums and a total that are not those of the samples (recomputed
+// in O(n²·d)) gives an error wrapping ErrEncoding and leaves m
+// unchanged.
 func (m *KHA) UnmarshalBinary(data []byte) error {
 	return kernelwire.Unmarshal(khaFormat, m, data, 0, func(k kernel.Kernel, body *wire.Reader) (*KHA, error) {
 		return decodeOnline(body, true, func(h onlineHead) (*KHA, error) {
