@@ -57,24 +57,25 @@ func (m *shape) checkArgs(dst, x []float64) error {
 }
 
 // checkBatch validates the points X of a Transform and sizes dst: reallocated to n×D if
-// empty, otherwise it must be n×D already. It returns n. On error dst is unchanged.
-func (m *shape) checkBatch(dst *mat.Dense, X mat.Matrix) (int, error) {
+// empty, otherwise it must be n×D already. It returns the matrix to read the points
+// from (errs.Matrix) and n. On error dst is unchanged.
+func (m *shape) checkBatch(dst *mat.Dense, X mat.Matrix) (mat.Matrix, int, error) {
 	d, dim := m.d, m.dim
 	if dst == nil {
-		return 0, fmt.Errorf("%w: nil destination", errs.Argument)
+		return nil, 0, fmt.Errorf("%w: nil destination", errs.Argument)
 	}
-	n, err := errs.Points(X, d)
+	X, n, err := errs.Points(X, d)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	if _, err := errs.Floats("the features of the points", n, dim); err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	if err := errs.Dst(dst, n, dim); err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	check.Reuse(dst, n, dim)
-	return n, nil
+	return X, n, nil
 }
 
 // bound checks that a map of d-dimensional points to D features through f frequencies

@@ -40,7 +40,7 @@ func Fit(k kernel.Kernel, X mat.Matrix, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, d, err := errs.Data(X)
+	X, n, d, err := errs.Data(X)
 	if err != nil {
 		return nil, err
 	}

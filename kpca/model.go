@@ -53,6 +53,7 @@ package kpca
 
 import (
 	"fmt"
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/hugepage"
 	"math"
 
@@ -314,17 +315,13 @@ func (md *Model) Rank() int { return md.rank }
 func (md *Model) Stats() Stats { return md.stats }
 
 // Points copies the points into the rows of dst, oldest first (the order of Remove's
-// indices), resized if empty (otherwise it must be Len()×Dim(); Points panics if not,
-// like gonum's Copy-style methods). A model without points leaves an empty dst as it is,
-// and so does a model of kernel.Precomputed, which has no coordinates (Dim() is 0).
+// indices): a Len()×Dim() dst is written in place, an empty one resized, and one of
+// another shape replaced by a new matrix (the rule of VectorsTo). A model without
+// points leaves dst empty (or as it is, if it was), and so does a model of
+// kernel.Precomputed, which has no coordinates (Dim() is 0); a nil dst is left alone.
 func (md *Model) Points(dst *mat.Dense) {
-	if md.m == 0 && dst.IsEmpty() || md.d == 0 {
+	if md.d == 0 || !check.Vectors(dst, md.m, md.d) {
 		return
-	}
-	if dst.IsEmpty() {
-		dst.ReuseAs(md.m, md.d)
-	} else if r, c := dst.Dims(); r != md.m || c != md.d {
-		panic(mat.ErrShape)
 	}
 	dst.Copy(&md.view)
 }

@@ -153,10 +153,10 @@ func (f *FD) Update(row []float64) error {
 // none is added. A failure of the SVD mid-way (which LAPACK does not report for finite
 // input in practice) is returned with the number of rows added.
 func (f *FD) UpdateRows(a mat.Matrix) error {
-	if check.IsNil(a) {
-		return fmt.Errorf("%w: nil rows", errs.Argument)
+	a, r, c, err := errs.Matrix(a)
+	if err != nil {
+		return err
 	}
-	r, c := a.Dims()
 	if c != f.d {
 		return fmt.Errorf("%w: rows have length %d, want %d", errs.Dimension, c, f.d)
 	}

@@ -155,7 +155,7 @@ func (s *samples) rollback(m mark) {
 // only adding it computes — the state is restored, undoing the rows added before it,
 // and the error names the row: all or nothing.
 func (s *samples) batch(X mat.Matrix, add func([]float64) error, save func() (restore func())) error {
-	r, err := errs.Points(X, s.d)
+	X, r, err := errs.Points(X, s.d)
 	if err != nil {
 		return err
 	}
@@ -293,7 +293,8 @@ func rayleigh(alpha, ka [][]float64) []float64 {
 // samples by one kernel.Cross block (docs/design.md, "Kernel blocks"), each row centred
 // (centre), then the scores by one dgemm with the n×k matrix of the coefficients.
 func (s *samples) scores(dst *mat.Dense, X mat.Matrix, k, have int, coefficients func() [][]float64) error {
-	if _, err := errs.Transform(dst, X, s.d, k, have); err != nil {
+	X, _, err := errs.Transform(dst, X, s.d, k, have)
+	if err != nil {
 		return err
 	}
 	coef := coefficients()
@@ -360,7 +361,7 @@ func unitSigned(alpha, kalpha [][]float64, order []int) [][]float64 {
 }
 
 // vectorsTo writes the coefficient vectors coef as the columns of dst (n×len(coef)),
-// resized if empty; it panics on a wrong non-empty size, like gonum's VectorsTo.
+// by the rule of check.Vectors (a dst of another shape is replaced, never a panic).
 func vectorsTo(dst *mat.Dense, coef [][]float64, n int) {
 	if !check.Vectors(dst, n, len(coef)) {
 		return

@@ -275,8 +275,9 @@ func (s *SKPCA) Values(dst []float64) []float64 {
 // VectorsTo writes the principal directions in feature space (unit columns, D×k with
 // k = len(Values)) to dst, in the order of Values: the component of a point x is
 // (z(x) − m)ᵀw_j, m the Mean. Each column's largest-magnitude entry is positive (package sign,
-// docs/design.md, "Signs"). dst is resized if empty (and left empty if there is no
-// component); VectorsTo panics on a wrong non-empty size, like gonum's VectorsTo.
+// docs/design.md, "Signs"). dst follows the rule of kpca.Model.VectorsTo: written in
+// place if of that shape, resized if empty (and left empty if there is no component),
+// replaced by a new matrix otherwise.
 func (s *SKPCA) VectorsTo(dst *mat.Dense) {
 	s.settle()
 	D, k := s.opts.Features, len(s.vals)
@@ -335,7 +336,8 @@ func (s *SKPCA) ErrorBound() float64 { return s.fd.ErrorBound() }
 // batchFeatures checks the rows of X (all before any is used) and returns their random
 // features z(x), one row each: the batch of RNCA's and SKPCA's AddBatch.
 func batchFeatures(rff *features.RFF, X mat.Matrix) (*mat.Dense, error) {
-	if _, err := errs.Points(X, rff.InDim()); err != nil {
+	X, _, err := errs.Points(X, rff.InDim())
+	if err != nil {
 		return nil, err
 	}
 	var Z mat.Dense
@@ -371,7 +373,7 @@ func finiteFeatures(z []float64, i int) error {
 // block), then the scores by one dgemm — so that memory stays at one block of features
 // whatever the number of points.
 func project(dst *mat.Dense, rff *features.RFF, X mat.Matrix, w *mat.Dense, mean []float64, k, have int) error {
-	n, err := errs.Transform(dst, X, rff.InDim(), k, have)
+	X, n, err := errs.Transform(dst, X, rff.InDim(), k, have)
 	if err != nil {
 		return err
 	}
