@@ -50,7 +50,7 @@ func (md *Model) AddRows(ctx context.Context, X mat.Matrix, progress func(added,
 	}
 	for i := range r {
 		if ctx.Err() != nil {
-			return i, fmt.Errorf("kpca: stopped after %d of %d rows: %w", i, r, context.Cause(ctx))
+			return i, errs.Stopped(ctx, "after %d of %d rows", i, r)
 		}
 		if direct {
 			row = raw.RawRowView(i)

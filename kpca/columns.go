@@ -275,7 +275,7 @@ func (md *Model) addKernelRowsContext(ctx context.Context, X mat.Matrix, progres
 	}
 	for i := range b {
 		if ctx.Err() != nil {
-			return i, fmt.Errorf("kpca: stopped after %d of %d rows: %w", i, b, context.Cause(ctx))
+			return i, errs.Stopped(ctx, "after %d of %d rows", i, b)
 		}
 		if err := md.addKernelRows(X, i, i+1, 0); err != nil {
 			return i, err

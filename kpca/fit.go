@@ -163,7 +163,7 @@ func (md *Model) fitRows(X mat.Matrix, n int) error {
 	if start == rows {
 		return nil
 	}
-	md.Reserve(rows) // the rows are known: no growing buffers, no garbage of their copies
+	md.reserve(rows) // the rows are known: no growing buffers, no garbage of their copies
 	if err := md.addBatch(rowRange{X, lo + start, n}, rows-start); err != nil {
 		return fail(err)
 	}

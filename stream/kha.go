@@ -226,7 +226,7 @@ func (m *KHA) Values(dst []float64) []float64 {
 // empty before the iteration starts), replaced by a new matrix otherwise.
 func (m *KHA) VectorsTo(dst *mat.Dense) {
 	if !m.ready {
-		vectorsTo(dst, nil, m.s.n)
+		vectorsTo(dst, nil, m.Len())
 		return
 	}
 	_, coef := m.decomposition()

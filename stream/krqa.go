@@ -338,7 +338,7 @@ func (m *KRQA) RayleighQuotients(dst []float64) []float64 {
 // empty before the iteration starts), replaced by a new matrix otherwise.
 func (m *KRQA) VectorsTo(dst *mat.Dense) {
 	if !m.ready {
-		vectorsTo(dst, nil, m.s.n)
+		vectorsTo(dst, nil, m.Len())
 		return
 	}
 	vectorsTo(dst, m.coefficients(), m.s.n)

@@ -55,6 +55,9 @@ func randomFeatures(k kernel.Kernel, d int, model string, o features.RFFOptions)
 // with a non-finite coordinate, or with features that are not finite (finiteFeatures),
 // an ErrNonFinite. z is rff's feature dimension long; mapPoint does not allocate.
 func mapPoint(rff *features.RFF, z, x []float64) error {
+	if rff == nil {
+		return errZero
+	}
 	if err := errs.Point(x, rff.InDim()); err != nil {
 		return err
 	}

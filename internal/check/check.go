@@ -22,6 +22,8 @@ import (
 // name (for example kpca.ErrDimension wraps ikpca.ErrDimension).
 type Kinds struct {
 	Dimension, NonFinite, Empty, Argument, Encoding, NotConverged error
+
+	pkg string // the package's name, which begins its errors
 }
 
 // NewKinds returns the sentinel errors of package pkg: each wraps the ikpca error of the
@@ -36,6 +38,7 @@ func NewKinds(pkg string) Kinds {
 		Argument:     fmt.Errorf("%s: %w", pkg, ikpca.ErrArgument),
 		Encoding:     fmt.Errorf("%s: %w", pkg, ikpca.ErrEncoding),
 		NotConverged: fmt.Errorf("%s: %w", pkg, ikpca.ErrNotConverged),
+		pkg:          pkg,
 	}
 }
 
