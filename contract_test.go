@@ -96,9 +96,11 @@ func withEntry(X *mat.Dense, i, j int, v float64) *mat.Dense {
 }
 
 // matrixCases are the bad matrices of points for a constructor that takes them (and
-// learns their dimension from them): call(X) with valid other arguments.
+// learns their dimension from them): call(X) with valid other arguments. They include
+// the hostile matrices of errtest.Matrices — sizes negative, beyond any array or
+// changing between calls of Dims, an At that panics or returns NaN.
 func matrixCases(call func(X mat.Matrix) error) []inputCase {
-	return []inputCase{
+	cases := []inputCase{
 		{"nil X", func() error { return call(nil) }, ikpca.ErrArgument},
 		{"(*mat.Dense)(nil)", func() error { return call(nilDense) }, ikpca.ErrArgument},
 		{"(*mat.SymDense)(nil)", func() error { return call((*mat.SymDense)(nil)) }, ikpca.ErrArgument},
@@ -106,6 +108,10 @@ func matrixCases(call func(X mat.Matrix) error) []inputCase {
 		{"X with a NaN", func() error { return call(withNaN) }, ikpca.ErrNonFinite},
 		{"X with −Inf", func() error { return call(withInf) }, ikpca.ErrNonFinite},
 	}
+	for _, h := range errtest.Matrices(2) {
+		cases = append(cases, inputCase{"hostile X: " + h.Name, func() error { return call(h.New()) }, h.Kind})
+	}
+	return cases
 }
 
 // dimCases are the bad dimensions d for a constructor of d-dimensional points.
