@@ -65,7 +65,9 @@ func subjects() []subject {
 		{"chinsuter.Model", "chinsuter", func() any { return new(chinsuter.Model) },
 			func() (any, error) { return two(chinsuter.Fit(rbf, points, chinsuter.Options{Components: 2})) }},
 		{"stream.SKPCA", "stream", func() any { return new(stream.SKPCA) },
-			func() (any, error) { return added(stream.NewSKPCA(rbf, 2, stream.SKPCAOptions{Features: 16, Sketch: 3})) }},
+			func() (any, error) {
+				return added(stream.NewSKPCA(rbf, 2, stream.SKPCAOptions{Features: 16, Sketch: 3}))
+			}},
 		{"stream.RNCA", "stream", func() any { return new(stream.RNCA) },
 			func() (any, error) { return added(stream.NewRNCA(rbf, 2, stream.RNCAOptions{Features: 16})) }},
 		{"stream.KRQA", "stream", func() any { return new(stream.KRQA) },
@@ -280,8 +282,11 @@ func TestCancelContract(t *testing.T) {
 		return map[string]context.Context{"cancelled": plain, "cancelled with a cause": caused, "past its deadline": late}
 	}
 	methods := map[string]func(md *kpca.Model, ctx context.Context) error{
-		"PolishContext":  func(md *kpca.Model, ctx context.Context) error { return md.PolishContext(ctx, 2) },
-		"CertifyContext": func(md *kpca.Model, ctx context.Context) error { _, err := md.CertifyContext(ctx, kpca.CertifyOptions{}); return err },
+		"PolishContext": func(md *kpca.Model, ctx context.Context) error { return md.PolishContext(ctx, 2) },
+		"CertifyContext": func(md *kpca.Model, ctx context.Context) error {
+			_, err := md.CertifyContext(ctx, kpca.CertifyOptions{})
+			return err
+		},
 		"AddRows": func(md *kpca.Model, ctx context.Context) error {
 			_, err := md.AddRows(ctx, points, nil)
 			return err
