@@ -319,3 +319,55 @@ func TestCancelContract(t *testing.T) {
 		}
 	}
 }
+
+// TestDestinationContract calls every method of every model that writes into a
+// destination matrix and cannot fail — VectorsTo, Points, Landmarks, DualCoefTo: a
+// func(dst *mat.Dense), with or without a bool result — with a dst of the wrong shape,
+// a view into a larger matrix: none may panic (README: nothing panics on user input),
+// dst must then hold what an empty dst receives, and the matrix it was a view of must be
+// untouched. A nil dst is left alone.
+func TestDestinationContract(t *testing.T) {
+	calls := 0
+	for _, s := range subjects() {
+		model, err := s.built()
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		v := reflect.ValueOf(model)
+		for i := range v.NumMethod() {
+			m, name := v.Method(i), v.Type().Method(i).Name
+			mt := m.Type()
+			if mt.NumIn() != 1 || mt.In(0) != reflect.TypeFor[*mat.Dense]() || mt.NumOut() > 1 ||
+				mt.NumOut() == 1 && mt.Out(0).Kind() != reflect.Bool {
+				continue
+			}
+			what := s.name + "." + name
+			var want mat.Dense
+			if call(t, what+"(empty)", m, []reflect.Value{reflect.ValueOf(&want)}) == errtest.ErrPanicked {
+				continue
+			}
+			parent := mat.NewDense(6, 7, nil)
+			for r := range 6 {
+				for c := range 7 {
+					parent.Set(r, c, 7)
+				}
+			}
+			dst := parent.Slice(1, 2, 1, 2).(*mat.Dense) // 1×1: the wrong shape for every model here
+			calls++
+			if call(t, what+"(wrong shape)", m, []reflect.Value{reflect.ValueOf(dst)}) == errtest.ErrPanicked {
+				continue
+			}
+			if want.IsEmpty() != dst.IsEmpty() || !want.IsEmpty() && !mat.Equal(&want, dst) {
+				t.Errorf("%s: a dst of the wrong shape got other values than an empty one", what)
+			}
+			if mat.Sum(parent) != 7*6*7 {
+				t.Errorf("%s: wrote into the matrix a wrong-shaped dst was a view of", what)
+			}
+			call(t, what+"(nil)", m, []reflect.Value{reflect.ValueOf((*mat.Dense)(nil))})
+		}
+	}
+	t.Logf("%d methods with a destination", calls)
+	if calls < 12 {
+		t.Errorf("only %d methods with a destination: the walker found too few", calls)
+	}
+}

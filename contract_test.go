@@ -700,13 +700,29 @@ func TestConstructorContract(t *testing.T) {
 				if p := sentinels[pkg].Check(err, kind); p != "" {
 					t.Errorf("%s: %s", what, p)
 				}
+				// The kind is named once: "kpca: invalid argument: kernel: …", not
+				// "kpca: invalid argument: kernel: invalid argument: …" (check.Wrap).
+				for _, k := range errtest.KindsOf(err) {
+					if n := strings.Count(err.Error(), k.Error()); n > 1 {
+						t.Errorf("%s: %q names %q %d times", what, err, k, n)
+					}
+				}
 			}
 			if c.kernel != nil {
 				if err := errtest.Try(t, "a valid kernel", func() error { return c.kernel(rbf) }); err != nil {
 					t.Fatalf("with a valid kernel: %v", err)
 				}
 				for _, b := range testmat.BadKernels() {
-					want("kernel "+b.Name, errtest.Try(t, b.Name, func() error { return c.kernel(b.Kernel) }), ikpca.ErrArgument, false)
+					err := errtest.Try(t, b.Name, func() error { return c.kernel(b.Kernel) })
+					want("kernel "+b.Name, err, ikpca.ErrArgument, false)
+					// An error that carries kernel.Validate's ErrArgument is package
+					// kernel's too (check.Kernel): errors.Is holds with its sentinel.
+					verr := kernel.Validate(b.Kernel)
+					about := errors.Is(verr, ikpca.ErrArgument) && err != nil &&
+						strings.Contains(err.Error(), strings.TrimPrefix(fmt.Sprint(verr), "kernel: invalid argument: "))
+					if about && err != errNotApplicable && err != errtest.ErrPanicked && !errors.Is(err, kernel.ErrArgument) {
+						t.Errorf("kernel %s: %v does not wrap kernel.ErrArgument", b.Name, err)
+					}
 				}
 			}
 			if c.rbf != nil {

@@ -164,7 +164,18 @@ func TestErrorKinds(t *testing.T) {
 	cases.Add("UnmarshalBinary(cut)", ikpca.ErrEncoding, func() error { return md.UnmarshalBinary(good[:len(good)-1]) })
 	cases.Add("UnmarshalBinaryFrom(typed nil)", ikpca.ErrArgument, func() error { _, err := md.UnmarshalBinaryFrom((*bytes.Reader)(nil)); return err })
 	cases.Add("UnmarshalBinaryFrom(cut)", ikpca.ErrEncoding, func() error { _, err := md.UnmarshalBinaryFrom(bytes.NewReader(good[:30])); return err })
+	// Sizes a caller chose beyond any array, and nothing to copy: the model (md, compared
+	// below byte for byte) unchanged.
+	cases.Add("Reserve(1<<62)", ikpca.ErrArgument, func() error { return md.Reserve(1 << 62) })
+	cases.Add("Reserve(MaxInt)", ikpca.ErrArgument, func() error { return md.Reserve(math.MaxInt) })
+	cases.Add("Reserve(-1)", ikpca.ErrArgument, func() error { return md.Reserve(-1) })
+	cases.Add("Reserve(2¹⁶), exact: (2¹⁶+1)² numbers", ikpca.ErrArgument, func() error { return exact.Reserve(1 << 16) })
+	cases.Add("Reserve(10)", nil, func() error { return md.Reserve(md.Len()) })
+	cases.Add("CopyFrom(nil)", ikpca.ErrArgument, func() error { return md.CopyFrom(nil) })
+	cases.Add("CopyFrom(a zero Model)", ikpca.ErrArgument, func() error { return md.CopyFrom(&zero) })
+	cases.Add("CopyFrom(itself)", nil, func() error { return md.CopyFrom(md) })
 	// A zero Model: only decoding makes it a model.
+	cases.Add("zero: Reserve", ikpca.ErrArgument, func() error { return zero.Reserve(10) })
 	cases.Add("zero: Add", ikpca.ErrArgument, func() error { return zero.Add(nil) })
 	cases.Add("zero: AddBatch", ikpca.ErrArgument, func() error { return zero.AddBatch(X) })
 	cases.Add("zero: AddRows", ikpca.ErrArgument, func() error { _, err := zero.AddRows(context.Background(), X, nil); return err })

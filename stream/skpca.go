@@ -95,7 +95,7 @@ func NewSKPCA(k kernel.Kernel, d int, opts SKPCAOptions) (*SKPCA, error) {
 	}
 	fd, err := sketch.New(opts.Sketch, opts.Features, sketch.Options{Buffer: opts.Buffer})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrArgument, err)
+		return nil, errs.WrapOr(ErrArgument, err, "")
 	}
 	if _, err := errs.Floats("the components", opts.Features, opts.Sketch); err != nil {
 		return nil, err

@@ -104,7 +104,7 @@ func (e Kinds) Data(X mat.Matrix) (Y mat.Matrix, r, c int, err error) {
 // (Floats), and a negative size, a size that changes while it is read, or a panic is an
 // Argument error naming the type. Only that copy is then read, so that no later Dims
 // or At of the caller's type can make a model index out of range (docs/design.md,
-// "Hostile matrices"). An X without rows or columns comes back as an empty *mat.Dense
+// "Hostile input"). An X without rows or columns comes back as an empty *mat.Dense
 // with its size, for the caller to refuse.
 func (e Kinds) Matrix(X mat.Matrix) (Y mat.Matrix, r, c int, err error) {
 	if IsNil(X) {
@@ -234,7 +234,7 @@ func (e Kinds) Transform(dst *mat.Dense, X mat.Matrix, d, k, have int) (mat.Matr
 // Points): a dst of that shape is written in place; an empty dst is resized; a non-empty
 // dst of another shape is replaced by a new r×c matrix, as Values allocates a new slice
 // for a dst without room — its old storage, and any matrix it was a view of, are left
-// untouched, and nothing panics (docs/design.md, "Destinations"). Vectors returns false,
+// untouched, and nothing panics (docs/design.md, "Hostile input"). Vectors returns false,
 // with nothing to write, for a nil dst and for an r×c without entries (r or c zero),
 // which leaves dst empty.
 func Vectors(dst *mat.Dense, r, c int) bool {
