@@ -15,6 +15,7 @@ import (
 
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/chinsuter"
+	"github.com/ikpca/ikpca/features"
 	"github.com/ikpca/ikpca/internal/errtest"
 	"github.com/ikpca/ikpca/kaf"
 	"github.com/ikpca/ikpca/kernel"
@@ -22,6 +23,7 @@ import (
 	"github.com/ikpca/ikpca/nystrom"
 	"github.com/ikpca/ikpca/pca"
 	"github.com/ikpca/ikpca/preimage"
+	"github.com/ikpca/ikpca/sketch"
 	"github.com/ikpca/ikpca/stream"
 )
 
@@ -80,6 +82,16 @@ func subjects() []subject {
 			}},
 		{"kaf.SPEED", "kaf", func() any { return new(kaf.SPEED) },
 			func() (any, error) { return two(kaf.NewSPEED(rbf, points, kaf.SPEEDOptions{Components: 2})) }},
+		// Types walked as zero values only (built nil): the filters, the sketch and the
+		// feature maps, which take no matrix of points or none the other walkers try.
+		{"kaf.KLMS", "kaf", func() any { return new(kaf.KLMS) }, nil},
+		{"kaf.LMS", "kaf", func() any { return new(kaf.LMS) }, nil},
+		{"kaf.RLS", "kaf", func() any { return new(kaf.RLS) }, nil},
+		{"kaf.SPEEDFilter", "kaf", func() any { return new(kaf.SPEEDFilter) }, nil},
+		{"sketch.FD", "sketch", func() any { return new(sketch.FD) }, nil},
+		{"features.RFF", "features", func() any { return new(features.RFF) }, nil},
+		{"features.Taylor", "features", func() any { return new(features.Taylor) }, nil},
+		{"features.Quadrature", "features", func() any { return new(features.Quadrature) }, nil},
 	}
 }
 
@@ -216,6 +228,9 @@ func state(m any) string {
 func TestHostileMatrixContract(t *testing.T) {
 	calls := 0
 	for _, s := range subjects() {
+		if s.built == nil {
+			continue
+		}
 		t.Run(s.name, func(t *testing.T) {
 			for i := 0; ; i++ {
 				model, err := s.built()
@@ -329,6 +344,9 @@ func TestCancelContract(t *testing.T) {
 func TestDestinationContract(t *testing.T) {
 	calls := 0
 	for _, s := range subjects() {
+		if s.built == nil {
+			continue
+		}
 		model, err := s.built()
 		if err != nil {
 			t.Fatalf("%s: %v", s.name, err)
