@@ -486,6 +486,11 @@ func constructors() []constructor {
 			{"more columns than rows", thin([]float64{1, 2, 3}, mat.NewDense(2, 3, []float64{1, 0, 0, 0, 1, 0})), dim},
 		},
 	})
+	// Hostile vectors: 3×2 (or lying) for two values, read once (check.Kinds.Matrix).
+	for _, h := range errtest.Matrices(2) {
+		cs[len(cs)-1].inputs = append(cs[len(cs)-1].inputs, inputCase{"hostile vectors: " + h.Name,
+			func() error { _, err := update.NewThin([]float64{1, 2}, h.New()); return err }, h.Kind})
+	}
 
 	// kernel.New: a Spec for each bad kernel that has one, and hostile Specs.
 	add(constructor{
