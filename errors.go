@@ -8,6 +8,12 @@ import "errors"
 // errors (for example kpca.ErrDimension wraps ErrDimension), so that both
 // errors.Is(err, kpca.ErrDimension) and errors.Is(err, ikpca.ErrDimension) hold. On any
 // error, a model is left exactly as it was.
+//
+// The one exception is a stop the caller asked for: a method that takes a context
+// (kpca.Model.PolishContext, CertifyContext, AddRows) and finds it done returns an error
+// that wraps context.Cause(ctx) and ctx.Err() — errors.Is holds with the caller's cause
+// and with context.Canceled or context.DeadlineExceeded — and none of the kinds: the
+// input was valid.
 var (
 	// ErrDimension reports a point, vector or matrix of the wrong dimension.
 	ErrDimension = errors.New("dimension mismatch")

@@ -67,7 +67,8 @@ type Model interface {
 	// k must be in [1, len(Values)]. On error dst is left unchanged, and the error wraps
 	// one kind:
 	//
-	//   - [ErrArgument]: X or dst is nil, or k is out of range;
+	//   - [ErrArgument]: the model is a zero value (never built, nor decoded), X or dst
+	//     is nil, X lies about its size, or k is out of range;
 	//   - [ErrEmpty]: X has no rows, or the model has no components yet;
 	//   - [ErrDimension]: X's columns are not Dim(), or a non-empty dst is not r×k;
 	//   - [ErrNonFinite]: an entry of X is NaN or infinite, or a kernel value is not

@@ -115,7 +115,7 @@ func Fit(k kernel.Kernel, X mat.Matrix, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, d, err := errs.Data(X)
+	X, _, d, err := errs.Data(X)
 	if err != nil {
 		return nil, err
 	}
@@ -427,8 +427,9 @@ func (md *Model) signFactors() []float64 {
 
 // VectorsTo stores the components' coefficients α over the expansion points A (N×r,
 // Expansion() by Components()) as the columns of dst, in the order of Values: component
-// j is the unit feature-space direction Σᵢ αᵢⱼ·φ(Aᵢ). dst is resized if empty; VectorsTo
-// panics on a wrong non-empty size, like gonum's VectorsTo. Each column's sign is fixed
+// j is the unit feature-space direction Σᵢ αᵢⱼ·φ(Aᵢ). dst follows the rule of
+// kpca.Model.VectorsTo: written in place if of that shape, resized if empty, replaced by
+// a new matrix otherwise. Each column's sign is fixed
 // so that the component's scores on the expansion points have their largest-magnitude
 // entry positive — in the exact form the training scores, as kpca.Model fixes them
 // (package sign, docs/design.md, "Signs").
@@ -450,7 +451,10 @@ func (md *Model) VectorsTo(dst *mat.Dense) {
 // same quantity as kpca.Model.Transform. dst is resized if empty, otherwise it must be
 // rows×k. Errors are those of ikpca.Model.Transform, and leave dst unchanged.
 func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	rows, err := errs.Transform(dst, X, md.d, k, len(md.sv))
+	if md.kern == nil {
+		return errZero
+	}
+	X, rows, err := errs.Transform(dst, X, md.d, k, len(md.sv))
 	if err != nil {
 		return err
 	}

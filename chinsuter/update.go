@@ -44,7 +44,8 @@ func (md *Model) AddBatch(X mat.Matrix) error {
 	if md.kern == nil {
 		return errZero
 	}
-	if _, err := errs.Points(X, md.d); err != nil {
+	X, _, err := errs.Points(X, md.d)
+	if err != nil {
 		return err
 	}
 	return md.update(md.points(X))

@@ -50,6 +50,9 @@ func spectralScale(k kernel.RBF, d int) (float64, error) {
 // checkArgs reports a destination whose length is not the feature dimension D, or a
 // point x whose length is not d or with a non-finite coordinate (check.Kinds.Point).
 func (m *shape) checkArgs(dst, x []float64) error {
+	if err := m.ready(); err != nil {
+		return err
+	}
 	if len(dst) != m.dim {
 		return fmt.Errorf("%w: destination length %d, want %d", errs.Dimension, len(dst), m.dim)
 	}
@@ -57,24 +60,28 @@ func (m *shape) checkArgs(dst, x []float64) error {
 }
 
 // checkBatch validates the points X of a Transform and sizes dst: reallocated to n×D if
-// empty, otherwise it must be n×D already. It returns n. On error dst is unchanged.
-func (m *shape) checkBatch(dst *mat.Dense, X mat.Matrix) (int, error) {
+// empty, otherwise it must be n×D already. It returns the matrix to read the points
+// from (errs.Matrix) and n. On error dst is unchanged.
+func (m *shape) checkBatch(dst *mat.Dense, X mat.Matrix) (mat.Matrix, int, error) {
+	if err := m.ready(); err != nil {
+		return nil, 0, err
+	}
 	d, dim := m.d, m.dim
 	if dst == nil {
-		return 0, fmt.Errorf("%w: nil destination", errs.Argument)
+		return nil, 0, fmt.Errorf("%w: nil destination", errs.Argument)
 	}
-	n, err := errs.Points(X, d)
+	X, n, err := errs.Points(X, d)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	if _, err := errs.Floats("the features of the points", n, dim); err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	if err := errs.Dst(dst, n, dim); err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	check.Reuse(dst, n, dim)
-	return n, nil
+	return X, n, nil
 }
 
 // bound checks that a map of d-dimensional points to D features through f frequencies
@@ -86,4 +93,13 @@ func bound(d, f, D int) error {
 	}
 	_, err := errs.Floats("a feature vector", D)
 	return err
+}
+
+// ready reports a zero map, one never made by its constructor (ErrArgument), which has
+// no dimensions to check points against.
+func (m *shape) ready() error {
+	if m.dim == 0 {
+		return fmt.Errorf("%w: a zero feature map: make one with NewRFF, NewTaylor or NewQuadrature", errs.Argument)
+	}
+	return nil
 }

@@ -316,7 +316,7 @@ func (q *Quadrature) finish(dst []float64) {
 // is empty; the projections go through one matrix product. A non-finite entry or a
 // dimension mismatch is an error, and dst is then unchanged.
 func (q *Quadrature) Transform(dst *mat.Dense, X mat.Matrix) error {
-	n, err := q.checkBatch(dst, X)
+	X, n, err := q.checkBatch(dst, X)
 	if err != nil {
 		return err
 	}

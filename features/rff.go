@@ -162,7 +162,7 @@ func (r *RFF) finish(dst []float64) {
 // is empty; the projections go through one matrix product. A non-finite entry or a
 // dimension mismatch is an error, and dst is then unchanged.
 func (r *RFF) Transform(dst *mat.Dense, X mat.Matrix) error {
-	n, err := r.checkBatch(dst, X)
+	X, n, err := r.checkBatch(dst, X)
 	if err != nil {
 		return err
 	}

@@ -177,7 +177,7 @@ func (t *Taylor) fill(dst, x []float64) {
 // is empty. A non-finite entry or a dimension mismatch is an error, and dst is then
 // unchanged.
 func (t *Taylor) Transform(dst *mat.Dense, X mat.Matrix) error {
-	n, err := t.checkBatch(dst, X)
+	X, n, err := t.checkBatch(dst, X)
 	if err != nil {
 		return err
 	}

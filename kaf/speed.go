@@ -74,8 +74,7 @@ func NewSPEED(k kernel.Kernel, X mat.Matrix, opts SPEEDOptions) (*SPEED, error) 
 	if err != nil {
 		return nil, errs.WrapOr(ErrArgument, err, "SPEED's dictionary")
 	}
-	_, d := X.Dims()
-	s := &SPEED{opts: opts, model: md, kern: k, d: d}
+	s := &SPEED{opts: opts, model: md, kern: k, d: md.Dim()} // X.Dims() again could differ (errs.Matrix)
 	if err := s.refresh(); err != nil {
 		return nil, err
 	}

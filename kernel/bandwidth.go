@@ -7,8 +7,6 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/ikpca/ikpca/internal/check"
 )
 
 // BandwidthSample is the number of points [DefaultBandwidth] looks at: the
@@ -42,10 +40,10 @@ const bandwidthSeed = 0x1D_C0FFEE
 // or ±Inf, and ErrArgument if the median distance overflows or is zero (more than half
 // of the pairs coincide), which is no bandwidth at all.
 func DefaultBandwidth(X mat.Matrix) (float64, error) {
-	if check.IsNil(X) {
-		return 0, fmt.Errorf("%w: DefaultBandwidth: nil points", ErrArgument)
+	X, n, d, err := errs.Matrix(X)
+	if err != nil {
+		return 0, err
 	}
-	n, d := X.Dims()
 	if n < 2 || d < 1 {
 		return 0, fmt.Errorf("%w: DefaultBandwidth: %d×%d points, need at least 2 rows", ErrEmpty, n, d)
 	}

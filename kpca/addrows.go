@@ -38,11 +38,11 @@ func (md *Model) AddRows(ctx context.Context, X mat.Matrix, progress func(added,
 	if md.precomputed() {
 		return md.addKernelRowsContext(ctx, X, progress)
 	}
-	r, err := errs.Points(X, md.d)
+	X, r, err := errs.Points(X, md.d)
 	if err != nil {
 		return 0, err
 	}
-	_, c := X.Dims()
+	c := md.d
 	raw, direct := X.(mat.RawRowViewer)
 	var row []float64
 	if !direct {
@@ -50,7 +50,7 @@ func (md *Model) AddRows(ctx context.Context, X mat.Matrix, progress func(added,
 	}
 	for i := range r {
 		if ctx.Err() != nil {
-			return i, fmt.Errorf("kpca: stopped after %d of %d rows: %w", i, r, context.Cause(ctx))
+			return i, errs.Stopped(ctx, "after %d of %d rows", i, r)
 		}
 		if direct {
 			row = raw.RawRowView(i)

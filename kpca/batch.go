@@ -37,7 +37,7 @@ func (md *Model) AddBatch(X mat.Matrix) error {
 	if md.precomputed() {
 		return md.addKernelBatch(X)
 	}
-	r, err := errs.Points(X, md.d)
+	X, r, err := errs.Points(X, md.d)
 	if err != nil {
 		return err
 	}

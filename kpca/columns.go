@@ -7,7 +7,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -227,17 +226,18 @@ func (md *Model) transformKernelRows(dst *mat.Dense, X mat.Matrix, rows, k int) 
 }
 
 // kernelRows checks X as b rows of kernel values for a model of columns of m points:
-// b×(m+b) (see AddBatch), finite, and returns b.
-func (md *Model) kernelRows(X mat.Matrix) (int, error) {
-	if check.IsNil(X) {
-		return 0, fmt.Errorf("%w: nil kernel rows", ErrArgument)
+// b×(m+b) (see AddBatch), finite, and returns the matrix to read them from
+// (errs.Matrix) and b.
+func (md *Model) kernelRows(X mat.Matrix) (mat.Matrix, int, error) {
+	X, b, c, err := errs.Matrix(X)
+	if err != nil {
+		return nil, 0, err
 	}
-	b, _ := X.Dims()
 	if b == 0 {
-		return 0, fmt.Errorf("%w: no kernel rows", ErrEmpty)
+		return nil, 0, fmt.Errorf("%w: no kernel rows", ErrEmpty)
 	}
-	if _, c := X.Dims(); c != md.m+b {
-		return 0, fmt.Errorf("%w: %d rows of %d kernel values; a model of kernel.Precomputed with %d points takes b×(m+b) = %d×%d (each row against the points, then against the new ones)",
+	if c != md.m+b {
+		return nil, 0, fmt.Errorf("%w: %d rows of %d kernel values; a model of kernel.Precomputed with %d points takes b×(m+b) = %d×%d (each row against the points, then against the new ones)",
 			ErrDimension, b, c, md.m, b, md.m+b)
 	}
 	return errs.Points(X, md.m+b)
@@ -245,7 +245,7 @@ func (md *Model) kernelRows(X mat.Matrix) (int, error) {
 
 // addKernelBatch is AddBatch for a model of columns, all or nothing.
 func (md *Model) addKernelBatch(X mat.Matrix) error {
-	b, err := md.kernelRows(X)
+	X, b, err := md.kernelRows(X)
 	if err != nil {
 		return err
 	}
@@ -269,13 +269,13 @@ func (md *Model) addKernelBatch(X mat.Matrix) error {
 // addKernelRowsContext is AddRows for a model of columns: the rows of X (as AddBatch's)
 // one at a time, stopping when ctx is cancelled or a row fails.
 func (md *Model) addKernelRowsContext(ctx context.Context, X mat.Matrix, progress func(added, total int)) (int, error) {
-	b, err := md.kernelRows(X)
+	X, b, err := md.kernelRows(X)
 	if err != nil {
 		return 0, err
 	}
 	for i := range b {
 		if ctx.Err() != nil {
-			return i, fmt.Errorf("kpca: stopped after %d of %d rows: %w", i, b, context.Cause(ctx))
+			return i, errs.Stopped(ctx, "after %d of %d rows", i, b)
 		}
 		if err := md.addKernelRows(X, i, i+1, 0); err != nil {
 			return i, err

@@ -40,7 +40,7 @@ func Fit(k kernel.Kernel, X mat.Matrix, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, d, err := errs.Data(X)
+	X, n, d, err := errs.Data(X)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func (md *Model) fitRows(X mat.Matrix, n int) error {
 	if start == rows {
 		return nil
 	}
-	md.Reserve(rows) // the rows are known: no growing buffers, no garbage of their copies
+	md.reserve(rows) // the rows are known: no growing buffers, no garbage of their copies
 	if err := md.addBatch(rowRange{X, lo + start, n}, rows-start); err != nil {
 		return fail(err)
 	}

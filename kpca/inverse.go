@@ -90,7 +90,7 @@ func (md *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preim
 	if err := opts.Validate(); err != nil {
 		return errs.Wrap(err, "")
 	}
-	rows, err := errs.Points(X, md.d)
+	X, rows, err := errs.Points(X, md.d)
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,8 @@ func (md *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preim
 		return err
 	}
 	if start != nil && !check.IsNil(start) {
-		sr, err := errs.Points(start, md.d)
+		var sr int
+		start, sr, err = errs.Points(start, md.d)
 		if err != nil {
 			return err
 		}

@@ -55,6 +55,7 @@ package kpca
 
 import (
 	"fmt"
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/hugepage"
 	"math"
 
@@ -194,8 +195,30 @@ func (md *Model) capacity() int {
 // number allocates nothing: the decomposition's buffers — two n×n matrices, or two
 // n×(Rank+2) at rank r — are allocated here. The model grows by itself as points are
 // added; Reserve only spares the reallocations and lets a caller allocate everything up
-// front. On a zero Model, which has no dimension yet, it does nothing.
-func (md *Model) Reserve(n int) {
+// front. A zero Model (no kernel, no dimension yet), a negative n, and an n whose
+// buffers would hold more than 2³⁰ numbers (docs/design.md, "Sizes": an exact model
+// beyond 2¹⁵ points, n·d coordinates, n·(Rank+2) at rank r) are ErrArgument errors, and
+// leave the model as it was.
+func (md *Model) Reserve(n int) error {
+	if err := md.ready(); err != nil {
+		return err
+	}
+	if n < 0 {
+		return fmt.Errorf("%w: Reserve(%d): a negative number of points", ErrArgument, n)
+	}
+	if _, err := errs.Floats("the points", n, md.d); err != nil {
+		return err
+	}
+	if _, err := errs.Floats("the decomposition", n+1, md.columns(n+1)); err != nil {
+		return err
+	}
+	md.reserve(n)
+	return nil
+}
+
+// reserve is Reserve of an n the data chose (ensure, fit), not the caller: the sizes
+// grow with the points added and are not bounded (docs/design.md, "Sizes").
+func (md *Model) reserve(n int) {
 	if md.d == 0 && !md.precomputed() || n <= md.capacity() && len(md.rowSum) >= n && len(md.col) >= n+1 {
 		return
 	}
@@ -240,9 +263,9 @@ func (md *Model) columns(n int) int {
 func (md *Model) ensure(n int) {
 	switch {
 	case n > md.capacity() || len(md.rowSum) < n:
-		md.Reserve(max(n, md.capacity()+md.capacity()/4, 16))
+		md.reserve(max(n, md.capacity()+md.capacity()/4, 16))
 	case len(md.col) < n+1: // points with room but no workspaces (UnmarshalBinary)
-		md.Reserve(md.capacity())
+		md.reserve(md.capacity())
 	}
 }
 
@@ -250,10 +273,17 @@ func (md *Model) ensure(n int) {
 // statistics. It allocates only if md lacks the capacity for src's points, so that a
 // model can be restored to a saved state repeatedly without garbage (a what-if
 // analysis, or a benchmark that times the same step again and again). The kernel value
-// is shared, not copied: kernels are immutable values.
-func (md *Model) CopyFrom(src *Model) {
+// is shared, not copied: kernels are immutable values. md may be a zero Model; a nil src
+// or a zero one (nothing to copy) is an ErrArgument, and leaves md as it was.
+func (md *Model) CopyFrom(src *Model) error {
+	if src == nil {
+		return fmt.Errorf("%w: CopyFrom(nil)", ErrArgument)
+	}
+	if err := src.ready(); err != nil {
+		return fmt.Errorf("%w: CopyFrom of a zero Model", ErrArgument)
+	}
 	if md == src {
-		return
+		return nil
 	}
 	if md.d != src.d {
 		md.x, md.rowSum = nil, nil // the point buffer's layout changes
@@ -275,6 +305,7 @@ func (md *Model) CopyFrom(src *Model) {
 	md.since, md.sincePolish, md.stats = src.since, src.sincePolish, src.stats
 	md.updates = append(md.updates[:0], src.updates...)
 	md.setView()
+	return nil
 }
 
 // setView points the header md.view at the first m points.
@@ -327,17 +358,13 @@ func (md *Model) Rank() int { return md.rank }
 func (md *Model) Stats() Stats { return md.stats }
 
 // Points copies the points into the rows of dst, oldest first (the order of Remove's
-// indices), resized if empty (otherwise it must be Len()×Dim(); Points panics if not,
-// like gonum's Copy-style methods). A model without points leaves an empty dst as it is,
-// and so does a model of kernel.Precomputed, which has no coordinates (Dim() is 0).
+// indices): a Len()×Dim() dst is written in place, an empty one resized, and one of
+// another shape replaced by a new matrix (the rule of VectorsTo). A model without
+// points leaves dst empty (or as it is, if it was), and so does a model of
+// kernel.Precomputed, which has no coordinates (Dim() is 0); a nil dst is left alone.
 func (md *Model) Points(dst *mat.Dense) {
-	if md.m == 0 && dst.IsEmpty() || md.d == 0 {
+	if md.d == 0 || !check.Vectors(dst, md.m, md.d) {
 		return
-	}
-	if dst.IsEmpty() {
-		dst.ReuseAs(md.m, md.d)
-	} else if r, c := dst.Dims(); r != md.m || c != md.d {
-		panic(mat.ErrShape)
 	}
 	dst.Copy(&md.view)
 }

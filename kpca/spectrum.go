@@ -152,9 +152,10 @@ func (md *Model) ExplainedVariance(dst []float64) []float64 {
 }
 
 // VectorsTo stores the unit eigenvectors of K (uncentred) or K' (centred) as the columns
-// of dst, in the order of Values: dst is m×Components(), resized if empty (VectorsTo
-// panics on a wrong non-empty size, like gonum's VectorsTo; a model without components
-// leaves an empty dst as it is). These are coefficient
+// of dst, in the order of Values: an m×Components() dst is written in place, an empty
+// one resized, and one of another shape replaced by a new matrix, as Values allocates a
+// new slice for a dst without room (nothing panics; a model without components, and a
+// nil dst, leave dst empty or as it is). These are coefficient
 // vectors in point coordinates: component j is the feature-space direction
 // Σᵢ uᵢⱼ·φ̃(xᵢ)/√λⱼ, and column j times √λⱼ holds the points' training scores
 // (Scores). Each column's sign is fixed by its largest-magnitude entry, which is
@@ -207,6 +208,9 @@ func zeroTolerance(values []float64, m int) float64 {
 // wrapping ErrArgument, a model without components ErrEmpty, a non-empty dst of another
 // shape ErrDimension; on error dst is unchanged.
 func (md *Model) Scores(dst *mat.Dense, k int) error {
+	if err := md.ready(); err != nil {
+		return err
+	}
 	if err := errs.Components(k, md.Components()); err != nil {
 		return err
 	}
@@ -245,14 +249,18 @@ func (md *Model) Scores(dst *mat.Dense, k int) error {
 // kernel values against the model's Len() points, in the order of Points (oldest
 // first): X is rows×Len(), and no self-kernel is needed.
 func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
+	if err := md.ready(); err != nil {
+		return err
+	}
 	if md.precomputed() {
-		rows, err := errs.Transform(dst, X, md.m, k, md.Components())
+		X, rows, err := errs.Transform(dst, X, md.m, k, md.Components())
 		if err != nil {
 			return err
 		}
 		return md.transformKernelRows(dst, X, rows, k)
 	}
-	if _, err := errs.Transform(dst, X, md.d, k, md.Components()); err != nil {
+	X, _, err := errs.Transform(dst, X, md.d, k, md.Components())
+	if err != nil {
 		return err
 	}
 	top, scale, shift := md.projector(k)

@@ -75,7 +75,7 @@ func NewApproximation(k kernel.Kernel, X mat.Matrix, opts ApproximationOptions) 
 	if err := opts.Update.Validate(); err != nil {
 		return nil, errs.Wrap(err, "update options")
 	}
-	n, d, err := errs.Data(X)
+	X, n, d, err := errs.Data(X)
 	if err != nil {
 		return nil, err
 	}
@@ -178,8 +178,8 @@ func (a *Approximation) Values(dst []float64) []float64 {
 }
 
 // VectorsTo stores the approximate eigenvectors of K, √(m/n)·K_nm·U·Λ⁻¹, as the columns
-// of dst (n×m, in the order of Values; resized if empty, and VectorsTo panics on a wrong
-// non-empty size, like gonum's VectorsTo). Columns of numerically zero eigenvalues are
+// of dst (n×m, in the order of Values; dst follows the rule of kpca.Model.VectorsTo:
+// written in place if n×m, resized if empty, replaced by a new matrix otherwise). Columns of numerically zero eigenvalues are
 // zero. Each column's largest-magnitude entry is positive (package sign,
 // docs/design.md, "Signs").
 func (a *Approximation) VectorsTo(dst *mat.Dense) {
@@ -215,7 +215,11 @@ func (a *Approximation) VectorsTo(dst *mat.Dense) {
 // docs/design.md, "Kernel blocks") times the scaled, signed eigenvectors
 // (Cross.ProjectTo: for RBF each row's scores as soon as its values are computed).
 func (a *Approximation) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	if _, err := errs.Transform(dst, X, a.d, k, a.m); err != nil {
+	if a.kern == nil {
+		return fmt.Errorf("%w: a zero Approximation: make one with NewApproximation", ErrArgument)
+	}
+	X, _, err := errs.Transform(dst, X, a.d, k, a.m)
+	if err != nil {
 		return err
 	}
 	m := a.m

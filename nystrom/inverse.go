@@ -78,7 +78,7 @@ func (m *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preima
 	if err := opts.Validate(); err != nil {
 		return errs.Wrap(err, "")
 	}
-	rows, err := errs.Points(X, m.d)
+	X, rows, err := errs.Points(X, m.d)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (m *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preima
 		return err
 	}
 	if start != nil && !check.IsNil(start) {
-		sr, err := errs.Points(start, m.d)
+		_, sr, err := errs.Points(start, m.d)
 		if err != nil {
 			return err
 		}

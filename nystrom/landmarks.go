@@ -77,7 +77,7 @@ const negligible = 1e-12
 // ErrArgument; an X without rows an ErrEmpty, a non-finite entry or kernel value an
 // ErrNonFinite.
 func Choose(k kernel.Kernel, X mat.Matrix, opts Options) (*mat.Dense, error) {
-	n, d, err := checkArgs(k, X, opts)
+	X, n, d, err := checkArgs(k, X, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -221,6 +221,11 @@ func chooseGreedy(k kernel.Kernel, X *mat.Dense, r int) ([]int, error) {
 // The model's Options().Landmarks is the number of landmarks chosen. Its errors are
 // those of Choose, New and AddBatch.
 func Fit(k kernel.Kernel, X mat.Matrix, opts Options) (*Model, error) {
+	// X is read once (errs.Matrix), so that Choose and AddBatch see the same rows.
+	X, _, _, err := errs.Matrix(X)
+	if err != nil {
+		return nil, err
+	}
 	L, err := Choose(k, X, opts)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
@@ -175,7 +176,7 @@ func (m *Model) Centred() bool { return !m.opts.Uncentred }
 // pair to keep) are errors wrapping ErrArgument; L without rows wraps ErrEmpty, and a
 // non-finite coordinate or kernel value ErrNonFinite. L is copied.
 func New(k kernel.Kernel, L mat.Matrix, opts Options) (*Model, error) {
-	r, d, err := checkArgs(k, L, opts)
+	L, r, d, err := checkArgs(k, L, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -323,13 +324,14 @@ func checkKernel(k kernel.Kernel) error {
 }
 
 // checkArgs checks the arguments of Choose and New — the kernel (checkKernel), the
-// options and the rows of X (errs.Data) — and returns X's dimensions.
-func checkArgs(k kernel.Kernel, X mat.Matrix, opts Options) (rows, d int, err error) {
+// options and the rows of X (errs.Data) — and returns the matrix to read X from and its
+// dimensions.
+func checkArgs(k kernel.Kernel, X mat.Matrix, opts Options) (Y mat.Matrix, rows, d int, err error) {
 	if err := checkKernel(k); err != nil {
-		return 0, 0, err
+		return nil, 0, 0, err
 	}
 	if err := opts.validate(); err != nil {
-		return 0, 0, err
+		return nil, 0, 0, err
 	}
 	return errs.Data(X)
 }
@@ -355,16 +357,12 @@ func (m *Model) Kernel() kernel.Kernel { return m.kern }
 // Options returns the model's options (Landmarks is the number r of landmarks).
 func (m *Model) Options() Options { return m.opts }
 
-// Landmarks copies the landmarks into the rows of dst, resized if empty (otherwise it
-// must be r×d; Landmarks panics if not, like gonum's Copy-style methods).
+// Landmarks copies the landmarks into the rows of dst: an r×d dst is written in place,
+// an empty one resized, and one of another shape replaced by a new matrix (the rule of
+// VectorsTo). A zero Model has none, and leaves dst as it is, as does a nil dst.
 func (m *Model) Landmarks(dst *mat.Dense) {
-	if m.r == 0 {
-		return // a zero Model has none
-	}
-	if dst.IsEmpty() {
-		dst.ReuseAs(m.r, m.d)
-	} else if r, c := dst.Dims(); r != m.r || c != m.d {
-		panic(mat.ErrShape)
+	if m.r == 0 || !check.Vectors(dst, m.r, m.d) {
+		return
 	}
 	dst.Copy(m.land)
 }
@@ -468,7 +466,7 @@ func (m *Model) AddBatch(X mat.Matrix) error {
 	if m.r == 0 {
 		return errZero
 	}
-	rows, err := errs.Points(X, m.d)
+	X, rows, err := errs.Points(X, m.d)
 	if err != nil {
 		return err
 	}

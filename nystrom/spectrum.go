@@ -159,9 +159,9 @@ func (m *Model) ExplainedVariance(dst []float64) []float64 {
 // VectorsTo writes the principal directions in the feature space Rʳ' (unit columns,
 // r'×k with k = len(Values)) to dst, in the order of Values: the score of a point x on
 // component j is (φ(x) − φ̄)ᵀvⱼ, or φ(x)ᵀvⱼ uncentred. Each column's largest-magnitude entry is positive
-// (package sign, docs/design.md, "Signs"). dst is resized if empty (and left empty if
-// there is no component); VectorsTo panics on a wrong non-empty size, like gonum's
-// VectorsTo.
+// (package sign, docs/design.md, "Signs"). dst follows the rule of
+// kpca.Model.VectorsTo: written in place if of that shape, resized if empty (and left
+// empty if there is no component), replaced by a new matrix otherwise.
 func (m *Model) VectorsTo(dst *mat.Dense) {
 	m.settle()
 	p, c := m.p, m.components()
@@ -187,7 +187,11 @@ func (m *Model) VectorsTo(dst *mat.Dense) {
 // do not depend on k. Errors are those of ikpca.Model.Transform, and
 // leave dst unchanged.
 func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	if _, err := errs.Transform(dst, X, m.d, k, m.components()); err != nil {
+	if m.r == 0 {
+		return errZero
+	}
+	X, _, err := errs.Transform(dst, X, m.d, k, m.components())
+	if err != nil {
 		return err
 	}
 	m.settle()

@@ -43,6 +43,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/update"
 )
 
@@ -121,7 +122,7 @@ func New(d int, opts Options) (*Model, error) {
 // ErrArgument; an X without rows or columns wraps ErrEmpty, a non-finite entry
 // ErrNonFinite.
 func Fit(X mat.Matrix, opts Options) (*Model, error) {
-	n, d, err := errs.Data(X)
+	X, n, d, err := errs.Data(X)
 	if err != nil {
 		return nil, err
 	}
@@ -271,18 +272,13 @@ func (m *Model) Mean(dst []float64) []float64 {
 	return dst
 }
 
-// Points copies the window's points into the rows of dst, oldest first, resized if
-// empty (otherwise it must be Len()×Dim(); Points panics if not, as gonum's Copy-style
-// methods do). A model without a Window keeps no points: it leaves dst as it is and
-// returns false.
+// Points copies the window's points into the rows of dst, oldest first: a Len()×Dim()
+// dst is written in place, an empty one resized, and one of another shape replaced by a
+// new matrix (the rule of VectorsTo). A model without a Window keeps no points: it
+// leaves dst as it is and returns false, and so does a nil dst.
 func (m *Model) Points(dst *mat.Dense) bool {
-	if m.opts.Window == 0 || m.n == 0 {
+	if m.opts.Window == 0 || m.n == 0 || !check.Vectors(dst, m.n, m.d) {
 		return false
-	}
-	if dst.IsEmpty() {
-		dst.ReuseAs(m.n, m.d)
-	} else if r, c := dst.Dims(); r != m.n || c != m.d {
-		panic(mat.ErrShape)
 	}
 	for i := range m.n {
 		dst.SetRow(i, m.point(i))

@@ -116,9 +116,10 @@ func (m *Model) ExplainedVariance(dst []float64) []float64 {
 
 // VectorsTo stores the top Components() unit eigenvectors of the scatter matrix, the
 // principal directions, as the columns of dst (Dim()×Components(), in the order of
-// Values): stat.PC's VectorsTo, scikit-learn's components_ transposed. dst is resized if
-// empty (VectorsTo panics on a wrong non-empty size, like gonum's VectorsTo; a model
-// without components leaves an empty dst as it is). Each column's sign is fixed by its
+// Values): stat.PC's VectorsTo, scikit-learn's components_ transposed. dst follows the
+// rule of kpca.Model.VectorsTo: written in place if of that shape, resized if empty,
+// replaced by a new matrix otherwise, never a panic (a model without components, and a
+// nil dst, leave dst empty or as it is). Each column's sign is fixed by its
 // own entries: the first entry within a relative 1e-6 of the largest magnitude is
 // positive (package sign; docs/design.md, "Linear PCA" on why the directions and not
 // the scores).
@@ -153,7 +154,7 @@ func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	if m.n == 0 {
 		return fmt.Errorf("%w: the model has no points", ErrEmpty)
 	}
-	rows, err := errs.Transform(dst, X, m.d, k, m.Components())
+	X, rows, err := errs.Transform(dst, X, m.d, k, m.Components())
 	if err != nil {
 		return err
 	}
@@ -207,10 +208,10 @@ func (m *Model) InverseTransform(dst *mat.Dense, Y mat.Matrix) error {
 	if err := m.ready(); err != nil {
 		return err
 	}
-	if check.IsNil(Y) {
-		return fmt.Errorf("%w: nil scores", ErrArgument)
+	Y, rows, k, err := errs.Matrix(Y)
+	if err != nil {
+		return err
 	}
-	rows, k := Y.Dims()
 	if m.n == 0 {
 		return fmt.Errorf("%w: the model has no points", ErrEmpty)
 	}
@@ -220,7 +221,7 @@ func (m *Model) InverseTransform(dst *mat.Dense, Y mat.Matrix) error {
 	if have := m.Components(); k < 1 || k > have {
 		return fmt.Errorf("%w: scores of %d components, the model has %d", ErrDimension, k, have)
 	}
-	if _, err := errs.Points(Y, k); err != nil {
+	if _, _, err := errs.Points(Y, k); err != nil {
 		return err
 	}
 	if err := errs.Dst(dst, rows, m.d); err != nil {

@@ -278,7 +278,7 @@ func (m *Model) AddBatch(X mat.Matrix) error {
 	if err := m.ready(); err != nil {
 		return err
 	}
-	b, err := errs.Points(X, m.d)
+	X, b, err := errs.Points(X, m.d)
 	if err != nil {
 		return err
 	}

@@ -98,7 +98,7 @@ func FixedPoint(z []float64, k kernel.RBF, P *mat.Dense, c []float64, opts Optio
 	if P == nil {
 		return Result{}, fmt.Errorf("%w: nil points", ErrArgument)
 	}
-	n, d, err := errs.Data(P)
+	_, n, d, err := errs.Data(P) // a *mat.Dense, gonum's: returned as it is
 	if err != nil {
 		return Result{}, err
 	}

@@ -75,11 +75,11 @@ func FitKRR(k kernel.Kernel, scores, X mat.Matrix, alpha float64) (*KRR, error) 
 	if !(alpha >= 0) || math.IsInf(alpha, 0) {
 		return nil, fmt.Errorf("%w: ridge alpha %g, want a finite alpha ≥ 0", ErrArgument, alpha)
 	}
-	n, kc, err := errs.Data(scores)
+	scores, n, kc, err := errs.Data(scores)
 	if err != nil {
 		return nil, fmt.Errorf("%w (the scores)", err)
 	}
-	nx, d, err := errs.Data(X)
+	X, nx, d, err := errs.Data(X)
 	if err != nil {
 		return nil, fmt.Errorf("%w (the points)", err)
 	}
@@ -156,17 +156,13 @@ func (r *KRR) Alpha() float64 { return r.alpha }
 // relative error of about 2⁻⁵³/RCond() (docs/design.md, "Pre-images").
 func (r *KRR) RCond() float64 { return r.rcond }
 
-// DualCoefTo copies the n×d dual coefficients A = (K_S + α·I)⁻¹·X into dst, resized if
-// empty (otherwise it must be n×d; DualCoefTo panics if not, like gonum's Copy-style
-// methods): scikit-learn's dual_coef_. A zero KRR leaves dst as it is.
+// DualCoefTo copies the n×d dual coefficients A = (K_S + α·I)⁻¹·X into dst:
+// scikit-learn's dual_coef_. An n×d dst is written in place, an empty one resized, and
+// one of another shape replaced by a new matrix, as a model's VectorsTo does (nothing
+// panics). A zero KRR, and a nil dst, leave dst as it is.
 func (r *KRR) DualCoefTo(dst *mat.Dense) {
-	if r.coef == nil {
+	if r.coef == nil || !check.Vectors(dst, r.n, r.d) {
 		return
-	}
-	if dst.IsEmpty() {
-		dst.ReuseAs(r.n, r.d)
-	} else if rr, cc := dst.Dims(); rr != r.n || cc != r.d {
-		panic(mat.ErrShape)
 	}
 	dst.Copy(r.coef)
 }
@@ -183,7 +179,7 @@ func (r *KRR) InverseTransform(dst *mat.Dense, Y mat.Matrix) error {
 	if r.coef == nil {
 		return fmt.Errorf("%w: a zero KRR: make one with FitKRR or a model's Inverse", ErrArgument)
 	}
-	rows, err := errs.Points(Y, r.k)
+	Y, rows, err := errs.Points(Y, r.k)
 	if err != nil {
 		return err
 	}

@@ -123,6 +123,9 @@ func (f *FD) Reset() {
 // inside it (gonum's parallel dgemm a few objects per call at large sizes, OpenBLAS
 // nothing).
 func (f *FD) Update(row []float64) error {
+	if err := f.ready(); err != nil {
+		return err
+	}
 	if len(row) != f.d {
 		return fmt.Errorf("%w: row has length %d, want %d", errs.Dimension, len(row), f.d)
 	}
@@ -153,10 +156,13 @@ func (f *FD) Update(row []float64) error {
 // none is added. A failure of the SVD mid-way (which LAPACK does not report for finite
 // input in practice) is returned with the number of rows added.
 func (f *FD) UpdateRows(a mat.Matrix) error {
-	if check.IsNil(a) {
-		return fmt.Errorf("%w: nil rows", errs.Argument)
+	if err := f.ready(); err != nil {
+		return err
 	}
-	r, c := a.Dims()
+	a, r, c, err := errs.Matrix(a)
+	if err != nil {
+		return err
+	}
 	if c != f.d {
 		return fmt.Errorf("%w: rows have length %d, want %d", errs.Dimension, c, f.d)
 	}
@@ -181,6 +187,9 @@ func (f *FD) UpdateRows(a mat.Matrix) error {
 // sketches the union of both streams with ‖AᵀA − BᵀB‖₂ ≤ Δ_f + Δ_g + (new
 // shrinkage) ≤ ‖A‖_F²/(ℓ+1) (Agarwal et al. 2013, mergeable summaries). g is unchanged.
 func (f *FD) Merge(g *FD) error {
+	if err := f.ready(); err != nil {
+		return err
+	}
 	if g == nil || g.d != f.d || g.ell != f.ell {
 		return fmt.Errorf("%w: merging sketches of different ℓ or dimension", errs.Argument)
 	}
@@ -248,8 +257,11 @@ func (f *FD) compress() error {
 // orthonormal rows of V and σ descending, as an ℓ×d matrix (zero rows at the end).
 // It compresses the buffer if it holds more than ℓ rows (raising ErrorBound) or has not
 // been rotated yet. dst is reused if it is ℓ×d, allocated if empty; any other shape is
-// an error.
+// an error, and so is a zero FD (ErrArgument: it has no size to give).
 func (f *FD) Sketch(dst *mat.Dense) error {
+	if err := f.ready(); err != nil {
+		return err
+	}
 	if err := errs.Dst(dst, f.ell, f.d); err != nil {
 		return err
 	}
@@ -268,6 +280,9 @@ func (f *FD) Sketch(dst *mat.Dense) error {
 // sketch, at most ℓ, descending), which estimate the top eigenvalues of AᵀA from
 // below: λᵢ(AᵀA) − Δ ≤ λᵢ(BᵀB) ≤ λᵢ(AᵀA). dst is used if it has enough capacity.
 func (f *FD) Values(dst []float64) ([]float64, error) {
+	if err := f.ready(); err != nil {
+		return nil, err
+	}
 	if err := f.compress(); err != nil {
 		return nil, err
 	}
@@ -278,6 +293,9 @@ func (f *FD) Values(dst []float64) ([]float64, error) {
 // eigenvectors of AᵀA) as the columns of dst, d×k with k = len(Values) ≤ ℓ. dst is
 // reused if it is d×k and allocated if empty.
 func (f *FD) VectorsTo(dst *mat.Dense) error {
+	if err := f.ready(); err != nil {
+		return err
+	}
 	if dst == nil {
 		return fmt.Errorf("%w: nil destination", errs.Argument)
 	}
@@ -299,6 +317,16 @@ func (f *FD) VectorsTo(dst *mat.Dense) error {
 		for j, v := range row {
 			dst.Set(j, i, v*inv)
 		}
+	}
+	return nil
+}
+
+// ready reports a zero FD, one never made by New (ErrArgument): it has no ℓ or
+// dimension, and every method that can fail says so rather than report a row of the
+// wrong length.
+func (f *FD) ready() error {
+	if f.ell == 0 {
+		return fmt.Errorf("%w: a zero FD: make one with New", errs.Argument)
 	}
 	return nil
 }

@@ -93,7 +93,12 @@ func (r *RNCA) Map() *features.RFF { return r.rff }
 func (r *RNCA) Len() int { return r.n }
 
 // Dim returns the dimension of the points.
-func (r *RNCA) Dim() int { return r.rff.InDim() }
+func (r *RNCA) Dim() int {
+	if r.rff == nil {
+		return 0 // a zero RNCA
+	}
+	return r.rff.InDim()
+}
 
 func (r *RNCA) sym() blas64.Symmetric {
 	return blas64.Symmetric{N: r.opts.Features, Stride: r.opts.Features, Uplo: blas.Upper, Data: r.moment}
@@ -205,8 +210,8 @@ func (r *RNCA) Values(dst []float64) []float64 {
 // dst, in the order of Values: the component of a point x is (z(x) − m)ᵀv_j, m the
 // Mean. Each
 // column's largest-magnitude entry is positive (package sign, docs/design.md, "Signs").
-// dst is resized if empty (and left empty before the first point); VectorsTo panics on
-// a wrong non-empty size, like gonum's VectorsTo.
+// dst follows the rule of kpca.Model.VectorsTo: written in place if D×D, resized if
+// empty (and left empty before the first point), replaced by a new matrix otherwise.
 func (r *RNCA) VectorsTo(dst *mat.Dense) {
 	r.settle()
 	if check.Vectors(dst, r.opts.Features, r.components()) {
@@ -244,6 +249,9 @@ func (r *RNCA) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 // Bytes returns the memory the model holds: the D×D moment matrix, and once read its
 // eigendecomposition (two more D×D matrices).
 func (r *RNCA) Bytes() int {
+	if r.rff == nil {
+		return 0 // a zero RNCA holds nothing
+	}
 	b := 8 * (len(r.moment) + len(r.sum) + len(r.z) + r.rff.InDim()*r.opts.Features)
 	if r.scratch != nil {
 		b += 8 * (len(r.scratch) + 2*len(r.vals) + r.opts.Features*r.opts.Features)

@@ -42,14 +42,29 @@ type iteration struct {
 	t     int  // presentations since the start
 }
 
-// Kernel returns the model's kernel.
-func (m *iteration) Kernel() kernel.Kernel { return m.s.kern }
+// Kernel returns the model's kernel (nil for a zero model).
+func (m *iteration) Kernel() kernel.Kernel {
+	if m.s == nil {
+		return nil
+	}
+	return m.s.kern
+}
 
 // Len returns the number of distinct samples stored.
-func (m *iteration) Len() int { return m.s.n }
+func (m *iteration) Len() int {
+	if m.s == nil {
+		return 0
+	}
+	return m.s.n
+}
 
-// Dim returns the dimension of the points.
-func (m *iteration) Dim() int { return m.s.d }
+// Dim returns the dimension of the points (0 for a zero model).
+func (m *iteration) Dim() int {
+	if m.s == nil {
+		return 0
+	}
+	return m.s.d
+}
 
 // Presentations returns the number of sample presentations the iteration has made.
 func (m *iteration) Presentations() int { return m.t }
@@ -89,6 +104,9 @@ func (s *samples) points() *mat.Dense { return &s.view }
 // dimension or with a non-finite coordinate, or one with a kernel value that is not
 // finite (an overflowing polynomial kernel, say), is an error and nothing is stored.
 func (s *samples) add(x []float64) ([]float64, error) {
+	if s == nil {
+		return nil, errZero // the samples of a zero KRQA or KHA
+	}
 	if err := errs.Point(x, s.d); err != nil {
 		return nil, err
 	}
@@ -155,7 +173,10 @@ func (s *samples) rollback(m mark) {
 // only adding it computes — the state is restored, undoing the rows added before it,
 // and the error names the row: all or nothing.
 func (s *samples) batch(X mat.Matrix, add func([]float64) error, save func() (restore func())) error {
-	r, err := errs.Points(X, s.d)
+	if s == nil {
+		return errZero
+	}
+	X, r, err := errs.Points(X, s.d)
 	if err != nil {
 		return err
 	}
@@ -249,7 +270,12 @@ func (s *samples) centredProduct(h, p []float64, sb, sp float64) {
 	}
 }
 
-func (s *samples) bytes() int { return 8 * (cap(s.x) + cap(s.rowsum) + cap(s.col) + cap(s.tmp)) }
+func (s *samples) bytes() int {
+	if s == nil {
+		return 0 // a zero KRQA's or KHA's
+	}
+	return 8 * (cap(s.x) + cap(s.rowsum) + cap(s.col) + cap(s.tmp))
+}
 
 func grow(x []float64, n int) []float64 {
 	if cap(x) >= n {
@@ -293,7 +319,11 @@ func rayleigh(alpha, ka [][]float64) []float64 {
 // samples by one kernel.Cross block (docs/design.md, "Kernel blocks"), each row centred
 // (centre), then the scores by one dgemm with the n×k matrix of the coefficients.
 func (s *samples) scores(dst *mat.Dense, X mat.Matrix, k, have int, coefficients func() [][]float64) error {
-	if _, err := errs.Transform(dst, X, s.d, k, have); err != nil {
+	if s == nil {
+		return errZero
+	}
+	X, _, err := errs.Transform(dst, X, s.d, k, have)
+	if err != nil {
 		return err
 	}
 	coef := coefficients()
@@ -360,7 +390,7 @@ func unitSigned(alpha, kalpha [][]float64, order []int) [][]float64 {
 }
 
 // vectorsTo writes the coefficient vectors coef as the columns of dst (n×len(coef)),
-// resized if empty; it panics on a wrong non-empty size, like gonum's VectorsTo.
+// by the rule of check.Vectors (a dst of another shape is replaced, never a panic).
 func vectorsTo(dst *mat.Dense, coef [][]float64, n int) {
 	if !check.Vectors(dst, n, len(coef)) {
 		return
@@ -392,6 +422,9 @@ func (s *samples) centredProducts(alpha [][]float64) [][]float64 {
 // pass presents every stored sample once, in the order they were added, to an online
 // method that has started (ready).
 func (s *samples) pass(ready bool, present func(i int)) error {
+	if s == nil {
+		return errZero
+	}
 	if !ready {
 		return fmt.Errorf("%w: too few samples to start", ErrEmpty)
 	}

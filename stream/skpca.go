@@ -95,7 +95,7 @@ func NewSKPCA(k kernel.Kernel, d int, opts SKPCAOptions) (*SKPCA, error) {
 	}
 	fd, err := sketch.New(opts.Sketch, opts.Features, sketch.Options{Buffer: opts.Buffer})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrArgument, err)
+		return nil, errs.WrapOr(ErrArgument, err, "")
 	}
 	if _, err := errs.Floats("the components", opts.Features, opts.Sketch); err != nil {
 		return nil, err
@@ -133,10 +133,20 @@ func (s *SKPCA) Map() *features.RFF { return s.rff }
 func (s *SKPCA) Sketch() *sketch.FD { return s.fd }
 
 // Len returns the number of points seen.
-func (s *SKPCA) Len() int { return s.fd.Count() }
+func (s *SKPCA) Len() int {
+	if s.fd == nil {
+		return 0 // a zero SKPCA
+	}
+	return s.fd.Count()
+}
 
 // Dim returns the dimension of the points.
-func (s *SKPCA) Dim() int { return s.rff.InDim() }
+func (s *SKPCA) Dim() int {
+	if s.rff == nil {
+		return 0 // a zero SKPCA
+	}
+	return s.rff.InDim()
+}
 
 // Add adds one point. A point of the wrong dimension is an ErrDimension; one with a
 // non-finite coordinate, or coordinates so large that its random features are not
@@ -237,7 +247,7 @@ func wrapSketch(err error) error { return errs.Wrap(err, "") }
 // bounded, |zᵢ| ≤ √(2/D) — and the rows are checked finite on the way in. Were it ever
 // to happen, settle panics with the error rather than return a wrong spectrum.
 func (s *SKPCA) settle() {
-	if s.fresh {
+	if s.fresh || s.fd == nil { // a zero SKPCA has nothing to read
 		return
 	}
 	vals, err := s.fd.Values(s.vals[:0])
@@ -275,8 +285,9 @@ func (s *SKPCA) Values(dst []float64) []float64 {
 // VectorsTo writes the principal directions in feature space (unit columns, D×k with
 // k = len(Values)) to dst, in the order of Values: the component of a point x is
 // (z(x) − m)ᵀw_j, m the Mean. Each column's largest-magnitude entry is positive (package sign,
-// docs/design.md, "Signs"). dst is resized if empty (and left empty if there is no
-// component); VectorsTo panics on a wrong non-empty size, like gonum's VectorsTo.
+// docs/design.md, "Signs"). dst follows the rule of kpca.Model.VectorsTo: written in
+// place if of that shape, resized if empty (and left empty if there is no component),
+// replaced by a new matrix otherwise.
 func (s *SKPCA) VectorsTo(dst *mat.Dense) {
 	s.settle()
 	D, k := s.opts.Features, len(s.vals)
@@ -291,7 +302,7 @@ func (s *SKPCA) VectorsTo(dst *mat.Dense) {
 // ikpca.Model.Values.
 func (s *SKPCA) Mean(dst []float64) []float64 {
 	dst = check.Room(dst, s.opts.Features)
-	n := s.fd.Count()
+	n := s.Len()
 	for j := range dst {
 		dst[j] = 0
 		if s.sum != nil && n > 0 {
@@ -318,6 +329,9 @@ func (s *SKPCA) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 // problem's arrays (all allocated with the model, so that Bytes does not change as
 // points come).
 func (s *SKPCA) Bytes() int {
+	if s.fd == nil {
+		return 0 // a zero SKPCA holds nothing
+	}
 	r, c := s.w.Dims()
 	b := s.fd.Bytes() + 8*(s.rff.InDim()*s.opts.Features+len(s.z)+r*c+cap(s.vals)+len(s.sum))
 	if s.c != nil {
@@ -330,12 +344,21 @@ func (s *SKPCA) Bytes() int {
 // matrix the model decomposes: ‖ZᵀZ − BᵀB‖₂ ≤ Δ uncentred, and centred the same Δ
 // bounds ‖C − C̃‖₂ (C − C̃ = ZᵀZ − BᵀB; see SKPCA). Reading the model may compress the
 // sketch and raise Δ; read ErrorBound after Values, VectorsTo or Transform.
-func (s *SKPCA) ErrorBound() float64 { return s.fd.ErrorBound() }
+func (s *SKPCA) ErrorBound() float64 {
+	if s.fd == nil {
+		return 0 // a zero SKPCA has seen no point
+	}
+	return s.fd.ErrorBound()
+}
 
 // batchFeatures checks the rows of X (all before any is used) and returns their random
 // features z(x), one row each: the batch of RNCA's and SKPCA's AddBatch.
 func batchFeatures(rff *features.RFF, X mat.Matrix) (*mat.Dense, error) {
-	if _, err := errs.Points(X, rff.InDim()); err != nil {
+	if rff == nil {
+		return nil, errZero
+	}
+	X, _, err := errs.Points(X, rff.InDim())
+	if err != nil {
 		return nil, err
 	}
 	var Z mat.Dense
@@ -371,7 +394,10 @@ func finiteFeatures(z []float64, i int) error {
 // block), then the scores by one dgemm — so that memory stays at one block of features
 // whatever the number of points.
 func project(dst *mat.Dense, rff *features.RFF, X mat.Matrix, w *mat.Dense, mean []float64, k, have int) error {
-	n, err := errs.Transform(dst, X, rff.InDim(), k, have)
+	if rff == nil {
+		return errZero
+	}
+	X, n, err := errs.Transform(dst, X, rff.InDim(), k, have)
 	if err != nil {
 		return err
 	}

@@ -270,7 +270,11 @@ func (s *Sym) SetEigen(values []float64, vectors mat.Matrix) error {
 		return fmt.Errorf("%w: SetEigen: nil vectors", ErrArgument)
 	}
 	n := len(values)
-	if r, c := vectors.Dims(); r != n || c != n {
+	vectors, r, c, err := errs.Matrix(vectors) // a caller's own type read once (check.Kinds.Matrix)
+	if err != nil {
+		return err
+	}
+	if r != n || c != n {
 		return fmt.Errorf("%w: %d values but %d×%d vectors", ErrDimension, n, r, c)
 	}
 	if err := finitePairs(values, vectors); err != nil {

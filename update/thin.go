@@ -381,7 +381,10 @@ func (t *Thin) SetEigen(values []float64, vectors mat.Matrix) error {
 		return fmt.Errorf("%w: SetEigen: nil vectors", ErrArgument)
 	}
 	k := len(values)
-	n, c := vectors.Dims()
+	vectors, n, c, err := errs.Matrix(vectors) // a caller's own type read once (check.Kinds.Matrix)
+	if err != nil {
+		return err
+	}
 	if c != k || k == 0 || k > n {
 		return fmt.Errorf("%w: %d values but %d×%d vectors (want n×k, 1 ≤ k ≤ n)", ErrDimension, k, n, c)
 	}

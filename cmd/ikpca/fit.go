@@ -342,7 +342,9 @@ func fitBatch(ctx context.Context, e env, args []string, tf *tableFlags, kf *ker
 		return md, rows, false, nil, nil
 	}
 	ff.timer.start("track")
-	md.Reserve(rows) // the rows are known: no growing buffers, no garbage of their copies
+	// The rows are known: no growing buffers, no garbage of their copies. A size Reserve
+	// refuses (beyond 2³⁰ numbers) only spares nothing: the model grows by itself.
+	_ = md.Reserve(rows)
 	bar := newProgress(e, "fitting (points)", rows)
 	defer bar.finish()
 	a := newRowAdder(md, d, ff.block, start, func() {})

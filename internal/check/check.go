@@ -22,6 +22,8 @@ import (
 // name (for example kpca.ErrDimension wraps ikpca.ErrDimension).
 type Kinds struct {
 	Dimension, NonFinite, Empty, Argument, Encoding, NotConverged error
+
+	pkg string // the package's name, which begins its errors
 }
 
 // NewKinds returns the sentinel errors of package pkg: each wraps the ikpca error of the
@@ -36,6 +38,7 @@ func NewKinds(pkg string) Kinds {
 		Argument:     fmt.Errorf("%s: %w", pkg, ikpca.ErrArgument),
 		Encoding:     fmt.Errorf("%s: %w", pkg, ikpca.ErrEncoding),
 		NotConverged: fmt.Errorf("%s: %w", pkg, ikpca.ErrNotConverged),
+		pkg:          pkg,
 	}
 }
 
@@ -53,40 +56,109 @@ func (e Kinds) Point(x []float64, d int) error {
 	return nil
 }
 
-// Points checks the rows of X as points of dimension d and returns their number: a nil
-// X (nil or a typed nil, IsNil) is an Argument error, an X without rows Empty, a
-// number of columns other than d Dimension, and a NaN or infinite entry NonFinite.
-func (e Kinds) Points(X mat.Matrix, d int) (int, error) {
-	if IsNil(X) {
-		return 0, fmt.Errorf("%w: nil points", e.Argument)
+// Points checks the rows of X as points of dimension d and returns the matrix to read
+// them from (Matrix) and their number: a nil X (nil or a typed nil, IsNil) or one that
+// lies about its size is an Argument error, an X without rows Empty, a number of
+// columns other than d Dimension, and a NaN or infinite entry NonFinite.
+func (e Kinds) Points(X mat.Matrix, d int) (mat.Matrix, int, error) {
+	X, r, c, err := e.Matrix(X)
+	if err != nil {
+		return nil, 0, err
 	}
-	r, c := X.Dims()
 	if r == 0 {
-		return 0, fmt.Errorf("%w: no points", e.Empty)
+		return nil, 0, fmt.Errorf("%w: no points", e.Empty)
 	}
 	if c != d {
-		return 0, fmt.Errorf("%w: points have dimension %d, the model %d", e.Dimension, c, d)
+		return nil, 0, fmt.Errorf("%w: points have dimension %d, the model %d", e.Dimension, c, d)
 	}
-	return r, e.finite(X)
+	if err := e.finite(X, r, c); err != nil {
+		return nil, 0, err
+	}
+	return X, r, nil
 }
 
 // Data checks the rows of X as the first points of a model, which set its dimension,
-// and returns X's size: a nil X is an Argument error, an X without rows or columns
-// Empty, and a NaN or infinite entry NonFinite.
-func (e Kinds) Data(X mat.Matrix) (r, c int, err error) {
-	if IsNil(X) {
-		return 0, 0, fmt.Errorf("%w: nil points", e.Argument)
+// and returns the matrix to read them from (Matrix) and its size: a nil X or one that
+// lies about its size is an Argument error, an X without rows or columns Empty, and a
+// NaN or infinite entry NonFinite.
+func (e Kinds) Data(X mat.Matrix) (Y mat.Matrix, r, c int, err error) {
+	X, r, c, err = e.Matrix(X)
+	if err != nil {
+		return nil, 0, 0, err
 	}
-	r, c = X.Dims()
 	if r == 0 || c == 0 {
-		return 0, 0, fmt.Errorf("%w: points are %d×%d", e.Empty, r, c)
+		return nil, 0, 0, fmt.Errorf("%w: points are %d×%d", e.Empty, r, c)
 	}
-	return r, c, e.finite(X)
+	if err := e.finite(X, r, c); err != nil {
+		return nil, 0, 0, err
+	}
+	return X, r, c, nil
 }
 
-// finite reports the first NaN or infinite entry of X (NonFinite).
-func (e Kinds) finite(X mat.Matrix) error {
-	r, c := X.Dims()
+// Matrix returns a matrix the caller may read X through, and its size, once X has been
+// found to be one: a nil X is an Argument error. A matrix of gonum's own dense, banded,
+// triangular, symmetric or diagonal types (or their mat.Transpose) is returned as it
+// is, for gonum's types keep to their Dims. Any other type is the caller's own, which
+// may report a negative or absurd size, change its size between calls, or panic in At:
+// it is read once, through Dims and At, into a *mat.Dense whose size is checked
+// (Floats), and a negative size, a size that changes while it is read, or a panic is an
+// Argument error naming the type. Only that copy is then read, so that no later Dims
+// or At of the caller's type can make a model index out of range (docs/design.md,
+// "Hostile input"). An X without rows or columns comes back as an empty *mat.Dense
+// with its size, for the caller to refuse.
+func (e Kinds) Matrix(X mat.Matrix) (Y mat.Matrix, r, c int, err error) {
+	if IsNil(X) {
+		return nil, 0, 0, fmt.Errorf("%w: nil points", e.Argument)
+	}
+	if trusted(X) {
+		r, c = X.Dims()
+		return X, r, c, nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			Y, r, c, err = nil, 0, 0, fmt.Errorf("%w: the matrix (%T) panicked when read: %v", e.Argument, X, p)
+		}
+	}()
+	r, c = X.Dims()
+	if r < 0 || c < 0 {
+		return nil, 0, 0, fmt.Errorf("%w: the matrix (%T) reports %d×%d", e.Argument, X, r, c)
+	}
+	if r == 0 || c == 0 {
+		return &mat.Dense{}, r, c, nil
+	}
+	if _, err := e.Floats(fmt.Sprintf("the matrix (%T)", X), r, c); err != nil {
+		return nil, 0, 0, err
+	}
+	D := mat.NewDense(r, c, nil)
+	raw := D.RawMatrix()
+	for i := range r {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
+		for j := range row {
+			row[j] = X.At(i, j)
+		}
+	}
+	if r2, c2 := X.Dims(); r2 != r || c2 != c {
+		return nil, 0, 0, fmt.Errorf("%w: the matrix (%T) changed its size from %d×%d to %d×%d while it was read",
+			e.Argument, X, r, c, r2, c2)
+	}
+	return D, r, c, nil
+}
+
+// trusted reports whether X is of one of gonum's matrix types, whose Dims are those of
+// their storage and whose At stays in it (a transpose of one included).
+func trusted(X mat.Matrix) bool {
+	switch x := X.(type) {
+	case *mat.Dense, *mat.SymDense, *mat.TriDense, *mat.VecDense, *mat.DiagDense, *mat.BandDense,
+		*mat.SymBandDense, *mat.TriBandDense, *mat.Tridiag:
+		return !IsNil(x)
+	case mat.Transpose:
+		return !IsNil(x.Matrix) && trusted(x.Matrix)
+	}
+	return false
+}
+
+// finite reports the first NaN or infinite entry of X, r×c (NonFinite).
+func (e Kinds) finite(X mat.Matrix, r, c int) error {
 	if raw, ok := X.(mat.RawMatrixer); ok {
 		// The common case, a *mat.Dense: read its rows directly rather than through
 		// At's bounds checks, with vec.Finite's branch-free sums, and look for the
@@ -145,33 +217,40 @@ func (e Kinds) Dst(dst *mat.Dense, r, c int) error {
 
 // Transform makes the checks of ikpca.Model.Transform in its order — the points X
 // (Points, of dimension d), the number k of components of the have the model holds
-// (Components), the destination for the result (Dst) — and returns X's number of rows.
-func (e Kinds) Transform(dst *mat.Dense, X mat.Matrix, d, k, have int) (int, error) {
-	rows, err := e.Points(X, d)
+// (Components), the destination for the result (Dst) — and returns the matrix to read
+// the points from and their number.
+func (e Kinds) Transform(dst *mat.Dense, X mat.Matrix, d, k, have int) (mat.Matrix, int, error) {
+	X, rows, err := e.Points(X, d)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	if err := e.Components(k, have); err != nil {
-		return 0, err
+		return nil, 0, err
 	}
-	return rows, e.Dst(dst, rows, k)
+	return X, rows, e.Dst(dst, rows, k)
 }
 
-// Vectors prepares dst for r×c vectors, gonum's VectorsTo rule: an empty dst is resized
-// (and left empty if c is zero, when Vectors returns false: nothing to write); a
-// non-empty dst of another shape is a programming error, and Vectors panics with
-// mat.ErrShape, as gonum's VectorsTo does.
+// Vectors prepares dst for an r×c result of a method that cannot fail (VectorsTo,
+// Points): a dst of that shape is written in place; an empty dst is resized; a non-empty
+// dst of another shape is replaced by a new r×c matrix, as Values allocates a new slice
+// for a dst without room — its old storage, and any matrix it was a view of, are left
+// untouched, and nothing panics (docs/design.md, "Hostile input"). Vectors returns false,
+// with nothing to write, for a nil dst and for an r×c without entries (r or c zero),
+// which leaves dst empty.
 func Vectors(dst *mat.Dense, r, c int) bool {
-	if dst.IsEmpty() {
-		if c == 0 {
-			return false
+	if dst == nil {
+		return false
+	}
+	if !dst.IsEmpty() {
+		if rr, cc := dst.Dims(); rr == r && cc == c {
+			return true
 		}
-		dst.ReuseAs(r, c)
-		return true
+		*dst = mat.Dense{} // not Reset: a view's storage runs on into its parent's
 	}
-	if rr, cc := dst.Dims(); rr != r || cc != c {
-		panic(mat.ErrShape)
+	if r <= 0 || c <= 0 {
+		return false
 	}
+	dst.ReuseAs(r, c)
 	return true
 }
 

@@ -2,14 +2,17 @@ package check
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/errtest"
 )
 
 var (
@@ -43,7 +46,7 @@ func TestPoints(t *testing.T) {
 		{"-Inf", inf, errNaN},
 		{"NaN, transposed", nan.T().T(), errNaN},
 	} {
-		r, err := kinds.Points(c.X, 2)
+		_, r, err := kinds.Points(c.X, 2)
 		if !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
 			t.Errorf("%s: %v, want %v", c.what, err, c.want)
 		}
@@ -51,11 +54,11 @@ func TestPoints(t *testing.T) {
 			t.Errorf("%s: %d rows", c.what, r)
 		}
 	}
-	if r, c, err := kinds.Data(good); err != nil || r != 3 || c != 2 {
+	if _, r, c, err := kinds.Data(good); err != nil || r != 3 || c != 2 {
 		t.Errorf("Data(good): %d×%d, %v", r, c, err)
 	}
 	for _, X := range []mat.Matrix{nil, &mat.Dense{}, nan} {
-		if _, _, err := kinds.Data(X); err == nil {
+		if _, _, _, err := kinds.Data(X); err == nil {
 			t.Errorf("Data(%v): no error", X)
 		}
 	}
@@ -111,12 +114,29 @@ func TestRoomVectors(t *testing.T) {
 	if r, c := d.Dims(); r != 4 || c != 2 {
 		t.Errorf("Vectors resized to %d×%d", r, c)
 	}
-	defer func() {
-		if recover() != mat.ErrShape {
-			t.Error("Vectors with a wrong shape did not panic with mat.ErrShape")
-		}
-	}()
-	Vectors(&d, 3, 2)
+	// Another shape: a new matrix, the old storage (here a view of a parent) untouched.
+	parent := mat.NewDense(4, 4, nil)
+	view := parent.Slice(0, 2, 0, 2).(*mat.Dense)
+	if !Vectors(view, 3, 3) {
+		t.Error("Vectors of a dst of another shape")
+	}
+	if r, c := view.Dims(); r != 3 || c != 3 {
+		t.Errorf("Vectors of a dst of another shape: %d×%d, want 3×3", r, c)
+	}
+	view.Set(2, 2, 7)
+	if mat.Sum(parent) != 0 {
+		t.Error("Vectors wrote into the parent of a view of another shape")
+	}
+	same := mat.NewDense(3, 3, nil)
+	if !Vectors(same, 3, 3) || same.RawMatrix().Data == nil {
+		t.Error("Vectors of a dst of the right shape")
+	}
+	if Vectors(nil, 3, 3) {
+		t.Error("Vectors(nil) has somewhere to write")
+	}
+	if Vectors(same, 3, 0) || !same.IsEmpty() {
+		t.Error("Vectors of a non-empty dst for no columns: want it emptied")
+	}
 }
 
 // TestNewKinds: each error wraps the ikpca error of its name (and no other) under the
@@ -227,5 +247,56 @@ func TestIsNil(t *testing.T) {
 	var X mat.Matrix = mat.NewDense(1, 1, nil)
 	if n := testing.AllocsPerRun(100, func() { IsNil(X) }); n != 0 {
 		t.Errorf("IsNil allocates %v times", n)
+	}
+}
+
+// rawLiar is a matrix of a caller's own type whose RawMatrix has fewer entries than
+// its Dims promise: Matrix must read it through At, never its storage.
+type rawLiar struct{ errtest.Liar }
+
+func (r *rawLiar) RawMatrix() blas64.General {
+	return blas64.General{Rows: 3, Cols: 2, Stride: 2, Data: []float64{1, 2}}
+}
+
+// TestMatrixHostile: every hostile matrix (errtest.Matrices) is refused by Points,
+// Data and Transform with its kind and without a panic; gonum's own types come back as
+// they are, and a caller's type as a copy of what its At returns.
+func TestMatrixHostile(t *testing.T) {
+	own := NewKinds("own")
+	for _, h := range errtest.Matrices(2) {
+		for what, call := range map[string]func() error{
+			"Points":    func() error { _, _, err := own.Points(h.New(), 2); return err },
+			"Data":      func() error { _, _, _, err := own.Data(h.New()); return err },
+			"Transform": func() error { _, _, err := own.Transform(&mat.Dense{}, h.New(), 2, 1, 1); return err },
+		} {
+			err := errtest.Try(t, h.Name, call)
+			if err == errtest.ErrPanicked {
+				continue
+			}
+			if !errors.Is(err, h.Kind) || !strings.HasPrefix(fmt.Sprint(err), "own: ") {
+				t.Errorf("%s of %s: %v, want an own error wrapping %v", what, h.Name, err, h.Kind)
+			}
+		}
+	}
+	good := mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6})
+	for _, X := range []mat.Matrix{good, good.T(), mat.NewSymDense(2, nil), mat.NewDiagDense(2, []float64{1, 2})} {
+		if Y, _, _, err := own.Matrix(X); err != nil || Y != X {
+			t.Errorf("Matrix(%T): %v, %v; want it as it is", X, Y, err)
+		}
+	}
+	// A caller's type, honest in Dims and At but not in RawMatrix: copied through At.
+	Y, r, c, err := own.Matrix(&rawLiar{errtest.Liar{Sizes: [][2]int{{3, 2}}}})
+	if err != nil || r != 3 || c != 2 {
+		t.Fatalf("Matrix of an honest caller's type: %d×%d, %v", r, c, err)
+	}
+	if _, ok := Y.(*mat.Dense); !ok || Y.At(2, 1) != 2+1.0/8 {
+		t.Errorf("Matrix of a caller's type: %T with Y[2,1] = %v, want a *mat.Dense copy of At (2.125)", Y, Y.At(2, 1))
+	}
+	// A transpose of a caller's type is the caller's too: copied, and its lies caught.
+	if _, _, _, err := own.Matrix(mat.Transpose{Matrix: &errtest.Liar{Sizes: [][2]int{{-1, 2}}}}); !errors.Is(err, own.Argument) {
+		t.Errorf("Matrix of a transposed liar: %v, want an Argument error", err)
+	}
+	if _, _, _, err := own.Matrix(mat.Transpose{}); !errors.Is(err, own.Argument) {
+		t.Errorf("Matrix of a transpose of nothing: %v, want an Argument error", err)
 	}
 }
