@@ -32,7 +32,7 @@ type reference struct {
 var errs = check.Kinds{Dimension: ikpca.ErrDimension, NonFinite: ikpca.ErrNonFinite, Empty: ikpca.ErrEmpty, Argument: ikpca.ErrArgument}
 
 func newReference(X *mat.Dense, sigma float64, defect string) (*reference, error) {
-	if _, _, err := errs.Data(X); err != nil {
+	if _, _, _, err := errs.Data(X); err != nil {
 		return nil, err
 	}
 	m := &reference{sigma: sigma, x: mat.DenseCopyOf(X), defect: defect}
@@ -164,7 +164,7 @@ func (m *reference) Add(x []float64) error {
 
 func (m *reference) AddBatch(X mat.Matrix) error {
 	if m.defect != "AddBatch adds rows before a bad one" {
-		if _, err := errs.Points(X, m.dim()); err != nil {
+		if _, _, err := errs.Points(X, m.dim()); err != nil {
 			return err
 		}
 	} else if check.IsNil(X) {
@@ -221,7 +221,7 @@ func (m *reference) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 		if rows == 0 {
 			return fmt.Errorf("%w: no rows", ikpca.ErrEmpty)
 		}
-	} else if rows, err = errs.Points(X, m.dim()); err != nil {
+	} else if _, rows, err = errs.Points(X, m.dim()); err != nil {
 		if m.defect == "wrong error kind" && errors.Is(err, ikpca.ErrDimension) {
 			return fmt.Errorf("%w: dimension", ikpca.ErrArgument)
 		}
