@@ -94,7 +94,10 @@ type Options struct {
 	// DefaultExactWindow points, every pair: the exact window (Rank resolves to
 	// max(Components, DefaultRank, Window), and Model.Rank() reports 0). Otherwise it is
 	// at least Components, and a Window of more than Rank points is tracked at Rank. It
-	// must be zero with Components All.
+	// must be zero with Components All. (pca.Options.Rank's zero means the exact model:
+	// a linear model's exact state is d×d whatever the number of points, a kernel
+	// model's m×m grows with every point, so here exact is what the caller asks for,
+	// with Components All or a small Window.)
 	//
 	// The top pairs of a tracked model are accurate only well inside its rank: each
 	// truncation drops a pair that later points would have raised. Streaming all 19,020
