@@ -394,45 +394,29 @@ func (md *Model) setDecomposition(values, vecs []float64) error {
 	return nil
 }
 
-// Tolerances of the decoder's check that a decomposition belongs to its points (verify;
-// docs/design.md, "Encodings").
-const (
-	// sumsTolerance bounds, relative to Σ|terms|, the rounding of a stored running sum —
-	// a row sum, the total, the trace — against the sum recomputed from the points. A
-	// running sum of t terms errs by at most (t−1)·ε·Σ|terms| (Higham, §4.2), so
-	// 1e-9 ≈ 2²³·ε admits the worst case of millions of additions and removals, where
-	// rounding that does not conspire gives ε·√t: 1e-13 after 10⁶ steps. A forged sum
-	// that passes changes the centring, and every score, by at most 1e-9 of the kernel
-	// values' scale, as a legitimate model with a long history may.
-	sumsTolerance = 1e-9
-	// pairsTolerance bounds the backward error ‖K′V − VΛ‖ of an exact model's stored
-	// pairs relative to ‖Λ‖: the threshold of the orthonormality check they already
-	// pass (update.Thin.SetEigen's probe, 1e-8). Exact models measure 1e-15 to 1e-13,
-	// after thousands of steps too (kpca.Drift's Residual, the same quantity).
-	pairsTolerance = 1e-8
-	// verifyProbes is the number of random probes of the residual: one bad pair j goes
-	// unseen only if every probe's entry xⱼ is near zero (uniform in [−½, ½): below
-	// 1e-2 of ½ with probability 1e-2 each).
-	verifyProbes = 2
-)
+// verifyProbes is the number of random probes of the residual in verify: one bad pair j
+// goes unseen only if every probe's entry xⱼ is near zero (uniform in [−½, ½): below
+// 1e-2 of ½ with probability 1e-2 each). The tolerances are check.SumsTolerance and
+// check.PairsTolerance.
+const verifyProbes = 2
 
 // verify checks that a decoded model's decomposition and running sums belong to its
 // points (docs/design.md, "Encodings"), the check UnmarshalBinary makes after the
 // structural ones: with Sᵢ = Σⱼ|k(xᵢ, xⱼ)| the row sums of the kernel values' magnitudes,
 //
-//   - the trace Σk(xᵢ, xᵢ) recomputed, within sumsTolerance·Σ|k(xᵢ, xᵢ)|;
-//   - the row sums K·1, within sumsTolerance·Sᵢ each, and the total 1ᵀK1 within
-//     sumsTolerance·ΣSᵢ (both also within the running sums' own rounding record, the
+//   - the trace Σk(xᵢ, xᵢ) recomputed, within check.SumsTolerance·Σ|k(xᵢ, xᵢ)|;
+//   - the row sums K·1, within check.SumsTolerance·Sᵢ each, and the total 1ᵀK1 within
+//     check.SumsTolerance·ΣSᵢ (both also within the running sums' own rounding record, the
 //     certificate's sumErr);
 //   - for verifyProbes random x (seeded by seed), ‖K′·V·x − V·Λ·x‖ ≤ β·‖V·x‖, with
-//     β = ErrorBound() (zero for the exact model) + pairsTolerance·max|λ| +
+//     β = ErrorBound() (zero for the exact model) + check.PairsTolerance·max|λ| +
 //     4·m·ε·max Sᵢ: since K′V − VΛ = (K′ − K̃)V, a tracked model's residual is at most
 //     its documented bound; the last term is the rounding of the product K·(Vx)
 //     (Higham §3.5: |fl(Ky) − Ky| ≤ γₘ·|K|·|y|, and ‖|K|‖₂ ≤ max Sᵢ) and of the stored
 //     pairs, which is of the kernel values' scale, not of ‖K′‖: at a wide bandwidth the
 //     entries are near 1 and ‖K′‖ far below;
 //   - for the exact model, the trace identity Σλ = trace K′ (centred Σk(xᵢ, xᵢ) −
-//     1ᵀK1/m), within pairsTolerance·Σ|λ| and the rounding of the sums.
+//     1ᵀK1/m), within check.PairsTolerance·Σ|λ| and the rounding of the sums.
 //
 // A model of kernel.Precomputed has no kernel to recompute anything from: only the
 // total against the row sums and the trace identity are checked. A model without
@@ -462,7 +446,7 @@ func (md *Model) verify(seed uint64) (float64, error) {
 			sum += v
 			abs += math.Abs(v)
 		}
-		if !within(sum, md.total, sumsTolerance*abs+float64(m)*md.cert.sumErr) {
+		if !within(sum, md.total, check.SumsTolerance*abs+float64(m)*md.cert.sumErr) {
 			return margin.Worst, fmt.Errorf("%w: the total %g is not the sum %g of the row sums", ErrEncoding, md.total, sum)
 		}
 		return margin.Worst, md.verifyTrace(b.values, sumAbs, within)
@@ -475,7 +459,7 @@ func (md *Model) verify(seed uint64) (float64, error) {
 	}
 	// The certificate's sumErr is the running sums' own record of their rounding (of
 	// Σk(xᵢ, xᵢ) + 1ᵀK1/m, method Bordered).
-	if !within(md.self, diag, sumsTolerance*diagAbs+md.cert.sumErr) {
+	if !within(md.self, diag, check.SumsTolerance*diagAbs+md.cert.sumErr) {
 		return margin.Worst, fmt.Errorf("%w: the trace %g is not that of the points, %g", ErrEncoding, md.self, diag)
 	}
 
@@ -529,20 +513,20 @@ func (md *Model) verify(seed uint64) (float64, error) {
 	var sum, maxS, sumS float64
 	for i, r := range rowSums {
 		got, s := W.At(i, tests), pr.absSum[i]
-		if !within(r, got, sumsTolerance*s) {
+		if !within(r, got, check.SumsTolerance*s) {
 			return margin.Worst, fmt.Errorf("%w: row sum %d is %g, the points give %g", ErrEncoding, i, r, got)
 		}
 		sum += got
 		maxS = math.Max(maxS, s)
 		sumS += s
 	}
-	if !within(md.total, sum, sumsTolerance*sumS+float64(m)*md.cert.sumErr) {
+	if !within(md.total, sum, check.SumsTolerance*sumS+float64(m)*md.cert.sumErr) {
 		return margin.Worst, fmt.Errorf("%w: the total %g is not that of the points, %g", ErrEncoding, md.total, sum)
 	}
 	if err := md.verifyTrace(b.values, sumAbs, within); err != nil || n == 0 {
 		return margin.Worst, err
 	}
-	rnd := pairsTolerance*big + 4*float64(m)*roundoff*maxS
+	rnd := check.PairsTolerance*big + 4*float64(m)*roundoff*maxS
 	below, above := md.errorRange()
 	beta := math.Max(below, above) + rnd
 	if !md.opts.Uncentred {
@@ -585,7 +569,7 @@ func (md *Model) verify(seed uint64) (float64, error) {
 // magnitudes sumAbs, through verify's within: trace E = trace K′ − Σλ is zero for the
 // exact model and, for a tracked one, trace P − trace N with 0 ≤ trace P ≤ Σθ⁺ and
 // 0 ≤ trace N ≤ Σθ⁻ (certificate): within [−Σθ⁻, Σθ⁺]. The tolerance is the rounding
-// of the sums (sumsTolerance, the certificate's sumErr), of the pairs (pairsTolerance
+// of the sums (check.SumsTolerance, the certificate's sumErr), of the pairs (check.PairsTolerance
 // of Σ|λ|, and the deflations' slack, a step's rounding in each of the n values).
 func (md *Model) verifyTrace(values []float64, sumAbs float64, within func(got, want, tol float64) bool) error {
 	var sum float64
@@ -595,7 +579,7 @@ func (md *Model) verifyTrace(values []float64, sumAbs float64, within func(got, 
 	m := float64(md.m)
 	c := md.cert
 	trE := md.traceK() - sum
-	tol := pairsTolerance*sumAbs + (sumsTolerance+4*m*roundoff)*(math.Abs(md.self)+math.Abs(md.total)/m) +
+	tol := check.PairsTolerance*sumAbs + (check.SumsTolerance+4*m*roundoff)*(math.Abs(md.self)+math.Abs(md.total)/m) +
 		c.sumErr + float64(len(values))*c.slack
 	// want is the nearest point of the interval: the deviation is the distance to it.
 	want := math.Max(-c.negTrace, math.Min(trE, c.posTrace))

@@ -277,30 +277,18 @@ func allZero(x []float64) bool {
 	return true
 }
 
-// Tolerances of the decoder's check that a model's state belongs to its points (verify;
-// docs/design.md, "Linear PCA").
-const (
-	// sumsTolerance bounds, relative to Σ|terms|, the rounding of a running sum — the
-	// weight, the mean, the trace — against the sum recomputed from the window's points:
-	// t terms err by at most (t−1)·ε·Σ|terms| (Higham §4.2), and 1e-9 ≈ 2²³·ε admits
-	// the worst case of millions of steps (legitimate windows measure 1e-15).
-	sumsTolerance = 1e-9
-	// pairsTolerance bounds the stored pairs' backward error ‖SV − VΛ‖ relative to
-	// ‖Λ‖ for the exact model: the threshold of the orthonormality check they pass
-	// (update.Sym.SetEigen, 1e-8), and of negativeTolerance.
-	pairsTolerance = 1e-8
-	// verifyProbes is the number of random probes of an exact model's residual.
-	verifyProbes = 2
-)
+// verifyProbes is the number of random probes of an exact model's residual in verify,
+// whose tolerances are check.SumsTolerance and check.PairsTolerance.
+const verifyProbes = 2
 
 // verify checks that a decoded model's state belongs to its points, after decode's
 // structural checks. Every model: the trace identity, trace S − Σλ zero for the exact
-// model (within pairsTolerance·Σ|λ| and sumsTolerance·trace S) and, at rank r, within
+// model (within check.PairsTolerance·Σ|λ| and check.SumsTolerance·trace S) and, at rank r, within
 // the certificate's [−Σθ⁻, Σθ⁺] (certificate). A model with a Window stores its points,
 // and its state is recomputed from them, O(n·d) for each vector: the weight W = Σwᵢ and
-// the mean Σwᵢxᵢ/W within sumsTolerance of Σ|terms|, the trace Σwᵢ‖xᵢ − μ‖², and the
+// the mean Σwᵢxᵢ/W within check.SumsTolerance of Σ|terms|, the trace Σwᵢ‖xᵢ − μ‖², and the
 // pairs' residual ‖S·V·x − V·Λ·x‖ ≤ β·‖V·x‖ with S = Σwᵢ(xᵢ − μ)(xᵢ − μ)ᵀ, β =
-// ErrorBound() + pairsTolerance·max|λ| + 4·n·ε·trace S (the rounding of the products
+// ErrorBound() + check.PairsTolerance·max|λ| + 4·n·ε·trace S (the rounding of the products
 // with Z, S = ZᵀZ, Higham §3.5): for verifyProbes random x
 // (seeded by seed) for the exact model, every pair on its own at rank r, whose Rayleigh
 // quotient vᵀSv − λ must also lie within the certificate's [−‖N‖, ‖P‖]. A model without
@@ -321,7 +309,7 @@ func (m *Model) verify(seed uint64) (float64, error) {
 	below, above := m.errorRange()
 	c := m.cert
 	// The trace identity against the running trace.
-	trTol := pairsTolerance*sumAbs + sumsTolerance*m.trace + c.sumErr + float64(k)*c.slack
+	trTol := check.PairsTolerance*sumAbs + check.SumsTolerance*m.trace + c.sumErr + float64(k)*c.slack
 	trE := m.trace - sum
 	want := math.Max(-c.negTrace, math.Min(trE, c.posTrace)) // the interval's nearest point
 	if m.opts.Rank == 0 {
@@ -338,7 +326,7 @@ func (m *Model) verify(seed uint64) (float64, error) {
 	for i := range n {
 		w += m.winW[i]
 	}
-	if !within(m.w, w, sumsTolerance*w) {
+	if !within(m.w, w, check.SumsTolerance*w) {
 		return margin.Worst, fmt.Errorf("%w: the weight %g is not that of the window's points, %g", ErrEncoding, m.w, w)
 	}
 	mu := make([]float64, d)
@@ -351,7 +339,7 @@ func (m *Model) verify(seed uint64) (float64, error) {
 	}
 	for j := range mu {
 		mu[j] /= w
-		if !within(m.mean[j], mu[j], sumsTolerance*abs[j]/w) {
+		if !within(m.mean[j], mu[j], check.SumsTolerance*abs[j]/w) {
 			return margin.Worst, fmt.Errorf("%w: the mean's coordinate %d is %g, the window's points give %g", ErrEncoding, j, m.mean[j], mu[j])
 		}
 	}
@@ -370,15 +358,15 @@ func (m *Model) verify(seed uint64) (float64, error) {
 	// mean's tolerance, carry. Points far from the origin against their spread (an
 	// offset of 1e4 and a spread of 1e-2 measured a running trace 5e-12 off after
 	// 2,000 steps of a window) need it.
-	carry := 2 * sumsTolerance * vec.Norm(abs) / w * math.Sqrt(w*tr)
-	if !within(m.trace, tr, sumsTolerance*tr+c.sumErr+carry) {
+	carry := 2 * check.SumsTolerance * vec.Norm(abs) / w * math.Sqrt(w*tr)
+	if !within(m.trace, tr, check.SumsTolerance*tr+c.sumErr+carry) {
 		return margin.Worst, fmt.Errorf("%w: the trace %g is not that of the window's points, %g", ErrEncoding, m.trace, tr)
 	}
 	if k == 0 {
 		return margin.Worst, nil
 	}
 	Z := blas64.General{Rows: n, Cols: d, Stride: d, Data: z}
-	rnd := pairsTolerance*big + 4*float64(n)*roundoff*tr + carry
+	rnd := check.PairsTolerance*big + 4*float64(n)*roundoff*tr + carry
 	beta := math.Max(below, above) + rnd
 	tests := verifyProbes
 	if m.opts.Rank > 0 {

@@ -252,17 +252,10 @@ func decodeOnline[M online](body *wire.Reader, rated bool, build func(onlineHead
 	return m, nil
 }
 
-// sumsTolerance bounds, relative to Σ|terms|, the rounding of a stored sum — a row sum
-// K·1, the total 1ᵀK1, a product K·α, a sum 1ᵀα or 1ᵀKα — against the sum recomputed
-// from the samples (samples.verify): a running sum of t terms errs by at most
-// (t−1)·ε·Σ|terms| (Higham §4.2), and 1e-9 ≈ 2²³·ε covers the worst case of millions of
-// presentations, where legitimate models measure below 1e-13 (TestOnlineVerify).
-const sumsTolerance = 1e-9
-
 // verify checks that the stored sums belong to the samples (docs/design.md, "Streaming
 // encodings"): the row sums K·1 and the total 1ᵀK1 and, for a started KRQA, each
 // component's products p = K·α, recomputed from the samples a kernel column at a
-// time, within sumsTolerance of the sums of the magnitudes of their terms. A forged
+// time, within check.SumsTolerance of the sums of the magnitudes of their terms. A forged
 // sample, row sum or product that passes moves the centring, and the scores, by at most
 // that. It costs n kernel columns, O(n²·d), and O(n²·r) for the products: one kernel
 // matrix–vector pass, as every Add of these models makes.
@@ -279,7 +272,7 @@ func (s *samples) verify(alpha, p [][]float64) error {
 			r += v
 			abs += math.Abs(v)
 		}
-		if !(math.Abs(r-s.rowsum[l]) <= sumsTolerance*abs) {
+		if !(math.Abs(r-s.rowsum[l]) <= check.SumsTolerance*abs) {
 			return fmt.Errorf("%w: row sum %d of the kernel matrix is %g, the samples give %g", ErrEncoding, l, s.rowsum[l], r)
 		}
 		total += r
@@ -290,12 +283,12 @@ func (s *samples) verify(alpha, p [][]float64) error {
 				kp += v * alpha[i][j]
 				kpAbs += math.Abs(v * alpha[i][j])
 			}
-			if !(math.Abs(kp-p[i][l]) <= sumsTolerance*kpAbs) {
+			if !(math.Abs(kp-p[i][l]) <= check.SumsTolerance*kpAbs) {
 				return fmt.Errorf("%w: component %d's product K·α is %g at sample %d, the samples give %g", ErrEncoding, i, p[i][l], l, kp)
 			}
 		}
 	}
-	if !(math.Abs(total-s.total) <= sumsTolerance*totalAbs) {
+	if !(math.Abs(total-s.total) <= check.SumsTolerance*totalAbs) {
 		return fmt.Errorf("%w: the kernel matrix's total is %g, the samples give %g", ErrEncoding, s.total, total)
 	}
 	return nil
@@ -325,7 +318,7 @@ func (m *KRQA) readStarted(dec *decoder, n, t int) {
 			q += m.p[i][l]
 			qAbs += math.Abs(m.p[i][l])
 		}
-		if !(math.Abs(a-m.sb[i]) <= sumsTolerance*aAbs && math.Abs(q-m.sp[i]) <= sumsTolerance*qAbs) {
+		if !(math.Abs(a-m.sb[i]) <= check.SumsTolerance*aAbs && math.Abs(q-m.sp[i]) <= check.SumsTolerance*qAbs) {
 			dec.fail("component %d's sums 1ᵀα = %g and 1ᵀKα = %g, its vectors give %g and %g", i, m.sb[i], m.sp[i], a, q)
 			return
 		}
