@@ -3,7 +3,6 @@ package kpca
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -181,16 +180,10 @@ func (md *Model) MarshalBinary() ([]byte, error) { return format.Marshal(md.body
 // been registered with kernel.Register under its name; if not, the error wraps
 // ErrArgument. On error md is unchanged.
 func (md *Model) UnmarshalBinary(data []byte) error {
-	body, err := format.Open(data)
-	if err != nil {
+	fresh, err := wire.Decode(format, data, decode, func(got *Model, seed uint64) error {
+		_, err := got.verify(seed)
 		return err
-	}
-	fresh, err := decode(body)
-	if err == nil {
-		// The probes are drawn from the encoding's checksum: the same bytes get the same
-		// verdict, and a forger cannot choose a change the probes miss.
-		_, err = fresh.verify(binary.LittleEndian.Uint64(data[len(data)-sha256.Size:]))
-	}
+	})
 	if err != nil {
 		return err
 	}

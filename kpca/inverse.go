@@ -87,31 +87,11 @@ func (md *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preim
 	if !ok {
 		return fmt.Errorf("%w: the fixed-point pre-image needs a Gaussian kernel (kernel.RBF), not %v", ErrArgument, md.kern)
 	}
-	if err := opts.Validate(); err != nil {
-		return errs.Wrap(err, "")
-	}
-	X, rows, err := errs.Points(X, md.d)
+	X, start, err := errs.PreImage(dst, X, start, md.d, k, md.Components(), opts)
 	if err != nil {
 		return err
 	}
-	if err := errs.Components(k, md.Components()); err != nil {
-		return err
-	}
-	if err := errs.Dst(dst, rows, md.d); err != nil {
-		return err
-	}
-	if start != nil && !check.IsNil(start) {
-		var sr int
-		start, sr, err = errs.Points(start, md.d)
-		if err != nil {
-			return err
-		}
-		if sr != rows {
-			return fmt.Errorf("%w: %d starting points for %d points", ErrDimension, sr, rows)
-		}
-	} else {
-		start = X
-	}
+	rows, _ := X.Dims()
 	var beta mat.Dense
 	if err := md.Transform(&beta, X, k); err != nil {
 		return err

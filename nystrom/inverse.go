@@ -75,30 +75,11 @@ func (m *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preima
 	if !ok {
 		return fmt.Errorf("%w: the fixed-point pre-image needs a Gaussian kernel (kernel.RBF), not %v", ErrArgument, m.kern)
 	}
-	if err := opts.Validate(); err != nil {
-		return errs.Wrap(err, "")
-	}
-	X, rows, err := errs.Points(X, m.d)
+	X, start, err := errs.PreImage(dst, X, start, m.d, k, m.components(), opts)
 	if err != nil {
 		return err
 	}
-	if err := errs.Components(k, m.components()); err != nil {
-		return err
-	}
-	if err := errs.Dst(dst, rows, m.d); err != nil {
-		return err
-	}
-	if start != nil && !check.IsNil(start) {
-		_, sr, err := errs.Points(start, m.d)
-		if err != nil {
-			return err
-		}
-		if sr != rows {
-			return fmt.Errorf("%w: %d starting points for %d points", ErrDimension, sr, rows)
-		}
-	} else {
-		start = X
-	}
+	rows, _ := X.Dims()
 	var beta mat.Dense
 	if err := m.Transform(&beta, X, k); err != nil {
 		return err

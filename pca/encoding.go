@@ -1,8 +1,6 @@
 package pca
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -112,16 +110,10 @@ func (m *Model) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 // not those of its points, recomputed in O(n·d) a vector (docs/design.md, "Linear
 // PCA") — gives an error wrapping ErrEncoding and leaves m unchanged.
 func (m *Model) UnmarshalBinary(data []byte) error {
-	body, err := format.Open(data)
-	if err != nil {
+	got, err := wire.Decode(format, data, decode, func(got *Model, seed uint64) error {
+		_, err := got.verify(seed)
 		return err
-	}
-	got, err := decode(body)
-	if err == nil {
-		// The probes are drawn from the checksum: the same bytes get the same verdict,
-		// and a forger cannot choose a change the probes miss.
-		_, err = got.verify(binary.LittleEndian.Uint64(data[len(data)-sha256.Size:]))
-	}
+	})
 	if err != nil {
 		return err
 	}

@@ -332,3 +332,36 @@ func dims(sizes []int) string {
 	}
 	return string(b)
 }
+
+// PreImage checks the arguments of a model's fixed-point PreImage(dst, X, start, k, opts)
+// for points of dimension d and a model of have components: opts (its Validate, as an
+// Argument error), X as points (Points), k (Components), dst of X's rows × d (Dst), and
+// start, if not nil, as many points as X. It returns X and start as read (a caller's own
+// matrix type copied once: Matrix), start being X when nil: what the iteration starts
+// from.
+func (e Kinds) PreImage(dst *mat.Dense, X, start mat.Matrix, d, k, have int, opts interface{ Validate() error }) (mat.Matrix, mat.Matrix, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, nil, e.Wrap(err, "")
+	}
+	X, rows, err := e.Points(X, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := e.Components(k, have); err != nil {
+		return nil, nil, err
+	}
+	if err := e.Dst(dst, rows, d); err != nil {
+		return nil, nil, err
+	}
+	if start == nil || IsNil(start) {
+		return X, X, nil
+	}
+	start, sr, err := e.Points(start, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sr != rows {
+		return nil, nil, fmt.Errorf("%w: %d starting points for %d points", e.Dimension, sr, rows)
+	}
+	return X, start, nil
+}

@@ -2,6 +2,8 @@ package wire
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"reflect"
@@ -103,6 +105,28 @@ func Unmarshal[T any](f Format, dst *T, data []byte, decode func(body []byte) (*
 	}
 	*dst = *got
 	return nil
+}
+
+// Decode checks that data is exactly one frame of f (Open), decodes its body with decode
+// and checks the result with verify, given a seed drawn from the frame's SHA-256: the
+// decoders that check a model against the data it stores with random probes
+// (docs/design.md, "Encodings") draw them from it, so that the same bytes get the same
+// verdict and a forger cannot choose a change the probes miss. It returns decode's
+// result only if both succeed.
+func Decode[T any](f Format, data []byte, decode func(body []byte) (T, error), verify func(got T, seed uint64) error) (T, error) {
+	var zero T
+	body, err := f.Open(data)
+	if err != nil {
+		return zero, err
+	}
+	got, err := decode(body)
+	if err != nil {
+		return zero, err
+	}
+	if err := verify(got, binary.LittleEndian.Uint64(data[len(data)-sha256.Size:])); err != nil {
+		return zero, err
+	}
+	return got, nil
 }
 
 // isNil reports a nil writer or reader: an untyped nil, or a nil pointer in the
