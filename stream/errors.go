@@ -1,8 +1,6 @@
 package stream
 
 import (
-	"fmt"
-
 	"github.com/ikpca/ikpca/internal/check"
 )
 
@@ -22,9 +20,3 @@ var (
 	ErrDimension, ErrNonFinite, ErrEmpty      = errs.Dimension, errs.NonFinite, errs.Empty
 	ErrArgument, ErrEncoding, ErrNotConverged = errs.Argument, errs.Encoding, errs.NotConverged
 )
-
-// errZero is the error of a zero SKPCA, RNCA, KRQA or KHA — one never made nor decoded,
-// which has no kernel, dimension or features — given points or asked to project them.
-// Its methods that cannot fail read it as a model without points (docs/design.md,
-// "Hostile input").
-var errZero = fmt.Errorf("%w: a zero model: make one with NewSKPCA, NewRNCA, NewKRQA or NewKHA, or decode one into it (UnmarshalBinary)", ErrArgument)

@@ -433,3 +433,9 @@ func (s *samples) pass(ready bool, present func(i int)) error {
 	}
 	return nil
 }
+
+// errZero is the error of a zero SKPCA, RNCA, KRQA or KHA — one never made nor decoded,
+// which has no kernel, dimension or features — given points or asked to project them.
+// Its methods that cannot fail read it as a model without points (docs/design.md,
+// "Hostile input").
+var errZero = fmt.Errorf("%w: a zero model: make one with NewSKPCA, NewRNCA, NewKRQA or NewKHA, or decode one into it (UnmarshalBinary)", ErrArgument)
