@@ -22,6 +22,9 @@ import (
 // products allocate by themselves (one bare dgemm of the same size per update of the
 // step).
 func TestAddAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are taken without the race detector, whose instrumentation allocates")
+	}
 	const m = 300
 	x, k := sample(t, "magic", m+1)
 	g := blas64.General{Rows: m, Cols: m, Stride: m, Data: make([]float64, m*m)}
@@ -65,6 +68,9 @@ func TestAddAllocations(t *testing.T) {
 // dgemm, which allocates for its goroutines, the bound is what one bare dgemm of an
 // update's size allocates, times the step's updates.
 func TestStreamAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are taken without the race detector, whose instrumentation allocates")
+	}
 	const w, r = 300, 20
 	// The points added: 3 to warm up, 11 by AllocsPerRun(10), 6 by AllocsPerRun(5) (each
 	// after a removal), 3 + Trials·10 by allocs.Count.
@@ -176,6 +182,9 @@ func TestLongStreamAllocations(t *testing.T) {
 // workspace there — 439 KB for the block's eigenproblem, once a processor, which on a
 // machine of 16 made a repeated block seem to leave garbage.
 func TestAddBatchGarbage(t *testing.T) {
+	if raceEnabled {
+		t.Skip("garbage is measured without the race detector, whose instrumentation allocates")
+	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	const start, n, b, r = 640, 1000, 64, 20
 	x := mat.DenseCopyOf(data.FashionMNISTSample().X.Slice(0, n, 0, 784))

@@ -678,6 +678,9 @@ func forgeryScores(t *testing.T, md *Model, y *mat.Dense, k int) ([]float64, *ma
 // decomposition against the points, every changed point, eigenvalue and row sum of an
 // exact model was accepted, and about half of them changed the scores (issue 29).
 func TestEncodingForgery(t *testing.T) {
+	if raceEnabled {
+		t.Skip("thousands of serial decodes: checked without the race detector (the decoder's pass is raced in TestPassEqualsFormed)")
+	}
 	x, k := sample(t, "yeast", 40)
 	fit, y := x.Slice(0, 16, 0, 8), mat.DenseCopyOf(x.Slice(20, 30, 0, 8))
 	var K mat.Dense
