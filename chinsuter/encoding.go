@@ -121,7 +121,7 @@ func (md *Model) MarshalBinaryTo(w io.Writer) (int, error) { return format.Marsh
 // must be finite; the kernel and the options must be valid as Fit checks them, and a
 // Func registered; the expansion must be every point seen (n = N) in the exact form and
 // at most (r+1)·n′ points compressed, with r ≤ N components, at most Components; the
-// singular values must be positive and descending, their squares finite; the stored
+// singular values must be positive and descending, their squares finite and positive; the stored
 // kernel matrix must be the kernel's of the stored points to a relative 1e-10 (its own
 // values, or those of the pre-images' RBF kernel, differ by a few ulps at most), and in
 // the exact form the trace its diagonal's sum; the axes must be orthonormal enough to
@@ -219,8 +219,9 @@ func decode(k kernel.Kernel, dec *wire.Reader) (*Model, error) {
 	}
 	alpha, sv, nu := dense{r: N, c: r, a: fields[2]}, fields[3], fields[4]
 	for j, s := range sv {
-		// Positive, descending, and Σ² finite: the eigenvalues Values reports.
-		if !(s > 0) || j > 0 && !(s <= sv[j-1]) || math.IsInf(s*s, 0) {
+		// Positive, descending, and Σ² finite and positive: the eigenvalues Values
+		// reports (a singular value below about 2⁻⁵³⁷ squares to zero).
+		if !(s > 0) || j > 0 && !(s <= sv[j-1]) || math.IsInf(s*s, 0) || !(s*s > 0) {
 			return nil, fmt.Errorf("%w: singular value %d is %g", ErrEncoding, j, s)
 		}
 	}
