@@ -3,7 +3,7 @@
 # Debian machine with Go installed. It installs the OpenBLAS and scikit-learn packages
 # when missing.
 #
-#   ./ci/test.sh          full run (18 minutes on 2 cores with empty Go caches, 13 warm)
+#   ./ci/test.sh          full run (35-40 minutes on 2 cores; each step prints when it starts)
 #   ./ci/test.sh -quick   pure-Go tests in -short mode only
 set -euo pipefail
 cd "$(dirname "$0")/.."
