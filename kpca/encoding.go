@@ -497,7 +497,7 @@ func (md *Model) verify(seed uint64) (float64, error) {
 	}
 	var W mat.Dense
 	pr := md.passer()
-	pr.raw, pr.absSum = true, make([]float64, m)
+	pr.raw, pr.abs = true, make([]float64, m)
 	err := pr.pass(context.Background(), &W, Q)
 	pr.release()
 	if err != nil {
@@ -505,7 +505,7 @@ func (md *Model) verify(seed uint64) (float64, error) {
 	}
 	var sum, maxS, sumS float64
 	for i, r := range rowSums {
-		got, s := W.At(i, tests), pr.absSum[i]
+		got, s := W.At(i, tests), pr.abs[i]
 		if !within(r, got, check.SumsTolerance*s) {
 			return margin.Worst, fmt.Errorf("%w: row sum %d is %g, the points give %g", ErrEncoding, i, r, got)
 		}

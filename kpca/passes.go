@@ -38,12 +38,10 @@ type passer struct {
 	md    *Model
 	cross *kernel.Cross
 	mean  []float64 // centreColumns' scratch
-	// raw makes a pass return K·Q, not centred whatever the model, and absSum, if not
-	// nil (length m), gather Σⱼ|kᵢⱼ| of each row as the tiles go: the decoder's check
-	// of a stored model against its points (verifyPoints) takes the row sums K·1 and the
-	// scale of their rounding from one pass.
-	raw    bool
-	absSum []float64
+	// raw makes a pass return K·Q, not centred whatever the model: the decoder's check
+	// of a stored model against its points (verifyPoints) takes the row sums K·1, and
+	// the scale of their rounding (abs), from one pass.
+	raw bool
 
 	// The pass in progress, read by the workers: W and Q, the tile size, and the tiles
 	// of the current round.
@@ -67,8 +65,9 @@ type passer struct {
 	filled bool
 
 	// abs, when not nil, receives the row sums of |K̂|, the absolute values of the kernel
-	// values the pass computes (m numbers, added to): a Certify's scale of the
-	// products' rounding (docs/design.md, "Certificates").
+	// values the pass computes, less offset (m numbers, added to): a Certify's scale of
+	// the products' rounding (docs/design.md, "Certificates"), and the decoder's of the
+	// row sums' (verifyPoints).
 	abs []float64
 	// offset, centred, is subtracted from every kernel value as it is computed (and
 	// kept): C·(K − c·11ᵀ)·C = C·K·C exactly, and the products then sum values of the
@@ -344,19 +343,6 @@ func (p *passer) tileProduct(tw *tileWork, t tilePair, g int) error {
 			p.ownProduct(tw, blas.Trans, kb, rowsOf(p.q, i0, i1), rowsOf(p.w, j0, j1))
 		}
 		return nil
-	}
-	if p.absSum != nil {
-		// The tiles of a round share no block of rows: each row's sum is written by one
-		// worker at a time.
-		for i := range b {
-			for j, v := range kb.Data[i*n : i*n+n] {
-				a := math.Abs(v)
-				p.absSum[i0+i] += a
-				if t.i != t.j {
-					p.absSum[j0+j] += a
-				}
-			}
-		}
 	}
 	native.Gemm(blas.NoTrans, blas.NoTrans, 1, kb, rowsOf(p.q, j0, j1), 1, rowsOf(p.w, i0, i1))
 	if t.i != t.j {
