@@ -1084,7 +1084,7 @@ func TestHostileMatrixContract(t *testing.T) {
 }
 
 // TestCancelContract stops every method of the module that takes a context — kpca's
-// PolishContext, CertifyContext and AddRows — with a context cancelled plainly, one
+// PolishContext, CertifyContext, AddRows and KeepKernelContext — with a context cancelled plainly, one
 // cancelled with a cause of the caller's, and one past its deadline: each error wraps
 // the context's cause and its Err, begins with the package's name, wraps no ikpca kind
 // (a stop is not a fault of the input, errors.go), and leaves the model as it was.
@@ -1109,6 +1109,7 @@ func TestCancelContract(t *testing.T) {
 			_, err := md.AddRows(ctx, points, nil)
 			return err
 		},
+		"KeepKernelContext": func(md *kpca.Model, ctx context.Context) error { return md.KeepKernelContext(ctx, points) },
 	}
 	for name, f := range methods {
 		for what, ctx := range contexts() {

@@ -92,10 +92,16 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 	if md.blockWork == nil {
 		md.blockWork = new(kernel.BlockWork)
 	}
-	sc.cross.Reset(md.kern, X)
-	sc.cross.BlockTo(A, &md.view, md.blockWork)
 	C := symOf(&sc.C, b)
-	sc.cross.MatrixTo(C)
+	if md.kept.covers(m, X) {
+		md.kept.blockTo(A.RawMatrix(), C.RawSymmetric(), m, b)
+		md.kept.expect = m + b // setView keeps them for this step's points
+	} else {
+		md.dropKept()
+		sc.cross.Reset(md.kern, X)
+		sc.cross.BlockTo(A, &md.view, md.blockWork)
+		sc.cross.MatrixTo(C)
+	}
 	araw := A.RawMatrix()
 
 	// The Helmert directions of points m+1…m+b (centred), then one pass over the rows
@@ -211,6 +217,9 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 	md.self += selfC
 	md.m = m + b
 	md.setView()
+	if md.kept != nil {
+		md.kept.expect = -1 // any other change of the points drops them
+	}
 	// The certificate: what the step dropped, the dense solve's and the rank
 	// decision's rounding (64ε times the order of the dense problem and the block, at
 	// the step's scale), the coupling of the directions BorderBlock left out

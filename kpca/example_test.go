@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log"
 	"math"
+	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -264,4 +265,43 @@ func ExampleModel_AddRows() {
 	// 100 of 1000
 	// 200 of 1000
 	// 250 added; 250 points; cancelled: true
+}
+
+// A tracked fit that a Polish will follow computes its kernel values once: KeepKernel,
+// before the rows are added, keeps the triangle of K for the block steps and the passes
+// (here 2000 points of 64 coordinates in four clusters, whose values a pass keeps).
+func ExampleModel_KeepKernel() {
+	rng := rand.New(rand.NewPCG(1, 2))
+	X := mat.NewDense(2000, 64, nil)
+	for i := range 2000 {
+		c := float64(i % 4)
+		for j := range 64 {
+			X.Set(i, j, c*float64(j%3)+rng.NormFloat64())
+		}
+	}
+	model, err := kpca.Fit(kernel.RBF{Sigma: 12}, X.Slice(0, 500, 0, 64), kpca.Options{Components: 3, Rank: 20})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rest := X.Slice(500, 2000, 0, 64)
+	if err := model.KeepKernel(rest); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := model.AddBatch(rest); err != nil { // the block steps read their columns
+		fmt.Println(err)
+		return
+	}
+	if err := model.Polish(3); err != nil { // and so does every pass
+		fmt.Println(err)
+		return
+	}
+	for j, v := range model.Values(nil) {
+		fmt.Printf("λ%d = %.6f\n", j+1, v)
+	}
+	// Output:
+	// λ1 = 387.960926
+	// λ2 = 144.308511
+	// λ3 = 23.415247
 }

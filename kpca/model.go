@@ -105,6 +105,7 @@ type Model struct {
 	blockB     []float64   // and, centred, its border
 	blockWork  *kernel.BlockWork
 	blocks     *blockScratch // the rest of a block step's scratch (addBlocks)
+	kept       *keptKernel   // kernel values kept for block steps and a Polish (KeepKernel)
 	work       []float64     // scratch vectors
 	work2      []float64
 	work3      []float64
@@ -310,6 +311,9 @@ func (md *Model) CopyFrom(src *Model) error {
 
 // setView points the header md.view at the first m points.
 func (md *Model) setView() {
+	if md.kept != nil && md.m != md.kept.expect {
+		md.dropKept() // the points changed otherwise than by a kept block step
+	}
 	if md.m == 0 || md.d == 0 {
 		md.view = mat.Dense{}
 		return

@@ -186,7 +186,8 @@ type Options struct {
 	// returns. Zero means DefaultPassMemory (2 GiB); a value below the size of one tile
 	// (512 KiB), such as 1, keeps none; negative is an error. The values read are the
 	// values computed, bit for bit: PassMemory changes the time and the memory, never
-	// the result. It is not saved with the model.
+	// the result. It is not saved with the model. It also bounds what KeepKernel keeps
+	// for the block steps of a tracked fit and the Polish after them.
 	PassMemory int
 }
 

@@ -149,8 +149,14 @@ func (md *Model) krylovRitz(ctx context.Context, passes int) (polished, error) {
 
 	ps := md.passer()
 	defer ps.release()
-	// The basis Q = [Q₀ Q₁ …] and W = K′Q, block i of Q orthonormal to the blocks before
-	// it, grown one pass at a time in arrays of their final size.
+	if kk := md.kept; kk != nil {
+		// The values KeepKernel kept, if they are of every point: the first pass reads
+		// them as the later ones read what it keeps.
+		if kk.n == m {
+			ps.adopt(kk)
+		}
+		md.dropKept()
+	}
 	// The basis Q = [Q₀ Q₁ …] grows one block a pass in an array of its final size; of
 	// K′Q only the current block Wᵢ = K′Qᵢ is kept: the Rayleigh–Ritz matrix T = QᵀK′Q is
 	// filled a block column at a time, T[0…i, i] = [Q₀ … Qᵢ]ᵀWᵢ, and its lower blocks

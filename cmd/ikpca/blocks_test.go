@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -202,5 +204,67 @@ func TestPolishCertify(t *testing.T) {
 	}
 	if code, _, stderr := ikpca(t, yeastText(100), "fit", "--rank", "0", "--certify", "--values", ""); code != 0 || !strings.Contains(stderr, "nothing to certify") {
 		t.Errorf("--certify of an exact model: exit %d: %s", code, stderr)
+	}
+}
+
+// TestPolishKeptKernel: fit --polish of points of 70 coordinates, whose kernel values a
+// polish keeps, computes them once before tracking (kpca.Model.KeepKernel: --timings
+// shows the phase) and gives the top 4 eigenvalues of a batch fit within 1e-12·λ₁ (five
+// clusters: the fifth value is the first of the bulk, which 4 passes at rank 20 bring
+// only within 1e-6), and the top 5 of --pass-memory 0, which keeps none, within
+// 1e-12·λ₁.
+func TestPolishKeptKernel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	var b strings.Builder
+	centres := make([][]float64, 5)
+	for c := range centres {
+		centres[c] = make([]float64, 70)
+		for j := range centres[c] {
+			centres[c][j] = 3 * rng.NormFloat64()
+		}
+	}
+	for range 700 {
+		c := centres[rng.IntN(5)]
+		for j := range 70 {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.FormatFloat(c[j]+rng.NormFloat64(), 'g', -1, 64))
+		}
+		b.WriteByte('\n')
+	}
+	text := b.String()
+	dir := t.TempDir()
+	batch := filepath.Join(dir, "b.csv")
+	if code, _, stderr := ikpca(t, text, "fit", "--rank", "0", "--values", batch); code != 0 {
+		t.Fatalf("batch: exit %d: %s", code, stderr)
+	}
+	want := readCSV(t, batch)
+	var kept [][]float64
+	for _, memory := range []string{"", "0"} {
+		vals := filepath.Join(dir, "v"+memory+".csv")
+		args := []string{"fit", "--batch-max", "200", "--rank", "20", "--k", "5", "--polish", "4", "--timings", "--values", vals}
+		if memory != "" {
+			args = append(args, "--pass-memory", memory)
+		}
+		code, _, stderr := ikpca(t, text, args...)
+		if code != 0 || !strings.Contains(stderr, "  kernel ") {
+			t.Fatalf("--pass-memory %q: exit %d: %s", memory, code, stderr)
+		}
+		got := readCSV(t, vals)
+		for i := range 4 {
+			if v, w := got[i][1], want[i][1]; math.Abs(v-w) > 1e-12*want[0][1] {
+				t.Errorf("--pass-memory %q: λ%d = %.15g, batch %.15g", memory, i+1, v, w)
+			}
+		}
+		if kept == nil {
+			kept = got
+			continue
+		}
+		for i := range 5 {
+			if v, w := got[i][1], kept[i][1]; math.Abs(v-w) > 1e-12*want[0][1] {
+				t.Errorf("λ%d = %.15g keeping no kernel values, %.15g keeping them", i+1, v, w)
+			}
+		}
 	}
 }

@@ -106,7 +106,10 @@ A model that keeps only the top --rank pairs is as accurate as its tracking (abo
 for the top values); --polish N brings its pairs to batch accuracy with N passes over the
 points (kpca.Model.Polish: block Krylov and Rayleigh–Ritz from kernel blocks, never forming
 the n×n matrix; each pass costs about half a dgemm of the points' distances, n²·d flops,
-for K is symmetric and a pass computes one triangle of it). Four
+for K is symmetric and a pass computes one triangle of it). Where that triangle fits in
+--pass-memory and its values are dear (a Gaussian kernel on 64 coordinates or more), the
+fit computes it once before tracking (the "kernel" phase of --timings), and both the
+block steps and every pass read it (kpca.Model.KeepKernel). Four
 passes gave the top 10 eigenvalues to rounding and their subspace to a sine below 1e-8 on
 every data set tested. --polish auto polishes by rounds of 3 passes until a round moves
 none of the top --k eigenvalues by more than 1e-12·λ₁ (Ritz values only grow towards the
@@ -341,10 +344,20 @@ func fitBatch(ctx context.Context, e env, args []string, tf *tableFlags, kf *ker
 		}
 		return md, rows, false, nil, nil
 	}
-	ff.timer.start("track")
 	// The rows are known: no growing buffers, no garbage of their copies. A size Reserve
 	// refuses (beyond 2³⁰ numbers) only spares nothing: the model grows by itself.
 	_ = md.Reserve(rows)
+	if ff.polish != "" && ff.polish != "0" {
+		// A polish follows: its kernel values computed once, for the block steps and the
+		// passes (kpca.Model.KeepKernel; nothing is kept where they do not fit
+		// --pass-memory or are cheap). Any other error is a row's, which the block steps
+		// report with its line.
+		ff.timer.start("kernel")
+		if err := md.KeepKernelContext(ctx, rowsFrom{t, start}); err != nil && ctx.Err() != nil {
+			return md, start, true, fmt.Errorf("%w after %s; outputs written for those", errInterrupted, count(start, "point")), nil
+		}
+	}
+	ff.timer.start("track")
 	bar := newProgress(e, "fitting (points)", rows)
 	defer bar.finish()
 	a := newRowAdder(md, d, ff.block, start, func() {})

@@ -34,6 +34,16 @@ type denseRows struct{ *mat.Dense }
 
 func (x denseRows) row(_ []float64, i int) []float64 { return x.RawRowView(i) }
 
+// rowsFrom is the rows of p from lo on, as a matrix.
+type rowsFrom struct {
+	p  pointRows
+	lo int
+}
+
+func (r rowsFrom) Dims() (int, int)    { n, d := r.p.Dims(); return n - r.lo, d }
+func (r rowsFrom) At(i, j int) float64 { return r.p.At(r.lo+i, j) }
+func (r rowsFrom) T() mat.Matrix       { return mat.Transpose{Matrix: r} }
+
 // firstRows returns the first n rows of p as a matrix of their own.
 func firstRows(p pointRows, n int) *mat.Dense {
 	_, d := p.Dims()
