@@ -24,9 +24,6 @@ import (
 // (d+3)·ε·max(1, v).
 const blockTolerance = 1e-13
 
-// unitRoundoff is ε = 2⁻⁵³.
-const unitRoundoff = 0x1p-53
-
 // rbfScale is the exponent of an RBF kernel as its blocks compute it (rbfRow): the
 // squared distance D̂ times inv, with the identity's error measured against the unit g2
 // (docs/design.md, "Kernel blocks"), and the direct evaluation of an entry, bit for bit
@@ -359,7 +356,7 @@ func (c *Cross) prepareRBF() {
 // and the difference; the remaining 2ε·S cover the second-order terms (γ_n = nε/(1 − nε)
 // exceeds n·ε by a relative n·ε, below 1e-9 for any dimension a float64 slice holds).
 func identityCoef(d int) float64 {
-	return float64(d+(d+7)/8+12) * unitRoundoff / blockTolerance
+	return float64(d+(d+7)/8+12) * vec.Roundoff / blockTolerance
 }
 
 // shiftRows writes the rows of a minus mu to dst (row-major, len(mu) columns) and their

@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -22,7 +23,7 @@ import (
 // gammaN is γₙ = nε/(1 − nε), the worst-case relative error of a sum or dot product of
 // n terms in any order (Higham 2002, Lemma 3.1).
 func gammaN(n int) float64 {
-	u := float64(n) * roundoff
+	u := float64(n) * vec.Roundoff
 	return u / (1 - u)
 }
 
@@ -41,7 +42,7 @@ func (md *Model) kernelError() (e, a float64) {
 		}
 	}
 	d := float64(md.d)
-	eps := roundoff
+	eps := vec.Roundoff
 	// tiny covers the products and sums that may underflow: 2⁻¹⁰⁷⁴ each, 4d of them a
 	// value at most (Kernel blocks), far below anything else here.
 	tiny := 4 * (d + 4) * 0x1p-1074
@@ -157,7 +158,7 @@ func (md *Model) maxShiftedNorm2() float64 {
 		}
 		best = math.Max(best, s)
 	}
-	r := math.Sqrt(best*(1+gammaN(d+2))) + math.Sqrt(float64(d))*(gammaN(m+1)+2*roundoff)*big
+	r := math.Sqrt(best*(1+gammaN(d+2))) + math.Sqrt(float64(d))*(gammaN(m+1)+2*vec.Roundoff)*big
 	return r * r
 }
 
@@ -188,7 +189,7 @@ func newPassError(m, tile int, rows, c, e, a float64, centred bool) passError {
 	n := rows/(1-gm) + 2*float64(tile)*(e+a)
 	s := n + float64(m)*(math.Abs(c)+e+a) // row sums of |K|
 	// The kernel values' error, and the subtraction of c's, ε·|k̂ − c| a value.
-	dK := float64(m)*e + a*math.Sqrt(float64(m)*s) + roundoff*n
+	dK := float64(m)*e + a*math.Sqrt(float64(m)*s) + vec.Roundoff*n
 	// An entry of a product is a dgemm's sum of at most T terms, then the sum of
 	// ⌈m/T⌉ + 1 such (passer.own): γ_h, h = T + ⌈m/T⌉ + 1. Centred, the compensated
 	// column mean is within 2ε·|μ| + γ²ₘ·Σ|wᵢ|/m of the exact one and the subtraction
@@ -196,7 +197,7 @@ func newPassError(m, tile int, rows, c, e, a float64, centred bool) passError {
 	gh := gammaN(tile + (m+tile-1)/tile + 1)
 	pe := passError{dK: dK, g: gh, n: n, m: m, centred: centred}
 	if centred {
-		pe.g = gh + (4*roundoff+gm*gm)*(1+gh)
+		pe.g = gh + (4*vec.Roundoff+gm*gm)*(1+gh)
 	}
 	return pe
 }
@@ -238,7 +239,7 @@ func absNorm(A *mat.Dense) float64 {
 	g := mat.NewSymDense(c, nil)
 	g.SymOuterK(1, abs.T())
 	v := blockNorm(g, 0, c)
-	return v * math.Sqrt((1+gammaN(r))*(1+2*float64(c)*roundoff))
+	return v * math.Sqrt((1+gammaN(r))*(1+2*float64(c)*vec.Roundoff))
 }
 
 // sumNorm returns a bound on ‖1ᵀA‖₂: the column sums by Sum2 (compensated, Ogita, Rump
@@ -253,7 +254,7 @@ func sumNorm(A *mat.Dense) float64 {
 	for j := range c {
 		mat.Col(col, j, A)
 		s, abs := dot2(col, nil, 0)
-		s = math.Abs(s)*(1+2*roundoff) + g*g*abs
+		s = math.Abs(s)*(1+2*vec.Roundoff) + g*g*abs
 		t += s * s
 	}
 	return math.Sqrt(t) * (1 + gammaN(c+1))
@@ -308,7 +309,7 @@ func gramError(V *mat.Dense, nu float64) float64 {
 	}
 	s := math.Max(math.Abs(vals[0]), math.Abs(vals[k-1]))
 	gm := gammaN(m + 1)
-	return s*(1+2*float64(k)*roundoff) + roundoff*mat.Norm(g, 2) + gm*gm*(nu*nu+1)
+	return s*(1+2*float64(k)*vec.Roundoff) + vec.Roundoff*mat.Norm(g, 2) + gm*gm*(nu*nu+1)
 }
 
 // tailBound returns the tail estimate with the passes' rounding: the largest x with

@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/hugepage"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -191,9 +192,9 @@ func (md *Model) addBlocks(X mat.Matrix, lo, hi int) error {
 	// (the command's fit, adding a block at a time, reserves them all) — rather than a
 	// quarter more at a time, each growth the garbage of the last.
 	rows, b := max(md.m+hi-lo, md.capacity()), min(size, hi-lo)
-	md.blockA = grow(md.blockA, rows*b)
+	md.blockA = hugepage.Grow(md.blockA, rows*b)
 	if !md.opts.Uncentred {
-		md.blockB = grow(md.blockB, rows*b)
+		md.blockB = hugepage.Grow(md.blockB, rows*b)
 	}
 	md.thin.ReserveBlocks(rows+1, b) // and BorderBlock's n×b scratch, likewise
 	if md.blocks == nil {

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/hugepage"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
@@ -87,7 +88,7 @@ func denseOf(a *mat.Dense, r, c int) *mat.Dense {
 func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 	m, d := md.m, md.d
 	b, _ := X.Dims()
-	md.blockA = grow(md.blockA, m*b)
+	md.blockA = hugepage.Grow(md.blockA, m*b)
 	A := mat.NewDense(m, b, md.blockA)
 	if md.blockWork == nil {
 		md.blockWork = new(kernel.BlockWork)
@@ -111,7 +112,7 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 	B := A
 	var alpha, diag []float64
 	if !md.opts.Uncentred {
-		sc.alpha, sc.diag = grow(sc.alpha, b), grow(sc.diag, b)
+		sc.alpha, sc.diag = hugepage.Grow(sc.alpha, b), hugepage.Grow(sc.diag, b)
 		alpha, diag = sc.alpha, sc.diag
 		for j := range b {
 			n := float64(m + j)
@@ -122,14 +123,14 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 			diag[j] = -n * alpha[j]
 			F.Set(j, j, diag[j])
 		}
-		md.blockB = grow(md.blockB, m*b)
+		md.blockB = hugepage.Grow(md.blockB, m*b)
 		B = mat.NewDense(m, b, md.blockB)
 	} else {
 		for i := range b {
 			F.Set(i, i, 1)
 		}
 	}
-	sc.s, sc.rowSums = grow(sc.s, b), grow(sc.rowSums, m)
+	sc.s, sc.rowSums = hugepage.Grow(sc.s, b), hugepage.Grow(sc.rowSums, m)
 	s, rowSums := sc.s, sc.rowSums
 	normA, finite := sc.pass.run(araw, B.RawMatrix(), alpha, diag, rowSums, s)
 	if !finite {
@@ -154,7 +155,7 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 	if !md.opts.Uncentred {
 		braw := B.RawMatrix()
 		native.Ger(1, blas64.Vector{N: m, Inc: 1, Data: md.rowSum[:m]}, blas64.Vector{N: b, Inc: 1, Data: alpha}, braw)
-		sc.sf = grow(sc.sf, b) // Fᵀs
+		sc.sf = hugepage.Grow(sc.sf, b) // Fᵀs
 		sf := sc.sf
 		clear(sf)
 		for j := range b {
@@ -178,7 +179,7 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 				gamma.SetSym(i, j, md.total*alpha[i]*alpha[j]+alpha[i]*sf[j]+sf[i]*alpha[j]+(fcf.At(i, j)+fcf.At(j, i))/2)
 			}
 		}
-		sc.e, sc.g = grow(sc.e, m), grow(sc.g, b)
+		sc.e, sc.g = hugepage.Grow(sc.e, m), hugepage.Grow(sc.g, b)
 		e, g = sc.e, sc.g
 		for i := range e {
 			e[i] = 1 / math.Sqrt(float64(m))
@@ -228,9 +229,9 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 	st := md.thin.Stats()
 	normC := frobenius(C)
 	scale := math.Max(md.valueScale(), math.Max(sc.pass.norm(B.RawMatrix()), frobenius(gamma)))
-	md.cert.sumErr += 4 * roundoff * (math.Abs(md.self) + math.Abs(md.total)/float64(md.m))
+	md.cert.sumErr += 4 * vec.Roundoff * (math.Abs(md.self) + math.Abs(md.total)/float64(md.m))
 	md.cert.drop(st.Dropped)
-	md.cert.slack += 64*roundoff*float64(st.Size+b+2)*scale + st.Neglected + kernelAccuracy*(normA+normC)
+	md.cert.slack += 64*vec.Roundoff*float64(st.Size+b+2)*scale + st.Neglected + kernelAccuracy*(normA+normC)
 	return nil
 }
 

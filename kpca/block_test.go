@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -58,7 +59,7 @@ func TestBlockTracking(t *testing.T) {
 				blockErr := errOf(md)
 				t.Logf("%s, block %d: top-5 eigenvalues within %.2e·λ₁ (rows one at a time: %.2e); bound %.3g",
 					what, block, blockErr, rowErr, md.ErrorBound())
-				if lim := 2*rowErr + 64*float64(n)*roundoff; !(blockErr <= lim) {
+				if lim := 2*rowErr + 64*float64(n)*vec.Roundoff; !(blockErr <= lim) {
 					t.Errorf("%s, block %d: top-5 eigenvalues off by %.3g·λ₁, rows one at a time %.3g", what, block, blockErr, rowErr)
 				}
 			}

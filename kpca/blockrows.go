@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/ikpca/ikpca/internal/hugepage"
 	"github.com/ikpca/ikpca/internal/parallel"
 	"github.com/ikpca/ikpca/internal/vec"
 )
@@ -47,8 +48,8 @@ func (j *blockRows) run(a, b blas64.General, alpha, diag, rowSum, s []float64) (
 	}
 	m, cols := a.Rows, a.Cols
 	chunks := (m + blockRowChunk - 1) / blockRowChunk
-	j.colSums = grow(j.colSums, chunks*cols)
-	j.norms = grow(j.norms, chunks)
+	j.colSums = hugepage.Grow(j.colSums, chunks*cols)
+	j.norms = hugepage.Grow(j.norms, chunks)
 	j.a, j.b, j.alpha, j.diag, j.rowSum = a, b, alpha, diag, rowSum
 	j.bad.Store(false)
 	j.team.Run(max(1, min(runtime.GOMAXPROCS(0), chunks)), chunks, 1, j.fn)
@@ -109,7 +110,7 @@ func (j *blockRows) norm(a blas64.General) float64 {
 		j.fn, j.normFn = j.rows, j.normRows
 	}
 	chunks := (a.Rows + blockRowChunk - 1) / blockRowChunk
-	j.norms = grow(j.norms, chunks)
+	j.norms = hugepage.Grow(j.norms, chunks)
 	j.a = a
 	j.team.Run(max(1, min(runtime.GOMAXPROCS(0), chunks)), chunks, 1, j.normFn)
 	j.a = blas64.General{}

@@ -4,11 +4,9 @@ import (
 	"math"
 
 	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/update"
 )
-
-// roundoff is the unit roundoff ε = 2⁻⁵³.
-const roundoff = 0x1p-53
 
 // certificate bounds E = K′ − K̃, the difference between the matrix of the points (K′ =
 // CKC centred, K uncentred) and the rank-r matrix K̃ = V·Λ·Vᵀ a model tracking r pairs
@@ -52,12 +50,12 @@ func (c *certificate) drop(d update.Dropped) {
 // (self, total) and, truncated, what the update dropped, with the rounding of a
 // secular step of the given scale.
 func (c *certificate) step(st update.Stats, scale, self, total float64, m int, truncated bool) {
-	c.sumErr += 4 * roundoff * (math.Abs(self) + math.Abs(total)/float64(max(m, 1)))
+	c.sumErr += 4 * vec.Roundoff * (math.Abs(self) + math.Abs(total)/float64(max(m, 1)))
 	if !truncated {
 		return
 	}
 	c.drop(st.Dropped)
-	c.slack += 64 * roundoff * float64(st.Deflated+2) * scale
+	c.slack += 64 * vec.Roundoff * float64(st.Deflated+2) * scale
 }
 
 // traceK returns the trace of the matrix the points define, K′ (centred: Σk(xᵢ, xᵢ) −
@@ -72,7 +70,7 @@ func (md *Model) traceK() float64 {
 // traceTol returns the rounding of trace E = traceK − Σλ for k eigenvalues of absolute
 // sum abs: the running sums', and that of the m+k terms summed.
 func (md *Model) traceTol(k int, abs float64) float64 {
-	return md.cert.sumErr + float64(md.m+k)*roundoff*(math.Abs(md.self)+math.Abs(md.total)/float64(max(md.m, 1))+abs)
+	return md.cert.sumErr + float64(md.m+k)*vec.Roundoff*(math.Abs(md.self)+math.Abs(md.total)/float64(max(md.m, 1))+abs)
 }
 
 // errorRange returns bounds below ≥ −λmin(E) and above ≥ λmax(E) for E = K′ − K̃ (see

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -305,9 +306,9 @@ func rounding(pe passError, V, WV, R *mat.Dense, theta []float64, nu, delta floa
 	f := pe.block(V, math.Sqrt(1+delta))
 	wf := mat.Norm(WV, 2) // Frobenius
 	kk := float64(k)
-	onTheta := math.Sqrt(1+delta)*f + gammaN(m)*nu*wf + (delta/(1-delta)+2*kk*roundoff)*top
-	onRho := f*(1+2*kk*roundoff) + gammaN(k)*math.Sqrt(kk)*(wf+top*nu) + kk*gammaN(m)*mat.Norm(R, 2)
-	return math.Max(onTheta, onRho) * (1 + 4*roundoff)
+	onTheta := math.Sqrt(1+delta)*f + gammaN(m)*nu*wf + (delta/(1-delta)+2*kk*vec.Roundoff)*top
+	onRho := f*(1+2*kk*vec.Roundoff) + gammaN(k)*math.Sqrt(kk)*(wf+top*nu) + kk*gammaN(m)*mat.Norm(R, 2)
+	return math.Max(onTheta, onRho) * (1 + 4*vec.Roundoff)
 }
 
 // projectionError bounds ‖P̂y − P·y‖/‖y‖ for project's two rounds of removing the parts
@@ -315,7 +316,7 @@ func rounding(pe passError, V, WV, R *mat.Dense, theta []float64, nu, delta floa
 // and the k + 4 roundings of each entry, doubled for the second round and doubled
 // again as margin for the terms of second order.
 func projectionError(delta, nu, gm float64, k int) float64 {
-	return 4 * (delta + gm*(nu*nu+1) + float64(k+4)*roundoff)
+	return 4 * (delta + gm*(nu*nu+1) + float64(k+4)*vec.Roundoff)
 }
 
 // passColumns returns the largest error a pass and the projection after it add to a

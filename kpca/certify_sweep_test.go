@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -201,12 +202,12 @@ func refEigen(t *testing.T, a *mat.SymDense, n int) (vals, errs []float64) {
 			mat.Row(row[:m], i, a)
 			v[m] = v[i]
 			s, abs := dot2(row, v, 0)
-			r := math.Abs(s)*(1+2*roundoff) + g*g*abs
+			r := math.Abs(s)*(1+2*vec.Roundoff) + g*g*abs
 			r2 += r * r
 		}
-		res[j] = math.Sqrt(r2) * (1 + float64(m)*roundoff)
+		res[j] = math.Sqrt(r2) * (1 + float64(m)*vec.Roundoff)
 	}
-	frob := mat.Norm(a, 2) * (1 + 2*roundoff)
+	frob := mat.Norm(a, 2) * (1 + 2*vec.Roundoff)
 	errs = make([]float64, n)
 	for j := 0; j < n; {
 		// The cluster of j: the overlapping residual intervals that follow.
@@ -220,7 +221,7 @@ func refEigen(t *testing.T, a *mat.SymDense, n int) (vals, errs []float64) {
 		}
 		span := vals[j] - vals[end-1]
 		for i := j; i < end; i++ {
-			errs[i] = span + math.Sqrt(r2) + roundoff*frob + 0x1p-1060
+			errs[i] = span + math.Sqrt(r2) + vec.Roundoff*frob + 0x1p-1060
 		}
 		j = end
 	}

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -27,7 +28,7 @@ func checkCertificate(t *testing.T, what string, md *Model, c Certificate, width
 	got := md.Values(nil)
 	k := len(c.Lower)
 	m := md.Len()
-	slack := float64(m) * roundoff * want[0]
+	slack := float64(m) * vec.Roundoff * want[0]
 	if k != md.Rank() && k != len(got) {
 		t.Fatalf("%s: a certificate of %d pairs for a model tracking %d", what, k, len(got))
 	}

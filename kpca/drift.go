@@ -44,9 +44,9 @@ func (md *Model) Drift() Drift {
 	if n == 0 || m == 0 {
 		return Drift{}
 	}
-	md.probe = grow(md.probe, n)
-	md.probe2 = grow(md.probe2, m)
-	md.probeMV = grow(md.probeMV, m)
+	md.probe = hugepage.Grow(md.probe, n)
+	md.probe2 = hugepage.Grow(md.probe2, m)
+	md.probeMV = hugepage.Grow(md.probeMV, m)
 	x, y := md.probe, md.probe2
 	xx := probe.Fill(x, probe.Seed^uint64(n)*0xBF58476D1CE4E5B9)
 	xn := math.Sqrt(xx)
@@ -154,11 +154,4 @@ func (md *Model) maybeRefresh() {
 	if md.Drift().Max() > tol {
 		md.stats.RefreshErr = md.Refresh()
 	}
-}
-
-func grow(x []float64, n int) []float64 {
-	if cap(x) < n {
-		return hugepage.Floats(n, n+n/4+16)
-	}
-	return x[:n]
 }

@@ -519,7 +519,7 @@ func (md *Model) verify(seed uint64) (float64, error) {
 	if err := md.verifyTrace(b.values, sumAbs, within); err != nil || n == 0 {
 		return margin.Worst, err
 	}
-	rnd := check.PairsTolerance*big + 4*float64(m)*roundoff*maxS
+	rnd := check.PairsTolerance*big + 4*float64(m)*vec.Roundoff*maxS
 	below, above := md.errorRange()
 	beta := math.Max(below, above) + rnd
 	if !md.opts.Uncentred {
@@ -572,7 +572,7 @@ func (md *Model) verifyTrace(values []float64, sumAbs float64, within func(got, 
 	m := float64(md.m)
 	c := md.cert
 	trE := md.traceK() - sum
-	tol := check.PairsTolerance*sumAbs + (check.SumsTolerance+4*m*roundoff)*(math.Abs(md.self)+math.Abs(md.total)/m) +
+	tol := check.PairsTolerance*sumAbs + (check.SumsTolerance+4*m*vec.Roundoff)*(math.Abs(md.self)+math.Abs(md.total)/m) +
 		c.sumErr + float64(len(values))*c.slack
 	// want is the nearest point of the interval: the deviation is the distance to it.
 	want := math.Max(-c.negTrace, math.Min(trE, c.posTrace))

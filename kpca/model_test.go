@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/update"
@@ -579,7 +580,7 @@ func checkWindowBound(t *testing.T, what string, s int, md *Model) float64 {
 	below, above := md.errorRange()
 	bound := md.ErrorBound()
 	want := batchValues(t, pointsTarget(md), md.opts.Uncentred)
-	slack := float64(md.Len()) * roundoff * want[0]
+	slack := float64(md.Len()) * vec.Roundoff * want[0]
 	if !(lmax <= above+slack && -lmin <= below+slack) {
 		t.Errorf("%s: step %d: E has eigenvalues in [%.6g, %.6g]; bounds −%.6g, +%.6g", what, s, lmin, lmax, below, above)
 	}

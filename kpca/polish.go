@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/update"
 )
@@ -189,7 +190,7 @@ func (md *Model) krylovRitz(ctx context.Context, passes int) (polished, error) {
 		}
 		// The next block: what K′ adds to the span, orthogonal to all of it. Directions
 		// below rounding of ‖K′Qᵢ‖ mean the space is invariant (to rounding): stop.
-		tol := 64 * roundoff * float64(m) * maxColumnNorm(wi)
+		tol := 64 * vec.Roundoff * float64(m) * maxColumnNorm(wi)
 		dropped += tol
 		next := orthonormalise(mat.DenseCopyOf(wi), Q.Slice(0, m, 0, used).(*mat.Dense), centred, tol)
 		if next == nil {
@@ -253,7 +254,7 @@ func (md *Model) krylovRitz(ctx context.Context, passes int) (polished, error) {
 	for _, v := range values {
 		scale = math.Max(scale, math.Abs(v))
 	}
-	slack := 64 * roundoff * float64(used+2) * scale
+	slack := 64 * vec.Roundoff * float64(used+2) * scale
 	p := polished{values: values, vectors: U, change: change, slack: slack}
 	if psd(md.kern) {
 		last := W.Slice(0, m, 0, block).(*mat.Dense) // K′ times the last block of Q
@@ -293,7 +294,7 @@ func (md *Model) restartCertificate(Q, last *mat.Dense, tq, sLast mat.Matrix, re
 		x := md.point(i)
 		kmax = math.Max(kmax, math.Abs(md.kern.Eval(x, x)))
 	}
-	eta := (kernelAccuracy + 2*float64(m)*roundoff) * float64(m) * kmax
+	eta := (kernelAccuracy + 2*float64(m)*vec.Roundoff) * float64(m) * kmax
 	rnd += eta
 
 	// R = (K′Q_last − Q·(QᵀK′Q_last))·S_last and its singular values, from RᵀR.

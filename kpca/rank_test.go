@@ -10,6 +10,7 @@ import (
 
 	"github.com/ikpca/ikpca/internal/lanczos"
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -113,7 +114,7 @@ func TestRankTracking(t *testing.T) {
 		t.Errorf("top-%d eigenvalues off by %.3g·λ₁ (limit %.3g), subspace sine %.3g (limit %.3g)", top, valueErr, lim, s, sLim)
 	}
 	// The certificate, with the rounding of the dense reference (n·ε·λ₁).
-	slack := float64(n) * roundoff * got[0]
+	slack := float64(n) * vec.Roundoff * got[0]
 	if !(trueErr <= bound+slack) {
 		t.Errorf("‖K′ − K̃‖₂ = %.6g exceeds the bound %.6g", trueErr, bound)
 	}
@@ -184,7 +185,7 @@ func certify(t *testing.T, what string, md *Model) {
 	below, above := md.errorRange()
 	bound := md.ErrorBound()
 	vals := md.Values(nil)
-	slack := float64(md.Len()) * roundoff * vals[0]
+	slack := float64(md.Len()) * vec.Roundoff * vals[0]
 	if !(lmax <= above+slack && -lmin <= below+slack && norm <= bound+slack && math.Max(-lmin, lmax) <= bound+slack) {
 		t.Errorf("%s, rank %d: E has eigenvalues in [%.6g, %.6g] and norm %.6g; bounds −%.6g, +%.6g, ‖E‖ ≤ %.6g",
 			what, md.opts.Rank, lmin, lmax, norm, below, above, bound)
@@ -309,7 +310,7 @@ func TestTopPairsPartial(t *testing.T) {
 			t.Fatalf("r = %d: %d kept (%d dropped), full %d (%d)", r, len(pv), pd.Count, len(fv), fd.Count)
 		}
 		// Backward-stable solvers: eigenvalues within c·n·ε·‖A‖ of each other.
-		tol := 64 * float64(n) * roundoff * fv[len(fv)-1]
+		tol := 64 * float64(n) * vec.Roundoff * fv[len(fv)-1]
 		for i := range pv {
 			if math.Abs(pv[i]-fv[i]) > tol {
 				t.Errorf("r = %d: λ%d = %v, full %v", r, i, pv[i], fv[i])

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -87,7 +88,7 @@ func TestRankWindowOrthogonality(t *testing.T) {
 				}
 				want := batchValues(t, pointsTarget(md), uncentred)
 				lo, hi := md.ValueBounds(nil, nil)
-				slack := float64(md.Len()) * roundoff * want[0]
+				slack := float64(md.Len()) * vec.Roundoff * want[0]
 				for i := range lo {
 					if !(lo[i]-slack <= want[i] && want[i] <= hi[i]+slack) {
 						t.Errorf("%s: step %d: λ%d = %.10g outside [%.10g, %.10g]", what, s, i, want[i], lo[i], hi[i])

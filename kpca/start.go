@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/update"
@@ -205,7 +206,7 @@ func topPairs(a *mat.SymDense, r int, psd bool) ([]float64, *mat.Dense, update.D
 			frob += a.At(i, j) * a.At(i, j)
 		}
 	}
-	floor := (kernelAccuracy + 64*float64(n)*roundoff) * math.Sqrt(frob)
+	floor := (kernelAccuracy + 64*float64(n)*vec.Roundoff) * math.Sqrt(frob)
 	// values[0] is the (r+1)-th eigenvalue; the top r follow, of which only the positive
 	// ones are kept.
 	from := 1

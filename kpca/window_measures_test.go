@@ -3,6 +3,8 @@ package kpca
 import (
 	"math"
 	"testing"
+
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // TestWindowMeasures slides an exact window of w = 100 points over Yeast (its 1484
@@ -49,7 +51,7 @@ func TestWindowMeasures(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		steps = 250
 	}
-	tol := 16 * float64(w+5) * roundoff
+	tol := 16 * float64(w+5) * vec.Roundoff
 	for _, r := range windowRuns(t, w, steps) {
 		what, md := r.what, r.md
 		var worst Drift
@@ -69,7 +71,7 @@ func TestWindowMeasures(t *testing.T) {
 			}
 		}
 		t.Logf("%-16s %d steps at w = %d: drift at most %.2e (%.2f·wε) and %.2e (%.2f·wε), tolerance %.2e; shares at most %.2g of their tolerance",
-			what, steps, w, worst.Orthogonality, worst.Orthogonality/(w*roundoff), worst.Residual, worst.Residual/(w*roundoff), tol, worstShare)
+			what, steps, w, worst.Orthogonality, worst.Orthogonality/(w*vec.Roundoff), worst.Residual, worst.Residual/(w*vec.Roundoff), tol, worstShare)
 	}
 }
 
@@ -105,7 +107,7 @@ func checkShares(t *testing.T, what string, md *Model, eta float64) float64 {
 		}
 		worst = math.Max(worst, math.Abs(got-s)/tol)
 	}
-	if !(math.Abs(sum-1) <= 2*n*roundoff) {
+	if !(math.Abs(sum-1) <= 2*n*vec.Roundoff) {
 		t.Errorf("%s: the shares sum to 1%+.3g", what, sum-1)
 	}
 	return worst

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // tridiagonal returns the diagonal and off-diagonal of test tridiagonal matrices:
@@ -84,7 +86,7 @@ func TestTridiagTop(t *testing.T) {
 				continue
 			}
 			for j := range r {
-				if d := math.Abs(w[j] - ref[j]); d > 4*float64(n)*epsilon*tnorm {
+				if d := math.Abs(w[j] - ref[j]); d > 4*float64(n)*vec.Roundoff*tnorm {
 					t.Errorf("%s r=%d: eigenvalue %d = %v, Dsteqr %v", name, r, j, w[j], ref[j])
 				}
 			}
@@ -130,7 +132,7 @@ func TestTopFallback(t *testing.T) {
 		norm = max(norm, math.Abs(v))
 	}
 	for j := range r {
-		if d := math.Abs(w0[j] - w1[j]); d > 8*n*epsilon*norm {
+		if d := math.Abs(w0[j] - w1[j]); d > 8*n*vec.Roundoff*norm {
 			t.Errorf("eigenvalue %d: inverse iteration %v, fallback %v", j, w0[j], w1[j])
 		}
 		// Same eigenvector up to sign: |y0ᵀy1| = 1 (the top eigenvalues of a random

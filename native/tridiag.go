@@ -7,6 +7,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	gonumlapack "gonum.org/v1/gonum/lapack/gonum"
+
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // This file computes selected eigenpairs of a symmetric tridiagonal matrix T for the
@@ -16,9 +18,6 @@ import (
 // Dsterf on each unreduced block of T (O(n²) in all); the vectors from inverse iteration,
 // a port of dstein with its dlagtf/dlagts factor-and-solve; and the result is checked
 // before it is used. See docs/design.md, "Backends".
-
-// ε = 2⁻⁵³, LAPACK's dlamch('E').
-const epsilon = 0x1p-53
 
 // Inverse iteration constants of LAPACK's dstein: at most maxInverseIts solves per
 // vector, and extraIts more once the iterate has grown enough.
@@ -58,7 +57,7 @@ func tridiagTop(n, r int, d, e, w, y []float64) bool {
 		}
 	}
 	for i, v := range e[:n-1] {
-		if math.Abs(v) < small || math.Abs(v) <= epsilon*math.Sqrt(math.Abs(d[i]))*math.Sqrt(math.Abs(d[i+1])) {
+		if math.Abs(v) < small || math.Abs(v) <= vec.Roundoff*math.Sqrt(math.Abs(d[i]))*math.Sqrt(math.Abs(d[i+1])) {
 			e[i] = 0
 		}
 	}
@@ -175,7 +174,7 @@ func inverseIteration(d, e, w []float64, js []int, y []float64, ldy int, rng *ui
 	for q, j := range js {
 		xj := w[j]
 		if q > 0 {
-			if pertol := 10 * math.Abs(epsilon*xj); xj-xjm < pertol {
+			if pertol := 10 * math.Abs(vec.Roundoff*xj); xj-xjm < pertol {
 				xj = xjm + pertol
 			}
 			if math.Abs(xj-xjm) > ortol {
@@ -194,7 +193,7 @@ func inverseIteration(d, e, w []float64, js []int, y []float64, ldy int, rng *ui
 		checks := 0
 		for its := 0; its < maxInverseIts; its++ {
 			jmax := idamax(x)
-			scl := float64(k) * onenrm * max(epsilon, math.Abs(ua[k-1])) / math.Abs(x[jmax])
+			scl := float64(k) * onenrm * max(vec.Roundoff, math.Abs(ua[k-1])) / math.Abs(x[jmax])
 			for i := range x {
 				x[i] *= scl
 			}
@@ -331,9 +330,9 @@ func dlagts(a, b, c, d []float64, in []bool, y []float64, tol float64) float64 {
 		for k := 2; k < n; k++ {
 			tol = max(tol, math.Abs(a[k]), math.Abs(b[k-1]), math.Abs(d[k-2]))
 		}
-		tol *= epsilon
+		tol *= vec.Roundoff
 		if tol == 0 {
-			tol = epsilon
+			tol = vec.Roundoff
 		}
 	}
 	for k := 1; k < n; k++ {
@@ -389,7 +388,7 @@ func dlagts(a, b, c, d []float64, in []bool, y []float64, tol float64) float64 {
 // and YᵀY within topCheck·n·ε of the identity entrywise (by one dsyrk, O(n·r²) next to the
 // O(n²·r) of the back transformation).
 func checkTop(n, r int, d, e, w, y []float64, starts []int, cols [][]int) bool {
-	tol := topCheck * float64(n) * epsilon
+	tol := topCheck * float64(n) * vec.Roundoff
 	var tnorm float64
 	for i := range n {
 		s := math.Abs(d[i])

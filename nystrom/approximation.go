@@ -10,6 +10,7 @@ import (
 
 	"github.com/ikpca/ikpca/internal/blocks"
 	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/hugepage"
 	"github.com/ikpca/ikpca/internal/lanczos"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/kernel"
@@ -129,7 +130,7 @@ func (a *Approximation) Add() error {
 	}
 	m, d := a.m, a.d
 	x := a.x.RawRowView(a.order[m])
-	a.col = grow(a.col, m)
+	a.col = hugepage.Grow(a.col, m)
 	col := a.col
 	if m > 0 {
 		kernel.Column(col, a.kern, &a.lview, x)
@@ -338,14 +339,6 @@ func finiteDense(a *mat.Dense) bool {
 		}
 	}
 	return true
-}
-
-// grow returns x with length n, reallocated (with room to grow) only when too short.
-func grow(x []float64, n int) []float64 {
-	if cap(x) < n {
-		return make([]float64, n, n+n/4+16)
-	}
-	return x[:n]
 }
 
 // vector points the header h at x and returns it: package update takes its vectors as

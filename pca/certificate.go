@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/update"
 )
 
@@ -40,8 +41,8 @@ func (c *certificate) step(st update.Stats, scale, trace float64) {
 	c.negNorm += math.Max(-d.Min, 0)
 	c.posTrace += d.Positive
 	c.negTrace += d.Negative
-	c.slack += 64 * roundoff * float64(st.Deflated+2) * scale
-	c.sumErr += 4 * roundoff * (math.Abs(trace) + scale)
+	c.slack += 64 * vec.Roundoff * float64(st.Deflated+2) * scale
+	c.sumErr += 4 * vec.Roundoff * (math.Abs(trace) + scale)
 }
 
 // errorRange returns bounds below ≥ −λmin(E) and above ≥ λmax(E) for E = S − S̃ (see
@@ -58,7 +59,7 @@ func (m *Model) errorRange() (below, above float64) {
 		abs += math.Abs(v)
 	}
 	trE := m.trace - sum
-	tol := c.sumErr + float64(k+1)*roundoff*(math.Abs(m.trace)+abs)
+	tol := c.sumErr + float64(k+1)*vec.Roundoff*(math.Abs(m.trace)+abs)
 	trN := math.Min(c.negTrace, math.Max(c.posTrace-trE+tol, 0))
 	trP := math.Min(c.posTrace, math.Max(trE+trN+tol, 0))
 	above = math.Min(c.posNorm, trP) + c.slack

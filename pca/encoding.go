@@ -358,7 +358,7 @@ func (m *Model) verify(seed uint64) (float64, error) {
 		return margin.Worst, nil
 	}
 	Z := blas64.General{Rows: n, Cols: d, Stride: d, Data: z}
-	rnd := check.PairsTolerance*big + 4*float64(n)*roundoff*tr + carry
+	rnd := check.PairsTolerance*big + 4*float64(n)*vec.Roundoff*tr + carry
 	beta := math.Max(below, above) + rnd
 	tests := verifyProbes
 	if m.opts.Rank > 0 {

@@ -53,9 +53,6 @@ var (
 	_ ikpca.Persistent  = (*Model)(nil)
 )
 
-// roundoff is the unit roundoff ε = 2⁻⁵³.
-const roundoff = 0x1p-53
-
 // Model is an incremental linear PCA of its points: their weighted mean and the
 // eigendecomposition of their scatter matrix. Create one with Fit or New, or decode one
 // into a zero Model (UnmarshalBinary); a zero Model is not otherwise usable (its methods

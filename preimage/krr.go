@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -17,11 +18,6 @@ import (
 // of their kernel values against the training scores, then one dgemm with the dual
 // coefficients (the rule of the models' Transform, docs/design.md, "Kernel blocks").
 const blockRows = 512
-
-// eps is the unit roundoff 2⁻⁵³ (LAPACK's dlamch('E')): a system whose reciprocal
-// condition number is below it is singular to working precision, the test of LAPACK's
-// expert drivers (dposvx, dgesvx) and of scipy.linalg.solve's warning.
-const eps = 0x1p-53
 
 // KRR is a learned pre-image map: kernel ridge regression from scores to points,
 // scikit-learn's KernelPCA(fit_inverse_transform=True).inverse_transform. It holds
@@ -121,7 +117,10 @@ func FitKRR(k kernel.Kernel, scores, X mat.Matrix, alpha float64) (*KRR, error) 
 		}
 		rcond, ok = native.Gesv(full.RawMatrix(), b)
 	}
-	if !ok || !(rcond >= eps) {
+	// A reciprocal condition number below the unit roundoff is singular to working
+	// precision: the test of LAPACK's expert drivers (dposvx, dgesvx) and of
+	// scipy.linalg.solve's warning.
+	if !ok || !(rcond >= vec.Roundoff) {
 		return nil, fmt.Errorf("%w: the scores' kernel matrix plus %g·I is singular to working precision (reciprocal condition number %.3g): give a larger alpha", ErrArgument, alpha, rcond)
 	}
 	for i := range n {

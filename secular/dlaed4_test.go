@@ -78,7 +78,7 @@ func TestAgainstDlaed4(t *testing.T) {
 			}
 			roots++
 			diff := math.Abs(lambda - ll)
-			if diff <= 4*eps*maxd {
+			if diff <= 4*vec.Roundoff*maxd {
 				within4++
 			}
 			// Both finders stop on the same criterion: they agree to a few ε times
@@ -87,7 +87,7 @@ func TestAgainstDlaed4(t *testing.T) {
 			if ref.Lambda != nil {
 				kappa = conditionNumber(p, ref.Delta[i], ref.Lambda[i])
 			}
-			e := diff / (eps * math.Max(math.Max(maxd, p.scale()), kappa))
+			e := diff / (vec.Roundoff * math.Max(math.Max(maxd, p.scale()), kappa))
 			worst = math.Max(worst, e)
 			if e > 16 {
 				t.Errorf("%v root %d: ours %.17g, dlaed4 %.17g (%.1f ε·max(|d|, σ, κ))", p, i, lambda, ll, e)

@@ -3,9 +3,6 @@ package secular
 import "math"
 
 const (
-	// eps is LAPACK's dlamch('Epsilon'), the unit roundoff 2⁻⁵³. (Go's
-	// math.Nextafter(1, 2)−1 is the machine epsilon 2⁻⁵², twice as large.)
-	eps = 0x1p-53
 	// maxIter caps the iterations spent on one root, as in dlaed4, unless
 	// Solver.MaxIterations says otherwise.
 	maxIter = 30

@@ -1,6 +1,10 @@
 package secular
 
-import "math"
+import (
+	"math"
+
+	"github.com/ikpca/ikpca/internal/vec"
+)
 
 // Scaling thresholds of dlaed6: small1 = 2^⌊log₂(safmin)/3⌋ keeps 1/x³ representable.
 const (
@@ -144,7 +148,7 @@ func gtw(first, orgati bool, c float64, p, zz *[3]float64, finit float64) (x flo
 		}
 		var bound float64
 		f, df, ddf, bound = eval(tau)
-		if math.Abs(f) <= eps*bound {
+		if math.Abs(f) <= vec.Roundoff*bound {
 			return tau * inv, true
 		}
 		if f <= 0 {

@@ -296,18 +296,18 @@ func checkResult(t *testing.T, p problem, res *Result) (residual, orth float64) 
 	// Values in the subnormal range carry an absolute error of up to 2⁻¹⁰⁷⁵ each.
 	const tiny = 0x1p-1074
 	floor := 8 * float64(N) * tiny / math.Max(math.Max(frobenius(p.matrix()), p.scale()), tiny)
-	tol := float64(N+64)*4*eps + floor
+	tol := float64(N+64)*4*vec.Roundoff + floor
 	if residual > tol || math.IsNaN(residual) {
 		t.Errorf("%v: residual %.3g > %.3g", p, residual, tol)
 	}
-	if orth > float64(N+8)*4*eps || math.IsNaN(orth) {
-		t.Errorf("%v: orthogonality %.3g > %.3g", p, orth, float64(N+8)*4*eps)
+	if orth > float64(N+8)*4*vec.Roundoff || math.IsNaN(orth) {
+		t.Errorf("%v: orthogonality %.3g > %.3g", p, orth, float64(N+8)*4*vec.Roundoff)
 	}
 	var sum float64
 	for _, v := range res.Values {
 		sum += v
 	}
-	if diff := math.Abs(sum - p.trace()); diff > float64(N+64)*4*eps*p.scale()*math.Sqrt(float64(N))+8*float64(N)*tiny {
+	if diff := math.Abs(sum - p.trace()); diff > float64(N+64)*4*vec.Roundoff*p.scale()*math.Sqrt(float64(N))+8*float64(N)*tiny {
 		t.Errorf("%v: trace of values %.17g, of matrix %.17g", p, sum, p.trace())
 	}
 	checkInterlacing(t, p, res.Values)
@@ -319,7 +319,7 @@ func checkResult(t *testing.T, p problem, res *Result) (residual, orth float64) 
 func checkInterlacing(t *testing.T, p problem, values []float64) {
 	t.Helper()
 	n := len(p.d)
-	slack := 128*eps*p.scale() + 0x1p-1070
+	slack := 128*vec.Roundoff*p.scale() + 0x1p-1070
 	for i := range n {
 		switch {
 		case p.arrow:

@@ -64,14 +64,14 @@ func (s *Solver) Restrict(d, z []float64) (*Result, error) {
 	dd, zz := s.dd[:n], s.zz[:n]
 	scale := restrictScale(d, z, dd, zz)
 	dmax := vec.MaxAbs(dd)
-	tol := 64 * eps * dmax
+	tol := 64 * vec.Roundoff * dmax
 	// deflate compares |ρ·zⱼ| with tol: ρ = max|d| makes that |zⱼ| ≤ 64ε. With D = 0
 	// the poles are all equal and rotate whatever the tolerance, and the weights are
 	// compared with 64ε as always (ρ = 1): a rotation by a subnormal weight would not
 	// be orthogonal.
 	rho := dmax
 	if dmax == 0 {
-		rho, tol = 1, 64*eps
+		rho, tol = 1, 64*vec.Roundoff
 	}
 	s.deflate(dd, zz, rho, tol)
 

@@ -66,7 +66,7 @@ func TestRestrictAgainstDlaed4(t *testing.T) {
 			if ref != nil {
 				kappa = math.Max(kappa, ref[i])
 			}
-			e := math.Abs(mu-ll) / (eps * kappa)
+			e := math.Abs(mu-ll) / (vec.Roundoff * kappa)
 			worst = math.Max(worst, e)
 			if !(e <= 16) {
 				t.Errorf("%v root %d: ours %.17g, dlaed4 %.17g (%.1f ε·max(|d|, κ))", p, i, mu, ll, e)

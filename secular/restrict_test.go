@@ -198,26 +198,26 @@ func checkRestrictResult(t *testing.T, p restriction, res *Result) (residual, or
 	const tiny = 0x1p-1074
 	dmax := vec.MaxAbs(p.d)
 	floor := 8 * float64(n) * tiny / math.Max(dmax, tiny)
-	tol := float64(n+128)*4*eps + floor
+	tol := float64(n+128)*4*vec.Roundoff + floor
 	if !(residual <= tol) {
 		t.Errorf("%v: residual %.3g > %.3g", p, residual, tol)
 	}
-	if !(orth <= float64(n+8)*4*eps) {
-		t.Errorf("%v: orthogonality %.3g > %.3g", p, orth, float64(n+8)*4*eps)
+	if !(orth <= float64(n+8)*4*vec.Roundoff) {
+		t.Errorf("%v: orthogonality %.3g > %.3g", p, orth, float64(n+8)*4*vec.Roundoff)
 	}
 	// A deflated vector keeps its weight (≤ 64ε) along z; a secular vector's is the
 	// backward error of its Löwner weights, O(nε).
-	if !(along <= 64*eps+float64(n+8)*4*eps) {
+	if !(along <= 64*vec.Roundoff+float64(n+8)*4*vec.Roundoff) {
 		t.Errorf("%v: an eigenvector has %.3g along z", p, along)
 	}
 	var sum float64
 	for _, v := range res.Values {
 		sum += v
 	}
-	if d := math.Abs(sum - restrictTrace(p.d, p.z)); d > float64(n+128)*4*eps*dmax*math.Sqrt(float64(n))+8*float64(n)*tiny {
+	if d := math.Abs(sum - restrictTrace(p.d, p.z)); d > float64(n+128)*4*vec.Roundoff*dmax*math.Sqrt(float64(n))+8*float64(n)*tiny {
 		t.Errorf("%v: Σμ = %.17g, trace %.17g", p, sum, restrictTrace(p.d, p.z))
 	}
-	slack := 128*eps*dmax + 0x1p-1070
+	slack := 128*vec.Roundoff*dmax + 0x1p-1070
 	for i, v := range res.Values {
 		if p.d[i] > v+slack || v > p.d[i+1]+slack {
 			t.Errorf("%v: interlacing fails at %d: %g ≤ %g ≤ %g", p, i, p.d[i], v, p.d[i+1])
@@ -248,7 +248,7 @@ func TestRestrictSuite(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("worst residual %.3g, orthogonality %.3g, component along z %.3g (ε = %.3g)", worstR, worstO, worstA, eps)
+	t.Logf("worst residual %.3g, orthogonality %.3g, component along z %.3g (ε = %.3g)", worstR, worstO, worstA, vec.Roundoff)
 }
 
 // TestRestrictLarge covers sizes where the roots are solved by several goroutines.
@@ -295,7 +295,7 @@ func TestRestrictAgainstOracle(t *testing.T) {
 			tol = 160 // deflation moves a value by up to 2·64ε·max|d|
 		}
 		for i, want := range ref.Lambda {
-			e := math.Abs(res.Values[i]-want) / (eps * dmax)
+			e := math.Abs(res.Values[i]-want) / (vec.Roundoff * dmax)
 			if res.Stats.Deflated == 0 {
 				worst = math.Max(worst, e)
 			}
@@ -319,7 +319,7 @@ func TestRestrictAgainstOracle(t *testing.T) {
 			}
 			roots++
 			iters += it
-			if e := math.Abs(mu-want) / (eps * dmax); e > 8 {
+			if e := math.Abs(mu-want) / (vec.Roundoff * dmax); e > 8 {
 				t.Errorf("%v root %d: μ = %.17g, oracle %.17g (%.1f ε·max|d|)", p, i, mu, want, e)
 			}
 			// The differences describe one root to a few ulps each (see
@@ -333,7 +333,7 @@ func TestRestrictAgainstOracle(t *testing.T) {
 			}
 			rootErr := math.Abs(ref.Delta[i][o] - delta[o])
 			for j, dw := range ref.Delta[i] {
-				ec := (math.Abs(delta[j]-dw) - 1.01*rootErr) / (eps * math.Abs(dw))
+				ec := (math.Abs(delta[j]-dw) - 1.01*rootErr) / (vec.Roundoff * math.Abs(dw))
 				worstD = math.Max(worstD, ec)
 				if ec > 5 {
 					t.Errorf("%v root %d: δ%d = %.17g, oracle %.17g; root error %.3g", p, i, j, delta[j], dw, rootErr)
@@ -358,7 +358,7 @@ func TestRestrictSpecialCases(t *testing.T) {
 	if err != nil || !slices.Equal(res.Values, []float64{2}) {
 		t.Fatalf("n = 2: %v, %v", res, err)
 	}
-	if v := res.Vectors[:2]; math.Abs(v[0]+v[1]) > eps || math.Abs(math.Abs(v[0])-math.Sqrt(0.5)) > eps {
+	if v := res.Vectors[:2]; math.Abs(v[0]+v[1]) > vec.Roundoff || math.Abs(math.Abs(v[0])-math.Sqrt(0.5)) > vec.Roundoff {
 		t.Errorf("n = 2: vector %v", v)
 	}
 	// All the weight on one coordinate: its pole goes, the others stay, unrotated.
@@ -405,7 +405,7 @@ func TestRestrictSpecialCases(t *testing.T) {
 	delta := make([]float64, 3)
 	for i, want := range ref.Lambda {
 		mu, _, err := RestrictRoot(i, p.d, p.z, delta)
-		if err != nil || math.Abs(mu-want) > 4*eps || math.Abs(res.Values[i]-want) > 4*eps {
+		if err != nil || math.Abs(mu-want) > 4*vec.Roundoff || math.Abs(res.Values[i]-want) > 4*vec.Roundoff {
 			t.Errorf("cancelling: root %d: %.17g and %.17g, oracle %.17g (%v)", i, mu, res.Values[i], want, err)
 		}
 	}
@@ -416,11 +416,11 @@ func TestRestrictSpecialCases(t *testing.T) {
 	// The weight rule: |zⱼ| ≤ 64ε·‖z‖ deflates, a little more does not.
 	// (‖z‖ = 1 in floating point; the poles are far enough apart that the small weight
 	// is not rotated away instead.)
-	res, err = s.Restrict([]float64{-3, 0, 3}, []float64{0.6, 64 * eps, 0.8})
+	res, err = s.Restrict([]float64{-3, 0, 3}, []float64{0.6, 64 * vec.Roundoff, 0.8})
 	if err != nil || res.Stats.Deflated != 1 || res.Stats.Rotated != 0 {
 		t.Errorf("weight 64ε: %+v, %v", res.Stats, err)
 	}
-	res, err = s.Restrict([]float64{-3, 0, 3}, []float64{0.6, 65 * eps, 0.8})
+	res, err = s.Restrict([]float64{-3, 0, 3}, []float64{0.6, 65 * vec.Roundoff, 0.8})
 	if err != nil || res.Stats.Deflated != 0 {
 		t.Errorf("weight 65ε: %+v, %v", res.Stats, err)
 	}

@@ -1,6 +1,10 @@
 package secular
 
-import "math"
+import (
+	"math"
+
+	"github.com/ikpca/ikpca/internal/vec"
+)
 
 // The root finder follows Ren-Cang Li's method as LAPACK implements it in dlaed4 (see
 // LAPACK Working Note 89). Each root is written λ = d_o + τ for an origin pole d_o next
@@ -90,7 +94,7 @@ func (e *equation) interior(i int, recip []float64) (tau float64, o, iter int, o
 	overshoots := 0
 
 	for iter = 1; ; iter++ {
-		if math.Abs(w) <= eps*bound {
+		if math.Abs(w) <= vec.Roundoff*bound {
 			return tau, o, iter, true
 		}
 		if iter > e.maxIter() {
@@ -284,7 +288,7 @@ func (e *equation) outer(recip []float64) (tau float64, iter int, ok bool) {
 	w, dpsi, dphi, bound := e.outerValue(tau, &s, recip)
 
 	for iter = 1; ; iter++ {
-		if math.Abs(w) <= eps*bound {
+		if math.Abs(w) <= vec.Roundoff*bound {
 			return tau, iter, true
 		}
 		if iter > e.maxIter() {

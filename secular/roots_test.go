@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ikpca/ikpca/internal/oracle"
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // TestRootsAgainstOracle checks every root and every stored difference δⱼ = dⱼ − λ of
@@ -49,7 +50,7 @@ func TestRootsAgainstOracle(t *testing.T) {
 			// size of F's terms, so the error is a few ε times the root's condition
 			// number κ = Σ|terms|/F'(λ) (and never below the ulps of σ).
 			kappa := conditionNumber(p, ref.Delta[i], want)
-			el := math.Abs(lambda-want) / (eps * math.Max(p.scale(), kappa))
+			el := math.Abs(lambda-want) / (vec.Roundoff * math.Max(p.scale(), kappa))
 			worstL = math.Max(worstL, el)
 			if el > 16 {
 				t.Errorf("%v root %d: λ = %.17g, oracle %.17g (%.1f ε·max(σ, κ), κ = %.3g)", p, i, lambda, want, el, kappa)
@@ -71,12 +72,12 @@ func TestRootsAgainstOracle(t *testing.T) {
 			for j, dw := range ref.Delta[i] {
 				implied := new(big.Float).SetPrec(2200).Sub(big.NewFloat(p.d[j]), big.NewFloat(delta[j]))
 				gap, _ := implied.Sub(implied, hat).Float64()
-				ec := math.Abs(gap) / (eps * math.Abs(delta[j]))
+				ec := math.Abs(gap) / (vec.Roundoff * math.Abs(delta[j]))
 				worstD = math.Max(worstD, ec)
 				if ec > 4 {
 					t.Errorf("%v root %d: δ%d inconsistent with the root by %.1f ε relative", p, i, j, ec)
 				}
-				if diff := math.Abs(delta[j] - dw); diff > 5*eps*math.Abs(dw)+1.01*rootErr+0x1p-1074 {
+				if diff := math.Abs(delta[j] - dw); diff > 5*vec.Roundoff*math.Abs(dw)+1.01*rootErr+0x1p-1074 {
 					t.Errorf("%v root %d: δ%d = %.17g, oracle %.17g; root error %.3g", p, i, j, delta[j], dw, rootErr)
 				}
 			}
@@ -104,7 +105,7 @@ func TestRootSpecialSizes(t *testing.T) {
 	// [[1, 2], [2, 4]] has eigenvalues 0 and 5.
 	for i, want := range []float64{0, 5} {
 		l, _, err = ArrowRoot(i, []float64{1}, []float64{2}, 4, delta)
-		if err != nil || math.Abs(l-want) > 4*eps*5 {
+		if err != nil || math.Abs(l-want) > 4*vec.Roundoff*5 {
 			t.Errorf("2×2 arrowhead root %d: %g, want %g (%v)", i, l, want, err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/ikpca/ikpca/internal/hugepage"
 	"github.com/ikpca/ikpca/internal/parallel"
 	"github.com/ikpca/ikpca/internal/vec"
 )
@@ -125,7 +126,7 @@ func (s *Solver) RankOne(d, z []float64, rho float64) (*Result, error) {
 		}
 	}
 	rs := r / scale
-	tol := 64 * eps * math.Max(vec.MaxAbs(dd), math.Abs(rs))
+	tol := 64 * vec.Roundoff * math.Max(vec.MaxAbs(dd), math.Abs(rs))
 
 	if rs == 0 || math.Abs(rs)*vec.MaxAbs(zz) <= tol {
 		// The whole update is negligible (dlaed2): every component deflates unrotated.
@@ -208,7 +209,7 @@ func (s *Solver) Arrow(d, w []float64, c float64) (*Result, error) {
 		zz[j] = w[j] / scale
 	}
 	cs := c / scale
-	tol := 64 * eps * math.Max(vec.MaxAbs(dd), math.Max(math.Abs(cs), wnorm/scale))
+	tol := 64 * vec.Roundoff * math.Max(vec.MaxAbs(dd), math.Max(math.Abs(cs), wnorm/scale))
 	s.deflate(dd, zz, 1, tol)
 
 	k := len(s.keep)
@@ -451,19 +452,19 @@ func (s *Solver) Reserve(n int) {
 // Buffers grow geometrically, so that problems growing one by one (bordering) reallocate
 // only now and then.
 func (s *Solver) grow(n, K int) {
-	s.dd = growF(s.dd, n)
-	s.zz = growF(s.zz, n)
-	s.kd = growF(s.kd, n)
-	s.kz = growF(s.kz, n)
-	s.md = growF(s.md, n)
-	s.mz = growF(s.mz, n)
-	s.what = growF(s.what, n)
-	s.roots = growF(s.roots, K)
+	s.dd = hugepage.Grow(s.dd, n)
+	s.zz = hugepage.Grow(s.zz, n)
+	s.kd = hugepage.Grow(s.kd, n)
+	s.kz = hugepage.Grow(s.kz, n)
+	s.md = hugepage.Grow(s.md, n)
+	s.mz = hugepage.Grow(s.mz, n)
+	s.what = hugepage.Grow(s.what, n)
+	s.roots = hugepage.Grow(s.roots, K)
 	if cap(s.iters) < K {
 		s.iters = make([]int32, K, headroom(K))
 	}
 	s.iters = s.iters[:K]
-	s.res.Values = growF(s.res.Values, K)
+	s.res.Values = hugepage.Grow(s.res.Values, K)
 	if cap(s.res.Source) < K {
 		s.res.Source = make([]int, K, headroom(K))
 	}
@@ -532,13 +533,6 @@ func (s *Solver) finish(n, k, K int, scale float64) error {
 		}
 	}
 	return nil
-}
-
-func growF(x []float64, n int) []float64 {
-	if cap(x) < n {
-		return make([]float64, n, headroom(n))
-	}
-	return x[:n]
 }
 
 // headroom is the capacity allocated for n elements: 25% more, so that a size growing

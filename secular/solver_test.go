@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ikpca/ikpca/internal/oracle"
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // suite returns random and adversarial problems of the given size, in all three forms
@@ -92,7 +93,7 @@ func TestSolverSuite(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("worst residual %.3g, worst orthogonality %.3g (ε = %.3g)", worstR, worstO, eps)
+	t.Logf("worst residual %.3g, worst orthogonality %.3g (ε = %.3g)", worstR, worstO, vec.Roundoff)
 }
 
 // TestSolverLarge covers sizes where the roots are solved by several goroutines.
@@ -131,7 +132,7 @@ func TestValuesAgainstOracle(t *testing.T) {
 			}
 			compared++
 			for i, want := range ref.Lambda {
-				e := math.Abs(res.Values[i]-want) / (eps * p.scale())
+				e := math.Abs(res.Values[i]-want) / (vec.Roundoff * p.scale())
 				if res.Stats.Deflated == 0 {
 					worst = math.Max(worst, e)
 				}
@@ -168,7 +169,7 @@ func TestIssue1166(t *testing.T) {
 		t.Errorf("orthogonality %.3g", o)
 	}
 	for i, want := range ref.Lambda {
-		if d := math.Abs(res.Values[i] - want); d > 4*eps*p.scale() {
+		if d := math.Abs(res.Values[i] - want); d > 4*vec.Roundoff*p.scale() {
 			t.Errorf("λ%d = %.17g, oracle %.17g", i, res.Values[i], want)
 		}
 	}

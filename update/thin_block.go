@@ -33,16 +33,6 @@ func (w *blockWork) floats() int {
 	return n
 }
 
-// grow returns x with length n, reusing its memory when it can, and otherwise
-// allocating a quarter more: blocks added to a growing model need a little more room
-// each time, and reallocating every block left megabytes of garbage a block.
-func grow(x []float64, n int) []float64 {
-	if cap(x) >= n {
-		return x[:n]
-	}
-	return hugepage.Floats(n, n+n/4)
-}
-
 // BorderBlock borders A with b rows and columns at once (docs/design.md, "Rank-r
 // tracking in blocks"): the generalisation of Border to b new directions, for adding b
 // points to a kernel matrix in one step. The new matrix A′, of order n+b, is given in
@@ -111,7 +101,7 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 	// B copied into the scratch G, where the products take it, and checked finite in
 	// the same pass over its rows.
 	w := &t.blk
-	w.gp = grow(w.gp, n*b)
+	w.gp = hugepage.Grow(w.gp, n*b)
 	G := blas64.General{Rows: n, Cols: b, Stride: b, Data: w.gp}
 	if raw, ok := rawOf(B); !ok || !w.rows.copyFinite(G, raw) {
 		if err := finiteMatrix("B", B); err != nil {
@@ -128,7 +118,7 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 	// e, g and F in the scratch (not state): the checks below and the products read them.
 	var ev, gv []float64
 	if hasE {
-		w.e, w.g = grow(w.e, n), grow(w.g, b)
+		w.e, w.g = hugepage.Grow(w.e, n), hugepage.Grow(w.g, b)
 		ev, gv = w.e, w.g
 		copyVector(ev, e)
 		copyVector(gv, g)
@@ -136,7 +126,7 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 			return fmt.Errorf("%w: BorderBlock: ‖e‖² = %g, not 1", ErrArgument, ee)
 		}
 	}
-	w.f = grow(w.f, b*b)
+	w.f = hugepage.Grow(w.f, b*b)
 	fm := blas64.General{Rows: b, Cols: b, Stride: b, Data: w.f}
 	copyMatrix(fm, F)
 	for i := range b {
@@ -171,11 +161,11 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 	t0 := time.Now()
 
 	// Gp: B without its component along e, then its part outside span(V); P = VᵀB.
-	w.s = grow(w.s, b)
+	w.s = hugepage.Grow(w.s, b)
 	if hasE {
 		offE(G, ev, w.s)
 	}
-	w.p = grow(w.p, k*b)
+	w.p = hugepage.Grow(w.p, k*b)
 	p := w.p
 	clear(p)
 	scale := math.Max(vec.MaxAbs(t.values[:k]), w.maxColumnNorm(G))
@@ -194,21 +184,21 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 	neglected := 0.0
 	if room := span - k; room > 0 {
 		var err error
-		if bq, neglected, err = t.rangeBasis(G, min(room, b), 64*roundoff*scale, ev); err != nil {
+		if bq, neglected, err = t.rangeBasis(G, min(room, b), 64*vec.Roundoff*scale, ev); err != nil {
 			return err
 		}
 	} else {
 		neglected = w.maxColumnNorm(G) * math.Sqrt(float64(b)) // rounding: V spans everything
 	}
 	Q := blas64.General{Rows: n, Cols: bq, Stride: max(bq, 1), Data: w.q}
-	w.r = grow(w.r, bq*b)
+	w.r = hugepage.Grow(w.r, bq*b)
 	if bq > 0 {
 		native.Gemm(blas.Trans, blas.NoTrans, 1, Q, G, 0, blas64.General{Rows: bq, Cols: b, Stride: b, Data: w.r})
 	}
 
 	// H, of order N = k + b′ + b, and its eigendecomposition.
 	N := k + bq + b
-	w.h = grow(w.h, N*N)
+	w.h = hugepage.Grow(w.h, N*N)
 	h := w.h
 	clear(h)
 	for i := range k {
@@ -228,7 +218,7 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 		}
 	}
 	t1 := time.Now()
-	w.w = grow(w.w, N)
+	w.w = hugepage.Grow(w.w, N)
 	if err := native.EigenSymInPlace(N, h, N, w.w, true); err != nil {
 		return errs.Wrap(err, "BorderBlock")
 	}
@@ -256,7 +246,7 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 		native.Gemm(blas.NoTrans, blas.NoTrans, 1, fm, yw, 0, outNew)
 		if hasE {
 			// The new directions' part in the old rows: e·(gᵀY_W).
-			w.tmp = grow(w.tmp, top)
+			w.tmp = hugepage.Grow(w.tmp, top)
 			native.Gemv(blas.Trans, 1, yw, blas64.Vector{N: b, Inc: 1, Data: gv}, 0, blas64.Vector{N: top, Inc: 1, Data: w.tmp})
 			native.Ger(1, blas64.Vector{N: n, Inc: 1, Data: ev}, blas64.Vector{N: top, Inc: 1, Data: w.tmp}, out)
 		}
@@ -297,7 +287,7 @@ func offE(G blas64.General, e, s []float64) {
 // maxColumnNorm returns the largest Euclidean norm of G's columns, leaving each in
 // w.norms[j] (rowJob.columnNorms: on several goroutines for a tall G).
 func (w *blockWork) maxColumnNorm(G blas64.General) float64 {
-	w.norms = grow(w.norms, G.Cols)
+	w.norms = hugepage.Grow(w.norms, G.Cols)
 	return w.rows.columnNorms(G, w.norms)
 }
 
@@ -310,10 +300,10 @@ func (w *blockWork) maxColumnNorm(G blas64.General) float64 {
 func (t *Thin) projectBlock(G blas64.General, p []float64, e []float64) {
 	w := &t.blk
 	k, b := t.k, G.Cols
-	w.p2 = grow(w.p2, k*b)
+	w.p2 = hugepage.Grow(w.p2, k*b)
 	P2 := blas64.General{Rows: k, Cols: b, Stride: b, Data: w.p2}
 	w.maxColumnNorm(G)
-	w.prev = grow(w.prev, b)
+	w.prev = hugepage.Grow(w.prev, b)
 	for pass := range maxPasses + 1 {
 		copy(w.prev, w.norms)
 		native.Gemm(blas.Trans, blas.NoTrans, 1, t.general(), G, 0, P2)
@@ -360,10 +350,10 @@ const rankRelative = 0x1p-20
 func (t *Thin) rangeBasis(G blas64.General, most int, tol float64, e []float64) (int, float64, error) {
 	w := &t.blk
 	n, b := G.Rows, G.Cols
-	w.u = grow(w.u, b*b)
+	w.u = hugepage.Grow(w.u, b*b)
 	S := blas64.General{Rows: b, Cols: b, Stride: b, Data: w.u}
 	native.Gemm(blas.Trans, blas.NoTrans, 1, G, G, 0, S)
-	w.sv = grow(w.sv, b)
+	w.sv = hugepage.Grow(w.sv, b)
 	if err := native.EigenSymInPlace(b, S.Data, b, w.sv, true); err != nil {
 		return 0, 0, errs.Wrap(err, "BorderBlock: the border's Gram matrix")
 	}
@@ -378,13 +368,13 @@ func (t *Thin) rangeBasis(G blas64.General, most int, tol float64, e []float64) 
 	// known to about 4·b·ε·σmax².
 	neglected := 0.0
 	if bq < b {
-		neglected = math.Sqrt(math.Max(d[b-1-bq], 0) + 4*float64(b)*roundoff*top*top)
+		neglected = math.Sqrt(math.Max(d[b-1-bq], 0) + 4*float64(b)*vec.Roundoff*top*top)
 	}
 	if bq == 0 {
 		return 0, neglected, nil
 	}
 	// T = Z·Σ⁻¹ for the kept pairs, largest first (b×bq), and Q = G·T.
-	w.linv = grow(w.linv, b*bq)
+	w.linv = hugepage.Grow(w.linv, b*bq)
 	tm := w.linv
 	for i := range b {
 		for c := range bq {
@@ -392,24 +382,24 @@ func (t *Thin) rangeBasis(G blas64.General, most int, tol float64, e []float64) 
 			tm[i*bq+c] = S.Data[i*b+j] / math.Sqrt(d[j])
 		}
 	}
-	w.q = grow(w.q, n*bq)
+	w.q = hugepage.Grow(w.q, n*bq)
 	Q := blas64.General{Rows: n, Cols: bq, Stride: bq, Data: w.q[:n*bq]}
 	native.Gemm(blas.NoTrans, blas.NoTrans, 1, G, blas64.General{Rows: b, Cols: bq, Stride: bq, Data: tm}, 0, Q)
 	for round := range 2 {
 		moved := 0.0 // ‖VᵀQ‖_F, the part of Q in span(V) the round removes
 		if t.k > 0 {
-			w.p2 = grow(w.p2, t.k*bq)
+			w.p2 = hugepage.Grow(w.p2, t.k*bq)
 			P2 := blas64.General{Rows: t.k, Cols: bq, Stride: bq, Data: w.p2}
 			native.Gemm(blas.Trans, blas.NoTrans, 1, t.general(), Q, 0, P2)
 			native.Gemm(blas.NoTrans, blas.NoTrans, -1, t.general(), P2, 1, Q)
 			moved = vec.Norm(w.p2[:t.k*bq])
 		}
 		if e != nil {
-			w.s = grow(w.s, bq)
+			w.s = hugepage.Grow(w.s, bq)
 			offE(Q, e, w.s)
 		}
 		// CholQR: QᵀQ = LLᵀ, Q ← Q·L⁻ᵀ.
-		w.linv = grow(w.linv, bq*bq)
+		w.linv = hugepage.Grow(w.linv, bq*bq)
 		l := w.linv[:bq*bq]
 		native.Gemm(blas.Trans, blas.NoTrans, 1, Q, Q, 0, blas64.General{Rows: bq, Cols: bq, Stride: bq, Data: l})
 		// A second round only when the first needs it: when the round's input was
@@ -421,11 +411,11 @@ func (t *Thin) rangeBasis(G blas64.General, most int, tol float64, e []float64) 
 		// b·ε·κ(G)², κ(G) ≤ 2²⁰ (rankRelative); measured on MAGIC and Fashion-MNIST the
 		// first round saw 5e-11 at most, and 1.5e-14 in span(V).
 		last := round == 1 || moved <= 0.125 && offIdentity(l, bq) <= 0.125
-		w.chol = grow(w.chol, bq*bq)
+		w.chol = hugepage.Grow(w.chol, bq*bq)
 		if !choleskyInverseT(l, bq, w.chol) {
 			return 0, 0, fmt.Errorf("%w: BorderBlock: the new directions are not independent", secular.ErrNotConverged)
 		}
-		w.tmp = grow(w.tmp, n*bq)
+		w.tmp = hugepage.Grow(w.tmp, n*bq)
 		out := blas64.General{Rows: n, Cols: bq, Stride: bq, Data: w.tmp[:n*bq]}
 		native.Gemm(blas.NoTrans, blas.NoTrans, 1, Q, blas64.General{Rows: bq, Cols: bq, Stride: bq, Data: l}, 0, out)
 		// The product is the new Q: the buffers trade places rather than copy n×b′.

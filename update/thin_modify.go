@@ -12,9 +12,6 @@ import (
 	"github.com/ikpca/ikpca/secular"
 )
 
-// roundoff is the unit roundoff ε = 2⁻⁵³ (LAPACK's dlamch('E')).
-const roundoff = 0x1p-53
-
 // deleteFloor is RemoveKeepRank's threshold, relative to max|λ|, for eigenvalues too small
 // to normalise their vectors: dividing by √M loses orthogonality of the order of
 // ε·max|λ|/M (docs/design.md, "Rank-r tracking"), at most about 1e-10 above it.
@@ -114,7 +111,7 @@ func (t *Thin) Border(b, e mat.Vector, f, c float64) error {
 		}
 		beta = vec.Norm(q)
 		scale := math.Max(vec.MaxAbs(t.values[:k]), math.Max(math.Abs(c), normB))
-		if beta > 64*roundoff*scale {
+		if beta > 64*vec.Roundoff*scale {
 			hasQ = true
 			for i := range q {
 				q[i] /= beta

@@ -70,7 +70,7 @@ func (t *Thin) RankOne(rho float64, v mat.Vector) error {
 		beta = vec.Norm(q)
 		normV := vec.Norm(x)
 		weight := math.Abs(rho) * normV
-		if weight*beta > 64*roundoff*math.Max(vec.MaxAbs(t.values[:k]), weight*normV) {
+		if weight*beta > 64*vec.Roundoff*math.Max(vec.MaxAbs(t.values[:k]), weight*normV) {
 			hasQ = true
 			for i := range q {
 				q[i] /= beta

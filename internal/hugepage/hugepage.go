@@ -13,6 +13,16 @@ package hugepage
 // of 2 MiB, of which at least one lies within the array whatever its alignment.
 const minBytes = 4 << 20
 
+// Grow returns scratch of length n: x[:n] if x has room, otherwise a new zeroed array
+// (Floats) with a quarter more room, so that scratch growing with a model reallocates
+// O(log n) times. The contents of x are not kept. The one grow of the module's scratch.
+func Grow(x []float64, n int) []float64 {
+	if cap(x) >= n {
+		return x[:n]
+	}
+	return Floats(n, n+n/4+16)
+}
+
 // Floats returns a slice of n float64s with capacity c (at least n), allocated by make
 // and advised for huge pages (Advise) before anything touches it.
 func Floats(n, c int) []float64 {

@@ -121,6 +121,12 @@ func SubtractMean(x []float64) {
 	}
 }
 
+// Roundoff is the unit roundoff u = 2⁻⁵³ of float64, LAPACK's dlamch('E'): a correctly
+// rounded operation's relative error is at most u. (The machine epsilon 2⁻⁵², Go's
+// math.Nextafter(1, 2) − 1, is twice as large; bounds written with 2⁻⁵² count 2u.) The one
+// definition of the module's packages, whose error bounds are written in units of it.
+const Roundoff = 0x1p-53
+
 // Finite reports whether every entry of x is finite (neither NaN nor infinite). It
 // tests x[i] − x[i], zero for a finite value and NaN otherwise, on four running sums,
 // so that a kernel block of 256 × 1000 values is checked at about two values a cycle.
