@@ -8,9 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/sign"
-	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/preimage"
 )
@@ -83,7 +81,7 @@ func (md *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preim
 	if err := md.needKernel("PreImage"); err != nil {
 		return err
 	}
-	rbf, ok := asRBF(md.kern)
+	rbf, ok := preimage.Gaussian(md.kern)
 	if !ok {
 		return fmt.Errorf("%w: the fixed-point pre-image needs a Gaussian kernel (kernel.RBF), not %v", ErrArgument, md.kern)
 	}
@@ -106,9 +104,7 @@ func (md *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preim
 			sums[j] += v
 		}
 	}
-	res := mat.NewDense(rows, md.d, nil)
-	gamma := make([]float64, m)
-	for i := range rows {
+	coef := func(i int, gamma []float64) {
 		b := beta.RawRowView(i)
 		native.Gemv(blas.Trans, 1, A.RawMatrix(), blas64.Vector{N: k, Inc: 1, Data: b}, 0, blas64.Vector{N: m, Inc: 1, Data: gamma})
 		if md.Centred() {
@@ -123,14 +119,10 @@ func (md *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preim
 				gamma[l] += c
 			}
 		}
-		z := res.RawRowView(i)
-		mat.Row(z, i, start)
-		if _, err := preimage.FixedPoint(z, rbf, &md.view, gamma, opts); err != nil {
-			return errs.Wrap(err, "the pre-image of point %d", i)
-		}
 	}
-	check.Reuse(dst, rows, md.d)
-	dst.Copy(res)
+	if i, err := preimage.Expansions(dst, start, rows, rbf, &md.view, coef, opts); err != nil {
+		return errs.Wrap(err, "the pre-image of point %d", i)
+	}
 	return nil
 }
 
@@ -154,17 +146,4 @@ func (md *Model) coefficients(k int) *mat.Dense {
 		}
 	}
 	return A
-}
-
-// asRBF returns k as a kernel.RBF if it is one (or a non-nil pointer to one).
-func asRBF(k kernel.Kernel) (kernel.RBF, bool) {
-	switch r := k.(type) {
-	case kernel.RBF:
-		return r, true
-	case *kernel.RBF:
-		if r != nil {
-			return *r, true
-		}
-	}
-	return kernel.RBF{}, false
 }

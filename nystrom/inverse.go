@@ -7,8 +7,6 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/check"
-	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/preimage"
 )
@@ -71,7 +69,7 @@ func (m *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preima
 	if m.r == 0 {
 		return errZero
 	}
-	rbf, ok := asRBF(m.kern)
+	rbf, ok := preimage.Gaussian(m.kern)
 	if !ok {
 		return fmt.Errorf("%w: the fixed-point pre-image needs a Gaussian kernel (kernel.RBF), not %v", ErrArgument, m.kern)
 	}
@@ -96,31 +94,12 @@ func (m *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preima
 		native.Gemv(blas.NoTrans, 1, general(r, p, m.f), blas64.Vector{N: p, Inc: 1, Data: y0}, 0, blas64.Vector{N: r, Inc: 1, Data: g0})
 	}
 	G := blas64.General{Rows: r, Cols: k, Stride: p, Data: m.fold}
-	res := mat.NewDense(rows, m.d, nil)
-	gamma := make([]float64, r)
-	for i := range rows {
+	coef := func(i int, gamma []float64) {
 		copy(gamma, g0)
 		native.Gemv(blas.NoTrans, 1, G, blas64.Vector{N: k, Inc: 1, Data: beta.RawRowView(i)}, 1, blas64.Vector{N: r, Inc: 1, Data: gamma})
-		z := res.RawRowView(i)
-		mat.Row(z, i, start)
-		if _, err := preimage.FixedPoint(z, rbf, m.land, gamma, opts); err != nil {
-			return errs.Wrap(err, "the pre-image of point %d", i)
-		}
 	}
-	check.Reuse(dst, rows, m.d)
-	dst.Copy(res)
+	if i, err := preimage.Expansions(dst, start, rows, rbf, m.land, coef, opts); err != nil {
+		return errs.Wrap(err, "the pre-image of point %d", i)
+	}
 	return nil
-}
-
-// asRBF returns k as a kernel.RBF if it is one (or a non-nil pointer to one).
-func asRBF(k kernel.Kernel) (kernel.RBF, bool) {
-	switch r := k.(type) {
-	case kernel.RBF:
-		return r, true
-	case *kernel.RBF:
-		if r != nil {
-			return *r, true
-		}
-	}
-	return kernel.RBF{}, false
 }

@@ -1,0 +1,47 @@
+package preimage
+
+import (
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// Gaussian returns k as a kernel.RBF if it is one (or a non-nil pointer to one): the
+// kernel FixedPoint needs.
+func Gaussian(k kernel.Kernel) (kernel.RBF, bool) {
+	switch r := k.(type) {
+	case kernel.RBF:
+		return r, true
+	case *kernel.RBF:
+		if r != nil {
+			return *r, true
+		}
+	}
+	return kernel.RBF{}, false
+}
+
+// Expansions finds the pre-images of rows projections Pφ(xᵢ) = Σₗ γₗ·φ(pₗ), each an
+// expansion over the rows pₗ of P, and writes them to the rows of dst, all or nothing:
+// for each i, coef sets γ (of P's rows, scratch of its own) to the coefficients of
+// projection i, and FixedPoint runs from row i of start. It is the loop of the models'
+// PreImage (kpca, nystrom), whose projections differ only in their coefficients. On
+// an error of FixedPoint it returns the number of the point and the error, and dst is
+// unchanged; dst is resized to rows×d if empty and must otherwise have that shape
+// (the callers check it first).
+func Expansions(dst *mat.Dense, start mat.Matrix, rows int, k kernel.RBF, P *mat.Dense, coef func(i int, gamma []float64), opts Options) (int, error) {
+	n, d := P.Dims()
+	res := mat.NewDense(rows, d, nil)
+	gamma := make([]float64, n)
+	for i := range rows {
+		coef(i, gamma)
+		z := res.RawRowView(i)
+		mat.Row(z, i, start)
+		if _, err := FixedPoint(z, k, P, gamma, opts); err != nil {
+			return i, err
+		}
+	}
+	check.Reuse(dst, rows, d)
+	dst.Copy(res)
+	return 0, nil
+}
