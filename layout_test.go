@@ -145,3 +145,53 @@ func packageImports(t *testing.T, module string) map[string][]string {
 	}
 	return out
 }
+
+// TestLayoutTable: the table of docs/design.md, "Layout", names every package of levels
+// at its level, and no other: a row "| N, role | packages |" lists its packages before
+// each "→" (what follows an arrow is what they import), parts separated by ";".
+func TestLayoutTable(t *testing.T) {
+	doc, err := os.ReadFile("docs/design.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(doc), "\n## Layout\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	seen := map[string]int{}
+	for _, line := range strings.Split(section, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 {
+			continue
+		}
+		head, _, _ := strings.Cut(strings.TrimSpace(cells[1]), ",")
+		level, err := strconv.Atoi(head)
+		if err != nil {
+			continue // the header, the rule, and the rows without a level (applications, beam)
+		}
+		for _, part := range strings.Split(cells[2], ";") {
+			own, _, _ := strings.Cut(part, "→")
+			if i := strings.Index(own, " ("); i >= 0 {
+				own = own[:i] // "`ikpca` (the root package: `model.go`, …)"
+			}
+			for _, name := range strings.Split(own, ",") {
+				name = strings.Trim(strings.TrimSpace(name), "`")
+				if name == "ikpca" {
+					name = "."
+				}
+				if name == "" {
+					continue
+				}
+				seen[name] = level
+				if want, ok := levels[name]; !ok {
+					t.Errorf("docs/design.md lists %s at level %d, and layout_test.go has no level for it", name, level)
+				} else if want != level {
+					t.Errorf("docs/design.md lists %s at level %d, layout_test.go at %d", name, level, want)
+				}
+			}
+		}
+	}
+	for name, level := range levels {
+		if _, ok := seen[name]; !ok {
+			t.Errorf("layout_test.go puts %s at level %d, and docs/design.md's table does not list it", name, level)
+		}
+	}
+}
