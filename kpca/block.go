@@ -86,108 +86,25 @@ func denseOf(a *mat.Dense, r, c int) *mat.Dense {
 // Fᵀs·αᵀ + FᵀCF, s = Aᵀ1; uncentred B = A, F = I and Γ = C. sc is the step's scratch.
 // On error the model is unchanged.
 func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
-	m, d := md.m, md.d
+	m := md.m
 	b, _ := X.Dims()
-	md.blockA = hugepage.Grow(md.blockA, m*b)
-	A := mat.NewDense(m, b, md.blockA)
-	if md.blockWork == nil {
-		md.blockWork = new(kernel.BlockWork)
-	}
-	C := symOf(&sc.C, b)
-	if md.kept.covers(m, X) {
-		md.kept.blockTo(A.RawMatrix(), C.RawSymmetric(), m, b)
-		md.kept.expect = m + b // setView keeps them for this step's points
-	} else {
-		md.dropKept()
-		sc.cross.Reset(md.kern, X)
-		sc.cross.BlockTo(A, &md.view, md.blockWork)
-		sc.cross.MatrixTo(C)
-	}
-	araw := A.RawMatrix()
+	A, C := md.kernelBlock(X, sc)
+	F, alpha, diag := md.helmertDirections(sc, m, b)
 
-	// The Helmert directions of points m+1…m+b (centred), then one pass over the rows
-	// of A (blockRows): their finiteness, their sums, the column sums s = Aᵀ1 — the new
-	// points' kernel sums against the old — ‖A‖_F, and the border's rows A·F.
-	F := denseOf(&sc.F, b, b)
+	// One pass over the rows of A (blockRows): their finiteness, their sums, the column
+	// sums s = Aᵀ1 — the new points' kernel sums against the old — ‖A‖_F, and the
+	// border's rows A·F.
 	B := A
-	var alpha, diag []float64
-	if !md.opts.Uncentred {
-		sc.alpha, sc.diag = hugepage.Grow(sc.alpha, b), hugepage.Grow(sc.diag, b)
-		alpha, diag = sc.alpha, sc.diag
-		for j := range b {
-			n := float64(m + j)
-			alpha[j] = 1 / math.Sqrt(n*(n+1))
-			for i := range j {
-				F.Set(i, j, alpha[j])
-			}
-			diag[j] = -n * alpha[j]
-			F.Set(j, j, diag[j])
-		}
+	if alpha != nil {
 		md.blockB = hugepage.Grow(md.blockB, m*b)
 		B = mat.NewDense(m, b, md.blockB)
-	} else {
-		for i := range b {
-			F.Set(i, i, 1)
-		}
 	}
 	sc.s, sc.rowSums = hugepage.Grow(sc.s, b), hugepage.Grow(sc.rowSums, m)
-	s, rowSums := sc.s, sc.rowSums
-	normA, finite := sc.pass.run(araw, B.RawMatrix(), alpha, diag, rowSums, s)
-	if !finite {
+	normA, finite := sc.pass.run(A.RawMatrix(), B.RawMatrix(), alpha, diag, sc.rowSums, sc.s)
+	if !finite || !finiteUpper(C) {
 		return md.nonFiniteBlock(A, C)
 	}
-	craw := C.RawSymmetric()
-	for i := range b {
-		if !vec.Finite(craw.Data[i*craw.Stride+i : i*craw.Stride+b]) {
-			return md.nonFiniteBlock(A, C)
-		}
-	}
-	var sumC, selfC float64
-	for i := range b {
-		selfC += C.At(i, i)
-		for j := range b {
-			sumC += C.At(i, j)
-		}
-	}
-
-	var e, g []float64
-	gamma := C
-	if !md.opts.Uncentred {
-		braw := B.RawMatrix()
-		native.Ger(1, blas64.Vector{N: m, Inc: 1, Data: md.rowSum[:m]}, blas64.Vector{N: b, Inc: 1, Data: alpha}, braw)
-		sc.sf = hugepage.Grow(sc.sf, b) // Fᵀs
-		sf := sc.sf
-		clear(sf)
-		for j := range b {
-			for i := range j + 1 {
-				sf[j] += F.At(i, j) * s[i]
-			}
-		}
-		// FᵀCF: C in full (the product reads both triangles), then two dgemms.
-		cf := denseOf(&sc.cfull, b, b)
-		for i := range b {
-			for j := range b {
-				cf.Set(i, j, C.At(i, j))
-			}
-		}
-		fc, fcf := denseOf(&sc.fc, b, b), denseOf(&sc.fc2, b, b)
-		native.Gemm(blas.Trans, blas.NoTrans, 1, F.RawMatrix(), cf.RawMatrix(), 0, fc.RawMatrix())
-		native.Gemm(blas.NoTrans, blas.NoTrans, 1, fc.RawMatrix(), F.RawMatrix(), 0, fcf.RawMatrix())
-		gamma = symOf(&sc.gamma, b)
-		for i := range b {
-			for j := i; j < b; j++ {
-				gamma.SetSym(i, j, md.total*alpha[i]*alpha[j]+alpha[i]*sf[j]+sf[i]*alpha[j]+(fcf.At(i, j)+fcf.At(j, i))/2)
-			}
-		}
-		sc.e, sc.g = hugepage.Grow(sc.e, m), hugepage.Grow(sc.g, b)
-		e, g = sc.e, sc.g
-		for i := range e {
-			e[i] = 1 / math.Sqrt(float64(m))
-		}
-		for j := range g {
-			g[j] = alpha[j] * math.Sqrt(float64(m))
-		}
-	}
+	gamma, e, g := md.helmertBorder(sc, B, F, C, alpha)
 	var ev, gv mat.Vector // nil uncentred: no new direction in the old rows
 	if e != nil {
 		ev, gv = vector(&md.vecA, e), vector(&md.vecB, g)
@@ -196,14 +113,130 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 		return errs.Wrap(err, "adding points %d to %d", m, m+b-1)
 	}
 	md.tally(md.thin.Stats())
+	md.commitBlock(X, C, sc.rowSums[:m], sc.s)
+	md.certifyBlock(sc, B, C, gamma, normA)
+	return nil
+}
 
-	// Commit: the points, the row sums and the totals.
+// kernelBlock returns the kernel block of a step adding the rows of X (addBlock): their
+// columns against the model's points, A (m×b, in md.blockA), and their own kernel
+// matrix C (b×b, upper triangle) — read from the values KeepKernel kept, if they are
+// of these points, or computed (kernel.Cross, docs/design.md, "Kernel blocks").
+func (md *Model) kernelBlock(X *mat.Dense, sc *blockScratch) (A *mat.Dense, C *mat.SymDense) {
+	m := md.m
+	b, _ := X.Dims()
+	md.blockA = hugepage.Grow(md.blockA, m*b)
+	A = mat.NewDense(m, b, md.blockA)
+	C = symOf(&sc.C, b)
+	if md.kept.covers(m, X) {
+		md.kept.blockTo(A.RawMatrix(), C.RawSymmetric(), m, b)
+		md.kept.expect = m + b // setView keeps them for this step's points
+		return A, C
+	}
+	md.dropKept()
+	if md.blockWork == nil {
+		md.blockWork = new(kernel.BlockWork)
+	}
+	sc.cross.Reset(md.kern, X)
+	sc.cross.BlockTo(A, &md.view, md.blockWork)
+	sc.cross.MatrixTo(C)
+	return A, C
+}
+
+// helmertDirections returns the Helmert directions of points m+1…m+b (docs/design.md,
+// "Helmert coordinates"): F (b×b), with αⱼ = helmertAlphaOf(m+j) above the diagonal of
+// column j and Fⱼⱼ = −(m+j)·αⱼ on it, and α and the diagonal; uncentred F = I and α and
+// the diagonal nil.
+func (md *Model) helmertDirections(sc *blockScratch, m, b int) (F *mat.Dense, alpha, diag []float64) {
+	F = denseOf(&sc.F, b, b)
+	if md.opts.Uncentred {
+		for i := range b {
+			F.Set(i, i, 1)
+		}
+		return F, nil, nil
+	}
+	sc.alpha, sc.diag = hugepage.Grow(sc.alpha, b), hugepage.Grow(sc.diag, b)
+	alpha, diag = sc.alpha, sc.diag
+	for j := range b {
+		alpha[j] = helmertAlphaOf(m + j)
+		for i := range j {
+			F.Set(i, j, alpha[j])
+		}
+		diag[j] = -float64(m+j) * alpha[j]
+		F.Set(j, j, diag[j])
+	}
+	return F, alpha, diag
+}
+
+// finiteUpper reports whether the upper triangle of C is finite.
+func finiteUpper(C *mat.SymDense) bool {
+	raw := C.RawSymmetric()
+	for i := range raw.N {
+		if !vec.Finite(raw.Data[i*raw.Stride+i : i*raw.Stride+raw.N]) {
+			return false
+		}
+	}
+	return true
+}
+
+// helmertBorder completes the border of a centred block step in the Helmert directions
+// (addBlock): B += (K1)·αᵀ, and returns the new block Γ = (1ᵀK1)·ααᵀ + α·sᵀF + Fᵀs·αᵀ +
+// FᵀCF and the directions e = 1/√m (m) and g = √m·α (b) of the old rows' part; uncentred
+// Γ = C, and e and g nil. sc.s holds s = Aᵀ1.
+func (md *Model) helmertBorder(sc *blockScratch, B, F *mat.Dense, C *mat.SymDense, alpha []float64) (gamma *mat.SymDense, e, g []float64) {
+	if alpha == nil {
+		return C, nil, nil
+	}
+	m := md.m
+	b := len(alpha)
+	native.Ger(1, blas64.Vector{N: m, Inc: 1, Data: md.rowSum[:m]}, blas64.Vector{N: b, Inc: 1, Data: alpha}, B.RawMatrix())
+	sc.sf = hugepage.Grow(sc.sf, b) // Fᵀs
+	sf, s := sc.sf, sc.s
+	clear(sf)
+	for j := range b {
+		for i := range j + 1 {
+			sf[j] += F.At(i, j) * s[i]
+		}
+	}
+	// FᵀCF: C in full (the product reads both triangles), then two dgemms.
+	cf := denseOf(&sc.cfull, b, b)
+	for i := range b {
+		for j := range b {
+			cf.Set(i, j, C.At(i, j))
+		}
+	}
+	fc, fcf := denseOf(&sc.fc, b, b), denseOf(&sc.fc2, b, b)
+	native.Gemm(blas.Trans, blas.NoTrans, 1, F.RawMatrix(), cf.RawMatrix(), 0, fc.RawMatrix())
+	native.Gemm(blas.NoTrans, blas.NoTrans, 1, fc.RawMatrix(), F.RawMatrix(), 0, fcf.RawMatrix())
+	gamma = symOf(&sc.gamma, b)
+	for i := range b {
+		for j := i; j < b; j++ {
+			gamma.SetSym(i, j, md.total*alpha[i]*alpha[j]+alpha[i]*sf[j]+sf[i]*alpha[j]+(fcf.At(i, j)+fcf.At(j, i))/2)
+		}
+	}
+	sc.e, sc.g = hugepage.Grow(sc.e, m), hugepage.Grow(sc.g, b)
+	e, g = sc.e, sc.g
+	for i := range e {
+		e[i] = 1 / math.Sqrt(float64(m))
+	}
+	for j := range g {
+		g[j] = alpha[j] * math.Sqrt(float64(m))
+	}
+	return gamma, e, g
+}
+
+// commitBlock appends the rows of X to the model's points and updates the row sums,
+// the total 1ᵀK1 and the trace from the kernel block's row sums (m), its column sums s
+// and the new points' own kernel matrix C.
+func (md *Model) commitBlock(X *mat.Dense, C *mat.SymDense, rowSums, s []float64) {
+	m, d := md.m, md.d
+	b, _ := X.Dims()
 	md.ensure(m + b)
 	for i := range b {
 		copy(md.x[(m+i)*d:(m+i+1)*d], X.RawRowView(i))
 	}
 	var sumA float64
-	for i, r := range rowSums[:m] {
+	for i, r := range rowSums {
 		md.rowSum[i] += r
 		sumA += r
 	}
@@ -214,6 +247,13 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 		}
 		md.rowSum[m+j] = s[j] + r
 	}
+	var sumC, selfC float64 // summed entry by entry, in the order of the rows
+	for i := range b {
+		selfC += C.At(i, i)
+		for j := range b {
+			sumC += C.At(i, j)
+		}
+	}
 	md.total += 2*sumA + sumC
 	md.self += selfC
 	md.m = m + b
@@ -221,18 +261,21 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 	if md.kept != nil {
 		md.kept.expect = -1 // any other change of the points drops them
 	}
-	// The certificate: what the step dropped, the dense solve's and the rank
-	// decision's rounding (64ε times the order of the dense problem and the block, at
-	// the step's scale), the coupling of the directions BorderBlock left out
-	// (Neglected), and the kernel block's accuracy (kernelAccuracy of each value, so at
-	// most that of ‖A‖_F and ‖C‖_F in the 2-norm).
+}
+
+// certifyBlock adds a block step's error to the certificate: what the step dropped, the
+// dense solve's and the rank decision's rounding (64ε times the order of the dense
+// problem and the block, at the step's scale), the coupling of the directions
+// BorderBlock left out (Neglected), and the kernel block's accuracy (kernelAccuracy of
+// each value, so at most that of ‖A‖_F and ‖C‖_F in the 2-norm).
+func (md *Model) certifyBlock(sc *blockScratch, B *mat.Dense, C, gamma *mat.SymDense, normA float64) {
+	b := C.SymmetricDim()
 	st := md.thin.Stats()
 	normC := frobenius(C)
 	scale := math.Max(md.valueScale(), math.Max(sc.pass.norm(B.RawMatrix()), frobenius(gamma)))
 	md.cert.sumErr += 4 * vec.Roundoff * (math.Abs(md.self) + math.Abs(md.total)/float64(md.m))
 	md.cert.drop(st.Dropped)
 	md.cert.slack += 64*vec.Roundoff*float64(st.Size+b+2)*scale + st.Neglected + kernelAccuracy*(normA+normC)
-	return nil
 }
 
 // helmertRow sets a row of the border B = A·F of a block step (addBlock, blockRows)

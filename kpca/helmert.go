@@ -9,6 +9,14 @@ import "math"
 // the centred matrix CKₘC, and Mₘ₊₁ is Mₘ bordered by one row and column. Qₘ is never
 // stored: products with it cost O(m) through prefix and suffix sums.
 
+// helmertAlphaOf returns αⱼ = 1/√(j(j+1)), the scale of Helmert column j: the one
+// formula of every step that borders in Helmert coordinates (helmertAlpha, a point's
+// centredBorder, a block's helmertDirections), so that they agree bit for bit.
+func helmertAlphaOf(j int) float64 {
+	f := float64(j)
+	return 1 / math.Sqrt(f*(f+1))
+}
+
 // helmertAlpha returns αⱼ = 1/√(j(j+1)) for j = 1, …, n−1 in alpha[j] (alpha[0] unused),
 // extending dst: entries already in dst are kept.
 func helmertAlpha(dst []float64, n int) []float64 {
@@ -21,7 +29,7 @@ func helmertAlpha(dst []float64, n int) []float64 {
 	}
 	dst = dst[:n]
 	for j := max(start, 1); j < n; j++ {
-		dst[j] = 1 / math.Sqrt(float64(j)*float64(j+1))
+		dst[j] = helmertAlphaOf(j)
 	}
 	return dst
 }

@@ -528,7 +528,7 @@ func (md *Model) UpdateStats(dst []update.Stats) []update.Stats {
 func (md *Model) centredBorder(a []float64, c, sa float64) (float64, error) {
 	m := len(a)
 	fm := float64(m)
-	alpha := 1 / math.Sqrt(fm*(fm+1))
+	alpha := helmertAlphaOf(m)
 	b, e := md.work[:m], md.work2[:m]
 	for i := range m {
 		b[i] = alpha * (md.rowSum[i] - fm*a[i])
