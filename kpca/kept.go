@@ -81,6 +81,18 @@ func (md *Model) KeepKernelContext(ctx context.Context, X mat.Matrix) error {
 	}
 	m, d := md.m, md.d
 	n := m + r
+	kk := &keptKernel{n: n, d: d, expect: -1}
+	kk.tile = max(1, min(passTile(n), n))
+	kk.nb = (n + kk.tile - 1) / kk.tile
+	tiles := kk.nb * (kk.nb + 1) / 2
+	// Whether a Polish would keep them all is decided before anything is copied: at
+	// 70,000 Fashion-MNIST images it would not, and the copy would be 439 MB for nothing.
+	// (The probe's Cross, of the model's points, only says how the kernel's values are
+	// computed.)
+	probe := &passer{md: md, cross: kernel.NewCrossNoCopy(md.kern, &md.view)}
+	if probe.cacheTiles(n, kk.tile) < tiles {
+		return nil // a Polish would keep some of the triangle or none: the steps need all
+	}
 	if err := md.Reserve(n); err != nil {
 		return err
 	}
@@ -89,16 +101,9 @@ func (md *Model) KeepKernelContext(ctx context.Context, X mat.Matrix) error {
 	for i := range r {
 		mat.Row(md.x[(m+i)*d:(m+i+1)*d], i, X)
 	}
-	all := mat.NewDense(n, d, md.x[:n*d])
-	kk := &keptKernel{n: n, d: d, expect: -1, pts: md.x[:n*d]}
-	kk.tile = max(1, min(passTile(n), n))
-	kk.nb = (n + kk.tile - 1) / kk.tile
+	kk.pts = md.x[:n*d]
+	all := mat.NewDense(n, d, kk.pts)
 	cross := kernel.NewCrossNoCopy(md.kern, all)
-	probe := &passer{md: md, cross: cross}
-	tiles := kk.nb * (kk.nb + 1) / 2
-	if probe.cacheTiles(n, kk.tile) < tiles {
-		return nil // a Polish would keep some of the triangle or none: the steps need all
-	}
 	kk.cache, kk.unmap = hugepage.Map(tiles * kk.tile * kk.tile)
 	if err := kk.fill(ctx, cross, all); err != nil {
 		kk.release()
