@@ -183,6 +183,23 @@ func TestErrorKinds(t *testing.T) {
 	add("FixedPoint: short c", ikpca.ErrDimension, fp(z, rbf, P, c[:5], preimage.Options{}))
 	add("FixedPoint: Inf c", ikpca.ErrNonFinite, fp(z, rbf, P, []float64{1, 2, 3, 4, 5, math.Inf(1)}, preimage.Options{}))
 	add("FixedPoint: NaN P", ikpca.ErrNonFinite, fp(z, rbf, withNaN, c, preimage.Options{}))
+	gammaOf := func(_ int, g []float64) { copy(g, c) }
+	ex := func(dst *mat.Dense, start mat.Matrix, rows int, P *mat.Dense, coef func(int, []float64)) func() error {
+		return func() error {
+			_, err := preimage.Expansions(dst, start, rows, rbf, P, coef, preimage.Options{})
+			return err
+		}
+	}
+	starts := mat.NewDense(2, 3, []float64{0.5, 0.5, 0.5, 0, 0, 0})
+	add("Expansions: nil dst", ikpca.ErrArgument, ex(nil, starts, 2, P, gammaOf))
+	add("Expansions: nil start", ikpca.ErrArgument, ex(&dst, nil, 2, P, gammaOf))
+	add("Expansions: nil P", ikpca.ErrArgument, ex(&dst, starts, 2, nil, gammaOf))
+	add("Expansions: nil coefficients", ikpca.ErrArgument, ex(&dst, starts, 2, P, nil))
+	add("Expansions: no points", ikpca.ErrEmpty, ex(&dst, starts, 0, P, gammaOf))
+	add("Expansions: start of 1 row", ikpca.ErrDimension, ex(&dst, starts.Slice(0, 1, 0, 3), 2, P, gammaOf))
+	add("Expansions: wrong dst", ikpca.ErrDimension, ex(wrongDst, starts, 2, P, gammaOf))
+	add("Expansions: NaN start", ikpca.ErrNonFinite, ex(&dst, mat.NewDense(2, 3, []float64{0, 0, 0, math.NaN(), 0, 0}), 2, P, gammaOf))
+	add("Expansions: NaN coefficient", ikpca.ErrNonFinite, ex(&dst, starts, 2, P, func(_ int, g []float64) { g[0] = math.NaN() }))
 	add("Options.Validate: MaxIter −1", ikpca.ErrArgument, func() error { return preimage.Options{MaxIter: -1}.Validate() })
 	errtest.Of(preimage.ErrDimension, preimage.ErrNonFinite, preimage.ErrEmpty, preimage.ErrArgument).Run(t, cases)
 	cases.Cover(t, 3)
