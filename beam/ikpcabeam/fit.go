@@ -129,18 +129,21 @@ func (fn *checkFn) ProcessElement(p Point, emit func(Point), dead func(DeadLette
 	emit(p)
 }
 
-// pointHash is the FNV-1a hash of a seed and what identifies a point on any reading of
-// its file: its file, byte offset and coordinates. Not its line number, which a reader
-// knows in the first block of a file only (ReadLines): a runner that splits a file
-// otherwise — Dataflow's rebalancing, a split at another size — must not change the
-// hash, nor with it a sample of the points. The same on every worker and run.
+// pointHash is the FNV-1a hash of a seed and what identifies a point's record within
+// the decompressed text of its file: its byte offset there and its coordinates. Not
+// the file's name or place (a local copy, the bucket, a renamed or gzipped file hold
+// the same records and must give the same sample, docs/design.md, "Beyond one
+// machine"), nor its line number, which a reader knows in the first block of a file
+// only (ReadLines): a runner that splits a file otherwise — Dataflow's rebalancing, a
+// split at another size — must not change the hash, nor with it a sample of the
+// points. Two files with the same record at the same offset give it the same hash: the
+// sample may take both, the same point twice, as it would take a point that occurs
+// twice in one file. The same on every worker and run.
 func pointHash(p Point, seed uint64) uint64 {
 	h := fnv.New64a()
 	var b [8]byte
 	put := func(v uint64) { binary.LittleEndian.PutUint64(b[:], v); h.Write(b[:]) }
 	put(seed)
-	put(uint64(len(p.Source))) // so that no file name and offset run into another's
-	h.Write([]byte(p.Source))
 	put(uint64(p.Offset))
 	for _, v := range p.X {
 		put(math.Float64bits(v))

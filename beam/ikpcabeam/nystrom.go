@@ -42,9 +42,12 @@ type NystromOptions struct {
 	LandmarkPoints *mat.Dense
 	// Landmarks is the number r of landmarks sampled from the points in a first stage
 	// when LandmarkPoints is nil (nystrom.Options.Landmarks): uniformly without
-	// replacement, as the Landmarks points of least hash of (Seed, file, byte offset,
-	// coordinates) — the same sample on any runner, in any order and however the runner
-	// splits the files (the line number, which a split leaves unknown, is not hashed);
+	// replacement, as the Landmarks points of least hash of (Seed, byte offset in the
+	// decompressed text of their file, coordinates) — the same sample on any runner, in
+	// any order and however the runner splits the files (the line number, which a split
+	// leaves unknown, is not hashed), and from the same records wherever their files lie,
+	// whatever their names and whether or not they are gzipped (the file's name is not
+	// hashed);
 	// all the points if there are fewer — among the points whose own kernel value
 	// k(x, x) is finite.
 	Landmarks int
