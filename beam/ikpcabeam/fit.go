@@ -18,8 +18,9 @@ func init() {
 	beam.RegisterCoder(reflect.TypeFor[*accumulator](), encodeAccumulator, decodeAccumulator)
 	register.Combiner3[*accumulator, []byte, []byte](&mergeFn{})
 	register.DoFn3x0[Point, func(Point), func(DeadLetter)](&checkFn{})
-	register.DoFn4x1[Point, func(*[]byte) bool, func([]byte), func(DeadLetter), error](&foldFn{})
+	register.DoFn4x1[Point, func(*[]byte) bool, func(int, []byte), func(DeadLetter), error](&foldFn{})
 	register.Emitter1[[]byte]()
+	register.Emitter2[int, []byte]()
 }
 
 // The counters of a fit, in the namespace "ikpca" the package's counters share.
@@ -42,7 +43,15 @@ type FitOptions struct {
 	// speed, with a buffer of Block points per bundle. Zero means 256; 1 adds the
 	// points one at a time (Add).
 	Block int
+	// MergeGroups is the number of groups the partial models, one per bundle, are
+	// merged in before the last merge (fold): the merges' fan-in, about √bundles at
+	// best. Zero means 32 (right for up to about a thousand bundles); 1 merges all
+	// the partial models on one key.
+	MergeGroups int
 }
+
+// defaultMergeGroups is FitOptions.MergeGroups' default.
+const defaultMergeGroups = 32
 
 // Fit fits the model proto over a PCollection<Point> and returns a PCollection<[]byte>
 // holding one element, the fitted model's encoding: proto (typically empty) with the
@@ -92,6 +101,12 @@ func checkFit(opts FitOptions) (FitOptions, error) {
 	if opts.Block == 0 {
 		opts.Block = defaultBlock
 	}
+	if opts.MergeGroups < 0 {
+		return opts, fmt.Errorf("%w: %d merge groups", ErrArgument, opts.MergeGroups)
+	}
+	if opts.MergeGroups == 0 {
+		opts.MergeGroups = defaultMergeGroups
+	}
 	return opts, nil
 }
 
@@ -99,13 +114,19 @@ func checkFit(opts FitOptions) (FitOptions, error) {
 // PCollection<[]byte> of one encoding, holds — one per bundle, proto a side input
 // decoded once per worker — and merges them and proto itself into the model it returns, with the dead
 // letters of the points the model refused. base is the number of points proto holds.
-// proto is merged in because the Go SDK's global Combine of no elements gives no
-// output, which would end the pipeline without a model and without an error; with it,
-// the Combine always has an output, and it fails with ErrNoPoints where the merged
-// model holds no more than base points.
+// The partial models merge in two levels (docs/design.md, "Beyond one machine"): each
+// is keyed by a hash of its bundle's first point into one of opts.MergeGroups groups,
+// merged per key, and the merged groups are merged with proto by one Combine. A runner
+// that does not lift combiners gathers each level's inputs on a key: bundles/groups
+// partial models, then groups, rather than every bundle's on one (at r = 2000 a
+// Nyström partial model is 64 MB). proto is merged in last because the Go SDK's
+// global Combine of no elements gives no output, which would end the pipeline without
+// a model and without an error; with it, the Combine always has an output, and it
+// fails with ErrNoPoints where the merged model holds no more than base points.
 func fold(s beam.Scope, proto, good beam.PCollection, base int, opts FitOptions) (model, refused beam.PCollection) {
-	parts, refused := beam.ParDo2(s, &foldFn{Block: opts.Block}, good, beam.SideInput{Input: proto})
-	return beam.Combine(s, &mergeFn{Base: base}, beam.Flatten(s, parts, proto)), refused
+	parts, refused := beam.ParDo2(s, &foldFn{Block: opts.Block, Groups: opts.MergeGroups}, good, beam.SideInput{Input: proto})
+	groups := beam.DropKey(s, beam.CombinePerKey(s, &mergeFn{Base: -1}, parts))
+	return beam.Combine(s, &mergeFn{Base: base}, beam.Flatten(s, groups, proto)), refused
 }
 
 // isNil reports a nil interface or a nil pointer in one.
@@ -165,18 +186,20 @@ func pointHash(p Point, seed uint64) uint64 {
 // add a block of 256 points. Each bundle then starts from the decoded model Reset to no
 // points, which allocates nothing. Its memory is one model and one block.
 type foldFn struct {
-	Block int
+	Block  int
+	Groups int // the merge groups its partial models are keyed into (fold)
 
 	m       Summary // the prototype decoded, then the bundle's partial model
 	side    sideKey // the bytes m was decoded from
 	started bool    // the bundle has a point: m was reset for it
+	key     int     // the bundle's merge group: its first point's
 	pending pending
 
 	decodes int // prototypes decoded, for the tests
 }
 
 // StartBundle empties the block. (Beam requires the side input and the emitters here.)
-func (fn *foldFn) StartBundle(_ func(*[]byte) bool, _ func([]byte), _ func(DeadLetter)) {
+func (fn *foldFn) StartBundle(_ func(*[]byte) bool, _ func(int, []byte), _ func(DeadLetter)) {
 	fn.started = false
 	fn.pending.reset()
 }
@@ -184,11 +207,12 @@ func (fn *foldFn) StartBundle(_ func(*[]byte) bool, _ func([]byte), _ func(DeadL
 // ProcessElement adds one point, or adds it to the pending block; a point the model
 // refuses (a kernel value that is not finite) is a dead letter. The bundle's first
 // point reads the side input and resets the model (start).
-func (fn *foldFn) ProcessElement(p Point, proto func(*[]byte) bool, _ func([]byte), dead func(DeadLetter)) error {
+func (fn *foldFn) ProcessElement(p Point, proto func(*[]byte) bool, _ func(int, []byte), dead func(DeadLetter)) error {
 	if !fn.started {
 		if err := fn.start(proto); err != nil {
 			return err
 		}
+		fn.key = groupOf(p, fn.Groups)
 	}
 	if _, ok := fn.m.(batchAdder); !ok || fn.Block <= 1 {
 		if err := fn.m.Add(p.X); err != nil {
@@ -232,7 +256,7 @@ func (fn *foldFn) start(proto func(*[]byte) bool) error {
 // FinishBundle adds the last block (point by point if the model refuses it), emits
 // the bundle's model and counts it (models_merged) and the points it took
 // (points_folded). A bundle without points emits nothing.
-func (fn *foldFn) FinishBundle(ctx context.Context, _ func(*[]byte) bool, emit func([]byte), dead func(DeadLetter)) error {
+func (fn *foldFn) FinishBundle(ctx context.Context, _ func(*[]byte) bool, emit func(int, []byte), dead func(DeadLetter)) error {
 	if !fn.started {
 		return nil
 	}
@@ -242,10 +266,36 @@ func (fn *foldFn) FinishBundle(ctx context.Context, _ func(*[]byte) bool, emit f
 	if err != nil {
 		return err
 	}
-	emit(b)
+	emit(fn.key, b)
 	pointsFolded.Inc(ctx, int64(fn.m.Len()))
 	modelsMerged.Inc(ctx, 1)
 	return nil
+}
+
+// groupOf is the merge group of a bundle whose first point is p, one of groups: a hash
+// of the point's place and coordinates, so that bundles spread evenly over the groups
+// and a rerun of the same bundles keys them alike.
+func groupOf(p Point, groups int) int {
+	if groups <= 1 {
+		return 0
+	}
+	// FNV-1a, inline: nothing allocated in the fold.
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	word := func(v uint64) {
+		for range 8 {
+			h = (h ^ v&0xff) * prime
+			v >>= 8
+		}
+	}
+	for i := range len(p.Source) {
+		h = (h ^ uint64(p.Source[i])) * prime
+	}
+	word(uint64(p.Offset))
+	for _, v := range p.X {
+		word(math.Float64bits(v))
+	}
+	return int(h % uint64(groups))
 }
 
 // A fit's prototype stage (prototypeFn, landmarksFn) that cannot build the prototype —
@@ -312,7 +362,9 @@ func merge(a, b *accumulator) (*accumulator, error) {
 }
 
 // mergeFn is the CombineFn that merges encoded models — the partial models of the
-// folds and the prototype, which holds Base points; its accumulator starts empty.
+// folds and the prototype, which holds Base points; its accumulator starts empty. A
+// negative Base is a first level of merges (fold), whose output is merged again and
+// not checked.
 type mergeFn struct{ Base int }
 
 // CreateAccumulator returns the empty accumulator.
@@ -339,7 +391,7 @@ func (fn *mergeFn) ExtractOutput(a *accumulator) ([]byte, error) {
 	if a.s == nil {
 		return nil, fmt.Errorf("%w: no model to merge", ErrEmpty)
 	}
-	if a.s.Len() <= fn.Base {
+	if fn.Base >= 0 && a.s.Len() <= fn.Base {
 		return nil, fmt.Errorf("%w: the model holds the prototype's %d points and no other", ErrNoPoints, fn.Base)
 	}
 	return encodeAccumulator(a)

@@ -4,14 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/typex"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"gonum.org/v1/gonum/mat"
 
@@ -22,79 +19,6 @@ import (
 // The tests of what prism hides: how a fit behaves on runners that do not lift
 // combiners, split files otherwise, limit the graph's size, or see no valid point —
 // checked on the pipeline's graph, its counters, or by forcing the runner's choices.
-
-// mentions reports a type that is t or has t among its components (KV<int, Point>,
-// CoGBK<int, Point>, …).
-func mentions(ft typex.FullType, t reflect.Type) bool {
-	if ft.Type() == t {
-		return true
-	}
-	for _, c := range ft.Components() {
-		if mentions(c, t) {
-			return true
-		}
-	}
-	return false
-}
-
-// TestFitGroupsNoPoints: no fit groups or combines the points themselves — no GBK,
-// CoGBK or Combine of a PCollection whose elements involve a Point — so that a runner
-// that does not lift combiners (portable Flink and Spark) still spreads the fit over
-// its workers: the points are folded in a ParDo and only partial models are combined.
-// Checked on the graph of every fit: SKPCA, Nyström on given landmarks, Nyström
-// sampled from one read and from two.
-func TestFitGroupsNoPoints(t *testing.T) {
-	X := curve(20, 3, 1)
-	nys := NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, Landmarks: 5, Seed: 1}
-	given := nys
-	given.LandmarkPoints = mat.DenseCopyOf(X.Slice(0, 4, 0, 3))
-	fits := map[string]func(s beam.Scope, points beam.PCollection) error{
-		"skpca": func(s beam.Scope, points beam.PCollection) error {
-			_, _, err := FitSKPCA(s, points, testKernel, 3, testOptions, FitOptions{})
-			return err
-		},
-		"nystrom, given landmarks": func(s beam.Scope, points beam.PCollection) error {
-			_, _, err := FitNystrom(s, points, given, FitOptions{})
-			return err
-		},
-		"nystrom, sampled": func(s beam.Scope, points beam.PCollection) error {
-			_, _, err := FitNystrom(s, points, nys, FitOptions{})
-			return err
-		},
-		"nystrom, two reads": func(s beam.Scope, points beam.PCollection) error {
-			_, _, err := FitNystromSampled(s, points, points, nys, FitOptions{})
-			return err
-		},
-	}
-	pointType := reflect.TypeFor[Point]()
-	for name, fit := range fits {
-		p, s := beam.NewPipelineWithRoot()
-		if err := fit(s, beam.Create(s, Point{X: X.RawRowView(0)})); err != nil {
-			t.Fatal(err)
-		}
-		edges, _, err := p.Build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		combines := 0
-		for _, e := range edges {
-			switch e.Op {
-			case graph.CoGBK, graph.Combine, graph.Reshuffle:
-			default:
-				continue
-			}
-			combines++
-			for _, in := range e.Input {
-				if mentions(in.From.Type(), pointType) {
-					t.Errorf("%s: %s %s groups points (%v)", name, e.Op, e.Name(), in.From.Type())
-				}
-			}
-		}
-		if combines == 0 {
-			t.Errorf("%s: no grouping at all: nothing merges the partial models", name)
-		}
-	}
-}
 
 // counter returns the sum over steps of the counter name in namespace "ikpca".
 func counter(res beam.PipelineResult, name string) int64 {
