@@ -62,7 +62,10 @@ const defaultMergeGroups = 32
 // with proto by one Combine: no step groups the points themselves, so the fit spreads
 // over the workers on every runner, whether or not it lifts combiners (docs/design.md,
 // "Beyond one machine"). proto's encoding is in the pipeline's graph once, as the side input
-// of the folds. A model that adds blocks of points (AddBatch) gets them in blocks of
+// of the folds: one above 4 MiB (a Nyström model of many landmarks; Dataflow refuses
+// graphs above 10 MB) is an ErrArgument, and such a model is built in the pipeline
+// (FitNystrom, FitNystromOn). The partial models, one per bundle, merge in two levels
+// (opts.MergeGroups). A model that adds blocks of points (AddBatch) gets them in blocks of
 // opts.Block. It returns a PCollection<DeadLetter> of the points that are not added,
 // with their file, offset and line: those of a wrong dimension or with a NaN or
 // infinite coordinate, and those the model refuses, with its reason (a kernel value
@@ -87,9 +90,25 @@ func Fit(s beam.Scope, points beam.PCollection, proto Summary, opts FitOptions) 
 	if err != nil {
 		return beam.PCollection{}, beam.PCollection{}, fmt.Errorf("%w: the model does not encode: %w", ErrArgument, err)
 	}
+	if len(b) > maxGraphBytes {
+		return beam.PCollection{}, beam.PCollection{}, fmt.Errorf("%w: the model's %d bytes would be in the pipeline's graph, above its limit of %d: let the pipeline build it (FitSKPCA, FitNystrom with sampled landmarks, FitNystromOn)", ErrArgument, len(b), maxGraphBytes)
+	}
 	s = s.Scope("ikpcabeam.Fit")
-	good, dead := beam.ParDo2(s, &checkFn{Dim: proto.Dim()}, points)
-	model, refused := fold(s, beam.Create(s, b), good, proto.Len(), opts)
+	return fitOn(s, points, beam.Create(s, b), proto.Dim(), proto.Len(), opts)
+}
+
+// maxGraphBytes bounds what a fit puts in the pipeline's graph — a prototype, given
+// landmarks —, which a launcher sends to the runner in one request: Dataflow refuses
+// graphs above 10 MB. Above it, a fit is an ErrArgument at construction, and the model
+// must be built in the pipeline (docs/design.md, "Beyond one machine").
+const maxGraphBytes = 4 << 20
+
+// fitOn checks the points for a model of dimension dim and folds the good ones into
+// copies of the prototype that proto (a PCollection<[]byte> of one encoding, holding
+// base points) holds, which it merges (fold).
+func fitOn(s beam.Scope, points, proto beam.PCollection, dim, base int, opts FitOptions) (model, dead beam.PCollection, err error) {
+	good, dead := beam.ParDo2(s, &checkFn{Dim: dim}, points)
+	model, refused := fold(s, proto, good, base, opts)
 	return model, beam.Flatten(s, dead, refused), nil
 }
 

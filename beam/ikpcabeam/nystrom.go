@@ -33,6 +33,9 @@ type NystromOptions struct {
 	// it took.
 	Kernel kernel.Spec
 	// LandmarkPoints, if not nil, are the model's landmarks, one per row, Dim columns.
+	// They go into the pipeline's graph, 8·r·Dim bytes, and FitNystrom refuses more
+	// than 4 MiB (an ErrArgument: Dataflow refuses graphs above 10 MB); larger
+	// landmarks are read in the pipeline (FitNystromOn).
 	LandmarkPoints *mat.Dense
 	// Landmarks is the number r of landmarks sampled from the points in a first stage
 	// when LandmarkPoints is nil (nystrom.Options.Landmarks): uniformly without
@@ -95,6 +98,9 @@ func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit 
 		}
 		if _, err = landmarkBandwidth(opts.Kernel, L); err != nil {
 			return fail(fmt.Errorf("%w: %w", ErrArgument, err))
+		}
+		if r, c := L.Dims(); 8*r*c > maxGraphBytes {
+			return fail(fmt.Errorf("%w: %d×%d landmarks take %d bytes in the pipeline's graph, above its limit of %d: read them in the pipeline (FitNystromOn)", ErrArgument, r, c, 8*r*c, maxGraphBytes))
 		}
 		// The landmarks, r·d numbers, are in the graph, each with its row as its offset
 		// so that fitGiven keeps their order; the empty model on them, with its r·r′
