@@ -4,9 +4,12 @@
 // What spreads is what merges. A model that is a mergeable summary of its points (a
 // Summary: SKPCA's Frequent Directions sketch of random Fourier features, the Nyström
 // kernel PCA sums) is fitted in two steps: each bundle of points is folded into a
-// partial model in a plain ParDo, and one Combine merges the partial models, so that
-// no step groups the points and every runner spreads the fit over its workers; the
-// result is the model's encoding, one []byte. Projection needs no merging: any fitted
+// partial model in a plain ParDo, and the partial models merge in two levels of
+// Combine, so that no step groups the points, no key gathers every bundle's model, and
+// every runner spreads the fit over its workers; the result is the model's encoding,
+// one []byte. The readers redistribute their file ranges (a Reshuffle) before reading,
+// so that a runner that neither splits dynamically nor lifts combiners still reads in
+// parallel. Projection needs no merging: any fitted
 // model — a Summary's encoding or a kpca checkpoint — is a side input that each worker
 // decodes once per bundle, and points are projected in blocks.
 //

@@ -18,8 +18,9 @@ func init() {
 	beam.RegisterCoder(reflect.TypeFor[*accumulator](), encodeAccumulator, decodeAccumulator)
 	register.Combiner3[*accumulator, []byte, []byte](&mergeFn{})
 	register.DoFn3x0[Point, func(Point), func(DeadLetter)](&checkFn{})
-	register.DoFn4x1[Point, func(*[]byte) bool, func([]byte), func(DeadLetter), error](&foldFn{})
+	register.DoFn4x1[Point, func(*[]byte) bool, func(int, []byte), func(DeadLetter), error](&foldFn{})
 	register.Emitter1[[]byte]()
+	register.Emitter2[int, []byte]()
 }
 
 // The counters of a fit, in the namespace "ikpca" the package's counters share.
@@ -42,7 +43,15 @@ type FitOptions struct {
 	// speed, with a buffer of Block points per bundle. Zero means 256; 1 adds the
 	// points one at a time (Add).
 	Block int
+	// MergeGroups is the number of groups the partial models, one per bundle, are
+	// merged in before the last merge (fold): the merges' fan-in, about √bundles at
+	// best. Zero means 32 (right for up to about a thousand bundles); 1 merges all
+	// the partial models on one key.
+	MergeGroups int
 }
+
+// defaultMergeGroups is FitOptions.MergeGroups' default.
+const defaultMergeGroups = 32
 
 // Fit fits the model proto over a PCollection<Point> and returns a PCollection<[]byte>
 // holding one element, the fitted model's encoding: proto (typically empty) with the
@@ -53,7 +62,10 @@ type FitOptions struct {
 // with proto by one Combine: no step groups the points themselves, so the fit spreads
 // over the workers on every runner, whether or not it lifts combiners (docs/design.md,
 // "Beyond one machine"). proto's encoding is in the pipeline's graph once, as the side input
-// of the folds. A model that adds blocks of points (AddBatch) gets them in blocks of
+// of the folds: one above 4 MiB (a Nyström model of many landmarks; Dataflow refuses
+// graphs above 10 MB) is an ErrArgument, and such a model is built in the pipeline
+// (FitNystrom, FitNystromOn). The partial models, one per bundle, merge in two levels
+// (opts.MergeGroups). A model that adds blocks of points (AddBatch) gets them in blocks of
 // opts.Block. It returns a PCollection<DeadLetter> of the points that are not added,
 // with their file, offset and line: those of a wrong dimension or with a NaN or
 // infinite coordinate, and those the model refuses, with its reason (a kernel value
@@ -78,9 +90,25 @@ func Fit(s beam.Scope, points beam.PCollection, proto Summary, opts FitOptions) 
 	if err != nil {
 		return beam.PCollection{}, beam.PCollection{}, fmt.Errorf("%w: the model does not encode: %w", ErrArgument, err)
 	}
+	if len(b) > maxGraphBytes {
+		return beam.PCollection{}, beam.PCollection{}, fmt.Errorf("%w: the model's %d bytes would be in the pipeline's graph, above its limit of %d: let the pipeline build it (FitSKPCA, FitNystrom with sampled landmarks, FitNystromOn)", ErrArgument, len(b), maxGraphBytes)
+	}
 	s = s.Scope("ikpcabeam.Fit")
-	good, dead := beam.ParDo2(s, &checkFn{Dim: proto.Dim()}, points)
-	model, refused := fold(s, beam.Create(s, b), good, proto.Len(), opts)
+	return fitOn(s, points, beam.Create(s, b), proto.Dim(), proto.Len(), opts)
+}
+
+// maxGraphBytes bounds what a fit puts in the pipeline's graph — a prototype, given
+// landmarks —, which a launcher sends to the runner in one request: Dataflow refuses
+// graphs above 10 MB. Above it, a fit is an ErrArgument at construction, and the model
+// must be built in the pipeline (docs/design.md, "Beyond one machine").
+const maxGraphBytes = 4 << 20
+
+// fitOn checks the points for a model of dimension dim and folds the good ones into
+// copies of the prototype that proto (a PCollection<[]byte> of one encoding, holding
+// base points) holds, which it merges (fold).
+func fitOn(s beam.Scope, points, proto beam.PCollection, dim, base int, opts FitOptions) (model, dead beam.PCollection, err error) {
+	good, dead := beam.ParDo2(s, &checkFn{Dim: dim}, points)
+	model, refused := fold(s, proto, good, base, opts)
 	return model, beam.Flatten(s, dead, refused), nil
 }
 
@@ -92,6 +120,12 @@ func checkFit(opts FitOptions) (FitOptions, error) {
 	if opts.Block == 0 {
 		opts.Block = defaultBlock
 	}
+	if opts.MergeGroups < 0 {
+		return opts, fmt.Errorf("%w: %d merge groups", ErrArgument, opts.MergeGroups)
+	}
+	if opts.MergeGroups == 0 {
+		opts.MergeGroups = defaultMergeGroups
+	}
 	return opts, nil
 }
 
@@ -99,13 +133,19 @@ func checkFit(opts FitOptions) (FitOptions, error) {
 // PCollection<[]byte> of one encoding, holds — one per bundle, proto a side input
 // decoded once per worker — and merges them and proto itself into the model it returns, with the dead
 // letters of the points the model refused. base is the number of points proto holds.
-// proto is merged in because the Go SDK's global Combine of no elements gives no
-// output, which would end the pipeline without a model and without an error; with it,
-// the Combine always has an output, and it fails with ErrNoPoints where the merged
-// model holds no more than base points.
+// The partial models merge in two levels (docs/design.md, "Beyond one machine"): each
+// is keyed by a hash of its bundle's first point into one of opts.MergeGroups groups,
+// merged per key, and the merged groups are merged with proto by one Combine. A runner
+// that does not lift combiners gathers each level's inputs on a key: bundles/groups
+// partial models, then groups, rather than every bundle's on one (at r = 2000 a
+// Nyström partial model is 64 MB). proto is merged in last because the Go SDK's
+// global Combine of no elements gives no output, which would end the pipeline without
+// a model and without an error; with it, the Combine always has an output, and it
+// fails with ErrNoPoints where the merged model holds no more than base points.
 func fold(s beam.Scope, proto, good beam.PCollection, base int, opts FitOptions) (model, refused beam.PCollection) {
-	parts, refused := beam.ParDo2(s, &foldFn{Block: opts.Block}, good, beam.SideInput{Input: proto})
-	return beam.Combine(s, &mergeFn{Base: base}, beam.Flatten(s, parts, proto)), refused
+	parts, refused := beam.ParDo2(s, &foldFn{Block: opts.Block, Groups: opts.MergeGroups}, good, beam.SideInput{Input: proto})
+	groups := beam.DropKey(s, beam.CombinePerKey(s, &mergeFn{Base: -1}, parts))
+	return beam.Combine(s, &mergeFn{Base: base}, beam.Flatten(s, groups, proto)), refused
 }
 
 // isNil reports a nil interface or a nil pointer in one.
@@ -129,18 +169,21 @@ func (fn *checkFn) ProcessElement(p Point, emit func(Point), dead func(DeadLette
 	emit(p)
 }
 
-// pointHash is the FNV-1a hash of a seed and what identifies a point on any reading of
-// its file: its file, byte offset and coordinates. Not its line number, which a reader
-// knows in the first block of a file only (ReadLines): a runner that splits a file
-// otherwise — Dataflow's rebalancing, a split at another size — must not change the
-// hash, nor with it a sample of the points. The same on every worker and run.
+// pointHash is the FNV-1a hash of a seed and what identifies a point's record within
+// the decompressed text of its file: its byte offset there and its coordinates. Not
+// the file's name or place (a local copy, the bucket, a renamed or gzipped file hold
+// the same records and must give the same sample, docs/design.md, "Beyond one
+// machine"), nor its line number, which a reader knows in the first block of a file
+// only (ReadLines): a runner that splits a file otherwise — Dataflow's rebalancing, a
+// split at another size — must not change the hash, nor with it a sample of the
+// points. Two files with the same record at the same offset give it the same hash: the
+// sample may take both, the same point twice, as it would take a point that occurs
+// twice in one file. The same on every worker and run.
 func pointHash(p Point, seed uint64) uint64 {
 	h := fnv.New64a()
 	var b [8]byte
 	put := func(v uint64) { binary.LittleEndian.PutUint64(b[:], v); h.Write(b[:]) }
 	put(seed)
-	put(uint64(len(p.Source))) // so that no file name and offset run into another's
-	h.Write([]byte(p.Source))
 	put(uint64(p.Offset))
 	for _, v := range p.X {
 		put(math.Float64bits(v))
@@ -162,18 +205,20 @@ func pointHash(p Point, seed uint64) uint64 {
 // add a block of 256 points. Each bundle then starts from the decoded model Reset to no
 // points, which allocates nothing. Its memory is one model and one block.
 type foldFn struct {
-	Block int
+	Block  int
+	Groups int // the merge groups its partial models are keyed into (fold)
 
 	m       Summary // the prototype decoded, then the bundle's partial model
 	side    sideKey // the bytes m was decoded from
 	started bool    // the bundle has a point: m was reset for it
+	key     int     // the bundle's merge group: its first point's
 	pending pending
 
 	decodes int // prototypes decoded, for the tests
 }
 
 // StartBundle empties the block. (Beam requires the side input and the emitters here.)
-func (fn *foldFn) StartBundle(_ func(*[]byte) bool, _ func([]byte), _ func(DeadLetter)) {
+func (fn *foldFn) StartBundle(_ func(*[]byte) bool, _ func(int, []byte), _ func(DeadLetter)) {
 	fn.started = false
 	fn.pending.reset()
 }
@@ -181,11 +226,12 @@ func (fn *foldFn) StartBundle(_ func(*[]byte) bool, _ func([]byte), _ func(DeadL
 // ProcessElement adds one point, or adds it to the pending block; a point the model
 // refuses (a kernel value that is not finite) is a dead letter. The bundle's first
 // point reads the side input and resets the model (start).
-func (fn *foldFn) ProcessElement(p Point, proto func(*[]byte) bool, _ func([]byte), dead func(DeadLetter)) error {
+func (fn *foldFn) ProcessElement(p Point, proto func(*[]byte) bool, _ func(int, []byte), dead func(DeadLetter)) error {
 	if !fn.started {
 		if err := fn.start(proto); err != nil {
 			return err
 		}
+		fn.key = groupOf(p, fn.Groups)
 	}
 	if _, ok := fn.m.(batchAdder); !ok || fn.Block <= 1 {
 		if err := fn.m.Add(p.X); err != nil {
@@ -229,7 +275,7 @@ func (fn *foldFn) start(proto func(*[]byte) bool) error {
 // FinishBundle adds the last block (point by point if the model refuses it), emits
 // the bundle's model and counts it (models_merged) and the points it took
 // (points_folded). A bundle without points emits nothing.
-func (fn *foldFn) FinishBundle(ctx context.Context, _ func(*[]byte) bool, emit func([]byte), dead func(DeadLetter)) error {
+func (fn *foldFn) FinishBundle(ctx context.Context, _ func(*[]byte) bool, emit func(int, []byte), dead func(DeadLetter)) error {
 	if !fn.started {
 		return nil
 	}
@@ -239,10 +285,36 @@ func (fn *foldFn) FinishBundle(ctx context.Context, _ func(*[]byte) bool, emit f
 	if err != nil {
 		return err
 	}
-	emit(b)
+	emit(fn.key, b)
 	pointsFolded.Inc(ctx, int64(fn.m.Len()))
 	modelsMerged.Inc(ctx, 1)
 	return nil
+}
+
+// groupOf is the merge group of a bundle whose first point is p, one of groups: a hash
+// of the point's place and coordinates, so that bundles spread evenly over the groups
+// and a rerun of the same bundles keys them alike.
+func groupOf(p Point, groups int) int {
+	if groups <= 1 {
+		return 0
+	}
+	// FNV-1a, inline: nothing allocated in the fold.
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	word := func(v uint64) {
+		for range 8 {
+			h = (h ^ v&0xff) * prime
+			v >>= 8
+		}
+	}
+	for i := range len(p.Source) {
+		h = (h ^ uint64(p.Source[i])) * prime
+	}
+	word(uint64(p.Offset))
+	for _, v := range p.X {
+		word(math.Float64bits(v))
+	}
+	return int(h % uint64(groups))
 }
 
 // A fit's prototype stage (prototypeFn, landmarksFn) that cannot build the prototype —
@@ -309,7 +381,9 @@ func merge(a, b *accumulator) (*accumulator, error) {
 }
 
 // mergeFn is the CombineFn that merges encoded models — the partial models of the
-// folds and the prototype, which holds Base points; its accumulator starts empty.
+// folds and the prototype, which holds Base points; its accumulator starts empty. A
+// negative Base is a first level of merges (fold), whose output is merged again and
+// not checked.
 type mergeFn struct{ Base int }
 
 // CreateAccumulator returns the empty accumulator.
@@ -336,7 +410,7 @@ func (fn *mergeFn) ExtractOutput(a *accumulator) ([]byte, error) {
 	if a.s == nil {
 		return nil, fmt.Errorf("%w: no model to merge", ErrEmpty)
 	}
-	if a.s.Len() <= fn.Base {
+	if fn.Base >= 0 && a.s.Len() <= fn.Base {
 		return nil, fmt.Errorf("%w: the model holds the prototype's %d points and no other", ErrNoPoints, fn.Base)
 	}
 	return encodeAccumulator(a)

@@ -1,100 +1,28 @@
 package ikpcabeam
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/typex"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/beam/internal/beamtest"
 	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/stream"
 )
 
 // The tests of what prism hides: how a fit behaves on runners that do not lift
 // combiners, split files otherwise, limit the graph's size, or see no valid point —
 // checked on the pipeline's graph, its counters, or by forcing the runner's choices.
-
-// mentions reports a type that is t or has t among its components (KV<int, Point>,
-// CoGBK<int, Point>, …).
-func mentions(ft typex.FullType, t reflect.Type) bool {
-	if ft.Type() == t {
-		return true
-	}
-	for _, c := range ft.Components() {
-		if mentions(c, t) {
-			return true
-		}
-	}
-	return false
-}
-
-// TestFitGroupsNoPoints: no fit groups or combines the points themselves — no GBK,
-// CoGBK or Combine of a PCollection whose elements involve a Point — so that a runner
-// that does not lift combiners (portable Flink and Spark) still spreads the fit over
-// its workers: the points are folded in a ParDo and only partial models are combined.
-// Checked on the graph of every fit: SKPCA, Nyström on given landmarks, Nyström
-// sampled from one read and from two.
-func TestFitGroupsNoPoints(t *testing.T) {
-	X := curve(20, 3, 1)
-	nys := NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, Landmarks: 5, Seed: 1}
-	given := nys
-	given.LandmarkPoints = mat.DenseCopyOf(X.Slice(0, 4, 0, 3))
-	fits := map[string]func(s beam.Scope, points beam.PCollection) error{
-		"skpca": func(s beam.Scope, points beam.PCollection) error {
-			_, _, err := FitSKPCA(s, points, testKernel, 3, testOptions, FitOptions{})
-			return err
-		},
-		"nystrom, given landmarks": func(s beam.Scope, points beam.PCollection) error {
-			_, _, err := FitNystrom(s, points, given, FitOptions{})
-			return err
-		},
-		"nystrom, sampled": func(s beam.Scope, points beam.PCollection) error {
-			_, _, err := FitNystrom(s, points, nys, FitOptions{})
-			return err
-		},
-		"nystrom, two reads": func(s beam.Scope, points beam.PCollection) error {
-			_, _, err := FitNystromSampled(s, points, points, nys, FitOptions{})
-			return err
-		},
-	}
-	pointType := reflect.TypeFor[Point]()
-	for name, fit := range fits {
-		p, s := beam.NewPipelineWithRoot()
-		if err := fit(s, beam.Create(s, Point{X: X.RawRowView(0)})); err != nil {
-			t.Fatal(err)
-		}
-		edges, _, err := p.Build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		combines := 0
-		for _, e := range edges {
-			switch e.Op {
-			case graph.CoGBK, graph.Combine, graph.Reshuffle:
-			default:
-				continue
-			}
-			combines++
-			for _, in := range e.Input {
-				if mentions(in.From.Type(), pointType) {
-					t.Errorf("%s: %s %s groups points (%v)", name, e.Op, e.Name(), in.From.Type())
-				}
-			}
-		}
-		if combines == 0 {
-			t.Errorf("%s: no grouping at all: nothing merges the partial models", name)
-		}
-	}
-}
 
 // counter returns the sum over steps of the counter name in namespace "ikpca".
 func counter(res beam.PipelineResult, name string) int64 {
@@ -210,36 +138,110 @@ func TestLandmarksIndependentOfSplitting(t *testing.T) {
 }
 
 // TestGraphSize: the pipeline's graph — what a runner receives, and Dataflow limits to
-// 10 MB (20 MB a job request) — does not carry the model: a Nyström fit on r = 2000
-// given landmarks of dimension 20, whose empty model is 8(r·d + r·r′ + r′²) ≈ 64 MB, has
-// a graph below 1 MB; the landmarks, r·d·8 = 320 kB, are in it once.
+// 10 MB (20 MB a job request) — stays small for every entry point at r = 2000 landmarks
+// (D = 2000 features) of dimension d = 784, where a landmark matrix or a feature map
+// takes 8·r·d = 12.5 MB: each fit and the projection, with what it writes, has a graph
+// below 1 MB, or is refused at construction (ErrArgument) where the caller hands it
+// data of that size to put in the graph (Fit's Nyström prototype, FitNystrom's
+// LandmarkPoints). (An SKPCA's encoding holds its features' seed, not the features.)
 func TestGraphSize(t *testing.T) {
-	const r, d = 2000, 20
+	const r, d = 2000, 784
+	dir := beamtest.TempDir(t)
+	glob := filepath.Join(dir, "*.csv")
 	L := curve(r, d, 3)
-	p, s := beam.NewPipelineWithRoot()
-	points := beam.Create(s, Point{X: L.RawRowView(0)})
-	model, dead, err := FitNystrom(s, points, NystromOptions{Dim: d, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, LandmarkPoints: L}, FitOptions{})
-	if err != nil {
-		t.Fatal(err)
+	nys := NystromOptions{Dim: d, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, Landmarks: r, Seed: 1}
+	given := nys
+	given.LandmarkPoints = L
+	skOpts := stream.SKPCAOptions{Features: r, Sketch: 50, Seed: 3}
+	read := func(s beam.Scope) beam.PCollection {
+		points, _, err := ReadCSV(s, glob, CSVOptions{Dim: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return points
 	}
-	if err := WriteModel(s, filepath.Join(beamtest.TempDir(t), "model"), model); err != nil {
-		t.Fatal(err)
+	fits := []struct {
+		name    string
+		refused bool
+		build   func(s beam.Scope) (model, dead beam.PCollection, err error)
+	}{
+		{"Fit, SKPCA", false, func(s beam.Scope) (beam.PCollection, beam.PCollection, error) {
+			proto, err := NewSKPCA(kernel.RBF{Sigma: 1}, d, skOpts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return Fit(s, read(s), proto, FitOptions{})
+		}},
+		{"Fit, Nyström", true, func(s beam.Scope) (beam.PCollection, beam.PCollection, error) {
+			// 500 landmarks, not 2000: already 8·(r·d + r²) ≈ 5 MB, and built here.
+			proto, err := newNystromModel(mat.DenseCopyOf(L.Slice(0, 500, 0, d)), nys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return Fit(s, read(s), proto, FitOptions{})
+		}},
+		{"FitSKPCA", false, func(s beam.Scope) (beam.PCollection, beam.PCollection, error) {
+			return FitSKPCA(s, read(s), kernel.RBF{Sigma: 1}, d, skOpts, FitOptions{})
+		}},
+		{"FitNystrom, sampled", false, func(s beam.Scope) (beam.PCollection, beam.PCollection, error) {
+			return FitNystrom(s, read(s), nys, FitOptions{})
+		}},
+		{"FitNystromSampled", false, func(s beam.Scope) (beam.PCollection, beam.PCollection, error) {
+			return FitNystromSampled(s, read(s), read(s), nys, FitOptions{})
+		}},
+		{"FitNystrom, given landmarks", true, func(s beam.Scope) (beam.PCollection, beam.PCollection, error) {
+			return FitNystrom(s, read(s), given, FitOptions{})
+		}},
+		{"FitNystromOn", false, func(s beam.Scope) (beam.PCollection, beam.PCollection, error) {
+			return FitNystromOn(s, read(s), read(s), nys, FitOptions{})
+		}},
+		{"Project", false, func(s beam.Scope) (beam.PCollection, beam.PCollection, error) {
+			model, err := ReadModel(s, filepath.Join(dir, "model"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			scores, dead, err := Project(s, model, read(s), ProjectOptions{})
+			if err != nil {
+				return scores, dead, err
+			}
+			return beam.ParDo(s, formatScoresForSize, scores), dead, nil
+		}},
 	}
-	if err := WriteDeadLetters(s, filepath.Join(beamtest.TempDir(t), "dead"), dead); err != nil {
-		t.Fatal(err)
-	}
-	size, err := beamtest.GraphSize(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("the graph takes %d bytes", size)
-	if size > 1<<20 {
-		t.Errorf("the graph takes %d bytes, above 1 MB", size)
-	} else if size < 8*r*d {
-		// Not the landmarks either: the test would measure nothing.
-		t.Errorf("the graph takes %d bytes, fewer than the landmarks' %d", size, 8*r*d)
+	for _, f := range fits {
+		p, s := beam.NewPipelineWithRoot()
+		out, dead, err := f.build(s)
+		if f.refused {
+			if !errors.Is(err, ErrArgument) {
+				t.Errorf("%s: error %v, want an ErrArgument", f.name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", f.name, err)
+		}
+		if f.name == "Project" {
+			textio.Write(s, filepath.Join(dir, "scores"), out)
+		} else if err := WriteModel(s, filepath.Join(dir, "model"), out); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteDeadLetters(s, filepath.Join(dir, "dead"), dead); err != nil {
+			t.Fatal(err)
+		}
+		size, err := beamtest.GraphSize(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: the graph takes %d bytes", f.name, size)
+		if size > 1<<20 {
+			t.Errorf("%s: the graph takes %d bytes, above 1 MB", f.name, size)
+		}
 	}
 }
+
+// formatScoresForSize writes scores as a line, for TestGraphSize's projection.
+func formatScoresForSize(sc Scores) string { return formatFloats(sc.Y) }
+
+func init() { register.Function1x1(formatScoresForSize) }
 
 // TestNoValidPoints: a Nyström fit with sampled landmarks that no valid point reaches —
 // a file of lines that are not numbers, points of another dimension — fails the

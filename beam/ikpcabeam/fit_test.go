@@ -414,7 +414,7 @@ func foldOf(t *testing.T, fn *foldFn, b []byte, X *mat.Dense, from, to int) ([]b
 	side := func(dst *[]byte) bool { *dst = b; return true }
 	var out [][]byte
 	var dead []DeadLetter
-	emit := func(m []byte) { out = append(out, m) }
+	emit := func(_ int, m []byte) { out = append(out, m) }
 	letter := func(l DeadLetter) { dead = append(dead, l) }
 	fn.StartBundle(side, emit, letter)
 	for i := from; i < to; i++ {
@@ -547,7 +547,7 @@ func TestFoldAllocs(t *testing.T) {
 	b := prototype(t, X)
 	fn := &foldFn{Block: 16}
 	side := func(dst *[]byte) bool { *dst = b; return true }
-	emit := func([]byte) {}
+	emit := func(int, []byte) {}
 	dead := func(DeadLetter) { t.Error("a dead letter") }
 	fn.StartBundle(side, emit, dead)
 	p := Point{X: X.RawRowView(0)}
@@ -624,5 +624,46 @@ func TestSampledRefusedPoint(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameValues(t, fmt.Sprintf("two reads %v", twice), got.Values(nil), single.Values(nil))
+	}
+}
+
+// TestMergeGroups: the folds key their partial models into MergeGroups groups, evenly
+// — 512 bundles into 16 groups, each group between 16 and 48 of them — so that the
+// first level of merges gathers about bundles/groups partial models on a key and the
+// last one the groups, never every bundle's on one key (fold). A bundle's key is that
+// of its first point, the same on a rerun.
+func TestMergeGroups(t *testing.T) {
+	X := curve(512, 3, 2)
+	b := prototype(t, X)
+	fn := &foldFn{Block: 16, Groups: 16}
+	side := func(dst *[]byte) bool { *dst = b; return true }
+	counts := map[int]int{}
+	var keys []int
+	emit := func(k int, _ []byte) { counts[k]++; keys = append(keys, k) }
+	dead := func(DeadLetter) {}
+	for i := range 512 {
+		fn.StartBundle(side, emit, dead)
+		if err := fn.ProcessElement(Point{Source: "points.csv", Offset: int64(100 * i), X: X.RawRowView(i)}, side, emit, dead); err != nil {
+			t.Fatal(err)
+		}
+		if err := fn.FinishBundle(context.Background(), side, emit, dead); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(counts) != 16 {
+		t.Errorf("%d groups used, want 16", len(counts))
+	}
+	for k, n := range counts {
+		if k < 0 || k >= 16 || n < 16 || n > 48 {
+			t.Errorf("group %d has %d of 512 partial models", k, n)
+		}
+	}
+	for i, k := range keys {
+		if want := groupOf(Point{Source: "points.csv", Offset: int64(100 * i), X: X.RawRowView(i)}, 16); k != want {
+			t.Fatalf("bundle %d keyed %d, its first point's group %d", i, k, want)
+		}
+	}
+	if _, err := checkFit(FitOptions{MergeGroups: -1}); err == nil {
+		t.Error("negative merge groups accepted")
 	}
 }

@@ -48,7 +48,7 @@ func BenchmarkFoldBundle(b *testing.B) {
 			b.Run(fmt.Sprintf("r=%d/%s", r, how), func(b *testing.B) {
 				fn := &foldFn{Block: 256}
 				side := func(dst *[]byte) bool { *dst = enc; return true }
-				emit := func([]byte) {}
+				emit := func(int, []byte) {}
 				dead := func(DeadLetter) { b.Fatal("a dead letter") }
 				bundle := func() {
 					fn.StartBundle(side, emit, dead)

@@ -107,3 +107,39 @@ func TestReadLinesSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestReadRedistributed: every reader's lines come out of a splittable DoFn that only
+// a redistribution (a Reshuffle, a GroupByKey) feeds: no chain of transforms leads from
+// the pipeline's impulse to it without one, so that a runner that fuses the match with
+// what follows and does not split dynamically (Flink's and Spark's batch translators)
+// still spreads the reading over its workers. Checked on the pipeline proto a runner
+// receives — the DoFns known by their restriction coders, the groupings by their
+// URNs — for ReadLines, ReadCSV and ReadLIBSVM.
+func TestReadRedistributed(t *testing.T) {
+	dir := beamtest.TempDir(t)
+	glob := filepath.Join(dir, "*.csv")
+	reads := map[string]func(s beam.Scope) error{
+		"ReadLines":  func(s beam.Scope) error { _, err := ReadLines(s, glob); return err },
+		"ReadCSV":    func(s beam.Scope) error { _, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3}); return err },
+		"ReadLIBSVM": func(s beam.Scope) error { _, _, err := ReadLIBSVM(s, glob, 3); return err },
+	}
+	for name, read := range reads {
+		p, s := beam.NewPipelineWithRoot()
+		if err := read(s); err != nil {
+			t.Fatal(err)
+		}
+		pb, err := beamtest.Proto(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sdfs := beamtest.SplittableReads(pb)
+		if len(sdfs) == 0 {
+			t.Errorf("%s: no splittable read", name)
+		}
+		for _, id := range sdfs {
+			if path := beamtest.UngroupedPath(pb, id); path != nil {
+				t.Errorf("%s: the read is not redistributed: %s", name, strings.Join(path, " → "))
+			}
+		}
+	}
+}

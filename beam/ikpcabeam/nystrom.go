@@ -4,23 +4,17 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/top"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/kernel"
 )
 
 func init() {
-	beam.RegisterType(reflect.TypeFor[ranked]())
-	register.Function2x1(lessRanked)
-	register.DoFn2x1[Point, func(ranked), error](&rankFn{})
-	register.Emitter1[ranked]()
 	register.DoFn3x0[[]byte, func(*[]ranked) bool, func([]byte)](&prototypeFn{})
 	register.Iter1[[]ranked]()
 	register.DoFn3x0[[]byte, func(*Point) bool, func([]byte)](&landmarksFn{})
@@ -39,12 +33,18 @@ type NystromOptions struct {
 	// it took.
 	Kernel kernel.Spec
 	// LandmarkPoints, if not nil, are the model's landmarks, one per row, Dim columns.
+	// They go into the pipeline's graph, 8·r·Dim bytes, and FitNystrom refuses more
+	// than 4 MiB (an ErrArgument: Dataflow refuses graphs above 10 MB); larger
+	// landmarks are read in the pipeline (FitNystromOn).
 	LandmarkPoints *mat.Dense
 	// Landmarks is the number r of landmarks sampled from the points in a first stage
 	// when LandmarkPoints is nil (nystrom.Options.Landmarks): uniformly without
-	// replacement, as the Landmarks points of least hash of (Seed, file, byte offset,
-	// coordinates) — the same sample on any runner, in any order and however the runner
-	// splits the files (the line number, which a split leaves unknown, is not hashed);
+	// replacement, as the Landmarks points of least hash of (Seed, byte offset in the
+	// decompressed text of their file, coordinates) — the same sample on any runner, in
+	// any order and however the runner splits the files (the line number, which a split
+	// leaves unknown, is not hashed), and from the same records wherever their files lie,
+	// whatever their names and whether or not they are gzipped (the file's name is not
+	// hashed);
 	// all the points if there are fewer — among the points whose own kernel value
 	// k(x, x) is finite.
 	Landmarks int
@@ -98,6 +98,9 @@ func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit 
 		}
 		if _, err = landmarkBandwidth(opts.Kernel, L); err != nil {
 			return fail(fmt.Errorf("%w: %w", ErrArgument, err))
+		}
+		if r, c := L.Dims(); 8*r*c > maxGraphBytes {
+			return fail(fmt.Errorf("%w: %d×%d landmarks take %d bytes in the pipeline's graph, above its limit of %d: read them in the pipeline (FitNystromOn)", ErrArgument, r, c, 8*r*c, maxGraphBytes))
 		}
 		// The landmarks, r·d numbers, are in the graph, each with its row as its offset
 		// so that fitGiven keeps their order; the empty model on them, with its r·r′
@@ -181,7 +184,7 @@ func FitNystromSampled(s beam.Scope, sample, points beam.PCollection, opts Nystr
 // checked points sample and folds the checked points good into copies of it, one per
 // bundle, which it merges (fold); dead are the dead letters so far.
 func fitSampled(s beam.Scope, sample, good, dead beam.PCollection, opts NystromOptions, fit FitOptions) (beam.PCollection, beam.PCollection, error) {
-	drawn := top.Smallest(s, beam.ParDo(s, &rankFn{Seed: opts.Seed, Kernel: opts.Kernel}, sample), opts.Landmarks, lessRanked)
+	drawn := sampleLandmarks(s, sample, opts.Landmarks, opts.Seed, opts.Kernel)
 	proto := beam.ParDo(s, newPrototypeFn(opts), beam.Impulse(s), beam.SideInput{Input: drawn})
 	model, refused := fold(s, proto, good, 0, fit)
 	return model, beam.Flatten(s, dead, refused), nil
@@ -242,62 +245,6 @@ func finiteMatrix(a mat.Matrix) bool {
 		}
 	}
 	return true
-}
-
-// ranked is a point's coordinates and its sampling priority.
-type ranked struct {
-	Priority uint64
-	X        []float64
-}
-
-// lessRanked orders by priority, then by coordinates, so that the sample does not
-// depend on the order points arrive in even for equal priorities.
-func lessRanked(a, b ranked) bool {
-	if a.Priority != b.Priority {
-		return a.Priority < b.Priority
-	}
-	for j := range min(len(a.X), len(b.X)) {
-		if a.X[j] != b.X[j] {
-			return a.X[j] < b.X[j]
-		}
-	}
-	return len(a.X) < len(b.X)
-}
-
-// rankFn gives each point its priority, pointHash with the seed, and leaves out of the
-// sample the points whose own kernel value k(x, x) is not finite (a polynomial or
-// linear kernel at huge coordinates): as a landmark such a point would make the
-// landmarks' kernel matrix non-finite, and the model, and with it the pipeline, fail.
-// Among the others no landmarks' kernel value overflows for the positive semidefinite
-// built-ins (|k(x, y)| ≤ √(k(x, x)·k(y, y)), Cauchy–Schwarz in the feature space); the
-// point is still added to the model, which refuses it if need be (a dead letter). RBF
-// and Laplacian values are at most 1: nothing is left out.
-type rankFn struct {
-	Seed   uint64
-	Kernel kernel.Spec
-
-	k kernel.Kernel
-}
-
-// Setup builds the kernel (any bandwidth: k(x, x) does not depend on it).
-func (fn *rankFn) Setup() error {
-	k, err := kernel.New(withBandwidth(fn.Kernel, 1))
-	fn.k = k
-	return err
-}
-
-// ProcessElement ranks one point.
-func (fn *rankFn) ProcessElement(p Point, emit func(ranked)) error {
-	if fn.k == nil {
-		if err := fn.Setup(); err != nil {
-			return err
-		}
-	}
-	if v := fn.k.Eval(p.X, p.X); math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	emit(ranked{Priority: pointHash(p, fn.Seed), X: p.X})
-	return nil
 }
 
 // prototypeFn builds the empty model on the landmarks of its side input, the sample

@@ -1,7 +1,10 @@
 package ikpcabeam
 
 import (
+	"fmt"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/stream"
@@ -18,11 +21,51 @@ import (
 // points in one process, within the certified bound: each estimates the eigenvalues of
 // the features' covariance ZᵀZ − n·z̄z̄ᵀ (uncentred, ZᵀZ) from below within its
 // ErrorBound. Another kernel than a kernel.RBF, and invalid options, are an
-// ErrArgument.
+// ErrArgument. The empty model, whose random features take 8·D·d bytes (12.5 MB at
+// D = 2000, d = 784), is built on a worker from the options, not held in the
+// pipeline's graph (docs/design.md, "Beyond one machine").
 func FitSKPCA(s beam.Scope, points beam.PCollection, k kernel.Kernel, d int, opts stream.SKPCAOptions, fit FitOptions) (model, dead beam.PCollection, err error) {
+	// Built here too, to refuse what cannot be built at construction.
 	proto, err := NewSKPCA(k, d, opts)
 	if err != nil {
 		return beam.PCollection{}, beam.PCollection{}, err
 	}
-	return Fit(s.Scope("ikpcabeam.FitSKPCA"), points, proto, fit)
+	if fit, err = checkFit(fit); err != nil {
+		return beam.PCollection{}, beam.PCollection{}, err
+	}
+	rbf, ok := proto.Kernel().(kernel.RBF)
+	if !ok {
+		return beam.PCollection{}, beam.PCollection{}, fmt.Errorf("%w: SKPCA with a %T kernel", ErrArgument, proto.Kernel())
+	}
+	s = s.Scope("ikpcabeam.FitSKPCA")
+	b := beam.ParDo(s, &skpcaPrototypeFn{Sigma: rbf.Sigma, Gamma: rbf.Gamma, Dim: d, Options: opts}, beam.Impulse(s))
+	return fitOn(s, points, b, d, 0, fit)
+}
+
+func init() {
+	register.DoFn2x0[[]byte, func([]byte)](&skpcaPrototypeFn{})
+}
+
+// skpcaPrototypeFn builds the empty SKPCA of its options on a worker and emits its
+// encoding, or failedPrototype of the reason it cannot be built (fit.go,
+// prototypeError). Its main input is an impulse.
+type skpcaPrototypeFn struct {
+	Sigma, Gamma float64
+	Dim          int
+	Options      stream.SKPCAOptions
+}
+
+// ProcessElement emits the prototype.
+func (fn *skpcaPrototypeFn) ProcessElement(_ []byte, emit func([]byte)) {
+	m, err := NewSKPCA(kernel.RBF{Sigma: fn.Sigma, Gamma: fn.Gamma}, fn.Dim, fn.Options)
+	if err != nil {
+		emit(failedPrototype(err))
+		return
+	}
+	b, err := m.MarshalBinary()
+	if err != nil {
+		emit(failedPrototype(err))
+		return
+	}
+	emit(b)
 }
