@@ -71,6 +71,9 @@ func Fit(s beam.Scope, points beam.PCollection, proto Summary, opts FitOptions) 
 	if opts, err = checkFit(opts); err != nil {
 		return beam.PCollection{}, beam.PCollection{}, err
 	}
+	if err := checkGlobal("Fit", points); err != nil {
+		return beam.PCollection{}, beam.PCollection{}, err
+	}
 	b, err := proto.MarshalBinary()
 	if err == nil {
 		_, err = DecodeSummary(b) // the workers will: fail here rather than there

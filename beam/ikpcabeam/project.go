@@ -49,6 +49,9 @@ func Project(s beam.Scope, model, points beam.PCollection, opts ProjectOptions) 
 	if opts.K < 0 || opts.Block < 0 {
 		return beam.PCollection{}, beam.PCollection{}, fmt.Errorf("%w: K = %d, Block = %d", ErrArgument, opts.K, opts.Block)
 	}
+	if err := checkGlobal("Project", model, points); err != nil {
+		return beam.PCollection{}, beam.PCollection{}, err
+	}
 	if opts.Block == 0 {
 		opts.Block = 256
 	}

@@ -58,6 +58,9 @@ func WriteScores(s beam.Scope, prefix string, scores beam.PCollection) error {
 	if err := checkPrefix(prefix); err != nil {
 		return err
 	}
+	if err := checkGlobal("WriteScores", scores); err != nil {
+		return err
+	}
 	s = s.Scope("ikpcabeam.WriteScores")
 	writeShards(s, prefix, beam.ParDo(s, FormatScores, scores))
 	return nil
@@ -69,6 +72,9 @@ func WriteScores(s beam.Scope, prefix string, scores beam.PCollection) error {
 // the Reason: dimension, non_finite, parse, refused or other (metrics.go).
 func WriteDeadLetters(s beam.Scope, prefix string, dead beam.PCollection) error {
 	if err := checkPrefix(prefix); err != nil {
+		return err
+	}
+	if err := checkGlobal("WriteDeadLetters", dead); err != nil {
 		return err
 	}
 	s = s.Scope("ikpcabeam.WriteDeadLetters")
@@ -96,6 +102,9 @@ func ReadModel(s beam.Scope, filename string) (beam.PCollection, error) {
 // systems cannot open is an ErrArgument.
 func WriteModel(s beam.Scope, filename string, model beam.PCollection) error {
 	if err := checkScheme(filename); err != nil {
+		return err
+	}
+	if err := checkGlobal("WriteModel", model); err != nil {
 		return err
 	}
 	s = s.Scope("ikpcabeam.WriteModel")
