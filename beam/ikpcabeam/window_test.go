@@ -84,6 +84,8 @@ func TestWindowedInputRefused(t *testing.T) {
 }
 
 // pointLetterOf is a dead letter of p.
-func pointLetterOf(p Point) DeadLetter { return DeadLetter{Source: p.Source, Offset: p.Offset, Reason: "test"} }
+func pointLetterOf(p Point) DeadLetter {
+	return DeadLetter{Source: p.Source, Offset: p.Offset, Reason: "test"}
+}
 
 func init() { beam.RegisterFunction(pointLetterOf) }
