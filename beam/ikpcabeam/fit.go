@@ -268,7 +268,7 @@ func failedPrototype(err error) []byte { return append([]byte(prototypeFailed), 
 // ErrNoLandmarks) is what reaches the caller.
 func prototypeError(b []byte) error {
 	if msg, ok := bytes.CutPrefix(b, []byte(prototypeFailed)); ok {
-		return errors.New(string(msg))
+		return markFailure(errors.New(string(msg)))
 	}
 	return nil
 }
@@ -340,7 +340,7 @@ func (fn *mergeFn) ExtractOutput(a *accumulator) ([]byte, error) {
 		return nil, fmt.Errorf("%w: no model to merge", ErrEmpty)
 	}
 	if a.s.Len() <= fn.Base {
-		return nil, fmt.Errorf("%w: the model holds the prototype's %d points and no other", ErrNoPoints, fn.Base)
+		return nil, markFailure(fmt.Errorf("%w: the model holds the prototype's %d points and no other", ErrNoPoints, fn.Base))
 	}
 	return encodeAccumulator(a)
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 )
@@ -243,4 +244,38 @@ func removeOlderTemps(ctx context.Context, fs filesystem.Interface, prefix, run 
 		}
 	}
 	return nil
+}
+
+// ReleaseFailed removes what the writes of sharded output of p (WriteScores,
+// WriteDeadLetters) left when a run of p failed: each write's claim, which would hold
+// the next run to its prefix off for up to claimWait, and its temporary directory. Call
+// it once the runner reports the failed job over, and never while it may still run:
+// a write whose claim is gone no longer keeps other runs out. A write that published
+// before the job failed left neither, and keeps its output.
+func ReleaseFailed(ctx context.Context, p *beam.Pipeline) error {
+	edges, _, err := p.Build()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range edges {
+		if e.DoFn == nil {
+			continue
+		}
+		fn, ok := e.DoFn.Recv.(*planFn)
+		if !ok {
+			continue
+		}
+		fs, err := filesystem.New(ctx, fn.Prefix)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if _, err := fs.Size(ctx, claimName(fn.Prefix, fn.Run)); err == nil {
+			errs = append(errs, release(ctx, fs, fn.Prefix, fn.Run))
+		}
+		errs = append(errs, removeTemps(ctx, fs, tempDir(fn.Prefix, fn.Run)))
+		fs.Close()
+	}
+	return errors.Join(errs...)
 }

@@ -67,7 +67,7 @@ func init() {
 	register.DoFn3x1[context.Context, string, func(string), error](&writeTempFn{})
 	register.DoFn4x1[context.Context, []byte, func(*string) bool, func(Move), error](&planFn{})
 	register.DoFn3x1[context.Context, Move, func(string), error](&moveFn{})
-	register.DoFn3x1[context.Context, []byte, func(*string) bool, error](&commitFn{})
+	register.DoFn4x1[context.Context, []byte, func(*string) bool, func(string), error](&commitFn{})
 	register.Emitter1[string]()
 	register.Emitter1[Move]()
 	register.Iter1[string]()
@@ -89,7 +89,7 @@ func checkPrefix(prefix string) error {
 // writeShards writes a PCollection<string>, a line each, as the shards
 // prefix-SSSSS-of-NNNNN.csv, one per committed bundle that holds a line (one empty
 // shard for no lines), as the comment above describes.
-func writeShards(s beam.Scope, prefix string, lines beam.PCollection) {
+func writeShards(s beam.Scope, prefix string, lines beam.PCollection) (published beam.PCollection) {
 	// A run unique to this construction of the pipeline, as WriteFiles's
 	// .temp-beam-<uuid>, and ordered by the time of construction (publish.go).
 	run := newRun()
@@ -97,7 +97,7 @@ func writeShards(s beam.Scope, prefix string, lines beam.PCollection) {
 	names := beam.ParDo(s, &writeTempFn{Dir: dir}, lines)
 	moves := beam.ParDo(s, &planFn{Prefix: prefix, Run: run}, beam.Impulse(s), beam.SideInput{Input: names})
 	moved := beam.ParDo(s, &moveFn{}, beam.Reshuffle(s, moves))
-	beam.ParDo0(s, &commitFn{Prefix: prefix, Run: run}, beam.Impulse(s), beam.SideInput{Input: moved})
+	return beam.ParDo(s, &commitFn{Prefix: prefix, Run: run}, beam.Impulse(s), beam.SideInput{Input: moved})
 }
 
 // shardName is the final name of shard i of n.
@@ -248,8 +248,9 @@ type commitFn struct {
 	Prefix, Run string
 }
 
-// ProcessElement commits the output; its element is the impulse.
-func (fn *commitFn) ProcessElement(ctx context.Context, _ []byte, moved func(*string) bool) error {
+// ProcessElement commits the output, and emits the manifest's name; its element is
+// the impulse.
+func (fn *commitFn) ProcessElement(ctx context.Context, _ []byte, moved func(*string) bool, emit func(string)) error {
 	var shards []string
 	var name string
 	for moved(&name) {
@@ -274,7 +275,11 @@ func (fn *commitFn) ProcessElement(ctx context.Context, _ []byte, moved func(*st
 		if err := removeTemps(ctx, fs, tempDir(fn.Prefix, fn.Run)); err != nil {
 			return err
 		}
-		return release(ctx, fs, fn.Prefix, fn.Run)
+		if err := release(ctx, fs, fn.Prefix, fn.Run); err != nil {
+			return err
+		}
+		emit(manifestName(fn.Prefix))
+		return nil
 	}
 	for i, s := range shards {
 		if s != shardName(fn.Prefix, i, len(shards)) {
@@ -296,7 +301,11 @@ func (fn *commitFn) ProcessElement(ctx context.Context, _ []byte, moved func(*st
 	if err := removeOlderTemps(ctx, fs, fn.Prefix, fn.Run); err != nil {
 		return err
 	}
-	return release(ctx, fs, fn.Prefix, fn.Run)
+	if err := release(ctx, fs, fn.Prefix, fn.Run); err != nil {
+		return err
+	}
+	emit(manifestName(fn.Prefix))
+	return nil
 }
 
 // removeStale removes the shards of an earlier write to prefix that this one, of n
@@ -389,4 +398,38 @@ func shardCount(prefix, name string) (int, bool) {
 		return 0, false
 	}
 	return of, true
+}
+
+// IsOutput reports whether name is a file that a write of sharded output to prefix
+// writes, replaces or removes: a shard (IsShard), the manifest prefix.manifest, a claim
+// prefix.claim-<run>, or a file in a temporary directory prefix.tmp-<run>/.
+func IsOutput(prefix, name string) bool {
+	if IsShard(prefix, name) || name == manifestName(prefix) {
+		return true
+	}
+	for _, infix := range []string{".claim-", ".tmp-"} {
+		if rest, ok := strings.CutPrefix(name, prefix+infix); ok && rest != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// PrefixesOverlap reports whether writes of sharded output to the prefixes a and b
+// would touch each other's files: a and b equal, or a file that one writes, replaces
+// or removes (IsOutput) one that the other writes. Two such outputs in one pipeline
+// would remove each other's shards, or publish one's as the other's.
+func PrefixesOverlap(a, b string) bool {
+	if a == b {
+		return true
+	}
+	for _, pair := range [][2]string{{a, b}, {b, a}} {
+		p, q := pair[0], pair[1]
+		for _, name := range []string{shardName(q, 0, 1), shardName(q, 12, 345), manifestName(q), claimName(q, "0"), tempDir(q, "0") + "/x.csv"} {
+			if IsOutput(p, name) {
+				return true
+			}
+		}
+	}
+	return false
 }

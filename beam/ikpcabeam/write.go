@@ -71,15 +71,22 @@ func WriteScores(s beam.Scope, prefix string, scores beam.PCollection) error {
 // in the Beam counters "dead_letters_<class>" of the namespace "ikpca", the class from
 // the Reason: dimension, non_finite, parse, refused or other (metrics.go).
 func WriteDeadLetters(s beam.Scope, prefix string, dead beam.PCollection) error {
+	_, err := WriteDeadLettersPublished(s, prefix, dead)
+	return err
+}
+
+// WriteDeadLettersPublished is WriteDeadLetters, and returns a PCollection<string> of
+// one element, the name of the output's manifest, once the dead letters are published:
+// a side input that makes a step wait for them (CheckRecords).
+func WriteDeadLettersPublished(s beam.Scope, prefix string, dead beam.PCollection) (beam.PCollection, error) {
 	if err := checkPrefix(prefix); err != nil {
-		return err
+		return beam.PCollection{}, err
 	}
 	if err := checkGlobal("WriteDeadLetters", dead); err != nil {
-		return err
+		return beam.PCollection{}, err
 	}
 	s = s.Scope("ikpcabeam.WriteDeadLetters")
-	writeShards(s, prefix, beam.ParDo(s, &formatDeadLetterFn{}, dead))
-	return nil
+	return writeShards(s, prefix, beam.ParDo(s, &formatDeadLetterFn{}, dead)), nil
 }
 
 // ReadModel reads a model's encoding (or any file) from filename, on any file system

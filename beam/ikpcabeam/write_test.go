@@ -442,7 +442,7 @@ func TestFinalise(t *testing.T) {
 			}
 			*s, j = moved[j], j+1
 			return true
-		})
+		}, func(string) {})
 	}
 	// An earlier write's shards, which go, and files of other names, which stay.
 	stale := []string{shardName(prefix, 0, 5), shardName(prefix, 4, 5), prefix + "-00001-of-00003.csv.bak", prefix + "-notes-00000-of-00001.csv"}
