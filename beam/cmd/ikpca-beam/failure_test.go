@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ikpca/ikpca/beam/internal/beamtest"
 	"github.com/ikpca/ikpca/beam/ikpcabeam"
+	"github.com/ikpca/ikpca/beam/internal/beamtest"
 )
 
 // fitToy fits SKPCA to 50 toy points in dir and returns the options that did it.
