@@ -27,7 +27,7 @@
 //   - CheckRecords: fails a pipeline with too many dead letters, or no scores, after
 //     writing a failure marker (FailureMarkerOption) that the launcher reads.
 //
-// Every transform that takes a PCollection refuses one in other windows than the
+// The fits, Project and the writers refuse a PCollection in other windows than the
 // global one.
 //
 // No bad record stops a pipeline: a line that is not a point (a field that is not a
