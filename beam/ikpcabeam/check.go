@@ -5,8 +5,30 @@ import (
 	"math"
 	"reflect"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
 	"gonum.org/v1/gonum/mat"
 )
+
+// checkGlobal refuses, with an ErrArgument, a PCollection that is not in the global
+// window. The package's DoFns emit in FinishBundle — a fold's partial model, a block's
+// last scores, a shard's name — and an element emitted there has no window of its own
+// in the Go SDK: it goes to the global window, so that per-window results would be
+// merged across windows, or dropped by a runner that holds the windows apart
+// (docs/design.md, "Beyond one machine", Windows). A pipeline with windowed points
+// windows them back into the global window (beam.WindowInto with
+// window.NewGlobalWindows()) before the package's transforms, for one model of all.
+func checkGlobal(what string, pcs ...beam.PCollection) error {
+	for _, pc := range pcs {
+		if !pc.IsValid() {
+			return fmt.Errorf("%w: %s: an invalid PCollection", ErrArgument, what)
+		}
+		if ws := pc.WindowingStrategy(); ws != nil && ws.Fn != nil && ws.Fn.Kind != window.GlobalWindows {
+			return fmt.Errorf("%w: %s: the input is in %s windows; the package's transforms take globally windowed input only (window it into the global window first)", ErrArgument, what, ws.Fn)
+		}
+	}
+	return nil
+}
 
 // checkPoint reports a point whose length is not d (ErrDimension) or with a NaN or
 // infinite coordinate (ErrNonFinite), in the words of the core's checks.

@@ -9,9 +9,10 @@
 // every runner spreads the fit over its workers; the result is the model's encoding,
 // one []byte. The readers redistribute their file ranges (a Reshuffle) before reading,
 // so that a runner that neither splits dynamically nor lifts combiners still reads in
-// parallel. Projection needs no merging: any fitted
-// model — a Summary's encoding or a kpca checkpoint — is a side input that each worker
-// decodes once per bundle, and points are projected in blocks.
+// parallel. Projection needs no merging: any fitted model — a Summary's encoding or a
+// kpca checkpoint — is a side input, keyed by a digest side input, that each worker
+// process fetches once and each DoFn instance decodes once, and points are projected in
+// blocks.
 //
 // The pipeline's pieces, each a composite transform:
 //
@@ -21,9 +22,16 @@
 //   - FitSKPCA, FitNystrom, FitNystromSampled: Points to an encoded model;
 //   - Project: Points and an encoded model to Scores;
 //   - WriteScores, WriteDeadLetters: CSV lines in the files prefix-SSSSS-of-NNNNN.csv,
-//     one per bundle, written where the lines are and named in one last stage, so that
-//     a retried bundle is written once (the dead letters also counted by class, Beam
-//     counters "dead_letters_<class>" of the namespace "ikpca").
+//     one per bundle, written where the lines are and published per run — a claim on
+//     the prefix, renames spread over the workers, a manifest — so that a retried
+//     bundle is written once and two runs to one prefix never mix (the dead letters
+//     also counted by class, Beam counters "dead_letters_<class>" of the namespace
+//     "ikpca");
+//   - CheckRecords: fails a pipeline with too many dead letters, or no scores, after
+//     writing a failure marker (FailureMarkerOption) that the launcher reads.
+//
+// The fits, Project and the writers refuse a PCollection in other windows than the
+// global one.
 //
 // No bad record stops a pipeline: a line that is not a point (a field that is not a
 // number, a NaN, a wrong number of fields), and a point a model cannot take (a wrong

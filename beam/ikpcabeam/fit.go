@@ -83,6 +83,9 @@ func Fit(s beam.Scope, points beam.PCollection, proto Summary, opts FitOptions) 
 	if opts, err = checkFit(opts); err != nil {
 		return beam.PCollection{}, beam.PCollection{}, err
 	}
+	if err := checkGlobal("Fit", points); err != nil {
+		return beam.PCollection{}, beam.PCollection{}, err
+	}
 	b, err := proto.MarshalBinary()
 	if err == nil {
 		_, err = DecodeSummary(b) // the workers will: fail here rather than there
@@ -337,7 +340,7 @@ func failedPrototype(err error) []byte { return append([]byte(prototypeFailed), 
 // ErrNoLandmarks) is what reaches the caller.
 func prototypeError(b []byte) error {
 	if msg, ok := bytes.CutPrefix(b, []byte(prototypeFailed)); ok {
-		return errors.New(string(msg))
+		return markFailure(errors.New(string(msg)))
 	}
 	return nil
 }
@@ -411,7 +414,7 @@ func (fn *mergeFn) ExtractOutput(a *accumulator) ([]byte, error) {
 		return nil, fmt.Errorf("%w: no model to merge", ErrEmpty)
 	}
 	if fn.Base >= 0 && a.s.Len() <= fn.Base {
-		return nil, fmt.Errorf("%w: the model holds the prototype's %d points and no other", ErrNoPoints, fn.Base)
+		return nil, markFailure(fmt.Errorf("%w: the model holds the prototype's %d points and no other", ErrNoPoints, fn.Base))
 	}
 	return encodeAccumulator(a)
 }

@@ -86,6 +86,9 @@ func FitNystrom(s beam.Scope, points beam.PCollection, opts NystromOptions, fit 
 	if opts, fit, err = checkNystrom(opts, fit); err != nil {
 		return fail(err)
 	}
+	if err := checkGlobal("FitNystrom", points); err != nil {
+		return fail(err)
+	}
 	if opts.LandmarkPoints == nil && opts.Landmarks < 1 {
 		return fail(fmt.Errorf("%w: no landmarks and %d to sample", ErrArgument, opts.Landmarks))
 	}
@@ -139,6 +142,9 @@ func FitNystromOn(s beam.Scope, landmarks, points beam.PCollection, opts Nystrom
 	if opts, fit, err = checkNystrom(opts, fit); err != nil {
 		return beam.PCollection{}, beam.PCollection{}, err
 	}
+	if err := checkGlobal("FitNystromOn", landmarks, points); err != nil {
+		return beam.PCollection{}, beam.PCollection{}, err
+	}
 	s = s.Scope("ikpcabeam.FitNystromOn")
 	valid, badLandmarks := beam.ParDo2(s, &checkFn{Dim: opts.Dim}, landmarks)
 	model, dead, err = fitGiven(s, valid, points, opts, fit)
@@ -173,6 +179,9 @@ func FitNystromSampled(s beam.Scope, sample, points beam.PCollection, opts Nystr
 	}
 	if opts.Landmarks < 1 {
 		return beam.PCollection{}, beam.PCollection{}, fmt.Errorf("%w: %d landmarks to sample", ErrArgument, opts.Landmarks)
+	}
+	if err := checkGlobal("FitNystromSampled", sample, points); err != nil {
+		return beam.PCollection{}, beam.PCollection{}, err
 	}
 	s = s.Scope("ikpcabeam.FitNystromSampled")
 	valid, _ := beam.ParDo2(s, &checkFn{Dim: opts.Dim}, sample)

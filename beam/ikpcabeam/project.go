@@ -12,9 +12,10 @@ import (
 )
 
 func init() {
-	register.DoFn5x1[context.Context, Point, func(*[]byte) bool, func(Scores), func(DeadLetter), error](&projectFn{})
+	register.DoFn6x1[context.Context, Point, func(*string) bool, func(*[]byte) bool, func(Scores), func(DeadLetter), error](&projectFn{})
 	register.Emitter1[Scores]()
 	register.Iter1[[]byte]()
+	register.Iter1[string]()
 }
 
 // ProjectOptions configure Project.
@@ -35,9 +36,11 @@ type ProjectOptions struct {
 // the model cannot project: a wrong dimension, a NaN or infinite coordinate, a kernel
 // value that is not finite.
 //
-// Each DoFn instance on a worker decodes the model once, in the first bundle it
-// processes, and keeps it for the next bundles while the side input's bytes are the
-// same (a checksum of them is compared at each bundle's first point). It projects a
+// The model reaches the workers as a side input and so does its digest (SHA-256 and
+// length, computed once in the pipeline): each bundle reads the digest, and a worker
+// process fetches the model's bytes once per digest and keeps them for all its DoFn
+// instances (the counter "model_fetches" counts the fetches), each of which decodes them
+// once and keeps the decoded model while the digest stays the same. It projects a
 // bundle's points in blocks; a block that fails is projected point by point, so that
 // only the points at fault become dead letters. The points scored are counted in the
 // counter "points_projected" of namespace "ikpca" (Beam metrics: the runner's UI, or
@@ -49,11 +52,15 @@ func Project(s beam.Scope, model, points beam.PCollection, opts ProjectOptions) 
 	if opts.K < 0 || opts.Block < 0 {
 		return beam.PCollection{}, beam.PCollection{}, fmt.Errorf("%w: K = %d, Block = %d", ErrArgument, opts.K, opts.Block)
 	}
+	if err := checkGlobal("Project", model, points); err != nil {
+		return beam.PCollection{}, beam.PCollection{}, err
+	}
 	if opts.Block == 0 {
 		opts.Block = 256
 	}
 	s = s.Scope("ikpcabeam.Project")
-	scores, dead = beam.ParDo2(s, &projectFn{K: opts.K, Block: opts.Block}, points, beam.SideInput{Input: model})
+	digest := beam.ParDo(s, modelDigest, model)
+	scores, dead = beam.ParDo2(s, &projectFn{K: opts.K, Block: opts.Block}, points, beam.SideInput{Input: digest}, beam.SideInput{Input: model})
 	return scores, dead, nil
 }
 
@@ -65,21 +72,18 @@ var pointsProjected = beam.NewCounter("ikpca", "points_projected")
 //
 // Decoding a model validates it, and a kpca checkpoint's validation is O(n) in its
 // points and more in its eigenvectors: done at every bundle it cost as much as the
-// projection of a small bundle. A side input is only readable in StartBundle and
-// ProcessElement, so the instance keeps the decoded model with a key of the bytes it
-// came from, their length and a 64-bit hash (hash/maphash, seeded per instance), and
-// at each bundle's first point reads the side input and hashes it — one pass over the
-// bytes, far cheaper than the decoding — to decide whether to decode again. Within a
-// pipeline the side input is one model in the global window, so the key changes only
-// if the instance is given other bytes; two different byte strings of the same length
-// share a key with probability 2⁻⁶⁴.
+// projection of a small bundle, and reading the model's bytes at every bundle moved up
+// to 64 MB a bundle. A side input is only readable in StartBundle and ProcessElement,
+// so at each bundle's first point the instance reads the digest side input, a few
+// bytes, and only where it differs from the digest of the model it holds gets the
+// bytes (fetchModel: once per process and digest) and decodes them.
 type projectFn struct {
 	K, Block int
 
 	m       ikpca.Model // the decoded model, nil before the first bundle's first point
 	k       int
-	side    sideKey // the bytes m was decoded from
-	checked bool    // the side input was read in this bundle
+	digest  string // the digest of the bytes m was decoded from
+	checked bool   // the side input was read in this bundle
 	block   []Point
 	X, Y    mat.Dense
 
@@ -89,14 +93,14 @@ type projectFn struct {
 // StartBundle empties the block and marks the side input unread in this bundle: it is
 // read at the bundle's first point. (Beam requires the side input and the emitters
 // here.)
-func (fn *projectFn) StartBundle(_ context.Context, _ func(*[]byte) bool, _ func(Scores), _ func(DeadLetter)) {
+func (fn *projectFn) StartBundle(_ context.Context, _ func(*string) bool, _ func(*[]byte) bool, _ func(Scores), _ func(DeadLetter)) {
 	fn.checked, fn.block = false, fn.block[:0]
 }
 
 // ProcessElement adds a point to the block, and projects the block when it is full.
-func (fn *projectFn) ProcessElement(ctx context.Context, p Point, model func(*[]byte) bool, emit func(Scores), dead func(DeadLetter)) error {
+func (fn *projectFn) ProcessElement(ctx context.Context, p Point, digest func(*string) bool, model func(*[]byte) bool, emit func(Scores), dead func(DeadLetter)) error {
 	if !fn.checked {
-		if err := fn.decode(model); err != nil {
+		if err := fn.decode(ctx, digest, model); err != nil {
 			return err
 		}
 		fn.checked = true
@@ -113,28 +117,30 @@ func (fn *projectFn) ProcessElement(ctx context.Context, p Point, model func(*[]
 }
 
 // FinishBundle projects the last block.
-func (fn *projectFn) FinishBundle(ctx context.Context, _ func(*[]byte) bool, emit func(Scores), dead func(DeadLetter)) {
+func (fn *projectFn) FinishBundle(ctx context.Context, _ func(*string) bool, _ func(*[]byte) bool, emit func(Scores), dead func(DeadLetter)) {
 	if fn.checked {
 		fn.flush(ctx, emit, dead)
 	}
 }
 
-// decode reads the model from the side input and, unless they are the bytes of the
-// model it holds, decodes them and fixes the number of components.
-func (fn *projectFn) decode(model func(*[]byte) bool) error {
-	var b, extra []byte
-	if !model(&b) {
+// decode reads the model's digest and, unless it is that of the model it holds, gets
+// the model's bytes (fetchModel), decodes them and fixes the number of components.
+func (fn *projectFn) decode(ctx context.Context, digest func(*string) bool, model func(*[]byte) bool) error {
+	var d, extra string
+	if !digest(&d) {
 		return fmt.Errorf("%w: no model in the side input", ErrArgument)
 	}
-	if model(&extra) {
+	if digest(&extra) {
 		return fmt.Errorf("%w: more than one model in the side input", ErrArgument)
 	}
-	key := fn.side.of(b)
-	if fn.side.holds(key) {
+	if fn.m != nil && d == fn.digest {
 		return nil
 	}
-	fn.m = nil // until the new bytes decode
-	fn.side.set(key, false)
+	fn.m, fn.digest = nil, "" // until the new bytes decode
+	b, err := fetchModel(ctx, d, model)
+	if err != nil {
+		return err
+	}
 	fn.decodes++
 	m, err := DecodeModel(b)
 	if err != nil {
@@ -148,8 +154,7 @@ func (fn *projectFn) decode(model func(*[]byte) bool) error {
 	if have == 0 || k > have {
 		return fmt.Errorf("%w: %d components requested of a model that has %d", ErrArgument, k, have)
 	}
-	fn.m, fn.k = m, k
-	fn.side.set(key, true)
+	fn.m, fn.k, fn.digest = m, k, d
 	return nil
 }
 

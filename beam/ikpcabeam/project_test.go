@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
@@ -277,19 +278,32 @@ func sideInput(b []byte) func(*[]byte) bool {
 	}
 }
 
-// TestProjectDecodesOnce: one projectFn instance given the same model in 20 bundles
-// decodes it once, and scores every point of every bundle as the model's Transform
-// does (to rounding: compareScores); given other bytes, it decodes them and scores with
-// the new model.
+// TestProjectDecodesOnce: two projectFn instances of one process given the same model
+// in 20 bundles each read its digest in every bundle, fetch its bytes once between
+// them (the process's copy: fetchModel), decode them once each, and score every point
+// of every bundle as the model's Transform does (to rounding: compareScores); given
+// another model (another digest), they fetch and decode it once, and score with it.
+// Before, every bundle read (and hashed) the model's bytes.
 func TestProjectDecodesOnce(t *testing.T) {
 	ctx := context.Background()
+	fetched.Lock()
+	fetched.digest, fetched.b = "", nil
+	fetched.Unlock()
 	m1, b1 := checkpoint(t, kernel.RBF{Sigma: 1}, curve(40, 3, 1))
 	m2, b2 := checkpoint(t, kernel.RBF{Sigma: 2}, curve(40, 3, 1))
 	X := curve(5, 3, 2)
 	const k = 2
-	fn := &projectFn{K: k, Block: 2}
+	fns := []*projectFn{{K: k, Block: 2}, {K: k, Block: 2}}
 	dead := func(d DeadLetter) { t.Errorf("dead letter %+v", d) }
-	bundle := func(m ikpca.Model, b []byte) {
+	reads := 0
+	modelSide := func(b []byte) func(*[]byte) bool {
+		read := sideInput(b)
+		return func(p *[]byte) bool {
+			reads++
+			return read(p)
+		}
+	}
+	bundle := func(fn *projectFn, m ikpca.Model, b []byte) {
 		t.Helper()
 		var Y mat.Dense
 		if err := m.Transform(&Y, X, k); err != nil {
@@ -306,26 +320,90 @@ func TestProjectDecodesOnce(t *testing.T) {
 			}
 			got++
 		}
-		fn.StartBundle(ctx, sideInput(b), emit, dead)
+		digest := func() func(*string) bool {
+			done := false
+			return func(s *string) bool {
+				if done {
+					return false
+				}
+				*s, done = modelDigest(b), true
+				return true
+			}
+		}
+		fn.StartBundle(ctx, digest(), modelSide(b), emit, dead)
 		for i := range 5 {
-			if err := fn.ProcessElement(ctx, Point{Source: "x", Offset: int64(i), X: X.RawRowView(i)}, sideInput(b), emit, dead); err != nil {
+			if err := fn.ProcessElement(ctx, Point{Source: "x", Offset: int64(i), X: X.RawRowView(i)}, digest(), modelSide(b), emit, dead); err != nil {
 				t.Fatal(err)
 			}
 		}
-		fn.FinishBundle(ctx, sideInput(b), emit, dead)
+		fn.FinishBundle(ctx, digest(), modelSide(b), emit, dead)
 		if got != 5 {
 			t.Errorf("%d scores in a bundle of 5 points", got)
 		}
 	}
 	for range 20 {
-		bundle(m1, b1)
+		for _, fn := range fns {
+			bundle(fn, m1, b1)
+		}
 	}
-	if fn.decodes != 1 {
-		t.Errorf("the same model decoded %d times in 20 bundles, want once", fn.decodes)
+	for i, fn := range fns {
+		if fn.decodes != 1 {
+			t.Errorf("instance %d decoded the same model %d times in 20 bundles, want once", i, fn.decodes)
+		}
 	}
-	bundle(m2, b2)
-	bundle(m2, b2)
-	if fn.decodes != 2 {
-		t.Errorf("%d decodes after a second model in two bundles, want 2", fn.decodes)
+	// One fetch reads the element and finds no second one: two calls.
+	if reads != 2 {
+		t.Errorf("the model's side input read %d times in 40 bundles of two instances, want one fetch (2 calls)", reads)
+	}
+	for range 2 {
+		for _, fn := range fns {
+			bundle(fn, m2, b2)
+		}
+	}
+	for i, fn := range fns {
+		if fn.decodes != 2 {
+			t.Errorf("instance %d: %d decodes after a second model in two bundles, want 2", i, fn.decodes)
+		}
+	}
+	if reads != 4 {
+		t.Errorf("the side inputs read %d times after a second model, want two fetches (4 calls)", reads)
+	}
+}
+
+// TestProjectFetchesOnce: a projection of a new model, in a pipeline, fetches the
+// model's bytes once in the process (the counter "model_fetches"), whatever the number
+// of bundles. Before, no such counter was kept, and every bundle read the bytes.
+func TestProjectFetchesOnce(t *testing.T) {
+	dir := beamtest.TempDir(t)
+	X := curve(3000, 3, 5)
+	_, b := checkpoint(t, kernel.RBF{Sigma: 1.5}, curve(30, 3, 9))
+	var points []Point
+	for i := range 3000 {
+		points = append(points, Point{Source: "p", Offset: int64(i), X: X.RawRowView(i)})
+	}
+	p, s := beam.NewPipelineWithRoot()
+	var parts []beam.PCollection
+	for i := 0; i < len(points); i += 500 {
+		parts = append(parts, beam.CreateList(s, points[i:i+500]))
+	}
+	scores, _, err := Project(s, beam.Create(s, b), beam.Flatten(s, parts...), ProjectOptions{Block: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteScores(s, filepath.Join(dir, "scores"), scores); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ptest.RunWithMetrics(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, c := range res.Metrics().AllMetrics().Counters() {
+		if c.Namespace() == "ikpca" {
+			got[c.Name()] += c.Result()
+		}
+	}
+	if got["points_projected"] != 3000 || got["model_fetches"] != 1 {
+		t.Errorf("counters %v, want 3000 points projected and 1 model fetch", got)
 	}
 }

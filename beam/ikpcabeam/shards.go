@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -17,38 +18,44 @@ import (
 
 // Sharded output, written the way Beam's own file sinks write it (Java's WriteFiles and
 // FileBasedSink; docs/design.md, "Beyond one machine"), so that a runner's retries
-// neither duplicate nor lose a line:
+// neither duplicate nor lose a line, and published per run (publish.go), so that two
+// runs to one prefix neither mix nor delete each other's shards:
 //
 //  1. Each bundle writes its lines, where they are computed, to a temporary file of its
-//     own, a random name in a directory unique to the pipeline's construction
-//     (prefix.tmp-<id>/), and emits the temporary's name when the file is closed. A
-//     runner commits a bundle's outputs only if the bundle succeeds, and discards those
-//     of a failed attempt: a bundle retried writes a second temporary, and only one
-//     name of the two is ever emitted.
-//  2. The names are a side input of one finalising DoFn, whose main input is an
-//     impulse. A side input is materialised from the committed outputs of the stage
-//     that wrote it, and is ready only when that stage is complete: the barrier that
-//     WriteFiles gets from its GroupByKey, which also runs the finaliser when no bundle
-//     wrote anything. The names are small (one per bundle) where a side input of the
-//     lines themselves held all of them on one worker.
-//  3. The finaliser sorts the names and renames the i-th of n to
-//     prefix-SSSSS-of-NNNNN.csv (i, n; at least five digits). The names are the
-//     side input's, the same on every attempt of the finaliser, so the final names are
-//     too: a finaliser retried after some renames finds their temporaries gone and
-//     their final files there, and goes on. No name at all gives one empty file,
-//     prefix-00000-of-00001.csv (WriteFiles writes one empty shard too), so that an
-//     empty output is seen to exist.
-//  4. It then removes the shards of an earlier write to the same prefix with another
-//     number of shards (prefix-SSSSS-of-MMMMM.csv, M ≠ N; those with the same N were
-//     just replaced), so that prefix-*.csv holds this output only — Beam's sinks leave
-//     them, and a pipeline run again to the same prefix would then show lines twice.
-//  5. Last, it removes every file left in the temporary directory — the temporaries of
-//     failed or retried attempts, which no committed name refers to — and the
-//     directory itself where the file system has one.
+//     own, a random name in the run's directory prefix.tmp-<run>/, and emits the
+//     temporary's name when the file is closed. A runner commits a bundle's outputs
+//     only if the bundle succeeds, and discards those of a failed attempt: a bundle
+//     retried writes a second temporary, and only one name of the two is ever emitted.
+//  2. The names are a side input of one planning DoFn, whose main input is an impulse.
+//     A side input is materialised from the committed outputs of the stage that wrote
+//     it, and is ready only when that stage is complete: the barrier that WriteFiles
+//     gets from its GroupByKey, which also runs the planner when no bundle wrote
+//     anything. The names are small (one per bundle) where a side input of the lines
+//     themselves held all of them on one worker. The planner takes the prefix's claim
+//     (publish.go), and unless a newer run has published there, sorts the names and
+//     emits the rename of the i-th of n to prefix-SSSSS-of-NNNNN.csv (i, n; at least
+//     five digits). No name at all gives one empty file, prefix-00000-of-00001.csv
+//     (WriteFiles writes one empty shard too), so that an empty output is seen to
+//     exist.
+//  3. A Reshuffle spreads the renames over the workers, each done by a plain ParDo: on
+//     an object store a rename is a copy and a delete. The names are the side input's,
+//     the same on every attempt of the planner, so the final names are too: a rename
+//     retried finds its temporary gone and its final file there, and goes on.
+//  4. Once every rename is done (the renamed names are the side input of a last DoFn,
+//     whose main input is an impulse), the commit removes the shards of an earlier
+//     output with another number of shards (prefix-SSSSS-of-MMMMM.csv, M ≠ N; those
+//     with the same N were just replaced), so that prefix-*.csv holds this output only
+//     — Beam's sinks leave them, and a pipeline run again to the same prefix would then
+//     show lines twice; writes the manifest, prefix.manifest; removes every file left
+//     in the run's temporary directory — the temporaries of failed or retried
+//     attempts, which no committed name refers to — and the directory, and those of
+//     older runs (jobs that failed for good); and releases the claim.
 //
-// What is not covered: a job that fails for good leaves its temporary directory (as
-// WriteFiles does), and the shards of an earlier run stay until a run to the same
-// prefix succeeds.
+// A run superseded by a newer one publishes nothing and removes its temporaries. What is
+// not covered: a job that fails for good before its commit leaves its temporary
+// directory until the next run to the prefix commits, and one killed between its claim
+// and its commit leaves its claim, which holds other runs off for up to claimWait, and
+// is removed when older than claimStale (or by hand).
 
 // afterTempWrite is a test-only hook, nil otherwise: called by a bundle's writer after
 // its temporary file is written and closed, before the name is emitted; its error
@@ -56,9 +63,13 @@ import (
 var afterTempWrite func(ctx context.Context, fs filesystem.Interface, tmp string) error
 
 func init() {
+	beam.RegisterType(reflect.TypeFor[Move]())
 	register.DoFn3x1[context.Context, string, func(string), error](&writeTempFn{})
-	register.DoFn3x1[context.Context, []byte, func(*string) bool, error](&finaliseFn{})
+	register.DoFn4x1[context.Context, []byte, func(*string) bool, func(Move), error](&planFn{})
+	register.DoFn3x1[context.Context, Move, func(string), error](&moveFn{})
+	register.DoFn4x1[context.Context, []byte, func(*string) bool, func(string), error](&commitFn{})
 	register.Emitter1[string]()
+	register.Emitter1[Move]()
 	register.Iter1[string]()
 }
 
@@ -78,18 +89,26 @@ func checkPrefix(prefix string) error {
 // writeShards writes a PCollection<string>, a line each, as the shards
 // prefix-SSSSS-of-NNNNN.csv, one per committed bundle that holds a line (one empty
 // shard for no lines), as the comment above describes.
-func writeShards(s beam.Scope, prefix string, lines beam.PCollection) {
-	// A directory unique to this construction of the pipeline, as WriteFiles's
-	// .temp-beam-<uuid>: two pipelines writing to the same prefix at once do not
-	// remove each other's temporaries.
-	dir := prefix + ".tmp-" + rand.Text()
+func writeShards(s beam.Scope, prefix string, lines beam.PCollection) (published beam.PCollection) {
+	// A run unique to this construction of the pipeline, as WriteFiles's
+	// .temp-beam-<uuid>, and ordered by the time of construction (publish.go).
+	run := newRun()
+	dir := tempDir(prefix, run)
 	names := beam.ParDo(s, &writeTempFn{Dir: dir}, lines)
-	beam.ParDo0(s, &finaliseFn{Prefix: prefix, Dir: dir}, beam.Impulse(s), beam.SideInput{Input: names})
+	moves := beam.ParDo(s, &planFn{Prefix: prefix, Run: run}, beam.Impulse(s), beam.SideInput{Input: names})
+	moved := beam.ParDo(s, &moveFn{}, beam.Reshuffle(s, moves))
+	return beam.ParDo(s, &commitFn{Prefix: prefix, Run: run}, beam.Impulse(s), beam.SideInput{Input: moved})
 }
 
 // shardName is the final name of shard i of n.
 func shardName(prefix string, i, n int) string {
 	return fmt.Sprintf("%s-%05d-of-%05d.csv", prefix, i, n)
+}
+
+// A Move is the rename of a temporary to its final name, an element of the publication
+// (exported for Beam's coder); an empty Tmp stands for the empty shard of no lines.
+type Move struct {
+	Tmp, Final string
 }
 
 // writeTempFn writes each bundle's lines to a temporary file of its own in Dir, and
@@ -161,14 +180,18 @@ func (fn *writeTempFn) FinishBundle(ctx context.Context, emit func(string)) erro
 	return nil
 }
 
-// finaliseFn gives the temporaries named in its side input their final names under
-// Prefix, then removes everything else in Dir, and Dir.
-type finaliseFn struct {
-	Prefix, Dir string
+// afterMoves is a test-only hook, nil otherwise: called by commitFn of run on prefix
+// before it commits, the claim held and every rename done.
+var afterMoves func(prefix, run string)
+
+// planFn takes the claim of Run on Prefix and, unless a newer run has published there,
+// emits the renames of the temporaries named in its side input to their final names.
+type planFn struct {
+	Prefix, Run string
 }
 
-// ProcessElement finalises the output; its element is the impulse.
-func (fn *finaliseFn) ProcessElement(ctx context.Context, _ []byte, names func(*string) bool) error {
+// ProcessElement plans the output; its element is the impulse.
+func (fn *planFn) ProcessElement(ctx context.Context, _ []byte, names func(*string) bool, emit func(Move)) error {
 	var tmps []string
 	var name string
 	for names(&name) {
@@ -181,20 +204,108 @@ func (fn *finaliseFn) ProcessElement(ctx context.Context, _ []byte, names func(*
 		return err
 	}
 	defer fs.Close()
-	if len(tmps) == 0 {
-		if err := filesystem.Write(ctx, fs, shardName(fn.Prefix, 0, 1), nil); err != nil {
-			return fmt.Errorf("ikpcabeam: writing %s: %w", shardName(fn.Prefix, 0, 1), err)
-		}
-	}
-	for i, tmp := range tmps {
-		if err := moveShard(ctx, fs, tmp, shardName(fn.Prefix, i, len(tmps))); err != nil {
-			return err
-		}
-	}
-	if err := removeStale(ctx, fs, fn.Prefix, max(len(tmps), 1)); err != nil {
+	if err := claim(ctx, fs, fn.Prefix, fn.Run); err != nil {
 		return err
 	}
-	return removeTemps(ctx, fs, fn.Dir)
+	newer, err := superseded(ctx, fs, fn.Prefix, fn.Run)
+	if err != nil || newer != "" {
+		return err // superseded: the commit cleans up
+	}
+	if len(tmps) == 0 {
+		emit(Move{Final: shardName(fn.Prefix, 0, 1)})
+	}
+	for i, tmp := range tmps {
+		emit(Move{Tmp: tmp, Final: shardName(fn.Prefix, i, len(tmps))})
+	}
+	return nil
+}
+
+// moveFn makes a rename, and emits the final name.
+type moveFn struct{}
+
+// ProcessElement renames m.Tmp to m.Final, or writes an empty m.Final.
+func (fn *moveFn) ProcessElement(ctx context.Context, m Move, emit func(string)) error {
+	fs, err := filesystem.New(ctx, m.Final)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	if m.Tmp == "" {
+		if err := filesystem.Write(ctx, fs, m.Final, nil); err != nil {
+			return fmt.Errorf("ikpcabeam: writing %s: %w", m.Final, err)
+		}
+	} else if err := moveShard(ctx, fs, m.Tmp, m.Final); err != nil {
+		return err
+	}
+	emit(m.Final)
+	return nil
+}
+
+// commitFn commits Run's output on Prefix once its renames, the side input, are done:
+// it removes an earlier output's shards of another count, writes the manifest, removes
+// the temporaries of Run and of older runs, and releases the claim.
+type commitFn struct {
+	Prefix, Run string
+}
+
+// ProcessElement commits the output, and emits the manifest's name; its element is
+// the impulse.
+func (fn *commitFn) ProcessElement(ctx context.Context, _ []byte, moved func(*string) bool, emit func(string)) error {
+	var shards []string
+	var name string
+	for moved(&name) {
+		shards = append(shards, name)
+	}
+	slices.Sort(shards)
+	shards = slices.Compact(shards)
+	fs, err := filesystem.New(ctx, fn.Prefix)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	if afterMoves != nil {
+		afterMoves(fn.Prefix, fn.Run)
+	}
+	newer, err := superseded(ctx, fs, fn.Prefix, fn.Run)
+	if err != nil {
+		return err
+	}
+	if newer != "" {
+		log.Warnf(ctx, "ikpcabeam: %s: run %s published there after this run (%s) was launched; this run's output is discarded", fn.Prefix, newer, fn.Run)
+		if err := removeTemps(ctx, fs, tempDir(fn.Prefix, fn.Run)); err != nil {
+			return err
+		}
+		if err := release(ctx, fs, fn.Prefix, fn.Run); err != nil {
+			return err
+		}
+		emit(manifestName(fn.Prefix))
+		return nil
+	}
+	for i, s := range shards {
+		if s != shardName(fn.Prefix, i, len(shards)) {
+			return fmt.Errorf("ikpcabeam: %s: shard %d of %d is %s: the renames are incomplete", fn.Prefix, i, len(shards), s)
+		}
+	}
+	if len(shards) == 0 {
+		return fmt.Errorf("ikpcabeam: %s: no shard was renamed, and no newer run has published", fn.Prefix)
+	}
+	if err := removeStale(ctx, fs, fn.Prefix, len(shards)); err != nil {
+		return err
+	}
+	if err := writeManifest(ctx, fs, fn.Prefix, fn.Run, shards); err != nil {
+		return err
+	}
+	if err := removeTemps(ctx, fs, tempDir(fn.Prefix, fn.Run)); err != nil {
+		return err
+	}
+	if err := removeOlderTemps(ctx, fs, fn.Prefix, fn.Run); err != nil {
+		return err
+	}
+	if err := release(ctx, fs, fn.Prefix, fn.Run); err != nil {
+		return err
+	}
+	emit(manifestName(fn.Prefix))
+	return nil
 }
 
 // removeStale removes the shards of an earlier write to prefix that this one, of n
@@ -287,4 +398,38 @@ func shardCount(prefix, name string) (int, bool) {
 		return 0, false
 	}
 	return of, true
+}
+
+// IsOutput reports whether name is a file that a write of sharded output to prefix
+// writes, replaces or removes: a shard (IsShard), the manifest prefix.manifest, a claim
+// prefix.claim-<run>, or a file in a temporary directory prefix.tmp-<run>/.
+func IsOutput(prefix, name string) bool {
+	if IsShard(prefix, name) || name == manifestName(prefix) {
+		return true
+	}
+	for _, infix := range []string{".claim-", ".tmp-"} {
+		if rest, ok := strings.CutPrefix(name, prefix+infix); ok && rest != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// PrefixesOverlap reports whether writes of sharded output to the prefixes a and b
+// would touch each other's files: a and b equal, or a file that one writes, replaces
+// or removes (IsOutput) one that the other writes. Two such outputs in one pipeline
+// would remove each other's shards, or publish one's as the other's.
+func PrefixesOverlap(a, b string) bool {
+	if a == b {
+		return true
+	}
+	for _, pair := range [][2]string{{a, b}, {b, a}} {
+		p, q := pair[0], pair[1]
+		for _, name := range []string{shardName(q, 0, 1), shardName(q, 12, 345), manifestName(q), claimName(q, "0"), tempDir(q, "0") + "/x.csv"} {
+			if IsOutput(p, name) {
+				return true
+			}
+		}
+	}
+	return false
 }

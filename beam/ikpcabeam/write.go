@@ -58,6 +58,9 @@ func WriteScores(s beam.Scope, prefix string, scores beam.PCollection) error {
 	if err := checkPrefix(prefix); err != nil {
 		return err
 	}
+	if err := checkGlobal("WriteScores", scores); err != nil {
+		return err
+	}
 	s = s.Scope("ikpcabeam.WriteScores")
 	writeShards(s, prefix, beam.ParDo(s, FormatScores, scores))
 	return nil
@@ -68,12 +71,22 @@ func WriteScores(s beam.Scope, prefix string, scores beam.PCollection) error {
 // in the Beam counters "dead_letters_<class>" of the namespace "ikpca", the class from
 // the Reason: dimension, non_finite, parse, refused or other (metrics.go).
 func WriteDeadLetters(s beam.Scope, prefix string, dead beam.PCollection) error {
+	_, err := WriteDeadLettersPublished(s, prefix, dead)
+	return err
+}
+
+// WriteDeadLettersPublished is WriteDeadLetters, and returns a PCollection<string> of
+// one element, the name of the output's manifest, once the dead letters are published:
+// a side input that makes a step wait for them (CheckRecords).
+func WriteDeadLettersPublished(s beam.Scope, prefix string, dead beam.PCollection) (beam.PCollection, error) {
 	if err := checkPrefix(prefix); err != nil {
-		return err
+		return beam.PCollection{}, err
+	}
+	if err := checkGlobal("WriteDeadLetters", dead); err != nil {
+		return beam.PCollection{}, err
 	}
 	s = s.Scope("ikpcabeam.WriteDeadLetters")
-	writeShards(s, prefix, beam.ParDo(s, &formatDeadLetterFn{}, dead))
-	return nil
+	return writeShards(s, prefix, beam.ParDo(s, &formatDeadLetterFn{}, dead)), nil
 }
 
 // ReadModel reads a model's encoding (or any file) from filename, on any file system
@@ -96,6 +109,9 @@ func ReadModel(s beam.Scope, filename string) (beam.PCollection, error) {
 // systems cannot open is an ErrArgument.
 func WriteModel(s beam.Scope, filename string, model beam.PCollection) error {
 	if err := checkScheme(filename); err != nil {
+		return err
+	}
+	if err := checkGlobal("WriteModel", model); err != nil {
 		return err
 	}
 	s = s.Scope("ikpcabeam.WriteModel")

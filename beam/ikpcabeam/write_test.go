@@ -377,7 +377,8 @@ func TestFinalise(t *testing.T) {
 	ctx := context.Background()
 	dir := beamtest.TempDir(t)
 	prefix := filepath.Join(dir, "out")
-	tmpDir := prefix + ".tmp-test"
+	run := newRun()
+	tmpDir := tempDir(prefix, run)
 	fn := &writeTempFn{Dir: tmpDir}
 	var names []string
 	emit := func(name string) { names = append(names, name) }
@@ -417,13 +418,31 @@ func TestFinalise(t *testing.T) {
 	}
 	finalise := func() error {
 		i := 0
-		return (&finaliseFn{Prefix: prefix, Dir: tmpDir}).ProcessElement(ctx, nil, func(s *string) bool {
+		side := func(s *string) bool {
 			if i == len(names) {
 				return false
 			}
 			*s, i = names[i], i+1
 			return true
-		})
+		}
+		var moves []Move
+		if err := (&planFn{Prefix: prefix, Run: run}).ProcessElement(ctx, nil, side, func(m Move) { moves = append(moves, m) }); err != nil {
+			return err
+		}
+		var moved []string
+		for _, m := range moves {
+			if err := (&moveFn{}).ProcessElement(ctx, m, func(s string) { moved = append(moved, s) }); err != nil {
+				return err
+			}
+		}
+		j := 0
+		return (&commitFn{Prefix: prefix, Run: run}).ProcessElement(ctx, nil, func(s *string) bool {
+			if j == len(moved) {
+				return false
+			}
+			*s, j = moved[j], j+1
+			return true
+		}, func(string) {})
 	}
 	// An earlier write's shards, which go, and files of other names, which stay.
 	stale := []string{shardName(prefix, 0, 5), shardName(prefix, 4, 5), prefix + "-00001-of-00003.csv.bak", prefix + "-notes-00000-of-00001.csv"}
@@ -438,8 +457,11 @@ func TestFinalise(t *testing.T) {
 	check := func(when string) {
 		t.Helper()
 		files, _ := filepath.Glob(filepath.Join(dir, "*"))
-		if len(files) != 5 || !slices.Contains(files, stale[2]) || !slices.Contains(files, stale[3]) {
-			t.Errorf("%s: files %v, want the 3 shards and %v", when, files, stale[2:])
+		if len(files) != 6 || !slices.Contains(files, stale[2]) || !slices.Contains(files, stale[3]) || !slices.Contains(files, manifestName(prefix)) {
+			t.Errorf("%s: files %v, want the 3 shards, the manifest and %v", when, files, stale[2:])
+		}
+		if m, ok, err := readManifest(ctx, local(t), prefix); err != nil || !ok || m.Run != run || len(m.Shards) != 3 {
+			t.Errorf("%s: the manifest %+v (%v, %v), want run %s's 3 shards", when, m, ok, err, run)
 		}
 		for f, lines := range want {
 			if b, err := os.ReadFile(f); err != nil || string(b) != lines {

@@ -44,6 +44,8 @@ type options struct {
 	sigma                            float64
 	seed                             uint64
 	k, block                         int
+	maxDead                          float64
+	limitDead                        bool // maxDead applies (the flag's default, 0.1, or its value)
 }
 
 func main() {
@@ -67,7 +69,9 @@ func main() {
 	flag.Uint64Var(&o.seed, "seed", 1, "fit: seed of the random features (skpca) or of the landmarks' sample (nystrom)")
 	flag.IntVar(&o.k, "k", 0, "project: components to score (default all)")
 	flag.IntVar(&o.block, "block", 256, "points per AddBatch call (fit) and per Transform call (project)")
+	flag.Float64Var(&o.maxDead, "max-dead-fraction", 0.1, "fail the job when more than this fraction of the input's records are dead letters (they are written first); 1: no limit")
 	flag.Parse()
+	o.limitDead = true
 	// beam.Init after the flags: on a worker it runs the worker harness and exits.
 	beam.Init()
 	if err := run(context.Background(), o, os.Stderr); err != nil {

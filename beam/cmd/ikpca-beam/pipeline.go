@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
@@ -35,11 +37,24 @@ func run(ctx context.Context, o options, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The failure marker, written by a pipeline that fails for a reason of its data,
+	// and this run's id, which the marker names (failedRun).
+	runID := fmt.Sprintf("%x-%s", time.Now().UnixNano(), rand.Text()[:8])
+	beam.PipelineOptions.Set(ikpcabeam.FailureMarkerOption, failureMarker(o))
+	beam.PipelineOptions.Set(ikpcabeam.FailureRunOption, runID)
 	res, err := beamx.RunWithMetrics(ctx, p)
 	if res != nil {
 		printCounters(stderr, res.Metrics().AllMetrics().Counters())
 	}
-	return failedFit(ctx, err, o)
+	if err != nil {
+		// The job is over (the runner returned its failure): its writes' claims and
+		// temporaries go, so that the next run to the same prefixes — the dead letters
+		// written again, below — does not wait for them.
+		if rerr := ikpcabeam.ReleaseFailed(ctx, p); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("removing the failed run's claims and temporaries: %w", rerr))
+		}
+	}
+	return failedRun(ctx, err, o, runID)
 }
 
 // deadPrefix is the dead letters' prefix: --dead, or by default the output's name (the
@@ -52,24 +67,6 @@ func deadPrefix(o options) string {
 		return o.output + ".dead"
 	}
 	return o.model + ".dead"
-}
-
-// explain turns the runner's error for a fit without a valid point or landmark into
-// one that names the input and the dead-letter file. The runner reports a failed
-// pipeline's error as text, so ikpcabeam.ErrNoPoints and ErrNoLandmarks are found by
-// theirs. (No model is written then: the fit has no output.)
-func explain(err error, o options) error {
-	if err == nil {
-		return nil
-	}
-	dead := deadPrefix(o) + "-*-of-*.csv"
-	switch msg := err.Error(); {
-	case strings.Contains(msg, ikpcabeam.ErrNoLandmarks.Error()):
-		return fmt.Errorf("no valid landmark in %s: every record is a dead letter, see %s", o.landmarksFile, dead)
-	case strings.Contains(msg, ikpcabeam.ErrNoPoints.Error()):
-		return fmt.Errorf("no valid point in %s: every record is a dead letter, see %s", o.input, dead)
-	}
-	return err
 }
 
 // namespace is the namespace of the counters of ikpcabeam's transforms.
@@ -115,6 +112,9 @@ func build(ctx context.Context, o options) (*beam.Pipeline, error) {
 		return nil, fmt.Errorf("--landmarks %d, --block %d: want ≥ 0 and ≥ 1", o.landmarks, o.block)
 	}
 	o.dead = deadPrefix(o)
+	if !(o.maxDead >= 0) {
+		return nil, fmt.Errorf("--max-dead-fraction %v: want a fraction ≥ 0 (1: no limit)", o.maxDead)
+	}
 	if err := checkOutputs(ctx, o); err != nil {
 		return nil, err
 	}
@@ -124,6 +124,8 @@ func build(ctx context.Context, o options) (*beam.Pipeline, error) {
 		return nil, err
 	}
 	dead := []beam.PCollection{deadLines}
+	records := []beam.PCollection{points, deadLines}
+	var scored []beam.PCollection
 
 	var model beam.PCollection
 	if o.mode == "fit" {
@@ -168,11 +170,23 @@ func build(ctx context.Context, o options) (*beam.Pipeline, error) {
 			return nil, err
 		}
 		dead = append(dead, refused)
+		scored = append(scored, scores)
 		if err := ikpcabeam.WriteScores(s, o.output, scores); err != nil {
 			return nil, err
 		}
 	}
-	if err := ikpcabeam.WriteDeadLetters(s, o.dead, beam.Flatten(s, dead...)); err != nil {
+	letters := beam.Flatten(s, dead...)
+	published, err := ikpcabeam.WriteDeadLettersPublished(s, o.dead, letters)
+	if err != nil {
+		return nil, err
+	}
+	// Fail, once the dead letters are published, where too many records are dead
+	// letters, or (project) no point is projected.
+	limits := ikpcabeam.RecordLimits{MaxDeadFraction: 1, NeedScores: o.mode == "project"}
+	if o.limitDead {
+		limits.MaxDeadFraction = o.maxDead
+	}
+	if err := ikpcabeam.CheckRecords(s, records, []beam.PCollection{letters}, scored, []beam.PCollection{published}, limits); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -419,10 +433,14 @@ func checkOutputs(ctx context.Context, o options) error {
 	prefixes := map[string]string{"--dead": o.dead}
 	if o.output != "" {
 		prefixes["--output"] = o.output
+		// Two outputs on one prefix would remove or publish each other's shards.
+		if ikpcabeam.PrefixesOverlap(sameForm(o.output), sameForm(o.dead)) {
+			return fmt.Errorf("--dead %s and --output %s overlap: the dead letters and the scores would replace or remove each other's files; give them prefixes of their own", o.dead, o.output)
+		}
 	}
 	for _, in := range inputs {
 		for flag, prefix := range prefixes {
-			if ikpcabeam.IsShard(sameForm(prefix), sameForm(in)) {
+			if ikpcabeam.IsOutput(sameForm(prefix), sameForm(in)) {
 				return fmt.Errorf("%s %s would replace or remove the input %s, one of its shards: give it another prefix", flag, prefix, in)
 			}
 		}
@@ -431,7 +449,7 @@ func checkOutputs(ctx context.Context, o options) error {
 		}
 	}
 	for flag, prefix := range prefixes {
-		if ikpcabeam.IsShard(sameForm(prefix), sameForm(o.model)) {
+		if ikpcabeam.IsOutput(sameForm(prefix), sameForm(o.model)) {
 			return fmt.Errorf("%s %s would replace or remove the model %s, one of its shards: give it another prefix", flag, prefix, o.model)
 		}
 	}
