@@ -25,6 +25,9 @@ import (
 // D = 2000, d = 784), is built on a worker from the options, not held in the
 // pipeline's graph (docs/design.md, "Beyond one machine").
 func FitSKPCA(s beam.Scope, points beam.PCollection, k kernel.Kernel, d int, opts stream.SKPCAOptions, fit FitOptions) (model, dead beam.PCollection, err error) {
+	if err := checkGlobal("FitSKPCA", points); err != nil {
+		return beam.PCollection{}, beam.PCollection{}, err
+	}
 	// Built here too, to refuse what cannot be built at construction.
 	proto, err := NewSKPCA(k, d, opts)
 	if err != nil {
