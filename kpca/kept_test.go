@@ -10,7 +10,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 )
@@ -94,7 +93,7 @@ func TestKeepKernelPolish(t *testing.T) {
 		if kept.kept != nil {
 			t.Error("the kept values outlived the Polish")
 		}
-		if !sameVectors(kept, &copied) || !equalFloats(kept.Values(nil), copied.Values(nil)) {
+		if !sameVectors(kept, &copied) || !vec.SameBits(kept.Values(nil), copied.Values(nil)) {
 			t.Errorf("n=%d: a Polish reading the kept values differs from one computing them", tc.n)
 		}
 		v, w := kept.Values(nil), plain.Values(nil)
@@ -105,19 +104,6 @@ func TestKeepKernelPolish(t *testing.T) {
 		}
 		checkSums(t, "kept", kept)
 	}
-}
-
-// equalFloats reports whether a and b are equal, bit for bit.
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // TestKeepKernelDropped: the kept values are given back as soon as the points change
@@ -258,19 +244,8 @@ func TestKeepKernelErrors(t *testing.T) {
 // Each iteration runs both, so that a machine's changing load falls on both; it reports
 // their median seconds and the median ratio kept ÷ plain of a round.
 func BenchmarkKeepKernel(b *testing.B) {
-	n := *benchPassN
-	var X *mat.Dense
-	if ds, err := data.FashionMNIST("", n); err == nil {
-		X = ds.X
-	} else {
-		b.Logf("Fashion-MNIST: %v; MAGIC instead", err)
-		X = shuffled(b, "magic", n, 1)
-	}
+	X, sigma := benchImages(b)
 	m, d := X.Dims()
-	sigma, err := kernel.DefaultBandwidth(X)
-	if err != nil {
-		b.Fatal(err)
-	}
 	k := kernel.RBF{Sigma: sigma}
 	opts := Options{Components: 10, Rank: 50}
 	run := func(keep bool) time.Duration {

@@ -341,6 +341,24 @@ var (
 	benchPassCopy   = flag.Bool("ikpca.pass-copy", false, "BenchmarkPass: also time each tile with a Cross that keeps the shifted copy of the points (kernel.NewCross), as passes did before")
 )
 
+// benchImages returns the first -ikpca.pass-n Fashion-MNIST images (MAGIC's points if
+// the data are not installed) and their default bandwidth.
+func benchImages(b *testing.B) (*mat.Dense, float64) {
+	n := *benchPassN
+	var X *mat.Dense
+	if ds, err := data.FashionMNIST("", n); err == nil {
+		X = ds.X
+	} else {
+		b.Logf("Fashion-MNIST: %v; MAGIC instead", err)
+		X = shuffled(b, "magic", n, 1)
+	}
+	sigma, err := kernel.DefaultBandwidth(X)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return X, sigma
+}
+
 // BenchmarkPass times one pass, K′·Q with c = 50 vectors, over the first -ikpca.pass-n
 // images of Fashion-MNIST (d = 784; MAGIC's points, d = 10, if the data are not
 // installed) with an RBF of the default bandwidth: "full", the strips of every row
@@ -354,19 +372,8 @@ var (
 // "full" in the same round and, for "tile-T", to "copy-T". Run with -benchtime Nx for N
 // rounds; -ikpca.pass-tiles with "nofull" leaves "full" out.
 func BenchmarkPass(b *testing.B) {
-	n := *benchPassN
-	var X *mat.Dense
-	if ds, err := data.FashionMNIST("", n); err == nil {
-		X = ds.X
-	} else {
-		b.Logf("Fashion-MNIST: %v; MAGIC instead", err)
-		X = shuffled(b, "magic", n, 1)
-	}
+	X, sigma := benchImages(b)
 	m, d := X.Dims()
-	sigma, err := kernel.DefaultBandwidth(X)
-	if err != nil {
-		b.Fatal(err)
-	}
 	md := &Model{kern: kernel.RBF{Sigma: sigma}, d: d, m: m, opts: Options{PassMemory: *benchPassMemory}}
 	md.view.SetRawMatrix(X.RawMatrix())
 	Q := randomVectors(m, 50, true, 11)
@@ -408,6 +415,7 @@ func BenchmarkPass(b *testing.B) {
 		for i, v := range vs {
 			passTile = func(int) int { return v.tile }
 			t := time.Now()
+			var err error
 			switch {
 			case v.full:
 				err = passFull(copying, W, Q, &fullWork, &fullScratch)
