@@ -191,7 +191,7 @@ func (kk *keptKernel) tileData(g int) []float64 {
 // width returns the number of points of block J.
 func (kk *keptKernel) width(J int) int { return min(kk.tile, kk.n-J*kk.tile) }
 
-// at returns k(xᵢ, xⱼ) for i ≤ j... or i > j, by symmetry.
+// at returns k(xᵢ, xⱼ) from the tile that holds the pair (i, j) or, by symmetry, (j, i).
 func (kk *keptKernel) at(i, j int) float64 {
 	if i > j {
 		i, j = j, i
