@@ -198,16 +198,7 @@ func decode(k kernel.Kernel, dec *wire.Reader) (*Model, error) {
 	m.allocate()
 	copy(m.sum.hi, fields[4])
 	copy(m.sum.lo, fields[5])
-	for half, src := range [][]float64{fields[6], fields[7]} {
-		dst := m.sq.hi
-		if half == 1 {
-			dst = m.sq.lo
-		}
-		for i := range p {
-			copy(dst[i*p+i:(i+1)*p], src[:p-i])
-			src = src[p-i:]
-		}
-	}
+	unpackUpper(m.sq, fields[6], fields[7])
 	m.n = n
 	if err := m.checkSums(); err != nil {
 		return nil, err
@@ -297,10 +288,14 @@ func (m *Model) verifyMap() error {
 // squares, or a sum or an off-diagonal sum of products beyond Cauchy–Schwarz's bound by
 // more than rounding (a relative 1e-9, and an absolute 2⁻⁵⁰⁰ per point for squares that
 // underflowed).
-func (m *Model) checkSums() error {
-	p, n := m.p, float64(m.n)
-	if m.n == 0 {
-		for _, s := range [][]float64{m.sum.hi, m.sum.lo, m.sq.hi, m.sq.lo} {
+func (m *Model) checkSums() error { return checkSums(m.p, m.n, m.sum, m.sq) }
+
+// checkSums is Model.checkSums for the sums of n points' p features, those of a Model
+// or of a Sums.
+func checkSums(p, points int, sum vecSum, sq triSum) error {
+	n := float64(points)
+	if points == 0 {
+		for _, s := range [][]float64{sum.hi, sum.lo, sq.hi, sq.lo} {
 			for _, v := range s {
 				if v != 0 {
 					return fmt.Errorf("%w: non-zero sums without points", ErrEncoding)
@@ -312,7 +307,7 @@ func (m *Model) checkSums() error {
 	// Every half of every sum within 2¹⁰⁰¹: a genuine running sum is bounded by the
 	// sum of its terms' magnitudes, which Cauchy–Schwarz bounds by the sums of squares,
 	// and its compensation by the same; so C, formed from them, is finite.
-	for _, s := range [][]float64{m.sum.hi, m.sum.lo, m.sq.hi, m.sq.lo} {
+	for _, s := range [][]float64{sum.hi, sum.lo, sq.hi, sq.lo} {
 		for i, v := range s {
 			if !(math.Abs(v) <= 2*sumLimit) {
 				return fmt.Errorf("%w: a sum's entry %d is %g", ErrEncoding, i, v)
@@ -321,18 +316,18 @@ func (m *Model) checkSums() error {
 	}
 	diag := make([]float64, p)
 	for i := range p {
-		diag[i] = m.sq.at(i, i)
-		if !(diag[i] >= 0 && m.sq.hi[i*p+i] <= sumLimit && diag[i] <= sumLimit) {
+		diag[i] = sq.at(i, i)
+		if !(diag[i] >= 0 && sq.hi[i*p+i] <= sumLimit && diag[i] <= sumLimit) {
 			return fmt.Errorf("%w: sum of squares %d is %g", ErrEncoding, i, diag[i])
 		}
 	}
 	const rel, tiny = 1 + 1e-9, 0x1p-500
 	for i := range p {
-		if s := m.sum.hi[i] + m.sum.lo[i]; !(math.Abs(s) <= math.Sqrt(n*diag[i])*rel+n*tiny) {
-			return fmt.Errorf("%w: sum %d is %g, its sum of squares %g over %d points", ErrEncoding, i, s, diag[i], m.n)
+		if s := sum.hi[i] + sum.lo[i]; !(math.Abs(s) <= math.Sqrt(n*diag[i])*rel+n*tiny) {
+			return fmt.Errorf("%w: sum %d is %g, its sum of squares %g over %d points", ErrEncoding, i, s, diag[i], points)
 		}
 		for j := i + 1; j < p; j++ {
-			if s := m.sq.at(i, j); !(math.Abs(s) <= math.Sqrt(diag[i])*math.Sqrt(diag[j])*rel+1e-10*(diag[i]+diag[j])+n*tiny) {
+			if s := sq.at(i, j); !(math.Abs(s) <= math.Sqrt(diag[i])*math.Sqrt(diag[j])*rel+1e-10*(diag[i]+diag[j])+n*tiny) {
 				return fmt.Errorf("%w: sum of products (%d, %d) is %g, beyond its sums of squares %g and %g", ErrEncoding, i, j, s, diag[i], diag[j])
 			}
 		}

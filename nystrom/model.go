@@ -1,6 +1,7 @@
 package nystrom
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"math"
 	"reflect"
@@ -118,6 +119,9 @@ type Model struct {
 	// the models Empty makes share it (BlockTo does not write it). It refers to land,
 	// which is never written either.
 	cross *kernel.Cross
+	// digest names the map (mapDigest), made with it and shared like it: the Sums of
+	// the model's points carry it in the map's stead.
+	digest [sha256.Size]byte
 
 	// Scratch, allocated with the model so that Add and AddBatch allocate nothing of
 	// their own and Bytes does not change as points come.
@@ -274,6 +278,7 @@ func (m *Model) allocate() {
 	r, p, d := m.r, m.p, m.d
 	if m.cross == nil {
 		m.cross = kernel.NewCross(m.kern, m.land)
+		m.digest = m.mapDigest()
 	}
 	m.work = new(kernel.BlockWork)
 	m.sum, m.sq = newVecSum(p), newTriSum(p)
@@ -294,7 +299,7 @@ func (m *Model) Empty() *Model {
 	if m.r == 0 {
 		return &Model{} // a zero Model's accumulator is a zero Model
 	}
-	e := &Model{kern: m.kern, opts: m.opts, d: m.d, r: m.r, p: m.p, land: m.land, sigma: m.sigma, f: m.f, shift: m.shift, cross: m.cross}
+	e := &Model{kern: m.kern, opts: m.opts, d: m.d, r: m.r, p: m.p, land: m.land, sigma: m.sigma, f: m.f, shift: m.shift, cross: m.cross, digest: m.digest}
 	e.allocate()
 	return e
 }
