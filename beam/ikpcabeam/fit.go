@@ -140,8 +140,10 @@ func checkFit(opts FitOptions) (FitOptions, error) {
 // is keyed by a hash of its bundle's first point into one of opts.MergeGroups groups,
 // merged per key, and the merged groups are merged with proto by one Combine. A runner
 // that does not lift combiners gathers each level's inputs on a key: bundles/groups
-// partial models, then groups, rather than every bundle's on one (at r = 2000 a
-// Nyström partial model is 64 MB). proto is merged in last because the Go SDK's
+// partial models, then groups, rather than every bundle's on one. A Nyström fold
+// emits its partial model as the sums of its points (partial.go): about half the
+// bytes (32 MB at r = r' = 2000, the model 64 MB), and a merge decodes them in O(r'²)
+// rather than verify a map in O(r²·(d + r')). proto is merged in last because the Go SDK's
 // global Combine of no elements gives no output, which would end the pipeline without
 // a model and without an error; with it, the Combine always has an output, and it
 // fails with ErrNoPoints where the merged model holds no more than base points.
@@ -196,7 +198,8 @@ func pointHash(p Point, seed uint64) uint64 {
 
 // foldFn adds a bundle's points to an empty model of the prototype of its side input
 // (a PCollection<[]byte> of one encoding: the options, the kernel, the landmarks or
-// features) and emits that partial model's encoding when the bundle finishes: a
+// features) and emits that partial model's encoding — or, for a model that has one,
+// its partial, the sums of its points (partialSummary) — when the bundle finishes: a
 // partial model per bundle, in a plain ParDo, which fold's Combine merges with the
 // prototype itself. A partial model holds the bundle's points only — never the
 // prototype's, which the Combine merges in once. A model that adds blocks (AddBatch)
@@ -212,6 +215,7 @@ type foldFn struct {
 	Groups int // the merge groups its partial models are keyed into (fold)
 
 	m       Summary // the prototype decoded, then the bundle's partial model
+	part    partial // the storage of the partial m's points travel as, if any
 	side    sideKey // the bytes m was decoded from
 	started bool    // the bundle has a point: m was reset for it
 	key     int     // the bundle's merge group: its first point's
@@ -284,7 +288,7 @@ func (fn *foldFn) FinishBundle(ctx context.Context, _ func(*[]byte) bool, emit f
 	}
 	fn.started = false
 	fn.pending.flush(fn.m, dead)
-	b, err := fn.m.MarshalBinary()
+	b, err := fn.encode()
 	if err != nil {
 		return err
 	}
@@ -292,6 +296,22 @@ func (fn *foldFn) FinishBundle(ctx context.Context, _ func(*[]byte) bool, emit f
 	pointsFolded.Inc(ctx, int64(fn.m.Len()))
 	modelsMerged.Inc(ctx, 1)
 	return nil
+}
+
+// encode returns the encoding of the bundle's partial model: its partial (the sums of
+// its points, in storage kept from bundle to bundle) where the model has one, the model
+// otherwise.
+func (fn *foldFn) encode() ([]byte, error) {
+	ps, ok := fn.m.(partialSummary)
+	if !ok {
+		return fn.m.MarshalBinary()
+	}
+	p, err := ps.partialTo(fn.part)
+	if err != nil {
+		return nil, err
+	}
+	fn.part = p
+	return p.MarshalBinary()
 }
 
 // groupOf is the merge group of a bundle whose first point is p, one of groups: a hash
@@ -345,22 +365,38 @@ func prototypeError(b []byte) error {
 	return nil
 }
 
-// accumulator holds the model mergeFn builds, nil until it has one.
-type accumulator struct{ s Summary }
+// accumulator holds what mergeFn builds: nothing, a model (s), or the partial of
+// bundles' points (p, partial.go) before it meets the model of its prototype; never
+// both.
+type accumulator struct {
+	s Summary
+	p partial
+}
 
-// encodeAccumulator is the accumulator's coder: empty for none, the model's own
-// encoding otherwise.
+// encodeAccumulator is the accumulator's coder: empty for nothing, the model's or the
+// partial's own encoding otherwise.
 func encodeAccumulator(a *accumulator) ([]byte, error) {
-	if a == nil || a.s == nil {
+	switch {
+	case a == nil || a.s == nil && a.p == nil:
 		return []byte{}, nil
+	case a.p != nil:
+		return a.p.MarshalBinary()
 	}
 	return a.s.MarshalBinary()
 }
 
-// decodeAccumulator decodes what encodeAccumulator wrote.
+// decodeAccumulator decodes what encodeAccumulator wrote, a model or a partial known
+// by its kind's magic.
 func decodeAccumulator(b []byte) (*accumulator, error) {
 	if len(b) == 0 {
 		return &accumulator{}, nil
+	}
+	if k, err := kindOf(b); err == nil && k.partial != nil {
+		p, err := k.partial(b)
+		if err != nil {
+			return nil, err
+		}
+		return &accumulator{p: p}, nil
 	}
 	s, err := DecodeSummary(b)
 	if err != nil {
@@ -369,15 +405,30 @@ func decodeAccumulator(b []byte) (*accumulator, error) {
 	return &accumulator{s: s}, nil
 }
 
-// merge merges b into a, either of which may be empty.
+// merge merges b into a, either of which may be empty: models by Merge, partials by
+// merge, and a partial into the model of its prototype (partialSummary).
 func merge(a, b *accumulator) (*accumulator, error) {
+	var err error
 	switch {
-	case b.s == nil:
+	case b.s == nil && b.p == nil:
 		return a, nil
-	case a.s == nil:
+	case a.s == nil && a.p == nil:
 		return b, nil
+	case a.s != nil && b.s != nil:
+		err = a.s.Merge(b.s)
+	case a.p != nil && b.p != nil:
+		err = a.p.merge(b.p)
+	default:
+		if a.s == nil {
+			a, b = b, a
+		}
+		ps, ok := a.s.(partialSummary)
+		if !ok {
+			return nil, fmt.Errorf("%w: merging a partial %T into a %T", ErrArgument, b.p, a.s)
+		}
+		err = ps.addPartial(b.p)
 	}
-	if err := a.s.Merge(b.s); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -407,10 +458,11 @@ func (fn *mergeFn) AddInput(a *accumulator, b []byte) (*accumulator, error) {
 // MergeAccumulators merges two models.
 func (fn *mergeFn) MergeAccumulators(a, b *accumulator) (*accumulator, error) { return merge(a, b) }
 
-// ExtractOutput encodes the model; with none (no input) it is an ErrEmpty, and with no
-// point added to the prototype an ErrNoPoints.
+// ExtractOutput encodes the model, or a first level's partial; with nothing (no input)
+// it is an ErrEmpty, at the last level without a model too, and with no point added to
+// the prototype an ErrNoPoints.
 func (fn *mergeFn) ExtractOutput(a *accumulator) ([]byte, error) {
-	if a.s == nil {
+	if a.s == nil && (a.p == nil || fn.Base >= 0) {
 		return nil, fmt.Errorf("%w: no model to merge", ErrEmpty)
 	}
 	if fn.Base >= 0 && a.s.Len() <= fn.Base {

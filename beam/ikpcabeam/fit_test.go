@@ -431,6 +431,29 @@ func foldOf(t *testing.T, fn *foldFn, b []byte, X *mat.Dense, from, to int) ([]b
 	return out[0], dead
 }
 
+// fromPartial returns the model the partial enc of a fold (the sums of a bundle's
+// points, partial.go) makes with the prototype proto reset to no points: the bundle's
+// partial model.
+func fromPartial(t *testing.T, proto, enc []byte) Summary {
+	t.Helper()
+	m, err := DecodeSummary(proto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Reset()
+	a, err := decodeAccumulator(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.p == nil {
+		t.Fatalf("a fold of a %T emitted a model, not its partial", m)
+	}
+	if err := m.(partialSummary).addPartial(a.p); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // TestFoldBlocks: foldFn's partial model of a bundle is the prototype fed the bundle's
 // points in blocks of Block, the last one short, bit for bit (the same calls in the
 // same order); a fresh copy of the prototype each bundle. A bundle with a point the
@@ -454,10 +477,7 @@ func TestFoldBlocks(t *testing.T) {
 	}
 	same := func(what string, enc []byte, want Summary) {
 		t.Helper()
-		got, err := DecodeSummary(enc)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := fromPartial(t, b, enc)
 		if got.Len() != want.Len() || !vec.SameBits(got.Values(nil), want.Values(nil)) {
 			t.Errorf("%s: %d points, values %v; want %d, %v", what, got.Len(), got.Values(nil), want.Len(), want.Values(nil))
 		}
@@ -497,8 +517,8 @@ func TestFoldDecodesOnce(t *testing.T) {
 	fn := &foldFn{Block: 8}
 	for i := range 3 {
 		enc, _ := foldOf(t, fn, b, X, 10*i, 10*i+10)
-		if m, err := DecodeSummary(enc); err != nil || m.Len() != 10 {
-			t.Fatalf("bundle %d: a partial model of %v points (%v), want 10", i, m.Len(), err)
+		if m := fromPartial(t, b, enc); m.Len() != 10 {
+			t.Fatalf("bundle %d: a partial model of %v points, want 10", i, m.Len())
 		}
 	}
 	if fn.decodes != 1 {
@@ -516,8 +536,8 @@ func TestFoldDecodesOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	enc, _ := foldOf(t, fn, other, X, 30, 45)
-	if m, err := DecodeSummary(enc); err != nil || m.Len() != 15 {
-		t.Fatalf("a prototype of one point: a partial model of %v points (%v), want the bundle's 15", m.Len(), err)
+	if m := fromPartial(t, other, enc); m.Len() != 15 {
+		t.Fatalf("a prototype of one point: a partial model of %v points, want the bundle's 15", m.Len())
 	}
 	if fn.decodes != 2 {
 		t.Errorf("after the side input changed, %d decodings, want 2", fn.decodes)

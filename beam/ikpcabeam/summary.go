@@ -41,6 +41,8 @@ type kind struct {
 	// here; load decodes a model that can only be projected with.
 	summary func() Summary
 	load    func(b []byte) (ikpca.Model, error)
+	// partial decodes a partial (the sums of a bundle's points, partial.go).
+	partial func(b []byte) (partial, error)
 }
 
 // kinds are the encodings DecodeModel and DecodeSummary know (nystrom_model.go adds
@@ -91,6 +93,9 @@ func DecodeModel(b []byte) (ikpca.Model, error) {
 	}
 	if k.load != nil {
 		return k.load(b)
+	}
+	if k.summary == nil {
+		return nil, fmt.Errorf("%w: a %s is not a model", ErrModel, k.name)
 	}
 	return DecodeSummary(b)
 }
