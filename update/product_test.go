@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 )
 
 // TestProductFollowsBorder grows a kernel matrix of Yeast points (with duplicates, so
@@ -101,9 +101,9 @@ func TestProductFollowsRotation(t *testing.T) {
 // TestProductErrors: bad arguments to BorderWith leave the Sym and the product as they were.
 func TestProductErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 10))
-	a := testmat.RandomSym(6, rng)
+	a := synth.RandomSym(6, rng)
 	var s Sym
-	if err := s.Factorize(testmat.Leading(a, 5)); err != nil {
+	if err := s.Factorize(synth.Leading(a, 5)); err != nil {
 		t.Fatal(err)
 	}
 	var p Product

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/native"
 )
@@ -22,7 +23,7 @@ func TestMain(m *testing.M) {
 func TestSingleUpdates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, n := range []int{1, 2, 3, 5, 20, 150, 400} {
-		a := testmat.RandomSym(n, rng)
+		a := synth.RandomSym(n, rng)
 		var s Sym
 		if err := s.Factorize(a); err != nil {
 			t.Fatal(err)
@@ -60,9 +61,9 @@ func TestSingleUpdates(t *testing.T) {
 		}
 
 		// Border with a random new row and column.
-		a2 := testmat.RandomSym(n+1, rng)
+		a2 := synth.RandomSym(n+1, rng)
 		s3 := Sym{}
-		if err := s3.Factorize(testmat.Leading(a2, n)); err != nil {
+		if err := s3.Factorize(synth.Leading(a2, n)); err != nil {
 			t.Fatal(err)
 		}
 		if err := s3.Border(vd(column(a2, n, n)), a2.At(n, n)); err != nil {
@@ -75,14 +76,14 @@ func TestSingleUpdates(t *testing.T) {
 // TestBorderFromEmpty grows a decomposition from 0×0, one row and column at a time.
 func TestBorderFromEmpty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
-	a := testmat.RandomSym(120, rng)
+	a := synth.RandomSym(120, rng)
 	var s Sym
 	for m := range 120 {
 		if err := s.Border(vd(column(a, m, m)), a.At(m, m)); err != nil {
 			t.Fatal(err)
 		}
 		if m < 4 || m%40 == 39 {
-			check(t, "border", &s, testmat.Leading(a, m+1), 4)
+			check(t, "border", &s, synth.Leading(a, m+1), 4)
 		}
 	}
 }
@@ -133,7 +134,7 @@ func TestLongBorderSequence(t *testing.T) {
 		}
 		prev = append(prev[:0], values...)
 		if j+1 == 100 || j+1 == 500 || j+1 == m {
-			r, o, e := check(t, "yeast", &s, testmat.Leading(k, j+1), 16)
+			r, o, e := check(t, "yeast", &s, synth.Leading(k, j+1), 16)
 			t.Logf("m = %4d: residual %.2e, orthogonality %.2e, eigenvalue error %.2e·‖K‖ (nε = %.2e)", j+1, r, o, e, float64(j+1)*eps)
 		}
 	}
@@ -192,7 +193,7 @@ func TestRankDeficientGrowth(t *testing.T) {
 func TestRankOneSequence(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	n := 200
-	a := testmat.RandomSym(n, rng)
+	a := synth.RandomSym(n, rng)
 	var s Sym
 	if err := s.Factorize(a); err != nil {
 		t.Fatal(err)
@@ -245,7 +246,7 @@ func TestNearSingularDowndate(t *testing.T) {
 	for i := range values {
 		values[i] = float64(i + 1)
 	}
-	a, q := testmat.SymWithSpectrum(values, rng)
+	a, q := synth.SymWithSpectrum(values, rng)
 	var s Sym
 	if err := s.SetEigen(values, q); err != nil {
 		t.Fatal(err)
@@ -277,7 +278,7 @@ func norm(x []float64) float64 {
 // bit for bit, as the same update of the source.
 func TestCopyHoldsOneBuffer(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	a := testmat.RandomSym(30, rng)
+	a := synth.RandomSym(30, rng)
 	var src Sym
 	if err := src.Factorize(a); err != nil {
 		t.Fatal(err)
