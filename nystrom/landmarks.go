@@ -231,12 +231,12 @@ func Fit(k kernel.Kernel, X mat.Matrix, opts Options) (*Model, error) {
 		return nil, err
 	}
 	opts.Landmarks = 0
-	m, err := New(k, L, opts)
+	md, err := New(k, L, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := m.AddBatch(X); err != nil {
+	if err := md.AddBatch(X); err != nil {
 		return nil, err
 	}
-	return m, nil
+	return md, nil
 }
