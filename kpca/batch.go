@@ -39,7 +39,7 @@ func (md *Model) AddBatch(X mat.Matrix) error {
 	if md.precomputed() {
 		return md.addKernelBatch(X)
 	}
-	X, r, err := errs.Points(X, md.d)
+	X, r, err := kinds.Points(X, md.d)
 	if err != nil {
 		return err
 	}

@@ -110,7 +110,7 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 		ev, gv = vector(&md.vecA, e), vector(&md.vecB, g)
 	}
 	if err := md.thin.BorderBlock(B, ev, gv, F, gamma); err != nil {
-		return errs.Wrap(err, "adding points %d to %d", m, m+b-1)
+		return kinds.Wrap(err, "adding points %d to %d", m, m+b-1)
 	}
 	md.tally(md.thin.Stats())
 	md.commitBlock(X, C, sc.rowSums[:m], sc.s)

@@ -223,7 +223,7 @@ func (o Options) validate() (Options, error) {
 		return o, fmt.Errorf("%w: refresh tolerance %g, check every %d", ErrArgument, o.RefreshTolerance, o.CheckEvery)
 	}
 	if err := o.Update.Validate(); err != nil {
-		return o, errs.Wrap(err, "update options")
+		return o, kinds.Wrap(err, "update options")
 	}
 	o = o.resolveRank()
 	// A model of rank r holds m×(r+2) eigenvector entries; a rank beyond check.MaxFloats

@@ -39,7 +39,7 @@ func (md *Model) Inverse(X mat.Matrix, k int, alpha float64) (*preimage.KRR, err
 	}
 	inv, err := preimage.FitKRR(md.kern, &S, X, alpha)
 	if err != nil {
-		return nil, errs.Wrap(err, "the pre-image map")
+		return nil, kinds.Wrap(err, "the pre-image map")
 	}
 	return inv, nil
 }
@@ -73,7 +73,7 @@ func (md *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preim
 	if !ok {
 		return fmt.Errorf("%w: the fixed-point pre-image needs a Gaussian kernel (kernel.RBF), not %v", ErrArgument, md.kern)
 	}
-	X, start, err := errs.PreImage(dst, X, start, md.d, k, md.components(), opts)
+	X, start, err := kinds.PreImage(dst, X, start, md.d, k, md.components(), opts)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (md *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preim
 		native.Gemv(blas.NoTrans, 1, G, blas64.Vector{N: k, Inc: 1, Data: beta.RawRowView(i)}, 1, blas64.Vector{N: r, Inc: 1, Data: gamma})
 	}
 	if i, err := preimage.Expansions(dst, start, rows, rbf, md.land, coef, opts); err != nil {
-		return errs.Wrap(err, "the pre-image of point %d", i)
+		return kinds.Wrap(err, "the pre-image of point %d", i)
 	}
 	return nil
 }

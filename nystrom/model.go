@@ -181,7 +181,7 @@ func New(k kernel.Kernel, L mat.Matrix, opts Options) (*Model, error) {
 		return nil, err
 	}
 	// K_LL is r×r (docs/design.md, "Sizes").
-	if _, err := errs.Floats("the landmarks' kernel matrix", r, r); err != nil {
+	if _, err := kinds.Floats("the landmarks' kernel matrix", r, r); err != nil {
 		return nil, err
 	}
 	if opts.Landmarks != 0 && opts.Landmarks != r {
@@ -203,7 +203,7 @@ func New(k kernel.Kernel, L mat.Matrix, opts Options) (*Model, error) {
 	if err != nil {
 		// Finite input: only a LAPACK failure, which dsyevd does not report on a finite
 		// symmetric matrix in practice.
-		return nil, errs.Wrap(err, "the eigendecomposition of the landmarks' kernel matrix")
+		return nil, kinds.Wrap(err, "the eigendecomposition of the landmarks' kernel matrix")
 	}
 	sigma, f := featureMap(values, &W, opts.cutoff(r))
 	if len(sigma) == 0 {
@@ -320,11 +320,11 @@ var errZero = fmt.Errorf("%w: a zero Model: make one with New or Fit, or restore
 
 // checkKernel reports a nil or invalid kernel (ErrArgument).
 func checkKernel(k kernel.Kernel) error {
-	return errs.Kernel(kernel.Validate(k))
+	return kinds.Kernel(kernel.Validate(k))
 }
 
 // checkArgs checks the arguments of Choose and New — the kernel (checkKernel), the
-// options and the rows of X (errs.Data) — and returns the matrix to read X from and its
+// options and the rows of X (kinds.Data) — and returns the matrix to read X from and its
 // dimensions.
 func checkArgs(k kernel.Kernel, X mat.Matrix, opts Options) (Y mat.Matrix, rows, d int, err error) {
 	if err := checkKernel(k); err != nil {
@@ -333,7 +333,7 @@ func checkArgs(k kernel.Kernel, X mat.Matrix, opts Options) (Y mat.Matrix, rows,
 	if err := opts.validate(); err != nil {
 		return nil, 0, 0, err
 	}
-	return errs.Data(X)
+	return kinds.Data(X)
 }
 
 // general returns the r×c row-major matrix held in data.
@@ -413,7 +413,7 @@ func (md *Model) Add(x []float64) error {
 	if md.r == 0 {
 		return errZero
 	}
-	if err := errs.Point(x, md.d); err != nil {
+	if err := kinds.Point(x, md.d); err != nil {
 		return err
 	}
 	if md.n >= maxPoints {
@@ -466,7 +466,7 @@ func (md *Model) AddBatch(X mat.Matrix) error {
 	if md.r == 0 {
 		return errZero
 	}
-	X, rows, err := errs.Points(X, md.d)
+	X, rows, err := kinds.Points(X, md.d)
 	if err != nil {
 		return err
 	}

@@ -190,7 +190,7 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	if md.r == 0 {
 		return errZero
 	}
-	X, _, err := errs.Transform(dst, X, md.d, k, md.components())
+	X, _, err := kinds.Transform(dst, X, md.d, k, md.components())
 	if err != nil {
 		return err
 	}
@@ -234,7 +234,7 @@ func (md *Model) Map(dst, x []float64) ([]float64, error) {
 	if md.r == 0 {
 		return nil, errZero
 	}
-	if err := errs.Point(x, md.d); err != nil {
+	if err := kinds.Point(x, md.d); err != nil {
 		return nil, err
 	}
 	// A header over x (BlockTo does not write X) and scratch of its own, so that reads

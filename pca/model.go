@@ -100,7 +100,7 @@ type snapshot struct {
 // New returns an empty model of d-dimensional points, fed by Add, AddWeighted and
 // AddBatch. Impossible options (see Options) and d < 1 are errors wrapping ErrArgument.
 func New(d int, opts Options) (*Model, error) {
-	if err := errs.Dim(d); err != nil {
+	if err := kinds.Dim(d); err != nil {
 		return nil, err
 	}
 	if err := opts.validate(d); err != nil {
@@ -119,7 +119,7 @@ func New(d int, opts Options) (*Model, error) {
 // ErrArgument; an X without rows or columns wraps ErrEmpty, a non-finite entry
 // ErrNonFinite.
 func Fit(X mat.Matrix, opts Options) (*Model, error) {
-	X, n, d, err := errs.Data(X)
+	X, n, d, err := kinds.Data(X)
 	if err != nil {
 		return nil, err
 	}

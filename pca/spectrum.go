@@ -154,7 +154,7 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	if md.n == 0 {
 		return fmt.Errorf("%w: the model has no points", ErrEmpty)
 	}
-	X, rows, err := errs.Transform(dst, X, md.d, k, md.Components())
+	X, rows, err := kinds.Transform(dst, X, md.d, k, md.Components())
 	if err != nil {
 		return err
 	}
@@ -208,7 +208,7 @@ func (md *Model) InverseTransform(dst *mat.Dense, Y mat.Matrix) error {
 	if err := md.ready(); err != nil {
 		return err
 	}
-	Y, rows, k, err := errs.Matrix(Y)
+	Y, rows, k, err := kinds.Matrix(Y)
 	if err != nil {
 		return err
 	}
@@ -221,10 +221,10 @@ func (md *Model) InverseTransform(dst *mat.Dense, Y mat.Matrix) error {
 	if have := md.Components(); k < 1 || k > have {
 		return fmt.Errorf("%w: scores of %d components, the model has %d", ErrDimension, k, have)
 	}
-	if _, _, err := errs.Points(Y, k); err != nil {
+	if _, _, err := kinds.Points(Y, k); err != nil {
 		return err
 	}
-	if err := errs.Dst(dst, rows, md.d); err != nil {
+	if err := kinds.Dst(dst, rows, md.d); err != nil {
 		return err
 	}
 	var v mat.Dense

@@ -40,7 +40,7 @@ func (md *Model) AddWeighted(x []float64, w float64) error {
 	if err := md.ready(); err != nil {
 		return err
 	}
-	if err := errs.Point(x, md.d); err != nil {
+	if err := kinds.Point(x, md.d); err != nil {
 		return err
 	}
 	if !(w > 0) || math.IsInf(w, 1) {
@@ -115,7 +115,7 @@ func (md *Model) addPoint(x []float64, w float64) error {
 	}
 	rho := md.w * (w / w1) // W·w/W′ ≤ W: no overflow for any finite weights
 	if err := md.rankOne(rho, z); err != nil {
-		return errs.Wrap(err, "adding point %d", md.n)
+		return kinds.Wrap(err, "adding point %d", md.n)
 	}
 	f := w / w1
 	for i, v := range z {
@@ -195,7 +195,7 @@ func (md *Model) RemoveWeighted(x []float64, w float64) error {
 	if md.n == 0 {
 		return fmt.Errorf("%w: Remove from a model without points", ErrEmpty)
 	}
-	if err := errs.Point(x, md.d); err != nil {
+	if err := kinds.Point(x, md.d); err != nil {
 		return err
 	}
 	if !(w > 0) || math.IsInf(w, 1) {
@@ -233,7 +233,7 @@ func (md *Model) removePoint(x []float64, w float64) error {
 	rho := -md.w * w / w1
 	scale := md.scale(rho, vec.Dot(z, z))
 	if err := md.rankOne(rho, z); err != nil {
-		return errs.Wrap(err, "removing a point")
+		return kinds.Wrap(err, "removing a point")
 	}
 	if md.opts.Rank == 0 {
 		// The downdated S is positive semi-definite if x was one of the points.
@@ -278,7 +278,7 @@ func (md *Model) AddBatch(X mat.Matrix) error {
 	if err := md.ready(); err != nil {
 		return err
 	}
-	X, b, err := errs.Points(X, md.d)
+	X, b, err := kinds.Points(X, md.d)
 	if err != nil {
 		return err
 	}
@@ -378,7 +378,7 @@ func (md *Model) refactor(X mat.Matrix, b int) error {
 		}
 	}
 	if err := md.exact.Factorize(sym); err != nil {
-		return errs.Wrap(err, "refactorising the scatter matrix")
+		return kinds.Wrap(err, "refactorising the scatter matrix")
 	}
 	w1 := md.w + fb
 	if md.n == 0 {

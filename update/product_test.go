@@ -95,7 +95,7 @@ func TestProductFollowsRotation(t *testing.T) {
 	if e := mat.Norm(&diff, math.Inf(1)); e > 1e-14 {
 		t.Errorf("‖P − [B, b]·U‖ = %.3g after a rotation", e)
 	}
-	check(t, "rotation", &s, mat.NewSymDense(4, []float64{1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 2, 0, 1, 1, 0, 0.25}), 4)
+	checkSym(t, "rotation", &s, mat.NewSymDense(4, []float64{1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 2, 0, 1, 1, 0, 0.25}), 4)
 }
 
 // TestProductErrors: bad arguments to BorderWith leave the Sym and the product as they were.

@@ -121,7 +121,7 @@ func TestNonConvergenceLeavesStateUnchanged(t *testing.T) {
 		b.SetSym(i, i, p.D[i])
 	}
 	b.SymRankOne(b, p.Rho, mat.NewVecDense(n, p.Z))
-	check(t, "issue 1166", &s, b, 4)
+	checkSym(t, "issue 1166", &s, b, 4)
 }
 
 // TestConcurrentSyms updates independent Syms from several goroutines (run with -race)

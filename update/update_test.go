@@ -28,7 +28,7 @@ func TestSingleUpdates(t *testing.T) {
 		if err := s.Factorize(a); err != nil {
 			t.Fatal(err)
 		}
-		check(t, "factorize", &s, a, 4)
+		checkSym(t, "factorize", &s, a, 4)
 		base := snap(&s)
 
 		for _, rho := range []float64{2.5, -0.75, 1e-12, -1e6} {
@@ -44,7 +44,7 @@ func TestSingleUpdates(t *testing.T) {
 			b := mat.NewSymDense(n, nil)
 			b.CopySym(a)
 			b.SymRankOne(b, rho, mat.NewVecDense(n, v))
-			check(t, "rank-one", &s2, b, 4)
+			checkSym(t, "rank-one", &s2, b, 4)
 			// Trace invariant: Σλ' = Σλ + ρ‖v‖².
 			var before, after, vv float64
 			for i := range n {
@@ -69,7 +69,7 @@ func TestSingleUpdates(t *testing.T) {
 		if err := s3.Border(vd(column(a2, n, n)), a2.At(n, n)); err != nil {
 			t.Fatal(err)
 		}
-		check(t, "border", &s3, a2, 4)
+		checkSym(t, "border", &s3, a2, 4)
 	}
 }
 
@@ -83,7 +83,7 @@ func TestBorderFromEmpty(t *testing.T) {
 			t.Fatal(err)
 		}
 		if m < 4 || m%40 == 39 {
-			check(t, "border", &s, synth.Leading(a, m+1), 4)
+			checkSym(t, "border", &s, synth.Leading(a, m+1), 4)
 		}
 	}
 }
@@ -134,7 +134,7 @@ func TestLongBorderSequence(t *testing.T) {
 		}
 		prev = append(prev[:0], values...)
 		if j+1 == 100 || j+1 == 500 || j+1 == m {
-			r, o, e := check(t, "yeast", &s, synth.Leading(k, j+1), 16)
+			r, o, e := checkSym(t, "yeast", &s, synth.Leading(k, j+1), 16)
 			t.Logf("m = %4d: residual %.2e, orthogonality %.2e, eigenvalue error %.2e·‖K‖ (nε = %.2e)", j+1, r, o, e, float64(j+1)*eps)
 		}
 	}
@@ -160,7 +160,7 @@ func TestRankDeficientGrowth(t *testing.T) {
 			t.Fatalf("step %d: %v", j, err)
 		}
 	}
-	check(t, "duplicates", &s, k, 2)
+	checkSym(t, "duplicates", &s, k, 2)
 	values := s.Values(nil)
 	nonzero := 0
 	for _, v := range values {
@@ -223,7 +223,7 @@ func TestRankOneSequence(t *testing.T) {
 		b.SymRankOne(b, rho, mat.NewVecDense(n, v))
 		ups = append(ups, upd{rho, v})
 	}
-	check(t, "60 updates", &s, b, 8)
+	checkSym(t, "60 updates", &s, b, 8)
 	for i := len(ups) - 1; i >= 0; i-- {
 		if err := s.RankOne(-ups[i].rho, vd(ups[i].v)); err != nil {
 			t.Fatal(err)
@@ -234,7 +234,7 @@ func TestRankOneSequence(t *testing.T) {
 	if d := testmat.MaxAbsDiff(orig, back); d > 1e-11*norm {
 		t.Errorf("after undoing 60 updates the eigenvalues moved by %.3g", d)
 	}
-	check(t, "undone", &s, a, 64)
+	checkSym(t, "undone", &s, a, 64)
 }
 
 // TestNearSingularDowndate removes most of the weight of the top eigenvector, the
@@ -259,7 +259,7 @@ func TestNearSingularDowndate(t *testing.T) {
 	b := mat.NewSymDense(n, nil)
 	b.CopySym(a)
 	b.SymRankOne(b, rho, mat.NewVecDense(n, top))
-	check(t, "downdate", &s, b, 4)
+	checkSym(t, "downdate", &s, b, 4)
 	if v := s.Values(nil)[0]; math.Abs(v-1e-9) > 1e-13 {
 		t.Errorf("smallest eigenvalue %.17g, want 1e-9", v)
 	}
