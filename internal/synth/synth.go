@@ -7,8 +7,8 @@
 // "Layout").
 //
 // All random helpers are deterministic given the *rand.Rand they receive
-// (math/rand/v2, e.g. rand.New(rand.NewPCG(seed1, seed2))). Invalid arguments cause a
-// panic rather than an error.
+// (math/rand/v2: Seeded(seed), or rand.New(rand.NewPCG(seed1, seed2))). Invalid
+// arguments cause a panic rather than an error.
 package synth
 
 import (
@@ -17,6 +17,13 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 )
+
+// Seeded returns a generator of one seed, PCG with the seed and its twin
+// seed ^ 0x9e3779b97f4a7c15 (the golden ratio's bits), so that small seeds 1, 2, …
+// give unrelated streams.
+func Seeded(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+}
 
 // Normal returns an r×c matrix of independent N(0,1) entries, drawn row by row. It
 // panics if r or c is less than 1.

@@ -2,7 +2,6 @@ package synth_test
 
 import (
 	"math"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -12,10 +11,6 @@ import (
 	"github.com/ikpca/ikpca/internal/testmat"
 )
 
-func newRNG(seed uint64) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-}
-
 // panics reports whether f panics.
 func panics(f func()) (did bool) {
 	defer func() { did = recover() != nil }()
@@ -24,7 +19,7 @@ func panics(f func()) (did bool) {
 }
 
 func TestRandomOrthogonal(t *testing.T) {
-	rng := newRNG(1)
+	rng := synth.Seeded(1)
 	for _, n := range []int{1, 5, 50} {
 		q := synth.RandomOrthogonal(n, rng)
 		if r, c := q.Dims(); r != n || c != n {
@@ -46,12 +41,12 @@ func TestRandomOrthogonal(t *testing.T) {
 }
 
 func TestRandomOrthogonalDeterministic(t *testing.T) {
-	a := synth.RandomOrthogonal(7, newRNG(42))
-	b := synth.RandomOrthogonal(7, newRNG(42))
+	a := synth.RandomOrthogonal(7, synth.Seeded(42))
+	b := synth.RandomOrthogonal(7, synth.Seeded(42))
 	if !mat.Equal(a, b) {
 		t.Fatal("same seed gave different matrices")
 	}
-	if mat.Equal(a, synth.RandomOrthogonal(7, newRNG(43))) {
+	if mat.Equal(a, synth.RandomOrthogonal(7, synth.Seeded(43))) {
 		t.Fatal("different seeds gave the same matrix")
 	}
 }
@@ -61,7 +56,7 @@ func TestRandomOrthogonalDeterministic(t *testing.T) {
 // Householder QR gives a Q₁₁ of fixed sign.
 func TestRandomOrthogonalHaar(t *testing.T) {
 	const n, trials = 3, 4000
-	rng := newRNG(7)
+	rng := synth.Seeded(7)
 	var sum, sumSq, diagSum float64
 	for range trials {
 		q := synth.RandomOrthogonal(n, rng)
@@ -84,7 +79,7 @@ func TestRandomOrthogonalHaar(t *testing.T) {
 
 func TestSymWithSpectrum(t *testing.T) {
 	values := []float64{3, -1, 0.5, 0.5, 1e-3, 10, 0, -7.25}
-	a, q := synth.SymWithSpectrum(values, newRNG(3))
+	a, q := synth.SymWithSpectrum(values, synth.Seeded(3))
 	if e := testmat.Orthogonality(q); e > 1e-13 {
 		t.Fatalf("Q not orthogonal: %g", e)
 	}
@@ -101,15 +96,15 @@ func TestSymWithSpectrum(t *testing.T) {
 	if r := testmat.Residual(a, values, q); r > 1e-14 {
 		t.Errorf("testmat.Residual(A, values, Q) = %g", r)
 	}
-	if !panics(func() { synth.SymWithSpectrum(nil, newRNG(1)) }) {
+	if !panics(func() { synth.SymWithSpectrum(nil, synth.Seeded(1)) }) {
 		t.Error("empty spectrum: expected a panic")
 	}
 }
 
 func TestRandomSym(t *testing.T) {
 	const n = 200
-	a := synth.RandomSym(n, newRNG(5))
-	if !mat.Equal(a, synth.RandomSym(n, newRNG(5))) {
+	a := synth.RandomSym(n, synth.Seeded(5))
+	if !mat.Equal(a, synth.RandomSym(n, synth.Seeded(5))) {
 		t.Fatal("same seed gave different matrices")
 	}
 	var sum, sumSq float64
@@ -129,7 +124,7 @@ func TestRandomSym(t *testing.T) {
 	if math.Abs(mean) > 0.02 || math.Abs(variance-1) > 0.03 {
 		t.Errorf("entries have mean %.4f and variance %.4f, want 0 and 1", mean, variance)
 	}
-	if !panics(func() { synth.RandomSym(0, newRNG(1)) }) {
+	if !panics(func() { synth.RandomSym(0, synth.Seeded(1)) }) {
 		t.Error("n=0: expected a panic")
 	}
 }
@@ -144,7 +139,7 @@ func TestReconstruct(t *testing.T) {
 		t.Errorf("got %v, want %v", mat.Formatted(got), mat.Formatted(want))
 	}
 
-	a := synth.RandomSym(40, newRNG(13))
+	a := synth.RandomSym(40, synth.Seeded(13))
 	r := synth.Reconstruct(testmat.Eigen(t, a))
 	if !mat.EqualApprox(r, a, 1e-13) {
 		t.Error("reconstruction of gonum's decomposition differs from A")
@@ -155,7 +150,7 @@ func TestReconstruct(t *testing.T) {
 }
 
 func TestLeading(t *testing.T) {
-	a := synth.RandomSym(6, newRNG(19))
+	a := synth.RandomSym(6, synth.Seeded(19))
 	l := synth.Leading(a, 4)
 	if n := l.SymmetricDim(); n != 4 {
 		t.Fatalf("dim %d, want 4", n)
@@ -186,8 +181,8 @@ func TestLeading(t *testing.T) {
 // TestNormal: Normal draws its entries row by row from rng, so that the same seed gives
 // the same matrix as the loop it replaces, and panics on an empty shape.
 func TestNormal(t *testing.T) {
-	a := synth.Normal(3, 4, newRNG(5))
-	rng := newRNG(5)
+	a := synth.Normal(3, 4, synth.Seeded(5))
+	rng := synth.Seeded(5)
 	for i := range 3 {
 		for j := range 4 {
 			if want := rng.NormFloat64(); a.At(i, j) != want {

@@ -2,7 +2,6 @@ package testmat
 
 import (
 	"math"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -10,10 +9,6 @@ import (
 
 	"github.com/ikpca/ikpca/internal/synth"
 )
-
-func newRNG(seed uint64) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-}
 
 // mustPanic reports an error if f does not panic.
 func mustPanic(t *testing.T, name string, f func()) {
@@ -27,7 +22,7 @@ func mustPanic(t *testing.T, name string, f func()) {
 }
 
 func TestResidual(t *testing.T) {
-	a := synth.RandomSym(60, newRNG(11))
+	a := synth.RandomSym(60, synth.Seeded(11))
 	values, u := Eigen(t, a)
 
 	if r := Residual(a, values, u); r > 1e-14 {
@@ -72,7 +67,7 @@ func TestResidual(t *testing.T) {
 // orthonormal vectors that satisfy A·U = U·Λ to rounding.
 func TestEigen(t *testing.T) {
 	spectrum := []float64{3, -1, 0.5, 0.5, 1e-3, 10, 0, -7.25}
-	a, _ := synth.SymWithSpectrum(spectrum, newRNG(23))
+	a, _ := synth.SymWithSpectrum(spectrum, synth.Seeded(23))
 	values, u := Eigen(t, a)
 	want := slices.Clone(spectrum)
 	slices.Sort(want)
