@@ -19,10 +19,10 @@ var levels = map[string]int{
 	"internal/vec": 1, "internal/parallel": 1, "internal/wire": 1, "internal/sign": 1,
 	"internal/hugepage": 1,
 	"internal/backend":  1,
-	// Oracles and helpers of the tests and programs that import nothing of the module.
+	// Helpers of the programs (and tests) that import nothing of the module.
+	"internal/table": 1, "internal/resident": 1, "internal/synth": 1,
+	// Test support (testSupport) that imports nothing of the module but level 0.
 	"internal/oracle": 1, "internal/lapackref": 1, "internal/allocs": 1,
-	"internal/table": 1, "internal/resident": 1,
-	// The error tables of every package's tests, on the kinds of level 0.
 	"internal/errtest": 1,
 
 	"internal/check": 2, "internal/wiretest": 2,
@@ -47,12 +47,25 @@ var levels = map[string]int{
 // application is the level of the programs: the command, its studies, the harness.
 const application = 100
 
+// testSupport are the packages that only tests may import (docs/design.md, "Layout"):
+// the oracles, tables and checks that the tests of several packages share, and the
+// public conformance suite. Their paths stay where they are (a move would rewrite the
+// imports of a hundred test files); this set, the table's "test support" rows and
+// TestTestSupport make the line between them and the foundations.
+var testSupport = map[string]bool{
+	"internal/testmat": true, "internal/oracle": true, "internal/lapackref": true,
+	"internal/allocs": true, "internal/errtest": true, "internal/wiretest": true,
+	"modeltest":                          true,
+	"cmd/ikpca/internal/study/studytest": true,
+	"beam/internal/beamtest":             true,
+}
+
 // TestLayout: every package of the module (the beam module apart) has a level, and
 // imports — in its non-test files — only packages of a lower level; no package under
 // internal/ imports a model or an application.
 func TestLayout(t *testing.T) {
 	const module = "github.com/ikpca/ikpca"
-	imports := packageImports(t, module)
+	imports := packageImports(t, module, false)
 	level := func(pkg string) (int, bool) {
 		if strings.HasPrefix(pkg, "cmd/") || strings.HasPrefix(pkg, "bench") {
 			return application, true
@@ -89,11 +102,41 @@ func TestLayout(t *testing.T) {
 	}
 }
 
+// TestTestSupport: no non-test file outside testSupport — of the library, the command
+// and its studies, the harness or the beam module — imports a package of testSupport,
+// or package testing, so that no program links the tests' oracles and `go list -deps`
+// of a non-test package shows none of them (docs/design.md, "Layout"). A package whose
+// non-test files import testing is test support: it belongs in testSupport.
+func TestTestSupport(t *testing.T) {
+	imports := packageImports(t, "github.com/ikpca/ikpca", true)
+	for p := range testSupport {
+		if _, ok := imports[p]; !ok {
+			t.Errorf("testSupport lists %s, which is not a package", p)
+		}
+	}
+	var pkgs []string
+	for p := range imports {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	for _, p := range pkgs {
+		if testSupport[p] {
+			continue
+		}
+		for _, q := range imports[p] {
+			if testSupport[q] || q == "testing" {
+				t.Errorf("%s imports %s in a file that is not a test: only tests, and test support, may", p, q)
+			}
+		}
+	}
+}
+
 // packageImports returns, for every package directory of the module under the current
-// directory (the beam module, testdata and hidden directories excluded), the module
-// packages its non-test files import, as paths relative to the module ("." for the
-// root).
-func packageImports(t *testing.T, module string) map[string][]string {
+// directory (testdata and hidden directories excluded, and the beam module unless beam
+// is set), the module packages its non-test files import, as paths relative to the
+// module ("." for the root; the beam module's are "beam/…"), and package testing as
+// "testing" (which has no level, so TestLayout passes over it).
+func packageImports(t *testing.T, module string, beam bool) map[string][]string {
 	out := make(map[string][]string)
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
@@ -102,7 +145,7 @@ func packageImports(t *testing.T, module string) map[string][]string {
 		}
 		if d.IsDir() {
 			name := d.Name()
-			if path != "." && (path == "beam" || name == "testdata" || strings.HasPrefix(name, ".")) {
+			if path != "." && ((path == "beam" && !beam) || name == "testdata" || strings.HasPrefix(name, ".")) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -126,6 +169,8 @@ func packageImports(t *testing.T, module string) map[string][]string {
 			imp, _ := strconv.Unquote(spec.Path.Value)
 			var rel string
 			switch {
+			case imp == "testing":
+				rel = imp
 			case imp == module:
 				rel = "."
 			case strings.HasPrefix(imp, module+"/"):
@@ -148,7 +193,9 @@ func packageImports(t *testing.T, module string) map[string][]string {
 
 // TestLayoutTable: the table of docs/design.md, "Layout", names every package of levels
 // at its level, and no other: a row "| N, role | packages |" lists its packages before
-// each "→" (what follows an arrow is what they import), parts separated by ";".
+// each "→" (what follows an arrow is what they import), parts separated by ";". The rows
+// whose role is "test support" list exactly the packages of testSupport that have a
+// level (those under cmd/ and beam/ are applications).
 func TestLayoutTable(t *testing.T) {
 	doc, err := os.ReadFile("docs/design.md")
 	if err != nil {
@@ -157,12 +204,13 @@ func TestLayoutTable(t *testing.T) {
 	_, section, _ := strings.Cut(string(doc), "\n## Layout\n")
 	section, _, _ = strings.Cut(section, "\n## ")
 	seen := map[string]int{}
+	support := map[string]bool{} // the packages of the rows "N, test support"
 	for _, line := range strings.Split(section, "\n") {
 		cells := strings.Split(line, "|")
 		if len(cells) < 4 {
 			continue
 		}
-		head, _, _ := strings.Cut(strings.TrimSpace(cells[1]), ",")
+		head, role, _ := strings.Cut(strings.TrimSpace(cells[1]), ",")
 		level, err := strconv.Atoi(head)
 		if err != nil {
 			continue // the header, the rule, and the rows without a level (applications, beam)
@@ -181,6 +229,14 @@ func TestLayoutTable(t *testing.T) {
 					continue
 				}
 				seen[name] = level
+				if strings.TrimSpace(role) == "test support" {
+					support[name] = true
+					if !testSupport[name] {
+						t.Errorf("docs/design.md lists %s as test support, and layout_test.go's testSupport does not", name)
+					}
+				} else if testSupport[name] {
+					t.Errorf("docs/design.md lists %s in a row that is not test support", name)
+				}
 				if want, ok := levels[name]; !ok {
 					t.Errorf("docs/design.md lists %s at level %d, and layout_test.go has no level for it", name, level)
 				} else if want != level {
@@ -192,6 +248,9 @@ func TestLayoutTable(t *testing.T) {
 	for name, level := range levels {
 		if _, ok := seen[name]; !ok {
 			t.Errorf("layout_test.go puts %s at level %d, and docs/design.md's table does not list it", name, level)
+		}
+		if testSupport[name] && !support[name] {
+			t.Errorf("layout_test.go's testSupport has %s, and docs/design.md's rows of test support do not", name)
 		}
 	}
 }

@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/yardstick"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
@@ -104,7 +104,7 @@ func newSymRunner(m int, in *inputs, border bool) (runner, error) {
 		values[i] = 2*rng.Float64() - 1
 	}
 	r := &symRunner{border: border}
-	if err := r.base.SetEigen(values, testmat.RandomOrthogonal(m, rng)); err != nil {
+	if err := r.base.SetEigen(values, synth.RandomOrthogonal(m, rng)); err != nil {
 		return nil, err
 	}
 	r.work.Reserve(m + 1)
@@ -154,7 +154,7 @@ func newRemoveRunner(m int, _ *inputs) (runner, error) {
 		values[i] = 2*rng.Float64() - 1
 	}
 	r := &removeRunner{n: n}
-	if err := r.base.SetEigen(values, testmat.RandomOrthogonal(n, rng)); err != nil {
+	if err := r.base.SetEigen(values, synth.RandomOrthogonal(n, rng)); err != nil {
 		return nil, err
 	}
 	r.work.Reserve(n)

@@ -15,7 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/resident"
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/yardstick"
 	"github.com/ikpca/ikpca/kpca"
 	"github.com/ikpca/ikpca/update"
@@ -113,7 +113,7 @@ func memorySubject(id string, m int, in *inputs) (func(i int) error, error) {
 			values[i] = 2*rng.Float64() - 1
 		}
 		s := new(update.Sym)
-		a, _ := testmat.SymWithSpectrum(values, rng)
+		a, _ := synth.SymWithSpectrum(values, rng)
 		if err := s.Factorize(a); err != nil {
 			return nil, err
 		}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/yardstick"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
@@ -56,7 +56,7 @@ func BenchmarkAddCompressed(b *testing.B) {
 	native.Use()
 	for _, c := range []int{1, 50} {
 		b.Run(fmt.Sprintf("c=%d", c), func(b *testing.B) {
-			X := testmat.Toy(200+c, rand.New(rand.NewPCG(1, 1)))
+			X := synth.Toy(200+c, rand.New(rand.NewPCG(1, 1)))
 			md, err := Fit(kernel.RBF{Sigma: 1}, X.Slice(0, 200, 0, 2), Options{Components: 5, Compression: &Compression{PreImages: 10}})
 			if err != nil {
 				b.Fatal(err)

@@ -113,7 +113,7 @@ func (md *Model) compress(pts, mbar, alpha dense, sv, nu []float64, trace float6
 	symmetrise(mo)
 	d, q, err := eigSym(mo)
 	if err != nil {
-		return compressed{}, errs.Wrap(err, "the re-orthogonalisation")
+		return compressed{}, kinds.Wrap(err, "the re-orthogonalisation")
 	}
 	ro := 0
 	for _, v := range d {

@@ -6,8 +6,8 @@ import (
 	"github.com/ikpca/ikpca/internal/check"
 )
 
-// errs are the package's errors (exported below), and report bad arguments through them.
-var errs = check.NewKinds("chinsuter")
+// kinds are the package's errors (exported below), and report bad arguments through them.
+var kinds = check.NewKinds("chinsuter")
 
 // Errors returned by the package, wrapped with details; test with errors.Is. Each wraps
 // the ikpca kind of the same name, and every error the package returns wraps exactly one
@@ -16,8 +16,8 @@ var errs = check.NewKinds("chinsuter")
 // ErrEncoding from UnmarshalBinary and UnmarshalBinaryFrom, ErrNotConverged from the
 // eigensolvers and SVDs of an update.
 var (
-	ErrDimension, ErrNonFinite, ErrEmpty      = errs.Dimension, errs.NonFinite, errs.Empty
-	ErrArgument, ErrEncoding, ErrNotConverged = errs.Argument, errs.Encoding, errs.NotConverged
+	ErrDimension, ErrNonFinite, ErrEmpty      = kinds.Dimension, kinds.NonFinite, kinds.Empty
+	ErrArgument, ErrEncoding, ErrNotConverged = kinds.Argument, kinds.Encoding, kinds.NotConverged
 )
 
 // errZero is the error of a method that needs the model's kernel and dimension, called

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/featurespace"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
@@ -15,13 +16,13 @@ import (
 
 // toy returns the seed paper's 2-D toy: x ~ U[−1, 1], y = x² + N(0, 0.2²).
 func toy(n int, seed uint64) *mat.Dense {
-	return testmat.Toy(n, rand.New(rand.NewPCG(seed, 7)))
+	return synth.Toy(n, rand.New(rand.NewPCG(seed, 7)))
 }
 
 // gaussian returns n points of N(0, I_d).
 func gaussian(n, d int, seed uint64) *mat.Dense {
 	rng := rand.New(rand.NewPCG(seed, 11))
-	X := testmat.Normal(n, d, rng)
+	X := synth.Normal(n, d, rng)
 	return X
 }
 

@@ -129,7 +129,7 @@ func leftSVD(f dense) ([]float64, dense, error) {
 	s := make([]float64, f.r)
 	a := append([]float64(nil), f.a...)
 	if err := native.SVDLeft(f.r, f.c, a, f.c, s, u.a, f.r); err != nil {
-		return nil, dense{}, errs.Wrap(err, "the SVD of the small matrix F")
+		return nil, dense{}, kinds.Wrap(err, "the SVD of the small matrix F")
 	}
 	return s, u, nil
 }
@@ -138,7 +138,7 @@ func leftSVD(f dense) ([]float64, dense, error) {
 func spectralNormSym(s dense) (float64, error) {
 	vals, _, err := eigSym(s)
 	if err != nil {
-		return 0, errs.Wrap(err, "the spectral norm")
+		return 0, kinds.Wrap(err, "the spectral norm")
 	}
 	var big float64
 	for _, v := range vals {

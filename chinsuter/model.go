@@ -115,7 +115,7 @@ func Fit(k kernel.Kernel, X mat.Matrix, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	X, _, d, err := errs.Data(X)
+	X, _, d, err := kinds.Data(X)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func New(k kernel.Kernel, d int, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := errs.Dim(d); err != nil {
+	if err := kinds.Dim(d); err != nil {
 		return nil, err
 	}
 	md.d = d
@@ -164,7 +164,7 @@ func newModel(k kernel.Kernel, opts Options) (*Model, error) {
 // checkOptions reports a nil or invalid kernel and impossible options (ErrArgument),
 // and returns the RBF bandwidth a compression uses (zero without compression).
 func checkOptions(k kernel.Kernel, opts Options) (float64, error) {
-	if err := errs.Kernel(kernel.Validate(k)); err != nil {
+	if err := kinds.Kernel(kernel.Validate(k)); err != nil {
 		return 0, err
 	}
 	if opts.Components < 0 {
@@ -189,9 +189,9 @@ func checkOptions(k kernel.Kernel, opts Options) (float64, error) {
 	if opts.Components >= check.MaxFloats || c.PreImages >= check.MaxFloats {
 		return 0, fmt.Errorf("%w: compression of %d components to %d pre-images each: too many pre-images", ErrArgument, opts.Components, c.PreImages)
 	}
-	N, err := errs.Floats("the pre-images (r+1)·n′", opts.Components+1, c.PreImages)
+	N, err := kinds.Floats("the pre-images (r+1)·n′", opts.Components+1, c.PreImages)
 	if err == nil {
-		_, err = errs.Floats("the pre-images' kernel matrix", N, N)
+		_, err = kinds.Floats("the pre-images' kernel matrix", N, N)
 	}
 	if err != nil {
 		return 0, err
@@ -250,7 +250,7 @@ func (md *Model) start(pts dense) error {
 	fn := float64(n)
 	vals, vecs, err := eigSym(kc)
 	if err != nil {
-		return errs.Wrap(err, "the initial eigendecomposition")
+		return kinds.Wrap(err, "the initial eigendecomposition")
 	}
 	for i := range n {
 		md.trace += ka.at(i, i)
@@ -454,7 +454,7 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	if md.kern == nil {
 		return errZero
 	}
-	X, rows, err := errs.Transform(dst, X, md.d, k, len(md.sv))
+	X, rows, err := kinds.Transform(dst, X, md.d, k, len(md.sv))
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/chinsuter"
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 )
@@ -19,7 +19,7 @@ import (
 // entry.
 func TestSignsAcrossMethods(t *testing.T) {
 	const n, k = 150, 4
-	X := testmat.Toy(n+10, rand.New(rand.NewPCG(3, 7)))
+	X := synth.Toy(n+10, rand.New(rand.NewPCG(3, 7)))
 	train := X.Slice(0, n, 0, 2)
 	kern := kernel.RBF{Sigma: 0.5}
 	ref, err := kpca.Fit(kern, train, kpca.Options{Components: kpca.All})

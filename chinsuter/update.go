@@ -15,7 +15,7 @@ func (md *Model) Add(x []float64) error {
 	if md.kern == nil {
 		return errZero
 	}
-	if err := errs.Point(x, md.d); err != nil {
+	if err := kinds.Point(x, md.d); err != nil {
 		return err
 	}
 	return md.AddBatch(mat.NewDense(1, md.d, append([]float64(nil), x...)))
@@ -44,7 +44,7 @@ func (md *Model) AddBatch(X mat.Matrix) error {
 	if md.kern == nil {
 		return errZero
 	}
-	X, _, err := errs.Points(X, md.d)
+	X, _, err := kinds.Points(X, md.d)
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func (md *Model) update(b dense) error {
 	symmetrise(MH)
 	lamH, vH, err := eigSym(MH)
 	if err != nil {
-		return errs.Wrap(err, "the eigendecomposition of M_H")
+		return kinds.Wrap(err, "the eigendecomposition of M_H")
 	}
 	trace := md.trace
 	for i := range c {

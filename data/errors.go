@@ -6,8 +6,8 @@ import (
 	"github.com/ikpca/ikpca/internal/check"
 )
 
-// errs are the package's errors (exported below), and report bad arguments through them.
-var errs = check.NewKinds("data")
+// kinds are the package's errors (exported below), and report bad arguments through them.
+var kinds = check.NewKinds("data")
 
 // Errors returned by ParseLIBSVM and ParseLIBSVMLine, wrapped with details; test with
 // errors.Is. Each wraps the ikpca kind of the same name, and every error of the two
@@ -36,7 +36,7 @@ var errs = check.NewKinds("data")
 // of the caller's reader, and the error of a file FashionMNIST cannot open, are
 // returned as they are, wrapped with what was being read.
 var (
-	ErrNonFinite, ErrEmpty, ErrArgument = errs.NonFinite, errs.Empty, errs.Argument
+	ErrNonFinite, ErrEmpty, ErrArgument = kinds.NonFinite, kinds.Empty, kinds.Argument
 )
 
 // lineError is an error of one line's text, without the line's number, which only the

@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -39,7 +39,7 @@ func BenchmarkMap(b *testing.B) {
 func BenchmarkTransform(b *testing.B) {
 	r, _ := NewRFF(kernel.RBF{Sigma: 3}, 21, RFFOptions{Dim: 1000, Seed: 1})
 	rng := rand.New(rand.NewPCG(1, 1))
-	X := testmat.Normal(1000, 21, rng)
+	X := synth.Normal(1000, 21, rng)
 	var Z mat.Dense
 	for b.Loop() {
 		Z.Reset()

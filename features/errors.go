@@ -2,8 +2,8 @@ package features
 
 import "github.com/ikpca/ikpca/internal/check"
 
-// errs are the package's errors (exported below), and report bad arguments through them.
-var errs = check.NewKinds("features")
+// kinds are the package's errors (exported below), and report bad arguments through them.
+var kinds = check.NewKinds("features")
 
 // Errors returned by the package, wrapped with details; test with errors.Is. Each wraps
 // the ikpca kind of the same name: ErrArgument for sizes out of range or too large to
@@ -11,6 +11,6 @@ var errs = check.NewKinds("features")
 // eigenproblem of NewQuadrature's Gauss–Hermite rule (LAPACK's dsteqr converges on every
 // rule of at most 200 points).
 var (
-	ErrDimension, ErrNonFinite, ErrEmpty = errs.Dimension, errs.NonFinite, errs.Empty
-	ErrArgument, ErrNotConverged         = errs.Argument, errs.NotConverged
+	ErrDimension, ErrNonFinite, ErrEmpty = kinds.Dimension, kinds.NonFinite, kinds.Empty
+	ErrArgument, ErrNotConverged         = kinds.Argument, kinds.NotConverged
 )

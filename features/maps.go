@@ -35,10 +35,10 @@ func (m *shape) Kernel() kernel.RBF { return m.kern }
 // or √(2γ) for a kernel given by γ: k(x, y) = exp(−s²·‖x−y‖²/2), whose spectral
 // density is N(0, s²·I). An invalid kernel or dimension is an ErrArgument.
 func spectralScale(k kernel.RBF, d int) (float64, error) {
-	if err := errs.Kernel(kernel.Validate(k)); err != nil {
+	if err := kinds.Kernel(kernel.Validate(k)); err != nil {
 		return 0, err
 	}
-	if err := errs.Dim(d); err != nil {
+	if err := kinds.Dim(d); err != nil {
 		return 0, err
 	}
 	if k.Gamma != 0 {
@@ -54,30 +54,30 @@ func (m *shape) checkArgs(dst, x []float64) error {
 		return err
 	}
 	if len(dst) != m.dim {
-		return fmt.Errorf("%w: destination length %d, want %d", errs.Dimension, len(dst), m.dim)
+		return fmt.Errorf("%w: destination length %d, want %d", kinds.Dimension, len(dst), m.dim)
 	}
-	return errs.Point(x, m.d)
+	return kinds.Point(x, m.d)
 }
 
 // checkBatch validates the points X of a Transform and sizes dst: reallocated to n×D if
 // empty, otherwise it must be n×D already. It returns the matrix to read the points
-// from (errs.Matrix) and n. On error dst is unchanged.
+// from (kinds.Matrix) and n. On error dst is unchanged.
 func (m *shape) checkBatch(dst *mat.Dense, X mat.Matrix) (mat.Matrix, int, error) {
 	if err := m.ready(); err != nil {
 		return nil, 0, err
 	}
 	d, dim := m.d, m.dim
 	if dst == nil {
-		return nil, 0, fmt.Errorf("%w: nil destination", errs.Argument)
+		return nil, 0, fmt.Errorf("%w: nil destination", kinds.Argument)
 	}
-	X, n, err := errs.Points(X, d)
+	X, n, err := kinds.Points(X, d)
 	if err != nil {
 		return nil, 0, err
 	}
-	if _, err := errs.Floats("the features of the points", n, dim); err != nil {
+	if _, err := kinds.Floats("the features of the points", n, dim); err != nil {
 		return nil, 0, err
 	}
-	if err := errs.Dst(dst, n, dim); err != nil {
+	if err := kinds.Dst(dst, n, dim); err != nil {
 		return nil, 0, err
 	}
 	check.Reuse(dst, n, dim)
@@ -88,10 +88,10 @@ func (m *shape) checkBatch(dst *mat.Dense, X mat.Matrix) (mat.Matrix, int, error
 // can be allocated: the d×f frequencies and a feature vector of D numbers each within
 // check.MaxFloats (docs/design.md, "Sizes").
 func bound(d, f, D int) error {
-	if _, err := errs.Floats("the frequencies", d, f); err != nil {
+	if _, err := kinds.Floats("the frequencies", d, f); err != nil {
 		return err
 	}
-	_, err := errs.Floats("a feature vector", D)
+	_, err := kinds.Floats("a feature vector", D)
 	return err
 }
 
@@ -99,7 +99,7 @@ func bound(d, f, D int) error {
 // no dimensions to check points against.
 func (m *shape) ready() error {
 	if m.dim == 0 {
-		return fmt.Errorf("%w: a zero feature map: make one with NewRFF, NewTaylor or NewQuadrature", errs.Argument)
+		return fmt.Errorf("%w: a zero feature map: make one with NewRFF, NewTaylor or NewQuadrature", kinds.Argument)
 	}
 	return nil
 }

@@ -112,11 +112,11 @@ func NewQuadrature(k kernel.RBF, d int, opts QuadratureOptions) (*Quadrature, er
 	}
 	switch {
 	case opts.Dim < 0:
-		return nil, fmt.Errorf("%w: feature dimension %d, want ≥ 0 (0 for the full rule)", errs.Argument, opts.Dim)
+		return nil, fmt.Errorf("%w: feature dimension %d, want ≥ 0 (0 for the full rule)", kinds.Argument, opts.Dim)
 	case opts.Dim%2 != 0:
-		return nil, fmt.Errorf("%w: feature dimension %d must be even for quadrature features", errs.Argument, opts.Dim)
+		return nil, fmt.Errorf("%w: feature dimension %d must be even for quadrature features", kinds.Argument, opts.Dim)
 	case opts.Points < 1 || opts.Points > maxGQPoints:
-		return nil, fmt.Errorf("%w: %d quadrature points per dimension, want 1 … %d", errs.Argument, opts.Points, maxGQPoints)
+		return nil, fmt.Errorf("%w: %d quadrature points per dimension, want 1 … %d", kinds.Argument, opts.Points, maxGQPoints)
 	}
 	n := opts.Points
 	nodes, weights, err := gaussHermite(n)
@@ -135,7 +135,7 @@ func NewQuadrature(k kernel.RBF, d int, opts QuadratureOptions) (*Quadrature, er
 		// fastest) has the mirror image −ω at N−1−L, so L ≤ (N−1)/2 are one node per pair.
 		N, ok := power(n, d, maxGQNodes)
 		if !ok {
-			return nil, fmt.Errorf("%w: the full rule of %d points in %d dimensions has more than %d nodes; set Dim to subsample it", errs.Argument,
+			return nil, fmt.Errorf("%w: the full rule of %d points in %d dimensions has more than %d nodes; set Dim to subsample it", kinds.Argument,
 				n, d, maxGQNodes)
 		}
 		f := (N-1)/2 + 1
@@ -221,7 +221,7 @@ func power(n, d, limit int) (int, bool) {
 // that the eigenvector components lose; finally the rule is made exactly symmetric.
 func gaussHermite(n int) (nodes, weights []float64, err error) {
 	if n < 1 {
-		return nil, nil, fmt.Errorf("%w: %d Gauss–Hermite points, want ≥ 1", errs.Argument, n)
+		return nil, nil, fmt.Errorf("%w: %d Gauss–Hermite points, want ≥ 1", kinds.Argument, n)
 	}
 	// The tridiagonal QL iteration of gonum's own LAPACK, called directly rather than
 	// through mat.EigenSym and lapack64, which a program may have switched to another
@@ -234,7 +234,7 @@ func gaussHermite(n int) (nodes, weights []float64, err error) {
 	V := make([]float64, n*n) // row-major; row 0 holds the first components
 	work := make([]float64, max(1, 2*n-2))
 	if !(gonumlapack.Implementation{}).Dsteqr(lapack.EVTridiag, n, nodes, offdiag, V, n, work) {
-		return nil, nil, fmt.Errorf("%w: the Gauss–Hermite eigenproblem of %d points (dsteqr)", errs.NotConverged, n)
+		return nil, nil, fmt.Errorf("%w: the Gauss–Hermite eigenproblem of %d points (dsteqr)", kinds.NotConverged, n)
 	}
 	weights = make([]float64, n)
 	for j := range n {

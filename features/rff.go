@@ -83,11 +83,11 @@ func NewRFF(k kernel.RBF, d int, opts RFFOptions) (*RFF, error) {
 	}
 	switch {
 	case opts.Dim < 1:
-		return nil, fmt.Errorf("%w: feature dimension %d, want ≥ 1", errs.Argument, opts.Dim)
+		return nil, fmt.Errorf("%w: feature dimension %d, want ≥ 1", kinds.Argument, opts.Dim)
 	case opts.Form == CosSin && opts.Dim%2 != 0:
-		return nil, fmt.Errorf("%w: feature dimension %d must be even for the cos-sin form", errs.Argument, opts.Dim)
+		return nil, fmt.Errorf("%w: feature dimension %d must be even for the cos-sin form", kinds.Argument, opts.Dim)
 	case opts.Form != CosSin && opts.Form != RandomPhase:
-		return nil, fmt.Errorf("%w: unknown form %v", errs.Argument, opts.Form)
+		return nil, fmt.Errorf("%w: unknown form %v", kinds.Argument, opts.Form)
 	}
 	f := opts.Dim
 	if opts.Form == CosSin {

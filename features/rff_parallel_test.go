@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -20,7 +20,7 @@ func TestTransformParallel(t *testing.T) {
 	saved := parallelFeatures
 	t.Cleanup(func() { parallelFeatures = saved })
 	rng := rand.New(rand.NewPCG(6, 6))
-	X := testmat.Normal(37, 5, rng)
+	X := synth.Normal(37, 5, rng)
 	for _, form := range []Form{CosSin, RandomPhase} {
 		r, err := NewRFF(kernel.RBF{Sigma: 1.5}, 5, RFFOptions{Dim: 64, Form: form, Seed: 2})
 		if err != nil {

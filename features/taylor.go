@@ -75,23 +75,23 @@ func NewTaylor(k kernel.RBF, d int, opts TaylorOptions) (*Taylor, error) {
 	}
 	switch {
 	case opts.Degree < 1:
-		return nil, fmt.Errorf("%w: Taylor degree %d, want ≥ 1", errs.Argument, opts.Degree)
+		return nil, fmt.Errorf("%w: Taylor degree %d, want ≥ 1", kinds.Argument, opts.Degree)
 	case opts.Dim < 0:
-		return nil, fmt.Errorf("%w: feature dimension %d, want ≥ 0 (0 for all monomials)", errs.Argument, opts.Dim)
+		return nil, fmt.Errorf("%w: feature dimension %d, want ≥ 0 (0 for all monomials)", kinds.Argument, opts.Dim)
 	}
 	full, ok := monomialCount(d, opts.Degree, maxTaylorDim)
 	dim := opts.Dim
 	switch {
 	case dim == 0 && !ok:
-		return nil, fmt.Errorf("%w: %d variables to degree %d give more than %d monomials; set Dim to truncate", errs.Argument,
+		return nil, fmt.Errorf("%w: %d variables to degree %d give more than %d monomials; set Dim to truncate", kinds.Argument,
 			d, opts.Degree, maxTaylorDim)
 	case dim == 0:
 		dim = full
 	case ok && dim > full:
-		return nil, fmt.Errorf("%w: feature dimension %d exceeds the %d monomials of degree ≤ %d in %d variables", errs.Argument,
+		return nil, fmt.Errorf("%w: feature dimension %d exceeds the %d monomials of degree ≤ %d in %d variables", kinds.Argument,
 			dim, full, opts.Degree, d)
 	case dim > maxTaylorDim:
-		return nil, fmt.Errorf("%w: feature dimension %d exceeds the limit %d", errs.Argument, dim, maxTaylorDim)
+		return nil, fmt.Errorf("%w: feature dimension %d exceeds the limit %d", kinds.Argument, dim, maxTaylorDim)
 	}
 
 	t := &Taylor{shape: shape{d: d, dim: dim, kern: k}, opts: opts,

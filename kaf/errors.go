@@ -7,8 +7,8 @@ import (
 	"github.com/ikpca/ikpca/internal/check"
 )
 
-// errs are the package's errors (exported below), and report bad arguments through them.
-var errs = check.NewKinds("kaf")
+// kinds are the package's errors (exported below), and report bad arguments through them.
+var kinds = check.NewKinds("kaf")
 
 // Errors returned by the package, wrapped with details; test with errors.Is. Each wraps
 // the ikpca kind of the same name, and every error the package returns wraps exactly one
@@ -24,8 +24,8 @@ var errs = check.NewKinds("kaf")
 // that did not converge (SPEED) or an RLS filter whose inverse correlation matrix has lost
 // its positive definiteness to rounding.
 var (
-	ErrDimension, ErrNonFinite, ErrEmpty = errs.Dimension, errs.NonFinite, errs.Empty
-	ErrArgument, ErrNotConverged         = errs.Argument, errs.NotConverged
+	ErrDimension, ErrNonFinite, ErrEmpty = kinds.Dimension, kinds.NonFinite, kinds.Empty
+	ErrArgument, ErrNotConverged         = kinds.Argument, kinds.NotConverged
 )
 
 // finite reports whether v is neither NaN nor infinite.

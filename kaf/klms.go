@@ -28,10 +28,10 @@ type KLMS struct {
 // kernel.Validate refuses, d outside 1 … 2³⁰ (docs/design.md, "Sizes"), η not positive
 // and finite and ε not finite and ≥ 0 are ErrArgument.
 func NewKLMS(k kernel.Kernel, d int, eta, epsilon float64) (*KLMS, error) {
-	if err := errs.Kernel(kernel.Validate(k)); err != nil {
+	if err := kinds.Kernel(kernel.Validate(k)); err != nil {
 		return nil, err
 	}
-	if err := errs.Dim(d); err != nil {
+	if err := kinds.Dim(d); err != nil {
 		return nil, err
 	}
 	if !(eta > 0) || math.IsInf(eta, 0) || !(epsilon >= 0) || math.IsInf(epsilon, 0) {

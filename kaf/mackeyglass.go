@@ -276,7 +276,7 @@ func Embed(series []float64, order int, horizon int) (X *mat.Dense, y []float64,
 			ErrEmpty, len(series), order, horizon)
 	}
 	rows := len(series) - order - horizon + 1
-	if _, err := errs.Floats("the embedding", rows, order); err != nil {
+	if _, err := kinds.Floats("the embedding", rows, order); err != nil {
 		return nil, nil, err
 	}
 	if !vec.Finite(series) {

@@ -67,14 +67,14 @@ func NewSPEED(k kernel.Kernel, X mat.Matrix, opts SPEEDOptions) (*SPEED, error) 
 	}
 	// kpca.Fit takes kernel.Precomputed (a kernel matrix for X), which SPEED cannot:
 	// its map evaluates the kernel on new inputs.
-	if err := errs.Kernel(kernel.Validate(k)); err != nil {
+	if err := kinds.Kernel(kernel.Validate(k)); err != nil {
 		return nil, err
 	}
 	md, err := kpca.Fit(k, X, kpca.Options{Components: kpca.All, Uncentred: !opts.Centred})
 	if err != nil {
-		return nil, errs.WrapOr(ErrArgument, err, "SPEED's dictionary")
+		return nil, kinds.WrapOr(ErrArgument, err, "SPEED's dictionary")
 	}
-	s := &SPEED{opts: opts, model: md, kern: k, d: md.Dim()} // X.Dims() again could differ (errs.Matrix)
+	s := &SPEED{opts: opts, model: md, kern: k, d: md.Dim()} // X.Dims() again could differ (kinds.Matrix)
 	if err := s.refresh(); err != nil {
 		return nil, err
 	}
@@ -238,7 +238,7 @@ func (s *SPEED) grow(x []float64) (undo func(), err error) {
 		_ = s.refresh()
 	}
 	if err := s.model.Add(x); err != nil {
-		return nil, errs.WrapOr(ErrArgument, err, "adding the input to SPEED's dictionary")
+		return nil, kinds.WrapOr(ErrArgument, err, "adding the input to SPEED's dictionary")
 	}
 	if err := s.refresh(); err != nil {
 		undo()

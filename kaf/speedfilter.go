@@ -62,7 +62,7 @@ func makeFilter(newFilter func(m int) (Filter, error), m int) (Filter, error) {
 	f, err := newFilter(m)
 	switch {
 	case err != nil:
-		return nil, errs.WrapOr(ErrArgument, err, "the filter factory, for %d features", m)
+		return nil, kinds.WrapOr(ErrArgument, err, "the filter factory, for %d features", m)
 	case check.IsNil(f):
 		return nil, fmt.Errorf("%w: the filter factory made a nil filter for %d features", ErrArgument, m)
 	case f.Dim() != m:
@@ -74,10 +74,10 @@ func makeFilter(newFilter func(m int) (Filter, error), m int) (Filter, error) {
 // own returns err, an error of the filter (the package's, or a caller's Filter), with
 // the package's sentinel of its kind: as it is if it has one already.
 func own(err error, what string) error {
-	if ours := errs.Of(err); ours != nil && errors.Is(err, ours) {
+	if ours := kinds.Of(err); ours != nil && errors.Is(err, ours) {
 		return err
 	}
-	return errs.WrapOr(ErrArgument, err, "%s", what)
+	return kinds.WrapOr(ErrArgument, err, "%s", what)
 }
 
 // Map returns the feature map (read it, do not grow it).

@@ -40,7 +40,7 @@ const bandwidthSeed = 0x1D_C0FFEE
 // or ±Inf, and ErrArgument if the median distance overflows or is zero (more than half
 // of the pairs coincide), which is no bandwidth at all.
 func DefaultBandwidth(X mat.Matrix) (float64, error) {
-	X, n, d, err := errs.Matrix(X)
+	X, n, d, err := kinds.Matrix(X)
 	if err != nil {
 		return 0, err
 	}

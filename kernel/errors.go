@@ -2,8 +2,8 @@ package kernel
 
 import "github.com/ikpca/ikpca/internal/check"
 
-// errs are the package's errors (exported below), and report bad arguments through them.
-var errs = check.NewKinds("kernel")
+// kinds are the package's errors (exported below), and report bad arguments through them.
+var kinds = check.NewKinds("kernel")
 
 // Errors returned by the package, wrapped with details; test with errors.Is. Each wraps
 // the ikpca kind of the same name: ErrNonFinite from MedianDistance and DefaultBandwidth
@@ -15,6 +15,6 @@ var errs = check.NewKinds("kernel")
 // Column, Matrix, Block and Cross do not return errors: they panic on programming errors
 // (mismatched dimensions, a nil kernel), like gonum's mat.
 var (
-	ErrDimension, ErrNonFinite = errs.Dimension, errs.NonFinite
-	ErrEmpty, ErrArgument      = errs.Empty, errs.Argument
+	ErrDimension, ErrNonFinite = kinds.Dimension, kinds.NonFinite
+	ErrEmpty, ErrArgument      = kinds.Empty, kinds.Argument
 )

@@ -113,7 +113,7 @@ func Validate(k Kernel) error {
 		}
 		if v, ok := k.(interface{ Validate() error }); ok {
 			if err := v.Validate(); err != nil {
-				return errs.WrapOr(ErrArgument, err, "")
+				return kinds.WrapOr(ErrArgument, err, "")
 			}
 		}
 	}

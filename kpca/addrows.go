@@ -38,7 +38,7 @@ func (md *Model) AddRows(ctx context.Context, X mat.Matrix, progress func(added,
 	if md.precomputed() {
 		return md.addKernelRowsContext(ctx, X, progress)
 	}
-	X, r, err := errs.Points(X, md.d)
+	X, r, err := kinds.Points(X, md.d)
 	if err != nil {
 		return 0, err
 	}
@@ -50,7 +50,7 @@ func (md *Model) AddRows(ctx context.Context, X mat.Matrix, progress func(added,
 	}
 	for i := range r {
 		if ctx.Err() != nil {
-			return i, errs.Stopped(ctx, "after %d of %d rows", i, r)
+			return i, kinds.Stopped(ctx, "after %d of %d rows", i, r)
 		}
 		if direct {
 			row = raw.RawRowView(i)

@@ -39,7 +39,7 @@ func (md *Model) AddBatch(X mat.Matrix) error {
 	if md.precomputed() {
 		return md.addKernelBatch(X)
 	}
-	X, r, err := errs.Points(X, md.d)
+	X, r, err := kinds.Points(X, md.d)
 	if err != nil {
 		return err
 	}
@@ -105,13 +105,11 @@ func (md *Model) appendSnapshot() snapshotState {
 	return md.appendState()
 }
 
-// The cost model of AddBatch, in n×n×n dgemms for a decomposition of n points, from
-// bench/RESULTS.md (measured 2026-11-21 on the project's 2-core machine, m = 2000,
-// 2 threads, MAGIC kernel matrices): with OpenBLAS a batch dsyevd costs 4.64 dgemms (and
-// 5.8–7 on random matrices, which deflate nothing: docs/design.md, "Backends") and an
-// exact step 0.80 (uncentred) to 0.94 (centred); in pure Go gonum's Dsyev costs 6–9
-// dgemms up to n = 1000 and 20–43 at n = 2000 (its time grows as n⁴), a step 0.56–0.77.
-// A step is taken as one dgemm, the floor it approaches when little deflates.
+// The cost model of AddBatch, in n×n×n dgemms for a decomposition of n points, from the
+// harness's measurements (docs/design.md, "The batch fit", AddBatch's cost model): a
+// batch decomposition costs a few dgemms with OpenBLAS, and in pure Go a number that
+// grows with n, for gonum's Dsyev's time grows as n⁴. A step is taken as one dgemm, the
+// floor it approaches when little deflates.
 const (
 	// batchDgemmsOpenBLAS is LAPACK dsyevd's cost with OpenBLAS.
 	batchDgemmsOpenBLAS = 4.64

@@ -47,11 +47,9 @@ func (md *Model) blockSize() int {
 // blockScratch is what a block step (addBlocks, addBlock) uses and drops: the new
 // rows, their Cross, their kernel matrix, the Helmert directions and the products that
 // give the new block Γ. The Model keeps it (Model.blocks, allocated by its first block
-// step): allocated at every step, it was 1.1 MB of garbage a step at d = 784 (the
-// Cross's shifted copy of the new points and kernel.Matrix's own), which the collector's
-// headroom doubles in the process's peak memory; taken from a sync.Pool, it was
-// allocated again whenever the caller's goroutine moved to another processor between
-// two AddBatch calls, or a collection emptied the pool.
+// step), for garbage made at every step would grow the process's peak memory, and a
+// pool shared by the models would allocate it again (docs/design.md, "Rank-r tracking
+// in blocks").
 type blockScratch struct {
 	rows              mat.Dense // the new points
 	cross             kernel.Cross
@@ -110,7 +108,7 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 		ev, gv = vector(&md.vecA, e), vector(&md.vecB, g)
 	}
 	if err := md.thin.BorderBlock(B, ev, gv, F, gamma); err != nil {
-		return errs.Wrap(err, "adding points %d to %d", m, m+b-1)
+		return kinds.Wrap(err, "adding points %d to %d", m, m+b-1)
 	}
 	md.tally(md.thin.Stats())
 	md.commitBlock(X, C, sc.rowSums[:m], sc.s)

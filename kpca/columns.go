@@ -152,7 +152,7 @@ func (md *Model) RemoveColumn(i int, col []float64) error {
 // their block of K and the others added as columns. On error the caller empties the
 // model.
 func (md *Model) fitKernelRows(K mat.Matrix, lo, start, rows int) error {
-	if _, err := errs.Floats("the kernel matrix of a batch decomposition", start, start); err != nil {
+	if _, err := kinds.Floats("the kernel matrix of a batch decomposition", start, start); err != nil {
 		return err
 	}
 	md.ensure(start)
@@ -227,9 +227,9 @@ func (md *Model) transformKernelRows(dst *mat.Dense, X mat.Matrix, rows, k int) 
 
 // kernelRows checks X as b rows of kernel values for a model of columns of m points:
 // b×(m+b) (see AddBatch), finite, and returns the matrix to read them from
-// (errs.Matrix) and b.
+// (kinds.Matrix) and b.
 func (md *Model) kernelRows(X mat.Matrix) (mat.Matrix, int, error) {
-	X, b, c, err := errs.Matrix(X)
+	X, b, c, err := kinds.Matrix(X)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -240,7 +240,7 @@ func (md *Model) kernelRows(X mat.Matrix) (mat.Matrix, int, error) {
 		return nil, 0, fmt.Errorf("%w: %d rows of %d kernel values; a model of kernel.Precomputed with %d points takes b×(m+b) = %d×%d (each row against the points, then against the new ones)",
 			ErrDimension, b, c, md.m, b, md.m+b)
 	}
-	return errs.Points(X, md.m+b)
+	return kinds.Points(X, md.m+b)
 }
 
 // addKernelBatch is AddBatch for a model of columns, all or nothing.
@@ -275,7 +275,7 @@ func (md *Model) addKernelRowsContext(ctx context.Context, X mat.Matrix, progres
 	}
 	for i := range b {
 		if ctx.Err() != nil {
-			return i, errs.Stopped(ctx, "after %d of %d rows", i, b)
+			return i, kinds.Stopped(ctx, "after %d of %d rows", i, b)
 		}
 		if err := md.addKernelRows(X, i, i+1, 0); err != nil {
 			return i, err

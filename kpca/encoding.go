@@ -241,7 +241,7 @@ func decode(p []byte) (*Model, error) {
 	if columns && d != 0 {
 		return nil, fmt.Errorf("%w: a model of kernel %q of dimension %d (a model of kernel columns has none)", ErrEncoding, h.Kernel.Name, d)
 	}
-	if _, err := errs.Floats("a point", max(d, 1)); err != nil {
+	if _, err := kinds.Floats("a point", max(d, 1)); err != nil {
 		return nil, fmt.Errorf("%w: dimension %d: %v", ErrEncoding, d, err)
 	}
 	if want := encodingFloats(m, d, n); len(p)%8 != 0 || have != want {

@@ -6,8 +6,8 @@ import (
 	"github.com/ikpca/ikpca/internal/check"
 )
 
-// errs are the package's errors (exported below), and report bad arguments through them.
-var errs = check.NewKinds("kpca")
+// kinds are the package's errors (exported below), and report bad arguments through them.
+var kinds = check.NewKinds("kpca")
 
 // Errors returned by the package, wrapped with details; test with errors.Is. Each wraps
 // the ikpca kind of the same name, and every error the package returns wraps exactly one
@@ -19,8 +19,8 @@ var errs = check.NewKinds("kpca")
 // and a writer's or reader's given to MarshalBinaryTo or UnmarshalBinaryFrom is returned
 // as it is.
 var (
-	ErrDimension, ErrNonFinite, ErrEmpty      = errs.Dimension, errs.NonFinite, errs.Empty
-	ErrArgument, ErrEncoding, ErrNotConverged = errs.Argument, errs.Encoding, errs.NotConverged
+	ErrDimension, ErrNonFinite, ErrEmpty      = kinds.Dimension, kinds.NonFinite, kinds.Empty
+	ErrArgument, ErrEncoding, ErrNotConverged = kinds.Argument, kinds.Encoding, kinds.NotConverged
 	// ErrIndex reports a point index out of range (Remove); it wraps ErrArgument.
 	ErrIndex = fmt.Errorf("%w: index out of range", ErrArgument)
 	// ErrNoKernel reports an operation that evaluates the kernel — Remove, Refresh,

@@ -40,7 +40,7 @@ func Fit(k kernel.Kernel, X mat.Matrix, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	X, n, d, err := errs.Data(X)
+	X, n, d, err := kinds.Data(X)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func New(k kernel.Kernel, d int, opts Options) (*Model, error) {
 func newModel(k kernel.Kernel, opts Options) (*Model, error) {
 	pre := kernel.IsPrecomputed(k)
 	if !pre {
-		if err := errs.Kernel(kernel.Validate(k)); err != nil {
+		if err := kinds.Kernel(kernel.Validate(k)); err != nil {
 			return nil, err
 		}
 	}
@@ -111,7 +111,7 @@ func newModel(k kernel.Kernel, opts Options) (*Model, error) {
 
 // setDim gives a model without points its dimension d.
 func (md *Model) setDim(d int) error {
-	if err := errs.Dim(d); err != nil {
+	if err := kinds.Dim(d); err != nil {
 		return err
 	}
 	md.d = d

@@ -37,7 +37,7 @@ func (md *Model) Inverse(k int, alpha float64) (*preimage.KRR, error) {
 	if err := md.needKernel("Inverse (a regression onto the points' coordinates)"); err != nil {
 		return nil, err
 	}
-	if err := errs.Components(k, md.Components()); err != nil {
+	if err := kinds.Components(k, md.Components()); err != nil {
 		return nil, err
 	}
 	var S mat.Dense
@@ -46,7 +46,7 @@ func (md *Model) Inverse(k int, alpha float64) (*preimage.KRR, error) {
 	}
 	inv, err := preimage.FitKRR(md.kern, &S, &md.view, alpha)
 	if err != nil {
-		return nil, errs.Wrap(err, "the pre-image map")
+		return nil, kinds.Wrap(err, "the pre-image map")
 	}
 	return inv, nil
 }
@@ -85,7 +85,7 @@ func (md *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preim
 	if !ok {
 		return fmt.Errorf("%w: the fixed-point pre-image needs a Gaussian kernel (kernel.RBF), not %v", ErrArgument, md.kern)
 	}
-	X, start, err := errs.PreImage(dst, X, start, md.d, k, md.Components(), opts)
+	X, start, err := kinds.PreImage(dst, X, start, md.d, k, md.Components(), opts)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (md *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preim
 		}
 	}
 	if i, err := preimage.Expansions(dst, start, rows, rbf, &md.view, coef, opts); err != nil {
-		return errs.Wrap(err, "the pre-image of point %d", i)
+		return kinds.Wrap(err, "the pre-image of point %d", i)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/errtest"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/preimage"
@@ -175,7 +176,7 @@ func TestInverseErrors(t *testing.T) {
 // asserted (measured: 3e-14·σ). Centred and uncentred.
 func TestPreImageSpan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	X := testmat.Normal(40, 3, rng)
+	X := synth.Normal(40, 3, rng)
 	k := kernel.RBF{Sigma: 1.5}
 	for _, opts := range []Options{{Components: All}, {Components: All, Uncentred: true}} {
 		md := fitModel(t, k, X, opts)

@@ -68,12 +68,12 @@ func (md *Model) KeepKernelContext(ctx context.Context, X mat.Matrix) error {
 	if err := md.needKernel("KeepKernel"); err != nil {
 		return err
 	}
-	X, r, err := errs.Points(X, md.d)
+	X, r, err := kinds.Points(X, md.d)
 	if err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
-		return errs.Stopped(ctx, "KeepKernel")
+		return kinds.Stopped(ctx, "KeepKernel")
 	}
 	md.dropKept()
 	if md.rank == 0 || !md.bordered() || md.opts.Window > 0 || md.m == 0 {
@@ -156,7 +156,7 @@ func (kk *keptKernel) fill(ctx context.Context, cross *kernel.Cross, all *mat.De
 		var kd mat.Dense
 		for g := lo; g < hi; g++ {
 			if ctx.Err() != nil {
-				bad[g] = errs.Stopped(ctx, "")
+				bad[g] = kinds.Stopped(ctx, "")
 				return
 			}
 			t := order[g]

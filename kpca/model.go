@@ -207,10 +207,10 @@ func (md *Model) Reserve(n int) error {
 	if n < 0 {
 		return fmt.Errorf("%w: Reserve(%d): a negative number of points", ErrArgument, n)
 	}
-	if _, err := errs.Floats("the points", n, md.d); err != nil {
+	if _, err := kinds.Floats("the points", n, md.d); err != nil {
 		return err
 	}
-	if _, err := errs.Floats("the decomposition", n+1, md.columns(n+1)); err != nil {
+	if _, err := kinds.Floats("the decomposition", n+1, md.columns(n+1)); err != nil {
 		return err
 	}
 	md.reserve(n)
@@ -389,7 +389,7 @@ func (md *Model) Add(x []float64) error {
 		}
 		return md.AddColumn(x[:md.m], x[md.m])
 	}
-	if err := errs.Point(x, md.d); err != nil {
+	if err := kinds.Point(x, md.d); err != nil {
 		return err
 	}
 	return md.add(x)
@@ -484,7 +484,7 @@ func (md *Model) addColumn(a []float64, c float64, x []float64) error {
 		}
 	}
 	if err != nil {
-		return errs.Wrap(err, "adding point %d", m)
+		return kinds.Wrap(err, "adding point %d", m)
 	}
 
 	// Commit: the point, the row sums and the total.

@@ -20,12 +20,10 @@ const DefaultRank = 50
 // when Options.Rank is zero: every pair of the window's m×m centred kernel matrix, whose
 // steps (one removal and one bordering, each one m×m×m product: 4m³ flops) agree with a
 // batch decomposition of the window to rounding, and whose ErrorBound is zero. At 256
-// points a step is 67 Mflop, a few milliseconds (measured on the project's shared
-// 2-core machine: 2.7 ms with OpenBLAS and 7 ms in pure Go at 200 points, 9.5 and 35 ms
-// at 300, 35 and 170 ms at 500; a rank-50 step 0.4–1.3 ms), and the decomposition and
-// its rollback copy take 1 MiB. A larger window is tracked at the rank and polishes
-// itself (Options.WindowPolish): exactness there costs (Window/Rank)² times a tracked
-// step, which grows without bound.
+// points a step is 67 Mflop, a few milliseconds (the times are in docs/design.md,
+// "Windows at rank r"), and the decomposition and its rollback copy take 1 MiB. A larger
+// window is tracked at the rank and polishes itself (Options.WindowPolish): exactness
+// there costs (Window/Rank)² times a tracked step, which grows without bound.
 const DefaultExactWindow = 256
 
 // DefaultBatchMax is the most points Fit decomposes at once when Options.BatchMax is
@@ -223,7 +221,7 @@ func (o Options) validate() (Options, error) {
 		return o, fmt.Errorf("%w: refresh tolerance %g, check every %d", ErrArgument, o.RefreshTolerance, o.CheckEvery)
 	}
 	if err := o.Update.Validate(); err != nil {
-		return o, errs.Wrap(err, "update options")
+		return o, kinds.Wrap(err, "update options")
 	}
 	o = o.resolveRank()
 	// A model of rank r holds m×(r+2) eigenvector entries; a rank beyond check.MaxFloats

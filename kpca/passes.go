@@ -220,7 +220,7 @@ func (p *passer) pass(ctx context.Context, W, Q *mat.Dense) error {
 	p.first = 0
 	tileRounds(nb, &p.pairs, func(round []tilePair) bool {
 		if ctx.Err() != nil {
-			err = errs.Stopped(ctx, "") // context.Cause's error, as AddRows's
+			err = kinds.Stopped(ctx, "") // context.Cause's error, as AddRows's
 			return false
 		}
 		p.round = round

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/lanczos"
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
@@ -20,7 +20,7 @@ func shuffled(t testing.TB, set string, n int, seed uint64) *mat.Dense {
 	t.Helper()
 	ds := dataset(t, set)
 	rows, _ := ds.X.Dims()
-	return testmat.SelectRows(ds.X, rand.New(rand.NewPCG(seed, seed)).Perm(rows)[:n])
+	return synth.SelectRows(ds.X, rand.New(rand.NewPCG(seed, seed)).Perm(rows)[:n])
 }
 
 // truncationError returns E = A − V·Λ·Vᵀ for the model's tracked pairs and A the matrix

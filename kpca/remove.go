@@ -72,7 +72,7 @@ func (md *Model) removeColumn(i int, col []float64) error {
 		err = md.thin.Remove(i)
 	}
 	if err != nil {
-		return errs.Wrap(err, "removing point %d", i)
+		return kinds.Wrap(err, "removing point %d", i)
 	}
 	md.tally(md.thin.Stats())
 

@@ -211,10 +211,10 @@ func (md *Model) Scores(dst *mat.Dense, k int) error {
 	if err := md.ready(); err != nil {
 		return err
 	}
-	if err := errs.Components(k, md.Components()); err != nil {
+	if err := kinds.Components(k, md.Components()); err != nil {
 		return err
 	}
-	if err := errs.Dst(dst, md.m, k); err != nil {
+	if err := kinds.Dst(dst, md.m, k); err != nil {
 		return err
 	}
 	check.Reuse(dst, md.m, k)
@@ -253,13 +253,13 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 		return err
 	}
 	if md.precomputed() {
-		X, rows, err := errs.Transform(dst, X, md.m, k, md.Components())
+		X, rows, err := kinds.Transform(dst, X, md.m, k, md.Components())
 		if err != nil {
 			return err
 		}
 		return md.transformKernelRows(dst, X, rows, k)
 	}
-	X, _, err := errs.Transform(dst, X, md.d, k, md.Components())
+	X, _, err := kinds.Transform(dst, X, md.d, k, md.Components())
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ func (md *Model) decompose() error {
 	if md.precomputed() {
 		return errNoKernel("a batch decomposition from the points")
 	}
-	if _, err := errs.Floats("the kernel matrix of a batch decomposition", m, m); err != nil {
+	if _, err := kinds.Floats("the kernel matrix of a batch decomposition", m, m); err != nil {
 		return err
 	}
 	return md.decomposeMatrix(kernel.Matrix(md.kern, &md.view))
@@ -86,7 +86,7 @@ func (md *Model) decomposeMatrix(K *mat.SymDense) error {
 		var fresh update.Sym
 		fresh.SetOptions(md.opts.Update)
 		if err := fresh.Factorize(a); err != nil {
-			return errs.Wrap(err, "batch decomposition")
+			return kinds.Wrap(err, "batch decomposition")
 		}
 		md.sym.CopyFrom(&fresh)
 	}
@@ -144,7 +144,7 @@ func (md *Model) decomposeThin(K *mat.SymDense, raw blas64.Symmetric) (*update.T
 	}
 	values, w, drop, err := topPairs(a, md.rank, psd(md.kern))
 	if err != nil {
-		return nil, update.Dropped{}, errs.Wrap(err, "batch decomposition")
+		return nil, update.Dropped{}, kinds.Wrap(err, "batch decomposition")
 	}
 	k := len(values)
 	if k == 0 {
@@ -168,7 +168,7 @@ func (md *Model) decomposeThin(K *mat.SymDense, raw blas64.Symmetric) (*update.T
 		}
 	}
 	if err := fresh.SetEigen(values, v); err != nil {
-		return nil, update.Dropped{}, errs.Wrap(err, "batch decomposition")
+		return nil, update.Dropped{}, kinds.Wrap(err, "batch decomposition")
 	}
 	return fresh, drop, nil
 }

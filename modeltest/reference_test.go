@@ -29,10 +29,10 @@ type reference struct {
 	defect string
 }
 
-var errs = check.Kinds{Dimension: ikpca.ErrDimension, NonFinite: ikpca.ErrNonFinite, Empty: ikpca.ErrEmpty, Argument: ikpca.ErrArgument}
+var kinds = check.Kinds{Dimension: ikpca.ErrDimension, NonFinite: ikpca.ErrNonFinite, Empty: ikpca.ErrEmpty, Argument: ikpca.ErrArgument}
 
 func newReference(X *mat.Dense, sigma float64, defect string) (*reference, error) {
-	if _, _, _, err := errs.Data(X); err != nil {
+	if _, _, _, err := kinds.Data(X); err != nil {
 		return nil, err
 	}
 	m := &reference{sigma: sigma, x: mat.DenseCopyOf(X), defect: defect}
@@ -152,7 +152,7 @@ func (m *reference) Add(x []float64) error {
 		m.x = mat.NewDense(m.rows()+1, len(x), append(append([]float64(nil), m.x.RawMatrix().Data...), x...))
 		m.decompose()
 	}
-	if err := errs.Point(x, m.dim()); err != nil {
+	if err := kinds.Point(x, m.dim()); err != nil {
 		return err
 	}
 	if m.defect != "Add stores a bad point" {
@@ -164,7 +164,7 @@ func (m *reference) Add(x []float64) error {
 
 func (m *reference) AddBatch(X mat.Matrix) error {
 	if m.defect != "AddBatch adds rows before a bad one" {
-		if _, _, err := errs.Points(X, m.dim()); err != nil {
+		if _, _, err := kinds.Points(X, m.dim()); err != nil {
 			return err
 		}
 	} else if check.IsNil(X) {
@@ -221,7 +221,7 @@ func (m *reference) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 		if rows == 0 {
 			return fmt.Errorf("%w: no rows", ikpca.ErrEmpty)
 		}
-	} else if _, rows, err = errs.Points(X, m.dim()); err != nil {
+	} else if _, rows, err = kinds.Points(X, m.dim()); err != nil {
 		if m.defect == "wrong error kind" && errors.Is(err, ikpca.ErrDimension) {
 			return fmt.Errorf("%w: dimension", ikpca.ErrArgument)
 		}
@@ -231,7 +231,7 @@ func (m *reference) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	if m.defect == "k beyond len(Values)" {
 		have++
 	}
-	if err := errs.Components(k, have); err != nil {
+	if err := kinds.Components(k, have); err != nil {
 		if m.defect == "dst written on error" && dst != nil && !dst.IsEmpty() {
 			dst.Zero()
 		}
@@ -240,7 +240,7 @@ func (m *reference) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 		}
 		return err
 	}
-	if err := errs.Dst(dst, rows, k); err != nil {
+	if err := kinds.Dst(dst, rows, k); err != nil {
 		return err
 	}
 	s := m.scores(X, min(k, len(m.vals)))

@@ -6,8 +6,8 @@ import (
 	"github.com/ikpca/ikpca/internal/check"
 )
 
-// errs are the package's errors (exported below), and report bad arguments through them.
-var errs = check.NewKinds("native")
+// kinds are the package's errors (exported below), and report bad arguments through them.
+var kinds = check.NewKinds("native")
 
 // Errors returned by the eigensolvers, SVDs and SetThreads, wrapped with details; test
 // with errors.Is. Each wraps the ikpca kind of the same name (a LAPACK failure wraps
@@ -16,7 +16,7 @@ var errs = check.NewKinds("native")
 // the input or eigenvalues that overflow, ErrNotConverged for a LAPACK routine that did
 // not converge.
 var (
-	ErrNonFinite, ErrArgument, ErrNotConverged = errs.NonFinite, errs.Argument, errs.NotConverged
+	ErrNonFinite, ErrArgument, ErrNotConverged = kinds.NonFinite, kinds.Argument, kinds.NotConverged
 	// ErrFixedThreads is returned by [SetThreads] in the pure-Go build: gonum's BLAS has
 	// no thread-count setting, its parallelism follows runtime.GOMAXPROCS. It wraps
 	// ErrArgument: the request cannot be honoured.

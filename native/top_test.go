@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/backend"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/native"
 )
@@ -76,7 +77,7 @@ func rbfMatrix(rnd *rand.Rand, n, d int) *mat.SymDense {
 
 // spectrum returns a random symmetric matrix with the given eigenvalues.
 func spectrum(rnd *rand.Rand, values []float64) *mat.SymDense {
-	s, _ := testmat.SymWithSpectrum(values, rnd)
+	s, _ := synth.SymWithSpectrum(values, rnd)
 	return s
 }
 
@@ -130,18 +131,18 @@ func topCases() []topCase {
 	for i := range 60 {
 		identity.SetSym(i, i, 1)
 	}
-	subnormal := testmat.RandomSym(40, rnd)
+	subnormal := synth.RandomSym(40, rnd)
 	for i := range 40 {
 		for j := i; j < 40; j += 3 {
 			subnormal.SetSym(i, j, subnormal.At(i, j)*0x1p-1060)
 		}
 	}
 	return []topCase{
-		{name: "random n=200 r=1", a: testmat.RandomSym(200, rnd), r: 1},
-		{name: "random n=200 r=20", a: testmat.RandomSym(200, rnd), r: 20},
-		{name: "random n=200 r=150", a: testmat.RandomSym(200, rnd), r: 150},
-		{name: "random n=200 r=199", a: testmat.RandomSym(200, rnd), r: 199},
-		{name: "random n=200 r=n", a: testmat.RandomSym(200, rnd), r: 200},
+		{name: "random n=200 r=1", a: synth.RandomSym(200, rnd), r: 1},
+		{name: "random n=200 r=20", a: synth.RandomSym(200, rnd), r: 20},
+		{name: "random n=200 r=150", a: synth.RandomSym(200, rnd), r: 150},
+		{name: "random n=200 r=199", a: synth.RandomSym(200, rnd), r: 199},
+		{name: "random n=200 r=n", a: synth.RandomSym(200, rnd), r: 200},
 		{name: "geometric n=300 r=30", a: spectrum(rnd, geometric), r: 30},
 		{name: "rbf n=400 r=50", a: rbfMatrix(rnd, 400, 5), r: 50},
 		{name: "rbf n=400 r=300", a: rbfMatrix(rnd, 400, 5), r: 300},
@@ -154,12 +155,12 @@ func topCases() []topCase {
 		{name: "wilkinson 21 r=10", a: wilkinson(10, 1, 0), r: 10, cut: true},
 		{name: "glued wilkinson 8×21 r=40", a: wilkinson(10, 8, 1e-10), r: 40, cut: true},
 		{name: "glued wilkinson 4×41 r=30", a: wilkinson(20, 4, 1e-14), r: 30, cut: true},
-		{name: "tiny n=40 r=9", a: scaled(testmat.RandomSym(40, rnd), 1e-200), r: 9},
-		{name: "huge n=40 r=9", a: scaled(testmat.RandomSym(40, rnd), 1e300), r: 9},
+		{name: "tiny n=40 r=9", a: scaled(synth.RandomSym(40, rnd), 1e-200), r: 9},
+		{name: "huge n=40 r=9", a: scaled(synth.RandomSym(40, rnd), 1e300), r: 9},
 		{name: "subnormal entries n=40 r=6", a: subnormal, r: 6},
-		{name: "small n=1 r=1", a: testmat.RandomSym(1, rnd), r: 1},
-		{name: "small n=2 r=1", a: testmat.RandomSym(2, rnd), r: 1},
-		{name: "small n=10 r=3", a: testmat.RandomSym(10, rnd), r: 3},
+		{name: "small n=1 r=1", a: synth.RandomSym(1, rnd), r: 1},
+		{name: "small n=2 r=1", a: synth.RandomSym(2, rnd), r: 1},
+		{name: "small n=10 r=3", a: synth.RandomSym(10, rnd), r: 3},
 	}
 }
 
@@ -258,7 +259,7 @@ func TestEigenSymTopInPlace(t *testing.T) {
 			n, r := c.n, c.r
 			const lda = 53
 			ldz := r + 3
-			sym := testmat.RandomSym(n, rnd)
+			sym := synth.RandomSym(n, rnd)
 			a := make([]float64, (n-1)*lda+n+3)
 			for i := range a {
 				a[i] = -7 // sentinel outside the block
@@ -337,7 +338,7 @@ func TestEigenSymTopZero(t *testing.T) {
 // the right kind, returned before anything is written.
 func TestEigenSymTopBadInput(t *testing.T) {
 	const n = 40
-	sym := testmat.RandomSym(n, rand.New(rand.NewPCG(1, 1)))
+	sym := synth.RandomSym(n, rand.New(rand.NewPCG(1, 1)))
 	fresh := func() []float64 { return slices.Clone(sym.RawSymmetric().Data) }
 	w := make([]float64, n)
 	z := make([]float64, n*n)
@@ -424,7 +425,7 @@ func TestEigenSymTopBadInput(t *testing.T) {
 // which to ε·‖A‖ are ±0.506 and 0, 0.
 func TestGonumGuard(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(30, 4))
-	b := testmat.RandomSym(40, rnd)
+	b := synth.RandomSym(40, rnd)
 	want, err := native.EigenSym(nil, nil, b)
 	if err != nil {
 		t.Fatal(err)
@@ -501,7 +502,7 @@ func TestGonumGuard(t *testing.T) {
 // the compiled-in backend (in the pure-Go build, gonum's LAPACK called by native may use
 // the registry).
 func TestTopNoRegistry(t *testing.T) {
-	a := testmat.RandomSym(60, rand.New(rand.NewPCG(2, 2)))
+	a := synth.RandomSym(60, rand.New(rand.NewPCG(2, 2)))
 	backend.CheckRoute(t, native.Compiled == "gonum", func() {
 		var vecs mat.Dense
 		if _, err := native.EigenSymTop(nil, &vecs, a, 5); err != nil {

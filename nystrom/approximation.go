@@ -74,9 +74,9 @@ func NewApproximation(k kernel.Kernel, X mat.Matrix, opts ApproximationOptions) 
 		return nil, err
 	}
 	if err := opts.Update.Validate(); err != nil {
-		return nil, errs.Wrap(err, "update options")
+		return nil, kinds.Wrap(err, "update options")
 	}
-	X, n, d, err := errs.Data(X)
+	X, n, d, err := kinds.Data(X)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func NewApproximation(k kernel.Kernel, X mat.Matrix, opts ApproximationOptions) 
 	a.x.ReuseAs(n, d)
 	a.x.Copy(X)
 	if err := a.sym.SetOptions(opts.Update); err != nil {
-		return nil, errs.Wrap(err, "update options")
+		return nil, kinds.Wrap(err, "update options")
 	}
 	a.prod.Reset(n)
 	a.full = make([]float64, n)
@@ -143,7 +143,7 @@ func (a *Approximation) Add() error {
 		}
 	}
 	if err := a.sym.BorderWith(vector(&a.colV, col), c, &a.prod, vector(&a.fullV, a.full)); err != nil {
-		return errs.Wrap(err, "landmark %d", m)
+		return kinds.Wrap(err, "landmark %d", m)
 	}
 	a.lbuf = append(a.lbuf[:m*d], x...)
 	a.m = m + 1
@@ -219,7 +219,7 @@ func (a *Approximation) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	if a.kern == nil {
 		return fmt.Errorf("%w: a zero Approximation: make one with NewApproximation", ErrArgument)
 	}
-	X, _, err := errs.Transform(dst, X, a.d, k, a.m)
+	X, _, err := kinds.Transform(dst, X, a.d, k, a.m)
 	if err != nil {
 		return err
 	}
@@ -272,7 +272,7 @@ func (a *Approximation) Errors() (Norms, error) {
 		return Norms{}, fmt.Errorf("%w: a zero Approximation: make one with NewApproximation", ErrArgument)
 	}
 	n, m := a.n, a.m
-	if _, err := errs.Floats("the kernel matrix", n, n); err != nil {
+	if _, err := kinds.Floats("the kernel matrix", n, n); err != nil {
 		return Norms{}, err
 	}
 	if a.k == nil {

@@ -19,18 +19,18 @@ import (
 // scale[i][q] = Σ_l |k_l(xᵢ)·p_lq|, p_q = u_j/√λ_j, the size of the terms of each score,
 // against which rounding is measured, unless withScale is false (the benchmark measures
 // the path alone).
-func (ny *Approximation) transformElements(X *mat.Dense, k int, withScale bool) (res, scale *mat.Dense) {
+func (a *Approximation) transformElements(X *mat.Dense, k int, withScale bool) (res, scale *mat.Dense) {
 	rows, _ := X.Dims()
-	m := ny.m
-	v := ny.sym.Values(nil)
+	m := a.m
+	v := a.sym.Values(nil)
 	tol := zeroTolerance(v, m)
-	u := ny.sym.Vectors()
+	u := a.sym.Vectors()
 	km := make([]float64, m)
 	w := make([]float64, m)
 	res = mat.NewDense(rows, k, nil)
 	scale = mat.NewDense(rows, k, nil)
 	for i := range rows {
-		kernel.Column(km, ny.kern, &ny.lview, X.RawRowView(i))
+		kernel.Column(km, a.kern, &a.lview, X.RawRowView(i))
 		for q := range k {
 			j := m - 1 - q
 			if v[j] <= tol {
@@ -39,7 +39,7 @@ func (ny *Approximation) transformElements(X *mat.Dense, k int, withScale bool) 
 			for l := range w {
 				w[l] = u.At(l, j)
 			}
-			f := sign.OfColumn(&ny.prod, j) / math.Sqrt(v[j])
+			f := sign.OfColumn(&a.prod, j) / math.Sqrt(v[j])
 			res.Set(i, q, f*floats.Dot(w, km))
 			if withScale {
 				var s float64

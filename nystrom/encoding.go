@@ -49,9 +49,9 @@ const (
 	flagUncentred = 1
 )
 
-// bodyLength returns the length of the body of m's encoding after the kernel's Spec.
-func (m *Model) bodyLength() int {
-	r, d, p := m.r, m.d, m.p
+// bodyLength returns the length of the body of md's encoding after the kernel's Spec.
+func (md *Model) bodyLength() int {
+	r, d, p := md.r, md.d, md.p
 	tri := p * (p + 1) / 2
 	return headerFixed + 8*(r*d+p+r*p+p+2*p+2*tri)
 }
@@ -60,35 +60,35 @@ func (m *Model) bodyLength() int {
 var format = wire.Format{Magic: encodingMagic, Version: encodingVersion, What: "Nyström model",
 	Argument: ErrArgument, Encoding: ErrEncoding}
 
-// body returns the body of m's encoding, its length and its writer. A zero Model, or a
+// body returns the body of md's encoding, its length and its writer. A zero Model, or a
 // kernel that cannot be encoded (kernelwire.Of), is an ErrArgument.
-func (m *Model) body() (wire.Body, error) {
-	if m.r == 0 {
+func (md *Model) body() (wire.Body, error) {
+	if md.r == 0 {
 		return wire.Body{}, errZero
 	}
-	r, p := m.r, m.p
+	r, p := md.r, md.p
 	var flags uint8
-	if m.opts.Uncentred {
+	if md.opts.Uncentred {
 		flags |= flagUncentred
 	}
-	return kernelwire.Body(m.kern, ErrArgument, wire.Body{Len: uint64(m.bodyLength()), Write: func(f *wire.Fields) {
-		f.U32(uint32(m.opts.Strategy))
-		f.U64(m.opts.Seed)
-		f.F64(m.opts.Tolerance)
+	return kernelwire.Body(md.kern, ErrArgument, wire.Body{Len: uint64(md.bodyLength()), Write: func(f *wire.Fields) {
+		f.U32(uint32(md.opts.Strategy))
+		f.U64(md.opts.Seed)
+		f.F64(md.opts.Tolerance)
 		f.U8(flags)
 		f.U64(uint64(r))
-		f.U64(uint64(m.d))
+		f.U64(uint64(md.d))
 		f.U64(uint64(p))
-		f.U64(uint64(m.n))
+		f.U64(uint64(md.n))
 		for i := range r {
-			f.F64(m.land.RawRowView(i)...)
+			f.F64(md.land.RawRowView(i)...)
 		}
-		f.F64(m.sigma...)
-		f.F64(m.f...)
-		f.F64(m.shift...)
-		f.F64(m.sum.hi...)
-		f.F64(m.sum.lo...)
-		for _, half := range [][]float64{m.sq.hi, m.sq.lo} {
+		f.F64(md.sigma...)
+		f.F64(md.f...)
+		f.F64(md.shift...)
+		f.F64(md.sum.hi...)
+		f.F64(md.sum.lo...)
+		for _, half := range [][]float64{md.sq.hi, md.sq.lo} {
 			for i := range p {
 				f.F64(half[i*p+i : (i+1)*p]...)
 			}
@@ -103,14 +103,14 @@ func (m *Model) body() (wire.Body, error) {
 // most 255 bytes of UTF-8; ErrArgument otherwise); a Func's function is not encoded,
 // only its name, and UnmarshalBinary finds it again in the kernel registry
 // (kernel.Register).
-func (m *Model) MarshalBinary() ([]byte, error) { return format.Marshal(m.body) }
+func (md *Model) MarshalBinary() ([]byte, error) { return format.Marshal(md.body) }
 
 // MarshalBinaryTo writes the encoding MarshalBinary returns to w, a buffer of 64 KiB at
 // a time, and returns the number of bytes written. A nil w, or a kernel that cannot be
 // encoded, is an error wrapping ErrArgument; an error of w is returned as it is.
-func (m *Model) MarshalBinaryTo(w io.Writer) (int, error) { return format.MarshalTo(w, m.body) }
+func (md *Model) MarshalBinaryTo(w io.Writer) (int, error) { return format.MarshalTo(w, md.body) }
 
-// UnmarshalBinary replaces m — a zero Model or any other — by the model encoded in
+// UnmarshalBinary replaces md — a zero Model or any other — by the model encoded in
 // data (by MarshalBinary or MarshalBinaryTo). It implements encoding.BinaryUnmarshaler.
 // The kernel is rebuilt by kernel.New from its Spec: a built-in kernel exactly, a
 // kernel.Func from the registry, where it must have been registered by its name
@@ -127,18 +127,18 @@ func (m *Model) MarshalBinaryTo(w io.Writer) (int, error) { return format.Marsha
 // sᵢ² ≤ n·Sᵢᵢ (Cauchy–Schwarz) up to rounding; and the feature map must be that of the
 // landmarks — eigenpairs of their kernel matrix, orthonormal, and a centred model's
 // shift their mean feature — within rounding (O(r²·(d + p)), as New; docs/design.md, "Nyström kernel PCA"). On
-// error m is unchanged.
-func (m *Model) UnmarshalBinary(data []byte) error {
-	return kernelwire.Unmarshal(format, m, data, headerFixed, decode)
+// error md is unchanged.
+func (md *Model) UnmarshalBinary(data []byte) error {
+	return kernelwire.Unmarshal(format, md, data, headerFixed, decode)
 }
 
 // UnmarshalBinaryFrom reads one encoding from r — exactly its bytes, the length its
-// frame states — and restores m from it as UnmarshalBinary does, returning the number
+// frame states — and restores md from it as UnmarshalBinary does, returning the number
 // of bytes read. A nil r is an error wrapping ErrArgument; a stream that ends within the
 // encoding is an ErrEncoding (wrapping io.ErrUnexpectedEOF too), and another error of r
-// is returned as it is. On error m is unchanged.
-func (m *Model) UnmarshalBinaryFrom(r io.Reader) (int, error) {
-	return format.UnmarshalFrom(r, m.UnmarshalBinary)
+// is returned as it is. On error md is unchanged.
+func (md *Model) UnmarshalBinaryFrom(r io.Reader) (int, error) {
+	return format.UnmarshalFrom(r, md.UnmarshalBinary)
 }
 
 // decode reads the body of an encoded model after its kernel k: the header (of
@@ -194,19 +194,19 @@ func decode(k kernel.Kernel, dec *wire.Reader) (*Model, error) {
 			}
 		}
 	}
-	m := &Model{kern: k, opts: opts, d: d, r: r, p: p, land: mat.NewDense(r, d, land), sigma: sigma, f: f, shift: shift}
-	m.allocate()
-	copy(m.sum.hi, fields[4])
-	copy(m.sum.lo, fields[5])
-	unpackUpper(m.sq, fields[6], fields[7])
-	m.n = n
-	if err := m.checkSums(); err != nil {
+	md := &Model{kern: k, opts: opts, d: d, r: r, p: p, land: mat.NewDense(r, d, land), sigma: sigma, f: f, shift: shift}
+	md.allocate()
+	copy(md.sum.hi, fields[4])
+	copy(md.sum.lo, fields[5])
+	unpackUpper(md.sq, fields[6], fields[7])
+	md.n = n
+	if err := md.checkSums(); err != nil {
 		return nil, err
 	}
-	if err := m.verifyMap(); err != nil {
+	if err := md.verifyMap(); err != nil {
 		return nil, err
 	}
-	return m, nil
+	return md, nil
 }
 
 // verifyMap checks that the stored feature map belongs to the stored landmarks
@@ -218,10 +218,10 @@ func decode(k kernel.Kernel, dec *wire.Reader) (*Model, error) {
 // c = the mean over the landmarks of K_LL·F within 1e-9 of the mean of |K_LL|·|F|. The
 // sums of the points' features are not checked beyond checkSums: the points are not
 // stored. It costs K_LL and K_LL·F, O(r²·(d + p)), as New does.
-func (m *Model) verifyMap() error {
-	r, p := m.r, m.p
+func (md *Model) verifyMap() error {
+	r, p := md.r, md.p
 	full := mat.NewDense(r, r, nil)
-	full.Copy(kernel.Matrix(m.kern, m.land))
+	full.Copy(kernel.Matrix(md.kern, md.land))
 	if !vec.Finite(full.RawMatrix().Data) {
 		return fmt.Errorf("%w: a kernel value of the landmarks is not finite", ErrEncoding)
 	}
@@ -235,34 +235,34 @@ func (m *Model) verifyMap() error {
 		}
 		maxS = math.Max(maxS, s)
 	}
-	F := mat.NewDense(r, p, m.f)
+	F := mat.NewDense(r, p, md.f)
 	var KF, FF mat.Dense
 	native.Mul(&KF, full, F)
 	native.Mul(&FF, F.T(), F)
-	beta := 1e-8*m.sigma[0] + 4*float64(r)*0x1p-53*maxS
+	beta := 1e-8*md.sigma[0] + 4*float64(r)*0x1p-53*maxS
 	for j := range p {
 		var res, norm float64
 		for i := range r {
-			e := KF.At(i, j) - m.sigma[j]*F.At(i, j)
+			e := KF.At(i, j) - md.sigma[j]*F.At(i, j)
 			res += e * e
 			norm += F.At(i, j) * F.At(i, j)
 		}
 		// ‖K·wⱼ − σⱼ·wⱼ‖ = √σⱼ·‖K·fⱼ − σⱼ·fⱼ‖, against β·‖wⱼ‖ = β·√σⱼ·‖fⱼ‖.
 		if !(math.Sqrt(res) <= beta*math.Sqrt(norm)) {
 			return fmt.Errorf("%w: feature %d is not an eigenvector of the landmarks' kernel matrix (residual %.3g, eigenvalue %g)",
-				ErrEncoding, j, math.Sqrt(res*m.sigma[j]), m.sigma[j])
+				ErrEncoding, j, math.Sqrt(res*md.sigma[j]), md.sigma[j])
 		}
 		for q := range p {
 			want := 0.0
 			if q == j {
 				want = 1
 			}
-			if g := math.Sqrt(m.sigma[j]*m.sigma[q]) * FF.At(j, q); !(math.Abs(g-want) <= 1e-8) {
+			if g := math.Sqrt(md.sigma[j]*md.sigma[q]) * FF.At(j, q); !(math.Abs(g-want) <= 1e-8) {
 				return fmt.Errorf("%w: the landmarks' eigenvectors %d and %d have the product %g", ErrEncoding, j, q, g)
 			}
 		}
 	}
-	if m.opts.Uncentred {
+	if md.opts.Uncentred {
 		return nil
 	}
 	var absKF mat.Dense
@@ -276,8 +276,8 @@ func (m *Model) verifyMap() error {
 			scale += absKF.At(i, j)
 		}
 		c /= float64(r)
-		if !(math.Abs(c-m.shift[j]) <= 1e-9*scale/float64(r)) {
-			return fmt.Errorf("%w: shift %d is %g, the landmarks' mean feature %g", ErrEncoding, j, m.shift[j], c)
+		if !(math.Abs(c-md.shift[j]) <= 1e-9*scale/float64(r)) {
+			return fmt.Errorf("%w: shift %d is %g, the landmarks' mean feature %g", ErrEncoding, j, md.shift[j], c)
 		}
 	}
 	return nil
@@ -288,7 +288,7 @@ func (m *Model) verifyMap() error {
 // squares, or a sum or an off-diagonal sum of products beyond Cauchy–Schwarz's bound by
 // more than rounding (a relative 1e-9, and an absolute 2⁻⁵⁰⁰ per point for squares that
 // underflowed).
-func (m *Model) checkSums() error { return checkSums(m.p, m.n, m.sum, m.sq) }
+func (md *Model) checkSums() error { return checkSums(md.p, md.n, md.sum, md.sq) }
 
 // checkSums is Model.checkSums for the sums of n points' p features, those of a Model
 // or of a Sums.

@@ -4,8 +4,8 @@ import (
 	"github.com/ikpca/ikpca/internal/check"
 )
 
-// errs are the package's errors (exported below), and report bad arguments through them.
-var errs = check.NewKinds("nystrom")
+// kinds are the package's errors (exported below), and report bad arguments through them.
+var kinds = check.NewKinds("nystrom")
 
 // Errors returned by the package, wrapped with details; test with errors.Is. Each wraps
 // the ikpca kind of the same name, and every error the package returns wraps exactly one
@@ -14,6 +14,6 @@ var errs = check.NewKinds("nystrom")
 // that cannot be merged, ErrEncoding from UnmarshalBinary and UnmarshalBinaryFrom,
 // ErrNotConverged from an Approximation's eigen-update (package update's root finder).
 var (
-	ErrDimension, ErrNonFinite, ErrEmpty      = errs.Dimension, errs.NonFinite, errs.Empty
-	ErrArgument, ErrEncoding, ErrNotConverged = errs.Argument, errs.Encoding, errs.NotConverged
+	ErrDimension, ErrNonFinite, ErrEmpty      = kinds.Dimension, kinds.NonFinite, kinds.Empty
+	ErrArgument, ErrEncoding, ErrNotConverged = kinds.Argument, kinds.Encoding, kinds.NotConverged
 )

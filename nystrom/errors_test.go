@@ -138,6 +138,34 @@ func TestErrorKinds(t *testing.T) {
 	})
 	cases.AddPersistent("Model", m, enc)
 
+	// Sums: a model's points without its map.
+	var sums, zeroSums Sums
+	if err := m.SumsTo(&sums); err != nil {
+		t.Fatal(err)
+	}
+	sumsEnc, err := sums.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var otherSums Sums
+	if err := other.SumsTo(&otherSums); err != nil {
+		t.Fatal(err)
+	}
+	add("Model.SumsTo(nil)", ikpca.ErrArgument, func() error { return m.SumsTo(nil) })
+	add("zero Model: SumsTo", ikpca.ErrArgument, func() error { return zero.SumsTo(&Sums{}) })
+	add("Model.AddSums(nil)", ikpca.ErrArgument, func() error { return m.AddSums(nil) })
+	add("Model.AddSums: zero Sums", ikpca.ErrArgument, func() error { return m.AddSums(&zeroSums) })
+	add("Model.AddSums: another map's", ikpca.ErrArgument, func() error { return m.AddSums(&otherSums) })
+	add("zero Model: AddSums", ikpca.ErrArgument, func() error { return zero.AddSums(&sums) })
+	add("Sums.Merge(nil)", ikpca.ErrArgument, func() error { return sums.Merge(nil) })
+	add("Sums.Merge: itself", ikpca.ErrArgument, func() error { return sums.Merge(&sums) })
+	add("Sums.Merge: another map's", ikpca.ErrArgument, func() error { return sums.Merge(&otherSums) })
+	add("zero Sums: Merge", ikpca.ErrArgument, func() error { return zeroSums.Merge(&sums) })
+	add("Sums.MarshalBinary: zero Sums", ikpca.ErrArgument, func() error { _, err := zeroSums.MarshalBinary(); return err })
+	add("Sums.UnmarshalBinary(nil)", ikpca.ErrEncoding, func() error { return new(Sums).UnmarshalBinary(nil) })
+	add("Sums.UnmarshalBinary: truncated", ikpca.ErrEncoding, func() error { return new(Sums).UnmarshalBinary(sumsEnc[:len(sumsEnc)-1]) })
+	add("Sums.UnmarshalBinary: a model's encoding", ikpca.ErrEncoding, func() error { return new(Sums).UnmarshalBinary(enc) })
+
 	// A zero Model: its methods report it rather than panic.
 	add("zero Model: Add", ikpca.ErrArgument, func() error { return zero.Add(nil) })
 	add("zero Model: AddBatch", ikpca.ErrArgument, func() error { return zero.AddBatch(X) })

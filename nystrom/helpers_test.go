@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -27,9 +27,9 @@ func points(t testing.TB, name string, n int, seed uint64) *mat.Dense {
 	if n == 0 {
 		n = rows
 	}
-	out := testmat.SelectRows(X, rand.New(rand.NewPCG(seed, 99)).Perm(rows)[:n])
+	out := synth.SelectRows(X, rand.New(rand.NewPCG(seed, 99)).Perm(rows)[:n])
 	if name != "a9a" {
-		testmat.Standardise(out)
+		synth.Standardise(out)
 	}
 	return out
 }

@@ -29,17 +29,17 @@ import (
 // singular to working precision (give a larger alpha) are errors wrapping ErrArgument,
 // a model without components or an X without rows ErrEmpty, X of another dimension
 // ErrDimension, a NaN or an infinity in X or a kernel value ErrNonFinite.
-func (m *Model) Inverse(X mat.Matrix, k int, alpha float64) (*preimage.KRR, error) {
-	if m.r == 0 {
+func (md *Model) Inverse(X mat.Matrix, k int, alpha float64) (*preimage.KRR, error) {
+	if md.r == 0 {
 		return nil, errZero
 	}
 	var S mat.Dense
-	if err := m.Transform(&S, X, k); err != nil {
+	if err := md.Transform(&S, X, k); err != nil {
 		return nil, err
 	}
-	inv, err := preimage.FitKRR(m.kern, &S, X, alpha)
+	inv, err := preimage.FitKRR(md.kern, &S, X, alpha)
 	if err != nil {
-		return nil, errs.Wrap(err, "the pre-image map")
+		return nil, kinds.Wrap(err, "the pre-image map")
 	}
 	return inv, nil
 }
@@ -65,41 +65,41 @@ func (m *Model) Inverse(X mat.Matrix, k int, alpha float64) (*preimage.KRR, erro
 // value that is not finite, ErrNonFinite. On error dst is unchanged, and the model
 // always is. The first read after a change computes the decomposition, as Transform
 // does.
-func (m *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preimage.Options) error {
-	if m.r == 0 {
+func (md *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preimage.Options) error {
+	if md.r == 0 {
 		return errZero
 	}
-	rbf, ok := preimage.Gaussian(m.kern)
+	rbf, ok := preimage.Gaussian(md.kern)
 	if !ok {
-		return fmt.Errorf("%w: the fixed-point pre-image needs a Gaussian kernel (kernel.RBF), not %v", ErrArgument, m.kern)
+		return fmt.Errorf("%w: the fixed-point pre-image needs a Gaussian kernel (kernel.RBF), not %v", ErrArgument, md.kern)
 	}
-	X, start, err := errs.PreImage(dst, X, start, m.d, k, m.components(), opts)
+	X, start, err := kinds.PreImage(dst, X, start, md.d, k, md.components(), opts)
 	if err != nil {
 		return err
 	}
 	rows, _ := X.Dims()
 	var beta mat.Dense
-	if err := m.Transform(&beta, X, k); err != nil {
+	if err := md.Transform(&beta, X, k); err != nil {
 		return err
 	}
-	r, p := m.r, m.p
-	// γ = F·(c + s/n) + (F·V)_k·β: the mean's coefficients once, G = F·V (m.fold) per
+	r, p := md.r, md.p
+	// γ = F·(c + s/n) + (F·V)_k·β: the mean's coefficients once, G = F·V (md.fold) per
 	// point. Uncentred, the mean is not added back (c = 0, and the scores are φᵀvⱼ).
 	g0 := make([]float64, r)
-	if !m.opts.Uncentred {
+	if !md.opts.Uncentred {
 		y0 := make([]float64, p)
 		for j := range p {
-			y0[j] = m.shift[j] + m.mean[j]
+			y0[j] = md.shift[j] + md.mean[j]
 		}
-		native.Gemv(blas.NoTrans, 1, general(r, p, m.f), blas64.Vector{N: p, Inc: 1, Data: y0}, 0, blas64.Vector{N: r, Inc: 1, Data: g0})
+		native.Gemv(blas.NoTrans, 1, general(r, p, md.f), blas64.Vector{N: p, Inc: 1, Data: y0}, 0, blas64.Vector{N: r, Inc: 1, Data: g0})
 	}
-	G := blas64.General{Rows: r, Cols: k, Stride: p, Data: m.fold}
+	G := blas64.General{Rows: r, Cols: k, Stride: p, Data: md.fold}
 	coef := func(i int, gamma []float64) {
 		copy(gamma, g0)
 		native.Gemv(blas.NoTrans, 1, G, blas64.Vector{N: k, Inc: 1, Data: beta.RawRowView(i)}, 1, blas64.Vector{N: r, Inc: 1, Data: gamma})
 	}
-	if i, err := preimage.Expansions(dst, start, rows, rbf, m.land, coef, opts); err != nil {
-		return errs.Wrap(err, "the pre-image of point %d", i)
+	if i, err := preimage.Expansions(dst, start, rows, rbf, md.land, coef, opts); err != nil {
+		return kinds.Wrap(err, "the pre-image of point %d", i)
 	}
 	return nil
 }

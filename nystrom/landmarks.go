@@ -88,9 +88,9 @@ func Choose(k kernel.Kernel, X mat.Matrix, opts Options) (*mat.Dense, error) {
 	// Stream keeps an r×r Cholesky factor, Greedy an n×r one (docs/design.md, "Sizes").
 	switch opts.Strategy {
 	case Stream:
-		_, err = errs.Floats("the landmarks' Cholesky factor", r, r)
+		_, err = kinds.Floats("the landmarks' Cholesky factor", r, r)
 	case Greedy:
-		_, err = errs.Floats("the pivoted Cholesky factor", n, r)
+		_, err = kinds.Floats("the pivoted Cholesky factor", n, r)
 	}
 	if err != nil {
 		return nil, err
@@ -221,8 +221,8 @@ func chooseGreedy(k kernel.Kernel, X *mat.Dense, r int) ([]int, error) {
 // The model's Options().Landmarks is the number of landmarks chosen. Its errors are
 // those of Choose, New and AddBatch.
 func Fit(k kernel.Kernel, X mat.Matrix, opts Options) (*Model, error) {
-	// X is read once (errs.Matrix), so that Choose and AddBatch see the same rows.
-	X, _, _, err := errs.Matrix(X)
+	// X is read once (kinds.Matrix), so that Choose and AddBatch see the same rows.
+	X, _, _, err := kinds.Matrix(X)
 	if err != nil {
 		return nil, err
 	}
@@ -231,12 +231,12 @@ func Fit(k kernel.Kernel, X mat.Matrix, opts Options) (*Model, error) {
 		return nil, err
 	}
 	opts.Landmarks = 0
-	m, err := New(k, L, opts)
+	md, err := New(k, L, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := m.AddBatch(X); err != nil {
+	if err := md.AddBatch(X); err != nil {
 		return nil, err
 	}
-	return m, nil
+	return md, nil
 }

@@ -163,7 +163,7 @@ var _ ikpca.Persistent = (*Model)(nil)
 // Centred reports whether the model centres the features (the default): its
 // eigenvalues are then those of the centred Nyström-approximated kernel matrix CK̃C, and
 // with Options.Uncentred those of K̃.
-func (m *Model) Centred() bool { return !m.opts.Uncentred }
+func (md *Model) Centred() bool { return !md.opts.Uncentred }
 
 // New returns a model without points whose feature map comes from the rows of L (r ≥ 1
 // landmarks of dimension d ≥ 1) and the kernel k: K_LL = W·Σ·Wᵀ by native.EigenSym,
@@ -185,7 +185,7 @@ func New(k kernel.Kernel, L mat.Matrix, opts Options) (*Model, error) {
 		return nil, err
 	}
 	// K_LL is r×r (docs/design.md, "Sizes").
-	if _, err := errs.Floats("the landmarks' kernel matrix", r, r); err != nil {
+	if _, err := kinds.Floats("the landmarks' kernel matrix", r, r); err != nil {
 		return nil, err
 	}
 	if opts.Landmarks != 0 && opts.Landmarks != r {
@@ -207,7 +207,7 @@ func New(k kernel.Kernel, L mat.Matrix, opts Options) (*Model, error) {
 	if err != nil {
 		// Finite input: only a LAPACK failure, which dsyevd does not report on a finite
 		// symmetric matrix in practice.
-		return nil, errs.Wrap(err, "the eigendecomposition of the landmarks' kernel matrix")
+		return nil, kinds.Wrap(err, "the eigendecomposition of the landmarks' kernel matrix")
 	}
 	sigma, f := featureMap(values, &W, opts.cutoff(r))
 	if len(sigma) == 0 {
@@ -239,9 +239,9 @@ func New(k kernel.Kernel, L mat.Matrix, opts Options) (*Model, error) {
 			shift[j] /= float64(r)
 		}
 	}
-	m := &Model{kern: k, opts: opts, d: d, r: r, p: p, land: land, sigma: sigma, f: f, shift: shift}
-	m.allocate()
-	return m, nil
+	md := &Model{kern: k, opts: opts, d: d, r: r, p: p, land: land, sigma: sigma, f: f, shift: shift}
+	md.allocate()
+	return md, nil
 }
 
 // featureMap keeps the eigenpairs of K_LL (values ascending, vectors in the columns of
@@ -273,50 +273,50 @@ func featureMap(values []float64, W *mat.Dense, cut float64) (sigma, f []float64
 }
 
 // allocate makes the sums and the scratch of a model whose map is set, and prepares the
-// landmarks for kernel blocks unless m shares another model's preparation (Empty).
-func (m *Model) allocate() {
-	r, p, d := m.r, m.p, m.d
-	if m.cross == nil {
-		m.cross = kernel.NewCross(m.kern, m.land)
-		m.digest = m.mapDigest()
+// landmarks for kernel blocks unless md shares another model's preparation (Empty).
+func (md *Model) allocate() {
+	r, p, d := md.r, md.p, md.d
+	if md.cross == nil {
+		md.cross = kernel.NewCross(md.kern, md.land)
+		md.digest = md.mapDigest()
 	}
-	m.work = new(kernel.BlockWork)
-	m.sum, m.sq = newVecSum(p), newTriSum(p)
-	m.batch.sum, m.batch.sq = newVecSum(p), newTriSum(p)
-	m.col, m.phi, m.xblk = make([]float64, r), make([]float64, p), make([]float64, blockRows*d)
-	m.kblk, m.fblk = make([]float64, blockRows*r), make([]float64, blockRows*p)
-	m.outer, m.csum = make([]float64, p*p), make([]float64, p)
-	m.vals, m.vecs, m.cmat, m.mean = make([]float64, p), make([]float64, p*p), make([]float64, p*p), make([]float64, p)
-	m.fold, m.base = make([]float64, r*p), make([]float64, p)
-	m.fresh = false
+	md.work = new(kernel.BlockWork)
+	md.sum, md.sq = newVecSum(p), newTriSum(p)
+	md.batch.sum, md.batch.sq = newVecSum(p), newTriSum(p)
+	md.col, md.phi, md.xblk = make([]float64, r), make([]float64, p), make([]float64, blockRows*d)
+	md.kblk, md.fblk = make([]float64, blockRows*r), make([]float64, blockRows*p)
+	md.outer, md.csum = make([]float64, p*p), make([]float64, p)
+	md.vals, md.vecs, md.cmat, md.mean = make([]float64, p), make([]float64, p*p), make([]float64, p*p), make([]float64, p)
+	md.fold, md.base = make([]float64, r*p), make([]float64, p)
+	md.fresh = false
 }
 
-// Empty returns a model with m's kernel, options, landmarks and feature map, and no
+// Empty returns a model with md's kernel, options, landmarks and feature map, and no
 // points: an accumulator for another shard of the data that Merge accepts. The
 // landmarks, the map and the landmarks' preparation for kernel blocks are shared, not
 // copied (none is ever written). Of a zero Model it returns a zero Model.
-func (m *Model) Empty() *Model {
-	if m.r == 0 {
+func (md *Model) Empty() *Model {
+	if md.r == 0 {
 		return &Model{} // a zero Model's accumulator is a zero Model
 	}
-	e := &Model{kern: m.kern, opts: m.opts, d: m.d, r: m.r, p: m.p, land: m.land, sigma: m.sigma, f: m.f, shift: m.shift, cross: m.cross, digest: m.digest}
+	e := &Model{kern: md.kern, opts: md.opts, d: md.d, r: md.r, p: md.p, land: md.land, sigma: md.sigma, f: md.f, shift: md.shift, cross: md.cross, digest: md.digest}
 	e.allocate()
 	return e
 }
 
-// Reset forgets the points: m becomes the model Empty would return, with the same
-// kernel, options, landmarks and feature map and no points, but in m's own storage,
+// Reset forgets the points: md becomes the model Empty would return, with the same
+// kernel, options, landmarks and feature map and no points, but in md's own storage,
 // so that it allocates nothing. A model reused for one shard of data after another
 // (a worker's partial model per bundle) resets rather than decode or copy its map
 // again. Of a zero Model it does nothing.
-func (m *Model) Reset() {
-	if m.r == 0 {
+func (md *Model) Reset() {
+	if md.r == 0 {
 		return
 	}
-	m.n = 0
-	m.sum.zero()
-	m.sq.zero()
-	m.fresh = false
+	md.n = 0
+	md.sum.zero()
+	md.sq.zero()
+	md.fresh = false
 }
 
 // errZero is the error of a method that needs the feature map, called on a zero Model:
@@ -325,11 +325,11 @@ var errZero = fmt.Errorf("%w: a zero Model: make one with New or Fit, or restore
 
 // checkKernel reports a nil or invalid kernel (ErrArgument).
 func checkKernel(k kernel.Kernel) error {
-	return errs.Kernel(kernel.Validate(k))
+	return kinds.Kernel(kernel.Validate(k))
 }
 
 // checkArgs checks the arguments of Choose and New — the kernel (checkKernel), the
-// options and the rows of X (errs.Data) — and returns the matrix to read X from and its
+// options and the rows of X (kinds.Data) — and returns the matrix to read X from and its
 // dimensions.
 func checkArgs(k kernel.Kernel, X mat.Matrix, opts Options) (Y mat.Matrix, rows, d int, err error) {
 	if err := checkKernel(k); err != nil {
@@ -338,7 +338,7 @@ func checkArgs(k kernel.Kernel, X mat.Matrix, opts Options) (Y mat.Matrix, rows,
 	if err := opts.validate(); err != nil {
 		return nil, 0, 0, err
 	}
-	return errs.Data(X)
+	return kinds.Data(X)
 }
 
 // general returns the r×c row-major matrix held in data.
@@ -347,29 +347,29 @@ func general(r, c int, data []float64) blas64.General {
 }
 
 // Len returns the number of points added (merged models' included).
-func (m *Model) Len() int { return m.n }
+func (md *Model) Len() int { return md.n }
 
 // Dim returns the dimension of the points.
-func (m *Model) Dim() int { return m.d }
+func (md *Model) Dim() int { return md.d }
 
 // Features returns the dimension r' ≤ r of the feature map: the number of eigenpairs of
 // the landmarks' kernel matrix above the tolerance.
-func (m *Model) Features() int { return m.p }
+func (md *Model) Features() int { return md.p }
 
 // Kernel returns the model's kernel.
-func (m *Model) Kernel() kernel.Kernel { return m.kern }
+func (md *Model) Kernel() kernel.Kernel { return md.kern }
 
 // Options returns the model's options (Landmarks is the number r of landmarks).
-func (m *Model) Options() Options { return m.opts }
+func (md *Model) Options() Options { return md.opts }
 
 // Landmarks copies the landmarks into the rows of dst: an r×d dst is written in place,
 // an empty one resized, and one of another shape replaced by a new matrix (the rule of
 // VectorsTo). A zero Model has none, and leaves dst as it is, as does a nil dst.
-func (m *Model) Landmarks(dst *mat.Dense) {
-	if m.r == 0 || !check.Vectors(dst, m.r, m.d) {
+func (md *Model) Landmarks(dst *mat.Dense) {
+	if md.r == 0 || !check.Vectors(dst, md.r, md.d) {
 		return
 	}
-	dst.Copy(m.land)
+	dst.Copy(md.land)
 }
 
 // Bytes returns the memory the model holds in its arrays, in bytes: the landmarks and
@@ -379,11 +379,11 @@ func (m *Model) Landmarks(dst *mat.Dense) {
 // kernel values and features, and r'² for dsyrk) and, for an RBF kernel, what its
 // kernel blocks keep (blockBytes): O(r² + r·d), independent of the number of points,
 // and fixed at New.
-func (m *Model) Bytes() int {
-	n := m.r*m.d + len(m.sigma) + len(m.f) + len(m.shift) +
-		2*(len(m.sum.hi)+len(m.sq.hi)+len(m.batch.sum.hi)+len(m.batch.sq.hi)) +
-		len(m.col) + len(m.phi) + len(m.kblk) + len(m.fblk) + len(m.xblk) + len(m.outer) + len(m.csum) +
-		len(m.vals) + len(m.vecs) + len(m.cmat) + len(m.mean) + len(m.fold) + len(m.base) + m.blockNumbers()
+func (md *Model) Bytes() int {
+	n := md.r*md.d + len(md.sigma) + len(md.f) + len(md.shift) +
+		2*(len(md.sum.hi)+len(md.sq.hi)+len(md.batch.sum.hi)+len(md.batch.sq.hi)) +
+		len(md.col) + len(md.phi) + len(md.kblk) + len(md.fblk) + len(md.xblk) + len(md.outer) + len(md.csum) +
+		len(md.vals) + len(md.vecs) + len(md.cmat) + len(md.mean) + len(md.fold) + len(md.base) + md.blockNumbers()
 	return 8 * n
 }
 
@@ -392,10 +392,10 @@ func (m *Model) Bytes() int {
 // AddBatch's BlockWork, the shifted rows of a block and their norms (64·(d + 1))
 // (docs/design.md, "Kernel blocks": the distance identity works on shifted points);
 // none for the other kernels, whose blocks use the points as they are.
-func (m *Model) blockNumbers() int {
-	switch m.kern.(type) {
+func (md *Model) blockNumbers() int {
+	switch md.kern.(type) {
 	case kernel.RBF, *kernel.RBF:
-		return m.r*m.d + m.r + m.d + blockRows*(m.d+1)
+		return md.r*md.d + md.r + md.d + blockRows*(md.d+1)
 	}
 	return 0
 }
@@ -414,35 +414,35 @@ func (m *Model) blockNumbers() int {
 // for one point a block saves nothing (its product is a dgemv's worth of work, less
 // than the features' dgemv), and gonum's pure-Go dgemm would run a 1×r block on
 // goroutines from r = 193, allocating (docs/design.md, "Kernel blocks").
-func (m *Model) Add(x []float64) error {
-	if m.r == 0 {
+func (md *Model) Add(x []float64) error {
+	if md.r == 0 {
 		return errZero
 	}
-	if err := errs.Point(x, m.d); err != nil {
+	if err := kinds.Point(x, md.d); err != nil {
 		return err
 	}
-	if m.n >= maxPoints {
-		return fmt.Errorf("%w: the model holds %d points, the most it counts", ErrArgument, m.n)
+	if md.n >= maxPoints {
+		return fmt.Errorf("%w: the model holds %d points, the most it counts", ErrArgument, md.n)
 	}
-	kernel.Column(m.col, m.kern, m.land, x)
-	if err := finiteKernel(m.col, 0); err != nil {
+	kernel.Column(md.col, md.kern, md.land, x)
+	if err := finiteKernel(md.col, 0); err != nil {
 		return err
 	}
-	p := m.p
-	native.Gemv(blas.Trans, 1, general(m.r, p, m.f), blas64.Vector{N: m.r, Inc: 1, Data: m.col},
-		0, blas64.Vector{N: p, Inc: 1, Data: m.phi})
-	for j, c := range m.shift {
-		m.phi[j] -= c
+	p := md.p
+	native.Gemv(blas.Trans, 1, general(md.r, p, md.f), blas64.Vector{N: md.r, Inc: 1, Data: md.col},
+		0, blas64.Vector{N: p, Inc: 1, Data: md.phi})
+	for j, c := range md.shift {
+		md.phi[j] -= c
 	}
-	for j, v := range m.phi {
-		if !(m.sq.hi[j*p+j]+v*v <= sumLimit) {
+	for j, v := range md.phi {
+		if !(md.sq.hi[j*p+j]+v*v <= sumLimit) {
 			return fmt.Errorf("%w: feature %d of the point is %g: the sums would overflow", ErrNonFinite, j, v)
 		}
 	}
-	m.sum.add(m.phi)
-	m.sq.addOuter(m.phi)
-	m.n++
-	m.fresh = false
+	md.sum.add(md.phi)
+	md.sq.addOuter(md.phi)
+	md.n++
+	md.fresh = false
 	return nil
 }
 
@@ -467,74 +467,74 @@ func finiteKernel(k []float64, first int) error {
 // the batch is summed apart and merged into the model only once every row is in, so
 // that a bad row anywhere (the errors of Add, and a nil X, which wraps ErrArgument, or
 // one without rows, which wraps ErrEmpty) leaves the model unchanged.
-func (m *Model) AddBatch(X mat.Matrix) error {
-	if m.r == 0 {
+func (md *Model) AddBatch(X mat.Matrix) error {
+	if md.r == 0 {
 		return errZero
 	}
-	X, rows, err := errs.Points(X, m.d)
+	X, rows, err := kinds.Points(X, md.d)
 	if err != nil {
 		return err
 	}
-	if rows > maxPoints-m.n {
-		return fmt.Errorf("%w: %d points on top of %d", ErrArgument, rows, m.n)
+	if rows > maxPoints-md.n {
+		return fmt.Errorf("%w: %d points on top of %d", ErrArgument, rows, md.n)
 	}
-	b := &m.batch
+	b := &md.batch
 	b.sum.zero()
 	b.sq.zero()
-	p := m.p
+	p := md.p
 	for from := 0; from < rows; from += blockRows {
 		nb := min(blockRows, rows-from)
-		if err := m.block(X, from, nb); err != nil {
+		if err := md.block(X, from, nb); err != nil {
 			return err
 		}
-		native.Syrk(blas.Trans, 1, general(nb, p, m.fblk), 0, blas64.Symmetric{Uplo: blas.Upper, N: p, Stride: p, Data: m.outer})
-		clear(m.csum)
+		native.Syrk(blas.Trans, 1, general(nb, p, md.fblk), 0, blas64.Symmetric{Uplo: blas.Upper, N: p, Stride: p, Data: md.outer})
+		clear(md.csum)
 		for i := range nb {
-			for j, v := range m.fblk[i*p : (i+1)*p] {
-				m.csum[j] += v
+			for j, v := range md.fblk[i*p : (i+1)*p] {
+				md.csum[j] += v
 			}
 		}
-		b.sum.add(m.csum)
-		b.sq.addUpper(m.outer)
+		b.sum.add(md.csum)
+		b.sq.addUpper(md.outer)
 	}
 	for j := range p {
-		if v := b.sq.hi[j*p+j]; !(m.sq.hi[j*p+j]+v <= sumLimit) {
+		if v := b.sq.hi[j*p+j]; !(md.sq.hi[j*p+j]+v <= sumLimit) {
 			return fmt.Errorf("%w: the batch's squared feature %d sums to %g: the sums would overflow", ErrNonFinite, j, v)
 		}
 	}
-	m.sum.merge(b.sum)
-	m.sq.merge(b.sq)
-	m.n += rows
-	m.fresh = false
+	md.sum.merge(b.sum)
+	md.sq.merge(b.sq)
+	md.n += rows
+	md.fresh = false
 	return nil
 }
 
-// block sets the first nb rows of m.fblk to the shifted features φ − c of rows from to
+// block sets the first nb rows of md.fblk to the shifted features φ − c of rows from to
 // from+nb of X (a checked matrix of points) — their kernel block against the landmarks
-// by the model's Cross into m.kblk (docs/design.md, "Kernel blocks"), then one dgemm —
+// by the model's Cross into md.kblk (docs/design.md, "Kernel blocks"), then one dgemm —
 // and reports a non-finite kernel value (ErrNonFinite; from numbers the points in the
 // message). It works on the model's scratch: AddBatch's.
-func (m *Model) block(X mat.Matrix, from, nb int) error {
-	xb := rowBlock(&m.xview, m.xblk, X, from, nb, m.d)
-	m.kview.SetRawMatrix(general(nb, m.r, m.kblk))
-	m.cross.BlockTo(&m.kview, xb, m.work)
-	kb := m.kblk[:nb*m.r]
+func (md *Model) block(X mat.Matrix, from, nb int) error {
+	xb := rowBlock(&md.xview, md.xblk, X, from, nb, md.d)
+	md.kview.SetRawMatrix(general(nb, md.r, md.kblk))
+	md.cross.BlockTo(&md.kview, xb, md.work)
+	kb := md.kblk[:nb*md.r]
 	if err := finiteKernel(kb, from); err != nil {
 		return err
 	}
-	m.features(m.fblk, kb, nb)
+	md.features(md.fblk, kb, nb)
 	return nil
 }
 
 // features sets the first nb rows of fblk (p columns, row-major) to the shifted
 // features φ − c = Fᵀk − c of the nb kernel columns in the rows of kb (r columns), by
 // one dgemm.
-func (m *Model) features(fblk, kb []float64, nb int) {
-	r, p := m.r, m.p
-	native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(nb, r, kb), general(r, p, m.f), 0, general(nb, p, fblk))
+func (md *Model) features(fblk, kb []float64, nb int) {
+	r, p := md.r, md.p
+	native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(nb, r, kb), general(r, p, md.f), 0, general(nb, p, fblk))
 	for i := range nb {
 		row := fblk[i*p : (i+1)*p]
-		for j, c := range m.shift {
+		for j, c := range md.shift {
 			row[j] -= c
 		}
 	}
@@ -558,59 +558,59 @@ func rowBlock(view *mat.Dense, buf []float64, X mat.Matrix, from, nb, d int) *ma
 }
 
 // Merge adds the sums of o, a model made with the same landmarks, kernel, tolerance,
-// centring and feature map — one made by m.Empty(), by New with the same landmarks and
-// options in the same process, or decoded from either — so that m then summarises the
+// centring and feature map — one made by md.Empty(), by New with the same landmarks and
+// options in the same process, or decoded from either — so that md then summarises the
 // points of both. o is unchanged. Merging is associative and commutative up to rounding
 // (docs/design.md, "Nyström kernel PCA": two merge orders differ by at most
-// 4ε|S| + 2(64ε + 2Nε²)·Σ|terms| per entry of a sum of N terms). A nil o, o == m, or a
+// 4ε|S| + 2(64ε + 2Nε²)·Σ|terms| per entry of a sum of N terms). A nil o, o == md, or a
 // model with other landmarks (compared bit for bit), another kernel (its Spec), another
 // tolerance or centring, or another feature map (bit for bit: the eigendecomposition of another machine's BLAS may
 // differ in the last bits) is an ErrArgument; sums that would overflow an
-// ErrNonFinite; either leaves m unchanged.
-func (m *Model) Merge(o *Model) error {
+// ErrNonFinite; either leaves md unchanged.
+func (md *Model) Merge(o *Model) error {
 	if o == nil {
 		return fmt.Errorf("%w: nil model", ErrArgument)
 	}
-	if o == m {
+	if o == md {
 		return fmt.Errorf("%w: merging a model with itself", ErrArgument)
 	}
-	if m.r == 0 || o.r == 0 {
+	if md.r == 0 || o.r == 0 {
 		return errZero
 	}
-	if err := m.compatible(o); err != nil {
+	if err := md.compatible(o); err != nil {
 		return err
 	}
-	if o.n > maxPoints-m.n {
-		return fmt.Errorf("%w: %d points on top of %d", ErrArgument, o.n, m.n)
+	if o.n > maxPoints-md.n {
+		return fmt.Errorf("%w: %d points on top of %d", ErrArgument, o.n, md.n)
 	}
-	p := m.p
+	p := md.p
 	for j := range p {
-		if v := o.sq.hi[j*p+j]; !(m.sq.hi[j*p+j]+v <= sumLimit) {
+		if v := o.sq.hi[j*p+j]; !(md.sq.hi[j*p+j]+v <= sumLimit) {
 			return fmt.Errorf("%w: squared feature %d sums to %g: the merged sums would overflow", ErrNonFinite, j, v)
 		}
 	}
-	m.sum.merge(o.sum)
-	m.sq.merge(o.sq)
-	m.n += o.n
-	m.fresh = false
+	md.sum.merge(o.sum)
+	md.sq.merge(o.sq)
+	md.n += o.n
+	md.fresh = false
 	return nil
 }
 
-// compatible reports why o's sums cannot be added to m's (ErrArgument), or nil.
-func (m *Model) compatible(o *Model) error {
+// compatible reports why o's sums cannot be added to md's (ErrArgument), or nil.
+func (md *Model) compatible(o *Model) error {
 	switch {
-	case o.d != m.d || o.r != m.r || o.p != m.p:
+	case o.d != md.d || o.r != md.r || o.p != md.p:
 		return fmt.Errorf("%w: merging models of %d landmarks of dimension %d with %d features and %d of dimension %d with %d",
-			ErrArgument, m.r, m.d, m.p, o.r, o.d, o.p)
-	case !sameKernel(m.kern, o.kern):
+			ErrArgument, md.r, md.d, md.p, o.r, o.d, o.p)
+	case !sameKernel(md.kern, o.kern):
 		return fmt.Errorf("%w: merging models of different kernels", ErrArgument)
-	case m.opts.Tolerance != o.opts.Tolerance:
-		return fmt.Errorf("%w: merging models of tolerances %g and %g", ErrArgument, m.opts.Tolerance, o.opts.Tolerance)
-	case m.opts.Uncentred != o.opts.Uncentred:
+	case md.opts.Tolerance != o.opts.Tolerance:
+		return fmt.Errorf("%w: merging models of tolerances %g and %g", ErrArgument, md.opts.Tolerance, o.opts.Tolerance)
+	case md.opts.Uncentred != o.opts.Uncentred:
 		return fmt.Errorf("%w: merging a centred model with an uncentred one", ErrArgument)
-	case !vec.SameBits(m.land.RawMatrix().Data, o.land.RawMatrix().Data):
+	case !vec.SameBits(md.land.RawMatrix().Data, o.land.RawMatrix().Data):
 		return fmt.Errorf("%w: merging models of different landmarks", ErrArgument)
-	case !vec.SameBits(m.f, o.f) || !vec.SameBits(m.shift, o.shift) || !vec.SameBits(m.sigma, o.sigma):
+	case !vec.SameBits(md.f, o.f) || !vec.SameBits(md.shift, o.shift) || !vec.SameBits(md.sigma, o.sigma):
 		return fmt.Errorf("%w: merging models of different feature maps (the same landmarks decomposed by another BLAS?): make one from the other with Empty or an encoding", ErrArgument)
 	}
 	return nil

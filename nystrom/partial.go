@@ -37,21 +37,21 @@ func (s *Sums) Len() int { return s.n }
 
 // SumsTo writes the model's Sums to dst, reusing dst's storage when it has the size,
 // and allocating otherwise. A zero Model or a nil dst is an ErrArgument.
-func (m *Model) SumsTo(dst *Sums) error {
+func (md *Model) SumsTo(dst *Sums) error {
 	switch {
-	case m.r == 0:
+	case md.r == 0:
 		return errZero
 	case dst == nil:
 		return fmt.Errorf("%w: nil Sums", ErrArgument)
 	}
-	if dst.p != m.p {
-		*dst = Sums{p: m.p, sum: newVecSum(m.p), sq: newTriSum(m.p)}
+	if dst.p != md.p {
+		*dst = Sums{p: md.p, sum: newVecSum(md.p), sq: newTriSum(md.p)}
 	}
-	dst.digest, dst.n = m.digest, m.n
-	copy(dst.sum.hi, m.sum.hi)
-	copy(dst.sum.lo, m.sum.lo)
-	copy(dst.sq.hi, m.sq.hi)
-	copy(dst.sq.lo, m.sq.lo)
+	dst.digest, dst.n = md.digest, md.n
+	copy(dst.sum.hi, md.sum.hi)
+	copy(dst.sum.lo, md.sum.lo)
+	copy(dst.sq.hi, md.sq.hi)
+	copy(dst.sq.lo, md.sq.lo)
 	return nil
 }
 
@@ -60,23 +60,23 @@ func (m *Model) SumsTo(dst *Sums) error {
 // encoding): the result is the model Merge would make of that model. s is unchanged.
 // A zero Model, a nil or zero s, sums of another map, or sums that would overflow are
 // errors (ErrArgument, ErrNonFinite), and leave the model unchanged.
-func (m *Model) AddSums(s *Sums) error {
+func (md *Model) AddSums(s *Sums) error {
 	switch {
-	case m.r == 0:
+	case md.r == 0:
 		return errZero
 	case s == nil || s.p == 0:
 		return fmt.Errorf("%w: nil or zero Sums", ErrArgument)
-	case s.p != m.p || s.digest != m.digest:
+	case s.p != md.p || s.digest != md.digest:
 		return fmt.Errorf("%w: adding the sums of another feature map (%d features, digest %x) to a model of %d features, digest %x",
-			ErrArgument, s.p, s.digest[:6], m.p, m.digest[:6])
+			ErrArgument, s.p, s.digest[:6], md.p, md.digest[:6])
 	}
-	if err := mergeable(m.n, m.sq, s.n, s.sq); err != nil {
+	if err := mergeable(md.n, md.sq, s.n, s.sq); err != nil {
 		return err
 	}
-	m.sum.merge(s.sum)
-	m.sq.merge(s.sq)
-	m.n += s.n
-	m.fresh = false
+	md.sum.merge(s.sum)
+	md.sq.merge(s.sq)
+	md.n += s.n
+	md.fresh = false
 	return nil
 }
 
@@ -213,19 +213,19 @@ func unpackUpper(t triSum, hi, lo []float64) {
 	}
 }
 
-// mapDigest is the SHA-256 of what makes the feature map of m (docs/design.md,
+// mapDigest is the SHA-256 of what makes the feature map of md (docs/design.md,
 // "Nyström kernel PCA"): the kernel (its Spec, or its type), the tolerance and the
 // centring, the sizes, the landmarks, the eigenvalues, the map and the shift, floats
 // bit for bit. Two models have the same digest when Merge would accept one into the
 // other (compatible), and sums travel with it in its stead (Sums). It costs one pass
 // over the map, O(r·(d + r')), made once when the map is (New, decoding) and shared by
 // Empty.
-func (m *Model) mapDigest() [sha256.Size]byte {
+func (md *Model) mapDigest() [sha256.Size]byte {
 	h := sha256.New()
-	if spec, ok := m.kern.(kernel.Specified); ok {
+	if spec, ok := md.kern.(kernel.Specified); ok {
 		fmt.Fprintf(h, "%+v\x00", spec.Spec())
 	} else {
-		fmt.Fprintf(h, "%T\x00", m.kern)
+		fmt.Fprintf(h, "%T\x00", md.kern)
 	}
 	var b []byte
 	word := func(v uint64) { b = binary.LittleEndian.AppendUint64(b, v) }
@@ -239,21 +239,21 @@ func (m *Model) mapDigest() [sha256.Size]byte {
 			b = b[:0]
 		}
 	}
-	word(math.Float64bits(m.opts.Tolerance))
-	if m.opts.Uncentred {
+	word(math.Float64bits(md.opts.Tolerance))
+	if md.opts.Uncentred {
 		word(1)
 	} else {
 		word(0)
 	}
-	for _, v := range []int{m.d, m.r, m.p} {
+	for _, v := range []int{md.d, md.r, md.p} {
 		word(uint64(v))
 	}
 	floats(nil)
-	for i := range m.r {
-		floats(m.land.RawRowView(i))
+	for i := range md.r {
+		floats(md.land.RawRowView(i))
 	}
-	floats(m.sigma)
-	floats(m.f)
-	floats(m.shift)
+	floats(md.sigma)
+	floats(md.f)
+	floats(md.shift)
 	return [sha256.Size]byte(h.Sum(nil))
 }

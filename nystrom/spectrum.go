@@ -18,14 +18,14 @@ import (
 // components returns the number of eigenpairs the model reports: min(r', n−1), the
 // rank the centred covariance of n points can have (none before the second point), or
 // min(r', n) uncentred.
-func (m *Model) components() int {
-	if m.opts.Uncentred {
-		return min(m.p, m.n)
+func (md *Model) components() int {
+	if md.opts.Uncentred {
+		return min(md.p, md.n)
 	}
-	if m.n < 2 {
+	if md.n < 2 {
 		return 0
 	}
-	return min(m.p, m.n-1)
+	return min(md.p, md.n-1)
 }
 
 // settle computes the decomposition from the sums when points came since the last
@@ -41,43 +41,43 @@ func (m *Model) components() int {
 // that leaves no subnormal number for the eigensolver — and LAPACK's dsyevd (gonum's
 // Dsyev in pure Go) does not fail on a finite symmetric matrix. Were it ever to,
 // settle panics with the error rather than return a wrong spectrum.
-func (m *Model) settle() {
-	if m.fresh {
+func (md *Model) settle() {
+	if md.fresh {
 		return
 	}
-	p, n := m.p, m.n
+	p, n := md.p, md.n
 	if n == 0 {
-		clear(m.mean)
-		m.fresh = true
+		clear(md.mean)
+		md.fresh = true
 		return
 	}
 	fn := float64(n)
-	s := m.mean
-	m.sum.value(s)
+	s := md.mean
+	md.sum.value(s)
 	var big float64
 	centre := 1.0
-	if m.opts.Uncentred {
+	if md.opts.Uncentred {
 		centre = 0
 	}
 	for i := range p {
 		for j := i; j < p; j++ {
-			v := m.sq.at(i, j) - centre*(s[i]*s[j]/fn)
-			m.cmat[i*p+j] = v
+			v := md.sq.at(i, j) - centre*(s[i]*s[j]/fn)
+			md.cmat[i*p+j] = v
 			big = math.Max(big, math.Abs(v))
 		}
 	}
 	for i := range s {
 		s[i] /= fn
 	}
-	if m.components() == 0 {
-		m.fresh = true
+	if md.components() == 0 {
+		md.fresh = true
 		return
 	}
 	// Scale by 2⁻ᵉ with big = f·2ᵉ, f ∈ [½, 1): exact (Ldexp, not a product by 2⁻ᵉ,
 	// which overflows for e < −1023).
 	_, e := math.Frexp(big)
 	for i := range p {
-		row := m.cmat[i*p+i : i*p+p]
+		row := md.cmat[i*p+i : i*p+p]
 		for j, v := range row {
 			v = math.Ldexp(v, -e)
 			if math.Abs(v) < 0x1p-900 {
@@ -86,37 +86,37 @@ func (m *Model) settle() {
 			row[j] = v
 		}
 	}
-	if err := native.EigenSymInPlace(p, m.cmat, p, m.vals, true); err != nil {
+	if err := native.EigenSymInPlace(p, md.cmat, p, md.vals, true); err != nil {
 		panic(fmt.Sprintf("nystrom: internal error: the eigendecomposition of a finite %d×%d matrix failed: %v", p, p, err))
 	}
 	// Ascending to descending, unscaled.
 	for q := range p / 2 {
-		m.vals[q], m.vals[p-1-q] = m.vals[p-1-q], m.vals[q]
+		md.vals[q], md.vals[p-1-q] = md.vals[p-1-q], md.vals[q]
 	}
-	for q, v := range m.vals {
-		m.vals[q] = math.Ldexp(v, e)
+	for q, v := range md.vals {
+		md.vals[q] = math.Ldexp(v, e)
 	}
 	for i := range p {
-		src, dst := m.cmat[i*p:(i+1)*p], m.vecs[i*p:(i+1)*p]
+		src, dst := md.cmat[i*p:(i+1)*p], md.vecs[i*p:(i+1)*p]
 		for q := range p {
 			dst[q] = src[p-1-q]
 		}
 	}
-	sign.Flip(mat.NewDense(p, p, m.vecs))
+	sign.Flip(mat.NewDense(p, p, md.vecs))
 	// The map folded into the directions for Transform: (φ − φ̄)ᵀV = kᵀ(F·V) − (c + φ̄)ᵀV,
 	// so that a point costs 2·r·k flops beyond its kernel values rather than the
 	// 2·r·r' of its features. G = F·V is 2·r·r'² flops here, once per decomposition.
 	// Uncentred, the scores are φᵀV = kᵀ(F·V): b = 0 (c is zero, and no mean is
 	// subtracted).
-	native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(m.r, p, m.f), general(p, p, m.vecs), 0, general(m.r, p, m.fold))
-	clear(m.base)
+	native.Gemm(blas.NoTrans, blas.NoTrans, 1, general(md.r, p, md.f), general(p, p, md.vecs), 0, general(md.r, p, md.fold))
+	clear(md.base)
 	for j := range p {
-		cj := m.shift[j] + centre*m.mean[j]
-		for q, v := range m.vecs[j*p : (j+1)*p] {
-			m.base[q] += cj * v
+		cj := md.shift[j] + centre*md.mean[j]
+		for q, v := range md.vecs[j*p : (j+1)*p] {
+			md.base[q] += cj * v
 		}
 	}
-	m.fresh = true
+	md.fresh = true
 }
 
 // Values returns the eigenvalues of the centred Nyström-approximated kernel matrix
@@ -126,31 +126,31 @@ func (m *Model) settle() {
 // (Options.Uncentred) are those of K̃ and Σφφᵀ, min(r', n) of them. dst follows the rule
 // of ikpca.Model.Values. The decomposition is computed here when points came since the
 // last read (O(r'³)); it cannot fail.
-func (m *Model) Values(dst []float64) []float64 {
-	m.settle()
-	c := m.components()
+func (md *Model) Values(dst []float64) []float64 {
+	md.settle()
+	c := md.components()
 	dst = check.Room(dst, c)
-	copy(dst, m.vals[:c])
+	copy(dst, md.vals[:c])
 	return dst
 }
 
 // ExplainedVariance returns each component's share λⱼ/Σλ of the total variance, the
 // trace of C, in the order of Values. Eigenvalues that rounding made slightly negative
 // count as zero. dst follows the rule of Values.
-func (m *Model) ExplainedVariance(dst []float64) []float64 {
-	m.settle()
-	c := m.components()
+func (md *Model) ExplainedVariance(dst []float64) []float64 {
+	md.settle()
+	c := md.components()
 	dst = check.Room(dst, c)
 	var total float64
 	if c > 0 {
-		for _, v := range m.vals {
+		for _, v := range md.vals {
 			total += math.Max(v, 0)
 		}
 	}
 	for i := range dst {
 		dst[i] = 0
 		if total > 0 {
-			dst[i] = math.Max(m.vals[i], 0) / total
+			dst[i] = math.Max(md.vals[i], 0) / total
 		}
 	}
 	return dst
@@ -162,14 +162,14 @@ func (m *Model) ExplainedVariance(dst []float64) []float64 {
 // (package sign, docs/design.md, "Signs"). dst follows the rule of
 // kpca.Model.VectorsTo: written in place if of that shape, resized if empty (and left
 // empty if there is no component), replaced by a new matrix otherwise.
-func (m *Model) VectorsTo(dst *mat.Dense) {
-	m.settle()
-	p, c := m.p, m.components()
+func (md *Model) VectorsTo(dst *mat.Dense) {
+	md.settle()
+	p, c := md.p, md.components()
 	if !check.Vectors(dst, p, c) {
 		return
 	}
 	for i := range p {
-		for q, v := range m.vecs[i*p : i*p+c] {
+		for q, v := range md.vecs[i*p : i*p+c] {
 			dst.Set(i, q, v)
 		}
 	}
@@ -186,33 +186,33 @@ func (m *Model) VectorsTo(dst *mat.Dense) {
 // computed): a point costs 2·r·k flops beyond its kernel values, and its first scores
 // do not depend on k. Errors are those of ikpca.Model.Transform, and
 // leave dst unchanged.
-func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	if m.r == 0 {
+func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
+	if md.r == 0 {
 		return errZero
 	}
-	X, _, err := errs.Transform(dst, X, m.d, k, m.components())
+	X, _, err := kinds.Transform(dst, X, md.d, k, md.components())
 	if err != nil {
 		return err
 	}
-	m.settle()
-	r, p := m.r, m.p
+	md.settle()
+	r, p := md.r, md.p
 	// The product with G = F·V_k goes with the kernel block (kernel.Cross.ProjectTo:
 	// for RBF each row of the block projected as soon as it is computed), which takes
 	// G's columns as the rows of a k×r matrix. Only the shared Cross, G and b are read,
 	// and the scratch is KernelProjections' own, so that reads may run concurrently.
 	gt := mat.NewDense(k, r, nil)
 	for l := range r {
-		for q, v := range m.fold[l*p : l*p+k] {
+		for q, v := range md.fold[l*p : l*p+k] {
 			gt.Set(q, l, v)
 		}
 	}
-	return blocks.KernelProjections(dst, m.cross, X, gt, func(lo, hi, bad int, out *mat.Dense) error {
+	return blocks.KernelProjections(dst, md.cross, X, gt, func(lo, hi, bad int, out *mat.Dense) error {
 		if bad >= 0 {
-			return blocks.NonFinite(ErrNonFinite, m.cross, X, lo+bad, "landmark")
+			return blocks.NonFinite(ErrNonFinite, md.cross, X, lo+bad, "landmark")
 		}
 		for i := range hi - lo {
 			row := out.RawRowView(i)
-			for q, b := range m.base[:k] {
+			for q, b := range md.base[:k] {
 				row[q] -= b
 			}
 			for _, v := range row {
@@ -230,24 +230,24 @@ func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 // over the pairs kept. Its kernel values are a one-row kernel block, as Transform's
 // (kernel.Cross). dst follows the rule of Values. A point of the wrong dimension is an
 // ErrDimension, a non-finite coordinate or kernel value an ErrNonFinite.
-func (m *Model) Map(dst, x []float64) ([]float64, error) {
-	if m.r == 0 {
+func (md *Model) Map(dst, x []float64) ([]float64, error) {
+	if md.r == 0 {
 		return nil, errZero
 	}
-	if err := errs.Point(x, m.d); err != nil {
+	if err := kinds.Point(x, md.d); err != nil {
 		return nil, err
 	}
 	// A header over x (BlockTo does not write X) and scratch of its own, so that reads
 	// may run concurrently.
-	kv := mat.NewDense(1, m.r, nil)
+	kv := mat.NewDense(1, md.r, nil)
 	var work kernel.BlockWork
-	m.cross.BlockTo(kv, mat.NewDense(1, m.d, x), &work)
+	md.cross.BlockTo(kv, mat.NewDense(1, md.d, x), &work)
 	col := kv.RawMatrix().Data
 	if err := finiteKernel(col, 0); err != nil {
 		return nil, err
 	}
-	dst = check.Room(dst, m.p)
-	native.Gemv(blas.Trans, 1, general(m.r, m.p, m.f), blas64.Vector{N: m.r, Inc: 1, Data: col},
-		0, blas64.Vector{N: m.p, Inc: 1, Data: dst})
+	dst = check.Room(dst, md.p)
+	native.Gemv(blas.Trans, 1, general(md.r, md.p, md.f), blas64.Vector{N: md.r, Inc: 1, Data: col},
+		0, blas64.Vector{N: md.p, Inc: 1, Data: dst})
 	return dst, nil
 }

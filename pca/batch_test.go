@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/synth"
 )
 
 // TestAddBatch: batches below refactorAt (rank-one updates) and above it (one
@@ -66,7 +67,7 @@ func TestRemoveAll(t *testing.T) {
 			t.Fatalf("Len %d, %d held", m.Len(), len(held))
 		}
 		if len(held) >= 2 {
-			compareReference(t, "removal", m, rowsAt(X, held), nil, 1e-11, 1e-10)
+			compareReference(t, "removal", m, synth.SelectRows(X, held), nil, 1e-11, 1e-10)
 		}
 	}
 	for j, v := range m.Values(nil) {

@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 )
 
 // BenchmarkAddBatch times AddBatch of b rows to an exact model of dimension d by its two
@@ -16,7 +16,7 @@ import (
 // docs/design.md, "Linear PCA").
 func BenchmarkAddBatch(b *testing.B) {
 	for _, d := range []int{100, 400, 784} {
-		X := testmat.Normal(4*d+64, d, rand.New(rand.NewPCG(1, uint64(d))))
+		X := synth.Normal(4*d+64, d, rand.New(rand.NewPCG(1, uint64(d))))
 		m := mustFit(b, X.Slice(0, 2*d, 0, d), Options{Components: 1})
 		var saved Model
 		saved.replace(m)

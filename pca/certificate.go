@@ -47,19 +47,19 @@ func (c *certificate) step(st update.Stats, scale, trace float64) {
 
 // errorRange returns bounds below ≥ −λmin(E) and above ≥ λmax(E) for E = S − S̃ (see
 // certificate); zero for the exact model.
-func (m *Model) errorRange() (below, above float64) {
-	if m.opts.Rank == 0 {
+func (md *Model) errorRange() (below, above float64) {
+	if md.opts.Rank == 0 {
 		return 0, 0
 	}
-	c := m.cert
-	_, k := m.thin.Dims()
+	c := md.cert
+	_, k := md.thin.Dims()
 	var sum, abs float64
-	for _, v := range m.thin.Values(m.values[:k]) {
+	for _, v := range md.thin.Values(md.values[:k]) {
 		sum += v
 		abs += math.Abs(v)
 	}
-	trE := m.trace - sum
-	tol := c.sumErr + float64(k+1)*vec.Roundoff*(math.Abs(m.trace)+abs)
+	trE := md.trace - sum
+	tol := c.sumErr + float64(k+1)*vec.Roundoff*(math.Abs(md.trace)+abs)
 	trN := math.Min(c.negTrace, math.Max(c.posTrace-trE+tol, 0))
 	trP := math.Min(c.posTrace, math.Max(trE+trN+tol, 0))
 	above = math.Min(c.posNorm, trP) + c.slack
@@ -72,8 +72,8 @@ func (m *Model) errorRange() (below, above float64) {
 // tracks — the larger of the bounds on the two sides of its spectrum (see ValueBounds;
 // docs/design.md, "Linear PCA"). It accounts for every truncation and for their
 // rounding; it is zero for the exact model (Rank() = 0), whose only error is rounding.
-func (m *Model) ErrorBound() float64 {
-	below, above := m.errorRange()
+func (md *Model) ErrorBound() float64 {
+	below, above := md.errorRange()
 	return math.Max(below, above)
 }
 
@@ -84,9 +84,9 @@ func (m *Model) ErrorBound() float64 {
 // have dropped only non-negative eigenvalues, E is positive semi-definite and lo[j] is
 // the tracked eigenvalue itself. For the exact model lo and hi are the eigenvalues. lo
 // and hi follow the rule of Values.
-func (m *Model) ValueBounds(lo, hi []float64) ([]float64, []float64) {
-	below, above := m.errorRange()
-	lo = m.Values(lo)
+func (md *Model) ValueBounds(lo, hi []float64) ([]float64, []float64) {
+	below, above := md.errorRange()
+	lo = md.Values(lo)
 	hi = check.Room(hi, len(lo))
 	for j, v := range lo {
 		hi[j] = v + above

@@ -42,63 +42,63 @@ const (
 var format = wire.Format{Magic: magic, Version: version, What: "PCA model", Argument: ErrArgument, Encoding: ErrEncoding}
 
 // body writes the encoding's body.
-func (m *Model) body(f *wire.Fields) {
-	o := m.opts
-	f.U64(uint64(m.d))
+func (md *Model) body(f *wire.Fields) {
+	o := md.opts
+	f.U64(uint64(md.d))
 	f.U64(uint64(int64(o.Components)))
 	f.U64(uint64(o.Rank))
 	f.U64(uint64(o.Window))
-	f.U64(uint64(m.n))
-	f.F64(m.w, m.trace)
-	c := m.cert
+	f.U64(uint64(md.n))
+	f.F64(md.w, md.trace)
+	c := md.cert
 	f.F64(c.posNorm, c.negNorm, c.posTrace, c.negTrace, c.slack, c.sumErr)
-	f.F64(m.mean...)
-	values, g := m.stored()
+	f.F64(md.mean...)
+	values, g := md.stored()
 	k := len(values)
 	f.U64(uint64(k))
 	f.F64(values...)
-	for i := range m.d {
+	for i := range md.d {
 		if k > 0 {
 			f.F64(g.Data[i*g.Stride : i*g.Stride+k]...)
 		}
 	}
 	if o.Window > 0 {
-		for i := range m.n {
-			f.F64(m.point(i)...)
+		for i := range md.n {
+			f.F64(md.point(i)...)
 		}
-		for i := range m.n {
-			f.F64(m.winW[m.slot(i)])
+		for i := range md.n {
+			f.F64(md.winW[md.slot(i)])
 		}
 	}
 }
 
-// encode returns the body of m's encoding; a zero Model is an ErrArgument.
-func (m *Model) encode() (wire.Body, error) {
-	if err := m.ready(); err != nil {
+// encode returns the body of md's encoding; a zero Model is an ErrArgument.
+func (md *Model) encode() (wire.Body, error) {
+	if err := md.ready(); err != nil {
 		return wire.Body{}, err
 	}
-	return wire.Counted(m.body), nil
+	return wire.Counted(md.body), nil
 }
 
 // MarshalBinary encodes the model — its options, mean, decomposition and, in a window,
 // its points — in the format above. It implements encoding.BinaryMarshaler and leaves
 // the model unchanged. A zero Model is an ErrArgument.
-func (m *Model) MarshalBinary() ([]byte, error) { return format.Marshal(m.encode) }
+func (md *Model) MarshalBinary() ([]byte, error) { return format.Marshal(md.encode) }
 
 // MarshalBinaryTo writes the encoding MarshalBinary returns to w, 64 KiB at a time, and
 // returns the number of bytes written. A nil w, or a zero Model, is an ErrArgument; w's
 // own errors are returned as they are.
-func (m *Model) MarshalBinaryTo(w io.Writer) (int, error) { return format.MarshalTo(w, m.encode) }
+func (md *Model) MarshalBinaryTo(w io.Writer) (int, error) { return format.MarshalTo(w, md.encode) }
 
-// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes — and replaces m by
+// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes — and replaces md by
 // the model it encodes, as UnmarshalBinary does, returning the number of bytes read. A
 // nil r is an ErrArgument; a stream that ends early an ErrEncoding; r's own errors are
-// returned as they are. On error m is unchanged.
-func (m *Model) UnmarshalBinaryFrom(r io.Reader) (int, error) {
-	return format.UnmarshalFrom(r, m.UnmarshalBinary)
+// returned as they are. On error md is unchanged.
+func (md *Model) UnmarshalBinaryFrom(r io.Reader) (int, error) {
+	return format.UnmarshalFrom(r, md.UnmarshalBinary)
 }
 
-// UnmarshalBinary replaces m by the model encoded in data (by MarshalBinary); a zero
+// UnmarshalBinary replaces md by the model encoded in data (by MarshalBinary); a zero
 // Model may receive it. It implements encoding.BinaryUnmarshaler. Data that is not an
 // encoded model, of another version, truncated, corrupted or with bytes left over,
 // options New refuses, sizes the bytes present do not hold, a number that is not
@@ -108,8 +108,8 @@ func (m *Model) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 // state that does not belong to what is stored — eigenvalues that do not sum to the
 // trace (within the certificate at rank r), or a window's weight, mean, trace or pairs
 // not those of its points, recomputed in O(n·d) a vector (docs/design.md, "Linear
-// PCA") — gives an error wrapping ErrEncoding and leaves m unchanged.
-func (m *Model) UnmarshalBinary(data []byte) error {
+// PCA") — gives an error wrapping ErrEncoding and leaves md unchanged.
+func (md *Model) UnmarshalBinary(data []byte) error {
 	got, err := wire.Decode(format, data, decode, func(got *Model, seed uint64) error {
 		_, err := got.verify(seed)
 		return err
@@ -117,24 +117,24 @@ func (m *Model) UnmarshalBinary(data []byte) error {
 	if err != nil {
 		return err
 	}
-	m.replace(got)
+	md.replace(got)
 	return nil
 }
 
-// replace makes m the model src, field by field: an update.Sym or Thin must not be
+// replace makes md the model src, field by field: an update.Sym or Thin must not be
 // copied as a value (its solver's workers point into it), so the decompositions are
 // copied with CopyFrom, and the rollback copies start afresh.
-func (m *Model) replace(src *Model) {
-	m.opts, m.d, m.n, m.w, m.trace, m.cert = src.opts, src.d, src.n, src.w, src.trace, src.cert
-	m.mean, m.z, m.values, m.row = src.mean, src.z, src.values, src.row
-	m.win, m.winW, m.head = src.win, src.winW, src.head
-	m.exact, m.thin, m.saved = update.Sym{}, update.Thin{}, snapshot{}
+func (md *Model) replace(src *Model) {
+	md.opts, md.d, md.n, md.w, md.trace, md.cert = src.opts, src.d, src.n, src.w, src.trace, src.cert
+	md.mean, md.z, md.values, md.row = src.mean, src.z, src.values, src.row
+	md.win, md.winW, md.head = src.win, src.winW, src.head
+	md.exact, md.thin, md.saved = update.Sym{}, update.Thin{}, snapshot{}
 	if src.opts.Rank > 0 {
-		m.thin.CopyFrom(&src.thin)
-		m.thin.Reserve(src.d, src.opts.Rank+1)
+		md.thin.CopyFrom(&src.thin)
+		md.thin.Reserve(src.d, src.opts.Rank+1)
 	} else {
-		m.exact.CopyFrom(&src.exact)
-		m.exact.Reserve(src.d)
+		md.exact.CopyFrom(&src.exact)
+		md.exact.Reserve(src.d)
 	}
 }
 
@@ -287,10 +287,10 @@ const verifyProbes = 2
 // a window keeps no points: any mean and weight are those of some points, and only the
 // trace identity binds its pairs. It returns the largest ratio of a deviation to its
 // tolerance (at most 1 when the model passes), the margin the tests report.
-func (m *Model) verify(seed uint64) (float64, error) {
+func (md *Model) verify(seed uint64) (float64, error) {
 	var margin check.Margin
 	within := margin.Within
-	values, g := m.stored()
+	values, g := md.stored()
 	k := len(values)
 	var sum, sumAbs, big float64
 	for _, v := range values {
@@ -298,48 +298,48 @@ func (m *Model) verify(seed uint64) (float64, error) {
 		sumAbs += math.Abs(v)
 		big = math.Max(big, math.Abs(v))
 	}
-	below, above := m.errorRange()
-	c := m.cert
+	below, above := md.errorRange()
+	c := md.cert
 	// The trace identity against the running trace.
-	trTol := check.PairsTolerance*sumAbs + check.SumsTolerance*m.trace + c.sumErr + float64(k)*c.slack
-	trE := m.trace - sum
+	trTol := check.PairsTolerance*sumAbs + check.SumsTolerance*md.trace + c.sumErr + float64(k)*c.slack
+	trE := md.trace - sum
 	want := math.Max(-c.negTrace, math.Min(trE, c.posTrace)) // the interval's nearest point
-	if m.opts.Rank == 0 {
+	if md.opts.Rank == 0 {
 		want = 0
 	}
 	if !within(trE, want, trTol) {
-		return margin.Worst, fmt.Errorf("%w: the eigenvalues sum to %g, the trace is %g", ErrEncoding, sum, m.trace)
+		return margin.Worst, fmt.Errorf("%w: the eigenvalues sum to %g, the trace is %g", ErrEncoding, sum, md.trace)
 	}
-	if m.opts.Window == 0 || m.n == 0 {
+	if md.opts.Window == 0 || md.n == 0 {
 		return margin.Worst, nil
 	}
-	d, n := m.d, m.n
+	d, n := md.d, md.n
 	var w float64
 	for i := range n {
-		w += m.winW[i]
+		w += md.winW[i]
 	}
-	if !within(m.w, w, check.SumsTolerance*w) {
-		return margin.Worst, fmt.Errorf("%w: the weight %g is not that of the window's points, %g", ErrEncoding, m.w, w)
+	if !within(md.w, w, check.SumsTolerance*w) {
+		return margin.Worst, fmt.Errorf("%w: the weight %g is not that of the window's points, %g", ErrEncoding, md.w, w)
 	}
 	mu := make([]float64, d)
 	abs := make([]float64, d)
 	for i := range n {
-		for j, v := range m.point(i) {
-			mu[j] += m.winW[i] * v
-			abs[j] += m.winW[i] * math.Abs(v)
+		for j, v := range md.point(i) {
+			mu[j] += md.winW[i] * v
+			abs[j] += md.winW[i] * math.Abs(v)
 		}
 	}
 	for j := range mu {
 		mu[j] /= w
-		if !within(m.mean[j], mu[j], check.SumsTolerance*abs[j]/w) {
-			return margin.Worst, fmt.Errorf("%w: the mean's coordinate %d is %g, the window's points give %g", ErrEncoding, j, m.mean[j], mu[j])
+		if !within(md.mean[j], mu[j], check.SumsTolerance*abs[j]/w) {
+			return margin.Worst, fmt.Errorf("%w: the mean's coordinate %d is %g, the window's points give %g", ErrEncoding, j, md.mean[j], mu[j])
 		}
 	}
 	z := make([]float64, n*d) // √wᵢ·(xᵢ − μ): S = ZᵀZ
 	var tr float64
 	for i := range n {
-		s := math.Sqrt(m.winW[i])
-		for j, v := range m.point(i) {
+		s := math.Sqrt(md.winW[i])
+		for j, v := range md.point(i) {
 			e := s * (v - mu[j])
 			z[i*d+j] = e
 			tr += e * e
@@ -351,8 +351,8 @@ func (m *Model) verify(seed uint64) (float64, error) {
 	// offset of 1e4 and a spread of 1e-2 measured a running trace 5e-12 off after
 	// 2,000 steps of a window) need it.
 	carry := 2 * check.SumsTolerance * vec.Norm(abs) / w * math.Sqrt(w*tr)
-	if !within(m.trace, tr, check.SumsTolerance*tr+c.sumErr+carry) {
-		return margin.Worst, fmt.Errorf("%w: the trace %g is not that of the window's points, %g", ErrEncoding, m.trace, tr)
+	if !within(md.trace, tr, check.SumsTolerance*tr+c.sumErr+carry) {
+		return margin.Worst, fmt.Errorf("%w: the trace %g is not that of the window's points, %g", ErrEncoding, md.trace, tr)
 	}
 	if k == 0 {
 		return margin.Worst, nil
@@ -361,7 +361,7 @@ func (m *Model) verify(seed uint64) (float64, error) {
 	rnd := check.PairsTolerance*big + 4*float64(n)*vec.Roundoff*tr + carry
 	beta := math.Max(below, above) + rnd
 	tests := verifyProbes
-	if m.opts.Rank > 0 {
+	if md.opts.Rank > 0 {
 		tests = k
 	}
 	x := make([]float64, k)
@@ -369,7 +369,7 @@ func (m *Model) verify(seed uint64) (float64, error) {
 	zy := make([]float64, n) // Z·V·x
 	r := make([]float64, d)  // S·V·x − V·Λ·x
 	for p := range tests {
-		if m.opts.Rank > 0 {
+		if md.opts.Rank > 0 {
 			clear(x)
 			x[p] = 1
 		} else {
@@ -386,7 +386,7 @@ func (m *Model) verify(seed uint64) (float64, error) {
 		if res := vec.Norm(r); !within(res, 0, beta*vec.Norm(y)) {
 			return margin.Worst, fmt.Errorf("%w: the eigenpairs are not those of the window's points: ‖SVx − VΛx‖ = %.3g > %.3g·‖Vx‖", ErrEncoding, res, beta)
 		}
-		if m.opts.Rank > 0 {
+		if md.opts.Rank > 0 {
 			// ρ − λ = vᵀEv = vᵀPv − vᵀNv lies within [−‖N‖, ‖P‖] (certificate).
 			if e := rho - values[p]; !within(e, math.Max(-below, math.Min(e, above)), rnd) {
 				return margin.Worst, fmt.Errorf("%w: pair %d's eigenvalue %g against its Rayleigh quotient %g, beyond the certificate's [−%g, %g]",

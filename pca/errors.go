@@ -2,8 +2,8 @@ package pca
 
 import "github.com/ikpca/ikpca/internal/check"
 
-// errs are the package's errors (exported below), and report bad arguments through them.
-var errs = check.NewKinds("pca")
+// kinds are the package's errors (exported below), and report bad arguments through them.
+var kinds = check.NewKinds("pca")
 
 // Errors returned by the package, wrapped with details; test with errors.Is. Each wraps
 // the ikpca kind of the same name, and every error the package returns wraps exactly one
@@ -13,6 +13,6 @@ var errs = check.NewKinds("pca")
 // UnmarshalBinaryFrom, ErrNotConverged from the eigensolvers. A writer's or reader's own
 // error given to MarshalBinaryTo or UnmarshalBinaryFrom is returned as it is.
 var (
-	ErrDimension, ErrNonFinite, ErrEmpty      = errs.Dimension, errs.NonFinite, errs.Empty
-	ErrArgument, ErrEncoding, ErrNotConverged = errs.Argument, errs.Encoding, errs.NotConverged
+	ErrDimension, ErrNonFinite, ErrEmpty      = kinds.Dimension, kinds.NonFinite, kinds.Empty
+	ErrArgument, ErrEncoding, ErrNotConverged = kinds.Argument, kinds.Encoding, kinds.NotConverged
 )

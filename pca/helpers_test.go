@@ -85,16 +85,6 @@ func compareReference(t testing.TB, what string, m *Model, X mat.Matrix, weights
 	return valErr, vecErr
 }
 
-// rowsAt returns the rows idx of X as a new matrix.
-func rowsAt(X *mat.Dense, idx []int) *mat.Dense {
-	_, d := X.Dims()
-	out := mat.NewDense(len(idx), d, nil)
-	for i, r := range idx {
-		out.SetRow(i, X.RawRowView(r))
-	}
-	return out
-}
-
 // mustNew returns New(d, opts) or fails.
 func mustNew(t testing.TB, d int, opts Options) *Model {
 	t.Helper()

@@ -100,15 +100,15 @@ type snapshot struct {
 // New returns an empty model of d-dimensional points, fed by Add, AddWeighted and
 // AddBatch. Impossible options (see Options) and d < 1 are errors wrapping ErrArgument.
 func New(d int, opts Options) (*Model, error) {
-	if err := errs.Dim(d); err != nil {
+	if err := kinds.Dim(d); err != nil {
 		return nil, err
 	}
 	if err := opts.validate(d); err != nil {
 		return nil, err
 	}
-	m := &Model{opts: opts, d: d}
-	m.setEmpty()
-	return m, nil
+	md := &Model{opts: opts, d: d}
+	md.setEmpty()
+	return md, nil
 }
 
 // Fit returns the PCA of the rows of X (n points of dimension d): the batch fit, gonum's
@@ -119,21 +119,21 @@ func New(d int, opts Options) (*Model, error) {
 // ErrArgument; an X without rows or columns wraps ErrEmpty, a non-finite entry
 // ErrNonFinite.
 func Fit(X mat.Matrix, opts Options) (*Model, error) {
-	X, n, d, err := errs.Data(X)
+	X, n, d, err := kinds.Data(X)
 	if err != nil {
 		return nil, err
 	}
-	m, err := New(d, opts)
+	md, err := New(d, opts)
 	if err != nil {
 		return nil, err
 	}
 	if w := opts.Window; w > 0 && n > w {
 		X = rowsOf(X, n-w, n)
 	}
-	if err := m.AddBatch(X); err != nil {
+	if err := md.AddBatch(X); err != nil {
 		return nil, err
 	}
-	return m, nil
+	return md, nil
 }
 
 // rowsOf returns rows [lo, hi) of X.
@@ -153,22 +153,22 @@ func rowsOf(X mat.Matrix, lo, hi int) mat.Matrix {
 	return out
 }
 
-// setEmpty makes m the model of no points: a zero mean and the zero scatter matrix.
-func (m *Model) setEmpty() {
-	d := m.d
-	m.n, m.w, m.trace, m.head, m.cert = 0, 0, 0, 0, certificate{}
-	if len(m.mean) != d {
-		m.mean = make([]float64, d)
-		m.z = make([]float64, d)
-		m.values = make([]float64, d)
-		m.row = make([]float64, d)
+// setEmpty makes md the model of no points: a zero mean and the zero scatter matrix.
+func (md *Model) setEmpty() {
+	d := md.d
+	md.n, md.w, md.trace, md.head, md.cert = 0, 0, 0, 0, certificate{}
+	if len(md.mean) != d {
+		md.mean = make([]float64, d)
+		md.z = make([]float64, d)
+		md.values = make([]float64, d)
+		md.row = make([]float64, d)
 	}
-	clear(m.mean)
-	m.win, m.winW = m.win[:0], m.winW[:0]
-	if m.opts.Rank > 0 {
-		m.thin.Reset(d)
-		m.thin.SetTruncation(update.Truncation{Rank: m.opts.Rank})
-		m.thin.Reserve(d, m.opts.Rank+1)
+	clear(md.mean)
+	md.win, md.winW = md.win[:0], md.winW[:0]
+	if md.opts.Rank > 0 {
+		md.thin.Reset(d)
+		md.thin.SetTruncation(update.Truncation{Rank: md.opts.Rank})
+		md.thin.Reserve(d, md.opts.Rank+1)
 		return
 	}
 	// The zero matrix, whose eigenvectors are any orthonormal basis: the identity. The
@@ -177,15 +177,15 @@ func (m *Model) setEmpty() {
 	for i := range d {
 		eye.Set(i, i, 1)
 	}
-	if err := m.exact.SetEigen(make([]float64, d), eye); err != nil {
+	if err := md.exact.SetEigen(make([]float64, d), eye); err != nil {
 		panic(err) // the identity is orthonormal and finite
 	}
-	m.exact.Reserve(d)
+	md.exact.Reserve(d)
 }
 
 // ready reports a zero Model, which has no dimension: only decoding makes it a model.
-func (m *Model) ready() error {
-	if m.d == 0 {
+func (md *Model) ready() error {
+	if md.d == 0 {
 		return fmt.Errorf("%w: a zero Model: build one with Fit or New, or decode one into it (UnmarshalBinary)", ErrArgument)
 	}
 	return nil
@@ -193,79 +193,79 @@ func (m *Model) ready() error {
 
 // save records the state before a step (allocating nothing once the copies have the
 // model's size); withWindow saves the window's ring too, for a batch that slides it.
-func (m *Model) save(withWindow bool) {
-	s := &m.saved
-	s.n, s.w, s.trace, s.cert, s.head = m.n, m.w, m.trace, m.cert, m.head
-	s.mean = append(s.mean[:0], m.mean...)
-	if m.opts.Rank > 0 {
-		s.thin.CopyFrom(&m.thin)
+func (md *Model) save(withWindow bool) {
+	s := &md.saved
+	s.n, s.w, s.trace, s.cert, s.head = md.n, md.w, md.trace, md.cert, md.head
+	s.mean = append(s.mean[:0], md.mean...)
+	if md.opts.Rank > 0 {
+		s.thin.CopyFrom(&md.thin)
 	} else {
-		s.exact.CopyFrom(&m.exact)
+		s.exact.CopyFrom(&md.exact)
 	}
 	s.windowSaved = withWindow
 	if withWindow {
-		s.win = append(s.win[:0], m.win...)
-		s.winW = append(s.winW[:0], m.winW...)
+		s.win = append(s.win[:0], md.win...)
+		s.winW = append(s.winW[:0], md.winW...)
 	}
 }
 
 // restore returns to the state save recorded.
-func (m *Model) restore() {
-	s := &m.saved
-	m.n, m.w, m.trace, m.cert, m.head = s.n, s.w, s.trace, s.cert, s.head
-	copy(m.mean, s.mean)
-	if m.opts.Rank > 0 {
-		m.thin.CopyFrom(&s.thin)
+func (md *Model) restore() {
+	s := &md.saved
+	md.n, md.w, md.trace, md.cert, md.head = s.n, s.w, s.trace, s.cert, s.head
+	copy(md.mean, s.mean)
+	if md.opts.Rank > 0 {
+		md.thin.CopyFrom(&s.thin)
 	} else {
-		m.exact.CopyFrom(&s.exact)
+		md.exact.CopyFrom(&s.exact)
 	}
 	if s.windowSaved {
-		m.win = append(m.win[:0], s.win...)
-		m.winW = append(m.winW[:0], s.winW...)
+		md.win = append(md.win[:0], s.win...)
+		md.winW = append(md.winW[:0], s.winW...)
 	}
 }
 
 // Len returns the number of points the model summarises (in a window, the number in
 // the window).
-func (m *Model) Len() int { return m.n }
+func (md *Model) Len() int { return md.n }
 
 // Dim returns the dimension of the points.
-func (m *Model) Dim() int { return m.d }
+func (md *Model) Dim() int { return md.d }
 
 // Weight returns W, the total weight of the points: Len() unless points were added with
 // weights (AddWeighted).
-func (m *Model) Weight() float64 { return m.w }
+func (md *Model) Weight() float64 { return md.w }
 
 // Centred reports true: PCA subtracts the mean, and the model decomposes the scatter
 // matrix about it, the centred linear kernel matrix's nonzero spectrum.
-func (m *Model) Centred() bool { return true }
+func (md *Model) Centred() bool { return true }
 
 // Options returns the model's options.
-func (m *Model) Options() Options { return m.opts }
+func (md *Model) Options() Options { return md.opts }
 
 // Rank returns the number of eigenpairs the model tracks (Options.Rank), or 0 for the
 // exact model, which keeps all d.
-func (m *Model) Rank() int { return m.opts.Rank }
+func (md *Model) Rank() int { return md.opts.Rank }
 
 // Bytes returns the memory the model holds in its arrays, in bytes: the decomposition
 // with its update workspaces (update.Sym.Bytes, update.Thin.Bytes), the copy kept to
 // roll a step back, the window's points and O(d) vectors: O(d²) for the exact model,
 // O(d·Rank) at rank r, plus Window·d in a window.
-func (m *Model) Bytes() int {
-	s := &m.saved
-	vecs := cap(m.mean) + cap(m.z) + cap(m.values) + cap(m.row) + cap(m.win) + cap(m.winW) +
+func (md *Model) Bytes() int {
+	s := &md.saved
+	vecs := cap(md.mean) + cap(md.z) + cap(md.values) + cap(md.row) + cap(md.win) + cap(md.winW) +
 		cap(s.mean) + cap(s.win) + cap(s.winW)
-	return 8*vecs + m.exact.Bytes() + m.thin.Bytes() + s.exact.Bytes() + s.thin.Bytes()
+	return 8*vecs + md.exact.Bytes() + md.thin.Bytes() + s.exact.Bytes() + s.thin.Bytes()
 }
 
 // Mean returns μ, the weighted mean of the points (zero without points). dst follows the
 // rule of Values: written in place when len(dst) ≥ Dim(), allocated otherwise.
-func (m *Model) Mean(dst []float64) []float64 {
-	if len(dst) < m.d {
-		dst = make([]float64, m.d)
+func (md *Model) Mean(dst []float64) []float64 {
+	if len(dst) < md.d {
+		dst = make([]float64, md.d)
 	}
-	dst = dst[:m.d]
-	copy(dst, m.mean)
+	dst = dst[:md.d]
+	copy(dst, md.mean)
 	return dst
 }
 
@@ -273,26 +273,26 @@ func (m *Model) Mean(dst []float64) []float64 {
 // dst is written in place, an empty one resized, and one of another shape replaced by a
 // new matrix (the rule of VectorsTo). A model without a Window keeps no points: it
 // leaves dst as it is and returns false, and so does a nil dst.
-func (m *Model) Points(dst *mat.Dense) bool {
-	if m.opts.Window == 0 || m.n == 0 || !check.Vectors(dst, m.n, m.d) {
+func (md *Model) Points(dst *mat.Dense) bool {
+	if md.opts.Window == 0 || md.n == 0 || !check.Vectors(dst, md.n, md.d) {
 		return false
 	}
-	for i := range m.n {
-		dst.SetRow(i, m.point(i))
+	for i := range md.n {
+		dst.SetRow(i, md.point(i))
 	}
 	return true
 }
 
 // slot returns the ring index of the window's point i (oldest first).
-func (m *Model) slot(i int) int {
-	slots := len(m.winW)
-	return (m.head + i) % slots
+func (md *Model) slot(i int) int {
+	slots := len(md.winW)
+	return (md.head + i) % slots
 }
 
 // point returns the window's point i, oldest first (shared storage).
-func (m *Model) point(i int) []float64 {
-	s := m.slot(i)
-	return m.win[s*m.d : (s+1)*m.d]
+func (md *Model) point(i int) []float64 {
+	s := md.slot(i)
+	return md.win[s*md.d : (s+1)*md.d]
 }
 
 // isFinite reports whether v is neither NaN nor infinite.

@@ -57,7 +57,7 @@ func (o Options) validate(d int) error {
 	if o.Rank > 0 {
 		cols = o.Rank + 1
 	}
-	if _, err := errs.Floats("the eigenvectors", d, cols); err != nil {
+	if _, err := kinds.Floats("the eigenvectors", d, cols); err != nil {
 		return err
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/synth"
 )
 
 // TestRank: the rank-r form streamed over MAGIC (d = 10, rank 4) and the Fashion-MNIST
@@ -42,7 +43,7 @@ func TestRank(t *testing.T) {
 					held = append(held[:len(held)/2], held[len(held)/2+1:]...)
 				}
 			}
-			want, _ := reference(t, rowsAt(c.X, held), nil)
+			want, _ := reference(t, synth.SelectRows(c.X, held), nil)
 			scale := float64(len(held) - 1) // stat.PC's variances are S/(n−1)
 			lo, hi := m.ValueBounds(nil, nil)
 			got := m.Values(nil)

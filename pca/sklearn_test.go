@@ -1,14 +1,13 @@
 package pca
 
 import (
-	"encoding/json"
 	"math"
-	"os"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/testmat"
 )
 
 // sklearnReference is testdata/sklearn_pca.json, written by testdata/sklearn_pca.py:
@@ -33,14 +32,8 @@ type sklearnReference struct {
 // 500×10 matrix, and the top five components are separated by relative gaps of at
 // least 0.05, so rounding leaves about d·ε/gap ≈ 1e-13; measured 1e-14 to 1e-13.
 func TestScikitLearn(t *testing.T) {
-	raw, err := os.ReadFile("testdata/sklearn_pca.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var ref sklearnReference
-	if err := json.Unmarshal(raw, &ref); err != nil {
-		t.Fatal(err)
-	}
+	testmat.ReadJSON(t, "testdata/sklearn_pca.json", &ref)
 	X := mat.DenseCopyOf(data.Magic().X.Slice(0, 500, 0, 10))
 	k := ref.Components
 	batch := mustFit(t, X, Options{Components: k})

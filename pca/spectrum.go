@@ -15,15 +15,15 @@ import (
 
 // stored returns the eigenvalues the decomposition holds (ascending) and a view of its
 // eigenvectors (d rows, a column each), shared with it.
-func (m *Model) stored() ([]float64, blas64.General) {
+func (md *Model) stored() ([]float64, blas64.General) {
 	var v mat.Matrix
 	var values []float64
-	if m.opts.Rank > 0 {
-		values = m.thin.Values(nil)
-		v = m.thin.Vectors()
+	if md.opts.Rank > 0 {
+		values = md.thin.Values(nil)
+		v = md.thin.Vectors()
 	} else {
-		values = m.exact.Values(nil)
-		v = m.exact.Vectors()
+		values = md.exact.Values(nil)
+		v = md.exact.Vectors()
 	}
 	var g blas64.General
 	if dv, ok := v.(*mat.Dense); ok && !dv.IsEmpty() {
@@ -36,10 +36,10 @@ func (m *Model) stored() ([]float64, blas64.General) {
 // with All), or fewer at rank r while the model tracks fewer pairs of positive
 // eigenvalue. A model without points has none at rank r, and its d zero components
 // otherwise.
-func (m *Model) Components() int {
-	k := m.opts.components(m.d)
-	if m.opts.Rank > 0 {
-		_, have := m.thin.Dims()
+func (md *Model) Components() int {
+	k := md.opts.components(md.d)
+	if md.opts.Rank > 0 {
+		_, have := md.thin.Dims()
 		k = min(k, have)
 	}
 	return k
@@ -51,13 +51,13 @@ func (m *Model) Components() int {
 // divides). Eigenvalues that rounding made slightly negative are reported as zero (see
 // Remove). If len(dst) ≥ Components() they are written to dst[:Components()], which is
 // returned; otherwise a new slice is allocated (the rule of ikpca.Model.Values).
-func (m *Model) Values(dst []float64) []float64 {
-	k := m.Components()
+func (md *Model) Values(dst []float64) []float64 {
+	k := md.Components()
 	dst = check.Room(dst, k)
 	if k == 0 {
 		return dst
 	}
-	values, _ := m.stored()
+	values, _ := md.stored()
 	top := len(values) - 1
 	for q := range k {
 		dst[q] = math.Max(values[top-q], 0)
@@ -70,11 +70,11 @@ func (m *Model) Values(dst []float64) []float64 {
 // the total weight, Len() without weights), and scikit-learn's PCA explained_variance_.
 // With W ≤ 1 (at most one unweighted point) the sample variance is not defined and
 // VarsTo writes zeros. dst follows the rule of Values.
-func (m *Model) VarsTo(dst []float64) []float64 {
-	dst = m.Values(dst)
+func (md *Model) VarsTo(dst []float64) []float64 {
+	dst = md.Values(dst)
 	f := 0.0
-	if m.w > 1 {
-		f = 1 / (m.w - 1)
+	if md.w > 1 {
+		f = 1 / (md.w - 1)
 	}
 	for i, v := range dst {
 		dst[i] = v * f
@@ -85,12 +85,12 @@ func (m *Model) VarsTo(dst []float64) []float64 {
 // total returns the trace of S, the total the shares of ExplainedVariance divide: the
 // sum of every eigenvalue of the exact model (negative ones from rounding counted as
 // zero), and at rank r the running trace, exact whatever the truncations dropped.
-func (m *Model) total() float64 {
-	if m.opts.Rank > 0 {
-		return m.trace
+func (md *Model) total() float64 {
+	if md.opts.Rank > 0 {
+		return md.trace
 	}
 	var sum float64
-	for _, v := range m.exact.Values(m.values) {
+	for _, v := range md.exact.Values(md.values) {
 		sum += math.Max(v, 0)
 	}
 	return sum
@@ -101,9 +101,9 @@ func (m *Model) total() float64 {
 // the trace of the true S, kept exactly by the updates, so that the shares sum to the
 // fraction of the variance the tracked components capture. dst follows the rule of
 // Values.
-func (m *Model) ExplainedVariance(dst []float64) []float64 {
-	sum := m.total()
-	dst = m.Values(dst)
+func (md *Model) ExplainedVariance(dst []float64) []float64 {
+	sum := md.total()
+	dst = md.Values(dst)
 	for i, v := range dst {
 		if sum > 0 {
 			dst[i] = v / sum
@@ -123,14 +123,14 @@ func (m *Model) ExplainedVariance(dst []float64) []float64 {
 // own entries: the first entry within a relative 1e-6 of the largest magnitude is
 // positive (package sign; docs/design.md, "Linear PCA" on why the directions and not
 // the scores).
-func (m *Model) VectorsTo(dst *mat.Dense) {
-	k := m.Components()
-	if !check.Vectors(dst, m.d, k) {
+func (md *Model) VectorsTo(dst *mat.Dense) {
+	k := md.Components()
+	if !check.Vectors(dst, md.d, k) {
 		return
 	}
-	_, g := m.stored()
+	_, g := md.stored()
 	top := g.Cols - 1
-	col := make([]float64, m.d)
+	col := make([]float64, md.d)
 	for q := range k {
 		for i := range col {
 			col[i] = g.Data[i*g.Stride+top-q]
@@ -147,29 +147,29 @@ func (m *Model) VectorsTo(dst *mat.Dense) {
 // whitening). k must be in [1, Components()]; dst is resized if empty, otherwise it must
 // be rows×k. Errors are those of ikpca.Model.Transform — scores that overflow from
 // finite coordinates are an ErrNonFinite too — and leave dst unchanged.
-func (m *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
-	if err := m.ready(); err != nil {
+func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
+	if err := md.ready(); err != nil {
 		return err
 	}
-	if m.n == 0 {
+	if md.n == 0 {
 		return fmt.Errorf("%w: the model has no points", ErrEmpty)
 	}
-	X, rows, err := errs.Transform(dst, X, m.d, k, m.Components())
+	X, rows, err := kinds.Transform(dst, X, md.d, k, md.Components())
 	if err != nil {
 		return err
 	}
 	var v mat.Dense
-	m.VectorsTo(&v)
-	vk := v.Slice(0, m.d, 0, k).(*mat.Dense)
+	md.VectorsTo(&v)
+	vk := v.Slice(0, md.d, 0, k).(*mat.Dense)
 	// The points are centred before the product: subtracting μᵀvⱼ afterwards would
 	// cancel ⟨x, vⱼ⟩ against ⟨μ, vⱼ⟩, losing ‖x‖/‖x − μ‖ digits when the mean is far
 	// from the origin.
-	xc := mat.NewDense(rows, m.d, nil)
+	xc := mat.NewDense(rows, md.d, nil)
 	for i := range rows {
 		row := xc.RawRowView(i)
 		mat.Row(row, i, X)
 		for j := range row {
-			row[j] -= m.mean[j]
+			row[j] -= md.mean[j]
 		}
 	}
 	out := mat.NewDense(rows, k, nil)
@@ -204,42 +204,42 @@ func finiteRows(a *mat.Dense, what string) error {
 // with no columns or more than Components(), or a non-empty dst of another shape,
 // ErrDimension; a NaN or infinite score, or a result that overflows, ErrNonFinite. On
 // error dst is unchanged.
-func (m *Model) InverseTransform(dst *mat.Dense, Y mat.Matrix) error {
-	if err := m.ready(); err != nil {
+func (md *Model) InverseTransform(dst *mat.Dense, Y mat.Matrix) error {
+	if err := md.ready(); err != nil {
 		return err
 	}
-	Y, rows, k, err := errs.Matrix(Y)
+	Y, rows, k, err := kinds.Matrix(Y)
 	if err != nil {
 		return err
 	}
-	if m.n == 0 {
+	if md.n == 0 {
 		return fmt.Errorf("%w: the model has no points", ErrEmpty)
 	}
 	if rows == 0 {
 		return fmt.Errorf("%w: no scores", ErrEmpty)
 	}
-	if have := m.Components(); k < 1 || k > have {
+	if have := md.Components(); k < 1 || k > have {
 		return fmt.Errorf("%w: scores of %d components, the model has %d", ErrDimension, k, have)
 	}
-	if _, _, err := errs.Points(Y, k); err != nil {
+	if _, _, err := kinds.Points(Y, k); err != nil {
 		return err
 	}
-	if err := errs.Dst(dst, rows, m.d); err != nil {
+	if err := kinds.Dst(dst, rows, md.d); err != nil {
 		return err
 	}
 	var v mat.Dense
-	m.VectorsTo(&v)
-	vk := v.Slice(0, m.d, 0, k).(*mat.Dense)
+	md.VectorsTo(&v)
+	vk := v.Slice(0, md.d, 0, k).(*mat.Dense)
 	y := mat.DenseCopyOf(Y)
-	out := mat.NewDense(rows, m.d, nil)
+	out := mat.NewDense(rows, md.d, nil)
 	for i := range rows {
-		copy(out.RawRowView(i), m.mean)
+		copy(out.RawRowView(i), md.mean)
 	}
 	native.Gemm(blas.NoTrans, blas.Trans, 1, y.RawMatrix(), vk.RawMatrix(), 1, out.RawMatrix())
 	if err := finiteRows(out, "the point of scores"); err != nil {
 		return err
 	}
-	check.Reuse(dst, rows, m.d)
+	check.Reuse(dst, rows, md.d)
 	dst.Copy(out)
 	return nil
 }

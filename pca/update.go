@@ -29,18 +29,18 @@ const negativeTolerance = 1e-8
 // dimension is an error wrapping ErrDimension, a NaN or infinite coordinate
 // ErrNonFinite, a solver that does not converge ErrNotConverged. On error the model is
 // unchanged. Once the model has its size, Add allocates nothing.
-func (m *Model) Add(x []float64) error { return m.AddWeighted(x, 1) }
+func (md *Model) Add(x []float64) error { return md.AddWeighted(x, 1) }
 
 // AddWeighted adds the point x with weight w > 0: the model is then that of the weighted
 // points, μ = Σwᵢxᵢ/W and S = Σwᵢ(xᵢ − μ)(xᵢ − μ)ᵀ with W = Σwᵢ — stat.PC's weights,
 // whose variances divide by W − 1 (VarsTo). A weight k is k copies of the point. The
 // errors are Add's, and a weight that is not positive and finite, or that makes the
 // total weight overflow, is an ErrArgument.
-func (m *Model) AddWeighted(x []float64, w float64) error {
-	if err := m.ready(); err != nil {
+func (md *Model) AddWeighted(x []float64, w float64) error {
+	if err := md.ready(); err != nil {
 		return err
 	}
-	if err := errs.Point(x, m.d); err != nil {
+	if err := kinds.Point(x, md.d); err != nil {
 		return err
 	}
 	if !(w > 0) || math.IsInf(w, 1) {
@@ -49,48 +49,48 @@ func (m *Model) AddWeighted(x []float64, w float64) error {
 	// A window's slide is two updates, rolled back together from a copy of the state
 	// (O(d²), beside the updates' O(d³)); a plain addition needs none: the update is
 	// transactional, and the mean and counts change only after it.
-	slides := m.opts.Window > 0 && m.n >= m.opts.Window
+	slides := md.opts.Window > 0 && md.n >= md.opts.Window
 	if !slides {
-		return m.step(x, w)
+		return md.step(x, w)
 	}
-	m.save(false)
-	if err := m.step(x, w); err != nil {
-		m.restore()
+	md.save(false)
+	if err := md.step(x, w); err != nil {
+		md.restore()
 		return err
 	}
 	return nil
 }
 
 // step adds a validated point, sliding a full window; on error the caller restores.
-func (m *Model) step(x []float64, w float64) error {
-	win := m.opts.Window
-	if win > 0 && m.n >= win {
-		s := m.slot(0)
-		if err := m.removePoint(m.win[s*m.d:(s+1)*m.d], m.winW[s]); err != nil {
+func (md *Model) step(x []float64, w float64) error {
+	win := md.opts.Window
+	if win > 0 && md.n >= win {
+		s := md.slot(0)
+		if err := md.removePoint(md.win[s*md.d:(s+1)*md.d], md.winW[s]); err != nil {
 			return err
 		}
 	}
-	if err := m.addPoint(x, w); err != nil {
+	if err := md.addPoint(x, w); err != nil {
 		return err
 	}
 	if win > 0 {
-		m.keep(x, w)
+		md.keep(x, w)
 	}
 	return nil
 }
 
 // keep stores an added point in the window: appended while the window fills, in the
 // oldest point's slot once it is full (that point was just removed).
-func (m *Model) keep(x []float64, w float64) {
-	if len(m.winW) < m.opts.Window {
-		m.win = append(m.win, x...)
-		m.winW = append(m.winW, w)
+func (md *Model) keep(x []float64, w float64) {
+	if len(md.winW) < md.opts.Window {
+		md.win = append(md.win, x...)
+		md.winW = append(md.winW, w)
 		return
 	}
-	s := m.head
-	copy(m.win[s*m.d:(s+1)*m.d], x)
-	m.winW[s] = w
-	m.head = (m.head + 1) % len(m.winW)
+	s := md.head
+	copy(md.win[s*md.d:(s+1)*md.d], x)
+	md.winW[s] = w
+	md.head = (md.head + 1) % len(md.winW)
 }
 
 // addPoint adds a validated point x of weight w (docs/design.md, "Linear PCA"): with
@@ -99,71 +99,71 @@ func (m *Model) keep(x []float64, w float64) {
 //	μ' = μ + (w/W')·z,   S' = S + (W·w/W')·z·zᵀ,
 //
 // one rank-one update. The first point sets the mean and leaves S zero.
-func (m *Model) addPoint(x []float64, w float64) error {
-	if m.n == 0 {
-		copy(m.mean, x)
-		m.n, m.w = 1, w
+func (md *Model) addPoint(x []float64, w float64) error {
+	if md.n == 0 {
+		copy(md.mean, x)
+		md.n, md.w = 1, w
 		return nil
 	}
-	w1 := m.w + w
+	w1 := md.w + w
 	if math.IsInf(w1, 0) {
-		return fmt.Errorf("%w: weight %g: the total weight %g + %g overflows", ErrArgument, w, m.w, w)
+		return fmt.Errorf("%w: weight %g: the total weight %g + %g overflows", ErrArgument, w, md.w, w)
 	}
-	z := m.z
+	z := md.z
 	for i, v := range x {
-		z[i] = v - m.mean[i]
+		z[i] = v - md.mean[i]
 	}
-	rho := m.w * (w / w1) // W·w/W′ ≤ W: no overflow for any finite weights
-	if err := m.rankOne(rho, z); err != nil {
-		return errs.Wrap(err, "adding point %d", m.n)
+	rho := md.w * (w / w1) // W·w/W′ ≤ W: no overflow for any finite weights
+	if err := md.rankOne(rho, z); err != nil {
+		return kinds.Wrap(err, "adding point %d", md.n)
 	}
 	f := w / w1
 	for i, v := range z {
-		m.mean[i] += f * v
+		md.mean[i] += f * v
 	}
-	m.n++
-	m.w = w1
+	md.n++
+	md.w = w1
 	return nil
 }
 
 // rankOne applies S ← S + ρ·z·zᵀ to the decomposition, and keeps the running trace and,
 // at rank r, the certificate.
-func (m *Model) rankOne(rho float64, z []float64) error {
-	m.zv.SetRawVector(blas64.Vector{N: len(z), Inc: 1, Data: z})
+func (md *Model) rankOne(rho float64, z []float64) error {
+	md.zv.SetRawVector(blas64.Vector{N: len(z), Inc: 1, Data: z})
 	zz := vec.Dot(z, z)
 	if !isFinite(rho * zz) {
 		// Finite coordinates whose distance from the mean overflows (beyond 1e154):
 		// the update and the trace would not be finite.
 		return fmt.Errorf("%w: the point's squared distance from the mean, times %g, is %g", ErrNonFinite, rho, rho*zz)
 	}
-	if m.opts.Rank > 0 {
-		if err := m.thin.RankOne(rho, &m.zv); err != nil {
+	if md.opts.Rank > 0 {
+		if err := md.thin.RankOne(rho, &md.zv); err != nil {
 			return err
 		}
-		m.cert.step(m.thin.Stats(), m.scale(rho, zz), m.trace)
-	} else if err := m.exact.RankOne(rho, &m.zv); err != nil {
+		md.cert.step(md.thin.Stats(), md.scale(rho, zz), md.trace)
+	} else if err := md.exact.RankOne(rho, &md.zv); err != nil {
 		return err
 	}
-	m.trace += rho * zz
+	md.trace += rho * zz
 	return nil
 }
 
 // scale returns the scale of an update S + ρzzᵀ, λmax(S) + |ρ|·‖z‖² (zz = ‖z‖²), before
 // it: the size against which its rounding is measured.
-func (m *Model) scale(rho, zz float64) float64 {
-	return math.Abs(m.top()) + math.Abs(rho)*zz
+func (md *Model) scale(rho, zz float64) float64 {
+	return math.Abs(md.top()) + math.Abs(rho)*zz
 }
 
 // top returns the largest eigenvalue the decomposition holds (zero if none).
-func (m *Model) top() float64 {
-	if m.opts.Rank > 0 {
-		_, k := m.thin.Dims()
+func (md *Model) top() float64 {
+	if md.opts.Rank > 0 {
+		_, k := md.thin.Dims()
 		if k == 0 {
 			return 0
 		}
-		return m.thin.Values(m.values[:k])[k-1]
+		return md.thin.Values(md.values[:k])[k-1]
 	}
-	return m.exact.Values(m.values)[m.d-1]
+	return md.exact.Values(md.values)[md.d-1]
 }
 
 // Remove removes the point x, of weight 1, which the model must have been given: the
@@ -179,31 +179,31 @@ func (m *Model) top() float64 {
 // not finite the errors of Add. On error the model is unchanged. (kpca's Remove takes an
 // index instead: a kernel model keeps its points, and removes the stored one; this model
 // keeps only their mean and scatter, so the caller gives the point back.)
-func (m *Model) Remove(x []float64) error { return m.RemoveWeighted(x, 1) }
+func (md *Model) Remove(x []float64) error { return md.RemoveWeighted(x, 1) }
 
 // RemoveWeighted removes the point x added with weight w (AddWeighted): with W' = W − w,
 // μ' = μ − (w/W')·(x − μ) and S' = S − (W·w/W')·(x − μ)(x − μ)ᵀ. Its errors are
 // Remove's, and a weight that is not positive and finite, or that leaves the other
 // points no weight (W − w ≤ 1e-12·W), is an ErrArgument.
-func (m *Model) RemoveWeighted(x []float64, w float64) error {
-	if err := m.ready(); err != nil {
+func (md *Model) RemoveWeighted(x []float64, w float64) error {
+	if err := md.ready(); err != nil {
 		return err
 	}
-	if m.opts.Window > 0 {
+	if md.opts.Window > 0 {
 		return fmt.Errorf("%w: Remove on a model with a Window, which removes its oldest point itself", ErrArgument)
 	}
-	if m.n == 0 {
+	if md.n == 0 {
 		return fmt.Errorf("%w: Remove from a model without points", ErrEmpty)
 	}
-	if err := errs.Point(x, m.d); err != nil {
+	if err := kinds.Point(x, md.d); err != nil {
 		return err
 	}
 	if !(w > 0) || math.IsInf(w, 1) {
 		return fmt.Errorf("%w: weight %g, want a positive finite weight", ErrArgument, w)
 	}
-	m.save(false)
-	if err := m.removePoint(x, w); err != nil {
-		m.restore()
+	md.save(false)
+	if err := md.removePoint(x, w); err != nil {
+		md.restore()
 		return err
 	}
 	return nil
@@ -217,38 +217,38 @@ func (m *Model) RemoveWeighted(x []float64, w float64) error {
 //
 // one rank-one update with ρ = −W·w/W' and z = x − μ, the old mean. The last point
 // leaves the empty model. On error the caller restores.
-func (m *Model) removePoint(x []float64, w float64) error {
-	if m.n == 1 {
-		m.setEmpty()
+func (md *Model) removePoint(x []float64, w float64) error {
+	if md.n == 1 {
+		md.setEmpty()
 		return nil
 	}
-	w1 := m.w - w
-	if !(w1 > 1e-12*m.w) {
-		return fmt.Errorf("%w: removing weight %g of the total %g leaves none for the other %d points", ErrArgument, w, m.w, m.n-1)
+	w1 := md.w - w
+	if !(w1 > 1e-12*md.w) {
+		return fmt.Errorf("%w: removing weight %g of the total %g leaves none for the other %d points", ErrArgument, w, md.w, md.n-1)
 	}
-	z := m.z
+	z := md.z
 	for i, v := range x {
-		z[i] = v - m.mean[i]
+		z[i] = v - md.mean[i]
 	}
-	rho := -m.w * w / w1
-	scale := m.scale(rho, vec.Dot(z, z))
-	if err := m.rankOne(rho, z); err != nil {
-		return errs.Wrap(err, "removing a point")
+	rho := -md.w * w / w1
+	scale := md.scale(rho, vec.Dot(z, z))
+	if err := md.rankOne(rho, z); err != nil {
+		return kinds.Wrap(err, "removing a point")
 	}
-	if m.opts.Rank == 0 {
+	if md.opts.Rank == 0 {
 		// The downdated S is positive semi-definite if x was one of the points.
-		if low := m.exact.Values(m.values)[0]; low < -negativeTolerance*scale {
+		if low := md.exact.Values(md.values)[0]; low < -negativeTolerance*scale {
 			return fmt.Errorf("%w: removing the point leaves the scatter matrix an eigenvalue %g (scale %g): it was not added", ErrArgument, low, scale)
 		}
 	}
 	f := w / w1
 	for i, v := range z {
-		m.mean[i] -= f * v
+		md.mean[i] -= f * v
 	}
-	m.n--
-	m.w = w1
-	if m.trace < 0 {
-		m.trace = 0 // a trace that rounding took below zero
+	md.n--
+	md.w = w1
+	if md.trace < 0 {
+		md.trace = 0 // a trace that rounding took below zero
 	}
 	return nil
 }
@@ -274,30 +274,30 @@ const refactorAt = 8
 // update a row, whichever costs fewer flops. At rank r, and once a window slides, the
 // rows are added one at a time as Add adds them. A nil X is an error wrapping
 // ErrArgument, one without rows ErrEmpty; the errors of a row are Add's.
-func (m *Model) AddBatch(X mat.Matrix) error {
-	if err := m.ready(); err != nil {
+func (md *Model) AddBatch(X mat.Matrix) error {
+	if err := md.ready(); err != nil {
 		return err
 	}
-	X, b, err := errs.Points(X, m.d)
+	X, b, err := kinds.Points(X, md.d)
 	if err != nil {
 		return err
 	}
-	win := m.opts.Window
-	m.save(win > 0)
-	if m.opts.Rank == 0 && b >= refactorAt && (win == 0 || m.n+b <= win) {
-		err = m.refactor(X, b)
+	win := md.opts.Window
+	md.save(win > 0)
+	if md.opts.Rank == 0 && b >= refactorAt && (win == 0 || md.n+b <= win) {
+		err = md.refactor(X, b)
 		if err == nil && win > 0 {
 			for i := range b {
-				m.keep(mat.Row(m.row, i, X), 1)
+				md.keep(mat.Row(md.row, i, X), 1)
 			}
 		}
 	} else {
 		for i := 0; i < b && err == nil; i++ {
-			err = m.step(mat.Row(m.row, i, X), 1)
+			err = md.step(mat.Row(md.row, i, X), 1)
 		}
 	}
 	if err != nil {
-		m.restore()
+		md.restore()
 		return err
 	}
 	return nil
@@ -312,8 +312,8 @@ func (m *Model) AddBatch(X mat.Matrix) error {
 // (the pairwise formula of Chan, Golub and LeVeque). S is formed again from its
 // eigenpairs, U·diag(λ)·Uᵀ, which reproduces it to rounding. On error the caller
 // restores.
-func (m *Model) refactor(X mat.Matrix, b int) error {
-	d := m.d
+func (md *Model) refactor(X mat.Matrix, b int) error {
+	d := md.d
 	fb := float64(b)
 	muB := make([]float64, d)
 	xc := mat.NewDense(b, d, nil)
@@ -335,10 +335,10 @@ func (m *Model) refactor(X mat.Matrix, b int) error {
 	}
 	// A = U·diag(λ)·Uᵀ + X̄ᵀX̄ + ρ·δδᵀ.
 	var a mat.Dense
-	if m.n > 0 {
+	if md.n > 0 {
 		var u mat.Dense
-		m.exact.VectorsTo(&u)
-		values := m.exact.Values(nil)
+		md.exact.VectorsTo(&u)
+		values := md.exact.Values(nil)
 		var ul mat.Dense
 		ul.CloneFrom(&u)
 		for j, l := range values {
@@ -359,10 +359,10 @@ func (m *Model) refactor(X mat.Matrix, b int) error {
 	}
 	var rho, dd float64
 	delta := make([]float64, d)
-	if m.n > 0 {
-		rho = m.w * fb / (m.w + fb)
+	if md.n > 0 {
+		rho = md.w * fb / (md.w + fb)
 		for j := range d {
-			delta[j] = muB[j] - m.mean[j]
+			delta[j] = muB[j] - md.mean[j]
 			dd += delta[j] * delta[j]
 		}
 		for i := range d {
@@ -377,20 +377,20 @@ func (m *Model) refactor(X mat.Matrix, b int) error {
 			sym.SetSym(i, j, 0.5*(a.At(i, j)+a.At(j, i)))
 		}
 	}
-	if err := m.exact.Factorize(sym); err != nil {
-		return errs.Wrap(err, "refactorising the scatter matrix")
+	if err := md.exact.Factorize(sym); err != nil {
+		return kinds.Wrap(err, "refactorising the scatter matrix")
 	}
-	w1 := m.w + fb
-	if m.n == 0 {
-		copy(m.mean, muB)
+	w1 := md.w + fb
+	if md.n == 0 {
+		copy(md.mean, muB)
 	} else {
 		f := fb / w1
 		for j := range d {
-			m.mean[j] += f * delta[j]
+			md.mean[j] += f * delta[j]
 		}
 	}
-	m.trace += trB + rho*dd
-	m.n += b
-	m.w = w1
+	md.trace += trB + rho*dd
+	md.n += b
+	md.w = w1
 	return nil
 }

@@ -32,8 +32,8 @@ package preimage
 
 import "github.com/ikpca/ikpca/internal/check"
 
-// errs are the package's errors (exported below), and report bad arguments through them.
-var errs = check.NewKinds("preimage")
+// kinds are the package's errors (exported below), and report bad arguments through them.
+var kinds = check.NewKinds("preimage")
 
 // Errors returned by the package, wrapped with details; test with errors.Is. Each wraps
 // the ikpca kind of the same name: ErrArgument for a nil, zero-valued or invalid
@@ -42,5 +42,5 @@ var errs = check.NewKinds("preimage")
 // matrix without rows or columns, ErrNonFinite for a NaN or an infinity in the input, a
 // kernel value or a result.
 var (
-	ErrDimension, ErrNonFinite, ErrEmpty, ErrArgument = errs.Dimension, errs.NonFinite, errs.Empty, errs.Argument
+	ErrDimension, ErrNonFinite, ErrEmpty, ErrArgument = kinds.Dimension, kinds.NonFinite, kinds.Empty, kinds.Argument
 )

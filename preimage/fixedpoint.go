@@ -88,7 +88,7 @@ func Scale(k kernel.RBF) float64 {
 // coordinates or c of other than n entries ErrDimension; a NaN or an infinity in z, P
 // or c ErrNonFinite. On error z is unchanged.
 func FixedPoint(z []float64, k kernel.RBF, P *mat.Dense, c []float64, opts Options) (Result, error) {
-	if err := errs.Kernel(kernel.Validate(k)); err != nil {
+	if err := kinds.Kernel(kernel.Validate(k)); err != nil {
 		return Result{}, err
 	}
 	opts, err := opts.validate()
@@ -98,11 +98,11 @@ func FixedPoint(z []float64, k kernel.RBF, P *mat.Dense, c []float64, opts Optio
 	if P == nil {
 		return Result{}, fmt.Errorf("%w: nil points", ErrArgument)
 	}
-	_, n, d, err := errs.Data(P) // a *mat.Dense, gonum's: returned as it is
+	_, n, d, err := kinds.Data(P) // a *mat.Dense, gonum's: returned as it is
 	if err != nil {
 		return Result{}, err
 	}
-	if err := errs.Point(z, d); err != nil {
+	if err := kinds.Point(z, d); err != nil {
 		return Result{}, err
 	}
 	if len(c) != n {

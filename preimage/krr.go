@@ -65,24 +65,24 @@ type KRR struct {
 // ErrDimension, and a NaN or an infinity in either, a kernel value or a coefficient
 // ErrNonFinite.
 func FitKRR(k kernel.Kernel, scores, X mat.Matrix, alpha float64) (*KRR, error) {
-	if err := errs.Kernel(kernel.Validate(k)); err != nil {
+	if err := kinds.Kernel(kernel.Validate(k)); err != nil {
 		return nil, err
 	}
 	if !(alpha >= 0) || math.IsInf(alpha, 0) {
 		return nil, fmt.Errorf("%w: ridge alpha %g, want a finite alpha ≥ 0", ErrArgument, alpha)
 	}
-	scores, n, kc, err := errs.Data(scores)
+	scores, n, kc, err := kinds.Data(scores)
 	if err != nil {
 		return nil, fmt.Errorf("%w (the scores)", err)
 	}
-	X, nx, d, err := errs.Data(X)
+	X, nx, d, err := kinds.Data(X)
 	if err != nil {
 		return nil, fmt.Errorf("%w (the points)", err)
 	}
 	if nx != n {
 		return nil, fmt.Errorf("%w: %d score vectors and %d points", ErrDimension, n, nx)
 	}
-	if _, err := errs.Floats("the scores' kernel matrix", n, n); err != nil {
+	if _, err := kinds.Floats("the scores' kernel matrix", n, n); err != nil {
 		return nil, err
 	}
 	S := mat.DenseCopyOf(scores)
@@ -178,11 +178,11 @@ func (r *KRR) InverseTransform(dst *mat.Dense, Y mat.Matrix) error {
 	if r.coef == nil {
 		return fmt.Errorf("%w: a zero KRR: make one with FitKRR or a model's Inverse", ErrArgument)
 	}
-	Y, rows, err := errs.Points(Y, r.k)
+	Y, rows, err := kinds.Points(Y, r.k)
 	if err != nil {
 		return err
 	}
-	if err := errs.Dst(dst, rows, r.d); err != nil {
+	if err := kinds.Dst(dst, rows, r.d); err != nil {
 		return err
 	}
 	res := mat.NewDense(rows, r.d, nil)

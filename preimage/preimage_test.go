@@ -9,6 +9,7 @@ import (
 
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/errtest"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/preimage"
@@ -22,8 +23,8 @@ import (
 // nonsingular for distinct points, and Cholesky fails at the first pivot, 0).
 func TestKRRInterpolates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	S := testmat.Normal(30, 2, rng)
-	X := testmat.Normal(30, 4, rng)
+	S := synth.Normal(30, 2, rng)
+	X := synth.Normal(30, 4, rng)
 	dist := kernel.Func{Name: "distance", F: func(x, y []float64) float64 {
 		return -math.Sqrt((x[0]-y[0])*(x[0]-y[0]) + (x[1]-y[1])*(x[1]-y[1]))
 	}}
@@ -125,8 +126,8 @@ func TestFixedPointHostile(t *testing.T) {
 // were.
 func TestErrorKinds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	S := testmat.Normal(6, 2, rng)
-	X := testmat.Normal(6, 3, rng)
+	S := synth.Normal(6, 2, rng)
+	X := synth.Normal(6, 3, rng)
 	rbf := kernel.RBF{Sigma: 1}
 	inv, err := preimage.FitKRR(rbf, S, X, 1)
 	if err != nil {

@@ -6,8 +6,8 @@ import (
 	"github.com/ikpca/ikpca/internal/check"
 )
 
-// errs are the package's errors (exported below), and report bad arguments through them.
-var errs = check.NewKinds("secular")
+// kinds are the package's errors (exported below), and report bad arguments through them.
+var kinds = check.NewKinds("secular")
 
 // Errors returned by the solver, wrapped with details; test with errors.Is. Each wraps
 // the ikpca kind of the same name: ErrDimension for inconsistent slice lengths,
@@ -15,7 +15,7 @@ var errs = check.NewKinds("secular")
 // a root index out of range, a zero weight where a non-zero one is required or ρ = 0 for a
 // single root, ErrNotConverged for a root that did not converge within the iteration cap.
 var (
-	ErrDimension, ErrNonFinite, ErrArgument, ErrNotConverged = errs.Dimension, errs.NonFinite, errs.Argument, errs.NotConverged
+	ErrDimension, ErrNonFinite, ErrArgument, ErrNotConverged = kinds.Dimension, kinds.NonFinite, kinds.Argument, kinds.NotConverged
 	// ErrNotSorted reports poles that are not in ascending order (strictly ascending
 	// for the single-root functions). It wraps ErrArgument.
 	ErrNotSorted = fmt.Errorf("%w: poles not sorted", ErrArgument)

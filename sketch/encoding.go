@@ -40,13 +40,13 @@ func (f *FD) Buffer() int { return f.buf }
 
 // fdFormat is the encoding's frame, its name in errors and its error kinds.
 var fdFormat = wire.Format{Magic: fdMagic, Version: fdVersion, What: "Frequent Directions sketch",
-	Argument: errs.Argument, Encoding: ErrEncoding}
+	Argument: kinds.Argument, Encoding: ErrEncoding}
 
 // body returns the body of f's encoding, its length and its writer. A zero FD, which New
 // did not make, is an ErrArgument.
 func (f *FD) body() (wire.Body, error) {
 	if f.b == nil {
-		return wire.Body{}, fmt.Errorf("%w: a zero FD (make one with New, or decode one)", errs.Argument)
+		return wire.Body{}, fmt.Errorf("%w: a zero FD (make one with New, or decode one)", kinds.Argument)
 	}
 	k := f.rows
 	vals := 0

@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/wire"
 )
 
@@ -23,7 +23,7 @@ import (
 // that are not a sketch are an ErrEncoding that leaves the receiver as it was.
 func TestEncoding(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
-	rows := testmat.Normal(57, 12, rng)
+	rows := synth.Normal(57, 12, rng)
 	f, err := New(4, 12, Options{Buffer: 7})
 	if err != nil {
 		t.Fatal(err)
@@ -111,10 +111,10 @@ func TestEncodingStream(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	a, _ := New(3, 5, Options{})
 	b, _ := New(2, 5, Options{Buffer: 5})
-	if err := a.UpdateRows(testmat.Normal(17, 5, rng)); err != nil {
+	if err := a.UpdateRows(synth.Normal(17, 5, rng)); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.UpdateRows(testmat.Normal(4, 5, rng)); err != nil {
+	if err := b.UpdateRows(synth.Normal(4, 5, rng)); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
@@ -173,7 +173,7 @@ func TestEncodingStream(t *testing.T) {
 func TestEncodingRefused(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	f, _ := New(3, 4, Options{})
-	if err := f.UpdateRows(testmat.Normal(20, 4, rng)); err != nil {
+	if err := f.UpdateRows(synth.Normal(20, 4, rng)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.Values(nil); err != nil { // compressed: rows ΣVᵀ and σ²
@@ -247,14 +247,14 @@ func FuzzUnmarshalFD(f *testing.F) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	g, _ := New(2, 3, Options{Buffer: 5})
 	h, _ := New(2, 3, Options{Buffer: 5})
-	_ = h.UpdateRows(testmat.Normal(6, 3, rng))
+	_ = h.UpdateRows(synth.Normal(6, 3, rng))
 	for step := range 4 {
 		b, _ := g.MarshalBinary()
 		f.Add(b)
 		f.Add(b[wire.PrefixSize : len(b)-32])
 		switch step {
 		case 0:
-			_ = g.UpdateRows(testmat.Normal(7, 3, rng))
+			_ = g.UpdateRows(synth.Normal(7, 3, rng))
 		case 1:
 			_, _ = g.Values(nil)
 		case 2:

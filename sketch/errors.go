@@ -2,8 +2,8 @@ package sketch
 
 import "github.com/ikpca/ikpca/internal/check"
 
-// errs are the package's errors (exported below), and report bad arguments through them.
-var errs = check.NewKinds("sketch")
+// kinds are the package's errors (exported below), and report bad arguments through them.
+var kinds = check.NewKinds("sketch")
 
 // Errors returned by the package, wrapped with details; test with errors.Is. Each wraps
 // the ikpca kind of the same name: ErrNonFinite for a row whose squared norm overflows,
@@ -13,6 +13,6 @@ var errs = check.NewKinds("sketch")
 // which it does not do on finite rows in practice (the sketch is left as it was before
 // the compression).
 var (
-	ErrDimension, ErrNonFinite, ErrEmpty      = errs.Dimension, errs.NonFinite, errs.Empty
-	ErrArgument, ErrEncoding, ErrNotConverged = errs.Argument, errs.Encoding, errs.NotConverged
+	ErrDimension, ErrNonFinite, ErrEmpty      = kinds.Dimension, kinds.NonFinite, kinds.Empty
+	ErrArgument, ErrEncoding, ErrNotConverged = kinds.Argument, kinds.Encoding, kinds.NotConverged
 )

@@ -47,19 +47,19 @@ type FD struct {
 // or a buffer (buffer×d) of more than 2³⁰ numbers (8 GiB), are an ErrArgument.
 func New(ell, d int, opts Options) (*FD, error) {
 	if ell < 1 || d < 1 {
-		return nil, fmt.Errorf("%w: ℓ = %d and d = %d, want both ≥ 1", errs.Argument, ell, d)
+		return nil, fmt.Errorf("%w: ℓ = %d and d = %d, want both ≥ 1", kinds.Argument, ell, d)
 	}
 	if ell >= check.MaxFloats {
-		return nil, fmt.Errorf("%w: ℓ = %d rows: the buffer would hold more than %d numbers", errs.Argument, ell, check.MaxFloats)
+		return nil, fmt.Errorf("%w: ℓ = %d rows: the buffer would hold more than %d numbers", kinds.Argument, ell, check.MaxFloats)
 	}
 	buf := opts.Buffer
 	if buf == 0 {
 		buf = 2 * ell // no overflow: ℓ < 2³⁰
 	}
 	if buf < ell+1 {
-		return nil, fmt.Errorf("%w: buffer %d rows, want at least ℓ+1 = %d", errs.Argument, buf, ell+1)
+		return nil, fmt.Errorf("%w: buffer %d rows, want at least ℓ+1 = %d", kinds.Argument, buf, ell+1)
 	}
-	if _, err := errs.Floats("the buffer", buf, d); err != nil {
+	if _, err := kinds.Floats("the buffer", buf, d); err != nil {
 		return nil, err
 	}
 	f := &FD{ell: ell, d: d, buf: buf, b: make([]float64, buf*d), a: make([]float64, buf*d),
@@ -127,17 +127,17 @@ func (f *FD) Update(row []float64) error {
 		return err
 	}
 	if len(row) != f.d {
-		return fmt.Errorf("%w: row has length %d, want %d", errs.Dimension, len(row), f.d)
+		return fmt.Errorf("%w: row has length %d, want %d", kinds.Dimension, len(row), f.d)
 	}
 	var s2 float64
 	for j, v := range row {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: entry %d of the row is %v", errs.NonFinite, j, v)
+			return fmt.Errorf("%w: entry %d of the row is %v", kinds.NonFinite, j, v)
 		}
 		s2 += v * v
 	}
 	if math.IsInf(s2, 0) {
-		return fmt.Errorf("%w: the row's squared norm overflows", errs.NonFinite)
+		return fmt.Errorf("%w: the row's squared norm overflows", kinds.NonFinite)
 	}
 	if f.rows == f.buf {
 		if err := f.compress(); err != nil {
@@ -159,17 +159,17 @@ func (f *FD) UpdateRows(a mat.Matrix) error {
 	if err := f.ready(); err != nil {
 		return err
 	}
-	a, r, c, err := errs.Matrix(a)
+	a, r, c, err := kinds.Matrix(a)
 	if err != nil {
 		return err
 	}
 	if c != f.d {
-		return fmt.Errorf("%w: rows have length %d, want %d", errs.Dimension, c, f.d)
+		return fmt.Errorf("%w: rows have length %d, want %d", kinds.Dimension, c, f.d)
 	}
 	for i := range r {
 		for j := range c {
 			if v := a.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%w: row %d, entry %d is %v", errs.NonFinite, i, j, v)
+				return fmt.Errorf("%w: row %d, entry %d is %v", kinds.NonFinite, i, j, v)
 			}
 		}
 	}
@@ -191,10 +191,10 @@ func (f *FD) Merge(g *FD) error {
 		return err
 	}
 	if g == nil || g.d != f.d || g.ell != f.ell {
-		return fmt.Errorf("%w: merging sketches of different ℓ or dimension", errs.Argument)
+		return fmt.Errorf("%w: merging sketches of different ℓ or dimension", kinds.Argument)
 	}
 	if g == f {
-		return fmt.Errorf("%w: merging a sketch with itself", errs.Argument)
+		return fmt.Errorf("%w: merging a sketch with itself", kinds.Argument)
 	}
 	for i := range g.rows {
 		if f.rows == f.buf {
@@ -225,7 +225,7 @@ func (f *FD) compress() error {
 	copy(f.a[:r*f.d], f.b[:r*f.d])
 	if !native.Gesvd(lapack.SVDNone, lapack.SVDStore, f.general(r), blas64.General{Stride: 1},
 		f.vtGeneral(k), f.s[:k], f.work, len(f.work)) {
-		return fmt.Errorf("%w: the SVD of the %d×%d buffer (dgesvd)", errs.NotConverged, r, f.d)
+		return fmt.Errorf("%w: the SVD of the %d×%d buffer (dgesvd)", kinds.NotConverged, r, f.d)
 	}
 	var delta float64
 	if k > f.ell {
@@ -262,7 +262,7 @@ func (f *FD) Sketch(dst *mat.Dense) error {
 	if err := f.ready(); err != nil {
 		return err
 	}
-	if err := errs.Dst(dst, f.ell, f.d); err != nil {
+	if err := kinds.Dst(dst, f.ell, f.d); err != nil {
 		return err
 	}
 	check.Reuse(dst, f.ell, f.d)
@@ -297,7 +297,7 @@ func (f *FD) VectorsTo(dst *mat.Dense) error {
 		return err
 	}
 	if dst == nil {
-		return fmt.Errorf("%w: nil destination", errs.Argument)
+		return fmt.Errorf("%w: nil destination", kinds.Argument)
 	}
 	if err := f.compress(); err != nil {
 		return err
@@ -305,11 +305,11 @@ func (f *FD) VectorsTo(dst *mat.Dense) error {
 	k := f.rows
 	if dst.IsEmpty() {
 		if k == 0 {
-			return fmt.Errorf("%w: no directions yet", errs.Empty)
+			return fmt.Errorf("%w: no directions yet", kinds.Empty)
 		}
 		dst.ReuseAs(f.d, k)
 	} else if r, c := dst.Dims(); r != f.d || c != k {
-		return fmt.Errorf("%w: destination is %d×%d, want %d×%d", errs.Dimension, r, c, f.d, k)
+		return fmt.Errorf("%w: destination is %d×%d, want %d×%d", kinds.Dimension, r, c, f.d, k)
 	}
 	for i := range k {
 		inv := 1 / math.Sqrt(f.sigma2[i])
@@ -326,7 +326,7 @@ func (f *FD) VectorsTo(dst *mat.Dense) error {
 // wrong length.
 func (f *FD) ready() error {
 	if f.ell == 0 {
-		return fmt.Errorf("%w: a zero FD: make one with New", errs.Argument)
+		return fmt.Errorf("%w: a zero FD: make one with New", kinds.Argument)
 	}
 	return nil
 }

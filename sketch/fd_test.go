@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 )
 
 // errorNorm returns ‖AᵀA − BᵀB‖₂ and the smallest eigenvalue of AᵀA − BᵀB (which must
@@ -33,7 +33,7 @@ func errorNorm(t *testing.T, a, b *mat.Dense) (norm, minEig float64) {
 func streams(rng *rand.Rand) map[string]*mat.Dense {
 	out := map[string]*mat.Dense{}
 	n, d := 300, 40
-	r := testmat.Normal(n, d, rng)
+	r := synth.Normal(n, d, rng)
 	out["random"] = r
 	rep := mat.NewDense(n, d, nil)
 	row := mat.Row(nil, 0, r)
@@ -47,7 +47,7 @@ func streams(rng *rand.Rand) map[string]*mat.Dense {
 			u.Set(i, j, rng.NormFloat64()*float64(10-3*j))
 		}
 	}
-	v := testmat.Normal(3, d, rng)
+	v := synth.Normal(3, d, rng)
 	lr := mat.NewDense(n, d, nil)
 	lr.Mul(u, v)
 	for i := range n {

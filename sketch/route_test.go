@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/backend"
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -17,7 +17,7 @@ import (
 // OpenBLAS without native.Use. Not parallel: the registries are replaced while it runs.
 func TestBackendRoute(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 3))
-	a := testmat.Normal(50, 8, rng)
+	a := synth.Normal(50, 8, rng)
 	backend.CheckRoute(t, native.Compiled == "gonum", func() {
 		f, err := New(4, 8, Options{})
 		if err != nil {

@@ -7,14 +7,14 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 )
 
 func benchPoints(n, d int) *mat.Dense {
 	rng := rand.New(rand.NewPCG(7, 7))
-	X := testmat.Normal(n, d, rng)
+	X := synth.Normal(n, d, rng)
 	return X
 }
 
@@ -94,7 +94,7 @@ func BenchmarkSKPCACentring(b *testing.B) {
 		n, d := set.X.Dims()
 		X := mat.DenseCopyOf(set.X)
 		if set.standardise {
-			testmat.Standardise(X)
+			synth.Standardise(X)
 		}
 		sigma, err := kernel.MedianDistance(X, 1000)
 		if err != nil {

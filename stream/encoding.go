@@ -61,70 +61,70 @@ type decoder struct {
 func newDecoder(r *wire.Reader) *decoder { return &decoder{r: r} }
 
 // fail records the first error.
-func (d *decoder) fail(format string, args ...any) {
-	if d.err == nil {
-		d.err = fmt.Errorf("%w: "+format, append([]any{ErrEncoding}, args...)...)
+func (dec *decoder) fail(format string, args ...any) {
+	if dec.err == nil {
+		dec.err = fmt.Errorf("%w: "+format, append([]any{ErrEncoding}, args...)...)
 	}
 }
 
 // has reports whether n more bytes are there, and fails if not.
-func (d *decoder) has(n uint64, what string) bool {
-	if d.err != nil {
+func (dec *decoder) has(n uint64, what string) bool {
+	if dec.err != nil {
 		return false
 	}
-	if n > uint64(d.r.Len()) {
-		d.fail("%s: %d bytes needed, %d left (truncated)", what, n, d.r.Len())
+	if n > uint64(dec.r.Len()) {
+		dec.fail("%s: %d bytes needed, %d left (truncated)", what, n, dec.r.Len())
 		return false
 	}
 	return true
 }
 
-func (d *decoder) u8(what string) uint8 {
-	if !d.has(1, what) {
+func (dec *decoder) u8(what string) uint8 {
+	if !dec.has(1, what) {
 		return 0
 	}
-	return d.r.U8()
+	return dec.r.U8()
 }
 
-func (d *decoder) u32(what string) uint32 {
-	if !d.has(4, what) {
+func (dec *decoder) u32(what string) uint32 {
+	if !dec.has(4, what) {
 		return 0
 	}
-	return d.r.U32()
+	return dec.r.U32()
 }
 
-func (d *decoder) u64(what string) uint64 {
-	if !d.has(8, what) {
+func (dec *decoder) u64(what string) uint64 {
+	if !dec.has(8, what) {
 		return 0
 	}
-	return d.r.U64()
+	return dec.r.U64()
 }
 
 // bool reads a flag, 0 or 1.
-func (d *decoder) bool(what string) bool {
-	v := d.u8(what)
+func (dec *decoder) bool(what string) bool {
+	v := dec.u8(what)
 	if v > 1 {
-		d.fail("%s: flag %d, want 0 or 1", what, v)
+		dec.fail("%s: flag %d, want 0 or 1", what, v)
 	}
 	return v == 1
 }
 
 // size reads a uint64 that is a count of something, at most max (itself at most
 // math.MaxInt).
-func (d *decoder) size(what string, max uint64) int {
-	v := d.u64(what)
+func (dec *decoder) size(what string, max uint64) int {
+	v := dec.u64(what)
 	if v > max {
-		d.fail("%s: %d, at most %d", what, v, max)
+		dec.fail("%s: %d, at most %d", what, v, max)
 		return 0
 	}
 	return int(v)
 }
 
 // f64 reads one float, which must be finite.
-func (d *decoder) f64(what string) float64 {
-	v := math.Float64frombits(d.u64(what))
+func (dec *decoder) f64(what string) float64 {
+	v := math.Float64frombits(dec.u64(what))
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		d.fail("%s is %g", what, v)
+		dec.fail("%s is %g", what, v)
 		return 0
 	}
 	return v
@@ -132,29 +132,29 @@ func (d *decoder) f64(what string) float64 {
 
 // floats reads k finite floats into a new slice, after checking that they are there:
 // a forged count costs no memory.
-func (d *decoder) floats(k int, what string) []float64 {
-	if d.err != nil {
+func (dec *decoder) floats(k int, what string) []float64 {
+	if dec.err != nil {
 		return nil
 	}
-	if k < 0 || uint64(k) > uint64(d.r.Len())/8 {
-		d.fail("%s: %d numbers, and %d bytes left (truncated)", what, k, d.r.Len())
+	if k < 0 || uint64(k) > uint64(dec.r.Len())/8 {
+		dec.fail("%s: %d numbers, and %d bytes left (truncated)", what, k, dec.r.Len())
 		return nil
 	}
-	xs, err := d.r.Floats(k, ErrEncoding, what)
+	xs, err := dec.r.Floats(k, ErrEncoding, what)
 	if err != nil {
-		d.err = err
+		dec.err = err
 		return nil
 	}
 	return xs
 }
 
 // end fails unless the body has been read to its end.
-func (d *decoder) end() error {
-	if d.err == nil && d.r.Len() != 0 {
-		d.fail("%d bytes after the model", d.r.Len())
+func (dec *decoder) end() error {
+	if dec.err == nil && dec.r.Len() != 0 {
+		dec.fail("%d bytes after the model", dec.r.Len())
 	}
-	return d.err
+	return dec.err
 }
 
 // rawF64 reads a float as it is: the constructor judges it.
-func (d *decoder) rawF64(what string) float64 { return math.Float64frombits(d.u64(what)) }
+func (dec *decoder) rawF64(what string) float64 { return math.Float64frombits(dec.u64(what)) }

@@ -4,8 +4,8 @@ import (
 	"github.com/ikpca/ikpca/internal/check"
 )
 
-// errs are the package's errors (exported below), and report bad arguments through them.
-var errs = check.NewKinds("stream")
+// kinds are the package's errors (exported below), and report bad arguments through them.
+var kinds = check.NewKinds("stream")
 
 // Errors returned by the package, wrapped with details; test with errors.Is. Each wraps
 // the ikpca kind of the same name: ErrEmpty for an online model with too few samples to
@@ -17,6 +17,6 @@ var errs = check.NewKinds("stream")
 // (sketch.ErrNotConverged), which it does not do on the bounded random features the model
 // feeds it.
 var (
-	ErrDimension, ErrNonFinite, ErrEmpty      = errs.Dimension, errs.NonFinite, errs.Empty
-	ErrArgument, ErrEncoding, ErrNotConverged = errs.Argument, errs.Encoding, errs.NotConverged
+	ErrDimension, ErrNonFinite, ErrEmpty      = kinds.Dimension, kinds.NonFinite, kinds.Empty
+	ErrArgument, ErrEncoding, ErrNotConverged = kinds.Argument, kinds.Encoding, kinds.NotConverged
 )

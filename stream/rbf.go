@@ -25,13 +25,13 @@ func gaussian(k kernel.Kernel, model string) (kernel.RBF, error) {
 		g = *v
 	case nil:
 		// kernel.Validate's error, so that errors.Is holds with kernel.ErrArgument.
-		return kernel.RBF{}, errs.WrapOr(ErrArgument, kernel.Validate(k), "%s takes a kernel.RBF", model)
+		return kernel.RBF{}, kinds.WrapOr(ErrArgument, kernel.Validate(k), "%s takes a kernel.RBF", model)
 	default:
 		return kernel.RBF{}, fmt.Errorf("%w: %s approximates the Gaussian kernel by random Fourier features, drawn from its spectral density; "+
 			"it takes a kernel.RBF, not %T", ErrArgument, model, k)
 	}
 	if err := kernel.Validate(g); err != nil {
-		return kernel.RBF{}, errs.WrapOr(ErrArgument, err, "%s", model) // the kind named once
+		return kernel.RBF{}, kinds.WrapOr(ErrArgument, err, "%s", model) // the kind named once
 	}
 	return g, nil
 }
@@ -46,7 +46,7 @@ func randomFeatures(k kernel.Kernel, d int, model string, o features.RFFOptions)
 	}
 	rff, err := features.NewRFF(g, d, o)
 	if err != nil {
-		return kernel.RBF{}, nil, errs.WrapOr(ErrArgument, err, "")
+		return kernel.RBF{}, nil, kinds.WrapOr(ErrArgument, err, "")
 	}
 	return g, rff, nil
 }
@@ -59,7 +59,7 @@ func mapPoint(rff *features.RFF, z, x []float64) error {
 	if rff == nil {
 		return errZero
 	}
-	if err := errs.Point(x, rff.InDim()); err != nil {
+	if err := kinds.Point(x, rff.InDim()); err != nil {
 		return err
 	}
 	if err := rff.Map(z, x); err != nil {

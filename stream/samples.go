@@ -82,15 +82,15 @@ func checkComponents(r int) error {
 	if r >= check.MaxFloats {
 		return fmt.Errorf("%w: %d components: their coefficients would hold more than %d numbers", ErrArgument, r, check.MaxFloats)
 	}
-	_, err := errs.Floats(fmt.Sprintf("the coefficients of %d components over the %d samples they start from", r, r+1), r, r+1)
+	_, err := kinds.Floats(fmt.Sprintf("the coefficients of %d components over the %d samples they start from", r, r+1), r, r+1)
 	return err
 }
 
 func newSamples(k kernel.Kernel, d int, centred bool) (*samples, error) {
-	if err := errs.Kernel(kernel.Validate(k)); err != nil {
+	if err := kinds.Kernel(kernel.Validate(k)); err != nil {
 		return nil, err
 	}
-	if err := errs.Dim(d); err != nil {
+	if err := kinds.Dim(d); err != nil {
 		return nil, err
 	}
 	return &samples{kern: k, d: d, centred: centred}, nil
@@ -107,7 +107,7 @@ func (s *samples) add(x []float64) ([]float64, error) {
 	if s == nil {
 		return nil, errZero // the samples of a zero KRQA or KHA
 	}
-	if err := errs.Point(x, s.d); err != nil {
+	if err := kinds.Point(x, s.d); err != nil {
 		return nil, err
 	}
 	s.x = append(s.x, x...)
@@ -176,7 +176,7 @@ func (s *samples) batch(X mat.Matrix, add func([]float64) error, save func() (re
 	if s == nil {
 		return errZero
 	}
-	X, r, err := errs.Points(X, s.d)
+	X, r, err := kinds.Points(X, s.d)
 	if err != nil {
 		return err
 	}
@@ -322,7 +322,7 @@ func (s *samples) scores(dst *mat.Dense, X mat.Matrix, k, have int, coefficients
 	if s == nil {
 		return errZero
 	}
-	X, _, err := errs.Transform(dst, X, s.d, k, have)
+	X, _, err := kinds.Transform(dst, X, s.d, k, have)
 	if err != nil {
 		return err
 	}

@@ -95,18 +95,18 @@ func NewSKPCA(k kernel.Kernel, d int, opts SKPCAOptions) (*SKPCA, error) {
 	}
 	fd, err := sketch.New(opts.Sketch, opts.Features, sketch.Options{Buffer: opts.Buffer})
 	if err != nil {
-		return nil, errs.WrapOr(ErrArgument, err, "")
+		return nil, kinds.WrapOr(ErrArgument, err, "")
 	}
-	if _, err := errs.Floats("the components", opts.Features, opts.Sketch); err != nil {
+	if _, err := kinds.Floats("the components", opts.Features, opts.Sketch); err != nil {
 		return nil, err
 	}
 	s := &SKPCA{kern: g, opts: opts, rff: rff, fd: fd, z: make([]float64, opts.Features),
 		w: mat.NewDense(opts.Features, opts.Sketch, nil), vals: make([]float64, 0, opts.Sketch)}
 	if !opts.Uncentred {
-		if _, err := errs.Floats("the centred components' basis", opts.Features, opts.Sketch+1); err != nil {
+		if _, err := kinds.Floats("the centred components' basis", opts.Features, opts.Sketch+1); err != nil {
 			return nil, err
 		}
-		if _, err := errs.Floats("the centred eigenproblem", opts.Sketch+1, opts.Sketch+1); err != nil {
+		if _, err := kinds.Floats("the centred eigenproblem", opts.Sketch+1, opts.Sketch+1); err != nil {
 			return nil, err
 		}
 		s.sum = make([]float64, opts.Features)
@@ -234,7 +234,7 @@ func (s *SKPCA) Merge(o *SKPCA) error {
 // (own): the only one its updates return on checked rows is LAPACK's SVD not
 // converging (sketch.ErrNotConverged), which settle's comment explains never happens on
 // finite rows.
-func wrapSketch(err error) error { return errs.Wrap(err, "") }
+func wrapSketch(err error) error { return kinds.Wrap(err, "") }
 
 // settle reads the decomposition out of the sketch when points came since the last
 // read, and fixes the components' signs (package sign: the largest-magnitude entry of
@@ -357,13 +357,13 @@ func batchFeatures(rff *features.RFF, X mat.Matrix) (*mat.Dense, error) {
 	if rff == nil {
 		return nil, errZero
 	}
-	X, _, err := errs.Points(X, rff.InDim())
+	X, _, err := kinds.Points(X, rff.InDim())
 	if err != nil {
 		return nil, err
 	}
 	var Z mat.Dense
 	if err := rff.Transform(&Z, X); err != nil {
-		return nil, errs.Wrap(err, "") // unreachable: X is checked, Z empty
+		return nil, kinds.Wrap(err, "") // unreachable: X is checked, Z empty
 	}
 	raw := Z.RawMatrix()
 	for i := range raw.Rows {
@@ -397,7 +397,7 @@ func project(dst *mat.Dense, rff *features.RFF, X mat.Matrix, w *mat.Dense, mean
 	if rff == nil {
 		return errZero
 	}
-	X, n, err := errs.Transform(dst, X, rff.InDim(), k, have)
+	X, n, err := kinds.Transform(dst, X, rff.InDim(), k, have)
 	if err != nil {
 		return err
 	}
@@ -407,7 +407,7 @@ func project(dst *mat.Dense, rff *features.RFF, X mat.Matrix, w *mat.Dense, mean
 	return blocks.Scores(dst, X, d, k, func(lo, hi int, xb, out *mat.Dense) error {
 		zv := zb.Slice(0, hi-lo, 0, D).(*mat.Dense)
 		if err := rff.Transform(zv, xb); err != nil {
-			return errs.Wrap(err, "") // unreachable: the block is checked, zv its size
+			return kinds.Wrap(err, "") // unreachable: the block is checked, zv its size
 		}
 		if mean != nil {
 			for i := range hi - lo {

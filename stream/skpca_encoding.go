@@ -58,7 +58,7 @@ func (s *SKPCA) encode() (wire.Body, error) {
 	}
 	fd, err := s.fd.MarshalBinary()
 	if err != nil {
-		return wire.Body{}, errs.Wrap(err, "")
+		return wire.Body{}, kinds.Wrap(err, "")
 	}
 	return withKernel(s.kern, func(f *wire.Fields) { s.body(f, fd) })
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/features"
 	"github.com/ikpca/ikpca/internal/sign"
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -29,7 +29,7 @@ func prepare(t *testing.T, X *mat.Dense, n int, standardise bool) (*mat.Dense, f
 	_, d := X.Dims()
 	out := mat.DenseCopyOf(X.Slice(0, n, 0, d))
 	if standardise {
-		testmat.Standardise(out)
+		synth.Standardise(out)
 	}
 	sigma, err := kernel.MedianDistance(out, n)
 	if err != nil {

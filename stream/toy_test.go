@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
@@ -17,7 +17,7 @@ import (
 
 // toy returns the seed paper's toy data: x ~ U[−1, 1], y = x² + N(0, 0.2²).
 func toy(n int, seed uint64) *mat.Dense {
-	return testmat.Toy(n, rand.New(rand.NewPCG(seed, 77)))
+	return synth.Toy(n, rand.New(rand.NewPCG(seed, 77)))
 }
 
 // quadratic is the homogeneous polynomial kernel (aᵀb)².

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/backend"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/native"
 )
@@ -35,7 +36,7 @@ func agreementWorkload(t *testing.T) []stage {
 		out = append(out, stage{values: s.Values(nil), vectors: &u})
 	}
 	var s Sym
-	if err := s.Factorize(testmat.Leading(k, 150)); err != nil {
+	if err := s.Factorize(synth.Leading(k, 150)); err != nil {
 		t.Fatal(err)
 	}
 	record(&s)

@@ -8,14 +8,14 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 )
 
 // TestNilArguments: every entry point given nil, or a typed nil, returns an error that
 // wraps ErrArgument, instead of panicking, and leaves the state as it was.
 func TestNilArguments(t *testing.T) {
 	rng := rand.New(rand.NewPCG(40, 41))
-	a := testmat.RandomSym(6, rng)
+	a := synth.RandomSym(6, rng)
 	var s Sym
 	if err := s.Factorize(a); err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/yardstick"
 	"github.com/ikpca/ikpca/native"
 )
@@ -104,7 +104,7 @@ func benchBase(b *testing.B, n int) (*Sym, []float64) {
 	}
 	var s Sym
 	s.Reserve(n + 1)
-	if err := s.SetEigen(values, testmat.RandomOrthogonal(n, rng)); err != nil {
+	if err := s.SetEigen(values, synth.RandomOrthogonal(n, rng)); err != nil {
 		b.Fatal(err)
 	}
 	return &s, v

@@ -3,11 +3,11 @@ package update
 import (
 	"fmt"
 
-	argcheck "github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/check"
 )
 
-// errs are the package's errors (exported below), and report bad arguments through them.
-var errs = argcheck.NewKinds("update")
+// kinds are the package's errors (exported below), and report bad arguments through them.
+var kinds = check.NewKinds("update")
 
 // Errors returned by Sym, Thin and Product, wrapped with details; test with errors.Is.
 // Each wraps the ikpca kind of the same name: ErrArgument for a nil matrix or vector,
@@ -16,7 +16,7 @@ var errs = argcheck.NewKinds("update")
 // the secular solver and of package native too, which they wrap, so that
 // errors.Is(err, secular.ErrBreakdown) holds as well.
 var (
-	ErrDimension, ErrNonFinite, ErrArgument, ErrNotConverged = errs.Dimension, errs.NonFinite, errs.Argument, errs.NotConverged
+	ErrDimension, ErrNonFinite, ErrArgument, ErrNotConverged = kinds.Dimension, kinds.NonFinite, kinds.Argument, kinds.NotConverged
 	// ErrNotOrthogonal reports eigenvectors given to SetEigen (or a constructor) that
 	// are not orthonormal. It wraps ErrArgument.
 	ErrNotOrthogonal = fmt.Errorf("%w: eigenvectors are not orthonormal", ErrArgument)

@@ -10,7 +10,7 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/errtest"
 	"github.com/ikpca/ikpca/internal/oracle"
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 )
 
 // TestErrorKinds calls every exported function and method of the package that returns
@@ -24,7 +24,7 @@ func TestErrorKinds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(81, 82))
 	nan, inf := math.NaN(), math.Inf(1)
 	const n = 4
-	a := testmat.RandomSym(n, rng)
+	a := synth.RandomSym(n, rng)
 	nanSym := mat.NewSymDense(n, nil)
 	nanSym.CopySym(a)
 	nanSym.SetSym(1, 2, nan)

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/testmat"
 )
 
@@ -76,7 +77,7 @@ func decodeRemoval(data []byte) (fuzzCase, bool) {
 	slices.Sort(d)
 	c.values = d
 	c.vecs = householder(z, min(max(i, 0), n-1))
-	c.a = testmat.Reconstruct(d, c.vecs)
+	c.a = synth.Reconstruct(d, c.vecs)
 	return c, true
 }
 

@@ -15,10 +15,10 @@ import (
 
 const eps = 0x1p-53
 
-// check compares s with the symmetric matrix a it should decompose: relative residual
+// checkSym compares s with the symmetric matrix a it should decompose: relative residual
 // ‖A·U − U·Λ‖_F/‖A‖_F and orthogonality max|UᵀU − I| within c·n·ε, and eigenvalues
 // within c·n·ε·‖A‖₂ of a fresh batch decomposition. It returns the three measures.
-func check(t *testing.T, what string, s *Sym, a mat.Symmetric, c float64) (residual, orth, valueErr float64) {
+func checkSym(t *testing.T, what string, s *Sym, a mat.Symmetric, c float64) (residual, orth, valueErr float64) {
 	t.Helper()
 	n := a.SymmetricDim()
 	if s.Len() != n {

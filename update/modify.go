@@ -40,7 +40,7 @@ func (s *Sym) RankOne(rho float64, v mat.Vector) error {
 	t1 := time.Now()
 	res, err := s.solver.RankOne(s.values[:n], z, rho)
 	if err != nil {
-		return errs.Wrap(err, "RankOne")
+		return kinds.Wrap(err, "RankOne")
 	}
 	t2 := time.Now()
 	s.commit(res, false)
@@ -84,7 +84,7 @@ func (s *Sym) BorderWith(a mat.Vector, c float64, p *Product, b mat.Vector) erro
 	t1 := time.Now()
 	res, err := s.solver.Arrow(s.values[:n], w, c)
 	if err != nil {
-		return errs.Wrap(err, "Border")
+		return kinds.Wrap(err, "Border")
 	}
 	t2 := time.Now()
 	s.commit(res, true)

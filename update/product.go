@@ -5,7 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	argcheck "github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -36,7 +36,7 @@ func (p *Product) Reset(r int) {
 // A nil b or s is an error wrapping ErrArgument, a b of another width ErrDimension and a
 // NaN or infinite entry ErrNonFinite. On error p is unchanged.
 func (p *Product) Mul(b mat.Matrix, s *Sym) error {
-	if argcheck.IsNil(b) || s == nil {
+	if check.IsNil(b) || s == nil {
 		return fmt.Errorf("%w: Product.Mul: nil matrix or decomposition", ErrArgument)
 	}
 	r, c := b.Dims()

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 )
 
 // TestProductFollowsBorder grows a kernel matrix of Yeast points (with duplicates, so
@@ -95,15 +95,15 @@ func TestProductFollowsRotation(t *testing.T) {
 	if e := mat.Norm(&diff, math.Inf(1)); e > 1e-14 {
 		t.Errorf("‖P − [B, b]·U‖ = %.3g after a rotation", e)
 	}
-	check(t, "rotation", &s, mat.NewSymDense(4, []float64{1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 2, 0, 1, 1, 0, 0.25}), 4)
+	checkSym(t, "rotation", &s, mat.NewSymDense(4, []float64{1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 2, 0, 1, 1, 0, 0.25}), 4)
 }
 
 // TestProductErrors: bad arguments to BorderWith leave the Sym and the product as they were.
 func TestProductErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 10))
-	a := testmat.RandomSym(6, rng)
+	a := synth.RandomSym(6, rng)
 	var s Sym
-	if err := s.Factorize(testmat.Leading(a, 5)); err != nil {
+	if err := s.Factorize(synth.Leading(a, 5)); err != nil {
 		t.Fatal(err)
 	}
 	var p Product

@@ -45,7 +45,7 @@ func (s *Sym) RemoveWith(i int, p *Product) error {
 	t1 := time.Now()
 	res, err := s.solver.Restrict(s.values[:n], z)
 	if err != nil {
-		return errs.Wrap(err, "Remove")
+		return kinds.Wrap(err, "Remove")
 	}
 	t2 := time.Now()
 	removed := s.commitRemove(res, i)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/oracle"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/secular"
@@ -183,7 +184,7 @@ func removeChecked(t *testing.T, what string, s *Sym, a mat.Symmetric, i int, c 
 func TestRemoveRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 21))
 	for _, n := range []int{1, 2, 3, 5, 20, 150, 400} {
-		a := testmat.RandomSym(n, rng)
+		a := synth.RandomSym(n, rng)
 		var base Sym
 		if err := base.Factorize(a); err != nil {
 			t.Fatal(err)
@@ -309,7 +310,7 @@ func TestRemoveAdversarial(t *testing.T) {
 			if err := s.SetEigen(p.d, h); err != nil {
 				t.Fatalf("%s: %v", p.name, err)
 			}
-			a := testmat.Reconstruct(p.d, h)
+			a := synth.Reconstruct(p.d, h)
 			r := removal{values: slices.Clone(p.d), aii: a.At(i, i), norm: spectralNorm(p.d)}
 			if err := s.Remove(i); err != nil {
 				t.Fatalf("%s: %v", p.name, err)
@@ -330,7 +331,7 @@ func TestRemoveStructured(t *testing.T) {
 	// Removing it leaves the other block's eigenvalues, and its own disappears.
 	n := 9
 	a := mat.NewSymDense(n, nil)
-	blk := testmat.RandomSym(n-1, rng)
+	blk := synth.RandomSym(n-1, rng)
 	for r := range n - 1 {
 		for c := r; c < n-1; c++ {
 			a.SetSym(r+btoi(r >= 4), c+btoi(c >= 4), blk.At(r, c))
@@ -385,7 +386,7 @@ func TestRemoveStructured(t *testing.T) {
 
 	// n = 1 → empty; n = 2 → the other diagonal entry; n = 3.
 	for _, m := range []int{1, 2, 3} {
-		a := testmat.RandomSym(m, rng)
+		a := synth.RandomSym(m, rng)
 		for i := range m {
 			var s Sym
 			if err := s.Factorize(a); err != nil {
@@ -415,7 +416,7 @@ func TestRemoveDownToEmpty(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		a    *mat.SymDense
-	}{{"random", testmat.RandomSym(60, rng)}, {"kernel", rbf(x, medianDistance(t, y))}} {
+	}{{"random", synth.RandomSym(60, rng)}, {"kernel", rbf(x, medianDistance(t, y))}} {
 		var s Sym
 		if err := s.Factorize(c.a); err != nil {
 			t.Fatal(err)
@@ -583,13 +584,13 @@ func TestRemoveBadInput(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(27, 27))
 	n := 12
-	a := testmat.RandomSym(n, rng)
+	a := synth.RandomSym(n, rng)
 	var s Sym
 	if err := s.Factorize(a); err != nil {
 		t.Fatal(err)
 	}
 	var p Product
-	if err := p.Mul(testmat.RandomSym(n, rng), &s); err != nil {
+	if err := p.Mul(synth.RandomSym(n, rng), &s); err != nil {
 		t.Fatal(err)
 	}
 	var short Product
@@ -643,7 +644,7 @@ func TestRemoveNonConvergence(t *testing.T) {
 		t.Fatal("state changed")
 	}
 	s.SetOptions(Options{})
-	a := testmat.Reconstruct(p.D, h)
+	a := synth.Reconstruct(p.D, h)
 	r := removal{values: slices.Clone(p.D), aii: a.At(0, 0), norm: spectralNorm(p.D)}
 	if err := s.RemoveWith(0, &prod); err != nil {
 		t.Fatal(err)
@@ -658,11 +659,11 @@ func TestRemoveNonConvergence(t *testing.T) {
 func TestRemoveAllocations(t *testing.T) {
 	rng := rand.New(rand.NewPCG(28, 28))
 	n, steps := 300, 10
-	a := testmat.RandomSym(n+1, rng)
+	a := synth.RandomSym(n+1, rng)
 	var s Sym
 	s.SetOptions(Options{Workers: 2, Serial: 64})
 	s.Reserve(n + 1)
-	if err := s.Factorize(testmat.Leading(a, n)); err != nil {
+	if err := s.Factorize(synth.Leading(a, n)); err != nil {
 		t.Fatal(err)
 	}
 	col := column(a, n, n)

@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/backend"
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -21,11 +21,11 @@ import (
 func TestBackendRoute(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 2))
 	const n = 60 // large enough for every code path: deflation, the dgemm, the tip column
-	a := testmat.RandomSym(n+10, rng)
-	b := testmat.Normal(3, n, rng)
+	a := synth.RandomSym(n+10, rng)
+	b := synth.Normal(3, n, rng)
 	backend.CheckRoute(t, native.Compiled == "gonum", func() {
 		var s Sym
-		if err := s.Factorize(testmat.Leading(a, n)); err != nil {
+		if err := s.Factorize(synth.Leading(a, n)); err != nil {
 			t.Fatal(err)
 		}
 		var p Product

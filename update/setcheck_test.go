@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 )
 
 // TestSetCheckIsOrderFree: whether SetEigen and Set accept vectors must not depend on the
@@ -22,7 +22,7 @@ func TestSetCheckIsOrderFree(t *testing.T) {
 	differ := 0
 	for trial := range 400 {
 		delta := 2e-9 * float64(1+trial%40)
-		full := testmat.RandomOrthogonal(n, rng)
+		full := synth.RandomOrthogonal(n, rng)
 		for _, cols := range []int{n, k} {
 			V := mat.DenseCopyOf(full.Slice(0, n, 0, cols))
 			for i := range n {

@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 
-	argcheck "github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/secular"
 )
@@ -195,7 +195,7 @@ func (s *Sym) CopyFrom(src *Sym) {
 // native.EigenSymInPlace). A nil a is an error wrapping ErrArgument. On error s is
 // unchanged.
 func (s *Sym) Factorize(a mat.Symmetric) error {
-	if argcheck.IsNil(a) {
+	if check.IsNil(a) {
 		return fmt.Errorf("%w: Factorize: nil matrix", ErrArgument)
 	}
 	n := a.SymmetricDim()
@@ -216,7 +216,7 @@ func (s *Sym) Factorize(a mat.Symmetric) error {
 	}
 	w := s.z[:n]
 	if err := native.EigenSymInPlace(n, buf, n, w, true); err != nil {
-		return errs.Wrap(err, "Factorize")
+		return kinds.Wrap(err, "Factorize")
 	}
 	s.u, s.spare = s.spare, s.u
 	copy(s.values, w)
@@ -266,11 +266,11 @@ func NewSymFromEigen(e *mat.EigenSym) (*Sym, error) {
 // &mat.Dense{}), vectors of another size one wrapping ErrDimension and a NaN or
 // infinite value or entry one wrapping ErrNonFinite. On error s is unchanged.
 func (s *Sym) SetEigen(values []float64, vectors mat.Matrix) error {
-	if argcheck.IsNil(vectors) {
+	if check.IsNil(vectors) {
 		return fmt.Errorf("%w: SetEigen: nil vectors", ErrArgument)
 	}
 	n := len(values)
-	vectors, r, c, err := errs.Matrix(vectors) // a caller's own type read once (check.Kinds.Matrix)
+	vectors, r, c, err := kinds.Matrix(vectors) // a caller's own type read once (check.Kinds.Matrix)
 	if err != nil {
 		return err
 	}

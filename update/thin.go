@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	argcheck "github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/secular"
 )
@@ -377,11 +377,11 @@ func NewThin(values []float64, vectors mat.Matrix) (*Thin, error) {
 // Reset), a NaN or infinite value or entry ErrNonFinite. The truncation is not applied.
 // On error t is unchanged.
 func (t *Thin) SetEigen(values []float64, vectors mat.Matrix) error {
-	if argcheck.IsNil(vectors) {
+	if check.IsNil(vectors) {
 		return fmt.Errorf("%w: SetEigen: nil vectors", ErrArgument)
 	}
 	k := len(values)
-	vectors, n, c, err := errs.Matrix(vectors) // a caller's own type read once (check.Kinds.Matrix)
+	vectors, n, c, err := kinds.Matrix(vectors) // a caller's own type read once (check.Kinds.Matrix)
 	if err != nil {
 		return err
 	}

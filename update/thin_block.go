@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	argcheck "github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/secular"
@@ -77,7 +77,7 @@ func (w *blockWork) floats() int {
 // not orthonormal ErrArgument, and a failed eigensolver an error of package native or
 // secular.ErrNotConverged (both wrap ikpca.ErrNotConverged).
 func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma mat.Symmetric) error {
-	if argcheck.IsNil(B) || argcheck.IsNil(F) || argcheck.IsNil(gamma) {
+	if check.IsNil(B) || check.IsNil(F) || check.IsNil(gamma) {
 		return fmt.Errorf("%w: BorderBlock: nil B, F or Γ", ErrArgument)
 	}
 	n, k := t.rows, t.k
@@ -89,7 +89,7 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 		return fmt.Errorf("%w: BorderBlock: F is %d×%d and Γ %d×%d, want %d×%d", ErrDimension, fr, fc,
 			gamma.SymmetricDim(), gamma.SymmetricDim(), b, b)
 	}
-	hasE := !argcheck.IsNil(e)
+	hasE := !check.IsNil(e)
 	if hasE {
 		if err := checkVector("e", e, n); err != nil {
 			return err
@@ -220,7 +220,7 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 	t1 := time.Now()
 	w.w = hugepage.Grow(w.w, N)
 	if err := native.EigenSymInPlace(N, h, N, w.w, true); err != nil {
-		return errs.Wrap(err, "BorderBlock")
+		return kinds.Wrap(err, "BorderBlock")
 	}
 	values := w.w[:N]
 	t2 := time.Now()
@@ -355,7 +355,7 @@ func (t *Thin) rangeBasis(G blas64.General, most int, tol float64, e []float64) 
 	native.Gemm(blas.Trans, blas.NoTrans, 1, G, G, 0, S)
 	w.sv = hugepage.Grow(w.sv, b)
 	if err := native.EigenSymInPlace(b, S.Data, b, w.sv, true); err != nil {
-		return 0, 0, errs.Wrap(err, "BorderBlock: the border's Gram matrix")
+		return 0, 0, kinds.Wrap(err, "BorderBlock: the border's Gram matrix")
 	}
 	d := w.sv // ascending
 	top := math.Sqrt(math.Max(d[b-1], 0))

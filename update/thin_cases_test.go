@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/oracle"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
@@ -212,7 +213,7 @@ func removeKeepRankChecked(t *testing.T, what string, th *Thin, j int, tol float
 	}
 	var a *mat.SymDense
 	if len(lam) > 0 {
-		a = testmat.Reconstruct(pos, &v)
+		a = synth.Reconstruct(pos, &v)
 	} else {
 		a = thinDense(th)
 	}
@@ -247,7 +248,7 @@ func removeKeepRankChecked(t *testing.T, what string, th *Thin, j int, tol float
 // orthogonal matrix); centred, orthogonal to 1 as well (the Helmert basis times it).
 func orthonormal(n, k int, centred bool, rng *rand.Rand) *mat.Dense {
 	if !centred {
-		q := testmat.RandomOrthogonal(n, rng)
+		q := synth.RandomOrthogonal(n, rng)
 		return mat.DenseCopyOf(q.Slice(0, n, 0, k))
 	}
 	var out mat.Dense
@@ -288,7 +289,7 @@ func TestThinAdversarial(t *testing.T) {
 
 	// n = 1, 2, 3: exact, from empty to three rows and back, uncentred and centred.
 	for _, centred := range []bool{false, true} {
-		k := testmat.RandomSym(3, rng)
+		k := synth.RandomSym(3, rng)
 		psd := mat.NewSymDense(3, nil)
 		psd.SymOuterK(1, k) // K = S·Sᵀ, positive definite
 		th := growExact(t, psd, 3, centred, func(int) bool { return true })

@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	argcheck "github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/secular"
 )
@@ -50,7 +50,7 @@ func (t *Thin) Border(b, e mat.Vector, f, c float64) error {
 	if err := checkVector("b", b, n); err != nil {
 		return err
 	}
-	hasE := !argcheck.IsNil(e)
+	hasE := !check.IsNil(e)
 	if hasE {
 		if err := checkVector("e", e, n); err != nil {
 			return err
@@ -124,7 +124,7 @@ func (t *Thin) Border(b, e mat.Vector, f, c float64) error {
 	t1 := time.Now()
 	res, err := t.solver.Arrow(poles, w, c)
 	if err != nil {
-		return errs.Wrap(err, "Border")
+		return kinds.Wrap(err, "Border")
 	}
 	t2 := time.Now()
 
@@ -280,7 +280,7 @@ func (t *Thin) Remove(j int) error {
 	t1 := time.Now()
 	res, err := t.solver.Restrict(t.values[:k], z)
 	if err != nil {
-		return errs.Wrap(err, "Remove")
+		return kinds.Wrap(err, "Remove")
 	}
 	t2 := time.Now()
 	ld, kk := t.ld, k-1
@@ -347,7 +347,7 @@ func (t *Thin) RemoveKeepRank(j int, centre bool) error {
 	t1 := time.Now()
 	res, err := t.solver.RankOne(t.values[:k], y, -1)
 	if err != nil {
-		return errs.Wrap(err, "RemoveKeepRank")
+		return kinds.Wrap(err, "RemoveKeepRank")
 	}
 	t2 := time.Now()
 

@@ -87,7 +87,7 @@ func (t *Thin) RankOne(rho float64, v mat.Vector) error {
 	t1 := time.Now()
 	res, err := t.solver.RankOne(poles, z, rho)
 	if err != nil {
-		return errs.Wrap(err, "RankOne")
+		return kinds.Wrap(err, "RankOne")
 	}
 	t2 := time.Now()
 

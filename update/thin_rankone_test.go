@@ -12,6 +12,7 @@ import (
 
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/oracle"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
@@ -225,7 +226,7 @@ func TestThinRankOne(t *testing.T) {
 func TestThinRankOneMatchesSym(t *testing.T) {
 	rng := rand.New(rand.NewPCG(73, 74))
 	const n = 50
-	a := testmat.RandomSym(n, rng)
+	a := synth.RandomSym(n, rng)
 	var s Sym
 	if err := s.Factorize(a); err != nil {
 		t.Fatal(err)
@@ -256,7 +257,7 @@ func TestThinRankOneMatchesSym(t *testing.T) {
 		var tu mat.Dense
 		s.VectorsTo(&u)
 		th.VectorsTo(&tu)
-		as, at := testmat.Reconstruct(sv, &u), testmat.Reconstruct(tv, &tu)
+		as, at := synth.Reconstruct(sv, &u), synth.Reconstruct(tv, &tu)
 		var diff mat.Dense
 		diff.Sub(as, at)
 		if d := mat.Norm(&diff, 2); d > tol {

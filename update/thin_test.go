@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/native"
 )
@@ -21,7 +22,7 @@ func thinDense(th *Thin) *mat.SymDense {
 	}
 	var v mat.Dense
 	th.VectorsTo(&v)
-	return testmat.Reconstruct(th.Values(nil), &v)
+	return synth.Reconstruct(th.Values(nil), &v)
 }
 
 // borderedDense returns [[A, a], [aᵀ, c]].
@@ -208,7 +209,7 @@ func growExact(t *testing.T, k *mat.SymDense, m int, centred bool, at func(int) 
 			t.Fatalf("step %d: %v", n, err)
 		}
 		if at(n + 1) {
-			want := testmat.Leading(k, n+1)
+			want := synth.Leading(k, n+1)
 			if centred {
 				want = centredDense(want)
 			}
@@ -238,7 +239,7 @@ func TestThinExact(t *testing.T) {
 	k := rbf(x.Slice(0, m, 0, 8), medianDistance(t, x))
 	for _, centred := range []bool{false, true} {
 		th := growExact(t, k, m, centred, func(n int) bool { return n <= 4 || n%40 == 0 || n == m })
-		cur := testmat.Leading(k, m)
+		cur := synth.Leading(k, m)
 		for _, j := range []int{0, m / 2, m - 3, 5} {
 			n, _ := th.Dims()
 			old := th.Values(nil)
@@ -289,7 +290,7 @@ func TestThinExact(t *testing.T) {
 // eigenpairs of the leading m0 rows of k (centred: of C·K·C).
 func rankThin(t *testing.T, k *mat.SymDense, m0, r int, centred bool) *Thin {
 	t.Helper()
-	a := testmat.Leading(k, m0)
+	a := synth.Leading(k, m0)
 	if centred {
 		a = centredDense(a)
 	}

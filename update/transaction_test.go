@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/oracle"
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/secular"
 )
@@ -22,7 +22,7 @@ import (
 func TestBadInputLeavesStateUnchanged(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	n := 30
-	a := testmat.RandomSym(n, rng)
+	a := synth.RandomSym(n, rng)
 	var s Sym
 	if err := s.Factorize(a); err != nil {
 		t.Fatal(err)
@@ -121,14 +121,14 @@ func TestNonConvergenceLeavesStateUnchanged(t *testing.T) {
 		b.SetSym(i, i, p.D[i])
 	}
 	b.SymRankOne(b, p.Rho, mat.NewVecDense(n, p.Z))
-	check(t, "issue 1166", &s, b, 4)
+	checkSym(t, "issue 1166", &s, b, 4)
 }
 
 // TestConcurrentSyms updates independent Syms from several goroutines (run with -race)
 // and checks each against the same computation done serially.
 func TestConcurrentSyms(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	a := testmat.RandomSym(90, rng)
+	a := synth.RandomSym(90, rng)
 	run := func(s *Sym) {
 		for j := range 90 {
 			if err := s.Border(vd(column(a, j, j)), a.At(j, j)); err != nil {
@@ -176,7 +176,7 @@ func TestSteadyStateAllocations(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	n, steps := 300, 10
 	size := n + 2*steps + 2
-	a := testmat.RandomSym(size, rng)
+	a := synth.RandomSym(size, rng)
 	cols := make([][]float64, size)
 	for j := range cols {
 		cols[j] = column(a, j, j)
@@ -184,7 +184,7 @@ func TestSteadyStateAllocations(t *testing.T) {
 	var s Sym
 	s.SetOptions(Options{Workers: 2, Serial: 64})
 	s.Reserve(size)
-	if err := s.Factorize(testmat.Leading(a, n)); err != nil {
+	if err := s.Factorize(synth.Leading(a, n)); err != nil {
 		t.Fatal(err)
 	}
 	v := make([]float64, size)

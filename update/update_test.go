@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/native"
 )
@@ -22,12 +23,12 @@ func TestMain(m *testing.M) {
 func TestSingleUpdates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, n := range []int{1, 2, 3, 5, 20, 150, 400} {
-		a := testmat.RandomSym(n, rng)
+		a := synth.RandomSym(n, rng)
 		var s Sym
 		if err := s.Factorize(a); err != nil {
 			t.Fatal(err)
 		}
-		check(t, "factorize", &s, a, 4)
+		checkSym(t, "factorize", &s, a, 4)
 		base := snap(&s)
 
 		for _, rho := range []float64{2.5, -0.75, 1e-12, -1e6} {
@@ -43,7 +44,7 @@ func TestSingleUpdates(t *testing.T) {
 			b := mat.NewSymDense(n, nil)
 			b.CopySym(a)
 			b.SymRankOne(b, rho, mat.NewVecDense(n, v))
-			check(t, "rank-one", &s2, b, 4)
+			checkSym(t, "rank-one", &s2, b, 4)
 			// Trace invariant: Σλ' = Σλ + ρ‖v‖².
 			var before, after, vv float64
 			for i := range n {
@@ -60,29 +61,29 @@ func TestSingleUpdates(t *testing.T) {
 		}
 
 		// Border with a random new row and column.
-		a2 := testmat.RandomSym(n+1, rng)
+		a2 := synth.RandomSym(n+1, rng)
 		s3 := Sym{}
-		if err := s3.Factorize(testmat.Leading(a2, n)); err != nil {
+		if err := s3.Factorize(synth.Leading(a2, n)); err != nil {
 			t.Fatal(err)
 		}
 		if err := s3.Border(vd(column(a2, n, n)), a2.At(n, n)); err != nil {
 			t.Fatal(err)
 		}
-		check(t, "border", &s3, a2, 4)
+		checkSym(t, "border", &s3, a2, 4)
 	}
 }
 
 // TestBorderFromEmpty grows a decomposition from 0×0, one row and column at a time.
 func TestBorderFromEmpty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
-	a := testmat.RandomSym(120, rng)
+	a := synth.RandomSym(120, rng)
 	var s Sym
 	for m := range 120 {
 		if err := s.Border(vd(column(a, m, m)), a.At(m, m)); err != nil {
 			t.Fatal(err)
 		}
 		if m < 4 || m%40 == 39 {
-			check(t, "border", &s, testmat.Leading(a, m+1), 4)
+			checkSym(t, "border", &s, synth.Leading(a, m+1), 4)
 		}
 	}
 }
@@ -133,7 +134,7 @@ func TestLongBorderSequence(t *testing.T) {
 		}
 		prev = append(prev[:0], values...)
 		if j+1 == 100 || j+1 == 500 || j+1 == m {
-			r, o, e := check(t, "yeast", &s, testmat.Leading(k, j+1), 16)
+			r, o, e := checkSym(t, "yeast", &s, synth.Leading(k, j+1), 16)
 			t.Logf("m = %4d: residual %.2e, orthogonality %.2e, eigenvalue error %.2e·‖K‖ (nε = %.2e)", j+1, r, o, e, float64(j+1)*eps)
 		}
 	}
@@ -159,7 +160,7 @@ func TestRankDeficientGrowth(t *testing.T) {
 			t.Fatalf("step %d: %v", j, err)
 		}
 	}
-	check(t, "duplicates", &s, k, 2)
+	checkSym(t, "duplicates", &s, k, 2)
 	values := s.Values(nil)
 	nonzero := 0
 	for _, v := range values {
@@ -192,7 +193,7 @@ func TestRankDeficientGrowth(t *testing.T) {
 func TestRankOneSequence(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	n := 200
-	a := testmat.RandomSym(n, rng)
+	a := synth.RandomSym(n, rng)
 	var s Sym
 	if err := s.Factorize(a); err != nil {
 		t.Fatal(err)
@@ -222,7 +223,7 @@ func TestRankOneSequence(t *testing.T) {
 		b.SymRankOne(b, rho, mat.NewVecDense(n, v))
 		ups = append(ups, upd{rho, v})
 	}
-	check(t, "60 updates", &s, b, 8)
+	checkSym(t, "60 updates", &s, b, 8)
 	for i := len(ups) - 1; i >= 0; i-- {
 		if err := s.RankOne(-ups[i].rho, vd(ups[i].v)); err != nil {
 			t.Fatal(err)
@@ -233,7 +234,7 @@ func TestRankOneSequence(t *testing.T) {
 	if d := testmat.MaxAbsDiff(orig, back); d > 1e-11*norm {
 		t.Errorf("after undoing 60 updates the eigenvalues moved by %.3g", d)
 	}
-	check(t, "undone", &s, a, 64)
+	checkSym(t, "undone", &s, a, 64)
 }
 
 // TestNearSingularDowndate removes most of the weight of the top eigenvector, the
@@ -245,7 +246,7 @@ func TestNearSingularDowndate(t *testing.T) {
 	for i := range values {
 		values[i] = float64(i + 1)
 	}
-	a, q := testmat.SymWithSpectrum(values, rng)
+	a, q := synth.SymWithSpectrum(values, rng)
 	var s Sym
 	if err := s.SetEigen(values, q); err != nil {
 		t.Fatal(err)
@@ -258,7 +259,7 @@ func TestNearSingularDowndate(t *testing.T) {
 	b := mat.NewSymDense(n, nil)
 	b.CopySym(a)
 	b.SymRankOne(b, rho, mat.NewVecDense(n, top))
-	check(t, "downdate", &s, b, 4)
+	checkSym(t, "downdate", &s, b, 4)
 	if v := s.Values(nil)[0]; math.Abs(v-1e-9) > 1e-13 {
 		t.Errorf("smallest eigenvalue %.17g, want 1e-9", v)
 	}
@@ -277,7 +278,7 @@ func norm(x []float64) float64 {
 // bit for bit, as the same update of the source.
 func TestCopyHoldsOneBuffer(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	a := testmat.RandomSym(30, rng)
+	a := synth.RandomSym(30, rng)
 	var src Sym
 	if err := src.Factorize(a); err != nil {
 		t.Fatal(err)

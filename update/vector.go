@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	argcheck "github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/check"
 )
 
 // The vectors that enter the public methods (RankOne's v, Border's column, a Thin's new
@@ -22,7 +22,7 @@ import (
 // checkVector reports a vector v that is not of length n (ErrDimension), nil where n > 0
 // (ErrArgument) or with a NaN or infinite entry (ErrNonFinite), naming it name.
 func checkVector(name string, v mat.Vector, n int) error {
-	if argcheck.IsNil(v) {
+	if check.IsNil(v) {
 		if n == 0 {
 			return nil
 		}
@@ -81,7 +81,7 @@ func vectorData(v mat.Vector, n int, scratch []float64) []float64 {
 // contiguous reports whether vectorData reads v (checked by checkVector) in place: a
 // raw vector of increment 1 (or of at most one element), or nil.
 func contiguous(v mat.Vector) bool {
-	if argcheck.IsNil(v) {
+	if check.IsNil(v) {
 		return true
 	}
 	raw, ok := rawVector(v)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 	"github.com/ikpca/ikpca/stream"
@@ -128,7 +128,7 @@ func TestFitAgainstBatch(t *testing.T) {
 			TimesFloor float64 `json:"times_floor"`
 		}
 	}
-	readJSON(t, out, &res)
+	testmat.ReadJSON(t, out, &res)
 	if len(res.Polished) != 2 || res.Polished[1].Passes != 4 {
 		t.Fatalf("polished %+v, want passes 2 and 4", res.Polished)
 	}
@@ -191,7 +191,7 @@ func TestFitAgainstBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	var nys result
-	readJSON(t, out, &nys)
+	testmat.ReadJSON(t, out, &nys)
 	ev := exact.Values(nil)
 	t.Logf("Nyström, every point: %.2g·λ₁, sine %.2g; (λ10 − λ11)/λ₁ = %.2g", nys.ValueError, nys.Sine, (ev[9]-ev[10])/ev[0])
 	if nys.ValueError > 1e-9 || nys.Sine > 1e-6 || len(nys.Sines) != k {
@@ -209,7 +209,7 @@ func TestFitAgainstBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sk result
-	readJSON(t, out, &sk)
+	testmat.ReadJSON(t, out, &sk)
 	if !(sk.ValueError > 0) || !(sk.Sine > 0 && sk.Sine <= 1+1e-12) || sk.Features < 2 {
 		t.Errorf("SKPCA: values within %g·λ₁, sine %g, D = %d", sk.ValueError, sk.Sine, sk.Features)
 	}
@@ -290,7 +290,7 @@ func TestFloorReference(t *testing.T) {
 			Distance float64 `json:"floor_distance_s"`
 		} `json:"floors"`
 	}
-	readJSON(t, out, &res)
+	testmat.ReadJSON(t, out, &res)
 	if len(res.Floors) != 2 || res.Floors[0].C != 20 || res.Floors[1].C != 50 || !(res.Floors[0].Distance > 0) {
 		t.Errorf("floors %+v", res.Floors)
 	}
@@ -307,17 +307,6 @@ type result struct {
 	Width            float64   `json:"width"`
 	ReferenceOutside float64   `json:"reference_outside"`
 	Features         int       `json:"features"`
-}
-
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
 }
 
 // TestFloorDirect: the share of entries the RBF block evaluates directly is none on

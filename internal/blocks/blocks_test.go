@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -19,7 +19,7 @@ import (
 func TestRows(t *testing.T) {
 	const rows, d = 2*Size + 17, 3
 	rng := rand.New(rand.NewPCG(1, 2))
-	X := testmat.Normal(rows, d, rng)
+	X := synth.Normal(rows, d, rng)
 	var Xt mat.Dense
 	Xt.CloneFrom(X.T())
 	for name, m := range map[string]mat.Matrix{"dense": X, "transposed": Xt.T()} {
@@ -90,7 +90,7 @@ func TestScores(t *testing.T) {
 func TestKernelScores(t *testing.T) {
 	const rows, n, d = Size + 40, 30, 4
 	rng := rand.New(rand.NewPCG(3, 4))
-	X, Y := testmat.Normal(rows, d, rng), testmat.Normal(n, d, rng)
+	X, Y := synth.Normal(rows, d, rng), synth.Normal(n, d, rng)
 	k := kernel.RBF{Sigma: 1.5}
 	var dst mat.Dense
 	err := KernelScores(&dst, kernel.NewCross(k, Y), X, 1, func(lo, hi int, kb, out *mat.Dense) error {
@@ -117,8 +117,8 @@ func TestKernelScores(t *testing.T) {
 func TestKernelProjections(t *testing.T) {
 	const rows, n, d, k = Size + 40, 30, 4, 3
 	rng := rand.New(rand.NewPCG(5, 6))
-	X, Y := testmat.Normal(rows, d, rng), testmat.Normal(n, d, rng)
-	P := testmat.Normal(k, n, rng)
+	X, Y := synth.Normal(rows, d, rng), synth.Normal(n, d, rng)
+	P := synth.Normal(k, n, rng)
 	kern := kernel.RBF{Sigma: 1.5}
 	c := kernel.NewCross(kern, Y)
 	var dst mat.Dense
@@ -186,8 +186,8 @@ func TestKernelRows(t *testing.T) {
 	}
 	const rows, n, k = 300, 50000, 2
 	rng := rand.New(rand.NewPCG(7, 8))
-	X, Y := testmat.Normal(rows, 1, rng), testmat.Normal(n, 1, rng)
-	P := testmat.Normal(k, n, rng)
+	X, Y := synth.Normal(rows, 1, rng), synth.Normal(n, 1, rng)
+	P := synth.Normal(k, n, rng)
 	kern := kernel.RBF{Sigma: 1.5}
 	c := kernel.NewCross(kern, Y)
 	size := KernelRows(n)

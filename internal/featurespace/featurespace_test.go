@@ -7,13 +7,13 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/kernel"
 )
 
 func TestCoordinatesKeepInnerProducts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	X := testmat.Normal(12, 3, rng)
+	X := synth.Normal(12, 3, rng)
 	k := kernel.RBF{Sigma: 1}
 	s, err := New(k, X)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -16,17 +16,17 @@ import (
 func TestSpectralNorm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	cases := map[string]*mat.SymDense{
-		"random 200": testmat.RandomSym(200, rng),
-		"random 1":   testmat.RandomSym(1, rng),
-		"random 2":   testmat.RandomSym(2, rng),
+		"random 200": synth.RandomSym(200, rng),
+		"random 1":   synth.RandomSym(1, rng),
+		"random 2":   synth.RandomSym(2, rng),
 		"zero":       mat.NewSymDense(5, nil),
-		"negative":   func() *mat.SymDense { s, _ := testmat.SymWithSpectrum([]float64{-9, 1, 2, 3}, rng); return s }(),
+		"negative":   func() *mat.SymDense { s, _ := synth.SymWithSpectrum([]float64{-9, 1, 2, 3}, rng); return s }(),
 		"clustered": func() *mat.SymDense {
-			s, _ := testmat.SymWithSpectrum(append(make([]float64, 150), 5, 5-1e-9, 5-2e-9), rng)
+			s, _ := synth.SymWithSpectrum(append(make([]float64, 150), 5, 5-1e-9, 5-2e-9), rng)
 			return s
 		}(),
-		"wide gap":   func() *mat.SymDense { s, _ := testmat.SymWithSpectrum([]float64{1e-12, 1e-10, 1, 1e6}, rng); return s }(),
-		"psd ranked": func() *mat.SymDense { s, _ := testmat.SymWithSpectrum(geometric(300), rng); return s }(),
+		"wide gap":   func() *mat.SymDense { s, _ := synth.SymWithSpectrum([]float64{1e-12, 1e-10, 1, 1e6}, rng); return s }(),
+		"psd ranked": func() *mat.SymDense { s, _ := synth.SymWithSpectrum(geometric(300), rng); return s }(),
 	}
 	for name, a := range cases {
 		vals, err := native.EigenSym(nil, nil, a)
@@ -57,8 +57,8 @@ func geometric(n int) []float64 {
 func TestOperator(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	n, k := 120, 7
-	g := testmat.RandomSym(n, rng)
-	z := testmat.Normal(n, k, rng)
+	g := synth.RandomSym(n, rng)
+	z := synth.Normal(n, k, rng)
 	dense := mat.NewSymDense(n, nil)
 	dense.SymOuterK(-1, z)
 	dense.AddSym(dense, g)

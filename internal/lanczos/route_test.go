@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/ikpca/ikpca/internal/backend"
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -13,6 +13,6 @@ import (
 // only, never through gonum's blas64 and lapack64 registries. Not parallel: the
 // registries are replaced while it runs.
 func TestBackendRoute(t *testing.T) {
-	a := testmat.RandomSym(40, rand.New(rand.NewPCG(12, 5)))
+	a := synth.RandomSym(40, rand.New(rand.NewPCG(12, 5)))
 	backend.CheckRoute(t, native.Compiled == "gonum", func() { _ = SymNorm(a) })
 }

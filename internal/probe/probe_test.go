@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 )
 
 // TestOrthogonality: the probe is at rounding level for orthonormal columns (a QR
@@ -18,7 +18,7 @@ import (
 func TestOrthogonality(t *testing.T) {
 	const n, k = 30, 7
 	rng := rand.New(rand.NewPCG(3, 4))
-	a := testmat.Normal(n, k, rng)
+	a := synth.Normal(n, k, rng)
 	var qr mat.QR
 	qr.Factorize(a)
 	var q mat.Dense

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -36,7 +37,7 @@ func TestBlockData(t *testing.T) {
 	}
 
 	deltas := []float64{1e-6, 1}
-	X := NearPoints(newRNG(3), base, deltas, 100)
+	X := NearPoints(synth.Seeded(3), base, deltas, 100)
 	per := len(deltas) + 2
 	if r, c := X.Dims(); r != 4*per+3 || c != 2 {
 		t.Fatalf("NearPoints: %d×%d", r, c)

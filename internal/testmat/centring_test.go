@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -14,7 +15,7 @@ import (
 // (kernel.Centre), and uncentred those of K.
 func TestCentring(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	P := Toy(30, rng)
+	P := synth.Toy(30, rng)
 	k := kernel.RBF{Sigma: 0.7}
 	c := NewCentring(k, P)
 	K := kernel.Matrix(k, P)

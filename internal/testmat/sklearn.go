@@ -3,6 +3,7 @@ package testmat
 import (
 	"bufio"
 	"compress/gzip"
+	"encoding/json"
 	"os"
 	"strconv"
 	"strings"
@@ -10,6 +11,20 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 )
+
+// ReadJSON decodes the JSON file a reference script of the tests wrote (for example
+// pca/testdata/sklearn_pca.py) into v. It fails the test on a missing or malformed
+// file.
+func ReadJSON(t testing.TB, path string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
 
 // ReadCSVGz reads a matrix written by a reference script of the tests (for example
 // preimage/testdata/sklearn_preimage.py): a gzip-compressed text file, one row a line,

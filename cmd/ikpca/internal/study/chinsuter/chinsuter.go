@@ -24,7 +24,7 @@ import (
 
 	"github.com/ikpca/ikpca/cmd/ikpca/internal/stats"
 	"github.com/ikpca/ikpca/cmd/ikpca/internal/study"
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -130,7 +130,7 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	res := &Result{Options: o, Backend: native.Compiled, Exponents: map[string]float64{}}
 	k := kernel.RBF{Sigma: 1}
 	rng := rand.New(rand.NewPCG(o.Seed, 8))
-	all := testmat.Toy(max(slices.Max(o.Sizes), o.StreamN), rng)
+	all := synth.Toy(max(slices.Max(o.Sizes), o.StreamN), rng)
 
 	// 1. Training time against n, the exact form's accuracy, and the projections at the
 	// smallest n.

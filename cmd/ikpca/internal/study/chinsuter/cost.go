@@ -8,7 +8,7 @@ import (
 
 	"github.com/ikpca/ikpca/chinsuter"
 	"github.com/ikpca/ikpca/cmd/ikpca/internal/stats"
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/yardstick"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
@@ -36,7 +36,7 @@ func costAt(ctx context.Context, m int, o Options) (CostRow, error) {
 	const d = 10
 	rng := rand.New(rand.NewPCG(o.Seed, uint64(m)))
 	steps := o.CostSteps
-	X := testmat.Normal(m+steps, d, rng)
+	X := synth.Normal(m+steps, d, rng)
 	k := kernel.RBF{Sigma: math.Sqrt(d)}
 	stick := yardstick.New(m)
 	row := CostRow{M: m}

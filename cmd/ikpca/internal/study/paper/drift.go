@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/cmd/ikpca/internal/study"
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 	"github.com/ikpca/ikpca/native"
@@ -147,8 +147,8 @@ func driftRun(ctx context.Context, o DriftOptions, order []int, method kpca.Meth
 func driftNorms(model *kpca.Model, k *mat.SymDense, m int) ([3]float64, error) {
 	var v mat.Dense
 	model.VectorsTo(&v)
-	e := kernel.Centre(testmat.Leading(k, m))
-	rec := testmat.Reconstruct(model.Values(nil), &v)
+	e := kernel.Centre(synth.Leading(k, m))
+	rec := synth.Reconstruct(model.Values(nil), &v)
 	rec.ScaleSym(-1, rec)
 	e.AddSym(e, rec)
 	lambda, err := native.EigenSym(nil, nil, e)

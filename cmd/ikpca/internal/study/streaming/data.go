@@ -9,7 +9,7 @@ import (
 
 	"github.com/ikpca/ikpca/cmd/ikpca/internal/study"
 	"github.com/ikpca/ikpca/data"
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 )
 
 // DataSets are the data sets the kernel-approximation comparison knows: cpu_act (columns
@@ -30,10 +30,10 @@ func load(name string, n, test int, seed uint64) (train, testX *mat.Dense, err e
 		return nil, nil, fmt.Errorf("%w: %d training and %d test points from %d rows", study.ErrOptions, n, test, rows)
 	}
 	perm := rand.New(rand.NewPCG(seed, 0x57)).Perm(rows)
-	train, testX = testmat.SelectRows(X, perm[:n]), testmat.SelectRows(X, perm[n:n+test])
+	train, testX = synth.SelectRows(X, perm[:n]), synth.SelectRows(X, perm[n:n+test])
 	if name != "a9a" { // binary features, as they are
 		// Scale by the training points' statistics.
-		testmat.Standardise(train, testX)
+		synth.Standardise(train, testX)
 	}
 	return train, testX, nil
 }

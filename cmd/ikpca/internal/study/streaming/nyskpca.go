@@ -14,7 +14,7 @@ import (
 	"github.com/ikpca/ikpca/cmd/ikpca/internal/study"
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/lanczos"
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/nystrom"
 	"github.com/ikpca/ikpca/stream"
@@ -103,9 +103,9 @@ func loadNystrom(name string, n int, seed uint64) (*mat.Dense, error) {
 	if n <= 0 || n > rows {
 		n = rows
 	}
-	out := testmat.SelectRows(X, rand.New(rand.NewPCG(seed, 0x5eed)).Perm(rows)[:n])
+	out := synth.SelectRows(X, rand.New(rand.NewPCG(seed, 0x5eed)).Perm(rows)[:n])
 	if name != "a9a" { // binary features, as they are
-		testmat.Standardise(out)
+		synth.Standardise(out)
 	}
 	return out, nil
 }

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 	"github.com/ikpca/ikpca/stream"
@@ -63,7 +63,7 @@ func Toy(ctx context.Context, o ToyOptions) (*ToyResult, error) {
 	res := &ToyResult{Options: o}
 	for run := range o.Runs {
 		rng := rand.New(rand.NewPCG(o.Seed, uint64(run)))
-		X := testmat.Toy(o.N, rng)
+		X := synth.Toy(o.N, rng)
 		md, err := kpca.Fit(k, X, kpca.Options{Components: kpca.All})
 		if err != nil {
 			return nil, err

@@ -1,4 +1,4 @@
-package testmat
+package synth
 
 import (
 	"math"
