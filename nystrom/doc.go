@@ -39,7 +39,10 @@
 // by Add and AddBatch; Fit does both and adds the sample (the batch fit). MarshalBinary
 // and UnmarshalBinary (or MarshalBinaryTo and UnmarshalBinaryFrom, on streams) ship a
 // model, fitted or partial, between processes: the encoding carries the feature map, so
-// that every shard sums in the same basis.
+// that every shard sums in the same basis. A shard's Sums (SumsTo) are its points
+// without the map, about half the bytes, named by the map's digest: they merge with
+// each other and add to a model of the same map (AddSums), as Merge would, and decode
+// without the map's verification (docs/design.md, "Beyond one machine").
 //
 // Inverse fits scikit-learn's learned pre-image map (preimage.KRR) on training points
 // the caller gives, since the model keeps none, and PreImage denoises points by the
