@@ -580,18 +580,18 @@ func (md *Model) Merge(o *Model) error {
 	if err := md.compatible(o); err != nil {
 		return err
 	}
-	if o.n > maxPoints-md.n {
-		return fmt.Errorf("%w: %d points on top of %d", ErrArgument, o.n, md.n)
+	return md.addSums(o.n, o.sum, o.sq)
+}
+
+// addSums adds the sums of n points (Merge, AddSums), unless the count or a diagonal
+// sum would go beyond its bound (mergeable).
+func (md *Model) addSums(n int, sum vecSum, sq triSum) error {
+	if err := mergeable(md.n, md.sq, n, sq); err != nil {
+		return err
 	}
-	p := md.p
-	for j := range p {
-		if v := o.sq.hi[j*p+j]; !(md.sq.hi[j*p+j]+v <= sumLimit) {
-			return fmt.Errorf("%w: squared feature %d sums to %g: the merged sums would overflow", ErrNonFinite, j, v)
-		}
-	}
-	md.sum.merge(o.sum)
-	md.sq.merge(o.sq)
-	md.n += o.n
+	md.sum.merge(sum)
+	md.sq.merge(sq)
+	md.n += n
 	md.fresh = false
 	return nil
 }

@@ -70,14 +70,7 @@ func (md *Model) AddSums(s *Sums) error {
 		return fmt.Errorf("%w: adding the sums of another feature map (%d features, digest %x) to a model of %d features, digest %x",
 			ErrArgument, s.p, s.digest[:6], md.p, md.digest[:6])
 	}
-	if err := mergeable(md.n, md.sq, s.n, s.sq); err != nil {
-		return err
-	}
-	md.sum.merge(s.sum)
-	md.sq.merge(s.sq)
-	md.n += s.n
-	md.fresh = false
-	return nil
+	return md.addSums(s.n, s.sum, s.sq)
 }
 
 // Merge adds the sums o to s, both of the same feature map; o is unchanged. A nil or
