@@ -77,75 +77,15 @@ func (w *blockWork) floats() int {
 // not orthonormal ErrArgument, and a failed eigensolver an error of package native or
 // secular.ErrNotConverged (both wrap ikpca.ErrNotConverged).
 func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma mat.Symmetric) error {
-	if check.IsNil(B) || check.IsNil(F) || check.IsNil(gamma) {
-		return fmt.Errorf("%w: BorderBlock: nil B, F or Γ", ErrArgument)
-	}
-	n, k := t.rows, t.k
-	bn, b := B.Dims()
-	if b == 0 || bn != n || n == 0 {
-		return fmt.Errorf("%w: BorderBlock: B is %d×%d for %d rows (at least one of each)", ErrDimension, bn, b, n)
-	}
-	if fr, fc := F.Dims(); fr != b || fc != b || gamma.SymmetricDim() != b {
-		return fmt.Errorf("%w: BorderBlock: F is %d×%d and Γ %d×%d, want %d×%d", ErrDimension, fr, fc,
-			gamma.SymmetricDim(), gamma.SymmetricDim(), b, b)
-	}
-	hasE := !check.IsNil(e)
-	if hasE {
-		if err := checkVector("e", e, n); err != nil {
-			return err
-		}
-		if err := checkVector("g", g, b); err != nil {
-			return err
-		}
-	}
-	// B copied into the scratch G, where the products take it, and checked finite in
-	// the same pass over its rows.
-	w := &t.blk
-	w.gp = hugepage.Grow(w.gp, n*b)
-	G := blas64.General{Rows: n, Cols: b, Stride: b, Data: w.gp}
-	if raw, ok := rawOf(B); !ok || !w.rows.copyFinite(G, raw) {
-		if err := finiteMatrix("B", B); err != nil {
-			return err
-		}
-		copyMatrix(G, B)
-	}
-	if err := finiteMatrix("F", F); err != nil {
+	n, b, hasE, err := t.checkBorderBlock(B, e, g, F, gamma)
+	if err != nil {
 		return err
 	}
-	if err := finiteMatrix("Γ", gamma); err != nil {
+	in, err := t.loadBorder(B, e, g, F, gamma, n, b, hasE)
+	if err != nil {
 		return err
 	}
-	// e, g and F in the scratch (not state): the checks below and the products read them.
-	var ev, gv []float64
-	if hasE {
-		w.e, w.g = hugepage.Grow(w.e, n), hugepage.Grow(w.g, b)
-		ev, gv = w.e, w.g
-		copyVector(ev, e)
-		copyVector(gv, g)
-		if ee := vec.Dot(ev, ev); !(math.Abs(ee-1) <= 1e-8) {
-			return fmt.Errorf("%w: BorderBlock: ‖e‖² = %g, not 1", ErrArgument, ee)
-		}
-	}
-	w.f = hugepage.Grow(w.f, b*b)
-	fm := blas64.General{Rows: b, Cols: b, Stride: b, Data: w.f}
-	copyMatrix(fm, F)
-	for i := range b {
-		for j := range i + 1 {
-			var d float64
-			for l := range b {
-				d += fm.Data[l*b+i] * fm.Data[l*b+j]
-			}
-			if gv != nil {
-				d += gv[i] * gv[j]
-			}
-			if i == j {
-				d--
-			}
-			if !(math.Abs(d) <= 1e-8) {
-				return fmt.Errorf("%w: BorderBlock: new directions %d and %d are not orthonormal (%g)", ErrArgument, i, j, d)
-			}
-		}
-	}
+	k := t.k
 	span := n // the dimension of the space V lives in: Rⁿ, or e⊥
 	if hasE {
 		span = n - 1
@@ -159,15 +99,151 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 	}
 	t.grow(n+b, cols)
 	t0 := time.Now()
+	split, err := t.splitBorder(in, gamma, span)
+	if err != nil {
+		return err
+	}
+	t1 := time.Now()
+	N := k + split.bq + b
+	h := t.blockArrow(split, gamma, b)
+	w := &t.blk
+	w.w = hugepage.Grow(w.w, N)
+	if err := native.EigenSymInPlace(N, h, N, w.w, true); err != nil {
+		return kinds.Wrap(err, "BorderBlock")
+	}
+	values := w.w[:N]
+	t2 := time.Now()
+	from := N - min(t.kept(values), cols)
+	t.commitBorder(in, split, h, N, from)
+	drop := DroppedOf(values[:from])
+	copy(t.values, values[from:])
+	t.v, t.spare = t.spare, t.v
+	t.rows, t.k = n+b, N-from
+	t.stats = Stats{Op: "border-block", Stats: secular.Stats{Size: N}, Dropped: drop, Neglected: split.neglected,
+		Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
+	return nil
+}
 
-	// Gp: B without its component along e, then its part outside span(V); P = VᵀB.
-	w.s = hugepage.Grow(w.s, b)
+// checkBorderBlock checks BorderBlock's arguments before anything is copied: none nil,
+// B of the rows of t (n×b, b ≥ 1), F and Γ b×b, and with e (n) g (b). It returns n, b
+// and whether there is an e.
+func (t *Thin) checkBorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma mat.Symmetric) (n, b int, hasE bool, err error) {
+	if check.IsNil(B) || check.IsNil(F) || check.IsNil(gamma) {
+		return 0, 0, false, fmt.Errorf("%w: BorderBlock: nil B, F or Γ", ErrArgument)
+	}
+	n = t.rows
+	bn, b := B.Dims()
+	if b == 0 || bn != n || n == 0 {
+		return 0, 0, false, fmt.Errorf("%w: BorderBlock: B is %d×%d for %d rows (at least one of each)", ErrDimension, bn, b, n)
+	}
+	if fr, fc := F.Dims(); fr != b || fc != b || gamma.SymmetricDim() != b {
+		return 0, 0, false, fmt.Errorf("%w: BorderBlock: F is %d×%d and Γ %d×%d, want %d×%d", ErrDimension, fr, fc,
+			gamma.SymmetricDim(), gamma.SymmetricDim(), b, b)
+	}
+	hasE = !check.IsNil(e)
 	if hasE {
-		offE(G, ev, w.s)
+		if err := checkVector("e", e, n); err != nil {
+			return 0, 0, false, err
+		}
+		if err := checkVector("g", g, b); err != nil {
+			return 0, 0, false, err
+		}
+	}
+	return n, b, hasE, nil
+}
+
+// border is BorderBlock's input in the scratch: G (n×b), B to start with and then its
+// rest outside span(V) and e; the new directions' F (b×b) and, with an e, e and g (nil
+// otherwise).
+type border struct {
+	G, F  blas64.General
+	e, gv []float64
+}
+
+// loadBorder copies B, F, e and g into the scratch, checking every value finite (B in
+// the same pass over its rows as the copy), ‖e‖ = 1 and the new directions (gⱼ·e, Fⱼ)
+// orthonormal, to 1e-8.
+func (t *Thin) loadBorder(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma mat.Symmetric, n, b int, hasE bool) (border, error) {
+	w := &t.blk
+	w.gp = hugepage.Grow(w.gp, n*b)
+	in := border{G: blas64.General{Rows: n, Cols: b, Stride: b, Data: w.gp}}
+	if raw, ok := rawOf(B); !ok || !w.rows.copyFinite(in.G, raw) {
+		if err := finiteMatrix("B", B); err != nil {
+			return border{}, err
+		}
+		copyMatrix(in.G, B)
+	}
+	if err := finiteMatrix("F", F); err != nil {
+		return border{}, err
+	}
+	if err := finiteMatrix("Γ", gamma); err != nil {
+		return border{}, err
+	}
+	if hasE {
+		w.e, w.g = hugepage.Grow(w.e, n), hugepage.Grow(w.g, b)
+		in.e, in.gv = w.e, w.g
+		copyVector(in.e, e)
+		copyVector(in.gv, g)
+		if ee := vec.Dot(in.e, in.e); !(math.Abs(ee-1) <= 1e-8) {
+			return border{}, fmt.Errorf("%w: BorderBlock: ‖e‖² = %g, not 1", ErrArgument, ee)
+		}
+	}
+	w.f = hugepage.Grow(w.f, b*b)
+	in.F = blas64.General{Rows: b, Cols: b, Stride: b, Data: w.f}
+	copyMatrix(in.F, F)
+	return in, orthonormalDirections(in.F, in.gv)
+}
+
+// orthonormalDirections checks that the directions (gⱼ·e, Fⱼ), e a unit vector, are
+// orthonormal to 1e-8: gᵢgⱼ + FᵢᵀFⱼ = δᵢⱼ (ErrArgument otherwise). A nil g is zero.
+func orthonormalDirections(F blas64.General, g []float64) error {
+	b := F.Cols
+	for i := range b {
+		for j := range i + 1 {
+			var d float64
+			for l := range b {
+				d += F.Data[l*F.Stride+i] * F.Data[l*F.Stride+j]
+			}
+			if g != nil {
+				d += g[i] * g[j]
+			}
+			if i == j {
+				d--
+			}
+			if !(math.Abs(d) <= 1e-8) {
+				return fmt.Errorf("%w: BorderBlock: new directions %d and %d are not orthonormal (%g)", ErrArgument, i, j, d)
+			}
+		}
+	}
+	return nil
+}
+
+// borderSplit is B split in the basis of the bordered matrix (docs/design.md, "Rank-r
+// tracking in blocks"): P = VᵀB (k×b, in the scratch p), Q (n×b′, the scratch q) an
+// orthonormal basis of B's rest outside span(V) and e, R = QᵀB (b′×b, the scratch r),
+// and the bound on the norm of the rest left out of Q.
+type borderSplit struct {
+	p, r      []float64
+	Q         blas64.General
+	bq        int
+	neglected float64
+}
+
+// splitBorder splits in.G (B) into V·P + Q·R + the part neglected, leaving in.G its
+// rest: B without its component along e, then without its part in span(V) (block
+// Gram–Schmidt, projectBlock), and Q a basis of that rest's numerical range of at most
+// the room left in the span (rangeBasis) — the scale of the problem, for the threshold
+// 64ε·scale, the largest of |λ|, the columns of B and |Γ|.
+func (t *Thin) splitBorder(in border, gamma mat.Symmetric, span int) (borderSplit, error) {
+	w := &t.blk
+	G, k, b := in.G, t.k, in.G.Cols
+	w.s = hugepage.Grow(w.s, b)
+	if in.e != nil {
+		offE(G, in.e, w.s)
 	}
 	w.p = hugepage.Grow(w.p, k*b)
-	p := w.p
-	clear(p)
+	sp := borderSplit{p: w.p}
+	clear(sp.p)
 	scale := math.Max(vec.MaxAbs(t.values[:k]), w.maxColumnNorm(G))
 	for i := range b {
 		for j := range b {
@@ -175,89 +251,86 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 		}
 	}
 	if k > 0 {
-		t.projectBlock(G, p, ev)
+		t.projectBlock(G, sp.p, in.e)
 	}
-
-	// Q: an orthonormal basis of Gp's range, of its numerical rank (at most the room
-	// left in the span), and R = QᵀGp.
-	bq := 0
-	neglected := 0.0
 	if room := span - k; room > 0 {
 		var err error
-		if bq, neglected, err = t.rangeBasis(G, min(room, b), 64*vec.Roundoff*scale, ev); err != nil {
-			return err
+		if sp.bq, sp.neglected, err = t.rangeBasis(G, min(room, b), 64*vec.Roundoff*scale, in.e); err != nil {
+			return borderSplit{}, err
 		}
 	} else {
-		neglected = w.maxColumnNorm(G) * math.Sqrt(float64(b)) // rounding: V spans everything
+		sp.neglected = w.maxColumnNorm(G) * math.Sqrt(float64(b)) // rounding: V spans everything
 	}
-	Q := blas64.General{Rows: n, Cols: bq, Stride: max(bq, 1), Data: w.q}
-	w.r = hugepage.Grow(w.r, bq*b)
-	if bq > 0 {
-		native.Gemm(blas.Trans, blas.NoTrans, 1, Q, G, 0, blas64.General{Rows: bq, Cols: b, Stride: b, Data: w.r})
+	sp.Q = blas64.General{Rows: G.Rows, Cols: sp.bq, Stride: max(sp.bq, 1), Data: w.q}
+	w.r = hugepage.Grow(w.r, sp.bq*b)
+	sp.r = w.r
+	if sp.bq > 0 {
+		native.Gemm(blas.Trans, blas.NoTrans, 1, sp.Q, G, 0, blas64.General{Rows: sp.bq, Cols: b, Stride: b, Data: sp.r})
 	}
+	return sp, nil
+}
 
-	// H, of order N = k + b′ + b, and its eigendecomposition.
+// blockArrow returns, in the scratch h, the upper triangle of the matrix of order
+// N = k + b′ + b that the bordered matrix is in the basis E = [[V, Q, e·gᵀ], [0, 0, F]]:
+//
+//	[[diag(λ), 0, P], [0, 0, R], [Pᵀ, Rᵀ, Γ]]
+//
+// (row-major, N×N; the lower triangle zero).
+func (t *Thin) blockArrow(sp borderSplit, gamma mat.Symmetric, b int) []float64 {
+	k, bq := t.k, sp.bq
 	N := k + bq + b
+	w := &t.blk
 	w.h = hugepage.Grow(w.h, N*N)
-	h := w.h
+	h := w.h[:N*N]
 	clear(h)
+	at := func(i, j int) *float64 { return &h[i*N+j] }
+	c := k + bq // the first row and column of the new directions' block
 	for i := range k {
-		h[i*N+i] = t.values[i]
-		for j := range b {
-			h[i*N+k+bq+j] = p[i*b+j]
-		}
+		*at(i, i) = t.values[i]
+		copy(h[i*N+c:i*N+c+b], sp.p[i*b:(i+1)*b])
 	}
 	for i := range bq {
-		for j := range b {
-			h[(k+i)*N+k+bq+j] = w.r[i*b+j]
-		}
+		copy(h[(k+i)*N+c:(k+i)*N+c+b], sp.r[i*b:(i+1)*b])
 	}
 	for i := range b {
 		for j := i; j < b; j++ {
-			h[(k+bq+i)*N+k+bq+j] = gamma.At(i, j)
+			*at(c+i, c+j) = gamma.At(i, j)
 		}
 	}
-	t1 := time.Now()
-	w.w = hugepage.Grow(w.w, N)
-	if err := native.EigenSymInPlace(N, h, N, w.w, true); err != nil {
-		return kinds.Wrap(err, "BorderBlock")
-	}
-	values := w.w[:N]
-	t2 := time.Now()
+	return h
+}
 
-	// Commit: E times the kept eigenvectors (columns from…N−1 of h).
-	top := min(t.kept(values), cols)
-	from := N - top
+// commitBorder writes the new vectors into t.spare (rows 1…, as t.grow laid it out):
+// E times the eigenvectors of the block arrow h in its columns from…N−1, E =
+// [[V, Q, e·gᵀ], [0, 0, F]] — the old rows V·Y_V + Q·Y_Q + e·(gᵀY_W), the new rows
+// F·Y_W, three products, the largest n×(k+b′)×k′.
+func (t *Thin) commitBorder(in border, sp borderSplit, h []float64, N, from int) {
+	n, k, b, top := in.G.Rows, t.k, in.G.Cols, N-from
+	if top == 0 {
+		return
+	}
 	ld := t.ld
 	out := blas64.General{Rows: n, Cols: top, Stride: ld, Data: t.spare[1:]}
 	outNew := blas64.General{Rows: b, Cols: top, Stride: ld, Data: t.spare[n*ld+1:]}
-	if top > 0 {
-		if k > 0 {
-			native.Gemm(blas.NoTrans, blas.NoTrans, 1, t.general(), blas64.General{Rows: k, Cols: top, Stride: N, Data: h[from:]}, 0, out)
-		} else {
-			for i := range n {
-				clear(t.spare[i*ld+1 : i*ld+1+top])
-			}
-		}
-		if bq > 0 {
-			native.Gemm(blas.NoTrans, blas.NoTrans, 1, Q, blas64.General{Rows: bq, Cols: top, Stride: N, Data: h[k*N+from:]}, 1, out)
-		}
-		yw := blas64.General{Rows: b, Cols: top, Stride: N, Data: h[(k+bq)*N+from:]}
-		native.Gemm(blas.NoTrans, blas.NoTrans, 1, fm, yw, 0, outNew)
-		if hasE {
-			// The new directions' part in the old rows: e·(gᵀY_W).
-			w.tmp = hugepage.Grow(w.tmp, top)
-			native.Gemv(blas.Trans, 1, yw, blas64.Vector{N: b, Inc: 1, Data: gv}, 0, blas64.Vector{N: top, Inc: 1, Data: w.tmp})
-			native.Ger(1, blas64.Vector{N: n, Inc: 1, Data: ev}, blas64.Vector{N: top, Inc: 1, Data: w.tmp}, out)
+	if k > 0 {
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, t.general(), blas64.General{Rows: k, Cols: top, Stride: N, Data: h[from:]}, 0, out)
+	} else {
+		for i := range n {
+			clear(t.spare[i*ld+1 : i*ld+1+top])
 		}
 	}
-	drop := DroppedOf(values[:from])
-	copy(t.values, values[from:])
-	t.v, t.spare = t.spare, t.v
-	t.rows, t.k = n+b, top
-	t.stats = Stats{Op: "border-block", Stats: secular.Stats{Size: N}, Dropped: drop, Neglected: neglected,
-		Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
-	return nil
+	if sp.bq > 0 {
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, sp.Q, blas64.General{Rows: sp.bq, Cols: top, Stride: N, Data: h[k*N+from:]}, 1, out)
+	}
+	yw := blas64.General{Rows: b, Cols: top, Stride: N, Data: h[(k+sp.bq)*N+from:]}
+	native.Gemm(blas.NoTrans, blas.NoTrans, 1, in.F, yw, 0, outNew)
+	if in.e != nil {
+		// The new directions' part in the old rows: e·(gᵀY_W).
+		w := &t.blk
+		w.tmp = hugepage.Grow(w.tmp, top)
+		native.Gemv(blas.Trans, 1, yw, blas64.Vector{N: b, Inc: 1, Data: in.gv}, 0, blas64.Vector{N: top, Inc: 1, Data: w.tmp})
+		native.Ger(1, blas64.Vector{N: n, Inc: 1, Data: in.e}, blas64.Vector{N: top, Inc: 1, Data: w.tmp}, out)
+	}
 }
 
 // copyMatrix copies m (of dst's dimensions) into dst: row by row from a
