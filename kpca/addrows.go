@@ -35,34 +35,51 @@ func (md *Model) AddRows(ctx context.Context, X mat.Matrix, progress func(added,
 	if err := md.ready(); err != nil {
 		return 0, err
 	}
+	var X2 mat.Matrix
+	var r int
+	var addRow func(i int) error // adds row i of X2, validated
 	if md.precomputed() {
-		return md.addKernelRowsContext(ctx, X, progress)
+		X2, r, err = md.kernelRows(X)
+		addRow = func(i int) error { return md.addKernelRows(X2, i, i+1, 0) }
+	} else {
+		X2, r, err = errs.Points(X, md.d)
+		addRow = md.pointRows(X2)
 	}
-	X, r, err := errs.Points(X, md.d)
 	if err != nil {
 		return 0, err
-	}
-	c := md.d
-	raw, direct := X.(mat.RawRowViewer)
-	var row []float64
-	if !direct {
-		row = make([]float64, c)
 	}
 	for i := range r {
 		if ctx.Err() != nil {
 			return i, errs.Stopped(ctx, "after %d of %d rows", i, r)
 		}
-		if direct {
-			row = raw.RawRowView(i)
-		} else {
-			mat.Row(row, i, X)
-		}
-		if err := md.add(row); err != nil {
-			return i, fmt.Errorf("kpca: row %d: %w", i, err)
+		// Each row is all or nothing, as Add is.
+		if err := md.transact(md.addScope(), func() error { return addRow(i) }); err != nil {
+			return i, err
 		}
 		if progress != nil {
 			progress(i+1, r)
 		}
 	}
 	return r, nil
+}
+
+// pointRows returns the function that adds row i of X, validated points, as Add does:
+// with *mat.Dense rows (or any mat.RawRowViewer) it allocates nothing.
+func (md *Model) pointRows(X mat.Matrix) func(i int) error {
+	raw, direct := X.(mat.RawRowViewer)
+	var row []float64
+	if !direct {
+		row = make([]float64, md.d)
+	}
+	return func(i int) error {
+		if direct {
+			row = raw.RawRowView(i)
+		} else {
+			mat.Row(row, i, X)
+		}
+		if err := md.add(row); err != nil {
+			return fmt.Errorf("kpca: row %d: %w", i, err)
+		}
+		return nil
+	}
 }
