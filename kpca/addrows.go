@@ -35,25 +35,25 @@ func (md *Model) AddRows(ctx context.Context, X mat.Matrix, progress func(added,
 	if err := md.ready(); err != nil {
 		return 0, err
 	}
-	var X2 mat.Matrix
 	var r int
-	var addRow func(i int) error // adds row i of X2, validated
 	if md.precomputed() {
-		X2, r, err = md.kernelRows(X)
-		addRow = func(i int) error { return md.addKernelRows(X2, i, i+1, 0) }
+		X, r, err = md.kernelRows(X)
 	} else {
-		X2, r, err = errs.Points(X, md.d)
-		addRow = md.pointRows(X2)
+		X, r, err = errs.Points(X, md.d)
 	}
 	if err != nil {
 		return 0, err
+	}
+	var row []float64 // the row's buffer, if X does not lend its rows
+	if _, direct := X.(mat.RawRowViewer); !direct && !md.precomputed() {
+		row = make([]float64, md.d)
 	}
 	for i := range r {
 		if ctx.Err() != nil {
 			return i, errs.Stopped(ctx, "after %d of %d rows", i, r)
 		}
 		// Each row is all or nothing, as Add is.
-		if err := md.transact(md.addScope(), func() error { return addRow(i) }); err != nil {
+		if err := md.transact(md.addScope(), func() error { return md.addRow(X, i, row) }); err != nil {
 			return i, err
 		}
 		if progress != nil {
@@ -63,23 +63,19 @@ func (md *Model) AddRows(ctx context.Context, X mat.Matrix, progress func(added,
 	return r, nil
 }
 
-// pointRows returns the function that adds row i of X, validated points, as Add does:
-// with *mat.Dense rows (or any mat.RawRowViewer) it allocates nothing.
-func (md *Model) pointRows(X mat.Matrix) func(i int) error {
-	raw, direct := X.(mat.RawRowViewer)
-	var row []float64
-	if !direct {
-		row = make([]float64, md.d)
+// addRow adds row i of X, validated: a point, read into row unless X lends its rows (a
+// *mat.Dense: nothing is allocated), or a model of columns' row of kernel values.
+func (md *Model) addRow(X mat.Matrix, i int, row []float64) error {
+	if md.precomputed() {
+		return md.addKernelRows(X, i, i+1, 0)
 	}
-	return func(i int) error {
-		if direct {
-			row = raw.RawRowView(i)
-		} else {
-			mat.Row(row, i, X)
-		}
-		if err := md.add(row); err != nil {
-			return fmt.Errorf("kpca: row %d: %w", i, err)
-		}
-		return nil
+	if raw, direct := X.(mat.RawRowViewer); direct {
+		row = raw.RawRowView(i)
+	} else {
+		mat.Row(row, i, X)
 	}
+	if err := md.add(row); err != nil {
+		return fmt.Errorf("kpca: row %d: %w", i, err)
+	}
+	return nil
 }
