@@ -35,34 +35,47 @@ func (md *Model) AddRows(ctx context.Context, X mat.Matrix, progress func(added,
 	if err := md.ready(); err != nil {
 		return 0, err
 	}
+	var r int
 	if md.precomputed() {
-		return md.addKernelRowsContext(ctx, X, progress)
+		X, r, err = md.kernelRows(X)
+	} else {
+		X, r, err = kinds.Points(X, md.d)
 	}
-	X, r, err := kinds.Points(X, md.d)
 	if err != nil {
 		return 0, err
 	}
-	c := md.d
-	raw, direct := X.(mat.RawRowViewer)
-	var row []float64
-	if !direct {
-		row = make([]float64, c)
+	var row []float64 // the row's buffer, if X does not lend its rows
+	if _, direct := X.(mat.RawRowViewer); !direct && !md.precomputed() {
+		row = make([]float64, md.d)
 	}
 	for i := range r {
 		if ctx.Err() != nil {
 			return i, kinds.Stopped(ctx, "after %d of %d rows", i, r)
 		}
-		if direct {
-			row = raw.RawRowView(i)
-		} else {
-			mat.Row(row, i, X)
-		}
-		if err := md.add(row); err != nil {
-			return i, fmt.Errorf("kpca: row %d: %w", i, err)
+		// Each row is all or nothing, as Add is.
+		if err := md.transact(md.addScope(), func() error { return md.addRow(X, i, row) }); err != nil {
+			return i, err
 		}
 		if progress != nil {
 			progress(i+1, r)
 		}
 	}
 	return r, nil
+}
+
+// addRow adds row i of X, validated: a point, read into row unless X lends its rows (a
+// *mat.Dense: nothing is allocated), or a model of columns' row of kernel values.
+func (md *Model) addRow(X mat.Matrix, i int, row []float64) error {
+	if md.precomputed() {
+		return md.addKernelRows(X, i, i+1, 0)
+	}
+	if raw, direct := X.(mat.RawRowViewer); direct {
+		row = raw.RawRowView(i)
+	} else {
+		mat.Row(row, i, X)
+	}
+	if err := md.add(row); err != nil {
+		return fmt.Errorf("kpca: row %d: %w", i, err)
+	}
+	return nil
 }

@@ -33,20 +33,20 @@ func TestAddAllocations(t *testing.T) {
 	for _, opts := range allOptions {
 		md := fitModel(t, k, x.Slice(0, m, 0, 10), opts)
 		md.Reserve(m + 1)
-		saved := md.snapshot()
+		rewind := checkpoint(md)
 		next := x.RawRowView(m)
 		if err := md.Add(next); err != nil { // warm the workspaces
 			t.Fatal(err)
 		}
 		updates := len(md.UpdateStats(nil))
 		single := testing.AllocsPerRun(10, func() {
-			md.restore(saved)
+			rewind()
 			if err := md.Add(next); err != nil {
 				t.Fatal(err)
 			}
 		})
 		threads := allocs.Count(2, 3, 10, func() {
-			md.restore(saved)
+			rewind()
 			if err := md.Add(next); err != nil {
 				t.Fatal(err)
 			}

@@ -37,19 +37,35 @@ func (md *Model) AddBatch(X mat.Matrix) error {
 		return err
 	}
 	if md.precomputed() {
-		return md.addKernelBatch(X)
+		X, b, err := md.kernelBatch(X)
+		if err != nil {
+			return err
+		}
+		return md.transact(scopeAppend, func() error { return md.addKernelBatch(X, b) })
 	}
 	X, r, err := kinds.Points(X, md.d)
 	if err != nil {
 		return err
 	}
-	if md.m == 0 {
-		return md.fitRows(X, r)
-	}
-	return md.addBatch(X, r)
+	return md.transact(md.batchScope(), func() error {
+		if md.m == 0 {
+			return md.fitRows(X, r)
+		}
+		return md.addBatch(X, r)
+	})
 }
 
-// addBatch adds the r validated rows of X to a model with points, all or nothing.
+// batchScope is the scope of a batch: its steps append points, and in a window they
+// also remove the oldest, which moves every point.
+func (md *Model) batchScope() scope {
+	if md.opts.Window > 0 {
+		return scopeAll
+	}
+	return scopeAppend
+}
+
+// addBatch adds the r validated rows of X to a model with points; the caller's txn, of
+// batchScope, makes it all or nothing.
 func (md *Model) addBatch(X mat.Matrix, r int) error {
 	if md.refactorPays(r) {
 		return md.refactor(X, r)
@@ -59,14 +75,10 @@ func (md *Model) addBatch(X mat.Matrix, r int) error {
 	} else {
 		md.ensure(md.m + r)
 	}
-	saved := md.appendSnapshot()
-	md.batching = true
-	defer func() { md.batching = false }()
 	var row []float64 // a row added on its own, allocated then: block steps need none
 	for i := 0; i < r; {
 		if b := md.blockRows(r - i); b > 0 {
 			if err := md.addBlocks(X, i, i+b); err != nil {
-				md.restore(saved)
 				return err
 			}
 			i += b
@@ -77,32 +89,11 @@ func (md *Model) addBatch(X mat.Matrix, r int) error {
 		}
 		mat.Row(row, i, X)
 		if err := md.add(row); err != nil {
-			md.restore(saved)
 			return fmt.Errorf("kpca: batch row %d: %w", i, err)
 		}
 		i++
 	}
 	return nil
-}
-
-// appendSnapshot is snapshot for addBatch's steps, which append points: without a
-// window they write the points after the first m and never move those (ensure keeps
-// them when it grows the buffer; a refresh reads them), so that restore needs no copy
-// of them, and it takes none — snapshot's copy of every point at each AddBatch cost a
-// caller adding a long input a block at a time (the command's fit) m·d floats a block,
-// in time and in memory: 125 MB a block at 20,000 points of dimension 784. In a window,
-// whose steps remove the oldest point, it is snapshot. It must save what snapshot
-// saves but the points (TestAppendSnapshot).
-func (md *Model) appendSnapshot() snapshotState {
-	if md.opts.Window > 0 {
-		return md.snapshot()
-	}
-	if md.bordered() {
-		md.backupThin.CopyFrom(&md.thin)
-	} else {
-		md.backup.CopyFrom(&md.sym)
-	}
-	return md.appendState()
 }
 
 // The cost model of AddBatch, in n×n×n dgemms for a decomposition of n points, from the
@@ -151,7 +142,8 @@ func (md *Model) refactorPays(r int) bool {
 func cube(n int) float64 { f := float64(n); return f * f * f }
 
 // refactor adds the r rows of X by one batch decomposition of all the points — the
-// last Window of them in a window — all or nothing.
+// last Window of them in a window; the caller's txn makes it all or nothing. Without a
+// window the points are written over themselves and then appended (scopeAppend).
 func (md *Model) refactor(X mat.Matrix, r int) error {
 	d := md.d
 	all := md.m + r
@@ -166,13 +158,11 @@ func (md *Model) refactor(X mat.Matrix, r int) error {
 		mat.Row(row, i, X)
 		pts = append(pts, row...)
 	}
-	saved := md.snapshot()
 	md.ensure(keep)
 	copy(md.x, pts[(all-keep)*d:])
 	md.m = keep
 	md.setView()
 	if err := md.decompose(); err != nil {
-		md.restore(saved)
 		return fmt.Errorf("kpca: batch of %d rows: %w", r, err)
 	}
 	md.since = 0
@@ -183,7 +173,7 @@ func (md *Model) refactor(X mat.Matrix, r int) error {
 }
 
 // addBlocks adds rows lo to hi−1 of X in steps of blockSize rows (addBlock), with the
-// drift probe counting every row; the caller restores the model on error.
+// drift probe counting every row; the caller's txn restores the model on error.
 func (md *Model) addBlocks(X mat.Matrix, lo, hi int) error {
 	size := md.blockSize()
 	// The kernel block and the border of each step grow with the model: room for the

@@ -4,36 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"math"
-	"reflect"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/kernel"
 )
-
-// TestAppendSnapshot checks that appendSnapshot saves what snapshot saves but the
-// points, for every method and mode without a window, and is snapshot in a window: a
-// field added to snapshotState and saved by snapshot alone makes it fail.
-func TestAppendSnapshot(t *testing.T) {
-	x, k := sample(t, "yeast", 60)
-	for _, opts := range []Options{
-		{Components: 3, Rank: 5},
-		{Components: All},
-		{Components: All, Uncentred: true},
-		{Components: All, Method: RankOne},
-		{Components: 3, Rank: 5, Window: 50},
-	} {
-		md := fitModel(t, k, x.Slice(0, 40, 0, 8), opts)
-		want := md.snapshot()
-		if opts.Window == 0 {
-			want.points = nil
-		}
-		if got := md.appendSnapshot(); !reflect.DeepEqual(got, want) {
-			t.Errorf("%+v: appendSnapshot %+v, snapshot %+v", opts, got, want)
-		}
-	}
-}
 
 // nanAfter is an RBF kernel whose value is NaN for any point whose first coordinate is
 // above a threshold: a block step that fails part-way through AddBatch.
@@ -51,8 +27,8 @@ func (k nanAfter) Eval(x, y []float64) float64 {
 
 // TestAddBatchRollback checks that an AddBatch at rank r whose later block fails — a
 // kernel value that is not finite, found after earlier blocks were added — leaves the
-// model as it was, bit for bit (its encoding), though appendSnapshot keeps no copy of
-// the points.
+// model as it was, bit for bit (its encoding), though its txn (scopeAppend) keeps no
+// copy of the points.
 func TestAddBatchRollback(t *testing.T) {
 	x, k := sample(t, "yeast", 400)
 	for _, opts := range []Options{{Components: 3, Rank: 6, Block: 16}, {Components: 3, Rank: 6, Block: 1}} {

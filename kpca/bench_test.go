@@ -45,7 +45,7 @@ func BenchmarkAdd(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/m=%d", name(opts), m), func(b *testing.B) {
 				md := fitModel(b, k, x.Slice(0, m, 0, 10), opts)
 				md.Reserve(m + 1)
-				saved := md.snapshot()
+				rewind := checkpoint(md)
 				y := yardstick.New(m)
 				next := x.RawRowView(m)
 				if err := md.Add(next); err != nil { // warm the workspaces
@@ -55,7 +55,7 @@ func BenchmarkAdd(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					b.StopTimer()
-					md.restore(saved)
+					rewind()
 					y.Dgemm()
 					b.StartTimer()
 					if err := md.Add(next); err != nil {

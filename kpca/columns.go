@@ -1,7 +1,6 @@
 package kpca
 
 import (
-	"context"
 	"fmt"
 	"math"
 
@@ -73,12 +72,14 @@ func (md *Model) AddColumn(col []float64, self float64) error {
 	if w := md.opts.Window; w > 0 && md.m >= w {
 		return md.errFullWindow()
 	}
-	md.pending = md.pending[:0]
-	if err := md.addGiven(col, self); err != nil {
-		return err
-	}
-	md.endStep()
-	return nil
+	return md.transact(md.addScope(), func() error {
+		md.pending = md.pending[:0]
+		if err := md.addGiven(col, self); err != nil {
+			return err
+		}
+		md.endStep()
+		return nil
+	})
 }
 
 // columnsOnly refuses op, a method of models of kernel.Precomputed, on other models.
@@ -136,21 +137,23 @@ func (md *Model) RemoveColumn(i int, col []float64) error {
 	if math.Abs(s-md.rowSum[i]) > 1e-8*(abs+math.Abs(md.rowSum[i])) {
 		return fmt.Errorf("%w: RemoveColumn(%d): the column's values sum to %g, point %d's row sum is %g: not its column", ErrArgument, i, s, i, md.rowSum[i])
 	}
-	md.pending = md.pending[:0]
-	a := md.col[:md.m]
-	copy(a, col)
-	if err := md.removeColumn(i, a); err != nil {
-		return err
-	}
-	md.endStep()
-	return nil
+	return md.transact(scopeStep, func() error {
+		md.pending = md.pending[:0]
+		a := md.col[:md.m]
+		copy(a, col)
+		if err := md.removeColumn(i, a); err != nil {
+			return err
+		}
+		md.endStep()
+		return nil
+	})
 }
 
 // fitKernelRows fits a model of columns without points to the kernel matrix K (n×n,
 // validated; its lower triangle is read, as LAPACK's uplo = 'L'): the last Window of
 // its points in a window, the first BatchStart of them by one batch decomposition of
-// their block of K and the others added as columns. On error the caller empties the
-// model.
+// their block of K and the others added as columns. On error the caller's txn
+// (AddBatch's) gives the model back its state, and Fit discards it.
 func (md *Model) fitKernelRows(K mat.Matrix, lo, start, rows int) error {
 	if _, err := kinds.Floats("the kernel matrix of a batch decomposition", start, start); err != nil {
 		return err
@@ -243,46 +246,26 @@ func (md *Model) kernelRows(X mat.Matrix) (mat.Matrix, int, error) {
 	return kinds.Points(X, md.m+b)
 }
 
-// addKernelBatch is AddBatch for a model of columns, all or nothing.
-func (md *Model) addKernelBatch(X mat.Matrix) error {
+// kernelBatch checks X as AddBatch's rows of kernel values for a model of columns, and
+// refuses rows beyond a full window, which a model of columns cannot slide.
+func (md *Model) kernelBatch(X mat.Matrix) (mat.Matrix, int, error) {
 	X, b, err := md.kernelRows(X)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
+	if w := md.opts.Window; md.m > 0 && w > 0 && md.m+b > w {
+		return nil, 0, md.errFullWindow()
+	}
+	return X, b, nil
+}
+
+// addKernelBatch is AddBatch for a model of columns, of the b rows of X checked by
+// kernelBatch; its steps only append points, and the caller's txn (scopeAppend) makes
+// it all or nothing.
+func (md *Model) addKernelBatch(X mat.Matrix, b int) error {
 	if md.m == 0 {
 		return md.fitRows(X, b)
 	}
-	if w := md.opts.Window; w > 0 && md.m+b > w {
-		return md.errFullWindow()
-	}
 	md.ensure(md.m + b)
-	saved := md.appendSnapshot()
-	md.batching = true
-	defer func() { md.batching = false }()
-	if err := md.addKernelRows(X, 0, b, 0); err != nil {
-		md.restore(saved)
-		return err
-	}
-	return nil
-}
-
-// addKernelRowsContext is AddRows for a model of columns: the rows of X (as AddBatch's)
-// one at a time, stopping when ctx is cancelled or a row fails.
-func (md *Model) addKernelRowsContext(ctx context.Context, X mat.Matrix, progress func(added, total int)) (int, error) {
-	X, b, err := md.kernelRows(X)
-	if err != nil {
-		return 0, err
-	}
-	for i := range b {
-		if ctx.Err() != nil {
-			return i, kinds.Stopped(ctx, "after %d of %d rows", i, b)
-		}
-		if err := md.addKernelRows(X, i, i+1, 0); err != nil {
-			return i, err
-		}
-		if progress != nil {
-			progress(i+1, b)
-		}
-	}
-	return b, nil
+	return md.addKernelRows(X, 0, b, 0)
 }

@@ -1,8 +1,9 @@
 package kpca
 
 import (
-	"github.com/ikpca/ikpca/internal/hugepage"
 	"math"
+
+	"github.com/ikpca/ikpca/internal/hugepage"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -128,6 +129,12 @@ func (md *Model) Refresh() error {
 	if err := md.needKernel("Refresh"); err != nil {
 		return err
 	}
+	return md.transact(scopeStep, md.refresh)
+}
+
+// refresh is Refresh's batch decomposition, which changes the model only if it
+// succeeds.
+func (md *Model) refresh() error {
 	if err := md.decompose(); err != nil {
 		return err
 	}
@@ -152,6 +159,6 @@ func (md *Model) maybeRefresh() {
 	}
 	md.since = 0
 	if md.Drift().Max() > tol {
-		md.stats.RefreshErr = md.Refresh()
+		md.stats.RefreshErr = md.refresh()
 	}
 }

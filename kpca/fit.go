@@ -6,7 +6,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/kernel"
-	"github.com/ikpca/ikpca/update"
 )
 
 // Fit returns the kernel PCA of the rows of X (n points of dimension d) for the kernel k:
@@ -120,8 +119,9 @@ func (md *Model) setDim(d int) error {
 
 // fitRows fits the model, which has no points, to the n rows of X as Fit does (see Fit):
 // a batch decomposition of the rows (the last Window of them in a window) or, at rank r
-// beyond BatchMax rows, of the first of them and the others in blocks. All or nothing:
-// on error the model has no points again.
+// beyond BatchMax rows, of the first of them and the others in blocks. On error the
+// caller's txn (AddBatch's) gives the model back its state without points, and Fit
+// discards the model.
 func (md *Model) fitRows(X mat.Matrix, n int) error {
 	lo := 0
 	if w := md.opts.Window; w > 0 && n > w {
@@ -129,25 +129,8 @@ func (md *Model) fitRows(X mat.Matrix, n int) error {
 	}
 	rows := n - lo
 	start := md.opts.BatchStart(rows)
-	// The model has no points: its state to return to on error is that of no points,
-	// its sums and certificate (zero, or the rounding left by removals) and statistics.
-	// (Not snapshot, whose decomposition backup AddBatch's own snapshot reuses.)
-	total, self, cert, since, sincePolish, stats := md.total, md.self, md.cert, md.since, md.sincePolish, md.stats
-	updates := append([]update.Stats(nil), md.updates...)
-	fail := func(err error) error {
-		md.m = 0
-		md.setView()
-		md.decompose() // the empty decomposition: it cannot fail
-		md.total, md.self, md.cert, md.since, md.stats = total, self, cert, since, stats
-		md.sincePolish = sincePolish
-		md.updates = append(md.updates[:0], updates...)
-		return err
-	}
 	if md.precomputed() {
-		if err := md.fitKernelRows(X, lo, start, rows); err != nil {
-			return fail(err)
-		}
-		return nil
+		return md.fitKernelRows(X, lo, start, rows)
 	}
 	md.ensure(start)
 	for i := range start {
@@ -156,7 +139,7 @@ func (md *Model) fitRows(X mat.Matrix, n int) error {
 	md.m = start
 	md.setView()
 	if err := md.decompose(); err != nil {
-		return fail(err)
+		return err
 	}
 	md.since = 0
 	md.pending = md.pending[:0]
@@ -165,10 +148,7 @@ func (md *Model) fitRows(X mat.Matrix, n int) error {
 		return nil
 	}
 	md.reserve(rows) // the rows are known: no growing buffers, no garbage of their copies
-	if err := md.addBatch(rowRange{X, lo + start, n}, rows-start); err != nil {
-		return fail(err)
-	}
-	return nil
+	return md.addBatch(rowRange{X, lo + start, n}, rows-start)
 }
 
 // rowRange is rows lo to hi−1 of a matrix, as a matrix, without copying them.

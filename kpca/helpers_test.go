@@ -257,7 +257,18 @@ func setMaxIterations(md *Model, n int) {
 	o.MaxIterations = n
 	md.thin.SetOptions(o)
 	md.sym.SetOptions(o)
-	md.step.SetOptions(o)
+}
+
+// checkpoint records md's whole state in a txn of its own — not in the buffers the
+// model lends its calls, which the calls then still find — and returns the function that
+// rolls md back to it, as often as wanted: a test that times or counts the same step
+// again and again.
+func checkpoint(md *Model) (rewind func()) {
+	spare := md.spare
+	md.spare = txnBuffers{}
+	tx := md.begin(scopeAll)
+	md.spare = spare
+	return func() { md.rollback(&tx) }
 }
 
 var allOptions = []Options{

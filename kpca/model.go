@@ -55,9 +55,10 @@ package kpca
 
 import (
 	"fmt"
+	"math"
+
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/hugepage"
-	"math"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -93,9 +94,6 @@ type Model struct {
 	// sym decomposes K (uncentred) or K' = CKC, its trivial vector included (centred),
 	// for method RankOne.
 	sym        update.Sym
-	backup     update.Sym  // method RankOne: the state before a batch
-	backupThin update.Thin // method Bordered: the state before a batch or a window step
-	step       update.Sym  // state before a multi-update step (method RankOne)
 	rowSum     []float64   // K·1, maintained in O(m) per point
 	total      float64     // 1ᵀK1
 	self       float64     // Σ k(xᵢ, xᵢ), the trace of K
@@ -110,8 +108,6 @@ type Model struct {
 	work2      []float64
 	work3      []float64
 	vecA, vecB mat.VecDense // headers that pass scratch vectors to update (vector)
-	saved      savedStep    // a window step's rollback
-	batching   bool         // inside AddBatch, whose snapshot covers every step
 	since      int          // points since the last drift probe
 	// sincePolish counts the points added to a window tracked at a rank since its last
 	// polish or batch decomposition (Options.WindowPolish).
@@ -122,12 +118,10 @@ type Model struct {
 	probeMV     []float64
 	updates     []update.Stats // of the last step's eigen-updates
 	pending     []update.Stats // of the step in progress
-	// The buffers of a batch's rollback (snapshotState's slices), reused by every batch:
-	// a caller adding a long input a block at a time (the command's fit) otherwise left
-	// m numbers of garbage a block, and in a window m·d.
-	snapPoints  []float64
-	snapSums    []float64
-	snapUpdates []update.Stats
+	// spare holds the buffers a call's rollback records into, lent to its txn and
+	// reused by every call (txn.go): a caller adding a long input a block at a time (the
+	// command's fit) otherwise left m numbers of garbage a block, and in a window m·d.
+	spare txnBuffers
 }
 
 // Stats describes the state of a Model and its last addition.
@@ -157,9 +151,7 @@ type Stats struct {
 
 // setOptions gives the decompositions the solver options and the truncation.
 func (md *Model) setOptions() {
-	for _, s := range []*update.Sym{&md.sym, &md.backup, &md.step} {
-		s.SetOptions(md.opts.Update)
-	}
+	md.sym.SetOptions(md.opts.Update)
 	md.thin.SetOptions(md.opts.Update)
 	md.thin.SetTruncation(md.truncation())
 }
@@ -240,7 +232,7 @@ func (md *Model) reserve(n int) {
 	md.work = make([]float64, n+1)
 	md.work2 = make([]float64, n+1)
 	md.work3 = make([]float64, n+1)
-	md.saved.reserve(n, md.d)
+	md.spare.reserve(n, md.d)
 	if md.bordered() {
 		md.thin.Reserve(n+1, md.columns(n+1))
 	} else {
@@ -333,14 +325,13 @@ func (md *Model) Dim() int { return md.d }
 
 // Bytes returns the memory the model holds in its arrays, in bytes: the points, the
 // decomposition with its update workspaces (update.Thin.Bytes, update.Sym.Bytes), the
-// copies kept to roll a batch, a window step or a multi-update step back, and O(m)
+// copies a call keeps to roll itself back (txn), and O(m)
 // vectors: O(m²) for the exact model, O(m·(Rank+d)) at rank r. It follows the capacity
 // (Reserve), which grows by a quarter at a time as points are added.
 func (md *Model) Bytes() int {
 	vecs := cap(md.x) + cap(md.rowSum) + cap(md.col) + cap(md.work) + cap(md.work2) +
 		cap(md.work3) + cap(md.probe) + cap(md.probe2) + cap(md.probeMV) + cap(md.blockA) + cap(md.blockB)
-	return 8*vecs + md.saved.bytes() + md.thin.Bytes() + md.backupThin.Bytes() +
-		md.sym.Bytes() + md.backup.Bytes() + md.step.Bytes()
+	return 8*vecs + md.spare.bytes() + md.thin.Bytes() + md.sym.Bytes()
 }
 
 // Kernel returns the model's kernel.
@@ -392,10 +383,11 @@ func (md *Model) Add(x []float64) error {
 	if err := kinds.Point(x, md.d); err != nil {
 		return err
 	}
-	return md.add(x)
+	return md.transact(md.addScope(), func() error { return md.add(x) })
 }
 
-// add adds a validated point, sliding a full window, and records the step.
+// add adds a validated point, sliding a full window, and records the step; the caller's
+// txn, of addScope, rolls it back on error.
 func (md *Model) add(x []float64) error {
 	md.pending = md.pending[:0]
 	var err error
@@ -539,57 +531,6 @@ func (md *Model) centredBorder(a []float64, c, sa float64) (float64, error) {
 		return 0, err
 	}
 	return math.Max(vec.Norm(b), math.Abs(gamma)), nil
-}
-
-// snapshotState is what a batch's rollback needs.
-type snapshotState struct {
-	m, since    int
-	sincePolish int
-	total, self float64
-	cert        certificate
-	points      []float64
-	sums        []float64
-	stats       Stats
-	updates     []update.Stats
-}
-
-// snapshot saves the state before a batch (the decomposition goes to a backup).
-func (md *Model) snapshot() snapshotState {
-	if md.bordered() {
-		md.backupThin.CopyFrom(&md.thin)
-	} else {
-		md.backup.CopyFrom(&md.sym)
-	}
-	md.snapPoints = append(md.snapPoints[:0], md.x[:md.m*md.d]...)
-	s := md.appendState()
-	s.points = md.snapPoints
-	return s
-}
-
-// appendState is the snapshotState of everything but the decomposition and the points,
-// in the model's rollback buffers (snapSums, snapUpdates): a snapshot is restored, or
-// dropped, before the next is taken.
-func (md *Model) appendState() snapshotState {
-	md.snapSums = append(md.snapSums[:0], md.rowSum[:md.m]...)
-	md.snapUpdates = append(md.snapUpdates[:0], md.updates...)
-	return snapshotState{m: md.m, since: md.since, sincePolish: md.sincePolish, total: md.total, self: md.self, cert: md.cert, stats: md.stats,
-		sums: md.snapSums, updates: md.snapUpdates}
-}
-
-// restore returns to a snapshot.
-func (md *Model) restore(s snapshotState) {
-	if md.bordered() {
-		md.thin.CopyFrom(&md.backupThin)
-	} else {
-		md.sym.CopyFrom(&md.backup)
-	}
-	md.ensure(s.m)
-	md.m, md.since, md.total, md.self, md.cert, md.stats = s.m, s.since, s.total, s.self, s.cert, s.stats
-	md.sincePolish = s.sincePolish
-	md.updates = append(md.updates[:0], s.updates...)
-	copy(md.x, s.points)
-	copy(md.rowSum, s.sums)
-	md.setView()
 }
 
 // Centred reports whether the model decomposes the centred kernel matrix K' = CKC (the

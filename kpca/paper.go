@@ -12,14 +12,10 @@ import (
 // (uncentred) or four (centred) of them where the bordered path costs one.
 
 // paperUncentred is Algorithm 1: [[K, a], [aᵀ, c]] = diag(K, s) + ρ(k₁k₁ᵀ − k₀k₀ᵀ) with
-// k₁ = (a, α), k₀ = (a, β) (see expandBorder). On error the decomposition is restored.
+// k₁ = (a, α), k₀ = (a, β) (see expandBorder). On error the caller's txn (scopeAppend)
+// restores the decomposition.
 func (md *Model) paperUncentred(a []float64, c float64) error {
-	md.step.CopyFrom(&md.sym)
-	if err := md.expandBorder(a, c); err != nil {
-		md.sym.CopyFrom(&md.step)
-		return err
-	}
-	return nil
+	return md.expandBorder(a, c)
 }
 
 // paperCentred is Algorithm 2 on K' = CKC (m×m, including its trivial eigenvector):
@@ -29,16 +25,11 @@ func (md *Model) paperUncentred(a []float64, c float64) error {
 //
 // the top-left m×m block of the new centred matrix is K' + 1uᵀ + u1ᵀ, two rank-one
 // updates; then the decomposition is expanded and bordered with the new centred column
-// v = k − (Σk·1 + K̂1 − T'/(m+1)·1)/(m+1), k = (a, c), two more. On error the
-// decomposition is restored.
+// v = k − (Σk·1 + K̂1 − T'/(m+1)·1)/(m+1), k = (a, c), two more. On error the caller's
+// txn (scopeAppend) restores the decomposition.
 func (md *Model) paperCentred(a []float64, c, sa float64) error {
 	m := len(a)
 	fm := float64(m)
-	md.step.CopyFrom(&md.sym)
-	fail := func(err error) error {
-		md.sym.CopyFrom(&md.step)
-		return err
-	}
 	t2 := md.total + 2*sa + c
 	cc := -md.total/(fm*fm) + t2/((fm+1)*(fm+1))
 	u := md.work[:m]
@@ -56,11 +47,11 @@ func (md *Model) paperCentred(a []float64, c, sa float64) error {
 			q[i] = t - u[i]/t
 		}
 		if err := md.sym.RankOne(0.5, vector(&md.vecA, p)); err != nil {
-			return fail(err)
+			return err
 		}
 		md.tally(md.sym.Stats())
 		if err := md.sym.RankOne(-0.5, vector(&md.vecA, q)); err != nil {
-			return fail(err)
+			return err
 		}
 		md.tally(md.sym.Stats())
 	}
@@ -72,7 +63,7 @@ func (md *Model) paperCentred(a []float64, c, sa float64) error {
 	}
 	v[m] = c - (ksum+ksum-t2/(fm+1))/(fm+1)
 	if err := md.expandBorder(v[:m], v[m]); err != nil {
-		return fail(err)
+		return err
 	}
 	return nil
 }

@@ -2,9 +2,10 @@ package kpca
 
 import (
 	"context"
-	"github.com/ikpca/ikpca/internal/hugepage"
 	"math"
 	"runtime"
+
+	"github.com/ikpca/ikpca/internal/hugepage"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"

@@ -66,7 +66,7 @@ func (md *Model) PolishContext(ctx context.Context, passes int) error {
 	if _, k := md.thin.Dims(); k == 0 || md.m < 2 {
 		return fmt.Errorf("%w: Polish: no eigenpair to polish", ErrEmpty)
 	}
-	return md.polish(ctx, passes)
+	return md.transact(scopeStep, func() error { return md.polish(ctx, passes) })
 }
 
 // polish is PolishContext of a validated call on a tracked model with pairs. It keeps the

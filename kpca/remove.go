@@ -37,12 +37,14 @@ func (md *Model) Remove(i int) error {
 	if i < 0 || i >= md.m {
 		return fmt.Errorf("%w: Remove(%d) of %d points", ErrIndex, i, md.m)
 	}
-	md.pending = md.pending[:0]
-	if err := md.remove(i); err != nil {
-		return err
-	}
-	md.endStep()
-	return nil
+	return md.transact(scopeStep, func() error {
+		md.pending = md.pending[:0]
+		if err := md.remove(i); err != nil {
+			return err
+		}
+		md.endStep()
+		return nil
+	})
 }
 
 // remove removes point i (a valid index) from the decomposition, the points and the
@@ -102,64 +104,10 @@ func (md *Model) valueScale() float64 {
 }
 
 // slide is a full window's step: the oldest point goes, then x comes. If adding x
-// fails, the removal is undone from the copy saved before it (inside AddBatch the
-// batch's own snapshot does that), so that the model is as it was.
+// fails, the caller's txn (scopeSlide) undoes the removal.
 func (md *Model) slide(x []float64) error {
-	if !md.batching {
-		md.saved.save(md)
+	if err := md.remove(0); err != nil {
+		return err
 	}
-	err := md.remove(0)
-	if err == nil {
-		err = md.addPoint(x)
-		if err != nil && !md.batching {
-			md.saved.restore(md)
-		}
-	}
-	return err
-}
-
-// savedStep is the state a window step can roll back to: the decomposition (in
-// md.backupThin), the row sums, the total, the trace, the certificate and the point
-// removed. Its buffers are allocated once (reserve), so that a window step allocates
-// nothing.
-type savedStep struct {
-	sums        []float64
-	first       []float64
-	total, self float64
-	cert        certificate
-}
-
-// reserve makes room for n points of dimension d.
-func (s *savedStep) reserve(n, d int) {
-	if cap(s.sums) < n {
-		s.sums = make([]float64, n)
-	}
-	if cap(s.first) < d {
-		s.first = make([]float64, d)
-	}
-}
-
-func (s *savedStep) bytes() int { return 8 * (cap(s.sums) + cap(s.first)) }
-
-// save records md before a window step.
-func (s *savedStep) save(md *Model) {
-	md.backupThin.CopyFrom(&md.thin)
-	s.reserve(md.m, md.d)
-	s.sums = s.sums[:md.m]
-	copy(s.sums, md.rowSum[:md.m])
-	s.first = s.first[:md.d]
-	copy(s.first, md.point(0))
-	s.total, s.self, s.cert = md.total, md.self, md.cert
-}
-
-// restore returns md, which has lost its oldest point since save, to the saved state.
-func (s *savedStep) restore(md *Model) {
-	md.thin.CopyFrom(&md.backupThin)
-	m, d := md.m+1, md.d
-	copy(md.x[d:m*d], md.x[:(m-1)*d])
-	copy(md.x[:d], s.first)
-	copy(md.rowSum[:m], s.sums)
-	md.total, md.self, md.cert = s.total, s.self, s.cert
-	md.m = m
-	md.setView()
+	return md.addPoint(x)
 }
