@@ -271,9 +271,9 @@ func (md *Model) certifyBlock(sc *blockScratch, B *mat.Dense, C, gamma *mat.SymD
 	st := md.thin.Stats()
 	normC := frobenius(C)
 	scale := math.Max(md.valueScale(), math.Max(sc.pass.norm(B.RawMatrix()), frobenius(gamma)))
-	md.cert.sumErr += 4 * vec.Roundoff * (math.Abs(md.self) + math.Abs(md.total)/float64(md.m))
-	md.cert.drop(st.Dropped)
-	md.cert.slack += 64*vec.Roundoff*float64(st.Size+b+2)*scale + st.Neglected + kernelAccuracy*(normA+normC)
+	md.cert.SumErr += 4 * vec.Roundoff * (math.Abs(md.self) + math.Abs(md.total)/float64(md.m))
+	md.cert.Drop(st.Dropped)
+	md.cert.Slack += 64*vec.Roundoff*float64(st.Size+b+2)*scale + st.Neglected + kernelAccuracy*(normA+normC)
 }
 
 // helmertRow sets a row of the border B = A·F of a block step (addBlock, blockRows)

@@ -4,58 +4,34 @@ import (
 	"math"
 
 	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/truncation"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/update"
 )
 
 // certificate bounds E = K′ − K̃, the difference between the matrix of the points (K′ =
 // CKC centred, K uncentred) and the rank-r matrix K̃ = V·Λ·Vᵀ a model tracking r pairs
-// holds (docs/design.md, "Rank-r tracking").
-//
-// Each truncation replaces K̃ by K̃ − θ·z·zᵀ for every eigenpair (θ, z) it drops, so E
-// gains θ·z·zᵀ: E = P − N with P the sum of the positive parts dropped and N that of
-// the negative ones, both positive semi-definite. (A bordered truncated matrix has
-// negative eigenvalues: the border's component outside the tracked span meets a zero
-// where the old matrix had the unknown part of E, so N is not zero and E is not
-// positive semi-definite.) Bordering with the exact kernel column leaves the old E in
+// holds (docs/design.md, "Rank-r tracking"), by the ledger of its truncations
+// (truncation.Ledger). Bordering with the exact kernel column leaves the old E in
 // place; removing a point compresses E — a principal submatrix, and centred C·E·C too —
-// which keeps P and N positive semi-definite and can only lower their norms and traces.
-// Hence, with θ⁺ and θ⁻ the positive and negative parts of the dropped eigenvalues,
-//
-//	λmax(E) ≤ ‖P‖ ≤ Σ over steps of max θ⁺,   −λmin(E) ≤ ‖N‖ ≤ Σ over steps of max θ⁻
-//
-// (a step's dropped vectors are orthonormal: the norm of their sum is the largest, not
-// the sum), and since trace E = trace K′ − Σλ is known exactly from the running sums,
-//
-//	trace N ≤ min(Σθ⁻, Σθ⁺ − trace E),   trace P ≤ min(Σθ⁺, trace E + trace N),
-//
-// with ‖P‖ ≤ trace P and ‖N‖ ≤ trace N: once points have been removed, trace E falls
-// below Σθ⁺ − Σθ⁻ and tightens the bounds.
-type certificate struct {
-	posNorm, negNorm   float64 // Σ over steps of the largest θ⁺ and θ⁻
-	posTrace, negTrace float64 // Σθ⁺ and Σθ⁻ over all dropped eigenvalues
-	slack              float64 // rounding: what deflation may neglect, 64ε·(deflated+2)·scale a step
-	sumErr             float64 // rounding of the running sums Σk(xᵢ, xᵢ) and 1ᵀK1
-}
+// which keeps P and N positive semi-definite and can only lower their norms and traces:
+// once points have been removed, trace E falls below Σθ⁺ − Σθ⁻ and tightens the
+// bounds. (A bordered truncated matrix has negative eigenvalues: the border's component
+// outside the tracked span meets a zero where the old matrix had the unknown part of E,
+// so N is not zero and E is not positive semi-definite.) Its SumErr is the rounding of
+// the running sums Σk(xᵢ, xᵢ) and 1ᵀK1.
+type certificate = truncation.Ledger
 
-// drop records the eigenvalues a truncation dropped.
-func (c *certificate) drop(d update.Dropped) {
-	c.posNorm += math.Max(d.Max, 0)
-	c.negNorm += math.Max(-d.Min, 0)
-	c.posTrace += d.Positive
-	c.negTrace += d.Negative
-}
-
-// step records an update of a model of m points: the rounding of its running sums
-// (self, total) and, truncated, what the update dropped, with the rounding of a
-// secular step of the given scale.
-func (c *certificate) step(st update.Stats, scale, self, total float64, m int, truncated bool) {
-	c.sumErr += 4 * vec.Roundoff * (math.Abs(self) + math.Abs(total)/float64(max(m, 1)))
+// stepCertificate records in c an update of a model of m points: the rounding of its
+// running sums (self, total) and, truncated, what the update dropped, with the rounding
+// of a secular step of the given scale.
+func stepCertificate(c *certificate, st update.Stats, scale, self, total float64, m int, truncated bool) {
+	c.SumErr += 4 * vec.Roundoff * (math.Abs(self) + math.Abs(total)/float64(max(m, 1)))
 	if !truncated {
 		return
 	}
-	c.drop(st.Dropped)
-	c.slack += 64 * vec.Roundoff * float64(st.Deflated+2) * scale
+	c.Drop(st.Dropped)
+	c.Deflation(st.Deflated, scale)
 }
 
 // traceK returns the trace of the matrix the points define, K′ (centred: Σk(xᵢ, xᵢ) −
@@ -70,7 +46,7 @@ func (md *Model) traceK() float64 {
 // traceTol returns the rounding of trace E = traceK − Σλ for k eigenvalues of absolute
 // sum abs: the running sums', and that of the m+k terms summed.
 func (md *Model) traceTol(k int, abs float64) float64 {
-	return md.cert.sumErr + float64(md.m+k)*vec.Roundoff*(math.Abs(md.self)+math.Abs(md.total)/float64(max(md.m, 1))+abs)
+	return md.cert.SumErr + float64(md.m+k)*vec.Roundoff*(math.Abs(md.self)+math.Abs(md.total)/float64(max(md.m, 1))+abs)
 }
 
 // errorRange returns bounds below ≥ −λmin(E) and above ≥ λmax(E) for E = K′ − K̃ (see
@@ -88,13 +64,7 @@ func (md *Model) errorRange() (below, above float64) {
 			abs += math.Abs(v)
 		}
 	}
-	trE := md.traceK() - sum
-	tol := md.traceTol(k, abs)
-	trN := math.Min(c.negTrace, math.Max(c.posTrace-trE+tol, 0))
-	trP := math.Min(c.posTrace, math.Max(trE+trN+tol, 0))
-	above = math.Min(c.posNorm, trP) + c.slack
-	below = math.Min(c.negNorm, trN) + c.slack
-	return below, above
+	return c.Range(md.traceK()-sum, md.traceTol(k, abs))
 }
 
 // ErrorBound returns a bound on ‖K′ − K̃‖₂, the spectral norm of the difference between
@@ -130,6 +100,8 @@ func (md *Model) ValueBounds(lo, hi []float64) ([]float64, []float64) {
 	below, above := md.errorRange()
 	lo = md.Values(lo)
 	hi = check.Room(hi, len(lo))
+	// Unlike pca's, lo is not clamped at zero: a kernel that is not positive
+	// semi-definite (sigmoid) makes K′ indefinite, so its eigenvalues may be negative.
 	for j, v := range lo {
 		hi[j] = v + above
 		lo[j] = v - below

@@ -144,7 +144,7 @@ func (md *Model) body() (wire.Body, error) {
 		}
 		f.F64(md.rowSum[:md.m]...)
 		c := md.cert
-		f.F64(md.total, md.self, c.posNorm, c.negNorm, c.posTrace, c.negTrace, c.slack, c.sumErr)
+		f.F64(md.total, md.self, c.PosNorm, c.NegNorm, c.PosTrace, c.NegTrace, c.Slack, c.SumErr)
 	}}, nil
 }
 
@@ -296,7 +296,7 @@ func decode(p []byte) (*Model, error) {
 	}
 	copy(md.rowSum, rowSum)
 	md.total, md.self = sums[0], sums[1]
-	md.cert = certificate{posNorm: c[0], negNorm: c[1], posTrace: c[2], negTrace: c[3], slack: c[4], sumErr: c[5]}
+	md.cert = certificate{PosNorm: c[0], NegNorm: c[1], PosTrace: c[2], NegTrace: c[3], Slack: c[4], SumErr: c[5]}
 	md.m = m
 	md.setView()
 	if err := md.setDecomposition(values, vecs); err != nil {
@@ -400,7 +400,7 @@ const verifyProbes = 2
 //   - the trace Σk(xᵢ, xᵢ) recomputed, within check.SumsTolerance·Σ|k(xᵢ, xᵢ)|;
 //   - the row sums K·1, within check.SumsTolerance·Sᵢ each, and the total 1ᵀK1 within
 //     check.SumsTolerance·ΣSᵢ (both also within the running sums' own rounding record, the
-//     certificate's sumErr);
+//     certificate's SumErr);
 //   - for verifyProbes random x (seeded by seed), ‖K′·V·x − V·Λ·x‖ ≤ β·‖V·x‖, with
 //     β = ErrorBound() (zero for the exact model) + check.PairsTolerance·max|λ| +
 //     4·m·ε·max Sᵢ: since K′V − VΛ = (K′ − K̃)V, a tracked model's residual is at most
@@ -439,7 +439,7 @@ func (md *Model) verify(seed uint64) (float64, error) {
 			sum += v
 			abs += math.Abs(v)
 		}
-		if !within(sum, md.total, check.SumsTolerance*abs+float64(m)*md.cert.sumErr) {
+		if !within(sum, md.total, check.SumsTolerance*abs+float64(m)*md.cert.SumErr) {
 			return margin.Worst, fmt.Errorf("%w: the total %g is not the sum %g of the row sums", ErrEncoding, md.total, sum)
 		}
 		return margin.Worst, md.verifyTrace(b.values, sumAbs, within)
@@ -450,9 +450,9 @@ func (md *Model) verify(seed uint64) (float64, error) {
 		diag += v
 		diagAbs += math.Abs(v)
 	}
-	// The certificate's sumErr is the running sums' own record of their rounding (of
+	// The certificate's SumErr is the running sums' own record of their rounding (of
 	// Σk(xᵢ, xᵢ) + 1ᵀK1/m, method Bordered).
-	if !within(md.self, diag, check.SumsTolerance*diagAbs+md.cert.sumErr) {
+	if !within(md.self, diag, check.SumsTolerance*diagAbs+md.cert.SumErr) {
 		return margin.Worst, fmt.Errorf("%w: the trace %g is not that of the points, %g", ErrEncoding, md.self, diag)
 	}
 
@@ -513,7 +513,7 @@ func (md *Model) verify(seed uint64) (float64, error) {
 		maxS = math.Max(maxS, s)
 		sumS += s
 	}
-	if !within(md.total, sum, check.SumsTolerance*sumS+float64(m)*md.cert.sumErr) {
+	if !within(md.total, sum, check.SumsTolerance*sumS+float64(m)*md.cert.SumErr) {
 		return margin.Worst, fmt.Errorf("%w: the total %g is not that of the points, %g", ErrEncoding, md.total, sum)
 	}
 	if err := md.verifyTrace(b.values, sumAbs, within); err != nil || n == 0 {
@@ -562,7 +562,7 @@ func (md *Model) verify(seed uint64) (float64, error) {
 // magnitudes sumAbs, through verify's within: trace E = trace K′ − Σλ is zero for the
 // exact model and, for a tracked one, trace P − trace N with 0 ≤ trace P ≤ Σθ⁺ and
 // 0 ≤ trace N ≤ Σθ⁻ (certificate): within [−Σθ⁻, Σθ⁺]. The tolerance is the rounding
-// of the sums (check.SumsTolerance, the certificate's sumErr), of the pairs (check.PairsTolerance
+// of the sums (check.SumsTolerance, the certificate's SumErr), of the pairs (check.PairsTolerance
 // of Σ|λ|, and the deflations' slack, a step's rounding in each of the n values).
 func (md *Model) verifyTrace(values []float64, sumAbs float64, within func(got, want, tol float64) bool) error {
 	var sum float64
@@ -573,15 +573,15 @@ func (md *Model) verifyTrace(values []float64, sumAbs float64, within func(got, 
 	c := md.cert
 	trE := md.traceK() - sum
 	tol := check.PairsTolerance*sumAbs + (check.SumsTolerance+4*m*vec.Roundoff)*(math.Abs(md.self)+math.Abs(md.total)/m) +
-		c.sumErr + float64(len(values))*c.slack
+		c.SumErr + float64(len(values))*c.Slack
 	// want is the nearest point of the interval: the deviation is the distance to it.
-	want := math.Max(-c.negTrace, math.Min(trE, c.posTrace))
+	want := c.Nearest(trE)
 	if md.rank == 0 {
 		want = 0
 	}
 	if !within(trE, want, tol) {
 		return fmt.Errorf("%w: the eigenvalues sum to %g, the trace of the points' matrix is %g (the truncations dropped %g and %g)",
-			ErrEncoding, sum, md.traceK(), c.posTrace, -c.negTrace)
+			ErrEncoding, sum, md.traceK(), c.PosTrace, -c.NegTrace)
 	}
 	return nil
 }

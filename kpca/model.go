@@ -490,7 +490,7 @@ func (md *Model) addColumn(a []float64, c float64, x []float64) error {
 	md.m = m + 1
 	md.setView()
 	if md.bordered() {
-		md.cert.step(md.thin.Stats(), scale, md.self, md.total, md.m, md.rank > 0)
+		stepCertificate(&md.cert, md.thin.Stats(), scale, md.self, md.total, md.m, md.rank > 0)
 	}
 	return nil
 }

@@ -82,8 +82,8 @@ func (md *Model) polish(ctx context.Context, passes int) error {
 	if err := md.thin.SetEigen(p.values, p.vectors); err != nil {
 		return fmt.Errorf("kpca: Polish: %w", err)
 	}
-	md.cert.drop(p.change)
-	md.cert.slack += p.slack
+	md.cert.Drop(p.change)
+	md.cert.Slack += p.slack
 	if p.restart != nil {
 		kept, keptAbove := md.errorRange()
 		old := md.cert
@@ -333,10 +333,10 @@ func (md *Model) restartCertificate(Q, last *mat.Dense, tq, sLast mat.Matrix, re
 	}
 	b = math.Max(b, 0)
 	c := md.cert
-	c.posNorm = gap + (b+math.Sqrt(b*b+4*sigma*sigma))/2
-	c.negNorm = gap + sigma
-	c.posTrace = float64(k)*gap + nuclear + trB
-	c.negTrace = float64(k)*gap + nuclear
-	c.slack = 0
+	c.PosNorm = gap + (b+math.Sqrt(b*b+4*sigma*sigma))/2
+	c.NegNorm = gap + sigma
+	c.PosTrace = float64(k)*gap + nuclear + trB
+	c.NegTrace = float64(k)*gap + nuclear
+	c.Slack = 0
 	return &c
 }

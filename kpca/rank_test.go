@@ -200,7 +200,7 @@ func certify(t *testing.T, what string, md *Model) {
 	}
 	t.Logf("%-22s r = %2d, m = %d: E in [%9.3g, %9.3g], ‖E‖ %9.3g; bounds −%9.3g, +%9.3g (%5.1f× and %5.1f×); Σ step norms +%9.3g, −%9.3g; λ₁ %.4g",
 		what, md.opts.Rank, md.Len(), lmin, lmax, norm, below, above, above/math.Max(lmax, 1e-300), below/math.Max(-lmin, 1e-300),
-		md.cert.posNorm, md.cert.negNorm, vals[0])
+		md.cert.PosNorm, md.cert.NegNorm, vals[0])
 	checkSums(t, what, md)
 }
 

@@ -89,7 +89,7 @@ func (md *Model) removeColumn(i int, col []float64) error {
 	copy(md.x[i*d:(m-1)*d], md.x[(i+1)*d:m*d])
 	md.m = m - 1
 	md.setView()
-	md.cert.step(md.thin.Stats(), md.valueScale(), md.self, md.total, md.m, md.rank > 0)
+	stepCertificate(&md.cert, md.thin.Stats(), md.valueScale(), md.self, md.total, md.m, md.rank > 0)
 	return nil
 }
 

@@ -67,7 +67,7 @@ func (md *Model) decomposeMatrix(K *mat.SymDense) error {
 		md.thin.CopyFrom(fresh)
 		md.thin.SetTruncation(md.truncation())
 		if md.rank > 0 {
-			cert.drop(drop)
+			cert.Drop(drop)
 		}
 	} else {
 		var a *mat.SymDense

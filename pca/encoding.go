@@ -51,7 +51,7 @@ func (md *Model) body(f *wire.Fields) {
 	f.U64(uint64(md.n))
 	f.F64(md.w, md.trace)
 	c := md.cert
-	f.F64(c.posNorm, c.negNorm, c.posTrace, c.negTrace, c.slack, c.sumErr)
+	f.F64(c.PosNorm, c.NegNorm, c.PosTrace, c.NegTrace, c.Slack, c.SumErr)
 	f.F64(md.mean...)
 	values, g := md.stored()
 	k := len(values)
@@ -170,7 +170,7 @@ func decode(body []byte) (*Model, error) {
 		return nil, err
 	}
 	w, trace := scalars[0], scalars[1]
-	c := certificate{scalars[2], scalars[3], scalars[4], scalars[5], scalars[6], scalars[7]}
+	c := certificate{PosNorm: scalars[2], NegNorm: scalars[3], PosTrace: scalars[4], NegTrace: scalars[5], Slack: scalars[6], SumErr: scalars[7]}
 	for _, v := range scalars[2:] {
 		if v < 0 || opts.Rank == 0 && v != 0 {
 			return nil, bad("certificate %v", scalars[2:])
@@ -301,9 +301,9 @@ func (md *Model) verify(seed uint64) (float64, error) {
 	below, above := md.errorRange()
 	c := md.cert
 	// The trace identity against the running trace.
-	trTol := check.PairsTolerance*sumAbs + check.SumsTolerance*md.trace + c.sumErr + float64(k)*c.slack
+	trTol := check.PairsTolerance*sumAbs + check.SumsTolerance*md.trace + c.SumErr + float64(k)*c.Slack
 	trE := md.trace - sum
-	want := math.Max(-c.negTrace, math.Min(trE, c.posTrace)) // the interval's nearest point
+	want := c.Nearest(trE) // the interval's nearest point
 	if md.opts.Rank == 0 {
 		want = 0
 	}
@@ -351,7 +351,7 @@ func (md *Model) verify(seed uint64) (float64, error) {
 	// offset of 1e4 and a spread of 1e-2 measured a running trace 5e-12 off after
 	// 2,000 steps of a window) need it.
 	carry := 2 * check.SumsTolerance * vec.Norm(abs) / w * math.Sqrt(w*tr)
-	if !within(md.trace, tr, check.SumsTolerance*tr+c.sumErr+carry) {
+	if !within(md.trace, tr, check.SumsTolerance*tr+c.SumErr+carry) {
 		return margin.Worst, fmt.Errorf("%w: the trace %g is not that of the window's points, %g", ErrEncoding, md.trace, tr)
 	}
 	if k == 0 {

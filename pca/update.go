@@ -140,7 +140,7 @@ func (md *Model) rankOne(rho float64, z []float64) error {
 		if err := md.thin.RankOne(rho, &md.zv); err != nil {
 			return err
 		}
-		md.cert.step(md.thin.Stats(), md.scale(rho, zz), md.trace)
+		stepCertificate(&md.cert, md.thin.Stats(), md.scale(rho, zz), md.trace)
 	} else if err := md.exact.RankOne(rho, &md.zv); err != nil {
 		return err
 	}
