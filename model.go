@@ -25,6 +25,27 @@
 //   - pca.Model: exact incremental linear PCA of the d×d scatter matrix, gonum's
 //     stat.PC kept up to date, with exact removal, weights and sliding windows.
 //
+// # Destinations
+//
+// Every model writes its results to destinations the caller gives, by one rule:
+//
+//   - A slice (Values, ExplainedVariance, ValueBounds, Mean): if len(dst) ≥ n the result
+//     is written to dst[:n] and dst[:n] returned; otherwise a new slice is allocated and
+//     dst left untouched. A nil dst allocates.
+//   - A matrix, for a method that returns an error (Transform, Scores): an empty dst is
+//     resized; a non-empty dst must have the result's shape, and one of another shape
+//     is an error wrapping [ErrDimension], with dst unchanged, as gonum reports a
+//     mismatch but without a panic. A nil dst is an [ErrArgument].
+//   - A matrix, for a method that cannot fail (VectorsTo, Points, Landmarks): a dst of
+//     the result's shape is written in place, an empty one resized, and one of another
+//     shape replaced by a new matrix, as a slice without room is, its old storage (and
+//     any matrix it was a view of) left untouched. A nil dst is left alone.
+//
+// No method panics on a destination. Package update, the engine, follows gonum's rule
+// instead (nil allocates, a wrong size panics): its callers are programs that size their
+// own buffers, not users. Package modeltest checks the rule (its Values, Destinations
+// and BadTransform checks).
+//
 // Every model centres the points in feature space by default (kernel PCA proper); a
 // model that can also decompose the uncentred kernel matrix names that option
 // Uncentred. Package update is the

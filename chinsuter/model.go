@@ -427,8 +427,8 @@ func (md *Model) signFactors() []float64 {
 
 // VectorsTo stores the components' coefficients α over the expansion points A (N×r,
 // Expansion() by Components()) as the columns of dst, in the order of Values: component
-// j is the unit feature-space direction Σᵢ αᵢⱼ·φ(Aᵢ). dst follows the rule of
-// kpca.Model.VectorsTo: written in place if of that shape, resized if empty, replaced by
+// j is the unit feature-space direction Σᵢ αᵢⱼ·φ(Aᵢ). dst follows the rule for
+// destinations of package ikpca: written in place if of that shape, resized if empty, replaced by
 // a new matrix otherwise. Each column's sign is fixed
 // so that the component's scores on the expansion points have their largest-magnitude
 // entry positive — in the exact form the training scores, as kpca.Model fixes them

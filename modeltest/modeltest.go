@@ -10,6 +10,9 @@
 //
 //   - Values: finite, descending, non-negative up to rounding, the dst rule of
 //     ikpca.Model.Values, and a length that is Transform's range of k;
+//   - Destinations: the module's rule for destinations (package ikpca) in
+//     ExplainedVariance and VectorsTo, where the model has them — in place, resized,
+//     or replaced with the old storage untouched, never a panic;
 //   - Consistency: Transform agrees with the model's own decomposition (the
 //     TrainingScores and Project hooks) to a relative Tolerance;
 //   - Signs: every component's sign is fixed as scikit-learn's svd_flip fixes it —
@@ -132,6 +135,7 @@ var checks = []struct {
 	run  func(r reporter, s *Subject)
 }{
 	{"Values", checkValues},
+	{"Destinations", checkDestinations},
 	{"Consistency", checkConsistency},
 	{"Signs", checkSigns},
 	{"Centring", checkCentring},

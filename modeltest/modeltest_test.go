@@ -57,6 +57,8 @@ func TestDefectsCaught(t *testing.T) {
 		{"a NaN eigenvalue", "Values"},
 		{"Values ignores dst", "Values"},
 		{"k beyond len(Values)", "Values"},
+		{"VectorsTo panics on another shape", "Destinations"},
+		{"VectorsTo writes into another shape", "Destinations"},
 		{"k beyond len(Values)", "BadTransform"},
 		{"NaN accepted", "BadTransform"},
 		{"wrong error kind", "BadTransform"},

@@ -147,6 +147,27 @@ func (m *reference) Values(dst []float64) []float64 {
 	return dst
 }
 
+// VectorsTo writes the eigenvectors (the module's rule for destinations, check.Vectors),
+// or breaks it.
+func (m *reference) VectorsTo(dst *mat.Dense) {
+	switch m.defect {
+	case "VectorsTo panics on another shape":
+		dst.Copy(m.vecs)
+		if r, c := dst.Dims(); r != m.rows() || c != len(m.vals) {
+			panic(mat.ErrShape)
+		}
+		return
+	case "VectorsTo writes into another shape":
+		if !dst.IsEmpty() {
+			dst.Copy(m.vecs)
+			return
+		}
+	}
+	if check.Vectors(dst, m.rows(), len(m.vals)) {
+		dst.Copy(m.vecs)
+	}
+}
+
 func (m *reference) Add(x []float64) error {
 	if m.defect == "Add stores a bad point" {
 		m.x = mat.NewDense(m.rows()+1, len(x), append(append([]float64(nil), m.x.RawMatrix().Data...), x...))

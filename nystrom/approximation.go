@@ -179,7 +179,7 @@ func (a *Approximation) Values(dst []float64) []float64 {
 }
 
 // VectorsTo stores the approximate eigenvectors of K, √(m/n)·K_nm·U·Λ⁻¹, as the columns
-// of dst (n×m, in the order of Values; dst follows the rule of kpca.Model.VectorsTo:
+// of dst (n×m, in the order of Values; dst follows the rule for destinations of package ikpca:
 // written in place if n×m, resized if empty, replaced by a new matrix otherwise). Columns of numerically zero eigenvalues are
 // zero. Each column's largest-magnitude entry is positive (package sign,
 // docs/design.md, "Signs").

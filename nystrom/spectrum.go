@@ -159,8 +159,8 @@ func (md *Model) ExplainedVariance(dst []float64) []float64 {
 // VectorsTo writes the principal directions in the feature space Rʳ' (unit columns,
 // r'×k with k = len(Values)) to dst, in the order of Values: the score of a point x on
 // component j is (φ(x) − φ̄)ᵀvⱼ, or φ(x)ᵀvⱼ uncentred. Each column's largest-magnitude entry is positive
-// (package sign, docs/design.md, "Signs"). dst follows the rule of
-// kpca.Model.VectorsTo: written in place if of that shape, resized if empty (and left
+// (package sign, docs/design.md, "Signs"). dst follows the rule for
+// destinations of package ikpca: written in place if of that shape, resized if empty (and left
 // empty if there is no component), replaced by a new matrix otherwise.
 func (md *Model) VectorsTo(dst *mat.Dense) {
 	md.settle()

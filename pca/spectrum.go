@@ -117,7 +117,7 @@ func (md *Model) ExplainedVariance(dst []float64) []float64 {
 // VectorsTo stores the top Components() unit eigenvectors of the scatter matrix, the
 // principal directions, as the columns of dst (Dim()×Components(), in the order of
 // Values): stat.PC's VectorsTo, scikit-learn's components_ transposed. dst follows the
-// rule of kpca.Model.VectorsTo: written in place if of that shape, resized if empty,
+// rule for destinations of package ikpca: written in place if of that shape, resized if empty,
 // replaced by a new matrix otherwise, never a panic (a model without components, and a
 // nil dst, leave dst empty or as it is). Each column's sign is fixed by its
 // own entries: the first entry within a relative 1e-6 of the largest magnitude is

@@ -221,8 +221,8 @@ func (m *KHA) Values(dst []float64) []float64 {
 // Values, as the columns of dst (n×r, n the samples stored): direction j is
 // w_j = Σ_l c_lj·φ̃(x_l), φ̃ the features centred on the samples' mean (uncentred: φ).
 // Each is signed so that the samples' scores on it, K̃c_j, have their largest-magnitude
-// entry positive (package sign, docs/design.md, "Signs"). dst follows the rule of
-// kpca.Model.VectorsTo: written in place if of that shape, resized if empty (and left
+// entry positive (package sign, docs/design.md, "Signs"). dst follows the rule for
+// destinations of package ikpca: written in place if of that shape, resized if empty (and left
 // empty before the iteration starts), replaced by a new matrix otherwise.
 func (m *KHA) VectorsTo(dst *mat.Dense) {
 	if !m.ready {

@@ -210,7 +210,7 @@ func (r *RNCA) Values(dst []float64) []float64 {
 // dst, in the order of Values: the component of a point x is (z(x) − m)ᵀv_j, m the
 // Mean. Each
 // column's largest-magnitude entry is positive (package sign, docs/design.md, "Signs").
-// dst follows the rule of kpca.Model.VectorsTo: written in place if D×D, resized if
+// dst follows the rule for destinations of package ikpca: written in place if D×D, resized if
 // empty (and left empty before the first point), replaced by a new matrix otherwise.
 func (r *RNCA) VectorsTo(dst *mat.Dense) {
 	r.settle()

@@ -285,7 +285,7 @@ func (s *SKPCA) Values(dst []float64) []float64 {
 // VectorsTo writes the principal directions in feature space (unit columns, D×k with
 // k = len(Values)) to dst, in the order of Values: the component of a point x is
 // (z(x) − m)ᵀw_j, m the Mean. Each column's largest-magnitude entry is positive (package sign,
-// docs/design.md, "Signs"). dst follows the rule of kpca.Model.VectorsTo: written in
+// docs/design.md, "Signs"). dst follows the rule for destinations of package ikpca: written in
 // place if of that shape, resized if empty (and left empty if there is no component),
 // replaced by a new matrix otherwise.
 func (s *SKPCA) VectorsTo(dst *mat.Dense) {
