@@ -537,10 +537,12 @@ func TestRestrictAllocations(t *testing.T) {
 		// goroutine's allocation (the race detector's, a timer's, the runtime's) was
 		// counted once in a CI run under load even so. So the fewest of three fresh
 		// solvers' first calls: an allocation of Restrict's own is in every one.
-		var s Solver
+		// A new Solver each time, never a new value in the old one's place: the shared
+		// workers may still read the old one's team (internal/parallel).
+		var s *Solver
 		first := uint64(math.MaxUint64)
 		for range 3 {
-			s = Solver{Workers: w, Serial: 64}
+			s = &Solver{Workers: w, Serial: 64}
 			s.Reserve(300)
 			procs := runtime.GOMAXPROCS(1)
 			var before, after runtime.MemStats
