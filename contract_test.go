@@ -167,6 +167,23 @@ func constructors() []constructor {
 		valid:   kpcaValid,
 		inputs:  dimCases("d", func(d int) error { _, err := kpca.New(rbf, d, kpcaOK); return err }),
 	})
+	rankOneOK := kpca.Options{Components: kpca.All} // a RankOneModel keeps every pair
+	add(constructor{
+		name:    "kpca.FitRankOne",
+		kernel:  func(k kernel.Kernel) error { _, err := kpca.FitRankOne(k, points, rankOneOK); return err },
+		options: rankOneOK,
+		with:    func(o any) error { _, err := kpca.FitRankOne(rbf, points, o.(kpca.Options)); return err },
+		valid:   kpcaValid,
+		inputs: append(matrixCases(func(X mat.Matrix) error { _, err := kpca.FitRankOne(rbf, X, rankOneOK); return err }),
+			inputCase{"X without columns", func() error { _, err := kpca.FitRankOne(rbf, noCols, rankOneOK); return err }, ikpca.ErrEmpty}),
+	}, constructor{
+		name:    "kpca.NewRankOne",
+		kernel:  func(k kernel.Kernel) error { _, err := kpca.NewRankOne(k, 2, rankOneOK); return err },
+		options: rankOneOK,
+		with:    func(o any) error { _, err := kpca.NewRankOne(rbf, 2, o.(kpca.Options)); return err },
+		valid:   kpcaValid,
+		inputs:  dimCases("d", func(d int) error { _, err := kpca.NewRankOne(rbf, d, rankOneOK); return err }),
+	})
 
 	// pca.
 	pcaOK := pca.Options{Components: 2}
@@ -855,6 +872,8 @@ func subjects() []subject {
 			func() (any, error) { return two(kpca.Fit(rbf, points, kpca.Options{Components: 2})) }},
 		{"kpca.Model (tracked)", "kpca", func() any { return new(kpca.Model) },
 			func() (any, error) { return two(kpca.Fit(rbf, points, kpca.Options{Components: 2, Rank: 3})) }},
+		{"kpca.RankOneModel", "kpca", func() any { return new(kpca.RankOneModel) },
+			func() (any, error) { return two(kpca.FitRankOne(rbf, points, kpca.Options{Components: kpca.All})) }},
 		{"nystrom.Model", "nystrom", func() any { return new(nystrom.Model) },
 			func() (any, error) { return two(nystrom.Fit(rbf, points, nystrom.Options{Landmarks: 4})) }},
 		{"nystrom.Approximation", "nystrom", func() any { return new(nystrom.Approximation) },

@@ -14,7 +14,8 @@
 // The models live in their own packages:
 //
 //   - kpca.Model: exact incremental kernel PCA — every eigenpair, or the top k tracked
-//     with a certificate — with exact removal and sliding windows;
+//     with a certificate — with exact removal and sliding windows; kpca.RankOneModel:
+//     Hallgren and Northrop's algorithms, kept for comparison;
 //   - nystrom.Model: Nyström kernel PCA as sums over the points, mergeable across
 //     shards; nystrom.Approximation: the incremental Nyström approximation of a
 //     kernel matrix;

@@ -44,9 +44,13 @@ func batchName() string {
 
 // ops lists the operations in table order.
 func ops() []op {
-	kp := func(uncentred bool, method kpca.Method) func(int, *inputs) (runner, error) {
+	kp := func(uncentred, paper bool) func(int, *inputs) (runner, error) {
 		return func(m int, in *inputs) (runner, error) {
-			return newKpcaRunner(m, in, kpca.Options{Components: kpca.All, Uncentred: uncentred, Method: method})
+			opts := kpca.Options{Components: kpca.All, Uncentred: uncentred}
+			if paper {
+				return newPaperRunner(m, in, opts)
+			}
+			return newKpcaRunner(m, in, opts)
 		}
 	}
 	return []op{
@@ -57,13 +61,13 @@ func ops() []op {
 			build: func(m int, in *inputs) (runner, error) { return newSymRunner(m, in, false) }},
 		{id: "remove", name: "update.Sym.Remove", data: "random", batch: "batch-random", build: newRemoveRunner},
 		{id: "centred-bordered", name: "kpca mean-adjusted, bordered", data: "MAGIC", batch: "batch-magic",
-			build: kp(false, kpca.Bordered)},
+			build: kp(false, false)},
 		{id: "centred-paper", name: "kpca mean-adjusted, paper (4 updates)", data: "MAGIC", batch: "batch-magic",
-			build: kp(false, kpca.RankOne)},
+			build: kp(false, true)},
 		{id: "uncentred-bordered", name: "kpca uncentred, bordered", data: "MAGIC", batch: "batch-magic",
-			build: kp(true, kpca.Bordered)},
+			build: kp(true, false)},
 		{id: "uncentred-paper", name: "kpca uncentred, paper (2 updates)", data: "MAGIC", batch: "batch-magic",
-			build: kp(true, kpca.RankOne)},
+			build: kp(true, true)},
 		{id: "centred-remove", name: "kpca mean-adjusted, Remove", data: "MAGIC", batch: "batch-magic",
 			build: func(m int, in *inputs) (runner, error) { return newKpcaRemoveRunner(m, in) }},
 		{id: "centred-window", name: "kpca mean-adjusted, window step (add + remove)", data: "MAGIC", batch: "batch-magic",
@@ -199,48 +203,87 @@ func (r *kpcaRemoveRunner) detail() detail {
 		project: st.Project, solve: st.Solve, assemble: st.Assemble}
 }
 
-// kpcaRunner times kpca.Model.Add on a model of the first m MAGIC points; repetition i
-// adds point m+i, so that the table averages over several real points.
+// kpcaRunner times kpca.Model.Add, or kpca.RankOneModel.Add (paper), on a model of the
+// first m MAGIC points; repetition i adds point m+i, so that the table averages over
+// several real points.
 type kpcaRunner struct {
-	base   *kpca.Model
-	work   kpca.Model
-	next   *mat.Dense
-	method kpca.Method
-	stats  []update.Stats
+	restore func()                                  // the working model back to the base
+	add     func(x []float64) error                 // the step
+	updates func(dst []update.Stats) []update.Stats // the step's eigen-updates
+	next    *mat.Dense
+	paper   bool
+	stats   []update.Stats
 }
 
-func newKpcaRunner(m int, in *inputs, opts kpca.Options) (runner, error) {
+// magicSteps returns the first m MAGIC points and the points the steps add.
+func magicSteps(m int, in *inputs) (first, next *mat.Dense, err error) {
 	rows, d := in.magic.Dims()
 	reps := max(in.reps, 1)
 	if m+reps > rows {
-		return nil, fmt.Errorf("m = %d: MAGIC has %d points, %d more are needed for the steps", m, rows, reps)
+		return nil, nil, fmt.Errorf("m = %d: MAGIC has %d points, %d more are needed for the steps", m, rows, reps)
 	}
-	base, err := kpca.Fit(in.kern, in.magic.Slice(0, m, 0, d), opts)
+	return in.magic.Slice(0, m, 0, d).(*mat.Dense), in.magic.Slice(m, m+reps, 0, d).(*mat.Dense), nil
+}
+
+func newKpcaRunner(m int, in *inputs, opts kpca.Options) (runner, error) {
+	first, next, err := magicSteps(m, in)
 	if err != nil {
 		return nil, err
 	}
-	r := &kpcaRunner{base: base, next: in.magic.Slice(m, m+reps, 0, d).(*mat.Dense),
-		method: opts.Method, stats: make([]update.Stats, 0, 8)}
-	r.work.CopyFrom(base)
-	r.work.Reserve(m + 1)
-	return r, nil
+	base, err := kpca.Fit(in.kern, first, opts)
+	if err != nil {
+		return nil, err
+	}
+	return stepRunner(base, next, m, false), nil
 }
 
-func (r *kpcaRunner) reset(int) { r.work.CopyFrom(r.base) }
+// newPaperRunner is newKpcaRunner of a kpca.RankOneModel.
+func newPaperRunner(m int, in *inputs, opts kpca.Options) (runner, error) {
+	first, next, err := magicSteps(m, in)
+	if err != nil {
+		return nil, err
+	}
+	base, err := kpca.FitRankOne(in.kern, first, opts)
+	if err != nil {
+		return nil, err
+	}
+	return stepRunner(base, next, m, true), nil
+}
+
+// stepModel is what a kpcaRunner asks of a *kpca.Model or a *kpca.RankOneModel.
+type stepModel[M any] interface {
+	*M
+	CopyFrom(src *M) error
+	Reserve(n int) error
+	Add(x []float64) error
+	UpdateStats(dst []update.Stats) []update.Stats
+}
+
+// stepRunner returns the runner of the steps of a working copy of base, of m points.
+func stepRunner[M any, P stepModel[M]](base P, next *mat.Dense, m int, paper bool) *kpcaRunner {
+	work := P(new(M))
+	r := &kpcaRunner{restore: func() { work.CopyFrom(base) }, add: work.Add, updates: work.UpdateStats,
+		next: next, paper: paper, stats: make([]update.Stats, 0, 8)}
+	r.restore()
+	work.Reserve(m + 1)
+	return r
+}
+
+func (r *kpcaRunner) reset(int) { r.restore() }
 
 func (r *kpcaRunner) step(rep int) error {
 	rows, _ := r.next.Dims()
-	return r.work.Add(r.next.RawRowView(rep % rows))
+	return r.add(r.next.RawRowView(rep % rows))
 }
 
 // detail sums the step's eigen-updates. For the paper's method it leaves out the
 // expansion (its only bordering update), in which every old component deflates
 // trivially and no product is formed: updates then counts the m×m×m products.
 func (r *kpcaRunner) detail() detail {
-	r.stats = r.work.UpdateStats(r.stats[:0])
+	r.stats = r.updates(r.stats[:0])
 	var d detail
 	for _, st := range r.stats {
-		if r.method == kpca.RankOne && st.Op == "border" {
+		if r.paper && st.Op == "border" {
 			d.project += st.Project
 			d.solve += st.Solve
 			d.assemble += st.Assemble

@@ -131,11 +131,17 @@ func memorySubject(id string, m int, in *inputs) (func(i int) error, error) {
 		if m+3 > rows {
 			return nil, fmt.Errorf("m = %d: MAGIC has %d points", m, rows)
 		}
-		opts := kpca.Options{Components: kpca.All, Method: kpca.Bordered}
+		opts := kpca.Options{Components: kpca.All}
+		first := in.magic.Slice(0, m, 0, d)
 		if id == "centred-paper" {
-			opts.Method = kpca.RankOne
+			md, err := kpca.FitRankOne(in.kern, first, opts)
+			if err != nil {
+				return nil, err
+			}
+			md.Reserve(m + 3)
+			return func(i int) error { return md.Add(in.magic.RawRowView(m + i)) }, nil
 		}
-		md, err := kpca.Fit(in.kern, in.magic.Slice(0, m, 0, d), opts)
+		md, err := kpca.Fit(in.kern, first, opts)
 		if err != nil {
 			return nil, err
 		}

@@ -23,7 +23,7 @@ import (
 // the same decomposition to rounding. At rank r it adds Options.Block rows
 // (DefaultBlock) in one step each (docs/design.md, "Rank-r tracking in blocks") — in a
 // window only while it fills, and one row at a time while the model holds fewer than
-// two points — and method RankOne adds the rows one at a time. AddRows always adds them
+// two points — and a RankOneModel adds the rows one at a time. AddRows always adds them
 // one at a time.
 //
 // To a model of kernel.Precomputed with m points, X is b×(m+b): row i holds the kernel

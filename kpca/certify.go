@@ -88,7 +88,7 @@ func (md *Model) Certify() (Certificate, error) {
 // every step at no cost, but looser, and growing over a long stream.
 //
 // It checks ctx between blocks of rows. A nil ctx and invalid options are ErrArgument
-// errors, a model of method RankOne too; a model without tracked pairs is an ErrEmpty, a
+// errors; a model without tracked pairs is an ErrEmpty, a
 // kernel value that is not finite an ErrNonFinite.
 func (md *Model) CertifyContext(ctx context.Context, opts CertifyOptions) (Certificate, error) {
 	if err := md.ready(); err != nil {
@@ -105,7 +105,7 @@ func (md *Model) CertifyContext(ctx context.Context, opts CertifyOptions) (Certi
 	case opts.Passes < 0 || opts.Passes > MaxPolishPasses:
 		return Certificate{}, fmt.Errorf("%w: Certify: %d passes (0 to %d)", ErrArgument, opts.Passes, MaxPolishPasses)
 	case !md.bordered():
-		return Certificate{}, fmt.Errorf("%w: Certify: a model of method RankOne (Certify needs method Bordered)", ErrArgument)
+		return Certificate{}, fmt.Errorf("%w: Certify: a RankOneModel's (Certify needs a Model's bordered decomposition)", ErrArgument)
 	}
 	if opts.Failure == 0 {
 		opts.Failure = DefaultFailure

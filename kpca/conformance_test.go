@@ -23,8 +23,6 @@ func TestConformance(t *testing.T) {
 	for _, opts := range []kpca.Options{
 		{Components: kpca.All},
 		{Components: kpca.All, Uncentred: true},
-		{Components: kpca.All, Method: kpca.RankOne},
-		{Components: kpca.All, Uncentred: true, Method: kpca.RankOne},
 		{Components: kpca.All, Window: 30},
 		{Components: kpca.All, Uncentred: true, Window: 25},
 		{Components: 12, Rank: 12},
@@ -63,7 +61,6 @@ func TestConformance(t *testing.T) {
 // tracking"), and the suite measures |Δλⱼ| against λ₁: the tolerance is twice
 // ErrorBound()/λ₁ after the suite's removal.
 func subject(t *testing.T, opts kpca.Options) modeltest.Subject {
-	model := func(m ikpca.Model) *kpca.Model { return m.(*kpca.Model) }
 	fit := func(X mat.Matrix) (*kpca.Model, error) { return kpca.Fit(kernel.RBF{Sigma: 1}, X, opts) }
 	var tol, removeTol float64
 	var data *mat.Dense
@@ -99,18 +96,41 @@ func subject(t *testing.T, opts kpca.Options) modeltest.Subject {
 		removeTol = math.Max(1e-8, 2*md.ErrorBound()/md.Values(nil)[0])
 		t.Logf("tolerances: Consistency %.3g (ErrorBound %.3g, λ₁ %.3g, λ%d %.3g), Remove %.3g", tol, md.ErrorBound(), v[0], k, v[k-1], removeTol)
 	}
-	var skip map[string]string
-	if opts.Method == kpca.RankOne {
-		skip = map[string]string{"Remove": "method RankOne (Hallgren and Northrop's algorithms, a reference path) decomposes CKC with its trivial vector and has no removal update"}
+	s := readers(opts)
+	s.Data, s.Window, s.Tolerance, s.RemoveTolerance = data, opts.Window, tol, removeTol
+	s.New = func(X *mat.Dense) (ikpca.Incremental, error) { return fit(X) }
+	return s
+}
+
+// TestConformanceRankOne: the RankOneModel of either centring passes the ikpca suite
+// (modeltest), Persistence included; it has no Remove.
+func TestConformanceRankOne(t *testing.T) {
+	for _, uncentred := range []bool{false, true} {
+		opts := kpca.Options{Components: kpca.All, Uncentred: uncentred}
+		t.Run(optionsName(opts), func(t *testing.T) {
+			s := readers(opts)
+			s.New = func(X *mat.Dense) (ikpca.Incremental, error) { return kpca.FitRankOne(kernel.RBF{Sigma: 1}, X, opts) }
+			modeltest.Run(t, s)
+		})
 	}
+}
+
+// reader is what the suite reads of a Model or a RankOneModel beyond ikpca.Model.
+type reader interface {
+	ikpca.Model
+	Scores(dst *mat.Dense, k int) error
+	VectorsTo(dst *mat.Dense)
+	Points(dst *mat.Dense)
+	Kernel() kernel.Kernel
+	Options() kpca.Options
+}
+
+// readers describes to the suite how a model of the options is read: its training
+// scores, its projections by the textbook formula (project), its signed vectors.
+func readers(opts kpca.Options) modeltest.Subject {
+	model := func(m ikpca.Model) reader { return m.(reader) }
 	return modeltest.Subject{
-		Skip:            skip,
-		Data:            data,
-		Window:          opts.Window,
-		Tolerance:       tol,
-		RemoveTolerance: removeTol,
-		Uncentred:       opts.Uncentred,
-		New:             func(X *mat.Dense) (ikpca.Incremental, error) { return fit(X) },
+		Uncentred: opts.Uncentred,
 		TrainingScores: func(m ikpca.Model, k int) (*mat.Dense, error) {
 			var s mat.Dense
 			return &s, model(m).Scores(&s, k)
@@ -136,9 +156,6 @@ func optionsName(o kpca.Options) string {
 	if o.Uncentred {
 		s += "/uncentred"
 	}
-	if o.Method != kpca.Bordered {
-		s += "/" + o.Method.String()
-	}
 	if o.Window > 0 {
 		s += fmt.Sprintf("/window=%d", o.Window)
 	}
@@ -148,7 +165,7 @@ func optionsName(o kpca.Options) string {
 // project computes the scores of the rows of X from the model's eigenvectors in point
 // coordinates (VectorsTo), its points and its kernel, by the textbook formula
 // uⱼᵀk'ₓ/√λⱼ with k'ₓ the kernel column centred from scratch (testmat.Centring) or kₓ.
-func project(md *kpca.Model, X mat.Matrix, k int) *mat.Dense {
+func project(md reader, X mat.Matrix, k int) *mat.Dense {
 	var pts, u mat.Dense
 	md.Points(&pts)
 	md.VectorsTo(&u)

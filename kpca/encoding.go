@@ -38,7 +38,7 @@ import (
 //	values   n float64, the stored eigenvalues (ascending)
 //	vectors  m·n float64, the stored eigenvectors in point coordinates (columns),
 //	         row-major: of K′ (centred, orthogonal to 1) or K, every pair or the top
-//	         Rank; for method RankOne of K or K′ with its trivial vector (n = m)
+//	         Rank; for a RankOneModel of K or K′ with its trivial vector (n = m)
 //	rowsums  m float64, K·1
 //	total    float64, 1ᵀK1
 //	trace    float64, Σ k(xᵢ, xᵢ)
@@ -98,7 +98,7 @@ func (md *Model) header(n int) ([]byte, error) {
 	}
 	o := md.opts
 	h := encodingHeader{
-		Components: o.Components, Rank: o.Rank, Uncentred: o.Uncentred, Method: o.Method.String(),
+		Components: o.Components, Rank: o.Rank, Uncentred: o.Uncentred, Method: o.method.String(),
 		Window: o.Window, Block: o.Block, BatchMax: o.BatchMax,
 		RefreshTolerance: o.RefreshTolerance, CheckEvery: o.CheckEvery,
 		Workers: o.Update.Workers, Serial: o.Update.Serial, MaxIterations: o.Update.MaxIterations,
@@ -179,8 +179,23 @@ func (md *Model) MarshalBinary() ([]byte, error) { return format.Marshal(md.body
 // checked against its row sums and eigenvalues. A kernel that is not built in must have
 // been registered with kernel.Register under its name; if not, the error wraps
 // ErrArgument. On error md is unchanged.
-func (md *Model) UnmarshalBinary(data []byte) error {
-	fresh, err := wire.Decode(format, data, decode, func(got *Model, seed uint64) error {
+//
+// The encoding of a RankOneModel is an error wrapping ErrEncoding (decode it with
+// RankOneModel).
+func (md *Model) UnmarshalBinary(data []byte) error { return md.unmarshal(data, methodBordered) }
+
+// unmarshal is UnmarshalBinary of an encoding of the given method: the one format holds
+// both types, whose header names the method (docs/design.md, "Two types, one store"),
+// and each type decodes only its own, before the cost of verify.
+func (md *Model) unmarshal(data []byte, want method) error {
+	decodeWant := func(p []byte) (*Model, error) {
+		got, err := decode(p)
+		if err == nil && got.opts.method != want {
+			return nil, wrongMethod(got.opts.method)
+		}
+		return got, err
+	}
+	fresh, err := wire.Decode(format, data, decodeWant, func(got *Model, seed uint64) error {
 		_, err := got.verify(seed)
 		return err
 	})
@@ -256,11 +271,11 @@ func decode(p []byte) (*Model, error) {
 	}
 	rank := opts.tracked()
 	exact := m // the pairs of the exact model: K′'s m−1 of the bordered centred model
-	if !opts.Uncentred && opts.Method == Bordered {
+	if !opts.Uncentred && opts.method == methodBordered {
 		exact = max(m-1, 0)
 	}
 	if rank > 0 && n > min(rank, exact) || rank == 0 && n != exact {
-		return nil, fmt.Errorf("%w: order %d for %d points, %s, rank %d", ErrEncoding, n, m, opts.Method, rank)
+		return nil, fmt.Errorf("%w: order %d for %d points, %s, rank %d", ErrEncoding, n, m, opts.method, rank)
 	}
 	k, err := encodedKernel(h.Kernel)
 	if err != nil {
@@ -317,9 +332,9 @@ func (h *encodingHeader) options() (Options, error) {
 		WindowPolish: WindowPolish{Every: h.PolishEvery, Passes: h.PolishPasses},
 	}
 	switch h.Method {
-	case Bordered.String():
-	case RankOne.String():
-		o.Method = RankOne
+	case methodBordered.String():
+	case methodRankOne.String():
+		o.method = methodRankOne
 	default:
 		return o, fmt.Errorf("%w: method %q", ErrEncoding, h.Method)
 	}

@@ -12,7 +12,8 @@ import (
 	"github.com/ikpca/ikpca/kernel"
 )
 
-// FuzzUnmarshal: no input makes UnmarshalBinary or UnmarshalBinaryFrom panic, a
+// FuzzUnmarshal: no input makes UnmarshalBinary or UnmarshalBinaryFrom panic (of a
+// Model, or of the Model a RankOneModel wraps for its encodings), a
 // rejected input leaves the receiver as it was, and whatever they accept is a usable
 // model — finite eigenvalues, an encoding that decodes back to the same values, points
 // that transform and a point that adds. Each input is tried as it is and as the body of
@@ -56,17 +57,25 @@ func FuzzUnmarshal(f *testing.F) {
 		f.Fatal(err)
 	}
 	before := capture(recv)
+	rankOneRecv, err := FitRankOne(kernels[0], x, Options{Components: All})
+	if err != nil {
+		f.Fatal(err)
+	}
+	rankOneBefore := capture(rankOneRecv.md)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, in := range [][]byte{data, wire.Frame(encodingMagic, encodingVersion, data)} {
 			var md, streamed Model
-			err := md.UnmarshalBinary(in)
-			n, serr := streamed.UnmarshalBinaryFrom(bytes.NewReader(in))
+			err := unmarshalAny(&md, in) // a RankOneModel's encoding into the Model it wraps
+			n, serr := unmarshalAnyFrom(&streamed, bytes.NewReader(in))
 			if err == nil && (serr != nil || n != len(in)) || serr == nil && n == len(in) && err != nil {
 				t.Fatalf("UnmarshalBinary: %v; UnmarshalBinaryFrom: %d of %d bytes, %v", err, n, len(in), serr)
 			}
 			if err != nil {
 				if recv.UnmarshalBinary(in) == nil || !capture(recv).equal(before) {
 					t.Fatal("a rejected input changed the receiver")
+				}
+				if rankOneRecv.UnmarshalBinary(in) == nil || !capture(rankOneRecv.md).equal(rankOneBefore) {
+					t.Fatal("a rejected input changed the RankOneModel receiver")
 				}
 				continue
 			}

@@ -37,7 +37,7 @@ func TestEncodingRoundTrip(t *testing.T) {
 			t.Fatalf("%s: %v", name(opts), err)
 		}
 		over := fitModel(t, rbfMedian(t, y), y, Options{Components: 3, Uncentred: !opts.Uncentred})
-		if err := over.UnmarshalBinary(b); err != nil {
+		if err := unmarshalAny(over, b); err != nil {
 			t.Fatalf("%s: over another model: %v", name(opts), err)
 		}
 		for _, got := range []*Model{back, over} {
@@ -59,7 +59,7 @@ func TestEncodingRoundTrip(t *testing.T) {
 		}
 		for q := range 2 {
 			var from Model
-			if n, err := from.UnmarshalBinaryFrom(&stream); err != nil || n != len(b) || !capture(&from).equal(capture(md)) {
+			if n, err := unmarshalAnyFrom(&from, &stream); err != nil || n != len(b) || !capture(&from).equal(capture(md)) {
 				t.Fatalf("%s: UnmarshalBinaryFrom, encoding %d of 2: %d bytes, %v", name(opts), q+1, n, err)
 			}
 		}
@@ -206,7 +206,7 @@ func TestCopyFrom(t *testing.T) {
 	y := points(t, "yeast", 30)
 	for _, opts := range allOptions {
 		src := fitModel(t, k, x.Slice(0, 60, 0, 10), opts)
-		other := Options{Components: All, Uncentred: !opts.Uncentred, Method: 1 - opts.Method}
+		other := Options{Components: All, Uncentred: !opts.Uncentred, method: 1 - opts.method}
 		dst := fitModel(t, rbfMedian(t, y), y, other)
 		before := capture(src)
 		dst.CopyFrom(src)
@@ -490,8 +490,8 @@ func TestEncodingImpossible(t *testing.T) {
 		"window of one":          func(h *encodingHeader) { h.Window = 1 },
 		"window negative":        func(h *encodingHeader) { h.Window = -2 },
 		"window too small":       func(h *encodingHeader) { h.Window = 11 },
-		"rank-one window":        func(h *encodingHeader) { h.Method = RankOne.String(); h.Window = 20 },
-		"rank-one with k":        func(h *encodingHeader) { h.Method = RankOne.String(); h.Components, h.Rank = 3, 50 },
+		"rank-one window":        func(h *encodingHeader) { h.Method = methodRankOne.String(); h.Window = 20 },
+		"rank-one with k":        func(h *encodingHeader) { h.Method = methodRankOne.String(); h.Components, h.Rank = 3, 50 },
 		"no kernel name":         func(h *encodingHeader) { h.Kernel.Name = "" },
 	}
 	for what, change := range headers {
@@ -688,7 +688,7 @@ func TestEncodingForgery(t *testing.T) {
 	cases := map[string]*Model{
 		"centred":       fitModel(t, k, fit, Options{Components: All}),
 		"uncentred":     fitModel(t, k, fit, Options{Components: All, Uncentred: true}),
-		"rank-one":      fitModel(t, k, fit, Options{Components: All, Method: RankOne}),
+		"rank-one":      fitModel(t, k, fit, Options{Components: All, method: methodRankOne}),
 		"rank 6":        fitModel(t, k, fit, Options{Components: 3, Rank: 6, BatchMax: 8}),
 		"window":        fitModel(t, k, fit, Options{Components: All, Window: 16}),
 		"kernel column": fitModel(t, kernel.Precomputed{}, &K, Options{Components: All}),

@@ -38,7 +38,7 @@ func TestErrorKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exact, err := kpca.Fit(rbf, X, kpca.Options{Components: kpca.All, Method: kpca.RankOne})
+	exact, err := kpca.FitRankOne(rbf, X, kpca.Options{Components: kpca.All})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,15 +79,16 @@ func TestErrorKinds(t *testing.T) {
 		_, err := kpca.New(rbf, 2, kpca.Options{Components: math.MaxInt})
 		return err
 	})
-	cases.Add("RankOne with k", ikpca.ErrArgument, func() error {
-		_, err := kpca.Fit(rbf, X, kpca.Options{Components: 2, Method: kpca.RankOne})
+	cases.Add("FitRankOne with k", ikpca.ErrArgument, func() error {
+		_, err := kpca.FitRankOne(rbf, X, kpca.Options{Components: 2})
 		return err
 	})
-	cases.Add("RankOne in a window", ikpca.ErrArgument, func() error {
-		_, err := kpca.New(rbf, 2, kpca.Options{Components: kpca.All, Method: kpca.RankOne, Window: 10})
+	cases.Add("NewRankOne in a window", ikpca.ErrArgument, func() error {
+		_, err := kpca.NewRankOne(rbf, 2, kpca.Options{Components: kpca.All, Window: 10})
 		return err
 	})
-	cases.Add("Method 7", ikpca.ErrArgument, func() error { _, err := kpca.Fit(rbf, X, kpca.Options{Components: 2, Method: 7}); return err })
+	cases.Add("FitRankOne(nil X)", ikpca.ErrArgument, func() error { _, err := kpca.FitRankOne(rbf, nil, kpca.Options{Components: kpca.All}); return err })
+	cases.Add("NewRankOne(d 0)", ikpca.ErrArgument, func() error { _, err := kpca.NewRankOne(rbf, 0, kpca.Options{Components: kpca.All}); return err })
 	cases.Add("Window 1", ikpca.ErrArgument, func() error { _, err := kpca.Fit(rbf, X, kpca.Options{Components: 2, Window: 1}); return err })
 	cases.Add("Window −1", ikpca.ErrArgument, func() error { _, err := kpca.New(rbf, 2, kpca.Options{Components: 2, Window: -1}); return err })
 	cases.Add("Block −1", ikpca.ErrArgument, func() error { _, err := kpca.Fit(rbf, X, kpca.Options{Components: 2, Block: -1}); return err })
@@ -143,7 +144,6 @@ func TestErrorKinds(t *testing.T) {
 	cases.Add("AddRows(NaN)", ikpca.ErrNonFinite, func() error { _, err := md.AddRows(context.Background(), nan, nil); return err })
 	cases.Add("Remove(−1)", ikpca.ErrArgument, func() error { return md.Remove(-1) })
 	cases.Add("Remove(Len)", ikpca.ErrArgument, func() error { return md.Remove(md.Len()) })
-	cases.Add("Remove, method RankOne", ikpca.ErrArgument, func() error { return exact.Remove(0) })
 	cases.Add("Remove, a model without points", ikpca.ErrArgument, func() error { return noPoints.Remove(0) })
 	cases.Add("Scores(nil, 1)", ikpca.ErrArgument, func() error { return md.Scores(nil, 1) })
 	cases.Add("Scores(dst, 0)", ikpca.ErrArgument, func() error { return md.Scores(&dst, 0) })
@@ -186,6 +186,7 @@ func TestErrorKinds(t *testing.T) {
 	cases.Add("zero: MarshalBinary", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinary(); return err })
 	cases.Add("zero: MarshalBinaryTo", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinaryTo(new(bytes.Buffer)); return err })
 	cases.Add("zero: UnmarshalBinary(junk)", ikpca.ErrEncoding, func() error { return zero.UnmarshalBinary([]byte("junk")) })
+	rankOneCases(&cases, exact, X, good)
 	before, err := md.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -213,4 +214,37 @@ func (opaqueKernel) Eval(x, y []float64) float64 {
 		s += d * d
 	}
 	return math.Exp(-s)
+}
+
+// rankOneCases adds TestErrorKinds' cases of a RankOneModel's methods: exact, of the
+// points X, and its zero value; good is a Model's encoding, which it refuses.
+func rankOneCases(cases *errtest.Cases, exact *kpca.RankOneModel, X mat.Matrix, good []byte) {
+	var zero kpca.RankOneModel
+	var dst mat.Dense
+	enc, err := exact.MarshalBinary()
+	if err != nil {
+		panic(err)
+	}
+	cases.Add("RankOne: Add(short)", ikpca.ErrDimension, func() error { return exact.Add([]float64{1}) })
+	cases.Add("RankOne: AddBatch(nil)", ikpca.ErrArgument, func() error { return exact.AddBatch(nil) })
+	cases.Add("RankOne: AddRows(nil ctx)", ikpca.ErrArgument, func() error { _, err := exact.AddRows(nil, X, nil); return err }) //nolint:staticcheck // a nil context on purpose
+	cases.Add("RankOne: Scores(nil, 1)", ikpca.ErrArgument, func() error { return exact.Scores(nil, 1) })
+	cases.Add("RankOne: Transform(k 0)", ikpca.ErrArgument, func() error { return exact.Transform(&dst, X, 0) })
+	cases.Add("RankOne: Reserve(-1)", ikpca.ErrArgument, func() error { return exact.Reserve(-1) })
+	cases.Add("RankOne: CopyFrom(nil)", ikpca.ErrArgument, func() error { return exact.CopyFrom(nil) })
+	cases.Add("RankOne: CopyFrom(a zero RankOneModel)", ikpca.ErrArgument, func() error { return exact.CopyFrom(&zero) })
+	cases.Add("RankOne: UnmarshalBinary(a Model's encoding)", ikpca.ErrEncoding, func() error { return exact.UnmarshalBinary(good) })
+	cases.Add("Model: UnmarshalBinary(a RankOneModel's encoding)", ikpca.ErrEncoding, func() error { var md kpca.Model; return md.UnmarshalBinary(enc) })
+	cases.Add("UnmarshalFrom(nil)", ikpca.ErrArgument, func() error { _, _, err := kpca.UnmarshalFrom(nil); return err })
+	cases.Add("UnmarshalFrom(cut)", ikpca.ErrEncoding, func() error { _, _, err := kpca.UnmarshalFrom(bytes.NewReader(enc[:30])); return err })
+	cases.AddPersistent("RankOneModel", exact, enc)
+	cases.Add("RankOne zero: Add", ikpca.ErrArgument, func() error { return zero.Add(nil) })
+	cases.Add("RankOne zero: AddBatch", ikpca.ErrArgument, func() error { return zero.AddBatch(X) })
+	cases.Add("RankOne zero: AddRows", ikpca.ErrArgument, func() error { _, err := zero.AddRows(context.Background(), X, nil); return err })
+	cases.Add("RankOne zero: Refresh", ikpca.ErrArgument, func() error { return zero.Refresh() })
+	cases.Add("RankOne zero: Reserve", ikpca.ErrArgument, func() error { return zero.Reserve(10) })
+	cases.Add("RankOne zero: Scores", ikpca.ErrArgument, func() error { return zero.Scores(&dst, 1) })
+	cases.Add("RankOne zero: Transform", ikpca.ErrArgument, func() error { return zero.Transform(&dst, X, 1) })
+	cases.Add("RankOne zero: MarshalBinary", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinary(); return err })
+	cases.Add("RankOne zero: MarshalBinaryTo", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinaryTo(new(bytes.Buffer)); return err })
 }

@@ -3,6 +3,7 @@ package kpca
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"testing"
@@ -78,13 +79,28 @@ func encode(t testing.TB, md *Model) []byte {
 }
 
 // decoded returns the model an encoding describes (UnmarshalBinary into a zero Model),
-// or the error.
+// or the error; a RankOneModel's encoding gives the Model it wraps.
 func decoded(b []byte) (*Model, error) {
 	md := new(Model)
-	if err := md.UnmarshalBinary(b); err != nil {
+	if err := unmarshalAny(md, b); err != nil {
 		return nil, err
 	}
 	return md, nil
+}
+
+// unmarshalAny is md.UnmarshalBinary(b) of the encoding of a Model or, into the Model a
+// RankOneModel wraps, of a RankOneModel.
+func unmarshalAny(md *Model, b []byte) error {
+	err := md.UnmarshalBinary(b)
+	if errors.As(err, new(methodError)) {
+		return md.unmarshal(b, methodRankOne)
+	}
+	return err
+}
+
+// unmarshalAnyFrom is unmarshalAny from a stream (UnmarshalBinaryFrom).
+func unmarshalAnyFrom(md *Model, r io.Reader) (int, error) {
+	return format.UnmarshalFrom(r, func(b []byte) error { return unmarshalAny(md, b) })
 }
 
 // poisoned returns the kernel k but for the pairs of which a point is bad, whose value
@@ -272,10 +288,10 @@ func checkpoint(md *Model) (rewind func()) {
 }
 
 var allOptions = []Options{
-	{Components: All, Method: Bordered},
-	{Components: All, Uncentred: true, Method: Bordered},
-	{Components: All, Method: RankOne},
-	{Components: All, Uncentred: true, Method: RankOne},
+	{Components: All, method: methodBordered},
+	{Components: All, Uncentred: true, method: methodBordered},
+	{Components: All, method: methodRankOne},
+	{Components: All, Uncentred: true, method: methodRankOne},
 }
 
 // streamOptions are the bordered models at rank r and in a window.
@@ -293,7 +309,7 @@ func name(o Options) string {
 	if o.Uncentred {
 		s = "uncentred/"
 	}
-	s += o.Method.String()
+	s += o.method.String()
 	if o.Components != All {
 		s += fmt.Sprintf("/%d components", o.Components)
 	}

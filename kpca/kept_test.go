@@ -170,7 +170,7 @@ func TestKeepKernelKeepsNothing(t *testing.T) {
 		"pass memory":     {X, Options{Components: 3, Rank: 10, BatchMax: 100, PassMemory: 1 << 20}},
 		"exact":           {X, Options{Components: All}},
 		"window":          {X, Options{Components: 3, Rank: 10, Window: 200}},
-		"rank one method": {X, Options{Components: All, Method: RankOne}},
+		"rank one method": {X, Options{Components: All, method: methodRankOne}},
 	}
 	for name, c := range cases {
 		md := fitModel(t, k, c.X.Slice(0, 100, 0, c.X.RawMatrix().Cols), c.opts)

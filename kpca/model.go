@@ -35,7 +35,8 @@
 // arrives: exactly when it holds at most DefaultExactWindow points (by default), tracked
 // at the rank and polished from its points every Window steps when larger
 // (Options.WindowPolish). The algorithms of Hallgren and Northrop ("Incremental kernel
-// PCA and the Nyström method", 2018) are available for comparison (Method RankOne).
+// PCA and the Nyström method", 2018) are available for comparison as a type of their
+// own, RankOneModel (FitRankOne, NewRankOne).
 //
 // The exact model agrees with a batch kernel PCA of the same points to rounding (≈1e-13
 // relative after thousands of points), and no point is ever dropped but by Remove or a
@@ -92,7 +93,7 @@ type Model struct {
 	// rank of either, in point coordinates.
 	thin update.Thin
 	// sym decomposes K (uncentred) or K' = CKC, its trivial vector included (centred),
-	// for method RankOne.
+	// for the RankOneModel that wraps this Model (Hallgren and Northrop's method).
 	sym        update.Sym
 	rowSum     []float64   // K·1, maintained in O(m) per point
 	total      float64     // 1ᵀK1
@@ -170,8 +171,9 @@ func (md *Model) ready() error {
 	return nil
 }
 
-// bordered reports whether the decomposition is the Thin (method Bordered).
-func (md *Model) bordered() bool { return md.opts.Method == Bordered }
+// bordered reports whether the decomposition is the Thin: a Model, not the one a
+// RankOneModel wraps.
+func (md *Model) bordered() bool { return md.opts.method == methodBordered }
 
 // capacity is the number of points the buffers hold.
 func (md *Model) capacity() int {
@@ -448,7 +450,7 @@ func (md *Model) addColumn(a []float64, c float64, x []float64) error {
 	var err error
 	var scale float64 // the scale of the bordered matrix, for the certificate's rounding
 	switch {
-	case md.opts.Method == RankOne && m == 0:
+	case !md.bordered() && m == 0:
 		// The first point: the 1×1 matrix [c], or centred [0].
 		first := c
 		if !md.opts.Uncentred {
@@ -457,9 +459,9 @@ func (md *Model) addColumn(a []float64, c float64, x []float64) error {
 		if err = md.sym.Border(vector(&md.vecA, a), first); err == nil {
 			md.tally(md.sym.Stats())
 		}
-	case md.opts.Method == RankOne && md.opts.Uncentred:
+	case !md.bordered() && md.opts.Uncentred:
 		err = md.paperUncentred(a, c)
-	case md.opts.Method == RankOne:
+	case !md.bordered():
 		err = md.paperCentred(a, c, sa)
 	case md.opts.Uncentred:
 		if err = md.thin.Border(vector(&md.vecA, a), nil, 1, c); err == nil {

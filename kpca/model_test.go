@@ -31,7 +31,7 @@ func TestAgainstBatch(t *testing.T) {
 		k := rbfMedian(t, x)
 		for _, opts := range allOptions {
 			m0 := 10
-			if opts.Method == Bordered && !opts.Uncentred && set == "yeast" {
+			if opts.method == methodBordered && !opts.Uncentred && set == "yeast" {
 				m0 = 1 // start from a single point once
 			}
 			md := fitModel(t, k, x.Slice(0, m0, 0, x.RawMatrix().Cols), opts)
@@ -58,8 +58,8 @@ func TestMethodsAgree(t *testing.T) {
 	x, k := sample(t, "magic", 150)
 	for _, uncentred := range []bool{false, true} {
 		var values [2][]float64
-		for i, method := range []Method{Bordered, RankOne} {
-			md := fitModel(t, k, x.Slice(0, 3, 0, 10), Options{Components: All, Uncentred: uncentred, Method: method})
+		for i, method := range []method{methodBordered, methodRankOne} {
+			md := fitModel(t, k, x.Slice(0, 3, 0, 10), Options{Components: All, Uncentred: uncentred, method: method})
 			if _, err := md.AddRows(context.Background(), x.Slice(3, 150, 0, 10), nil); err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +208,7 @@ func TestBadInput(t *testing.T) {
 		{kernel.RBF{Sigma: -1}, x, Options{Components: All}},
 		{k, nil, Options{Components: All}},
 		{k, mat.NewDense(1, 2, []float64{1, nan}), Options{Components: All}},
-		{k, x, Options{Components: All, Method: 7}},
+		{k, x, Options{Components: All, method: 7}},
 		{k, x, Options{Components: All, RefreshTolerance: -1}},
 	} {
 		if _, err := Fit(c.k, c.x, c.opts); err == nil {
@@ -412,7 +412,7 @@ func TestImpossibleOptions(t *testing.T) {
 		{Components: All, Update: update.Options{Workers: -1}},
 		{Components: All, Update: update.Options{Serial: -1}},
 		{Components: All, Update: update.Options{MaxIterations: -1}},
-		{Components: All, Method: 2}, {Components: All, Method: -1},
+		{Components: All, method: 2}, {Components: All, method: -1},
 		{Components: All, RefreshTolerance: -1}, {Components: All, CheckEvery: -1},
 	} {
 		if _, err := Fit(k, x, o); !errors.Is(err, ErrArgument) {

@@ -37,36 +37,28 @@ const DefaultBatchMax = 4096
 // others in blocks (fewer if Options.BatchMax is smaller, more if 2·Rank+2 is more).
 const trackedStart = 1000
 
-// Method selects how a point is added.
-type Method int
+// method is how a point is added, recorded in Options (unexported: a caller chooses it
+// by the type it builds, Model or RankOneModel) and in the encoding's header, whose
+// "method" field names it (docs/design.md, "Two types, one store").
+type method int
 
 const (
-	// Bordered adds a point with one bordering update (update.Thin.Border): the kernel
-	// matrix (uncentred) or the centred matrix (centred, in a basis of 1⊥) grows by one
-	// row and column. One m×m×m product per point (m×r×r at rank r). It supports
-	// Remove, every Components and Window.
-	Bordered Method = iota
-	// RankOne follows Hallgren and Northrop: uncentred, expand the decomposition by one
-	// eigenpair and apply two rank-one updates (their Algorithm 1); centred, two
-	// rank-one updates re-centre the old points, then expand and two more (Algorithm 2).
-	// Two or four m×m×m products per point. The rank-two terms are split into rank-one
-	// terms of balanced size instead of the paper's ρ = 4/k (which is unbounded for a
-	// point near the feature-space mean and makes the authors' code reject it), with the
-	// same cost and structure. It is a reference path: it requires Components All and
-	// supports neither Remove nor Window (ErrArgument).
-	RankOne
+	// methodBordered is Model's: one bordering update a point (update.Thin.Border).
+	methodBordered method = iota
+	// methodRankOne is RankOneModel's: Hallgren and Northrop's rank-one updates.
+	methodRankOne
 )
 
-// String returns "bordered" or "rank-one".
-func (m Method) String() string {
-	if m == RankOne {
+// String returns "bordered" or "rank-one", the names of the encoding's header.
+func (m method) String() string {
+	if m == methodRankOne {
 		return "rank-one"
 	}
 	return "bordered"
 }
 
 // Options configure a Model. Components is required; the zero value of every other field
-// is its default: centred, bordered, rank max(Components, DefaultRank) (every pair in a
+// is its default: centred, rank max(Components, DefaultRank) (every pair in a
 // Window of at most DefaultExactWindow points), no window, no automatic refresh, a
 // tracked window's self-polish every Window steps.
 type Options struct {
@@ -123,7 +115,7 @@ type Options struct {
 	// Window, if positive, makes the model a sliding window over the last Window
 	// points: an Add beyond Window points first removes the oldest (as Remove(0) would),
 	// so that indices shift down by one, and Fit of more rows keeps the last Window of
-	// them. At least 2. Method Bordered only.
+	// them. At least 2. Model only (a RankOneModel has no window).
 	//
 	// A window is exact (Model.Rank() = 0: it agrees with a batch kernel PCA of its
 	// points to rounding, and ErrorBound is zero) with Components All, with Rank zero and
@@ -147,9 +139,8 @@ type Options struct {
 	// either way. A window takes blocks only while it fills. Negative is an error.
 	Block int
 
-	// Method selects how a point is added: Bordered (the default) or RankOne, which
-	// requires Components All.
-	Method Method
+	// method is set by RankOneModel's constructors, and by nothing else.
+	method method
 
 	// RefreshTolerance, if positive, turns on drift control: every CheckEvery points the
 	// model probes its accuracy (Drift) and recomputes the decomposition from the points
@@ -203,10 +194,10 @@ func (o Options) validate() (Options, error) {
 	case o.Rank < 0 || o.Rank > 0 && o.Rank < o.Components:
 		return o, fmt.Errorf("%w: Options.Rank %d: want 0 (the default, max(Components, %d)) or at least Components %d",
 			ErrArgument, o.Rank, DefaultRank, o.Components)
-	case o.Method != Bordered && o.Method != RankOne:
-		return o, fmt.Errorf("%w: method %d", ErrArgument, o.Method)
-	case o.Method == RankOne && (o.Components != All || o.Window != 0):
-		return o, fmt.Errorf("%w: method %v requires Components All and no Window", ErrArgument, o.Method)
+	case o.method != methodBordered && o.method != methodRankOne:
+		return o, fmt.Errorf("%w: method %d", ErrArgument, o.method)
+	case o.method == methodRankOne && (o.Components != All || o.Window != 0):
+		return o, fmt.Errorf("%w: a RankOneModel requires Components All and no Window (Components %d, Window %d)", ErrArgument, o.Components, o.Window)
 	case o.Window < 0 || o.Window == 1:
 		return o, fmt.Errorf("%w: window %d (a window holds at least 2 points)", ErrArgument, o.Window)
 	case o.WindowPolish.Passes < 0 || o.WindowPolish.Passes > MaxPolishPasses:
@@ -272,7 +263,7 @@ func (o Options) BatchStart(n int) int {
 		b = DefaultBatchMax
 	}
 	r := o.tracked()
-	if r == 0 || o.Method != Bordered || n <= b {
+	if r == 0 || o.method != methodBordered || n <= b {
 		return n
 	}
 	if r > (n-2)/2 {

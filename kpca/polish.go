@@ -43,8 +43,8 @@ func (md *Model) Polish(passes int) error { return md.PolishContext(context.Back
 // interlacing) — or, if that is looser, the old bound with the change from V·Λ·Vᵀ to the
 // polished matrix added (docs/design.md, "Polishing"). Certify says more precisely how
 // good the polished model is. The exact model (Rank() = 0) is batch accurate already,
-// and Polish does nothing to it. passes outside 1…MaxPolishPasses, a
-// nil ctx, and a model of method RankOne are ErrArgument errors; a model without points
+// and Polish does nothing to it. passes outside 1…MaxPolishPasses and
+// a nil ctx are ErrArgument errors; a model without points
 // or pairs is an ErrEmpty.
 func (md *Model) PolishContext(ctx context.Context, passes int) error {
 	if err := md.ready(); err != nil {
@@ -59,7 +59,7 @@ func (md *Model) PolishContext(ctx context.Context, passes int) error {
 	case passes < 1 || passes > MaxPolishPasses:
 		return fmt.Errorf("%w: Polish: %d passes (1 to %d)", ErrArgument, passes, MaxPolishPasses)
 	case !md.bordered():
-		return fmt.Errorf("%w: Polish: a model of method RankOne (Polish needs method Bordered)", ErrArgument)
+		return fmt.Errorf("%w: Polish: a RankOneModel's (Polish needs a Model's bordered decomposition)", ErrArgument)
 	case md.rank == 0:
 		return nil
 	}

@@ -232,7 +232,7 @@ func TestPolishErrors(t *testing.T) {
 	if err := exact.Polish(2); err != nil || !capture(exact).equal(was) {
 		t.Errorf("Polish of the exact model: %v, changed %v", err, !capture(exact).equal(was))
 	}
-	rankOne := fitModel(t, rbfMedian(t, x), x, Options{Components: All, Method: RankOne})
+	rankOne := fitModel(t, rbfMedian(t, x), x, Options{Components: All, method: methodRankOne})
 	if err := rankOne.Polish(2); !errors.Is(err, ErrArgument) {
 		t.Errorf("Polish of a RankOne model: %v", err)
 	}

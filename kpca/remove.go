@@ -15,7 +15,7 @@ import (
 // deletes the point from the rank-r matrix (update.Thin.RemoveKeepRank, re-centred in
 // centred mode: docs/design.md, "Rank-r tracking"), O(m·r²). The row sums and the
 // total follow in O(m·d). An index out of range, any index of a model without points
-// included, is an error wrapping ErrIndex, method RankOne and a zero Model ErrArgument,
+// included, is an error wrapping ErrIndex, a zero Model ErrArgument,
 // a kernel value that is not finite ErrNonFinite, a solver that does not converge
 // ErrNotConverged; on any error the model is unchanged. A model of kernel.Precomputed
 // cannot compute the point's column: Remove is an error wrapping ErrNoKernel, and
@@ -26,7 +26,7 @@ func (md *Model) Remove(i int) error {
 		return err
 	}
 	if !md.bordered() {
-		return fmt.Errorf("%w: method %v cannot remove points", ErrArgument, md.opts.Method)
+		return fmt.Errorf("%w: a RankOneModel cannot remove points", ErrArgument)
 	}
 	if err := md.needKernel("Remove (the removed point's kernel column)"); err != nil {
 		return fmt.Errorf("%w: give the column with RemoveColumn", err)

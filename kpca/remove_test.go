@@ -209,7 +209,7 @@ func TestRemoveBadInput(t *testing.T) {
 		t.Errorf("Remove of an empty model: %v, want ErrIndex only", err)
 	}
 	// Method RankOne cannot remove.
-	paper := fitModel(t, k, x.Slice(0, 10, 0, 8), Options{Components: All, Method: RankOne})
+	paper := fitModel(t, k, x.Slice(0, 10, 0, 8), Options{Components: All, method: methodRankOne})
 	before := capture(paper)
 	if err := paper.Remove(3); !errors.Is(err, ErrArgument) || errors.Is(err, ErrIndex) {
 		t.Errorf("Remove with method RankOne: %v, want ErrArgument", err)

@@ -44,8 +44,8 @@ func TestSignsReproducible(t *testing.T) {
 		var fits []fit
 		batch := fitModel(t, kern, x, Options{Components: All, Uncentred: uncentred})
 		fits = append(fits, fit{"batch", batch})
-		for _, method := range []Method{Bordered, RankOne} {
-			md := fitModel(t, kern, x.Slice(0, 2, 0, 8), Options{Components: All, Uncentred: uncentred, Method: method})
+		for _, method := range []method{methodBordered, methodRankOne} {
+			md := fitModel(t, kern, x.Slice(0, 2, 0, 8), Options{Components: All, Uncentred: uncentred, method: method})
 			for i := 2; i < n; i++ {
 				if err := md.Add(x.RawRowView(i)); err != nil {
 					t.Fatal(err)

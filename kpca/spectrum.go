@@ -18,8 +18,8 @@ import (
 // eigenvalues (ascending), the stored eigenvectors in point coordinates (m rows), and
 // the column left out of the reported spectrum.
 //
-// Method Bordered: the eigenvectors of K' (centred, orthogonal to 1) or K, all of them
-// or the top rank (update.Thin). Method RankOne: those of K, or of K' including the
+// Model: the eigenvectors of K' (centred, orthogonal to 1) or K, all of them
+// or the top rank (update.Thin). RankOneModel: those of K, or of K' including the
 // trivial one along 1, which is left out.
 type basis struct {
 	values []float64      // all stored eigenvalues, ascending
@@ -40,7 +40,7 @@ func (md *Model) basis() basis {
 	if d, ok := v.(*mat.Dense); ok && !d.IsEmpty() {
 		b.vecs = d.RawMatrix()
 	}
-	if !md.opts.Uncentred && md.opts.Method == RankOne && md.m > 0 {
+	if !md.opts.Uncentred && !md.bordered() && md.m > 0 {
 		// The trivial eigenvector is the one most aligned with 1: the largest |uⱼᵀ1|.
 		n := md.sym.Len()
 		ones := make([]float64, n)

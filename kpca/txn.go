@@ -52,7 +52,7 @@ const (
 	// (Add, a row of AddRows): the decomposition, the row sums and the oldest point.
 	scopeSlide
 	// scopeAppend: several updates that only append points (AddBatch without a window,
-	// method RankOne's step): the decomposition and the row sums; the points before the
+	// a RankOneModel's step): the decomposition and the row sums; the points before the
 	// first m are never written, and those after it are not the model's.
 	scopeAppend
 	// scopeAll: several updates that may move every point (AddBatch in a window): the
@@ -63,8 +63,8 @@ const (
 // txnBuffers are the arrays a txn records into, lent by the model (Model.spare) and
 // reused by every call.
 type txnBuffers struct {
-	thin    *update.Thin // the decomposition, method Bordered
-	sym     *update.Sym  // the decomposition, method RankOne
+	thin    *update.Thin // the decomposition of a Model
+	sym     *update.Sym  // the decomposition, a RankOneModel's
 	sums    []float64    // the row sums
 	points  []float64    // the oldest point (scopeSlide) or every point (scopeAll)
 	updates []update.Stats
@@ -105,8 +105,8 @@ func (md *Model) transact(s scope, body func() error) error {
 	return err
 }
 
-// addScope is the scope of adding one point: a full window's step slides; method
-// RankOne makes several updates a point; otherwise one update.
+// addScope is the scope of adding one point: a full window's step slides; the
+// Model of a RankOneModel makes several updates a point; otherwise one update.
 func (md *Model) addScope() scope {
 	switch {
 	case md.opts.Window > 0 && md.m >= md.opts.Window:

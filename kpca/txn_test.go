@@ -90,12 +90,12 @@ func TestTxnRollback(t *testing.T) {
 		{Components: All, Window: 20},
 		{Components: 3, Rank: 4, Window: 20, WindowPolish: WindowPolish{Every: 2}},
 		{Components: 3, Rank: 4, RefreshTolerance: 1e-300, CheckEvery: 2},
-		{Components: All, Method: RankOne},
-		{Components: All, Uncentred: true, Method: RankOne},
+		{Components: All, method: methodRankOne},
+		{Components: All, Uncentred: true, method: methodRankOne},
 	} {
 		base := fitModel(t, k, x.Slice(0, 20, 0, 8), opts)
 		for _, c := range calls {
-			if opts.Method == RankOne && (c.name == "Remove" || c.name == "Polish") {
+			if opts.method == methodRankOne && (c.name == "Remove" || c.name == "Polish") {
 				continue
 			}
 			injected := txnFailures(t, base, k, c)
@@ -139,7 +139,7 @@ func txnFailures(t *testing.T, base *Model, k kernel.Kernel, c txnCall) int {
 func TestTxnAddRows(t *testing.T) {
 	x, k := sample(t, "yeast", 60)
 	rows := x.Slice(20, 26, 0, 8)
-	for _, opts := range []Options{{Components: All, Window: 20}, {Components: 3, Rank: 4}, {Components: All, Method: RankOne}} {
+	for _, opts := range []Options{{Components: All, Window: 20}, {Components: 3, Rank: 4}, {Components: All, method: methodRankOne}} {
 		base := fitModel(t, k, x.Slice(0, 20, 0, 8), opts)
 		for n := int64(1); ; n += 1 + n/8 {
 			var md Model

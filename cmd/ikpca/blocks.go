@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/ikpca/ikpca/kpca"
 )
 
 // rowAdder adds the rows of a stream to a model: one at a time, or — for a rank-r model
@@ -15,7 +13,7 @@ import (
 // rows one by one. The outcome of a bad row is the same either way: the rows before it
 // are in the model, and the error names its line.
 type rowAdder struct {
-	md    *kpca.Model
+	md    fitted
 	d     int
 	block int       // rows a step adds; 1: one at a time
 	buf   []float64 // the pending rows, row-major
@@ -26,7 +24,7 @@ type rowAdder struct {
 
 // newRowAdder returns an adder of rows of d columns to md, which holds read points, in
 // blocks of block rows when md adds rows in blocks.
-func newRowAdder(md *kpca.Model, d, block, read int, step func()) *rowAdder {
+func newRowAdder(md fitted, d, block, read int, step func()) *rowAdder {
 	if md.Rank() == 0 || md.Options().Window > 0 {
 		block = 1 // an exact model or a window adds its rows one at a time
 	}

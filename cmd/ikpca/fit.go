@@ -52,8 +52,8 @@ func fitCommand(e env) *cobra.Command {
 		Long: `fit reads points (one per row) from FILE, or standard input if FILE is "-" or absent,
 and fits a kernel PCA to them. It writes the eigenvalues (--values), the top --k scores of
 the points in the model (--scores) and a checkpoint of the model (--model), which
-transform and later incremental additions (kpca.Model's UnmarshalBinaryFrom, then Add)
-use, each to a file or "-"
+transform and later incremental additions (kpca.Model's UnmarshalBinaryFrom, then Add;
+kpca.RankOneModel's with --method rank-one) use, each to a file or "-"
 for standard output. A stream's summary goes to standard error.
 
 An input that starts with the bytes 00 00 or, gzip-compressed, 1f 8b is read as an IDX
@@ -96,7 +96,7 @@ can leave behind.
 Interrupted (Ctrl-C or SIGTERM) while streaming or tracking, fit stops between two points
 (or blocks: the rows of the block it holds are added first) and still writes every output
 for the points processed so far (exit status 130 or 143); the checkpoint can be loaded by
-transform, or by kpca.Model's UnmarshalBinaryFrom to resume. A bad row part-way through a stream also stops it
+transform, or by kpca.Model's UnmarshalBinaryFrom (kpca.UnmarshalFrom, of either method) to resume. A bad row part-way through a stream also stops it
 with every output written for the rows before it (exit status 1). Interrupted while it
 reads a whole input or computes a batch decomposition, it stops at once and writes
 nothing: no point has been processed yet. A second interrupt quits at once, writing
@@ -163,7 +163,7 @@ writes the tracked model (a polish is all or nothing).`,
 		defer ff.timer.report()
 		ctx := cmd.Context()
 		var (
-			md      *kpca.Model
+			md      fitted
 			read    int
 			tracked bool
 			stopped error
@@ -171,7 +171,9 @@ writes the tracked model (a polish is all or nothing).`,
 		if ff.stream {
 			md, read, stopped, err = fitStream(ctx, e, args, &tf, &kf, &ff, f.Changed("m0"), opts)
 		} else {
-			md, read, tracked, stopped, err = fitBatch(ctx, e, args, &tf, &kf, &ff, f.Changed("rank"), opts)
+			var exact *kpca.Model
+			exact, read, tracked, stopped, err = fitBatch(ctx, e, args, &tf, &kf, &ff, f.Changed("rank"), opts)
+			md = exact
 		}
 		if err != nil {
 			return err
@@ -219,7 +221,6 @@ func (ff *fitFlags) options(changed func(string) bool) (kpca.Options, error) {
 	switch ff.method {
 	case "bordered":
 	case "rank-one":
-		opts.Method = kpca.RankOne
 	default:
 		return opts, usageError{fmt.Errorf(`--method %q: want "bordered" or "rank-one"`, ff.method)}
 	}
@@ -266,7 +267,7 @@ func (ff *fitFlags) options(changed func(string) bool) (kpca.Options, error) {
 		}
 	}
 	ff.stream = ff.stream || changed("m0") || changed("window")
-	if opts.Method == kpca.RankOne && (ff.rank > 0 || ff.window > 0 || !ff.stream) {
+	if ff.method == "rank-one" && (ff.rank > 0 || ff.window > 0 || !ff.stream) {
 		return opts, usageError{errors.New(`--method rank-one streams an exact model: give --stream, without --rank or --window`)}
 	}
 	if ff.stream {
@@ -394,7 +395,7 @@ const bandwidthSample = kernel.BandwidthSample
 // any length is fitted in bounded memory. It returns the model, the number of points
 // read into it, and — the model being complete up to there — the error that stopped the
 // stream early (an interruption, a bad row), if any.
-func fitStream(ctx context.Context, e env, args []string, tf *tableFlags, kf *kernelFlags, ff *fitFlags, m0Given bool, opts kpca.Options) (*kpca.Model, int, error, error) {
+func fitStream(ctx context.Context, e env, args []string, tf *tableFlags, kf *kernelFlags, ff *fitFlags, m0Given bool, opts kpca.Options) (fitted, int, error, error) {
 	src, err := openRows(ctx, e, args, tf)
 	if err != nil {
 		return nil, 0, nil, err
@@ -441,7 +442,7 @@ func fitStream(ctx context.Context, e env, args []string, tf *tableFlags, kf *ke
 		return nil, 0, nil, err
 	}
 	md, err := interruptible(ctx, fmt.Sprintf("during the starting batch decomposition of %s; nothing written", count(m0, "point")),
-		func() (*kpca.Model, error) { return kpca.Fit(kern, X.Slice(0, m0, 0, d), opts) })
+		func() (fitted, error) { return fitStart(kern, X.Slice(0, m0, 0, d), opts, ff.method == "rank-one") })
 	if err != nil {
 		return nil, 0, nil, err
 	}
@@ -454,7 +455,7 @@ func fitStream(ctx context.Context, e env, args []string, tf *tableFlags, kf *ke
 			afterAdd(a.read)
 		}
 	}
-	stop := func(err error) (*kpca.Model, int, error, error) {
+	stop := func(err error) (fitted, int, error, error) {
 		if err == nil || errors.Is(err, io.EOF) {
 			err = a.flush() // the last rows, the input being complete
 		}
@@ -490,7 +491,7 @@ func fitStream(ctx context.Context, e env, args []string, tf *tableFlags, kf *ke
 // summary tells on standard error what a stream fitted: the points, the model and, for
 // a model that keeps only the top eigenpairs, its certificate. (A batch fit says nothing:
 // its outputs are the whole story, and its top pairs are exact to rounding.)
-func summary(e env, md *kpca.Model, read int) {
+func summary(e env, md fitted, read int) {
 	kind := "every eigenpair (exact)"
 	if r := md.Rank(); r > 0 {
 		kind = "the top " + count(r, "eigenpair")
@@ -515,7 +516,7 @@ func summary(e env, md *kpca.Model, read int) {
 }
 
 // writeFit writes the outputs of fit, files first and standard output last.
-func writeFit(e env, md *kpca.Model, k int, kGiven bool, cert *kpca.Certificate, values, scores, model *output) error {
+func writeFit(e env, md fitted, k int, kGiven bool, cert *kpca.Certificate, values, scores, model *output) error {
 	var s mat.Dense
 	kk := min(k, md.Components())
 	if !scores.none() {
@@ -575,8 +576,9 @@ const (
 // polish polishes md by spec, a number of passes or "auto" (see fit's help), and says on
 // standard error how many passes it took. A model that keeps every pair is exact and
 // is left alone.
-func polish(ctx context.Context, e env, md *kpca.Model, spec string, k int) error {
-	if md.Rank() == 0 {
+func polish(ctx context.Context, e env, fit fitted, spec string, k int) error {
+	md, ok := fit.(*kpca.Model)
+	if !ok || md.Rank() == 0 {
 		return nil
 	}
 	if spec != "auto" {
@@ -611,8 +613,9 @@ func polish(ctx context.Context, e env, md *kpca.Model, spec string, k int) erro
 // standard error the intervals and sines of its top k pairs. The exact model needs no
 // certificate — its pairs are a batch decomposition's, to rounding — and costs O(n³)
 // to certify: fit says so and certifies nothing.
-func certify(ctx context.Context, e env, md *kpca.Model, k int) (*kpca.Certificate, error) {
-	if md.Rank() == 0 {
+func certify(ctx context.Context, e env, fit fitted, k int) (*kpca.Certificate, error) {
+	md, ok := fit.(*kpca.Model)
+	if !ok || md.Rank() == 0 {
 		fmt.Fprintln(e.errw, "ikpca: --certify: the model holds every eigenpair, exact to rounding; nothing to certify")
 		return nil, nil
 	}

@@ -85,10 +85,19 @@ components, and a note says so (as fit does). The output follows the rules of fi
 	return c
 }
 
+// transformer is what transform asks of a model fit saved: kpca.Model's methods that
+// kpca.RankOneModel shares.
+type transformer interface {
+	Transform(dst *mat.Dense, X mat.Matrix, k int) error
+	Components() int
+	Len() int
+	Dim() int
+}
+
 // loadModel loads a checkpoint from a file or, for "-", standard input — one model's
 // encoding and nothing after it; it returns at once, with errInterrupted, when ctx is
 // cancelled while it reads.
-func loadModel(ctx context.Context, e env, path string) (*kpca.Model, error) {
+func loadModel(ctx context.Context, e env, path string) (transformer, error) {
 	var r io.Reader = e.in
 	if path != "-" {
 		f, err := os.Open(path)
@@ -98,11 +107,12 @@ func loadModel(ctx context.Context, e env, path string) (*kpca.Model, error) {
 		defer f.Close()
 		r = f
 	}
-	md, err := interruptible(ctx, "while reading the model "+path, func() (*kpca.Model, error) {
-		md := new(kpca.Model)
-		if _, err := md.UnmarshalBinaryFrom(r); err != nil {
+	md, err := interruptible(ctx, "while reading the model "+path, func() (transformer, error) {
+		got, _, err := kpca.UnmarshalFrom(r) // a kpca.Model, or a RankOneModel (--method rank-one)
+		if err != nil {
 			return nil, err
 		}
+		md := got.(transformer)
 		if n, _ := io.ReadFull(r, make([]byte, 1)); n > 0 {
 			return nil, fmt.Errorf("%w: bytes after the model's encoding", kpca.ErrEncoding)
 		}

@@ -67,21 +67,24 @@ func costAt(ctx context.Context, m int, o Options) (CostRow, error) {
 	if row.ChinSuter, err = timeSteps(func(i int) error { return cs.Add(X.RawRowView(i)) }); err != nil {
 		return row, err
 	}
-	for _, method := range []kpca.Method{kpca.Bordered, kpca.RankOne} {
-		md, err := kpca.Fit(k, x0, kpca.Options{Components: kpca.All, Method: method})
+	// The bordered method (kpca.Model) and the paper's (kpca.RankOneModel), each reserved
+	// for every step first.
+	type adder interface {
+		Reserve(n int) error
+		Add(x []float64) error
+	}
+	timeModel := func(md adder, err error) (float64, error) {
 		if err != nil {
-			return row, err
+			return 0, err
 		}
 		md.Reserve(m + steps)
-		t, err := timeSteps(func(i int) error { return md.Add(X.RawRowView(i)) })
-		if err != nil {
-			return row, err
-		}
-		if method == kpca.Bordered {
-			row.Bordered = t
-		} else {
-			row.Paper = t
-		}
+		return timeSteps(func(i int) error { return md.Add(X.RawRowView(i)) })
+	}
+	if row.Bordered, err = timeModel(kpca.Fit(k, x0, kpca.Options{Components: kpca.All})); err != nil {
+		return row, err
+	}
+	if row.Paper, err = timeModel(kpca.FitRankOne(k, x0, kpca.Options{Components: kpca.All})); err != nil {
+		return row, err
 	}
 	row.Dgemm = stats.Median(gemm)
 

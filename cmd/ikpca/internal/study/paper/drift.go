@@ -36,7 +36,7 @@ type DriftOptions struct {
 	MMax   int           // last model size
 	Runs   int           // random orders averaged for the mean curve (the paper: 50)
 	Seed   uint64        // seeds the random orders
-	Paper  bool          // also run the paper's algorithm (kpca.RankOne), in file order
+	Paper  bool          // also run the paper's algorithm (kpca.RankOneModel), in file order
 	// Progress, if set, is called after each model step with the steps done and the total.
 	Progress func(done, total int)
 }
@@ -83,17 +83,17 @@ func Drift(ctx context.Context, o DriftOptions) (*DriftResult, error) {
 		identity[i] = i
 	}
 	var err error
-	if res.Single, err = driftRun(ctx, o, identity, kpca.Bordered, tick); err != nil {
+	if res.Single, err = driftRun(ctx, o, identity, false, tick); err != nil {
 		return nil, err
 	}
 	if o.Paper {
-		if res.Paper, err = driftRun(ctx, o, identity, kpca.RankOne, tick); err != nil {
+		if res.Paper, err = driftRun(ctx, o, identity, true, tick); err != nil {
 			return nil, err
 		}
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0xD1B54A32D192ED03))
 	for r := range o.Runs {
-		s, err := driftRun(ctx, o, rng.Perm(n), kpca.Bordered, tick)
+		s, err := driftRun(ctx, o, rng.Perm(n), false, tick)
 		if err != nil {
 			return nil, err
 		}
@@ -109,14 +109,31 @@ func Drift(ctx context.Context, o DriftOptions) (*DriftResult, error) {
 	return res, nil
 }
 
-// driftRun adds the points in the given order and measures the drift after each step.
-func driftRun(ctx context.Context, o DriftOptions, order []int, method kpca.Method, tick func()) (Series, error) {
+// driftModel is what driftRun asks of a kpca.Model and of a kpca.RankOneModel.
+type driftModel interface {
+	Add(x []float64) error
+	Values(dst []float64) []float64
+	VectorsTo(dst *mat.Dense)
+}
+
+// fitDrift fits the model of a drift run: a kpca.Model, or the paper's kpca.RankOneModel.
+func fitDrift(k kernel.Kernel, x mat.Matrix, paper bool) (driftModel, error) {
+	opts := kpca.Options{Components: kpca.All}
+	if paper {
+		return kpca.FitRankOne(k, x, opts)
+	}
+	return kpca.Fit(k, x, opts)
+}
+
+// driftRun adds the points in the given order and measures the drift after each step,
+// of the paper's algorithm (kpca.RankOneModel) or of kpca.Model.
+func driftRun(ctx context.Context, o DriftOptions, order []int, paper bool, tick func()) (Series, error) {
 	_, d := o.Data.Dims()
 	x := mat.NewDense(o.MMax, d, nil)
 	for i := range o.MMax {
 		x.SetRow(i, o.Data.RawRowView(order[i]))
 	}
-	model, err := kpca.Fit(o.Kernel, x.Slice(0, o.M0, 0, d), kpca.Options{Components: kpca.All, Method: method})
+	model, err := fitDrift(o.Kernel, x.Slice(0, o.M0, 0, d), paper)
 	if err != nil {
 		return Series{}, err
 	}
@@ -144,7 +161,7 @@ func driftRun(ctx context.Context, o DriftOptions, order []int, method kpca.Meth
 // driftNorms returns the three norms of E = K'ₘ − V·Λ·Vᵀ for the model of the first m
 // points, K'ₘ the centred kernel matrix of those points (kernel.Centre of the leading
 // block of k).
-func driftNorms(model *kpca.Model, k *mat.SymDense, m int) ([3]float64, error) {
+func driftNorms(model driftModel, k *mat.SymDense, m int) ([3]float64, error) {
 	var v mat.Dense
 	model.VectorsTo(&v)
 	e := kernel.Centre(synth.Leading(k, m))

@@ -6,7 +6,7 @@ import (
 	"github.com/ikpca/ikpca/internal/vec"
 )
 
-// The algorithms of Hallgren and Northrop (2018), kept as Method RankOne for comparison.
+// The algorithms of Hallgren and Northrop (2018), kept as RankOneModel for comparison.
 // Both express the new kernel matrix through rank-one modifications of the old
 // decomposition; each rank-one update costs an m×m×m product, so a step costs two
 // (uncentred) or four (centred) of them where the bordered path costs one.
