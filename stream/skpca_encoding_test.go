@@ -11,6 +11,7 @@ import (
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/features"
 	"github.com/ikpca/ikpca/internal/kernelwire"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
@@ -49,11 +50,7 @@ func TestSKPCAEncoding(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameSKPCA(t, "fresh", s, decoded(t, s, new(SKPCA)), Y)
-		for i := range 103 { // a buffer part full: 103 = 2·6·8 + 7
-			if err := s.Add(X.RawRowView(i)); err != nil {
-				t.Fatal(err)
-			}
-		}
+		testmat.AddRows(t, s, X, 0, 103) // a buffer part full: 103 = 2·6·8 + 7
 		back := decoded(t, s, new(SKPCA))
 		// Both grow the same way from here, reading only at the end (the decoded one
 		// must not have been compressed by the encoding).
