@@ -22,10 +22,7 @@ func BenchmarkFoldBundle(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		enc, err := proto.MarshalBinary()
-		if err != nil {
-			b.Fatal(err)
-		}
+		enc := marshal(b, proto)
 		// A bundle's start alone: decoding the prototype, against hashing its bytes and
 		// resetting the model decoded before.
 		b.Run(fmt.Sprintf("r=%d/start=decode", r), func(b *testing.B) {

@@ -39,6 +39,16 @@ func writePoints(s beam.Scope, dir, name string, points beam.PCollection) string
 	return file
 }
 
+// writeModel writes a model PCollection to file (WriteModel), failing the test on an
+// error, and returns file.
+func writeModel(t *testing.T, s beam.Scope, file string, model beam.PCollection) string {
+	t.Helper()
+	if err := WriteModel(s, file, model); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
 // run runs the pipeline, failing the test on error.
 func run(t *testing.T, p *beam.Pipeline) {
 	t.Helper()

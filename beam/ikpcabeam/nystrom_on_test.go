@@ -51,10 +51,7 @@ func TestFitNystromOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wf := filepath.Join(dir, "want")
-	if err := WriteModel(s, wf, want); err != nil {
-		t.Fatal(err)
-	}
+	wf := writeModel(t, s, filepath.Join(dir, "want"), want)
 	if err := ptest.Run(p); err != nil {
 		t.Fatal(err)
 	}

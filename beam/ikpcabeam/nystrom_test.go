@@ -76,10 +76,7 @@ func TestNystromMatchesSingleProcess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mf := filepath.Join(dir, "model")
-		if err := WriteModel(s, mf, model); err != nil {
-			t.Fatal(err)
-		}
+		mf := writeModel(t, s, filepath.Join(dir, "model"), model)
 		run(t, p)
 
 		got := readModel(t, mf).(*Nystrom)
@@ -503,10 +500,7 @@ func TestNystromUnmarshalBinaryFrom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := marshal(t, m)
 	var n Nystrom
 	for _, bad := range []io.Reader{nil, bytes.NewReader(b[:len(b)/2])} {
 		if _, err := n.UnmarshalBinaryFrom(bad); !errors.Is(err, ErrModel) || n.Model != nil {

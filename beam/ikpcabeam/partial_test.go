@@ -26,10 +26,7 @@ func TestPartialMerge(t *testing.T) {
 		if k, err := kindOf(e); err != nil || k.partial == nil {
 			t.Fatalf("bundle %d: a fold emitted a %s (%v), want a partial", i, k.name, err)
 		}
-		model, err := fromPartial(t, b, e).MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
+		model := marshal(t, fromPartial(t, b, e))
 		if len(e) >= len(model) {
 			t.Errorf("bundle %d: a partial of %d bytes, its model's %d", i, len(e), len(model))
 		}
@@ -46,10 +43,7 @@ func TestPartialMerge(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	wantBytes, err := want.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	wantBytes := marshal(t, want)
 
 	group := &mergeFn{Base: -1}
 	a := group.CreateAccumulator()
@@ -112,10 +106,7 @@ func TestPartialRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	otherBytes, err := other.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	otherBytes := marshal(t, other)
 	fn := &mergeFn{Base: 0}
 	a, err := fn.AddInput(fn.CreateAccumulator(), otherBytes)
 	if err != nil {
@@ -128,11 +119,7 @@ func TestPartialRefused(t *testing.T) {
 		t.Error("a refused partial changed the model")
 	}
 
-	m, err := NewSKPCA(testKernel, 3, testOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fill(t, m, X)
+	m := filledSKPCA(t, X)
 	p, err := decodeAccumulator(e)
 	if err != nil {
 		t.Fatal(err)

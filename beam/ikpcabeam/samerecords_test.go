@@ -73,9 +73,7 @@ func TestSameRecordsSameModel(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(file, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		beamtest.WriteFile(t, file, b)
 	}
 	opts := NystromOptions{Dim: 10, Kernel: kernel.Spec{Name: "rbf"}, Landmarks: 50, Seed: 1}
 	for _, twice := range []bool{false, true} {
@@ -100,10 +98,7 @@ func TestSameRecordsSameModel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mf := filepath.Join(dir, "model")
-			if err := WriteModel(s, mf, model); err != nil {
-				t.Fatal(err)
-			}
+			mf := writeModel(t, s, filepath.Join(dir, "model"), model)
 			if err := ptest.Run(p); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}

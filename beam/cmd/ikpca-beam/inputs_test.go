@@ -45,12 +45,8 @@ func TestLandmarksFileGraph(t *testing.T) {
 		b.WriteByte('\n')
 	}
 	lf, in := filepath.Join(dir, "landmarks.csv"), filepath.Join(dir, "in.csv")
-	if err := os.WriteFile(lf, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(in, []byte(strings.SplitAfter(b.String(), "\n")[0]), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, lf, []byte(b.String()))
+	beamtest.WriteFile(t, in, []byte(strings.SplitAfter(b.String(), "\n")[0]))
 	o := options{mode: "fit", method: "nystrom", landmarksFile: lf, input: in, sep: ",", format: "csv",
 		model: filepath.Join(dir, "m"), seed: 1, block: 256}
 	p, err := build(context.Background(), o)
@@ -83,9 +79,7 @@ func TestLandmarksFileModel(t *testing.T) {
 	lines := strings.SplitAfter(b.String(), "\n")
 	landmarks := strings.Join(lines[:7], "") + "1;x;2\n" + strings.Join(lines[7:13], "")
 	for f, text := range map[string]string{in: b.String(), lf: landmarks} {
-		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		beamtest.WriteFile(t, f, []byte(text))
 	}
 	o := options{mode: "fit", method: "nystrom", landmarksFile: lf, input: in, sep: ";", header: true, format: "csv",
 		model: filepath.Join(dir, "m"), seed: 1, block: 16}
@@ -205,9 +199,7 @@ func TestInputs(t *testing.T) {
 		"onelm.csv":     []byte("1,2,3\n"),
 	}
 	for f, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, f), text, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		beamtest.WriteFile(t, filepath.Join(dir, f), text)
 	}
 	path := func(f string) string { return filepath.Join(dir, f) }
 	methods := []struct {
@@ -348,9 +340,7 @@ func TestOutputsSpareInputs(t *testing.T) {
 	path := func(f string) string { return filepath.Join(dir, f) }
 	_, text := toyInput(40, ',')
 	for _, f := range []string{"scores-00000-of-00002.csv", "scores-00001-of-00002.csv"} {
-		if err := os.WriteFile(path(f), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		beamtest.WriteFile(t, path(f), []byte(text))
 	}
 	base := options{mode: "fit", method: "skpca", input: path("scores-*-of-*.csv"), sep: ",", format: "csv",
 		model: path("m"), seed: 1, block: 16, features: 16, sketch: 2, sigma: 1}
@@ -398,9 +388,7 @@ func TestFirstLines(t *testing.T) {
 		"none-0.csv": "h\n",
 		"none-1.csv": "\n",
 	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		beamtest.WriteFile(t, filepath.Join(dir, name), []byte(text))
 	}
 	ctx := context.Background()
 	for _, c := range []struct {

@@ -30,3 +30,12 @@ func TempDir(t testing.TB) string {
 	})
 	return dir
 }
+
+// WriteFile writes data to the file name (os.WriteFile, mode 0o644), failing the test
+// on an error.
+func WriteFile(t testing.TB, name string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
