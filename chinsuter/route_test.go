@@ -7,6 +7,7 @@ import (
 
 	"github.com/ikpca/ikpca/internal/backend"
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -36,10 +37,7 @@ func TestBackendRoute(t *testing.T) {
 			if _, err := md.Orthogonality(); err != nil {
 				t.Fatal(err)
 			}
-			b, err := md.MarshalBinary()
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := wiretest.Marshal(t, md)
 			var back Model
 			if err := back.UnmarshalBinary(b); err != nil {
 				t.Fatal(err)

@@ -61,10 +61,7 @@ func TestOnlineAddBatch(t *testing.T) {
 					}
 				}
 			}
-			before, err := m.MarshalBinary()
-			if err != nil {
-				t.Fatal(err)
-			}
+			before := wiretest.Marshal(t, m)
 			bad := mat.DenseCopyOf(X.Slice(start, start+6, 0, 2))
 			bad.Set(4, 0, 1e200)
 			bad.Set(4, 1, 1e200)

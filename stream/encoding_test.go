@@ -20,10 +20,7 @@ import (
 // the zero value zero (UnmarshalBinary) and checks that it encodes back to the same bytes.
 func decoded[M persistent](t *testing.T, m M, zero M) M {
 	t.Helper()
-	b, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := wiretest.Marshal(t, m)
 	var buf bytes.Buffer
 	if n, err := m.MarshalBinaryTo(&buf); err != nil || n != len(b) || !bytes.Equal(buf.Bytes(), b) {
 		t.Fatalf("MarshalBinaryTo: %d bytes, %v, or not MarshalBinary's %d", n, err, len(b))
@@ -334,10 +331,7 @@ func TestEncodingRefused(t *testing.T) {
 			}},
 		}},
 	} {
-		good, err := c.model.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
+		good := wiretest.Marshal(t, c.model)
 		body := wiretest.Body(good)
 		cases := append(c.cases, common...)
 		cases = append(cases, struct {

@@ -39,10 +39,7 @@ type persistent interface {
 func fuzzDecoder[M persistent](f *testing.F, magic string, version uint32, seeds []M, zero func() M, isZero func(M) bool,
 	indefinite bool, more func(*testing.T, M)) {
 	for _, m := range seeds {
-		b, err := m.MarshalBinary()
-		if err != nil {
-			f.Fatal(err)
-		}
+		b := wiretest.Marshal(f, m)
 		f.Add(b)
 		f.Add(wiretest.Body(b))
 	}

@@ -103,10 +103,7 @@ func TestSKPCAEncodingRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = s.Values(nil) // compressed: the sketch holds ΣVᵀ and σ²
-	good, err := s.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := wiretest.Marshal(t, s)
 	body := wiretest.Body(good)
 	// The body: the Spec ("rbf": 4 + 3 + 4·8 = 39 bytes; σ at 7, γ at 15, degree at 23,
 	// c at 31), d at 39, D at 47, form at 55, seed at 59, ℓ at 67, buffer at 75,
