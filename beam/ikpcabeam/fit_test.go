@@ -45,10 +45,7 @@ func pointFiles(t *testing.T, dir string, X *mat.Dense, parts int) (glob string,
 // readModel reads and decodes a model file.
 func readModel(t *testing.T, file string) Summary {
 	t.Helper()
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := beamtest.ReadFile(t, file)
 	m, err := DecodeSummary(b)
 	if err != nil {
 		t.Fatal(err)

@@ -125,10 +125,7 @@ func readShards(t *testing.T, prefix string) []byte {
 		if want := fmt.Sprintf("%s-%05d-of-%05d.csv", prefix, i, len(files)); f != want {
 			t.Fatalf("shard %d of %d is %s, want %s", i, len(files), f, want)
 		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := beamtest.ReadFile(t, f)
 		all = append(all, b...)
 	}
 	if left, _ := filepath.Glob(prefix + ".tmp-*"); len(left) > 0 {

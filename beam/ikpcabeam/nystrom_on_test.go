@@ -56,10 +56,7 @@ func TestFitNystromOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	decode := func(f string) *Nystrom {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := beamtest.ReadFile(t, f)
 		m, err := DecodeModel(b)
 		if err != nil {
 			t.Fatal(err)

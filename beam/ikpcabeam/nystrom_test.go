@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -285,10 +284,7 @@ func sampleOf(t *testing.T, glob string, X *mat.Dense, more ranked, rank int, se
 	files, _ := filepath.Glob(glob)
 	all := []ranked{more}
 	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := beamtest.ReadFile(t, f)
 		off, line := int64(0), int64(1)
 		for _, l := range strings.SplitAfter(string(b), "\n") {
 			if i := rowOf(X, strings.TrimSuffix(l, "\n")); i >= 0 {

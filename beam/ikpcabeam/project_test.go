@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -91,10 +90,7 @@ func compareScores(t *testing.T, m ikpca.Model, X *mat.Dense, k int, scores map[
 	files, _ := filepath.Glob(glob)
 	found := 0
 	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := beamtest.ReadFile(t, f)
 		off := int64(0)
 		for _, line := range strings.SplitAfter(string(b), "\n") {
 			if line == "" {

@@ -102,10 +102,7 @@ func TestSameRecordsSameModel(t *testing.T) {
 			if err := ptest.Run(p); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			b, err := os.ReadFile(mf)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := beamtest.ReadFile(t, mf)
 			if first == nil {
 				first, firstName = b, name
 				if m := readModel(t, mf); m.Len() != 3000 {

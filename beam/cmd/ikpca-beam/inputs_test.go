@@ -86,10 +86,7 @@ func TestLandmarksFileModel(t *testing.T) {
 	if err := run(context.Background(), o, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(o.model)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := beamtest.ReadFile(t, o.model)
 	// The reference: FitNystrom on the same points with the 12 good landmarks given.
 	L := mat.DenseCopyOf(X.Slice(0, 12, 0, 3))
 	p, s := beam.NewPipelineWithRoot()
@@ -110,10 +107,7 @@ func TestLandmarksFileModel(t *testing.T) {
 	if err := ptest.Run(p); err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile(ref)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := beamtest.ReadFile(t, ref)
 	sameFit(t, want, got, 300, 3)
 	m, err := ikpcabeam.DecodeModel(got)
 	if err != nil {
@@ -139,10 +133,7 @@ func readDead(t *testing.T, prefix string) []string {
 	}
 	var lines []string
 	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := beamtest.ReadFile(t, f)
 		if len(b) > 0 {
 			lines = append(lines, strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")...)
 		}
@@ -262,10 +253,7 @@ func TestInputs(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", in, err)
 				}
-				raw, err := os.ReadFile(o.model)
-				if err != nil {
-					t.Fatal(err)
-				}
+				raw := beamtest.ReadFile(t, o.model)
 				model, err := ikpcabeam.DecodeModel(raw)
 				if err != nil {
 					t.Fatal(err)

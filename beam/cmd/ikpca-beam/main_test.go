@@ -64,10 +64,7 @@ func TestFitProject(t *testing.T) {
 		if err := ptest.Run(p); err != nil {
 			t.Fatal(err)
 		}
-		raw, err := os.ReadFile(model)
-		if err != nil {
-			t.Fatal(err)
-		}
+		raw := beamtest.ReadFile(t, model)
 		m, err := ikpcabeam.DecodeModel(raw)
 		if err != nil {
 			t.Fatal(err)
@@ -96,10 +93,7 @@ func TestFitProject(t *testing.T) {
 			}
 			var b []byte
 			for _, f := range files {
-				c, err := os.ReadFile(f)
-				if err != nil {
-					t.Fatal(err)
-				}
+				c := beamtest.ReadFile(t, f)
 				b = append(b, c...)
 			}
 			lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")

@@ -39,3 +39,14 @@ func WriteFile(t testing.TB, name string, data []byte) {
 		t.Fatal(err)
 	}
 }
+
+// ReadFile returns the contents of the file name (os.ReadFile), failing the test on an
+// error.
+func ReadFile(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
