@@ -17,6 +17,7 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/beam/internal/beamtest"
 	"github.com/ikpca/ikpca/internal/vec"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/nystrom"
 	"github.com/ikpca/ikpca/stream"
@@ -88,7 +89,7 @@ func prototype(t *testing.T, X *mat.Dense) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return marshal(t, proto)
+	return wiretest.Marshal(t, proto)
 }
 
 // TestFitSKPCA: the pipeline's SKPCA of points read from three files — partial models
@@ -509,7 +510,7 @@ func TestFoldDecodesOnce(t *testing.T) {
 	if err := full.Add(X.RawRowView(59)); err != nil {
 		t.Fatal(err)
 	}
-	other := marshal(t, full)
+	other := wiretest.Marshal(t, full)
 	enc, _ := foldOf(t, fn, other, X, 30, 45)
 	if m := fromPartial(t, other, enc); m.Len() != 15 {
 		t.Fatalf("a prototype of one point: a partial model of %v points, want the bundle's 15", m.Len())
@@ -527,7 +528,7 @@ func sumsPrototype(t *testing.T, X *mat.Dense) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return marshal(t, m)
+	return wiretest.Marshal(t, m)
 }
 
 // TestFoldAllocs: foldFn adds points to a model that adds blocks without allocating

@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/beam/internal/beamtest"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/nystrom"
 )
@@ -496,7 +497,7 @@ func TestNystromUnmarshalBinaryFrom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := marshal(t, m)
+	b := wiretest.Marshal(t, m)
 	var n Nystrom
 	for _, bad := range []io.Reader{nil, bytes.NewReader(b[:len(b)/2])} {
 		if _, err := n.UnmarshalBinaryFrom(bad); !errors.Is(err, ErrModel) || n.Model != nil {

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -26,7 +27,7 @@ func TestPartialMerge(t *testing.T) {
 		if k, err := kindOf(e); err != nil || k.partial == nil {
 			t.Fatalf("bundle %d: a fold emitted a %s (%v), want a partial", i, k.name, err)
 		}
-		model := marshal(t, fromPartial(t, b, e))
+		model := wiretest.Marshal(t, fromPartial(t, b, e))
 		if len(e) >= len(model) {
 			t.Errorf("bundle %d: a partial of %d bytes, its model's %d", i, len(e), len(model))
 		}
@@ -43,7 +44,7 @@ func TestPartialMerge(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	wantBytes := marshal(t, want)
+	wantBytes := wiretest.Marshal(t, want)
 
 	group := &mergeFn{Base: -1}
 	a := group.CreateAccumulator()
@@ -106,7 +107,7 @@ func TestPartialRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	otherBytes := marshal(t, other)
+	otherBytes := wiretest.Marshal(t, other)
 	fn := &mergeFn{Base: 0}
 	a, err := fn.AddInput(fn.CreateAccumulator(), otherBytes)
 	if err != nil {

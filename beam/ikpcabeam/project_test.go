@@ -16,6 +16,7 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/beam/internal/beamtest"
 	"github.com/ikpca/ikpca/internal/vec"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 	"github.com/ikpca/ikpca/nystrom"
@@ -28,7 +29,7 @@ func checkpoint(t *testing.T, k kernel.Kernel, X *mat.Dense) (*kpca.Model, []byt
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, marshal(t, m)
+	return m, wiretest.Marshal(t, m)
 }
 
 // project runs Project of the points of the CSV files glob matches, and of extra
@@ -158,7 +159,7 @@ func TestProjectCheckpoint(t *testing.T) {
 func TestProjectSKPCA(t *testing.T) {
 	dir := beamtest.TempDir(t)
 	m := filledSKPCA(t, curve(300, 3, 1))
-	b := marshal(t, m)
+	b := wiretest.Marshal(t, m)
 	X := curve(120, 3, 2)
 	glob, _ := pointFiles(t, dir, X, 2)
 	scores, dead := project(t, dir, glob, "", b, nil, ProjectOptions{})
@@ -184,7 +185,7 @@ func TestProjectNystrom(t *testing.T) {
 	if err := m.AddBatch(train); err != nil {
 		t.Fatal(err)
 	}
-	b := marshal(t, &Nystrom{m})
+	b := wiretest.Marshal(t, &Nystrom{m})
 	X := curve(150, 3, 2)
 	glob, _ := pointFiles(t, dir, X, 3)
 	bad := []Point{{Source: "made", Offset: 1, X: []float64{1, 2}}}

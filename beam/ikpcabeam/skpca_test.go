@@ -1,7 +1,6 @@
 package ikpcabeam
 
 import (
-	"encoding"
 	"errors"
 	"math"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/vec"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/modeltest"
 	"github.com/ikpca/ikpca/stream"
@@ -38,16 +38,6 @@ func filledSKPCA(t *testing.T, X *mat.Dense) *SKPCA {
 	return m
 }
 
-// marshal returns m's encoding, failing the test on an error.
-func marshal(t testing.TB, m encoding.BinaryMarshaler) []byte {
-	t.Helper()
-	b, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // TestSKPCAEncoding: a model decoded from the core's encoding has the encoded one's
 // Values and scores bit for bit, its counts and bound, and continues as it would have:
 // the same points added to both give the same Values bit for bit.
@@ -55,7 +45,7 @@ func TestSKPCAEncoding(t *testing.T) {
 	X, more, P := curve(150, 3, 1), curve(100, 3, 4), curve(20, 3, 2)
 	for _, n := range []int{0, 1, 5, 150} {
 		m := filledSKPCA(t, X.Slice(0, n, 0, 3).(*mat.Dense))
-		b := marshal(t, m)
+		b := wiretest.Marshal(t, m)
 		var back SKPCA
 		if err := back.UnmarshalBinary(b); err != nil {
 			t.Fatalf("n = %d: %v", n, err)
@@ -99,7 +89,7 @@ func TestSKPCAMerge(t *testing.T) {
 		if !encode {
 			return m
 		}
-		b := marshal(t, m)
+		b := wiretest.Marshal(t, m)
 		var back SKPCA
 		if err := back.UnmarshalBinary(b); err != nil {
 			t.Fatal(err)
@@ -120,7 +110,7 @@ func TestSKPCAMerge(t *testing.T) {
 // model exactly as it was.
 func TestSKPCABadInput(t *testing.T) {
 	m := filledSKPCA(t, curve(50, 3, 1))
-	before := marshal(t, m)
+	before := wiretest.Marshal(t, m)
 	other := testOptions
 	other.Seed++
 	o, err := NewSKPCA(testKernel, 3, other)
@@ -149,7 +139,7 @@ func TestSKPCABadInput(t *testing.T) {
 		if err := c.run(); !errors.Is(err, c.err) {
 			t.Errorf("%s: error %v, want %v", c.name, err, c.err)
 		}
-		after := marshal(t, m)
+		after := wiretest.Marshal(t, m)
 		if string(after) != string(before) {
 			t.Errorf("%s: the model changed", c.name)
 		}
@@ -224,7 +214,7 @@ func TestSKPCAConformance(t *testing.T) {
 // are ErrModel errors, and leave the receiver unchanged.
 func TestSKPCADecodeErrors(t *testing.T) {
 	m := filledSKPCA(t, curve(30, 3, 1))
-	good := marshal(t, m)
+	good := wiretest.Marshal(t, m)
 	flipped := append([]byte(nil), good...)
 	flipped[len(flipped)/2] ^= 1
 	for name, b := range map[string][]byte{"truncated": good[:len(good)-1], "a flipped bit": flipped, "magic only": good[:8]} {

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/beam/internal/beamtest"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -78,7 +79,7 @@ func volumeCases(t testing.TB, dir string) []volumeCase {
 			t.Fatal(err)
 		}
 	}
-	model := marshal(t, proto)
+	model := wiretest.Marshal(t, proto)
 	read := func(s beam.Scope, glob string) beam.PCollection {
 		points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
 		if err != nil {
