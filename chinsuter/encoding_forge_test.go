@@ -30,10 +30,7 @@ func TestEncodingForgery(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b, err := md.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := wiretest.Marshal(t, md)
 	N, d, r := md.pts.r, md.d, len(md.sv)
 	end := len(b) - wire.Overhead + wire.PrefixSize
 	start := end - 8*(N*d+N*(N+1)/2+N*r+r+N)

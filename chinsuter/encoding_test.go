@@ -164,10 +164,7 @@ func TestEncodingRefused(t *testing.T) {
 	models := encodingModels(t)
 	for _, name := range []string{"exact", "compressed"} {
 		md := models[name]
-		good, err := md.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
+		good := wiretest.Marshal(t, md)
 		body := wiretest.Unsealed(good)
 		h := wiretest.AfterName(body)
 		N, d, r := md.Expansion(), md.Dim(), md.Components()
@@ -262,10 +259,7 @@ func TestEncodingUnregistered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := md.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := wiretest.Marshal(t, md)
 	var back Model
 	if err := back.UnmarshalBinary(data); !errors.Is(err, ErrEncoding) || back.kern != nil {
 		t.Errorf("an unregistered Func: %v, want ErrEncoding", err)

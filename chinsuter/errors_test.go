@@ -10,6 +10,7 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/errtest"
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -47,10 +48,7 @@ func TestErrorKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, err := md.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc := wiretest.Marshal(t, md)
 	empty, err := New(rbf, 2, Options{})
 	if err != nil {
 		t.Fatal(err)

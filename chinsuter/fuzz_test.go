@@ -87,10 +87,7 @@ func FuzzLoadModel(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, md := range encodingModels(f) {
-		b, err := md.MarshalBinary()
-		if err != nil {
-			f.Fatal(err)
-		}
+		b := wiretest.Marshal(f, md)
 		f.Add(wiretest.Unsealed(b))
 	}
 	f.Add([]byte(encodingMagic + "\x02\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00rbf"))

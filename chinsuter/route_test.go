@@ -6,6 +6,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/backend"
+	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -22,11 +24,7 @@ func TestBackendRoute(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i := 20; i < 30; i++ {
-				if err := md.Add(T.RawRowView(i)); err != nil {
-					t.Fatal(err)
-				}
-			}
+			testmat.AddRows(t, md, T, 20, 30)
 			for i := 30; i < 110; i += 20 {
 				if err := md.AddBatch(T.Slice(i, i+20, 0, 2)); err != nil {
 					t.Fatal(err)
@@ -39,10 +37,7 @@ func TestBackendRoute(t *testing.T) {
 			if _, err := md.Orthogonality(); err != nil {
 				t.Fatal(err)
 			}
-			b, err := md.MarshalBinary()
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := wiretest.Marshal(t, md)
 			var back Model
 			if err := back.UnmarshalBinary(b); err != nil {
 				t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ikpca/ikpca/chinsuter"
 	"github.com/ikpca/ikpca/internal/synth"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 )
@@ -54,11 +55,7 @@ func TestSignsAcrossMethods(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 2; i < n; i++ {
-		if err := each.Add(X.RawRowView(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testmat.AddRows(t, each, X, 2, n)
 	chunks, err := chinsuter.Fit(kern, X.Slice(0, 10, 0, 2), chinsuter.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -70,6 +70,15 @@ func fill(rng *rand.Rand, r, c, ld int, canary float64) []float64 {
 	return a
 }
 
+// stored returns the dimensions of the matrix stored for op(X), r×c: r×c, or c×r when t
+// is blas.Trans.
+func stored(t blas.Transpose, r, c int) (rows, cols int) {
+	if t == blas.Trans {
+		return c, r
+	}
+	return r, c
+}
+
 func proveGemm(ops coreOps, rng *rand.Rand) error {
 	const alpha, beta, canary = 0.75, -0.5, 12345.0
 	m, n, k := proveM, proveN, proveK
@@ -77,14 +86,8 @@ func proveGemm(ops coreOps, rng *rand.Rand) error {
 	gamma := float64(k+2) * eps / (1 - float64(k+2)*eps)
 	for _, tA := range []blas.Transpose{blas.NoTrans, blas.Trans} {
 		for _, tB := range []blas.Transpose{blas.NoTrans, blas.Trans} {
-			ar, ac := m, k
-			if tA == blas.Trans {
-				ar, ac = k, m
-			}
-			br, bc := k, n
-			if tB == blas.Trans {
-				br, bc = n, k
-			}
+			ar, ac := stored(tA, m, k)
+			br, bc := stored(tB, k, n)
 			lda, ldb, ldc := ac+3, bc+5, n+7
 			a, b := fill(rng, ar, ac, lda, canary), fill(rng, br, bc, ldb, canary)
 			c := fill(rng, m, n, ldc, canary)

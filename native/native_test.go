@@ -511,14 +511,8 @@ func TestGemm(t *testing.T) {
 	const m, n, k = 7, 5, 3
 	for _, tA := range []blas.Transpose{blas.NoTrans, blas.Trans} {
 		for _, tB := range []blas.Transpose{blas.NoTrans, blas.Trans} {
-			ar, ac := m, k
-			if tA == blas.Trans {
-				ar, ac = k, m
-			}
-			br, bc := k, n
-			if tB == blas.Trans {
-				br, bc = n, k
-			}
+			ar, ac := native.Stored(tA, m, k)
+			br, bc := native.Stored(tB, k, n)
 			a := randGeneral(rnd, ar, ac, ac+1)
 			b := randGeneral(rnd, br, bc, bc+2)
 			c := randGeneral(rnd, m, n, n+3)

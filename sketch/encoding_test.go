@@ -15,6 +15,7 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/wire"
+	"github.com/ikpca/ikpca/internal/wiretest"
 )
 
 // TestEncoding: a sketch encoded and decoded — empty, with a buffer part full, and
@@ -30,10 +31,7 @@ func TestEncoding(t *testing.T) {
 	}
 	check := func(what string, a *FD) *FD {
 		t.Helper()
-		b, err := a.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := wiretest.Marshal(t, a)
 		var back FD
 		if err := back.UnmarshalBinary(b); err != nil {
 			t.Fatalf("%s: %v", what, err)

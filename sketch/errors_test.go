@@ -10,6 +10,7 @@ import (
 
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/errtest"
+	"github.com/ikpca/ikpca/internal/wiretest"
 )
 
 // TestHugeSizes: sizes whose buffer could not be allocated, or whose doubling or byte
@@ -69,10 +70,7 @@ func TestErrorKinds(t *testing.T) {
 	cases.Add("Sketch, a destination of the wrong shape", ikpca.ErrDimension, func() error { return f.Sketch(mat.NewDense(3, 3, nil)) })
 	cases.Add("VectorsTo, nil", ikpca.ErrArgument, func() error { return f.VectorsTo(nil) })
 	cases.Add("MarshalBinary, a zero FD", ikpca.ErrArgument, func() error { _, err := new(FD).MarshalBinary(); return err })
-	enc, err := f.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc := wiretest.Marshal(t, f)
 	cases.AddPersistent("FD", f, enc)
 	cases.Add("UnmarshalBinary, garbage after the magic", ikpca.ErrEncoding, func() error {
 		return f.UnmarshalBinary([]byte("IKPCAFDS and a good many bytes that are not a sketch at all"))

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 )
@@ -45,11 +46,7 @@ func TestOnlineAddBatch(t *testing.T) {
 		}},
 	} {
 		one, batch := c.new(), c.new()
-		for i := range 25 {
-			if err := one.Add(X.RawRowView(i)); err != nil {
-				t.Fatal(err)
-			}
-		}
+		testmat.AddRows(t, one, X, 0, 25)
 		if err := batch.AddBatch(X.Slice(0, 25, 0, 2)); err != nil {
 			t.Fatal(err)
 		}
@@ -64,10 +61,7 @@ func TestOnlineAddBatch(t *testing.T) {
 					}
 				}
 			}
-			before, err := m.MarshalBinary()
-			if err != nil {
-				t.Fatal(err)
-			}
+			before := wiretest.Marshal(t, m)
 			bad := mat.DenseCopyOf(X.Slice(start, start+6, 0, 2))
 			bad.Set(4, 0, 1e200)
 			bad.Set(4, 1, 1e200)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/kernelwire"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
@@ -19,10 +20,7 @@ import (
 // the zero value zero (UnmarshalBinary) and checks that it encodes back to the same bytes.
 func decoded[M persistent](t *testing.T, m M, zero M) M {
 	t.Helper()
-	b, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := wiretest.Marshal(t, m)
 	var buf bytes.Buffer
 	if n, err := m.MarshalBinaryTo(&buf); err != nil || n != len(b) || !bytes.Equal(buf.Bytes(), b) {
 		t.Fatalf("MarshalBinaryTo: %d bytes, %v, or not MarshalBinary's %d", n, err, len(b))
@@ -107,11 +105,7 @@ func TestOnlineEncoding(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i := range start {
-				if err := m.Add(X.RawRowView(i)); err != nil {
-					t.Fatal(err)
-				}
-			}
+			testmat.AddRows(t, m, X, 0, start)
 			if start == 20 {
 				if err := m.Pass(); err != nil {
 					t.Fatal(err)
@@ -120,11 +114,7 @@ func TestOnlineEncoding(t *testing.T) {
 			back := decoded(t, m, zero)
 			wiretest.SameModel(t, c.name+", decoded", m, back, Y)
 			for _, model := range []online{m, back} {
-				for i := start; i < 30; i++ {
-					if err := model.Add(X.RawRowView(i)); err != nil {
-						t.Fatal(err)
-					}
-				}
+				testmat.AddRows(t, model, X, start, 30)
 				if err := model.AddBatch(X.Slice(30, 50, 0, 2)); err != nil {
 					t.Fatal(err)
 				}
@@ -163,11 +153,7 @@ func TestRNCAEncoding(t *testing.T) {
 		back := decoded(t, r, new(RNCA))
 		wiretest.SameModel(t, "fed", r, back, Y) // both read now
 		for _, m := range []*RNCA{r, back} {
-			for i := 100; i < 150; i++ {
-				if err := m.Add(X.RawRowView(i)); err != nil {
-					t.Fatal(err)
-				}
-			}
+			testmat.AddRows(t, m, X, 100, 150)
 			if err := m.AddBatch(X.Slice(150, 200, 0, 10)); err != nil {
 				t.Fatal(err)
 			}
@@ -345,10 +331,7 @@ func TestEncodingRefused(t *testing.T) {
 			}},
 		}},
 	} {
-		good, err := c.model.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
+		good := wiretest.Marshal(t, c.model)
 		body := wiretest.Body(good)
 		cases := append(c.cases, common...)
 		cases = append(cases, struct {

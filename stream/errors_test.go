@@ -10,6 +10,7 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/errtest"
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -131,10 +132,7 @@ func TestErrorKinds(t *testing.T) {
 		add(name+".Transform, a dst of the wrong shape", ikpca.ErrDimension, func() error {
 			return m.Transform(mat.NewDense(2, 1, nil), mat.NewDense(1, 2, nil), 1)
 		})
-		enc, err := m.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
+		enc := wiretest.Marshal(t, m)
 		cases.AddPersistent(name, m, enc)
 		if name != "SKPCA" {
 			add(name+".UnmarshalBinary, an SKPCA", ikpca.ErrEncoding, func() error { return m.UnmarshalBinary(good) })

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/features"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
@@ -38,10 +39,7 @@ type persistent interface {
 func fuzzDecoder[M persistent](f *testing.F, magic string, version uint32, seeds []M, zero func() M, isZero func(M) bool,
 	indefinite bool, more func(*testing.T, M)) {
 	for _, m := range seeds {
-		b, err := m.MarshalBinary()
-		if err != nil {
-			f.Fatal(err)
-		}
+		b := wiretest.Marshal(f, m)
 		f.Add(b)
 		f.Add(wiretest.Body(b))
 	}
@@ -170,11 +168,7 @@ func onlineSeeds[M passing](f *testing.F, X *mat.Dense, make func() (M, error)) 
 		if err != nil {
 			f.Fatal(err)
 		}
-		for i := range n {
-			if err := m.Add(X.RawRowView(i)); err != nil {
-				f.Fatal(err)
-			}
-		}
+		testmat.AddRows(f, m, X, 0, n)
 		if n == 12 {
 			_ = m.Pass()
 		}

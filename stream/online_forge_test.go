@@ -61,10 +61,7 @@ func TestOnlineForgery(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		b, err := m.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := wiretest.Marshal(t, m)
 		if err := zero.UnmarshalBinary(b); err != nil {
 			t.Fatalf("%s: a legitimate model refused: %v", c.name, err)
 		}

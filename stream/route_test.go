@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/backend"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -28,11 +29,7 @@ func TestBackendRoute(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range 25 {
-			if err := s.Add(X.RawRowView(i)); err != nil {
-				t.Fatal(err)
-			}
-		}
+		testmat.AddRows(t, s, X, 0, 25)
 		if err := o.AddBatch(X.Slice(25, 50, 0, 2)); err != nil {
 			t.Fatal(err)
 		}
@@ -46,11 +43,7 @@ func TestBackendRoute(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range 25 {
-			if err := r.Add(X.RawRowView(i)); err != nil {
-				t.Fatal(err)
-			}
-		}
+		testmat.AddRows(t, r, X, 0, 25)
 		if err := r.AddBatch(X.Slice(25, 50, 0, 2)); err != nil {
 			t.Fatal(err)
 		}

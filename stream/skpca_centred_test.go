@@ -156,11 +156,7 @@ func TestSKPCAUncentredIsThePaper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 200 {
-		if err := s.Add(X.RawRowView(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testmat.AddRows(t, s, X, 0, 200)
 	vals := s.Values(nil)
 	fdVals, err := s.Sketch().Values(nil)
 	if err != nil {

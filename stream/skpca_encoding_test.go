@@ -11,6 +11,7 @@ import (
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/features"
 	"github.com/ikpca/ikpca/internal/kernelwire"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
@@ -49,11 +50,7 @@ func TestSKPCAEncoding(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameSKPCA(t, "fresh", s, decoded(t, s, new(SKPCA)), Y)
-		for i := range 103 { // a buffer part full: 103 = 2·6·8 + 7
-			if err := s.Add(X.RawRowView(i)); err != nil {
-				t.Fatal(err)
-			}
-		}
+		testmat.AddRows(t, s, X, 0, 103) // a buffer part full: 103 = 2·6·8 + 7
 		back := decoded(t, s, new(SKPCA))
 		// Both grow the same way from here, reading only at the end (the decoded one
 		// must not have been compressed by the encoding).
@@ -106,10 +103,7 @@ func TestSKPCAEncodingRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = s.Values(nil) // compressed: the sketch holds ΣVᵀ and σ²
-	good, err := s.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := wiretest.Marshal(t, s)
 	body := wiretest.Body(good)
 	// The body: the Spec ("rbf": 4 + 3 + 4·8 = 39 bytes; σ at 7, γ at 15, degree at 23,
 	// c at 31), d at 39, D at 47, form at 55, seed at 59, ℓ at 67, buffer at 75,

@@ -13,6 +13,7 @@ import (
 	"github.com/ikpca/ikpca/features"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/internal/synth"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -85,11 +86,7 @@ func TestSKPCABound(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i := range n {
-				if err := s.Add(X.RawRowView(i)); err != nil {
-					t.Fatal(err)
-				}
-			}
+			testmat.AddRows(t, s, X, 0, n)
 			var W, Z mat.Dense
 			s.VectorsTo(&W)
 			if err := s.Map().Transform(&Z, X); err != nil {
@@ -258,11 +255,7 @@ func TestRNCA(t *testing.T) {
 		opts := RNCAOptions{Features: 64, Seed: 2, Uncentred: !centred, Form: features.RandomPhase}
 		one, _ := NewRNCA(kernel.RBF{Sigma: sigma}, 10, opts)
 		batch, _ := NewRNCA(kernel.RBF{Sigma: sigma}, 10, opts)
-		for i := range n {
-			if err := one.Add(X.RawRowView(i)); err != nil {
-				t.Fatal(err)
-			}
-		}
+		testmat.AddRows(t, one, X, 0, n)
 		if err := batch.AddBatch(X); err != nil {
 			t.Fatal(err)
 		}

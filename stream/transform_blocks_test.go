@@ -10,6 +10,7 @@ import (
 
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/features"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
@@ -94,11 +95,7 @@ func TestScoresBlocks(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for i := range 60 {
-					if err := m.Add(X.RawRowView(i)); err != nil {
-						t.Fatal(err)
-					}
-				}
+				testmat.AddRows(t, m, X, 0, 60)
 				var got mat.Dense
 				if err := m.Transform(&got, probe, 3); err != nil {
 					t.Fatalf("%v: %v", k, err)
@@ -242,11 +239,7 @@ func BenchmarkTransform(b *testing.B) {
 		if err := skpca.AddBatch(train); err != nil {
 			b.Fatal(err)
 		}
-		for i := range m {
-			if err := krqa.Add(train.RawRowView(i)); err != nil {
-				b.Fatal(err)
-			}
-		}
+		testmat.AddRows(b, krqa, train, 0, m)
 		rnca.settle()
 		skpca.settle()
 		name := fmt.Sprintf("%s/d=%d", ds.Name, d)

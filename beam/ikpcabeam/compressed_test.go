@@ -75,13 +75,9 @@ func TestReadHiddenCompression(t *testing.T) {
 		fmt.Fprintf(&text, "%d,%d,%d\n", i, i+1, i+2)
 	}
 	hidden := filepath.Join(dir, "hidden.csv")
-	if err := os.WriteFile(hidden, gzipped(t, []byte(text.String())), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, hidden, gzipped(t, []byte(text.String())))
 	plain := filepath.Join(dir, "plain.csv")
-	if err := os.WriteFile(plain, []byte(text.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, plain, []byte(text.String()))
 	for _, c := range []struct{ glob, want string }{
 		{hidden, "does not end in .gz"},
 		{shrunkPrefix + plain, "holds more than"},
@@ -109,9 +105,7 @@ func TestCompressedProgress(t *testing.T) {
 		fmt.Fprintf(&text, "%d,%d,%d\n", rng.Int64(), rng.Int64(), rng.Int64())
 	}
 	file := filepath.Join(dir, "big.csv.gz")
-	if err := os.WriteFile(file, gzipped(t, text.Bytes()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, file, gzipped(t, text.Bytes()))
 	fi, err := os.Stat(file)
 	if err != nil {
 		t.Fatal(err)

@@ -61,9 +61,7 @@ func TestFitCounters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteModel(s, filepath.Join(dir, "model-"+method), model); err != nil {
-			t.Fatal(err)
-		}
+		writeModel(t, s, filepath.Join(dir, "model-"+method), model)
 		res, err := ptest.RunWithMetrics(p)
 		if err != nil {
 			t.Fatalf("%s: pipeline: %v", method, err)
@@ -111,10 +109,7 @@ func TestLandmarksIndependentOfSplitting(t *testing.T) {
 		if err := os.Mkdir(sub, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		mf := filepath.Join(sub, "model")
-		if err := WriteModel(s, mf, model); err != nil {
-			t.Fatal(err)
-		}
+		mf := writeModel(t, s, filepath.Join(sub, "model"), model)
 		pf := writePoints(s, sub, "points", points)
 		run(t, p)
 		unnumbered := 0
@@ -250,9 +245,7 @@ func init() { register.Function1x1(formatScoresForSize) }
 func TestNoValidPoints(t *testing.T) {
 	dir := beamtest.TempDir(t)
 	bad := filepath.Join(dir, "bad.csv")
-	if err := os.WriteFile(bad, []byte("a,b,c\n1,x,2\n\n1,2\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, bad, []byte("a,b,c\n1,x,2\n\n1,2\n"))
 	for _, twice := range []bool{false, true} {
 		p, s := beam.NewPipelineWithRoot()
 		read := func() beam.PCollection {

@@ -17,6 +17,7 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/beam/internal/beamtest"
 	"github.com/ikpca/ikpca/internal/vec"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/nystrom"
 	"github.com/ikpca/ikpca/stream"
@@ -37,9 +38,7 @@ func pointFiles(t *testing.T, dir string, X *mat.Dense, parts int) (glob string,
 		}
 	}
 	for i := range files {
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("points%d.csv", i)), []byte(files[i].String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		beamtest.WriteFile(t, filepath.Join(dir, fmt.Sprintf("points%d.csv", i)), []byte(files[i].String()))
 	}
 	return filepath.Join(dir, "points*.csv"), bad
 }
@@ -47,10 +46,7 @@ func pointFiles(t *testing.T, dir string, X *mat.Dense, parts int) (glob string,
 // readModel reads and decodes a model file.
 func readModel(t *testing.T, file string) Summary {
 	t.Helper()
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := beamtest.ReadFile(t, file)
 	m, err := DecodeSummary(b)
 	if err != nil {
 		t.Fatal(err)
@@ -63,9 +59,7 @@ func readModel(t *testing.T, file string) Summary {
 func writeFit(t *testing.T, s beam.Scope, dir string, model, dead beam.PCollection) (mf, df string) {
 	t.Helper()
 	mf, df = filepath.Join(dir, "model"), filepath.Join(dir, "dead")
-	if err := WriteModel(s, mf, model); err != nil {
-		t.Fatal(err)
-	}
+	writeModel(t, s, mf, model)
 	if err := WriteDeadLetters(s, df, dead); err != nil {
 		t.Fatal(err)
 	}
@@ -95,11 +89,7 @@ func prototype(t *testing.T, X *mat.Dense) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := proto.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return wiretest.Marshal(t, proto)
 }
 
 // TestFitSKPCA: the pipeline's SKPCA of points read from three files — partial models
@@ -189,10 +179,7 @@ func TestFitEmpty(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mf := filepath.Join(dir, "model")
-			if err := WriteModel(s, mf, model); err != nil {
-				t.Fatal(err)
-			}
+			mf := writeModel(t, s, filepath.Join(dir, "model"), model)
 			if err := ptest.Run(p); err == nil || !strings.Contains(err.Error(), ErrNoPoints.Error()) {
 				t.Errorf("%s of %s: pipeline error %v, want one that says %q", fname, iname, err, ErrNoPoints)
 			}
@@ -248,9 +235,7 @@ func TestFitPrototypeWithPoints(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteModel(s, filepath.Join(dir, name), model); err != nil {
-			t.Fatal(err)
-		}
+		writeModel(t, s, filepath.Join(dir, name), model)
 	}
 	run(t, p)
 	for name := range files {
@@ -290,11 +275,7 @@ func TestFitArguments(t *testing.T) {
 // TestAccumulatorCoder: the accumulator's coder gives back the model, and the empty
 // accumulator.
 func TestAccumulatorCoder(t *testing.T) {
-	m, err := NewSKPCA(testKernel, 3, testOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fill(t, m, curve(40, 3, 1))
+	m := filledSKPCA(t, curve(40, 3, 1))
 	b, err := encodeAccumulator(&accumulator{s: m})
 	if err != nil {
 		t.Fatal(err)
@@ -333,9 +314,7 @@ func refusingFiles(t *testing.T, dir string, X *mat.Dense, huge []float64) (glob
 		files[i%2].WriteString(formatFloats(X.RawRowView(i)) + "\n")
 	}
 	for i := range files {
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("refusing%d.csv", i)), []byte(files[i].String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		beamtest.WriteFile(t, filepath.Join(dir, fmt.Sprintf("refusing%d.csv", i)), []byte(files[i].String()))
 	}
 	return filepath.Join(dir, "refusing*.csv"), filepath.Join(dir, "refusing0.csv"), offset
 }
@@ -531,10 +510,7 @@ func TestFoldDecodesOnce(t *testing.T) {
 	if err := full.Add(X.RawRowView(59)); err != nil {
 		t.Fatal(err)
 	}
-	other, err := full.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := wiretest.Marshal(t, full)
 	enc, _ := foldOf(t, fn, other, X, 30, 45)
 	if m := fromPartial(t, other, enc); m.Len() != 15 {
 		t.Fatalf("a prototype of one point: a partial model of %v points, want the bundle's 15", m.Len())
@@ -552,11 +528,7 @@ func sumsPrototype(t *testing.T, X *mat.Dense) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return wiretest.Marshal(t, m)
 }
 
 // TestFoldAllocs: foldFn adds points to a model that adds blocks without allocating

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -22,10 +23,7 @@ func BenchmarkFoldBundle(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		enc, err := proto.MarshalBinary()
-		if err != nil {
-			b.Fatal(err)
-		}
+		enc := wiretest.Marshal(b, proto)
 		// A bundle's start alone: decoding the prototype, against hashing its bytes and
 		// resetting the model decoded before.
 		b.Run(fmt.Sprintf("r=%d/start=decode", r), func(b *testing.B) {

@@ -50,9 +50,7 @@ func TestReadLinesSplit(t *testing.T) {
 		}
 	}
 	plain := filepath.Join(dir, "plain.txt")
-	if err := os.WriteFile(plain, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, plain, []byte(b.String()))
 	packed := filepath.Join(dir, "packed.txt.gz")
 	f, err := os.Create(packed)
 	if err != nil {

@@ -39,6 +39,16 @@ func writePoints(s beam.Scope, dir, name string, points beam.PCollection) string
 	return file
 }
 
+// writeModel writes a model PCollection to file (WriteModel), failing the test on an
+// error, and returns file.
+func writeModel(t *testing.T, s beam.Scope, file string, model beam.PCollection) string {
+	t.Helper()
+	if err := WriteModel(s, file, model); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
 // run runs the pipeline, failing the test on error.
 func run(t *testing.T, p *beam.Pipeline) {
 	t.Helper()
@@ -115,10 +125,7 @@ func readShards(t *testing.T, prefix string) []byte {
 		if want := fmt.Sprintf("%s-%05d-of-%05d.csv", prefix, i, len(files)); f != want {
 			t.Fatalf("shard %d of %d is %s, want %s", i, len(files), f, want)
 		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := beamtest.ReadFile(t, f)
 		all = append(all, b...)
 	}
 	if left, _ := filepath.Glob(prefix + ".tmp-*"); len(left) > 0 {

@@ -51,18 +51,12 @@ func TestFitNystromOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wf := filepath.Join(dir, "want")
-	if err := WriteModel(s, wf, want); err != nil {
-		t.Fatal(err)
-	}
+	wf := writeModel(t, s, filepath.Join(dir, "want"), want)
 	if err := ptest.Run(p); err != nil {
 		t.Fatal(err)
 	}
 	decode := func(f string) *Nystrom {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := beamtest.ReadFile(t, f)
 		m, err := DecodeModel(b)
 		if err != nil {
 			t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/beam/internal/beamtest"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/nystrom"
 )
@@ -76,10 +76,7 @@ func TestNystromMatchesSingleProcess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mf := filepath.Join(dir, "model")
-		if err := WriteModel(s, mf, model); err != nil {
-			t.Fatal(err)
-		}
+		mf := writeModel(t, s, filepath.Join(dir, "model"), model)
 		run(t, p)
 
 		got := readModel(t, mf).(*Nystrom)
@@ -288,10 +285,7 @@ func sampleOf(t *testing.T, glob string, X *mat.Dense, more ranked, rank int, se
 	files, _ := filepath.Glob(glob)
 	all := []ranked{more}
 	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := beamtest.ReadFile(t, f)
 		off, line := int64(0), int64(1)
 		for _, l := range strings.SplitAfter(string(b), "\n") {
 			if i := rowOf(X, strings.TrimSuffix(l, "\n")); i >= 0 {
@@ -503,10 +497,7 @@ func TestNystromUnmarshalBinaryFrom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := wiretest.Marshal(t, m)
 	var n Nystrom
 	for _, bad := range []io.Reader{nil, bytes.NewReader(b[:len(b)/2])} {
 		if _, err := n.UnmarshalBinaryFrom(bad); !errors.Is(err, ErrModel) || n.Model != nil {

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -26,10 +27,7 @@ func TestPartialMerge(t *testing.T) {
 		if k, err := kindOf(e); err != nil || k.partial == nil {
 			t.Fatalf("bundle %d: a fold emitted a %s (%v), want a partial", i, k.name, err)
 		}
-		model, err := fromPartial(t, b, e).MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
+		model := wiretest.Marshal(t, fromPartial(t, b, e))
 		if len(e) >= len(model) {
 			t.Errorf("bundle %d: a partial of %d bytes, its model's %d", i, len(e), len(model))
 		}
@@ -46,10 +44,7 @@ func TestPartialMerge(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	wantBytes, err := want.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	wantBytes := wiretest.Marshal(t, want)
 
 	group := &mergeFn{Base: -1}
 	a := group.CreateAccumulator()
@@ -112,10 +107,7 @@ func TestPartialRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	otherBytes, err := other.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	otherBytes := wiretest.Marshal(t, other)
 	fn := &mergeFn{Base: 0}
 	a, err := fn.AddInput(fn.CreateAccumulator(), otherBytes)
 	if err != nil {
@@ -128,11 +120,7 @@ func TestPartialRefused(t *testing.T) {
 		t.Error("a refused partial changed the model")
 	}
 
-	m, err := NewSKPCA(testKernel, 3, testOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fill(t, m, X)
+	m := filledSKPCA(t, X)
 	p, err := decodeAccumulator(e)
 	if err != nil {
 		t.Fatal(err)

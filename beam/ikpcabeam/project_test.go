@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/beam/internal/beamtest"
 	"github.com/ikpca/ikpca/internal/vec"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 	"github.com/ikpca/ikpca/nystrom"
@@ -29,11 +29,7 @@ func checkpoint(t *testing.T, k kernel.Kernel, X *mat.Dense) (*kpca.Model, []byt
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m, b
+	return m, wiretest.Marshal(t, m)
 }
 
 // project runs Project of the points of the CSV files glob matches, and of extra
@@ -95,10 +91,7 @@ func compareScores(t *testing.T, m ikpca.Model, X *mat.Dense, k int, scores map[
 	files, _ := filepath.Glob(glob)
 	found := 0
 	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := beamtest.ReadFile(t, f)
 		off := int64(0)
 		for _, line := range strings.SplitAfter(string(b), "\n") {
 			if line == "" {
@@ -147,9 +140,7 @@ func TestProjectCheckpoint(t *testing.T) {
 	dir := beamtest.TempDir(t)
 	m, b := checkpoint(t, kernel.RBF{Sigma: 1}, curve(80, 3, 1))
 	file := filepath.Join(dir, "model.ikpca")
-	if err := os.WriteFile(file, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, file, b)
 	X := curve(250, 3, 2)
 	glob, _ := pointFiles(t, dir, X, 3)
 	bad := []Point{
@@ -167,15 +158,8 @@ func TestProjectCheckpoint(t *testing.T) {
 // when K is zero.
 func TestProjectSKPCA(t *testing.T) {
 	dir := beamtest.TempDir(t)
-	m, err := NewSKPCA(testKernel, 3, testOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fill(t, m, curve(300, 3, 1))
-	b, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := filledSKPCA(t, curve(300, 3, 1))
+	b := wiretest.Marshal(t, m)
 	X := curve(120, 3, 2)
 	glob, _ := pointFiles(t, dir, X, 2)
 	scores, dead := project(t, dir, glob, "", b, nil, ProjectOptions{})
@@ -201,10 +185,7 @@ func TestProjectNystrom(t *testing.T) {
 	if err := m.AddBatch(train); err != nil {
 		t.Fatal(err)
 	}
-	b, err := (&Nystrom{m}).MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := wiretest.Marshal(t, &Nystrom{m})
 	X := curve(150, 3, 2)
 	glob, _ := pointFiles(t, dir, X, 3)
 	bad := []Point{{Source: "made", Offset: 1, X: []float64{1, 2}}}

@@ -3,7 +3,6 @@ package ikpcabeam
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,9 +33,7 @@ func (in input) write(t *testing.T, file string) (offsets []int64) {
 			b.WriteByte('\n')
 		}
 	}
-	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, file, []byte(b.String()))
 	return offsets
 }
 
@@ -78,6 +75,24 @@ func check(t *testing.T, files []string, ins []input, offsets [][]int64, points,
 	}
 }
 
+// readInputs runs a pipeline that reads with read and writes what it gives to files
+// in dir, and returns the points and dead letters read back from them by key.
+func readInputs(t *testing.T, dir string, read func(s beam.Scope) (points, dead beam.PCollection, err error)) (points, dead map[string]record) {
+	t.Helper()
+	p, s := beam.NewPipelineWithRoot()
+	pc, dc, err := read(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf := writePoints(s, dir, "points.out", pc)
+	df := filepath.Join(dir, "dead.out")
+	if err := WriteDeadLetters(s, df, dc); err != nil {
+		t.Fatal(err)
+	}
+	run(t, p)
+	return readRecords(t, pf, true), readRecords(t, df, false)
+}
+
 // TestReadCSV: good lines are points and bad ones dead letters with their line and
 // reason, across files, with a header, blank lines, quotes and CRLF.
 func TestReadCSV(t *testing.T) {
@@ -99,18 +114,10 @@ func TestReadCSV(t *testing.T) {
 		files = append(files, filepath.Join(dir, fmt.Sprintf("in%d.csv", i)))
 		offsets = append(offsets, in.write(t, files[i]))
 	}
-	p, s := beam.NewPipelineWithRoot()
-	points, dead, err := ReadCSV(s, filepath.Join(dir, "in*.csv"), CSVOptions{Dim: 3, Header: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pf := writePoints(s, dir, "points.out", points)
-	df := filepath.Join(dir, "dead.out")
-	if err := WriteDeadLetters(s, df, dead); err != nil {
-		t.Fatal(err)
-	}
-	run(t, p)
-	check(t, files, ins, offsets, readRecords(t, pf, true), readRecords(t, df, false))
+	points, dead := readInputs(t, dir, func(s beam.Scope) (beam.PCollection, beam.PCollection, error) {
+		return ReadCSV(s, filepath.Join(dir, "in*.csv"), CSVOptions{Dim: 3, Header: true})
+	})
+	check(t, files, ins, offsets, points, dead)
 }
 
 // TestReadCSVColumns: a column selection reorders fields and checks the number of
@@ -124,18 +131,10 @@ func TestReadCSVColumns(t *testing.T) {
 	}
 	file := filepath.Join(dir, "in.txt")
 	offsets := in.write(t, file)
-	p, s := beam.NewPipelineWithRoot()
-	points, dead, err := ReadCSV(s, file, CSVOptions{Comma: Space, Columns: []int{3, 1}, Fields: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pf := writePoints(s, dir, "points.out", points)
-	df := filepath.Join(dir, "dead.out")
-	if err := WriteDeadLetters(s, df, dead); err != nil {
-		t.Fatal(err)
-	}
-	run(t, p)
-	check(t, []string{file}, []input{in}, [][]int64{offsets}, readRecords(t, pf, true), readRecords(t, df, false))
+	points, dead := readInputs(t, dir, func(s beam.Scope) (beam.PCollection, beam.PCollection, error) {
+		return ReadCSV(s, file, CSVOptions{Comma: Space, Columns: []int{3, 1}, Fields: 4})
+	})
+	check(t, []string{file}, []input{in}, [][]int64{offsets}, points, dead)
 }
 
 // TestCSVOptions: impossible options are ErrArgument errors at construction.
@@ -166,16 +165,8 @@ func TestReadLIBSVM(t *testing.T) {
 	}
 	file := filepath.Join(dir, "in.libsvm")
 	offsets := in.write(t, file)
-	p, s := beam.NewPipelineWithRoot()
-	points, dead, err := ReadLIBSVM(s, file, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pf := writePoints(s, dir, "points.out", points)
-	df := filepath.Join(dir, "dead.out")
-	if err := WriteDeadLetters(s, df, dead); err != nil {
-		t.Fatal(err)
-	}
-	run(t, p)
-	check(t, []string{file}, []input{in}, [][]int64{offsets}, readRecords(t, pf, true), readRecords(t, df, false))
+	points, dead := readInputs(t, dir, func(s beam.Scope) (beam.PCollection, beam.PCollection, error) {
+		return ReadLIBSVM(s, file, 3)
+	})
+	check(t, []string{file}, []input{in}, [][]int64{offsets}, points, dead)
 }

@@ -73,9 +73,7 @@ func TestSameRecordsSameModel(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(file, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		beamtest.WriteFile(t, file, b)
 	}
 	opts := NystromOptions{Dim: 10, Kernel: kernel.Spec{Name: "rbf"}, Landmarks: 50, Seed: 1}
 	for _, twice := range []bool{false, true} {
@@ -100,17 +98,11 @@ func TestSameRecordsSameModel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mf := filepath.Join(dir, "model")
-			if err := WriteModel(s, mf, model); err != nil {
-				t.Fatal(err)
-			}
+			mf := writeModel(t, s, filepath.Join(dir, "model"), model)
 			if err := ptest.Run(p); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			b, err := os.ReadFile(mf)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := beamtest.ReadFile(t, mf)
 			if first == nil {
 				first, firstName = b, name
 				if m := readModel(t, mf); m.Len() != 3000 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/vec"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/modeltest"
 	"github.com/ikpca/ikpca/stream"
@@ -25,21 +26,26 @@ func fill(t *testing.T, m interface{ Add([]float64) error }, X *mat.Dense) {
 	}
 }
 
+// filledSKPCA returns an SKPCA of dimension 3 with testKernel and testOptions, the
+// rows of X added.
+func filledSKPCA(t *testing.T, X *mat.Dense) *SKPCA {
+	t.Helper()
+	m, err := NewSKPCA(testKernel, 3, testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, m, X)
+	return m
+}
+
 // TestSKPCAEncoding: a model decoded from the core's encoding has the encoded one's
 // Values and scores bit for bit, its counts and bound, and continues as it would have:
 // the same points added to both give the same Values bit for bit.
 func TestSKPCAEncoding(t *testing.T) {
 	X, more, P := curve(150, 3, 1), curve(100, 3, 4), curve(20, 3, 2)
 	for _, n := range []int{0, 1, 5, 150} {
-		m, err := NewSKPCA(testKernel, 3, testOptions)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fill(t, m, X.Slice(0, n, 0, 3).(*mat.Dense))
-		b, err := m.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := filledSKPCA(t, X.Slice(0, n, 0, 3).(*mat.Dense))
+		b := wiretest.Marshal(t, m)
 		var back SKPCA
 		if err := back.UnmarshalBinary(b); err != nil {
 			t.Fatalf("n = %d: %v", n, err)
@@ -79,18 +85,11 @@ func TestSKPCAEncoding(t *testing.T) {
 func TestSKPCAMerge(t *testing.T) {
 	X := curve(900, 3, 5)
 	part := func(lo, hi int, encode bool) *SKPCA {
-		m, err := NewSKPCA(testKernel, 3, testOptions)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fill(t, m, X.Slice(lo, hi, 0, 3).(*mat.Dense))
+		m := filledSKPCA(t, X.Slice(lo, hi, 0, 3).(*mat.Dense))
 		if !encode {
 			return m
 		}
-		b, err := m.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := wiretest.Marshal(t, m)
 		var back SKPCA
 		if err := back.UnmarshalBinary(b); err != nil {
 			t.Fatal(err)
@@ -110,15 +109,8 @@ func TestSKPCAMerge(t *testing.T) {
 // TestSKPCABadInput: bad points and merges are errors of the right kind and leave the
 // model exactly as it was.
 func TestSKPCABadInput(t *testing.T) {
-	m, err := NewSKPCA(testKernel, 3, testOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fill(t, m, curve(50, 3, 1))
-	before, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := filledSKPCA(t, curve(50, 3, 1))
+	before := wiretest.Marshal(t, m)
 	other := testOptions
 	other.Seed++
 	o, err := NewSKPCA(testKernel, 3, other)
@@ -147,10 +139,7 @@ func TestSKPCABadInput(t *testing.T) {
 		if err := c.run(); !errors.Is(err, c.err) {
 			t.Errorf("%s: error %v, want %v", c.name, err, c.err)
 		}
-		after, err := m.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
+		after := wiretest.Marshal(t, m)
 		if string(after) != string(before) {
 			t.Errorf("%s: the model changed", c.name)
 		}
@@ -224,15 +213,8 @@ func TestSKPCAConformance(t *testing.T) {
 // TestSKPCADecodeErrors: bytes that are no SKPCA encoding, a truncated or corrupted one,
 // are ErrModel errors, and leave the receiver unchanged.
 func TestSKPCADecodeErrors(t *testing.T) {
-	m, err := NewSKPCA(testKernel, 3, testOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fill(t, m, curve(30, 3, 1))
-	good, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := filledSKPCA(t, curve(30, 3, 1))
+	good := wiretest.Marshal(t, m)
 	flipped := append([]byte(nil), good...)
 	flipped[len(flipped)/2] ^= 1
 	for name, b := range map[string][]byte{"truncated": good[:len(good)-1], "a flipped bit": flipped, "magic only": good[:8]} {

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/beam/internal/beamtest"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -67,9 +68,7 @@ func volumeCases(t testing.TB, dir string) []volumeCase {
 	for i := range 20 {
 		lb = append(lb, formatFloats(given.LandmarkPoints.RawRowView(i))+"\n"...)
 	}
-	if err := os.WriteFile(landmarks, lb, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, landmarks, lb)
 	proto, err := newNystromModel(given.LandmarkPoints, given)
 	if err != nil {
 		t.Fatal(err)
@@ -80,10 +79,7 @@ func volumeCases(t testing.TB, dir string) []volumeCase {
 			t.Fatal(err)
 		}
 	}
-	model, err := proto.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	model := wiretest.Marshal(t, proto)
 	read := func(s beam.Scope, glob string) beam.PCollection {
 		points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
 		if err != nil {

@@ -81,9 +81,7 @@ func TestWriteScores(t *testing.T) {
 		for j := i; j < 300; j += 3 {
 			fmt.Fprintf(&b, "%d,%d\n", j, j+1)
 		}
-		if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		beamtest.WriteFile(t, f, []byte(b.String()))
 	}
 	points, _, err := ReadCSV(s, filepath.Join(dir, "in*.csv"), CSVOptions{Dim: 2})
 	if err != nil {
@@ -323,9 +321,7 @@ func TestDeadLetterMetrics(t *testing.T) {
 	dir := beamtest.TempDir(t)
 	in := filepath.Join(dir, "in.csv")
 	// 2 parse (not a number, two fields), 1 non-finite, and 3 points.
-	if err := os.WriteFile(in, []byte("1,2,3\n1,x,3\n4,5,6\n1,2\n1,inf,3\n7,8,9\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, in, []byte("1,2,3\n1,x,3\n4,5,6\n1,2\n1,inf,3\n7,8,9\n"))
 	p, s := beam.NewPipelineWithRoot()
 	_, bad, err := ReadCSV(s, in, CSVOptions{Dim: 3})
 	if err != nil {
@@ -448,9 +444,7 @@ func TestFinalise(t *testing.T) {
 	stale := []string{shardName(prefix, 0, 5), shardName(prefix, 4, 5), prefix + "-00001-of-00003.csv.bak", prefix + "-notes-00000-of-00001.csv"}
 	writeStale := func() {
 		for _, f := range stale {
-			if err := os.WriteFile(f, []byte("stale\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			beamtest.WriteFile(t, f, []byte("stale\n"))
 		}
 	}
 	writeStale()
@@ -488,14 +482,10 @@ func TestFinalise(t *testing.T) {
 		if i == 0 {
 			dst = shardName(prefix, 0, 3)
 		}
-		if err := os.WriteFile(dst, []byte(content[n]), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		beamtest.WriteFile(t, dst, []byte(content[n]))
 	}
 	writeStale()
-	if err := os.WriteFile(tmpDir+"/orphan.csv", []byte("a1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, tmpDir+"/orphan.csv", []byte("a1\n"))
 	if err := finalise(); err != nil {
 		t.Fatal(err)
 	}
@@ -545,9 +535,7 @@ func TestWriteModelAtomic(t *testing.T) {
 	}
 	write := func(name string, model []byte) error {
 		p, s := beam.NewPipelineWithRoot()
-		if err := WriteModel(s, name, beam.Create(s, model)); err != nil {
-			t.Fatal(err)
-		}
+		writeModel(t, s, name, beam.Create(s, model))
 		return ptest.Run(p)
 	}
 	entries := func() []string {

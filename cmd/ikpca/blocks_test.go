@@ -163,11 +163,7 @@ func TestPolishCertify(t *testing.T) {
 	if code, _, stderr := ikpca(t, text, "fit", "--rank", "0", "--values", batch); code != 0 {
 		t.Fatalf("batch: exit %d: %s", code, stderr)
 	}
-	head, err := os.ReadFile(vals)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h, _, _ := strings.Cut(string(head), "\n"); h != "component,eigenvalue,explained_variance,lower,upper,sine" {
+	if h, _, _ := strings.Cut(readFile(t, vals), "\n"); h != "component,eigenvalue,explained_variance,lower,upper,sine" {
 		t.Fatalf("--values header %q", h)
 	}
 	got, want := readCSV(t, vals), readCSV(t, batch)

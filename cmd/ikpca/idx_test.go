@@ -44,12 +44,8 @@ func writeFashionIDX(t *testing.T, dir string, n int, compress bool) (idx, csv s
 		b, idx = z.Bytes(), idx+".gz"
 	}
 	csv = filepath.Join(dir, "images.csv")
-	if err := os.WriteFile(idx, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(csv, []byte(text.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, idx, string(b), 0o644)
+	writeFile(t, csv, text.String(), 0o644)
 	return idx, csv
 }
 
@@ -113,13 +109,9 @@ func TestIDXInputErrors(t *testing.T) {
 	scores := filepath.Join(dir, "scores.csv")
 	for _, c := range cases {
 		path := filepath.Join(dir, c.name)
-		if err := os.WriteFile(path, c.content, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, path, string(c.content), 0o644)
 		for _, flags := range [][]string{nil, {"--stream", "--m0", "1"}} {
-			if err := os.WriteFile(scores, []byte("keep\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writeFile(t, scores, "keep\n", 0o644)
 			args := append(append([]string{"fit", "--scores", scores}, flags...), path)
 			code, out, stderr := ikpca(t, "", args...)
 			if code != c.code || out != "" || !strings.Contains(stderr, c.name) || !strings.Contains(stderr, c.want) {

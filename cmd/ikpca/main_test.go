@@ -53,9 +53,7 @@ func writeYeast(t *testing.T, dir string, n int) string {
 		b.WriteString("," + ds.Labels[i] + "\n")
 	}
 	path := filepath.Join(dir, "yeast.csv")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, path, b.String(), 0o644)
 	return path
 }
 
@@ -218,9 +216,7 @@ func TestMalformedInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		path := filepath.Join(dir, c.name)
-		if err := os.WriteFile(path, []byte(c.content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, path, c.content, 0o644)
 		code, _, stderr := ikpca(t, "", "fit", "--m0", "1", "--values", "", path)
 		if code != 1 {
 			t.Errorf("%s: exit %d, want 1 (%s)", c.name, code, stderr)
@@ -332,12 +328,9 @@ func usageErrors(t *testing.T, base []string, cases ...[]string) {
 func checkOutputs(t *testing.T, dir string, files ...string) {
 	t.Helper()
 	for _, f := range files {
-		raw, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
+		raw := readFile(t, filepath.Join(dir, f))
 		if strings.HasSuffix(f, ".png") {
-			if _, err := png.Decode(bytes.NewReader(raw)); err != nil {
+			if _, err := png.Decode(strings.NewReader(raw)); err != nil {
 				t.Errorf("%s: %v", f, err)
 			}
 		}

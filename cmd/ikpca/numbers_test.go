@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,9 +18,7 @@ func hugeFlags(t *testing.T) (cases []struct {
 }) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "s.csv")
-	if err := os.WriteFile(in, []byte("1,2\n3,4\n5,6\n7,8\n9,1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, in, "1,2\n3,4\n5,6\n7,8\n9,1\n", 0o644)
 	out := filepath.Join(dir, "out")
 	add := func(says string, args ...string) {
 		cases = append(cases, struct {

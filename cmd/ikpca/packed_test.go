@@ -6,7 +6,6 @@ import (
 	binenc "encoding/binary"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,9 +35,7 @@ func TestPackedImages(t *testing.T) {
 			b = binenc.BigEndian.AppendUint64(b, math.Float64bits(v))
 		}
 		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, path, string(b), 0o644)
 		return path
 	}
 	few := floatIDX("few.idx", 3, []float64{0, 1, pixel[51], pixel[255], pixel[7], pixel[8], pixel[9], 0, 0.3, -2, 1e300, pixel[1]})
@@ -56,11 +53,7 @@ func TestPackedImages(t *testing.T) {
 		file  string
 		bytes bool
 	}{{idx, true}, {few, true}, {many, false}} {
-		raw, err := os.ReadFile(tc.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := data.ReadIDX(bytes.NewReader(raw), data.IDXOptions{})
+		want, err := data.ReadIDX(strings.NewReader(readFile(t, tc.file)), data.IDXOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,9 +88,7 @@ func TestPackedTable(t *testing.T) {
 			line++
 		}
 		path := filepath.Join(dir, fmt.Sprint(distinct, ".csv"))
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, path, b.String(), 0o644)
 		tab, err := table.Read(strings.NewReader(b.String()), table.Options{})
 		if err != nil {
 			t.Fatal(err)

@@ -186,9 +186,7 @@ func magicCSV(t *testing.T, dir string, n int) string {
 		b.WriteByte('\n')
 	}
 	path := filepath.Join(dir, "magic.csv")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, path, b.String(), 0o644)
 	return path
 }
 

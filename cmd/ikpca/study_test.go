@@ -44,9 +44,7 @@ func listDir(t *testing.T, dir string) []string {
 // run's files are replaced, and no temporary file is left behind.
 func TestWriteOutputs(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.csv"), []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(dir, "a.csv"), "old", 0o644)
 	var out, errw bytes.Buffer
 	e := env{out: &out, errw: &errw}
 	if err := writeStudy(e, dir, "s.md", "# heading\n\n", outputs()); err != nil {
@@ -139,9 +137,7 @@ func TestReplot(t *testing.T) {
 // the study runs.
 func TestOutputDirChecked(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
-	if err := os.WriteFile(file, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, file, "", 0o644)
 	code, _, stderr := ikpca(t, "", "kaf", "--out", filepath.Join(file, "sub"))
 	if code != 1 || !strings.Contains(stderr, "not a directory") {
 		t.Errorf("exit %d: %s", code, stderr)

@@ -4,9 +4,10 @@
 // scores (Centring), the kernels every constructor must refuse (BadKernels), which the
 // error tests share, the data sets, kernels and rounding scale of the kernel-block tests
 // (BlockSets, BlockKernels, NearPoints, KernelValueSize), and the scikit-learn fixtures'
-// reader (ReadCSVGz, MaxRel). Only tests import it (TestTestSupport, docs/design.md,
-// "Layout"); the random matrices and data sets that programs draw too are in
-// internal/synth. (Kernel matrices come from package kernel.)
+// reader (ReadCSVGz, MaxRel); and AddRows, which feeds a model one row at a time. Only
+// tests import it (TestTestSupport, docs/design.md, "Layout"); the random matrices and
+// data sets that programs draw too are in internal/synth. (Kernel matrices come from
+// package kernel.)
 //
 // The helpers are meant for tests: invalid arguments cause a panic rather than an
 // error.

@@ -2,6 +2,7 @@ package wiretest
 
 import (
 	"bytes"
+	"encoding"
 	"errors"
 	"testing"
 
@@ -119,4 +120,14 @@ func Fuzz[M ikpca.Persistent](f *testing.F, frame func([]byte) []byte, zero func
 			}
 		}
 	})
+}
+
+// Marshal returns m's encoding (MarshalBinary), failing the test on an error.
+func Marshal(tb testing.TB, m encoding.BinaryMarshaler) []byte {
+	tb.Helper()
+	b, err := m.MarshalBinary()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ikpca/ikpca/beam/internal/beamtest"
 )
 
 // TestDockerfile: beam/Dockerfile exists and agrees with the module and the README —
@@ -19,14 +21,8 @@ func TestDockerfile(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the Dockerfile: %v", err)
 	}
-	mod, err := os.ReadFile("../../go.mod")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	mod := beamtest.ReadFile(t, "../../go.mod")
+	readme := beamtest.ReadFile(t, "../../README.md")
 	goVersion := regexp.MustCompile(`(?m)^go (\d+\.\d+)`).FindSubmatch(mod)
 	beamVersion := regexp.MustCompile(`github.com/apache/beam/sdks/v2 v(\S+)`).FindSubmatch(mod)
 	if goVersion == nil || beamVersion == nil {

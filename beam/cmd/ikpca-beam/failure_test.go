@@ -19,9 +19,7 @@ func fitToy(t *testing.T, dir string) options {
 	t.Helper()
 	_, text := toyInput(50, ',')
 	in := filepath.Join(dir, "train.csv")
-	if err := os.WriteFile(in, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, in, []byte(text))
 	o := options{mode: "fit", method: "skpca", input: in, format: "csv", sep: ",", model: filepath.Join(dir, "m.skpca"), features: 8, sketch: 2, sigma: 1, seed: 1, block: 256}
 	if err := run(context.Background(), o, io.Discard); err != nil {
 		t.Fatal(err)
@@ -36,9 +34,7 @@ func TestProjectNothingProjected(t *testing.T) {
 	dir := beamtest.TempDir(t)
 	o := fitToy(t, dir)
 	bad := filepath.Join(dir, "bad.csv")
-	if err := os.WriteFile(bad, []byte("0.1,0.2,nan\n0.1,x,0.3\n0.5,0.5,inf\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, bad, []byte("0.1,0.2,nan\n0.1,x,0.3\n0.5,0.5,inf\n"))
 	o.mode, o.input, o.output = "project", bad, filepath.Join(dir, "scores")
 	err := run(context.Background(), o, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "no point of "+bad+" was projected") {
@@ -57,9 +53,7 @@ func TestMaxDeadFraction(t *testing.T) {
 	o := fitToy(t, dir)
 	_, text := toyInput(7, ',')
 	in := filepath.Join(dir, "mixed.csv")
-	if err := os.WriteFile(in, []byte(text+"1,2,nan\nx,1,2\n1,2,3,4\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, in, []byte(text+"1,2,nan\nx,1,2\n1,2,3,4\n"))
 	o.mode, o.input, o.limitDead = "project", in, true
 	o.maxDead, o.output = 0.2, filepath.Join(dir, "strict")
 	err := run(context.Background(), o, io.Discard)
@@ -90,9 +84,7 @@ func TestFailureByMarker(t *testing.T) {
 	runner := errors.New("Job 2026-11-29_01_00_00-123 failed")
 	mark := func(f ikpcabeam.Failure) {
 		b, _ := json.Marshal(f)
-		if err := os.WriteFile(failureMarker(o), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		beamtest.WriteFile(t, failureMarker(o), b)
 	}
 	mark(ikpcabeam.Failure{Run: "r1", Reason: ikpcabeam.FailureNothingProjected, Records: 5, Dead: 5})
 	if err := failedRun(ctx, runner, o, "r1"); err == nil || !strings.Contains(err.Error(), "no point of in/*.csv was projected (5 records, 5 dead letters)") {
@@ -125,9 +117,7 @@ func TestFailureByMarker(t *testing.T) {
 func TestOverlappingOutputs(t *testing.T) {
 	dir := beamtest.TempDir(t)
 	in := filepath.Join(dir, "in.csv")
-	if err := os.WriteFile(in, []byte("1,2\n3,4\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, in, []byte("1,2\n3,4\n"))
 	out := filepath.Join(dir, "out")
 	ok := options{mode: "fit", method: "skpca", input: in, format: "csv", sep: ",", model: filepath.Join(dir, "m"), features: 8, sketch: 2, sigma: 1, block: 256, output: out}
 	for _, dead := range []string{out, dir + "/./out", out + ".tmp-x", out + ".claim-y"} {

@@ -45,12 +45,8 @@ func TestLandmarksFileGraph(t *testing.T) {
 		b.WriteByte('\n')
 	}
 	lf, in := filepath.Join(dir, "landmarks.csv"), filepath.Join(dir, "in.csv")
-	if err := os.WriteFile(lf, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(in, []byte(strings.SplitAfter(b.String(), "\n")[0]), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, lf, []byte(b.String()))
+	beamtest.WriteFile(t, in, []byte(strings.SplitAfter(b.String(), "\n")[0]))
 	o := options{mode: "fit", method: "nystrom", landmarksFile: lf, input: in, sep: ",", format: "csv",
 		model: filepath.Join(dir, "m"), seed: 1, block: 256}
 	p, err := build(context.Background(), o)
@@ -83,19 +79,14 @@ func TestLandmarksFileModel(t *testing.T) {
 	lines := strings.SplitAfter(b.String(), "\n")
 	landmarks := strings.Join(lines[:7], "") + "1;x;2\n" + strings.Join(lines[7:13], "")
 	for f, text := range map[string]string{in: b.String(), lf: landmarks} {
-		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		beamtest.WriteFile(t, f, []byte(text))
 	}
 	o := options{mode: "fit", method: "nystrom", landmarksFile: lf, input: in, sep: ";", header: true, format: "csv",
 		model: filepath.Join(dir, "m"), seed: 1, block: 16}
 	if err := run(context.Background(), o, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(o.model)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := beamtest.ReadFile(t, o.model)
 	// The reference: FitNystrom on the same points with the 12 good landmarks given.
 	L := mat.DenseCopyOf(X.Slice(0, 12, 0, 3))
 	p, s := beam.NewPipelineWithRoot()
@@ -116,10 +107,7 @@ func TestLandmarksFileModel(t *testing.T) {
 	if err := ptest.Run(p); err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile(ref)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := beamtest.ReadFile(t, ref)
 	sameFit(t, want, got, 300, 3)
 	m, err := ikpcabeam.DecodeModel(got)
 	if err != nil {
@@ -145,10 +133,7 @@ func readDead(t *testing.T, prefix string) []string {
 	}
 	var lines []string
 	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := beamtest.ReadFile(t, f)
 		if len(b) > 0 {
 			lines = append(lines, strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")...)
 		}
@@ -205,9 +190,7 @@ func TestInputs(t *testing.T) {
 		"onelm.csv":     []byte("1,2,3\n"),
 	}
 	for f, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, f), text, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		beamtest.WriteFile(t, filepath.Join(dir, f), text)
 	}
 	path := func(f string) string { return filepath.Join(dir, f) }
 	methods := []struct {
@@ -270,10 +253,7 @@ func TestInputs(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", in, err)
 				}
-				raw, err := os.ReadFile(o.model)
-				if err != nil {
-					t.Fatal(err)
-				}
+				raw := beamtest.ReadFile(t, o.model)
 				model, err := ikpcabeam.DecodeModel(raw)
 				if err != nil {
 					t.Fatal(err)
@@ -348,9 +328,7 @@ func TestOutputsSpareInputs(t *testing.T) {
 	path := func(f string) string { return filepath.Join(dir, f) }
 	_, text := toyInput(40, ',')
 	for _, f := range []string{"scores-00000-of-00002.csv", "scores-00001-of-00002.csv"} {
-		if err := os.WriteFile(path(f), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		beamtest.WriteFile(t, path(f), []byte(text))
 	}
 	base := options{mode: "fit", method: "skpca", input: path("scores-*-of-*.csv"), sep: ",", format: "csv",
 		model: path("m"), seed: 1, block: 16, features: 16, sketch: 2, sigma: 1}
@@ -398,9 +376,7 @@ func TestFirstLines(t *testing.T) {
 		"none-0.csv": "h\n",
 		"none-1.csv": "\n",
 	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		beamtest.WriteFile(t, filepath.Join(dir, name), []byte(text))
 	}
 	ctx := context.Background()
 	for _, c := range []struct {

@@ -36,14 +36,10 @@ func TestFitProject(t *testing.T) {
 	b.WriteString("a;b;c\n" + text)
 	b.WriteString("1;x;2\n")
 	in := filepath.Join(dir, "in.csv")
-	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, in, []byte(b.String()))
 	// The landmarks file: the input's format, its header and 12 points.
 	lf := filepath.Join(dir, "landmarks.csv")
-	if err := os.WriteFile(lf, []byte(strings.Join(strings.SplitAfter(b.String(), "\n")[:13], "")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, lf, []byte(strings.Join(strings.SplitAfter(b.String(), "\n")[:13], "")))
 	for _, c := range []struct {
 		name      string
 		edit      func(*options)
@@ -68,10 +64,7 @@ func TestFitProject(t *testing.T) {
 		if err := ptest.Run(p); err != nil {
 			t.Fatal(err)
 		}
-		raw, err := os.ReadFile(model)
-		if err != nil {
-			t.Fatal(err)
-		}
+		raw := beamtest.ReadFile(t, model)
 		m, err := ikpcabeam.DecodeModel(raw)
 		if err != nil {
 			t.Fatal(err)
@@ -100,10 +93,7 @@ func TestFitProject(t *testing.T) {
 			}
 			var b []byte
 			for _, f := range files {
-				c, err := os.ReadFile(f)
-				if err != nil {
-					t.Fatal(err)
-				}
+				c := beamtest.ReadFile(t, f)
 				b = append(b, c...)
 			}
 			lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
@@ -177,14 +167,10 @@ func checkNystrom(t *testing.T, name string, m ikpca.Model, X *mat.Dense, r int)
 func TestBuildErrors(t *testing.T) {
 	dir := beamtest.TempDir(t)
 	in := filepath.Join(dir, "in.csv")
-	if err := os.WriteFile(in, []byte("1,2\n3,4\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, in, []byte("1,2\n3,4\n"))
 	junk := filepath.Join(dir, "junk")
 	for f, text := range map[string]string{junk: "not a model"} {
-		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		beamtest.WriteFile(t, f, []byte(text))
 	}
 	ok := options{mode: "fit", method: "skpca", input: in, format: "csv", sep: ",", model: filepath.Join(dir, "m"), features: 8, sketch: 2, sigma: 1, block: 256}
 	for _, c := range []struct {
@@ -250,9 +236,7 @@ func TestCompressedInput(t *testing.T) {
 		plain: []byte(b.String()), packed: z.Bytes(), misnamed: z.Bytes(),
 		lf: []byte(strings.Join(strings.SplitAfter(b.String(), "\n")[:11], "")),
 	} {
-		if err := os.WriteFile(f, text, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		beamtest.WriteFile(t, f, text)
 	}
 	for _, c := range []struct {
 		name string
@@ -353,9 +337,7 @@ func TestPrintsCounters(t *testing.T) {
 	}
 	b.WriteString("1,x\n")
 	in := filepath.Join(dir, "in.csv")
-	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, in, []byte(b.String()))
 	fit := options{mode: "fit", method: "skpca", input: in, sep: ",", format: "csv", model: filepath.Join(dir, "m"),
 		output: filepath.Join(dir, "fit.csv"), features: 16, sketch: 3, seed: 1, block: 64}
 	proj := fit

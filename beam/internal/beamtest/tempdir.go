@@ -30,3 +30,23 @@ func TempDir(t testing.TB) string {
 	})
 	return dir
 }
+
+// WriteFile writes data to the file name (os.WriteFile, mode 0o644), failing the test
+// on an error.
+func WriteFile(t testing.TB, name string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ReadFile returns the contents of the file name (os.ReadFile), failing the test on an
+// error.
+func ReadFile(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/beam/ikpcabeam"
+	"github.com/ikpca/ikpca/beam/internal/beamtest"
 	"github.com/ikpca/ikpca/features"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/nystrom"
@@ -39,9 +39,7 @@ func points(t *testing.T, n int) (string, *mat.Dense) {
 	}
 	files[1].WriteString("1,x,2\n")
 	for f := range files {
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%d.csv", f)), []byte(files[f].String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		beamtest.WriteFile(t, filepath.Join(dir, fmt.Sprintf("part-%d.csv", f)), []byte(files[f].String()))
 	}
 	return filepath.Join(dir, "part-*.csv"), order
 }
@@ -53,9 +51,7 @@ func writeModel(t *testing.T, m interface{ MarshalBinary() ([]byte, error) }) st
 		t.Fatal(err)
 	}
 	f := filepath.Join(t.TempDir(), "model")
-	if err := os.WriteFile(f, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	beamtest.WriteFile(t, f, b)
 	return f
 }
 
