@@ -149,8 +149,18 @@ func checkVolumes(t *testing.T, n int) {
 				t.Fatal(err)
 			}
 			modelBytes = max(modelBytes, fi.Size())
+			// The model holds every point: what the shapes above must not cost. (The
+			// counter says so too, but prism, loaded, once reported a quarter of a
+			// fit's bundles' counts missing while it ran: the model is the check.)
+			m, err := DecodeModel(beamtest.ReadFile(t, mf))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Len() != n {
+				t.Errorf("%s: the model holds %d points, want %d", c.name, m.Len(), n)
+			}
 			if got := counter(res, "points_folded"); got != int64(n) {
-				t.Errorf("%s: %d points folded, want %d", c.name, got, n)
+				t.Logf("%s: the counter points_folded says %d points, want %d (prism's metrics)", c.name, got, n)
 			}
 		}
 		t.Logf("%s, %d points, %d bundles folded, %v:", c.name, n, bundles, time.Since(start).Round(time.Millisecond))
