@@ -1103,7 +1103,8 @@ func TestHostileMatrixContract(t *testing.T) {
 }
 
 // TestCancelContract stops every method of the module that takes a context — kpca's
-// PolishContext, CertifyContext, AddRows and KeepKernelContext — with a context cancelled plainly, one
+// PolishContext, CertifyContext, AddRows and KeepKernelContext, and RankOneModel's
+// AddRows — with a context cancelled plainly, one
 // cancelled with a cause of the caller's, and one past its deadline: each error wraps
 // the context's cause and its Err, begins with the package's name, wraps no ikpca kind
 // (a stop is not a fault of the input, errors.go), and leaves the model as it was.
@@ -1118,26 +1119,44 @@ func TestCancelContract(t *testing.T) {
 		cancelLate()
 		return map[string]context.Context{"cancelled": plain, "cancelled with a cause": caused, "past its deadline": late}
 	}
-	methods := map[string]func(md *kpca.Model, ctx context.Context) error{
-		"PolishContext": func(md *kpca.Model, ctx context.Context) error { return md.PolishContext(ctx, 2) },
-		"CertifyContext": func(md *kpca.Model, ctx context.Context) error {
-			_, err := md.CertifyContext(ctx, kpca.CertifyOptions{})
-			return err
-		},
-		"AddRows": func(md *kpca.Model, ctx context.Context) error {
-			_, err := md.AddRows(ctx, points, nil)
-			return err
-		},
-		"KeepKernelContext": func(md *kpca.Model, ctx context.Context) error { return md.KeepKernelContext(ctx, points) },
+	// Each method, on a model of its own: the model, and the call.
+	fit := func() *kpca.Model {
+		md, err := kpca.Fit(rbf, points, kpca.Options{Components: 2, Rank: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return md
 	}
-	for name, f := range methods {
-		for what, ctx := range contexts() {
-			md, err := kpca.Fit(rbf, points, kpca.Options{Components: 2, Rank: 3})
+	methods := map[string]func() (ikpca.Model, func(ctx context.Context) error){
+		"PolishContext": func() (ikpca.Model, func(context.Context) error) {
+			md := fit()
+			return md, func(ctx context.Context) error { return md.PolishContext(ctx, 2) }
+		},
+		"CertifyContext": func() (ikpca.Model, func(context.Context) error) {
+			md := fit()
+			return md, func(ctx context.Context) error { _, err := md.CertifyContext(ctx, kpca.CertifyOptions{}); return err }
+		},
+		"AddRows": func() (ikpca.Model, func(context.Context) error) {
+			md := fit()
+			return md, func(ctx context.Context) error { _, err := md.AddRows(ctx, points, nil); return err }
+		},
+		"KeepKernelContext": func() (ikpca.Model, func(context.Context) error) {
+			md := fit()
+			return md, func(ctx context.Context) error { return md.KeepKernelContext(ctx, points) }
+		},
+		"RankOneModel.AddRows": func() (ikpca.Model, func(context.Context) error) {
+			md, err := kpca.FitRankOne(rbf, points, kpca.Options{Components: kpca.All})
 			if err != nil {
 				t.Fatal(err)
 			}
+			return md, func(ctx context.Context) error { _, err := md.AddRows(ctx, points, nil); return err }
+		},
+	}
+	for name, build := range methods {
+		for what, ctx := range contexts() {
+			md, f := build()
 			before := state(md)
-			err = errtest.Try(t, name+", "+what, func() error { return f(md, ctx) })
+			err := errtest.Try(t, name+", "+what, func() error { return f(ctx) })
 			switch {
 			case err == errtest.ErrPanicked:
 				continue
