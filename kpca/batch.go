@@ -123,7 +123,7 @@ func batchDgemms(n int) float64 {
 // update of a model of n points costs stepDgemms·n³ (two of them in a full window: a
 // removal and a bordering), the batch decomposition of N points batchDgemms(N)·N³.
 func (md *Model) refactorPays(r int) bool {
-	if !md.bordered() || md.rank > 0 {
+	if md.paper != nil || md.rank > 0 {
 		return false
 	}
 	var steps float64

@@ -52,7 +52,7 @@ func (md *Model) traceTol(k int, abs float64) float64 {
 // errorRange returns bounds below ≥ −λmin(E) and above ≥ λmax(E) for E = K′ − K̃ (see
 // certificate); zero for the exact model.
 func (md *Model) errorRange() (below, above float64) {
-	if md.rank == 0 || !md.bordered() {
+	if md.rank == 0 {
 		return 0, 0
 	}
 	c := md.cert

@@ -372,14 +372,8 @@ func encodedKernel(spec kernel.Spec) (kernel.Kernel, error) {
 // relative here).
 func (md *Model) setDecomposition(values, vecs []float64) error {
 	m, n := md.m, len(values)
-	if !md.bordered() {
-		if n == 0 {
-			return nil // the zero Sym
-		}
-		if err := md.sym.SetEigen(values, mat.NewDense(n, n, vecs)); err != nil {
-			return fmt.Errorf("%w: %v", ErrEncoding, err)
-		}
-		return nil
+	if md.paper != nil {
+		return md.paper.setEigen(values, vecs)
 	}
 	if n == 0 {
 		md.thin.Reset(m)

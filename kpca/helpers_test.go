@@ -272,7 +272,9 @@ func setMaxIterations(md *Model, n int) {
 	o := md.opts.Update
 	o.MaxIterations = n
 	md.thin.SetOptions(o)
-	md.sym.SetOptions(o)
+	if md.paper != nil {
+		md.paper.sym.SetOptions(o)
+	}
 }
 
 // checkpoint records md's whole state in a txn of its own — not in the buffers the

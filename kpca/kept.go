@@ -76,7 +76,7 @@ func (md *Model) KeepKernelContext(ctx context.Context, X mat.Matrix) error {
 		return kinds.Stopped(ctx, "KeepKernel")
 	}
 	md.dropKept()
-	if md.rank == 0 || !md.bordered() || md.opts.Window > 0 || md.m == 0 {
+	if md.rank == 0 || md.opts.Window > 0 || md.m == 0 {
 		return nil
 	}
 	m, d := md.m, md.d

@@ -92,9 +92,11 @@ type Model struct {
 	// columns orthogonal to 1, m−1 of them) or of K (uncentred, m of them), or the top
 	// rank of either, in point coordinates.
 	thin update.Thin
-	// sym decomposes K (uncentred) or K' = CKC, its trivial vector included (centred),
-	// for the RankOneModel that wraps this Model (Hallgren and Northrop's method).
-	sym        update.Sym
+	// paper is the decomposition of the RankOneModel that wraps this Model (Hallgren and
+	// Northrop's method, rankone_paper.go), nil in a Model: the one field, and the few
+	// hooks that test it, by which the two types share the store and the read side
+	// (docs/design.md, "Two types, one store").
+	paper      *paperDecomposition
 	rowSum     []float64   // K·1, maintained in O(m) per point
 	total      float64     // 1ᵀK1
 	self       float64     // Σ k(xᵢ, xᵢ), the trace of K
@@ -129,7 +131,7 @@ type Model struct {
 type Stats struct {
 	// Points is the number of points.
 	Points int
-	// Last is the statistics of the last eigen-update (for RankOne: the last of the
+	// Last is the statistics of the last eigen-update (for a RankOneModel: the last of the
 	// step's updates).
 	Last update.Stats
 	// Deflated is the number of components deflated in the last step, over all its
@@ -152,7 +154,7 @@ type Stats struct {
 
 // setOptions gives the decompositions the solver options and the truncation.
 func (md *Model) setOptions() {
-	md.sym.SetOptions(md.opts.Update)
+	md.setPaper()
 	md.thin.SetOptions(md.opts.Update)
 	md.thin.SetTruncation(md.truncation())
 }
@@ -173,7 +175,7 @@ func (md *Model) ready() error {
 
 // bordered reports whether the decomposition is the Thin: a Model, not the one a
 // RankOneModel wraps.
-func (md *Model) bordered() bool { return md.opts.method == methodBordered }
+func (md *Model) bordered() bool { return md.paper == nil }
 
 // capacity is the number of points the buffers hold.
 func (md *Model) capacity() int {
@@ -235,10 +237,10 @@ func (md *Model) reserve(n int) {
 	md.work2 = make([]float64, n+1)
 	md.work3 = make([]float64, n+1)
 	md.spare.reserve(n, md.d)
-	if md.bordered() {
-		md.thin.Reserve(n+1, md.columns(n+1))
+	if md.paper != nil {
+		md.paper.sym.Reserve(n + 1)
 	} else {
-		md.sym.Reserve(n + 1)
+		md.thin.Reserve(n+1, md.columns(n+1))
 	}
 	md.setView()
 }
@@ -292,10 +294,10 @@ func (md *Model) CopyFrom(src *Model) error {
 	copy(md.x, src.x[:src.m*src.d])
 	copy(md.rowSum, src.rowSum[:src.m])
 	md.total, md.self, md.cert = src.total, src.self, src.cert
-	if src.bordered() {
-		md.thin.CopyFrom(&src.thin)
+	if src.paper != nil {
+		md.paper.sym.CopyFrom(&src.paper.sym) // setOptions made md.paper
 	} else {
-		md.sym.CopyFrom(&src.sym)
+		md.thin.CopyFrom(&src.thin)
 	}
 	md.since, md.sincePolish, md.stats = src.since, src.sincePolish, src.stats
 	md.updates = append(md.updates[:0], src.updates...)
@@ -333,7 +335,7 @@ func (md *Model) Dim() int { return md.d }
 func (md *Model) Bytes() int {
 	vecs := cap(md.x) + cap(md.rowSum) + cap(md.col) + cap(md.work) + cap(md.work2) +
 		cap(md.work3) + cap(md.probe) + cap(md.probe2) + cap(md.probeMV) + cap(md.blockA) + cap(md.blockB)
-	return 8*vecs + md.spare.bytes() + md.thin.Bytes() + md.sym.Bytes()
+	return 8*vecs + md.spare.bytes() + md.thin.Bytes() + md.paper.bytes()
 }
 
 // Kernel returns the model's kernel.
@@ -450,19 +452,8 @@ func (md *Model) addColumn(a []float64, c float64, x []float64) error {
 	var err error
 	var scale float64 // the scale of the bordered matrix, for the certificate's rounding
 	switch {
-	case !md.bordered() && m == 0:
-		// The first point: the 1×1 matrix [c], or centred [0].
-		first := c
-		if !md.opts.Uncentred {
-			first = 0
-		}
-		if err = md.sym.Border(vector(&md.vecA, a), first); err == nil {
-			md.tally(md.sym.Stats())
-		}
-	case !md.bordered() && md.opts.Uncentred:
-		err = md.paperUncentred(a, c)
-	case !md.bordered():
-		err = md.paperCentred(a, c, sa)
+	case md.paper != nil:
+		err = md.paperStep(a, c, sa)
 	case md.opts.Uncentred:
 		if err = md.thin.Border(vector(&md.vecA, a), nil, 1, c); err == nil {
 			md.tally(md.thin.Stats())
@@ -491,7 +482,7 @@ func (md *Model) addColumn(a []float64, c float64, x []float64) error {
 	md.self += c
 	md.m = m + 1
 	md.setView()
-	if md.bordered() {
+	if md.paper == nil {
 		stepCertificate(&md.cert, md.thin.Stats(), scale, md.self, md.total, md.m, md.rank > 0)
 	}
 	return nil
@@ -502,7 +493,7 @@ func (md *Model) tally(st update.Stats) { md.pending = append(md.pending, st) }
 
 // UpdateStats appends to dst the statistics of each eigen-update of the last step, in
 // order, and returns it: for method Bordered one update, or two in a full window (the
-// removal of the oldest point, then the addition); for RankOne three uncentred and five
+// removal of the oldest point, then the addition); for a RankOneModel three uncentred and five
 // centred, the expansion included (in which every old component deflates and no
 // product is needed). With Stats.Deflated it shows where a step's time goes: each
 // update's product costs about 2·m·K² flops, K its secular size (Stats.Secular).

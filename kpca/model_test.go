@@ -260,9 +260,9 @@ func corrupt(t *testing.T, md *Model) {
 		Values([]float64) []float64
 		VectorsTo(*mat.Dense)
 		SetEigen([]float64, mat.Matrix) error
-	} = &md.sym
-	if md.bordered() {
-		dec = &md.thin
+	} = &md.thin
+	if md.paper != nil {
+		dec = &md.paper.sym
 	}
 	values := dec.Values(nil)
 	for i := range values {

@@ -25,9 +25,6 @@ func (md *Model) Remove(i int) error {
 	if err := md.ready(); err != nil {
 		return err
 	}
-	if !md.bordered() {
-		return fmt.Errorf("%w: a RankOneModel cannot remove points", ErrArgument)
-	}
 	if err := md.needKernel("Remove (the removed point's kernel column)"); err != nil {
 		return fmt.Errorf("%w: give the column with RemoveColumn", err)
 	}

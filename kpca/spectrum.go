@@ -28,34 +28,12 @@ type basis struct {
 }
 
 func (md *Model) basis() basis {
-	b := basis{skip: -1}
-	var v mat.Matrix
-	if md.bordered() {
-		b.values = md.thin.Values(nil)
-		v = md.thin.Vectors()
-	} else {
-		b.values = md.sym.Values(nil)
-		v = md.sym.Vectors()
+	if md.paper != nil {
+		return md.paperBasis()
 	}
-	if d, ok := v.(*mat.Dense); ok && !d.IsEmpty() {
+	b := basis{skip: -1, values: md.thin.Values(nil)}
+	if d, ok := md.thin.Vectors().(*mat.Dense); ok && !d.IsEmpty() {
 		b.vecs = d.RawMatrix()
-	}
-	if !md.opts.Uncentred && !md.bordered() && md.m > 0 {
-		// The trivial eigenvector is the one most aligned with 1: the largest |uⱼᵀ1|.
-		n := md.sym.Len()
-		ones := make([]float64, n)
-		for i := range ones {
-			ones[i] = 1
-		}
-		proj := make([]float64, n)
-		native.Gemv(blas.Trans, 1, b.vecs, blas64.Vector{N: n, Inc: 1, Data: ones}, 0, blas64.Vector{N: n, Inc: 1, Data: proj})
-		best := 0
-		for j, v := range proj {
-			if math.Abs(v) > math.Abs(proj[best]) {
-				best = j
-			}
-		}
-		b.skip = best
 	}
 	return b
 }
@@ -111,11 +89,9 @@ func (md *Model) Values(dst []float64) []float64 {
 // fewer while the model has fewer pairs — m uncentred and m−1 centred at most, and at
 // rank r only those of positive eigenvalue; with Components All, every pair.
 func (md *Model) Components() int {
-	n := md.m
-	if md.bordered() {
-		_, n = md.thin.Dims()
-	} else if !md.opts.Uncentred {
-		n = max(md.m-1, 0)
+	_, n := md.thin.Dims()
+	if md.paper != nil {
+		n = md.paperPairs()
 	}
 	if k := md.opts.Components; k != All && k < n {
 		return k

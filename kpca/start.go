@@ -24,7 +24,7 @@ func (md *Model) decompose() error {
 	if m == 0 {
 		md.thin.Reset(0)
 		md.thin.SetTruncation(md.truncation())
-		md.sym.CopyFrom(new(update.Sym))
+		md.paper.reset()
 		md.total, md.self, md.cert = 0, 0, certificate{}
 		md.sincePolish = 0
 		return nil
@@ -59,7 +59,11 @@ func (md *Model) decomposeMatrix(K *mat.SymDense) error {
 		self += K.At(i, i)
 	}
 	var cert certificate
-	if md.bordered() {
+	if md.paper != nil {
+		if err := md.paperDecompose(K, rowSum, total); err != nil {
+			return err
+		}
+	} else {
 		fresh, drop, err := md.decomposeThin(K, raw)
 		if err != nil {
 			return err
@@ -69,26 +73,6 @@ func (md *Model) decomposeMatrix(K *mat.SymDense) error {
 		if md.rank > 0 {
 			cert.Drop(drop)
 		}
-	} else {
-		var a *mat.SymDense
-		if md.opts.Uncentred {
-			a = K
-		} else {
-			// K' = CKC entrywise, its trivial vector included.
-			a = mat.NewSymDense(m, nil)
-			fm := float64(m)
-			for i := range m {
-				for j := i; j < m; j++ {
-					a.SetSym(i, j, K.At(i, j)-rowSum[i]/fm-rowSum[j]/fm+total/(fm*fm))
-				}
-			}
-		}
-		var fresh update.Sym
-		fresh.SetOptions(md.opts.Update)
-		if err := fresh.Factorize(a); err != nil {
-			return kinds.Wrap(err, "batch decomposition")
-		}
-		md.sym.CopyFrom(&fresh)
 	}
 	copy(md.rowSum, rowSum)
 	md.total, md.self, md.cert = total, self, cert

@@ -64,7 +64,7 @@ const (
 // reused by every call.
 type txnBuffers struct {
 	thin    *update.Thin // the decomposition of a Model
-	sym     *update.Sym  // the decomposition, a RankOneModel's
+	paper   *update.Sym  // or of a RankOneModel (paperDecomposition)
 	sums    []float64    // the row sums
 	points  []float64    // the oldest point (scopeSlide) or every point (scopeAll)
 	updates []update.Stats
@@ -76,8 +76,8 @@ func (b *txnBuffers) bytes() int {
 	if b.thin != nil {
 		n += b.thin.Bytes()
 	}
-	if b.sym != nil {
-		n += b.sym.Bytes()
+	if b.paper != nil {
+		n += b.paper.Bytes()
 	}
 	return n
 }
@@ -111,7 +111,7 @@ func (md *Model) addScope() scope {
 	switch {
 	case md.opts.Window > 0 && md.m >= md.opts.Window:
 		return scopeSlide
-	case !md.bordered():
+	case md.paper != nil:
 		return scopeAppend
 	}
 	return scopeStep
@@ -127,16 +127,13 @@ func (md *Model) begin(s scope) txn {
 	if s == scopeStep {
 		return tx
 	}
-	if md.bordered() {
+	if md.paper != nil {
+		md.paper.save(b)
+	} else {
 		if b.thin == nil {
 			b.thin = new(update.Thin)
 		}
 		b.thin.CopyFrom(&md.thin)
-	} else {
-		if b.sym == nil {
-			b.sym = new(update.Sym)
-		}
-		b.sym.CopyFrom(&md.sym)
 	}
 	b.sums = append(b.sums[:0], md.rowSum[:md.m]...)
 	switch s {
@@ -152,10 +149,10 @@ func (md *Model) begin(s scope) txn {
 func (md *Model) rollback(tx *txn) {
 	b := &tx.buf
 	if tx.scope != scopeStep {
-		if md.bordered() {
-			md.thin.CopyFrom(b.thin)
+		if md.paper != nil {
+			md.paper.restore(b)
 		} else {
-			md.sym.CopyFrom(b.sym)
+			md.thin.CopyFrom(b.thin)
 		}
 		md.ensure(tx.m)
 		copy(md.rowSum, b.sums)
