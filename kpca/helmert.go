@@ -1,6 +1,10 @@
 package kpca
 
-import "math"
+import (
+	"math"
+
+	"github.com/ikpca/ikpca/internal/vec"
+)
 
 // Helmert coordinates (docs/design.md, "Helmert coordinates"). Qₘ is the m×(m−1)
 // matrix whose column j (j = 1, …, m−1) is αⱼ·(1, …, 1, −j, 0, …, 0) with j ones and
@@ -60,4 +64,29 @@ func helmert(dst, w, alpha []float64) {
 	if m > 0 {
 		dst[0] = t
 	}
+}
+
+// centredBorder adds a point to the centred decomposition, whose vectors are in point
+// coordinates and orthogonal to 1 (docs/design.md, "Removing a point"): in the basis of
+// 1⊥ that the old vectors extend by the Helmert column u = (α·1, −α·m), α = 1/√(m(m+1)),
+// the new point borders the matrix with
+//
+//	b = α·(K·1 − m·a),   γ = α²·(1ᵀK1 − 2m·Σa + m²c)
+//
+// (docs/design.md, "Helmert coordinates"), for its kernel column a, self-kernel c and
+// Σa = sa. It returns the scale of the border, max(‖b‖, |γ|).
+func (md *Model) centredBorder(a []float64, c, sa float64) (float64, error) {
+	m := len(a)
+	fm := float64(m)
+	alpha := helmertAlphaOf(m)
+	b, e := md.work[:m], md.work2[:m]
+	for i := range m {
+		b[i] = alpha * (md.rowSum[i] - fm*a[i])
+		e[i] = alpha
+	}
+	gamma := alpha * alpha * (md.total - 2*fm*sa + fm*fm*c)
+	if err := md.thin.Border(vector(&md.vecA, b), vector(&md.vecB, e), -alpha*fm, gamma); err != nil {
+		return 0, err
+	}
+	return math.Max(vec.Norm(b), math.Abs(gamma)), nil
 }
