@@ -489,60 +489,6 @@ func centreColumnsSum2(A *mat.Dense, mean []float64) {
 	}
 }
 
-// orthonormalise returns an orthonormal basis (m×c′, c′ ≤ c) of the span of the columns
-// of Z with their parts along the columns of prev (orthonormal, or nil) and, if
-// centred, along 1 removed; nil if nothing is left. Directions whose singular value
-// falls to tol or below after the first removal are dropped: they are what rounding
-// leaves of vectors already in span(prev), which a block Krylov space reaches when it
-// becomes invariant. Classical Gram–Schmidt twice ("twice is enough", Giraud et al.
-// 2005), each round followed by an SVD of what remains (native.SVDLeft), whose left
-// singular vectors are orthonormal to working precision whatever the conditioning of Z;
-// the second round repairs the orthogonality to prev that the first loses in
-// directions of small singular value. Z is overwritten.
-func orthonormalise(Z, prev *mat.Dense, centred bool, tol float64) *mat.Dense {
-	m, c := Z.Dims()
-	nu := min(m, c)
-	s := make([]float64, nu)
-	// The SVD writes its left vectors to the other buffer: Z and u take turns, and the
-	// result is the buffer the second round wrote.
-	u := mat.NewDense(m, nu, nil)
-	for round := range 2 {
-		if centred {
-			centreColumns(Z)
-		}
-		if prev != nil {
-			// Z ← Z − prev·(prevᵀZ), the product subtracted by one dgemm in place.
-			var pz mat.Dense
-			native.Mul(&pz, prev.T(), Z)
-			native.Gemm(blas.NoTrans, blas.NoTrans, -1, prev.RawMatrix(), pz.RawMatrix(), 1, Z.RawMatrix())
-		}
-		_, c = Z.Dims()
-		nu = min(m, c)
-		raw := Z.RawMatrix()
-		ur := u.RawMatrix()
-		if err := native.SVDLeft(m, c, raw.Data, raw.Stride, s[:nu], ur.Data, ur.Stride); err != nil {
-			return nil // a non-finite vector: the caller's products are checked finite first
-		}
-		cut := tol
-		if round == 1 {
-			cut = 0.5 // orthonormal columns: singular values 1 to rounding
-		}
-		keep := 0
-		for keep < nu && s[keep] > cut {
-			keep++
-		}
-		if keep == 0 {
-			return nil
-		}
-		// The kept vectors become the next round's input, and the destroyed input the
-		// next round's output buffer.
-		next := u.Slice(0, m, 0, keep).(*mat.Dense)
-		spare := mat.NewDense(m, keep, raw.Data[:m*keep])
-		Z, u = next, spare
-	}
-	return Z
-}
-
 // maxColumnNorm returns the largest Euclidean norm of a column of A: ‖A‖₂ within a
 // factor √c. It sums the squares a row at a time rather than calling BLAS's dnrm2 on each
 // column (mat.Norm), which reaches gonum's blas64 registry instead of package native — and
