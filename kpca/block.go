@@ -4,14 +4,11 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/hugepage"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
-	"github.com/ikpca/ikpca/native"
 )
 
 // DefaultBlock is the number of rows AddBatch adds in one step at rank r when
@@ -141,31 +138,6 @@ func (md *Model) kernelBlock(X *mat.Dense, sc *blockScratch) (A *mat.Dense, C *m
 	return A, C
 }
 
-// helmertDirections returns the Helmert directions of points m+1…m+b (docs/design.md,
-// "Helmert coordinates"): F (b×b), with αⱼ = helmertAlphaOf(m+j) above the diagonal of
-// column j and Fⱼⱼ = −(m+j)·αⱼ on it, and α and the diagonal; uncentred F = I and α and
-// the diagonal nil.
-func (md *Model) helmertDirections(sc *blockScratch, m, b int) (F *mat.Dense, alpha, diag []float64) {
-	F = denseOf(&sc.F, b, b)
-	if md.opts.Uncentred {
-		for i := range b {
-			F.Set(i, i, 1)
-		}
-		return F, nil, nil
-	}
-	sc.alpha, sc.diag = hugepage.Grow(sc.alpha, b), hugepage.Grow(sc.diag, b)
-	alpha, diag = sc.alpha, sc.diag
-	for j := range b {
-		alpha[j] = helmertAlphaOf(m + j)
-		for i := range j {
-			F.Set(i, j, alpha[j])
-		}
-		diag[j] = -float64(m+j) * alpha[j]
-		F.Set(j, j, diag[j])
-	}
-	return F, alpha, diag
-}
-
 // finiteUpper reports whether the upper triangle of C is finite.
 func finiteUpper(C *mat.SymDense) bool {
 	raw := C.RawSymmetric()
@@ -175,52 +147,6 @@ func finiteUpper(C *mat.SymDense) bool {
 		}
 	}
 	return true
-}
-
-// helmertBorder completes the border of a centred block step in the Helmert directions
-// (addBlock): B += (K1)·αᵀ, and returns the new block Γ = (1ᵀK1)·ααᵀ + α·sᵀF + Fᵀs·αᵀ +
-// FᵀCF and the directions e = 1/√m (m) and g = √m·α (b) of the old rows' part; uncentred
-// Γ = C, and e and g nil. sc.s holds s = Aᵀ1.
-func (md *Model) helmertBorder(sc *blockScratch, B, F *mat.Dense, C *mat.SymDense, alpha []float64) (gamma *mat.SymDense, e, g []float64) {
-	if alpha == nil {
-		return C, nil, nil
-	}
-	m := md.m
-	b := len(alpha)
-	native.Ger(1, blas64.Vector{N: m, Inc: 1, Data: md.rowSum[:m]}, blas64.Vector{N: b, Inc: 1, Data: alpha}, B.RawMatrix())
-	sc.sf = hugepage.Grow(sc.sf, b) // Fᵀs
-	sf, s := sc.sf, sc.s
-	clear(sf)
-	for j := range b {
-		for i := range j + 1 {
-			sf[j] += F.At(i, j) * s[i]
-		}
-	}
-	// FᵀCF: C in full (the product reads both triangles), then two dgemms.
-	cf := denseOf(&sc.cfull, b, b)
-	for i := range b {
-		for j := range b {
-			cf.Set(i, j, C.At(i, j))
-		}
-	}
-	fc, fcf := denseOf(&sc.fc, b, b), denseOf(&sc.fc2, b, b)
-	native.Gemm(blas.Trans, blas.NoTrans, 1, F.RawMatrix(), cf.RawMatrix(), 0, fc.RawMatrix())
-	native.Gemm(blas.NoTrans, blas.NoTrans, 1, fc.RawMatrix(), F.RawMatrix(), 0, fcf.RawMatrix())
-	gamma = symOf(&sc.gamma, b)
-	for i := range b {
-		for j := i; j < b; j++ {
-			gamma.SetSym(i, j, md.total*alpha[i]*alpha[j]+alpha[i]*sf[j]+sf[i]*alpha[j]+(fcf.At(i, j)+fcf.At(j, i))/2)
-		}
-	}
-	sc.e, sc.g = hugepage.Grow(sc.e, m), hugepage.Grow(sc.g, b)
-	e, g = sc.e, sc.g
-	for i := range e {
-		e[i] = 1 / math.Sqrt(float64(m))
-	}
-	for j := range g {
-		g[j] = alpha[j] * math.Sqrt(float64(m))
-	}
-	return gamma, e, g
 }
 
 // commitBlock appends the rows of X to the model's points and updates the row sums,
@@ -274,22 +200,6 @@ func (md *Model) certifyBlock(sc *blockScratch, B *mat.Dense, C, gamma *mat.SymD
 	md.cert.SumErr += 4 * vec.Roundoff * (math.Abs(md.self) + math.Abs(md.total)/float64(md.m))
 	md.cert.Drop(st.Dropped)
 	md.cert.Slack += 64*vec.Roundoff*float64(st.Size+b+2)*scale + st.Neglected + kernelAccuracy*(normA+normC)
-}
-
-// helmertRow sets a row of the border B = A·F of a block step (addBlock, blockRows)
-// from the row a of A, for the Helmert directions F of the step: column j of F is αⱼ
-// above the diagonal and Fⱼⱼ = diag[j] = −(m+j)·αⱼ on it, so that
-// (A·F)ᵣⱼ = αⱼ·Σ_{i<j} Aᵣᵢ + Fⱼⱼ·Aᵣⱼ, a running sum along the row: O(m·b) for the block
-// where the dgemm it replaces took O(m·b²), 2.5% of a tracked fit at d = 784. Each value
-// carries at most j + 2 roundings of terms no larger than the product's, the dgemm's
-// bound (γ_b of Σᵢ|Aᵣᵢ·Fᵢⱼ|).
-func helmertRow(row, a, alpha, diag []float64) {
-	alpha, diag = alpha[:len(a)], diag[:len(a)]
-	var p float64
-	for j, v := range a {
-		row[j] = alpha[j]*p + diag[j]*v
-		p += v
-	}
 }
 
 // frobenius returns the Frobenius norm of a symmetric matrix (without BLAS, which mat

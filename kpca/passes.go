@@ -2,18 +2,14 @@ package kpca
 
 import (
 	"context"
-	"math"
 	"runtime"
 
 	"github.com/ikpca/ikpca/internal/hugepage"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/blocks"
 	"github.com/ikpca/ikpca/internal/parallel"
-	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
@@ -112,6 +108,9 @@ var passTile = func(m int) int {
 	return 256
 }
 
+// passer returns a passer over the model's points, their Cross made for the pass memory
+// of its options: with the points' shifted copy when they take at most an eighth of it
+// (docs/design.md, "Passes over the points").
 func (md *Model) passer() *passer {
 	p := &passer{md: md}
 	budget := md.opts.PassMemory
@@ -128,45 +127,6 @@ func (md *Model) passer() *passer {
 	}
 	p.tileFn = p.tiles
 	return p
-}
-
-// DefaultPassMemory is the memory a Polish or a Certify may give to the kernel values of
-// its first pass, for its later passes to read rather than compute again, when
-// Options.PassMemory is zero: 2 GiB, the upper triangle of K at up to 23,000 points.
-const DefaultPassMemory = 2 << 30
-
-// passMemoryDim is the least dimension of the points for which a pass keeps kernel
-// values computed from a matrix product of the points (kernel.Cross.ByProducts): below
-// it a value costs hardly more to compute again — 2·d flops and an exponential — than
-// to read back from memory first touched for it. On all of MAGIC (d = 10) a Polish of
-// 4 passes took 5.2–5.4 s keeping nothing and 6.4–6.9 s keeping the whole triangle; at
-// 10,000 Fashion-MNIST images (d = 784) a pass that reads its values took 0.2 s against
-// 2.1 s for one that computes them.
-const passMemoryDim = 64
-
-// cacheTiles returns how many of the tiles of a pass over m points, in tiles of order
-// tile, the passer keeps (docs/design.md, "Passes over the points"): none if the kernel's
-// values are cheap to compute again (a kernel of products, kernel.Cross.ByProducts, on
-// points of fewer than passMemoryDim coordinates), otherwise the first of the schedule,
-// as many as Options.PassMemory holds (DefaultPassMemory when zero) — if they are at
-// least a quarter of all, or none: a few would save little of each pass for memory
-// that the bounded models are chosen to save (at 70,000 Fashion-MNIST images, 2 GiB
-// holds a tenth of the tiles).
-func (p *passer) cacheTiles(m, tile int) int {
-	if p.cross.ByProducts() && p.md.d < passMemoryDim {
-		return 0
-	}
-	budget := p.md.opts.PassMemory
-	if budget == 0 {
-		budget = DefaultPassMemory
-	}
-	nb := (m + tile - 1) / tile
-	tiles := nb * (nb + 1) / 2
-	fit := min(tiles, budget/8/(tile*tile))
-	if 4*fit < tiles {
-		return 0
-	}
-	return fit
 }
 
 // pass sets W (m×c, resized if empty) to K′·Q for the m×c matrix Q, whose columns must
@@ -258,307 +218,9 @@ func (p *passer) pass(ctx context.Context, W, Q *mat.Dense) error {
 	return nil
 }
 
-// release gives back the memory of the kept kernel values: a Polish or a Certify calls it
-// when its passes are done, so that the next one does not hold its own beside them.
-func (p *passer) release() {
-	if p.unmap != nil {
-		p.unmap()
-	}
-	p.cache, p.unmap, p.cached, p.filled, p.tile = nil, nil, 0, false, 0
-}
-
-// ready gives the passer a tileWork for each of workers goroutines.
-func (p *passer) ready(workers int) {
-	if len(p.work) >= workers {
-		return
-	}
-	p.work = append(p.work, make([]tileWork, workers-len(p.work))...)
-	p.free = make(chan *tileWork, len(p.work))
-	for i := range p.work {
-		p.work[i].work.Workers = 1
-		p.free <- &p.work[i]
-	}
-}
-
-// tiles computes the tiles lo…hi−1 of the current round, on one worker.
-func (p *passer) tiles(lo, hi int) {
-	tw := <-p.free
-	for t := lo; t < hi; t++ {
-		p.bad[t] = p.tileProduct(tw, p.round[t], p.first+t)
-	}
-	p.free <- tw
-}
-
-// tileProduct adds the products of the tile (I, J), number g of the schedule, to W:
-// W_I += K_IJ·Q_J and, off the diagonal, W_J += K_IJᵀ·Q_I. The tile's kernel values
-// are computed in the worker's scratch, or in the cache if the tile is one it keeps,
-// unless the cache holds them already.
-func (p *passer) tileProduct(tw *tileWork, t tilePair, g int) error {
-	md := p.md
-	m := p.q.Rows
-	i0, i1 := t.i*p.tile, min((t.i+1)*p.tile, m)
-	j0, j1 := t.j*p.tile, min((t.j+1)*p.tile, m)
-	b, n := i1-i0, j1-j0
-	var kb blas64.General
-	if g < p.cached {
-		size := p.tile * p.tile
-		kb = blas64.General{Rows: b, Cols: n, Stride: n, Data: p.cache[g*size : g*size+b*n]}
-	} else {
-		if cap(tw.kb) < b*n {
-			tw.kb = make([]float64, p.tile*p.tile)
-		}
-		kb = blas64.General{Rows: b, Cols: n, Stride: n, Data: tw.kb[:b*n]}
-	}
-	if g >= p.cached || !p.filled {
-		tw.kd.SetRawMatrix(kb)
-		p.cross.BlockPointsTo(&tw.kd, i0, i1, j0, j1, &tw.work)
-		for i := range b {
-			if !vec.Finite(kb.Data[i*n : i*n+n]) {
-				return blocks.NonFinite(ErrNonFinite, p.cross, &md.view, i0+i, "point")
-			}
-		}
-		if p.offset != 0 {
-			for i, v := range kb.Data[:b*n] {
-				kb.Data[i] = v - p.offset
-			}
-		}
-	}
-	if p.abs != nil {
-		// The rows I and J are the tile's own, as W's are: no other tile of the round
-		// writes them.
-		rows, cols := p.abs[i0:i1], p.abs[j0:j1]
-		for i := range b {
-			var s float64
-			for j, v := range kb.Data[i*n : i*n+n] {
-				s += math.Abs(v)
-				if t.i != t.j {
-					cols[j] += math.Abs(v)
-				}
-			}
-			rows[i] += s
-		}
-	}
-	if p.own {
-		p.ownProduct(tw, blas.NoTrans, kb, rowsOf(p.q, j0, j1), rowsOf(p.w, i0, i1))
-		if t.i != t.j {
-			p.ownProduct(tw, blas.Trans, kb, rowsOf(p.q, i0, i1), rowsOf(p.w, j0, j1))
-		}
-		return nil
-	}
-	native.Gemm(blas.NoTrans, blas.NoTrans, 1, kb, rowsOf(p.q, j0, j1), 1, rowsOf(p.w, i0, i1))
-	if t.i != t.j {
-		native.Gemm(blas.Trans, blas.NoTrans, 1, kb, rowsOf(p.q, i0, i1), 1, rowsOf(p.w, j0, j1))
-	}
-	return nil
-}
-
-// ownProduct adds op(kb)·q to w through the worker's scratch: the dgemm writes the
-// product alone (β = 0), and the loop adds it (passer.own).
-func (p *passer) ownProduct(tw *tileWork, tr blas.Transpose, kb, q, w blas64.General) {
-	rows, c := w.Rows, w.Cols
-	if tr == blas.NoTrans {
-		rows = kb.Rows
-	} else {
-		rows = kb.Cols
-	}
-	if cap(tw.prod) < rows*c {
-		tw.prod = make([]float64, p.tile*c)
-	}
-	prod := blas64.General{Rows: rows, Cols: c, Stride: c, Data: tw.prod[:rows*c]}
-	native.Gemm(tr, blas.NoTrans, 1, kb, q, 0, prod)
-	for i := range rows {
-		dst := w.Data[i*w.Stride : i*w.Stride+c]
-		for j, v := range prod.Data[i*c : i*c+c] {
-			dst[j] += v
-		}
-	}
-}
-
-// rowsOf returns the rows lo…hi−1 of a.
-func rowsOf(a blas64.General, lo, hi int) blas64.General {
-	return blas64.General{Rows: hi - lo, Cols: a.Cols, Stride: a.Stride, Data: a.Data[lo*a.Stride:]}
-}
-
-// tileRounds calls round with each round of a schedule of the tiles (I, J), 0 ≤ I ≤ J <
-// nb, of the upper triangle of a matrix in nb blocks, in which no block appears twice
-// within a round, stopping when round returns false: the circle method of a
-// round-robin tournament. The blocks, with a bye added when nb is odd, play in
-// pairs; in round r the last one stays put and plays r, and the others pair up around
-// the circle, (r + i, r − i) mod (nb′ − 1). A block paired with the bye computes its
-// diagonal tile instead; when nb is even, the nb diagonal tiles make a round of their
-// own, the first. Every tile is in exactly one round, nb rounds (nb + 1 when nb is
-// even, nb − 1 off the diagonal), each of about nb/2 tiles. The slice passed to round
-// is *buf, reused.
-func tileRounds(nb int, buf *[]tilePair, round func([]tilePair) bool) {
-	if cap(*buf) < nb {
-		*buf = make([]tilePair, 0, nb)
-	}
-	pairs := (*buf)[:0]
-	order := func(a, b int) tilePair { return tilePair{min(a, b), max(a, b)} }
-	n := nb
-	if n%2 == 0 {
-		for i := range nb {
-			pairs = append(pairs, tilePair{i, i})
-		}
-		if !round(pairs) {
-			return
-		}
-	} else {
-		n++ // a bye, numbered nb
-	}
-	for r := range n - 1 {
-		pairs = pairs[:0]
-		add := func(a, b int) {
-			switch {
-			case a == nb:
-				pairs = append(pairs, tilePair{b, b})
-			case b == nb:
-				pairs = append(pairs, tilePair{a, a})
-			default:
-				pairs = append(pairs, order(a, b))
-			}
-		}
-		add(n-1, r)
-		for i := 1; i < n/2; i++ {
-			add((r+i)%(n-1), (r-i+n-1)%(n-1))
-		}
-		if !round(pairs) {
-			return
-		}
-	}
-}
-
 // pass is one pass with a passer of its own (tests, and a single pass).
 func (md *Model) pass(ctx context.Context, W, Q *mat.Dense) error {
 	p := md.passer()
 	defer p.release()
 	return p.pass(ctx, W, Q)
-}
-
-// centreColumns subtracts from each column of A its mean: A ← C·A.
-func centreColumns(A *mat.Dense) {
-	_, c := A.Dims()
-	centreColumnsWith(A, make([]float64, c))
-}
-
-// centreColumnsWith is centreColumns with the scratch mean, of A's number of columns.
-func centreColumnsWith(A *mat.Dense, mean []float64) {
-	r, _ := A.Dims()
-	clear(mean)
-	for i := range r {
-		for j, v := range A.RawRowView(i) {
-			mean[j] += v
-		}
-	}
-	for j := range mean {
-		mean[j] /= float64(r)
-	}
-	for i := range r {
-		row := A.RawRowView(i)
-		for j := range row {
-			row[j] -= mean[j]
-		}
-	}
-}
-
-// centreColumnsSum2 is centreColumnsWith with each column's sum compensated (Sum2, Ogita,
-// Rump and Oishi 2005: within ε·|s| + γ²ₘ·Σ|aᵢⱼ| of the exact sum, where the plain sum's
-// bound is γₘ·Σ|aᵢⱼ|), for a certificate (passer.own). mean must have A's number of
-// columns; the compensations take a second scratch of that length, allocated.
-func centreColumnsSum2(A *mat.Dense, mean []float64) {
-	r, c := A.Dims()
-	comp := make([]float64, c)
-	clear(mean)
-	for i := range r {
-		for j, v := range A.RawRowView(i) {
-			s := mean[j]
-			t := s + v
-			z := t - s
-			comp[j] += (s - (t - z)) + (v - z)
-			mean[j] = t
-		}
-	}
-	for j := range mean {
-		mean[j] = (mean[j] + comp[j]) / float64(r)
-	}
-	for i := range r {
-		row := A.RawRowView(i)
-		for j := range row {
-			row[j] -= mean[j]
-		}
-	}
-}
-
-// orthonormalise returns an orthonormal basis (m×c′, c′ ≤ c) of the span of the columns
-// of Z with their parts along the columns of prev (orthonormal, or nil) and, if
-// centred, along 1 removed; nil if nothing is left. Directions whose singular value
-// falls to tol or below after the first removal are dropped: they are what rounding
-// leaves of vectors already in span(prev), which a block Krylov space reaches when it
-// becomes invariant. Classical Gram–Schmidt twice ("twice is enough", Giraud et al.
-// 2005), each round followed by an SVD of what remains (native.SVDLeft), whose left
-// singular vectors are orthonormal to working precision whatever the conditioning of Z;
-// the second round repairs the orthogonality to prev that the first loses in
-// directions of small singular value. Z is overwritten.
-func orthonormalise(Z, prev *mat.Dense, centred bool, tol float64) *mat.Dense {
-	m, c := Z.Dims()
-	nu := min(m, c)
-	s := make([]float64, nu)
-	// The SVD writes its left vectors to the other buffer: Z and u take turns, and the
-	// result is the buffer the second round wrote.
-	u := mat.NewDense(m, nu, nil)
-	for round := range 2 {
-		if centred {
-			centreColumns(Z)
-		}
-		if prev != nil {
-			// Z ← Z − prev·(prevᵀZ), the product subtracted by one dgemm in place.
-			var pz mat.Dense
-			native.Mul(&pz, prev.T(), Z)
-			native.Gemm(blas.NoTrans, blas.NoTrans, -1, prev.RawMatrix(), pz.RawMatrix(), 1, Z.RawMatrix())
-		}
-		_, c = Z.Dims()
-		nu = min(m, c)
-		raw := Z.RawMatrix()
-		ur := u.RawMatrix()
-		if err := native.SVDLeft(m, c, raw.Data, raw.Stride, s[:nu], ur.Data, ur.Stride); err != nil {
-			return nil // a non-finite vector: the caller's products are checked finite first
-		}
-		cut := tol
-		if round == 1 {
-			cut = 0.5 // orthonormal columns: singular values 1 to rounding
-		}
-		keep := 0
-		for keep < nu && s[keep] > cut {
-			keep++
-		}
-		if keep == 0 {
-			return nil
-		}
-		// The kept vectors become the next round's input, and the destroyed input the
-		// next round's output buffer.
-		next := u.Slice(0, m, 0, keep).(*mat.Dense)
-		spare := mat.NewDense(m, keep, raw.Data[:m*keep])
-		Z, u = next, spare
-	}
-	return Z
-}
-
-// maxColumnNorm returns the largest Euclidean norm of a column of A: ‖A‖₂ within a
-// factor √c. It sums the squares a row at a time rather than calling BLAS's dnrm2 on each
-// column (mat.Norm), which reaches gonum's blas64 registry instead of package native — and
-// a window's self-polish runs in Add's path (TestBackendRoute). The products it measures
-// are finite and far from overflow.
-func maxColumnNorm(A *mat.Dense) float64 {
-	r, c := A.Dims()
-	sums := make([]float64, c)
-	for i := range r {
-		for j, v := range A.RawRowView(i) {
-			sums[j] += v * v
-		}
-	}
-	var best float64
-	for _, s := range sums {
-		best = math.Max(best, s)
-	}
-	return math.Sqrt(best)
 }

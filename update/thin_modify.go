@@ -47,26 +47,9 @@ const deleteFloor = 0x1p-20
 // ErrNonFinite and an (e, f) that is not a unit vector ErrArgument.
 func (t *Thin) Border(b, e mat.Vector, f, c float64) error {
 	n, k := t.rows, t.k
-	if err := checkVector("b", b, n); err != nil {
+	ee, err := t.checkBorder(b, e, f, c)
+	if err != nil {
 		return err
-	}
-	hasE := !check.IsNil(e)
-	if hasE {
-		if err := checkVector("e", e, n); err != nil {
-			return err
-		}
-	}
-	if math.IsNaN(c) || math.IsInf(c, 0) || math.IsNaN(f) || math.IsInf(f, 0) {
-		return fmt.Errorf("%w: c = %g, f = %g", ErrNonFinite, c, f)
-	}
-	// The checks read e in place; the update copies it into the scratch once t has
-	// grown, and recomputes eᵀe from the copy.
-	ee := 0.0
-	if hasE {
-		ee = normSq(e)
-	}
-	if u := ee + f*f; !(math.Abs(u-1) <= 1e-8) {
-		return fmt.Errorf("%w: (e, f) has norm² %g, not 1", ErrArgument, u)
 	}
 	span := n // the dimension of the space V lives in: Rⁿ, or e⊥
 	if ee > 0 {
@@ -84,41 +67,7 @@ func (t *Thin) Border(b, e mat.Vector, f, c float64) error {
 		copyVector(ev, e)
 		ee = vec.Dot(ev, ev)
 	}
-
-	// The border without its component along e, and its coordinates p = Vᵀb.
-	bp := t.border[:n]
-	copyVector(bp, b)
-	normB := vec.Norm(bp)
-	if ee > 0 {
-		axpy(-vec.Dot(ev, bp)/ee, ev, bp)
-	}
-	p := t.z[:k]
-	t.multiplyT(p, bp)
-	var beta float64
-	q := t.q[:n]
-	hasQ := false
-	if k < span {
-		// r = b − Vp, twice ("twice is enough": Kahan, Parlett), and again while a pass
-		// cancels (reorthogonalize), so that q is orthogonal to V and e whatever the
-		// cancellation and whatever V's own loss of orthogonality. β is negligible
-		// against the scale of the unprojected b, whose projections round relative to
-		// ‖b‖.
-		copy(q, bp)
-		t.subtract(q, p)
-		t.reorthogonalize(q, p)
-		if ee > 0 {
-			axpy(-vec.Dot(ev, q)/ee, ev, q)
-		}
-		beta = vec.Norm(q)
-		scale := math.Max(vec.MaxAbs(t.values[:k]), math.Max(math.Abs(c), normB))
-		if beta > 64*vec.Roundoff*scale {
-			hasQ = true
-			for i := range q {
-				q[i] /= beta
-			}
-		}
-	}
-
+	p, beta, hasQ := t.borderCoordinates(b, ev, ee, c, k < span)
 	poles, w, pos := t.withZeroPole(p, beta, hasQ)
 	cols := len(poles)
 	t1 := time.Now()
@@ -127,16 +76,94 @@ func (t *Thin) Border(b, e mat.Vector, f, c float64) error {
 		return kinds.Wrap(err, "Border")
 	}
 	t2 := time.Now()
+	drop := t.commitArrow(res, cols, pos, hasQ, ev, f)
+	t.stats = Stats{Op: "border", Stats: res.Stats, Dropped: drop, Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
+	return nil
+}
 
-	// Commit: E times the kept eigenvectors. The basis rows are V's with q inserted at
-	// pos: V's first pos columns move one place left, into the free column.
+// checkBorder checks the arguments of Border, reading e in place, and returns eᵀe (0
+// for a nil e): b and e of t's length, c and f finite, and (e, f) a unit vector, the
+// new direction of the basis E (docs/design.md, "Rank-r tracking").
+func (t *Thin) checkBorder(b, e mat.Vector, f, c float64) (ee float64, err error) {
+	n := t.rows
+	if err := checkVector("b", b, n); err != nil {
+		return 0, err
+	}
+	hasE := !check.IsNil(e)
+	if hasE {
+		if err := checkVector("e", e, n); err != nil {
+			return 0, err
+		}
+	}
+	if math.IsNaN(c) || math.IsInf(c, 0) || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("%w: c = %g, f = %g", ErrNonFinite, c, f)
+	}
+	// The checks read e in place; the update copies it into the scratch once t has
+	// grown, and recomputes eᵀe from the copy.
+	if hasE {
+		ee = normSq(e)
+	}
+	if u := ee + f*f; !(math.Abs(u-1) <= 1e-8) {
+		return 0, fmt.Errorf("%w: (e, f) has norm² %g, not 1", ErrArgument, u)
+	}
+	return ee, nil
+}
+
+// borderCoordinates returns the coordinates of the border b in the basis of Border
+// (docs/design.md, "Rank-r tracking", "Adding a point"): b without its component along
+// e (ev, of squared norm ee; nil for none), p = Vᵀb, and, when roomForQ (V does not
+// span all of e⊥), β = ‖b − Vp‖ and q = (b − Vp)/β, left in t.q — hasQ false when β is
+// negligible (at most 64ε times the scale of b, λ and c), and q then left out. p is in
+// t's scratch.
+func (t *Thin) borderCoordinates(b mat.Vector, ev []float64, ee, c float64, roomForQ bool) (p []float64, beta float64, hasQ bool) {
+	n, k := t.rows, t.k
+	bp := t.border[:n]
+	copyVector(bp, b)
+	normB := vec.Norm(bp)
+	if ee > 0 {
+		axpy(-vec.Dot(ev, bp)/ee, ev, bp)
+	}
+	p = t.z[:k]
+	t.multiplyT(p, bp)
+	if !roomForQ {
+		return p, 0, false
+	}
+	// r = b − Vp, twice ("twice is enough": Kahan, Parlett), and again while a pass
+	// cancels (reorthogonalize), so that q is orthogonal to V and e whatever the
+	// cancellation and whatever V's own loss of orthogonality. β is negligible against
+	// the scale of the unprojected b, whose projections round relative to ‖b‖.
+	q := t.q[:n]
+	copy(q, bp)
+	t.subtract(q, p)
+	t.reorthogonalize(q, p)
+	if ee > 0 {
+		axpy(-vec.Dot(ev, q)/ee, ev, q)
+	}
+	beta = vec.Norm(q)
+	scale := math.Max(vec.MaxAbs(t.values[:k]), math.Max(math.Abs(c), normB))
+	if beta > 64*vec.Roundoff*scale {
+		hasQ = true
+		for i := range q {
+			q[i] /= beta
+		}
+	}
+	return p, beta, hasQ
+}
+
+// commitArrow makes the solved arrowhead res, of order cols, t's decomposition
+// (docs/design.md, "Rank-r tracking"): the new vectors are E times the top eigenvectors
+// the Truncation keeps — the basis rows are V's with q (t.q) inserted at pos when hasQ,
+// V's first pos columns moving one place left, into the free column — and the new
+// row's entries f times the eigenvectors' last. It returns what the truncation dropped.
+func (t *Thin) commitArrow(res *secular.Result, cols, pos int, hasQ bool, ev []float64, f float64) Dropped {
+	n := t.rows
 	nn := len(res.Values)
 	top := t.kept(res.Values)
 	from := nn - top
 	ld := t.ld
 	in := t.v[1:]
 	if hasQ {
-		in = t.insertColumn(q, pos)
+		in = t.insertColumn(t.q[:n], pos)
 	}
 	t.tr.setup(res, cols)
 	t.tr.applyFrom(from, n, in, ld, ev, t.spare[1:], ld)
@@ -149,8 +176,7 @@ func (t *Thin) Border(b, e mat.Vector, f, c float64) error {
 	copy(t.values, res.Values[from:])
 	t.v, t.spare = t.spare, t.v
 	t.rows, t.k = n+1, top
-	t.stats = Stats{Op: "border", Stats: res.Stats, Dropped: drop, Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
-	return nil
+	return drop
 }
 
 // withZeroPole returns the poles of an update in the basis [V, q] in ascending order —
@@ -335,6 +361,7 @@ func (t *Thin) RemoveKeepRank(j int, centre bool) error {
 		t.rows, t.k = n-1, 0
 		return nil
 	}
+	// The downdate Λ^½(I − zzᵀ)Λ^½ = Λ − yyᵀ, y = Λ^½z (centred: z times √(n/(n−1))).
 	t0 := time.Now()
 	scale := 1.0
 	if centre {
@@ -350,40 +377,44 @@ func (t *Thin) RemoveKeepRank(j int, centre bool) error {
 		return kinds.Wrap(err, "RemoveKeepRank")
 	}
 	t2 := time.Now()
+	from := t.keptDowndate(res.Values)
+	drop := t.commitDowndate(res, j, from, centre)
+	t.stats = Stats{Op: "remove-keep-rank", Stats: res.Stats, Dropped: drop, Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
+	return nil
+}
 
-	// The kept eigenvalues: above √ε·max|λ| and the truncation's floor, the top Rank.
-	mu := res.Values
+// keptDowndate returns the index from of the first eigenvalue M that RemoveKeepRank
+// keeps of the ascending mu: those above deleteFloor·max|λ| — dividing by √M costs
+// orthogonality ε·max|λ|/M (docs/design.md, "Rank-r tracking", "Removing a point") —
+// and the truncation's floor, the top Rank.
+func (t *Thin) keptDowndate(mu []float64) (from int) {
+	k := t.k
 	tol := deleteFloor * vec.MaxAbs(t.values[:k])
 	if t.trunc.Rank > 0 {
 		tol = math.Max(tol, t.trunc.Floor)
 	}
-	from := 0
 	for from < k && !(mu[from] > tol) {
 		from++
 	}
 	if t.trunc.Rank > 0 {
 		from = max(from, k-t.trunc.Rank)
 	}
-	top := k - from
+	return from
+}
 
-	// Commit: W (centred: C·W) with its columns scaled by √λ, times Y's kept columns,
-	// scaled by 1/√M.
+// commitDowndate makes the downdate res t's decomposition, keeping its eigenvalues
+// from on, and deletes row j (docs/design.md, "Rank-r tracking", "Removing a point"):
+// the vectors W·Λ^½·Y·M^−½ — W (centred: C·W, recentre) with its columns scaled by √λ,
+// times Y's kept columns, scaled by 1/√M. It returns what it dropped.
+func (t *Thin) commitDowndate(res *secular.Result, j, from int, centre bool) Dropped {
+	n, k := t.rows, t.k
+	mu := res.Values
+	top := k - from
 	ld := t.ld
 	if centre {
-		sums := t.sums[:k]
-		clear(sums)
-		for i := range n {
-			if i != j {
-				axpy(1, t.row(i), sums)
-			}
-		}
-		for c := range sums {
-			sums[c] /= float64(n - 1)
-		}
-		for i := range n {
-			axpy(-1, sums, t.row(i))
-		}
+		t.recentre(j)
 	}
+	y := t.z[:k]
 	for c := range k {
 		y[c] = math.Sqrt(math.Max(t.values[c], 0))
 	}
@@ -409,8 +440,28 @@ func (t *Thin) RemoveKeepRank(j int, centre bool) error {
 	copy(t.values, mu[from:])
 	t.v, t.spare = t.spare, t.v
 	t.rows, t.k = n-1, top
-	t.stats = Stats{Op: "remove-keep-rank", Stats: res.Stats, Dropped: drop, Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
-	return nil
+	return drop
+}
+
+// recentre subtracts from every row of V the mean of the rows other than j: W ← C·W,
+// C = I − 11ᵀ/(n−1) the centring of the n−1 rows left after deleting row j
+// (docs/design.md, "Rank-r tracking", "Removing a point"), row j changed too, and
+// deleted after.
+func (t *Thin) recentre(j int) {
+	n, k := t.rows, t.k
+	sums := t.sums[:k]
+	clear(sums)
+	for i := range n {
+		if i != j {
+			axpy(1, t.row(i), sums)
+		}
+	}
+	for c := range sums {
+		sums[c] /= float64(n - 1)
+	}
+	for i := range n {
+		axpy(-1, sums, t.row(i))
+	}
 }
 
 // axpy sets y ← y + a·x.
