@@ -24,7 +24,7 @@ const DefaultBlock = 64
 // in a window those that fit before it is full, for a full window's every row removes
 // the oldest point first. Zero means one row at a time.
 func (md *Model) blockRows(left int) int {
-	if md.rank == 0 || !md.bordered() || md.m < 2 || md.opts.Block == 1 {
+	if md.rank == 0 || md.m < 2 || md.opts.Block == 1 {
 		return 0
 	}
 	if w := md.opts.Window; w > 0 {

@@ -97,8 +97,6 @@ func (md *Model) CertifyContext(ctx context.Context, opts CertifyOptions) (Certi
 		return Certificate{}, fmt.Errorf("%w: Certify: failure probability %v (want 0 < p < 1, or 0 for the default)", ErrArgument, opts.Failure)
 	case opts.Passes < 0 || opts.Passes > MaxPolishPasses:
 		return Certificate{}, fmt.Errorf("%w: Certify: %d passes (0 to %d)", ErrArgument, opts.Passes, MaxPolishPasses)
-	case !md.bordered():
-		return Certificate{}, fmt.Errorf("%w: Certify: a RankOneModel's (Certify needs a Model's bordered decomposition)", ErrArgument)
 	}
 	if opts.Failure == 0 {
 		opts.Failure = DefaultFailure

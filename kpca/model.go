@@ -116,9 +116,6 @@ func (md *Model) ready() error {
 	return nil
 }
 
-// bordered reports whether the decomposition is the Thin: a Model, not the one a
-// RankOneModel wraps.
-func (md *Model) bordered() bool { return md.paper == nil }
 
 // CopyFrom makes md a copy of src: its kernel, options, points, decomposition and
 // statistics. It allocates only if md lacks the capacity for src's points, so that a

@@ -51,8 +51,6 @@ func (md *Model) PolishContext(ctx context.Context, passes int) error {
 		return fmt.Errorf("%w: Polish: nil context", ErrArgument)
 	case passes < 1 || passes > MaxPolishPasses:
 		return fmt.Errorf("%w: Polish: %d passes (1 to %d)", ErrArgument, passes, MaxPolishPasses)
-	case !md.bordered():
-		return fmt.Errorf("%w: Polish: a RankOneModel's (Polish needs a Model's bordered decomposition)", ErrArgument)
 	case md.rank == 0:
 		return nil
 	}

@@ -62,7 +62,7 @@ func (p WindowPolish) passes() int {
 // the model as it was (polish is transactional) and is recorded in Stats.PolishErr; it
 // is tried again after as many points.
 func (md *Model) maybePolish(added int) {
-	if md.rank == 0 || md.opts.Window == 0 || !md.bordered() || md.precomputed() {
+	if md.rank == 0 || md.opts.Window == 0 || md.precomputed() {
 		return
 	}
 	every := md.opts.WindowPolish.every(md.opts.Window)
