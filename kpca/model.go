@@ -116,7 +116,6 @@ func (md *Model) ready() error {
 	return nil
 }
 
-
 // CopyFrom makes md a copy of src: its kernel, options, points, decomposition and
 // statistics. It allocates only if md lacks the capacity for src's points, so that a
 // model can be restored to a saved state repeatedly without garbage (a what-if

@@ -208,14 +208,9 @@ func TestRemoveBadInput(t *testing.T) {
 	if err := md.Remove(0); !errors.Is(err, ErrIndex) || errors.Is(err, ikpca.ErrEmpty) {
 		t.Errorf("Remove of an empty model: %v, want ErrIndex only", err)
 	}
-	// Method RankOne cannot remove.
-	paper := fitModel(t, k, x.Slice(0, 10, 0, 8), Options{Components: All, method: methodRankOne})
-	before := capture(paper)
-	if err := paper.Remove(3); !errors.Is(err, ErrArgument) || errors.Is(err, ErrIndex) {
-		t.Errorf("Remove with method RankOne: %v, want ErrArgument", err)
-	}
-	if !capture(paper).equal(before) {
-		t.Error("Remove with method RankOne changed the model")
+	// A RankOneModel cannot remove: it has no Remove, and is no ikpca.Decremental.
+	if _, ok := any(new(RankOneModel)).(interface{ Remove(int) error }); ok {
+		t.Error("RankOneModel has a Remove")
 	}
 }
 
