@@ -167,6 +167,33 @@ func constructors() []constructor {
 		valid:   kpcaValid,
 		inputs:  dimCases("d", func(d int) error { _, err := kpca.New(rbf, d, kpcaOK); return err }),
 	})
+	fromOK, from := kpca.Options{Components: 2}, kpca.Start{Passes: 2}
+	add(constructor{
+		name:    "kpca.FitFrom",
+		kernel:  func(k kernel.Kernel) error { _, err := kpca.FitFrom(k, points, from, fromOK); return err },
+		options: fromOK,
+		with:    func(o any) error { _, err := kpca.FitFrom(rbf, points, from, o.(kpca.Options)); return err },
+		valid:   kpcaValid,
+		inputs: append(matrixCases(func(X mat.Matrix) error { _, err := kpca.FitFrom(rbf, X, from, fromOK); return err }),
+			inputCase{"X without columns", func() error { _, err := kpca.FitFrom(rbf, noCols, from, fromOK); return err }, ikpca.ErrEmpty},
+			inputCase{"one point", func() error { _, err := kpca.FitFrom(rbf, points.Slice(0, 1, 0, 2), from, fromOK); return err }, ikpca.ErrEmpty}),
+	}, constructor{
+		name: "kpca.FitFromContext",
+		kernel: func(k kernel.Kernel) error {
+			_, err := kpca.FitFromContext(context.Background(), k, points, from, fromOK)
+			return err
+		},
+		options: fromOK,
+		with: func(o any) error {
+			_, err := kpca.FitFromContext(context.Background(), rbf, points, from, o.(kpca.Options))
+			return err
+		},
+		valid: kpcaValid,
+		inputs: matrixCases(func(X mat.Matrix) error {
+			_, err := kpca.FitFromContext(context.Background(), rbf, X, from, fromOK)
+			return err
+		}),
+	})
 	rankOneOK := kpca.Options{Components: kpca.All} // a RankOneModel keeps every pair
 	add(constructor{
 		name:    "kpca.FitRankOne",

@@ -43,9 +43,11 @@
 // window: duplicates and rank-deficient kernel matrices are handled by deflation. A
 // model tracked at a rank is as accurate as its tracking; Polish brings it back to batch
 // accuracy by a few passes over the points, and Certify says, from the true kernel
-// matrix, how accurate it is (docs/design.md, "Polishing" and "Certificates"). Inverse
-// and PreImage map scores back to inputs (scikit-learn's inverse_transform) and denoise
-// points (docs/design.md, "Pre-images").
+// matrix, how accurate it is (docs/design.md, "Polishing" and "Certificates"). FitFrom
+// fits a model at a rank by such passes alone, from a starting subspace — a Nyström
+// model's, random vectors — without tracking the points (docs/design.md, "Starting
+// subspaces"). Inverse and PreImage map scores back to inputs (scikit-learn's
+// inverse_transform) and denoise points (docs/design.md, "Pre-images").
 //
 // Model is an ikpca.Decremental and an ikpca.Persistent: MarshalBinary and
 // UnmarshalBinary (and their streaming forms) save and restore it bit for bit. Each

@@ -49,6 +49,15 @@ func (md *Model) krylovRitz(ctx context.Context, passes int) (polished, error) {
 		}
 		md.dropKept()
 	}
+	return md.ritz(ctx, ps, V, lambda, passes)
+}
+
+// ritz is krylovRitz from the vectors V (m×k) with the passes of ps: the Ritz pairs on
+// span{V, K′V, …, K′^(passes−1)·V}, the top k of them kept. lambda is the tracked values
+// that go with V, for the change of the tracked matrix, or nil for a start that is a
+// subspace alone (FitFrom), which has no tracked matrix and no change.
+func (md *Model) ritz(ctx context.Context, ps *passer, V *mat.Dense, lambda []float64, passes int) (polished, error) {
+	m, k := V.Dims()
 	kb, err := krylovBasis(ctx, ps, V, passes, !md.opts.Uncentred)
 	if err != nil {
 		return polished{}, err
@@ -65,9 +74,11 @@ func (md *Model) krylovRitz(ctx context.Context, passes int) (polished, error) {
 	U := mat.NewDense(m, keep, nil)
 	native.Mul(U, Qu, St)
 
-	change, err := trackedChange(Qu, V, lambda, St, values)
-	if err != nil {
-		return polished{}, err
+	var change update.Dropped
+	if lambda != nil {
+		if change, err = trackedChange(Qu, V, lambda, St, values); err != nil {
+			return polished{}, err
+		}
 	}
 	slack := ritzSlack(lambda, values, used)
 	p := polished{values: values, vectors: U, change: change, slack: slack}
