@@ -183,8 +183,7 @@ func TestErrorKinds(t *testing.T) {
 	cases.Add("zero: Refresh", ikpca.ErrArgument, func() error { return zero.Refresh() })
 	cases.Add("zero: Scores", ikpca.ErrArgument, func() error { return zero.Scores(&dst, 1) })
 	cases.Add("zero: Transform", ikpca.ErrArgument, func() error { return zero.Transform(&dst, X, 1) })
-	cases.Add("zero: MarshalBinary", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinary(); return err })
-	cases.Add("zero: MarshalBinaryTo", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinaryTo(new(bytes.Buffer)); return err })
+	cases.AddZero("zero", &zero)
 	cases.Add("zero: UnmarshalBinary(junk)", ikpca.ErrEncoding, func() error { return zero.UnmarshalBinary([]byte("junk")) })
 	rankOneCases(&cases, exact, X, good)
 	before, err := md.MarshalBinary()
@@ -245,6 +244,5 @@ func rankOneCases(cases *errtest.Cases, exact *kpca.RankOneModel, X mat.Matrix, 
 	cases.Add("RankOne zero: Reserve", ikpca.ErrArgument, func() error { return zero.Reserve(10) })
 	cases.Add("RankOne zero: Scores", ikpca.ErrArgument, func() error { return zero.Scores(&dst, 1) })
 	cases.Add("RankOne zero: Transform", ikpca.ErrArgument, func() error { return zero.Transform(&dst, X, 1) })
-	cases.Add("RankOne zero: MarshalBinary", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinary(); return err })
-	cases.Add("RankOne zero: MarshalBinaryTo", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinaryTo(new(bytes.Buffer)); return err })
+	cases.AddZero("RankOne zero", &zero)
 }
