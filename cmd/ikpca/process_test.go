@@ -161,16 +161,6 @@ func wantExit(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer, code int, msg str
 	}
 }
 
-// notWritten fails for each of the files that exists.
-func notWritten(t *testing.T, files ...string) {
-	t.Helper()
-	for _, f := range files {
-		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("%s written: %v", f, err)
-		}
-	}
-}
-
 // magicCSV writes the first n MAGIC points as CSV without a header.
 func magicCSV(t *testing.T, dir string, n int) string {
 	t.Helper()
