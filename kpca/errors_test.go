@@ -11,6 +11,7 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/errtest"
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 	"github.com/ikpca/ikpca/update"
@@ -42,10 +43,7 @@ func TestErrorKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, err := md.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := wiretest.Marshal(t, md)
 	opaque, err := kpca.Fit(opaqueKernel{}, X, ok)
 	if err != nil {
 		t.Fatal(err)
@@ -186,10 +184,7 @@ func TestErrorKinds(t *testing.T) {
 	cases.AddZero("zero", &zero)
 	cases.Add("zero: UnmarshalBinary(junk)", ikpca.ErrEncoding, func() error { return zero.UnmarshalBinary([]byte("junk")) })
 	rankOneCases(&cases, exact, X, good)
-	before, err := md.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := wiretest.Marshal(t, md)
 	errtest.Of(kpca.ErrDimension, kpca.ErrNonFinite, kpca.ErrEmpty, kpca.ErrArgument, kpca.ErrEncoding, kpca.ErrNotConverged).Run(t, cases)
 	after, err := md.MarshalBinary()
 	if err != nil || !bytes.Equal(before, after) {

@@ -40,11 +40,7 @@ func TestInverseSklearn(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var Y mat.Dense
-				if err := md.Transform(&Y, fresh, c.K); err != nil {
-					t.Fatal(err)
-				}
-				c.CheckInverse(t, inv, &Y, eScores, 1e-13)
+				c.CheckInverse(t, inv, md.Transform, fresh, eScores, 1e-13)
 			})
 		}
 	}
@@ -181,23 +177,18 @@ func TestPreImageCircle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var Y, R, ZR mat.Dense
-		if err := md.Transform(&Y, noisy, k); err != nil {
-			t.Fatal(err)
-		}
-		if err := inv.InverseTransform(&R, &Y); err != nil {
-			t.Fatal(err)
-		}
-		if err := md.PreImage(&ZR, noisy, &R, k, preimage.Options{}); err != nil {
+		R := testmat.KRRImages(t, inv, md.Transform, noisy, k)
+		var ZR mat.Dense
+		if err := md.PreImage(&ZR, noisy, R, k, preimage.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("%s: mean distance to the circle: noisy %.3f, fixed point %.3f, KRR %.3f, fixed point from KRR %.3f",
-			name(opts), off(noisy), off(&Z), off(&R), off(&ZR))
+			name(opts), off(noisy), off(&Z), off(R), off(&ZR))
 		if off(&Z) > off(noisy)/2 {
 			t.Errorf("%s: the fixed point left the points %.3f from the circle, the noisy ones %.3f", name(opts), off(&Z), off(noisy))
 		}
-		if off(&R) > off(noisy) {
-			t.Errorf("%s: the KRR pre-images are %.3f from the circle, the noisy points %.3f", name(opts), off(&R), off(noisy))
+		if off(R) > off(noisy) {
+			t.Errorf("%s: the KRR pre-images are %.3f from the circle, the noisy points %.3f", name(opts), off(R), off(noisy))
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/errtest"
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/update"
 )
@@ -46,10 +47,7 @@ func TestErrorKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc := wiretest.Marshal(t, m)
 	var zero Model
 	var cases errtest.Cases
 	add := cases.Add
@@ -136,10 +134,7 @@ func TestErrorKinds(t *testing.T) {
 	if err := m.SumsTo(&sums); err != nil {
 		t.Fatal(err)
 	}
-	sumsEnc, err := sums.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sumsEnc := wiretest.Marshal(t, &sums)
 	var otherSums Sums
 	if err := other.SumsTo(&otherSums); err != nil {
 		t.Fatal(err)

@@ -26,13 +26,7 @@ func TestInverseSklearn(t *testing.T) {
 	for _, c := range testmat.PreimageCases("../preimage/testdata") {
 		t.Run(c.Name, func(t *testing.T) {
 			train, fresh := c.Split(t)
-			md, err := New(kernel.RBF{Gamma: c.Gamma}, train, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := md.AddBatch(train); err != nil {
-				t.Fatal(err)
-			}
+			md := fit(t, kernel.RBF{Gamma: c.Gamma}, train, train, Options{})
 			var S mat.Dense
 			if err := md.Transform(&S, train, c.K); err != nil {
 				t.Fatal(err)
@@ -54,11 +48,7 @@ func TestInverseSklearn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var Y mat.Dense
-			if err := md.Transform(&Y, fresh, c.K); err != nil {
-				t.Fatal(err)
-			}
-			c.CheckInverse(t, inv, &Y, eScores, 1e-12)
+			c.CheckInverse(t, inv, md.Transform, fresh, eScores, 1e-12)
 		})
 	}
 }
@@ -136,14 +126,8 @@ func TestPreImageCircle(t *testing.T) {
 	train, noisy := testmat.Circle(rng, 400, 0.05), testmat.Circle(rng, 100, 0.2)
 	const k = 8
 	for _, uncentred := range []bool{false, true} {
-		md, err := New(kernel.RBF{Sigma: 0.5}, train.Slice(0, 60, 0, 2), Options{Uncentred: uncentred})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := md.AddBatch(train); err != nil {
-			t.Fatal(err)
-		}
-		var Z, Y, R mat.Dense
+		md := fit(t, kernel.RBF{Sigma: 0.5}, rows(train, 0, 60), train, Options{Uncentred: uncentred})
+		var Z mat.Dense
 		if err := md.PreImage(&Z, noisy, nil, k, preimage.Options{}); err != nil {
 			t.Fatal(err)
 		}
@@ -151,16 +135,11 @@ func TestPreImageCircle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := md.Transform(&Y, noisy, k); err != nil {
-			t.Fatal(err)
-		}
-		if err := inv.InverseTransform(&R, &Y); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("uncentred %v: mean distance to the circle: noisy %.3f, fixed point %.3f, KRR %.3f", uncentred, off(noisy), off(&Z), off(&R))
-		if off(&Z) > off(noisy)/2 || off(&R) > off(noisy) {
+		R := testmat.KRRImages(t, inv, md.Transform, noisy, k)
+		t.Logf("uncentred %v: mean distance to the circle: noisy %.3f, fixed point %.3f, KRR %.3f", uncentred, off(noisy), off(&Z), off(R))
+		if off(&Z) > off(noisy)/2 || off(R) > off(noisy) {
 			t.Errorf("uncentred %v: the pre-images are %.3f (fixed point) and %.3f (KRR) from the circle, the noisy points %.3f",
-				uncentred, off(&Z), off(&R), off(noisy))
+				uncentred, off(&Z), off(R), off(noisy))
 		}
 	}
 }

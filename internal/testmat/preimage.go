@@ -32,6 +32,26 @@ func PreimageCases(dir string) []PreimageCase {
 	}
 }
 
+// Dataset returns the embedded data set name (data.ByName), failing the test if there is
+// none.
+func Dataset(t testing.TB, name string) data.Dataset {
+	t.Helper()
+	ds, ok := data.ByName(name)
+	if !ok {
+		t.Fatalf("unknown data set %q", name)
+	}
+	return ds
+}
+
+// FirstRows returns a copy of the first n rows of the embedded data set name, as they
+// are.
+func FirstRows(t testing.TB, name string, n int) *mat.Dense {
+	t.Helper()
+	ds := Dataset(t, name)
+	_, d := ds.X.Dims()
+	return mat.DenseCopyOf(ds.X.Slice(0, n, 0, d))
+}
+
 // Points returns the case's points: the M training ones, then the new ones.
 func (c PreimageCase) Points(t testing.TB) *mat.Dense {
 	t.Helper()
@@ -42,11 +62,11 @@ func (c PreimageCase) Points(t testing.TB) *mat.Dense {
 }
 
 // Split returns the case's training points (the first M of Points) and its new ones.
-func (c PreimageCase) Split(t testing.TB) (train, fresh mat.Matrix) {
+func (c PreimageCase) Split(t testing.TB) (train, fresh *mat.Dense) {
 	t.Helper()
 	X := c.Points(t)
 	n, d := X.Dims()
-	return X.Slice(0, c.M, 0, d), X.Slice(c.M, n, 0, d)
+	return X.Slice(0, c.M, 0, d).(*mat.Dense), X.Slice(c.M, n, 0, d).(*mat.Dense)
 }
 
 // Read returns the case's reference matrix what: "scores" (the training scores),
@@ -57,23 +77,37 @@ func (c PreimageCase) Read(t testing.TB, what string) *mat.Dense {
 	return ReadCSVGz(t, c.dir+"/"+c.Name+"_"+what+".csv.gz")
 }
 
-// CheckInverse checks a model's Inverse against the case: eScores is the relative error
-// of the model's training scores from scikit-learn's, at most scoreTol; inv is the map
-// Inverse returned, and Y the model's scores of the new points (Transform), whose
-// pre-images must match scikit-learn's inverse_transform(transform). The regression
-// amplifies a perturbation of its matrix by its condition number (4·ε/RCond() is the
-// bound of the solve alone, preimage.TestKRRSklearn), so the bound of the pre-images
-// is (scoreTol + 4ε)/RCond(), and at most the 1e-8 asked.
-func (c PreimageCase) CheckInverse(t testing.TB, inv interface {
+// Inverter is a learned pre-image map (preimage.KRR), as the tests read it.
+type Inverter interface {
 	InverseTransform(dst *mat.Dense, Y mat.Matrix) error
 	RCond() float64
-}, Y mat.Matrix, eScores, scoreTol float64) {
+}
+
+// KRRImages returns the pre-images of the rows of X by the map inv: their scores on
+// the top k components, which transform (a model's Transform) writes, mapped by inv —
+// scikit-learn's inverse_transform(transform(X)). It fails the test on an error.
+func KRRImages(t testing.TB, inv Inverter, transform func(dst *mat.Dense, X mat.Matrix, k int) error, X mat.Matrix, k int) *mat.Dense {
 	t.Helper()
-	var got mat.Dense
-	if err := inv.InverseTransform(&got, Y); err != nil {
+	var Y, Z mat.Dense
+	if err := transform(&Y, X, k); err != nil {
 		t.Fatal(err)
 	}
-	e := MaxRel(&got, c.Read(t, "inv_new"))
+	if err := inv.InverseTransform(&Z, &Y); err != nil {
+		t.Fatal(err)
+	}
+	return &Z
+}
+
+// CheckInverse checks a model's Inverse against the case: eScores is the relative error
+// of the model's training scores from scikit-learn's, at most scoreTol; inv is the map
+// Inverse returned, and the pre-images of the new points fresh (KRRImages, with the
+// model's transform) must match scikit-learn's inverse_transform(transform). The
+// regression amplifies a perturbation of its matrix by its condition number (4·ε/RCond()
+// is the bound of the solve alone, preimage.TestKRRSklearn), so the bound of the
+// pre-images is (scoreTol + 4ε)/RCond(), and at most the 1e-8 asked.
+func (c PreimageCase) CheckInverse(t testing.TB, inv Inverter, transform func(dst *mat.Dense, X mat.Matrix, k int) error, fresh mat.Matrix, eScores, scoreTol float64) {
+	t.Helper()
+	e := MaxRel(KRRImages(t, inv, transform, fresh, c.K), c.Read(t, "inv_new"))
 	tol := (scoreTol + 4*0x1p-53) / inv.RCond()
 	t.Logf("scores %.3g, pre-images %.3g (rcond %.3g, bound %.3g)", eScores, e, inv.RCond(), tol)
 	if eScores > scoreTol {
