@@ -116,22 +116,14 @@ touch "$results"
 # output to NAME.out and its standard error to NAME.err, and records the wall time and
 # maximum resident set size; a failure stops the script.
 measure() {
-	run_measured "$@" || {
-		echo "$0: $1 failed:" >&2
-		cat "$tmp/$1.err" >&2
-		exit 1
-	}
+	run_measured "$@" || failed "$1"
 }
 
 # run_measured NAME POINTS COMMAND...: measure, returning the command's status.
 run_measured() {
-	local name=$1 points=$2 status=0
+	local name=$1 points=$2 status wall rss
 	shift 2
-	echo "running $name: $*" >&2
-	/usr/bin/time -v -o "$tmp/$name.time" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" || status=$?
-	local wall rss
-	wall=$(awk -F': ' '/Elapsed \(wall clock\) time/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s}' "$tmp/$name.time")
-	rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.1f", $2 / 1024}' "$tmp/$name.time")
+	timed "$name" "$@"
 	echo "$name,$points,$wall,$rss,$status" >>"$results"
 	return "$status"
 }

@@ -59,17 +59,10 @@ results="$tmp/results.csv"
 # measure NAME POINTS COMPONENTS COMMAND...: runs the command under /usr/bin/time -v, its
 # standard output to NAME.out, and records the wall time and maximum resident set size.
 measure() {
-	local name=$1 points=$2 comps=$3
+	local name=$1 points=$2 comps=$3 status wall rss
 	shift 3
-	echo "running $name: $*" >&2
-	/usr/bin/time -v -o "$tmp/$name.time" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" || {
-		echo "$0: $name failed:" >&2
-		cat "$tmp/$name.err" >&2
-		exit 1
-	}
-	local wall rss
-	wall=$(awk -F': ' '/Elapsed \(wall clock\) time/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s}' "$tmp/$name.time")
-	rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.1f", $2 / 1024}' "$tmp/$name.time")
+	timed "$name" "$@"
+	((status == 0)) || failed "$name"
 	echo "$name,$points,$comps,$wall,$rss" >>"$results"
 }
 

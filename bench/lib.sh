@@ -26,3 +26,24 @@ workdir() {
 
 # has PART: whether the comma-separated list $only names PART (the scripts' -only).
 has() { [[ ",$only," == *",$1,"* ]]; }
+
+# timed NAME COMMAND...: runs the command under /usr/bin/time -v, its standard output to
+# $tmp/NAME.out and its standard error to $tmp/NAME.err, then sets status to its exit
+# status, wall to its wall time in seconds and rss to its maximum resident set size in
+# MiB (bash's dynamic scope: the caller declares them local).
+timed() {
+	local name=$1
+	shift
+	echo "running $name: $*" >&2
+	status=0
+	/usr/bin/time -v -o "$tmp/$name.time" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" || status=$?
+	wall=$(awk -F': ' '/Elapsed \(wall clock\) time/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s}' "$tmp/$name.time")
+	rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.1f", $2 / 1024}' "$tmp/$name.time")
+}
+
+# failed NAME: says that the run NAME (timed) failed, with its standard error, and exits.
+failed() {
+	echo "$0: $1 failed:" >&2
+	cat "$tmp/$1.err" >&2
+	exit 1
+}

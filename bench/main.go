@@ -32,6 +32,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ikpca/ikpca/bench/internal/cli"
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/resident"
 	"github.com/ikpca/ikpca/internal/yardstick"
@@ -64,18 +65,8 @@ func main() {
 		}
 		return
 	}
-	cfg, err := parseFlags(os.Args[1:], os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(2)
-	}
-	if err := run(cfg, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
-	}
+	cli.Main("bench", 2, func(args []string) (config, error) { return parseFlags(args, os.Stderr) },
+		func(cfg config) error { return run(cfg, os.Stdout, os.Stderr) })
 }
 
 // parseFlags reads the command line. Defaults depend on the backend built and on -short.

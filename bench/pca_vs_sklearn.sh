@@ -91,19 +91,11 @@ touch "$results"
 # to NAME.out and its standard error to NAME.err, and records the wall time and maximum
 # resident set size; a failure stops the script.
 measure() {
-	local name=$1 status=0
+	local name=$1 status wall rss
 	shift
-	echo "running $name: $*" >&2
-	/usr/bin/time -v -o "$tmp/$name.time" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" || status=$?
-	local wall rss
-	wall=$(awk -F': ' '/Elapsed \(wall clock\) time/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s}' "$tmp/$name.time")
-	rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.1f", $2 / 1024}' "$tmp/$name.time")
+	timed "$name" "$@"
 	echo "$name,$n,$wall,$rss,$status" >>"$results"
-	if ((status != 0)); then
-		echo "$0: $name failed:" >&2
-		cat "$tmp/$name.err" >&2
-		exit 1
-	fi
+	((status == 0)) || failed "$name"
 }
 
 input="$tmp/fashion-$n.idx"

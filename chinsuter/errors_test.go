@@ -1,7 +1,6 @@
 package chinsuter
 
 import (
-	"bytes"
 	"math"
 	"testing"
 
@@ -27,7 +26,6 @@ func TestErrorKinds(t *testing.T) {
 	rbf := kernel.RBF{Sigma: 1}
 	withNaN := mat.DenseCopyOf(X)
 	withNaN.Set(3, 1, math.NaN())
-	var nilDense *mat.Dense
 	badOpts := []struct {
 		name string
 		k    kernel.Kernel
@@ -64,18 +62,11 @@ func TestErrorKinds(t *testing.T) {
 		add("Fit: "+o.name, ikpca.ErrArgument, func() error { _, err := Fit(o.k, X, o.o); return err })
 		add("New: "+o.name, ikpca.ErrArgument, func() error { _, err := New(o.k, 2, o.o); return err })
 	}
-	for _, c := range []struct {
-		what string
-		X    mat.Matrix
-		want error
-	}{
-		{"nil", nil, ikpca.ErrArgument}, {"(*mat.Dense)(nil)", nilDense, ikpca.ErrArgument},
-		{"empty", &mat.Dense{}, ikpca.ErrEmpty}, {"a NaN entry", withNaN, ikpca.ErrNonFinite},
-	} {
-		add("Fit: points "+c.what, c.want, func() error { _, err := Fit(rbf, c.X, Options{}); return err })
-		add("Model.AddBatch: "+c.what, c.want, func() error { return md.AddBatch(c.X) })
-		add("New's Model.AddBatch: "+c.what, c.want, func() error { return empty.AddBatch(c.X) })
-		add("Model.Transform: "+c.what, c.want, func() error { return md.Transform(&mat.Dense{}, c.X, 1) })
+	for _, c := range errtest.BadPoints(withNaN) {
+		add("Fit: points "+c.What, c.Kind, func() error { _, err := Fit(rbf, c.X, Options{}); return err })
+		add("Model.AddBatch: "+c.What, c.Kind, func() error { return md.AddBatch(c.X) })
+		add("New's Model.AddBatch: "+c.What, c.Kind, func() error { return empty.AddBatch(c.X) })
+		add("Model.Transform: "+c.What, c.Kind, func() error { return md.Transform(&mat.Dense{}, c.X, 1) })
 	}
 	add("New: dimension 0", ikpca.ErrArgument, func() error { _, err := New(rbf, 0, Options{}); return err })
 	add("New: dimension −1", ikpca.ErrArgument, func() error { _, err := New(rbf, -1, Options{}); return err })
@@ -108,8 +99,7 @@ func TestErrorKinds(t *testing.T) {
 	add("zero Model: Add", ikpca.ErrArgument, func() error { return zero.Add(nil) })
 	add("zero Model: AddBatch", ikpca.ErrArgument, func() error { return zero.AddBatch(X) })
 	add("zero Model: Transform", ikpca.ErrArgument, func() error { return zero.Transform(&mat.Dense{}, X, 1) })
-	add("zero Model: MarshalBinary", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinary(); return err })
-	add("zero Model: MarshalBinaryTo", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinaryTo(&bytes.Buffer{}); return err })
+	cases.AddZero("zero Model", &zero)
 	add("Model.Orthogonality: a zero Model", nil, func() error { _, err := zero.Orthogonality(); return err })
 
 	before, beforeEmpty := snap(md), snap(empty)

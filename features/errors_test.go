@@ -177,3 +177,23 @@ func TestErrorKinds(t *testing.T) {
 	errtest.Of(ErrDimension, ErrNonFinite, ErrEmpty, ErrArgument, ErrNotConverged).Run(t, cases)
 	cases.Cover(t, 3)
 }
+
+// badMap is a call of a feature map's constructor that must be refused: the kernel, the
+// input dimension and options of type O.
+type badMap[O any] struct {
+	k    kernel.RBF
+	d    int
+	opts O
+}
+
+// refuses checks that newMap, the constructor name, refuses each call of bad with an
+// ErrArgument: the tables of TestNewRFFErrors, TestNewTaylorErrors and
+// TestNewQuadratureErrors.
+func refuses[O any](t *testing.T, name string, newMap func(kernel.RBF, int, O) error, bad []badMap[O]) {
+	t.Helper()
+	for _, c := range bad {
+		if err := newMap(c.k, c.d, c.opts); !errors.Is(err, ErrArgument) {
+			t.Errorf("%s(%v, %d, %+v): %v, want ErrArgument", name, c.k, c.d, c.opts, err)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package features
 
 import (
-	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -11,11 +10,7 @@ import (
 )
 
 func TestNewQuadratureErrors(t *testing.T) {
-	for _, c := range []struct {
-		k    kernel.RBF
-		d    int
-		opts QuadratureOptions
-	}{
+	refuses(t, "NewQuadrature", func(k kernel.RBF, d int, o QuadratureOptions) error { _, err := NewQuadrature(k, d, o); return err }, []badMap[QuadratureOptions]{
 		{kernel.RBF{Sigma: 1}, 0, QuadratureOptions{Dim: 10}},
 		{kernel.RBF{Sigma: 1}, 3, QuadratureOptions{Dim: -2}},
 		{kernel.RBF{Sigma: 1}, 3, QuadratureOptions{Dim: 11}},
@@ -27,11 +22,7 @@ func TestNewQuadratureErrors(t *testing.T) {
 		{kernel.RBF{Sigma: 1}, 10, QuadratureOptions{}},               // full rule of 5¹⁰ nodes
 		{kernel.RBF{Sigma: 1}, math.MaxInt, QuadratureOptions{}},      // overflows nᵈ
 		{kernel.RBF{Sigma: 1}, 64, QuadratureOptions{Points: 1 << 7}}, // overflows nᵈ
-	} {
-		if _, err := NewQuadrature(c.k, c.d, c.opts); !errors.Is(err, ErrArgument) {
-			t.Errorf("NewQuadrature(%v, %d, %+v): %v, want ErrArgument", c.k, c.d, c.opts, err)
-		}
-	}
+	})
 	q, err := NewQuadrature(kernel.RBF{Sigma: 1}, 3, QuadratureOptions{Dim: 10})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package features
 
 import (
-	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -11,11 +10,7 @@ import (
 )
 
 func TestNewRFFErrors(t *testing.T) {
-	for _, c := range []struct {
-		k    kernel.RBF
-		d    int
-		opts RFFOptions
-	}{
+	refuses(t, "NewRFF", func(k kernel.RBF, d int, o RFFOptions) error { _, err := NewRFF(k, d, o); return err }, []badMap[RFFOptions]{
 		{kernel.RBF{Sigma: 1}, 0, RFFOptions{Dim: 10}},
 		{kernel.RBF{Sigma: 1}, 3, RFFOptions{Dim: 0}},
 		{kernel.RBF{Sigma: 1}, 3, RFFOptions{Dim: 11}}, // odd, cos-sin
@@ -29,11 +24,7 @@ func TestNewRFFErrors(t *testing.T) {
 		{kernel.RBF{Sigma: 1, Gamma: 0.5}, 3, RFFOptions{Dim: 10}},   // both
 		{kernel.RBF{Gamma: -1}, 3, RFFOptions{Dim: 10}},              // a negative γ
 		{kernel.RBF{Gamma: math.MaxFloat64}, 3, RFFOptions{Dim: 10}}, // γ beyond 2¹⁰²²
-	} {
-		if _, err := NewRFF(c.k, c.d, c.opts); !errors.Is(err, ErrArgument) {
-			t.Errorf("NewRFF(%v, %d, %+v): %v, want ErrArgument", c.k, c.d, c.opts, err)
-		}
-	}
+	})
 	// The extremes of kernel.Validate's range are accepted, and their frequencies —
 	// up to about 6·√(2·2¹⁰²²) ≈ 8e154 — are finite.
 	for _, k := range []kernel.RBF{{Sigma: 1.0547686614863e-154}, {Gamma: 0x1p1022}} {

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -18,11 +19,7 @@ func TestAddRows(t *testing.T) {
 	x, k := sample(t, "yeast", 60)
 	for _, opts := range allOptions {
 		ref := fitModel(t, k, x.Slice(0, 10, 0, 8), opts)
-		for i := 10; i < 60; i++ {
-			if err := ref.Add(x.RawRowView(i)); err != nil {
-				t.Fatal(err)
-			}
-		}
+		testmat.AddRows(t, ref, x, 10, 60)
 		for _, rows := range []mat.Matrix{x.Slice(10, 60, 0, 8), mat.Transpose{Matrix: mat.DenseCopyOf(x.Slice(10, 60, 0, 8).T())}} {
 			md := fitModel(t, k, x.Slice(0, 10, 0, 8), opts)
 			var calls []int
@@ -132,11 +129,7 @@ func TestAddRowsAllocs(t *testing.T) {
 	ctx := context.Background()
 	loop := testing.AllocsPerRun(5, func() {
 		work.CopyFrom(base)
-		for i := range 20 {
-			if err := work.Add(rows.RawRowView(i)); err != nil {
-				t.Fatal(err)
-			}
-		}
+		testmat.AddRows(t, &work, rows, 0, 20)
 	})
 	batch := testing.AllocsPerRun(5, func() {
 		work.CopyFrom(base)

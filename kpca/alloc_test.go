@@ -11,6 +11,7 @@ import (
 
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/allocs"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -135,11 +136,7 @@ func TestLongStreamAllocations(t *testing.T) {
 	for _, opts := range []Options{{Components: r, Rank: r}, {Uncentred: true, Components: r, Rank: r}} {
 		md := fitModel(t, k, x.Slice(0, m0, 0, 10), opts)
 		md.Reserve(n)
-		for i := m0; i < m; i++ {
-			if err := md.Add(x.RawRowView(i)); err != nil {
-				t.Fatal(err)
-			}
-		}
+		testmat.AddRows(t, md, x, m0, m)
 		next := m
 		threads := allocs.Count(2, warm, steps, func() {
 			if err := md.Add(x.RawRowView(next)); err != nil {

@@ -165,14 +165,9 @@ func (md *Model) fitKernelRows(K mat.Matrix, lo, start, rows int) error {
 			S.SetSym(j, i, K.At(lo+i, lo+j))
 		}
 	}
-	md.m = start
-	md.setView()
-	if err := md.decomposeMatrix(S); err != nil {
+	if err := md.batchStart(start, func() error { return md.decomposeMatrix(S) }); err != nil {
 		return err
 	}
-	md.since = 0
-	md.pending = md.pending[:0]
-	md.endStep()
 	if start == rows {
 		return nil
 	}

@@ -370,10 +370,7 @@ func TestIndefinitePrecomputed(t *testing.T) {
 	var GD, K mat.Dense
 	GD.Mul(G, D)
 	K.Mul(&GD, G.T())
-	md, err := Fit(kernel.Precomputed{}, &K, Options{Components: All})
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := fitModel(t, kernel.Precomputed{}, &K, Options{Components: All})
 	// The reference: the centred matrix's eigenvalues, descending, without the trivial
 	// zero along 1 (Values' centred spectrum holds m−1).
 	C := mat.NewDense(m, m, nil)

@@ -73,11 +73,7 @@ func subject(t *testing.T, opts kpca.Options) modeltest.Subject {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := n / 2; i < n; i++ {
-			if err := md.Add(data.RawRowView(i)); err != nil {
-				t.Fatal(err)
-			}
-		}
+		testmat.AddRows(t, md, data, n/2, n)
 		v := md.Values(nil)
 		k := 1
 		for k < min(len(v), 5) && v[k] >= 1e-3*v[0] {

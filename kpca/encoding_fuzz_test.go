@@ -26,10 +26,7 @@ func FuzzUnmarshal(f *testing.F) {
 		kernel.Sigmoid{Gamma: 0.5, Coef0: -1}, kernel.Cosine{}}
 	body := func(b []byte) []byte { return b[wire.PrefixSize : len(b)-wire.Overhead+wire.PrefixSize] }
 	for i, opts := range allOptions {
-		md, err := Fit(kernels[i%len(kernels)], x.Slice(0, 3+i%3, 0, 2), opts)
-		if err != nil {
-			f.Fatal(err)
-		}
+		md := fitModel(f, kernels[i%len(kernels)], x.Slice(0, 3+i%3, 0, 2), opts)
 		b := encode(f, md)
 		f.Add(body(b))
 		if i == 0 {
@@ -37,10 +34,7 @@ func FuzzUnmarshal(f *testing.F) {
 		}
 	}
 	for _, opts := range []Options{{Components: 2, Rank: 2}, {Components: All, Uncentred: true, Window: 6}, {Components: 3, Rank: 3, Window: 6}, {Components: 1}} {
-		md, err := Fit(kernels[0], x.Slice(0, 5, 0, 2), opts)
-		if err != nil {
-			f.Fatal(err)
-		}
+		md := fitModel(f, kernels[0], x.Slice(0, 5, 0, 2), opts)
 		if err := md.Add(x.RawRowView(5)); err != nil {
 			f.Fatal(err)
 		}
@@ -52,10 +46,7 @@ func FuzzUnmarshal(f *testing.F) {
 	}
 	f.Add(body(encode(f, empty)))
 	f.Add([]byte("\x02\x00\x00\x00{}"))
-	recv, err := Fit(kernels[0], x, Options{Components: 2})
-	if err != nil {
-		f.Fatal(err)
-	}
+	recv := fitModel(f, kernels[0], x, Options{Components: 2})
 	before := capture(recv)
 	rankOneRecv, err := FitRankOne(kernels[0], x, Options{Components: All})
 	if err != nil {

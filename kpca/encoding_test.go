@@ -13,6 +13,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/kernel"
 )
@@ -81,12 +82,7 @@ func TestEncodingRoundTrip(t *testing.T) {
 func TestEncodingBuiltinKernels(t *testing.T) {
 	x := points(t, "yeast", 15)
 	med := rbfMedian(t, x).Sigma
-	for _, k := range []kernel.Kernel{
-		kernel.RBF{Sigma: med}, kernel.RBF{Gamma: 1 / (2 * med * med)},
-		kernel.Laplacian{Sigma: 3 * med}, kernel.Laplacian{Gamma: 1 / (3 * med)},
-		kernel.Polynomial{Degree: 2, Gamma: 0.3, Coef0: 0.7}, kernel.Linear{},
-		kernel.Sigmoid{Gamma: 0.3, Coef0: -0.5}, kernel.Cosine{},
-	} {
+	for _, k := range testmat.BuiltinKernels(med) {
 		md := fitModel(t, k, x, Options{Components: All})
 		back, err := decoded(encode(t, md))
 		if err != nil {

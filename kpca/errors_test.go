@@ -11,6 +11,7 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/errtest"
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 	"github.com/ikpca/ikpca/update"
@@ -42,10 +43,7 @@ func TestErrorKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, err := md.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := wiretest.Marshal(t, md)
 	opaque, err := kpca.Fit(opaqueKernel{}, X, ok)
 	if err != nil {
 		t.Fatal(err)
@@ -183,14 +181,10 @@ func TestErrorKinds(t *testing.T) {
 	cases.Add("zero: Refresh", ikpca.ErrArgument, func() error { return zero.Refresh() })
 	cases.Add("zero: Scores", ikpca.ErrArgument, func() error { return zero.Scores(&dst, 1) })
 	cases.Add("zero: Transform", ikpca.ErrArgument, func() error { return zero.Transform(&dst, X, 1) })
-	cases.Add("zero: MarshalBinary", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinary(); return err })
-	cases.Add("zero: MarshalBinaryTo", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinaryTo(new(bytes.Buffer)); return err })
+	cases.AddZero("zero", &zero)
 	cases.Add("zero: UnmarshalBinary(junk)", ikpca.ErrEncoding, func() error { return zero.UnmarshalBinary([]byte("junk")) })
 	rankOneCases(&cases, exact, X, good)
-	before, err := md.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := wiretest.Marshal(t, md)
 	errtest.Of(kpca.ErrDimension, kpca.ErrNonFinite, kpca.ErrEmpty, kpca.ErrArgument, kpca.ErrEncoding, kpca.ErrNotConverged).Run(t, cases)
 	after, err := md.MarshalBinary()
 	if err != nil || !bytes.Equal(before, after) {
@@ -245,6 +239,5 @@ func rankOneCases(cases *errtest.Cases, exact *kpca.RankOneModel, X mat.Matrix, 
 	cases.Add("RankOne zero: Reserve", ikpca.ErrArgument, func() error { return zero.Reserve(10) })
 	cases.Add("RankOne zero: Scores", ikpca.ErrArgument, func() error { return zero.Scores(&dst, 1) })
 	cases.Add("RankOne zero: Transform", ikpca.ErrArgument, func() error { return zero.Transform(&dst, X, 1) })
-	cases.Add("RankOne zero: MarshalBinary", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinary(); return err })
-	cases.Add("RankOne zero: MarshalBinaryTo", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinaryTo(new(bytes.Buffer)); return err })
+	cases.AddZero("RankOne zero", &zero)
 }

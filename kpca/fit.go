@@ -136,19 +136,30 @@ func (md *Model) fitRows(X mat.Matrix, n int) error {
 	for i := range start {
 		mat.Row(md.x[i*md.d:(i+1)*md.d], lo+i, X)
 	}
-	md.m = start
-	md.setView()
-	if err := md.decompose(); err != nil {
+	if err := md.batchStart(start, md.decompose); err != nil {
 		return err
 	}
-	md.since = 0
-	md.pending = md.pending[:0]
-	md.endStep()
 	if start == rows {
 		return nil
 	}
 	md.reserve(rows) // the rows are known: no growing buffers, no garbage of their copies
 	return md.addBatch(rowRange{X, lo + start, n}, rows-start)
+}
+
+// batchStart makes the first m points of md's storage, which a fit has just written
+// (points, or kernel columns), the model: their view, their batch decomposition by
+// decompose, and a step ended with nothing pending, from which the fit's other points are
+// added. It is the start that fitRows and fitKernelRows share.
+func (md *Model) batchStart(m int, decompose func() error) error {
+	md.m = m
+	md.setView()
+	if err := decompose(); err != nil {
+		return err
+	}
+	md.since = 0
+	md.pending = md.pending[:0]
+	md.endStep()
+	return nil
 }
 
 // rowRange is rows lo to hi−1 of a matrix, as a matrix, without copying them.

@@ -10,8 +10,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/update"
@@ -23,32 +23,13 @@ func TestMain(m *testing.M) {
 }
 
 // dataset returns an embedded data set by name (data.ByName).
-func dataset(t testing.TB, name string) data.Dataset {
-	t.Helper()
-	ds, ok := data.ByName(name)
-	if !ok {
-		t.Fatalf("unknown data set %q", name)
-	}
-	return ds
-}
+var dataset = testmat.Dataset
 
 // points returns the first n rows of a data set: "yeast" or "magic".
-func points(t testing.TB, name string, n int) *mat.Dense {
-	t.Helper()
-	ds := dataset(t, name)
-	_, d := ds.X.Dims()
-	return mat.DenseCopyOf(ds.X.Slice(0, n, 0, d))
-}
+var points = testmat.FirstRows
 
 // rbfMedian is the paper's kernel: RBF with the median distance of the first 1000 rows.
-func rbfMedian(t testing.TB, x *mat.Dense) kernel.RBF {
-	t.Helper()
-	s, err := kernel.MedianDistance(x, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return kernel.RBF{Sigma: s}
-}
+var rbfMedian = testmat.MedianRBF
 
 // fitModel returns Fit(k, x, opts), failing the test on an error.
 func fitModel(t testing.TB, k kernel.Kernel, x mat.Matrix, opts Options) *Model {
@@ -71,10 +52,7 @@ func sample(t testing.TB, name string, n int) (*mat.Dense, kernel.RBF) {
 // encode returns md's encoding (MarshalBinary), failing the test on an error.
 func encode(t testing.TB, md *Model) []byte {
 	t.Helper()
-	b, err := md.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := wiretest.Marshal(t, md)
 	return b
 }
 

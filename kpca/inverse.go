@@ -1,7 +1,6 @@
 package kpca
 
 import (
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -81,19 +80,11 @@ func (md *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preim
 	if err := md.needKernel("PreImage"); err != nil {
 		return err
 	}
-	rbf, ok := preimage.Gaussian(md.kern)
-	if !ok {
-		return fmt.Errorf("%w: the fixed-point pre-image needs a Gaussian kernel (kernel.RBF), not %v", ErrArgument, md.kern)
-	}
-	X, start, err := kinds.PreImage(dst, X, start, md.d, k, md.Components(), opts)
+	rbf, start, beta, err := preimage.Prepare(kinds, md.kern, md.Transform, dst, X, start, md.d, k, md.Components(), opts)
 	if err != nil {
 		return err
 	}
-	rows, _ := X.Dims()
-	var beta mat.Dense
-	if err := md.Transform(&beta, X, k); err != nil {
-		return err
-	}
+	rows, _ := beta.Dims()
 	A := md.coefficients(k)
 	m := md.m
 	// sums[j] = Σₗ aₗⱼ: zero in exact arithmetic (uⱼ ⊥ 1), kept so that γ is exactly

@@ -9,40 +9,12 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
-	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/errtest"
 	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/preimage"
 )
-
-// inverseCase is one reference of preimage/testdata/sklearn_preimage.py:
-// KernelPCA(rbf, gamma, n_components=k, alpha, fit_inverse_transform=True) fitted on
-// the first m points.
-type inverseCase struct {
-	name         string
-	gamma, alpha float64
-	m, k         int
-}
-
-var inverseCases = []inverseCase{
-	{name: "magic", gamma: 0.1, alpha: 1, m: 300, k: 5},
-	{name: "magica", gamma: 0.1, alpha: 1e-3, m: 300, k: 5},
-	{name: "fashion", gamma: 1e-3, alpha: 5e-3, m: 200, k: 20},
-}
-
-// points returns the case's training points, then its new ones.
-func (c inverseCase) points(t *testing.T) *mat.Dense {
-	if c.name == "fashion" {
-		return mat.DenseCopyOf(data.FashionMNISTSample().X.Slice(0, 220, 0, 784))
-	}
-	return testmat.ReadCSVGz(t, "../preimage/testdata/magic_X.csv.gz")
-}
-
-func (c inverseCase) read(t *testing.T, what string) *mat.Dense {
-	return testmat.ReadCSVGz(t, "../preimage/testdata/"+c.name+"_"+what+".csv.gz")
-}
 
 // TestInverseSklearn fits exact and rank-r models to the points of each reference and
 // compares their training scores and the pre-images of new points — Transform, then
@@ -54,39 +26,21 @@ func (c inverseCase) read(t *testing.T, what string) *mat.Dense {
 // of the pre-images is (1e-13 + 4ε)/RCond(), and at most the 1e-8 asked. Measured:
 // 1.7e-14 (magic), 8e-12 (magica, α = 1e-3), 2.8e-12 (fashion).
 func TestInverseSklearn(t *testing.T) {
-	for _, c := range inverseCases {
-		X := c.points(t)
-		_, d := X.Dims()
-		n, _ := X.Dims()
-		train, fresh := X.Slice(0, c.m, 0, d), X.Slice(c.m, n, 0, d)
-		for _, opts := range []Options{{Components: All}, {Components: c.k}} {
-			t.Run(c.name+"/"+name(opts), func(t *testing.T) {
-				md := fitModel(t, kernel.RBF{Gamma: c.gamma}, train, opts)
+	for _, c := range testmat.PreimageCases("../preimage/testdata") {
+		train, fresh := c.Split(t)
+		for _, opts := range []Options{{Components: All}, {Components: c.K}} {
+			t.Run(c.Name+"/"+name(opts), func(t *testing.T) {
+				md := fitModel(t, kernel.RBF{Gamma: c.Gamma}, train, opts)
 				var S mat.Dense
-				if err := md.Scores(&S, c.k); err != nil {
+				if err := md.Scores(&S, c.K); err != nil {
 					t.Fatal(err)
 				}
-				eScores := testmat.MaxRel(&S, c.read(t, "scores"))
-				inv, err := md.Inverse(c.k, c.alpha)
+				eScores := testmat.MaxRel(&S, c.Read(t, "scores"))
+				inv, err := md.Inverse(c.K, c.Alpha)
 				if err != nil {
 					t.Fatal(err)
 				}
-				var Y, got mat.Dense
-				if err := md.Transform(&Y, fresh, c.k); err != nil {
-					t.Fatal(err)
-				}
-				if err := inv.InverseTransform(&got, &Y); err != nil {
-					t.Fatal(err)
-				}
-				e := testmat.MaxRel(&got, c.read(t, "inv_new"))
-				tol := (1e-13 + 4*0x1p-53) / inv.RCond()
-				t.Logf("scores %.3g, pre-images %.3g (rcond %.3g, bound %.3g)", eScores, e, inv.RCond(), tol)
-				if eScores > 1e-13 {
-					t.Errorf("scores: relative error %.3g from scikit-learn's > 1e-13", eScores)
-				}
-				if e > tol || e > 1e-8 {
-					t.Errorf("pre-images: relative error %.3g from scikit-learn's > %.3g", e, min(tol, 1e-8))
-				}
+				c.CheckInverse(t, inv, md.Transform, fresh, eScores, 1e-13)
 			})
 		}
 	}
@@ -210,24 +164,8 @@ func TestPreImageSpan(t *testing.T) {
 // from them, 0.022).
 func TestPreImageCircle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	circle := func(n int, noise float64) *mat.Dense {
-		X := mat.NewDense(n, 2, nil)
-		for i := range n {
-			a := 2 * math.Pi * rng.Float64()
-			X.Set(i, 0, math.Cos(a)+noise*rng.NormFloat64())
-			X.Set(i, 1, math.Sin(a)+noise*rng.NormFloat64())
-		}
-		return X
-	}
-	off := func(X mat.Matrix) float64 {
-		n, _ := X.Dims()
-		var s float64
-		for i := range n {
-			s += math.Abs(math.Hypot(X.At(i, 0), X.At(i, 1)) - 1)
-		}
-		return s / float64(n)
-	}
-	train, noisy := circle(200, 0.05), circle(100, 0.2)
+	off := testmat.OffCircle
+	train, noisy := testmat.Circle(rng, 200, 0.05), testmat.Circle(rng, 100, 0.2)
 	const k = 8
 	for _, opts := range []Options{{Components: All}, {Components: k}} {
 		md := fitModel(t, kernel.RBF{Sigma: 0.5}, train, opts)
@@ -239,23 +177,18 @@ func TestPreImageCircle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var Y, R, ZR mat.Dense
-		if err := md.Transform(&Y, noisy, k); err != nil {
-			t.Fatal(err)
-		}
-		if err := inv.InverseTransform(&R, &Y); err != nil {
-			t.Fatal(err)
-		}
-		if err := md.PreImage(&ZR, noisy, &R, k, preimage.Options{}); err != nil {
+		R := testmat.KRRImages(t, inv, md.Transform, noisy, k)
+		var ZR mat.Dense
+		if err := md.PreImage(&ZR, noisy, R, k, preimage.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("%s: mean distance to the circle: noisy %.3f, fixed point %.3f, KRR %.3f, fixed point from KRR %.3f",
-			name(opts), off(noisy), off(&Z), off(&R), off(&ZR))
+			name(opts), off(noisy), off(&Z), off(R), off(&ZR))
 		if off(&Z) > off(noisy)/2 {
 			t.Errorf("%s: the fixed point left the points %.3f from the circle, the noisy ones %.3f", name(opts), off(&Z), off(noisy))
 		}
-		if off(&R) > off(noisy) {
-			t.Errorf("%s: the KRR pre-images are %.3f from the circle, the noisy points %.3f", name(opts), off(&R), off(noisy))
+		if off(R) > off(noisy) {
+			t.Errorf("%s: the KRR pre-images are %.3f from the circle, the noisy points %.3f", name(opts), off(R), off(noisy))
 		}
 	}
 }

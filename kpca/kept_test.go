@@ -216,10 +216,7 @@ func TestKeepKernelErrors(t *testing.T) {
 		"cancelled":   {k, func(md *Model) error { return md.KeepKernelContext(cancelled, rest) }, context.Canceled},
 		"overflow":    {poly, func(md *Model) error { return md.KeepKernel(huge) }, ErrNonFinite},
 	} {
-		md, err := Fit(c.k, X.Slice(0, 100, 0, 70), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := fitModel(t, c.k, X.Slice(0, 100, 0, 70), opts)
 		before := capture(md)
 		if err := c.call(md); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", name, err, c.want)
@@ -250,10 +247,7 @@ func BenchmarkKeepKernel(b *testing.B) {
 	opts := Options{Components: 10, Rank: 50}
 	run := func(keep bool) time.Duration {
 		t := time.Now()
-		md, err := Fit(k, X.Slice(0, 1000, 0, d), opts)
-		if err != nil {
-			b.Fatal(err)
-		}
+		md := fitModel(b, k, X.Slice(0, 1000, 0, d), opts)
 		rest := X.Slice(1000, m, 0, d)
 		if err := md.Reserve(m); err != nil {
 			b.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
@@ -455,11 +456,7 @@ func TestWindowExactByDefault(t *testing.T) {
 			t.Fatalf("%s: Rank() %d, Options().Rank %d; want 0 (every pair) and %d", name(opts), md.Rank(), md.Options().Rank,
 				max(opts.Components, DefaultRank, opts.Window))
 		}
-		for i := range opts.Window + steps {
-			if err := md.Add(x.RawRowView(i)); err != nil {
-				t.Fatal(err)
-			}
-		}
+		testmat.AddRows(t, md, x, 0, opts.Window+steps)
 		if md.Len() != opts.Window || md.ErrorBound() != 0 {
 			t.Fatalf("%s: %d points, ErrorBound %g; want %d and 0", name(opts), md.Len(), md.ErrorBound(), opts.Window)
 		}

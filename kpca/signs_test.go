@@ -46,11 +46,7 @@ func TestSignsReproducible(t *testing.T) {
 		fits = append(fits, fit{"batch", batch})
 		for _, method := range []method{methodBordered, methodRankOne} {
 			md := fitModel(t, kern, x.Slice(0, 2, 0, 8), Options{Components: All, Uncentred: uncentred, method: method})
-			for i := 2; i < n; i++ {
-				if err := md.Add(x.RawRowView(i)); err != nil {
-					t.Fatal(err)
-				}
-			}
+			testmat.AddRows(t, md, x, 2, n)
 			fits = append(fits, fit{"incremental " + method.String(), md})
 		}
 		chunked := fitModel(t, kern, x.Slice(0, 30, 0, 8), Options{Components: All, Uncentred: uncentred})

@@ -105,11 +105,7 @@ func TestScikitLearn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i := range m {
-				if err := added.Add(X.RawRowView(i)); err != nil {
-					t.Fatal(err)
-				}
-			}
+			testmat.AddRows(t, added, X, 0, m)
 			for _, md := range []struct {
 				how   string
 				model *Model

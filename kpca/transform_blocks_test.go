@@ -108,11 +108,7 @@ func TestTransformBlocks(t *testing.T) {
 					var md *Model
 					if grown {
 						md = fitModel(t, k, x.Slice(0, 10, 0, 8), Options{Components: All, Uncentred: uncentred})
-						for i := 10; i < 100; i++ {
-							if err := md.Add(x.RawRowView(i)); err != nil {
-								t.Fatal(err)
-							}
-						}
+						testmat.AddRows(t, md, x, 10, 100)
 					} else {
 						md = fitModel(t, k, x, Options{Components: All, Uncentred: uncentred})
 					}

@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/update"
 )
@@ -178,10 +179,7 @@ func TestTxnColumns(t *testing.T) {
 	for _, opts := range []Options{{Components: All}, {Components: 3, Rank: 4}, {Components: All, Window: 28}} {
 		var sub mat.Dense
 		sub.CloneFrom(K.SliceSym(0, 20))
-		base, err := Fit(kernel.Precomputed{}, &sub, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		base := fitModel(t, kernel.Precomputed{}, &sub, opts)
 		want := observe(t, base)
 		rows := mat.NewDense(6, 26, nil)
 		for i := range 6 {
@@ -232,11 +230,7 @@ func TestTxnNested(t *testing.T) {
 	md := fitModel(t, k, x.Slice(0, 20, 0, 8), Options{Components: All, Window: 22})
 	want := observe(t, md)
 	outer := md.begin(scopeAll)
-	for i := 20; i < 22; i++ {
-		if err := md.Add(x.RawRowView(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testmat.AddRows(t, md, x, 20, 22)
 	middle := observe(t, md)
 	inner := md.begin(scopeSlide)
 	if inner.buf.thin == outer.buf.thin || len(inner.buf.sums) > 0 && &inner.buf.sums[0] == &outer.buf.sums[0] {

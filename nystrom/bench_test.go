@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -100,25 +101,13 @@ func BenchmarkApproximationTransform(b *testing.B) {
 // next 4096 rows are added. bytes and ms per decoding are reported.
 func BenchmarkDecode(b *testing.B) {
 	set := benchSets()[1]
-	m, err := New(kernel.RBF{Sigma: 3}, set.train, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := m.AddBatch(set.X); err != nil {
-		b.Fatal(err)
-	}
-	model, err := m.MarshalBinary()
-	if err != nil {
-		b.Fatal(err)
-	}
+	m := fit(b, kernel.RBF{Sigma: 3}, set.train, set.X, Options{})
+	model := wiretest.Marshal(b, m)
 	var s Sums
 	if err := m.SumsTo(&s); err != nil {
 		b.Fatal(err)
 	}
-	sums, err := s.MarshalBinary()
-	if err != nil {
-		b.Fatal(err)
-	}
+	sums := wiretest.Marshal(b, &s)
 	report := func(b *testing.B, n int) {
 		b.ReportMetric(float64(n), "bytes")
 		b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/decode")

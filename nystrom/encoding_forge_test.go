@@ -24,10 +24,7 @@ func TestEncodingForgery(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := m.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := wiretest.Marshal(t, m)
 		r, d, p := m.r, m.d, m.p
 		tri := p * (p + 1) / 2
 		start := len(b) - wire.Overhead + wire.PrefixSize - 8*(r*d+p+r*p+p+2*p+2*tri)

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
@@ -56,17 +57,9 @@ func sameModel(t *testing.T, what string, a, b *Model, Y *mat.Dense) {
 func TestEncodingKernels(t *testing.T) {
 	X := points(t, "magic", 120, 8)
 	med := rbfMedian(t, X).Sigma
-	for _, k := range []kernel.Kernel{
-		kernel.RBF{Sigma: med}, kernel.RBF{Gamma: 1 / (2 * med * med)},
-		kernel.Laplacian{Sigma: 3 * med}, kernel.Laplacian{Gamma: 1 / (3 * med)},
-		kernel.Polynomial{Degree: 2, Gamma: 0.3, Coef0: 0.7}, kernel.Linear{},
-		kernel.Sigmoid{Gamma: 0.3, Coef0: -0.5}, kernel.Cosine{},
-	} {
+	for _, k := range testmat.BuiltinKernels(med) {
 		m := fit(t, k, rows(X, 0, 20), rows(X, 20, 120), Options{})
-		data, err := m.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := wiretest.Marshal(t, m)
 		spec := k.(kernel.Specified).Spec()
 		at := wiretest.NameAt + 4 + len(spec.Name)
 		slot := func(i int) uint64 { return binary.LittleEndian.Uint64(data[at+8*i:]) }
@@ -99,10 +92,7 @@ func TestEncoding(t *testing.T) {
 		t.Fatal(err)
 	}
 	Y := rows(X, 300, 400)
-	data, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := wiretest.Marshal(t, m)
 	p, r, d := m.Features(), m.Options().Landmarks, m.Dim()
 	if want := wire.Overhead + 4 + 3 + offFloats + 8*(r*d+r*p+p*p+5*p); len(data) != want {
 		t.Errorf("%d bytes, want %d", len(data), want)
@@ -184,10 +174,7 @@ func TestEncodingUncentred(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := u.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := wiretest.Marshal(t, u)
 	h := wiretest.AfterName(data)
 	if data[h+offFlags] != 1 {
 		t.Errorf("flags %#x, want 1", data[h+offFlags])
@@ -231,10 +218,7 @@ func TestEncodingRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := wiretest.Marshal(t, m)
 	body := wiretest.Unsealed(good)
 	h := wiretest.AfterName(body)
 	p := m.Features()

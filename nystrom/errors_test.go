@@ -12,6 +12,7 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/errtest"
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/update"
 )
@@ -46,10 +47,7 @@ func TestErrorKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc := wiretest.Marshal(t, m)
 	var zero Model
 	var cases errtest.Cases
 	add := cases.Add
@@ -68,23 +66,16 @@ func TestErrorKinds(t *testing.T) {
 		add("Fit: options "+what, ikpca.ErrArgument, func() error { _, err := Fit(rbf, X, o); return err })
 		add("Choose: options "+what, ikpca.ErrArgument, func() error { _, err := Choose(rbf, X, o); return err })
 	}
-	for _, c := range []struct {
-		what string
-		X    mat.Matrix
-		want error
-	}{
-		{"nil", nil, ikpca.ErrArgument}, {"(*mat.Dense)(nil)", nilDense, ikpca.ErrArgument},
-		{"empty", &mat.Dense{}, ikpca.ErrEmpty}, {"a NaN entry", withNaN, ikpca.ErrNonFinite},
-	} {
-		add("New: landmarks "+c.what, c.want, func() error { _, err := New(rbf, c.X, Options{}); return err })
-		add("Fit: points "+c.what, c.want, func() error { _, err := Fit(rbf, c.X, Options{Landmarks: 3}); return err })
-		add("Choose: points "+c.what, c.want, func() error { _, err := Choose(rbf, c.X, Options{Landmarks: 3}); return err })
-		add("NewApproximation: points "+c.what, c.want, func() error {
+	for _, c := range errtest.BadPoints(withNaN) {
+		add("New: landmarks "+c.What, c.Kind, func() error { _, err := New(rbf, c.X, Options{}); return err })
+		add("Fit: points "+c.What, c.Kind, func() error { _, err := Fit(rbf, c.X, Options{Landmarks: 3}); return err })
+		add("Choose: points "+c.What, c.Kind, func() error { _, err := Choose(rbf, c.X, Options{Landmarks: 3}); return err })
+		add("NewApproximation: points "+c.What, c.Kind, func() error {
 			_, err := NewApproximation(rbf, c.X, ApproximationOptions{})
 			return err
 		})
-		add("Model.AddBatch: "+c.what, c.want, func() error { return m.AddBatch(c.X) })
-		add("Model.Transform: "+c.what, c.want, func() error { return m.Transform(&mat.Dense{}, c.X, 1) })
+		add("Model.AddBatch: "+c.What, c.Kind, func() error { return m.AddBatch(c.X) })
+		add("Model.Transform: "+c.What, c.Kind, func() error { return m.Transform(&mat.Dense{}, c.X, 1) })
 	}
 	add("New: Options.Landmarks 4 for 5 landmarks", ikpca.ErrArgument, func() error { _, err := New(rbf, L, Options{Landmarks: 4}); return err })
 	add("New: a NaN kernel", ikpca.ErrNonFinite, func() error { _, err := New(nanK, L, Options{}); return err })
@@ -143,10 +134,7 @@ func TestErrorKinds(t *testing.T) {
 	if err := m.SumsTo(&sums); err != nil {
 		t.Fatal(err)
 	}
-	sumsEnc, err := sums.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sumsEnc := wiretest.Marshal(t, &sums)
 	var otherSums Sums
 	if err := other.SumsTo(&otherSums); err != nil {
 		t.Fatal(err)
@@ -172,8 +160,7 @@ func TestErrorKinds(t *testing.T) {
 	add("zero Model: Merge", ikpca.ErrArgument, func() error { return zero.Merge(m) })
 	add("zero Model: Map", ikpca.ErrArgument, func() error { _, err := zero.Map(nil, nil); return err })
 	add("zero Model: Transform", ikpca.ErrArgument, func() error { return zero.Transform(&mat.Dense{}, X, 1) })
-	add("zero Model: MarshalBinary", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinary(); return err })
-	add("zero Model: MarshalBinaryTo", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinaryTo(&bytes.Buffer{}); return err })
+	cases.AddZero("zero Model", &zero)
 	add("zero Model: Empty().Add", ikpca.ErrArgument, func() error { return zero.Empty().Add(nil) })
 
 	// The approximation's.

@@ -36,10 +36,7 @@ func FuzzLoadModel(f *testing.F) {
 			f.Fatal(err)
 		}
 		for _, mm := range []*Model{m, m.Empty()} {
-			b, err := mm.MarshalBinary()
-			if err != nil {
-				f.Fatal(err)
-			}
+			b := wiretest.Marshal(f, mm)
 			f.Add(wiretest.Unsealed(b))
 			if i == 0 {
 				f.Add(b)

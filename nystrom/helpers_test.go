@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/synth"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -18,11 +18,7 @@ import (
 // loader). n = 0 means every row.
 func points(t testing.TB, name string, n int, seed uint64) *mat.Dense {
 	t.Helper()
-	ds, ok := data.ByName(name)
-	if !ok {
-		t.Fatalf("unknown data set %q", name)
-	}
-	X := ds.X
+	X := testmat.Dataset(t, name).X
 	rows, _ := X.Dims()
 	if n == 0 {
 		n = rows
@@ -35,14 +31,7 @@ func points(t testing.TB, name string, n int, seed uint64) *mat.Dense {
 }
 
 // rbfMedian is the Gaussian kernel with the median distance of the first 1000 rows.
-func rbfMedian(t testing.TB, X *mat.Dense) kernel.RBF {
-	t.Helper()
-	s, err := kernel.MedianDistance(X, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return kernel.RBF{Sigma: s}
-}
+var rbfMedian = testmat.MedianRBF
 
 // rows returns rows [i, j) of X as a *mat.Dense view.
 func rows(X *mat.Dense, i, j int) *mat.Dense {
@@ -94,12 +83,4 @@ func orthonormal(A mat.Matrix) *mat.Dense {
 
 // firstRows returns the first n rows of a data set as they are, the points of the
 // Approximation's tests (as in package kpca, where they were measured first).
-func firstRows(t testing.TB, name string, n int) *mat.Dense {
-	t.Helper()
-	ds, ok := data.ByName(name)
-	if !ok {
-		t.Fatalf("unknown data set %q", name)
-	}
-	_, d := ds.X.Dims()
-	return mat.DenseCopyOf(ds.X.Slice(0, n, 0, d))
-}
+var firstRows = testmat.FirstRows

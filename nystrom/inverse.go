@@ -1,8 +1,6 @@
 package nystrom
 
 import (
-	"fmt"
-
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -69,19 +67,11 @@ func (md *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preim
 	if md.r == 0 {
 		return errZero
 	}
-	rbf, ok := preimage.Gaussian(md.kern)
-	if !ok {
-		return fmt.Errorf("%w: the fixed-point pre-image needs a Gaussian kernel (kernel.RBF), not %v", ErrArgument, md.kern)
-	}
-	X, start, err := kinds.PreImage(dst, X, start, md.d, k, md.components(), opts)
+	rbf, start, beta, err := preimage.Prepare(kinds, md.kern, md.Transform, dst, X, start, md.d, k, md.components(), opts)
 	if err != nil {
 		return err
 	}
-	rows, _ := X.Dims()
-	var beta mat.Dense
-	if err := md.Transform(&beta, X, k); err != nil {
-		return err
-	}
+	rows, _ := beta.Dims()
 	r, p := md.r, md.p
 	// γ = F·(c + s/n) + (F·V)_k·β: the mean's coefficients once, G = F·V (md.fold) per
 	// point. Uncentred, the mean is not added back (c = 0, and the scores are φᵀvⱼ).

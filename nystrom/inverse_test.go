@@ -9,38 +9,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
-	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/preimage"
 )
-
-// inverseCase is one reference of preimage/testdata/sklearn_preimage.py:
-// KernelPCA(rbf, gamma, n_components=k, alpha, fit_inverse_transform=True) fitted on
-// the first m points.
-type inverseCase struct {
-	name         string
-	gamma, alpha float64
-	m, k         int
-}
-
-var inverseCases = []inverseCase{
-	{name: "magic", gamma: 0.1, alpha: 1, m: 300, k: 5},
-	{name: "magica", gamma: 0.1, alpha: 1e-3, m: 300, k: 5},
-	{name: "fashion", gamma: 1e-3, alpha: 5e-3, m: 200, k: 20},
-}
-
-// points returns the case's training points, then its new ones.
-func (c inverseCase) points(t *testing.T) *mat.Dense {
-	if c.name == "fashion" {
-		return mat.DenseCopyOf(data.FashionMNISTSample().X.Slice(0, 220, 0, 784))
-	}
-	return testmat.ReadCSVGz(t, "../preimage/testdata/magic_X.csv.gz")
-}
-
-func (c inverseCase) read(t *testing.T, what string) *mat.Dense {
-	return testmat.ReadCSVGz(t, "../preimage/testdata/"+c.name+"_"+what+".csv.gz")
-}
 
 // TestInverseSklearn: with every training point a landmark, Nyström kernel PCA is
 // kernel PCA (K̃ = K up to the pairs of K_LL below the tolerance, r·ε·σ₁), and its
@@ -51,55 +23,32 @@ func (c inverseCase) read(t *testing.T, what string) *mat.Dense {
 // (1e-12 + 4ε)/RCond(), and at most the 1e-8 asked. Measured: 1.5e-14 (magic), 1.1e-11
 // (magica, α = 1e-3), 2.2e-12 (fashion).
 func TestInverseSklearn(t *testing.T) {
-	for _, c := range inverseCases {
-		t.Run(c.name, func(t *testing.T) {
-			X := c.points(t)
-			n, d := X.Dims()
-			train, fresh := X.Slice(0, c.m, 0, d), X.Slice(c.m, n, 0, d)
-			md, err := New(kernel.RBF{Gamma: c.gamma}, train, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := md.AddBatch(train); err != nil {
-				t.Fatal(err)
-			}
+	for _, c := range testmat.PreimageCases("../preimage/testdata") {
+		t.Run(c.Name, func(t *testing.T) {
+			train, fresh := c.Split(t)
+			md := fit(t, kernel.RBF{Gamma: c.Gamma}, train, train, Options{})
 			var S mat.Dense
-			if err := md.Transform(&S, train, c.k); err != nil {
+			if err := md.Transform(&S, train, c.K); err != nil {
 				t.Fatal(err)
 			}
 			// The model signs the direction in its feature space, not the column of
 			// scores (docs/design.md, "Signs"): compare up to each column's sign. The
 			// pre-images do not depend on it: an RBF of the score vectors sees only
 			// their distances, which flipping a coordinate of all of them keeps.
-			want := c.read(t, "scores")
-			for j := range c.k {
+			want := c.Read(t, "scores")
+			for j := range c.K {
 				if mat.Dot(S.ColView(j), want.ColView(j)) < 0 {
-					for i := range c.m {
+					for i := range c.M {
 						S.Set(i, j, -S.At(i, j))
 					}
 				}
 			}
 			eScores := testmat.MaxRel(&S, want)
-			inv, err := md.Inverse(train, c.k, c.alpha)
+			inv, err := md.Inverse(train, c.K, c.Alpha)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var Y, got mat.Dense
-			if err := md.Transform(&Y, fresh, c.k); err != nil {
-				t.Fatal(err)
-			}
-			if err := inv.InverseTransform(&got, &Y); err != nil {
-				t.Fatal(err)
-			}
-			e := testmat.MaxRel(&got, c.read(t, "inv_new"))
-			tol := (1e-12 + 4*0x1p-53) / inv.RCond()
-			t.Logf("scores %.3g, pre-images %.3g (rcond %.3g, bound %.3g)", eScores, e, inv.RCond(), tol)
-			if eScores > 1e-12 {
-				t.Errorf("scores: relative error %.3g from scikit-learn's > 1e-12", eScores)
-			}
-			if e > tol || e > 1e-8 {
-				t.Errorf("pre-images: relative error %.3g from scikit-learn's > %.3g", e, min(tol, 1e-8))
-			}
+			c.CheckInverse(t, inv, md.Transform, fresh, eScores, 1e-12)
 		})
 	}
 }
@@ -173,34 +122,12 @@ func addInverseCases(add func(string, error, func() error), m *Model, X *mat.Den
 // fitted on the training points (Inverse, α = 0.01; measured 0.090 and 0.097).
 func TestPreImageCircle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	circle := func(n int, noise float64) *mat.Dense {
-		X := mat.NewDense(n, 2, nil)
-		for i := range n {
-			a := 2 * math.Pi * rng.Float64()
-			X.Set(i, 0, math.Cos(a)+noise*rng.NormFloat64())
-			X.Set(i, 1, math.Sin(a)+noise*rng.NormFloat64())
-		}
-		return X
-	}
-	off := func(X mat.Matrix) float64 {
-		n, _ := X.Dims()
-		var s float64
-		for i := range n {
-			s += math.Abs(math.Hypot(X.At(i, 0), X.At(i, 1)) - 1)
-		}
-		return s / float64(n)
-	}
-	train, noisy := circle(400, 0.05), circle(100, 0.2)
+	off := testmat.OffCircle
+	train, noisy := testmat.Circle(rng, 400, 0.05), testmat.Circle(rng, 100, 0.2)
 	const k = 8
 	for _, uncentred := range []bool{false, true} {
-		md, err := New(kernel.RBF{Sigma: 0.5}, train.Slice(0, 60, 0, 2), Options{Uncentred: uncentred})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := md.AddBatch(train); err != nil {
-			t.Fatal(err)
-		}
-		var Z, Y, R mat.Dense
+		md := fit(t, kernel.RBF{Sigma: 0.5}, rows(train, 0, 60), train, Options{Uncentred: uncentred})
+		var Z mat.Dense
 		if err := md.PreImage(&Z, noisy, nil, k, preimage.Options{}); err != nil {
 			t.Fatal(err)
 		}
@@ -208,16 +135,11 @@ func TestPreImageCircle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := md.Transform(&Y, noisy, k); err != nil {
-			t.Fatal(err)
-		}
-		if err := inv.InverseTransform(&R, &Y); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("uncentred %v: mean distance to the circle: noisy %.3f, fixed point %.3f, KRR %.3f", uncentred, off(noisy), off(&Z), off(&R))
-		if off(&Z) > off(noisy)/2 || off(&R) > off(noisy) {
+		R := testmat.KRRImages(t, inv, md.Transform, noisy, k)
+		t.Logf("uncentred %v: mean distance to the circle: noisy %.3f, fixed point %.3f, KRR %.3f", uncentred, off(noisy), off(&Z), off(R))
+		if off(&Z) > off(noisy)/2 || off(R) > off(noisy) {
 			t.Errorf("uncentred %v: the pre-images are %.3f (fixed point) and %.3f (KRR) from the circle, the noisy points %.3f",
-				uncentred, off(&Z), off(&R), off(noisy))
+				uncentred, off(&Z), off(R), off(noisy))
 		}
 	}
 }

@@ -27,10 +27,7 @@ func shardSums(t *testing.T, proto *Model, X *mat.Dense, cuts ...int) [][]byte {
 		if err := part.SumsTo(&s); err != nil {
 			t.Fatal(err)
 		}
-		b, err := s.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := wiretest.Marshal(t, &s)
 		out = append(out, b)
 	}
 	return out
@@ -50,10 +47,7 @@ func TestSumsAsMerge(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := merged(t, proto, X, func(m *Model, Y *mat.Dense) error { return m.AddBatch(Y) }, 150, 420)
-		wantBytes, err := want.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
+		wantBytes := wiretest.Marshal(t, want)
 		enc := shardSums(t, proto, X, 150, 420)
 		var total Sums
 		if err := total.UnmarshalBinary(enc[0]); err != nil {
@@ -71,10 +65,7 @@ func TestSumsAsMerge(t *testing.T) {
 		if total.Len() != 600 {
 			t.Fatalf("merged sums over %d points, want 600", total.Len())
 		}
-		protoBytes, err := proto.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
+		protoBytes := wiretest.Marshal(t, proto)
 		var copyOf Model
 		if err := copyOf.UnmarshalBinary(protoBytes); err != nil {
 			t.Fatal(err)
@@ -83,10 +74,7 @@ func TestSumsAsMerge(t *testing.T) {
 			if err := m.AddSums(&total); err != nil {
 				t.Fatal(err)
 			}
-			got, err := m.MarshalBinary()
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := wiretest.Marshal(t, m)
 			if !bytes.Equal(got, wantBytes) {
 				t.Errorf("uncentred %v: the prototype with the merged sums differs from the merged models", uncentred)
 			}
@@ -205,10 +193,7 @@ func TestSumsDecodeRefused(t *testing.T) {
 	if err := m.SumsTo(&s); err != nil {
 		t.Fatal(err)
 	}
-	good, err := s.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := wiretest.Marshal(t, &s)
 	const body = 8 + 4 + 8 // the frame's prefix (internal/wire)
 	sizes := body + 32
 	sums := sizes + 16
@@ -246,10 +231,7 @@ func TestSumsDecodeRefused(t *testing.T) {
 
 func mustMarshal(t *testing.T, m *Model) []byte {
 	t.Helper()
-	b, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := wiretest.Marshal(t, m)
 	return b
 }
 
@@ -299,10 +281,7 @@ func FuzzUnmarshalSums(f *testing.F) {
 			if err := mm.SumsTo(&s); err != nil {
 				f.Fatal(err)
 			}
-			b, err := s.MarshalBinary()
-			if err != nil {
-				f.Fatal(err)
-			}
+			b := wiretest.Marshal(f, &s)
 			f.Add(wiretest.Unsealed(b))
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/backend"
+	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -25,11 +27,7 @@ func TestBackendRoute(t *testing.T) {
 				t.Fatal(err)
 			}
 			o := m.Empty()
-			for i := 100; i < 150; i++ {
-				if err := o.Add(X.RawRowView(i)); err != nil {
-					t.Fatal(err)
-				}
-			}
+			testmat.AddRows(t, o, X, 100, 150)
 			if err := m.Merge(o); err != nil {
 				t.Fatal(err)
 			}
@@ -43,10 +41,7 @@ func TestBackendRoute(t *testing.T) {
 			if _, err := m.Map(nil, X.RawRowView(0)); err != nil {
 				t.Fatal(err)
 			}
-			b, err := m.MarshalBinary()
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := wiretest.Marshal(t, m)
 			var back Model
 			if err := back.UnmarshalBinary(b); err != nil {
 				t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -180,10 +181,7 @@ func TestAddBatchBlocks(t *testing.T) {
 func TestBlocksNonFinite(t *testing.T) {
 	X := points(t, "yeast", 200, 6)
 	m := fit(t, kernel.Polynomial{Degree: 3, Gamma: 1, Coef0: 1}, rows(X, 0, 20), rows(X, 0, 100), Options{})
-	before, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := wiretest.Marshal(t, m)
 	for _, at := range []int{0, 70, 99} {
 		Y := mat.DenseCopyOf(rows(X, 100, 200))
 		for l := range 8 {
@@ -192,10 +190,7 @@ func TestBlocksNonFinite(t *testing.T) {
 		if err := m.AddBatch(Y); !errors.Is(err, ErrNonFinite) {
 			t.Errorf("AddBatch with a huge point %d: %v", at, err)
 		}
-		after, err := m.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
+		after := wiretest.Marshal(t, m)
 		if string(after) != string(before) {
 			t.Errorf("AddBatch with a huge point %d changed the model", at)
 		}

@@ -43,10 +43,7 @@ func encodedModels(t testing.TB) []*Model {
 func TestEncoding(t *testing.T) {
 	X := mat.DenseCopyOf(data.Magic().X.Slice(100, 140, 0, 10))
 	for i, m := range encodedModels(t) {
-		b, err := m.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := wiretest.Marshal(t, m)
 		var buf bytes.Buffer
 		if n, err := m.MarshalBinaryTo(&buf); err != nil || n != len(b) || !bytes.Equal(buf.Bytes(), b) {
 			t.Fatalf("model %d: MarshalBinaryTo: %d bytes, %v", i, n, err)
@@ -100,10 +97,7 @@ func TestEncoding(t *testing.T) {
 func TestEncodingRefused(t *testing.T) {
 	models := encodedModels(t)
 	m := models[2]
-	b, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := wiretest.Marshal(t, m)
 	recv := mustFit(t, data.Magic().X.Slice(0, 20, 0, 10), Options{Components: 2})
 	wiretest.Refuses(t, "empty", recv, nil, ErrEncoding)
 	wiretest.Refuses(t, "truncated", recv, b[:len(b)-1], ErrEncoding)
@@ -150,10 +144,7 @@ func TestEncodingRefused(t *testing.T) {
 // point and transforms one (or refuses with an error of one kind).
 func FuzzUnmarshal(f *testing.F) {
 	for _, m := range encodedModels(f) {
-		b, err := m.MarshalBinary()
-		if err != nil {
-			f.Fatal(err)
-		}
+		b := wiretest.Marshal(f, m)
 		f.Add(b)
 		f.Add(wiretest.Body(b))
 	}
@@ -265,10 +256,7 @@ func TestEncodingForgery(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		b, err := m.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := wiretest.Marshal(t, m)
 		// The floats' offsets in the body: after the five sizes, W, trace S, the
 		// certificate and the mean; after the pair count, everything to the end.
 		body := wire.PrefixSize

@@ -9,6 +9,7 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/errtest"
+	"github.com/ikpca/ikpca/internal/wiretest"
 )
 
 var sentinels = errtest.Of(ErrDimension, ErrNonFinite, ErrEmpty, ErrArgument, ErrEncoding, ErrNotConverged)
@@ -16,10 +17,7 @@ var sentinels = errtest.Of(ErrDimension, ErrNonFinite, ErrEmpty, ErrArgument, Er
 // state is what an error must leave as it was: the encoding, bit for bit.
 func state(t *testing.T, m *Model) string {
 	t.Helper()
-	b, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := wiretest.Marshal(t, m)
 	return string(b)
 }
 

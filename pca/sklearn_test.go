@@ -38,11 +38,7 @@ func TestScikitLearn(t *testing.T) {
 	k := ref.Components
 	batch := mustFit(t, X, Options{Components: k})
 	stream := mustNew(t, 10, Options{Components: k})
-	for i := range 500 {
-		if err := stream.Add(X.RawRowView(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testmat.AddRows(t, stream, X, 0, 500)
 	const tol = 1e-10
 	near := func(what string, got, want []float64) float64 {
 		var big, e float64

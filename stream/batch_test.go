@@ -24,23 +24,19 @@ func TestOnlineAddBatch(t *testing.T) {
 	X := toy(40, 21)
 	Y := X.Slice(30, 40, 0, 2)
 	quadratic := kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: 1}
-	type online interface {
-		persistent
-		Pass() error
-	}
 	for _, c := range []struct {
 		name string
-		new  func() online
+		new  func() onlineModel
 	}{
-		{"KRQA", func() online {
+		{"KRQA", func() onlineModel {
 			m, _ := NewKRQA(quadratic, 2, KRQAOptions{Components: 3, Seed: 2})
 			return m
 		}},
-		{"KRQA, uncentred", func() online {
+		{"KRQA, uncentred", func() onlineModel {
 			m, _ := NewKRQA(quadratic, 2, KRQAOptions{Components: 2, Seed: 2, Uncentred: true})
 			return m
 		}},
-		{"KHA", func() online {
+		{"KHA", func() onlineModel {
 			m, _ := NewKHA(quadratic, 2, KHAOptions{Components: 3, Rate: 0.02, Seed: 2})
 			return m
 		}},
@@ -54,7 +50,7 @@ func TestOnlineAddBatch(t *testing.T) {
 
 		for _, start := range []int{0, 2, 25} { // before, across and after the start
 			m, ref := c.new(), c.new()
-			for _, model := range []online{m, ref} {
+			for _, model := range []onlineModel{m, ref} {
 				if start > 0 {
 					if err := model.AddBatch(X.Slice(0, start, 0, 2)); err != nil {
 						t.Fatal(err)
@@ -71,13 +67,8 @@ func TestOnlineAddBatch(t *testing.T) {
 			if after, _ := m.MarshalBinary(); !bytes.Equal(before, after) {
 				t.Errorf("%s, %d points: the refused batch changed the model", c.name, start)
 			}
-			for _, model := range []online{m, ref} {
-				if err := model.AddBatch(X.Slice(start, 30, 0, 2)); err != nil {
-					t.Fatal(err)
-				}
-				if err := model.Pass(); err != nil {
-					t.Fatal(err)
-				}
+			for _, model := range []onlineModel{m, ref} {
+				batchPass(t, model, X.Slice(start, 30, 0, 2))
 			}
 			wiretest.SameModel(t, c.name+": after a refused batch", m, ref, Y)
 		}

@@ -55,47 +55,43 @@ func TestOnlineEncoding(t *testing.T) {
 	}
 	X := toy(60, 11)
 	Y := X.Slice(50, 60, 0, 2)
-	type online interface {
-		persistent
-		Pass() error
-	}
 	for _, c := range []struct {
 		name string
-		new  func() (online, online, error)
+		new  func() (onlineModel, onlineModel, error)
 	}{
-		{"KRQA, RBF", func() (online, online, error) {
+		{"KRQA, RBF", func() (onlineModel, onlineModel, error) {
 			m, err := NewKRQA(kernel.RBF{Sigma: 0.7}, 2, KRQAOptions{Components: 3, Seed: 4})
 			return m, new(KRQA), err
 		}},
-		{"KRQA, polynomial, uncentred", func() (online, online, error) {
+		{"KRQA, polynomial, uncentred", func() (onlineModel, onlineModel, error) {
 			m, err := NewKRQA(kernel.Polynomial{Degree: 2, Gamma: 1}, 2, KRQAOptions{Components: 2, Seed: 5, Uncentred: true})
 			return m, new(KRQA), err
 		}},
-		{"KRQA, a registered Func", func() (online, online, error) {
+		{"KRQA, a registered Func", func() (onlineModel, onlineModel, error) {
 			m, err := NewKRQA(cubic, 2, KRQAOptions{Components: 2, Seed: 6})
 			return m, new(KRQA), err
 		}},
-		{"KHA, RBF by γ", func() (online, online, error) {
+		{"KHA, RBF by γ", func() (onlineModel, onlineModel, error) {
 			m, err := NewKHA(kernel.RBF{Gamma: 1}, 2, KHAOptions{Components: 3, Rate: 0.05, Decay: 20, Seed: 4})
 			return m, new(KHA), err
 		}},
-		{"KHA, Laplacian, uncentred", func() (online, online, error) {
+		{"KHA, Laplacian, uncentred", func() (onlineModel, onlineModel, error) {
 			m, err := NewKHA(kernel.Laplacian{Sigma: 1}, 2, KHAOptions{Components: 2, Rate: 0.1, Seed: 5, Uncentred: true})
 			return m, new(KHA), err
 		}},
-		{"KRQA, sigmoid (not positive semi-definite)", func() (online, online, error) {
+		{"KRQA, sigmoid (not positive semi-definite)", func() (onlineModel, onlineModel, error) {
 			m, err := NewKRQA(kernel.Sigmoid{Gamma: 0.3, Coef0: -0.5}, 2, KRQAOptions{Components: 2, Seed: 7})
 			return m, new(KRQA), err
 		}},
-		{"KHA, sigmoid, uncentred", func() (online, online, error) {
+		{"KHA, sigmoid, uncentred", func() (onlineModel, onlineModel, error) {
 			m, err := NewKHA(kernel.Sigmoid{Gamma: 1, Coef0: -2}, 2, KHAOptions{Components: 2, Rate: 0.05, Seed: 7, Uncentred: true})
 			return m, new(KHA), err
 		}},
-		{"KHA, cosine", func() (online, online, error) {
+		{"KHA, cosine", func() (onlineModel, onlineModel, error) {
 			m, err := NewKHA(kernel.Cosine{}, 2, KHAOptions{Components: 2, Rate: 0.05, Seed: 8})
 			return m, new(KHA), err
 		}},
-		{"KHA, a registered Func", func() (online, online, error) {
+		{"KHA, a registered Func", func() (onlineModel, onlineModel, error) {
 			m, err := NewKHA(cubic, 2, KHAOptions{Components: 2, Rate: 0.01, Seed: 6})
 			return m, new(KHA), err
 		}},
@@ -113,14 +109,9 @@ func TestOnlineEncoding(t *testing.T) {
 			}
 			back := decoded(t, m, zero)
 			wiretest.SameModel(t, c.name+", decoded", m, back, Y)
-			for _, model := range []online{m, back} {
+			for _, model := range []onlineModel{m, back} {
 				testmat.AddRows(t, model, X, start, 30)
-				if err := model.AddBatch(X.Slice(30, 50, 0, 2)); err != nil {
-					t.Fatal(err)
-				}
-				if err := model.Pass(); err != nil {
-					t.Fatal(err)
-				}
+				batchPass(t, model, X.Slice(30, 50, 0, 2))
 			}
 			wiretest.SameModel(t, c.name+", continued", m, back, Y)
 		}

@@ -10,7 +10,8 @@ import (
 	"github.com/ikpca/ikpca/kernel"
 )
 
-// onlineModel is a KRQA or a KHA, as the forgery test drives them.
+// onlineModel is a KRQA or a KHA, as the tests of the online methods drive them: fed,
+// then iterated by Pass.
 type onlineModel interface {
 	persistent
 	Pass() error

@@ -20,6 +20,18 @@ func toy(n int, seed uint64) *mat.Dense {
 	return synth.Toy(n, rand.New(rand.NewPCG(seed, 77)))
 }
 
+// batchPass feeds the rows of X to m by AddBatch and iterates once (Pass), failing the
+// test on an error.
+func batchPass(t *testing.T, m onlineModel, X mat.Matrix) {
+	t.Helper()
+	if err := m.AddBatch(X); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Pass(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // quadratic is the homogeneous polynomial kernel (aᵀb)².
 var quadratic = kernel.Polynomial{Degree: 2, Gamma: 1}
 

@@ -16,10 +16,7 @@ import (
 func TestNilArguments(t *testing.T) {
 	rng := rand.New(rand.NewPCG(40, 41))
 	a := synth.RandomSym(6, rng)
-	var s Sym
-	if err := s.Factorize(a); err != nil {
-		t.Fatal(err)
-	}
+	s := factorized(t, a)
 	before := s.Values(nil)
 	var p Product
 	cases := []struct {
@@ -30,8 +27,8 @@ func TestNilArguments(t *testing.T) {
 		{"Factorize((*mat.SymDense)(nil))", func() error { return s.Factorize((*mat.SymDense)(nil)) }},
 		{"SetEigen(nil, nil)", func() error { return s.SetEigen(nil, nil) }},
 		{"SetEigen(values, nil)", func() error { return s.SetEigen([]float64{1, 2}, nil) }},
-		{"Product.Mul(nil, s)", func() error { return p.Mul(nil, &s) }},
-		{"Product.Mul((*mat.Dense)(nil), s)", func() error { return p.Mul((*mat.Dense)(nil), &s) }},
+		{"Product.Mul(nil, s)", func() error { return p.Mul(nil, s) }},
+		{"Product.Mul((*mat.Dense)(nil), s)", func() error { return p.Mul((*mat.Dense)(nil), s) }},
 		{"Product.Mul(b, nil)", func() error { return p.Mul(mat.NewDense(2, 6, nil), nil) }},
 	}
 	for _, c := range cases {

@@ -51,6 +51,17 @@ func checkSym(t *testing.T, what string, s *Sym, a mat.Symmetric, c float64) (re
 	return residual, orth, valueErr
 }
 
+// factorized returns the decomposition of a (Sym.Factorize), the start of most tests,
+// failing the test if it fails.
+func factorized(t testing.TB, a mat.Symmetric) *Sym {
+	t.Helper()
+	var s Sym
+	if err := s.Factorize(a); err != nil {
+		t.Fatal(err)
+	}
+	return &s
+}
+
 // snapshot captures the full state of s for transactional checks.
 type snapshot struct {
 	n       int

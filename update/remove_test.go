@@ -185,13 +185,10 @@ func TestRemoveRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 21))
 	for _, n := range []int{1, 2, 3, 5, 20, 150, 400} {
 		a := synth.RandomSym(n, rng)
-		var base Sym
-		if err := base.Factorize(a); err != nil {
-			t.Fatal(err)
-		}
+		base := factorized(t, a)
 		for _, i := range []int{0, n / 2, n - 1} {
 			var s Sym
-			s.CopyFrom(&base)
+			s.CopyFrom(base)
 			removeChecked(t, "random", &s, a, i, 4)
 		}
 	}
@@ -338,11 +335,8 @@ func TestRemoveStructured(t *testing.T) {
 		}
 	}
 	a.SetSym(4, 4, 100)
-	var s Sym
-	if err := s.Factorize(a); err != nil {
-		t.Fatal(err)
-	}
-	removeChecked(t, "alone", &s, a, 4, 4)
+	s := factorized(t, a)
+	removeChecked(t, "alone", s, a, 4, 4)
 	want, err := native.EigenSym(nil, nil, blk)
 	if err != nil {
 		t.Fatal(err)
@@ -362,11 +356,8 @@ func TestRemoveStructured(t *testing.T) {
 	x.SetRow(17, x.RawRowView(5))
 	k := rbf(x, 0.3)
 	for _, i := range []int{5, 17} {
-		var s Sym
-		if err := s.Factorize(k); err != nil {
-			t.Fatal(err)
-		}
-		left := removeChecked(t, "duplicate", &s, k, i, 4)
+		s := factorized(t, k)
+		left := removeChecked(t, "duplicate", s, k, i, 4)
 		// Both removals leave the same matrix up to a permutation: the same spectrum.
 		if i == 17 {
 			x2 := mat.NewDense(29, 8, nil)
@@ -388,12 +379,9 @@ func TestRemoveStructured(t *testing.T) {
 	for _, m := range []int{1, 2, 3} {
 		a := synth.RandomSym(m, rng)
 		for i := range m {
-			var s Sym
-			if err := s.Factorize(a); err != nil {
-				t.Fatal(err)
-			}
+			s := factorized(t, a)
 			norm := spectralNorm(s.Values(nil))
-			removeChecked(t, "small", &s, a, i, 4)
+			removeChecked(t, "small", s, a, i, 4)
 			if m == 2 {
 				if v := s.Values(nil)[0]; math.Abs(v-a.At(1-i, 1-i)) > 8*eps*norm {
 					t.Errorf("2×2: removing %d leaves %.17g, want %.17g", i, v, a.At(1-i, 1-i))
@@ -585,16 +573,13 @@ func TestRemoveBadInput(t *testing.T) {
 	rng := rand.New(rand.NewPCG(27, 27))
 	n := 12
 	a := synth.RandomSym(n, rng)
-	var s Sym
-	if err := s.Factorize(a); err != nil {
-		t.Fatal(err)
-	}
+	s := factorized(t, a)
 	var p Product
-	if err := p.Mul(synth.RandomSym(n, rng), &s); err != nil {
+	if err := p.Mul(synth.RandomSym(n, rng), s); err != nil {
 		t.Fatal(err)
 	}
 	var short Product
-	if err := short.Mul(mat.NewDense(3, n, nil), &s); err != nil {
+	if err := short.Mul(mat.NewDense(3, n, nil), s); err != nil {
 		t.Fatal(err)
 	}
 	short.n-- // a product that no longer matches the decomposition
@@ -609,15 +594,15 @@ func TestRemoveBadInput(t *testing.T) {
 		{"product width", func() error { return s.RemoveWith(0, &short) }, ErrDimension},
 		{"index with product", func() error { return s.RemoveWith(n+3, &p) }, ErrIndex},
 	} {
-		before := snap(&s)
+		before := snap(s)
 		if err := c.call(); !errors.Is(err, c.want) {
 			t.Errorf("%s: got %v, want %v", c.name, err, c.want)
 		}
-		if !snap(&s).equal(before) || !slices.Equal(p.p[:n*n], pb) || p.n != n {
+		if !snap(s).equal(before) || !slices.Equal(p.p[:n*n], pb) || p.n != n {
 			t.Errorf("%s: state changed", c.name)
 		}
 	}
-	removeChecked(t, "after errors", &s, a, 3, 4)
+	removeChecked(t, "after errors", s, a, 3, 4)
 }
 
 // TestRemoveNonConvergence forces the root finder's iteration cap on the removal

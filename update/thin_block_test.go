@@ -11,6 +11,7 @@ import (
 
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -97,7 +98,7 @@ func blockBorder(a mat.Symmetric, ab *mat.Dense, cb mat.Symmetric, centred bool)
 	for j := range g {
 		g[j] = alpha[j] * math.Sqrt(float64(n))
 	}
-	return B, e, g, F, gamma, centredDense(oracle)
+	return B, e, g, F, gamma, kernel.Centre(oracle)
 }
 
 // subBlocks returns the kernel columns of points n…n+b−1 against points 0…n−1 of k and

@@ -15,6 +15,7 @@ import (
 	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/vec"
+	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/secular"
 )
@@ -226,7 +227,7 @@ func removeKeepRankChecked(t *testing.T, what string, th *Thin, j int, tol float
 	}
 	want := without(a, j)
 	if centred {
-		want = centredDense(want)
+		want = kernel.Centre(want)
 	}
 	got := th.Values(nil)
 	if len(got) == 0 {

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -48,7 +49,7 @@ func (c thinCase) start(t *testing.T) (*Thin, bool) {
 	a := mat.NewSymDense(n, nil)
 	a.SymOuterK(1, s)
 	if c.centred {
-		a = centredDense(a)
+		a = kernel.Centre(a)
 	}
 	var vecs mat.Dense
 	vals, err := native.EigenSym(nil, &vecs, a)

@@ -227,10 +227,7 @@ func TestThinRankOneMatchesSym(t *testing.T) {
 	rng := rand.New(rand.NewPCG(73, 74))
 	const n = 50
 	a := synth.RandomSym(n, rng)
-	var s Sym
-	if err := s.Factorize(a); err != nil {
-		t.Fatal(err)
-	}
+	s := factorized(t, a)
 	var u mat.Dense
 	s.VectorsTo(&u)
 	th, err := NewThin(s.Values(nil), &u)

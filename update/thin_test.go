@@ -11,6 +11,7 @@ import (
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -37,27 +38,6 @@ func borderedDense(a mat.Symmetric, col []float64, c float64) *mat.SymDense {
 	}
 	b.SetSym(n, n, c)
 	return b
-}
-
-// centredDense returns C·A·C, C = I − 11ᵀ/n.
-func centredDense(a mat.Symmetric) *mat.SymDense {
-	n := a.SymmetricDim()
-	row := make([]float64, n)
-	var tot float64
-	for i := range n {
-		for j := range n {
-			row[i] += a.At(i, j)
-		}
-		tot += row[i]
-	}
-	fn := float64(n)
-	out := mat.NewSymDense(n, nil)
-	for i := range n {
-		for j := i; j < n; j++ {
-			out.SetSym(i, j, a.At(i, j)-row[i]/fn-row[j]/fn+tot/(fn*fn))
-		}
-	}
-	return out
 }
 
 // pairResidual returns ‖B·V − V·Λ‖_F/norm for the eigenpairs (values, V) of b, and the
@@ -211,7 +191,7 @@ func growExact(t *testing.T, k *mat.SymDense, m int, centred bool, at func(int) 
 		if at(n + 1) {
 			want := synth.Leading(k, n+1)
 			if centred {
-				want = centredDense(want)
+				want = kernel.Centre(want)
 			}
 			vals, err := native.EigenSym(nil, nil, want)
 			if err != nil {
@@ -260,7 +240,7 @@ func TestThinExact(t *testing.T) {
 			cur = without(cur, j)
 			want := cur
 			if centred {
-				want = centredDense(cur)
+				want = kernel.Centre(cur)
 			}
 			norm := spectralNorm(old)
 			tol := 16 * float64(n+5) * eps
@@ -292,7 +272,7 @@ func rankThin(t *testing.T, k *mat.SymDense, m0, r int, centred bool) *Thin {
 	t.Helper()
 	a := synth.Leading(k, m0)
 	if centred {
-		a = centredDense(a)
+		a = kernel.Centre(a)
 	}
 	var vecs mat.Dense
 	vals, err := native.EigenSym(nil, &vecs, a)
@@ -361,7 +341,7 @@ func TestThinRank(t *testing.T) {
 				// matrix with V·Λ·Vᵀ's (zero) row sums.
 				b, gamma := centredBorder(A, n, a, c)
 				err = th.Border(vd(b), vd(e), f, gamma)
-				want = centredDense(borderedDense(A, a, c))
+				want = kernel.Centre(borderedDense(A, a, c))
 				trace = gamma
 			} else {
 				err = th.Border(vd(a), nil, 1, c)
@@ -404,7 +384,7 @@ func TestThinRank(t *testing.T) {
 			idx = slices.Delete(idx, j, j+1)
 			want = without(A, j)
 			if centred {
-				want = centredDense(want)
+				want = kernel.Centre(want)
 			}
 			amp := 1.0
 			if got := th.Values(nil); len(got) > 0 {

@@ -23,10 +23,7 @@ func TestBadInputLeavesStateUnchanged(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	n := 30
 	a := synth.RandomSym(n, rng)
-	var s Sym
-	if err := s.Factorize(a); err != nil {
-		t.Fatal(err)
-	}
+	s := factorized(t, a)
 	nan, inf := math.NaN(), math.Inf(1)
 	good := make([]float64, n)
 	for i := range good {
@@ -67,14 +64,14 @@ func TestBadInputLeavesStateUnchanged(t *testing.T) {
 		{"set wrong size", func() error { return s.SetEigen(good[:3], notOrth) }, ErrDimension},
 	}
 	for _, c := range cases {
-		before := snap(&s)
+		before := snap(s)
 		err := c.call()
 		if err == nil {
 			t.Errorf("%s: no error", c.name)
 		} else if c.want != nil && !errors.Is(err, c.want) {
 			t.Errorf("%s: got %v, want %v", c.name, err, c.want)
 		}
-		if !snap(&s).equal(before) {
+		if !snap(s).equal(before) {
 			t.Errorf("%s: state changed", c.name)
 		}
 	}

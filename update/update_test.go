@@ -24,16 +24,13 @@ func TestSingleUpdates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, n := range []int{1, 2, 3, 5, 20, 150, 400} {
 		a := synth.RandomSym(n, rng)
-		var s Sym
-		if err := s.Factorize(a); err != nil {
-			t.Fatal(err)
-		}
-		checkSym(t, "factorize", &s, a, 4)
-		base := snap(&s)
+		s := factorized(t, a)
+		checkSym(t, "factorize", s, a, 4)
+		base := snap(s)
 
 		for _, rho := range []float64{2.5, -0.75, 1e-12, -1e6} {
 			s2 := Sym{}
-			s2.CopyFrom(&s)
+			s2.CopyFrom(s)
 			v := make([]float64, n)
 			for i := range v {
 				v[i] = rng.NormFloat64()
@@ -56,7 +53,7 @@ func TestSingleUpdates(t *testing.T) {
 				t.Errorf("n=%d rho=%g: trace changed by %.17g, want %.17g", n, rho, after-before, rho*vv)
 			}
 		}
-		if !snap(&s).equal(base) {
+		if !snap(s).equal(base) {
 			t.Errorf("n=%d: CopyFrom source was modified", n)
 		}
 
@@ -194,10 +191,7 @@ func TestRankOneSequence(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	n := 200
 	a := synth.RandomSym(n, rng)
-	var s Sym
-	if err := s.Factorize(a); err != nil {
-		t.Fatal(err)
-	}
+	s := factorized(t, a)
 	orig := s.Values(nil)
 	b := mat.NewSymDense(n, nil)
 	b.CopySym(a)
@@ -223,7 +217,7 @@ func TestRankOneSequence(t *testing.T) {
 		b.SymRankOne(b, rho, mat.NewVecDense(n, v))
 		ups = append(ups, upd{rho, v})
 	}
-	checkSym(t, "60 updates", &s, b, 8)
+	checkSym(t, "60 updates", s, b, 8)
 	for i := len(ups) - 1; i >= 0; i-- {
 		if err := s.RankOne(-ups[i].rho, vd(ups[i].v)); err != nil {
 			t.Fatal(err)
@@ -234,7 +228,7 @@ func TestRankOneSequence(t *testing.T) {
 	if d := testmat.MaxAbsDiff(orig, back); d > 1e-11*norm {
 		t.Errorf("after undoing 60 updates the eigenvalues moved by %.3g", d)
 	}
-	checkSym(t, "undone", &s, a, 64)
+	checkSym(t, "undone", s, a, 64)
 }
 
 // TestNearSingularDowndate removes most of the weight of the top eigenvector, the
@@ -279,10 +273,7 @@ func norm(x []float64) float64 {
 func TestCopyHoldsOneBuffer(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	a := synth.RandomSym(30, rng)
-	var src Sym
-	if err := src.Factorize(a); err != nil {
-		t.Fatal(err)
-	}
+	src := factorized(t, a)
 	v := make([]float64, 30)
 	for i := range v {
 		v[i] = rng.NormFloat64()
@@ -292,12 +283,12 @@ func TestCopyHoldsOneBuffer(t *testing.T) {
 		func(s *Sym) error { return s.Border(vd(v), 0.5) },
 	} {
 		var cp, ref Sym
-		cp.CopyFrom(&src)
-		ref.CopyFrom(&src)
+		cp.CopyFrom(src)
+		ref.CopyFrom(src)
 		if len(cp.spare) != 0 || len(cp.u) < 30*30 {
 			t.Fatalf("a copy holds %d + %d floats", len(cp.u), len(cp.spare))
 		}
-		if !snap(&cp).equal(snap(&src)) {
+		if !snap(&cp).equal(snap(src)) {
 			t.Fatal("copy differs from its source")
 		}
 		if err := step(&cp); err != nil {

@@ -47,12 +47,9 @@ func TestFitCounters(t *testing.T) {
 	glob, _ := pointFiles(t, dir, X, 2)
 	for _, method := range []string{"skpca", "nystrom"} {
 		p, s := beam.NewPipelineWithRoot()
-		points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		points = beam.Flatten(s, points, beam.Create(s, Point{Source: "made", X: []float64{1e308, 1e308, 1e308}}))
+		points := beam.Flatten(s, readPoints(t, s, glob, 3), beam.Create(s, Point{Source: "made", X: []float64{1e308, 1e308, 1e308}}))
 		var model beam.PCollection
+		var err error
 		if method == "skpca" {
 			model, _, err = FitSKPCA(s, points, testKernel, 3, testOptions, FitOptions{Block: 16})
 		} else {
@@ -97,10 +94,7 @@ func TestLandmarksIndependentOfSplitting(t *testing.T) {
 	for _, block := range []int64{saved, 256} {
 		blockSize, tooSmall = block, block/4
 		p, s := beam.NewPipelineWithRoot()
-		points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
+		points := readPoints(t, s, glob, 3)
 		model, _, err := FitNystrom(s, points, NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, Landmarks: 12, Seed: 5}, FitOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -148,13 +142,7 @@ func TestGraphSize(t *testing.T) {
 	given := nys
 	given.LandmarkPoints = L
 	skOpts := stream.SKPCAOptions{Features: r, Sketch: 50, Seed: 3}
-	read := func(s beam.Scope) beam.PCollection {
-		points, _, err := ReadCSV(s, glob, CSVOptions{Dim: d})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return points
-	}
+	read := func(s beam.Scope) beam.PCollection { return readPoints(t, s, glob, d) }
 	fits := []struct {
 		name    string
 		refused bool
@@ -248,26 +236,11 @@ func TestNoValidPoints(t *testing.T) {
 	beamtest.WriteFile(t, bad, []byte("a,b,c\n1,x,2\n\n1,2\n"))
 	for _, twice := range []bool{false, true} {
 		p, s := beam.NewPipelineWithRoot()
-		read := func() beam.PCollection {
-			points, _, err := ReadCSV(s, bad, CSVOptions{Dim: 3})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return points
-		}
+		read := func() beam.PCollection { return readPoints(t, s, bad, 3) }
 		opts := NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf"}, Landmarks: 10, Seed: 1}
-		var model, dead beam.PCollection
-		var err error
-		if twice {
-			model, dead, err = FitNystromSampled(s, read(), read(), opts, FitOptions{})
-		} else {
-			model, dead, err = FitNystrom(s, read(), opts, FitOptions{})
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		model, dead := fitNystrom(t, s, read, twice, opts, FitOptions{})
 		mf, _ := writeFit(t, s, filepath.Join(dir), model, dead)
-		err = ptest.Run(p)
+		err := ptest.Run(p)
 		if err == nil || !strings.Contains(err.Error(), ErrNoPoints.Error()) {
 			t.Errorf("two reads %v: pipeline error %v, want one that says %q", twice, err, ErrNoPoints)
 		}

@@ -225,10 +225,7 @@ func TestFitPrototypeWithPoints(t *testing.T) {
 		}
 	}
 	p, s := beam.NewPipelineWithRoot()
-	points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	points := readPoints(t, s, glob, 3)
 	files := map[string]Summary{"nystrom": nys, "skpca": sk}
 	for name, proto := range files {
 		model, _, err := Fit(s, points, proto, FitOptions{Block: 64})
@@ -577,24 +574,9 @@ func TestSampledRefusedPoint(t *testing.T) {
 		dir := beamtest.TempDir(t)
 		glob, file, offset := refusingFiles(t, dir, X, huge)
 		p, s := beam.NewPipelineWithRoot()
-		read := func() beam.PCollection {
-			points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return points
-		}
+		read := func() beam.PCollection { return readPoints(t, s, glob, 3) }
 		opts := NystromOptions{Dim: 3, Kernel: cubic, Landmarks: 200, Seed: 2}
-		var model, dead beam.PCollection
-		var err error
-		if twice {
-			model, dead, err = FitNystromSampled(s, read(), read(), opts, FitOptions{Block: 16})
-		} else {
-			model, dead, err = FitNystrom(s, read(), opts, FitOptions{Block: 16})
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		model, dead := fitNystrom(t, s, read, twice, opts, FitOptions{Block: 16})
 		mf, df := writeFit(t, s, dir, model, dead)
 		run(t, p)
 

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/kernel"
@@ -106,4 +107,33 @@ func certify(t *testing.T, m *SKPCA, X *mat.Dense) {
 	if norm := math.Max(-ev[0], ev[D-1]); norm > delta+tol {
 		t.Errorf("‖C − C̃‖₂ = %v above the certified Δ = %v", norm, delta)
 	}
+}
+
+// readPoints reads the points of dimension d in the CSV files glob into s (ReadCSV,
+// its dead letters dropped), failing the test if the transform cannot be built.
+func readPoints(t testing.TB, s beam.Scope, glob string, d int) beam.PCollection {
+	t.Helper()
+	points, _, err := ReadCSV(s, glob, CSVOptions{Dim: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return points
+}
+
+// fitNystrom fits a Nyström model to the points that read returns, each call a new
+// reading of the same input: by FitNystrom of one reading or, twice, by
+// FitNystromSampled of two, its landmarks sampled from the first — the two paths that
+// the fit tests run alike. It fails the test if the transforms cannot be built.
+func fitNystrom(t testing.TB, s beam.Scope, read func() beam.PCollection, twice bool, opts NystromOptions, fit FitOptions) (model, dead beam.PCollection) {
+	t.Helper()
+	var err error
+	if twice {
+		model, dead, err = FitNystromSampled(s, read(), read(), opts, fit)
+	} else {
+		model, dead, err = FitNystrom(s, read(), opts, fit)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return model, dead
 }

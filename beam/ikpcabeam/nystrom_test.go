@@ -57,25 +57,10 @@ func TestNystromMatchesSingleProcess(t *testing.T) {
 	} {
 		name := fmt.Sprintf("given %v, σ %v, %+v, two reads %v, uncentred %v", c.L != nil, c.sigma, c.fit, c.twice, c.uncentred)
 		p, s := beam.NewPipelineWithRoot()
-		points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
 		opts := NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: c.sigma}, LandmarkPoints: c.L, Landmarks: 25, Seed: 4,
 			Uncentred: c.uncentred}
-		var model beam.PCollection
-		if c.twice {
-			again, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
-			if err != nil {
-				t.Fatal(err)
-			}
-			model, _, err = FitNystromSampled(s, points, again, opts, c.fit)
-		} else {
-			model, _, err = FitNystrom(s, points, opts, c.fit)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		read := func() beam.PCollection { return readPoints(t, s, glob, 3) }
+		model, _ := fitNystrom(t, s, read, c.twice, opts, c.fit)
 		mf := writeModel(t, s, filepath.Join(dir, "model"), model)
 		run(t, p)
 
@@ -88,6 +73,7 @@ func TestNystromMatchesSingleProcess(t *testing.T) {
 		// The median heuristic is a function of the landmarks alone: the same bits.
 		sigma := c.sigma
 		if c.median {
+			var err error
 			if sigma, err = kernel.DefaultBandwidth(&land); err != nil {
 				t.Fatal(err)
 			}
@@ -215,10 +201,7 @@ func TestNystromPipeline(t *testing.T) {
 			name := fmt.Sprintf("batched %v, landmarks %v, two reads %v", batched, L != nil, c.twice)
 			p, s := beam.NewPipelineWithRoot()
 			read := func() beam.PCollection {
-				points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
-				if err != nil {
-					t.Fatal(err)
-				}
+				points := readPoints(t, s, glob, 3)
 				// A point the model refuses: a dead letter of a fold, once. And a
 				// point of another
 				// dimension: a dead letter of the check, once.
@@ -226,16 +209,7 @@ func TestNystromPipeline(t *testing.T) {
 			}
 			opts := NystromOptions{Dim: 3, Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, LandmarkPoints: L, Landmarks: rank, Seed: seed}
 			fit := FitOptions{Block: block}
-			var model, dead beam.PCollection
-			var err error
-			if c.twice {
-				model, dead, err = FitNystromSampled(s, read(), read(), opts, fit)
-			} else {
-				model, dead, err = FitNystrom(s, read(), opts, fit)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			model, dead := fitNystrom(t, s, read, c.twice, opts, fit)
 			mf, df := writeFit(t, s, dir, model, dead)
 			run(t, p)
 

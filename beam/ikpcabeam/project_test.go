@@ -38,15 +38,13 @@ func checkpoint(t *testing.T, k kernel.Kernel, X *mat.Dense) (*kpca.Model, []byt
 func project(t *testing.T, dir, glob, file string, model []byte, extra []Point, opts ProjectOptions) (scores, dead map[string]record) {
 	t.Helper()
 	p, s := beam.NewPipelineWithRoot()
-	points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	points := readPoints(t, s, glob, 3)
 	if len(extra) > 0 {
 		points = beam.Flatten(s, points, beam.CreateList(s, extra))
 	}
 	var side beam.PCollection
 	if file != "" {
+		var err error
 		if side, err = ReadModel(s, file); err != nil {
 			t.Fatal(err)
 		}

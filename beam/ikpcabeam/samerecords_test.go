@@ -81,23 +81,8 @@ func TestSameRecordsSameModel(t *testing.T) {
 		var firstName string
 		for name := range inputs {
 			p, s := beam.NewPipelineWithRoot()
-			read := func() beam.PCollection {
-				points, _, err := ReadCSV(s, filepath.Join(dir, "in", name), CSVOptions{Dim: 10})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return points
-			}
-			var model beam.PCollection
-			var err error
-			if twice {
-				model, _, err = FitNystromSampled(s, read(), read(), opts, FitOptions{})
-			} else {
-				model, _, err = FitNystrom(s, read(), opts, FitOptions{})
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			read := func() beam.PCollection { return readPoints(t, s, filepath.Join(dir, "in", name), 10) }
+			model, _ := fitNystrom(t, s, read, twice, opts, FitOptions{})
 			mf := writeModel(t, s, filepath.Join(dir, "model"), model)
 			if err := ptest.Run(p); err != nil {
 				t.Fatalf("%s: %v", name, err)

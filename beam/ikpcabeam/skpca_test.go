@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
@@ -19,11 +20,7 @@ import (
 func fill(t *testing.T, m interface{ Add([]float64) error }, X *mat.Dense) {
 	t.Helper()
 	n, _ := X.Dims()
-	for i := range n {
-		if err := m.Add(X.RawRowView(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testmat.AddRows(t, m, X, 0, n)
 }
 
 // filledSKPCA returns an SKPCA of dimension 3 with testKernel and testOptions, the

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/beam/internal/beamtest"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 )
@@ -74,19 +75,9 @@ func volumeCases(t testing.TB, dir string) []volumeCase {
 		t.Fatal(err)
 	}
 	X := curve(50, 3, 3)
-	for i := range 50 {
-		if err := proto.Add(X.RawRowView(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testmat.AddRows(t, proto, X, 0, 50)
 	model := wiretest.Marshal(t, proto)
-	read := func(s beam.Scope, glob string) beam.PCollection {
-		points, _, err := ReadCSV(s, glob, CSVOptions{Dim: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return points
-	}
+	read := func(s beam.Scope, glob string) beam.PCollection { return readPoints(t, s, glob, 3) }
 	return []volumeCase{
 		{"Fit (SKPCA)", func(s beam.Scope, glob string) (beam.PCollection, error) {
 			m, _, err := FitSKPCA(s, read(s, glob), testKernel, 3, testOptions, FitOptions{})

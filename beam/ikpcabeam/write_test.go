@@ -83,10 +83,7 @@ func TestWriteScores(t *testing.T) {
 		}
 		beamtest.WriteFile(t, f, []byte(b.String()))
 	}
-	points, _, err := ReadCSV(s, filepath.Join(dir, "in*.csv"), CSVOptions{Dim: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	points := readPoints(t, s, filepath.Join(dir, "in*.csv"), 2)
 	if err := WriteScores(s, filepath.Join(dir, "files"), beam.ParDo(s, pointScores, points)); err != nil {
 		t.Fatal(err)
 	}

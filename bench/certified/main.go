@@ -66,11 +66,9 @@ package main
 import (
 	"encoding/binary"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"runtime"
@@ -85,6 +83,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/bench/internal/cli"
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
@@ -108,18 +107,7 @@ type config struct {
 }
 
 func main() {
-	cfg, err := parse(os.Args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "certified:", err)
-		os.Exit(2)
-	}
-	if err := run(cfg); err != nil {
-		fmt.Fprintln(os.Stderr, "certified:", err)
-		os.Exit(1)
-	}
+	cli.Main("certified", 2, parse, run)
 }
 
 func parse(args []string) (config, error) {
@@ -184,7 +172,7 @@ func logf(format string, args ...any) {
 func run(cfg config) error {
 	info := native.Use()
 	out := map[string]any{
-		"mode": cfg.mode, "dataset": cfg.dataset, "cpu": cpuName(), "cpus": runtime.NumCPU(),
+		"mode": cfg.mode, "dataset": cfg.dataset, "cpu": cli.CPUName(), "cpus": runtime.NumCPU(),
 		"backend": info.Name, "backend_config": info.Config, "threads": info.Threads,
 		"date": time.Now().UTC().Format("2006-01-02"),
 	}
@@ -224,7 +212,7 @@ func run(cfg config) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(cfg.json, out)
+	return cli.WriteJSON(cfg.json, out)
 }
 
 // load returns the points: MAGIC in the seeded random order of bench/points (seed 1),
@@ -920,37 +908,4 @@ func writeReference(path string, values []float64, vectors *mat.Dense) error {
 		}
 	}
 	return os.WriteFile(path, b, 0o644)
-}
-
-// writeJSON writes v as indented JSON to path, or to standard output for "-".
-func writeJSON(path string, v any) error {
-	if path == "-" {
-		return encode(os.Stdout, v)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	return errors.Join(encode(f, v), f.Close())
-}
-
-// encode writes v to w as indented JSON.
-func encode(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	return enc.Encode(v)
-}
-
-// cpuName returns the CPU's model name from /proc/cpuinfo, or GOARCH.
-func cpuName() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return runtime.GOARCH
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if name, ok := strings.CutPrefix(line, "model name"); ok {
-			return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), ":"))
-		}
-	}
-	return runtime.GOARCH
 }

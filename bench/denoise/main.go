@@ -53,6 +53,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/ikpca/ikpca/bench/internal/cli"
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
@@ -69,17 +70,8 @@ type config struct {
 }
 
 func main() {
-	cfg, err := parse(os.Args[1:], os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err == nil {
-		err = run(cfg, os.Stdout, os.Stderr)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "denoise:", err)
-		os.Exit(1)
-	}
+	cli.Main("denoise", 1, func(args []string) (config, error) { return parse(args, os.Stderr) },
+		func(cfg config) error { return run(cfg, os.Stdout, os.Stderr) })
 }
 
 func parse(args []string, stderr io.Writer) (config, error) {

@@ -38,7 +38,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -56,6 +55,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/bench/internal/cli"
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/pca"
@@ -70,22 +70,13 @@ type config struct {
 }
 
 func main() {
-	cfg, err := parse(os.Args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "pcafit:", err)
-		os.Exit(2)
-	}
-	out, err := run(cfg)
-	if err == nil {
-		err = writeJSON(cfg.json, out)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "pcafit:", err)
-		os.Exit(1)
-	}
+	cli.Main("pcafit", 2, parse, func(cfg config) error {
+		out, err := run(cfg)
+		if err != nil {
+			return err
+		}
+		return cli.WriteJSON(cfg.json, out)
+	})
 }
 
 func parse(args []string) (config, error) {
@@ -126,7 +117,7 @@ func logf(format string, args ...any) {
 func run(cfg config) (map[string]any, error) {
 	info := native.Use()
 	out := map[string]any{
-		"method": cfg.method, "cpu": cpuName(), "cpus": runtime.NumCPU(),
+		"method": cfg.method, "cpu": cli.CPUName(), "cpus": runtime.NumCPU(),
 		"backend": info.Name, "backend_config": info.Config, "threads": info.Threads,
 		"date": time.Now().UTC().Format("2006-01-02"),
 	}
@@ -313,35 +304,4 @@ func dgemm(d, runs int) (float64, []float64) {
 		best = math.Min(best, all[i])
 	}
 	return best, all
-}
-
-// writeJSON writes v as indented JSON to path, or to standard output for "-".
-func writeJSON(path string, v any) error {
-	enc := func(w io.Writer) error {
-		e := json.NewEncoder(w)
-		e.SetIndent("", " ")
-		return e.Encode(v)
-	}
-	if path == "-" {
-		return enc(os.Stdout)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	return errors.Join(enc(f), f.Close())
-}
-
-// cpuName returns the CPU's model name from /proc/cpuinfo, or GOARCH.
-func cpuName() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return runtime.GOARCH
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if name, ok := strings.CutPrefix(line, "model name"); ok {
-			return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), ":"))
-		}
-	}
-	return runtime.GOARCH
 }

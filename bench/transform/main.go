@@ -32,7 +32,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -46,6 +45,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/bench/internal/cli"
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
@@ -73,17 +73,8 @@ type config struct {
 }
 
 func main() {
-	cfg, err := parse(os.Args[1:], os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err == nil {
-		err = run(cfg, os.Stdout, os.Stderr)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "transform:", err)
-		os.Exit(1)
-	}
+	cli.Main("transform", 1, func(args []string) (config, error) { return parse(args, os.Stderr) },
+		func(cfg config) error { return run(cfg, os.Stdout, os.Stderr) })
 }
 
 func parse(args []string, stderr io.Writer) (config, error) {

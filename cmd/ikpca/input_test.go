@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 )
@@ -124,9 +125,7 @@ func TestSmallInputs(t *testing.T) {
 // that do not apply, and bandwidths that underflow or overflow, all before or right after
 // reading the data.
 func TestKernelFlags(t *testing.T) {
-	dir := t.TempDir()
-	in := writeYeast(t, dir, 30)
-	ckpt := filepath.Join(dir, "m.ckpt")
+	_, in, ckpt := yeastRun(t, 30)
 	fit := func(args ...string) (int, string) {
 		code, _, stderr := ikpca(t, "", append([]string{"fit", "--columns", "2-9", "--values", "", "--model", ckpt, in}, args...)...)
 		return code, stderr
@@ -297,11 +296,7 @@ func TestFitMatchesLibrary(t *testing.T) {
 				t.Fatal(err)
 			}
 		default:
-			for i := c.m0; i < 25; i++ {
-				if err := md.Add(x.RawRowView(i)); err != nil {
-					t.Fatal(err)
-				}
-			}
+			testmat.AddRows(t, md, x, c.m0, 25)
 		}
 		var got []float64
 		for _, row := range readCSV(t, vals) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"image/png"
 	"math"
@@ -36,6 +37,25 @@ func ikpcaCtx(t *testing.T, ctx context.Context, stdin string, args ...string) (
 		t.Fatalf("%v: stack trace on stderr:\n%s", args, errw.String())
 	}
 	return code, out.String(), errw.String()
+}
+
+// notWritten fails for each of the files that exists: the outputs of a command that
+// failed, or was interrupted, before it wrote them.
+func notWritten(t *testing.T, files ...string) {
+	t.Helper()
+	for _, f := range files {
+		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s written: %v", f, err)
+		}
+	}
+}
+
+// yeastRun prepares a command's test: a temporary directory, the first n Yeast rows
+// written there (writeYeast), and the path of a checkpoint in it.
+func yeastRun(t *testing.T, n int) (dir, in, ckpt string) {
+	t.Helper()
+	dir = t.TempDir()
+	return dir, writeYeast(t, dir, n), filepath.Join(dir, "m.ckpt")
 }
 
 // writeYeast writes the first n Yeast rows as CSV with a header and the sequence-name
@@ -129,9 +149,8 @@ func TestUsageErrors(t *testing.T) {
 // TestFitTransform: fit's outputs equal the library's own model of the same points, and
 // transform of the training points gives back fit's training scores.
 func TestFitTransform(t *testing.T) {
-	dir := t.TempDir()
-	in := writeYeast(t, dir, 150)
-	ckpt, vals, scores, proj := filepath.Join(dir, "m.ckpt"), filepath.Join(dir, "v.csv"), filepath.Join(dir, "s.csv"), filepath.Join(dir, "p.csv")
+	dir, in, ckpt := yeastRun(t, 150)
+	vals, scores, proj := filepath.Join(dir, "v.csv"), filepath.Join(dir, "s.csv"), filepath.Join(dir, "p.csv")
 	code, _, stderr := ikpca(t, "", "fit", "--columns", "2-9", "--m0", "12", "--k", "4",
 		"--values", vals, "--scores", scores, "--model", ckpt, in)
 	if code != 0 {
@@ -187,14 +206,8 @@ func TestFitTransform(t *testing.T) {
 		}
 	}
 	// The checkpoint is the library's model.
-	f, err := os.Open(ckpt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var loaded kpca.Model
-	if _, err := loaded.UnmarshalBinaryFrom(f); err != nil || loaded.Len() != 150 {
-		t.Fatalf("checkpoint: %v, %d points", err, loaded.Len())
+	if loaded := loadCheckpoint(t, ckpt); loaded.Len() != 150 {
+		t.Fatalf("checkpoint: %d points", loaded.Len())
 	}
 }
 
@@ -245,9 +258,7 @@ func TestMalformedInput(t *testing.T) {
 // TestFitInterrupted: a fit cancelled part-way exits 130 and leaves a checkpoint of the
 // points processed so far that loads and continues.
 func TestFitInterrupted(t *testing.T) {
-	dir := t.TempDir()
-	in := writeYeast(t, dir, 200)
-	ckpt := filepath.Join(dir, "m.ckpt")
+	_, in, ckpt := yeastRun(t, 200)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	afterAdd = func(n int) {
@@ -260,14 +271,9 @@ func TestFitInterrupted(t *testing.T) {
 	if code != 130 || !strings.Contains(stderr, "interrupted after 77 points") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	f, err := os.Open(ckpt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var md kpca.Model
-	if _, err := md.UnmarshalBinaryFrom(f); err != nil || md.Len() != 77 {
-		t.Fatalf("checkpoint: %v", err)
+	md := loadCheckpoint(t, ckpt)
+	if md.Len() != 77 {
+		t.Fatalf("checkpoint: %d points", md.Len())
 	}
 	if err := md.Add(data.Yeast().X.RawRowView(77)); err != nil {
 		t.Fatal(err)

@@ -161,16 +161,6 @@ func wantExit(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer, code int, msg str
 	}
 }
 
-// notWritten fails for each of the files that exists.
-func notWritten(t *testing.T, files ...string) {
-	t.Helper()
-	for _, f := range files {
-		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("%s written: %v", f, err)
-		}
-	}
-}
-
 // magicCSV writes the first n MAGIC points as CSV without a header.
 func magicCSV(t *testing.T, dir string, n int) string {
 	t.Helper()
@@ -190,6 +180,36 @@ func magicCSV(t *testing.T, dir string, n int) string {
 	return path
 }
 
+// magicRun prepares a test that signals the command at work: the built command
+// (binary), a temporary directory, the first n MAGIC points written there as CSV
+// (magicCSV), and the path of a checkpoint in it.
+func magicRun(t *testing.T, n int) (bin, dir, in, ckpt string) {
+	t.Helper()
+	bin = binary(t)
+	dir = t.TempDir()
+	return bin, dir, magicCSV(t, dir, n), filepath.Join(dir, "m.ckpt")
+}
+
+// signalAtWork starts cmd and, after a second of its CPU time — reading, the bandwidth
+// and a small batch take milliseconds, so the command is at work — sends it sig; it
+// returns the command's standard error (start).
+func signalAtWork(t *testing.T, cmd *exec.Cmd, sig os.Signal) *syncBuffer {
+	t.Helper()
+	stderr := start(t, cmd)
+	waitFor(t, "a second of CPU time", func() bool { return cpuSeconds(t, cmd.Process.Pid) >= 1 })
+	cmd.Process.Signal(sig)
+	return stderr
+}
+
+// wantNothing checks that cmd exited with code and msg (wantExit), and wrote none of
+// files and no temporary file in dir: a command interrupted before its outputs.
+func wantNothing(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer, code int, msg, dir string, files ...string) {
+	t.Helper()
+	wantExit(t, cmd, stderr, code, msg)
+	notWritten(t, files...)
+	noTemps(t, dir)
+}
+
 // noTemps fails if dir holds a temporary output file.
 func noTemps(t *testing.T, dir string) {
 	t.Helper()
@@ -204,16 +224,11 @@ func noTemps(t *testing.T, dir string) {
 // TestFitSIGINT interrupts the fit loop with a real Ctrl-C (SIGINT): exit 130 and a
 // checkpoint of the points processed so far.
 func TestFitSIGINT(t *testing.T) {
-	bin := binary(t)
-	dir := t.TempDir()
-	in := magicCSV(t, dir, 3000) // tens of seconds of work
-	ckpt := filepath.Join(dir, "m.ckpt")
+	bin, dir, in, ckpt := magicRun(t, 3000) // tens of seconds of work
 	cmd := exec.Command(bin, "fit", "--stream", "--model", ckpt, "--values", "", in)
-	stderr := start(t, cmd)
 	// Reading the file, the bandwidth and the 10-point batch take a few milliseconds of
 	// CPU; after a second the command is adding points.
-	waitFor(t, "a second of CPU time", func() bool { return cpuSeconds(t, cmd.Process.Pid) >= 1 })
-	cmd.Process.Signal(syscall.SIGINT)
+	stderr := signalAtWork(t, cmd, syscall.SIGINT)
 	wantExit(t, cmd, stderr, 130, "")
 	md := loadCheckpoint(t, ckpt)
 	if md.Len() < 10 || md.Len() >= 3000 || !strings.Contains(stderr.String(), "interrupted after "+strconv.Itoa(md.Len())+" points") {
@@ -244,41 +259,30 @@ func TestSignalWhileReading(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Process.Signal(syscall.SIGINT)
-	wantExit(t, cmd, stderr, 130, "interrupted while reading <stdin>")
-	notWritten(t, ckpt, filepath.Join(dir, "v.csv"))
-	noTemps(t, dir)
+	wantNothing(t, cmd, stderr, 130, "interrupted while reading <stdin>", dir, ckpt, filepath.Join(dir, "v.csv"))
 }
 
 // TestSignalDuringBatch: SIGTERM during the starting batch decomposition (one LAPACK
 // call) stops the command at once, exit 143, with no output: the batch is abandoned.
 func TestSignalDuringBatch(t *testing.T) {
-	bin := binary(t)
-	dir := t.TempDir()
-	in := magicCSV(t, dir, 2000)
-	ckpt := filepath.Join(dir, "m.ckpt")
+	bin, dir, in, ckpt := magicRun(t, 2000)
 	// A batch of all 2000 points: seconds with OpenBLAS, much longer in pure Go; reading
 	// and the kernel matrix take a fraction of a second.
 	cmd := exec.Command(bin, "fit", "--m0", "2000", "--model", ckpt, "--values", filepath.Join(dir, "v.csv"), in)
-	stderr := start(t, cmd)
-	waitFor(t, "a second of CPU time", func() bool { return cpuSeconds(t, cmd.Process.Pid) >= 1 })
-	cmd.Process.Signal(syscall.SIGTERM)
-	wantExit(t, cmd, stderr, 143, "interrupted during the starting batch decomposition of 2000 points; nothing written")
-	notWritten(t, ckpt)
-	noTemps(t, dir)
+	stderr := signalAtWork(t, cmd, syscall.SIGTERM)
+	wantNothing(t, cmd, stderr, 143, "interrupted during the starting batch decomposition of 2000 points; nothing written", dir, ckpt)
 }
 
 // TestSecondSignal: a command blocked after the first Ctrl-C (writing into a FIFO no one
 // reads) quits at once on the second, exit 130, writing nothing more and leaving no
 // temporary file.
 func TestSecondSignal(t *testing.T) {
-	bin := binary(t)
-	dir := t.TempDir()
-	in := magicCSV(t, dir, 30)
+	bin, dir, in, ckpt := magicRun(t, 30)
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	values, ckpt := filepath.Join(dir, "v.csv"), filepath.Join(dir, "m.ckpt")
+	values := filepath.Join(dir, "v.csv")
 	// Outputs are written values, scores, model: the values file, then the FIFO blocks.
 	cmd := exec.Command(bin, "fit", "--values", values, "--scores", fifo, "--model", ckpt, in)
 	stderr := start(t, cmd)
@@ -286,19 +290,14 @@ func TestSecondSignal(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGINT)
 	waitFor(t, "the first signal's message", func() bool { return strings.Contains(stderr.String(), "interrupt again to quit at once") })
 	cmd.Process.Signal(syscall.SIGINT)
-	wantExit(t, cmd, stderr, 130, "quitting at once")
-	notWritten(t, ckpt)
-	noTemps(t, dir)
+	wantNothing(t, cmd, stderr, 130, "quitting at once", dir, ckpt)
 }
 
 // TestBrokenPipe: "fit --scores - --model m.ckpt | head -1" — the reader closes standard
 // output early. The checkpoint, written before standard output, is complete and loads;
 // the command stops quietly with status 141.
 func TestBrokenPipe(t *testing.T) {
-	bin := binary(t)
-	dir := t.TempDir()
-	in := magicCSV(t, dir, 200)
-	ckpt := filepath.Join(dir, "m.ckpt")
+	bin, dir, in, ckpt := magicRun(t, 200)
 	// 200 rows of 150 scores: about 600 KB, far more than a pipe holds.
 	cmd := exec.Command(bin, "fit", "--m0", "200", "--k", "150", "--values", "", "--scores", "-", "--model", ckpt, in)
 	stdout, err := cmd.StdoutPipe()

@@ -168,6 +168,14 @@ func (c *Cases) AddPersistent(name string, m ikpca.Persistent, enc []byte) {
 	}
 }
 
+// AddZero appends the calls of MarshalBinary and MarshalBinaryTo (to a buffer) on zero,
+// a zero value of a model's type named name ("zero Model"): each must be an
+// ErrArgument, as every method of a zero model is.
+func (c *Cases) AddZero(name string, zero ikpca.Persistent) {
+	c.Add(name+": MarshalBinary", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinary(); return err })
+	c.Add(name+": MarshalBinaryTo", ikpca.ErrArgument, func() error { _, err := zero.MarshalBinaryTo(&bytes.Buffer{}); return err })
+}
+
 // AddSentinels appends a case of each sentinel error of a package in want, with the
 // ikpca kind it must wrap: the sentinel must wrap that kind and no other, and the
 // package's sentinel of it first, like every error of the package (a sentinel of the

@@ -72,3 +72,22 @@ func Matrices(d int) []Hostile {
 		}, ikpca.ErrNonFinite},
 	}
 }
+
+// Points is a bad matrix of points and the ikpca kind of the error it must get.
+type Points struct {
+	What string
+	X    mat.Matrix
+	Kind error
+}
+
+// BadPoints returns the bad matrices of points that the error tables of the models give
+// to every function that reads a matrix of points: nil and a typed-nil *mat.Dense
+// (ErrArgument), an empty *mat.Dense (ErrEmpty), and withNaN, points of the model's
+// dimension with a NaN entry (ErrNonFinite).
+func BadPoints(withNaN mat.Matrix) []Points {
+	var nilDense *mat.Dense
+	return []Points{
+		{"nil", nil, ikpca.ErrArgument}, {"(*mat.Dense)(nil)", nilDense, ikpca.ErrArgument},
+		{"empty", &mat.Dense{}, ikpca.ErrEmpty}, {"a NaN entry", withNaN, ikpca.ErrNonFinite},
+	}
+}

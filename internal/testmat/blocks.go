@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -42,6 +43,30 @@ func BlockKernels(med float64) []kernel.Kernel {
 		kernel.RBF{Sigma: med / 20},
 		kernel.Polynomial{Degree: 2, Gamma: 1, Coef0: 1},
 		kernel.Linear{},
+	}
+}
+
+// MedianRBF returns the kernel of the seed paper's experiments for the points X: the
+// RBF whose σ is the median distance between the first 1000 rows (kernel.MedianDistance),
+// failing the test if there is none.
+func MedianRBF(t testing.TB, X *mat.Dense) kernel.RBF {
+	t.Helper()
+	s, err := kernel.MedianDistance(X, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kernel.RBF{Sigma: s}
+}
+
+// BuiltinKernels returns every built-in kernel for data of median distance med, the
+// RBF and the Laplacian given by σ and by γ: the kernels whose Spec the models'
+// encodings must store and rebuild exactly (docs/design.md, "Encodings").
+func BuiltinKernels(med float64) []kernel.Kernel {
+	return []kernel.Kernel{
+		kernel.RBF{Sigma: med}, kernel.RBF{Gamma: 1 / (2 * med * med)},
+		kernel.Laplacian{Sigma: 3 * med}, kernel.Laplacian{Gamma: 1 / (3 * med)},
+		kernel.Polynomial{Degree: 2, Gamma: 0.3, Coef0: 0.7}, kernel.Linear{},
+		kernel.Sigmoid{Gamma: 0.3, Coef0: -0.5}, kernel.Cosine{},
 	}
 }
 

@@ -3,11 +3,12 @@
 // and orthogonality measures — and of the kernel models: centred kernel columns and
 // scores (Centring), the kernels every constructor must refuse (BadKernels), which the
 // error tests share, the data sets, kernels and rounding scale of the kernel-block tests
-// (BlockSets, BlockKernels, NearPoints, KernelValueSize), and the scikit-learn fixtures'
-// reader (ReadCSVGz, MaxRel); and AddRows, which feeds a model one row at a time. Only
-// tests import it (TestTestSupport, docs/design.md, "Layout"); the random matrices and
-// data sets that programs draw too are in internal/synth. (Kernel matrices come from
-// package kernel.)
+// (BlockSets, BlockKernels, NearPoints, KernelValueSize), the scikit-learn fixtures'
+// reader (ReadCSVGz, MaxRel) and the pre-image references and circle that the tests of
+// preimage, kpca and nystrom share (PreimageCases, Circle, OffCircle); and AddRows,
+// which feeds a model one row at a time. Only tests import it (TestTestSupport,
+// docs/design.md, "Layout"); the random matrices and data sets that programs draw too
+// are in internal/synth. (Kernel matrices come from package kernel.)
 //
 // The helpers are meant for tests: invalid arguments cause a panic rather than an
 // error.

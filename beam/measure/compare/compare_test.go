@@ -12,6 +12,7 @@ import (
 	"github.com/ikpca/ikpca/beam/ikpcabeam"
 	"github.com/ikpca/ikpca/beam/internal/beamtest"
 	"github.com/ikpca/ikpca/features"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/nystrom"
 	"github.com/ikpca/ikpca/stream"
@@ -46,10 +47,7 @@ func points(t *testing.T, n int) (string, *mat.Dense) {
 
 // writeModel writes a model's encoding to a file and returns its name.
 func writeModel(t *testing.T, m interface{ MarshalBinary() ([]byte, error) }) string {
-	b, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := wiretest.Marshal(t, m)
 	f := filepath.Join(t.TempDir(), "model")
 	beamtest.WriteFile(t, f, b)
 	return f

@@ -2,7 +2,6 @@ package chinsuter
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -68,10 +67,7 @@ func TestChinSuterSmall(t *testing.T) {
 			t.Fatalf("markdown lacks %q", want)
 		}
 	}
-	files, err := study.Files(outs)
-	if want := "timing.csv timing.png projections.csv projections.png stream.csv stream.png cost.csv"; err != nil || strings.Join(files, " ") != want {
-		t.Fatalf("files %v (%v), want %s", files, err, want)
-	}
+	studytest.Files(t, outs, "timing.csv timing.png projections.csv projections.png stream.csv stream.png cost.csv")
 	for _, o := range outs {
 		if o.Table != nil && studytest.Lines(t, o.Table) < 2 {
 			t.Errorf("%s.csv has no rows", o.Name)
@@ -80,12 +76,7 @@ func TestChinSuterSmall(t *testing.T) {
 			studytest.CheckPNG(t, o.Figure, nil)
 		}
 	}
-	if _, err := Run(context.Background(), Options{}); !errors.Is(err, study.ErrOptions) {
-		t.Fatalf("empty options: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := Run(ctx, o); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled context: %v", err)
-	}
+	_, err = Run(context.Background(), Options{})
+	studytest.Refused(t, "empty options", err)
+	studytest.Cancelled(t, "Run", func(ctx context.Context) error { _, err := Run(ctx, o); return err })
 }

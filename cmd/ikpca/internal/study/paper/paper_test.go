@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -110,9 +111,8 @@ func TestCancel(t *testing.T) {
 		t.Errorf("Nystrom: %v", err)
 	}
 	for _, o := range []DriftOptions{{}, {Data: x, Kernel: k, M0: 5, MMax: 5}, {Data: x, Kernel: k, M0: 5, MMax: 500}} {
-		if _, err := Drift(context.Background(), o); !errors.Is(err, study.ErrOptions) {
-			t.Errorf("Drift(mmax %d): %v, want ErrOptions", o.MMax, err)
-		}
+		_, err := Drift(context.Background(), o)
+		studytest.Refused(t, fmt.Sprintf("Drift(mmax %d)", o.MMax), err)
 	}
 }
 
@@ -130,10 +130,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := study.Files(outs)
-	if err != nil || strings.Join(files, " ") != "fig1-yeast.csv fig1-yeast.png fig2-yeast.csv fig2-yeast.png" {
-		t.Fatalf("files %v (%v)", files, err)
-	}
+	studytest.Files(t, outs, "fig1-yeast.csv fig1-yeast.png fig2-yeast.csv fig2-yeast.png")
 	if strings.Join(stages, "|") != "yeast: Figure 1|yeast: Figure 2" {
 		t.Errorf("stages %q", stages)
 	}
@@ -146,8 +143,7 @@ func TestRun(t *testing.T) {
 	}
 	for _, bad := range []Options{{Datasets: []string{"iris"}, M0: 20, MMax: 30, NystromN: 40, NystromMMax: 10},
 		{Datasets: []string{"yeast"}, M0: 20, MMax: 3000, NystromN: 40, NystromMMax: 10}} {
-		if _, err := Run(context.Background(), bad); !errors.Is(err, study.ErrOptions) {
-			t.Errorf("%v: %v, want ErrOptions", bad.Datasets, err)
-		}
+		_, err := Run(context.Background(), bad)
+		studytest.Refused(t, fmt.Sprint(bad.Datasets), err)
 	}
 }

@@ -2,12 +2,11 @@ package streaming
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
 
-	"github.com/ikpca/ikpca/cmd/ikpca/internal/study"
 	"github.com/ikpca/ikpca/cmd/ikpca/internal/study/studytest"
 	"github.com/ikpca/ikpca/internal/lanczos"
 	"github.com/ikpca/ikpca/kernel"
@@ -119,30 +118,18 @@ func TestNystromKPCA(t *testing.T) {
 		{Dataset: "yeast", N: 50, Ranks: []int{5}, Components: 10},
 		{Dataset: "yeast", N: 50},
 	} {
-		if _, err := NystromKPCA(context.Background(), o); !errors.Is(err, study.ErrOptions) {
-			t.Errorf("%+v: %v, want ErrOptions", o, err)
-		}
+		_, err := NystromKPCA(context.Background(), o)
+		studytest.Refused(t, fmt.Sprintf("%+v", o), err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := NystromKPCA(ctx, NystromOptions{Dataset: "yeast", N: 60, Ranks: []int{20}}); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled: %v", err)
-	}
+	studytest.Cancelled(t, "NystromKPCA", func(ctx context.Context) error {
+		_, err := NystromKPCA(ctx, NystromOptions{Dataset: "yeast", N: 60, Ranks: []int{20}})
+		return err
+	})
 }
 
 // TestRunNystrom: Run runs the Nyström study for each of its data sets, and refuses an
 // unknown one before anything runs.
 func TestRunNystrom(t *testing.T) {
 	o := Options{NystromDatasets: []string{"yeast"}, Nystrom: NystromOptions{N: 80, Ranks: []int{10}, Components: 3}}
-	outs, err := Run(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if files, err := study.Files(outs); err != nil || strings.Join(files, " ") != "nyskpca-yeast.csv" {
-		t.Errorf("files %v (%v)", files, err)
-	}
-	o.NystromDatasets = []string{"yeast", "cpu_act"}
-	if _, err := Run(context.Background(), o); !errors.Is(err, study.ErrOptions) {
-		t.Errorf("unknown data set: %v", err)
-	}
+	checkRun(t, o, "nyskpca-yeast.csv", func(o *Options) { o.NystromDatasets = append(o.NystromDatasets, "cpu_act") })
 }

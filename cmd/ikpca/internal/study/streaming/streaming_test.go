@@ -2,12 +2,11 @@ package streaming
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
 
-	"github.com/ikpca/ikpca/cmd/ikpca/internal/study"
 	"github.com/ikpca/ikpca/cmd/ikpca/internal/study/studytest"
 	"github.com/ikpca/ikpca/features"
 )
@@ -53,15 +52,13 @@ func TestApprox(t *testing.T) {
 		{Dataset: "nosuch", N: 10, Test: 1, Features: 8, Ells: []int{2}},
 		{Dataset: "cpu_act", N: 10, Test: 1, Features: 8, Ells: []int{10}},
 	} {
-		if _, err := Approx(context.Background(), o); !errors.Is(err, study.ErrOptions) {
-			t.Errorf("%s, ℓ = %v: %v, want ErrOptions", o.Dataset, o.Ells, err)
-		}
+		_, err := Approx(context.Background(), o)
+		studytest.Refused(t, fmt.Sprintf("%s, ℓ = %v", o.Dataset, o.Ells), err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := Approx(ctx, ApproxOptions{Dataset: "cpu_act", N: 50, Test: 5, Features: 16, Ells: []int{2}, Exact: true}); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled: %v", err)
-	}
+	studytest.Cancelled(t, "Approx", func(ctx context.Context) error {
+		_, err := Approx(ctx, ApproxOptions{Dataset: "cpu_act", N: 50, Test: 5, Features: 16, Ells: []int{2}, Exact: true})
+		return err
+	})
 }
 
 func TestToy(t *testing.T) {
@@ -92,9 +89,8 @@ func TestToy(t *testing.T) {
 	}
 	fig, err := drawToy(outs[1].Table, "")
 	studytest.CheckPNG(t, fig, err)
-	if _, err := Toy(context.Background(), ToyOptions{Runs: 0, N: 60, Passes: 1}); !errors.Is(err, study.ErrOptions) {
-		t.Errorf("no runs: %v", err)
-	}
+	_, err = Toy(context.Background(), ToyOptions{Runs: 0, N: 60, Passes: 1})
+	studytest.Refused(t, "no runs", err)
 }
 
 func TestRFF(t *testing.T) {
@@ -126,17 +122,21 @@ func TestRun(t *testing.T) {
 		Toy:      ToyOptions{Runs: 1, N: 20, Passes: 3, KHARate: 0.05, Tolerance: 1e-2},
 		RFF:      RFFOptions{Dataset: "cpu_act", N: 20, Seeds: 1, MaxLog: 5},
 		Progress: func(string, int, int) {}}
+	checkRun(t, o, "rff.csv rff.png skpca-cpu_act.csv toy.csv toy.png toy-curves.csv skpca-cpu_act-ell.png skpca-cpu_act-memory.png skpca-cpu_act-time.png",
+		func(o *Options) { o.Datasets = append(o.Datasets, "nosuch") })
+}
+
+// checkRun runs the study with o and checks that it writes the files want (in order);
+// then that Run refuses o edited by unknown, which names a data set the study does not
+// know, before anything runs.
+func checkRun(t *testing.T, o Options, want string, unknown func(*Options)) {
+	t.Helper()
 	outs, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := study.Files(outs)
-	want := "rff.csv rff.png skpca-cpu_act.csv toy.csv toy.png toy-curves.csv skpca-cpu_act-ell.png skpca-cpu_act-memory.png skpca-cpu_act-time.png"
-	if err != nil || strings.Join(files, " ") != want {
-		t.Errorf("files %v (%v), want %s", files, err, want)
-	}
-	o.Datasets = []string{"cpu_act", "nosuch"}
-	if _, err := Run(context.Background(), o); !errors.Is(err, study.ErrOptions) {
-		t.Errorf("unknown data set: %v", err)
-	}
+	studytest.Files(t, outs, want)
+	unknown(&o)
+	_, err = Run(context.Background(), o)
+	studytest.Refused(t, "unknown data set", err)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -154,15 +153,10 @@ func TestCompareOptions(t *testing.T) {
 	} {
 		o := ok
 		tc.edit(&o)
-		if _, err := Compare(context.Background(), o); !errors.Is(err, study.ErrOptions) {
-			t.Errorf("%s: %v, want ErrOptions", tc.name, err)
-		}
+		_, err := Compare(context.Background(), o)
+		studytest.Refused(t, tc.name, err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := Compare(ctx, ok); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled: %v", err)
-	}
+	studytest.Cancelled(t, "Compare", func(ctx context.Context) error { _, err := Compare(ctx, ok); return err })
 }
 
 // TestWindow runs the window experiment on 150 + 150 MAGIC points. The exact window
@@ -232,9 +226,8 @@ func TestWindow(t *testing.T) {
 		{PerClass: 100, Size: 50, Rank: 2, Components: 3},
 		{PerClass: 100, Size: 50, M0: 60},
 	} {
-		if _, err := Window(context.Background(), bad); !errors.Is(err, study.ErrOptions) {
-			t.Errorf("%+v: %v, want ErrOptions", bad, err)
-		}
+		_, err := Window(context.Background(), bad)
+		studytest.Refused(t, fmt.Sprintf("%+v", bad), err)
 	}
 }
 
@@ -305,9 +298,8 @@ func TestPoints(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Points("nosuch", 10, 1); !errors.Is(err, study.ErrOptions) {
-		t.Errorf("unknown data set: %v", err)
-	}
+	_, err = Points("nosuch", 10, 1)
+	studytest.Refused(t, "unknown data set", err)
 
 	ds := data.Magic()
 	class := map[string]string{}
@@ -333,9 +325,8 @@ func TestPoints(t *testing.T) {
 			t.Errorf("row %d of the class stream is of class %q, want %q", i, c, want)
 		}
 	}
-	if _, err := classStream(7000, 3); !errors.Is(err, study.ErrOptions) {
-		t.Errorf("7000 hadron rows: %v", err)
-	}
+	_, err = classStream(7000, 3)
+	studytest.Refused(t, "7000 hadron rows", err)
 }
 
 // TestReference: the Lanczos reference equals a full eigendecomposition of the centred
