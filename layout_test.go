@@ -37,7 +37,7 @@ var levels = map[string]int{
 	"update": 5, "kernel": 5,
 
 	"features": 6, "sketch": 6, "internal/blocks": 6, "internal/testmat": 6, "internal/truncation": 6,
-	"internal/featurespace": 6, "internal/kernelwire": 6, "preimage": 6,
+	"internal/featurespace": 6, "internal/kernelwire": 6, "preimage": 6, "internal/preimagecall": 6,
 
 	"kpca": 7, "nystrom": 7, "chinsuter": 7, "stream": 7, "pca": 7,
 

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/preimagecall"
 	"github.com/ikpca/ikpca/internal/sign"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/preimage"
@@ -80,7 +81,7 @@ func (md *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preim
 	if err := md.needKernel("PreImage"); err != nil {
 		return err
 	}
-	rbf, start, beta, err := preimage.Prepare(kinds, md.kern, md.Transform, dst, X, start, md.d, k, md.Components(), opts)
+	rbf, start, beta, err := preimagecall.Prepare(kinds, md.kern, md.Transform, dst, X, start, md.d, k, md.Components(), opts)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/preimagecall"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/preimage"
 )
@@ -67,7 +68,7 @@ func (md *Model) PreImage(dst *mat.Dense, X, start mat.Matrix, k int, opts preim
 	if md.r == 0 {
 		return errZero
 	}
-	rbf, start, beta, err := preimage.Prepare(kinds, md.kern, md.Transform, dst, X, start, md.d, k, md.components(), opts)
+	rbf, start, beta, err := preimagecall.Prepare(kinds, md.kern, md.Transform, dst, X, start, md.d, k, md.components(), opts)
 	if err != nil {
 		return err
 	}

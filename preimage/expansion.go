@@ -9,45 +9,6 @@ import (
 	"github.com/ikpca/ikpca/kernel"
 )
 
-// Gaussian returns k as a kernel.RBF if it is one (or a non-nil pointer to one): the
-// kernel FixedPoint needs.
-func Gaussian(k kernel.Kernel) (kernel.RBF, bool) {
-	switch r := k.(type) {
-	case kernel.RBF:
-		return r, true
-	case *kernel.RBF:
-		if r != nil {
-			return *r, true
-		}
-	}
-	return kernel.RBF{}, false
-}
-
-// Prepare begins a model's fixed-point PreImage(dst, X, start, k, opts), the part the
-// models (kpca, nystrom) share before the coefficients of their projections
-// (Expansions): it checks that the model's kernel kern is Gaussian (Gaussian) and the
-// arguments as kinds.PreImage does, for points of dimension d and a model of have
-// components, every error through kinds, the model package's sentinels; then it has
-// transform (the model's Transform) write the scores of X's rows on the top k
-// components. It returns the kernel, the rows the iteration starts from (X itself when
-// start is nil) and the scores (docs/design.md, "Pre-images").
-func Prepare(kinds check.Kinds, kern kernel.Kernel, transform func(dst *mat.Dense, X mat.Matrix, k int) error,
-	dst *mat.Dense, X, start mat.Matrix, d, k, have int, opts Options) (kernel.RBF, mat.Matrix, *mat.Dense, error) {
-	rbf, ok := Gaussian(kern)
-	if !ok {
-		return kernel.RBF{}, nil, nil, fmt.Errorf("%w: the fixed-point pre-image needs a Gaussian kernel (kernel.RBF), not %v", kinds.Argument, kern)
-	}
-	X, start, err := kinds.PreImage(dst, X, start, d, k, have, opts)
-	if err != nil {
-		return kernel.RBF{}, nil, nil, err
-	}
-	var beta mat.Dense
-	if err := transform(&beta, X, k); err != nil {
-		return kernel.RBF{}, nil, nil, err
-	}
-	return rbf, start, &beta, nil
-}
-
 // Expansions finds the pre-images of rows projections Pφ(xᵢ) = Σₗ γₗ·φ(pₗ), each an
 // expansion over the rows pₗ of P, and writes them to the rows of dst, all or nothing:
 // for each i, coef sets γ (of P's rows, scratch of its own) to the coefficients of

@@ -1,7 +1,6 @@
 package preimage_test
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -9,7 +8,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
-	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/errtest"
 	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/internal/testmat"
@@ -248,30 +246,6 @@ func TestErrorKinds(t *testing.T) {
 	add("Expansions: NaN start", ikpca.ErrNonFinite, ex(&dst, mat.NewDense(2, 3, []float64{0, 0, 0, math.NaN(), 0, 0}), 2, P, gammaOf))
 	add("Expansions: NaN coefficient", ikpca.ErrNonFinite, ex(&dst, starts, 2, P, func(_ int, g []float64) { g[0] = math.NaN() }))
 	add("Options.Validate: MaxIter −1", ikpca.ErrArgument, func() error { return preimage.Options{MaxIter: -1}.Validate() })
-	// Prepare reports through the caller's sentinels (a model package's); here the
-	// package's own, and a transform that projects onto 2 components, or fails.
-	own := check.Kinds{Dimension: preimage.ErrDimension, NonFinite: preimage.ErrNonFinite, Empty: preimage.ErrEmpty, Argument: preimage.ErrArgument}
-	scores := func(dst *mat.Dense, X mat.Matrix, k int) error {
-		r, _ := X.Dims()
-		dst.ReuseAs(r, k)
-		return nil
-	}
-	failing := func(*mat.Dense, mat.Matrix, int) error { return fmt.Errorf("%w: the transform", preimage.ErrNonFinite) }
-	prep := func(k kernel.Kernel, transform func(*mat.Dense, mat.Matrix, int) error, dst *mat.Dense, X, start mat.Matrix, comps int, o preimage.Options) func() error {
-		return func() error {
-			_, _, _, err := preimage.Prepare(own, k, transform, dst, X, start, 3, comps, 2, o)
-			return err
-		}
-	}
-	add("Prepare: a Laplacian kernel", ikpca.ErrArgument, prep(kernel.Laplacian{Sigma: 1}, scores, &dst, X, nil, 1, preimage.Options{}))
-	add("Prepare: MaxIter −1", ikpca.ErrArgument, prep(rbf, scores, &dst, X, nil, 1, preimage.Options{MaxIter: -1}))
-	add("Prepare: nil X", ikpca.ErrArgument, prep(rbf, scores, &dst, nil, nil, 1, preimage.Options{}))
-	add("Prepare: k 3", ikpca.ErrArgument, prep(rbf, scores, &dst, X, nil, 3, preimage.Options{}))
-	add("Prepare: another dimension", ikpca.ErrDimension, prep(rbf, scores, &dst, S, nil, 1, preimage.Options{}))
-	add("Prepare: fewer starts", ikpca.ErrDimension, prep(rbf, scores, &dst, X, X.Slice(0, 2, 0, 3), 1, preimage.Options{}))
-	add("Prepare: wrong dst", ikpca.ErrDimension, prep(rbf, scores, wrongDst, X, nil, 1, preimage.Options{}))
-	add("Prepare: the transform's error", ikpca.ErrNonFinite, prep(rbf, failing, &dst, X, nil, 1, preimage.Options{}))
-	add("Prepare", nil, prep(rbf, scores, &dst, X, nil, 2, preimage.Options{}))
 	errtest.Of(preimage.ErrDimension, preimage.ErrNonFinite, preimage.ErrEmpty, preimage.ErrArgument).Run(t, cases)
 	cases.Cover(t, 3)
 	if z[0] != 0.5 || z[1] != 0.5 || z[2] != 0.5 || !dst.IsEmpty() || mat.Norm(wrongDst, 1) != 0 {
