@@ -84,7 +84,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/bench/internal/cli"
-	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 	"github.com/ikpca/ikpca/native"
@@ -177,7 +176,7 @@ func run(cfg config) error {
 		"date": time.Now().UTC().Format("2006-01-02"),
 	}
 	t0 := time.Now()
-	X, err := load(cfg.dataset, cfg.n)
+	X, err := cli.Points(cfg.dataset, cfg.n)
 	if err != nil {
 		return err
 	}
@@ -213,20 +212,6 @@ func run(cfg config) error {
 		return err
 	}
 	return cli.WriteJSON(cfg.json, out)
-}
-
-// load returns the points: MAGIC in the seeded random order of bench/points (seed 1),
-// or the first n images of Fashion-MNIST (train, then test).
-func load(dataset string, n int) (*mat.Dense, error) {
-	if dataset == "fashion-mnist" {
-		ds, err := data.FashionMNIST("", n)
-		if err != nil {
-			return nil, err
-		}
-		return ds.X, nil
-	}
-	ds, _ := data.ByName("magic")
-	return ds.Shuffled(n, 1), nil
 }
 
 // fit runs -mode fit.

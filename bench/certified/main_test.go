@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/bench/internal/cli"
 	"github.com/ikpca/ikpca/data"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
@@ -94,7 +95,7 @@ func bytesOf(t *testing.T, D int) int {
 // polish of a fresh fit.
 func TestFitAgainstBatch(t *testing.T) {
 	dir := t.TempDir()
-	X, err := load("magic", 400)
+	X, err := cli.Points("magic", 400)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +223,7 @@ func TestFitAgainstBatch(t *testing.T) {
 // few ε·√m; 1e-13 allows for it), and times the floor of both passes.
 func TestFloorReference(t *testing.T) {
 	dir := t.TempDir()
-	X, err := load("magic", 300)
+	X, err := cli.Points("magic", 300)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +316,7 @@ type result struct {
 // there, so only pairs close to each other and far from the mean are (0.2 % measured on
 // a sample of 64,000 pairs; under the old constant (2d+8)·ε, 1.76·τ, it was 29–33 %).
 func TestFloorDirect(t *testing.T) {
-	magic, err := load("magic", 300)
+	magic, err := cli.Points("magic", 300)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,48 +22,57 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/data"
+	"github.com/ikpca/ikpca/bench/internal/cli"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/nystrom"
 )
 
-func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "starts:", err)
-		os.Exit(1)
-	}
+func main() { cli.Main("starts", 2, parse, run) }
+
+// config is the command line.
+type config struct {
+	dataset                          string
+	n, rank, k, landmarks, refPasses int
+	list                             string
 }
 
-func run(args []string) error {
+func parse(args []string) (config, error) {
+	var c config
 	f := flag.NewFlagSet("starts", flag.ContinueOnError)
-	dataset := f.String("dataset", "magic", "magic or fashion-mnist")
-	n := f.Int("n", 0, "points (0: all of MAGIC; required for fashion-mnist)")
-	rank := f.Int("rank", 50, "the rank R of the models and the width of the starts")
-	k := f.Int("k", 10, "the top eigenvalues compared")
-	landmarks := f.Int("landmarks", 1000, "the Nyström model's landmarks")
-	refPasses := f.Int("refpasses", 8, "the reference's Polish passes")
-	list := f.String("passes", "2,3,4,6,8", "the numbers of passes, comma-separated")
+	f.StringVar(&c.dataset, "dataset", "magic", "magic or fashion-mnist")
+	f.IntVar(&c.n, "n", 0, "points (0: all of MAGIC; required for fashion-mnist)")
+	f.IntVar(&c.rank, "rank", 50, "the rank R of the models and the width of the starts")
+	f.IntVar(&c.k, "k", 10, "the top eigenvalues compared")
+	f.IntVar(&c.landmarks, "landmarks", 1000, "the Nyström model's landmarks")
+	f.IntVar(&c.refPasses, "refpasses", 8, "the reference's Polish passes")
+	f.StringVar(&c.list, "passes", "2,3,4,6,8", "the numbers of passes, comma-separated")
 	if err := f.Parse(args); err != nil {
-		return err
+		return c, err
 	}
+	if c.dataset == "fashion-mnist" && c.n <= 0 {
+		return c, fmt.Errorf("-n: the number of Fashion-MNIST images")
+	}
+	return c, nil
+}
+
+func run(c config) error {
 	var passes []int
-	for _, s := range strings.Split(*list, ",") {
+	for _, s := range strings.Split(c.list, ",") {
 		p, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {
 			return fmt.Errorf("-passes: %v", err)
 		}
 		passes = append(passes, p)
 	}
-	X, err := load(*dataset, *n)
+	X, err := cli.Points(c.dataset, c.n)
 	if err != nil {
 		return err
 	}
@@ -73,8 +82,8 @@ func run(args []string) error {
 		return err
 	}
 	kern := kernel.RBF{Sigma: sigma}
-	opts := kpca.Options{Components: *rank, Rank: *rank}
-	fmt.Printf("# %s, %d points of d = %d, RBF σ = %.5g, rank %d, top %d; backend %v\n", *dataset, m, d, sigma, *rank, *k, native.Use())
+	opts := kpca.Options{Components: c.rank, Rank: c.rank}
+	fmt.Printf("# %s, %d points of d = %d, RBF σ = %.5g, rank %d, top %d; backend %v\n", c.dataset, m, d, sigma, c.rank, c.k, native.Use())
 
 	t0 := time.Now()
 	tracked, err := kpca.Fit(kern, X, opts)
@@ -90,31 +99,31 @@ func run(args []string) error {
 		return err
 	}
 	t0 = time.Now()
-	if err := ref.Polish(*refPasses); err != nil {
+	if err := ref.Polish(c.refPasses); err != nil {
 		return err
 	}
 	cert, err := ref.Certify()
 	if err != nil {
 		return err
 	}
-	want := ref.Values(nil)[:*k]
+	want := ref.Values(nil)[:c.k]
 	var width float64
-	for j := range *k {
+	for j := range c.k {
 		width = math.Max(width, (cert.Upper[j]-cert.Lower[j])/want[0])
 	}
 	fmt.Printf("# reference: Polish(%d) and Certify, %.1f s; top-%d certified widths at most %.2g·λ₁\n",
-		*refPasses, time.Since(t0).Seconds(), *k, width)
+		c.refPasses, time.Since(t0).Seconds(), c.k, width)
 
 	t0 = time.Now()
-	nys, err := nystrom.Fit(kern, X, nystrom.Options{Landmarks: *landmarks, Seed: 1})
+	nys, err := nystrom.Fit(kern, X, nystrom.Options{Landmarks: c.landmarks, Seed: 1})
 	if err != nil {
 		return err
 	}
 	var lifted mat.Dense
-	if err := nys.Transform(&lifted, X, min(*rank, len(nys.Values(nil)))); err != nil {
+	if err := nys.Transform(&lifted, X, min(c.rank, len(nys.Values(nil)))); err != nil {
 		return err
 	}
-	fmt.Printf("# Nyström model of %d landmarks and its scores of the points: %.1f s\n", *landmarks, time.Since(t0).Seconds())
+	fmt.Printf("# Nyström model of %d landmarks and its scores of the points: %.1f s\n", c.landmarks, time.Since(t0).Seconds())
 
 	starts := []struct {
 		name string
@@ -137,28 +146,11 @@ func run(args []string) error {
 			secs := time.Since(t0).Seconds()
 			got := md.Values(nil)
 			var e float64
-			for j := range *k {
+			for j := range c.k {
 				e = math.Max(e, math.Abs(got[j]-want[j])/want[0])
 			}
 			fmt.Printf("| %s | %d | %.2g | %.2g | %.1f |\n", st.name, p, e, md.ErrorBound()/want[0], secs)
 		}
 	}
 	return nil
-}
-
-// load returns the points: MAGIC in the seeded order of bench/points (seed 1), or the
-// first n images of Fashion-MNIST.
-func load(dataset string, n int) (*mat.Dense, error) {
-	if dataset == "fashion-mnist" {
-		if n <= 0 {
-			return nil, fmt.Errorf("-n: the number of Fashion-MNIST images")
-		}
-		ds, err := data.FashionMNIST("", n)
-		if err != nil {
-			return nil, err
-		}
-		return ds.X, nil
-	}
-	ds, _ := data.ByName("magic")
-	return ds.Shuffled(n, 1), nil
 }

@@ -1,8 +1,7 @@
-package preimagecall_test
+package preimagecall
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -10,8 +9,6 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/errtest"
-	"github.com/ikpca/ikpca/internal/preimagecall"
-	"github.com/ikpca/ikpca/internal/synth"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/preimage"
 )
@@ -19,9 +16,9 @@ import (
 // TestErrorKinds: Prepare refuses a kernel that is not Gaussian and every bad argument
 // with an error of the right kind, through the caller's sentinels.
 func TestErrorKinds(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	S := synth.Normal(6, 2, rng)
-	X := synth.Normal(6, 3, rng)
+	// Six points of dimension 3, and six of dimension 2 (another dimension).
+	X := mat.NewDense(6, 3, []float64{0.1, -1.2, 0.4, 1.5, 0.3, -0.7, -0.2, 0.8, 1.1, 0.6, -0.5, 0.2, -1.3, 0.9, -0.4, 0.7, 0.1, 1.6})
+	S := mat.NewDense(6, 2, []float64{0.5, -0.3, 1.2, 0.8, -0.6, 0.1, 0.2, -1.1, 0.9, 0.4, -0.8, 0.7})
 	rbf := kernel.RBF{Sigma: 1}
 	var dst mat.Dense
 	wrongDst := mat.NewDense(2, 2, nil)
@@ -38,7 +35,7 @@ func TestErrorKinds(t *testing.T) {
 	failing := func(*mat.Dense, mat.Matrix, int) error { return fmt.Errorf("%w: the transform", preimage.ErrNonFinite) }
 	prep := func(k kernel.Kernel, transform func(*mat.Dense, mat.Matrix, int) error, dst *mat.Dense, X, start mat.Matrix, comps int, o preimage.Options) func() error {
 		return func() error {
-			_, _, _, err := preimagecall.Prepare(own, k, transform, dst, X, start, 3, comps, 2, o)
+			_, _, _, err := Prepare(own, k, transform, dst, X, start, 3, comps, 2, o)
 			return err
 		}
 	}
