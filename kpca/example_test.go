@@ -179,23 +179,19 @@ func ExampleFitFrom() {
 	k := kernel.RBF{Sigma: 110}
 	nys, err := nystrom.Fit(k, X, nystrom.Options{Landmarks: 200, Seed: 1})
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	var lifted mat.Dense
 	if err := nys.Transform(&lifted, X, 20); err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	model, err := kpca.FitFrom(k, X, kpca.Start{Vectors: &lifted, Passes: 6}, kpca.Options{Components: 3, Rank: 20})
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	c, err := model.Certify()
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	v := model.Values(nil)
 	for j := range v {
