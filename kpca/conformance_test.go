@@ -98,6 +98,22 @@ func subject(t *testing.T, opts kpca.Options) modeltest.Subject {
 	return s
 }
 
+// TestConformanceFitFrom: a Model fitted from random vectors (FitFrom, six passes)
+// passes the ikpca suite with the tolerances of the tracked model of the same options
+// (subject): its truncation error, that of the top Rank pairs to rounding, is at most
+// the tracked one's.
+func TestConformanceFitFrom(t *testing.T) {
+	for _, opts := range []kpca.Options{{Components: 12, Rank: 12}, {Components: 3, Rank: 12, Uncentred: true}} {
+		t.Run(optionsName(opts), func(t *testing.T) {
+			s := subject(t, opts)
+			s.New = func(X *mat.Dense) (ikpca.Incremental, error) {
+				return kpca.FitFrom(kernel.RBF{Sigma: 1}, X, kpca.Start{Seed: 1, Passes: 6}, opts)
+			}
+			modeltest.Run(t, s)
+		})
+	}
+}
+
 // TestConformanceRankOne: the RankOneModel of either centring passes the ikpca suite
 // (modeltest), Persistence included; it has no Remove.
 func TestConformanceRankOne(t *testing.T) {
