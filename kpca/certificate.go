@@ -102,9 +102,6 @@ func (md *Model) ValueBounds(lo, hi []float64) ([]float64, []float64) {
 	hi = check.Room(hi, len(lo))
 	// Unlike pca's, lo is not clamped at zero: a kernel that is not positive
 	// semi-definite (sigmoid) makes K′ indefinite, so its eigenvalues may be negative.
-	for j, v := range lo {
-		hi[j] = v + above
-		lo[j] = v - below
-	}
+	truncation.Intervals(lo, hi, below, above, math.Inf(-1))
 	return lo, hi
 }

@@ -64,10 +64,7 @@ func (md *Model) ValueBounds(lo, hi []float64) ([]float64, []float64) {
 	below, above := md.errorRange()
 	lo = md.Values(lo)
 	hi = check.Room(hi, len(lo))
-	for j, v := range lo {
-		hi[j] = v + above
-		// Clamped at zero, unlike kpca's: a scatter matrix is positive semi-definite.
-		lo[j] = math.Max(v-below, 0)
-	}
+	// Clamped at zero, unlike kpca's: a scatter matrix is positive semi-definite.
+	truncation.Intervals(lo, hi, below, above, 0)
 	return lo, hi
 }

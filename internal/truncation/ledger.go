@@ -67,3 +67,16 @@ func (l *Ledger) Range(trE, tol float64) (below, above float64) {
 func (l *Ledger) Nearest(trE float64) float64 {
 	return math.Max(-l.NegTrace, math.Min(trE, l.PosTrace))
 }
+
+// Intervals turns the values λⱼ(Ã) in lo into the intervals that hold λⱼ(A) by Weyl's
+// inequalities, λⱼ(Ã) + λmin(E) ≤ λⱼ(A) ≤ λⱼ(Ã) + λmax(E), for −λmin(E) ≤ below and
+// λmax(E) ≤ above (Range): hi[j] = λⱼ + above and lo[j] = max(λⱼ − below, floor), hi as
+// long as lo. floor is what the model knows of A beyond that: 0 for a matrix positive
+// semi-definite by construction (pca's scatter), −Inf for one that may not be (kpca's
+// K′ of a sigmoid kernel).
+func Intervals(lo, hi []float64, below, above, floor float64) {
+	for j, v := range lo {
+		hi[j] = v + above
+		lo[j] = math.Max(v-below, floor)
+	}
+}

@@ -73,3 +73,23 @@ func TestDeflation(t *testing.T) {
 		t.Errorf("no drops: bounds %g and %g, want the slack %g", below, above, l.Slack)
 	}
 }
+
+// TestIntervals: the intervals hold the eigenvalues of A = Ã + E for an explicit E
+// within [−below, above], and the floor clamps only the lower ends.
+func TestIntervals(t *testing.T) {
+	values := []float64{5, 2, 0.5, 0.1}
+	lo := append([]float64(nil), values...)
+	hi := make([]float64, len(lo))
+	Intervals(lo, hi, 0.3, 0.2, math.Inf(-1))
+	for j, v := range values {
+		if lo[j] != v-0.3 || hi[j] != v+0.2 {
+			t.Errorf("value %g: [%g, %g], want [%g, %g]", v, lo[j], hi[j], v-0.3, v+0.2)
+		}
+	}
+	lo = append(lo[:0], values...)
+	Intervals(lo, hi, 0.3, 0.2, 0)
+	// Compared with values computed at run time: Go folds constant expressions exactly.
+	if lo[3] != 0 || lo[2] != values[2]-0.3 || hi[3] != values[3]+0.2 {
+		t.Errorf("clamped at 0: lo %v, hi %v", lo, hi)
+	}
+}
