@@ -115,8 +115,8 @@ func FitFromContext(ctx context.Context, k kernel.Kernel, X mat.Matrix, start St
 	return md, nil
 }
 
-// startVectors returns the starting subspace of FitFrom for n points as a matrix of its
-// own: start.Vectors read through the checks of untrusted matrices (check.Kinds.Matrix),
+// startVectors returns an orthonormal basis (orthonormalise) of the starting subspace of
+// FitFrom for n points: of start.Vectors read through the checks of untrusted matrices (check.Kinds.Matrix),
 // or min(Rank, n) random columns, entries uniform in [−½, ½) (probe.Fill), seeded by
 // start.Seed. The vectors must be finite and span a direction (outside 1, centred),
 // and there must be two points at least.
@@ -150,10 +150,13 @@ func (md *Model) startVectors(start Start, n int) (*mat.Dense, error) {
 			}
 		}
 	}
-	if orthonormalise(mat.DenseCopyOf(V), nil, !md.opts.Uncentred, 0) == nil {
+	// Its orthonormal basis (centred, in 1⊥) is the start itself: checked here, so that an
+	// empty span is an ErrArgument, and the copy above is what is overwritten.
+	Q := orthonormalise(V, nil, !md.opts.Uncentred, 0)
+	if Q == nil {
 		return nil, fmt.Errorf("%w: FitFrom: the start vectors span nothing (centred: nothing outside 1)", ErrArgument)
 	}
-	return V, nil
+	return Q, nil
 }
 
 // startSums sets the running sums of a model whose points were set without them: the
