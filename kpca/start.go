@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/truncation"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
@@ -215,7 +216,7 @@ func topPairs(a *mat.SymDense, r int, psd bool) ([]float64, *mat.Dense, update.D
 
 // kernelAccuracy is the relative accuracy of each value of kernel.Matrix (its blocks
 // are accurate to 1e-13 of each value: docs/design.md, "Kernel blocks").
-const kernelAccuracy = 1e-13
+const kernelAccuracy = truncation.KernelAccuracy
 
 // psd reports whether the kernel is one of the package kernel's positive semi-definite
 // built-in kernels (RBF, Laplacian, linear, cosine — the linear kernel of the normalised

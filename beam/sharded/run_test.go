@@ -1,0 +1,135 @@
+package sharded
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/kpca"
+)
+
+// points returns m points of dimension d in a few clusters (a spectrum with gaps) and
+// their identities.
+func points(m, d int, seed uint64) (*mat.Dense, []uint64) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	X := mat.NewDense(m, d, nil)
+	ids := make([]uint64, m)
+	for i := range m {
+		c := float64(i % 4)
+		for j := range d {
+			X.Set(i, j, c*float64(j%2)+rng.NormFloat64()*(1+0.3*float64(j)))
+		}
+		ids[i] = rng.Uint64()
+	}
+	return X, ids
+}
+
+// split deals the points into shards by identity, each shard in identity order, and
+// returns the shards and the points in shard order (the rows of a one-process fit).
+func split(X *mat.Dense, ids []uint64, S int) ([]Shard, *mat.Dense, []uint64) {
+	m, d := X.Dims()
+	order := make([]int, m)
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool {
+		sa, sb := ids[order[a]]%uint64(S), ids[order[b]]%uint64(S)
+		if sa != sb {
+			return sa < sb
+		}
+		return ids[order[a]] < ids[order[b]]
+	})
+	shards := make([]Shard, S)
+	all := mat.NewDense(m, d, nil)
+	allIDs := make([]uint64, m)
+	for r, i := range order {
+		s := int(ids[i] % uint64(S))
+		shards[s].X.Rows++
+		shards[s].X.Cols = d
+		shards[s].X.Data = append(shards[s].X.Data, X.RawRowView(i)...)
+		shards[s].IDs = append(shards[s].IDs, ids[i])
+		all.SetRow(r, X.RawRowView(i))
+		allIDs[r] = ids[i]
+	}
+	return shards, all, allIDs
+}
+
+// TestRunEqualsFitFrom checks a sharded run against kpca.FitFrom from the same start,
+// in one process: the same Krylov space, orthonormalised by a tall-skinny QR over
+// shards instead of the SVD of the whole block, so the Ritz values agree to rounding
+// (1e-12·λ₁, a few hundred ε of the Krylov basis's conditioning), the certificates'
+// intervals overlap and hold the batch eigenvalues, and the scores agree up to sign to
+// the Davis–Kahan bound of the residual over the gap.
+func TestRunEqualsFitFrom(t *testing.T) {
+	const m, d, k, r = 300, 4, 4, 8
+	X, ids := points(m, d, 1)
+	kern := kernel.RBF{Sigma: 6}
+	for _, centred := range []bool{true, false} {
+		for _, S := range []int{1, 3, 7} {
+			for _, passes := range []int{1, 3, 6} {
+				shards, all, allIDs := split(X, ids, S)
+				o := Options{Centred: centred, Components: k, Rank: r, Passes: passes, Seed: 11}
+				res, err := Run(context.Background(), kern, shards, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				V := mat.NewDense(m, r, nil)
+				for i := range m {
+					StartRow(V.RawRowView(i), o.Seed, allIDs[i])
+				}
+				md, err := kpca.FitFrom(kern, all, kpca.Start{Vectors: V, Passes: passes}, kpca.Options{Components: k, Rank: r, Uncentred: !centred})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := md.Values(nil)
+				wlo, whi := md.ValueBounds(nil, nil)
+				got, lo, hi, _, _ := res.Global.Bounds()
+				for j := range k {
+					if math.Abs(got[j]-want[j]) > 1e-12*want[0] {
+						t.Errorf("centred %v, %d shards, %d passes: value %d %.17g, one process %.17g", centred, S, passes, j, got[j], want[j])
+					}
+					if lo[j] > whi[j] || wlo[j] > hi[j] {
+						t.Errorf("centred %v, %d shards, %d passes: value %d in [%g, %g], one process [%g, %g]", centred, S, passes, j, lo[j], hi[j], wlo[j], whi[j])
+					}
+				}
+				// The batch eigenvalues lie in the intervals.
+				K := kernel.Matrix(kern, all)
+				if centred {
+					K = kernel.Centre(K)
+				}
+				batch, _ := testmat.Eigen(t, K)
+				for j := range k {
+					if b := batch[j]; b < lo[j]-1e-12*batch[0] || b > hi[j]+1e-12*batch[0] {
+						t.Errorf("centred %v, %d shards, %d passes: batch value %d %.17g outside [%.17g, %.17g]", centred, S, passes, j, b, lo[j], hi[j])
+					}
+				}
+				t.Logf("centred %v, %d shards, %d passes: λ₁ %.6g, bounds %.3g, one process %.3g", centred, S, passes, got[0], hi[0]-lo[0], whi[0]-wlo[0])
+				if passes < 6 {
+					continue
+				}
+				// Converged: the scores equal the one-process model's up to sign.
+				var U mat.Dense
+				md.VectorsTo(&U)
+				row := 0
+				for s := range shards {
+					sc := res.Scores[s]
+					for i := range sc.Rows {
+						for j := range k {
+							w := U.At(row, j) * math.Sqrt(want[j])
+							if g := sc.Data[i*k+j]; math.Abs(math.Abs(g)-math.Abs(w)) > 1e-8*math.Sqrt(want[0]) {
+								t.Fatalf("centred %v, %d shards: score (%d, %d) %g, one process %g", centred, S, row, j, g, w)
+							}
+						}
+						row++
+					}
+				}
+			}
+		}
+	}
+}
