@@ -29,7 +29,7 @@ type Options struct {
 // travel.
 type Matrix struct {
 	Rows, Cols int
-	Data []float64
+	Data       []float64
 }
 
 // newMatrix returns a zero r×c matrix.
