@@ -169,3 +169,17 @@ func tooLarge(v float64) string {
 	}
 	return "exceeds 2¹⁰²²"
 }
+
+// PositiveSemiDefinite reports whether k is one of the built-in kernels whose kernel
+// matrices are positive semi-definite for any points once Validate accepts it: RBF,
+// Laplacian, Linear, Cosine (the linear kernel of the normalised points) and Polynomial
+// (an integer degree, a positive scale and a non-negative offset). The Sigmoid is not,
+// in general, and a Func may not be. The certificates that bound what a Krylov space
+// leaves out by the trace need it (docs/design.md, "Polishing").
+func PositiveSemiDefinite(k Kernel) bool {
+	switch k.(type) {
+	case RBF, *RBF, Laplacian, *Laplacian, Linear, *Linear, Polynomial, *Polynomial, Cosine, *Cosine:
+		return true
+	}
+	return false
+}

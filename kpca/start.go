@@ -222,14 +222,7 @@ const kernelAccuracy = truncation.KernelAccuracy
 // built-in kernels (RBF, Laplacian, linear, cosine — the linear kernel of the normalised
 // points — and polynomial with a non-negative scale and offset and an integer degree);
 // the sigmoid is not, and a user's kernel may not be.
-func psd(k kernel.Kernel) bool {
-	switch k.(type) {
-	case kernel.RBF, *kernel.RBF, kernel.Laplacian, *kernel.Laplacian, kernel.Linear, *kernel.Linear,
-		kernel.Polynomial, *kernel.Polynomial, kernel.Cosine, *kernel.Cosine:
-		return true
-	}
-	return false
-}
+func psd(k kernel.Kernel) bool { return kernel.PositiveSemiDefinite(k) }
 
 // fullPairs is topPairs by a full decomposition.
 func fullPairs(a *mat.SymDense, r int) ([]float64, *mat.Dense, update.Dropped, error) {

@@ -381,12 +381,12 @@ func (g Global) certify(parts []Part) (Global, error) {
 	m := float64(g.M)
 	rnd := g.Slack + truncation.KernelRounding(g.M, g.Kmax)
 	trTol := float64(g.M+keep) * vec.Roundoff * (math.Abs(g.Self) + math.Abs(g.Total)/m + abs)
-	g.Ledger = truncation.Restart(truncation.Ledger{}, gram, g.Values, g.Rest, g.traceK(), trTol, rnd)
+	g.Ledger = truncation.Restart(truncation.Ledger{}, gram, g.Values, g.Rest, g.TraceK(), trTol, rnd)
 	return g, nil
 }
 
-// traceK is the trace of K′ (centred: Σk(xᵢ, xᵢ) − 1ᵀK1/m) or K.
-func (g Global) traceK() float64 {
+// TraceK is the trace of K′ (centred: Σk(xᵢ, xᵢ) − 1ᵀK1/m) or K.
+func (g Global) TraceK() float64 {
 	if g.Options.Centred {
 		return g.Self - g.Total/float64(g.M)
 	}
@@ -405,7 +405,7 @@ func (g Global) Bounds() (values, lo, hi []float64, below, above float64) {
 	}
 	keep := len(g.Values)
 	tol := float64(g.M+keep) * vec.Roundoff * (math.Abs(g.Self) + math.Abs(g.Total)/float64(g.M) + abs)
-	below, above = g.Ledger.Range(g.traceK()-sum, tol)
+	below, above = g.Ledger.Range(g.TraceK()-sum, tol)
 	k := min(g.Options.Components, keep)
 	values = slices.Clone(g.Values[:k])
 	lo = slices.Clone(values)

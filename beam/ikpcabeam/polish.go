@@ -1,0 +1,206 @@
+package ikpcabeam
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/ikpca/ikpca/beam/sharded"
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// PolishOptions are the options of Polish.
+type PolishOptions struct {
+	// Kernel is the kernel, with its parameters: a positive semi-definite built-in (RBF,
+	// Laplacian, polynomial, linear, cosine), an RBF's or Laplacian's bandwidth given.
+	Kernel kernel.Spec
+	// Dim is the points' dimension; a point of another is a dead letter.
+	Dim int
+	// Uncentred polishes K rather than K′ = C·K·C (kpca.Options.Uncentred).
+	Uncentred bool
+	// Components is the number of leading pairs whose values, bounds and scores are
+	// reported; Rank ≥ Components the width of the Krylov blocks and the pairs the
+	// certificate covers (kpca.Options). Passes is the number of passes, 1 to
+	// sharded.MaxPasses (kpca.Start.Passes).
+	Components, Rank, Passes int
+	// Seed seeds the random start, a row per point from its identity (sharded.StartRow).
+	Seed uint64
+	// Shards is the number of shards S, the kernel matrix's tiles S(S+1)/2.
+	Shards int
+	// Work is a directory, on any filesystem Beam has, for the shards' point files; the
+	// pipeline writes them in a new subdirectory of its own, which the caller removes
+	// once the job is over (Polished.Work).
+	Work string
+}
+
+// Polished is what Polish returns.
+type Polished struct {
+	// Scores holds the scores of every point on the leading Components.
+	Scores beam.PCollection
+	// Certificate holds one element, the JSON encoding of a PolishCertificate.
+	Certificate beam.PCollection
+	// Dead holds the points that could not be polished: of another dimension, with a
+	// coordinate or k(x, x) that is not finite.
+	Dead beam.PCollection
+	// Work is the directory of the run's point files, which the caller removes when the
+	// job is over.
+	Work string
+}
+
+// PolishCertificate is a Polish's result and certificate: the leading values, intervals
+// that hold the eigenvalues of the points' matrix K′ (or K), and bounds on the error
+// E = K′ − U·Θ·Uᵀ of the Rank Ritz pairs, as kpca.Model's ValueBounds and ErrorBound.
+type PolishCertificate struct {
+	Points     int       `json:"points"`
+	Kernel     string    `json:"kernel"`
+	Centred    bool      `json:"centred"`
+	Rank       int       `json:"rank"`
+	Passes     int       `json:"passes"`
+	Values     []float64 `json:"values"`
+	Lower      []float64 `json:"lower"`
+	Upper      []float64 `json:"upper"`
+	Below      float64   `json:"error_below"` // ≥ −λmin(E)
+	Above      float64   `json:"error_above"` // ≥ λmax(E)
+	ErrorBound float64   `json:"error_bound"` // ≥ ‖E‖₂
+	Trace      float64   `json:"trace"`       // tr K′ (or K)
+}
+
+// checkPolish checks the options and returns the kernel and the run's options.
+func checkPolish(o PolishOptions) (kernel.Kernel, sharded.Options, error) {
+	k, err := kernel.New(o.Kernel)
+	if err != nil {
+		return nil, sharded.Options{}, fmt.Errorf("%w: %w", ErrArgument, err)
+	}
+	so := sharded.Options{Centred: !o.Uncentred, Components: o.Components, Rank: o.Rank, Passes: o.Passes, Seed: o.Seed}
+	switch {
+	case !kernel.PositiveSemiDefinite(k):
+		return nil, so, fmt.Errorf("%w: Polish: kernel %v is not known to be positive semi-definite, and the certificate needs it", ErrArgument, k)
+	case o.Dim < 1:
+		return nil, so, fmt.Errorf("%w: Polish: dimension %d", ErrArgument, o.Dim)
+	case o.Shards < 1 || o.Shards > 4096:
+		return nil, so, fmt.Errorf("%w: Polish: %d shards (1 to 4096)", ErrArgument, o.Shards)
+	case o.Work == "":
+		return nil, so, fmt.Errorf("%w: Polish: no work directory", ErrArgument)
+	}
+	if _, err := sharded.Begin(so); err != nil {
+		return nil, so, fmt.Errorf("%w: Polish: %w", ErrArgument, err)
+	}
+	return k, so, nil
+}
+
+// Polish returns the top Ritz pairs of the points' kernel matrix K′ (or K) on the block
+// Krylov space of a random start, their certificate and the points' scores — kpca.FitFrom
+// from the same start (sharded.StartRow), run over S shards of the points on the
+// workers (docs/design.md, "Polish and Certify over sharded points"). The points are
+// written once into shard files in a new directory under Work; each pass computes the
+// S(S+1)/2 tiles K_IJ, I ≤ J, where their shards' points are read, each tile's
+// products grouped by tile (the blocks of its two shards) and by shard (its parts of
+// every tile); every other step is a ParDo over the S shards' states and one reduction of
+// S small parts. The graph is fixed: 14 steps a pass. Every sum is taken in the order of
+// the shards or of the tiles, so that the result does not depend on the runner's order
+// and equals sharded.Run's in one process bit for bit.
+//
+// The options are checked at construction (ErrArgument). Fewer points than Rank + 1
+// fail the pipeline.
+func Polish(s beam.Scope, points beam.PCollection, o PolishOptions) (Polished, error) {
+	_, so, err := checkPolish(o)
+	if err != nil {
+		return Polished{}, err
+	}
+	if err := checkGlobal("Polish", points); err != nil {
+		return Polished{}, err
+	}
+	s = s.Scope("Polish")
+	work := o.Work + "/polish-" + newRun()
+	good, dead := beam.ParDo2(s, &checkFn{Dim: o.Dim}, points)
+	names := beam.ParDo(s, &shardPointsFn{Dir: work, Shards: o.Shards}, good)
+	side := beam.SideInput{Input: names}
+
+	g0, err := encodeGlobal(mustBegin(so))
+	if err != nil {
+		return Polished{}, err
+	}
+	global := beam.Create(s, g0)
+	ids := make([]int, o.Shards)
+	for i := range ids {
+		ids[i] = i
+	}
+	shardIDs := beam.Reshuffle(s, beam.CreateList(s, ids))
+	p := polishRun{s: s, kernel: o.Kernel, dim: o.Dim, work: work, names: side}
+	var states, parts beam.PCollection
+	for _, step := range sharded.Program(o.Passes) {
+		switch step.Kind {
+		case sharded.Start:
+			states, parts = beam.ParDo2(s, &startFn{Dir: work, Kernel: o.Kernel, Dim: o.Dim, Options: so}, shardIDs, side)
+		case sharded.Tiles:
+			states = p.tiles(step, states, global)
+			continue
+		default:
+			states, parts = beam.ParDo2(s, &stepFn{Step: step}, states, beam.SideInput{Input: global})
+		}
+		global = beam.ParDo(s, &reduceFn{Step: step}, beam.GroupByKey(s, beam.AddFixedKey(s, parts)), beam.SideInput{Input: global})
+	}
+	scores := beam.ParDo(s, &scoresFn{Dir: work, Dim: o.Dim}, states, beam.SideInput{Input: global}, side)
+	cert := beam.ParDo(s, &certificateFn{Kernel: o.Kernel}, global)
+	return Polished{Scores: scores, Certificate: cert, Dead: dead, Work: work}, nil
+}
+
+// mustBegin is sharded.Begin of options checkPolish accepted.
+func mustBegin(o sharded.Options) sharded.Global {
+	g, err := sharded.Begin(o)
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+// polishRun is what the tile stages of a Polish share.
+type polishRun struct {
+	s      beam.Scope
+	kernel kernel.Spec
+	dim    int
+	work   string
+	names  beam.SideInput
+}
+
+// tiles is a pass's tile stage: each shard's block to the tiles it is in (grouped by
+// tile: two blocks a tile, one on the diagonal), each tile's products where its two
+// shards' points are read, and each shard's parts joined with its state (grouped by
+// shard: its state and S parts) and summed in tile order into its Y.
+func (p polishRun) tiles(step sharded.Step, states, global beam.PCollection) beam.PCollection {
+	s := p.s
+	blocks := beam.ParDo(s, &fanFn{Step: step}, states, beam.SideInput{Input: global})
+	products := beam.ParDo(s, &tileFn{Dir: p.work, Kernel: p.kernel, Dim: p.dim}, beam.GroupByKey(s, blocks), p.names)
+	keyed := beam.ParDo(s, keyState, states)
+	return beam.ParDo(s, &sumTilesFn{}, beam.CoGroupByKey(s, keyed, products))
+}
+
+// certificateFn writes the final Global as a PolishCertificate, JSON.
+type certificateFn struct {
+	Kernel kernel.Spec
+}
+
+// ProcessElement encodes the certificate.
+func (fn *certificateFn) ProcessElement(b []byte, emit func([]byte)) error {
+	g, err := decodeGlobal(b)
+	if err != nil {
+		return err
+	}
+	values, lo, hi, below, above := g.Bounds()
+	k, err := kernel.New(fn.Kernel)
+	if err != nil {
+		return err
+	}
+	c := PolishCertificate{
+		Points: g.M, Kernel: fmt.Sprint(k), Centred: g.Options.Centred, Rank: g.Options.Rank, Passes: g.Options.Passes,
+		Values: values, Lower: lo, Upper: hi, Below: below, Above: above, ErrorBound: math.Max(below, above), Trace: g.TraceK(),
+	}
+	out, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	emit(append(out, '\n'))
+	return nil
+}

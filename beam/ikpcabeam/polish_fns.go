@@ -1,0 +1,273 @@
+package ikpcabeam
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"fmt"
+	"reflect"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/ikpca/ikpca/beam/sharded"
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// The DoFns of Polish: each runs one step of sharded's program on a shard's state with
+// the latest Global (a side input of one element, its gob encoding), or reduces the
+// shards' parts into the next Global.
+func init() {
+	beam.RegisterType(reflect.TypeFor[sharded.State]())
+	beam.RegisterType(reflect.TypeFor[sharded.Part]())
+	beam.RegisterType(reflect.TypeFor[sharded.TilePart]())
+	beam.RegisterType(reflect.TypeFor[tileBlock]())
+	register.DoFn5x1[context.Context, int, func(*string) bool, func(sharded.State), func(sharded.Part), error](&startFn{})
+	register.DoFn4x1[sharded.State, func(*[]byte) bool, func(sharded.State), func(sharded.Part), error](&stepFn{})
+	register.DoFn4x1[int, func(*sharded.Part) bool, func(*[]byte) bool, func([]byte), error](&reduceFn{})
+	register.DoFn3x1[sharded.State, func(*[]byte) bool, func(int, tileBlock), error](&fanFn{})
+	register.DoFn5x1[context.Context, int, func(*tileBlock) bool, func(*string) bool, func(int, sharded.TilePart), error](&tileFn{})
+	register.Function1x2(keyState)
+	register.DoFn4x1[int, func(*sharded.State) bool, func(*sharded.TilePart) bool, func(sharded.State), error](&sumTilesFn{})
+	register.DoFn5x1[context.Context, sharded.State, func(*[]byte) bool, func(*string) bool, func(Scores), error](&scoresFn{})
+	register.DoFn2x1[[]byte, func([]byte), error](&certificateFn{})
+	register.Emitter1[sharded.State]()
+	register.Emitter1[sharded.Part]()
+	register.Emitter2[int, tileBlock]()
+	register.Emitter2[int, sharded.TilePart]()
+	register.Iter1[sharded.Part]()
+	register.Iter1[sharded.State]()
+	register.Iter1[sharded.TilePart]()
+	register.Iter1[tileBlock]()
+}
+
+// encodeGlobal and decodeGlobal are the Global's encoding between steps.
+func encodeGlobal(g sharded.Global) ([]byte, error) {
+	var b bytes.Buffer
+	err := gob.NewEncoder(&b).Encode(g)
+	return b.Bytes(), err
+}
+
+func decodeGlobal(b []byte) (sharded.Global, error) {
+	var g sharded.Global
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&g); err != nil {
+		return g, fmt.Errorf("ikpcabeam: Polish: the run's state does not decode: %w", err)
+	}
+	return g, nil
+}
+
+// sideGlobal reads the Global of a side input of one element.
+func sideGlobal(side func(*[]byte) bool) (sharded.Global, error) {
+	var b []byte
+	if !side(&b) {
+		return sharded.Global{}, fmt.Errorf("ikpcabeam: Polish: no state from the step before")
+	}
+	return decodeGlobal(b)
+}
+
+// collect reads an iterator's elements.
+func collect[T any](next func(*T) bool) []T {
+	var out []T
+	var v T
+	for next(&v) {
+		out = append(out, v)
+		v = *new(T)
+	}
+	return out
+}
+
+// startFn reads a shard's points and starts its state (sharded.NewState).
+type startFn struct {
+	Dir     string
+	Kernel  kernel.Spec
+	Dim     int
+	Options sharded.Options
+}
+
+// ProcessElement starts shard s.
+func (fn *startFn) ProcessElement(ctx context.Context, s int, names func(*string) bool, emit func(sharded.State), part func(sharded.Part)) error {
+	k, err := kernel.New(fn.Kernel)
+	if err != nil {
+		return err
+	}
+	sp, err := readShard(ctx, fn.Dir, collect(names), s, fn.Dim)
+	if err != nil {
+		return err
+	}
+	st, p, err := sharded.NewState(s, k, sp.X, sp.ids, fn.Options)
+	if err != nil {
+		return err
+	}
+	emit(st)
+	part(p)
+	return nil
+}
+
+// stepFn runs a step on a shard's state.
+type stepFn struct {
+	Step sharded.Step
+}
+
+// ProcessElement runs the step.
+func (fn *stepFn) ProcessElement(st sharded.State, side func(*[]byte) bool, emit func(sharded.State), part func(sharded.Part)) error {
+	g, err := sideGlobal(side)
+	if err != nil {
+		return err
+	}
+	p, err := st.Step(fn.Step, &g)
+	if err != nil {
+		return err
+	}
+	emit(st)
+	part(p)
+	return nil
+}
+
+// reduceFn reduces a step's parts, all on one key, with the Global before the step.
+type reduceFn struct {
+	Step sharded.Step
+}
+
+// ProcessElement reduces the parts.
+func (fn *reduceFn) ProcessElement(_ int, parts func(*sharded.Part) bool, side func(*[]byte) bool, emit func([]byte)) error {
+	g, err := sideGlobal(side)
+	if err != nil {
+		return err
+	}
+	if g, err = sharded.Reduce(fn.Step, g, collect(parts)); err != nil {
+		return err
+	}
+	b, err := encodeGlobal(g)
+	if err != nil {
+		return err
+	}
+	emit(b)
+	return nil
+}
+
+// tileBlock is a shard's block of a pass, on its way to a tile.
+type tileBlock struct {
+	Shard int
+	B     sharded.Matrix
+}
+
+// fanFn sends a shard's block of a pass to the S tiles it is in, keyed by the tile's
+// number; nothing once the iteration has stopped.
+type fanFn struct {
+	Step sharded.Step
+}
+
+// ProcessElement sends the block.
+func (fn *fanFn) ProcessElement(st sharded.State, side func(*[]byte) bool, emit func(int, tileBlock)) error {
+	g, err := sideGlobal(side)
+	if err != nil {
+		return err
+	}
+	if g.Stopped {
+		return nil
+	}
+	b := tileBlock{Shard: st.Shard, B: st.TileInput(fn.Step, &g)}
+	for t, ij := range sharded.TilePairs(len(g.RowOf)) {
+		if ij[0] == st.Shard || ij[1] == st.Shard {
+			emit(t, b)
+		}
+	}
+	return nil
+}
+
+// tileFn computes a tile's products where its two shards' points are read
+// (sharded.Tile), and emits each shard's part keyed by the shard.
+type tileFn struct {
+	Dir    string
+	Kernel kernel.Spec
+	Dim    int
+}
+
+// ProcessElement computes the tile.
+func (fn *tileFn) ProcessElement(ctx context.Context, t int, blocks func(*tileBlock) bool, names func(*string) bool, emit func(int, sharded.TilePart)) error {
+	k, err := kernel.New(fn.Kernel)
+	if err != nil {
+		return err
+	}
+	in := collect(blocks)
+	if len(in) == 0 || len(in) > 2 {
+		return fmt.Errorf("ikpcabeam: Polish: tile %d has %d blocks", t, len(in))
+	}
+	if len(in) == 2 && in[0].Shard > in[1].Shard {
+		in[0], in[1] = in[1], in[0]
+	}
+	all := collect(names)
+	I, J := in[0], in[len(in)-1]
+	xi, err := readShard(ctx, fn.Dir, all, I.Shard, fn.Dim)
+	if err != nil {
+		return err
+	}
+	xj, err := readShard(ctx, fn.Dir, all, J.Shard, fn.Dim)
+	if err != nil {
+		return err
+	}
+	yi, yj, err := sharded.Tile(k, xi.X, xj.X, I.B, J.B, len(in) == 1)
+	if err != nil {
+		return err
+	}
+	emit(I.Shard, sharded.TilePart{Tile: t, Y: yi})
+	if len(in) == 2 {
+		emit(J.Shard, sharded.TilePart{Tile: t, Y: yj})
+	}
+	return nil
+}
+
+// keyState keys a state by its shard.
+func keyState(st sharded.State) (int, sharded.State) { return st.Shard, st }
+
+// sumTilesFn sets a shard's Y to the sum of its parts of the pass's tiles, in tile
+// order (sharded.SumTiles); with no parts (the iteration stopped) the state is as it
+// was.
+type sumTilesFn struct{}
+
+// ProcessElement sums the shard's parts.
+func (fn *sumTilesFn) ProcessElement(shard int, states func(*sharded.State) bool, parts func(*sharded.TilePart) bool, emit func(sharded.State)) error {
+	st := collect(states)
+	if len(st) != 1 {
+		return fmt.Errorf("ikpcabeam: Polish: shard %d has %d states", shard, len(st))
+	}
+	ps := collect(parts)
+	if len(ps) > 0 {
+		Y, err := sharded.SumTiles(st[0].N, ps[0].Y.Cols, ps)
+		if err != nil {
+			return err
+		}
+		st[0].Y = Y
+	}
+	emit(st[0])
+	return nil
+}
+
+// scoresFn emits the scores of a shard's points, each with its record's place.
+type scoresFn struct {
+	Dir string
+	Dim int
+}
+
+// ProcessElement emits the shard's scores.
+func (fn *scoresFn) ProcessElement(ctx context.Context, st sharded.State, side func(*[]byte) bool, names func(*string) bool, emit func(Scores)) error {
+	g, err := sideGlobal(side)
+	if err != nil {
+		return err
+	}
+	sc, err := st.Scores(&g)
+	if err != nil {
+		return err
+	}
+	sp, err := readShard(ctx, fn.Dir, collect(names), st.Shard, fn.Dim)
+	if err != nil {
+		return err
+	}
+	if len(sp.points) != sc.Rows {
+		return fmt.Errorf("ikpcabeam: Polish: shard %d has %d points and %d rows of scores", st.Shard, len(sp.points), sc.Rows)
+	}
+	for i, p := range sp.points {
+		emit(Scores{Source: p.Source, Offset: p.Offset, Line: p.Line, Y: append([]float64(nil), sc.Data[i*sc.Cols:(i+1)*sc.Cols]...)})
+	}
+	return nil
+}
