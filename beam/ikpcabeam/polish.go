@@ -53,18 +53,18 @@ type Polished struct {
 // that hold the eigenvalues of the points' matrix K′ (or K), and bounds on the error
 // E = K′ − U·Θ·Uᵀ of the Rank Ritz pairs, as kpca.Model's ValueBounds and ErrorBound.
 type PolishCertificate struct {
-	Points     int       `json:"points"`
-	Kernel     string    `json:"kernel"`
-	Centred    bool      `json:"centred"`
-	Rank       int       `json:"rank"`
-	Passes     int       `json:"passes"`
-	Values     []float64 `json:"values"`
-	Lower      []float64 `json:"lower"`
-	Upper      []float64 `json:"upper"`
-	Below      float64   `json:"error_below"` // ≥ −λmin(E)
-	Above      float64   `json:"error_above"` // ≥ λmax(E)
-	ErrorBound float64   `json:"error_bound"` // ≥ ‖E‖₂
-	Trace      float64   `json:"trace"`       // tr K′ (or K)
+	Points     int         `json:"points"`
+	Kernel     kernel.Spec `json:"kernel"`
+	Centred    bool        `json:"centred"`
+	Rank       int         `json:"rank"`
+	Passes     int         `json:"passes"`
+	Values     []float64   `json:"values"`
+	Lower      []float64   `json:"lower"`
+	Upper      []float64   `json:"upper"`
+	Below      float64     `json:"error_below"` // ≥ −λmin(E)
+	Above      float64     `json:"error_above"` // ≥ λmax(E)
+	ErrorBound float64     `json:"error_bound"` // ≥ ‖E‖₂
+	Trace      float64     `json:"trace"`       // tr K′ (or K)
 }
 
 // checkPolish checks the options and returns the kernel and the run's options.
@@ -189,12 +189,8 @@ func (fn *certificateFn) ProcessElement(b []byte, emit func([]byte)) error {
 		return err
 	}
 	values, lo, hi, below, above := g.Bounds()
-	k, err := kernel.New(fn.Kernel)
-	if err != nil {
-		return err
-	}
 	c := PolishCertificate{
-		Points: g.M, Kernel: fmt.Sprint(k), Centred: g.Options.Centred, Rank: g.Options.Rank, Passes: g.Options.Passes,
+		Points: g.M, Kernel: fn.Kernel, Centred: g.Options.Centred, Rank: g.Options.Rank, Passes: g.Options.Passes,
 		Values: values, Lower: lo, Upper: hi, Below: below, Above: above, ErrorBound: math.Max(below, above), Trace: g.TraceK(),
 	}
 	out, err := json.MarshalIndent(c, "", "  ")

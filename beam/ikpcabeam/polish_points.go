@@ -226,3 +226,14 @@ func (sp *shardPoints) order(s, dim int) error {
 	}
 	return nil
 }
+
+// RemoveWork removes a Polish's work directory (Polished.Work) and its point files,
+// once the job is over.
+func RemoveWork(ctx context.Context, dir string) error {
+	fs, err := filesystem.New(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	return removeTemps(ctx, fs, dir)
+}

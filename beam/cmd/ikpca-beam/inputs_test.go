@@ -124,7 +124,7 @@ func TestLandmarksFileModel(t *testing.T) {
 	}
 }
 
-// readDead returns the lines of the dead-letter shards prefix-SSSSS-of-NNNNN.csv.
+// readDead returns the lines of the shards (dead letters, or scores) prefix-SSSSS-of-NNNNN.csv.
 func readDead(t *testing.T, prefix string) []string {
 	t.Helper()
 	files, err := filepath.Glob(prefix + "-*-of-*.csv")

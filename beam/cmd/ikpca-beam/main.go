@@ -9,6 +9,14 @@
 //	ikpca-beam --mode=fit --method=nystrom --landmarks=200 --input='data/*.csv' --model=model.nys
 //	ikpca-beam --mode=fit --method=nystrom --landmarks-file=l.csv --input='data/*.csv' --model=model.nys
 //	ikpca-beam --mode=project --input='data/*.csv' --model=model.skpca --output=scores
+//	ikpca-beam --mode=polish --input='data/*.csv' --k=10 --rank=50 --passes=6 --certificate=cert.json --output=scores
+//
+// Polish computes the leading kernel principal components of all the points to batch
+// accuracy, without their kernel matrix in memory anywhere, and certifies them: the
+// block Krylov–Ritz iteration of kpca.FitFrom from a random start, over --shards shards
+// of the points on the workers (ikpcabeam.Polish). Its certificate file holds the
+// values, intervals that hold the true eigenvalues, and bounds on the error of the
+// --rank Ritz pairs; its scores are the points' on the --k leading components.
 //
 // Nyström KPCA takes its landmarks from a file (the input's format) or samples them
 // uniformly from the points in the pipeline's first stage (seeded by --seed); without
@@ -46,11 +54,15 @@ type options struct {
 	k, block                         int
 	maxDead                          float64
 	limitDead                        bool // maxDead applies (the flag's default, 0.1, or its value)
+	// polish
+	certificate, work             string
+	rank, passes, shards          int
+	uncentred                     bool
 }
 
 func main() {
 	var o options
-	flag.StringVar(&o.mode, "mode", "", "fit (and project the input with --output) or project (with --model)")
+	flag.StringVar(&o.mode, "mode", "", "fit (and project the input with --output), project (with --model) or polish (batch-accurate kernel PCA of the input, certified, with --certificate and --output)")
 	flag.StringVar(&o.method, "method", "skpca", "fit: skpca (random Fourier features sketched by Frequent Directions) or nystrom (Nyström kernel PCA)")
 	flag.IntVar(&o.landmarks, "landmarks", 0, "fit, nystrom: sample this many landmarks from the points (uniformly, seeded by --seed)")
 	flag.StringVar(&o.landmarksFile, "landmarks-file", "", "fit, nystrom: the landmarks, one per line in the input's format (--format, --sep, --header, --columns)")
@@ -70,6 +82,12 @@ func main() {
 	flag.IntVar(&o.k, "k", 0, "project: components to score (default all)")
 	flag.IntVar(&o.block, "block", 256, "points per AddBatch call (fit) and per Transform call (project)")
 	flag.Float64Var(&o.maxDead, "max-dead-fraction", 0.1, "fail the job when more than this fraction of the input's records are dead letters (they are written first); 1: no limit")
+	flag.StringVar(&o.certificate, "certificate", "", "polish: the certificate file (JSON): the values, intervals that hold the eigenvalues, the error bounds")
+	flag.StringVar(&o.work, "work", "", "polish: a directory for the shards' point files, removed after the run (default <certificate>.work)")
+	flag.IntVar(&o.rank, "rank", 50, "polish: the width of the Krylov blocks, the Ritz pairs the certificate covers (≥ --k)")
+	flag.IntVar(&o.passes, "passes", 6, "polish: passes over the points (1 to 16)")
+	flag.IntVar(&o.shards, "shards", 8, "polish: shards of the points; the kernel matrix has shards·(shards+1)/2 tiles")
+	flag.BoolVar(&o.uncentred, "uncentred", false, "polish: the kernel matrix K rather than the centred K′")
 	flag.Parse()
 	o.limitDead = true
 	// beam.Init after the flags: on a worker it runs the worker harness and exits.

@@ -33,9 +33,24 @@ import (
 // run builds the pipeline the options describe, runs it on the runner of --runner
 // (prism by default), and prints the counters of namespace "ikpca" to stderr.
 func run(ctx context.Context, o options, stderr io.Writer) error {
-	p, err := build(ctx, o)
+	var p *beam.Pipeline
+	var work string
+	var err error
+	if o.mode == "polish" {
+		p, work, err = buildPolish(ctx, o)
+	} else {
+		p, err = build(ctx, o)
+	}
 	if err != nil {
 		return err
+	}
+	if work != "" {
+		// The shards' point files are the run's own: removed whether it succeeds or not.
+		defer func() {
+			if rerr := ikpcabeam.RemoveWork(ctx, work); rerr != nil {
+				fmt.Fprintln(stderr, "ikpca-beam: removing the polish's work files:", rerr)
+			}
+		}()
 	}
 	// The failure marker, written by a pipeline that fails for a reason of its data,
 	// and this run's id, which the marker names (failedRun).
@@ -94,8 +109,11 @@ func printCounters(w io.Writer, counters []metrics.CounterResult) {
 // build checks the options and builds the pipeline.
 func build(ctx context.Context, o options) (*beam.Pipeline, error) {
 	switch {
+	case o.mode == "polish":
+		p, _, err := buildPolish(ctx, o)
+		return p, err
 	case o.mode != "fit" && o.mode != "project":
-		return nil, errors.New(`--mode must be "fit" or "project"`)
+		return nil, errors.New(`--mode must be "fit", "project" or "polish"`)
 	case o.input == "" || o.model == "":
 		return nil, errors.New("--input and --model are required")
 	case o.mode == "project" && o.output == "":

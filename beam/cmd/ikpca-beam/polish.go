@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/ikpca/ikpca/beam/ikpcabeam"
+	"github.com/ikpca/ikpca/kernel"
+)
+
+// buildPolish builds the pipeline of --mode=polish: the input's points polished over
+// shards (ikpcabeam.Polish), the certificate written to --certificate and the scores to
+// --output; it returns the run's work directory, which run removes after the job.
+func buildPolish(ctx context.Context, o options) (*beam.Pipeline, string, error) {
+	switch {
+	case o.input == "" || o.certificate == "" || o.output == "":
+		return nil, "", errors.New("polish needs --input, --certificate and --output")
+	case o.model != "" || o.method != "skpca" && o.method != "" || o.landmarks != 0 || o.landmarksFile != "":
+		return nil, "", errors.New("polish takes no --model, --method or landmarks: it fits the points themselves")
+	case o.k < 1 || o.rank < o.k:
+		return nil, "", fmt.Errorf("polish: --k %d and --rank %d: want 1 ≤ k ≤ rank", o.k, o.rank)
+	}
+	o.dead = deadPrefix(o)
+	if !(o.maxDead >= 0) {
+		return nil, "", fmt.Errorf("--max-dead-fraction %v: want a fraction ≥ 0 (1: no limit)", o.maxDead)
+	}
+	// The certificate is checked against the inputs and the prefixes as a model is.
+	checked := o
+	checked.model, checked.mode = o.certificate, "fit"
+	if err := checkOutputs(ctx, checked); err != nil {
+		return nil, "", err
+	}
+	work := o.work
+	if work == "" {
+		work = o.certificate + ".work"
+	}
+	p, s := beam.NewPipelineWithRoot()
+	points, deadLines, csvOpts, dim, err := read(ctx, s, o)
+	if err != nil {
+		return nil, "", err
+	}
+	sigma := o.sigma
+	if sigma == 0 {
+		if sigma, err = bandwidth(ctx, o, csvOpts, dim); err != nil {
+			return nil, "", err
+		}
+	}
+	res, err := ikpcabeam.Polish(s, points, ikpcabeam.PolishOptions{
+		Kernel: kernel.Spec{Name: "rbf", Sigma: sigma}, Dim: dim, Uncentred: o.uncentred,
+		Components: o.k, Rank: o.rank, Passes: o.passes, Seed: o.seed, Shards: o.shards, Work: work,
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	if err := ikpcabeam.WriteModel(s, o.certificate, res.Certificate); err != nil {
+		return nil, "", err
+	}
+	if err := ikpcabeam.WriteScores(s, o.output, res.Scores); err != nil {
+		return nil, "", err
+	}
+	letters := beam.Flatten(s, deadLines, res.Dead)
+	published, err := ikpcabeam.WriteDeadLettersPublished(s, o.dead, letters)
+	if err != nil {
+		return nil, "", err
+	}
+	limits := ikpcabeam.RecordLimits{MaxDeadFraction: o.maxDead, NeedScores: true}
+	if err := ikpcabeam.CheckRecords(s, []beam.PCollection{points, deadLines}, []beam.PCollection{letters}, []beam.PCollection{res.Scores}, []beam.PCollection{published}, limits); err != nil {
+		return nil, "", err
+	}
+	return p, res.Work, nil
+}
