@@ -55,9 +55,9 @@ type options struct {
 	maxDead                          float64
 	limitDead                        bool // maxDead applies (the flag's default, 0.1, or its value)
 	// polish
-	certificate, work             string
-	rank, passes, shards          int
-	uncentred                     bool
+	certificate, work    string
+	rank, passes, shards int
+	uncentred            bool
 }
 
 func main() {
