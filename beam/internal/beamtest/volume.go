@@ -2,6 +2,7 @@ package beamtest
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -111,10 +112,18 @@ func Volumes(p *beam.Pipeline) ([]Grouping, beam.PipelineResult, error) {
 		}
 		for _, pc := range t.GetInputs() {
 			g := Grouping{Name: t.GetUniqueName(), Kind: kind, PCollection: pc}
-			if v := vols[pc]; v != nil {
-				g.Elements = v.elements
-				if v.sampled > 0 {
-					g.Bytes = v.sum * v.elements / v.sampled
+			// A CoGroupByKey's GroupByKey reads a Flatten of its inputs, which prism
+			// fuses away without metrics: its volume is the sum of the Flatten's inputs'.
+			ins := []string{pc}
+			if vols[pc] == nil {
+				ins = flattenInputs(pc, transforms)
+			}
+			for _, in := range ins {
+				if v := vols[in]; v != nil {
+					g.Elements += v.elements
+					if v.sampled > 0 {
+						g.Bytes += v.sum * v.elements / v.sampled
+					}
 				}
 			}
 			out = append(out, g)
@@ -132,4 +141,20 @@ func nested(id string, parent map[string]string, transforms map[string]*pipepb.P
 		}
 	}
 	return false
+}
+
+// flattenInputs returns the PCollections whose elements make up pc: the inputs of the
+// Flatten that produces pc, or pc where no Flatten does.
+func flattenInputs(pc string, transforms map[string]*pipepb.PTransform) []string {
+	for _, t := range transforms {
+		if t.GetSpec().GetUrn() != "beam:transform:flatten:v1" {
+			continue
+		}
+		for _, out := range t.GetOutputs() {
+			if out == pc {
+				return slices.Collect(maps.Values(t.GetInputs()))
+			}
+		}
+	}
+	return []string{pc}
 }
