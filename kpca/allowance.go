@@ -18,13 +18,6 @@ import (
 // they do not. This file bounds the kernel values' error; allowance_pass.go, the
 // products' and the centring's.
 
-// gammaN is γₙ = nε/(1 − nε), the worst-case relative error of a sum or dot product of
-// n terms in any order (Higham 2002, Lemma 3.1).
-func gammaN(n int) float64 {
-	u := float64(n) * vec.Roundoff
-	return u / (1 - u)
-}
-
 // kernelError returns (e, a) such that every computed kernel value of the model's
 // points, k̂ᵢⱼ from kernel.Cross's blocks, satisfies |k̂ᵢⱼ − kᵢⱼ| ≤ e + a·√|kᵢⱼ|, kᵢⱼ the
 // exact value of the kernel at the stored points (docs/design.md, "Certificates",
@@ -109,7 +102,7 @@ func (md *Model) maxNorm2() float64 {
 		}
 		best = math.Max(best, s)
 	}
-	return best * (1 + gammaN(md.d+1))
+	return best * (1 + vec.Gamma(md.d+1))
 }
 
 // minNorm2 returns the smallest nonzero norm ‖xᵢ‖ of the stored points, with a margin for
@@ -128,7 +121,7 @@ func (md *Model) minNorm2() float64 {
 	if math.IsInf(best, 1) {
 		return 0
 	}
-	return math.Sqrt(best * (1 - gammaN(md.d+1)))
+	return math.Sqrt(best * (1 - vec.Gamma(md.d+1)))
 }
 
 // maxShiftedNorm2 bounds the largest ‖x̃ᵢ‖², x̃ = x − μ the points shifted by their mean
@@ -156,6 +149,6 @@ func (md *Model) maxShiftedNorm2() float64 {
 		}
 		best = math.Max(best, s)
 	}
-	r := math.Sqrt(best*(1+gammaN(d+2))) + math.Sqrt(float64(d))*(gammaN(m+1)+2*vec.Roundoff)*big
+	r := math.Sqrt(best*(1+vec.Gamma(d+2))) + math.Sqrt(float64(d))*(vec.Gamma(m+1)+2*vec.Roundoff)*big
 	return r * r
 }

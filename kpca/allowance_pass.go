@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/truncation"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
 )
@@ -33,7 +34,7 @@ type passError struct {
 // at most rows (from the pass), the kernel values' error being e + a·√|k|
 // (kernelError), and tile the order of the pass's tiles.
 func newPassError(m, tile int, rows, c, e, a float64, centred bool) passError {
-	gm := gammaN(m)
+	gm := vec.Gamma(m)
 	// Row sums of |K̂ − c| summed in floating point: the true ones are at most
 	// rows/(1 − γₘ). A diagonal tile's lower half is computed apart from its upper half,
 	// so its column sums may exceed its row sums by twice the values' error a column:
@@ -46,7 +47,7 @@ func newPassError(m, tile int, rows, c, e, a float64, centred bool) passError {
 	// ⌈m/T⌉ + 1 such (passer.own): γ_h, h = T + ⌈m/T⌉ + 1. Centred, the compensated
 	// column mean is within 2ε·|μ| + γ²ₘ·Σ|wᵢ|/m of the exact one and the subtraction
 	// rounds once more: (4ε + γ²ₘ)·‖ŵ‖ in all, ‖ŵ‖ ≤ (1 + γ_h)·N·‖|q|‖.
-	gh := gammaN(tile + (m+tile-1)/tile + 1)
+	gh := vec.Gamma(tile + (m+tile-1)/tile + 1)
 	pe := passError{dK: dK, g: gh, n: n, m: m, centred: centred}
 	if centred {
 		pe.g = gh + (4*vec.Roundoff+gm*gm)*(1+gh)
@@ -68,14 +69,14 @@ func (pe passError) block(Q *mat.Dense, norm float64) float64 {
 // column returns the bound on ‖pass(z) − A·z‖ for the j-th column z of Z.
 func (pe passError) column(Z *mat.Dense, j int) float64 {
 	z := Z.ColView(j)
-	r := (pe.dK + pe.g*pe.n) * mat.Norm(z, 2) * (1 + gammaN(pe.m))
+	r := (pe.dK + pe.g*pe.n) * mat.Norm(z, 2) * (1 + vec.Gamma(pe.m))
 	if pe.centred {
 		var s, abs float64
 		for i := range z.Len() {
 			s += z.AtVec(i)
 			abs += math.Abs(z.AtVec(i))
 		}
-		r += pe.n * (math.Abs(s) + gammaN(pe.m)*abs) / math.Sqrt(float64(pe.m))
+		r += pe.n * (math.Abs(s) + vec.Gamma(pe.m)*abs) / math.Sqrt(float64(pe.m))
 	}
 	return r
 }
@@ -90,8 +91,8 @@ func absNorm(A *mat.Dense) float64 {
 	abs.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, A)
 	g := mat.NewSymDense(c, nil)
 	g.SymOuterK(1, abs.T())
-	v := blockNorm(g, 0, c)
-	return v * math.Sqrt((1+gammaN(r))*(1+2*float64(c)*vec.Roundoff))
+	v := truncation.BlockNorm(g, 0, c)
+	return v * math.Sqrt((1+vec.Gamma(r))*(1+2*float64(c)*vec.Roundoff))
 }
 
 // sumNorm returns a bound on ‖1ᵀA‖₂: the column sums by Sum2 (compensated, Ogita, Rump
@@ -101,39 +102,19 @@ func absNorm(A *mat.Dense) float64 {
 func sumNorm(A *mat.Dense) float64 {
 	r, c := A.Dims()
 	col := make([]float64, r)
-	g := gammaN(r + 1)
+	g := vec.Gamma(r + 1)
 	var t float64
 	for j := range c {
 		mat.Col(col, j, A)
-		s, abs := dot2(col, nil, 0)
+		s, abs := vec.Dot2(col, nil, 0)
 		s = math.Abs(s)*(1+2*vec.Roundoff) + g*g*abs
 		t += s * s
 	}
-	return math.Sqrt(t) * (1 + gammaN(c+1))
-}
-
-// dot2 returns xᵀy + extra (Σx + extra when y is nil) by Dot2 (Ogita, Rump and Oishi
-// 2005, Algorithm 5.3: TwoProduct by FMA and TwoSum, the errors summed apart), which is
-// within ε·|result| + γ²ₙ₊₁·abs of the exact value, and abs = Σ|xᵢyᵢ| + |extra|.
-func dot2(x, y []float64, extra float64) (float64, float64) {
-	s, c, abs := extra, 0.0, math.Abs(extra)
-	for i, v := range x {
-		p, pe := v, 0.0
-		if y != nil {
-			p = v * y[i]
-			pe = math.FMA(v, y[i], -p)
-		}
-		t := s + p
-		z := t - s
-		c += ((s - (t - z)) + (p - z)) + pe
-		s = t
-		abs += math.Abs(p)
-	}
-	return s + c, abs
+	return math.Sqrt(t) * (1 + vec.Gamma(c+1))
 }
 
 // gramError returns a bound on ‖VᵀV − I‖₂ for the m×k V, whose columns should be
-// orthonormal: VᵀV − I computed by dot2, each entry within ε·|its value| +
+// orthonormal: VᵀV − I computed by vec.Dot2, each entry within ε·|its value| +
 // γ²ₘ₊₁·(|vᵢ|ᵀ|vⱼ| + δᵢⱼ), so that the matrix is within ε·‖·‖_F + γ²ₘ₊₁·(ν² + 1) of the
 // exact one, ν = ‖|V|‖₂; and its norm, by its eigenvalues, within LAPACK's backward
 // error 2kε of its own. The plain product's rounding, γₘ·ν², made δ·max|θ| the largest
@@ -151,7 +132,7 @@ func gramError(V *mat.Dense, nu float64) float64 {
 			if i == j {
 				extra = -1
 			}
-			v, _ := dot2(cols[i], cols[j], extra)
+			v, _ := vec.Dot2(cols[i], cols[j], extra)
 			g.SetSym(i, j, v)
 		}
 	}
@@ -160,7 +141,7 @@ func gramError(V *mat.Dense, nu float64) float64 {
 		return math.Inf(1)
 	}
 	s := math.Max(math.Abs(vals[0]), math.Abs(vals[k-1]))
-	gm := gammaN(m + 1)
+	gm := vec.Gamma(m + 1)
 	return s*(1+2*float64(k)*vec.Roundoff) + vec.Roundoff*mat.Norm(g, 2) + gm*gm*(nu*nu+1)
 }
 
@@ -193,7 +174,7 @@ func rounding(pe passError, V, WV, R *mat.Dense, theta []float64, nu, delta floa
 	f := pe.block(V, math.Sqrt(1+delta))
 	wf := mat.Norm(WV, 2) // Frobenius
 	kk := float64(k)
-	onTheta := math.Sqrt(1+delta)*f + gammaN(m)*nu*wf + (delta/(1-delta)+2*kk*vec.Roundoff)*top
-	onRho := f*(1+2*kk*vec.Roundoff) + gammaN(k)*math.Sqrt(kk)*(wf+top*nu) + kk*gammaN(m)*mat.Norm(R, 2)
+	onTheta := math.Sqrt(1+delta)*f + vec.Gamma(m)*nu*wf + (delta/(1-delta)+2*kk*vec.Roundoff)*top
+	onRho := f*(1+2*kk*vec.Roundoff) + vec.Gamma(k)*math.Sqrt(kk)*(wf+top*nu) + kk*vec.Gamma(m)*mat.Norm(R, 2)
 	return math.Max(onTheta, onRho) * (1 + 4*vec.Roundoff)
 }

@@ -46,6 +46,6 @@ func (md *Model) restartCertificate(Q, last *mat.Dense, tq, sLast mat.Matrix, re
 	for _, v := range values {
 		abs += math.Abs(v)
 	}
-	c := truncation.Restart(md.cert, sv, values, rest, md.traceK(), md.traceTol(len(values), abs), rnd)
+	c, _ := truncation.Restart(md.cert, sv, values, rest, md.traceK(), md.traceTol(len(values), abs), rnd)
 	return &c
 }

@@ -50,21 +50,31 @@ type Polished struct {
 }
 
 // PolishCertificate is a Polish's result and certificate: the leading values, intervals
-// that hold the eigenvalues of the points' matrix K′ (or K), and bounds on the error
-// E = K′ − U·Θ·Uᵀ of the Rank Ritz pairs, as kpca.Model's ValueBounds and ErrorBound.
+// that hold the eigenvalues of the points' matrix K′ (or K) and bounds on the sines of
+// the leading components (as kpca.Model.Certify's), and bounds on the error
+// E = K′ − U·Θ·Uᵀ of the Rank Ritz pairs (as kpca.Model's ErrorBound). Every bound is
+// deterministic: it holds on every input (docs/design.md, "Polish and Certify over
+// sharded points").
 type PolishCertificate struct {
-	Points     int         `json:"points"`
-	Kernel     kernel.Spec `json:"kernel"`
-	Centred    bool        `json:"centred"`
-	Rank       int         `json:"rank"`
-	Passes     int         `json:"passes"`
-	Values     []float64   `json:"values"`
-	Lower      []float64   `json:"lower"`
-	Upper      []float64   `json:"upper"`
-	Below      float64     `json:"error_below"` // ≥ −λmin(E)
-	Above      float64     `json:"error_above"` // ≥ λmax(E)
-	ErrorBound float64     `json:"error_bound"` // ≥ ‖E‖₂
-	Trace      float64     `json:"trace"`       // tr K′ (or K)
+	Points  int         `json:"points"`
+	Kernel  kernel.Spec `json:"kernel"`
+	Centred bool        `json:"centred"`
+	Rank    int         `json:"rank"`
+	Passes  int         `json:"passes"`
+	Values  []float64   `json:"values"`
+	Lower   []float64   `json:"lower"`
+	Upper   []float64   `json:"upper"`
+	// Sine[j] bounds the sine of the largest angle between the span of the top j+1
+	// components and that of the top j+1 eigenvectors: 1, which says nothing, where the
+	// spectrum has no certified gap after j.
+	Sine []float64 `json:"sine"`
+	// Tail bounds the eigenvalues of K′ (or K) beyond the Rank pairs: λmax of its
+	// compression to the complement of their span.
+	Tail       float64 `json:"tail"`
+	Below      float64 `json:"error_below"` // ≥ −λmin(E)
+	Above      float64 `json:"error_above"` // ≥ λmax(E)
+	ErrorBound float64 `json:"error_bound"` // ≥ ‖E‖₂
+	Trace      float64 `json:"trace"`       // tr K′ (or K)
 }
 
 // checkPolish checks the options and returns the kernel and the run's options.
@@ -188,10 +198,13 @@ func (fn *certificateFn) ProcessElement(b []byte, emit func([]byte)) error {
 	if err != nil {
 		return err
 	}
-	values, lo, hi, below, above := g.Bounds()
+	values, lo, hi, sine, below, above := g.Bounds()
+	for j, v := range sine {
+		sine[j] = math.Min(v, 1) // JSON has no +Inf; a sine is at most 1
+	}
 	c := PolishCertificate{
 		Points: g.M, Kernel: fn.Kernel, Centred: g.Options.Centred, Rank: g.Options.Rank, Passes: g.Options.Passes,
-		Values: values, Lower: lo, Upper: hi, Below: below, Above: above, ErrorBound: math.Max(below, above), Trace: g.TraceK(),
+		Values: values, Lower: lo, Upper: hi, Sine: sine, Tail: g.Tail, Below: below, Above: above, ErrorBound: math.Max(below, above), Trace: g.TraceK(),
 	}
 	out, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {

@@ -22,7 +22,7 @@ import (
 
 // The points of a Polish, written once into shard files and read by every pass
 // (docs/design.md, "Polish and Certify over sharded points"): a point's shard is its
-// identity (pointID) modulo the number of shards; each bundle writes, per shard it saw,
+// identity (PointID) modulo the number of shards; each bundle writes, per shard it saw,
 // a file of its points, and emits the file's name; the names — a side input, built from
 // committed outputs only, so that a retried bundle's orphan files are never read — are
 // how the later steps find a shard's points. No step groups the points: they are
@@ -36,10 +36,12 @@ func init() {
 // landmarks with seed 0.
 const idSeed = 0x1d5eed
 
-// pointID is a point's identity: the hash of what identifies its record within the
-// decompressed text of its file (pointHash), not the file's name or place, so that the
-// same records give the same shards and the same start wherever they lie.
-func pointID(p Point) uint64 { return pointHash(p, idSeed) }
+// PointID is a point's identity in a Polish: the hash of what identifies its record
+// within the decompressed text of its file, its byte offset there and its coordinates
+// (not the file's name or place), so that the same records give the same shards and the
+// same start wherever they lie. A one-process fit from the same start takes the rows
+// sharded.StartRow(row, seed, PointID(p)).
+func PointID(p Point) uint64 { return pointHash(p, idSeed) }
 
 // flushPoints is the number of a shard's points a bundle holds before it writes them to
 // a file: a bundle's memory is at most shards × flushPoints points.
@@ -59,7 +61,7 @@ func (fn *shardPointsFn) ProcessElement(ctx context.Context, p Point, emit func(
 	if fn.buf == nil {
 		fn.buf = make([][]Point, fn.Shards)
 	}
-	s := int(pointID(p) % uint64(fn.Shards))
+	s := int(PointID(p) % uint64(fn.Shards))
 	fn.buf[s] = append(fn.buf[s], p)
 	if len(fn.buf[s]) < flushPoints {
 		return nil
@@ -211,7 +213,7 @@ func (sp *shardPoints) order(s, dim int) error {
 		if len(p.X) != dim {
 			return fmt.Errorf("ikpcabeam: shard %d holds a point of dimension %d, not %d", s, len(p.X), dim)
 		}
-		ks[i] = keyed{pointID(p), p}
+		ks[i] = keyed{PointID(p), p}
 	}
 	slices.SortFunc(ks, func(a, b keyed) int {
 		return cmp.Or(cmp.Compare(a.id, b.id), cmp.Compare(a.p.Offset, b.p.Offset), slices.Compare(a.p.X, b.p.X),

@@ -35,7 +35,7 @@ func localShards(t *testing.T, pts []Point, S, d int) ([]sharded.Shard, [][]Poin
 		sps[s] = &shardPoints{}
 	}
 	for _, p := range pts {
-		sp := sps[pointID(p)%uint64(S)]
+		sp := sps[PointID(p)%uint64(S)]
 		sp.points = append(sp.points, p)
 	}
 	shards := make([]sharded.Shard, S)
@@ -102,7 +102,7 @@ func TestPolishEqualsRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		values, lo, hi, below, above := want.Global.Bounds()
+		values, lo, hi, _, below, above := want.Global.Bounds()
 		if len(values) != 3 || len(cert.Values) != 3 {
 			t.Fatalf("%+v: %d values, one process %d; want 3", c, len(cert.Values), len(values))
 		}

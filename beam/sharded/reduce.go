@@ -334,7 +334,10 @@ func (g Global) solve() (Global, error) {
 
 // certify sums the shards' RᵀR and sign candidates: the certificate of the kept pairs
 // (truncation.Restart, as kpca's restart certificate, with the kernel values' rounding
-// η = truncation.KernelRounding), and each vector's sign — that of the first entry, in
+// η = truncation.KernelRounding), the intervals and sines of each pair from its residual
+// and gap (truncation.RitzBounds, as kpca's Certify, with the restart's bound on the
+// rest of the spectrum for its tail: deterministic, where Certify's is random), and
+// each vector's sign — that of the first entry, in
 // shard order, within sign.Tie of the largest magnitude.
 func (g Global) certify(parts []Part) (Global, error) {
 	keep := len(g.Values)
@@ -381,7 +384,18 @@ func (g Global) certify(parts []Part) (Global, error) {
 	m := float64(g.M)
 	rnd := g.Slack + truncation.KernelRounding(g.M, g.Kmax)
 	trTol := float64(g.M+keep) * vec.Roundoff * (math.Abs(g.Self) + math.Abs(g.Total)/m + abs)
-	g.Ledger = truncation.Restart(truncation.Ledger{}, gram, g.Values, g.Rest, g.TraceK(), trTol, rnd)
+	var tail float64
+	g.Ledger, tail = truncation.Restart(truncation.Ledger{}, gram, g.Values, g.Rest, g.TraceK(), trTol, rnd)
+	// The residuals' Gram matrix in the order of the values (descending; S's columns
+	// ascend), for the bounds of each value from its residual and its gap.
+	D := mat.NewSymDense(keep, nil)
+	for i := range keep {
+		for j := i; j < keep; j++ {
+			D.SetSym(i, j, G.At(keep-1-i, keep-1-j))
+		}
+	}
+	g.Lower, g.Upper, g.Sine = truncation.RitzBounds(g.Values, D, tail, rnd)
+	g.Tail = tail + rnd
 	return g, nil
 }
 
@@ -393,11 +407,14 @@ func (g Global) TraceK() float64 {
 	return g.Self
 }
 
-// Bounds returns the certificate of the run's leading Components values: the bounds
-// below ≥ −λmin(E) and above ≥ λmax(E) for E = K′ − U·Θ·Uᵀ over the kept pairs, and
-// intervals [lo, hi] that hold the true eigenvalues of K′ (Weyl, truncation.Intervals,
-// as kpca's ValueBounds). values is descending.
-func (g Global) Bounds() (values, lo, hi []float64, below, above float64) {
+// Bounds returns the certificate of the run's leading Components values (descending):
+// intervals [lo, hi] that hold the true eigenvalues of K′ (or K) — the tighter, for
+// each, of Weyl's intervals from the restart certificate (truncation.Intervals, as
+// kpca's ValueBounds) and the residual bounds (truncation.RitzBounds, as kpca's
+// Certify) —, the sines of the top j Ritz vectors' span (RitzBounds; +Inf without a
+// gap), and the bounds below ≥ −λmin(E) and above ≥ λmax(E) for E = K′ − U·Θ·Uᵀ over
+// the Rank kept pairs.
+func (g Global) Bounds() (values, lo, hi, sine []float64, below, above float64) {
 	var sum, abs float64
 	for _, v := range g.Values {
 		sum += v
@@ -411,5 +428,9 @@ func (g Global) Bounds() (values, lo, hi []float64, below, above float64) {
 	lo = slices.Clone(values)
 	hi = make([]float64, k)
 	truncation.Intervals(lo, hi, below, above, math.Inf(-1))
-	return values, lo, hi, below, above
+	for j := range k {
+		lo[j] = math.Max(lo[j], g.Lower[j])
+		hi[j] = math.Min(hi[j], g.Upper[j])
+	}
+	return values, lo, hi, slices.Clone(g.Sine[:k]), below, above
 }

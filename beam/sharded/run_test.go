@@ -89,7 +89,7 @@ func TestRunEqualsFitFrom(t *testing.T) {
 				}
 				want := md.Values(nil)
 				wlo, whi := md.ValueBounds(nil, nil)
-				got, lo, hi, _, _ := res.Global.Bounds()
+				got, lo, hi, _, _, _ := res.Global.Bounds()
 				for j := range k {
 					if math.Abs(got[j]-want[j]) > 1e-12*want[0] {
 						t.Errorf("centred %v, %d shards, %d passes: value %d %.17g, one process %.17g", centred, S, passes, j, got[j], want[j])

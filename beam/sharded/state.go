@@ -157,9 +157,14 @@ type Global struct {
 	Rest   []float64
 	TLast  Matrix
 	Slack  float64
-	// After the Ritz reduction: the certificate's ledger, and each kept vector's sign.
-	Ledger truncation.Ledger
-	Signs  []float64
+	// After the Ritz reduction: the certificate's ledger; for each kept pair (descending)
+	// the interval of its eigenvalue and the sine of the span of the pairs up to it
+	// (truncation.RitzBounds), with the bound on the rest of the spectrum they assume;
+	// and each kept vector's sign (in the order of S's columns).
+	Ledger             truncation.Ledger
+	Lower, Upper, Sine []float64
+	Tail               float64
+	Signs              []float64
 }
 
 // checkShape reports an error if a matrix that arrived in a State or Part has a shape

@@ -29,8 +29,9 @@ const KernelAccuracy = 1e-13
 // whose eigenvalues are ±σᵢ(R)), both positive semi-definite, of traces at most
 // k·g + Σσᵢ + tr B and k·g + Σσᵢ. rnd bounds the error of every quantity computed from A
 // (the kernel values' and the products', and the Rayleigh–Ritz step's rounding), which
-// every term includes. The ledger is base with these four bounds and no slack.
-func Restart(base Ledger, gram, values, rest []float64, trA, trTol, rnd float64) Ledger {
+// every term includes. The ledger is base with these four bounds and no slack; tail is
+// b, the bound on λmax(B), the compression of A to the complement of span(U) (RitzBounds).
+func Restart(base Ledger, gram, values, rest []float64, trA, trTol, rnd float64) (l Ledger, tail float64) {
 	var sigma, nuclear float64
 	for _, v := range gram {
 		s := math.Sqrt(math.Max(v, 0))
@@ -58,7 +59,7 @@ func Restart(base Ledger, gram, values, rest []float64, trA, trTol, rnd float64)
 	c.PosTrace = float64(k)*gap + nuclear + trB
 	c.NegTrace = float64(k)*gap + nuclear
 	c.Slack = 0
-	return c
+	return c, b
 }
 
 // KernelRounding is η = (KernelAccuracy + 2mε)·m·kmax, the bound on the spectral norm

@@ -155,3 +155,30 @@ func Median(x []float64) float64 {
 	}
 	return (x[n/2-1] + x[n/2]) / 2
 }
+
+// Gamma is γₙ = nε/(1 − nε), the worst-case relative error of a sum or dot product of n
+// terms in any order (Higham 2002, Lemma 3.1).
+func Gamma(n int) float64 {
+	u := float64(n) * Roundoff
+	return u / (1 - u)
+}
+
+// Dot2 returns xᵀy + extra (Σx + extra when y is nil) by Dot2 (Ogita, Rump and Oishi
+// 2005, Algorithm 5.3: TwoProduct by FMA and TwoSum, the errors summed apart), which is
+// within ε·|result| + γ²ₙ₊₁·abs of the exact value, and abs = Σ|xᵢyᵢ| + |extra|.
+func Dot2(x, y []float64, extra float64) (float64, float64) {
+	s, c, abs := extra, 0.0, math.Abs(extra)
+	for i, v := range x {
+		p, pe := v, 0.0
+		if y != nil {
+			p = v * y[i]
+			pe = math.FMA(v, y[i], -p)
+		}
+		t := s + p
+		z := t - s
+		c += ((s - (t - z)) + (p - z)) + pe
+		s = t
+		abs += math.Abs(p)
+	}
+	return s + c, abs
+}
