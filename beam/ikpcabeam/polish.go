@@ -108,7 +108,8 @@ func checkPolish(o PolishOptions) (kernel.Kernel, sharded.Options, error) {
 // S(S+1)/2 tiles K_IJ, I ≤ J, where their shards' points are read, each tile's
 // products grouped by tile (the blocks of its two shards) and by shard (its parts of
 // every tile); every other step is a ParDo over the S shards' states and one reduction of
-// S small parts. The graph is fixed: 14 steps a pass. Every sum is taken in the order of
+// S small parts. The graph is fixed: per pass, the tiles' two groupings and four
+// reductions. Every sum is taken in the order of
 // the shards or of the tiles, so that the result does not depend on the runner's order
 // and equals sharded.Run's in one process bit for bit.
 //
@@ -146,6 +147,10 @@ func Polish(s beam.Scope, points beam.PCollection, o PolishOptions) (Polished, e
 			states, parts = beam.ParDo2(s, &startFn{Dir: work, Kernel: o.Kernel, Dim: o.Dim, Options: so}, shardIDs, side)
 		case sharded.Tiles:
 			states = p.tiles(step, states, global)
+			continue
+		case sharded.OrthApply:
+			// No reduction: the state alone changes.
+			states, _ = beam.ParDo2(s, &stepFn{Step: step}, states, beam.SideInput{Input: global})
 			continue
 		default:
 			states, parts = beam.ParDo2(s, &stepFn{Step: step}, states, beam.SideInput{Input: global})

@@ -18,10 +18,18 @@ import (
 // the latest Global (a side input of one element, its gob encoding), or reduces the
 // shards' parts into the next Global.
 func init() {
+	// The states, parts and blocks travel in sharded's binary encodings: the schema
+	// coder, which the SDK would otherwise use, encodes a []float64 number by number
+	// through reflection, several times slower for the N × Passes·Rank numbers of a
+	// state (docs/design.md, "Polish and Certify over sharded points").
 	beam.RegisterType(reflect.TypeFor[sharded.State]())
 	beam.RegisterType(reflect.TypeFor[sharded.Part]())
 	beam.RegisterType(reflect.TypeFor[sharded.TilePart]())
 	beam.RegisterType(reflect.TypeFor[tileBlock]())
+	beam.RegisterCoder(reflect.TypeFor[sharded.State](), sharded.State.MarshalBinary, decodeState)
+	beam.RegisterCoder(reflect.TypeFor[sharded.Part](), sharded.Part.MarshalBinary, decodePart)
+	beam.RegisterCoder(reflect.TypeFor[sharded.TilePart](), sharded.TilePart.MarshalBinary, decodeTilePart)
+	beam.RegisterCoder(reflect.TypeFor[tileBlock](), encodeTileBlock, decodeTileBlock)
 	register.DoFn5x1[context.Context, int, func(*string) bool, func(sharded.State), func(sharded.Part), error](&startFn{})
 	register.DoFn4x1[sharded.State, func(*[]byte) bool, func(sharded.State), func(sharded.Part), error](&stepFn{})
 	register.DoFn4x1[int, func(*sharded.Part) bool, func(*[]byte) bool, func([]byte), error](&reduceFn{})
@@ -39,6 +47,38 @@ func init() {
 	register.Iter1[sharded.State]()
 	register.Iter1[sharded.TilePart]()
 	register.Iter1[tileBlock]()
+}
+
+// decodeState, decodePart and decodeTilePart are the coders' decoders. (Not one
+// generic function: the SDK registers a function by its name, which is the same for
+// every instance of a generic one.)
+func decodeState(b []byte) (sharded.State, error) {
+	var v sharded.State
+	err := v.UnmarshalBinary(b)
+	return v, err
+}
+
+func decodePart(b []byte) (sharded.Part, error) {
+	var v sharded.Part
+	err := v.UnmarshalBinary(b)
+	return v, err
+}
+
+func decodeTilePart(b []byte) (sharded.TilePart, error) {
+	var v sharded.TilePart
+	err := v.UnmarshalBinary(b)
+	return v, err
+}
+
+// encodeTileBlock and decodeTileBlock encode a block as a tile's part of its shard.
+func encodeTileBlock(b tileBlock) ([]byte, error) {
+	return sharded.TilePart{Tile: b.Shard, Y: b.B}.MarshalBinary()
+}
+
+func decodeTileBlock(b []byte) (tileBlock, error) {
+	var p sharded.TilePart
+	err := p.UnmarshalBinary(b)
+	return tileBlock{Shard: p.Tile, B: p.Y}, err
 }
 
 // encodeGlobal and decodeGlobal are the Global's encoding between steps.

@@ -38,12 +38,20 @@ type Step struct {
 
 // Program returns the steps of a run of the given number of passes: the start and its
 // orthonormalisation; per pass its tiles and sums and, but after the last, the next
-// block orthonormalised in two rounds; then the Ritz step.
+// block orthonormalised in two rounds; then the Ritz step. An OrthApply step has no
+// reduction (Reduce returns the Global as it is), so that a pipeline can run it as a
+// plain ParDo.
 func Program(passes int) []Step {
 	steps := []Step{{Kind: Start}}
 	orth := func(pass int, start bool) {
 		for round := range 2 {
 			for _, k := range []Kind{OrthSums, OrthQR, OrthApply} {
+				// After a pass, the first round's sums are the pass's own: its block
+				// column of T is the new block's coordinates in the basis, and the block
+				// W = Y − 1·ȳᵀ has column means zero.
+				if k == OrthSums && round == 0 && !start {
+					continue
+				}
 				steps = append(steps, Step{Kind: k, Pass: pass, Round: round, Start: start})
 			}
 		}

@@ -286,6 +286,13 @@ func (g Global) passSums(step Step, parts []Part) (Global, error) {
 		g.BlockOf = append(g.BlockOf, step.Pass)
 	}
 	g.Used, g.Block = used, c
+	// The next block's first round of orthonormalisation takes W = Y − 1·ȳᵀ, whose
+	// column means are zero and whose coordinates in the basis are T's new block column.
+	g.ZMean = make([]float64, c)
+	g.P = newMatrix(used, c)
+	for i := range used {
+		copy(g.P.row(i), g.T[i*g.Size+g.Used-c:i*g.Size+g.Used])
+	}
 	return g, nil
 }
 

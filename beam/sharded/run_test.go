@@ -133,3 +133,59 @@ func TestRunEqualsFitFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestEncoding: states and parts decode to what was encoded, bit for bit, and every
+// truncation of an encoding is an error.
+func TestEncoding(t *testing.T) {
+	st := State{Shard: 3, N: 2, Q: Matrix{Rows: 2, Cols: 1, Data: []float64{1, math.Inf(-1)}}, Z: newMatrix(2, 3),
+		Y: Matrix{Rows: 2, Cols: 2, Data: []float64{math.NaN(), 0, -0.0, 5e-324}}}
+	b, _ := st.MarshalBinary()
+	var got State
+	if err := got.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := got.MarshalBinary()
+	if string(b) != string(b2) || got.Shard != 3 || got.Z.Rows != 2 || got.Z.Cols != 3 {
+		t.Errorf("state %+v does not round-trip", got)
+	}
+	for n := range len(b) {
+		if err := new(State).UnmarshalBinary(b[:n]); err == nil {
+			t.Fatalf("a state's first %d of %d bytes decoded", n, len(b))
+		}
+	}
+	p := Part{Shard: 1, Data: []float64{1, 2}}
+	pb, _ := p.MarshalBinary()
+	var q Part
+	if err := q.UnmarshalBinary(pb); err != nil || q.Shard != 1 || len(q.Data) != 2 || q.Data[1] != 2 {
+		t.Errorf("part %+v (%v)", q, err)
+	}
+	tp := TilePart{Tile: 4, Y: Matrix{Rows: 1, Cols: 2, Data: []float64{3, 4}}}
+	tb, _ := tp.MarshalBinary()
+	var tq TilePart
+	if err := tq.UnmarshalBinary(tb); err != nil || tq.Tile != 4 || tq.Y.Data[1] != 4 {
+		t.Errorf("tile part %+v (%v)", tq, err)
+	}
+	// A shape its numbers do not fill.
+	bad := Matrix{Rows: 3, Cols: 3, Data: []float64{1}}
+	w := writer{}
+	w.int(0)
+	w.int(0)
+	w.matrix(bad)
+	if err := new(State).UnmarshalBinary(w.b); err == nil {
+		t.Error("a 3×3 matrix of one number decoded")
+	}
+}
+
+// FuzzState: no bytes make the state's decoder panic.
+func FuzzState(f *testing.F) {
+	b, _ := State{Shard: 1, N: 1, Q: Matrix{Rows: 1, Cols: 1, Data: []float64{2}}}.MarshalBinary()
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var st State
+		if err := st.UnmarshalBinary(b); err == nil {
+			if _, err := st.MarshalBinary(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}

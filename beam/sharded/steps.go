@@ -27,6 +27,13 @@ func (st *State) Step(step Step, g *Global) (Part, error) {
 	case OrthSums:
 		data = st.orthSums(step, g)
 	case OrthQR:
+		if !step.Start && step.Round == 0 {
+			// The block after a pass: W = K′·Q_last = Y less its column means.
+			st.Z = st.Y
+			if g.Options.Centred {
+				st.Z = subtractMeans(st.Y, g.YMean)
+			}
+		}
 		data, err = st.orthQR(g)
 	case OrthApply:
 		err = st.orthApply(g)
@@ -40,16 +47,9 @@ func (st *State) Step(step Step, g *Global) (Part, error) {
 	return Part{Shard: st.Shard, Data: data}, err
 }
 
-// orthSums, for the block Z in progress (after a pass, first set to W = K′Q_last = Y less
-// its column means), returns its column sums, Qᵀ·Z and Q's column sums: the sums that
+// orthSums, for the block Z in progress, returns its column sums, Qᵀ·Z and Q's column sums: the sums that
 // give Z's column means and its coordinates in the basis (Reduce).
 func (st *State) orthSums(step Step, g *Global) []float64 {
-	if !step.Start && step.Round == 0 {
-		st.Z = st.Y
-		if g.Options.Centred {
-			st.Z = subtractMeans(st.Y, g.YMean)
-		}
-	}
 	out := append(columnSums(st.Z), mul(blas.Trans, blas.NoTrans, st.Q, st.Z).Data...)
 	return append(out, columnSums(st.Q)...)
 }

@@ -7,7 +7,8 @@
 //	polish -single GLOB -sigma σ -k K -rank R -passes P -seed S
 //	    reads the CSV files as the pipeline does (a point's identity is its byte offset
 //	    and coordinates, ikpcabeam.PointID) and runs kpca.FitFrom from the pipeline's
-//	    start (sharded.StartRow), printing its certificate as the pipeline writes one
+//	    start (sharded.StartRow), then kpca.Model.Certify, printing the values and
+//	    Certify's intervals and sines as the pipeline writes its certificate
 //	    (ikpcabeam.PolishCertificate, JSON);
 //	polish -compare A.json B.json
 //	    prints the largest difference of the values over λ₁, and whether every pair of
@@ -182,9 +183,17 @@ func fitSingle(glob string, sigma float64, k, rank, passes int, seed uint64) err
 	}
 	fmt.Fprintf(os.Stderr, "polish: %d points of d = %d read in %.1f s, FitFrom of %d passes in %.1f s (backend %v)\n",
 		m, d, read.Seconds(), passes, time.Since(t1).Seconds(), native.Use())
-	lo, hi := md.ValueBounds(nil, nil)
+	t2 := time.Now()
+	cert, err := md.Certify()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "polish: Certify in %.1f s\n", time.Since(t2).Seconds())
 	c := ikpcabeam.PolishCertificate{Points: m, Kernel: spec, Centred: true, Rank: rank, Passes: passes,
-		Values: md.Values(nil), Lower: lo, Upper: hi, ErrorBound: md.ErrorBound()}
+		Values: md.Values(nil), Lower: cert.Lower[:k], Upper: cert.Upper[:k], Sine: cert.Sine[:k], Tail: cert.Tail, ErrorBound: md.ErrorBound()}
+	for j, v := range c.Sine {
+		c.Sine[j] = math.Min(v, 1)
+	}
 	out, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return err
@@ -209,16 +218,18 @@ func compareFiles(a, b string) error {
 		return fmt.Errorf("%d and %d values", len(c[0].Values), len(c[1].Values))
 	}
 	l1 := c[1].Values[0]
-	var diff, width0, width1 float64
+	var diff, width0, width1, sine0, sine1 float64
 	overlap := true
 	for j := range c[0].Values {
 		diff = math.Max(diff, math.Abs(c[0].Values[j]-c[1].Values[j]))
 		width0 = math.Max(width0, c[0].Upper[j]-c[0].Lower[j])
 		width1 = math.Max(width1, c[1].Upper[j]-c[1].Lower[j])
+		sine0 = math.Max(sine0, c[0].Sine[j])
+		sine1 = math.Max(sine1, c[1].Sine[j])
 		overlap = overlap && c[0].Lower[j] <= c[1].Upper[j] && c[1].Lower[j] <= c[0].Upper[j]
 	}
-	fmt.Printf("%d points, top %d: max |Δλ|/λ₁ = %.2g; widest interval/λ₁ %.2g and %.2g; intervals overlap: %v\n",
-		c[0].Points, len(c[0].Values), diff/l1, width0/l1, width1/l1, overlap)
-	fmt.Printf("values: %v\n", c[0].Values)
+	fmt.Printf("%d points, top %d: max |Δλ|/λ₁ = %.2g; widest interval/λ₁ %.2g and %.2g; intervals overlap: %v; largest sine bound %.2g and %.2g\n",
+		c[0].Points, len(c[0].Values), diff/l1, width0/l1, width1/l1, overlap, sine0, sine1)
+	fmt.Printf("values: %.10g\n", c[0].Values)
 	return nil
 }
