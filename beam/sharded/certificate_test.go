@@ -43,7 +43,9 @@ func sweepPoints(t *testing.T, n int) *mat.Dense {
 // over √θ) and the exact matrix's top eigenvectors (gonum's, whose own error, ε·‖A‖ over
 // the gap, is far below the margin of 1e-9). Yeast with duplicates and near-duplicates
 // (sweepPoints), RBF kernels of σ from 0.01× to 1000× the median distance, centred and
-// not, Laplacian, polynomial and cosine kernels; 3 shards, rank 10, 6 passes.
+// not, Laplacian, polynomial and cosine kernels; 3 shards, rank 10, 6 passes; the
+// deterministic certificate and the one with 30 test vectors (which holds with
+// probability 1 − 2⁻³⁰ over their draw, fixed here by the seed).
 func TestCertificateSweep(t *testing.T) {
 	x := sweepPoints(t, 120)
 	m, _ := x.Dims()
@@ -54,22 +56,25 @@ func TestCertificateSweep(t *testing.T) {
 	type sweep struct {
 		k         kernel.Kernel
 		uncentred bool
+		tests     int // test vectors: 0, the deterministic certificate
 	}
 	var cases []sweep
-	for _, s := range []float64{0.01, 1, 100, 1000} {
-		cases = append(cases, sweep{kernel.RBF{Sigma: s * med}, false}, sweep{kernel.RBF{Sigma: s * med}, true})
+	for _, tests := range []int{0, 30} {
+		for _, s := range []float64{0.01, 1, 100, 1000} {
+			cases = append(cases, sweep{kernel.RBF{Sigma: s * med}, false, tests}, sweep{kernel.RBF{Sigma: s * med}, true, tests})
+		}
+		cases = append(cases, sweep{kernel.Laplacian{Gamma: 1 / (100 * med)}, false, tests},
+			sweep{kernel.Polynomial{Degree: 3, Gamma: 1, Coef0: 1}, false, tests}, sweep{kernel.Cosine{}, true, tests})
 	}
-	cases = append(cases, sweep{kernel.Laplacian{Gamma: 1 / (100 * med)}, false},
-		sweep{kernel.Polynomial{Degree: 3, Gamma: 1, Coef0: 1}, false}, sweep{kernel.Cosine{}, true})
 	ids := make([]uint64, m)
 	for i := range ids {
 		ids[i] = splitmix(uint64(i))
 	}
 	held, total := 0, 0
 	for _, c := range cases {
-		what := fmt.Sprintf("%v uncentred %v", c.k, c.uncentred)
+		what := fmt.Sprintf("%v uncentred %v, %d test vectors", c.k, c.uncentred, c.tests)
 		shards, all, _ := split(x, ids, 3)
-		o := Options{Centred: !c.uncentred, Components: 5, Rank: 10, Passes: 6, Seed: 2}
+		o := Options{Centred: !c.uncentred, Components: 5, Rank: 10, Passes: 6, Seed: 2, TestVectors: c.tests}
 		res, err := Run(context.Background(), c.k, shards, o)
 		if err != nil {
 			t.Fatal(err)
@@ -122,7 +127,11 @@ func TestCertificateSweep(t *testing.T) {
 				t.Errorf("%s: the sine of the top %d is %.3g, above its bound %.3g", what, j+1, got, sine[j])
 			}
 		}
-		t.Logf("%-44s top-5 widths ≤ %.3g·λ₁, sine of the top 5 ≤ %.3g", what, (hi[0]-lo[0])/want[0], sine[4])
+		if g := res.Global; c.tests > 0 && g.Random < g.Bound && g.Failure != math.Pow(2, -30) {
+			t.Errorf("%s: a random tail %g below the deterministic %g, failure probability %g", what, g.Random, g.Bound, g.Failure)
+		}
+		t.Logf("%-58s top-5 widths ≤ %.3g·λ₁, sine of the top 5 ≤ %.3g; tail %.3g (b %.3g, random %.3g)", what, (hi[0]-lo[0])/want[0], sine[4],
+			res.Global.Tail, res.Global.Bound, res.Global.Random)
 	}
 	t.Logf("%d of %d intervals and tails held", held, total)
 }

@@ -83,9 +83,13 @@ func (r *byteReader) done() error {
 
 // MarshalBinary encodes the state.
 func (st State) MarshalBinary() ([]byte, error) {
-	w := writer{b: make([]byte, 0, 64+8*(len(st.Q.Data)+len(st.Z.Data)+len(st.Local.Data)+len(st.Y.Data)+len(st.U.Data)))}
+	w := writer{b: make([]byte, 0, 64+8*(len(st.IDs)+len(st.Q.Data)+len(st.Z.Data)+len(st.Local.Data)+len(st.Y.Data)+len(st.U.Data)))}
 	w.int(st.Shard)
 	w.int(st.N)
+	w.int(len(st.IDs))
+	for _, id := range st.IDs {
+		w.b = binary.LittleEndian.AppendUint64(w.b, id)
+	}
 	for _, m := range []Matrix{st.Q, st.Z, st.Local, st.Y, st.U} {
 		w.matrix(m)
 	}
@@ -96,6 +100,15 @@ func (st State) MarshalBinary() ([]byte, error) {
 func (st *State) UnmarshalBinary(b []byte) error {
 	r := byteReader{b: b}
 	s := State{Shard: r.int(), N: r.int()}
+	if n := r.int(); r.err == nil && n <= len(r.b)/8 {
+		s.IDs = make([]uint64, n)
+		for i := range s.IDs {
+			s.IDs[i] = binary.LittleEndian.Uint64(r.b[8*i:])
+		}
+		r.b = r.b[8*n:]
+	} else {
+		r.err = errEncoding
+	}
 	s.Q, s.Z, s.Local, s.Y, s.U = r.matrix(), r.matrix(), r.matrix(), r.matrix(), r.matrix()
 	if err := r.done(); err != nil {
 		return err

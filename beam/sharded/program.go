@@ -26,6 +26,18 @@ const (
 	// Ritz: the Ritz vectors U_s = Q_s·S and the residual R_s of the kept pairs; the
 	// reduction is the certificate and the signs.
 	Ritz
+	// TailStart: the test vectors Ω of the random tail bound (TailRow), and the sums
+	// that project them out of span(U) and 1.
+	TailStart
+	// TailProject: Z ← P·Z, P the projector on the complement of span(U) and 1, from
+	// the coordinates of the reduction before (no reduction of its own).
+	TailProject
+	// TailSums: after a tail pass, Y's column means and Uᵀ·Y: the coordinates that
+	// TailProject removes.
+	TailSums
+	// TailNorms: the column norms of B²·Ω, B = P·K′·P; the reduction is the random
+	// tail bound and the certificate's intervals with it.
+	TailNorms
 )
 
 // Step is one step of a program.
@@ -34,7 +46,12 @@ type Step struct {
 	Pass  int  // the pass it belongs to (Tiles, PassSums, and the orthonormalisation after a pass)
 	Round int  // the round of Gram–Schmidt (OrthSums, OrthQR, OrthApply): 0 or 1
 	Start bool // an orthonormalisation of the start, before any pass
+	Tail  bool // a pass of the random tail bound (Tiles)
 }
+
+// always reports a step that runs even after the Krylov space became invariant: the
+// Ritz step and the tail bound's.
+func (s Step) always() bool { return s.Kind >= Ritz || s.Tail }
 
 // Program returns the steps of a run of the given number of passes: the start and its
 // orthonormalisation; per pass its tiles and sums and, but after the last, the next
@@ -64,4 +81,15 @@ func Program(passes int) []Step {
 		}
 	}
 	return append(steps, Step{Kind: Ritz})
+}
+
+// TailProgram returns the steps of the random tail bound that follow a Program
+// (docs/design.md, "Polish and Certify over sharded points"): the test vectors
+// projected, two passes, each projected again, and the norms.
+func TailProgram() []Step {
+	steps := []Step{{Kind: TailStart}, {Kind: TailProject}}
+	for p := range 2 {
+		steps = append(steps, Step{Kind: Tiles, Pass: p, Tail: true}, Step{Kind: TailSums, Pass: p}, Step{Kind: TailProject, Pass: p + 1})
+	}
+	return append(steps, Step{Kind: TailNorms})
 }

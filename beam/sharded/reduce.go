@@ -46,7 +46,7 @@ func Reduce(step Step, g Global, parts []Part) (Global, error) {
 	if len(parts) != len(g.RowOf) {
 		return g, fmt.Errorf("sharded: reduction of step %v: %d parts for %d shards", step.Kind, len(parts), len(g.RowOf))
 	}
-	if g.Stopped && step.Kind != Ritz {
+	if g.Stopped && !step.always() {
 		if step.Kind == PassSums && step.Pass == g.Options.Passes-1 {
 			return g.solve()
 		}
@@ -67,6 +67,12 @@ func Reduce(step Step, g Global, parts []Part) (Global, error) {
 		return g.solve()
 	case Ritz:
 		return g.certify(parts)
+	case TailStart, TailSums:
+		return g.tailSums(step, parts)
+	case TailProject:
+		return g, nil
+	case TailNorms:
+		return g.tailBound(parts)
 	}
 	return g, fmt.Errorf("sharded: step %v has no reduction", step.Kind)
 }
@@ -403,6 +409,13 @@ func (g Global) certify(parts []Part) (Global, error) {
 	}
 	g.Lower, g.Upper, g.Sine = truncation.RitzBounds(g.Values, D, tail, rnd)
 	g.Tail = tail + rnd
+	g.Gram = newMatrix(keep, keep)
+	for i := range keep {
+		for j := range keep {
+			g.Gram.Data[i*keep+j] = D.At(i, j)
+		}
+	}
+	g.Rnd, g.Bound = rnd, tail
 	return g, nil
 }
 

@@ -33,7 +33,11 @@ func Run(ctx context.Context, k kernel.Kernel, shards []Shard, o Options) (Resul
 	}
 	states := make([]State, len(shards))
 	parts := make([]Part, len(shards))
-	for _, step := range Program(o.Passes) {
+	steps := Program(o.Passes)
+	if o.TestVectors > 0 {
+		steps = append(steps, TailProgram()...)
+	}
+	for _, step := range steps {
 		if err := ctx.Err(); err != nil {
 			return Result{}, err
 		}
@@ -72,7 +76,7 @@ func Run(ctx context.Context, k kernel.Kernel, shards []Shard, o Options) (Resul
 // runTiles computes a pass's tiles in their order and sets each shard's Y to the sum of
 // its parts.
 func runTiles(k kernel.Kernel, shards []Shard, states []State, step Step, g *Global) error {
-	if g.Stopped {
+	if g.Stopped && !step.Tail {
 		return nil // Y stays that of the last pass
 	}
 	in := make([]Matrix, len(states))

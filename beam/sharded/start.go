@@ -45,7 +45,7 @@ func NewState(shard int, k kernel.Kernel, X Matrix, ids []uint64, o Options) (St
 	if len(ids) != n {
 		return State{}, Part{}, fmt.Errorf("sharded: %d identities for %d points", len(ids), n)
 	}
-	st := State{Shard: shard, N: n, Q: newMatrix(n, 0), Z: newMatrix(n, o.Rank)}
+	st := State{Shard: shard, N: n, IDs: append([]uint64(nil), ids...), Q: newMatrix(n, 0), Z: newMatrix(n, o.Rank)}
 	var self, kmax float64
 	for i := range n {
 		x := X.row(i)

@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/truncation"
 	"github.com/ikpca/ikpca/native"
@@ -21,8 +22,12 @@ type Options struct {
 	Components, Rank int
 	// Passes is the number of passes, 1 to 16: the Krylov space has Passes blocks.
 	Passes int
-	// Seed seeds the random start (StartRow).
+	// Seed seeds the random start (StartRow) and the test vectors (TailRow).
 	Seed uint64
+	// TestVectors is the number p of Gaussian test vectors of the random tail bound
+	// (TailProgram; kpca's Certify takes 30), 0 for none: the certificate is then the
+	// deterministic one alone.
+	TestVectors int
 }
 
 // Matrix is a row-major matrix of Rows×Cols numbers, the form in which a shard's blocks
@@ -38,6 +43,17 @@ func newMatrix(r, c int) Matrix { return Matrix{Rows: r, Cols: c, Data: make([]f
 // general is m as a blas64.General (a stride of at least 1, as BLAS wants).
 func (m Matrix) general() blas64.General {
 	return blas64.General{Rows: m.Rows, Cols: m.Cols, Stride: max(m.Cols, 1), Data: m.Data}
+}
+
+// sym returns the square m as a symmetric matrix (its upper triangle).
+func (m Matrix) sym() *mat.SymDense {
+	out := mat.NewSymDense(m.Rows, nil)
+	for i := range m.Rows {
+		for j := i; j < m.Cols; j++ {
+			out.SetSym(i, j, m.Data[i*m.Cols+j])
+		}
+	}
+	return out
 }
 
 // row returns row i.
@@ -100,6 +116,8 @@ func hcat(a, b Matrix) Matrix {
 type State struct {
 	Shard int
 	N     int // the shard's points
+	// IDs are the points' identities, for the rows of the test vectors (TailRow).
+	IDs []uint64
 	// Q holds the shard's rows of the basis [Q₀ Q₁ …] so far, N×used.
 	Q Matrix
 	// Z is the block in progress: the start, then a block being orthonormalised, then
@@ -165,6 +183,17 @@ type Global struct {
 	Lower, Upper, Sine []float64
 	Tail               float64
 	Signs              []float64
+	// What the random tail bound needs from the Ritz step: RᵀR in the order of the
+	// values and the rounding; the deterministic tail b; then the test vectors' norms
+	// (TailStart), the coordinates TailProject removes and their means, and the result:
+	// the random tail and its failure probability (0: the certificate is deterministic).
+	Gram       Matrix
+	Rnd, Bound float64
+	OmegaNorm  []float64
+	TailMean   []float64
+	TailP      Matrix
+	Random     float64
+	Failure    float64
 }
 
 // checkShape reports an error if a matrix that arrived in a State or Part has a shape

@@ -18,7 +18,10 @@ func (st *State) Step(step Step, g *Global) (Part, error) {
 			return Part{}, err
 		}
 	}
-	if g.Stopped && step.Kind != Ritz {
+	if len(st.IDs) != st.N {
+		return Part{}, fmt.Errorf("sharded: a state of %d points with %d identities", st.N, len(st.IDs))
+	}
+	if g.Stopped && !step.always() {
 		return Part{Shard: st.Shard}, nil
 	}
 	var data []float64
@@ -41,6 +44,14 @@ func (st *State) Step(step Step, g *Global) (Part, error) {
 		data = st.passSums(step)
 	case Ritz:
 		data = st.ritz(g)
+	case TailStart:
+		data = st.tailStart(g)
+	case TailProject:
+		err = st.tailProject(g)
+	case TailSums:
+		data = st.tailSums()
+	case TailNorms:
+		data = columnSquares(st.Z)
 	default:
 		err = fmt.Errorf("sharded: step %v is not a step of a shard", step.Kind)
 	}
@@ -119,10 +130,10 @@ func (st *State) orthApply(g *Global) error {
 // TileInput returns the block a pass multiplies by K: the block Z, and in the first pass
 // the column of ones before it, which gives the row sums K·1.
 func (st *State) TileInput(step Step, g *Global) Matrix {
-	if g.Stopped {
+	if g.Stopped && !step.Tail {
 		return newMatrix(st.N, 0)
 	}
-	if step.Pass > 0 {
+	if step.Pass > 0 || step.Tail {
 		return st.Z
 	}
 	ones := newMatrix(st.N, 1)
@@ -232,4 +243,15 @@ func subtractMeans(m Matrix, mean []float64) Matrix {
 		}
 	}
 	return out
+}
+
+// columnSquares returns the column sums of the squares of m.
+func columnSquares(m Matrix) []float64 {
+	s := make([]float64, m.Cols)
+	for i := range m.Rows {
+		for j, v := range m.row(i) {
+			s[j] += v * v
+		}
+	}
+	return s
 }

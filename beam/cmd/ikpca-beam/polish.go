@@ -50,7 +50,7 @@ func buildPolish(ctx context.Context, o options) (*beam.Pipeline, string, error)
 	}
 	res, err := ikpcabeam.Polish(s, points, ikpcabeam.PolishOptions{
 		Kernel: kernel.Spec{Name: "rbf", Sigma: sigma}, Dim: dim, Uncentred: o.uncentred,
-		Components: o.k, Rank: o.rank, Passes: o.passes, Seed: o.seed, Shards: o.shards, Work: work,
+		Components: o.k, Rank: o.rank, Passes: o.passes, Seed: o.seed, Shards: o.shards, Work: work, Deterministic: o.deterministic,
 	})
 	if err != nil {
 		return nil, "", err
