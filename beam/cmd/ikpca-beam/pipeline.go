@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -49,6 +50,9 @@ func run(ctx context.Context, o options, stderr io.Writer) error {
 		defer func() {
 			if rerr := ikpcabeam.RemoveWork(ctx, work); rerr != nil {
 				fmt.Fprintln(stderr, "ikpca-beam: removing the polish's work files:", rerr)
+			}
+			if o.work == "" && !strings.Contains(o.certificate, "://") {
+				os.Remove(o.certificate + ".work") // the default directory, if nothing else is in it
 			}
 		}()
 	}
