@@ -115,7 +115,7 @@ step "performance harness smoke run, -short (both backends)"
 go run ./bench -short -csv "$tmp/bench-gonum.csv"
 go run -tags openblas ./bench -short -csv "$tmp/bench-openblas.csv"
 
-step "fuzz smoke runs (solver, removal, thin decompositions, sketch and its encoding, CSV, LIBSVM and IDX readers, Chin–Suter updates, every model's encoding: kpca, linear PCA, Nyström and its sums, Chin–Suter, SKPCA, RNCA, KRQA and KHA, and the kernel codec they share; vectorised RBF rows)"
+step "fuzz smoke runs (solver, removal, thin decompositions, sketch and its encoding, CSV, LIBSVM and IDX readers, Chin–Suter updates, every model's encoding: kpca, linear PCA, Nyström and its sums, Chin–Suter, SKPCA, RNCA, KRQA and KHA, and the kernel codec they share; vectorised RBF rows; the sharded polish's states)"
 # Budgets are execution counts, not durations: with a duration, Go 1.26's fuzz
 # coordinator can report a spurious "context deadline exceeded" failure at the
 # deadline (golang/go#75804, fixed in Go 1.27). A count has no deadline to race.
@@ -152,5 +152,7 @@ done <<'EOF'
 ./internal/kernelwire/ FuzzRead          250000x
 ./internal/rbfrow/  FuzzFinish           125000x  -tags openblas
 EOF
+# The Beam module's: the sharded polish's state decoder (its own module, run from there).
+(cd beam && go test -run '^$' -fuzz '^FuzzState$' -fuzztime 100000x ./sharded/ </dev/null)
 
 step "all checks passed"
