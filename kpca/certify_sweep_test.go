@@ -13,9 +13,7 @@ import (
 )
 
 // sweepPoints returns the first n points of Yeast or n standard normal points in 8
-// dimensions, with duplicates and near-duplicates added: every tenth point again, and
-// every tenth point moved by a relative 1e-9 in one coordinate (a kernel value within
-// 1e-18 of 1 at the median bandwidth, and the identity's cancellation at the smallest).
+// dimensions, with duplicates and near-duplicates added (testmat.WithNearDuplicates).
 func sweepPoints(t *testing.T, set string, n int) *mat.Dense {
 	t.Helper()
 	var base *mat.Dense
@@ -33,21 +31,7 @@ func sweepPoints(t *testing.T, set string, n int) *mat.Dense {
 			}
 		}
 	}
-	_, d := base.Dims()
-	extra := n / 10
-	x := mat.NewDense(n+2*extra, d, nil)
-	x.Slice(0, n, 0, d).(*mat.Dense).Copy(base)
-	for e := range extra {
-		src := base.RawRowView(10 * e)
-		x.SetRow(n+e, src)
-		near := append([]float64(nil), src...)
-		near[e%d] *= 1 + 1e-9
-		if near[e%d] == 0 {
-			near[e%d] = 1e-12
-		}
-		x.SetRow(n+extra+e, near)
-	}
-	return x
+	return testmat.WithNearDuplicates(base)
 }
 
 // TestCertifySweep: the certificate holds at every bandwidth. Yeast (with duplicates and

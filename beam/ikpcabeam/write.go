@@ -124,17 +124,11 @@ type readFileFn struct{}
 
 // ProcessElement emits the contents of the file name.
 func (fn *readFileFn) ProcessElement(ctx context.Context, name string, emit func([]byte)) error {
-	fs, err := filesystem.New(ctx, name)
-	if err != nil {
+	var b []byte
+	err := readWhole(ctx, name, func(r io.Reader) (err error) {
+		b, err = io.ReadAll(r)
 		return err
-	}
-	defer fs.Close()
-	r, err := fs.OpenRead(ctx, name)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	b, err := io.ReadAll(r)
+	})
 	if err != nil {
 		return fmt.Errorf("ikpcabeam: reading %s: %w", name, err)
 	}

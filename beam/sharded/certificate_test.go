@@ -12,28 +12,6 @@ import (
 	"github.com/ikpca/ikpca/kernel"
 )
 
-// sweepPoints returns the first n points of Yeast with duplicates and near-duplicates
-// added: every tenth point again, and every tenth point moved by a relative 1e-9 in one
-// coordinate (kpca's certificate sweep's points).
-func sweepPoints(t *testing.T, n int) *mat.Dense {
-	base := testmat.FirstRows(t, "yeast", n)
-	_, d := base.Dims()
-	extra := n / 10
-	x := mat.NewDense(n+2*extra, d, nil)
-	x.Slice(0, n, 0, d).(*mat.Dense).Copy(base)
-	for e := range extra {
-		src := base.RawRowView(10 * e)
-		x.SetRow(n+e, src)
-		near := append([]float64(nil), src...)
-		near[e%d] *= 1 + 1e-9
-		if near[e%d] == 0 {
-			near[e%d] = 1e-12
-		}
-		x.SetRow(n+extra+e, near)
-	}
-	return x
-}
-
 // TestCertificateSweep: a run's certificate holds at every bandwidth and for every
 // positive semi-definite kernel, against the exact matrix of the points (computed at 128
 // bits, testmat.ExactMatrix) and its eigenvalues with rigorous error bounds
@@ -42,12 +20,12 @@ func sweepPoints(t *testing.T, n int) *mat.Dense {
 // and every sine below 1 the sine between the span of the top Ritz vectors (the scores
 // over √θ) and the exact matrix's top eigenvectors (gonum's, whose own error, ε·‖A‖ over
 // the gap, is far below the margin of 1e-9). Yeast with duplicates and near-duplicates
-// (sweepPoints), RBF kernels of σ from 0.01× to 1000× the median distance, centred and
+// (testmat.WithNearDuplicates), RBF kernels of σ from 0.01× to 1000× the median distance, centred and
 // not, Laplacian, polynomial and cosine kernels; 3 shards, rank 10, 6 passes; the
 // deterministic certificate and the one with 30 test vectors (which holds with
 // probability 1 − 2⁻³⁰ over their draw, fixed here by the seed).
 func TestCertificateSweep(t *testing.T) {
-	x := sweepPoints(t, 120)
+	x := testmat.WithNearDuplicates(testmat.FirstRows(t, "yeast", 120))
 	m, _ := x.Dims()
 	med, err := kernel.MedianDistance(x, 1000)
 	if err != nil {

@@ -229,3 +229,25 @@ func ExactEigen(t testing.TB, a *mat.SymDense, n int) (vals, errs []float64) {
 	}
 	return vals, errs
 }
+
+// WithNearDuplicates returns the n points of base with duplicates and near-duplicates
+// added, the hardest inputs of the certificates' sweeps: every tenth point again, and
+// every tenth point moved by a relative 1e-9 in one coordinate (a kernel value within
+// 1e-18 of 1 at the median bandwidth, and the identity's cancellation at the smallest).
+func WithNearDuplicates(base *mat.Dense) *mat.Dense {
+	n, d := base.Dims()
+	extra := n / 10
+	x := mat.NewDense(n+2*extra, d, nil)
+	x.Slice(0, n, 0, d).(*mat.Dense).Copy(base)
+	for e := range extra {
+		src := base.RawRowView(10 * e)
+		x.SetRow(n+e, src)
+		near := append([]float64(nil), src...)
+		near[e%d] *= 1 + 1e-9
+		if near[e%d] == 0 {
+			near[e%d] = 1e-12
+		}
+		x.SetRow(n+extra+e, near)
+	}
+	return x
+}
