@@ -28,7 +28,12 @@ func Run(ctx context.Context, k kernel.Kernel, shards []Shard, o Options) (Resul
 	if err != nil {
 		return Result{}, err
 	}
-	if len(shards) == 0 {
+	switch {
+	case ctx == nil:
+		return Result{}, fmt.Errorf("sharded: nil context")
+	case k == nil:
+		return Result{}, fmt.Errorf("sharded: nil kernel")
+	case len(shards) == 0:
 		return Result{}, fmt.Errorf("sharded: no shards")
 	}
 	states := make([]State, len(shards))

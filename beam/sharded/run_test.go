@@ -189,3 +189,39 @@ func FuzzState(f *testing.F) {
 		}
 	})
 }
+
+// TestRunRefuses: bad arguments are errors, never panics: a nil context or kernel, no
+// shards, too few points for the rank, shards of different dimensions, a matrix whose
+// shape its numbers do not fill, a cancelled context.
+func TestRunRefuses(t *testing.T) {
+	X, ids := points(40, 3, 2)
+	shards, _, _ := split(X, ids, 2)
+	o := Options{Centred: true, Components: 2, Rank: 4, Passes: 2}
+	k := kernel.RBF{Sigma: 1}
+	bad := append([]Shard(nil), shards...)
+	bad[1].X = Matrix{Rows: bad[1].X.Rows, Cols: 2, Data: bad[1].X.Data[:2*bad[1].X.Rows]}
+	lying := append([]Shard(nil), shards...)
+	lying[0].X = Matrix{Rows: lying[0].X.Rows + 5, Cols: 3, Data: lying[0].X.Data}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for name, run := range map[string]func() error{
+		"nil context": func() error { _, err := Run(nil, k, shards, o); return err }, //nolint:staticcheck
+		"nil kernel":  func() error { _, err := Run(context.Background(), nil, shards, o); return err },
+		"no shards":   func() error { _, err := Run(context.Background(), k, nil, o); return err },
+		"rank 40": func() error {
+			_, err := Run(context.Background(), k, shards, Options{Components: 2, Rank: 40, Passes: 2})
+			return err
+		},
+		"dimensions 3, 2": func() error { _, err := Run(context.Background(), k, bad, o); return err },
+		"a lying shape":   func() error { _, err := Run(context.Background(), k, lying, o); return err },
+		"cancelled":       func() error { _, err := Run(cancelled, k, shards, o); return err },
+		"0 passes": func() error {
+			_, err := Run(context.Background(), k, shards, Options{Components: 2, Rank: 4})
+			return err
+		},
+	} {
+		if err := run(); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
