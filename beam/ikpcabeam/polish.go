@@ -128,13 +128,37 @@ func checkPolish(o PolishOptions) (kernel.Kernel, sharded.Options, error) {
 // products grouped by tile (the blocks of its two shards) and by shard (its parts of
 // every tile); every other step is a ParDo over the S shards' states and one reduction of
 // S small parts. The graph is fixed: per pass, the tiles' two groupings and four
-// reductions. Every sum is taken in the order of
-// the shards or of the tiles, so that the result does not depend on the runner's order
-// and equals sharded.Run's in one process bit for bit.
+// reductions. Every sum is taken in the order of the shards or of the tiles, so that
+// the result does not depend on the runner's order and equals sharded.Run's in one
+// process bit for bit.
 //
-// The options are checked at construction (ErrArgument). Fewer points than Rank + 1
-// fail the pipeline.
+// The options are checked at construction (ErrArgument). A point of another dimension,
+// with a coordinate or k(x, x) that is not finite, is a dead letter. Fewer good points
+// than Rank + 1 fail the pipeline.
 func Polish(s beam.Scope, points beam.PCollection, o PolishOptions) (Polished, error) {
+	return polish(s, beam.PCollection{}, points, o)
+}
+
+// PolishFrom is Polish from a model's subspace in place of a random one: model is a
+// PCollection<[]byte> of one element, the encoding of any model DecodeModel reads (a
+// tracked kpca checkpoint, a merged Nyström model, an SKPCA), whose scores of the
+// points on its top min(Rank, its components) components — its eigenvectors lifted to
+// the points — start the iteration, as kpca.Start.Vectors starts kpca.FitFrom's
+// (sharded.NewStateFrom). The model's kernel need not be the Polish's: only the span
+// matters. A good start needs fewer passes for the same accuracy (docs/design.md,
+// "Polish and Certify over sharded points", Starting subspaces); the certificate holds
+// whatever the start. Each worker fetches and decodes the model once (as Project does);
+// a model of another dimension, or with fewer than Components components, fails the
+// pipeline: check it first with DecodeModel where it is at hand.
+func PolishFrom(s beam.Scope, model, points beam.PCollection, o PolishOptions) (Polished, error) {
+	if !model.IsValid() {
+		return Polished{}, fmt.Errorf("%w: PolishFrom: an invalid model PCollection", ErrArgument)
+	}
+	return polish(s, model, points, o)
+}
+
+// polish builds a Polish, from the model's subspace if model is valid.
+func polish(s beam.Scope, model, points beam.PCollection, o PolishOptions) (Polished, error) {
 	_, so, err := checkPolish(o)
 	if err != nil {
 		return Polished{}, err
@@ -144,7 +168,7 @@ func Polish(s beam.Scope, points beam.PCollection, o PolishOptions) (Polished, e
 	}
 	s = s.Scope("Polish")
 	work := o.Work + "/polish-" + newRun()
-	good, dead := beam.ParDo2(s, &checkFn{Dim: o.Dim}, points)
+	good, dead := beam.ParDo2(s, &polishCheckFn{Dim: o.Dim, Kernel: o.Kernel}, points)
 	names := beam.ParDo(s, &shardPointsFn{Dir: work, Shards: o.Shards}, good)
 	side := beam.SideInput{Input: names}
 
@@ -167,7 +191,13 @@ func Polish(s beam.Scope, points beam.PCollection, o PolishOptions) (Polished, e
 	for _, step := range steps {
 		switch step.Kind {
 		case sharded.Start:
-			states, parts = beam.ParDo2(s, &startFn{Dir: work, Kernel: o.Kernel, Dim: o.Dim, Options: so}, shardIDs, side)
+			start := startFn{Dir: work, Kernel: o.Kernel, Dim: o.Dim, Options: so}
+			if model.IsValid() {
+				digest := beam.ParDo(s, modelDigest, model)
+				states, parts = beam.ParDo2(s, &startFromFn{Start: start}, shardIDs, side, beam.SideInput{Input: digest}, beam.SideInput{Input: model})
+			} else {
+				states, parts = beam.ParDo2(s, &start, shardIDs, side)
+			}
 		case sharded.Tiles:
 			states = p.tiles(step, states, global)
 			continue

@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/gob"
 	"fmt"
+	"math"
 	"reflect"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/beam/sharded"
 	"github.com/ikpca/ikpca/kernel"
 )
@@ -31,6 +34,8 @@ func init() {
 	beam.RegisterCoder(reflect.TypeFor[sharded.TilePart](), sharded.TilePart.MarshalBinary, decodeTilePart)
 	beam.RegisterCoder(reflect.TypeFor[tileBlock](), encodeTileBlock, decodeTileBlock)
 	register.DoFn5x1[context.Context, int, func(*string) bool, func(sharded.State), func(sharded.Part), error](&startFn{})
+	register.DoFn7x1[context.Context, int, func(*string) bool, func(*string) bool, func(*[]byte) bool, func(sharded.State), func(sharded.Part), error](&startFromFn{})
+	register.DoFn3x0[Point, func(Point), func(DeadLetter)](&polishCheckFn{})
 	register.DoFn4x1[sharded.State, func(*[]byte) bool, func(sharded.State), func(sharded.Part), error](&stepFn{})
 	register.DoFn4x1[int, func(*sharded.Part) bool, func(*[]byte) bool, func([]byte), error](&reduceFn{})
 	register.DoFn3x1[sharded.State, func(*[]byte) bool, func(int, tileBlock), error](&fanFn{})
@@ -126,6 +131,12 @@ type startFn struct {
 
 // ProcessElement starts shard s.
 func (fn *startFn) ProcessElement(ctx context.Context, s int, names func(*string) bool, emit func(sharded.State), part func(sharded.Part)) error {
+	return fn.start(ctx, s, names, nil, emit, part)
+}
+
+// start starts shard s from the model m's scores of its points, or at random if m is
+// nil.
+func (fn *startFn) start(ctx context.Context, s int, names func(*string) bool, m ikpca.Model, emit func(sharded.State), part func(sharded.Part)) error {
 	k, err := kernel.New(fn.Kernel)
 	if err != nil {
 		return err
@@ -134,13 +145,105 @@ func (fn *startFn) ProcessElement(ctx context.Context, s int, names func(*string
 	if err != nil {
 		return err
 	}
-	st, p, err := sharded.NewState(s, k, sp.X, sp.ids, fn.Options)
+	var st sharded.State
+	var p sharded.Part
+	if m == nil {
+		st, p, err = sharded.NewState(s, k, sp.X, sp.ids, fn.Options)
+	} else {
+		var start sharded.Matrix
+		if start, err = modelStart(m, sp.X, fn.Options); err != nil {
+			return fmt.Errorf("ikpcabeam: Polish: the start of shard %d: %w", s, err)
+		}
+		st, p, err = sharded.NewStateFrom(s, k, sp.X, sp.ids, start, fn.Options)
+	}
 	if err != nil {
 		return err
 	}
 	emit(st)
 	part(p)
 	return nil
+}
+
+// modelStart returns the model's scores of the points X on its top min(Rank, its
+// components) components: its eigenvectors lifted to the points (an empty shard has
+// no rows).
+func modelStart(m ikpca.Model, X sharded.Matrix, o sharded.Options) (sharded.Matrix, error) {
+	c := min(len(m.Values(nil)), o.Rank)
+	if c < o.Components {
+		return sharded.Matrix{}, fmt.Errorf("%w: a start model with %d components for %d", ErrArgument, c, o.Components)
+	}
+	if X.Rows == 0 {
+		return sharded.Matrix{Rows: 0, Cols: c, Data: []float64{}}, nil
+	}
+	var Y mat.Dense
+	if err := m.Transform(&Y, mat.NewDense(X.Rows, X.Cols, X.Data), c); err != nil {
+		return sharded.Matrix{}, err
+	}
+	return sharded.Matrix{Rows: X.Rows, Cols: c, Data: Y.RawMatrix().Data}, nil
+}
+
+// startFromFn starts a shard's state from a model's scores of its points (PolishFrom),
+// the model fetched and decoded once per process and digest (fetchModel).
+type startFromFn struct {
+	Start startFn // the shard's points and the run's options
+
+	m      ikpca.Model
+	digest string
+}
+
+// ProcessElement starts shard s.
+func (fn *startFromFn) ProcessElement(ctx context.Context, s int, names func(*string) bool, digest func(*string) bool, model func(*[]byte) bool, emit func(sharded.State), part func(sharded.Part)) error {
+	var d string
+	if !digest(&d) {
+		return fmt.Errorf("%w: no start model in the side input", ErrArgument)
+	}
+	if fn.m == nil || d != fn.digest {
+		b, err := fetchModel(ctx, d, model)
+		if err != nil {
+			return err
+		}
+		if fn.m, err = DecodeModel(b); err != nil {
+			return fmt.Errorf("ikpcabeam: Polish: the start model: %w", err)
+		}
+		fn.digest = d
+	}
+	if fn.m.Dim() != fn.Start.Dim {
+		return fmt.Errorf("%w: a start model of dimension %d for points of dimension %d", ErrDimension, fn.m.Dim(), fn.Start.Dim)
+	}
+	return fn.Start.start(ctx, s, names, fn.m, emit, part)
+}
+
+// polishCheckFn sends to the dead letters the points a Polish cannot take: of another
+// dimension than Dim, with a coordinate or k(x, x) that is not finite (a polynomial or
+// linear kernel of huge coordinates). A point whose k(x, x) is finite has every kernel
+// value with another such point finite: |k(x, y)| ≤ √(k(x, x)·k(y, y)) for a positive
+// semi-definite kernel, the only kind a Polish takes.
+type polishCheckFn struct {
+	Dim    int
+	Kernel kernel.Spec
+
+	k kernel.Kernel
+}
+
+// ProcessElement checks one point.
+func (fn *polishCheckFn) ProcessElement(p Point, emit func(Point), dead func(DeadLetter)) {
+	if err := checkPoint(p.X, fn.Dim); err != nil {
+		dead(pointLetter(p, err.Error()))
+		return
+	}
+	if fn.k == nil {
+		k, err := kernel.New(fn.Kernel)
+		if err != nil {
+			dead(pointLetter(p, err.Error()))
+			return
+		}
+		fn.k = k
+	}
+	if v := fn.k.Eval(p.X, p.X); math.IsNaN(v) || math.IsInf(v, 0) {
+		dead(pointLetter(p, fmt.Sprintf("%v: k(x, x) is %g", ErrNonFinite, v)))
+		return
+	}
+	emit(p)
 }
 
 // stepFn runs a step on a shard's state.

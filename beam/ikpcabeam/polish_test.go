@@ -4,17 +4,27 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/beam/internal/beamtest"
 	"github.com/ikpca/ikpca/beam/sharded"
+	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/kpca"
+	"github.com/ikpca/ikpca/nystrom"
 )
 
 // memPoints returns the rows of X as Points of a source "mem", each at its own offset.
@@ -50,16 +60,27 @@ func localShards(t *testing.T, pts []Point, S, d int) ([]sharded.Shard, [][]Poin
 	return shards, order
 }
 
-// runPolish runs Polish on prism over pts and returns the certificate and the scores,
-// keyed by source@offset.
-func runPolish(t *testing.T, pts []Point, o PolishOptions) (PolishCertificate, map[string]record) {
+// runPolish runs Polish on prism over pts — PolishFrom the model of the encoding model,
+// unless it is nil — and returns the certificate, the scores keyed by source@offset,
+// and the dead letters.
+func runPolish(t *testing.T, pts []Point, model []byte, o PolishOptions) (PolishCertificate, map[string]record, map[string]record) {
 	t.Helper()
 	dir := beamtest.TempDir(t)
 	o.Work = filepath.Join(dir, "work")
 	p, s := beam.NewPipelineWithRoot()
 	points := beam.Reshuffle(s, beam.CreateList(s, pts))
-	res, err := Polish(s, points, o)
+	var res Polished
+	var err error
+	if model == nil {
+		res, err = Polish(s, points, o)
+	} else {
+		res, err = PolishFrom(s, beam.Create(s, model), points, o)
+	}
 	if err != nil {
+		t.Fatal(err)
+	}
+	df := filepath.Join(dir, "dead")
+	if err := WriteDeadLetters(s, df, res.Dead); err != nil {
 		t.Fatal(err)
 	}
 	sf := filepath.Join(dir, "scores")
@@ -75,7 +96,7 @@ func runPolish(t *testing.T, pts []Point, o PolishOptions) (PolishCertificate, m
 	if _, err := os.Stat(res.Work); err != nil {
 		t.Errorf("the run's work directory: %v", err)
 	}
-	return c, readRecords(t, sf, true)
+	return c, readRecords(t, sf, true), readRecords(t, df, false)
 }
 
 // TestPolishEqualsRun checks the pipeline against sharded.Run in one process over the
@@ -91,47 +112,159 @@ func TestPolishEqualsRun(t *testing.T) {
 	}{{1, 2, false}, {3, 4, false}, {4, 3, true}} {
 		o := PolishOptions{Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, Dim: 3, Uncentred: c.uncentred,
 			Components: 3, Rank: 6, Passes: c.passes, Seed: 9, Shards: c.shards}
-		cert, scores := runPolish(t, pts, o)
+		cert, scores, _ := runPolish(t, pts, nil, o)
+		checkPolishEqualsRun(t, fmt.Sprintf("%+v", c), pts, nil, o, cert, scores)
+	}
+}
 
-		shards, order := localShards(t, pts, c.shards, 3)
-		k, so, err := checkPolish(PolishOptions{Kernel: o.Kernel, Dim: 3, Uncentred: c.uncentred, Components: 3, Rank: 6, Passes: c.passes, Seed: 9, Shards: c.shards, Work: "x"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := sharded.Run(context.Background(), k, shards, so)
-		if err != nil {
-			t.Fatal(err)
-		}
-		values, lo, hi, _, below, above := want.Global.Bounds()
-		if len(values) != 3 || len(cert.Values) != 3 {
-			t.Fatalf("%+v: %d values, one process %d; want 3", c, len(cert.Values), len(values))
-		}
-		if cert.Points != len(pts) || cert.Passes != c.passes || cert.Centred == c.uncentred {
-			t.Errorf("%+v: certificate of %d points, %d passes, centred %v", c, cert.Points, cert.Passes, cert.Centred)
-		}
-		for j := range values {
-			if cert.Values[j] != values[j] || cert.Lower[j] != lo[j] || cert.Upper[j] != hi[j] {
-				t.Errorf("%+v: value %d %v in [%v, %v], one process %v in [%v, %v]", c, j, cert.Values[j], cert.Lower[j], cert.Upper[j], values[j], lo[j], hi[j])
+// checkPolishEqualsRun checks a pipeline's certificate and scores against sharded.Run
+// over the same shards, from the model's scores of each shard's points (modelStart)
+// unless m is nil: the same values, bounds and scores, bit for bit.
+func checkPolishEqualsRun(t *testing.T, name string, pts []Point, m ikpca.Model, o PolishOptions, cert PolishCertificate, scores map[string]record) {
+	t.Helper()
+	shards, order := localShards(t, pts, o.Shards, o.Dim)
+	o.Work = "x"
+	k, so, err := checkPolish(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m != nil {
+		for s := range shards {
+			if shards[s].Start, err = modelStart(m, shards[s].X, so); err != nil {
+				t.Fatal(err)
 			}
 		}
-		if cert.Below != below || cert.Above != above {
-			t.Errorf("%+v: error bounds %v and %v, one process %v and %v", c, cert.Below, cert.Above, below, above)
+	}
+	want, err := sharded.Run(context.Background(), k, shards, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	values, lo, hi, _, below, above := want.Global.Bounds()
+	if len(values) != o.Components || len(cert.Values) != o.Components {
+		t.Fatalf("%s: %d values, one process %d; want %d", name, len(cert.Values), len(values), o.Components)
+	}
+	if cert.Points != len(pts) || cert.Passes != o.Passes || cert.Centred == o.Uncentred {
+		t.Errorf("%s: certificate of %d points, %d passes, centred %v", name, cert.Points, cert.Passes, cert.Centred)
+	}
+	for j := range values {
+		if cert.Values[j] != values[j] || cert.Lower[j] != lo[j] || cert.Upper[j] != hi[j] {
+			t.Errorf("%s: value %d %v in [%v, %v], one process %v in [%v, %v]", name, j, cert.Values[j], cert.Lower[j], cert.Upper[j], values[j], lo[j], hi[j])
 		}
-		if len(scores) != len(pts) {
-			t.Fatalf("%+v: %d scores for %d points", c, len(scores), len(pts))
-		}
-		for s, ps := range order {
-			sc := want.Scores[s]
-			for i, p := range ps {
-				got := scores[p.Source+"@"+strconv.FormatInt(p.Offset, 10)]
-				for j := range sc.Cols {
-					if got.values[j] != sc.Data[i*sc.Cols+j] {
-						t.Fatalf("%+v: point at %d: score %d %v, one process %v", c, p.Offset, j, got.values[j], sc.Data[i*sc.Cols+j])
-					}
+	}
+	if cert.Below != below || cert.Above != above {
+		t.Errorf("%s: error bounds %v and %v, one process %v and %v", name, cert.Below, cert.Above, below, above)
+	}
+	if len(scores) != len(pts) {
+		t.Fatalf("%s: %d scores for %d points", name, len(scores), len(pts))
+	}
+	for s, ps := range order {
+		sc := want.Scores[s]
+		for i, p := range ps {
+			got := scores[p.Source+"@"+strconv.FormatInt(p.Offset, 10)]
+			for j := range sc.Cols {
+				if got.values[j] != sc.Data[i*sc.Cols+j] {
+					t.Fatalf("%s: point at %d: score %d %v, one process %v", name, p.Offset, j, got.values[j], sc.Data[i*sc.Cols+j])
 				}
 			}
 		}
 	}
+}
+
+// TestPolishFromModel: PolishFrom a tracked kpca model of 40 of the points and from a
+// Nyström model of 12 landmarks and all the points equals sharded.Run from the models'
+// scores of each shard's points, bit for bit (sharded's TestRunFromModel checks that
+// start against kpca.FitFrom's); after 3 passes the model's start is closer to the
+// batch values than the random start's. A start model of another dimension, or with
+// fewer components than Components, fails the pipeline.
+func TestPolishFromModel(t *testing.T) {
+	const d = 3
+	X := curve(240, d, 5)
+	pts := memPoints(X)
+	k := kernel.RBF{Sigma: 1}
+	o := PolishOptions{Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, Dim: d, Components: 3, Rank: 6, Passes: 3, Seed: 9, Shards: 3}
+	tracked, err := kpca.Fit(k, X.Slice(0, 40, 0, d), kpca.Options{Components: 6, Rank: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ny, err := nystrom.New(k, X.Slice(0, 12, 0, d), nystrom.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ny.AddBatch(X); err != nil {
+		t.Fatal(err)
+	}
+	batch, _ := testmat.Eigen(t, kernel.Centre(kernel.Matrix(k, X)))
+	random, _, _ := runPolish(t, pts, nil, o)
+	for name, c := range map[string]struct {
+		m ikpca.Model
+		b []byte
+	}{"tracked": {tracked, wiretest.Marshal(t, tracked)}, "nystrom": {&Nystrom{ny}, wiretest.Marshal(t, &Nystrom{ny})}} {
+		cert, scores, dead := runPolish(t, pts, c.b, o)
+		if len(dead) != 0 {
+			t.Errorf("%s: dead letters %v", name, dead)
+		}
+		checkPolishEqualsRun(t, name, pts, c.m, o, cert, scores)
+		var fromModel, fromRandom float64
+		for j := range o.Components {
+			fromModel = math.Max(fromModel, math.Abs(cert.Values[j]-batch[j])/batch[0])
+			fromRandom = math.Max(fromRandom, math.Abs(random.Values[j]-batch[j])/batch[0])
+		}
+		t.Logf("%s: %d passes: max |θ − λ|/λ₁ %.3g, from random vectors %.3g", name, o.Passes, fromModel, fromRandom)
+		if fromModel > fromRandom {
+			t.Errorf("%s: %d passes: max |θ − λ|/λ₁ %.3g, above the random start's %.3g", name, o.Passes, fromModel, fromRandom)
+		}
+	}
+
+	// Models a Polish cannot start from fail the pipeline.
+	other, err := kpca.Fit(k, curve(30, 2, 1), kpca.Options{Components: 6, Rank: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	few, err := kpca.Fit(k, X.Slice(0, 40, 0, d), kpca.Options{Components: 2, Rank: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		m    *kpca.Model
+		want string
+	}{"dimension 2": {other, "dimension 2"}, "2 components": {few, "2 components for 3"}} {
+		dir := beamtest.TempDir(t)
+		o.Work = filepath.Join(dir, "work")
+		p, s := beam.NewPipelineWithRoot()
+		res, err := PolishFrom(s, beam.Create(s, wiretest.Marshal(t, c.m)), beam.CreateList(s, pts), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		beam.ParDo0(s, discardScores, res.Scores)
+		if err := ptest.Run(p); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: the pipeline's error %v, want one that says %q", name, err, c.want)
+		}
+	}
+}
+
+// TestPolishDeadLetters: points a Polish cannot take — of another dimension, a NaN
+// coordinate, a linear kernel's k(x, x) that overflows — are dead letters, and the
+// others are polished as if they were alone.
+func TestPolishDeadLetters(t *testing.T) {
+	const d = 3
+	X := curve(120, d, 2)
+	pts := memPoints(X)
+	bad := []Point{
+		{Source: "bad", Offset: 1, X: []float64{1, 2}},
+		{Source: "bad", Offset: 2, X: []float64{1, math.NaN(), 3}},
+		{Source: "bad", Offset: 3, X: []float64{1e200, 0, 0}},
+	}
+	o := PolishOptions{Kernel: kernel.Spec{Name: "linear"}, Dim: d, Components: 2, Rank: 3, Passes: 2, Seed: 4, Shards: 2}
+	cert, scores, dead := runPolish(t, append(slices.Clone(pts), bad...), nil, o)
+	if len(dead) != len(bad) {
+		t.Fatalf("dead letters %v, want the %d bad points", dead, len(bad))
+	}
+	for _, p := range bad {
+		if _, ok := dead[p.Source+"@"+strconv.FormatInt(p.Offset, 10)]; !ok {
+			t.Errorf("no dead letter for the point at %d", p.Offset)
+		}
+	}
+	checkPolishEqualsRun(t, "good points", pts, nil, o, cert, scores)
 }
 
 // TestPolishOptions checks the options Polish refuses at construction.

@@ -7,10 +7,13 @@ import (
 	"github.com/ikpca/ikpca/kernel"
 )
 
-// Shard is a shard's points, N×d in the shard's fixed order, and their identities.
+// Shard is a shard's points, N×d in the shard's fixed order, their identities and,
+// unless it is empty (no Data), the shard's rows of the start (NewStateFrom); empty, the
+// start is random (NewState).
 type Shard struct {
-	X   Matrix
-	IDs []uint64
+	X     Matrix
+	IDs   []uint64
+	Start Matrix
 }
 
 // Result is what a run computes: its final Global (the values, the certificate:
@@ -49,7 +52,12 @@ func Run(ctx context.Context, k kernel.Kernel, shards []Shard, o Options) (Resul
 		switch step.Kind {
 		case Start:
 			for s, sh := range shards {
-				if states[s], parts[s], err = NewState(s, k, sh.X, sh.IDs, o); err != nil {
+				if sh.Start.Data == nil {
+					states[s], parts[s], err = NewState(s, k, sh.X, sh.IDs, o)
+				} else {
+					states[s], parts[s], err = NewStateFrom(s, k, sh.X, sh.IDs, sh.Start, o)
+				}
+				if err != nil {
 					return Result{}, err
 				}
 			}

@@ -225,3 +225,85 @@ func TestRunRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestRunFromModel starts a run from a model's scores of the points — a rank-6 model of
+// the first 60 points lifted to all of them, as a merged Nyström model's would be — and
+// checks it against kpca.FitFrom from the same vectors: the same values to rounding
+// (1e-12·λ₁, as TestRunEqualsFitFrom), and, after 3 passes, at least a hundred times
+// closer to the batch values than the random start's 3 passes (3e-10·λ₁ against 4e-6·λ₁
+// here: the model's span already holds most of the top eigenvectors). A start that is not finite, or of a
+// width outside Components…Rank, is refused.
+func TestRunFromModel(t *testing.T) {
+	const m, d, k, r, S, passes = 300, 4, 4, 8, 3, 3
+	X, ids := points(m, d, 3)
+	kern := kernel.RBF{Sigma: 6}
+	shards, all, _ := split(X, ids, S)
+	model, err := kpca.Fit(kern, all.Slice(0, 60, 0, d), kpca.Options{Components: 6, Rank: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var V mat.Dense
+	if err := model.Transform(&V, all, 6); err != nil {
+		t.Fatal(err)
+	}
+	row := 0
+	for s := range shards {
+		n := shards[s].X.Rows
+		shards[s].Start = Matrix{Rows: n, Cols: 6, Data: append([]float64(nil), V.RawMatrix().Data[row*6:(row+n)*6]...)}
+		row += n
+	}
+	o := Options{Centred: true, Components: k, Rank: r, Passes: passes}
+	res, err := Run(context.Background(), kern, shards, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := kpca.FitFrom(kern, all, kpca.Start{Vectors: &V, Passes: passes}, kpca.Options{Components: k, Rank: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := md.Values(nil)
+	got := res.Global.Values
+	batch, _ := testmat.Eigen(t, kernel.Centre(kernel.Matrix(kern, all)))
+	random, err := Run(context.Background(), kern, func() []Shard {
+		plain := append([]Shard(nil), shards...)
+		for s := range plain {
+			plain[s].Start = Matrix{}
+		}
+		return plain
+	}(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromModel, fromRandom float64
+	for j := range k {
+		if math.Abs(got[j]-want[j]) > 1e-12*want[0] {
+			t.Errorf("value %d %.17g, one process %.17g", j, got[j], want[j])
+		}
+		fromModel = math.Max(fromModel, math.Abs(got[j]-batch[j])/batch[0])
+		fromRandom = math.Max(fromRandom, math.Abs(random.Global.Values[j]-batch[j])/batch[0])
+	}
+	t.Logf("%d passes: max |θ − λ|/λ₁ %.3g from the model, %.3g from random vectors", passes, fromModel, fromRandom)
+	if fromModel > 1e-2*fromRandom {
+		t.Errorf("%d passes from the model: max |θ − λ|/λ₁ %.3g (random start %.3g)", passes, fromModel, fromRandom)
+	}
+
+	bad := func(edit func(*Matrix)) []Shard {
+		out := append([]Shard(nil), shards...)
+		st := out[1].Start
+		st.Data = append([]float64(nil), st.Data...)
+		edit(&st)
+		out[1].Start = st
+		return out
+	}
+	for name, sh := range map[string][]Shard{
+		"NaN":         bad(func(st *Matrix) { st.Data[5] = math.NaN() }),
+		"3 columns":   bad(func(st *Matrix) { st.Cols, st.Data = 3, st.Data[:st.Rows*3] }),
+		"9 columns":   bad(func(st *Matrix) { st.Cols, st.Data = 9, append(st.Data, make([]float64, st.Rows*3)...) }),
+		"a row short": bad(func(st *Matrix) { st.Rows, st.Data = st.Rows-1, st.Data[:(st.Rows-1)*st.Cols] }),
+		"lying":       bad(func(st *Matrix) { st.Rows++ }),
+	} {
+		if _, err := Run(context.Background(), kern, sh, o); err == nil {
+			t.Errorf("a start with %s: no error", name)
+		}
+	}
+}

@@ -38,6 +38,33 @@ func splitmix(x uint64) uint64 {
 // block in progress is the random start, Rank columns (StartRow). A point whose k(x, x)
 // is not finite is an error: the caller's checks keep such points out.
 func NewState(shard int, k kernel.Kernel, X Matrix, ids []uint64, o Options) (State, Part, error) {
+	return newState(shard, k, X, ids, Matrix{Rows: X.Rows, Cols: o.Rank}, o)
+}
+
+// NewStateFrom is NewState from a given start: start holds the shard's rows of the
+// starting block, N×c with Components ≤ c ≤ Rank, finite — for example a model's scores
+// of the shard's points (ikpca.Model.Transform), its eigenvectors lifted to the points
+// up to each column's scale, as kpca.Start.Vectors takes them. Only the span of the
+// whole block matters; centred, its part along 1 is removed. Every shard's start must
+// have the same c.
+func NewStateFrom(shard int, k kernel.Kernel, X Matrix, ids []uint64, start Matrix, o Options) (State, Part, error) {
+	switch {
+	case checkShape("the start", start) != nil:
+		return State{}, Part{}, checkShape("the start", start)
+	case start.Rows != X.Rows || start.Cols < o.Components || start.Cols > o.Rank:
+		return State{}, Part{}, fmt.Errorf("sharded: a start of %d×%d for %d points (want %d rows and %d to %d columns: Components to Rank)",
+			start.Rows, start.Cols, X.Rows, X.Rows, o.Components, o.Rank)
+	}
+	for i, v := range start.Data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return State{}, Part{}, fmt.Errorf("sharded: the start has %g at point %d of shard %d", v, i/start.Cols, shard)
+		}
+	}
+	return newState(shard, k, X, ids, start, o)
+}
+
+// newState is NewState from the start z, whose data, if nil, are the random start's.
+func newState(shard int, k kernel.Kernel, X Matrix, ids []uint64, z Matrix, o Options) (State, Part, error) {
 	if err := checkShape("the points", X); err != nil {
 		return State{}, Part{}, err
 	}
@@ -45,7 +72,13 @@ func NewState(shard int, k kernel.Kernel, X Matrix, ids []uint64, o Options) (St
 	if len(ids) != n {
 		return State{}, Part{}, fmt.Errorf("sharded: %d identities for %d points", len(ids), n)
 	}
-	st := State{Shard: shard, N: n, IDs: append([]uint64(nil), ids...), Q: newMatrix(n, 0), Z: newMatrix(n, o.Rank)}
+	random := z.Data == nil
+	if random {
+		z = newMatrix(n, z.Cols)
+	} else {
+		z = Matrix{Rows: z.Rows, Cols: z.Cols, Data: append([]float64(nil), z.Data...)}
+	}
+	st := State{Shard: shard, N: n, IDs: append([]uint64(nil), ids...), Q: newMatrix(n, 0), Z: z}
 	var self, kmax float64
 	for i := range n {
 		x := X.row(i)
@@ -55,7 +88,9 @@ func NewState(shard int, k kernel.Kernel, X Matrix, ids []uint64, o Options) (St
 		}
 		self += v
 		kmax = math.Max(kmax, math.Abs(v))
-		StartRow(st.Z.row(i), o.Seed, ids[i])
+		if random {
+			StartRow(st.Z.row(i), o.Seed, ids[i])
+		}
 	}
 	return st, Part{Shard: shard, Data: []float64{float64(n), self, kmax}}, nil
 }

@@ -27,11 +27,21 @@ func buildPolish(ctx context.Context, o options) (*beam.Pipeline, string, error)
 	if !(o.maxDead >= 0) {
 		return nil, "", fmt.Errorf("--max-dead-fraction %v: want a fraction ≥ 0 (1: no limit)", o.maxDead)
 	}
-	// The certificate is checked against the inputs and the prefixes as a model is.
+	// The certificate is checked against the inputs and the prefixes as a model is, and
+	// the start model as a projection's model.
 	checked := o
 	checked.model, checked.mode = o.certificate, "fit"
 	if err := checkOutputs(ctx, checked); err != nil {
 		return nil, "", err
+	}
+	if o.start != "" {
+		if sameForm(o.start) == sameForm(o.certificate) {
+			return nil, "", fmt.Errorf("--certificate %s is the --start model: the polish would replace it", o.certificate)
+		}
+		checked.model, checked.mode = o.start, "project"
+		if err := checkOutputs(ctx, checked); err != nil {
+			return nil, "", err
+		}
 	}
 	work := o.work
 	if work == "" {
@@ -48,10 +58,20 @@ func buildPolish(ctx context.Context, o options) (*beam.Pipeline, string, error)
 			return nil, "", err
 		}
 	}
-	res, err := ikpcabeam.Polish(s, points, ikpcabeam.PolishOptions{
+	po := ikpcabeam.PolishOptions{
 		Kernel: kernel.Spec{Name: "rbf", Sigma: sigma}, Dim: dim, Uncentred: o.uncentred,
 		Components: o.k, Rank: o.rank, Passes: o.passes, Seed: o.seed, Shards: o.shards, Work: work, Deterministic: o.deterministic,
-	})
+	}
+	var res ikpcabeam.Polished
+	if o.start == "" {
+		res, err = ikpcabeam.Polish(s, points, po)
+	} else {
+		var model beam.PCollection
+		if model, err = startModel(ctx, s, o.start, dim, o.k); err != nil {
+			return nil, "", err
+		}
+		res, err = ikpcabeam.PolishFrom(s, model, points, po)
+	}
 	if err != nil {
 		return nil, "", err
 	}
@@ -71,4 +91,26 @@ func buildPolish(ctx context.Context, o options) (*beam.Pipeline, string, error)
 		return nil, "", err
 	}
 	return p, res.Work, nil
+}
+
+// startModel reads the --start model here, so that one the polish cannot start from
+// fails before the pipeline runs — it does not decode, has another dimension, or fewer
+// than k components — and returns it as the PCollection of one element PolishFrom
+// takes.
+func startModel(ctx context.Context, s beam.Scope, file string, dim, k int) (beam.PCollection, error) {
+	b, err := readFile(ctx, file)
+	if err != nil {
+		return beam.PCollection{}, err
+	}
+	m, err := ikpcabeam.DecodeModel(b)
+	if err != nil {
+		return beam.PCollection{}, fmt.Errorf("--start %s: %w", file, err)
+	}
+	if m.Dim() != dim {
+		return beam.PCollection{}, fmt.Errorf("--start %s: a model of dimension %d for points of dimension %d", file, m.Dim(), dim)
+	}
+	if have := len(m.Values(nil)); have < k {
+		return beam.PCollection{}, fmt.Errorf("--start %s: a model with %d components for --k %d", file, have, k)
+	}
+	return ikpcabeam.ReadModel(s, file)
 }

@@ -13,7 +13,9 @@ import (
 	"github.com/ikpca/ikpca/beam/ikpcabeam"
 	"github.com/ikpca/ikpca/beam/internal/beamtest"
 	"github.com/ikpca/ikpca/internal/testmat"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/kpca"
 )
 
 // TestPolishMode runs --mode=polish on a CSV file with a bad line: the certificate's
@@ -62,5 +64,71 @@ func TestPolishMode(t *testing.T) {
 	}
 	if _, err := os.Stat(o.certificate + ".work"); err == nil {
 		t.Errorf("the default work directory %s.work is left", o.certificate)
+	}
+}
+
+// TestPolishModeStart runs --mode=polish --start=<a kpca checkpoint of 50 of the 300
+// points>: after 3 passes its values are within 1e-10·λ₁ of the batch values (as TestPolishMode's
+// after 6 passes from a random start), and the
+// intervals hold them. A --start the polish cannot use is refused before anything runs:
+// the certificate's own file, a model of another dimension, a file that is not a model,
+// a model that the scores' prefix would replace.
+func TestPolishModeStart(t *testing.T) {
+	dir := beamtest.TempDir(t)
+	X, text := toyInput(300, ',')
+	in := filepath.Join(dir, "in.csv")
+	beamtest.WriteFile(t, in, []byte(text))
+	k := kernel.RBF{Sigma: 0.5}
+	model, err := kpca.Fit(k, X.Slice(0, 50, 0, 3), kpca.Options{Components: 8, Rank: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := filepath.Join(dir, "start.ikpca")
+	beamtest.WriteFile(t, start, wiretest.Marshal(t, model))
+	o := options{mode: "polish", method: "skpca", input: in, sep: ",", format: "csv", seed: 1, block: 256, sigma: 0.5,
+		certificate: filepath.Join(dir, "cert.json"), output: filepath.Join(dir, "scores"), start: start,
+		k: 3, rank: 8, passes: 3, shards: 2, maxDead: 0.1, limitDead: true}
+	if err := run(context.Background(), o, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	var c ikpcabeam.PolishCertificate
+	if err := json.Unmarshal(beamtest.ReadFile(t, o.certificate), &c); err != nil {
+		t.Fatal(err)
+	}
+	batch, _ := testmat.Eigen(t, kernel.Centre(kernel.Matrix(k, X)))
+	for j, v := range c.Values {
+		if tol := 1e-12 * batch[0]; batch[j] < c.Lower[j]-tol || batch[j] > c.Upper[j]+tol {
+			t.Errorf("batch value %d %.17g outside [%.17g, %.17g]", j, batch[j], c.Lower[j], c.Upper[j])
+		}
+		if math.Abs(v-batch[j]) > 1e-10*batch[0] {
+			t.Errorf("value %d %.17g, batch %.17g", j, v, batch[j])
+		}
+	}
+	if n := len(readDead(t, o.output)); n != 300 {
+		t.Errorf("%d scores, want 300", n)
+	}
+
+	other, err := kpca.Fit(k, X.Slice(0, 50, 0, 2), kpca.Options{Components: 8, Rank: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := filepath.Join(dir, "flat.ikpca")
+	beamtest.WriteFile(t, flat, wiretest.Marshal(t, other))
+	shard := filepath.Join(dir, "out-00000-of-00001.csv")
+	beamtest.WriteFile(t, shard, wiretest.Marshal(t, model))
+	for name, edit := range map[string]func(*options){
+		"the certificate":     func(o *options) { o.start = o.certificate },
+		"dimension 2":         func(o *options) { o.start = flat },
+		"not a model":         func(o *options) { o.start = in },
+		"a shard of --output": func(o *options) { o.start, o.output = shard, filepath.Join(dir, "out") },
+	} {
+		bad := o
+		bad.certificate = filepath.Join(dir, "cert2.json")
+		edit(&bad)
+		if err := run(context.Background(), bad, io.Discard); err == nil {
+			t.Errorf("--start %s: no error", name)
+		} else {
+			t.Logf("--start %s: %v", name, err)
+		}
 	}
 }
