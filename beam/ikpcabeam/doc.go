@@ -21,9 +21,11 @@
 //     reader knows it, line number;
 //   - FitSKPCA, FitNystrom, FitNystromSampled: Points to an encoded model;
 //   - Project: Points and an encoded model to Scores;
-//   - Polish: Points to the top Ritz pairs of all of them, at batch accuracy, with a
-//     certificate and their Scores — kpca.FitFrom's passes as tiles of the kernel
-//     matrix over shards of the points (package sharded has the mathematics);
+//   - Polish, PolishFrom: Points (and, for PolishFrom, a model whose subspace starts
+//     the iteration) to the top Ritz pairs of all of them, at batch accuracy, with a
+//     certificate, their Scores and optionally the polished kpca model — kpca.FitFrom's
+//     passes as tiles of the kernel matrix over shards of the points (package sharded
+//     has the mathematics);
 //   - WriteScores, WriteDeadLetters: CSV lines in the files prefix-SSSSS-of-NNNNN.csv,
 //     one per bundle, written where the lines are and published per run — a claim on
 //     the prefix, renames spread over the workers, a manifest — so that a retried

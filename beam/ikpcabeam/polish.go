@@ -35,6 +35,15 @@ type PolishOptions struct {
 	Deterministic bool
 	// Shards is the number of shards S, the kernel matrix's tiles S(S+1)/2.
 	Shards int
+	// Model also returns the polished model, a kpca checkpoint (Polished.Model): the
+	// points and their rows of the Rank Ritz vectors are gathered on one worker, m·(Dim +
+	// Rank) numbers in one grouping, where kpca.FitFrom takes the Ritz vectors as its
+	// start for one pass — the Rayleigh–Ritz step on their span, which returns the same
+	// pairs to rounding, and the running sums and certificate a model keeps — so that
+	// the model continues in one process as any other (Add, Remove, Polish, Certify,
+	// Transform). For points that fit in one process only; the pipeline's own outputs
+	// never gather the points.
+	Model bool
 	// Work is a directory, on any filesystem Beam has, for the shards' point files; the
 	// pipeline writes them in a new subdirectory of its own, which the caller removes
 	// once the job is over (Polished.Work).
@@ -50,6 +59,9 @@ type Polished struct {
 	// Dead holds the points that could not be polished: of another dimension, with a
 	// coordinate or k(x, x) that is not finite.
 	Dead beam.PCollection
+	// Model holds one element, the polished model's kpca checkpoint (kpca.Model's
+	// MarshalBinary), if PolishOptions.Model asked for it; otherwise it is not valid.
+	Model beam.PCollection
 	// Work is the directory of the run's point files, which the caller removes when the
 	// job is over.
 	Work string
@@ -212,7 +224,12 @@ func polish(s beam.Scope, model, points beam.PCollection, o PolishOptions) (Poli
 	}
 	scores := beam.ParDo(s, &scoresFn{Dir: work, Dim: o.Dim}, states, beam.SideInput{Input: global}, side)
 	cert := beam.ParDo(s, &certificateFn{Kernel: o.Kernel}, global)
-	return Polished{Scores: scores, Certificate: cert, Dead: dead, Work: work}, nil
+	res := Polished{Scores: scores, Certificate: cert, Dead: dead, Work: work}
+	if o.Model {
+		rows := beam.ParDo(s, &ritzRowsFn{Dir: work, Dim: o.Dim}, states, side)
+		res.Model = beam.ParDo(s, &polishedModelFn{Kernel: o.Kernel, Options: so}, beam.GroupByKey(s, beam.AddFixedKey(s, rows)))
+	}
+	return res, nil
 }
 
 // mustBegin is sharded.Begin of options checkPolish accepted.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -15,6 +16,7 @@ import (
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/beam/sharded"
 	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/kpca"
 )
 
 // The DoFns of Polish: each runs one step of sharded's program on a shard's state with
@@ -29,6 +31,7 @@ func init() {
 	beam.RegisterType(reflect.TypeFor[sharded.Part]())
 	beam.RegisterType(reflect.TypeFor[sharded.TilePart]())
 	beam.RegisterType(reflect.TypeFor[tileBlock]())
+	beam.RegisterType(reflect.TypeFor[ritzRows]())
 	beam.RegisterCoder(reflect.TypeFor[sharded.State](), sharded.State.MarshalBinary, decodeState)
 	beam.RegisterCoder(reflect.TypeFor[sharded.Part](), sharded.Part.MarshalBinary, decodePart)
 	beam.RegisterCoder(reflect.TypeFor[sharded.TilePart](), sharded.TilePart.MarshalBinary, decodeTilePart)
@@ -44,6 +47,10 @@ func init() {
 	register.DoFn4x1[int, func(*sharded.State) bool, func(*sharded.TilePart) bool, func(sharded.State), error](&sumTilesFn{})
 	register.DoFn5x1[context.Context, sharded.State, func(*[]byte) bool, func(*string) bool, func(Scores), error](&scoresFn{})
 	register.DoFn2x1[[]byte, func([]byte), error](&certificateFn{})
+	register.DoFn4x1[context.Context, sharded.State, func(*string) bool, func(ritzRows), error](&ritzRowsFn{})
+	register.DoFn3x1[int, func(*ritzRows) bool, func([]byte), error](&polishedModelFn{})
+	register.Emitter1[ritzRows]()
+	register.Iter1[ritzRows]()
 	register.Emitter1[sharded.State]()
 	register.Emitter1[sharded.Part]()
 	register.Emitter2[int, tileBlock]()
@@ -412,5 +419,77 @@ func (fn *scoresFn) ProcessElement(ctx context.Context, st sharded.State, side f
 	for i, p := range sp.points {
 		emit(Scores{Source: p.Source, Offset: p.Offset, Line: p.Line, Y: append([]float64(nil), sc.Data[i*sc.Cols:(i+1)*sc.Cols]...)})
 	}
+	return nil
+}
+
+// ritzRows is a shard's points and their rows of the Ritz vectors, on their way to the
+// worker that builds the polished model.
+type ritzRows struct {
+	Shard int
+	X, U  sharded.Matrix
+}
+
+// ritzRowsFn emits a shard's points and its rows of the Ritz vectors.
+type ritzRowsFn struct {
+	Dir string
+	Dim int
+}
+
+// ProcessElement emits the shard's rows.
+func (fn *ritzRowsFn) ProcessElement(ctx context.Context, st sharded.State, names func(*string) bool, emit func(ritzRows)) error {
+	sp, err := readShard(ctx, fn.Dir, collect(names), st.Shard, fn.Dim)
+	if err != nil {
+		return err
+	}
+	if st.U.Rows != sp.X.Rows {
+		return fmt.Errorf("ikpcabeam: Polish: shard %d has %d points and %d rows of Ritz vectors", st.Shard, sp.X.Rows, st.U.Rows)
+	}
+	emit(ritzRows{Shard: st.Shard, X: sp.X, U: st.U})
+	return nil
+}
+
+// polishedModelFn builds the polished model from every shard's rows, stacked in shard
+// order (PolishOptions.Model), and emits its kpca checkpoint.
+type polishedModelFn struct {
+	Kernel  kernel.Spec
+	Options sharded.Options
+}
+
+// ProcessElement builds the model.
+func (fn *polishedModelFn) ProcessElement(_ int, rows func(*ritzRows) bool, emit func([]byte)) error {
+	k, err := kernel.New(fn.Kernel)
+	if err != nil {
+		return err
+	}
+	parts := collect(rows)
+	slices.SortFunc(parts, func(a, b ritzRows) int { return a.Shard - b.Shard })
+	var m, d, c int
+	for _, p := range parts {
+		m += p.X.Rows
+		d, c = max(d, p.X.Cols), max(c, p.U.Cols)
+	}
+	X := mat.NewDense(m, d, nil)
+	U := mat.NewDense(m, c, nil)
+	row := 0
+	for _, p := range parts {
+		if p.X.Cols != d || p.U.Cols != c || p.X.Rows != p.U.Rows {
+			return fmt.Errorf("ikpcabeam: Polish: shard %d's rows are %d×%d and %d×%d, others' %d and %d columns", p.Shard, p.X.Rows, p.X.Cols, p.U.Rows, p.U.Cols, d, c)
+		}
+		for i := range p.X.Rows {
+			X.SetRow(row, p.X.Data[i*d:(i+1)*d])
+			U.SetRow(row, p.U.Data[i*c:(i+1)*c])
+			row++
+		}
+	}
+	o := fn.Options
+	md, err := kpca.FitFrom(k, X, kpca.Start{Vectors: U, Passes: 1}, kpca.Options{Components: o.Components, Rank: o.Rank, Uncentred: !o.Centred})
+	if err != nil {
+		return fmt.Errorf("ikpcabeam: Polish: the polished model: %w", err)
+	}
+	b, err := md.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	emit(b)
 	return nil
 }

@@ -60,10 +60,17 @@ func localShards(t *testing.T, pts []Point, S, d int) ([]sharded.Shard, [][]Poin
 	return shards, order
 }
 
+// polishOut is what a Polish on prism wrote: the certificate, the scores and the dead
+// letters keyed by source@offset, and the polished model's encoding if it was asked for.
+type polishOut struct {
+	cert         PolishCertificate
+	scores, dead map[string]record
+	model        []byte
+}
+
 // runPolish runs Polish on prism over pts — PolishFrom the model of the encoding model,
-// unless it is nil — and returns the certificate, the scores keyed by source@offset,
-// and the dead letters.
-func runPolish(t *testing.T, pts []Point, model []byte, o PolishOptions) (PolishCertificate, map[string]record, map[string]record) {
+// unless it is nil — and returns what it wrote.
+func runPolish(t *testing.T, pts []Point, model []byte, o PolishOptions) polishOut {
 	t.Helper()
 	dir := beamtest.TempDir(t)
 	o.Work = filepath.Join(dir, "work")
@@ -88,7 +95,15 @@ func runPolish(t *testing.T, pts []Point, model []byte, o PolishOptions) (Polish
 		t.Fatal(err)
 	}
 	cf := writeModel(t, s, filepath.Join(dir, "certificate.json"), res.Certificate)
+	var mf string
+	if o.Model {
+		mf = writeModel(t, s, filepath.Join(dir, "model.ikpca"), res.Model)
+	}
 	run(t, p)
+	var out polishOut
+	if mf != "" {
+		out.model = beamtest.ReadFile(t, mf)
+	}
 	var c PolishCertificate
 	if err := json.Unmarshal(beamtest.ReadFile(t, cf), &c); err != nil {
 		t.Fatal(err)
@@ -96,7 +111,8 @@ func runPolish(t *testing.T, pts []Point, model []byte, o PolishOptions) (Polish
 	if _, err := os.Stat(res.Work); err != nil {
 		t.Errorf("the run's work directory: %v", err)
 	}
-	return c, readRecords(t, sf, true), readRecords(t, df, false)
+	out.cert, out.scores, out.dead = c, readRecords(t, sf, true), readRecords(t, df, false)
+	return out
 }
 
 // TestPolishEqualsRun checks the pipeline against sharded.Run in one process over the
@@ -112,8 +128,8 @@ func TestPolishEqualsRun(t *testing.T) {
 	}{{1, 2, false}, {3, 4, false}, {4, 3, true}} {
 		o := PolishOptions{Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, Dim: 3, Uncentred: c.uncentred,
 			Components: 3, Rank: 6, Passes: c.passes, Seed: 9, Shards: c.shards}
-		cert, scores, _ := runPolish(t, pts, nil, o)
-		checkPolishEqualsRun(t, fmt.Sprintf("%+v", c), pts, nil, o, cert, scores)
+		out := runPolish(t, pts, nil, o)
+		checkPolishEqualsRun(t, fmt.Sprintf("%+v", c), pts, nil, o, out.cert, out.scores)
 	}
 }
 
@@ -194,16 +210,17 @@ func TestPolishFromModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	batch, _ := testmat.Eigen(t, kernel.Centre(kernel.Matrix(k, X)))
-	random, _, _ := runPolish(t, pts, nil, o)
+	random := runPolish(t, pts, nil, o).cert
 	for name, c := range map[string]struct {
 		m ikpca.Model
 		b []byte
 	}{"tracked": {tracked, wiretest.Marshal(t, tracked)}, "nystrom": {&Nystrom{ny}, wiretest.Marshal(t, &Nystrom{ny})}} {
-		cert, scores, dead := runPolish(t, pts, c.b, o)
-		if len(dead) != 0 {
-			t.Errorf("%s: dead letters %v", name, dead)
+		out := runPolish(t, pts, c.b, o)
+		cert := out.cert
+		if len(out.dead) != 0 {
+			t.Errorf("%s: dead letters %v", name, out.dead)
 		}
-		checkPolishEqualsRun(t, name, pts, c.m, o, cert, scores)
+		checkPolishEqualsRun(t, name, pts, c.m, o, cert, out.scores)
 		var fromModel, fromRandom float64
 		for j := range o.Components {
 			fromModel = math.Max(fromModel, math.Abs(cert.Values[j]-batch[j])/batch[0])
@@ -255,7 +272,8 @@ func TestPolishDeadLetters(t *testing.T) {
 		{Source: "bad", Offset: 3, X: []float64{1e200, 0, 0}},
 	}
 	o := PolishOptions{Kernel: kernel.Spec{Name: "linear"}, Dim: d, Components: 2, Rank: 3, Passes: 2, Seed: 4, Shards: 2}
-	cert, scores, dead := runPolish(t, append(slices.Clone(pts), bad...), nil, o)
+	out := runPolish(t, append(slices.Clone(pts), bad...), nil, o)
+	dead := out.dead
 	if len(dead) != len(bad) {
 		t.Fatalf("dead letters %v, want the %d bad points", dead, len(bad))
 	}
@@ -264,7 +282,55 @@ func TestPolishDeadLetters(t *testing.T) {
 			t.Errorf("no dead letter for the point at %d", p.Offset)
 		}
 	}
-	checkPolishEqualsRun(t, "good points", pts, nil, o, cert, scores)
+	checkPolishEqualsRun(t, "good points", pts, nil, o, out.cert, out.scores)
+}
+
+// TestPolishModel: the polished model (PolishOptions.Model) is a kpca checkpoint that
+// DecodeModel reads, whose values equal the certificate's to rounding (1e-12·λ₁: the
+// Rayleigh–Ritz step on the span of the Ritz vectors returns them), whose certificate
+// holds the batch values (ValueBounds), and which scores the points as the pipeline
+// did, up to each component's sign (1e-9·√λ₁: after 8 passes the vectors agree far
+// closer than that, the Davis–Kahan bound of their residual over the gap).
+func TestPolishModel(t *testing.T) {
+	const d = 3
+	X := curve(240, d, 5)
+	pts := memPoints(X)
+	o := PolishOptions{Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, Dim: d, Components: 3, Rank: 6, Passes: 8, Seed: 2, Shards: 3, Model: true}
+	out := runPolish(t, pts, nil, o)
+	m, err := DecodeModel(out.model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, ok := m.(*kpca.Model)
+	if !ok {
+		t.Fatalf("the polished model is a %T", m)
+	}
+	values := md.Values(nil)
+	lo, hi := md.ValueBounds(nil, nil)
+	batch, _ := testmat.Eigen(t, kernel.Centre(kernel.Matrix(kernel.RBF{Sigma: 1}, X)))
+	if md.Len() != len(pts) || len(values) != o.Components {
+		t.Fatalf("a model of %d points and %d values", md.Len(), len(values))
+	}
+	for j, v := range values {
+		if math.Abs(v-out.cert.Values[j]) > 1e-12*values[0] {
+			t.Errorf("value %d %.17g, the certificate's %.17g", j, v, out.cert.Values[j])
+		}
+		if tol := 1e-12 * batch[0]; batch[j] < lo[j]-tol || batch[j] > hi[j]+tol {
+			t.Errorf("batch value %d %.17g outside the model's [%.17g, %.17g]", j, batch[j], lo[j], hi[j])
+		}
+	}
+	var Y mat.Dense
+	if err := md.Transform(&Y, X, o.Components); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range pts {
+		got := out.scores[p.Source+"@"+strconv.FormatInt(p.Offset, 10)]
+		for j := range o.Components {
+			if math.Abs(math.Abs(Y.At(i, j))-math.Abs(got.values[j])) > 1e-9*math.Sqrt(values[0]) {
+				t.Fatalf("point %d: the model's score %d %.17g, the pipeline's %.17g", i, j, Y.At(i, j), got.values[j])
+			}
+		}
+	}
 }
 
 // TestPolishOptions checks the options Polish refuses at construction.

@@ -74,7 +74,7 @@ func main() {
 	flag.BoolVar(&o.header, "header", false, "csv: skip the first line of every file")
 	flag.StringVar(&o.columns, "columns", "", `csv: the columns that are coordinates, 1-based, e.g. "1-10" or "2,4,6-9" (default all)`)
 	flag.IntVar(&o.dim, "dim", 0, "dimension of the points (default: csv, from the first line of the first file; libsvm: required)")
-	flag.StringVar(&o.model, "model", "", "the model file: written by fit, read by project")
+	flag.StringVar(&o.model, "model", "", "the model file: written by fit, read by project; polish writes the polished model there if set (a kpca checkpoint `ikpca` reads, built on one worker: for points that fit in one process)")
 	flag.StringVar(&o.output, "output", "", "scores: the prefix of the files <output>-SSSSS-of-NNNNN.csv, one per bundle (project; fit projects its input too if set)")
 	flag.StringVar(&o.dead, "dead", "", "dead letters: the prefix of the files <dead>-SSSSS-of-NNNNN.csv (default: <output>.dead, or <model>.dead without --output)")
 	flag.IntVar(&o.features, "features", 1000, "fit, skpca: random Fourier features D (even)")

@@ -467,7 +467,7 @@ func checkOutputs(ctx context.Context, o options) error {
 			}
 		}
 		if o.mode == "fit" && sameForm(in) == sameForm(o.model) {
-			return fmt.Errorf("--model %s is an input: the fit would replace it", o.model)
+			return fmt.Errorf("--model %s is an input: writing the model would replace it", o.model)
 		}
 	}
 	for flag, prefix := range prefixes {

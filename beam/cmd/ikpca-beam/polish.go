@@ -12,14 +12,18 @@ import (
 )
 
 // buildPolish builds the pipeline of --mode=polish: the input's points polished over
-// shards (ikpcabeam.Polish), the certificate written to --certificate and the scores to
-// --output; it returns the run's work directory, which run removes after the job.
+// shards (ikpcabeam.Polish, or PolishFrom the --start model), the certificate written
+// to --certificate, the scores to --output and, with --model, the polished model (a
+// kpca checkpoint, built on one worker); it returns the run's work directory, which run
+// removes after the job.
 func buildPolish(ctx context.Context, o options) (*beam.Pipeline, string, error) {
 	switch {
 	case o.input == "" || o.certificate == "" || o.output == "":
 		return nil, "", errors.New("polish needs --input, --certificate and --output")
-	case o.model != "" || o.method != "skpca" && o.method != "" || o.landmarks != 0 || o.landmarksFile != "":
-		return nil, "", errors.New("polish takes no --model, --method or landmarks: it fits the points themselves")
+	case o.method != "skpca" && o.method != "" || o.landmarks != 0 || o.landmarksFile != "":
+		return nil, "", errors.New("polish takes no --method or landmarks: it fits the points themselves")
+	case o.model != "" && (sameForm(o.model) == sameForm(o.certificate) || o.start != "" && sameForm(o.model) == sameForm(o.start)):
+		return nil, "", fmt.Errorf("--model %s is the --certificate or the --start model: give the polished model a file of its own", o.model)
 	case o.k < 1 || o.rank < o.k:
 		return nil, "", fmt.Errorf("polish: --k %d and --rank %d: want 1 ≤ k ≤ rank", o.k, o.rank)
 	}
@@ -33,6 +37,12 @@ func buildPolish(ctx context.Context, o options) (*beam.Pipeline, string, error)
 	checked.model, checked.mode = o.certificate, "fit"
 	if err := checkOutputs(ctx, checked); err != nil {
 		return nil, "", err
+	}
+	if o.model != "" {
+		checked.model = o.model
+		if err := checkOutputs(ctx, checked); err != nil {
+			return nil, "", err
+		}
 	}
 	if o.start != "" {
 		if sameForm(o.start) == sameForm(o.certificate) {
@@ -61,6 +71,7 @@ func buildPolish(ctx context.Context, o options) (*beam.Pipeline, string, error)
 	po := ikpcabeam.PolishOptions{
 		Kernel: kernel.Spec{Name: "rbf", Sigma: sigma}, Dim: dim, Uncentred: o.uncentred,
 		Components: o.k, Rank: o.rank, Passes: o.passes, Seed: o.seed, Shards: o.shards, Work: work, Deterministic: o.deterministic,
+		Model: o.model != "",
 	}
 	var res ikpcabeam.Polished
 	if o.start == "" {
@@ -77,6 +88,11 @@ func buildPolish(ctx context.Context, o options) (*beam.Pipeline, string, error)
 	}
 	if err := ikpcabeam.WriteModel(s, o.certificate, res.Certificate); err != nil {
 		return nil, "", err
+	}
+	if o.model != "" {
+		if err := ikpcabeam.WriteModel(s, o.model, res.Model); err != nil {
+			return nil, "", err
+		}
 	}
 	if err := ikpcabeam.WriteScores(s, o.output, res.Scores); err != nil {
 		return nil, "", err

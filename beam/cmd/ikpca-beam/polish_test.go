@@ -72,7 +72,9 @@ func TestPolishMode(t *testing.T) {
 // after 6 passes from a random start), and the
 // intervals hold them. A --start the polish cannot use is refused before anything runs:
 // the certificate's own file, a model of another dimension, a file that is not a model,
-// a model that the scores' prefix would replace.
+// a model that the scores' prefix would replace; and a --model (the polished model's
+// file) that is the start model or an input. With --model the polished model is
+// written: a kpca checkpoint of the points with the certificate's values.
 func TestPolishModeStart(t *testing.T) {
 	dir := beamtest.TempDir(t)
 	X, text := toyInput(300, ',')
@@ -86,7 +88,7 @@ func TestPolishModeStart(t *testing.T) {
 	start := filepath.Join(dir, "start.ikpca")
 	beamtest.WriteFile(t, start, wiretest.Marshal(t, model))
 	o := options{mode: "polish", method: "skpca", input: in, sep: ",", format: "csv", seed: 1, block: 256, sigma: 0.5,
-		certificate: filepath.Join(dir, "cert.json"), output: filepath.Join(dir, "scores"), start: start,
+		certificate: filepath.Join(dir, "cert.json"), output: filepath.Join(dir, "scores"), start: start, model: filepath.Join(dir, "polished.ikpca"),
 		k: 3, rank: 8, passes: 3, shards: 2, maxDead: 0.1, limitDead: true}
 	if err := run(context.Background(), o, io.Discard); err != nil {
 		t.Fatal(err)
@@ -107,6 +109,14 @@ func TestPolishModeStart(t *testing.T) {
 	if n := len(readDead(t, o.output)); n != 300 {
 		t.Errorf("%d scores, want 300", n)
 	}
+	// The polished model: a kpca checkpoint of the 300 points with the certificate's values.
+	polished, err := ikpcabeam.DecodeModel(beamtest.ReadFile(t, o.model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := polished.Values(nil); polished.Len() != 300 || len(v) != 3 || math.Abs(v[0]-c.Values[0]) > 1e-12*v[0] {
+		t.Errorf("polished model of %d points, values %v; the certificate's %v", polished.Len(), v, c.Values)
+	}
 
 	other, err := kpca.Fit(k, X.Slice(0, 50, 0, 2), kpca.Options{Components: 8, Rank: 8})
 	if err != nil {
@@ -121,6 +131,8 @@ func TestPolishModeStart(t *testing.T) {
 		"dimension 2":         func(o *options) { o.start = flat },
 		"not a model":         func(o *options) { o.start = in },
 		"a shard of --output": func(o *options) { o.start, o.output = shard, filepath.Join(dir, "out") },
+		"the --model":         func(o *options) { o.model = o.start },
+		"--model an input":    func(o *options) { o.model = in },
 	} {
 		bad := o
 		bad.certificate = filepath.Join(dir, "cert2.json")

@@ -12,7 +12,11 @@
 //	    (ikpcabeam.PolishCertificate, JSON);
 //	polish -compare A.json B.json
 //	    prints the largest difference of the values over λ₁, and whether every pair of
-//	    intervals overlaps.
+//	    intervals overlaps;
+//	polish -floor GLOB -sigma σ -rank R -shards S
+//	    a pass's floor in one process, the same run: the dgemm of the pass's flops
+//	    (m×m from m×(d + 2c), c = R + 1), then the pass's tiles by sharded.Tile over one
+//	    shard and over S shards (all S(S+1)/2 tiles, one after another).
 package main
 
 import (
@@ -22,6 +26,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -29,6 +34,8 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/beam/ikpcabeam"
@@ -51,6 +58,8 @@ func main() {
 	passes := flag.Int("passes", 6, "passes")
 	seed := flag.Uint64("seed", 1, "seed of the start")
 	compare := flag.Bool("compare", false, "compare the two certificates named by the arguments")
+	floor := flag.String("floor", "", "time a pass's floor on the CSV files of this glob")
+	shards := flag.Int("shards", 4, "floor: shards")
 	flag.Parse()
 	var err error
 	switch {
@@ -58,6 +67,8 @@ func main() {
 		err = writePoints(*write, *dataset, *n, *parts)
 	case *single != "":
 		err = fitSingle(*single, *sigma, *k, *rank, *passes, *seed)
+	case *floor != "":
+		err = passFloor(*floor, *sigma, *rank, *shards)
 	case *compare && flag.NArg() == 2:
 		err = compareFiles(flag.Arg(0), flag.Arg(1))
 	default:
@@ -200,6 +211,76 @@ func fitSingle(glob string, sigma float64, k, rank, passes int, seed uint64) err
 	}
 	_, err = fmt.Println(string(out))
 	return err
+}
+
+// passFloor times, in one process, a dgemm of a pass's flops and the pass's tiles over
+// one shard and over S shards.
+func passFloor(glob string, sigma float64, rank, S int) error {
+	pts, err := readCSV(glob)
+	if err != nil {
+		return err
+	}
+	m, d := len(pts), len(pts[0].X)
+	c := rank + 1 // the first pass's block [1, Q₀]
+	kern := kernel.RBF{Sigma: sigma}
+	rng := rand.New(rand.NewPCG(1, 2))
+	fill := func(n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = rng.Float64() - 0.5
+		}
+		return v
+	}
+	fmt.Printf("# %d points, d = %d, c = %d; backend %v\n", m, d, c, native.Use())
+	// The floor: the pass's two matrix products as a tile makes them, a panel of 512 rows
+	// at a time into one reused block (the distances' Xp·Xᵀ, then the block times B),
+	// without the exponentials: m²·(2d + 2c) flops.
+	const panel = 512
+	Xg := blas64.General{Rows: m, Cols: d, Stride: d, Data: make([]float64, m*d)}
+	for i, p := range pts {
+		copy(Xg.Data[i*d:], p.X)
+	}
+	Bg := blas64.General{Rows: m, Cols: c, Stride: c, Data: fill(m * c)}
+	Kp := blas64.General{Rows: panel, Cols: m, Stride: m, Data: fill(panel * m)}
+	Yp := blas64.General{Rows: panel, Cols: c, Stride: c, Data: make([]float64, panel*c)}
+	flops := 2 * float64(m) * float64(m) * float64(d+c)
+	t0 := time.Now()
+	for lo := 0; lo < m; lo += panel {
+		n := min(panel, m-lo)
+		xp := blas64.General{Rows: n, Cols: d, Stride: d, Data: Xg.Data[lo*d : (lo+n)*d]}
+		kp := blas64.General{Rows: n, Cols: m, Stride: m, Data: Kp.Data[:n*m]}
+		yp := blas64.General{Rows: n, Cols: c, Stride: c, Data: Yp.Data[:n*c]}
+		native.Gemm(blas.NoTrans, blas.Trans, 1, xp, Xg, 0, kp)
+		native.Gemm(blas.NoTrans, blas.NoTrans, 1, kp, Bg, 0, yp)
+	}
+	gemm := time.Since(t0).Seconds()
+	fmt.Printf("the pass's dgemms in 512-row panels (%.3g flops): %.2f s, %.1f GFLOP/s\n", flops, gemm, flops/gemm/1e9)
+
+	X := sharded.Matrix{Rows: m, Cols: d, Data: make([]float64, m*d)}
+	for i, p := range pts {
+		copy(X.Data[i*d:], p.X)
+	}
+	B := sharded.Matrix{Rows: m, Cols: c, Data: fill(m * c)}
+	t1 := time.Now()
+	if _, _, err := sharded.Tile(kern, X, X, B, B, true); err != nil {
+		return err
+	}
+	one := time.Since(t1).Seconds()
+	fmt.Printf("the pass's tiles, 1 shard: %.2f s, %.2f× the dgemm\n", one, one/gemm)
+	rows := func(M sharded.Matrix, s int) sharded.Matrix {
+		lo, hi := s*M.Rows/S, (s+1)*M.Rows/S
+		return sharded.Matrix{Rows: hi - lo, Cols: M.Cols, Data: M.Data[lo*M.Cols : hi*M.Cols]}
+	}
+	t2 := time.Now()
+	for _, ij := range sharded.TilePairs(S) {
+		i, j := ij[0], ij[1]
+		if _, _, err := sharded.Tile(kern, rows(X, i), rows(X, j), rows(B, i), rows(B, j), i == j); err != nil {
+			return err
+		}
+	}
+	many := time.Since(t2).Seconds()
+	fmt.Printf("the pass's tiles, %d shards (%d tiles): %.2f s, %.2f× the dgemm\n", S, S*(S+1)/2, many, many/gemm)
+	return nil
 }
 
 // compareFiles compares two certificates.
