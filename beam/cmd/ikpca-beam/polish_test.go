@@ -16,6 +16,7 @@ import (
 	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/kpca"
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestPolishMode runs --mode=polish on a CSV file with a bad line: the certificate's
@@ -33,27 +34,7 @@ func TestPolishMode(t *testing.T) {
 	if err := run(context.Background(), o, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	var c ikpcabeam.PolishCertificate
-	if err := json.Unmarshal(beamtest.ReadFile(t, o.certificate), &c); err != nil {
-		t.Fatal(err)
-	}
-	if c.Points != 300 || len(c.Values) != 3 || c.Kernel.Name != "rbf" || !(c.Kernel.Sigma > 0) {
-		t.Fatalf("certificate %+v", c)
-	}
-	k, err := kernel.New(c.Kernel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	batch, _ := testmat.Eigen(t, kernel.Centre(kernel.Matrix(k, X)))
-	for j, v := range c.Values {
-		// The intervals hold the batch values, up to the batch's own rounding.
-		if tol := 1e-12 * batch[0]; batch[j] < c.Lower[j]-tol || batch[j] > c.Upper[j]+tol {
-			t.Errorf("batch value %d %.17g outside [%.17g, %.17g]", j, batch[j], c.Lower[j], c.Upper[j])
-		}
-		if math.Abs(v-batch[j]) > 1e-10*batch[0] {
-			t.Errorf("value %d %.17g, batch %.17g", j, v, batch[j])
-		}
-	}
+	checkCertificate(t, o.certificate, X)
 	scores := readDead(t, o.output) // the shards' lines, scores here
 	if len(scores) != 300 {
 		t.Errorf("%d scores, want 300", len(scores))
@@ -65,6 +46,35 @@ func TestPolishMode(t *testing.T) {
 	if _, err := os.Stat(o.certificate + ".work"); err == nil {
 		t.Errorf("the default work directory %s.work is left", o.certificate)
 	}
+}
+
+// checkCertificate reads a polish's certificate of the 300 points X, 3 values, and
+// checks it against the batch eigenvalues of K′ (computed here from the points and the
+// certificate's kernel): its intervals hold them, up to the batch's own rounding
+// (1e-12·λ₁), and its values are within 1e-10·λ₁ of them.
+func checkCertificate(t *testing.T, file string, X *mat.Dense) ikpcabeam.PolishCertificate {
+	t.Helper()
+	var c ikpcabeam.PolishCertificate
+	if err := json.Unmarshal(beamtest.ReadFile(t, file), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Points != 300 || len(c.Values) != 3 || c.Kernel.Name != "rbf" || !(c.Kernel.Sigma > 0) {
+		t.Fatalf("certificate %+v", c)
+	}
+	k, err := kernel.New(c.Kernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, _ := testmat.Eigen(t, kernel.Centre(kernel.Matrix(k, X)))
+	for j, v := range c.Values {
+		if tol := 1e-12 * batch[0]; batch[j] < c.Lower[j]-tol || batch[j] > c.Upper[j]+tol {
+			t.Errorf("batch value %d %.17g outside [%.17g, %.17g]", j, batch[j], c.Lower[j], c.Upper[j])
+		}
+		if math.Abs(v-batch[j]) > 1e-10*batch[0] {
+			t.Errorf("value %d %.17g, batch %.17g", j, v, batch[j])
+		}
+	}
+	return c
 }
 
 // TestPolishModeStart runs --mode=polish --start=<a kpca checkpoint of 50 of the 300
@@ -93,19 +103,7 @@ func TestPolishModeStart(t *testing.T) {
 	if err := run(context.Background(), o, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	var c ikpcabeam.PolishCertificate
-	if err := json.Unmarshal(beamtest.ReadFile(t, o.certificate), &c); err != nil {
-		t.Fatal(err)
-	}
-	batch, _ := testmat.Eigen(t, kernel.Centre(kernel.Matrix(k, X)))
-	for j, v := range c.Values {
-		if tol := 1e-12 * batch[0]; batch[j] < c.Lower[j]-tol || batch[j] > c.Upper[j]+tol {
-			t.Errorf("batch value %d %.17g outside [%.17g, %.17g]", j, batch[j], c.Lower[j], c.Upper[j])
-		}
-		if math.Abs(v-batch[j]) > 1e-10*batch[0] {
-			t.Errorf("value %d %.17g, batch %.17g", j, v, batch[j])
-		}
-	}
+	c := checkCertificate(t, o.certificate, X)
 	if n := len(readDead(t, o.output)); n != 300 {
 		t.Errorf("%d scores, want 300", n)
 	}
