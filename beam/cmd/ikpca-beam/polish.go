@@ -17,41 +17,9 @@ import (
 // kpca checkpoint, built on one worker); it returns the run's work directory, which run
 // removes after the job.
 func buildPolish(ctx context.Context, o options) (*beam.Pipeline, string, error) {
-	switch {
-	case o.input == "" || o.certificate == "" || o.output == "":
-		return nil, "", errors.New("polish needs --input, --certificate and --output")
-	case o.method != "skpca" && o.method != "" || o.landmarks != 0 || o.landmarksFile != "":
-		return nil, "", errors.New("polish takes no --method or landmarks: it fits the points themselves")
-	case o.model != "" && (sameForm(o.model) == sameForm(o.certificate) || o.start != "" && sameForm(o.model) == sameForm(o.start)):
-		return nil, "", fmt.Errorf("--model %s is the --certificate or the --start model: give the polished model a file of its own", o.model)
-	case o.k < 1 || o.rank < o.k:
-		return nil, "", fmt.Errorf("polish: --k %d and --rank %d: want 1 ≤ k ≤ rank", o.k, o.rank)
-	}
 	o.dead = deadPrefix(o)
-	if !(o.maxDead >= 0) {
-		return nil, "", fmt.Errorf("--max-dead-fraction %v: want a fraction ≥ 0 (1: no limit)", o.maxDead)
-	}
-	// The certificate is checked against the inputs and the prefixes as a model is, and
-	// the start model as a projection's model.
-	checked := o
-	checked.model, checked.mode = o.certificate, "fit"
-	if err := checkOutputs(ctx, checked); err != nil {
+	if err := checkPolishFlags(ctx, o); err != nil {
 		return nil, "", err
-	}
-	if o.model != "" {
-		checked.model = o.model
-		if err := checkOutputs(ctx, checked); err != nil {
-			return nil, "", err
-		}
-	}
-	if o.start != "" {
-		if sameForm(o.start) == sameForm(o.certificate) {
-			return nil, "", fmt.Errorf("--certificate %s is the --start model: the polish would replace it", o.certificate)
-		}
-		checked.model, checked.mode = o.start, "project"
-		if err := checkOutputs(ctx, checked); err != nil {
-			return nil, "", err
-		}
 	}
 	work := o.work
 	if work == "" {
@@ -129,4 +97,35 @@ func startModel(ctx context.Context, s beam.Scope, file string, dim, k int) (bea
 		return beam.PCollection{}, fmt.Errorf("--start %s: a model with %d components for --k %d", file, have, k)
 	}
 	return ikpcabeam.ReadModel(s, file)
+}
+
+// checkPolishFlags refuses the flags of a polish that cannot run, and outputs that would
+// replace an input: the certificate and the polished model are checked against the
+// inputs and the prefixes as a fit's model is, and the start model as a projection's.
+func checkPolishFlags(ctx context.Context, o options) error {
+	switch {
+	case o.input == "" || o.certificate == "" || o.output == "":
+		return errors.New("polish needs --input, --certificate and --output")
+	case o.method != "skpca" && o.method != "" || o.landmarks != 0 || o.landmarksFile != "":
+		return errors.New("polish takes no --method or landmarks: it fits the points themselves")
+	case o.model != "" && (sameForm(o.model) == sameForm(o.certificate) || o.start != "" && sameForm(o.model) == sameForm(o.start)):
+		return fmt.Errorf("--model %s is the --certificate or the --start model: give the polished model a file of its own", o.model)
+	case o.start != "" && sameForm(o.start) == sameForm(o.certificate):
+		return fmt.Errorf("--certificate %s is the --start model: the polish would replace it", o.certificate)
+	case o.k < 1 || o.rank < o.k:
+		return fmt.Errorf("polish: --k %d and --rank %d: want 1 ≤ k ≤ rank", o.k, o.rank)
+	case !(o.maxDead >= 0):
+		return fmt.Errorf("--max-dead-fraction %v: want a fraction ≥ 0 (1: no limit)", o.maxDead)
+	}
+	checked := o
+	for _, c := range []struct{ file, mode string }{{o.certificate, "fit"}, {o.model, "fit"}, {o.start, "project"}} {
+		if c.file == "" {
+			continue
+		}
+		checked.model, checked.mode = c.file, c.mode
+		if err := checkOutputs(ctx, checked); err != nil {
+			return err
+		}
+	}
+	return nil
 }
