@@ -362,44 +362,61 @@ func TestPolishOptions(t *testing.T) {
 // their way to the S(S+1)/2 tiles (S per shard), the states and tile parts joined per
 // shard, S parts of a reduction — (twice: prism counts a PCollection that crosses
 // stages twice), and at most the bytes of S copies of the blocks and of the states,
-// 8·m·(S·(c + 1) + (P + 4)·c) with room for the encodings' overhead.
+// 8·m·(S·(c + 1) + (P + 4)·c) with room for the encodings' overhead. With
+// PolishOptions.Model one grouping more sees the points: S elements, each shard's points
+// and Ritz vectors, 8·m·(d + c) bytes with the same room (and WriteModel's, the model's
+// encoding, one element).
 func TestPolishVolumes(t *testing.T) {
-	const m, S, c, P = 4000, 4, 6, 3
-	dir := beamtest.TempDir(t)
-	glob := volumeFiles(t, dir, m, 4)
-	p, s := beam.NewPipelineWithRoot()
-	res, err := Polish(s, readPoints(t, s, glob, 3), PolishOptions{Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, Dim: 3,
-		Components: 3, Rank: c, Passes: P, Seed: 1, Shards: S, Work: filepath.Join(dir, "work")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cf := writeModel(t, s, filepath.Join(dir, "certificate.json"), res.Certificate)
-	beam.ParDo0(s, discardScores, res.Scores)
-	groupings, _, err := beamtest.Volumes(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cert PolishCertificate
-	if err := json.Unmarshal(beamtest.ReadFile(t, cf), &cert); err != nil || cert.Points != m {
-		t.Fatalf("certificate of %d points (%v), want %d", cert.Points, err, m)
-	}
-	elements := int64(2 * (S*S + S + S*(S+1)))
-	bytes := int64(3 * 8 * m * (S*(c+1) + (P+4)*c))
-	seen := 0
-	for _, g := range groupings {
-		t.Logf("  %v", g)
-		if g.Elements > 0 {
-			seen++
+	const m, S, c, P, d = 4000, 4, 6, 3, 3
+	for _, model := range []bool{false, true} {
+		dir := beamtest.TempDir(t)
+		glob := volumeFiles(t, dir, m, 4)
+		p, s := beam.NewPipelineWithRoot()
+		res, err := Polish(s, readPoints(t, s, glob, d), PolishOptions{Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, Dim: d,
+			Components: 3, Rank: c, Passes: P, Seed: 1, Shards: S, Work: filepath.Join(dir, "work"), Model: model})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if g.Elements > elements {
-			t.Errorf("%s %s sees %d elements, above %d", g.Kind, g.Name, g.Elements, elements)
+		cf := writeModel(t, s, filepath.Join(dir, "certificate.json"), res.Certificate)
+		if model {
+			writeModel(t, s, filepath.Join(dir, "model.ikpca"), res.Model)
 		}
-		if g.Bytes > bytes {
-			t.Errorf("%s %s sees %d bytes, above %d", g.Kind, g.Name, g.Bytes, bytes)
+		beam.ParDo0(s, discardScores, res.Scores)
+		groupings, _, err := beamtest.Volumes(p)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	// Per pass a tile grouping, a join and 7 reductions; the start's 6 and the Ritz step's.
-	if seen < P*2+6 {
-		t.Errorf("%d groupings saw elements: the measure measures nothing", seen)
+		var cert PolishCertificate
+		if err := json.Unmarshal(beamtest.ReadFile(t, cf), &cert); err != nil || cert.Points != m {
+			t.Fatalf("certificate of %d points (%v), want %d", cert.Points, err, m)
+		}
+		elements := int64(2 * (S*S + S + S*(S+1)))
+		bytes := int64(3 * 8 * m * (S*(c+1) + (P+4)*c))
+		points := int64(3 * 8 * m * (d + c))
+		seen, gathered := 0, 0
+		for _, g := range groupings {
+			t.Logf("  model %v: %v", model, g)
+			if g.Elements > 0 {
+				seen++
+			}
+			switch {
+			case model && strings.HasPrefix(g.Name, "Polish/") && g.Elements <= 2*S && g.Bytes >= 8*m*(d+c):
+				gathered++ // the polished model's: every shard's points and Ritz vectors
+				if g.Bytes > points {
+					t.Errorf("%s %s gathers %d bytes, above %d", g.Kind, g.Name, g.Bytes, points)
+				}
+			case g.Elements > elements:
+				t.Errorf("%s %s sees %d elements, above %d", g.Kind, g.Name, g.Elements, elements)
+			case g.Bytes > bytes:
+				t.Errorf("%s %s sees %d bytes, above %d", g.Kind, g.Name, g.Bytes, bytes)
+			}
+		}
+		// Per pass a tile grouping, a join and 7 reductions; the start's 6 and the Ritz step's.
+		if seen < P*2+6 {
+			t.Errorf("model %v: %d groupings saw elements: the measure measures nothing", model, seen)
+		}
+		if want := map[bool]int{false: 0, true: 1}[model]; gathered != want {
+			t.Errorf("model %v: %d groupings gather the points, want %d", model, gathered, want)
+		}
 	}
 }
