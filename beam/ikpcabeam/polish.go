@@ -175,7 +175,11 @@ func polish(s beam.Scope, model, points beam.PCollection, o PolishOptions) (Poli
 	if err != nil {
 		return Polished{}, err
 	}
-	if err := checkGlobal("Polish", points); err != nil {
+	pcs := []beam.PCollection{points}
+	if model.IsValid() {
+		pcs = append(pcs, model)
+	}
+	if err := checkGlobal("Polish", pcs...); err != nil {
 		return Polished{}, err
 	}
 	s = s.Scope("Polish")

@@ -12,8 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"gonum.org/v1/gonum/mat"
 
@@ -333,7 +335,8 @@ func TestPolishModel(t *testing.T) {
 	}
 }
 
-// TestPolishOptions checks the options Polish refuses at construction.
+// TestPolishOptions checks the options Polish refuses at construction, and the model
+// PolishFrom refuses.
 func TestPolishOptions(t *testing.T) {
 	good := PolishOptions{Kernel: kernel.Spec{Name: "rbf", Sigma: 1}, Dim: 3, Components: 2, Rank: 4, Passes: 2, Shards: 2, Work: "w"}
 	for name, edit := range map[string]func(*PolishOptions){
@@ -353,6 +356,16 @@ func TestPolishOptions(t *testing.T) {
 		if _, err := Polish(s, beam.CreateList(s, []Point{{X: []float64{1, 2, 3}}}), o); !errors.Is(err, ErrArgument) {
 			t.Errorf("%s: %v, want an ErrArgument", name, err)
 		}
+	}
+	// PolishFrom refuses an invalid model PCollection, and a windowed one.
+	_, s := beam.NewPipelineWithRoot()
+	pts := beam.CreateList(s, []Point{{X: []float64{1, 2, 3}}})
+	if _, err := PolishFrom(s, beam.PCollection{}, pts, good); !errors.Is(err, ErrArgument) {
+		t.Errorf("an invalid model: %v, want an ErrArgument", err)
+	}
+	windowed := beam.WindowInto(s, window.NewFixedWindows(time.Minute), beam.Create(s, []byte("model")))
+	if _, err := PolishFrom(s, windowed, pts, good); !errors.Is(err, ErrArgument) {
+		t.Errorf("a windowed model: %v, want an ErrArgument", err)
 	}
 }
 
