@@ -144,31 +144,48 @@ func (g Global) start(parts []Part) (Global, error) {
 func (g Global) orthSums(parts []Part) (Global, error) {
 	used := g.Used
 	c := (len(parts[0].Data) - used) / (used + 1)
+	mean, P, _, err := g.coordinateSums(parts, used, c, 0)
+	if err != nil {
+		return g, err
+	}
+	g.ZMean, g.P = mean, P
+	return g, nil
+}
+
+// coordinateSums sums the shards' parts of the sums that take a block X of c columns out
+// of 1 and of a basis B of n orthonormal columns — each part X's column sums, BᵀX and
+// B's column sums, then extra numbers — in shard order, and returns X's column means x̄
+// (centred; zero otherwise), its coordinates BᵀX − (Bᵀ1)·x̄ᵀ in the basis once its means
+// are removed (n×c), and the sum of the extra numbers. OrthSums takes the block in
+// progress out of the Krylov basis, TailStart and TailSums the test vectors out of the
+// Ritz vectors.
+func (g Global) coordinateSums(parts []Part, n, c, extra int) (mean []float64, P Matrix, rest []float64, err error) {
 	sum := make([]float64, c)
-	qz := make([]float64, used*c)
-	qsum := make([]float64, used)
+	bx := make([]float64, n*c)
+	bsum := make([]float64, n)
+	rest = make([]float64, extra)
 	for _, p := range parts {
 		r := reader{data: p.Data}
 		add(sum, r.take(c))
-		add(qz, r.take(used*c))
-		add(qsum, r.take(used))
+		add(bx, r.take(n*c))
+		add(bsum, r.take(n))
+		add(rest, r.take(extra))
 		if err := r.done(); err != nil {
-			return g, err
+			return nil, Matrix{}, nil, err
 		}
 	}
-	g.ZMean = make([]float64, c)
+	mean = make([]float64, c)
 	if g.Options.Centred {
 		for j := range c {
-			g.ZMean[j] = sum[j] / float64(g.M)
+			mean[j] = sum[j] / float64(g.M)
 		}
 	}
-	g.P = Matrix{Rows: used, Cols: c, Data: qz}
-	for i := range used {
+	for i := range n {
 		for j := range c {
-			qz[i*c+j] -= qsum[i] * g.ZMean[j]
+			bx[i*c+j] -= bsum[i] * mean[j]
 		}
 	}
-	return g, nil
+	return mean, Matrix{Rows: n, Cols: c, Data: bx}, rest, nil
 }
 
 // orthQR stacks the shards' factors R_s, factors the stack, Q̂·R, and takes the SVD of

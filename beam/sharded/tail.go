@@ -95,34 +95,15 @@ func (st *State) tailProject(g *Global) error {
 // vectors' norms.
 func (g Global) tailSums(step Step, parts []Part) (Global, error) {
 	p, keep := g.Options.TestVectors, len(g.Values)
-	sum := make([]float64, p)
-	ux := make([]float64, keep*p)
-	usum := make([]float64, keep)
-	sq := make([]float64, p)
-	for _, part := range parts {
-		r := reader{data: part.Data}
-		add(sum, r.take(p))
-		add(ux, r.take(keep*p))
-		add(usum, r.take(keep))
-		if step.Kind == TailStart {
-			add(sq, r.take(p))
-		}
-		if err := r.done(); err != nil {
-			return g, err
-		}
+	extra := 0
+	if step.Kind == TailStart {
+		extra = p
 	}
-	g.TailMean = make([]float64, p)
-	if g.Options.Centred {
-		for j := range p {
-			g.TailMean[j] = sum[j] / float64(g.M)
-		}
+	mean, P, sq, err := g.coordinateSums(parts, keep, p, extra)
+	if err != nil {
+		return g, err
 	}
-	for i := range keep {
-		for j := range p {
-			ux[i*p+j] -= usum[i] * g.TailMean[j]
-		}
-	}
-	g.TailP = Matrix{Rows: keep, Cols: p, Data: ux}
+	g.TailMean, g.TailP = mean, P
 	if step.Kind == TailStart {
 		g.OmegaNorm = make([]float64, p)
 		for j, v := range sq {
