@@ -402,8 +402,10 @@ type coreLoader interface {
 // the core OpenBLAS loads must be the target, its dgemm and dsyevd must agree with
 // gonum's pure-Go code to rounding (proveCore), and, unless the user asked for the core
 // through CoreEnv, its one-thread dgemm must be at least minGain times faster than the
-// found core's. Any failure loads OpenBLAS's own choice again, which is the found core
-// since OPENBLAS_CORETYPE is not set whenever a switch is decided.
+// found core's. Any failure loads the found core again, by name: OpenBLAS's own choice,
+// since OPENBLAS_CORETYPE is not set whenever a switch is decided, but named, so that a
+// process that started elsewhere (the tests start from Prescott on any CPU) returns
+// there too.
 func chooseCore(in coreInput, l coreLoader) CoreReport {
 	d := decideCore(in)
 	rep := CoreReport{Found: in.found, Used: in.found, Best: d.best, Reason: d.reason, Refused: d.refused}
@@ -425,7 +427,7 @@ func switchCore(rep CoreReport, d coreDecision, l coreLoader) CoreReport {
 	defer l.oneThread()()
 	rep.FoundRate = l.rate()
 	undo := func(why string) CoreReport {
-		l.load("")
+		l.load(rep.Found)
 		rep.Used = l.core()
 		rep.Refused = true
 		rep.Reason = fmt.Sprintf("switch to %s undone: %s", d.target, why)
