@@ -158,12 +158,17 @@ type Persistent interface {
 	encoding.BinaryMarshaler
 	encoding.BinaryUnmarshaler
 
-	// MarshalBinaryTo writes the encoding MarshalBinary returns to w, without holding
-	// it all in memory, and returns the number of bytes written.
+	// MarshalBinaryTo writes the encoding MarshalBinary returns to w as it is
+	// produced, 64 KiB at a time, without holding it all in memory, and returns the
+	// number of bytes written. A nil w, or a model MarshalBinary refuses, is an error
+	// wrapping ErrArgument; an error of w is returned as it is.
 	MarshalBinaryTo(w io.Writer) (int, error)
 
-	// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes, so that
-	// several encodings can follow one another in a stream — and restores the model
-	// from it, as UnmarshalBinary does. It returns the number of bytes read.
+	// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes, the length its
+	// frame states, so that several encodings can follow one another in a stream — and
+	// restores the model from it, as UnmarshalBinary does. It returns the number of
+	// bytes read. A nil r is an error wrapping ErrArgument; a stream that ends within
+	// the encoding wraps ErrEncoding (and io.ErrUnexpectedEOF); another error of r is
+	// returned as it is. On error the model is unchanged.
 	UnmarshalBinaryFrom(r io.Reader) (int, error)
 }

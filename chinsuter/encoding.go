@@ -102,22 +102,16 @@ func (md *Model) body() (wire.Body, error) {
 // is an ErrArgument.
 func (md *Model) MarshalBinary() ([]byte, error) { return format.Marshal(md.body) }
 
-// MarshalBinaryTo writes the encoding MarshalBinary returns to w, 64 KiB at a time —
-// the exact form's kernel matrix is never copied whole — and returns the number of
-// bytes written. A nil w, a zero Model or a kernel that cannot be encoded is an error
-// wrapping ErrArgument; an error of w is returned as it is.
+// MarshalBinaryTo writes the encoding MarshalBinary returns to w — the exact form's
+// kernel matrix is never copied whole — with the errors of ikpca.Persistent.
 func (md *Model) MarshalBinaryTo(w io.Writer) (int, error) { return format.MarshalTo(w, md.body) }
 
 // UnmarshalBinary replaces md — a zero Model or any other — by the model encoded in
-// data (by MarshalBinary or MarshalBinaryTo). It implements encoding.BinaryUnmarshaler.
-// The kernel is rebuilt by kernel.New from its Spec: a built-in kernel exactly, a
-// kernel.Func from the registry, where it must have been registered by its name
-// (kernel.Register) before.
-//
-// Data that is not an encoded model, of another version, truncated or corrupted gives
-// an error wrapping ErrEncoding, and so does checksummed data describing a model that
-// cannot exist or cannot be rebuilt here: every size is checked against the length of
-// the data before anything is allocated, and no byte may be left over; every number
+// data (by MarshalBinary or MarshalBinaryTo), by the rules of ikpca.Persistent: the
+// kernel is rebuilt by kernel.New from its Spec, and data that is not an encoded model,
+// or checksummed data describing a model that cannot exist or cannot be rebuilt here,
+// is an ErrEncoding. Every size is checked against the length of the data before
+// anything is allocated, and no byte may be left over; every number
 // must be finite; the kernel and the options must be valid as Fit checks them, and a
 // Func registered; the expansion must be every point seen (n = N) in the exact form and
 // at most (r+1)·n′ points compressed, with r ≤ N components, at most Components; the
@@ -134,11 +128,8 @@ func (md *Model) UnmarshalBinary(data []byte) error {
 	return kernelwire.Unmarshal(format, md, data, headerFixed, decode)
 }
 
-// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes, the length its
-// frame states — and restores md from it as UnmarshalBinary does, returning the number
-// of bytes read. A nil r is an error wrapping ErrArgument; a stream that ends within the
-// encoding is an ErrEncoding (wrapping io.ErrUnexpectedEOF too), and another error of r
-// is returned as it is. On error md is unchanged.
+// UnmarshalBinaryFrom restores md from one encoding read from r, as UnmarshalBinary
+// does, with the errors of ikpca.Persistent, and returns the number of bytes read.
 func (md *Model) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 	return format.UnmarshalFrom(r, md.UnmarshalBinary)
 }
@@ -160,35 +151,26 @@ func decode(k kernel.Kernel, dec *wire.Reader) (*Model, error) {
 
 	// The header: small integers, flags of 0 or 1, finite numbers.
 	const small = 1 << 31
-	if components >= small || preImages >= small || maxIter >= small || newDirections >= small || compressed > 1 || lastCompressed > 1 {
+	if newDirections >= small || lastCompressed > 1 {
 		return nil, fmt.Errorf("%w: options or stats out of range", ErrEncoding)
 	}
-	for _, v := range []float64{tol, trace, resComp, resMean, orth} {
+	for _, v := range []float64{trace, resComp, resMean, orth} {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("%w: a number of the header is %g", ErrEncoding, v)
 		}
 	}
-	opts := Options{Components: int(components)}
-	if compressed == 1 {
-		opts.Compression = &Compression{PreImages: int(preImages), MaxIter: int(maxIter), Tol: tol}
-	} else if preImages != 0 || maxIter != 0 || math.Float64bits(tol) != 0 {
-		return nil, fmt.Errorf("%w: compression settings without compression", ErrEncoding)
+	opts, err := decodeOptions(components, compressed, preImages, maxIter, tol)
+	if err != nil {
+		return nil, err
 	}
 	md, err := newModel(k, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrEncoding, err)
 	}
 
-	// Sizes, bounded by the data present before computing with them: N·d and
-	// N·(N+1)/2 at most the number of floats (and N·r ≤ N² at most twice it), so that
-	// their sum cannot overflow and nothing is allocated for data that is not there.
-	have := uint64(dec.Len() / 8)
-	if d64 < 1 || n64 > maxCount || N64 > have || r64 > N64 || N64 > 0 && (d64 > have/N64 || N64+1 > 2*have/N64) {
-		return nil, fmt.Errorf("%w: sizes d = %d, n = %d, N = %d, r = %d for %d bytes of data", ErrEncoding, d64, n64, N64, r64, dec.Len())
-	}
-	d, n, N, r := int(d64), int(n64), int(N64), int(r64)
-	if want := N*d + N*(N+1)/2 + N*r + r + N; dec.Len()%8 != 0 || int(have) != want {
-		return nil, fmt.Errorf("%w: %d bytes of data, want %d", ErrEncoding, dec.Len(), 8*want)
+	d, n, N, r, err := decodeSizes(dec.Len(), d64, n64, N64, r64)
+	if err != nil {
+		return nil, err
 	}
 	switch {
 	case (n == 0) != (N == 0):
@@ -207,16 +189,7 @@ func decode(k kernel.Kernel, dec *wire.Reader) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	pts := dense{r: N, c: d, a: fields[0]}
-	ka := newDense(N, N)
-	tri := fields[1]
-	for i := range N {
-		copy(ka.row(i)[i:], tri[:N-i])
-		for j := i + 1; j < N; j++ {
-			ka.set(j, i, ka.at(i, j))
-		}
-		tri = tri[N-i:]
-	}
+	pts, ka := dense{r: N, c: d, a: fields[0]}, unpackUpper(N, fields[1])
 	alpha, sv, nu := dense{r: N, c: r, a: fields[2]}, fields[3], fields[4]
 	for j, s := range sv {
 		// Positive, descending, and Σ² finite and positive: the eigenvalues Values
@@ -230,66 +203,142 @@ func decode(k kernel.Kernel, dec *wire.Reader) (*Model, error) {
 		return nil, err
 	}
 	if opts.Compression == nil {
-		// The exact form's trace is the sum of its points' k(x, x), added in order.
-		var sum, abs float64
-		for i := range N {
-			sum += ka.at(i, i)
-			abs += math.Abs(ka.at(i, i))
-		}
-		if !(math.Abs(trace-sum) <= float64(N)*0x1p-52*abs) {
-			return nil, fmt.Errorf("%w: trace %g of points whose k(x, x) sum to %g", ErrEncoding, trace, sum)
-		}
-		// The exact form's mean is that of every point seen: each νᵢ is 1/n, kept by
-		// the updates as n·νᵢ/(n + c), one rounding a chunk; 1e-9 relative admits
-		// millions of chunks' worst case (Higham §3.1) and nothing a forged mean needs.
-		for i, v := range nu {
-			if !(math.Abs(v*float64(n)-1) <= 1e-9) {
-				return nil, fmt.Errorf("%w: the mean's coefficient %d is %g, not 1/n = %g", ErrEncoding, i, v, 1/float64(n))
-			}
+		if err := checkExactForm(ka, nu, n, trace); err != nil {
+			return nil, err
 		}
 	}
 	if r > 0 {
-		// The axes and singular values describe the data's covariance UΣ²Uᵀ: with
-		// E = Σ(αᵀKα − I)Σ, the error of that description from the axes' departure from
-		// orthonormality, ‖E‖₂ ≤ ½·σ₁². Rounding leaves it below 1e-9·σ₁² (measured on
-		// exact, truncated and chunked streams of up to 1500 points; docs/design.md,
-		// "Chin–Suter encoding"), where the unweighted ‖αᵀKα − I‖₂ reaches 3e-4 along
-		// the smallest components; axes scaled or replaced are far beyond. The Gram
-		// matrix is checked finite first: the eigensolver is given finite input only.
-		g := mul(alpha, true, mul(ka, false, alpha, false), false)
-		if !finite(g.a) {
-			return nil, fmt.Errorf("%w: the axes' Gram matrix αᵀKα is not finite", ErrEncoding)
-		}
-		for i := range r {
-			g.set(i, i, g.at(i, i)-1)
-			for j := range r {
-				g.set(i, j, g.at(i, j)*sv[i]*sv[j])
-			}
-		}
-		symmetrise(g)
-		if !finite(g.a) {
-			return nil, fmt.Errorf("%w: the axes' Gram matrix αᵀKα is not finite", ErrEncoding)
-		}
-		o, err := spectralNormSym(g)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrEncoding, err)
-		}
-		if !(o <= 0.5*sv[0]*sv[0]) {
-			return nil, fmt.Errorf("%w: the axes are not orthonormal (‖Σ(αᵀKα − I)Σ‖₂ = %g of σ₁² = %g)", ErrEncoding, o, sv[0]*sv[0])
+		if err := checkAxes(alpha, ka, sv); err != nil {
+			return nil, err
 		}
 	}
-	last := lastCompressed == 1
-	if last && opts.Compression == nil || !last && (resComp != 0 || resMean != 0 || orth != 0) ||
-		resComp < 0 || resMean < 0 || orth < 0 || newDirections > uint64(n) {
-		return nil, fmt.Errorf("%w: stats of the last update that no update gives", ErrEncoding)
-	}
-	md.stats = Stats{Points: n, Expansion: N, Components: r, NewDirections: int(newDirections), Compressed: last,
+	md.stats = Stats{Points: n, Expansion: N, Components: r, NewDirections: int(newDirections), Compressed: lastCompressed == 1,
 		ResidualComponents: resComp, ResidualMean: resMean, Orthogonality: orth}
-	if last {
+	if err := checkStats(md.stats, opts.Compression != nil); err != nil {
+		return nil, err
+	}
+	if md.stats.Compressed {
 		md.stats.PreImages = N
 	}
 	md.commit(pts, ka, alpha, sv, nu)
 	return md, nil
+}
+
+// decodeSizes returns the sizes d, n, N and r of an encoding whose arrays hold length
+// bytes, bounded by the data present before computing with them: N·d and N·(N+1)/2 at
+// most the number of floats (and N·r ≤ N² at most twice it), so that their sum cannot
+// overflow and nothing is allocated for data that is not there.
+func decodeSizes(length int, d64, n64, N64, r64 uint64) (d, n, N, r int, err error) {
+	have := uint64(length / 8)
+	if d64 < 1 || n64 > maxCount || N64 > have || r64 > N64 || N64 > 0 && (d64 > have/N64 || N64+1 > 2*have/N64) {
+		return 0, 0, 0, 0, fmt.Errorf("%w: sizes d = %d, n = %d, N = %d, r = %d for %d bytes of data", ErrEncoding, d64, n64, N64, r64, length)
+	}
+	d, n, N, r = int(d64), int(n64), int(N64), int(r64)
+	if want := N*d + N*(N+1)/2 + N*r + r + N; length%8 != 0 || int(have) != want {
+		return 0, 0, 0, 0, fmt.Errorf("%w: %d bytes of data, want %d", ErrEncoding, length, 8*want)
+	}
+	return d, n, N, r, nil
+}
+
+// decodeOptions returns the options an encoding's header gives: small integers, a flag
+// of 0 or 1, a finite tolerance, and no compression settings without compression.
+func decodeOptions(components uint64, compressed uint8, preImages, maxIter uint64, tol float64) (Options, error) {
+	const small = 1 << 31
+	if components >= small || preImages >= small || maxIter >= small || compressed > 1 {
+		return Options{}, fmt.Errorf("%w: options or stats out of range", ErrEncoding)
+	}
+	if math.IsNaN(tol) || math.IsInf(tol, 0) {
+		return Options{}, fmt.Errorf("%w: a number of the header is %g", ErrEncoding, tol)
+	}
+	opts := Options{Components: int(components)}
+	if compressed == 1 {
+		opts.Compression = &Compression{PreImages: int(preImages), MaxIter: int(maxIter), Tol: tol}
+	} else if preImages != 0 || maxIter != 0 || math.Float64bits(tol) != 0 {
+		return Options{}, fmt.Errorf("%w: compression settings without compression", ErrEncoding)
+	}
+	return opts, nil
+}
+
+// checkStats checks that an update can leave the stats st (before PreImages is set) in
+// a model, compressed or not: a compression's residuals only after a compression, none
+// negative, and no more new directions than points.
+func checkStats(st Stats, compressed bool) error {
+	if st.Compressed && !compressed || !st.Compressed && (st.ResidualComponents != 0 || st.ResidualMean != 0 || st.Orthogonality != 0) ||
+		st.ResidualComponents < 0 || st.ResidualMean < 0 || st.Orthogonality < 0 || st.NewDirections > st.Points {
+		return fmt.Errorf("%w: stats of the last update that no update gives", ErrEncoding)
+	}
+	return nil
+}
+
+// unpackUpper returns the symmetric N×N matrix whose upper triangle tri holds, row by
+// row.
+func unpackUpper(N int, tri []float64) dense {
+	ka := newDense(N, N)
+	for i := range N {
+		copy(ka.row(i)[i:], tri[:N-i])
+		for j := i + 1; j < N; j++ {
+			ka.set(j, i, ka.at(i, j))
+		}
+		tri = tri[N-i:]
+	}
+	return ka
+}
+
+// checkExactForm checks what an exact model's state must be, given its kernel matrix
+// ka: the trace the sum of its diagonal, and the mean's coefficients 1/n.
+func checkExactForm(ka dense, nu []float64, n int, trace float64) error {
+	// The exact form's trace is the sum of its points' k(x, x), added in order.
+	var sum, abs float64
+	for i := range ka.r {
+		sum += ka.at(i, i)
+		abs += math.Abs(ka.at(i, i))
+	}
+	if !(math.Abs(trace-sum) <= float64(ka.r)*0x1p-52*abs) {
+		return fmt.Errorf("%w: trace %g of points whose k(x, x) sum to %g", ErrEncoding, trace, sum)
+	}
+	// The exact form's mean is that of every point seen: each νᵢ is 1/n, kept by
+	// the updates as n·νᵢ/(n + c), one rounding a chunk; 1e-9 relative admits
+	// millions of chunks' worst case (Higham §3.1) and nothing a forged mean needs.
+	for i, v := range nu {
+		if !(math.Abs(v*float64(n)-1) <= 1e-9) {
+			return fmt.Errorf("%w: the mean's coefficient %d is %g, not 1/n = %g", ErrEncoding, i, v, 1/float64(n))
+		}
+	}
+	return nil
+}
+
+// checkAxes checks that the axes α (over the points of kernel matrix ka) and their
+// singular values sv describe a covariance (docs/design.md, "Chin–Suter encoding").
+func checkAxes(alpha, ka dense, sv []float64) error {
+	// The axes and singular values describe the data's covariance UΣ²Uᵀ: with
+	// E = Σ(αᵀKα − I)Σ, the error of that description from the axes' departure from
+	// orthonormality, ‖E‖₂ ≤ ½·σ₁². Rounding leaves it below 1e-9·σ₁² (measured on
+	// exact, truncated and chunked streams of up to 1500 points; docs/design.md,
+	// "Chin–Suter encoding"), where the unweighted ‖αᵀKα − I‖₂ reaches 3e-4 along
+	// the smallest components; axes scaled or replaced are far beyond. The Gram
+	// matrix is checked finite first: the eigensolver is given finite input only.
+	g := mul(alpha, true, mul(ka, false, alpha, false), false)
+	if !finite(g.a) {
+		return fmt.Errorf("%w: the axes' Gram matrix αᵀKα is not finite", ErrEncoding)
+	}
+	for i := range alpha.c {
+		g.set(i, i, g.at(i, i)-1)
+		for j := range alpha.c {
+			g.set(i, j, g.at(i, j)*sv[i]*sv[j])
+		}
+	}
+	symmetrise(g)
+	if !finite(g.a) {
+		return fmt.Errorf("%w: the axes' Gram matrix αᵀKα is not finite", ErrEncoding)
+	}
+	o, err := spectralNormSym(g)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrEncoding, err)
+	}
+	if !(o <= 0.5*sv[0]*sv[0]) {
+		return fmt.Errorf("%w: the axes are not orthonormal (‖Σ(αᵀKα − I)Σ‖₂ = %g of σ₁² = %g)", ErrEncoding, o, sv[0]*sv[0])
+	}
+	return nil
 }
 
 // checkKernelMatrix reports a stored kernel matrix that is not the kernel's of the

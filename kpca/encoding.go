@@ -133,13 +133,9 @@ func (md *Model) body() (wire.Body, error) {
 	}}, nil
 }
 
-// MarshalBinaryTo writes the encoding of the model to w (the format above) as it is
-// produced, never holding it all in memory — an exact model of m points encodes
-// O(m²) bytes — and returns the number of bytes written. The kernel must describe itself
-// (kernel.Specified: every built-in kernel, and a kernel.Func, which the decoding
-// program must have registered with kernel.Register). A nil w, a zero Model and a kernel
-// that cannot describe itself are errors wrapping ErrArgument; an error of w is
-// returned as it is, with the bytes written before it.
+// MarshalBinaryTo writes the encoding MarshalBinary returns to w as it is produced —
+// an exact model of m points encodes O(m²) bytes — with the errors of ikpca.Persistent
+// (an error of w comes with the bytes written before it).
 func (md *Model) MarshalBinaryTo(w io.Writer) (int, error) { return format.MarshalTo(w, md.body) }
 
 // MarshalBinary returns the encoding of the model (see MarshalBinaryTo), which
@@ -196,12 +192,8 @@ func (md *Model) unmarshal(data []byte, want method) error {
 	return nil
 }
 
-// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes, so that several
-// encodings can follow one another in a stream — and restores the model from it as
-// UnmarshalBinary does, returning the number of bytes read. A nil r is an error
-// wrapping ErrArgument; a stream that ends before the encoding does wraps ErrEncoding
-// (and io.ErrUnexpectedEOF); another error of r is returned as it is. On error md is
-// unchanged.
+// UnmarshalBinaryFrom restores md from one encoding read from r, as UnmarshalBinary
+// does, with the errors of ikpca.Persistent, and returns the number of bytes read.
 func (md *Model) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 	return format.UnmarshalFrom(r, md.UnmarshalBinary)
 }

@@ -105,21 +105,16 @@ func (md *Model) body() (wire.Body, error) {
 // (kernel.Register).
 func (md *Model) MarshalBinary() ([]byte, error) { return format.Marshal(md.body) }
 
-// MarshalBinaryTo writes the encoding MarshalBinary returns to w, a buffer of 64 KiB at
-// a time, and returns the number of bytes written. A nil w, or a kernel that cannot be
-// encoded, is an error wrapping ErrArgument; an error of w is returned as it is.
+// MarshalBinaryTo writes the encoding MarshalBinary returns to w, 64 KiB at a time,
+// with the errors of ikpca.Persistent.
 func (md *Model) MarshalBinaryTo(w io.Writer) (int, error) { return format.MarshalTo(w, md.body) }
 
 // UnmarshalBinary replaces md — a zero Model or any other — by the model encoded in
-// data (by MarshalBinary or MarshalBinaryTo). It implements encoding.BinaryUnmarshaler.
-// The kernel is rebuilt by kernel.New from its Spec: a built-in kernel exactly, a
-// kernel.Func from the registry, where it must have been registered by its name
-// (kernel.Register) before.
-//
-// Data that is not an encoded model, of another version, truncated or corrupted gives
-// an error wrapping ErrEncoding, and so does checksummed data describing a model that
-// cannot exist or cannot be rebuilt here: every size is checked against the length of
-// the data before anything is allocated, no byte may be left over, every number must be
+// data (by MarshalBinary or MarshalBinaryTo), by the rules of ikpca.Persistent: the
+// kernel is rebuilt by kernel.New from its Spec, and data that is not an encoded model,
+// or checksummed data describing a model that cannot exist or cannot be rebuilt here,
+// is an ErrEncoding. Every size is checked against the length of the data before
+// anything is allocated, no byte may be left over, every number must be
 // finite, the options and the kernel's parameters valid (and the Spec as the kernel
 // itself reports it), a Func registered, the eigenvalues positive, descending and above
 // the tolerance, an uncentred model's shift zero, the sums of a model without points
@@ -132,11 +127,8 @@ func (md *Model) UnmarshalBinary(data []byte) error {
 	return kernelwire.Unmarshal(format, md, data, headerFixed, decode)
 }
 
-// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes, the length its
-// frame states — and restores md from it as UnmarshalBinary does, returning the number
-// of bytes read. A nil r is an error wrapping ErrArgument; a stream that ends within the
-// encoding is an ErrEncoding (wrapping io.ErrUnexpectedEOF too), and another error of r
-// is returned as it is. On error md is unchanged.
+// UnmarshalBinaryFrom restores md from one encoding read from r, as UnmarshalBinary
+// does, with the errors of ikpca.Persistent, and returns the number of bytes read.
 func (md *Model) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 	return format.UnmarshalFrom(r, md.UnmarshalBinary)
 }

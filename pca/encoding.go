@@ -85,15 +85,12 @@ func (md *Model) encode() (wire.Body, error) {
 // the model unchanged. A zero Model is an ErrArgument.
 func (md *Model) MarshalBinary() ([]byte, error) { return format.Marshal(md.encode) }
 
-// MarshalBinaryTo writes the encoding MarshalBinary returns to w, 64 KiB at a time, and
-// returns the number of bytes written. A nil w, or a zero Model, is an ErrArgument; w's
-// own errors are returned as they are.
+// MarshalBinaryTo writes the encoding MarshalBinary returns to w, 64 KiB at a time,
+// with the errors of ikpca.Persistent.
 func (md *Model) MarshalBinaryTo(w io.Writer) (int, error) { return format.MarshalTo(w, md.encode) }
 
-// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes — and replaces md by
-// the model it encodes, as UnmarshalBinary does, returning the number of bytes read. A
-// nil r is an ErrArgument; a stream that ends early an ErrEncoding; r's own errors are
-// returned as they are. On error md is unchanged.
+// UnmarshalBinaryFrom restores md from one encoding read from r, as UnmarshalBinary
+// does, with the errors of ikpca.Persistent, and returns the number of bytes read.
 func (md *Model) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 	return format.UnmarshalFrom(r, md.UnmarshalBinary)
 }
@@ -202,42 +199,15 @@ func decode(body []byte) (*Model, error) {
 	}
 	var pts, wts []float64
 	if opts.Window > 0 {
-		if n > uint64(opts.Window) || uint64(r.Len()) != 8*n*(d+1) {
-			return nil, bad("a window of %d holding %d points in %d bytes", opts.Window, n, r.Len())
-		}
-		if pts, err = r.Floats(int(n)*dd, ErrEncoding, "the window's points"); err != nil {
+		if pts, wts, err = decodeWindow(r, opts.Window, int(n), dd); err != nil {
 			return nil, err
-		}
-		if wts, err = r.Floats(int(n), ErrEncoding, "the window's weights"); err != nil {
-			return nil, err
-		}
-		for _, v := range wts {
-			if !(v > 0) {
-				return nil, bad("a window weight %g", v)
-			}
 		}
 	}
 	if r.Len() != 0 {
 		return nil, bad("%d bytes left over", r.Len())
 	}
-	// The state: a model of n points of total weight W > 0 (none, zero mean and trace
-	// without points), and a positive semi-definite S up to rounding: an eigenvalue or
-	// a trace below −1e-8 of the largest eigenvalue no stream leaves (Remove refuses
-	// such a downdate).
-	var big float64
-	for i, v := range values {
-		big = math.Max(big, math.Abs(v))
-		if i > 0 && v < values[i-1] {
-			return nil, bad("eigenvalues not ascending")
-		}
-	}
-	switch {
-	case n == 0 && (w != 0 || trace != 0 || big != 0 || !allZero(mean)):
-		return nil, bad("no points, but weight %g, trace %g, eigenvalues up to %g", w, trace, big)
-	case n > 0 && !(w > 0):
-		return nil, bad("%d points of weight %g", n, w)
-	case trace < 0 || kk > 0 && values[0] < -negativeTolerance*big:
-		return nil, bad("trace %g, or an eigenvalue below −1e-8 of the largest", trace)
+	if err := checkState(values, mean, int(n), w, trace); err != nil {
+		return nil, err
 	}
 	if kk > 0 {
 		if err := setPairs(md, values, mat.NewDense(dd, kk, vectors)); err != nil {
@@ -248,6 +218,49 @@ func decode(body []byte) (*Model, error) {
 	copy(md.mean, mean)
 	md.win, md.winW = pts, wts
 	return md, nil
+}
+
+// decodeWindow reads the n points of dimension d and their weights, all positive, of a
+// window of the given size, which must be all the bytes left in r.
+func decodeWindow(r *wire.Reader, window, n, d int) (pts, wts []float64, err error) {
+	if n > window || r.Len() != 8*n*(d+1) {
+		return nil, nil, fmt.Errorf("%w: a window of %d holding %d points in %d bytes", ErrEncoding, window, n, r.Len())
+	}
+	if pts, err = r.Floats(n*d, ErrEncoding, "the window's points"); err != nil {
+		return nil, nil, err
+	}
+	if wts, err = r.Floats(n, ErrEncoding, "the window's weights"); err != nil {
+		return nil, nil, err
+	}
+	for _, v := range wts {
+		if !(v > 0) {
+			return nil, nil, fmt.Errorf("%w: a window weight %g", ErrEncoding, v)
+		}
+	}
+	return pts, wts, nil
+}
+
+// checkState checks the state an encoding describes: a model of n points of total
+// weight w > 0 (none, zero mean and trace without points), and a positive
+// semi-definite S up to rounding: an eigenvalue (values, ascending) or a trace below
+// −1e-8 of the largest eigenvalue no stream leaves (Remove refuses such a downdate).
+func checkState(values, mean []float64, n int, w, trace float64) error {
+	var big float64
+	for i, v := range values {
+		big = math.Max(big, math.Abs(v))
+		if i > 0 && v < values[i-1] {
+			return fmt.Errorf("%w: eigenvalues not ascending", ErrEncoding)
+		}
+	}
+	switch {
+	case n == 0 && (w != 0 || trace != 0 || big != 0 || !allZero(mean)):
+		return fmt.Errorf("%w: no points, but weight %g, trace %g, eigenvalues up to %g", ErrEncoding, w, trace, big)
+	case n > 0 && !(w > 0):
+		return fmt.Errorf("%w: %d points of weight %g", ErrEncoding, n, w)
+	case trace < 0 || len(values) > 0 && values[0] < -negativeTolerance*big:
+		return fmt.Errorf("%w: trace %g, or an eigenvalue below −1e-8 of the largest", ErrEncoding, trace)
+	}
+	return nil
 }
 
 // setPairs starts md's decomposition from the eigenpairs, checking their
@@ -298,7 +311,6 @@ func (md *Model) verify(seed uint64) (float64, error) {
 		sumAbs += math.Abs(v)
 		big = math.Max(big, math.Abs(v))
 	}
-	below, above := md.errorRange()
 	c := md.cert
 	// The trace identity against the running trace.
 	trTol := check.PairsTolerance*sumAbs + check.SumsTolerance*md.trace + c.SumErr + float64(k)*c.Slack
@@ -313,13 +325,32 @@ func (md *Model) verify(seed uint64) (float64, error) {
 	if md.opts.Window == 0 || md.n == 0 {
 		return margin.Worst, nil
 	}
+	win, err := md.verifyWindowSums(&margin, c)
+	if err != nil || k == 0 {
+		return margin.Worst, err
+	}
+	return margin.Worst, md.verifyWindowPairs(&margin, win, values, g, seed, big)
+}
+
+// windowSums are what verifyWindowSums recomputes from a window's points: Z, the
+// weighted centred points (S = ZᵀZ, n×d), the trace of S, and the carry of the running
+// mean's rounding into the running sums.
+type windowSums struct {
+	z         []float64
+	tr, carry float64
+}
+
+// verifyWindowSums checks a window's weight, mean and trace against its points, within
+// the rounding of the running sums (and the certificate c's), and returns the sums.
+func (md *Model) verifyWindowSums(margin *check.Margin, c certificate) (windowSums, error) {
+	within := margin.Within
 	d, n := md.d, md.n
 	var w float64
 	for i := range n {
 		w += md.winW[i]
 	}
 	if !within(md.w, w, check.SumsTolerance*w) {
-		return margin.Worst, fmt.Errorf("%w: the weight %g is not that of the window's points, %g", ErrEncoding, md.w, w)
+		return windowSums{}, fmt.Errorf("%w: the weight %g is not that of the window's points, %g", ErrEncoding, md.w, w)
 	}
 	mu := make([]float64, d)
 	abs := make([]float64, d)
@@ -332,7 +363,7 @@ func (md *Model) verify(seed uint64) (float64, error) {
 	for j := range mu {
 		mu[j] /= w
 		if !within(md.mean[j], mu[j], check.SumsTolerance*abs[j]/w) {
-			return margin.Worst, fmt.Errorf("%w: the mean's coordinate %d is %g, the window's points give %g", ErrEncoding, j, md.mean[j], mu[j])
+			return windowSums{}, fmt.Errorf("%w: the mean's coordinate %d is %g, the window's points give %g", ErrEncoding, j, md.mean[j], mu[j])
 		}
 	}
 	z := make([]float64, n*d) // √wᵢ·(xᵢ − μ): S = ZᵀZ
@@ -352,11 +383,20 @@ func (md *Model) verify(seed uint64) (float64, error) {
 	// 2,000 steps of a window) need it.
 	carry := 2 * check.SumsTolerance * vec.Norm(abs) / w * math.Sqrt(w*tr)
 	if !within(md.trace, tr, check.SumsTolerance*tr+c.SumErr+carry) {
-		return margin.Worst, fmt.Errorf("%w: the trace %g is not that of the window's points, %g", ErrEncoding, md.trace, tr)
+		return windowSums{}, fmt.Errorf("%w: the trace %g is not that of the window's points, %g", ErrEncoding, md.trace, tr)
 	}
-	if k == 0 {
-		return margin.Worst, nil
-	}
+	return windowSums{z: z, tr: tr, carry: carry}, nil
+}
+
+// verifyWindowPairs checks the stored pairs (values, vectors g; the largest |value|
+// big) against the window's points: residuals ‖SVx − VΛx‖ within the certificate and
+// rounding for random probes x (exact) or each pair (at a rank, with its Rayleigh
+// quotient within the certificate's interval).
+func (md *Model) verifyWindowPairs(margin *check.Margin, win windowSums, values []float64, g blas64.General, seed uint64, big float64) error {
+	within := margin.Within
+	d, n, k := md.d, md.n, len(values)
+	z, tr, carry := win.z, win.tr, win.carry
+	below, above := md.errorRange()
 	Z := blas64.General{Rows: n, Cols: d, Stride: d, Data: z}
 	rnd := check.PairsTolerance*big + 4*float64(n)*vec.Roundoff*tr + carry
 	beta := math.Max(below, above) + rnd
@@ -384,15 +424,15 @@ func (md *Model) verify(seed uint64) (float64, error) {
 		}
 		native.Gemv(blas.NoTrans, -1, g, blas64.Vector{N: k, Inc: 1, Data: x}, 1, blas64.Vector{N: d, Inc: 1, Data: r})
 		if res := vec.Norm(r); !within(res, 0, beta*vec.Norm(y)) {
-			return margin.Worst, fmt.Errorf("%w: the eigenpairs are not those of the window's points: ‖SVx − VΛx‖ = %.3g > %.3g·‖Vx‖", ErrEncoding, res, beta)
+			return fmt.Errorf("%w: the eigenpairs are not those of the window's points: ‖SVx − VΛx‖ = %.3g > %.3g·‖Vx‖", ErrEncoding, res, beta)
 		}
 		if md.opts.Rank > 0 {
 			// ρ − λ = vᵀEv = vᵀPv − vᵀNv lies within [−‖N‖, ‖P‖] (certificate).
 			if e := rho - values[p]; !within(e, math.Max(-below, math.Min(e, above)), rnd) {
-				return margin.Worst, fmt.Errorf("%w: pair %d's eigenvalue %g against its Rayleigh quotient %g, beyond the certificate's [−%g, %g]",
+				return fmt.Errorf("%w: pair %d's eigenvalue %g against its Rayleigh quotient %g, beyond the certificate's [−%g, %g]",
 					ErrEncoding, p, values[p], rho, below, above)
 			}
 		}
 	}
-	return margin.Worst, nil
+	return nil
 }

@@ -70,16 +70,12 @@ func (f *FD) body() (wire.Body, error) {
 // not make, is an ErrArgument.
 func (f *FD) MarshalBinary() ([]byte, error) { return fdFormat.Marshal(f.body) }
 
-// MarshalBinaryTo writes the encoding MarshalBinary returns to w, 64 KiB at a time, and
-// returns the number of bytes written. A nil w, or a zero FD, is an ErrArgument; an
-// error of w is returned as it is.
+// MarshalBinaryTo writes the encoding MarshalBinary returns to w, 64 KiB at a time,
+// with the errors of ikpca.Persistent.
 func (f *FD) MarshalBinaryTo(w io.Writer) (int, error) { return fdFormat.MarshalTo(w, f.body) }
 
-// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes (wire.ReadFrame) —
-// and replaces f by the sketch it encodes, as UnmarshalBinary does. It returns the number
-// of bytes read. A nil r is an ErrArgument; a stream that ends early, or bytes that are
-// not an encoded sketch, an ErrEncoding; a read error is returned as it is. On error f
-// is unchanged.
+// UnmarshalBinaryFrom restores f from one encoding read from r, as UnmarshalBinary
+// does, with the errors of ikpca.Persistent, and returns the number of bytes read.
 func (f *FD) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 	return fdFormat.UnmarshalFrom(r, f.UnmarshalBinary)
 }

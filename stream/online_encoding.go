@@ -367,15 +367,12 @@ func (m *KRQA) encode() (wire.Body, error) { return encodeOnline(m, "KRQA", m.bo
 // zero KRQA, is an ErrArgument.
 func (m *KRQA) MarshalBinary() ([]byte, error) { return krqaFormat.Marshal(m.encode) }
 
-// MarshalBinaryTo writes the encoding MarshalBinary returns to w, 64 KiB at a time, and
-// returns the number of bytes written. A nil w, or what MarshalBinary refuses, is an
-// ErrArgument; w's own errors are returned as they are.
+// MarshalBinaryTo writes the encoding MarshalBinary returns to w, 64 KiB at a time,
+// with the errors of ikpca.Persistent.
 func (m *KRQA) MarshalBinaryTo(w io.Writer) (int, error) { return krqaFormat.MarshalTo(w, m.encode) }
 
-// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes — and replaces m by
-// the model it encodes, as UnmarshalBinary does, returning the number of bytes read. A
-// nil r is an ErrArgument; a stream that ends early an ErrEncoding; r's own errors are
-// returned as they are. On error m is unchanged.
+// UnmarshalBinaryFrom restores m from one encoding read from r, as UnmarshalBinary
+// does, with the errors of ikpca.Persistent, and returns the number of bytes read.
 func (m *KRQA) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 	return krqaFormat.UnmarshalFrom(r, m.UnmarshalBinary)
 }
@@ -435,15 +432,12 @@ func (m *KHA) encode() (wire.Body, error) { return encodeOnline(m, "KHA", m.body
 // zero KHA, is an ErrArgument.
 func (m *KHA) MarshalBinary() ([]byte, error) { return khaFormat.Marshal(m.encode) }
 
-// MarshalBinaryTo writes the encoding MarshalBinary returns to w, 64 KiB at a time, and
-// returns the number of bytes written. A nil w, or what MarshalBinary refuses, is an
-// ErrArgument; w's own errors are returned as they are.
+// MarshalBinaryTo writes the encoding MarshalBinary returns to w, 64 KiB at a time,
+// with the errors of ikpca.Persistent.
 func (m *KHA) MarshalBinaryTo(w io.Writer) (int, error) { return khaFormat.MarshalTo(w, m.encode) }
 
-// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes — and replaces m by
-// the model it encodes, as UnmarshalBinary does, returning the number of bytes read. A
-// nil r is an ErrArgument; a stream that ends early an ErrEncoding; r's own errors are
-// returned as they are. On error m is unchanged.
+// UnmarshalBinaryFrom restores m from one encoding read from r, as UnmarshalBinary
+// does, with the errors of ikpca.Persistent, and returns the number of bytes read.
 func (m *KHA) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 	return khaFormat.UnmarshalFrom(r, m.UnmarshalBinary)
 }

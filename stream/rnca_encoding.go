@@ -61,16 +61,12 @@ func (r *RNCA) encode() (wire.Body, error) {
 // leaves the model unchanged. A zero RNCA is an ErrArgument.
 func (r *RNCA) MarshalBinary() ([]byte, error) { return rncaFormat.Marshal(r.encode) }
 
-// MarshalBinaryTo writes the encoding MarshalBinary returns to w, a buffer of 64 KiB at a
-// time (the moment matrix alone is 4·D² bytes, 1 GiB at D = 2¹⁴), and returns the number
-// of bytes written. A nil w, or a zero RNCA, is an ErrArgument; w's own errors are
-// returned as they are.
+// MarshalBinaryTo writes the encoding MarshalBinary returns to w (the moment matrix
+// alone is 4·D² bytes, 1 GiB at D = 2¹⁴), with the errors of ikpca.Persistent.
 func (r *RNCA) MarshalBinaryTo(w io.Writer) (int, error) { return rncaFormat.MarshalTo(w, r.encode) }
 
-// UnmarshalBinaryFrom reads one encoding from src — exactly its bytes — and replaces r
-// by the model it encodes, as UnmarshalBinary does, returning the number of bytes read.
-// A nil src is an ErrArgument; a stream that ends early an ErrEncoding; src's own errors
-// are returned as they are. On error r is unchanged.
+// UnmarshalBinaryFrom restores r from one encoding read from src, as UnmarshalBinary
+// does, with the errors of ikpca.Persistent, and returns the number of bytes read.
 func (r *RNCA) UnmarshalBinaryFrom(src io.Reader) (int, error) {
 	return rncaFormat.UnmarshalFrom(src, r.UnmarshalBinary)
 }

@@ -69,15 +69,12 @@ func (s *SKPCA) encode() (wire.Body, error) {
 // decoded model continues exactly as this one would. A zero SKPCA is an ErrArgument.
 func (s *SKPCA) MarshalBinary() ([]byte, error) { return skpcaFormat.Marshal(s.encode) }
 
-// MarshalBinaryTo writes the encoding MarshalBinary returns to w and returns the number
-// of bytes written. A nil w, or a zero SKPCA, is an ErrArgument; w's own errors are
-// returned as they are.
+// MarshalBinaryTo writes the encoding MarshalBinary returns to w, 64 KiB at a time,
+// with the errors of ikpca.Persistent.
 func (s *SKPCA) MarshalBinaryTo(w io.Writer) (int, error) { return skpcaFormat.MarshalTo(w, s.encode) }
 
-// UnmarshalBinaryFrom reads one encoding from r — exactly its bytes — and replaces s by
-// the model it encodes, as UnmarshalBinary does, returning the number of bytes read. A
-// nil r is an ErrArgument; a stream that ends early an ErrEncoding; r's own errors are
-// returned as they are. On error s is unchanged.
+// UnmarshalBinaryFrom restores s from one encoding read from r, as UnmarshalBinary
+// does, with the errors of ikpca.Persistent, and returns the number of bytes read.
 func (s *SKPCA) UnmarshalBinaryFrom(r io.Reader) (int, error) {
 	return skpcaFormat.UnmarshalFrom(r, s.UnmarshalBinary)
 }
