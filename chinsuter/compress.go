@@ -33,8 +33,61 @@ type compressed struct {
 //     UΣ seen in the new basis, = ŨS̃Ṽᵀ; the axes become α_oŨ with singular values
 //     S̃, the best description of the data's variance within span φ(Z).
 func (md *Model) compress(pts, mbar, alpha dense, sv, nu []float64, trace float64) (compressed, error) {
+	r := alpha.c
+	vectors := make([][]float64, r+1)
+	vectors[0] = nu
+	for j := range r {
+		v := make([]float64, pts.r)
+		for i := range pts.r {
+			v[i] = alpha.at(i, j)
+		}
+		vectors[j+1] = v
+	}
+	norms := make([]float64, r+1)
+	mv := make([]float64, pts.r)
+	for j, a := range vectors {
+		symv(mv, mbar, a)
+		norms[j] = math.Sqrt(math.Max(vec.Dot(a, mv), 0))
+	}
+	z, err := md.sharedPreImages(pts, mbar, vectors, norms)
+	if err != nil {
+		return compressed{}, err
+	}
+	out, ac := refit(z, mbar, vectors, norms)
+	ao, err := reorthogonalise(out.ka, ac)
+	if err != nil {
+		return compressed{}, err
+	}
+
+	// 4. Singular values from the projection of UΣ onto the new basis.
+	us := alpha.cols(0, r)
+	for i := range us.r {
+		for k := range r {
+			us.set(i, k, us.at(i, k)*sv[k])
+		}
+	}
+	S := mul(ao, true, mul(z.cross(), false, us, false), false)
+	sS, uS, err := leftSVD(S)
+	if err != nil {
+		return compressed{}, err
+	}
+	rNew := md.keep(sS, func(v float64) float64 { return v * v }, z.n, trace)
+	out.alpha = mul(ao, false, uS.cols(0, rNew), false)
+	out.sv = append([]float64(nil), sS[:rNew]...)
+	if !finite(out.alpha.a) || !finite(out.nu) {
+		return compressed{}, fmt.Errorf("%w: the compression produced non-finite coefficients", ErrNonFinite)
+	}
+	if out.orth, err = orthogonality(out.ka, out.alpha); err != nil {
+		return compressed{}, err
+	}
+	return out, nil
+}
+
+// sharedPreImages is step 1 of compress: up to n′ pre-images for what span φ(Z) leaves
+// of each vector (coefficients over the points pts of kernel matrix mbar, of
+// feature-space norms norms), in order.
+func (md *Model) sharedPreImages(pts, mbar dense, vectors [][]float64, norms []float64) (*basis, error) {
 	cfg := md.opts.Compression
-	Nb, r := pts.r, alpha.c
 	pi := preImager{points: pts, mbar: mbar, sigma: md.sigma, maxIter: cfg.MaxIter, tol: cfg.Tol}
 	if pi.maxIter == 0 {
 		pi.maxIter = 100
@@ -42,25 +95,7 @@ func (md *Model) compress(pts, mbar, alpha dense, sv, nu []float64, trace float6
 	if pi.tol == 0 {
 		pi.tol = 1e-9
 	}
-	z := newBasis(md.d, (r+1)*cfg.PreImages, pts, md.sigma)
-
-	vectors := make([][]float64, r+1)
-	vectors[0] = nu
-	for j := range r {
-		v := make([]float64, Nb)
-		for i := range Nb {
-			v[i] = alpha.at(i, j)
-		}
-		vectors[j+1] = v
-	}
-	norms := make([]float64, r+1)
-	mv := make([]float64, Nb)
-	for j, a := range vectors {
-		symv(mv, mbar, a)
-		norms[j] = math.Sqrt(math.Max(vec.Dot(a, mv), 0))
-	}
-
-	// 1. Sequential shared pre-images.
+	z := newBasis(md.d, len(vectors)*cfg.PreImages, pts, md.sigma)
 	for j, a := range vectors {
 		if norms[j] == 0 {
 			continue
@@ -79,12 +114,19 @@ func (md *Model) compress(pts, mbar, alpha dense, sv, nu []float64, trace float6
 	if z.n == 0 {
 		// Every vector's norm is zero, or no pre-image improved on none: the search
 		// failed, and the update is refused.
-		return compressed{}, fmt.Errorf("%w: the compression found no pre-image", ErrNotConverged)
+		return nil, fmt.Errorf("%w: the compression found no pre-image", ErrNotConverged)
 	}
+	return z, nil
+}
 
-	// 2. Second pass: re-fit every vector on the final set.
+// refit is step 2 of compress: every vector's coefficients on the final pre-images Z,
+// and the relative residual of each. It returns the compressed state's points, kernel
+// matrix, mean and residuals, and the components' coefficients α′ (|Z|×r).
+func refit(z *basis, mbar dense, vectors [][]float64, norms []float64) (compressed, dense) {
+	r := len(vectors) - 1
 	coef := make([][]float64, r+1)
 	res := make([]float64, r+1)
+	mv := make([]float64, mbar.r)
 	for j, a := range vectors {
 		coef[j] = z.project(a)
 		if norms[j] > 0 {
@@ -100,20 +142,24 @@ func (md *Model) compress(pts, mbar, alpha dense, sv, nu []float64, trace float6
 	for _, e := range res[1:] {
 		out.resComp = math.Max(out.resComp, e)
 	}
-	nz := z.n
-	ac := newDense(nz, r)
+	ac := newDense(z.n, r)
 	for j := range r {
-		for i := range nz {
+		for i := range z.n {
 			ac.set(i, j, coef[j+1][i])
 		}
 	}
+	return out, ac
+}
 
-	// 3. Re-orthogonalise: M_o = α′ᵀK_Zα′ = QDQᵀ, α_o = α′QD^{-½}.
-	mo := mul(ac, true, mul(out.ka, false, ac, false), false)
+// reorthogonalise is step 3 of compress: M_o = α′ᵀK_Zα′ = QDQᵀ, α_o = α′QD^{-½}, over
+// the eigenvalues of M_o above rounding.
+func reorthogonalise(kz, ac dense) (dense, error) {
+	nz := ac.r
+	mo := mul(ac, true, mul(kz, false, ac, false), false)
 	symmetrise(mo)
 	d, q, err := eigSym(mo)
 	if err != nil {
-		return compressed{}, kinds.Wrap(err, "the re-orthogonalisation")
+		return dense{}, kinds.Wrap(err, "the re-orthogonalisation")
 	}
 	ro := 0
 	for _, v := range d {
@@ -128,30 +174,7 @@ func (md *Model) compress(pts, mbar, alpha dense, sv, nu []float64, trace float6
 			qd.set(i, k, qd.at(i, k)/math.Sqrt(d[k]))
 		}
 	}
-	ao := mul(ac, false, qd, false)
-
-	// 4. Singular values from the projection of UΣ onto the new basis.
-	us := alpha.cols(0, r)
-	for i := range us.r {
-		for k := range r {
-			us.set(i, k, us.at(i, k)*sv[k])
-		}
-	}
-	S := mul(ao, true, mul(z.cross(), false, us, false), false)
-	sS, uS, err := leftSVD(S)
-	if err != nil {
-		return compressed{}, err
-	}
-	rNew := md.keep(sS, func(v float64) float64 { return v * v }, nz, trace)
-	out.alpha = mul(ao, false, uS.cols(0, rNew), false)
-	out.sv = append([]float64(nil), sS[:rNew]...)
-	if !finite(out.alpha.a) || !finite(out.nu) {
-		return compressed{}, fmt.Errorf("%w: the compression produced non-finite coefficients", ErrNonFinite)
-	}
-	if out.orth, err = orthogonality(out.ka, out.alpha); err != nil {
-		return compressed{}, err
-	}
-	return out, nil
+	return mul(ac, false, qd, false), nil
 }
 
 // compressInPlace compresses the current state (used when the initial batch is already

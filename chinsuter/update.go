@@ -52,9 +52,11 @@ func (md *Model) AddBatch(X mat.Matrix) error {
 }
 
 // update runs one update with the chunk b (checked) and commits it only if every step
-// succeeds.
+// succeeds: the bordered kernel matrix M̄, the chunk's new directions H (projectChunk),
+// the SVD of F (factor), and the new coefficients (coefficients), compressed when the
+// expansion outgrows its budget.
 func (md *Model) update(b dense) error {
-	N, r, c := md.pts.r, len(md.sv), b.r
+	N, c := md.pts.r, b.r
 	Nb := N + c
 	kab, err := md.cross(md.pts, b)
 	if err != nil {
@@ -65,8 +67,53 @@ func (md *Model) update(b dense) error {
 		return err
 	}
 	symmetrise(kbb)
-	// M̄ = [K_A K_AB; K_BA K_BB].
-	mbar := newDense(Nb, Nb)
+	mbar := md.bordered(kab, kbb)
+	pr, err := md.projectChunk(mbar, kab, c)
+	if err != nil {
+		return err
+	}
+	trace := md.trace
+	for i := range c {
+		trace += kbb.at(i, i)
+	}
+	q := md.keepH(pr.lamH, trace, Nb)
+	sF, uF, err := md.factor(pr, q)
+	if err != nil {
+		return err
+	}
+	rNew := md.keep(sF, func(v float64) float64 { return v * v }, Nb, trace)
+	alpha, nu := md.coefficients(pr, uF, q, rNew, c)
+	sv := append([]float64(nil), sF[:rNew]...)
+	if !finite(alpha.a) || !finite(sv) {
+		return fmt.Errorf("%w: the update produced non-finite coefficients", ErrNonFinite)
+	}
+	pts := newDense(Nb, md.d)
+	copy(pts.a, md.pts.a)
+	copy(pts.a[N*md.d:], b.a)
+
+	st := Stats{Points: md.n + c, Expansion: Nb, Components: rNew, NewDirections: q}
+	if md.opts.Compression != nil && Nb > md.budget() {
+		cs, err := md.compress(pts, mbar, alpha, sv, nu, trace)
+		if err != nil {
+			return err
+		}
+		st.Compressed = true
+		st.Expansion, st.Components = cs.pts.r, len(cs.sv)
+		st.PreImages = cs.pts.r
+		st.ResidualComponents, st.ResidualMean, st.Orthogonality = cs.resComp, cs.resMean, cs.orth
+		pts, mbar, alpha, sv, nu = cs.pts, cs.ka, cs.alpha, cs.sv, cs.nu
+	}
+	md.n, md.trace = md.n+c, trace
+	md.commit(pts, mbar, alpha, sv, nu)
+	md.stats = st
+	return nil
+}
+
+// bordered returns M̄ = [K_A K_AB; K_BA K_BB], the kernel matrix of the expansion's
+// points followed by the chunk's.
+func (md *Model) bordered(kab, kbb dense) dense {
+	N, c := md.pts.r, kbb.r
+	mbar := newDense(N+c, N+c)
 	for i := range N {
 		copy(mbar.row(i)[:N], md.ka.row(i))
 		copy(mbar.row(i)[N:], kab.row(i))
@@ -78,7 +125,21 @@ func (md *Model) update(b dense) error {
 		}
 		copy(row[N:], kbb.row(i))
 	}
+	return mbar
+}
 
+// projection is the chunk's part outside the axes: H = Ẽ − UL = φ(Ā)β, with L = UᵀẼ
+// and the eigenpairs of M_H = HᵀH = βᵀM̄β, descending.
+type projection struct {
+	beta, L, vH dense
+	lamH        []float64
+}
+
+// projectChunk returns the projection of Ẽ, the chunk's points centred on their mean
+// and the mean's shift, on the complement of the axes U = φ(A)α, for a chunk of c
+// points whose kernel against the expansion is kab.
+func (md *Model) projectChunk(mbar, kab dense, c int) (projection, error) {
+	N, r, Nb := md.pts.r, len(md.sv), mbar.r
 	// γ, the coefficients of Ẽ over Ā.
 	n, fc := float64(md.n), float64(c)
 	s := math.Sqrt(n * fc / (n + fc))
@@ -124,83 +185,59 @@ func (md *Model) update(b dense) error {
 	symmetrise(MH)
 	lamH, vH, err := eigSym(MH)
 	if err != nil {
-		return kinds.Wrap(err, "the eigendecomposition of M_H")
+		return projection{}, kinds.Wrap(err, "the eigendecomposition of M_H")
 	}
-	trace := md.trace
-	for i := range c {
-		trace += kbb.at(i, i)
-	}
-	q := md.keepH(lamH, trace, Nb)
+	return projection{beta: beta, L: L, vH: vH, lamH: lamH}, nil
+}
 
-	// F = [Σ L; 0 Λ_H^{½}V_Hᵀ], (r+q)×(r+c+1).
-	F := newDense(r+q, r+c+1)
+// factor returns the singular values and left vectors of F = [Σ L; 0 Λ_H^{½}V_Hᵀ],
+// (r+q)×(r+c+1), for the q new directions kept.
+func (md *Model) factor(pr projection, q int) ([]float64, dense, error) {
+	r, c1 := len(md.sv), pr.vH.r
+	F := newDense(r+q, r+c1)
 	for i := range r {
 		F.set(i, i, md.sv[i])
-		copy(F.row(i)[r:], L.row(i))
+		copy(F.row(i)[r:], pr.L.row(i))
 	}
 	for k := range q {
-		sq := math.Sqrt(lamH[k])
+		sq := math.Sqrt(pr.lamH[k])
 		row := F.row(r + k)[r:]
-		for j := range c + 1 {
-			row[j] = sq * vH.at(j, k)
+		for j := range c1 {
+			row[j] = sq * pr.vH.at(j, k)
 		}
 	}
-	sF, uF, err := leftSVD(F)
-	if err != nil {
-		return err
-	}
-	rNew := md.keep(sF, func(v float64) float64 { return v * v }, Nb, trace)
+	return leftSVD(F)
+}
 
-	// Y = [[α; 0], βV_HΛ_H^{-½}] (N̄×(r+q)), α' = Y·U_F[:, :r'].
+// coefficients returns the new axes' coefficients α' = Y·U_F[:, :r'] over the N̄
+// points, with Y = [[α; 0], βV_HΛ_H^{-½}] (N̄×(r+q)), and the new mean's ν, after a
+// chunk of c points.
+func (md *Model) coefficients(pr projection, uF dense, q, rNew, c int) (alpha dense, nu []float64) {
+	N, r, Nb, c1 := md.pts.r, len(md.sv), pr.beta.r, pr.vH.r
 	Y := newDense(Nb, r+q)
 	for i := range N {
 		copy(Y.row(i)[:r], md.alpha.row(i))
 	}
 	for k := range q {
-		inv := 1 / math.Sqrt(lamH[k])
+		inv := 1 / math.Sqrt(pr.lamH[k])
 		for i := range Nb {
 			var v float64
-			for j := range c + 1 {
-				v += beta.at(i, j) * vH.at(j, k)
+			for j := range c1 {
+				v += pr.beta.at(i, j) * pr.vH.at(j, k)
 			}
 			Y.set(i, r+k, v*inv)
 		}
 	}
-	alpha := mul(Y, false, uF.cols(0, rNew), false)
-	sv := append([]float64(nil), sF[:rNew]...)
-	nu := make([]float64, Nb)
+	alpha = mul(Y, false, uF.cols(0, rNew), false)
+	n, fc := float64(md.n), float64(c)
+	nu = make([]float64, Nb)
 	for i := range N {
 		nu[i] = n * md.nu[i] / (n + fc)
 	}
 	for i := N; i < Nb; i++ {
 		nu[i] = 1 / (n + fc)
 	}
-	if !finite(alpha.a) || !finite(sv) {
-		return fmt.Errorf("%w: the update produced non-finite coefficients", ErrNonFinite)
-	}
-	pts := newDense(Nb, md.d)
-	copy(pts.a, md.pts.a)
-	copy(pts.a[N*md.d:], b.a)
-
-	st := Stats{Points: md.n + c, Expansion: Nb, Components: rNew, NewDirections: q}
-	if md.opts.Compression != nil && Nb > md.budget() {
-		cs, err := md.compress(pts, mbar, alpha, sv, nu, trace)
-		if err != nil {
-			return err
-		}
-		st.Compressed = true
-		st.Expansion, st.Components = cs.pts.r, len(cs.sv)
-		st.PreImages = cs.pts.r
-		st.ResidualComponents, st.ResidualMean, st.Orthogonality = cs.resComp, cs.resMean, cs.orth
-		md.n, md.trace = md.n+c, trace
-		md.commit(cs.pts, cs.ka, cs.alpha, cs.sv, cs.nu)
-		md.stats = st
-		return nil
-	}
-	md.n, md.trace = md.n+c, trace
-	md.commit(pts, mbar, alpha, sv, nu)
-	md.stats = st
-	return nil
+	return alpha, nu
 }
 
 // rowsView returns rows [lo, hi) sharing storage.

@@ -131,37 +131,55 @@ func NewQuadrature(k kernel.RBF, d int, opts QuadratureOptions) (*Quadrature, er
 	q := &Quadrature{shape: shape{d: d, kern: k}, opts: opts}
 
 	if opts.Dim == 0 {
-		// The full rule, folded: node L of the N = nᵈ (in mixed radix n, coordinate 0
-		// fastest) has the mirror image −ω at N−1−L, so L ≤ (N−1)/2 are one node per pair.
-		N, ok := power(n, d, maxGQNodes)
-		if !ok {
-			return nil, fmt.Errorf("%w: the full rule of %d points in %d dimensions has more than %d nodes; set Dim to subsample it", kinds.Argument,
-				n, d, maxGQNodes)
-		}
-		f := (N-1)/2 + 1
-		q.dim = 2 * f
-		q.omega = mat.NewDense(d, f, nil)
-		q.sqrtW = make([]float64, f)
-		raw := q.omega.RawMatrix()
-		for L := range f {
-			w, m := 1.0, L
-			for i := range d {
-				j := m % n
-				m /= n
-				raw.Data[i*raw.Stride+L] = scale * nodes[j]
-				w *= weights[j]
-			}
-			if L != N-1-L {
-				w *= 2
-			}
-			q.sqrtW[L] = math.Sqrt(w)
-		}
-		return q, nil
+		err = q.fullRule(nodes, weights, scale)
+	} else {
+		err = q.sampledRule(nodes, weights, scale)
 	}
+	if err != nil {
+		return nil, err
+	}
+	return q, nil
+}
 
+// fullRule sets q's frequencies to the full tensor rule of the n-point Gauss–Hermite
+// nodes and weights in each of q's d dimensions (frequencies scale·node), folded.
+func (q *Quadrature) fullRule(nodes, weights []float64, scale float64) error {
+	n, d := len(nodes), q.d
+	// The full rule, folded: node L of the N = nᵈ (in mixed radix n, coordinate 0
+	// fastest) has the mirror image −ω at N−1−L, so L ≤ (N−1)/2 are one node per pair.
+	N, ok := power(n, d, maxGQNodes)
+	if !ok {
+		return fmt.Errorf("%w: the full rule of %d points in %d dimensions has more than %d nodes; set Dim to subsample it", kinds.Argument,
+			n, d, maxGQNodes)
+	}
+	f := (N-1)/2 + 1
+	q.dim = 2 * f
+	q.omega = mat.NewDense(d, f, nil)
+	q.sqrtW = make([]float64, f)
+	raw := q.omega.RawMatrix()
+	for L := range f {
+		w, m := 1.0, L
+		for i := range d {
+			j := m % n
+			m /= n
+			raw.Data[i*raw.Stride+L] = scale * nodes[j]
+			w *= weights[j]
+		}
+		if L != N-1-L {
+			w *= 2
+		}
+		q.sqrtW[L] = math.Sqrt(w)
+	}
+	return nil
+}
+
+// sampledRule sets q's opts.Dim/2 frequencies to nodes of the tensor rule drawn by
+// their weights (the subsampled dense grid of Dao, De Sa & Ré), each of weight 1/f.
+func (q *Quadrature) sampledRule(nodes, weights []float64, scale float64) error {
+	n, d, opts := len(nodes), q.d, q.opts
 	f := opts.Dim / 2
 	if err := bound(d, f, opts.Dim); err != nil {
-		return nil, err
+		return err
 	}
 	q.dim = opts.Dim
 	q.omega = mat.NewDense(d, f, nil)
@@ -191,7 +209,7 @@ func NewQuadrature(k kernel.RBF, d int, opts QuadratureOptions) (*Quadrature, er
 		}
 		q.sqrtW[c] = sw
 	}
-	return q, nil
+	return nil
 }
 
 // power returns nᵈ and true, or false if it exceeds limit.

@@ -43,32 +43,7 @@ type topPair struct {
 // n·ε²·‖T‖, as in gonumGuard) and split where an off-diagonal entry is negligible by
 // Dsterf's own test, |eᵢ| ≤ ε·√|dᵢ|·√|dᵢ₊₁| (a perturbation of relative size ε).
 func tridiagTop(n, r int, d, e, w, y []float64) bool {
-	var tnorm float64
-	for _, v := range d {
-		tnorm = max(tnorm, math.Abs(v))
-	}
-	for _, v := range e[:n-1] {
-		tnorm = max(tnorm, math.Abs(v))
-	}
-	small := tinyRelative * tnorm
-	for i, v := range d {
-		if math.Abs(v) < small {
-			d[i] = 0
-		}
-	}
-	for i, v := range e[:n-1] {
-		if math.Abs(v) < small || math.Abs(v) <= vec.Roundoff*math.Sqrt(math.Abs(d[i]))*math.Sqrt(math.Abs(d[i+1])) {
-			e[i] = 0
-		}
-	}
-	// The unreduced blocks [starts[b], starts[b+1]).
-	starts := []int{0}
-	for i := range n - 1 {
-		if e[i] == 0 {
-			starts = append(starts, i+1)
-		}
-	}
-	starts = append(starts, n)
+	starts := splitTridiag(n, d, e)
 
 	var impl gonumlapack.Implementation
 	pairs := make([]topPair, 0, n)
@@ -79,26 +54,7 @@ func tridiagTop(n, r int, d, e, w, y []float64) bool {
 		k := hi - lo
 		copy(dd, d[lo:hi])
 		copy(ee, e[lo:hi-1])
-		// Scale the block by a power of two to a largest entry in [0.5, 1), exactly
-		// (its entries are at least tinyRelative·‖T‖): Dsterf then never rescales, which
-		// is where gonum v0.17's Dsterf fails (gonumGuard).
-		var bmax float64
-		for _, v := range dd[:k] {
-			bmax = max(bmax, math.Abs(v))
-		}
-		for _, v := range ee[:k-1] {
-			bmax = max(bmax, math.Abs(v))
-		}
-		_, s := math.Frexp(bmax)
-		if bmax == 0 {
-			s = 0
-		}
-		for i := range k {
-			dd[i] = math.Ldexp(dd[i], -s)
-		}
-		for i := range k - 1 {
-			ee[i] = math.Ldexp(ee[i], -s)
-		}
+		s := scaleBlock(dd[:k], ee[:k-1])
 		if k > 1 && !impl.Dsterf(k, dd, ee) {
 			return false
 		}
@@ -140,6 +96,65 @@ func tridiagTop(n, r int, d, e, w, y []float64) bool {
 		}
 	}
 	return checkTop(n, r, d, e, w, y, starts, cols)
+}
+
+// splitTridiag sets to zero the entries of T (diagonal d, off-diagonal e[:n−1]) below
+// tinyRelative·‖T‖, and the off-diagonal entries negligible against their diagonal
+// neighbours (dsterf's splitting test), and returns the starts of the
+// unreduced blocks [starts[b], starts[b+1]), ending with n.
+func splitTridiag(n int, d, e []float64) []int {
+	var tnorm float64
+	for _, v := range d {
+		tnorm = max(tnorm, math.Abs(v))
+	}
+	for _, v := range e[:n-1] {
+		tnorm = max(tnorm, math.Abs(v))
+	}
+	small := tinyRelative * tnorm
+	for i, v := range d {
+		if math.Abs(v) < small {
+			d[i] = 0
+		}
+	}
+	for i, v := range e[:n-1] {
+		if math.Abs(v) < small || math.Abs(v) <= vec.Roundoff*math.Sqrt(math.Abs(d[i]))*math.Sqrt(math.Abs(d[i+1])) {
+			e[i] = 0
+		}
+	}
+	starts := []int{0}
+	for i := range n - 1 {
+		if e[i] == 0 {
+			starts = append(starts, i+1)
+		}
+	}
+	starts = append(starts, n)
+
+	return starts
+}
+
+// scaleBlock scales a block (diagonal dd, off-diagonal ee) by a power of two to a
+// largest entry in [0.5, 1), exactly (its entries are at least tinyRelative·‖T‖):
+// Dsterf then never rescales, which is where gonum v0.17's Dsterf fails (gonumGuard).
+// It returns the exponent s: the block's eigenvalues are 2ˢ times the scaled ones.
+func scaleBlock(dd, ee []float64) int {
+	var bmax float64
+	for _, v := range dd {
+		bmax = max(bmax, math.Abs(v))
+	}
+	for _, v := range ee {
+		bmax = max(bmax, math.Abs(v))
+	}
+	_, s := math.Frexp(bmax)
+	if bmax == 0 {
+		s = 0
+	}
+	for i := range dd {
+		dd[i] = math.Ldexp(dd[i], -s)
+	}
+	for i := range ee {
+		ee[i] = math.Ldexp(ee[i], -s)
+	}
+	return s
 }
 
 // inverseIteration computes eigenvectors of the unreduced symmetric tridiagonal block

@@ -62,60 +62,17 @@ func (c *centring) decompose(w *mat.Dense, vals, sum []float64, n, scale int) []
 		mean2 += c.mean[j] * c.mean[j]
 	}
 	V := blas64.General{Rows: D, Cols: k, Stride: ell, Data: w.RawMatrix().Data}
-	cv, corr := c.c[:k], c.c[ell+1:ell+1+k]
 
-	// r = z̄ − V·(Vᵀz̄), classical Gram–Schmidt twice where once loses orthogonality:
-	// the Kahan–Parlett "twice is enough" rule (Parlett, The Symmetric Eigenvalue
-	// Problem, §6-9; the DGKS test with κ = √2). A second pass is made when ‖r₁‖ <
-	// ‖z̄‖/√2, and if then ‖r₂‖ < ‖r₁‖/√2 z̄ lies in span(V) to working accuracy and
-	// q is left out.
-	copy(c.r, c.mean)
-	nz := math.Sqrt(mean2)
-	nr := nz
-	if k > 0 {
-		native.Gemv(blas.Trans, 1, V, bvec(c.mean), 0, bvec(cv))
-		native.Gemv(blas.NoTrans, -1, V, bvec(cv), 1, bvec(c.r))
-		nr = norm(c.r)
-		if nr < nz/math.Sqrt2 {
-			native.Gemv(blas.Trans, 1, V, bvec(c.r), 0, bvec(corr))
-			native.Gemv(blas.NoTrans, -1, V, bvec(corr), 1, bvec(c.r))
-			for i, v := range corr {
-				cv[i] += v
-			}
-			r2 := norm(c.r)
-			if r2 < nr/math.Sqrt2 {
-				r2 = 0
-			}
-			nr = r2
-		}
-	}
+	nr := c.meanResidual(V, math.Sqrt(mean2))
 	m := k
 	if nr > 0 {
 		m = k + 1
 		c.c[k] = nr
 	}
 
-	// Q = [V, r/‖r‖], D×m with stride ℓ+1.
+	M := c.assemble(V, vals, n, m, nr)
 	ld := ell + 1
-	for i := range D {
-		row := c.q[i*ld : i*ld+m]
-		copy(row[:k], V.Data[i*ell:i*ell+k])
-		if m > k {
-			row[k] = c.r[i] / nr
-		}
-	}
-	// M = diag(σ², 0) − n·ĉĉᵀ, upper triangle (docs/design.md, "Centred SKPCA").
-	M := c.m[:m*m]
 	fn := float64(n)
-	for i := range m {
-		for j := i; j < m; j++ {
-			v := -fn * c.c[i] * c.c[j]
-			if i == j && i < k {
-				v += vals[i]
-			}
-			M[i*m+j] = v
-		}
-	}
 	if err := native.EigenSymInPlace(m, M, m, c.w[:m], true); err != nil {
 		// dsyevd (gonum's Dsyev in pure Go) converges on every finite symmetric
 		// matrix, and M is finite: σ² are the sketch's, ĉ a projection of the mean.
@@ -155,6 +112,67 @@ func (c *centring) decompose(w *mat.Dense, vals, sum []float64, n, scale int) []
 		native.Gemm(blas.NoTrans, blas.NoTrans, 1, Q, U, 0, W)
 	}
 	return vals
+}
+
+// meanResidual sets c.r = z̄ − V·(Vᵀz̄) for the mean z̄ (c.mean, of norm nz) and c.c[:k]
+// = Vᵀz̄, and returns ‖r‖: zero where z̄ lies in span(V) to working accuracy.
+func (c *centring) meanResidual(V blas64.General, nz float64) float64 {
+	k, ell := V.Cols, c.ell
+	cv, corr := c.c[:k], c.c[ell+1:ell+1+k]
+	// r = z̄ − V·(Vᵀz̄), classical Gram–Schmidt twice where once loses orthogonality:
+	// the Kahan–Parlett "twice is enough" rule (Parlett, The Symmetric Eigenvalue
+	// Problem, §6-9; the DGKS test with κ = √2). A second pass is made when ‖r₁‖ <
+	// ‖z̄‖/√2, and if then ‖r₂‖ < ‖r₁‖/√2 z̄ lies in span(V) to working accuracy and
+	// q is left out.
+	copy(c.r, c.mean)
+	nr := nz
+	if k > 0 {
+		native.Gemv(blas.Trans, 1, V, bvec(c.mean), 0, bvec(cv))
+		native.Gemv(blas.NoTrans, -1, V, bvec(cv), 1, bvec(c.r))
+		nr = norm(c.r)
+		if nr < nz/math.Sqrt2 {
+			native.Gemv(blas.Trans, 1, V, bvec(c.r), 0, bvec(corr))
+			native.Gemv(blas.NoTrans, -1, V, bvec(corr), 1, bvec(c.r))
+			for i, v := range corr {
+				cv[i] += v
+			}
+			r2 := norm(c.r)
+			if r2 < nr/math.Sqrt2 {
+				r2 = 0
+			}
+			nr = r2
+		}
+	}
+	return nr
+}
+
+// assemble writes Q = [V, r/‖r‖] (D×m, stride ℓ+1: V alone when m = k) into c.q and
+// returns the upper triangle of M = diag(σ², 0) − n·ĉĉᵀ (m×m, in c.m), ĉ = Qᵀz̄ in
+// c.c[:m] (docs/design.md, "Centred SKPCA").
+func (c *centring) assemble(V blas64.General, vals []float64, n, m int, nr float64) []float64 {
+	// Q = [V, r/‖r‖], D×m with stride ℓ+1.
+	D, ell, k := c.d, c.ell, V.Cols
+	ld := ell + 1
+	for i := range D {
+		row := c.q[i*ld : i*ld+m]
+		copy(row[:k], V.Data[i*ell:i*ell+k])
+		if m > k {
+			row[k] = c.r[i] / nr
+		}
+	}
+	// M = diag(σ², 0) − n·ĉĉᵀ, upper triangle (docs/design.md, "Centred SKPCA").
+	M := c.m[:m*m]
+	fn := float64(n)
+	for i := range m {
+		for j := i; j < m; j++ {
+			v := -fn * c.c[i] * c.c[j]
+			if i == j && i < k {
+				v += vals[i]
+			}
+			M[i*m+j] = v
+		}
+	}
+	return M
 }
 
 // bvec returns x as a unit-stride BLAS vector.
