@@ -46,12 +46,8 @@ func (s *Subject) model(r reporter) (ikpca.Incremental, *mat.Dense, bool) {
 // checkValues: the eigenvalues are finite, descending and non-negative up to rounding;
 // Values follows its dst rule and reads the same twice; Transform accepts k up to
 // len(Values) and not beyond.
-func checkValues(r reporter, s *Subject) {
+func checkValues(r reporter, s *Subject, m ikpca.Incremental, P *mat.Dense) {
 	r.Helper()
-	m, P, ok := s.model(r)
-	if !ok {
-		return
-	}
 	v := m.Values(nil)
 	if len(v) == 0 {
 		r.Errorf("no eigenvalues after %d points", m.Len())
@@ -133,14 +129,10 @@ func wellConditioned(v []float64) int {
 
 // checkConsistency: Transform agrees with the model's own decomposition, on the points
 // it has seen (TrainingScores, Project) and on new ones (Project).
-func checkConsistency(r reporter, s *Subject) {
+func checkConsistency(r reporter, s *Subject, m ikpca.Incremental, P *mat.Dense) {
 	r.Helper()
 	if s.TrainingScores == nil && s.Project == nil {
 		r.Errorf("the Subject has neither TrainingScores nor Project: nothing to check Transform against")
-		return
-	}
-	m, P, ok := s.model(r)
-	if !ok {
 		return
 	}
 	k := wellConditioned(m.Values(nil))
@@ -208,14 +200,10 @@ func compare(r reporter, what string, got, want *mat.Dense, tol float64) {
 
 // checkSigns: each component's Signed vector has its first entry of largest magnitude
 // (within a relative 1e-6) positive, as scikit-learn's svd_flip makes it.
-func checkSigns(r reporter, s *Subject) {
+func checkSigns(r reporter, s *Subject, m ikpca.Incremental, _ *mat.Dense) {
 	r.Helper()
 	if s.Signed == nil {
 		r.Errorf("the Subject has no Signed hook: the sign convention cannot be checked")
-		return
-	}
-	m, _, ok := s.model(r)
-	if !ok {
 		return
 	}
 	V, err := s.Signed(m)
@@ -237,12 +225,8 @@ func checkSigns(r reporter, s *Subject) {
 
 // checkBadTransform: every bad argument to Transform is an error of the right kind and
 // changes neither the model nor dst.
-func checkBadTransform(r reporter, s *Subject) {
+func checkBadTransform(r reporter, s *Subject, m ikpca.Incremental, P *mat.Dense) {
 	r.Helper()
-	m, P, ok := s.model(r)
-	if !ok {
-		return
-	}
 	p, d := P.Dims()
 	n := len(m.Values(nil))
 	before := capture(m, P)
@@ -319,12 +303,8 @@ func with(A *mat.Dense, i, j int, v float64) *mat.Dense {
 
 // checkBadAdd: every bad point or batch is an error of the right kind and leaves the
 // model as it was; the model then still takes a good point.
-func checkBadAdd(r reporter, s *Subject) {
+func checkBadAdd(r reporter, s *Subject, m ikpca.Incremental, P *mat.Dense) {
 	r.Helper()
-	m, P, ok := s.model(r)
-	if !ok {
-		return
-	}
 	p, d := P.Dims()
 	point := func(j int, v float64) []float64 {
 		x := append([]float64(nil), P.RawRowView(0)...)
@@ -370,7 +350,7 @@ func checkBadAdd(r reporter, s *Subject) {
 // checkGrowth: Len and Dim are right after New and after every point added, and Bytes
 // is positive and (unless the model bounds its memory) never falls; AddBatch adds every
 // row.
-func checkGrowth(r reporter, s *Subject) {
+func checkGrowth(r reporter, s *Subject, _ ikpca.Incremental, _ *mat.Dense) {
 	r.Helper()
 	X, start := s.data()
 	n, d := X.Dims()

@@ -29,7 +29,7 @@ func runAll(s Subject) map[string]*recorder {
 	out := make(map[string]*recorder)
 	for _, c := range checks {
 		rec := &recorder{}
-		runCheck(rec, &s, c.name, c.run)
+		runCheck(rec, &s, c.name, c.run, c.own)
 		out[c.name] = rec
 	}
 	return out

@@ -32,19 +32,14 @@ func zeroOf(m ikpca.Model) persistent {
 // checkPersistence: the model is an ikpca.Persistent whose encoding restores it exactly
 // — into a zero value or over another model, from bytes or from a stream — and whose
 // decoders refuse bad bytes of every kind without changing the receiver.
-func checkPersistence(r reporter, s *Subject) {
+func checkPersistence(r reporter, s *Subject, m ikpca.Incremental, P *mat.Dense) {
 	r.Helper()
-	m, P, ok := s.model(r)
-	if !ok {
-		return
-	}
 	pm, ok := m.(persistent)
 	if !ok || zeroOf(m) == nil {
 		r.Errorf("%T is not an ikpca.Persistent (MarshalBinary, UnmarshalBinary, MarshalBinaryTo, UnmarshalBinaryFrom on a pointer)", m)
 		return
 	}
-	X, start := s.data()
-	_, d := X.Dims()
+	X, _ := s.data()
 	same := func(what string, a, b ikpca.Model) bool {
 		r.Helper()
 		for _, Y := range []*mat.Dense{X, P} {
@@ -89,23 +84,53 @@ func checkPersistence(r reporter, s *Subject) {
 		r.Errorf("MarshalBinaryTo: %d bytes, %v; equal to MarshalBinary's %d: %v", n, err, len(b), bytes.Equal(buf.Bytes(), b))
 	}
 
-	// Another model, of the first Start points: the second encoding of a stream, and a
-	// receiver with a state of its own.
+	po, ob, ok := secondModel(r, s)
+	if !ok {
+		return
+	}
+	checkStreamOfTwo(r, m, pm, po, b, ob, same)
+	// Over another model: it becomes the decoded one entirely.
+	over := zeroOf(m)
+	if err := over.UnmarshalBinary(ob); err != nil {
+		r.Errorf("UnmarshalBinary: %v", err)
+		return
+	}
+	if err := try(func() error { return over.UnmarshalBinary(b) }); err != nil {
+		r.Errorf("UnmarshalBinary over another model: %v", err)
+	} else {
+		same("decoded over another model", pm, over)
+	}
+	checkRefusals(r, pm, po, P, b)
+}
+
+// secondModel returns the model of the subject's first Start points and its encoding:
+// the second encoding of a stream, and a receiver with a state of its own.
+func secondModel(r reporter, s *Subject) (persistent, []byte, bool) {
+	r.Helper()
+	X, start := s.data()
+	_, d := X.Dims()
 	other, err := s.New(mat.DenseCopyOf(X.Slice(0, start, 0, d)))
 	if err != nil {
 		r.Errorf("New of %d points: %v", start, err)
-		return
+		return nil, nil, false
 	}
 	po, ok := other.(persistent)
 	if !ok {
 		r.Errorf("%T is not an ikpca.Persistent", other)
-		return
+		return nil, nil, false
 	}
 	ob, err := po.MarshalBinary()
 	if err != nil {
 		r.Errorf("MarshalBinary of a second model: %v", err)
-		return
+		return nil, nil, false
 	}
+	return po, ob, true
+}
+
+// checkStreamOfTwo: UnmarshalBinaryFrom reads pm's encoding b, then po's ob, from one
+// stream, each exactly, into zero values of m's type, which are then the same models.
+func checkStreamOfTwo(r reporter, m ikpca.Model, pm, po persistent, b, ob []byte, same func(string, ikpca.Model, ikpca.Model) bool) {
+	r.Helper()
 	stream := bytes.NewReader(append(append([]byte(nil), b...), ob...))
 	for q, want := range []persistent{pm, po} {
 		got, size := zeroOf(m), []int{len(b), len(ob)}[q]
@@ -119,19 +144,13 @@ func checkPersistence(r reporter, s *Subject) {
 	if stream.Len() != 0 {
 		r.Errorf("UnmarshalBinaryFrom left %d bytes of a stream of two encodings", stream.Len())
 	}
+}
 
-	// Over another model: it becomes the decoded one entirely.
-	over := zeroOf(m)
-	if err := over.UnmarshalBinary(ob); err != nil {
-		r.Errorf("UnmarshalBinary: %v", err)
-		return
-	}
-	if err := try(func() error { return over.UnmarshalBinary(b) }); err != nil {
-		r.Errorf("UnmarshalBinary over another model: %v", err)
-	} else {
-		same("decoded over another model", pm, over)
-	}
-
+// checkRefusals: bad bytes (cut, flipped, extended, another type's) are an ErrEncoding
+// from UnmarshalBinary and UnmarshalBinaryFrom and leave po as it was; nil writers and
+// readers are an ErrArgument; and a reader's own error comes back. b is pm's encoding.
+func checkRefusals(r reporter, pm, po persistent, P *mat.Dense, b []byte) {
+	r.Helper()
 	// Bad bytes: ErrEncoding, and the receiver as it was.
 	flip := func(i int) []byte {
 		c := bytes.Clone(b)

@@ -17,12 +17,8 @@ import (
 // the check holds for approximate components as for exact ones, and fails by the mean
 // score — of the order of the scores themselves — for a model that does not subtract the
 // mean, or subtracts the wrong one.
-func checkCentring(r reporter, s *Subject) {
+func checkCentring(r reporter, s *Subject, m ikpca.Incremental, _ *mat.Dense) {
 	r.Helper()
-	m, _, ok := s.model(r)
-	if !ok {
-		return
-	}
 	if m.Centred() == s.Uncentred {
 		r.Errorf("Centred() = %v, but the Subject's options ask for Uncentred = %v (every model centres by default)", m.Centred(), s.Uncentred)
 		return
@@ -58,12 +54,8 @@ func checkCentring(r reporter, s *Subject) {
 // checkRemove: for an ikpca.Decremental model, an index out of range is an ErrArgument
 // that changes nothing; removing a point gives the model of the other points; the model
 // takes points again afterwards.
-func checkRemove(r reporter, s *Subject) {
+func checkRemove(r reporter, s *Subject, m ikpca.Incremental, P *mat.Dense) {
 	r.Helper()
-	m, P, ok := s.model(r)
-	if !ok {
-		return
-	}
 	dm, ok := m.(ikpca.Decremental)
 	if !ok {
 		r.Skipf("%T does not forget points: it is not an ikpca.Decremental", m)
