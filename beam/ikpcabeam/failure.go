@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -105,15 +104,5 @@ func ReadFailure(ctx context.Context, name string) (f Failure, ok bool, err erro
 		return f, false, err
 	}
 	defer fs.Close()
-	if _, err := fs.Size(ctx, name); err != nil {
-		return f, false, nil
-	}
-	b, err := filesystem.Read(ctx, fs, name)
-	if err != nil {
-		return f, false, fmt.Errorf("ikpcabeam: reading the failure marker %s: %w", name, err)
-	}
-	if err := json.Unmarshal(b, &f); err != nil || f.Reason == "" {
-		return f, false, fmt.Errorf("ikpcabeam: %s is not a failure marker (%v)", name, err)
-	}
-	return f, true, nil
+	return readJSON(ctx, fs, name, "a failure marker", func(f Failure) bool { return f.Reason != "" })
 }

@@ -95,18 +95,25 @@ type manifest struct {
 
 // readManifest reads the manifest of prefix; ok is false where there is none.
 func readManifest(ctx context.Context, fs filesystem.Interface, prefix string) (m manifest, ok bool, err error) {
-	name := manifestName(prefix)
+	return readJSON(ctx, fs, manifestName(prefix), "a manifest of this package", func(m manifest) bool { return m.Run != "" })
+}
+
+// readJSON reads the JSON file name into a T, which valid must accept; ok is false
+// where there is no such file. A file that is not what (not JSON, or refused by valid)
+// is an error that tells the user to remove it or write elsewhere: it is not ours to
+// delete.
+func readJSON[T any](ctx context.Context, fs filesystem.Interface, name, what string, valid func(T) bool) (v T, ok bool, err error) {
 	if _, err := fs.Size(ctx, name); err != nil {
-		return m, false, nil // none: a file system tells "not found" in its own words
+		return v, false, nil // none: a file system tells "not found" in its own words
 	}
 	b, err := filesystem.Read(ctx, fs, name)
 	if err != nil {
-		return m, false, fmt.Errorf("ikpcabeam: reading %s: %w", name, err)
+		return v, false, fmt.Errorf("ikpcabeam: reading %s: %w", name, err)
 	}
-	if err := json.Unmarshal(b, &m); err != nil || m.Run == "" {
-		return m, false, fmt.Errorf("ikpcabeam: %s is not a manifest of this package (%v): remove it or write elsewhere", name, err)
+	if err := json.Unmarshal(b, &v); err != nil || !valid(v) {
+		return v, false, fmt.Errorf("ikpcabeam: %s is not %s (%v): remove it or write elsewhere", name, what, err)
 	}
-	return m, true, nil
+	return v, true, nil
 }
 
 // writeManifest writes the manifest of run's shards, through a temporary renamed over

@@ -192,13 +192,7 @@ type planFn struct {
 
 // ProcessElement plans the output; its element is the impulse.
 func (fn *planFn) ProcessElement(ctx context.Context, _ []byte, names func(*string) bool, emit func(Move)) error {
-	var tmps []string
-	var name string
-	for names(&name) {
-		tmps = append(tmps, name)
-	}
-	slices.Sort(tmps)
-	tmps = slices.Compact(tmps) // a name is emitted once; two copies would miscount n
+	tmps := distinctNames(names)
 	fs, err := filesystem.New(ctx, fn.Prefix)
 	if err != nil {
 		return err
@@ -251,13 +245,7 @@ type commitFn struct {
 // ProcessElement commits the output, and emits the manifest's name; its element is
 // the impulse.
 func (fn *commitFn) ProcessElement(ctx context.Context, _ []byte, moved func(*string) bool, emit func(string)) error {
-	var shards []string
-	var name string
-	for moved(&name) {
-		shards = append(shards, name)
-	}
-	slices.Sort(shards)
-	shards = slices.Compact(shards)
+	shards := distinctNames(moved)
 	fs, err := filesystem.New(ctx, fn.Prefix)
 	if err != nil {
 		return err
@@ -432,4 +420,17 @@ func PrefixesOverlap(a, b string) bool {
 		}
 	}
 	return false
+}
+
+// distinctNames drains a side input of file names and returns them sorted, each once:
+// a runner may retry the bundle that emitted a name, and two copies of one would
+// miscount the shards.
+func distinctNames(iter func(*string) bool) []string {
+	var names []string
+	var name string
+	for iter(&name) {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }

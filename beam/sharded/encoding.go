@@ -81,6 +81,19 @@ func (r *byteReader) done() error {
 	return r.err
 }
 
+// decodeInto reads a value from b with read and stores it in *dst only if b held
+// exactly that value: the one shape of every UnmarshalBinary here, so that bytes it
+// refuses leave *dst as it was.
+func decodeInto[T any](dst *T, b []byte, read func(r *byteReader) T) error {
+	r := byteReader{b: b}
+	v := read(&r)
+	if err := r.done(); err != nil {
+		return err
+	}
+	*dst = v
+	return nil
+}
+
 // MarshalBinary encodes the state.
 func (st State) MarshalBinary() ([]byte, error) {
 	w := writer{b: make([]byte, 0, 64+8*(len(st.IDs)+len(st.Q.Data)+len(st.Z.Data)+len(st.Local.Data)+len(st.Y.Data)+len(st.U.Data)))}
@@ -98,23 +111,20 @@ func (st State) MarshalBinary() ([]byte, error) {
 
 // UnmarshalBinary decodes a state MarshalBinary encoded.
 func (st *State) UnmarshalBinary(b []byte) error {
-	r := byteReader{b: b}
-	s := State{Shard: r.int(), N: r.int()}
-	if n := r.int(); r.err == nil && n <= len(r.b)/8 {
-		s.IDs = make([]uint64, n)
-		for i := range s.IDs {
-			s.IDs[i] = binary.LittleEndian.Uint64(r.b[8*i:])
+	return decodeInto(st, b, func(r *byteReader) State {
+		s := State{Shard: r.int(), N: r.int()}
+		if n := r.int(); r.err == nil && n <= len(r.b)/8 {
+			s.IDs = make([]uint64, n)
+			for i := range s.IDs {
+				s.IDs[i] = binary.LittleEndian.Uint64(r.b[8*i:])
+			}
+			r.b = r.b[8*n:]
+		} else {
+			r.err = errEncoding
 		}
-		r.b = r.b[8*n:]
-	} else {
-		r.err = errEncoding
-	}
-	s.Q, s.Z, s.Local, s.Y, s.U = r.matrix(), r.matrix(), r.matrix(), r.matrix(), r.matrix()
-	if err := r.done(); err != nil {
-		return err
-	}
-	*st = s
-	return nil
+		s.Q, s.Z, s.Local, s.Y, s.U = r.matrix(), r.matrix(), r.matrix(), r.matrix(), r.matrix()
+		return s
+	})
 }
 
 // MarshalBinary encodes the part.
@@ -127,13 +137,7 @@ func (p Part) MarshalBinary() ([]byte, error) {
 
 // UnmarshalBinary decodes a part MarshalBinary encoded.
 func (p *Part) UnmarshalBinary(b []byte) error {
-	r := byteReader{b: b}
-	q := Part{Shard: r.int(), Data: r.floats()}
-	if err := r.done(); err != nil {
-		return err
-	}
-	*p = q
-	return nil
+	return decodeInto(p, b, func(r *byteReader) Part { return Part{Shard: r.int(), Data: r.floats()} })
 }
 
 // MarshalBinary encodes the tile's part.
@@ -146,11 +150,5 @@ func (p TilePart) MarshalBinary() ([]byte, error) {
 
 // UnmarshalBinary decodes a tile's part MarshalBinary encoded.
 func (p *TilePart) UnmarshalBinary(b []byte) error {
-	r := byteReader{b: b}
-	q := TilePart{Tile: r.int(), Y: r.matrix()}
-	if err := r.done(); err != nil {
-		return err
-	}
-	*p = q
-	return nil
+	return decodeInto(p, b, func(r *byteReader) TilePart { return TilePart{Tile: r.int(), Y: r.matrix()} })
 }

@@ -112,31 +112,14 @@ func printCounters(w io.Writer, counters []metrics.CounterResult) {
 
 // build checks the options and builds the pipeline.
 func build(ctx context.Context, o options) (*beam.Pipeline, error) {
-	switch {
-	case o.mode == "polish":
+	if o.mode == "polish" {
 		p, _, err := buildPolish(ctx, o)
 		return p, err
-	case o.mode != "fit" && o.mode != "project":
-		return nil, errors.New(`--mode must be "fit", "project" or "polish"`)
-	case o.input == "" || o.model == "":
-		return nil, errors.New("--input and --model are required")
-	case o.mode == "project" && o.output == "":
-		return nil, errors.New("project needs --output")
-	case o.format != "csv" && o.format != "libsvm":
-		return nil, fmt.Errorf("--format %q: csv or libsvm", o.format)
-	case o.method != "skpca" && o.method != "nystrom":
-		return nil, fmt.Errorf("--method %q: skpca or nystrom", o.method)
-	case o.mode == "fit" && o.method == "nystrom" && (o.landmarks > 0) == (o.landmarksFile != ""):
-		return nil, errors.New("nystrom needs either --landmarks (a number to sample) or --landmarks-file")
-	case o.mode == "fit" && o.method == "skpca" && (o.landmarks != 0 || o.landmarksFile != ""):
-		return nil, errors.New("--landmarks and --landmarks-file are for --method=nystrom")
-	case o.landmarks < 0 || o.block < 1:
-		return nil, fmt.Errorf("--landmarks %d, --block %d: want ≥ 0 and ≥ 1", o.landmarks, o.block)
+	}
+	if err := checkModeFlags(o); err != nil {
+		return nil, err
 	}
 	o.dead = deadPrefix(o)
-	if !(o.maxDead >= 0) {
-		return nil, fmt.Errorf("--max-dead-fraction %v: want a fraction ≥ 0 (1: no limit)", o.maxDead)
-	}
 	if err := checkOutputs(ctx, o); err != nil {
 		return nil, err
 	}
@@ -159,24 +142,8 @@ func build(ctx context.Context, o options) (*beam.Pipeline, error) {
 		if err := ikpcabeam.WriteModel(s, o.model, model); err != nil {
 			return nil, err
 		}
-	} else {
-		b, err := readFile(ctx, o.model)
-		if err != nil {
-			return nil, err
-		}
-		m, err := ikpcabeam.DecodeModel(b) // fail here, not on the workers
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", o.model, err)
-		}
-		if m.Dim() != dim {
-			return nil, fmt.Errorf("%s: a model of dimension %d for points of dimension %d", o.model, m.Dim(), dim)
-		}
-		if have := len(m.Values(nil)); o.k > have || have == 0 {
-			return nil, fmt.Errorf("%s: --k %d of a model with %d components", o.model, o.k, have)
-		}
-		if model, err = ikpcabeam.ReadModel(s, o.model); err != nil {
-			return nil, err
-		}
+	} else if model, err = projectedModel(ctx, s, o, dim); err != nil {
+		return nil, err
 	}
 	if o.output != "" {
 		if o.mode == "fit" {
@@ -212,6 +179,53 @@ func build(ctx context.Context, o options) (*beam.Pipeline, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// checkModeFlags checks the flags of fit and project against each other.
+func checkModeFlags(o options) error {
+	switch {
+	case o.mode != "fit" && o.mode != "project":
+		return errors.New(`--mode must be "fit", "project" or "polish"`)
+	case o.input == "" || o.model == "":
+		return errors.New("--input and --model are required")
+	case o.mode == "project" && o.output == "":
+		return errors.New("project needs --output")
+	case o.format != "csv" && o.format != "libsvm":
+		return fmt.Errorf("--format %q: csv or libsvm", o.format)
+	case o.method != "skpca" && o.method != "nystrom":
+		return fmt.Errorf("--method %q: skpca or nystrom", o.method)
+	case o.mode == "fit" && o.method == "nystrom" && (o.landmarks > 0) == (o.landmarksFile != ""):
+		return errors.New("nystrom needs either --landmarks (a number to sample) or --landmarks-file")
+	case o.mode == "fit" && o.method == "skpca" && (o.landmarks != 0 || o.landmarksFile != ""):
+		return errors.New("--landmarks and --landmarks-file are for --method=nystrom")
+	case o.landmarks < 0 || o.block < 1:
+		return fmt.Errorf("--landmarks %d, --block %d: want ≥ 0 and ≥ 1", o.landmarks, o.block)
+	}
+	if !(o.maxDead >= 0) {
+		return fmt.Errorf("--max-dead-fraction %v: want a fraction ≥ 0 (1: no limit)", o.maxDead)
+	}
+	return nil
+}
+
+// projectedModel reads and checks the model project mode projects on (its dimension
+// dim, at least --k components) before the job, so that a bad file fails here and not
+// on the workers, and returns it as a PCollection.
+func projectedModel(ctx context.Context, s beam.Scope, o options, dim int) (beam.PCollection, error) {
+	b, err := readFile(ctx, o.model)
+	if err != nil {
+		return beam.PCollection{}, err
+	}
+	m, err := ikpcabeam.DecodeModel(b)
+	if err != nil {
+		return beam.PCollection{}, fmt.Errorf("%s: %w", o.model, err)
+	}
+	if m.Dim() != dim {
+		return beam.PCollection{}, fmt.Errorf("%s: a model of dimension %d for points of dimension %d", o.model, m.Dim(), dim)
+	}
+	if have := len(m.Values(nil)); o.k > have || have == 0 {
+		return beam.PCollection{}, fmt.Errorf("%s: --k %d of a model with %d components", o.model, o.k, have)
+	}
+	return ikpcabeam.ReadModel(s, o.model)
 }
 
 // fit fits the model of --method to the points.
