@@ -521,25 +521,7 @@ func (ft *floorTimes) passWork(d, c int, bs []block) {
 // of the flops of all to those of the tiles timed.
 func floor(X *mat.Dense, sigma float64, c int, budget float64) floorTimes {
 	m, d := X.Dims()
-	// The shifted points and their squared norms, as kernel.Cross prepares them.
-	mu := make([]float64, d)
-	for i := range m {
-		for l, v := range X.RawRowView(i) {
-			mu[l] += v
-		}
-	}
-	for l := range mu {
-		mu[l] /= float64(m)
-	}
-	Xs := mat.NewDense(m, d, nil)
-	norms := make([]float64, m)
-	for i := range m {
-		row := Xs.RawRowView(i)
-		for l, v := range X.RawRowView(i) {
-			row[l] = v - mu[l]
-			norms[i] += row[l] * row[l]
-		}
-	}
+	Xs, norms := shifted(X)
 	coef := float64(d+(d+7)/8+12) * 0x1p-53 / 1e-13 // (d + ⌈d/8⌉ + 12)·ε/τ, kernel's identityCoef
 	g2 := 2 * sigma * sigma
 	bs, nb, rounds := passBlocks(m)
@@ -581,22 +563,7 @@ func floor(X *mat.Dense, sigma float64, c int, budget float64) floorTimes {
 			native.Gemm(blas.Trans, blas.NoTrans, 1, kb, rowsOf(q, k.lo, k.hi), 1, rowsOf(w, k.j0, k.j1))
 		}
 	}
-	// inParallel runs f on the tiles lo…hi−1 on the workers, a tile at a time.
-	inParallel := func(lo, hi int, f func(int)) {
-		var next atomic.Int64
-		next.Store(int64(lo))
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := int(next.Add(1)) - 1; i < hi; i = int(next.Add(1)) - 1 {
-					f(i)
-				}
-			}()
-		}
-		wg.Wait()
-	}
+	inParallel := func(lo, hi int, f func(int)) { onWorkers(workers, lo, hi, f) }
 	release := native.OwnCores(workers)
 	defer release()
 	// One round untimed first: OpenBLAS sizes its buffers on the first calls.
@@ -618,18 +585,7 @@ func floor(X *mat.Dense, sigma float64, c int, budget float64) floorTimes {
 		ft.timed += hi - lo
 		timed.passWork(d, c, bs[lo:hi])
 		for i := lo; i < hi; i++ {
-			k := bs[i]
-			b, n := k.hi-k.lo, k.j1-k.j0
-			kb := blockOf(i).Data
-			for r := range b {
-				ni := norms[k.lo+r]
-				for j, g := range kb[r*n : (r+1)*n] { // g = −2·x̃ᵢᵀỹⱼ
-					s := ni + norms[k.j0+j]
-					if coef*s > math.Max(g2, s+g) {
-						direct++
-					}
-				}
-			}
+			direct += directEntries(bs[i], blockOf(i).Data, norms, coef, g2)
 			kbs[i] = nil // a tile's block is needed once: the memory of a round at a time
 		}
 		if budget > 0 && (dist+prod).Seconds() >= budget {
@@ -640,6 +596,66 @@ func floor(X *mat.Dense, sigma float64, c int, budget float64) floorTimes {
 	ft.product = prod.Seconds() * ft.flopsProduct / timed.flopsProduct
 	ft.direct = direct / timed.values
 	return ft
+}
+
+// shifted returns the points shifted by their mean and their squared norms, as
+// kernel.Cross prepares them.
+func shifted(X *mat.Dense) (*mat.Dense, []float64) {
+	m, d := X.Dims()
+	mu := make([]float64, d)
+	for i := range m {
+		for l, v := range X.RawRowView(i) {
+			mu[l] += v
+		}
+	}
+	for l := range mu {
+		mu[l] /= float64(m)
+	}
+	Xs := mat.NewDense(m, d, nil)
+	norms := make([]float64, m)
+	for i := range m {
+		row := Xs.RawRowView(i)
+		for l, v := range X.RawRowView(i) {
+			row[l] = v - mu[l]
+			norms[i] += row[l] * row[l]
+		}
+	}
+	return Xs, norms
+}
+
+// onWorkers runs f on the tiles lo…hi−1 on workers goroutines, a tile at a time.
+func onWorkers(workers, lo, hi int, f func(int)) {
+	var next atomic.Int64
+	next.Store(int64(lo))
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < hi; i = int(next.Add(1)) - 1 {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// directEntries counts the entries of the tile k's block kb (−2·x̃ᵢᵀỹⱼ) whose kernel
+// value the kernel evaluates directly rather than from the product: those whose
+// cancellation coef·s exceeds max(2σ², distance²) (g2 = 2σ²).
+func directEntries(k block, kb, norms []float64, coef, g2 float64) float64 {
+	var direct float64
+	b, n := k.hi-k.lo, k.j1-k.j0
+	for r := range b {
+		ni := norms[k.lo+r]
+		for j, g := range kb[r*n : (r+1)*n] { // g = −2·x̃ᵢᵀỹⱼ
+			s := ni + norms[k.j0+j]
+			if coef*s > math.Max(g2, s+g) {
+				direct++
+			}
+		}
+	}
+	return direct
 }
 
 // bitReversed returns 0…n−1 ordered by the reversal of their bits (the smallest power

@@ -191,22 +191,34 @@ func measure(method, dataset string, cfg config, stdout io.Writer) error {
 
 // subject fits the model of method on train and returns its projection of a test set.
 func subject(method string, k kernel.RBF, train *mat.Dense, m, d int) (func(*mat.Dense) error, error) {
-	var dst mat.Dense
-	transform := func(t interface {
-		Transform(*mat.Dense, mat.Matrix, int) error
-	}) func(*mat.Dense) error {
-		return func(test *mat.Dense) error {
-			dst.Reset()
-			return t.Transform(&dst, test, components)
-		}
+	if f := floorSubject(method, k, train, m, d); f != nil {
+		return f, nil
 	}
+	t, err := fittedSubject(method, k, train, m, d)
+	if err != nil {
+		return nil, err
+	}
+	var dst mat.Dense
+	return func(test *mat.Dense) error {
+		dst.Reset()
+		return t.Transform(&dst, test, components)
+	}, nil
+}
+
+// transformer is what the fitted subjects time.
+type transformer interface {
+	Transform(*mat.Dense, mat.Matrix, int) error
+}
+
+// fittedSubject returns the model method names, fitted to train (m×d).
+func fittedSubject(method string, k kernel.RBF, train *mat.Dense, m, d int) (transformer, error) {
 	switch method {
 	case "ikpca-kpca-transform":
 		md, err := kpca.Fit(k, train, kpca.Options{Components: kpca.All})
 		if err != nil {
 			return nil, err
 		}
-		return transform(md), nil
+		return md, nil
 	case "ikpca-nystrom-transform":
 		order := make([]int, m)
 		for i := range order {
@@ -219,7 +231,7 @@ func subject(method string, k kernel.RBF, train *mat.Dense, m, d int) (func(*mat
 		if err := ny.Grow(m); err != nil {
 			return nil, err
 		}
-		return transform(ny), nil
+		return ny, nil
 	case "ikpca-nyskpca-transform":
 		ny, err := nystrom.New(k, train, nystrom.Options{})
 		if err != nil {
@@ -228,7 +240,7 @@ func subject(method string, k kernel.RBF, train *mat.Dense, m, d int) (func(*mat
 		if err := ny.AddBatch(train); err != nil {
 			return nil, err
 		}
-		return transform(ny), nil
+		return ny, nil
 	case "ikpca-rnca-transform":
 		r, err := stream.NewRNCA(k, d, stream.RNCAOptions{Features: 2 * (m / 2), Seed: 1})
 		if err != nil {
@@ -237,7 +249,7 @@ func subject(method string, k kernel.RBF, train *mat.Dense, m, d int) (func(*mat
 		if err := r.AddBatch(train); err != nil {
 			return nil, err
 		}
-		return transform(r), nil
+		return r, nil
 	case "ikpca-skpca-transform":
 		s, err := stream.NewSKPCA(k, d, stream.SKPCAOptions{Features: 2 * (m / 2), Sketch: 20, Seed: 1, Uncentred: true})
 		if err != nil {
@@ -246,7 +258,15 @@ func subject(method string, k kernel.RBF, train *mat.Dense, m, d int) (func(*mat
 		if err := s.AddBatch(train); err != nil {
 			return nil, err
 		}
-		return transform(s), nil
+		return s, nil
+	}
+	return nil, fmt.Errorf("unknown method %q", method)
+}
+
+// floorSubject returns the kernel values or the product the method names, the floors
+// of a transform, or nil for another method.
+func floorSubject(method string, k kernel.RBF, train *mat.Dense, m, d int) func(*mat.Dense) error {
+	switch method {
 	case "ikpca-kernel-block":
 		c := kernel.NewCross(k, train)
 		var work kernel.BlockWork
@@ -259,7 +279,7 @@ func subject(method string, k kernel.RBF, train *mat.Dense, m, d int) (func(*mat
 				c.BlockTo(kb.Slice(0, hi-lo, 0, m).(*mat.Dense), test.Slice(lo, hi, 0, d).(*mat.Dense), &work)
 			}
 			return nil
-		}, nil
+		}
 	case "ikpca-dgemm-floor":
 		var prod *mat.Dense // allocated once: not zeroed in the timed loop
 		return func(test *mat.Dense) error {
@@ -268,7 +288,7 @@ func subject(method string, k kernel.RBF, train *mat.Dense, m, d int) (func(*mat
 			}
 			native.Mul(prod, test, train.T())
 			return nil
-		}, nil
+		}
 	case "ikpca-kernel-column":
 		col := make([]float64, m)
 		return func(test *mat.Dense) error {
@@ -277,9 +297,9 @@ func subject(method string, k kernel.RBF, train *mat.Dense, m, d int) (func(*mat
 				kernel.Column(col, k, train, test.RawRowView(i))
 			}
 			return nil
-		}, nil
+		}
 	}
-	return nil, fmt.Errorf("unknown method %q", method)
+	return nil
 }
 
 // peakMiB returns the process's peak resident memory (VmHWM), in MiB, or NaN if

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"time"
 
@@ -89,7 +90,14 @@ func runDemo(cmd *cobra.Command, e env, n, m0, top int) error {
 	}
 	fmt.Fprintln(out)
 
-	// Drift against a batch kernel PCA of the same points.
+	return compareDemo(out, model, k, x, top, last)
+}
+
+// compareDemo prints the demo's drift against a batch kernel PCA of the same points x
+// and the time that takes, beside the last incremental step's, last.
+func compareDemo(out io.Writer, model *kpca.Model, k kernel.Kernel, x *mat.Dense, top int, last time.Duration) error {
+	values := model.Values(nil)
+	n, cols := x.Dims()
 	start := time.Now()
 	batch, err := kpca.Fit(k, x, kpca.Options{Components: kpca.All})
 	if err != nil {

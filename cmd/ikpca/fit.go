@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/table"
@@ -49,7 +50,115 @@ func fitCommand(e env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "fit [FILE]",
 		Short: "Fit a kernel PCA to the rows of a CSV/TSV/whitespace or IDX file or standard input, at once or as a stream",
-		Long: `fit reads points (one per row) from FILE, or standard input if FILE is "-" or absent,
+		Long:  fitLong,
+		Args:  cobra.MaximumNArgs(1),
+	}
+	f := c.Flags()
+	tf.add(f)
+	kf.add(f)
+	ff.add(f)
+	f.StringVar(&values.path, "values", "-", `file for the eigenvalues and explained variance ("-": standard output, "": none)`)
+	f.StringVar(&scores.path, "scores", "", `file for the training scores ("-": standard output, "": none)`)
+	f.StringVar(&model.path, "model", "", `file for the checkpoint of the model ("-": standard output, "": none)`)
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		// Everything that can be checked before reading the data: the flags, then the
+		// outputs.
+		opts, err := ff.options(f.Changed)
+		if err != nil {
+			return err
+		}
+		if err := kf.check(); err != nil {
+			return err
+		}
+		if _, err := tf.options(""); err != nil {
+			return err
+		}
+		if err := planOutputs(e, []string{inputName(args)}, &values, &scores, &model); err != nil {
+			return err
+		}
+		native.Use()
+		ff.timer = newPhaseTimer(e.errw, ff.timings)
+		defer ff.timer.report()
+		ctx := cmd.Context()
+		var (
+			md      fitted
+			read    int
+			tracked bool
+			stopped error
+		)
+		if ff.stream {
+			md, read, stopped, err = fitStream(ctx, e, args, &tf, &kf, &ff, f.Changed("m0"), opts)
+		} else {
+			var exact *kpca.Model
+			exact, read, tracked, stopped, err = fitBatch(ctx, e, args, &tf, &kf, &ff, f.Changed("rank"), opts)
+			md = exact
+		}
+		if err != nil {
+			return err
+		}
+		cert, stopped, err := finishFit(ctx, e, md, &ff, ff.stream || tracked, read, stopped)
+		if err != nil {
+			return err
+		}
+		ff.timer.start("write")
+		if err := writeFit(e, md, ff.k, f.Changed("k"), cert, &values, &scores, &model); err != nil {
+			return errors.Join(stopped, err)
+		}
+		return stopped
+	}
+	return c
+}
+
+// add defines fit's own flags on f.
+func (ff *fitFlags) add(f *pflag.FlagSet) {
+	f.BoolVar(&ff.uncentred, "uncentred", false, "decompose the kernel matrix K itself instead of the mean-adjusted CKC")
+	f.StringVar(&ff.method, "method", "bordered", `how points are added when streaming: "bordered" (one update per point) or "rank-one" (Hallgren and Northrop's algorithms; exact models only)`)
+	f.IntVar(&ff.m0, "m0", 10, "points in the starting batch decomposition when streaming (implies --stream; by default 10, more than --rank, at most --window)")
+	f.IntVar(&ff.k, "k", 5, "number of components in --scores (at most the model's)")
+	f.IntVar(&ff.rank, "rank", 0, "keep only the top R eigenpairs (0: every pair, the exact model; default: --k for a batch fit, 0 when streaming)")
+	f.IntVar(&ff.window, "window", 0, "keep only the last W points, a sliding window (implies --stream; at least 2)")
+	f.BoolVar(&ff.stream, "stream", false, "add the points one at a time after a batch start of --m0 points, reading the input as it goes")
+	f.IntVar(&ff.block, "block", kpca.DefaultBlock, "rows a rank-R model adds in one step (1: one at a time); blocks are several times faster and as accurate")
+	f.IntVar(&ff.batchMax, "batch-max", kpca.DefaultBatchMax, "the most points a batch fit decomposes at once; a larger input is tracked at --rank (see above)")
+	f.Float64Var(&ff.refreshTol, "refresh-tol", 0, "recompute the decomposition when its drift probe exceeds this (0: never)")
+	f.StringVar(&ff.polish, "polish", "", `after the fit, bring the top --rank pairs to batch accuracy with N passes over the points (4 is enough on the data sets tested), or "auto": until the top --k values settle to 1e-12·λ₁`)
+	f.BoolVar(&ff.certify, "certify", false, "after the fit (and --polish), certify the top --k pairs from the true kernel matrix: intervals and sines, failure probability ≤ 1e-9")
+	f.StringVar(&ff.passMemory, "pass-memory", "2GiB", `memory --polish and --certify may keep the kernel values of their first pass in, for their later passes to read: a size such as 512MiB or 2GiB ("0": none; used only if it holds a quarter of the kernel matrix's triangle, and for a kernel of products only on points of 64 coordinates or more); the result is the same bit for bit`)
+	f.BoolVar(&ff.timings, "timings", false, "print each phase's wall and processor time on standard error: reading, bandwidth, batch start, tracking, polish, certify, writing")
+}
+
+// finishFit runs what follows the fit: --polish and --certify unless the fit was
+// stopped, and between them the summary of a stream or tracked fit (summarise). It
+// returns the certificate, if any, and stop: stopped, or the interrupt of a polish or
+// certify, after which the model is still written as it stands; any other failure is
+// err, and nothing is written.
+func finishFit(ctx context.Context, e env, md fitted, ff *fitFlags, summarise bool, read int, stopped error) (cert *kpca.Certificate, stop, err error) {
+	if stopped == nil && ff.polish != "" && ff.polish != "0" {
+		ff.timer.start("polish")
+		if err := polish(ctx, e, md, ff.polish, ff.k); err != nil {
+			if ctx.Err() == nil {
+				return nil, stopped, err
+			}
+			stopped = fmt.Errorf("--polish interrupted: writing the model as the last complete round left it: %w", err)
+		}
+	}
+	if summarise {
+		summary(e, md, read)
+	}
+	if stopped == nil && ff.certify {
+		ff.timer.start("certify")
+		if cert, err = certify(ctx, e, md, ff.k); err != nil {
+			if ctx.Err() == nil {
+				return nil, stopped, err
+			}
+			stopped = fmt.Errorf("--certify interrupted: writing the model without it: %w", err)
+		}
+	}
+	return cert, stopped, nil
+}
+
+// fitLong is fit's help.
+var fitLong = `fit reads points (one per row) from FILE, or standard input if FILE is "-" or absent,
 and fits a kernel PCA to them. It writes the eigenvalues (--values), the top --k scores of
 the points in the model (--scores) and a checkpoint of the model (--model), which
 transform and later incremental additions (kpca.Model's UnmarshalBinaryFrom, then Add;
@@ -119,95 +228,7 @@ kernel matrix (kpca.Model.Certify, two more passes): for each of the top --k pai
 interval that holds the true eigenvalue and a bound on the sine between the top vectors and
 the true ones, both failing with probability at most 1e-9, printed on standard error and
 added to --values as the columns lower, upper and sine. Interrupted during --polish, fit
-writes the tracked model (a polish is all or nothing).`,
-		Args: cobra.MaximumNArgs(1),
-	}
-	f := c.Flags()
-	tf.add(f)
-	kf.add(f)
-	f.BoolVar(&ff.uncentred, "uncentred", false, "decompose the kernel matrix K itself instead of the mean-adjusted CKC")
-	f.StringVar(&ff.method, "method", "bordered", `how points are added when streaming: "bordered" (one update per point) or "rank-one" (Hallgren and Northrop's algorithms; exact models only)`)
-	f.IntVar(&ff.m0, "m0", 10, "points in the starting batch decomposition when streaming (implies --stream; by default 10, more than --rank, at most --window)")
-	f.IntVar(&ff.k, "k", 5, "number of components in --scores (at most the model's)")
-	f.IntVar(&ff.rank, "rank", 0, "keep only the top R eigenpairs (0: every pair, the exact model; default: --k for a batch fit, 0 when streaming)")
-	f.IntVar(&ff.window, "window", 0, "keep only the last W points, a sliding window (implies --stream; at least 2)")
-	f.BoolVar(&ff.stream, "stream", false, "add the points one at a time after a batch start of --m0 points, reading the input as it goes")
-	f.IntVar(&ff.block, "block", kpca.DefaultBlock, "rows a rank-R model adds in one step (1: one at a time); blocks are several times faster and as accurate")
-	f.IntVar(&ff.batchMax, "batch-max", kpca.DefaultBatchMax, "the most points a batch fit decomposes at once; a larger input is tracked at --rank (see above)")
-	f.Float64Var(&ff.refreshTol, "refresh-tol", 0, "recompute the decomposition when its drift probe exceeds this (0: never)")
-	f.StringVar(&ff.polish, "polish", "", `after the fit, bring the top --rank pairs to batch accuracy with N passes over the points (4 is enough on the data sets tested), or "auto": until the top --k values settle to 1e-12·λ₁`)
-	f.BoolVar(&ff.certify, "certify", false, "after the fit (and --polish), certify the top --k pairs from the true kernel matrix: intervals and sines, failure probability ≤ 1e-9")
-	f.StringVar(&ff.passMemory, "pass-memory", "2GiB", `memory --polish and --certify may keep the kernel values of their first pass in, for their later passes to read: a size such as 512MiB or 2GiB ("0": none; used only if it holds a quarter of the kernel matrix's triangle, and for a kernel of products only on points of 64 coordinates or more); the result is the same bit for bit`)
-	f.BoolVar(&ff.timings, "timings", false, "print each phase's wall and processor time on standard error: reading, bandwidth, batch start, tracking, polish, certify, writing")
-	f.StringVar(&values.path, "values", "-", `file for the eigenvalues and explained variance ("-": standard output, "": none)`)
-	f.StringVar(&scores.path, "scores", "", `file for the training scores ("-": standard output, "": none)`)
-	f.StringVar(&model.path, "model", "", `file for the checkpoint of the model ("-": standard output, "": none)`)
-	c.RunE = func(cmd *cobra.Command, args []string) error {
-		// Everything that can be checked before reading the data: the flags, then the
-		// outputs.
-		opts, err := ff.options(f.Changed)
-		if err != nil {
-			return err
-		}
-		if err := kf.check(); err != nil {
-			return err
-		}
-		if _, err := tf.options(""); err != nil {
-			return err
-		}
-		if err := planOutputs(e, []string{inputName(args)}, &values, &scores, &model); err != nil {
-			return err
-		}
-		native.Use()
-		ff.timer = newPhaseTimer(e.errw, ff.timings)
-		defer ff.timer.report()
-		ctx := cmd.Context()
-		var (
-			md      fitted
-			read    int
-			tracked bool
-			stopped error
-		)
-		if ff.stream {
-			md, read, stopped, err = fitStream(ctx, e, args, &tf, &kf, &ff, f.Changed("m0"), opts)
-		} else {
-			var exact *kpca.Model
-			exact, read, tracked, stopped, err = fitBatch(ctx, e, args, &tf, &kf, &ff, f.Changed("rank"), opts)
-			md = exact
-		}
-		if err != nil {
-			return err
-		}
-		if stopped == nil && ff.polish != "" && ff.polish != "0" {
-			ff.timer.start("polish")
-			if err := polish(ctx, e, md, ff.polish, ff.k); err != nil {
-				if ctx.Err() == nil {
-					return err
-				}
-				stopped = fmt.Errorf("--polish interrupted: writing the model as the last complete round left it: %w", err)
-			}
-		}
-		if ff.stream || tracked {
-			summary(e, md, read)
-		}
-		var cert *kpca.Certificate
-		if stopped == nil && ff.certify {
-			ff.timer.start("certify")
-			if cert, err = certify(ctx, e, md, ff.k); err != nil {
-				if ctx.Err() == nil {
-					return err
-				}
-				stopped = fmt.Errorf("--certify interrupted: writing the model without it: %w", err)
-			}
-		}
-		ff.timer.start("write")
-		if err := writeFit(e, md, ff.k, f.Changed("k"), cert, &values, &scores, &model); err != nil {
-			return errors.Join(stopped, err)
-		}
-		return stopped
-	}
-	return c
-}
+writes the tracked model (a polish is all or nothing).`
 
 // options checks fit's flags and returns the model's options: every pair with --rank 0
 // (Components All), the top R pairs at rank R otherwise (Components and Rank R; a batch
@@ -306,28 +327,7 @@ func fitBatch(ctx context.Context, e env, args []string, tf *tableFlags, kf *ker
 		return nil, 0, false, nil, err
 	}
 	rows, d := t.Dims()
-	opts.Components, opts.Rank = kpca.All, 0
-	start := rows
-	if !rankGiven || ff.rank > 0 { // --rank 0: every pair, the exact model (Components All)
-		R := ff.k // the pairs kept: --rank, by default --k
-		if rankGiven {
-			R = ff.rank
-		}
-		r := R // the rank a tracked fit keeps: by default max(--k, kpca.DefaultRank)
-		if !rankGiven && rows > ff.batchMax {
-			r = max(ff.k, kpca.DefaultRank)
-		}
-		tracking := opts
-		tracking.Components, tracking.Rank, tracking.BatchMax = r, r, ff.batchMax
-		if s := tracking.BatchStart(rows); s < rows {
-			start, opts = s, tracking
-		} else if R < rows {
-			opts.Components, opts.Rank = R, R // a batch fit of the top R pairs
-		} // R ≥ rows: every pair is asked for, the exact model
-	}
-	// What was decided above is what Fit does with these rows: one batch decomposition
-	// of the start (a tracked start, or every row when too few remain to track at R).
-	opts.BatchMax = max(ff.batchMax, start)
+	start, opts := batchPlan(ff, rankGiven, rows, opts)
 	ff.timer.start("bandwidth")
 	kern, err := kf.kernelOf(t)
 	if err != nil {
@@ -386,6 +386,35 @@ func fitBatch(ctx context.Context, e env, args []string, tf *tableFlags, kf *ker
 	return md, a.read, true, fmt.Errorf("%w; outputs written for the %s before it", err, count(a.read, "point")), nil
 }
 
+// batchPlan returns how a batch fit of rows points starts: the rows of its one batch
+// decomposition — all of them, or the start of a model tracked at a rank when they
+// are more than --batch-max — and the options Fit then follows with these rows.
+func batchPlan(ff *fitFlags, rankGiven bool, rows int, opts kpca.Options) (int, kpca.Options) {
+	opts.Components, opts.Rank = kpca.All, 0
+	start := rows
+	if !rankGiven || ff.rank > 0 { // --rank 0: every pair, the exact model (Components All)
+		R := ff.k // the pairs kept: --rank, by default --k
+		if rankGiven {
+			R = ff.rank
+		}
+		r := R // the rank a tracked fit keeps: by default max(--k, kpca.DefaultRank)
+		if !rankGiven && rows > ff.batchMax {
+			r = max(ff.k, kpca.DefaultRank)
+		}
+		tracking := opts
+		tracking.Components, tracking.Rank, tracking.BatchMax = r, r, ff.batchMax
+		if s := tracking.BatchStart(rows); s < rows {
+			start, opts = s, tracking
+		} else if R < rows {
+			opts.Components, opts.Rank = R, R // a batch fit of the top R pairs
+		} // R ≥ rows: every pair is asked for, the exact model
+	}
+	// What was decided above is what Fit does with these rows: one batch decomposition
+	// of the start (a tracked start, or every row when too few remain to track at R).
+	opts.BatchMax = max(ff.batchMax, start)
+	return start, opts
+}
+
 // bandwidthSample is how many points a stream's default bandwidth is taken from
 // (kernel.DefaultBandwidth samples as many).
 const bandwidthSample = kernel.BandwidthSample
@@ -406,18 +435,7 @@ func fitStream(ctx context.Context, e env, args []string, tf *tableFlags, kf *ke
 	// The first rows: the starting batch, and the sample the default bandwidth is taken
 	// from. They are stored as they arrive: --m0 is checked against the rows read, and
 	// nothing is reserved for it beforehand.
-	head := make([]float64, 0, min(ff.m0, bandwidthSample)*d)
-	var lines []int
-	var headErr error
-	for len(lines) < max(ff.m0, bandwidthSample) {
-		row, line, err := src.next(ctx)
-		if err != nil {
-			headErr = err
-			break
-		}
-		head = append(head, row...)
-		lines = append(lines, line)
-	}
+	head, lines, headErr := src.head(ctx, max(ff.m0, bandwidthSample), min(ff.m0, bandwidthSample))
 	n0 := len(lines)
 	if headErr != nil && !errors.Is(headErr, io.EOF) {
 		return nil, 0, nil, headErr // before the fit starts: nothing to write

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -62,25 +63,11 @@ O(n²·m): meant for data sets of a few thousand points. The output follows the 
 		if err := planOutputs(e, inputs, &out); err != nil {
 			return err
 		}
-		var x *mat.Dense
-		if dataset != "" {
-			d, err := datasetPoints(dataset)
-			if err != nil {
-				return err
-			}
-			x = d
-		} else {
-			t, err := readPoints(cmd.Context(), e, args, &tf)
-			if err != nil {
-				return err
-			}
-			x = t.X
+		x, err := nystromPoints(cmd.Context(), e, args, &tf, dataset, n)
+		if err != nil {
+			return err
 		}
-		rows, d := x.Dims()
-		if n > 0 && n < rows {
-			x = mat.DenseCopyOf(x.Slice(0, n, 0, d))
-			rows = n
-		}
+		rows, _ := x.Dims()
 		switch {
 		case !f.Changed("mmax"):
 			mmax = min(mmax, rows) // the default adapts to a small data set
@@ -101,4 +88,27 @@ O(n²·m): meant for data sets of a few thousand points. The output follows the 
 		return writeOutputs(e, pending{&out, func(w io.Writer) error { return res.Table().WriteCSV(w) }})
 	}
 	return c
+}
+
+// nystromPoints returns the first n points (all for n = 0) of the embedded data set
+// dataset or, without one, of the input args name.
+func nystromPoints(ctx context.Context, e env, args []string, tf *tableFlags, dataset string, n int) (*mat.Dense, error) {
+	var x *mat.Dense
+	if dataset != "" {
+		d, err := datasetPoints(dataset)
+		if err != nil {
+			return nil, err
+		}
+		x = d
+	} else {
+		t, err := readPoints(ctx, e, args, tf)
+		if err != nil {
+			return nil, err
+		}
+		x = t.X
+	}
+	if rows, d := x.Dims(); n > 0 && n < rows {
+		x = mat.DenseCopyOf(x.Slice(0, n, 0, d))
+	}
+	return x, nil
 }

@@ -144,3 +144,20 @@ func (s *rowSource) close() {
 		s.file.Close()
 	}
 }
+
+// head reads up to n rows of the stream, stored as they arrive in a buffer of room
+// for reserve rows at first, and returns them with their lines, and the error that
+// ended the reading early (io.EOF at the end of the input), if any.
+func (src *rowSource) head(ctx context.Context, n, reserve int) ([]float64, []int, error) {
+	head := make([]float64, 0, reserve*src.width)
+	var lines []int
+	for len(lines) < n {
+		row, line, err := src.next(ctx)
+		if err != nil {
+			return head, lines, err
+		}
+		head = append(head, row...)
+		lines = append(lines, line)
+	}
+	return head, lines, nil
+}

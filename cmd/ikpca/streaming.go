@@ -26,33 +26,7 @@ func streamingCommand(e env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "streaming",
 		Short: "Compare the streaming methods (SKPCA, RNCA, KRQA, KHA) with Nyström and the exact model, CSV and PNG",
-		Long: `streaming runs the experiments of the streaming kernel PCA methods in package stream:
-
-  Kernel approximation (Ghashami, Perry & Phillips 2016): on --n training points of each data
-  set (cpu_act and a9a embedded; magic too), the spectral error ‖G − G̃‖₂ of the uncentred RBF
-  kernel matrix (median-distance bandwidth) for SKPCA (random Fourier features + Frequent
-  Directions), RNCA (the same features, exact D×D eigendecomposition), Nyström (ℓ landmarks)
-  and the exact model's top-ℓ truncation, for every --ells, with memory, training time and
-  the time to project --test held-out points. Writes skpca-DATASET.csv and three PNGs (error
-  against ℓ, against memory, and times).
-
-  Online kernel PCA on the toy (x ~ U[−1, 1], y = x² + N(0, 0.2²), kernel (aᵀb)²): KRQA and
-  KHA over --toy-runs Monte-Carlo runs of --toy-n samples presented --toy-passes times,
-  against the exact eigenvalues. Writes toy.csv (one row per run), toy-curves.csv and toy.png
-  (convergence), and the mean ± sd table.
-
-  Random Fourier features (--rff-n points of cpu_act): the error of z(x)ᵀz(y) against the
-  Gaussian kernel for D = 16 … 2^--rff-maxlog, both forms, with the fitted rate (−½ is
-  O(1/√D)). Writes rff.csv and rff.png.
-
-  Nyström kernel PCA (package nystrom), with --nyskpca data sets (magic, yeast, a9a): on
-  --nyskpca-n points, the top --nyskpca-k eigenvalues and eigenvector spaces against exact
-  kernel PCA (Lanczos on the n×n kernel matrix) for --nyskpca-ranks landmarks chosen
-  uniformly, from the stream and greedily, beside SKPCA at the same memory. Writes
-  nyskpca-DATASET.csv.
-
-A markdown summary of them all goes to standard output and to streaming.md in --out.
---replot draws the figures again from the CSV files.`,
+		Long:  streamingLong,
 	}
 	f := c.Flags()
 	sf.add(f, "ikpca-streaming")
@@ -106,3 +80,32 @@ A markdown summary of them all goes to standard output and to streaming.md in --
 	}
 	return c
 }
+
+// streamingLong is the help of the streaming command.
+var streamingLong = `streaming runs the experiments of the streaming kernel PCA methods in package stream:
+
+  Kernel approximation (Ghashami, Perry & Phillips 2016): on --n training points of each data
+  set (cpu_act and a9a embedded; magic too), the spectral error ‖G − G̃‖₂ of the uncentred RBF
+  kernel matrix (median-distance bandwidth) for SKPCA (random Fourier features + Frequent
+  Directions), RNCA (the same features, exact D×D eigendecomposition), Nyström (ℓ landmarks)
+  and the exact model's top-ℓ truncation, for every --ells, with memory, training time and
+  the time to project --test held-out points. Writes skpca-DATASET.csv and three PNGs (error
+  against ℓ, against memory, and times).
+
+  Online kernel PCA on the toy (x ~ U[−1, 1], y = x² + N(0, 0.2²), kernel (aᵀb)²): KRQA and
+  KHA over --toy-runs Monte-Carlo runs of --toy-n samples presented --toy-passes times,
+  against the exact eigenvalues. Writes toy.csv (one row per run), toy-curves.csv and toy.png
+  (convergence), and the mean ± sd table.
+
+  Random Fourier features (--rff-n points of cpu_act): the error of z(x)ᵀz(y) against the
+  Gaussian kernel for D = 16 … 2^--rff-maxlog, both forms, with the fitted rate (−½ is
+  O(1/√D)). Writes rff.csv and rff.png.
+
+  Nyström kernel PCA (package nystrom), with --nyskpca data sets (magic, yeast, a9a): on
+  --nyskpca-n points, the top --nyskpca-k eigenvalues and eigenvector spaces against exact
+  kernel PCA (Lanczos on the n×n kernel matrix) for --nyskpca-ranks landmarks chosen
+  uniformly, from the stream and greedily, beside SKPCA at the same memory. Writes
+  nyskpca-DATASET.csv.
+
+A markdown summary of them all goes to standard output and to streaming.md in --out.
+--replot draws the figures again from the CSV files.`

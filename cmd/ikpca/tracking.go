@@ -33,39 +33,7 @@ func trackingCommand(e env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "tracking",
 		Short: "Measure rank-r tracking and sliding windows on MAGIC and a9a against batch KPCA, SKPCA, Chin–Suter and scikit-learn, CSV and PNG",
-		Long: `tracking measures what issue 13 asks of rank-r tracking (kpca.Options.Rank) and sliding windows
-(kpca.Options.Window):
-
-  Rank r on each of --datasets (magic: --magic-n points of a seeded random order, 0 for all
-  19,020; a9a: --a9a-n of its 32,561), centred, Gaussian kernel with the median-distance
-  bandwidth (kernel.DefaultBandwidth): for every r of --ranks a model started from a batch
-  decomposition of the first --m0 points takes the others one at a time; its time, memory
-  (Bytes, and peak resident memory beyond what the process held), top --k eigenvalues and
-  subspaces, and its certificate against the true ‖K′ − K̃‖₂ are measured against a batch
-  kernel PCA of all the points (Lanczos on the formed n×n kernel matrix: 2.9 GB for MAGIC).
-  Beside it: exact growth to the first --exact-n points; SKPCA (--sketch-rows, 0 for r) and
-  compressed Chin–Suter (r components, chunks of --chunk, at --chinsuter-ranks) with the
-  largest D and n′ whose memory is the rank-r model's; and scikit-learn's KernelPCA fitted once
-  on all the points with each of --sklearn's solvers, by --sklearn-script run with --python.
-  Writes rank-DATASET.csv and .png and sines-DATASET.csv (the sine of every top-j subspace),
-  and the --headline rank's row of MAGIC against issue 13's targets.
-
-  A window (--window w) on a stream whose distribution changes: --window-per-class gamma rows
-  of MAGIC, then as many hadron rows. Every --window-every points, the angle in feature space
-  between the top --window-k subspace of each model — the window, a rank --window-rank window,
-  a growing exact model (--window-exact) and a growing rank --window-growing-rank model — and
-  that of a batch kernel PCA of the last w points. Writes window.csv and window.png.
-
-A markdown summary goes to standard output and to tracking.md in --out. --replot draws the
-figures again from the CSV files. --short runs everything at tiny sizes (seconds), to check
-that it runs; flags given explicitly still apply.
-
-The full run with the defaults takes about two hours on two idle cores and needs about 4 GB
-for MAGIC's kernel matrix and scikit-learn's dense solver (8.4 GiB on all of MAGIC) besides:
-compressed Chin–Suter at the rank-r models' memory takes most of it (its compressions cost
-minutes each at r = 100), then scikit-learn's dense solver (about 10 minutes on MAGIC),
-exact growth to 3000 points (a few minutes per data set) and the references. Without
-Chin–Suter (--chinsuter-ranks "") and with --sklearn arpack it takes about half an hour.`,
+		Long:  trackingLong,
 	}
 	f := c.Flags()
 	sf.add(f, "ikpca-tracking")
@@ -136,3 +104,38 @@ Chin–Suter (--chinsuter-ranks "") and with --sklearn arpack it takes about hal
 	}
 	return c
 }
+
+// trackingLong is the help of the tracking command.
+var trackingLong = `tracking measures what issue 13 asks of rank-r tracking (kpca.Options.Rank) and sliding windows
+(kpca.Options.Window):
+
+  Rank r on each of --datasets (magic: --magic-n points of a seeded random order, 0 for all
+  19,020; a9a: --a9a-n of its 32,561), centred, Gaussian kernel with the median-distance
+  bandwidth (kernel.DefaultBandwidth): for every r of --ranks a model started from a batch
+  decomposition of the first --m0 points takes the others one at a time; its time, memory
+  (Bytes, and peak resident memory beyond what the process held), top --k eigenvalues and
+  subspaces, and its certificate against the true ‖K′ − K̃‖₂ are measured against a batch
+  kernel PCA of all the points (Lanczos on the formed n×n kernel matrix: 2.9 GB for MAGIC).
+  Beside it: exact growth to the first --exact-n points; SKPCA (--sketch-rows, 0 for r) and
+  compressed Chin–Suter (r components, chunks of --chunk, at --chinsuter-ranks) with the
+  largest D and n′ whose memory is the rank-r model's; and scikit-learn's KernelPCA fitted once
+  on all the points with each of --sklearn's solvers, by --sklearn-script run with --python.
+  Writes rank-DATASET.csv and .png and sines-DATASET.csv (the sine of every top-j subspace),
+  and the --headline rank's row of MAGIC against issue 13's targets.
+
+  A window (--window w) on a stream whose distribution changes: --window-per-class gamma rows
+  of MAGIC, then as many hadron rows. Every --window-every points, the angle in feature space
+  between the top --window-k subspace of each model — the window, a rank --window-rank window,
+  a growing exact model (--window-exact) and a growing rank --window-growing-rank model — and
+  that of a batch kernel PCA of the last w points. Writes window.csv and window.png.
+
+A markdown summary goes to standard output and to tracking.md in --out. --replot draws the
+figures again from the CSV files. --short runs everything at tiny sizes (seconds), to check
+that it runs; flags given explicitly still apply.
+
+The full run with the defaults takes about two hours on two idle cores and needs about 4 GB
+for MAGIC's kernel matrix and scikit-learn's dense solver (8.4 GiB on all of MAGIC) besides:
+compressed Chin–Suter at the rank-r models' memory takes most of it (its compressions cost
+minutes each at r = 100), then scikit-learn's dense solver (about 10 minutes on MAGIC),
+exact growth to 3000 points (a few minutes per data set) and the references. Without
+Chin–Suter (--chinsuter-ranks "") and with --sklearn arpack it takes about half an hour.`

@@ -263,30 +263,7 @@ func (f *Figure) outsideLegend() vg.Length {
 // draw draws one panel to c, keeping at least reserve on the right for a legend outside
 // the axes (its own, or room left blank so that it lines up with another panel's).
 func (f *Figure) draw(c draw.Canvas, reserve vg.Length) error {
-	p := plot.New()
-	p.Title.Text = f.Title
-	p.Title.TextStyle.Font = font.From(sans, vg.Points(titleSize))
-	p.Title.Padding = vg.Points(4)
-	for _, ax := range []struct {
-		a     *plot.Axis
-		label string
-		log   bool
-	}{{&p.X, f.XLabel, f.LogX}, {&p.Y, f.YLabel, f.LogY}} {
-		if ax.a == &p.X { // the vertical axis's label is drawn by Figure.yLabel
-			ax.a.Label.Text = ax.label
-		}
-		ax.a.Label.TextStyle.Font = font.From(sans, vg.Points(labelSize))
-		ax.a.Tick.Label.Font = font.From(sans, vg.Points(tickSize))
-		if ax.log {
-			ax.a.Scale = plot.LogScale{}
-			ax.a.Tick.Marker = decadeTicks{}
-		}
-	}
-	grid := plotter.NewGrid()
-	grid.Vertical.Color = color.Gray{Y: 0xe0}
-	grid.Horizontal.Color = color.Gray{Y: 0xe0}
-	p.Add(grid)
-
+	p := f.newPlot()
 	leg := legend()
 	labels := f.labels()
 	for _, cv := range f.Curves {
@@ -356,6 +333,35 @@ func (f *Figure) draw(c draw.Canvas, reserve vg.Length) error {
 	inner := vg.Rectangle{Min: box.Min.Add(vg.Point{X: margin, Y: margin}), Max: box.Max.Sub(vg.Point{X: margin, Y: margin})}
 	leg.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: inner})
 	return nil
+}
+
+// newPlot returns the figure's plot before its curves: the title, the axes' labels,
+// fonts and scales, and the grid.
+func (f *Figure) newPlot() *plot.Plot {
+	p := plot.New()
+	p.Title.Text = f.Title
+	p.Title.TextStyle.Font = font.From(sans, vg.Points(titleSize))
+	p.Title.Padding = vg.Points(4)
+	for _, ax := range []struct {
+		a     *plot.Axis
+		label string
+		log   bool
+	}{{&p.X, f.XLabel, f.LogX}, {&p.Y, f.YLabel, f.LogY}} {
+		if ax.a == &p.X { // the vertical axis's label is drawn by Figure.yLabel
+			ax.a.Label.Text = ax.label
+		}
+		ax.a.Label.TextStyle.Font = font.From(sans, vg.Points(labelSize))
+		ax.a.Tick.Label.Font = font.From(sans, vg.Points(tickSize))
+		if ax.log {
+			ax.a.Scale = plot.LogScale{}
+			ax.a.Tick.Marker = decadeTicks{}
+		}
+	}
+	grid := plotter.NewGrid()
+	grid.Vertical.Color = color.Gray{Y: 0xe0}
+	grid.Horizontal.Color = color.Gray{Y: 0xe0}
+	p.Add(grid)
+	return p
 }
 
 // legendBox returns the box of a legend w wide and h high at an inside place of the

@@ -97,6 +97,12 @@ func (o PredictOptions) build(name string, train *mat.Dense, seed uint64) (learn
 		}
 		return speedLearner{f}, 0, nil
 	}
+	onMapOf := func(m featureMap, err error) (learner, int, error) {
+		if err != nil {
+			return nil, 0, err
+		}
+		return onMap(m, lms)
+	}
 	seeded := func(thr float64, factory func(int) (kaf.Filter, error), cap int) (learner, int, error) {
 		l, _, err := speed(train.Slice(0, o.Seed100, 0, d), 30, thr, factory, cap)
 		return l, o.Seed100, err
@@ -131,17 +137,9 @@ func (o PredictOptions) build(name string, train *mat.Dense, seed uint64) (learn
 		}
 		return onMap(m, factory)
 	case "Taylor":
-		m, err := features.NewTaylor(kernel.RBF{Sigma: o.Sigma}, d, features.TaylorOptions{Degree: 4, Dim: o.Features})
-		if err != nil {
-			return nil, 0, err
-		}
-		return onMap(m, lms)
+		return onMapOf(features.NewTaylor(kernel.RBF{Sigma: o.Sigma}, d, features.TaylorOptions{Degree: 4, Dim: o.Features}))
 	case "GQ":
-		m, err := features.NewQuadrature(kernel.RBF{Sigma: o.Sigma}, d, features.QuadratureOptions{Dim: o.Features, Seed: seed})
-		if err != nil {
-			return nil, 0, err
-		}
-		return onMap(m, lms)
+		return onMapOf(features.NewQuadrature(kernel.RBF{Sigma: o.Sigma}, d, features.QuadratureOptions{Dim: o.Features, Seed: seed}))
 	case "SPEED m=30", "SPEED m=50", "KRLS on SPEED m=30":
 		m, factory := 30, lms
 		if name == "SPEED m=50" {
@@ -154,26 +152,7 @@ func (o PredictOptions) build(name string, train *mat.Dense, seed uint64) (learn
 	case "sparse SPEED":
 		// Batch SPEED on the dictionary siSPEED's novelty criterion selects from the
 		// training inputs in one pass.
-		var rows []int
-		var dict mat.Dense
-		for i := range o.Train {
-			x := train.RawRowView(i)
-			novel := true
-			for _, r := range rows {
-				if floats.Distance(train.RawRowView(r), x, 2) < o.Threshold {
-					novel = false
-					break
-				}
-			}
-			if novel {
-				rows = append(rows, i)
-			}
-		}
-		dict.ReuseAs(len(rows), d)
-		for j, r := range rows {
-			dict.SetRow(j, train.RawRowView(r))
-		}
-		return speed(&dict, 30, -1, lms, 0)
+		return speed(noveltyDictionary(train, o.Train, o.Threshold), 30, -1, lms, 0)
 	case "iSPEED":
 		return seeded(0, lms, o.ISPEEDCap)
 	case "siSPEED":
@@ -182,4 +161,30 @@ func (o PredictOptions) build(name string, train *mat.Dense, seed uint64) (learn
 		return seeded(o.Threshold, rls, 0)
 	}
 	return nil, 0, fmt.Errorf("%w: unknown method %q", study.ErrOptions, name)
+}
+
+// noveltyDictionary returns the rows, among the first n ≥ 1 of train, that lie at
+// least threshold from every row kept before them: siSPEED's novelty criterion, in one
+// pass.
+func noveltyDictionary(train *mat.Dense, n int, threshold float64) *mat.Dense {
+	var rows []int
+	for i := range n {
+		x := train.RawRowView(i)
+		novel := true
+		for _, r := range rows {
+			if floats.Distance(train.RawRowView(r), x, 2) < threshold {
+				novel = false
+				break
+			}
+		}
+		if novel {
+			rows = append(rows, i)
+		}
+	}
+	_, d := train.Dims()
+	dict := mat.NewDense(len(rows), d, nil) // the first row is always novel
+	for j, r := range rows {
+		dict.SetRow(j, train.RawRowView(r))
+	}
+	return dict
 }

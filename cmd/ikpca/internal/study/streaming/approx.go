@@ -97,155 +97,190 @@ func Approx(ctx context.Context, o ApproxOptions) (*ApproxResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	kern := kernel.RBF{Sigma: sigma}
-	G := kernel.Matrix(kern, train)
-	res := &ApproxResult{Options: o, Sigma: sigma, NormG: lanczos.SymNorm(G)}
-	total := 3 * len(o.Ells)
+	a := &approxRun{ctx: ctx, o: o, train: train, testX: testX, n: n, d: d, kern: kernel.RBF{Sigma: sigma}, total: 3 * len(o.Ells)}
+	a.G = kernel.Matrix(a.kern, train)
+	a.res = &ApproxResult{Options: o, Sigma: sigma, NormG: lanczos.SymNorm(a.G)}
 	if o.Exact {
-		total += len(o.Ells)
-	}
-	// add completes a row with what every method shares, measured through the
-	// ikpca.Model interface: the memory the model holds, its top eigenvalues and the
-	// time to project the test points on its top k components.
-	add := func(r ApproxRow, m ikpca.Model, k int) error {
-		r.OverN = r.Spectral / float64(n)
-		r.Relative = r.Spectral / res.NormG
-		r.Bytes = m.Bytes()
-		r.Values = top(m.Values(nil), 5)
-		var sc mat.Dense
-		t0 := time.Now()
-		if err := m.Transform(&sc, testX, k); err != nil {
-			return err
-		}
-		r.Test = time.Since(t0)
-		res.Rows = append(res.Rows, r)
-		if o.Progress != nil {
-			o.Progress(len(res.Rows), total)
-		}
-		return ctx.Err()
+		a.total += len(o.Ells)
 	}
 
 	// The feature map's own error, shared by SKPCA and RNCA (same seed, same map). Both
 	// are the papers' uncentred models, measured against G (the exact model is
 	// uncentred too), as the committed results were.
-	rffOpts := stream.SKPCAOptions{Features: o.Features, Seed: o.Seed, Sketch: 1, Uncentred: true}
-	probe, err := stream.NewSKPCA(kern, d, rffOpts)
+	a.rffOpts = stream.SKPCAOptions{Features: o.Features, Seed: o.Seed, Sketch: 1, Uncentred: true}
+	probe, err := stream.NewSKPCA(a.kern, d, a.rffOpts)
 	if err != nil {
 		return nil, err
 	}
-	var Z mat.Dense
-	if err := probe.Map().Transform(&Z, train); err != nil {
+	if err := probe.Map().Transform(&a.Z, train); err != nil {
 		return nil, err
 	}
-	res.RFFError = lowRankError(G, &Z)
-
-	// Exact model: its eigenvalues give the best rank-ℓ error λ_{ℓ+1}.
-	if o.Exact {
-		steps := min(max(o.ExactSteps, 1), n-1)
-		start := time.Now()
-		md, err := kpca.Fit(kern, train.Slice(0, n-steps, 0, d), kpca.Options{Components: kpca.All, Uncentred: true})
-		if err != nil {
+	a.res.RFFError = lowRankError(a.G, &a.Z)
+	for _, method := range []func() error{a.exact, a.rnca, a.skpca, a.nystrom} {
+		if err := method(); err != nil {
 			return nil, err
 		}
-		res.BatchTime = time.Since(start)
-		md.Reserve(n)
-		start = time.Now()
-		for i := n - steps; i < n; i++ {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if err := md.Add(train.RawRowView(i)); err != nil {
-				return nil, err
-			}
-		}
-		res.StepTime = time.Since(start) / time.Duration(steps)
-		vals := md.Values(nil)
-		res.ExactTop = top(vals, 5)
-		model := md
-		for _, l := range o.Ells {
-			if err := add(ApproxRow{Method: "exact", Ell: l, Spectral: math.Max(vals[l], 0), Bound: math.NaN(),
-				Train: res.StepTime * time.Duration(n)}, model, l); err != nil {
-				return nil, err
-			}
+	}
+	return a.res, nil
+}
+
+// approxRun is one run of Approx: its data, kernel matrix G, random features Z (n×D)
+// and the result it fills, row by row.
+type approxRun struct {
+	ctx          context.Context
+	o            ApproxOptions
+	train, testX *mat.Dense
+	n, d         int
+	kern         kernel.RBF
+	G            *mat.SymDense
+	Z            mat.Dense
+	rffOpts      stream.SKPCAOptions
+	res          *ApproxResult
+	total        int // rows to come, for Progress
+}
+
+// add completes a row with what every method shares, measured through the
+// ikpca.Model interface: the memory the model holds, its top eigenvalues and the
+// time to project the test points on its top k components.
+func (a *approxRun) add(r ApproxRow, m ikpca.Model, k int) error {
+	r.OverN = r.Spectral / float64(a.n)
+	r.Relative = r.Spectral / a.res.NormG
+	r.Bytes = m.Bytes()
+	r.Values = top(m.Values(nil), 5)
+	var sc mat.Dense
+	t0 := time.Now()
+	if err := m.Transform(&sc, a.testX, k); err != nil {
+		return err
+	}
+	r.Test = time.Since(t0)
+	a.res.Rows = append(a.res.Rows, r)
+	if a.o.Progress != nil {
+		a.o.Progress(len(a.res.Rows), a.total)
+	}
+	return a.ctx.Err()
+}
+
+// addEach adds the training points to m one at a time.
+func (a *approxRun) addEach(m interface{ Add([]float64) error }) error {
+	for i := range a.n {
+		if err := m.Add(a.train.RawRowView(i)); err != nil {
+			return err
 		}
 	}
+	return nil
+}
 
-	// RNCA: one pass, then the top ℓ components for every ℓ.
-	{
-		t0 := time.Now()
-		r, err := stream.NewRNCA(kern, d, stream.RNCAOptions{Features: o.Features, Seed: o.Seed, Uncentred: true})
-		if err != nil {
-			return nil, err
+// exact adds the exact model's rows: its eigenvalues give the best rank-ℓ error
+// λ_{ℓ+1}.
+func (a *approxRun) exact() error {
+	if !a.o.Exact {
+		return nil
+	}
+	n, d, res := a.n, a.d, a.res
+	steps := min(max(a.o.ExactSteps, 1), n-1)
+	start := time.Now()
+	md, err := kpca.Fit(a.kern, a.train.Slice(0, n-steps, 0, d), kpca.Options{Components: kpca.All, Uncentred: true})
+	if err != nil {
+		return err
+	}
+	res.BatchTime = time.Since(start)
+	md.Reserve(n)
+	start = time.Now()
+	for i := n - steps; i < n; i++ {
+		if err := a.ctx.Err(); err != nil {
+			return err
 		}
-		for i := range n {
-			if err := r.Add(train.RawRowView(i)); err != nil {
-				return nil, err
-			}
-		}
-		model := r
-		trainTime := time.Since(t0)
-		var all mat.Dense
-		r.VectorsTo(&all)
-		for _, l := range o.Ells {
-			var Y mat.Dense
-			Y.Mul(&Z, all.Slice(0, o.Features, 0, l))
-			if err := add(ApproxRow{Method: "RNCA", Ell: l, Spectral: lowRankError(G, &Y), Bound: math.NaN(), Train: trainTime},
-				model, l); err != nil {
-				return nil, err
-			}
+		if err := md.Add(a.train.RawRowView(i)); err != nil {
+			return err
 		}
 	}
+	res.StepTime = time.Since(start) / time.Duration(steps)
+	vals := md.Values(nil)
+	res.ExactTop = top(vals, 5)
+	for _, l := range a.o.Ells {
+		if err := a.add(ApproxRow{Method: "exact", Ell: l, Spectral: math.Max(vals[l], 0), Bound: math.NaN(),
+			Train: res.StepTime * time.Duration(n)}, md, l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
-	// SKPCA: one model per ℓ, points one at a time.
+// rnca adds RNCA's rows: one pass, then the top ℓ components for every ℓ.
+func (a *approxRun) rnca() error {
+	o := a.o
+	t0 := time.Now()
+	r, err := stream.NewRNCA(a.kern, a.d, stream.RNCAOptions{Features: o.Features, Seed: o.Seed, Uncentred: true})
+	if err != nil {
+		return err
+	}
+	if err := a.addEach(r); err != nil {
+		return err
+	}
+	trainTime := time.Since(t0)
+	var all mat.Dense
+	r.VectorsTo(&all)
 	for _, l := range o.Ells {
-		opts := rffOpts
+		var Y mat.Dense
+		Y.Mul(&a.Z, all.Slice(0, o.Features, 0, l))
+		if err := a.add(ApproxRow{Method: "RNCA", Ell: l, Spectral: lowRankError(a.G, &Y), Bound: math.NaN(), Train: trainTime},
+			r, l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// skpca adds SKPCA's rows: one model per ℓ, points one at a time.
+func (a *approxRun) skpca() error {
+	for _, l := range a.o.Ells {
+		opts := a.rffOpts
 		opts.Sketch = l
 		t0 := time.Now()
-		s, err := stream.NewSKPCA(kern, d, opts)
+		s, err := stream.NewSKPCA(a.kern, a.d, opts)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		for i := range n {
-			if err := s.Add(train.RawRowView(i)); err != nil {
-				return nil, err
-			}
+		if err := a.addEach(s); err != nil {
+			return err
 		}
-		model := s
 		trainTime := time.Since(t0)
-		k := len(model.Values(nil))
+		k := len(s.Values(nil))
 		var W, Y mat.Dense
 		s.VectorsTo(&W)
-		Y.Mul(&Z, W.Slice(0, o.Features, 0, k))
-		if err := add(ApproxRow{Method: "SKPCA", Ell: l, Spectral: lowRankError(G, &Y), Bound: res.RFFError + s.ErrorBound(),
-			Train: trainTime}, model, k); err != nil {
-			return nil, err
+		Y.Mul(&a.Z, W.Slice(0, a.o.Features, 0, k))
+		if err := a.add(ApproxRow{Method: "SKPCA", Ell: l, Spectral: lowRankError(a.G, &Y), Bound: a.res.RFFError + s.ErrorBound(),
+			Train: trainTime}, s, k); err != nil {
+			return err
 		}
 	}
+	return nil
+}
 
-	// Nyström: landmarks in a seeded random order, grown to each ℓ.
-	{
-		ny, err := nystrom.NewApproximation(kern, train, nystrom.ApproximationOptions{Seed: o.Seed})
-		if err != nil {
-			return nil, err
+// nystrom adds the Nyström approximation's rows: landmarks in a seeded random order,
+// grown to each ℓ.
+func (a *approxRun) nystrom() error {
+	ny, err := nystrom.NewApproximation(a.kern, a.train, nystrom.ApproximationOptions{Seed: a.o.Seed})
+	if err != nil {
+		return err
+	}
+	var trainTime time.Duration
+	for _, l := range slices.Sorted(slices.Values(a.o.Ells)) {
+		t0 := time.Now()
+		if err := ny.Grow(l); err != nil {
+			return err
 		}
-		var trainTime time.Duration
-		for _, l := range slices.Sorted(slices.Values(o.Ells)) {
-			t0 := time.Now()
-			if err := ny.Grow(l); err != nil {
-				return nil, err
-			}
-			trainTime += time.Since(t0)
-			e, err := ny.Errors()
-			if err != nil {
-				return nil, err
-			}
-			if err := add(ApproxRow{Method: "Nystrom", Ell: l, Spectral: e.Spectral, Bound: math.NaN(), Train: trainTime},
-				nystromModel(ny, d), l); err != nil {
-				return nil, err
-			}
+		trainTime += time.Since(t0)
+		e, err := ny.Errors()
+		if err != nil {
+			return err
+		}
+		if err := a.add(ApproxRow{Method: "Nystrom", Ell: l, Spectral: e.Spectral, Bound: math.NaN(), Train: trainTime},
+			nystromModel(ny, a.d), l); err != nil {
+			return err
 		}
 	}
-	return res, nil
+	return nil
 }
 
 // nystromModel adapts a Nyström approximation of ℓ landmarks to ikpca.Model: its memory

@@ -174,28 +174,13 @@ func NystromKPCA(ctx context.Context, o NystromOptions) (*NystromResult, error) 
 	for _, r := range o.Ranks {
 		var budget int
 		for _, s := range o.Strategies {
-			t0 := time.Now()
-			m, err := nystrom.Fit(kern, X, nystrom.Options{Landmarks: r, Strategy: s, Seed: o.Seed})
+			row, err := nystromRow(kern, X, r, s, o.Seed, k, exact, Uk, res.Best)
 			if err != nil {
 				return nil, err
 			}
-			vals := m.Values(nil)
-			elapsed := time.Since(t0)
-			if len(vals) < k {
-				return nil, fmt.Errorf("streaming: %v landmarks, r = %d: only %d components", s, r, len(vals))
-			}
-			row := NystromRow{Method: s.String(), Rank: m.Options().Landmarks, Features: m.Features(), Bytes: m.Bytes(), Time: elapsed,
-				Values: slices.Clone(vals[:k])}
-			row.KernelEvals, row.Flops = nystromCost(s, X, m)
-			row.RelativeError, row.EigenError = study.EigenErrors(vals[:k], exact[:k])
-			sines, err := scoreSines(m, X, Uk, k, res.Best)
-			if err != nil {
-				return nil, err
-			}
-			row.Sine, row.SineBest = sines[0], sines[1]
 			res.Rows = append(res.Rows, row)
 			if s == nystrom.Uniform || budget == 0 {
-				budget = m.Bytes()
+				budget = row.Bytes
 			}
 			if err := done(); err != nil {
 				return nil, err
@@ -215,6 +200,32 @@ func NystromKPCA(ctx context.Context, o NystromOptions) (*NystromResult, error) 
 		}
 	}
 	return res, nil
+}
+
+// nystromRow fits Nyström kernel PCA to X with r landmarks chosen by s and measures
+// its top k components against the exact ones (eigenvalues exact, vectors Uk, of
+// best gap best).
+func nystromRow(kern kernel.RBF, X *mat.Dense, r int, s nystrom.Strategy, seed uint64, k int, exact []float64, Uk *mat.Dense, best int) (NystromRow, error) {
+	t0 := time.Now()
+	m, err := nystrom.Fit(kern, X, nystrom.Options{Landmarks: r, Strategy: s, Seed: seed})
+	if err != nil {
+		return NystromRow{}, err
+	}
+	vals := m.Values(nil)
+	elapsed := time.Since(t0)
+	if len(vals) < k {
+		return NystromRow{}, fmt.Errorf("streaming: %v landmarks, r = %d: only %d components", s, r, len(vals))
+	}
+	row := NystromRow{Method: s.String(), Rank: m.Options().Landmarks, Features: m.Features(), Bytes: m.Bytes(), Time: elapsed,
+		Values: slices.Clone(vals[:k])}
+	row.KernelEvals, row.Flops = nystromCost(s, X, m)
+	row.RelativeError, row.EigenError = study.EigenErrors(vals[:k], exact[:k])
+	sines, err := scoreSines(m, X, Uk, k, best)
+	if err != nil {
+		return NystromRow{}, err
+	}
+	row.Sine, row.SineBest = sines[0], sines[1]
+	return row, nil
 }
 
 // scoreSines returns, for each j of ks (at most the columns of U), the sine of the

@@ -151,55 +151,16 @@ func Compare(ctx context.Context, o CompareOptions) (*CompareResult, error) {
 		return o.Progress.Stage(fmt.Sprintf("%s: %s", o.Dataset, what))
 	}
 
-	var pending []pendingRow
-	budget := map[int]int{}
-	for _, r := range o.Ranks {
-		p, err := fitRank(ctx, kern, X, r, o.M0, stage(fmt.Sprintf("rank %d", r)))
-		if err != nil {
-			return nil, err
-		}
-		budget[r] = int(p.row.Bytes)
-		pending = append(pending, p)
-	}
-	if o.SketchRows >= 0 {
-		for _, r := range o.Ranks {
-			ell := o.SketchRows
-			if ell == 0 {
-				ell = r
-			}
-			p, err := fitSKPCA(ctx, X, sigma, ell, budget[r], k, o.Seed, stage(fmt.Sprintf("SKPCA at the memory of rank %d", r)))
-			if err != nil {
-				return nil, err
-			}
-			p.row.Rank = r
-			pending = append(pending, p)
-		}
-	}
-	for _, r := range o.ChinSuterRanks {
-		p, err := fitChinSuter(ctx, kern, X, r, o.M0, o.Chunk, budget[r], k, stage(fmt.Sprintf("Chin–Suter at the memory of rank %d", r)))
-		if err != nil {
-			return nil, err
-		}
-		pending = append(pending, p)
+	pending, err := fitTracked(ctx, o, kern, X, sigma, stage)
+	if err != nil {
+		return nil, err
 	}
 
 	// The exact model, measured against a batch kernel PCA of its own points.
 	if o.ExactN > 0 {
-		p, err := fitExact(ctx, kern, X, o.M0, o.ExactN, stage("exact growth"))
-		if err != nil {
+		if err := exactGrowth(ctx, o, kern, X, stage("exact growth"), res); err != nil {
 			return nil, err
 		}
-		Xe := X.Slice(0, o.ExactN, 0, d).(*mat.Dense)
-		ref, err := newKernelMatrix(kern, Xe).references(ctx, k+1, false, o.Seed)
-		if err != nil {
-			return nil, err
-		}
-		res.ExactGrowth = ref.values
-		if err := p.evaluate(ref, k, nil); err != nil {
-			return nil, err
-		}
-		res.Residual = ref.residual
-		res.Rows = append(res.Rows, *p.row)
 	}
 
 	// The references, from the formed n×n kernel matrix, and every model measured
@@ -245,6 +206,67 @@ func Compare(ctx context.Context, o CompareOptions) (*CompareResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// exactGrowth fits the exact model to the first o.ExactN points of X and adds its row
+// to res, measured against a batch kernel PCA of the same points.
+func exactGrowth(ctx context.Context, o CompareOptions, kern kernel.RBF, X *mat.Dense, report progressFunc, res *CompareResult) error {
+	k, d := o.Components, res.Dim
+	p, err := fitExact(ctx, kern, X, o.M0, o.ExactN, report)
+	if err != nil {
+		return err
+	}
+	Xe := X.Slice(0, o.ExactN, 0, d).(*mat.Dense)
+	ref, err := newKernelMatrix(kern, Xe).references(ctx, k+1, false, o.Seed)
+	if err != nil {
+		return err
+	}
+	res.ExactGrowth = ref.values
+	if err := p.evaluate(ref, k, nil); err != nil {
+		return err
+	}
+	res.Residual = ref.residual
+	res.Rows = append(res.Rows, *p.row)
+	return nil
+}
+
+// fitTracked fits the models compared at each rank of o — rank-r, SKPCA and
+// Chin–Suter, the last two at the memory of the first — to the points X, and returns
+// them to be measured.
+func fitTracked(ctx context.Context, o CompareOptions, kern kernel.RBF, X *mat.Dense, sigma float64, stage func(string) progressFunc) ([]pendingRow, error) {
+	k := o.Components
+	var pending []pendingRow
+	budget := map[int]int{}
+	for _, r := range o.Ranks {
+		p, err := fitRank(ctx, kern, X, r, o.M0, stage(fmt.Sprintf("rank %d", r)))
+		if err != nil {
+			return nil, err
+		}
+		budget[r] = int(p.row.Bytes)
+		pending = append(pending, p)
+	}
+	if o.SketchRows >= 0 {
+		for _, r := range o.Ranks {
+			ell := o.SketchRows
+			if ell == 0 {
+				ell = r
+			}
+			p, err := fitSKPCA(ctx, X, sigma, ell, budget[r], k, o.Seed, stage(fmt.Sprintf("SKPCA at the memory of rank %d", r)))
+			if err != nil {
+				return nil, err
+			}
+			p.row.Rank = r
+			pending = append(pending, p)
+		}
+	}
+	for _, r := range o.ChinSuterRanks {
+		p, err := fitChinSuter(ctx, kern, X, r, o.M0, o.Chunk, budget[r], k, stage(fmt.Sprintf("Chin–Suter at the memory of rank %d", r)))
+		if err != nil {
+			return nil, err
+		}
+		pending = append(pending, p)
+	}
+	return pending, nil
 }
 
 // call reports progress if the callback is set.

@@ -129,23 +129,10 @@ func Window(ctx context.Context, o WindowOptions) (*WindowResult, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		// The batch kernel PCA of the recent points: its top c+1 pairs.
-		from := max(0, t-o.Size)
-		R := X.Slice(from, t, 0, d).(*mat.Dense)
-		w := t - from
-		Kc := kernel.Centre(kernel.Matrix(kern, R))
-		var Y mat.Dense
-		asc, err := native.EigenSymTop(nil, &Y, Kc, c+1)
+		R := X.Slice(max(0, t-o.Size), t, 0, d).(*mat.Dense)
+		asc, Yc, err := recentBatch(kern, R, c)
 		if err != nil {
 			return nil, err
-		}
-		mu := make([]float64, c)
-		Yc := mat.NewDense(w, c, nil)
-		for j := range c { // descending
-			mu[j] = asc[c-j]
-			for i := range w {
-				Yc.Set(i, j, Y.At(i, c-j)/math.Sqrt(mu[j]))
-			}
 		}
 		pt := WindowPoint{Points: t, Sines: map[string]float64{}, Gap: (asc[1] - asc[0]) / asc[c]}
 		for _, name := range res.Models {
@@ -159,6 +146,27 @@ func Window(ctx context.Context, o WindowOptions) (*WindowResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// recentBatch returns the batch kernel PCA of the recent points R: the top c+1
+// eigenvalues of their centred kernel matrix, ascending, and the top c eigenvectors,
+// descending, scaled by 1/√λ (the coefficients of unit feature-space directions).
+func recentBatch(kern kernel.Kernel, R *mat.Dense, c int) ([]float64, *mat.Dense, error) {
+	w, _ := R.Dims()
+	Kc := kernel.Centre(kernel.Matrix(kern, R))
+	var Y mat.Dense
+	asc, err := native.EigenSymTop(nil, &Y, Kc, c+1)
+	if err != nil {
+		return nil, nil, err
+	}
+	Yc := mat.NewDense(w, c, nil)
+	for j := range c { // descending
+		mu := asc[c-j]
+		for i := range w {
+			Yc.Set(i, j, Y.At(i, c-j)/math.Sqrt(mu))
+		}
+	}
+	return asc, Yc, nil
 }
 
 // sineScratch holds featureSine's matrices between calls.
