@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -356,4 +357,23 @@ func loadCheckpoint(t *testing.T, path string) *kpca.Model {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return md
+}
+
+// readFile returns the content of the file path, failing the test if it cannot be read.
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
+}
+
+// writeFile writes content to path and returns path.
+func writeFile(t *testing.T, path, content string, perm fs.FileMode) string {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), perm); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -27,24 +27,6 @@ func smallInput() string {
 	return b.String()
 }
 
-// writeFile writes content to path and returns path.
-func writeFile(t *testing.T, path, content string, perm fs.FileMode) string {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), perm); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(raw)
-}
-
 // TestSameFileOutputs: two outputs naming one file, in any spelling, or an output naming
 // an input, are a usage error, found before anything is read or written.
 func TestSameFileOutputs(t *testing.T) {
