@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"testing"
 
@@ -532,29 +531,15 @@ func TestRestrictAllocations(t *testing.T) {
 	rng := rand.New(rand.NewPCG(91, 92))
 	d, z := uniformPoles(rng, 300), normalWeights(rng, 300)
 	for _, w := range []int{1, 2} {
-		// The first call of a fresh solver, counted on one processor, as
-		// testing.AllocsPerRun counts: Mallocs is the process's, and another
-		// goroutine's allocation (the race detector's, a timer's, the runtime's) was
-		// counted once in a CI run under load even so. So the fewest of three fresh
-		// solvers' first calls: an allocation of Restrict's own is in every one.
-		// A new Solver each time, never a new value in the old one's place: the shared
-		// workers may still read the old one's team (internal/parallel).
+		// The first call of a fresh solver (fewestFirstMallocs). A new Solver each
+		// time, never a new value in the old one's place: the shared workers may still
+		// read the old one's team (internal/parallel).
 		var s *Solver
-		first := uint64(math.MaxUint64)
-		for range 3 {
+		first := fewestFirstMallocs(t, func() func() error {
 			s = &Solver{Workers: w, Serial: 64}
 			s.Reserve(300)
-			procs := runtime.GOMAXPROCS(1)
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			_, err := s.Restrict(d, z)
-			runtime.ReadMemStats(&after)
-			runtime.GOMAXPROCS(procs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			first = min(first, after.Mallocs-before.Mallocs)
-		}
+			return func() error { _, err := s.Restrict(d, z); return err }
+		})
 		allocs := testing.AllocsPerRun(5, func() {
 			if _, err := s.Restrict(d, z); err != nil {
 				t.Fatal(err)
