@@ -109,8 +109,10 @@ fi
 # covers the module.
 (cd beam && go vet ./... && go test -count=1 ./... && go test -count=1 -tags openblas ./ikpcabeam/)
 
+# Pure Go with cgo off, as the tests above: the same files (every cgo file is behind the
+# openblas tag), and their compiled packages are reused instead of built again with cgo.
 step "benchmark smoke run (both backends)"
-go test -run '^$' -bench . -benchtime=1x -short ./...
+CGO_ENABLED=0 go test -run '^$' -bench . -benchtime=1x -short ./...
 go test -run '^$' -bench . -benchtime=1x -short -tags openblas ./...
 
 step "performance harness smoke run, -short (both backends)"
