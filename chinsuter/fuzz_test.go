@@ -1,12 +1,12 @@
 package chinsuter
 
 import (
-	"encoding/binary"
 	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 )
@@ -17,22 +17,13 @@ import (
 // panic; a rejected chunk must leave the model unchanged; an accepted one must leave
 // finite, non-negative, descending eigenvalues and a bounded expansion.
 func FuzzAdd(f *testing.F) {
-	seed := func(vals ...float64) []byte {
-		b := make([]byte, 0, 8*len(vals))
-		for _, v := range vals {
-			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
-		}
-		return b
-	}
+	seed := testmat.FuzzBytes
 	f.Add(seed(0, 0, 1, 1, 0.5, 0.2, -1, 0.3), uint8(1))
 	f.Add(seed(0, 0, 0, 0, 0, 0, 0, 0, 0, 0), uint8(2))
 	f.Add(seed(1e300, 1, -1e300, 2, 1e-300, 3), uint8(3))
 	f.Add(seed(math.NaN(), 0, 1, 1, math.Inf(1), 2, 3, 4), uint8(1))
 	f.Fuzz(func(t *testing.T, data []byte, chunk uint8) {
-		vals := make([]float64, 0, len(data)/8)
-		for i := 0; i+8 <= len(data) && len(vals) < 2*60; i += 8 {
-			vals = append(vals, math.Float64frombits(binary.LittleEndian.Uint64(data[i:])))
-		}
+		vals := testmat.FuzzFloats(data, 2*60)
 		n := len(vals) / 2
 		if n < 2 {
 			return

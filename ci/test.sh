@@ -119,7 +119,7 @@ step "performance harness smoke run, -short (both backends)"
 go run ./bench -short -csv "$tmp/bench-gonum.csv"
 go run -tags openblas ./bench -short -csv "$tmp/bench-openblas.csv"
 
-step "fuzz smoke runs (solver, removal, thin decompositions, sketch and its encoding, CSV, LIBSVM and IDX readers, Chin–Suter updates, every model's encoding: kpca, linear PCA, Nyström and its sums, Chin–Suter, SKPCA, RNCA, KRQA and KHA, and the kernel codec they share; vectorised RBF rows; the sharded polish's states)"
+step "fuzz smoke runs (solver, removal, thin decompositions, sketch and its encoding, CSV, LIBSVM and IDX readers, Chin–Suter updates, kpca's models driven by arbitrary points, every model's encoding: kpca, linear PCA, Nyström and its sums, Chin–Suter, SKPCA, RNCA, KRQA and KHA, and the kernel codec they share; vectorised RBF rows; the sharded polish's states)"
 # Budgets are execution counts, not durations: with a duration, Go 1.26's fuzz
 # coordinator can report a spurious "context deadline exceeded" failure at the
 # deadline (golang/go#75804, fixed in Go 1.27). A count has no deadline to race.
@@ -146,6 +146,7 @@ done <<'EOF'
 ./chinsuter/        FuzzAdd              5000x
 ./chinsuter/        FuzzLoadModel        100000x
 ./kpca/             FuzzUnmarshal        100000x
+./kpca/             FuzzModel            12500x
 ./pca/              FuzzUnmarshal        100000x
 ./nystrom/          FuzzLoadModel        100000x
 ./stream/           FuzzLoadSKPCA        62500x

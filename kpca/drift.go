@@ -27,7 +27,8 @@ type Drift struct {
 	// eigenpairs of A — which the top r pairs of a batch decomposition are exactly, so
 	// that Refresh brings it back to rounding — and, with Λ the tracked eigenvalues,
 	// bounds their distance to eigenvalues of A: each λⱼ is within ‖(A − λⱼ)vⱼ‖ of one.
-	// It is at most ErrorBound()/‖Λ‖ (A·V − V·Λ = (A − K̃)·V).
+	// It is at most ErrorBound()/‖Λ‖ (A·V − V·Λ = (A − K̃)·V). A model with points but
+	// no pair measures the share of its matrix no pair explains (Model.Drift).
 	Residual float64
 }
 
@@ -38,12 +39,22 @@ func (d Drift) Max() float64 { return math.Max(d.Orthogonality, d.Residual) }
 // (Rank()), not only the Components it reports (see the type Drift). It does not change
 // the model except for recording the result in Stats. A model of kernel.Precomputed has
 // no kernel to measure the residual with: its Residual is NaN, not measured.
+//
+// A model that holds points but no pair claims that their matrix A is zero; its Residual
+// is then ‖A·x‖/(‖x‖·m·maxᵢ|k(xᵢ, xᵢ)|), the share of the kernel's scale that no pair
+// explains: rounding for a matrix that is zero (one point, centred), of order one for a
+// model tracked at a rank that has lost every pair — as after the removal of a point
+// whose kernel values dominated the others' (docs/design.md, "Removing a point") — so
+// that Options.RefreshTolerance refreshes it.
 func (md *Model) Drift() Drift {
 	b := md.basis()
 	n := len(b.values)
 	m := md.m
-	if n == 0 || m == 0 {
+	if m == 0 {
 		return Drift{}
+	}
+	if n == 0 {
+		return md.driftWithoutPairs()
 	}
 	md.probe = hugepage.Grow(md.probe, n)
 	md.probe2 = hugepage.Grow(md.probe2, m)
@@ -82,6 +93,34 @@ func (md *Model) Drift() Drift {
 	}
 	if big > 0 {
 		out.Residual = math.Sqrt(rr) / (big * xn)
+	}
+	md.stats.LastDrift = out
+	return out
+}
+
+// driftWithoutPairs is Drift for a model of m > 0 points and no pair: the residual of
+// the claim A = 0, relative to m·max|k(xᵢ, xᵢ)| (≥ ‖K‖₂ for a positive semi-definite
+// kernel; +Inf if that is zero and A·x is not).
+func (md *Model) driftWithoutPairs() Drift {
+	var out Drift
+	if md.precomputed() {
+		out.Residual = math.NaN()
+		md.stats.LastDrift = out
+		return out
+	}
+	m := md.m
+	md.probe2 = hugepage.Grow(md.probe2, m)
+	md.probeMV = hugepage.Grow(md.probeMV, m)
+	y := md.probe2[:m]
+	yy := probe.Fill(y, probe.Seed^uint64(m)*0xBF58476D1CE4E5B9)
+	ay := md.applyMatrix(y)
+	var scale float64
+	for i := range m {
+		x := md.point(i)
+		scale = math.Max(scale, math.Abs(md.kern.Eval(x, x)))
+	}
+	if r := vec.Norm(ay); r > 0 {
+		out.Residual = r / (math.Sqrt(yy) * float64(m) * scale) // +Inf for scale 0
 	}
 	md.stats.LastDrift = out
 	return out

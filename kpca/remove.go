@@ -11,7 +11,11 @@ import (
 // the decomposition: the later points' indices fall by one. The exact model restricts
 // its decomposition to the vectors that vanish at the point (update.Thin.Remove;
 // centred, inside 1⊥: docs/design.md, "Removing a point"), one secular solve and one
-// m×m×m product, and agrees with a batch kernel PCA of the points left; at rank r it
+// m×m×m product, and agrees with a batch kernel PCA of the points left — to the
+// rounding of the matrix it removes from, for a downdate cannot do better: removing a
+// point whose kernel values dominate the others' (a polynomial kernel's outlier) leaves
+// the rest with errors of that point's scale, which Refresh brings back to their own
+// (docs/design.md, "Removing a point"); at rank r it
 // deletes the point from the rank-r matrix (update.Thin.RemoveKeepRank, re-centred in
 // centred mode: docs/design.md, "Rank-r tracking"), O(m·r²). The row sums and the
 // total follow in O(m·d). An index out of range, any index of a model without points
@@ -64,6 +68,10 @@ func (md *Model) removeColumn(i int, col []float64) error {
 		}
 		s += v
 	}
+	// The secular step's rounding is that of the matrix it removes from: its scale is
+	// the largest eigenvalue before the removal, which may dwarf those after it (a point
+	// that dominated the others; docs/design.md, "Removing a point").
+	scale := md.valueScale()
 	var err error
 	if md.rank > 0 {
 		err = md.thin.RemoveKeepRank(i, !md.opts.Uncentred)
@@ -86,7 +94,7 @@ func (md *Model) removeColumn(i int, col []float64) error {
 	copy(md.x[i*d:(m-1)*d], md.x[(i+1)*d:m*d])
 	md.m = m - 1
 	md.setView()
-	stepCertificate(&md.cert, md.thin.Stats(), md.valueScale(), md.self, md.total, md.m, md.rank > 0)
+	stepCertificate(&md.cert, md.thin.Stats(), math.Max(scale, md.valueScale()), md.self, md.total, md.m, md.rank > 0)
 	return nil
 }
 

@@ -2,12 +2,14 @@ package kpca
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -250,6 +252,64 @@ func TestEmptied(t *testing.T) {
 			checkExact(t, name(opts)+" regrown", md, 1e-10)
 		} else if md.Len() != 10 || md.Components() != 1 {
 			t.Errorf("%s: regrown to %d points, %d components", name(opts), md.Len(), md.Components())
+		}
+	}
+}
+
+// TestRemoveDominant removes a point whose kernel values dominate the others' — a cubic
+// kernel's outlier, k(x, x) = 1e66 against about 1 — from an exact and a tracked model
+// (docs/design.md, "Removing a point"). A downdate keeps the rounding of the matrix it
+// removes from, 1e66·ε, far above the points left: the exact model's eigenvalues are
+// then wrong, and the tracked one holds no pair at all. The drift probe must see both,
+// from the points (above 1e-3 where it measured 1e-16 before the removal); the
+// tracked model's certificate must say it knows nothing (ErrorBound above the points
+// left's λ₁); Refresh must bring both back to a batch decomposition of the points left,
+// and a model with RefreshTolerance must refresh itself at its next probe.
+func TestRemoveDominant(t *testing.T) {
+	k := kernel.Polynomial{Degree: 3, Gamma: 1, Coef0: 1}
+	x := mat.NewDense(9, 3, nil)
+	x.SetRow(0, []float64{0, 1e11, 0})
+	for i := 1; i < 9; i++ {
+		f := float64(i)
+		x.SetRow(i, []float64{0.1 * f, 0.2, -0.1 * f * f})
+	}
+	for _, opts := range []Options{{Components: All}, {Components: 3, Rank: 3}, {Components: All, RefreshTolerance: 1e-8, CheckEvery: 1}} {
+		what := fmt.Sprintf("rank %d, RefreshTolerance %g", opts.Rank, opts.RefreshTolerance)
+		md, err := New(k, 3, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testmat.AddRows(t, md, x, 0, 8)
+		if dr := md.Drift(); !(dr.Max() < 1e-12) {
+			t.Fatalf("%s: drift %+v before the removal", what, dr)
+		}
+		if err := md.Remove(0); err != nil {
+			t.Fatal(err)
+		}
+		want := batchValues(t, pointsTarget(md), false)
+		if dr := md.Drift(); !(dr.Residual > 1e-3) {
+			t.Errorf("%s: drift %+v after the outlier left", what, dr)
+		}
+		if opts.Rank > 0 && !(md.ErrorBound() > want[0]) {
+			t.Errorf("%s: ErrorBound %.3g after the outlier left, λ₁ %.6g", what, md.ErrorBound(), want[0])
+		}
+		if opts.RefreshTolerance > 0 {
+			// The next Add probes (CheckEvery 1) and refreshes.
+			testmat.AddRows(t, md, x, 8, 9)
+			if st := md.Stats(); st.Refreshes != 1 || st.RefreshErr != nil {
+				t.Errorf("%s: %d refreshes (%v)", what, st.Refreshes, st.RefreshErr)
+			}
+		} else if err := md.Refresh(); err != nil {
+			t.Fatal(err)
+		}
+		want = batchValues(t, pointsTarget(md), false)
+		got := md.Values(nil)
+		if v := maxRelDiff(got, want[:len(got)]); !(v <= 1e-12) || len(got) == 0 {
+			t.Errorf("%s: refreshed eigenvalues %v, batch %v", what, got, want)
+		}
+		checkSums(t, what, md)
+		if dr := md.Drift(); !(dr.Max() < 1e-12) {
+			t.Errorf("%s: drift %+v after the refresh", what, dr)
 		}
 	}
 }

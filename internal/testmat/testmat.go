@@ -5,10 +5,11 @@
 // error tests share, the data sets, kernels and rounding scale of the kernel-block tests
 // (BlockSets, BlockKernels, NearPoints, KernelValueSize), the scikit-learn fixtures'
 // reader (ReadCSVGz, MaxRel) and the pre-image references and circle that the tests of
-// preimage, kpca and nystrom share (PreimageCases, Circle, OffCircle); and AddRows,
-// which feeds a model one row at a time. Only tests import it (TestTestSupport,
-// docs/design.md, "Layout"); the random matrices and data sets that programs draw too
-// are in internal/synth. (Kernel matrices come from package kernel.)
+// preimage, kpca and nystrom share (PreimageCases, Circle, OffCircle); AddRows, which
+// feeds a model one row at a time; and the points of fuzz targets as bytes (FuzzBytes,
+// FuzzFloats). Only tests import it (TestTestSupport, docs/design.md, "Layout"); the
+// random matrices and data sets that programs draw too are in internal/synth. (Kernel
+// matrices come from package kernel.)
 //
 // The helpers are meant for tests: invalid arguments cause a panic rather than an
 // error.
