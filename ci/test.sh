@@ -3,7 +3,8 @@
 # Debian machine with Go installed. It installs the OpenBLAS and scikit-learn packages
 # when missing.
 #
-#   ./ci/test.sh          full run (about 30 minutes on 2 cores; each step prints when it starts)
+#   ./ci/test.sh          full run (about 30 minutes on 2 cores with warm Go caches, 37 on a
+#                         fresh machine; each step prints when it starts)
 #   ./ci/test.sh -quick   pure-Go tests in -short mode only
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -96,8 +97,8 @@ OPENBLAS_CORETYPE=Prescott go test -count=1 -short -tags openblas ./native/ ./ke
 # out of the core's go.mod, which the grep checks). Its tests run pipelines on the prism
 # runner in the test process. Measured on the 2-core machine (2026-11-29): 7 minutes
 # with warm module caches, the tests themselves under a minute and the rest building and
-# linking test binaries of the SDK; about 13 min cold (downloading the modules and
-# compiling the SDK's tree, gRPC and the cloud clients, once per cache).
+# linking test binaries of the SDK; 14 minutes on a fresh machine (2026-11-29: compiling
+# the SDK's tree, gRPC and the cloud clients, 859 packages, once per cache).
 step "Beam module: go vet, tests on prism (pure Go, -tags openblas); the core's go.mod has no Beam"
 if grep -q 'apache/beam' go.mod; then
 	echo "the core's go.mod requires the Beam SDK: it belongs in beam/go.mod only"; exit 1
