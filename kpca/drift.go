@@ -47,6 +47,13 @@ func (d Drift) Max() float64 { return math.Max(d.Orthogonality, d.Residual) }
 // whose kernel values dominated the others' (docs/design.md, "Removing a point") — so
 // that Options.RefreshTolerance refreshes it.
 func (md *Model) Drift() Drift {
+	out := md.drift()
+	md.stats.LastDrift = out
+	return out
+}
+
+// drift is Drift without recording it.
+func (md *Model) drift() Drift {
 	b := md.basis()
 	n := len(b.values)
 	m := md.m
@@ -74,7 +81,6 @@ func (md *Model) Drift() Drift {
 	// reports NaN, not measured.
 	if md.precomputed() {
 		out.Residual = math.NaN()
-		md.stats.LastDrift = out
 		return out
 	}
 	ay := md.applyMatrix(y)
@@ -94,7 +100,6 @@ func (md *Model) Drift() Drift {
 	if big > 0 {
 		out.Residual = math.Sqrt(rr) / (big * xn)
 	}
-	md.stats.LastDrift = out
 	return out
 }
 
@@ -105,7 +110,6 @@ func (md *Model) driftWithoutPairs() Drift {
 	var out Drift
 	if md.precomputed() {
 		out.Residual = math.NaN()
-		md.stats.LastDrift = out
 		return out
 	}
 	m := md.m
@@ -122,7 +126,6 @@ func (md *Model) driftWithoutPairs() Drift {
 	if r := vec.Norm(ay); r > 0 {
 		out.Residual = r / (math.Sqrt(yy) * float64(m) * scale) // +Inf for scale 0
 	}
-	md.stats.LastDrift = out
 	return out
 }
 

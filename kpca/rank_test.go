@@ -180,8 +180,8 @@ func certify(t *testing.T, what string, md *Model) {
 }
 
 // certifyAt checks md's certificate as certify does, up to the rounding of a matrix of
-// norm scale: λ₁, or for a model that removed larger points than it now holds, the
-// largest it held since its batch start (FuzzModel).
+// norm scale: λ₁, or m·max|kᵢⱼ| where centring leaves K′ far smaller than the kernel
+// values (FuzzModel).
 func certifyAt(t *testing.T, what string, md *Model, scale float64) {
 	t.Helper()
 	e := truncationError(md)
