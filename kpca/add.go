@@ -79,22 +79,13 @@ func (md *Model) addPoint(x []float64) error {
 // decomposition, the points and the sums.
 func (md *Model) addColumn(a []float64, c float64, x []float64) error {
 	m := md.m
-	var sa float64
-	for i, v := range a {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: kernel value with point %d is %g", ErrNonFinite, i, v)
-		}
-		sa += v
-	}
-	if math.IsNaN(c) || math.IsInf(c, 0) {
-		return fmt.Errorf("%w: kernel value k(x, x) = %g", ErrNonFinite, c)
+	sa, err := columnSum(a, c)
+	if err != nil {
+		return err
 	}
 
-	var err error
 	var scale float64 // the scale of the bordered matrix, for the certificate's rounding
 	switch {
-	case md.paper != nil:
-		err = md.paperStep(a, c, sa)
 	case md.opts.Uncentred:
 		if err = md.thin.Border(vector(&md.vecA, a), nil, 1, c); err == nil {
 			md.tally(md.thin.Stats())
@@ -113,7 +104,31 @@ func (md *Model) addColumn(a []float64, c float64, x []float64) error {
 		return kinds.Wrap(err, "adding point %d", m)
 	}
 
-	// Commit: the point, the row sums and the total.
+	md.commitPoint(x, a, c, sa)
+	stepCertificate(&md.cert, md.thin.Stats(), scale, md.self, md.total, md.m, md.rank > 0)
+	return nil
+}
+
+// columnSum returns the sum of the kernel column a of a new point, checking that a and
+// its self-kernel c are finite.
+func columnSum(a []float64, c float64) (float64, error) {
+	var sa float64
+	for i, v := range a {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("%w: kernel value with point %d is %g", ErrNonFinite, i, v)
+		}
+		sa += v
+	}
+	if math.IsNaN(c) || math.IsInf(c, 0) {
+		return 0, fmt.Errorf("%w: kernel value k(x, x) = %g", ErrNonFinite, c)
+	}
+	return sa, nil
+}
+
+// commitPoint appends the point x of kernel column a (of sum sa) and self-kernel c,
+// whose step the decomposition has taken, to the points, the row sums and the totals.
+func (md *Model) commitPoint(x, a []float64, c, sa float64) {
+	m := md.m
 	copy(md.x[m*md.d:(m+1)*md.d], x)
 	for i, v := range a {
 		md.rowSum[i] += v
@@ -123,10 +138,6 @@ func (md *Model) addColumn(a []float64, c float64, x []float64) error {
 	md.self += c
 	md.m = m + 1
 	md.setView()
-	if md.paper == nil {
-		stepCertificate(&md.cert, md.thin.Stats(), scale, md.self, md.total, md.m, md.rank > 0)
-	}
-	return nil
 }
 
 // tally records the statistics of an eigen-update of the step in progress.

@@ -29,6 +29,16 @@ import (
 // (or any mat.RawRowViewer) it allocates nothing beyond what Add does. To a model of
 // kernel.Precomputed of m points, X holds rows of kernel values as AddBatch's (b×(m+b)).
 func (md *Model) AddRows(ctx context.Context, X mat.Matrix, progress func(added, total int)) (added int, err error) {
+	return md.addRowsWith(ctx, X, progress, func(X mat.Matrix, i int, row []float64) error {
+		// Each row is all or nothing, as Add is.
+		return md.transact(md.addScope(), func() error { return md.addRow(X, i, row) })
+	})
+}
+
+// addRowsWith is AddRows of the type whose add adds row i of the validated X, read into
+// row unless X lends its rows (rowOf), in a txn of its own.
+func (md *Model) addRowsWith(ctx context.Context, X mat.Matrix, progress func(added, total int),
+	add func(X mat.Matrix, i int, row []float64) error) (added int, err error) {
 	if ctx == nil {
 		return 0, fmt.Errorf("%w: nil context", ErrArgument)
 	}
@@ -52,8 +62,7 @@ func (md *Model) AddRows(ctx context.Context, X mat.Matrix, progress func(added,
 		if ctx.Err() != nil {
 			return i, kinds.Stopped(ctx, "after %d of %d rows", i, r)
 		}
-		// Each row is all or nothing, as Add is.
-		if err := md.transact(md.addScope(), func() error { return md.addRow(X, i, row) }); err != nil {
+		if err := add(X, i, row); err != nil {
 			return i, err
 		}
 		if progress != nil {
@@ -69,13 +78,18 @@ func (md *Model) addRow(X mat.Matrix, i int, row []float64) error {
 	if md.precomputed() {
 		return md.addKernelRows(X, i, i+1, 0)
 	}
-	if raw, direct := X.(mat.RawRowViewer); direct {
-		row = raw.RawRowView(i)
-	} else {
-		mat.Row(row, i, X)
-	}
-	if err := md.add(row); err != nil {
+	if err := md.add(rowOf(X, i, row)); err != nil {
 		return fmt.Errorf("kpca: row %d: %w", i, err)
 	}
 	return nil
+}
+
+// rowOf returns row i of X: its own storage if X lends its rows (a *mat.Dense: nothing
+// is allocated), otherwise row, into which it is read.
+func rowOf(X mat.Matrix, i int, row []float64) []float64 {
+	if raw, direct := X.(mat.RawRowViewer); direct {
+		return raw.RawRowView(i)
+	}
+	mat.Row(row, i, X)
+	return row
 }

@@ -18,25 +18,27 @@ import (
 func TestAddRows(t *testing.T) {
 	x, k := sample(t, "yeast", 60)
 	for _, opts := range allOptions {
-		ref := fitModel(t, k, x.Slice(0, 10, 0, 8), opts)
-		testmat.AddRows(t, ref, x, 10, 60)
-		for _, rows := range []mat.Matrix{x.Slice(10, 60, 0, 8), mat.Transpose{Matrix: mat.DenseCopyOf(x.Slice(10, 60, 0, 8).T())}} {
-			md := fitModel(t, k, x.Slice(0, 10, 0, 8), opts)
-			var calls []int
-			added, err := md.AddRows(context.Background(), rows, func(added, total int) {
-				if total != 50 {
-					t.Errorf("progress total %d", total)
+		for _, nm := range exactModels(t, k, x.Slice(0, 10, 0, 8), opts) {
+			ref := nm.md
+			testmat.AddRows(t, ref, x, 10, 60)
+			for _, rows := range []mat.Matrix{x.Slice(10, 60, 0, 8), mat.Transpose{Matrix: mat.DenseCopyOf(x.Slice(10, 60, 0, 8).T())}} {
+				md := fitLike(t, ref, k, x.Slice(0, 10, 0, 8), opts)
+				var calls []int
+				added, err := md.AddRows(context.Background(), rows, func(added, total int) {
+					if total != 50 {
+						t.Errorf("progress total %d", total)
+					}
+					calls = append(calls, added)
+				})
+				if err != nil || added != 50 || md.Len() != 60 {
+					t.Fatalf("%s: AddRows = %d, %v; Len %d", nm.name, added, err, md.Len())
 				}
-				calls = append(calls, added)
-			})
-			if err != nil || added != 50 || md.Len() != 60 {
-				t.Fatalf("%s: AddRows = %d, %v; Len %d", name(opts), added, err, md.Len())
-			}
-			if len(calls) != 50 || calls[0] != 1 || calls[49] != 50 {
-				t.Errorf("%s: progress calls %v", name(opts), calls)
-			}
-			if !slices.Equal(md.Values(nil), ref.Values(nil)) {
-				t.Errorf("%s: AddRows and a loop of Add differ", name(opts))
+				if len(calls) != 50 || calls[0] != 1 || calls[49] != 50 {
+					t.Errorf("%s: progress calls %v", nm.name, calls)
+				}
+				if !slices.Equal(md.Values(nil), ref.Values(nil)) {
+					t.Errorf("%s: AddRows and a loop of Add differ", nm.name)
+				}
 			}
 		}
 	}
@@ -214,6 +216,57 @@ func TestAddBatchRefactorFailure(t *testing.T) {
 		}
 		if !capture(md).equal(before) {
 			t.Errorf("%+v: a failed refactorization changed the model", opts)
+		}
+	}
+}
+
+// TestRankOneGrows: NewRankOne grows by Add, AddBatch and AddRows to the model
+// FitRankOne gives, within the rounding of the steps (checkExact against a batch
+// decomposition), and an empty one reports nothing and encodes.
+func TestRankOneGrows(t *testing.T) {
+	x, k := sample(t, "yeast", 60)
+	for _, opts := range allOptions {
+		r, err := NewRankOne(k, 8, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dst mat.Dense
+		if r.Len() != 0 || r.Components() != 0 || len(r.Values(nil)) != 0 || !errors.Is(r.Transform(&dst, x, 1), ErrEmpty) {
+			t.Errorf("%s: an empty RankOneModel reports %d points, %d components", name(opts), r.Len(), r.Components())
+		}
+		if err := r.Refresh(); err != nil {
+			t.Errorf("%s: Refresh of an empty model: %v", name(opts), err)
+		}
+		empty, err := r.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := new(RankOneModel)
+		if err := back.UnmarshalBinary(empty); err != nil || back.Len() != 0 {
+			t.Fatalf("%s: the encoding of an empty model: %v", name(opts), err)
+		}
+		for i := range 3 {
+			if err := r.Add(x.RawRowView(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := r.AddBatch(x.Slice(3, 40, 0, 8)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.AddRows(context.Background(), x.Slice(40, 60, 0, 8), nil); err != nil {
+			t.Fatal(err)
+		}
+		checkExact(t, name(opts)+" grown", r, 1e-10)
+		into := new(RankOneModel)
+		if err := into.UnmarshalBinary(empty); err != nil {
+			t.Fatal(err)
+		}
+		if err := into.AddBatch(x); err != nil { // into a model without points: a batch fit
+			t.Fatal(err)
+		}
+		fit := fitRankOne(t, k, x, opts)
+		if !captureRankOne(into).equal(captureRankOne(fit)) {
+			t.Errorf("%s: AddBatch into an empty model is not FitRankOne", name(opts))
 		}
 	}
 }

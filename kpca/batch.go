@@ -119,11 +119,11 @@ func batchDgemms(n int) float64 {
 }
 
 // refactorPays reports whether one batch decomposition of the points after adding r
-// rows costs less than r updates: only for the exact model of method Bordered. An
+// rows costs less than r updates: only for the exact model. An
 // update of a model of n points costs stepDgemms·n³ (two of them in a full window: a
 // removal and a bordering), the batch decomposition of N points batchDgemms(N)·N³.
 func (md *Model) refactorPays(r int) bool {
-	if md.paper != nil || md.rank > 0 {
+	if md.rank > 0 {
 		return false
 	}
 	var steps float64

@@ -29,24 +29,38 @@ func (md *Model) Reserve(n int) error {
 	if err := md.ready(); err != nil {
 		return err
 	}
-	if n < 0 {
-		return fmt.Errorf("%w: Reserve(%d): a negative number of points", ErrArgument, n)
-	}
-	if _, err := kinds.Floats("the points", n, md.d); err != nil {
-		return err
-	}
-	if _, err := kinds.Floats("the decomposition", n+1, md.columns(n+1)); err != nil {
+	if err := md.checkReserve(n); err != nil {
 		return err
 	}
 	md.reserve(n)
 	return nil
 }
 
+// checkReserve is Reserve's check of n.
+func (md *Model) checkReserve(n int) error {
+	if n < 0 {
+		return fmt.Errorf("%w: Reserve(%d): a negative number of points", ErrArgument, n)
+	}
+	if _, err := kinds.Floats("the points", n, md.d); err != nil {
+		return err
+	}
+	_, err := kinds.Floats("the decomposition", n+1, md.columns(n+1))
+	return err
+}
+
 // reserve is Reserve of an n the data chose (ensure, fit), not the caller: the sizes
 // grow with the points added and are not bounded (docs/design.md, "Sizes").
 func (md *Model) reserve(n int) {
+	if md.reserveStore(n) {
+		md.thin.Reserve(n+1, md.columns(n+1))
+	}
+}
+
+// reserveStore is reserve of the points, the row sums and the workspaces, which a
+// RankOneModel shares, and reports whether they grew.
+func (md *Model) reserveStore(n int) bool {
 	if md.d == 0 && !md.precomputed() || n <= md.capacity() && len(md.rowSum) >= n && len(md.col) >= n+1 {
-		return
+		return false
 	}
 	// The points and row sums are kept where they are if they have room (a decoded
 	// model's, taken by UnmarshalBinary), and the workspaces sized below in any case.
@@ -66,12 +80,8 @@ func (md *Model) reserve(n int) {
 	md.work2 = make([]float64, n+1)
 	md.work3 = make([]float64, n+1)
 	md.spare.reserve(n, md.d)
-	if md.paper != nil {
-		md.paper.sym.Reserve(n + 1)
-	} else {
-		md.thin.Reserve(n+1, md.columns(n+1))
-	}
 	md.setView()
+	return true
 }
 
 // columns is the number of eigenpairs a decomposition of n points holds, with room for
@@ -87,10 +97,19 @@ func (md *Model) columns(n int) int {
 // added one by one reallocate only now and then (amortised O(m²) copying per point,
 // negligible next to an O(m³) update).
 func (md *Model) ensure(n int) {
+	if r := md.room(n); r > 0 {
+		md.reserve(r)
+	}
+}
+
+// room returns the number of points to reserve room for before n are held, or 0 if
+// there is room.
+func (md *Model) room(n int) int {
 	switch {
 	case n > md.capacity() || len(md.rowSum) < n:
-		md.reserve(max(n, md.capacity()+md.capacity()/4, 16))
+		return max(n, md.capacity()+md.capacity()/4, 16)
 	case len(md.col) < n+1: // points with room but no workspaces (UnmarshalBinary)
-		md.reserve(md.capacity())
+		return md.capacity()
 	}
+	return 0
 }

@@ -203,8 +203,8 @@ func (md *Model) addKernelRows(X mat.Matrix, r0, r1, c0 int) error {
 // transformKernelRows is Transform for a model of columns: the rows of X are the kernel
 // values of new points against the model's points (n×Len()), scored as Transform scores
 // the kernel columns it computes: (X·Uᵀ − shift)·scale, a dgemm.
-func (md *Model) transformKernelRows(dst *mat.Dense, X mat.Matrix, rows, k int) error {
-	top, scale, shift := md.projector(k)
+func (md *Model) transformKernelRows(b basis, dst *mat.Dense, X mat.Matrix, rows, k int) error {
+	top, scale, shift := md.projector(b, k)
 	var out mat.Dense
 	native.Mul(&out, X, top.T())
 	for i := range rows {

@@ -15,30 +15,60 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// decode returns the model of an encoding's body, checked as UnmarshalBinary says:
-// its header, the sizes and options the header gives against the data present, then
-// the arrays.
-func decode(p []byte) (*Model, error) {
+// encodedModel is an encoding's body, read: the store of the model — points, running
+// sums, options and counters, in a Model without a decomposition — and the stored pairs
+// (n eigenvalues, m×n eigenvectors row-major), which the type of the encoding's method
+// takes as its decomposition (Model.setDecomposition, RankOneModel.setEigen).
+type encodedModel struct {
+	md           *Model
+	values, vecs []float64
+}
+
+// decode reads an encoding's body of the method want, checked as UnmarshalBinary says:
+// its header, the sizes and options the header gives against the data present, then the
+// arrays.
+func decode(p []byte, want method) (encodedModel, error) {
 	h, p, err := decodeHeader(p)
 	if err != nil {
-		return nil, err
+		return encodedModel{}, err
 	}
-	opts, rank, k, err := h.model(p)
+	meth, err := h.method()
 	if err != nil {
-		return nil, err
+		return encodedModel{}, err
+	}
+	if meth != want {
+		// The one format holds both types, whose header names the method
+		// (docs/design.md, "Two types, one store"): each type decodes only its own.
+		return encodedModel{}, wrongMethod(meth)
+	}
+	opts, rank, k, err := h.model(p, meth)
+	if err != nil {
+		return encodedModel{}, err
 	}
 	// The points go straight into the model's buffer: a copy of them first, as large
 	// as the encoding, made decoding a model of 70,000 images of d = 784 peak at three
 	// times its size.
 	md := &Model{kern: k, opts: opts, rank: rank, d: h.Dim}
 	md.setOptions()
-	md.ensure(h.Points)
-	if err := md.readArrays(p, h.Points, h.Order); err != nil {
-		return nil, err
+	md.reserveStore(h.Points)
+	values, vecs, err := md.readArrays(p, h.Points, h.Order)
+	if err != nil {
+		return encodedModel{}, err
 	}
 	md.stats = Stats{Points: h.Points, Refreshes: h.Refreshes, Polishes: h.Polishes}
 	md.since, md.sincePolish = h.Since, h.SincePolish
-	return md, nil
+	return encodedModel{md: md, values: values, vecs: vecs}, nil
+}
+
+// method returns the method the header names.
+func (h *encodingHeader) method() (method, error) {
+	switch h.Method {
+	case methodBordered.String():
+		return methodBordered, nil
+	case methodRankOne.String():
+		return methodRankOne, nil
+	}
+	return 0, fmt.Errorf("%w: method %q", ErrEncoding, h.Method)
 }
 
 // decodeHeader reads the body's length-prefixed JSON header, exactly, and returns it
@@ -67,7 +97,7 @@ func decodeHeader(p []byte) (*encodingHeader, []byte, error) {
 // model checks the header's sizes against the data p that follows it, before anything
 // is computed from them or allocated, and returns the options, rank and kernel of the
 // model it describes.
-func (h *encodingHeader) model(p []byte) (Options, int, kernel.Kernel, error) {
+func (h *encodingHeader) model(p []byte, meth method) (Options, int, kernel.Kernel, error) {
 	// Bound every size by the data actually present before computing with it, so that
 	// no product overflows and nothing is allocated for data that is not there: each of
 	// m·d and m·n (n ≤ m) is at most the number of floats, hence their sum below is at
@@ -96,19 +126,25 @@ func (h *encodingHeader) model(p []byte) (Options, int, kernel.Kernel, error) {
 	if opts.Window > 0 && m > opts.Window {
 		return Options{}, 0, nil, fmt.Errorf("%w: %d points in a window of %d", ErrEncoding, m, opts.Window)
 	}
+	if meth == methodRankOne && (opts.Components != All || opts.Window != 0) {
+		return Options{}, 0, nil, fmt.Errorf("%w: a RankOneModel of Components %d, Window %d (it keeps every pair, without a window)", ErrEncoding, opts.Components, opts.Window)
+	}
 	rank := opts.tracked()
 	exact := m // the pairs of the exact model: K′'s m−1 of the bordered centred model
-	if !opts.Uncentred && opts.method == methodBordered {
+	if !opts.Uncentred && meth == methodBordered {
 		exact = max(m-1, 0)
 	}
 	if rank > 0 && n > min(rank, exact) || rank == 0 && n != exact {
-		return Options{}, 0, nil, fmt.Errorf("%w: order %d for %d points, %s, rank %d", ErrEncoding, n, m, opts.method, rank)
+		return Options{}, 0, nil, fmt.Errorf("%w: order %d for %d points, %s, rank %d", ErrEncoding, n, m, meth, rank)
 	}
 	k, err := encodedKernel(h.Kernel)
 	if err != nil {
 		return Options{}, 0, nil, err
 	}
 	if kernel.IsPrecomputed(k) {
+		if meth == methodRankOne {
+			return Options{}, 0, nil, fmt.Errorf("%w: a RankOneModel of kernel columns (kernel.Precomputed)", ErrEncoding)
+		}
 		if err := checkPrecomputedOptions(opts); err != nil {
 			return Options{}, 0, nil, fmt.Errorf("%w: %v", ErrEncoding, err)
 		}
@@ -118,23 +154,24 @@ func (h *encodingHeader) model(p []byte) (Options, int, kernel.Kernel, error) {
 
 // readArrays reads the data p of a model of m points whose sizes decode checked — its
 // points, then n eigenvalues, m×n eigenvectors, m row sums, the total, the trace and
-// the certificate — into md, which ensure sized for them, and starts its decomposition.
-func (md *Model) readArrays(p []byte, m, n int) error {
+// the certificate — into md, which reserveStore sized for them, and returns the
+// eigenvalues and eigenvectors.
+func (md *Model) readArrays(p []byte, m, n int) (values, vecs []float64, err error) {
 	d := md.d
 	r := wire.NewReader(p)
 	if err := r.FloatsTo(md.x[:m*d], ErrEncoding, "points"); err != nil {
-		return err
+		return nil, nil, err
 	}
 	arrays, err := r.Arrays(ErrEncoding, wire.Array{What: "eigenvalues", Len: n}, wire.Array{What: "eigenvectors", Len: m * n},
 		wire.Array{What: "row sums", Len: m}, wire.Array{What: "sums and certificate", Len: 2 + certificateFloats})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	values, vecs, rowSum, sums := arrays[0], arrays[1], arrays[2], arrays[3]
 	c := sums[2:]
 	for _, v := range c {
 		if v < 0 {
-			return fmt.Errorf("%w: certificate %v", ErrEncoding, c)
+			return nil, nil, fmt.Errorf("%w: certificate %v", ErrEncoding, c)
 		}
 	}
 	copy(md.rowSum, rowSum)
@@ -142,7 +179,7 @@ func (md *Model) readArrays(p []byte, m, n int) error {
 	md.cert = certificate{PosNorm: c[0], NegNorm: c[1], PosTrace: c[2], NegTrace: c[3], Slack: c[4], SumErr: c[5]}
 	md.m = m
 	md.setView()
-	return md.setDecomposition(values, vecs)
+	return values, vecs, nil
 }
 
 // options returns the options a header records, which must be valid and resolved (the
@@ -153,13 +190,6 @@ func (h *encodingHeader) options() (Options, error) {
 		BatchMax: h.BatchMax, RefreshTolerance: h.RefreshTolerance, CheckEvery: h.CheckEvery,
 		Update:       update.Options{Workers: h.Workers, Serial: h.Serial, MaxIterations: h.MaxIterations},
 		WindowPolish: WindowPolish{Every: h.PolishEvery, Passes: h.PolishPasses},
-	}
-	switch h.Method {
-	case methodBordered.String():
-	case methodRankOne.String():
-		o.method = methodRankOne
-	default:
-		return o, fmt.Errorf("%w: method %q", ErrEncoding, h.Method)
 	}
 	if o.Components != All && o.Rank == 0 || h.Refreshes < 0 || h.Since < 0 || math.IsInf(o.RefreshTolerance, 0) ||
 		h.Polishes < 0 || h.SincePolish < 0 {
@@ -195,9 +225,6 @@ func encodedKernel(spec kernel.Spec) (kernel.Kernel, error) {
 // relative here).
 func (md *Model) setDecomposition(values, vecs []float64) error {
 	m, n := md.m, len(values)
-	if md.paper != nil {
-		return md.paper.setEigen(values, vecs)
-	}
 	if n == 0 {
 		md.thin.Reset(m)
 		return nil

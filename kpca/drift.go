@@ -46,15 +46,17 @@ func (d Drift) Max() float64 { return math.Max(d.Orthogonality, d.Residual) }
 // model tracked at a rank that has lost every pair — as after the removal of a point
 // whose kernel values dominated the others' (docs/design.md, "Removing a point") — so
 // that Options.RefreshTolerance refreshes it.
-func (md *Model) Drift() Drift {
-	out := md.drift()
+func (md *Model) Drift() Drift { return md.driftOf(md.basis()) }
+
+// driftOf is Drift of the decomposition b.
+func (md *Model) driftOf(b basis) Drift {
+	out := md.drift(b)
 	md.stats.LastDrift = out
 	return out
 }
 
-// drift is Drift without recording it.
-func (md *Model) drift() Drift {
-	b := md.basis()
+// drift is driftOf without recording it.
+func (md *Model) drift(b basis) Drift {
 	n := len(b.values)
 	m := md.m
 	if m == 0 {
@@ -180,16 +182,28 @@ func (md *Model) refresh() error {
 	if err := md.decompose(); err != nil {
 		return err
 	}
+	md.refreshed()
+	return nil
+}
+
+// refreshed counts a refresh that succeeded.
+func (md *Model) refreshed() {
 	md.stats.Refreshes++
 	md.since = 0
-	return nil
 }
 
 // maybeRefresh runs the drift control of Options.RefreshTolerance after a point is added.
 func (md *Model) maybeRefresh() {
-	tol := md.opts.RefreshTolerance
-	if tol <= 0 {
-		return
+	if md.probeDue() && md.Drift().Max() > md.opts.RefreshTolerance {
+		md.stats.RefreshErr = md.refresh()
+	}
+}
+
+// probeDue counts a point added under drift control and reports whether the drift
+// probe is due: every CheckEvery points (100 by default) with a RefreshTolerance.
+func (md *Model) probeDue() bool {
+	if md.opts.RefreshTolerance <= 0 {
+		return false
 	}
 	every := md.opts.CheckEvery
 	if every == 0 {
@@ -197,10 +211,8 @@ func (md *Model) maybeRefresh() {
 	}
 	md.since++
 	if md.since < every {
-		return
+		return false
 	}
 	md.since = 0
-	if md.Drift().Max() > tol {
-		md.stats.RefreshErr = md.refresh()
-	}
+	return true
 }

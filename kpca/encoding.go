@@ -76,14 +76,14 @@ func encodingFloats(m, d, n int) int { return m*d + n + m*n + m + 2 + certificat
 
 // header returns the encoding's header of md, or an error if its kernel cannot describe
 // itself.
-func (md *Model) header(n int) ([]byte, error) {
+func (md *Model) header(meth method, n int) ([]byte, error) {
 	sk, ok := md.kern.(kernel.Specified)
 	if !ok {
 		return nil, fmt.Errorf("%w: kernel %T cannot be described (implement kernel.Specified, or use a kernel.Func)", ErrArgument, md.kern)
 	}
 	o := md.opts
 	h := encodingHeader{
-		Components: o.Components, Rank: o.Rank, Uncentred: o.Uncentred, Method: o.method.String(),
+		Components: o.Components, Rank: o.Rank, Uncentred: o.Uncentred, Method: meth.String(),
 		Window: o.Window, Block: o.Block, BatchMax: o.BatchMax,
 		RefreshTolerance: o.RefreshTolerance, CheckEvery: o.CheckEvery,
 		Workers: o.Update.Workers, Serial: o.Update.Serial, MaxIterations: o.Update.MaxIterations,
@@ -110,9 +110,14 @@ func (md *Model) body() (wire.Body, error) {
 	if err := md.ready(); err != nil {
 		return wire.Body{}, err
 	}
-	b := md.basis()
+	return md.bodyOf(methodBordered, md.basis())
+}
+
+// bodyOf is the body of the encoding of md's store and the decomposition b, of the
+// given method (its header's "method").
+func (md *Model) bodyOf(meth method, b basis) (wire.Body, error) {
 	n := len(b.values)
-	header, err := md.header(n)
+	header, err := md.header(meth, n)
 	if err != nil {
 		return wire.Body{}, err
 	}
@@ -163,33 +168,45 @@ func (md *Model) MarshalBinary() ([]byte, error) { return format.Marshal(md.body
 //
 // The encoding of a RankOneModel is an error wrapping ErrEncoding (decode it with
 // RankOneModel).
-func (md *Model) UnmarshalBinary(data []byte) error { return md.unmarshal(data, methodBordered) }
-
-// unmarshal is UnmarshalBinary of an encoding of the given method: the one format holds
-// both types, whose header names the method (docs/design.md, "Two types, one store"),
-// and each type decodes only its own, before the cost of verify.
-func (md *Model) unmarshal(data []byte, want method) error {
-	decodeWant := func(p []byte) (*Model, error) {
-		got, err := decode(p)
-		if err == nil && got.opts.method != want {
-			return nil, wrongMethod(got.opts.method)
-		}
-		return got, err
-	}
-	fresh, err := wire.Decode(format, data, decodeWant, func(got *Model, seed uint64) error {
-		_, err := got.verify(seed)
-		return err
-	})
+func (md *Model) UnmarshalBinary(data []byte) error {
+	fresh, err := decodeChecked(data, decodeModel, func(md *Model) (*Model, basis) { return md, md.basis() })
 	if err != nil {
 		return err
 	}
-	// Nothing of the old model stays, not even its workspaces. The decoded model's
-	// points and row sums are taken, not copied (CopyFrom then copies them onto
-	// themselves): a large model is not held twice.
+	md.adopt(fresh)
+	return nil
+}
+
+// decodeModel is decode of a Model's encoding, its decomposition set from its pairs.
+func decodeModel(p []byte) (*Model, error) {
+	dc, err := decode(p, methodBordered)
+	if err != nil {
+		return nil, err
+	}
+	if err := dc.md.setDecomposition(dc.values, dc.vecs); err != nil {
+		return nil, err
+	}
+	return dc.md, nil
+}
+
+// decodeChecked decodes data, the encoding of a model of either type, by decode, then
+// checks the model against its points (verify) — its store and decomposition, which
+// parts returns — before it is returned.
+func decodeChecked[T any](data []byte, decode func([]byte) (T, error), parts func(T) (*Model, basis)) (T, error) {
+	return wire.Decode(format, data, decode, func(got T, seed uint64) error {
+		md, b := parts(got)
+		_, err := md.verify(seed, b)
+		return err
+	})
+}
+
+// adopt makes md the decoded model fresh. Nothing of the old model stays, not even its
+// workspaces. The decoded model's points and row sums are taken, not copied (CopyFrom
+// then copies them onto themselves): a large model is not held twice.
+func (md *Model) adopt(fresh *Model) {
 	*md = Model{}
 	md.d, md.x, md.rowSum = fresh.d, fresh.x, fresh.rowSum
 	md.CopyFrom(fresh)
-	return nil
 }
 
 // UnmarshalBinaryFrom restores md from one encoding read from r, as UnmarshalBinary

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/wire"
+	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -38,7 +39,7 @@ func TestEncodingRoundTrip(t *testing.T) {
 			t.Fatalf("%s: %v", name(opts), err)
 		}
 		over := fitModel(t, rbfMedian(t, y), y, Options{Components: 3, Uncentred: !opts.Uncentred})
-		if err := unmarshalAny(over, b); err != nil {
+		if err := over.UnmarshalBinary(b); err != nil {
 			t.Fatalf("%s: over another model: %v", name(opts), err)
 		}
 		for _, got := range []*Model{back, over} {
@@ -60,7 +61,7 @@ func TestEncodingRoundTrip(t *testing.T) {
 		}
 		for q := range 2 {
 			var from Model
-			if n, err := unmarshalAnyFrom(&from, &stream); err != nil || n != len(b) || !capture(&from).equal(capture(md)) {
+			if n, err := from.UnmarshalBinaryFrom(&stream); err != nil || n != len(b) || !capture(&from).equal(capture(md)) {
 				t.Fatalf("%s: UnmarshalBinaryFrom, encoding %d of 2: %d bytes, %v", name(opts), q+1, n, err)
 			}
 		}
@@ -202,7 +203,7 @@ func TestCopyFrom(t *testing.T) {
 	y := points(t, "yeast", 30)
 	for _, opts := range allOptions {
 		src := fitModel(t, k, x.Slice(0, 60, 0, 10), opts)
-		other := Options{Components: All, Uncentred: !opts.Uncentred, method: 1 - opts.method}
+		other := Options{Components: All, Uncentred: !opts.Uncentred}
 		dst := fitModel(t, rbfMedian(t, y), y, other)
 		before := capture(src)
 		dst.CopyFrom(src)
@@ -564,7 +565,7 @@ func verified(t *testing.T, what string, b []byte) float64 {
 	if err != nil {
 		t.Fatalf("%s: a legitimate model refused: %v", what, err)
 	}
-	worst, err := md.verify(binary.LittleEndian.Uint64(b[len(b)-32:]))
+	worst, err := md.verify(binary.LittleEndian.Uint64(b[len(b)-32:]), md.basis())
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
@@ -684,7 +685,6 @@ func TestEncodingForgery(t *testing.T) {
 	cases := map[string]*Model{
 		"centred":       fitModel(t, k, fit, Options{Components: All}),
 		"uncentred":     fitModel(t, k, fit, Options{Components: All, Uncentred: true}),
-		"rank-one":      fitModel(t, k, fit, Options{Components: All, method: methodRankOne}),
 		"rank 6":        fitModel(t, k, fit, Options{Components: 3, Rank: 6, BatchMax: 8}),
 		"window":        fitModel(t, k, fit, Options{Components: All, Window: 16}),
 		"kernel column": fitModel(t, kernel.Precomputed{}, &K, Options{Components: All}),
@@ -748,5 +748,146 @@ func TestEncodingForgery(t *testing.T) {
 		}
 		t.Logf("%-14s %d forgeries: %d refused, %d accepted (%d with values or scores moved within 1e-6)",
 			what, refused+accepted, refused, accepted, changed)
+	}
+}
+
+// TestRankOneEncoding: a RankOneModel's encoding decodes bit for bit, into a zero
+// receiver or over another model, from MarshalBinary or a stream of them, and the
+// decoded model continues exactly as the saved one; each type refuses the other's
+// encoding with an error naming the type to use, and UnmarshalFrom decodes either.
+func TestRankOneEncoding(t *testing.T) {
+	x, k := sample(t, "yeast", 90)
+	y := points(t, "magic", 20)
+	for _, opts := range allOptions {
+		opts.RefreshTolerance, opts.CheckEvery = 1e-9, 7
+		r := fitRankOne(t, k, x.Slice(0, 30, 0, 8), opts)
+		if err := r.AddBatch(x.Slice(30, 60, 0, 8)); err != nil {
+			t.Fatal(err)
+		}
+		b := wiretest.Marshal(t, r)
+		back := new(RankOneModel)
+		if err := back.UnmarshalBinary(b); err != nil {
+			t.Fatalf("%s: %v", name(opts), err)
+		}
+		over := fitRankOne(t, rbfMedian(t, y), y, Options{Components: All, Uncentred: !opts.Uncentred})
+		if err := over.UnmarshalBinary(b); err != nil {
+			t.Fatalf("%s: over another model: %v", name(opts), err)
+		}
+		var stream bytes.Buffer
+		for range 2 {
+			if n, err := r.MarshalBinaryTo(&stream); err != nil || n != len(b) {
+				t.Fatalf("%s: MarshalBinaryTo: %d bytes, %v", name(opts), n, err)
+			}
+		}
+		from := new(RankOneModel)
+		if n, err := from.UnmarshalBinaryFrom(&stream); err != nil || n != len(b) {
+			t.Fatalf("%s: UnmarshalBinaryFrom: %d bytes, %v", name(opts), n, err)
+		}
+		any, n, err := UnmarshalFrom(&stream)
+		if err != nil || n != len(b) {
+			t.Fatalf("%s: UnmarshalFrom: %d bytes, %v", name(opts), n, err)
+		}
+		anyR, ok := any.(*RankOneModel)
+		if !ok {
+			t.Fatalf("%s: UnmarshalFrom gave a %T", name(opts), any)
+		}
+		want := captureRankOne(r)
+		for _, got := range []*RankOneModel{back, over, from, anyR} {
+			if !captureRankOne(got).equal(want) || got.Options() != r.Options() || got.md.since != r.md.since ||
+				got.Stats().Refreshes != r.Stats().Refreshes || !bytes.Equal(wiretest.Marshal(t, got), b) {
+				t.Fatalf("%s: decoded model differs", name(opts))
+			}
+		}
+		for _, m := range []*RankOneModel{r, back, over, from, anyR} {
+			if err := m.AddBatch(x.Slice(60, 90, 0, 8)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, m := range []*RankOneModel{back, over, from, anyR} {
+			if !captureRankOne(m).equal(captureRankOne(r)) {
+				t.Errorf("%s: continued models differ", name(opts))
+			}
+		}
+		// Each type refuses the other's encoding, and is left as it was.
+		md := fitModel(t, k, x.Slice(0, 20, 0, 8), opts)
+		mdBefore := capture(md)
+		if err := md.UnmarshalBinary(b); !errors.Is(err, ErrEncoding) || !errors.As(err, new(methodError)) || !capture(md).equal(mdBefore) {
+			t.Errorf("%s: a RankOneModel's encoding into a Model: %v", name(opts), err)
+		}
+		rBefore := captureRankOne(r)
+		if err := r.UnmarshalBinary(wiretest.Marshal(t, md)); !errors.Is(err, ErrEncoding) || !errors.As(err, new(methodError)) || !captureRankOne(r).equal(rBefore) {
+			t.Errorf("%s: a Model's encoding into a RankOneModel: %v", name(opts), err)
+		}
+	}
+}
+
+// TestRankOneForgery: an encoding of a RankOneModel whose eigenvalues or trivial
+// eigenvector do not belong to its points is refused (verify).
+func TestRankOneForgery(t *testing.T) {
+	x, k := sample(t, "yeast", 20)
+	for _, opts := range allOptions {
+		r := fitRankOne(t, k, x, opts)
+		h, floats := dissect(t, wiretest.Marshal(t, r))
+		m, d := h.Points, h.Dim
+		values := floats[m*d : m*d+m]
+		for _, j := range []int{0, m / 2, m - 1} {
+			forged := slices.Clone(floats)
+			forged[m*d+j] += 1e-3 * math.Abs(values[m-1])
+			if err := new(RankOneModel).UnmarshalBinary(forge(t, h, forged)); !errors.Is(err, ErrEncoding) {
+				t.Errorf("%s: eigenvalue %d shifted: %v, want ErrEncoding", name(opts), j, err)
+			}
+		}
+		// Two eigenvectors swapped: still orthonormal, no longer the pairs of K′.
+		forged := slices.Clone(floats)
+		vecs := forged[m*d+m : m*d+m+m*m]
+		for i := range m {
+			vecs[i*m], vecs[i*m+m-1] = vecs[i*m+m-1], vecs[i*m]
+		}
+		if err := new(RankOneModel).UnmarshalBinary(forge(t, h, forged)); !errors.Is(err, ErrEncoding) {
+			t.Errorf("%s: eigenvectors swapped: %v, want ErrEncoding", name(opts), err)
+		}
+	}
+}
+
+// TestRankOneCopyFrom: a copy is the same model and takes the same next step bit for bit,
+// into a zero RankOneModel or one of other data; restoring a saved state into a model
+// with room allocates nothing; a nil or zero source is refused.
+func TestRankOneCopyFrom(t *testing.T) {
+	x, k := sample(t, "magic", 81)
+	y := points(t, "yeast", 30)
+	for _, opts := range allOptions {
+		src := fitRankOne(t, k, x.Slice(0, 80, 0, 10), opts)
+		before := captureRankOne(src)
+		for _, dst := range []*RankOneModel{new(RankOneModel), fitRankOne(t, rbfMedian(t, y), y, Options{Components: All, Uncentred: !opts.Uncentred})} {
+			if err := dst.CopyFrom(src); err != nil {
+				t.Fatal(err)
+			}
+			if !captureRankOne(dst).equal(before) || dst.Dim() != 10 || dst.Options() != src.Options() {
+				t.Fatalf("%s: copy differs from its source", name(opts))
+			}
+			if err := dst.Add(x.RawRowView(80)); err != nil {
+				t.Fatal(err)
+			}
+			if !captureRankOne(src).equal(before) {
+				t.Fatalf("%s: a step of the copy changed the source", name(opts))
+			}
+			next := new(RankOneModel)
+			next.CopyFrom(src)
+			if err := next.Add(x.RawRowView(80)); err != nil {
+				t.Fatal(err)
+			}
+			if !captureRankOne(next).equal(captureRankOne(dst)) {
+				t.Fatalf("%s: copies take different steps", name(opts))
+			}
+			if allocs := testing.AllocsPerRun(20, func() { dst.CopyFrom(src) }); allocs != 0 {
+				t.Errorf("%s: CopyFrom into a model with room allocates %v times", name(opts), allocs)
+			}
+		}
+		if err := src.CopyFrom(nil); !errors.Is(err, ErrArgument) {
+			t.Errorf("CopyFrom(nil): %v", err)
+		}
+		if err := src.CopyFrom(new(RankOneModel)); !errors.Is(err, ErrArgument) || !captureRankOne(src).equal(before) {
+			t.Errorf("CopyFrom of a zero model: %v", err)
+		}
 	}
 }

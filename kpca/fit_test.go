@@ -120,9 +120,6 @@ func TestFitOptionRules(t *testing.T) {
 		{Components: 5, Rank: -1},
 		{Components: All, Window: 1},
 		{Components: All, Window: -3},
-		{Components: 3, method: methodRankOne},
-		{Components: All, method: methodRankOne, Window: 30},
-		{Components: All, method: 2},
 		{Components: 3, Block: -1},
 		{Components: 3, BatchMax: -1},
 		{Components: 3, RefreshTolerance: math.NaN()},
@@ -199,10 +196,13 @@ func TestFitRoutes(t *testing.T) {
 	checkExact(t, "All beyond BatchMax", all, 1e-10)
 	// Method RankOne fits by a batch decomposition too, and grows from empty.
 	for _, uncentred := range []bool{false, true} {
-		opts := Options{Components: All, method: methodRankOne, Uncentred: uncentred}
-		batch := fitModel(t, k, x.Slice(0, 30, 0, d), opts)
+		opts := Options{Components: All, Uncentred: uncentred}
+		batch, err := FitRankOne(k, x.Slice(0, 30, 0, d), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
 		checkExact(t, "rank-one Fit", batch, 1e-10)
-		grown, err := New(k, d, opts)
+		grown, err := NewRankOne(k, d, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

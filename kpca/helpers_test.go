@@ -1,6 +1,7 @@
 package kpca
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/internal/testmat"
 	"github.com/ikpca/ikpca/internal/wiretest"
 	"github.com/ikpca/ikpca/kernel"
@@ -34,11 +36,24 @@ var rbfMedian = testmat.MedianRBF
 // fitModel returns Fit(k, x, opts), failing the test on an error.
 func fitModel(t testing.TB, k kernel.Kernel, x mat.Matrix, opts Options) *Model {
 	t.Helper()
-	md, err := Fit(k, x, opts)
-	if err != nil {
-		t.Fatal(err)
+	return fitted[*Model](t)(Fit(k, x, opts))
+}
+
+// fitRankOne returns FitRankOne(k, x, opts), failing the test on an error.
+func fitRankOne(t testing.TB, k kernel.Kernel, x mat.Matrix, opts Options) *RankOneModel {
+	t.Helper()
+	return fitted[*RankOneModel](t)(FitRankOne(k, x, opts))
+}
+
+// fitted returns the function that returns a fit's model, failing t on its error.
+func fitted[M any](t testing.TB) func(M, error) M {
+	return func(md M, err error) M {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return md
 	}
-	return md
 }
 
 // sample returns the first n rows of a data set ("yeast" or "magic") and the paper's
@@ -56,29 +71,118 @@ func encode(t testing.TB, md *Model) []byte {
 	return b
 }
 
-// decoded returns the model an encoding describes (UnmarshalBinary into a zero Model),
-// or the error; a RankOneModel's encoding gives the Model it wraps.
+// decoded returns the Model an encoding describes (UnmarshalBinary into a zero Model),
+// or the error.
 func decoded(b []byte) (*Model, error) {
 	md := new(Model)
-	if err := unmarshalAny(md, b); err != nil {
+	if err := md.UnmarshalBinary(b); err != nil {
 		return nil, err
 	}
 	return md, nil
 }
 
-// unmarshalAny is md.UnmarshalBinary(b) of the encoding of a Model or, into the Model a
-// RankOneModel wraps, of a RankOneModel.
-func unmarshalAny(md *Model, b []byte) error {
+// decodedAny returns the model, a *Model or a *RankOneModel, of the encoding b of
+// either (UnmarshalBinary into a zero model of the type the error names), or the error.
+func decodedAny(b []byte) (persisted, error) {
+	md := new(Model)
 	err := md.UnmarshalBinary(b)
 	if errors.As(err, new(methodError)) {
-		return md.unmarshal(b, methodRankOne)
+		r := new(RankOneModel)
+		if err := r.UnmarshalBinary(b); err != nil {
+			return nil, err
+		}
+		return r, nil
 	}
-	return err
+	if err != nil {
+		return nil, err
+	}
+	return md, nil
 }
 
-// unmarshalAnyFrom is unmarshalAny from a stream (UnmarshalBinaryFrom).
-func unmarshalAnyFrom(md *Model, r io.Reader) (int, error) {
-	return format.UnmarshalFrom(r, func(b []byte) error { return unmarshalAny(md, b) })
+// decodedAnyFrom is decodedAny from a stream (UnmarshalFrom), with the bytes read.
+func decodedAnyFrom(r io.Reader) (persisted, int, error) {
+	m, n, err := UnmarshalFrom(r)
+	if err != nil {
+		return nil, n, err
+	}
+	return m.(persisted), n, nil
+}
+
+// exactModel is what checkExact reads of a Model or a RankOneModel.
+type exactModel interface {
+	Len() int
+	Components() int
+	Values(dst []float64) []float64
+	VectorsTo(dst *mat.Dense)
+	Points(dst *mat.Dense)
+	Kernel() kernel.Kernel
+	Options() Options
+}
+
+// storeOf returns the store of a Model (itself) or of a RankOneModel.
+func storeOf(md exactModel) *Model {
+	if r, ok := md.(*RankOneModel); ok {
+		return r.md
+	}
+	return md.(*Model)
+}
+
+// persisted is what the encoding tests drive of either type.
+type persisted interface {
+	ikpca.Incremental
+	ikpca.Persistent
+	Components() int
+}
+
+// testModel is what the tests drive of both exact types, Model and RankOneModel.
+type testModel interface {
+	persisted
+	exactModel
+	AddRows(ctx context.Context, X mat.Matrix, progress func(added, total int)) (int, error)
+	Refresh() error
+	Reserve(n int) error
+	Drift() Drift
+	Stats() Stats
+	UpdateStats(dst []update.Stats) []update.Stats
+	Scores(dst *mat.Dense, k int) error
+	ExplainedVariance(dst []float64) []float64
+}
+
+// named is a model a test drives, with its name in messages.
+type named struct {
+	name string
+	md   testModel
+}
+
+// exactModels returns the Model and the RankOneModel of the rows of x for k and the
+// exact options opts (one of allOptions), named name(opts) and the method.
+func exactModels(t testing.TB, k kernel.Kernel, x mat.Matrix, opts Options) []named {
+	t.Helper()
+	return []named{{name(opts) + "/bordered", fitModel(t, k, x, opts)}, {name(opts) + "/rank-one", fitRankOne(t, k, x, opts)}}
+}
+
+// checkpointAny is checkpoint of a Model or a RankOneModel, whose decomposition is
+// saved beside its store.
+func checkpointAny(md testModel) (rewind func()) {
+	r, ok := md.(*RankOneModel)
+	if !ok {
+		return checkpoint(md.(*Model))
+	}
+	store := checkpoint(r.md)
+	var sym update.Sym
+	sym.CopyFrom(&r.sym)
+	return func() {
+		store()
+		r.sym.CopyFrom(&sym)
+	}
+}
+
+// captureAny is capture of a *Model or a *RankOneModel.
+func captureAny(x persisted) state {
+	if r, ok := x.(*RankOneModel); ok {
+		return captureRankOne(r)
+	}
+	return capture(x.(*Model))
 }
 
 // poisoned returns the kernel k but for the pairs of which a point is bad, whose value
@@ -138,7 +242,7 @@ func batchValues(t testing.TB, a mat.Symmetric, uncentred bool) []float64 {
 }
 
 // reconstruction returns ‖A − V·Λ·Vᵀ‖_F/‖A‖_F for the model's vectors and values.
-func reconstruction(md *Model, a mat.Symmetric) float64 {
+func reconstruction(md exactModel, a mat.Symmetric) float64 {
 	var v mat.Dense
 	md.VectorsTo(&v)
 	values := md.Values(nil)
@@ -167,7 +271,7 @@ func sameVectors(a, b *Model) bool {
 }
 
 // orthogonality returns max|VᵀV − I| for the model's vectors.
-func orthogonality(md *Model) float64 {
+func orthogonality(md exactModel) float64 {
 	var v mat.Dense
 	md.VectorsTo(&v)
 	return testmat.Orthogonality(&v)
@@ -227,10 +331,20 @@ type state struct {
 	m                             int
 }
 
-func capture(md *Model) state {
+func capture(md *Model) state { return captureBasis(md, md.basis()) }
+
+// captureRankOne is capture of a RankOneModel: its store and its decomposition, the
+// trivial vector included.
+func captureRankOne(r *RankOneModel) state {
+	b := r.basis()
+	b.skip = -1
+	return captureBasis(r.md, b)
+}
+
+// captureBasis is capture of the store md and the decomposition b.
+func captureBasis(md *Model, b basis) state {
 	var p mat.Dense
 	md.Points(&p)
-	b := md.basis()
 	var vecs []float64
 	for i := range md.m {
 		if len(b.values) > 0 {
@@ -256,9 +370,6 @@ func setMaxIterations(md *Model, n int) {
 	o := md.opts.Update
 	o.MaxIterations = n
 	md.thin.SetOptions(o)
-	if md.paper != nil {
-		md.paper.sym.SetOptions(o)
-	}
 }
 
 // checkpoint records md's whole state in a txn of its own — not in the buffers the
@@ -274,10 +385,8 @@ func checkpoint(md *Model) (rewind func()) {
 }
 
 var allOptions = []Options{
-	{Components: All, method: methodBordered},
-	{Components: All, Uncentred: true, method: methodBordered},
-	{Components: All, method: methodRankOne},
-	{Components: All, Uncentred: true, method: methodRankOne},
+	{Components: All},
+	{Components: All, Uncentred: true},
 }
 
 // streamOptions are the bordered models at rank r and in a window.
@@ -291,11 +400,10 @@ var streamOptions = []Options{
 }
 
 func name(o Options) string {
-	s := "centred/"
+	s := "centred"
 	if o.Uncentred {
-		s = "uncentred/"
+		s = "uncentred"
 	}
-	s += o.method.String()
 	if o.Components != All {
 		s += fmt.Sprintf("/%d components", o.Components)
 	}
@@ -319,4 +427,26 @@ func modeName(uncentred bool) string {
 		return "uncentred"
 	}
 	return "centred"
+}
+
+// setMaxIterationsAny is setMaxIterations of a Model or a RankOneModel.
+func setMaxIterationsAny(md testModel, n int) {
+	r, ok := md.(*RankOneModel)
+	if !ok {
+		setMaxIterations(md.(*Model), n)
+		return
+	}
+	o := r.md.opts.Update
+	o.MaxIterations = n
+	r.sym.SetOptions(o)
+}
+
+// fitLike returns the model of the type of md (Model or RankOneModel) of the rows of x
+// for k and opts.
+func fitLike(t testing.TB, md testModel, k kernel.Kernel, x mat.Matrix, opts Options) testModel {
+	t.Helper()
+	if _, ok := md.(*RankOneModel); !ok {
+		return fitModel(t, k, x, opts)
+	}
+	return fitRankOne(t, k, x, opts)
 }

@@ -166,11 +166,10 @@ func TestKeepKernelKeepsNothing(t *testing.T) {
 		X    *mat.Dense
 		opts Options
 	}{
-		"d = 10":          {low, Options{Components: 3, Rank: 10, BatchMax: 100}},
-		"pass memory":     {X, Options{Components: 3, Rank: 10, BatchMax: 100, PassMemory: 1 << 20}},
-		"exact":           {X, Options{Components: All}},
-		"window":          {X, Options{Components: 3, Rank: 10, Window: 200}},
-		"rank one method": {X, Options{Components: All, method: methodRankOne}},
+		"d = 10":      {low, Options{Components: 3, Rank: 10, BatchMax: 100}},
+		"pass memory": {X, Options{Components: 3, Rank: 10, BatchMax: 100, PassMemory: 1 << 20}},
+		"exact":       {X, Options{Components: All}},
+		"window":      {X, Options{Components: 3, Rank: 10, Window: 200}},
 	}
 	for name, c := range cases {
 		md := fitModel(t, k, c.X.Slice(0, 100, 0, c.X.RawMatrix().Cols), c.opts)

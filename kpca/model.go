@@ -34,12 +34,7 @@ type Model struct {
 	// thin holds the decomposition of method Bordered: the eigenvectors of K' (centred,
 	// columns orthogonal to 1, m−1 of them) or of K (uncentred, m of them), or the top
 	// rank of either, in point coordinates.
-	thin update.Thin
-	// paper is the decomposition of the RankOneModel that wraps this Model (Hallgren and
-	// Northrop's method, rankone_paper.go), nil in a Model: the one field, and the few
-	// hooks that test it, by which the two types share the store and the read side
-	// (docs/design.md, "Two types, one store").
-	paper      *paperDecomposition
+	thin       update.Thin
 	rowSum     []float64   // K·1, maintained in O(m) per point
 	total      float64     // 1ᵀK1
 	self       float64     // Σ k(xᵢ, xᵢ), the trace of K
@@ -97,7 +92,6 @@ type Stats struct {
 
 // setOptions gives the decompositions the solver options and the truncation.
 func (md *Model) setOptions() {
-	md.setPaper()
 	md.thin.SetOptions(md.opts.Update)
 	md.thin.SetTruncation(md.truncation())
 }
@@ -132,6 +126,14 @@ func (md *Model) CopyFrom(src *Model) error {
 	if md == src {
 		return nil
 	}
+	md.copyStore(src, md.ensure)
+	md.thin.CopyFrom(&src.thin)
+	return nil
+}
+
+// copyStore is CopyFrom of all but the decomposition, with ensure the room of the
+// type that holds md (Model.ensure, or a RankOneModel's, which holds no update.Thin).
+func (md *Model) copyStore(src *Model, ensure func(n int)) {
 	if md.d != src.d {
 		md.x, md.rowSum = nil, nil // the point buffer's layout changes
 		md.d = src.d
@@ -139,20 +141,14 @@ func (md *Model) CopyFrom(src *Model) error {
 	md.kern, md.opts, md.rank = src.kern, src.opts, src.rank
 	md.setOptions()
 	md.m = 0
-	md.ensure(src.m)
+	ensure(src.m)
 	md.m = src.m
 	copy(md.x, src.x[:src.m*src.d])
 	copy(md.rowSum, src.rowSum[:src.m])
 	md.total, md.self, md.cert = src.total, src.self, src.cert
-	if src.paper != nil {
-		md.paper.sym.CopyFrom(&src.paper.sym) // setOptions made md.paper
-	} else {
-		md.thin.CopyFrom(&src.thin)
-	}
 	md.since, md.sincePolish, md.stats = src.since, src.sincePolish, src.stats
 	md.updates = append(md.updates[:0], src.updates...)
 	md.setView()
-	return nil
 }
 
 // setView points the header md.view at the first m points.
@@ -178,14 +174,14 @@ func (md *Model) Len() int { return md.m }
 func (md *Model) Dim() int { return md.d }
 
 // Bytes returns the memory the model holds in its arrays, in bytes: the points, the
-// decomposition with its update workspaces (update.Thin.Bytes, update.Sym.Bytes), the
+// decomposition with its update workspaces (update.Thin.Bytes), the
 // copies a call keeps to roll itself back (txn), and O(m)
 // vectors: O(m²) for the exact model, O(m·(Rank+d)) at rank r. It follows the capacity
 // (Reserve), which grows by a quarter at a time as points are added.
 func (md *Model) Bytes() int {
 	vecs := cap(md.x) + cap(md.rowSum) + cap(md.col) + cap(md.work) + cap(md.work2) +
 		cap(md.work3) + cap(md.probe) + cap(md.probe2) + cap(md.probeMV) + cap(md.blockA) + cap(md.blockB)
-	return 8*vecs + md.spare.bytes() + md.thin.Bytes() + md.paper.bytes()
+	return 8*vecs + md.spare.bytes() + md.thin.Bytes()
 }
 
 // Kernel returns the model's kernel.

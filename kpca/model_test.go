@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ikpca/ikpca"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/testmat"
@@ -32,24 +34,26 @@ func TestAgainstBatch(t *testing.T) {
 		k := rbfMedian(t, x)
 		for _, opts := range allOptions {
 			m0 := 10
-			if opts.method == methodBordered && !opts.Uncentred && set == "yeast" {
+			if !opts.Uncentred && set == "yeast" {
 				m0 = 1 // start from a single point once
 			}
-			md := fitModel(t, k, x.Slice(0, m0, 0, x.RawMatrix().Cols), opts)
-			worstV, worstR := 0.0, 0.0
-			for m := m0; m < total; m++ {
-				if err := md.Add(x.RawRowView(m)); err != nil {
-					t.Fatalf("%s %s: point %d: %v", set, name(opts), m, err)
+			for _, nm := range exactModels(t, k, x.Slice(0, m0, 0, x.RawMatrix().Cols), opts) {
+				md := nm.md
+				worstV, worstR := 0.0, 0.0
+				for m := m0; m < total; m++ {
+					if err := md.Add(x.RawRowView(m)); err != nil {
+						t.Fatalf("%s %s: point %d: %v", set, nm.name, m, err)
+					}
+					a := target(k, x, m+1, opts.Uncentred)
+					v := maxRelDiff(md.Values(nil), batchValues(t, a, opts.Uncentred))
+					r := reconstruction(md, a)
+					worstV, worstR = math.Max(worstV, v), math.Max(worstR, r)
+					if v > 1e-10 || r > 1e-10 {
+						t.Fatalf("%s %s at m = %d: eigenvalues off by %.3g, reconstruction %.3g", set, nm.name, m+1, v, r)
+					}
 				}
-				a := target(k, x, m+1, opts.Uncentred)
-				v := maxRelDiff(md.Values(nil), batchValues(t, a, opts.Uncentred))
-				r := reconstruction(md, a)
-				worstV, worstR = math.Max(worstV, v), math.Max(worstR, r)
-				if v > 1e-10 || r > 1e-10 {
-					t.Fatalf("%s %s at m = %d: eigenvalues off by %.3g, reconstruction %.3g", set, name(opts), m+1, v, r)
-				}
+				t.Logf("%-6s %-20s m = %d…%d: worst eigenvalue error %.2e·λmax, worst reconstruction %.2e", set, nm.name, m0, total, worstV, worstR)
 			}
-			t.Logf("%-6s %-20s m = %d…%d: worst eigenvalue error %.2e·λmax, worst reconstruction %.2e", set, name(opts), m0, total, worstV, worstR)
 		}
 	}
 }
@@ -58,10 +62,14 @@ func TestAgainstBatch(t *testing.T) {
 func TestMethodsAgree(t *testing.T) {
 	x, k := sample(t, "magic", 150)
 	for _, uncentred := range []bool{false, true} {
+		opts := Options{Components: All, Uncentred: uncentred}
+		paper, err := FitRankOne(k, x.Slice(0, 3, 0, 10), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var values [2][]float64
-		for i, method := range []method{methodBordered, methodRankOne} {
-			md := fitModel(t, k, x.Slice(0, 3, 0, 10), Options{Components: All, Uncentred: uncentred, method: method})
-			if _, err := md.AddRows(context.Background(), x.Slice(3, 150, 0, 10), nil); err != nil {
+		for i, md := range []ikpca.Incremental{fitModel(t, k, x.Slice(0, 3, 0, 10), opts), paper} {
+			if err := md.AddBatch(x.Slice(3, 150, 0, 10)); err != nil {
 				t.Fatal(err)
 			}
 			values[i] = md.Values(nil)
@@ -120,19 +128,21 @@ func TestDuplicates(t *testing.T) {
 	}
 	k := rbfMedian(t, y)
 	for _, opts := range allOptions {
-		md := fitModel(t, k, x.Slice(0, 2, 0, 8), opts)
-		if _, err := md.AddRows(context.Background(), x.Slice(2, n, 0, 8), nil); err != nil {
-			t.Fatalf("%s: %v", name(opts), err)
-		}
-		if md.Len() != n {
-			t.Fatalf("%s: %d points of %d", name(opts), md.Len(), n)
-		}
-		a := target(k, x, n, opts.Uncentred)
-		if r := reconstruction(md, a); r > 1e-10 {
-			t.Errorf("%s: reconstruction %.3g", name(opts), r)
-		}
-		if v := maxRelDiff(md.Values(nil), batchValues(t, a, opts.Uncentred)); v > 1e-10 {
-			t.Errorf("%s: eigenvalues off by %.3g", name(opts), v)
+		for _, nm := range exactModels(t, k, x.Slice(0, 2, 0, 8), opts) {
+			md := nm.md
+			if _, err := md.AddRows(context.Background(), x.Slice(2, n, 0, 8), nil); err != nil {
+				t.Fatalf("%s: %v", nm.name, err)
+			}
+			if md.Len() != n {
+				t.Fatalf("%s: %d points of %d", nm.name, md.Len(), n)
+			}
+			a := target(k, x, n, opts.Uncentred)
+			if r := reconstruction(md, a); r > 1e-10 {
+				t.Errorf("%s: reconstruction %.3g", nm.name, r)
+			}
+			if v := maxRelDiff(md.Values(nil), batchValues(t, a, opts.Uncentred)); v > 1e-10 {
+				t.Errorf("%s: eigenvalues off by %.3g", nm.name, v)
+			}
 		}
 	}
 }
@@ -142,46 +152,48 @@ func TestBadInput(t *testing.T) {
 	x, k := sample(t, "yeast", 30)
 	nan, inf := math.NaN(), math.Inf(1)
 	for _, opts := range allOptions {
-		md := fitModel(t, k, x.Slice(0, 20, 0, 8), opts)
-		bad := mat.DenseCopyOf(x.Slice(20, 25, 0, 8))
-		bad.Set(3, 4, nan)
-		calls := []struct {
-			what string
-			call func() error
-			want error
-		}{
-			{"NaN point", func() error { return md.Add([]float64{1, 2, 3, nan, 5, 6, 7, 8}) }, ErrNonFinite},
-			{"Inf point", func() error { return md.Add([]float64{1, 2, 3, 4, 5, 6, 7, -inf}) }, ErrNonFinite},
-			{"short point", func() error { return md.Add([]float64{1, 2}) }, ErrDimension},
-			{"empty batch", func() error { return md.AddBatch(mat.NewDense(1, 8, nil).Slice(0, 0, 0, 8)) }, ErrEmpty},
-			{"nil batch", func() error { return md.AddBatch(nil) }, ErrArgument},
-			{"nil *mat.Dense batch", func() error { return md.AddBatch((*mat.Dense)(nil)) }, ErrArgument},
-			{"wide batch", func() error { return md.AddBatch(mat.NewDense(2, 9, nil)) }, ErrDimension},
-			{"NaN in batch row 3", func() error { return md.AddBatch(bad) }, ErrNonFinite},
-		}
-		for _, c := range calls {
-			before := capture(md)
-			err := c.call()
-			if !errors.Is(err, c.want) {
-				t.Errorf("%s, %s: got %v, want %v", name(opts), c.what, err, c.want)
+		for _, nm := range exactModels(t, k, x.Slice(0, 20, 0, 8), opts) {
+			md := nm.md
+			bad := mat.DenseCopyOf(x.Slice(20, 25, 0, 8))
+			bad.Set(3, 4, nan)
+			calls := []struct {
+				what string
+				call func() error
+				want error
+			}{
+				{"NaN point", func() error { return md.Add([]float64{1, 2, 3, nan, 5, 6, 7, 8}) }, ErrNonFinite},
+				{"Inf point", func() error { return md.Add([]float64{1, 2, 3, 4, 5, 6, 7, -inf}) }, ErrNonFinite},
+				{"short point", func() error { return md.Add([]float64{1, 2}) }, ErrDimension},
+				{"empty batch", func() error { return md.AddBatch(mat.NewDense(1, 8, nil).Slice(0, 0, 0, 8)) }, ErrEmpty},
+				{"nil batch", func() error { return md.AddBatch(nil) }, ErrArgument},
+				{"nil *mat.Dense batch", func() error { return md.AddBatch((*mat.Dense)(nil)) }, ErrArgument},
+				{"wide batch", func() error { return md.AddBatch(mat.NewDense(2, 9, nil)) }, ErrDimension},
+				{"NaN in batch row 3", func() error { return md.AddBatch(bad) }, ErrNonFinite},
 			}
-			if !capture(md).equal(before) {
-				t.Errorf("%s, %s: model changed", name(opts), c.what)
+			for _, c := range calls {
+				before := captureAny(md)
+				err := c.call()
+				if !errors.Is(err, c.want) {
+					t.Errorf("%s, %s: got %v, want %v", nm.name, c.what, err, c.want)
+				}
+				if !captureAny(md).equal(before) {
+					t.Errorf("%s, %s: model changed", nm.name, c.what)
+				}
 			}
-		}
-		// A batch that fails part-way (a forced non-convergence) is rolled back whole.
-		// Three rows: few enough that AddBatch adds them one at a time (refactorPays).
-		before := capture(md)
-		setMaxIterations(md, 1)
-		if err := md.AddBatch(x.Slice(20, 23, 0, 8)); err == nil {
-			t.Errorf("%s: batch with a capped root finder succeeded", name(opts))
-		}
-		if !capture(md).equal(before) {
-			t.Errorf("%s: failed batch changed the model", name(opts))
-		}
-		setMaxIterations(md, 0)
-		if err := md.AddBatch(x.Slice(20, 30, 0, 8)); err != nil {
-			t.Errorf("%s: %v", name(opts), err)
+			// A batch that fails part-way (a forced non-convergence) is rolled back whole.
+			// Three rows: few enough that AddBatch adds them one at a time (refactorPays).
+			before := captureAny(md)
+			setMaxIterationsAny(md, 1)
+			if err := md.AddBatch(x.Slice(20, 23, 0, 8)); err == nil {
+				t.Errorf("%s: batch with a capped root finder succeeded", nm.name)
+			}
+			if !captureAny(md).equal(before) {
+				t.Errorf("%s: failed batch changed the model", nm.name)
+			}
+			setMaxIterationsAny(md, 0)
+			if err := md.AddBatch(x.Slice(20, 30, 0, 8)); err != nil {
+				t.Errorf("%s: %v", nm.name, err)
+			}
 		}
 	}
 	// A kernel that produces NaN for some pairs.
@@ -209,7 +221,6 @@ func TestBadInput(t *testing.T) {
 		{kernel.RBF{Sigma: -1}, x, Options{Components: All}},
 		{k, nil, Options{Components: All}},
 		{k, mat.NewDense(1, 2, []float64{1, nan}), Options{Components: All}},
-		{k, x, Options{Components: All, method: 7}},
 		{k, x, Options{Components: All, RefreshTolerance: -1}},
 	} {
 		if _, err := Fit(c.k, c.x, c.opts); err == nil {
@@ -223,47 +234,52 @@ func TestBadInput(t *testing.T) {
 func TestDrift(t *testing.T) {
 	x, k := sample(t, "yeast", 120)
 	for _, opts := range allOptions {
-		md := fitModel(t, k, x.Slice(0, 60, 0, 8), opts)
-		if d := md.Drift(); d.Max() > 1e-13 {
-			t.Errorf("%s: fresh model drift %+v", name(opts), d)
-		}
-		corrupt(t, md)
-		if d := md.Drift(); d.Residual < 1e-6 {
-			t.Errorf("%s: corrupted model drift %+v", name(opts), d)
-		}
-		if err := md.Refresh(); err != nil {
-			t.Fatal(err)
-		}
-		if d := md.Drift(); d.Max() > 1e-13 || md.Stats().Refreshes != 1 {
-			t.Errorf("%s: after Refresh drift %+v, %d refreshes", name(opts), d, md.Stats().Refreshes)
-		}
-		// Automatic: a probe every 10 points, refresh above 1e-10.
-		opts.RefreshTolerance, opts.CheckEvery = 1e-10, 10
-		auto := fitModel(t, k, x.Slice(0, 60, 0, 8), opts)
-		corrupt(t, auto)
-		if _, err := auto.AddRows(context.Background(), x.Slice(60, 70, 0, 8), nil); err != nil {
-			t.Fatal(err)
-		}
-		if st := auto.Stats(); st.Refreshes != 1 || st.LastDrift.Residual < 1e-6 {
-			t.Errorf("%s: automatic refresh: %+v", name(opts), st)
-		}
-		if r := reconstruction(auto, target(k, x, 70, opts.Uncentred)); r > 1e-12 {
-			t.Errorf("%s: after automatic refresh reconstruction %.3g", name(opts), r)
+		for _, nm := range exactModels(t, k, x.Slice(0, 60, 0, 8), opts) {
+			md := nm.md
+			if d := md.Drift(); d.Max() > 1e-13 {
+				t.Errorf("%s: fresh model drift %+v", nm.name, d)
+			}
+			corrupt(t, md)
+			if d := md.Drift(); d.Residual < 1e-6 {
+				t.Errorf("%s: corrupted model drift %+v", nm.name, d)
+			}
+			if err := md.Refresh(); err != nil {
+				t.Fatal(err)
+			}
+			if d := md.Drift(); d.Max() > 1e-13 || md.Stats().Refreshes != 1 {
+				t.Errorf("%s: after Refresh drift %+v, %d refreshes", nm.name, d, md.Stats().Refreshes)
+			}
+			// Automatic: a probe every 10 points, refresh above 1e-10.
+			opts.RefreshTolerance, opts.CheckEvery = 1e-10, 10
+			auto := fitLike(t, md, k, x.Slice(0, 60, 0, 8), opts)
+			corrupt(t, auto)
+			if _, err := auto.AddRows(context.Background(), x.Slice(60, 70, 0, 8), nil); err != nil {
+				t.Fatal(err)
+			}
+			if st := auto.Stats(); st.Refreshes != 1 || st.LastDrift.Residual < 1e-6 {
+				t.Errorf("%s: automatic refresh: %+v", nm.name, st)
+			}
+			if r := reconstruction(auto, target(k, x, 70, opts.Uncentred)); r > 1e-12 {
+				t.Errorf("%s: after automatic refresh reconstruction %.3g", nm.name, r)
+			}
 		}
 	}
 }
 
 // corrupt perturbs the stored eigenvalues by 1e-4 relative, in the decomposition the
-// model keeps (update.Sym or update.Thin).
-func corrupt(t *testing.T, md *Model) {
+// model keeps (update.Thin, or a RankOneModel's update.Sym).
+func corrupt(t *testing.T, md testModel) {
 	t.Helper()
 	var dec interface {
 		Values([]float64) []float64
 		VectorsTo(*mat.Dense)
 		SetEigen([]float64, mat.Matrix) error
-	} = &md.thin
-	if md.paper != nil {
-		dec = &md.paper.sym
+	}
+	switch md := md.(type) {
+	case *Model:
+		dec = &md.thin
+	case *RankOneModel:
+		dec = &md.sym
 	}
 	values := dec.Values(nil)
 	for i := range values {
@@ -280,33 +296,35 @@ func corrupt(t *testing.T, md *Model) {
 func TestAccessors(t *testing.T) {
 	x, k := sample(t, "yeast", 50)
 	for _, opts := range allOptions {
-		md := fitModel(t, k, x, opts)
-		want := 50
-		if !opts.Uncentred {
-			want = 49
-		}
-		if md.Components() != want || len(md.Values(nil)) != want || md.Len() != 50 || md.Dim() != 8 {
-			t.Errorf("%s: %d components, %d values", name(opts), md.Components(), len(md.Values(nil)))
-		}
-		ev := md.ExplainedVariance(nil)
-		var sum float64
-		for i, v := range ev {
-			sum += v
-			if v < 0 || (i > 0 && v > ev[i-1]+1e-15) {
-				t.Errorf("%s: explained variance %v not descending non-negative", name(opts), ev[:5])
-				break
+		for _, nm := range exactModels(t, k, x, opts) {
+			md := nm.md
+			want := 50
+			if !opts.Uncentred {
+				want = 49
 			}
-		}
-		if math.Abs(sum-1) > 1e-12 {
-			t.Errorf("%s: explained variance sums to %v", name(opts), sum)
-		}
-		var p mat.Dense
-		md.Points(&p)
-		if !mat.Equal(&p, x) {
-			t.Errorf("%s: points differ", name(opts))
-		}
-		if o := orthogonality(md); o > 1e-13 {
-			t.Errorf("%s: eigenvectors orthogonal to %.3g", name(opts), o)
+			if md.Components() != want || len(md.Values(nil)) != want || md.Len() != 50 || md.Dim() != 8 {
+				t.Errorf("%s: %d components, %d values", nm.name, md.Components(), len(md.Values(nil)))
+			}
+			ev := md.ExplainedVariance(nil)
+			var sum float64
+			for i, v := range ev {
+				sum += v
+				if v < 0 || (i > 0 && v > ev[i-1]+1e-15) {
+					t.Errorf("%s: explained variance %v not descending non-negative", nm.name, ev[:5])
+					break
+				}
+			}
+			if math.Abs(sum-1) > 1e-12 {
+				t.Errorf("%s: explained variance sums to %v", nm.name, sum)
+			}
+			var p mat.Dense
+			md.Points(&p)
+			if !mat.Equal(&p, x) {
+				t.Errorf("%s: points differ", nm.name)
+			}
+			if o := orthogonality(md); o > 1e-13 {
+				t.Errorf("%s: eigenvectors orthogonal to %.3g", nm.name, o)
+			}
 		}
 	}
 }
@@ -316,46 +334,48 @@ func TestAccessors(t *testing.T) {
 // were.
 func TestUpdateStats(t *testing.T) {
 	x, k := sample(t, "magic", 42)
-	want := map[Options]int{allOptions[0]: 1, allOptions[1]: 1, allOptions[2]: 5, allOptions[3]: 3}
+	want := map[string]int{"centred/bordered": 1, "uncentred/bordered": 1, "centred/rank-one": 5, "uncentred/rank-one": 3}
 	for _, opts := range allOptions {
-		md := fitModel(t, k, x.Slice(0, 40, 0, 10), opts)
-		if got := md.UpdateStats(nil); len(got) != 0 {
-			t.Errorf("%s: %d update stats before any step", name(opts), len(got))
-		}
-		if err := md.Add(x.RawRowView(40)); err != nil {
-			t.Fatal(err)
-		}
-		got := md.UpdateStats(nil)
-		if len(got) != want[opts] {
-			t.Fatalf("%s: %d update stats, want %d", name(opts), len(got), want[opts])
-		}
-		sum := 0
-		for _, st := range got {
-			sum += st.Deflated
-			if st.Size == 0 || st.Op == "" {
-				t.Errorf("%s: empty update stats %+v", name(opts), st)
+		for _, nm := range exactModels(t, k, x.Slice(0, 40, 0, 10), opts) {
+			md := nm.md
+			if got := md.UpdateStats(nil); len(got) != 0 {
+				t.Errorf("%s: %d update stats before any step", nm.name, len(got))
 			}
-		}
-		if sum != md.Stats().Deflated || got[len(got)-1] != md.Stats().Last {
-			t.Errorf("%s: deflated %d over the updates, %d in Stats", name(opts), sum, md.Stats().Deflated)
-		}
-		if err := md.Add([]float64{1}); err == nil {
-			t.Fatal("short point accepted")
-		}
-		again := md.UpdateStats(nil)
-		if len(again) != len(got) || again[0] != got[0] {
-			t.Errorf("%s: a failed step changed the update stats", name(opts))
-		}
-		// A step that fails inside an update (the root finder capped at one iteration)
-		// leaves no statistics of its partial work.
-		capped := opts
-		capped.Update = updateOptionsMaxIter(1)
-		bad := fitModel(t, k, x.Slice(0, 40, 0, 10), capped)
-		if err := bad.Add(x.RawRowView(41)); err == nil {
-			t.Fatalf("%s: capped root finder converged", name(opts))
-		}
-		if n := len(bad.UpdateStats(nil)); n != 0 || bad.Stats().Deflated != 0 {
-			t.Errorf("%s: failed step left %d update stats", name(opts), n)
+			if err := md.Add(x.RawRowView(40)); err != nil {
+				t.Fatal(err)
+			}
+			got := md.UpdateStats(nil)
+			if len(got) != want[nm.name] {
+				t.Fatalf("%s: %d update stats, want %d", nm.name, len(got), want[nm.name])
+			}
+			sum := 0
+			for _, st := range got {
+				sum += st.Deflated
+				if st.Size == 0 || st.Op == "" {
+					t.Errorf("%s: empty update stats %+v", nm.name, st)
+				}
+			}
+			if sum != md.Stats().Deflated || got[len(got)-1] != md.Stats().Last {
+				t.Errorf("%s: deflated %d over the updates, %d in Stats", nm.name, sum, md.Stats().Deflated)
+			}
+			if err := md.Add([]float64{1}); err == nil {
+				t.Fatal("short point accepted")
+			}
+			again := md.UpdateStats(nil)
+			if len(again) != len(got) || again[0] != got[0] {
+				t.Errorf("%s: a failed step changed the update stats", nm.name)
+			}
+			// A step that fails inside an update (the root finder capped at one iteration)
+			// leaves no statistics of its partial work.
+			capped := opts
+			capped.Update = updateOptionsMaxIter(1)
+			bad := fitLike(t, md, k, x.Slice(0, 40, 0, 10), capped)
+			if err := bad.Add(x.RawRowView(41)); err == nil {
+				t.Fatalf("%s: capped root finder converged", nm.name)
+			}
+			if n := len(bad.UpdateStats(nil)); n != 0 || bad.Stats().Deflated != 0 {
+				t.Errorf("%s: failed step left %d update stats", nm.name, n)
+			}
 		}
 	}
 }
@@ -413,7 +433,6 @@ func TestImpossibleOptions(t *testing.T) {
 		{Components: All, Update: update.Options{Workers: -1}},
 		{Components: All, Update: update.Options{Serial: -1}},
 		{Components: All, Update: update.Options{MaxIterations: -1}},
-		{Components: All, method: 2}, {Components: All, method: -1},
 		{Components: All, RefreshTolerance: -1}, {Components: All, CheckEvery: -1},
 	} {
 		if _, err := Fit(k, x, o); !errors.Is(err, ErrArgument) {
@@ -785,6 +804,32 @@ func TestWindowRestartHolds(t *testing.T) {
 				t.Errorf("%s: %d self-polishes, want %d", what, p, (last-200)/100)
 			}
 			t.Logf("%-28s ErrorBound at most %.3g× ‖E‖₂", what, worst)
+		}
+	}
+}
+
+// TestRankOneOptions: a RankOneModel keeps every pair of points, without a window, and
+// refuses anything else with ErrArgument before it builds anything.
+func TestRankOneOptions(t *testing.T) {
+	x, k := sample(t, "yeast", 10)
+	K := kernel.Matrix(k, x)
+	for _, c := range []struct {
+		what string
+		k    kernel.Kernel
+		x    mat.Matrix
+		opts Options
+	}{
+		{"Components k", k, x, Options{Components: 3}},
+		{"Rank", k, x, Options{Components: All, Rank: 4}},
+		{"Window", k, x, Options{Components: All, Window: 30}},
+		{"kernel columns", kernel.Precomputed{}, K, Options{Components: All}},
+		{"bad solver options", k, x, Options{Components: All, Update: update.Options{Workers: -1}}},
+	} {
+		if _, err := FitRankOne(c.k, c.x, c.opts); !errors.Is(err, ErrArgument) {
+			t.Errorf("FitRankOne, %s: %v, want ErrArgument", c.what, err)
+		}
+		if _, err := NewRankOne(c.k, 8, c.opts); !errors.Is(err, ErrArgument) {
+			t.Errorf("NewRankOne, %s: %v, want ErrArgument", c.what, err)
 		}
 	}
 }

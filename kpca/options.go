@@ -37,9 +37,9 @@ const DefaultBatchMax = 4096
 // others in blocks (fewer if Options.BatchMax is smaller, more if 2·Rank+2 is more).
 const trackedStart = 1000
 
-// method is how a point is added, recorded in Options (unexported: a caller chooses it
-// by the type it builds, Model or RankOneModel) and in the encoding's header, whose
-// "method" field names it (docs/design.md, "Two types, one store").
+// method is how a point is added: the type a caller builds, Model or RankOneModel, whose
+// encodings share one format and name it in the header's "method" field (docs/design.md,
+// "Two types, one store").
 type method int
 
 const (
@@ -139,9 +139,6 @@ type Options struct {
 	// either way. A window takes blocks only while it fills. Negative is an error.
 	Block int
 
-	// method is set by RankOneModel's constructors, and by nothing else.
-	method method
-
 	// RefreshTolerance, if positive, turns on drift control: every CheckEvery points the
 	// model probes its accuracy (Drift) and recomputes the decomposition from the points
 	// (Refresh) when the orthogonality or the residual exceeds the tolerance. Negative,
@@ -194,10 +191,6 @@ func (o Options) validate() (Options, error) {
 	case o.Rank < 0 || o.Rank > 0 && o.Rank < o.Components:
 		return o, fmt.Errorf("%w: Options.Rank %d: want 0 (the default, max(Components, %d)) or at least Components %d",
 			ErrArgument, o.Rank, DefaultRank, o.Components)
-	case o.method != methodBordered && o.method != methodRankOne:
-		return o, fmt.Errorf("%w: method %d", ErrArgument, o.method)
-	case o.method == methodRankOne && (o.Components != All || o.Window != 0):
-		return o, fmt.Errorf("%w: a RankOneModel requires Components All and no Window (Components %d, Window %d)", ErrArgument, o.Components, o.Window)
 	case o.Window < 0 || o.Window == 1:
 		return o, fmt.Errorf("%w: window %d (a window holds at least 2 points)", ErrArgument, o.Window)
 	case o.WindowPolish.Passes < 0 || o.WindowPolish.Passes > MaxPolishPasses:
@@ -263,7 +256,7 @@ func (o Options) BatchStart(n int) int {
 		b = DefaultBatchMax
 	}
 	r := o.tracked()
-	if r == 0 || o.method != methodBordered || n <= b {
+	if r == 0 || n <= b {
 		return n
 	}
 	if r > (n-2)/2 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ikpca/ikpca"
 	"github.com/ikpca/ikpca/kernel"
+	"github.com/ikpca/ikpca/update"
 )
 
 // RankOneModel is an ikpca.Incremental and an ikpca.Persistent; it cannot remove a point,
@@ -36,39 +37,62 @@ var (
 // a zero RankOneModel is not otherwise usable (its methods that return errors return
 // ErrArgument). A RankOneModel must not be used by several goroutines at once.
 type RankOneModel struct {
-	// md holds the points, the running sums and the decomposition; its options record
-	// the method, so that the steps it shares with Model take this path.
+	// md is the store: kernel, options, points, running sums, statistics and the read
+	// side, which RankOneModel's methods give the decomposition of sym (basis); its own
+	// decomposition stays empty.
 	md *Model
+	// sym is K (uncentred) or K′ = CKC with its trivial eigenvector (centred), every
+	// pair; saved is its copy while a call runs (transact).
+	sym, saved update.Sym
+	// ones and proj are the scratch of the search for the trivial eigenvector (basis).
+	ones, proj []float64
 }
 
 // FitRankOne returns the RankOneModel of the rows of X for the kernel k: a batch
 // decomposition of every pair, as Fit with Components All. opts must have Components
-// All and no Window; its Rank must be zero. Its other errors are Fit's.
+// All and no Window; its Rank must be zero; k must not be kernel.Precomputed (a
+// RankOneModel takes points). Its other errors are Fit's.
 func FitRankOne(k kernel.Kernel, X mat.Matrix, opts Options) (*RankOneModel, error) {
-	opts.method = methodRankOne
-	md, err := Fit(k, X, opts)
+	X, n, d, err := kinds.Data(X)
 	if err != nil {
 		return nil, err
 	}
-	return &RankOneModel{md: md}, nil
+	r, err := NewRankOne(k, d, opts)
+	if err == nil {
+		err = r.fitRows(X, n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // NewRankOne returns an empty RankOneModel of d-dimensional points for the kernel k, fed
-// by Add, AddBatch and AddRows. opts must have Components All and no Window; its other
-// errors are New's.
+// by Add, AddBatch and AddRows. opts must have Components All and no Window, and k must
+// not be kernel.Precomputed; its other errors are New's.
 func NewRankOne(k kernel.Kernel, d int, opts Options) (*RankOneModel, error) {
-	opts.method = methodRankOne
+	if kernel.IsPrecomputed(k) {
+		return nil, fmt.Errorf("%w: a RankOneModel of kernel.Precomputed: it takes points (use a Model for kernel columns)", ErrArgument)
+	}
+	if opts.Components != All || opts.Window != 0 {
+		return nil, fmt.Errorf("%w: a RankOneModel requires Components All and no Window (Components %d, Window %d)", ErrArgument, opts.Components, opts.Window)
+	}
 	md, err := New(k, d, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &RankOneModel{md: md}, nil
+	r := &RankOneModel{md: md}
+	r.setOptions()
+	return r, nil
 }
+
+// setOptions gives the decomposition the solver options.
+func (r *RankOneModel) setOptions() { r.sym.SetOptions(r.md.opts.Update) }
 
 // errZeroRankOne is the error of a zero RankOneModel's methods.
 var errZeroRankOne = fmt.Errorf("%w: a zero RankOneModel: build one with FitRankOne or NewRankOne, or decode one into it (UnmarshalBinary)", ErrArgument)
 
-// model returns the model, or for a zero RankOneModel a zero Model, whose read methods
+// model returns the store, or for a zero RankOneModel a zero Model, whose read methods
 // report nothing and whose others are not called (ready).
 func (r *RankOneModel) model() *Model {
 	if r.md == nil {
@@ -85,6 +109,18 @@ func (r *RankOneModel) ready() error {
 	return nil
 }
 
+// transact runs body, a mutating call of the given scope, in the store's txn with the
+// decomposition saved beside it: on error both are as they were (docs/design.md,
+// "Transactions").
+func (r *RankOneModel) transact(s scope, body func() error) error {
+	r.saved.CopyFrom(&r.sym)
+	err := r.md.transact(s, body)
+	if err != nil {
+		r.sym.CopyFrom(&r.saved)
+	}
+	return err
+}
+
 // Add adds the point x (of dimension Dim()) as Model.Add does, with the rank-one
 // updates of Hallgren and Northrop: three uncentred, five centred (UpdateStats). On
 // error the model is unchanged.
@@ -92,7 +128,50 @@ func (r *RankOneModel) Add(x []float64) error {
 	if err := r.ready(); err != nil {
 		return err
 	}
-	return r.md.Add(x)
+	if err := kinds.Point(x, r.md.d); err != nil {
+		return err
+	}
+	return r.transact(scopeAppend, func() error { return r.add(x) })
+}
+
+// add adds a validated point and records the step; the caller's txn rolls it back on
+// error.
+func (r *RankOneModel) add(x []float64) error {
+	md := r.md
+	md.pending = md.pending[:0]
+	m := md.m
+	r.ensure(m + 1)
+	a := md.col[:m]
+	if m > 0 {
+		kernel.Column(a, md.kern, &md.view, x)
+	}
+	c := md.kern.Eval(x, x)
+	sa, err := columnSum(a, c)
+	if err != nil {
+		return err
+	}
+	if err := r.step(a, c, sa); err != nil {
+		return kinds.Wrap(err, "adding point %d", m)
+	}
+	md.commitPoint(x, a, c, sa)
+	md.endStep()
+	if md.probeDue() && r.Drift().Max() > md.opts.RefreshTolerance {
+		md.stats.RefreshErr = r.refresh()
+	}
+	return nil
+}
+
+// ensure makes room for n points, as Model.ensure does.
+func (r *RankOneModel) ensure(n int) {
+	if k := r.md.room(n); k > 0 {
+		r.reserve(k)
+	}
+}
+
+// reserve makes room for n points in the store and the decomposition.
+func (r *RankOneModel) reserve(n int) {
+	r.md.reserveStore(n)
+	r.sym.Reserve(n + 1)
 }
 
 // AddBatch adds the rows of X in order, one at a time, all or nothing, with Model.
@@ -101,7 +180,35 @@ func (r *RankOneModel) AddBatch(X mat.Matrix) error {
 	if err := r.ready(); err != nil {
 		return err
 	}
-	return r.md.AddBatch(X)
+	X, n, err := kinds.Points(X, r.md.d)
+	if err != nil {
+		return err
+	}
+	return r.transact(scopeAppend, func() error {
+		if r.md.m == 0 {
+			return r.fitRows(X, n)
+		}
+		r.ensure(r.md.m + n)
+		row := make([]float64, r.md.d)
+		for i := range n {
+			mat.Row(row, i, X)
+			if err := r.add(row); err != nil {
+				return fmt.Errorf("kpca: batch row %d: %w", i, err)
+			}
+		}
+		return nil
+	})
+}
+
+// fitRows fits the model, which has no points, to the n rows of X: one batch
+// decomposition.
+func (r *RankOneModel) fitRows(X mat.Matrix, n int) error {
+	md := r.md
+	r.ensure(n)
+	for i := range n {
+		mat.Row(md.x[i*md.d:(i+1)*md.d], i, X)
+	}
+	return md.batchStart(n, r.decompose)
 }
 
 // AddRows adds the rows of X one at a time, stoppable by ctx, as Model.AddRows does.
@@ -112,7 +219,14 @@ func (r *RankOneModel) AddRows(ctx context.Context, X mat.Matrix, progress func(
 	if err := r.ready(); err != nil {
 		return 0, err
 	}
-	return r.md.AddRows(ctx, X, progress)
+	return r.md.addRowsWith(ctx, X, progress, func(X mat.Matrix, i int, row []float64) error {
+		return r.transact(scopeAppend, func() error {
+			if err := r.add(rowOf(X, i, row)); err != nil {
+				return fmt.Errorf("kpca: row %d: %w", i, err)
+			}
+			return nil
+		})
+	})
 }
 
 // Refresh recomputes the decomposition from the points with a batch eigensolver, as
@@ -121,18 +235,37 @@ func (r *RankOneModel) Refresh() error {
 	if err := r.ready(); err != nil {
 		return err
 	}
-	return r.md.Refresh()
+	return r.transact(scopeStep, r.refresh)
+}
+
+// refresh is Refresh's batch decomposition, which changes the model only if it
+// succeeds.
+func (r *RankOneModel) refresh() error {
+	if err := r.decompose(); err != nil {
+		return err
+	}
+	r.md.refreshed()
+	return nil
 }
 
 // Drift probes the accuracy of the decomposition, as Model.Drift does.
-func (r *RankOneModel) Drift() Drift { return r.model().Drift() }
+func (r *RankOneModel) Drift() Drift {
+	if r.md == nil {
+		return Drift{}
+	}
+	return r.md.driftOf(r.basis())
+}
 
 // Reserve makes room for n points, as Model.Reserve does.
 func (r *RankOneModel) Reserve(n int) error {
 	if err := r.ready(); err != nil {
 		return err
 	}
-	return r.md.Reserve(n)
+	if err := r.md.checkReserve(n); err != nil {
+		return err
+	}
+	r.reserve(n)
+	return nil
 }
 
 // CopyFrom makes r a copy of src, allocating only if r lacks the room, as Model.CopyFrom
@@ -145,8 +278,14 @@ func (r *RankOneModel) CopyFrom(src *RankOneModel) error {
 	if src.ready() != nil {
 		return fmt.Errorf("%w: CopyFrom of a zero RankOneModel", ErrArgument)
 	}
+	if r == src {
+		return nil
+	}
 	if r.md == nil {
 		r.md = new(Model)
 	}
-	return r.md.CopyFrom(src.md)
+	r.md.copyStore(src.md, r.ensure)
+	r.setOptions()
+	r.sym.CopyFrom(&src.sym)
+	return nil
 }

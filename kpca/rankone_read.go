@@ -7,30 +7,31 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
+	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/update"
 )
 
-// The read side and the encoding of a RankOneModel, which are Model's (docs/design.md,
-// "Two types, one store"): the decomposition differs only in the trivial eigenvector a
-// centred RankOneModel stores and never reports (basis).
+// The read side and the encoding of a RankOneModel: the store's (docs/design.md, "Two
+// types, one store"), given the basis of its decomposition, which leaves out the trivial
+// eigenvector a centred RankOneModel stores and never reports.
 
 // Values returns the eigenvalues in descending order: the m of K (uncentred) or the
 // m−1 of K′ other than its trivial zero along 1 (centred). dst follows Model.Values.
-func (r *RankOneModel) Values(dst []float64) []float64 { return r.model().Values(dst) }
+func (r *RankOneModel) Values(dst []float64) []float64 { return r.model().valuesOf(r.basis(), dst) }
 
 // Components returns the number of eigenvalues Values reports: m uncentred, m−1 centred.
-func (r *RankOneModel) Components() int { return r.model().Components() }
+func (r *RankOneModel) Components() int { return r.model().componentsOf(r.pairs()) }
 
 // ExplainedVariance returns each component's share of the total variance, as
 // Model.ExplainedVariance does.
 func (r *RankOneModel) ExplainedVariance(dst []float64) []float64 {
-	return r.model().ExplainedVariance(dst)
+	return r.model().explainedOf(r.basis(), dst)
 }
 
 // VectorsTo stores the unit eigenvectors in the columns of dst, signed and shaped as by
 // Model.VectorsTo.
-func (r *RankOneModel) VectorsTo(dst *mat.Dense) { r.model().VectorsTo(dst) }
+func (r *RankOneModel) VectorsTo(dst *mat.Dense) { r.model().vectorsOf(r.basis(), dst) }
 
 // Scores writes the training scores of the top k components to dst, as Model.Scores
 // does, with its errors.
@@ -38,7 +39,7 @@ func (r *RankOneModel) Scores(dst *mat.Dense, k int) error {
 	if err := r.ready(); err != nil {
 		return err
 	}
-	return r.md.Scores(dst, k)
+	return r.md.scoresOf(r.basis(), dst, k)
 }
 
 // Transform projects the rows of X onto the top k components, as Model.Transform does,
@@ -47,7 +48,7 @@ func (r *RankOneModel) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	if err := r.ready(); err != nil {
 		return err
 	}
-	return r.md.Transform(dst, X, k)
+	return r.md.transformOf(r.basis(), dst, X, k)
 }
 
 // Points copies the points into the rows of dst, as Model.Points does.
@@ -56,24 +57,22 @@ func (r *RankOneModel) Points(dst *mat.Dense) { r.model().Points(dst) }
 // Len returns the number of points.
 func (r *RankOneModel) Len() int { return r.model().Len() }
 
-// Dim returns the dimension of the points (0 for kernel.Precomputed).
+// Dim returns the dimension of the points.
 func (r *RankOneModel) Dim() int { return r.model().Dim() }
 
 // Centred reports whether the model decomposes K′ = CKC (the default) rather than K.
 func (r *RankOneModel) Centred() bool { return r.model().Centred() }
 
 // Bytes returns the memory the model holds in its arrays, in bytes: O(m²).
-func (r *RankOneModel) Bytes() int { return r.model().Bytes() }
+func (r *RankOneModel) Bytes() int {
+	return r.model().Bytes() + r.sym.Bytes() + r.saved.Bytes() + 8*(cap(r.ones)+cap(r.proj))
+}
 
 // Kernel returns the model's kernel.
 func (r *RankOneModel) Kernel() kernel.Kernel { return r.model().Kernel() }
 
 // Options returns the model's options.
-func (r *RankOneModel) Options() Options {
-	o := r.model().Options()
-	o.method = methodBordered // what a caller passes on to Fit builds a Model
-	return o
-}
+func (r *RankOneModel) Options() Options { return r.model().Options() }
 
 // Stats returns statistics of the model and its last step; Stats.Last is the last of the
 // step's updates.
@@ -89,33 +88,53 @@ func (r *RankOneModel) UpdateStats(dst []update.Stats) []update.Stats {
 // MarshalBinaryTo writes the encoding of the model to w as Model.MarshalBinaryTo does,
 // in Model's format: its header names the method "rank-one".
 func (r *RankOneModel) MarshalBinaryTo(w io.Writer) (int, error) {
-	if err := r.ready(); err != nil {
-		return 0, err
-	}
-	return r.md.MarshalBinaryTo(w)
+	return format.MarshalTo(w, r.body)
 }
 
 // MarshalBinary returns the encoding of the model (see MarshalBinaryTo).
 func (r *RankOneModel) MarshalBinary() ([]byte, error) {
+	return format.Marshal(r.body)
+}
+
+// body is the body of r's encoding: the store's, with the method "rank-one" and every
+// stored pair, the trivial one included.
+func (r *RankOneModel) body() (wire.Body, error) {
 	if err := r.ready(); err != nil {
-		return nil, err
+		return wire.Body{}, err
 	}
-	return r.md.MarshalBinary()
+	b := r.basis()
+	b.skip = -1
+	return r.md.bodyOf(methodRankOne, b)
 }
 
 // UnmarshalBinary restores the model from an encoding of a RankOneModel, replacing r
 // entirely, with Model.UnmarshalBinary's checks. The encoding of a Model is an error
 // wrapping ErrEncoding (decode it with Model). On error r is unchanged.
 func (r *RankOneModel) UnmarshalBinary(data []byte) error {
-	md := r.md
-	if md == nil {
-		md = new(Model)
-	}
-	if err := md.unmarshal(data, methodRankOne); err != nil {
+	fresh, err := decodeChecked(data, decodeRankOne, func(r *RankOneModel) (*Model, basis) { return r.md, r.basis() })
+	if err != nil {
 		return err
 	}
-	r.md = md
+	// As Model.adopt: nothing of the old model stays.
+	*r = RankOneModel{md: &Model{d: fresh.md.d, x: fresh.md.x, rowSum: fresh.md.rowSum}}
+	r.md.copyStore(fresh.md, r.ensure)
+	r.setOptions()
+	r.sym.CopyFrom(&fresh.sym)
 	return nil
+}
+
+// decodeRankOne is decode of a RankOneModel's encoding (see decodeModel).
+func decodeRankOne(p []byte) (*RankOneModel, error) {
+	dc, err := decode(p, methodRankOne)
+	if err != nil {
+		return nil, err
+	}
+	r := &RankOneModel{md: dc.md}
+	r.setOptions()
+	if err := r.setEigen(dc.values, dc.vecs); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // UnmarshalBinaryFrom reads one encoding from r and restores the model from it, as

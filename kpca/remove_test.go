@@ -15,7 +15,7 @@ import (
 
 // pointsTarget is the matrix a model of the points of md decomposes, K or CKC, formed
 // from scratch.
-func pointsTarget(md *Model) *mat.SymDense {
+func pointsTarget(md exactModel) *mat.SymDense {
 	var p mat.Dense
 	md.Points(&p)
 	k := kernel.Matrix(md.Kernel(), &p)
@@ -28,7 +28,7 @@ func pointsTarget(md *Model) *mat.SymDense {
 // checkExact compares an exact model with a batch decomposition of its points: the
 // eigenvalues (relative to λmax) and the reconstruction ‖A − VΛVᵀ‖_F/‖A‖_F within tol,
 // the orthogonality of the vectors, and the row sums, total and trace (checkSums).
-func checkExact(t *testing.T, what string, md *Model, tol float64) {
+func checkExact(t *testing.T, what string, md exactModel, tol float64) {
 	t.Helper()
 	if md.Len() == 0 {
 		if md.Components() != 0 {
@@ -46,7 +46,7 @@ func checkExact(t *testing.T, what string, md *Model, tol float64) {
 	if !(v <= tol && r <= tol && o <= tol) {
 		t.Errorf("%s (m = %d): eigenvalues off by %.3g, reconstruction %.3g, orthogonality %.3g (tolerance %.3g)", what, md.Len(), v, r, o, tol)
 	}
-	checkSums(t, what, md)
+	checkSums(t, what, storeOf(md))
 }
 
 // TestRemove removes points from exact models — the oldest, the newest, middle ones —

@@ -27,7 +27,7 @@ func TestBackendRoute(t *testing.T) {
 					t.Fatal(name(opts), err)
 				}
 			}
-			if opts.method == methodBordered {
+			{
 				if err := md.Remove(7); err != nil {
 					t.Fatal(name(opts), err)
 				}

@@ -24,14 +24,19 @@ type basis struct {
 }
 
 func (md *Model) basis() basis {
-	if md.paper != nil {
-		return md.paperBasis()
-	}
 	b := basis{skip: -1, values: md.thin.Values(nil)}
 	if d, ok := md.thin.Vectors().(*mat.Dense); ok && !d.IsEmpty() {
 		b.vecs = d.RawMatrix()
 	}
 	return b
+}
+
+// pairs is the number of pairs b reports (the trivial one left out).
+func (b basis) pairs() int {
+	if b.skip >= 0 {
+		return len(b.values) - 1
+	}
+	return len(b.values)
 }
 
 // order returns the stored columns of the spectrum in descending order of eigenvalue,
@@ -71,8 +76,10 @@ func (md *Model) reported(b basis) []int {
 // below about −m·ε·λ₁ (the size of the kernel values' own rounding) is beyond rounding:
 // the matrix is indefinite, and that value's component, which has no feature-space
 // meaning, scores zero in Transform.
-func (md *Model) Values(dst []float64) []float64 {
-	b := md.basis()
+func (md *Model) Values(dst []float64) []float64 { return md.valuesOf(md.basis(), dst) }
+
+// valuesOf is Values of the decomposition b.
+func (md *Model) valuesOf(b basis, dst []float64) []float64 {
 	idx := md.reported(b)
 	dst = check.Room(dst, len(idx))
 	for q, j := range idx {
@@ -86,9 +93,11 @@ func (md *Model) Values(dst []float64) []float64 {
 // rank r only those of positive eigenvalue; with Components All, every pair.
 func (md *Model) Components() int {
 	_, n := md.thin.Dims()
-	if md.paper != nil {
-		n = md.paperPairs()
-	}
+	return md.componentsOf(n)
+}
+
+// componentsOf is Components of a decomposition of n pairs.
+func (md *Model) componentsOf(n int) int {
 	if k := md.opts.Components; k != All && k < n {
 		return k
 	}
@@ -103,16 +112,20 @@ func (md *Model) Components() int {
 // to the fraction of the variance the components capture. dst follows the rules of
 // Values.
 func (md *Model) ExplainedVariance(dst []float64) []float64 {
+	return md.explainedOf(md.basis(), dst)
+}
+
+// explainedOf is ExplainedVariance of the decomposition b.
+func (md *Model) explainedOf(b basis, dst []float64) []float64 {
 	var sum float64
 	if md.rank > 0 {
 		sum = md.traceK()
 	} else {
-		b := md.basis()
 		for _, j := range b.order() {
 			sum += math.Max(b.values[j], 0)
 		}
 	}
-	dst = md.Values(dst)
+	dst = md.valuesOf(b, dst)
 	for i, v := range dst {
 		if sum > 0 {
 			dst[i] = math.Max(v, 0) / sum
@@ -132,8 +145,10 @@ func (md *Model) ExplainedVariance(dst []float64) []float64 {
 // Σᵢ uᵢⱼ·φ̃(xᵢ)/√λⱼ, and column j times √λⱼ holds the points' training scores
 // (Scores). Each column's sign is fixed by its largest-magnitude entry, which is
 // positive (package sign, docs/design.md, "Signs"); Scores and Transform follow.
-func (md *Model) VectorsTo(dst *mat.Dense) {
-	b := md.basis()
+func (md *Model) VectorsTo(dst *mat.Dense) { md.vectorsOf(md.basis(), dst) }
+
+// vectorsOf is VectorsTo of the decomposition b.
+func (md *Model) vectorsOf(b basis, dst *mat.Dense) {
 	idx := md.reported(b)
 	m := md.m
 	if !check.Vectors(dst, m, len(idx)) {

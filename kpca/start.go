@@ -25,7 +25,6 @@ func (md *Model) decompose() error {
 	if m == 0 {
 		md.thin.Reset(0)
 		md.thin.SetTruncation(md.truncation())
-		md.paper.reset()
 		md.total, md.self, md.cert = 0, 0, certificate{}
 		md.sincePolish = 0
 		return nil
@@ -42,43 +41,57 @@ func (md *Model) decompose() error {
 // decomposeMatrix is decompose for the kernel matrix K of the m points (its upper
 // triangle is read), computed by decompose or given (Fit of kernel.Precomputed).
 func (md *Model) decomposeMatrix(K *mat.SymDense) error {
-	m := md.m
-	raw := K.RawSymmetric()
-	rowSum := make([]float64, m)
-	var total, self float64
+	sums, err := kernelSums(K)
+	if err != nil {
+		return err
+	}
+	fresh, drop, err := md.decomposeThin(K, K.RawSymmetric())
+	if err != nil {
+		return err
+	}
+	md.thin.CopyFrom(fresh)
+	md.thin.SetTruncation(md.truncation())
+	var cert certificate
+	if md.rank > 0 {
+		cert.Drop(drop)
+	}
+	md.setSums(sums, cert)
+	return nil
+}
+
+// matrixSums are the running sums of a kernel matrix K of m points: K·1, 1ᵀK1 and
+// the trace.
+type matrixSums struct {
+	rowSum      []float64
+	total, self float64
+}
+
+// kernelSums returns the running sums of K, checking that its values are finite.
+func kernelSums(K *mat.SymDense) (matrixSums, error) {
+	m := K.SymmetricDim()
+	out := matrixSums{rowSum: make([]float64, m)}
 	for i := range m {
 		var s float64
 		for j := range m {
 			v := K.At(i, j)
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%w: kernel value k(x%d, x%d) = %g", ErrNonFinite, i, j, v)
+				return matrixSums{}, fmt.Errorf("%w: kernel value k(x%d, x%d) = %g", ErrNonFinite, i, j, v)
 			}
 			s += v
 		}
-		rowSum[i] = s
-		total += s
-		self += K.At(i, i)
+		out.rowSum[i] = s
+		out.total += s
+		out.self += K.At(i, i)
 	}
-	var cert certificate
-	if md.paper != nil {
-		if err := md.paperDecompose(K, rowSum, total); err != nil {
-			return err
-		}
-	} else {
-		fresh, drop, err := md.decomposeThin(K, raw)
-		if err != nil {
-			return err
-		}
-		md.thin.CopyFrom(fresh)
-		md.thin.SetTruncation(md.truncation())
-		if md.rank > 0 {
-			cert.Drop(drop)
-		}
-	}
-	copy(md.rowSum, rowSum)
-	md.total, md.self, md.cert = total, self, cert
+	return out, nil
+}
+
+// setSums makes the sums of a batch decomposition the model's, with the certificate
+// of its truncation.
+func (md *Model) setSums(sums matrixSums, cert certificate) {
+	copy(md.rowSum, sums.rowSum)
+	md.total, md.self, md.cert = sums.total, sums.self, cert
 	md.sincePolish = 0 // a batch decomposition restarts the certificate as a polish does
-	return nil
 }
 
 // decomposeThin returns the decomposition of method Bordered for the kernel matrix K of

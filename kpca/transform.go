@@ -25,7 +25,12 @@ func (md *Model) Scores(dst *mat.Dense, k int) error {
 	if err := md.ready(); err != nil {
 		return err
 	}
-	if err := kinds.Components(k, md.Components()); err != nil {
+	return md.scoresOf(md.basis(), dst, k)
+}
+
+// scoresOf is Scores of the decomposition b.
+func (md *Model) scoresOf(b basis, dst *mat.Dense, k int) error {
+	if err := kinds.Components(k, md.componentsOf(b.pairs())); err != nil {
 		return err
 	}
 	if err := kinds.Dst(dst, md.m, k); err != nil {
@@ -33,8 +38,8 @@ func (md *Model) Scores(dst *mat.Dense, k int) error {
 	}
 	check.Reuse(dst, md.m, k)
 	var u mat.Dense
-	md.VectorsTo(&u)
-	values := md.Values(nil)
+	md.vectorsOf(b, &u)
+	values := md.valuesOf(b, nil)
 	tol := zeroTolerance(values, md.m)
 	for j := range k {
 		f := 0.0
@@ -66,18 +71,24 @@ func (md *Model) Transform(dst *mat.Dense, X mat.Matrix, k int) error {
 	if err := md.ready(); err != nil {
 		return err
 	}
+	return md.transformOf(md.basis(), dst, X, k)
+}
+
+// transformOf is Transform onto the decomposition b.
+func (md *Model) transformOf(b basis, dst *mat.Dense, X mat.Matrix, k int) error {
+	n := md.componentsOf(b.pairs())
 	if md.precomputed() {
-		X, rows, err := kinds.Transform(dst, X, md.m, k, md.Components())
+		X, rows, err := kinds.Transform(dst, X, md.m, k, n)
 		if err != nil {
 			return err
 		}
-		return md.transformKernelRows(dst, X, rows, k)
+		return md.transformKernelRows(b, dst, X, rows, k)
 	}
-	X, _, err := kinds.Transform(dst, X, md.d, k, md.Components())
+	X, _, err := kinds.Transform(dst, X, md.d, k, n)
 	if err != nil {
 		return err
 	}
-	top, scale, shift := md.projector(k)
+	top, scale, shift := md.projector(b, k)
 	// The kernel block K(X, points) times the vectors, a block of rows at a time
 	// (kernel.Cross.ProjectTo: a dgemm for the distances or products of RBF,
 	// polynomial and linear kernels, and for RBF each row projected as soon as it is
@@ -124,8 +135,7 @@ func (md *Model) transformCross() *kernel.Cross {
 // projector returns what scores kernel columns on the top k components: the vectors as
 // the rows of a k×m matrix, their scales ±1/√λ (0 for a numerically zero λ) and, centred,
 // their shifts (K1/m)ᵀuⱼ, so that a column kₓ scores (uⱼᵀkₓ − shiftⱼ)·scaleⱼ.
-func (md *Model) projector(k int) (top *mat.Dense, scale, shift []float64) {
-	b := md.basis()
+func (md *Model) projector(b basis, k int) (top *mat.Dense, scale, shift []float64) {
 	idx := md.reported(b)[:k]
 	m := md.m
 	// The top k vectors, as the rows of a k×m matrix, and their scales ±1/√λ, the sign

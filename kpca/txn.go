@@ -63,8 +63,7 @@ const (
 // txnBuffers are the arrays a txn records into, lent by the model (Model.spare) and
 // reused by every call.
 type txnBuffers struct {
-	thin    *update.Thin // the decomposition of a Model
-	paper   *update.Sym  // or of a RankOneModel (paperDecomposition)
+	thin    *update.Thin // the decomposition
 	sums    []float64    // the row sums
 	points  []float64    // the oldest point (scopeSlide) or every point (scopeAll)
 	updates []update.Stats
@@ -75,9 +74,6 @@ func (b *txnBuffers) bytes() int {
 	n := 8 * (cap(b.sums) + cap(b.points))
 	if b.thin != nil {
 		n += b.thin.Bytes()
-	}
-	if b.paper != nil {
-		n += b.paper.Bytes()
 	}
 	return n
 }
@@ -105,14 +101,11 @@ func (md *Model) transact(s scope, body func() error) error {
 	return err
 }
 
-// addScope is the scope of adding one point: a full window's step slides; the
-// Model of a RankOneModel makes several updates a point; otherwise one update.
+// addScope is the scope of adding one point: a full window's step slides; otherwise
+// one update.
 func (md *Model) addScope() scope {
-	switch {
-	case md.opts.Window > 0 && md.m >= md.opts.Window:
+	if md.opts.Window > 0 && md.m >= md.opts.Window {
 		return scopeSlide
-	case md.paper != nil:
-		return scopeAppend
 	}
 	return scopeStep
 }
@@ -127,14 +120,10 @@ func (md *Model) begin(s scope) txn {
 	if s == scopeStep {
 		return tx
 	}
-	if md.paper != nil {
-		md.paper.save(b)
-	} else {
-		if b.thin == nil {
-			b.thin = new(update.Thin)
-		}
-		b.thin.CopyFrom(&md.thin)
+	if b.thin == nil {
+		b.thin = new(update.Thin)
 	}
+	b.thin.CopyFrom(&md.thin)
 	b.sums = append(b.sums[:0], md.rowSum[:md.m]...)
 	switch s {
 	case scopeSlide:
@@ -149,11 +138,7 @@ func (md *Model) begin(s scope) txn {
 func (md *Model) rollback(tx *txn) {
 	b := &tx.buf
 	if tx.scope != scopeStep {
-		if md.paper != nil {
-			md.paper.restore(b)
-		} else {
-			md.thin.CopyFrom(b.thin)
-		}
+		md.thin.CopyFrom(b.thin)
 		md.ensure(tx.m)
 		copy(md.rowSum, b.sums)
 		md.restorePoints(tx)

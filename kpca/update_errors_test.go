@@ -17,10 +17,8 @@ func TestUpdateErrorKinds(t *testing.T) {
 	k := rbfMedian(t, x)
 	capped := update.Options{MaxIterations: 1}
 	for _, opts := range []Options{
-		{Components: All, method: methodBordered, Update: capped},
-		{method: methodBordered, Components: 5, Rank: 5, Update: capped},
-		{Components: All, method: methodRankOne, Update: capped},
-		{Components: All, method: methodRankOne, Uncentred: true, Update: capped},
+		{Components: All, Update: capped},
+		{Components: 5, Rank: 5, Update: capped},
 	} {
 		md := fitModel(t, k, x.Slice(0, 10, 0, 8), opts)
 		var err error

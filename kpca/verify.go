@@ -20,7 +20,7 @@ import (
 // check.PairsTolerance.
 const verifyProbes = 2
 
-// verify checks that a decoded model's decomposition and running sums belong to its
+// verify checks that a decoded model's decomposition b and running sums belong to its
 // points (docs/design.md, "Encodings"), the check UnmarshalBinary makes after the
 // structural ones: with Sᵢ = Σⱼ|k(xᵢ, xⱼ)| the row sums of the kernel values' magnitudes,
 //
@@ -45,14 +45,13 @@ const verifyProbes = 2
 // over 20,000 Fashion-MNIST images takes 6 s on two cores), and O(m·n) for the probes.
 // It returns the largest ratio of a deviation to its tolerance (at most 1 when the
 // model passes), the margin the tests report.
-func (md *Model) verify(seed uint64) (float64, error) {
+func (md *Model) verify(seed uint64, b basis) (float64, error) {
 	m := md.m
 	if m == 0 {
 		return 0, nil
 	}
 	var margin check.Margin
 	within := margin.Within
-	b := md.basis()
 	var sumAbs, big float64
 	for _, v := range b.values {
 		sumAbs += math.Abs(v)

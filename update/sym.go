@@ -266,18 +266,9 @@ func NewSymFromEigen(e *mat.EigenSym) (*Sym, error) {
 // &mat.Dense{}), vectors of another size one wrapping ErrDimension and a NaN or
 // infinite value or entry one wrapping ErrNonFinite. On error s is unchanged.
 func (s *Sym) SetEigen(values []float64, vectors mat.Matrix) error {
-	if check.IsNil(vectors) {
-		return fmt.Errorf("%w: SetEigen: nil vectors", ErrArgument)
-	}
 	n := len(values)
-	vectors, r, c, err := kinds.Matrix(vectors) // a caller's own type read once (check.Kinds.Matrix)
+	vectors, _, err := eigenPairs(values, vectors, func(r, c int) bool { return r == n && c == n }, "n×n")
 	if err != nil {
-		return err
-	}
-	if r != n || c != n {
-		return fmt.Errorf("%w: %d values but %d×%d vectors", ErrDimension, n, r, c)
-	}
-	if err := finitePairs(values, vectors); err != nil {
 		return err
 	}
 	// The vectors are sorted into the second buffer and probed there, as they will be
@@ -316,6 +307,26 @@ func finite(name string, x []float64) error {
 		}
 	}
 	return nil
+}
+
+// eigenPairs checks the pairs SetEigen is given: vectors not nil, read once (a caller's
+// own type: check.Kinds.Matrix), of r rows and a shape fits accepts (want says which, in
+// the error), their values and entries finite. It returns the vectors read and r.
+func eigenPairs(values []float64, vectors mat.Matrix, fits func(r, c int) bool, want string) (mat.Matrix, int, error) {
+	if check.IsNil(vectors) {
+		return nil, 0, fmt.Errorf("%w: SetEigen: nil vectors", ErrArgument)
+	}
+	vectors, r, c, err := kinds.Matrix(vectors)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !fits(r, c) {
+		return nil, 0, fmt.Errorf("%w: %d values but %d×%d vectors (want %s)", ErrDimension, len(values), r, c, want)
+	}
+	if err := finitePairs(values, vectors); err != nil {
+		return nil, 0, err
+	}
+	return vectors, r, nil
 }
 
 // finitePairs reports a non-finite value or entry of vectors (n×len(values), checked by

@@ -2,14 +2,14 @@ package update
 
 import (
 	"fmt"
-	"github.com/ikpca/ikpca/internal/hugepage"
 	"math"
+
+	"github.com/ikpca/ikpca/internal/hugepage"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/native"
 	"github.com/ikpca/ikpca/secular"
 )
@@ -377,18 +377,9 @@ func NewThin(values []float64, vectors mat.Matrix) (*Thin, error) {
 // Reset), a NaN or infinite value or entry ErrNonFinite. The truncation is not applied.
 // On error t is unchanged.
 func (t *Thin) SetEigen(values []float64, vectors mat.Matrix) error {
-	if check.IsNil(vectors) {
-		return fmt.Errorf("%w: SetEigen: nil vectors", ErrArgument)
-	}
 	k := len(values)
-	vectors, n, c, err := kinds.Matrix(vectors) // a caller's own type read once (check.Kinds.Matrix)
+	vectors, n, err := eigenPairs(values, vectors, func(n, c int) bool { return c == k && k > 0 && k <= n }, "n×k, 1 ≤ k ≤ n")
 	if err != nil {
-		return err
-	}
-	if c != k || k == 0 || k > n {
-		return fmt.Errorf("%w: %d values but %d×%d vectors (want n×k, 1 ≤ k ≤ n)", ErrDimension, k, n, c)
-	}
-	if err := finitePairs(values, vectors); err != nil {
 		return err
 	}
 	// Probed as they will be stored, sorted (sortedOrthogonality), on a copy: V is state.
