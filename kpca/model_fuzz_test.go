@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/testmat"
-	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 )
 
@@ -219,8 +218,7 @@ func checkFuzzed(t *testing.T, what string, md *Model, held *float64) {
 		// or a batch decomposition found none above its rounding) claims K̃ = 0: its
 		// bound must cover K′ itself, up to the rounding of the batch decomposition it
 		// starts from, which ErrorBound leaves out (certifyAt's slack).
-		slack := float64(max(m, 32)) * vec.Roundoff * float64(m) * kmax
-		if norm := mat.Norm(a, 2); !(md.ErrorBound()+slack >= norm*(1-1e-12)) {
+		if norm := mat.Norm(a, 2); !(md.ErrorBound()+certifySlack(m, float64(m)*kmax) >= norm*(1-1e-12)) {
 			t.Errorf("%s: no pair, ErrorBound %.6g, ‖K′‖₂ %.6g", what, md.ErrorBound(), norm)
 		}
 	case md.Components() == 0:

@@ -198,7 +198,7 @@ func certifyAt(t *testing.T, what string, md *Model, scale float64) {
 	// the batch decomposition it starts from (ErrorBound), whose backward error LAPACK
 	// bounds by p(m)·u·‖K′‖, p a modestly growing function of m: m, but not below 32
 	// (a fuzzed model of 4 points measured 6·u·λ₁).
-	slack := float64(max(md.Len(), 32)) * vec.Roundoff * scale
+	slack := certifySlack(md.Len(), scale)
 	if !(lmax <= above+slack && -lmin <= below+slack && norm <= bound+slack && math.Max(-lmin, lmax) <= bound+slack) {
 		t.Errorf("%s, rank %d: E has eigenvalues in [%.6g, %.6g] and norm %.6g; bounds −%.6g, +%.6g, ‖E‖ ≤ %.6g",
 			what, md.opts.Rank, lmin, lmax, norm, below, above, bound)
@@ -214,6 +214,13 @@ func certifyAt(t *testing.T, what string, md *Model, scale float64) {
 	t.Logf("%-22s r = %2d, m = %d: E in [%9.3g, %9.3g], ‖E‖ %9.3g; bounds −%9.3g, +%9.3g (%5.1f× and %5.1f×); Σ step norms +%9.3g, −%9.3g; λ₁ %.4g",
 		what, md.opts.Rank, md.Len(), lmin, lmax, norm, below, above, above/math.Max(lmax, 1e-300), below/math.Max(-lmin, 1e-300),
 		md.cert.PosNorm, md.cert.NegNorm, vals[0])
+}
+
+// certifySlack is the rounding of a batch decomposition of m points at the scale of
+// their matrix, which a certificate leaves out (certifyAt): LAPACK bounds its backward
+// error by p(m)·u·‖K′‖, p a modestly growing function of m, taken as m but not below 32.
+func certifySlack(m int, scale float64) float64 {
+	return float64(max(m, 32)) * vec.Roundoff * scale
 }
 
 // TestRankDrift: at rank r the drift probe's residual is rounding after New and after
