@@ -16,7 +16,7 @@ import (
 
 func init() {
 	beam.RegisterCoder(reflect.TypeFor[*accumulator](), encodeAccumulator, decodeAccumulator)
-	register.Combiner3[*accumulator, []byte, []byte](&mergeFn{})
+	beam.RegisterDoFn(reflect.TypeFor[mergeFn]())
 	register.DoFn3x0[Point, func(Point), func(DeadLetter)](&checkFn{})
 	register.DoFn4x1[Point, func(*[]byte) bool, func(int, []byte), func(DeadLetter), error](&foldFn{})
 	register.Emitter1[[]byte]()

@@ -3,6 +3,7 @@ package ikpcabeam
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -11,7 +12,7 @@ import (
 
 func init() {
 	register.DoFn2x0[beam.T, func(int64)](&countFn{})
-	register.DoFn6x1[context.Context, []byte, func(*int64) bool, func(*int64) bool, func(*int64) bool, func(*string) bool, error](&checkRecordsFn{})
+	beam.RegisterDoFn(reflect.TypeFor[checkRecordsFn]())
 	register.Emitter1[int64]()
 	register.Iter1[int64]()
 }

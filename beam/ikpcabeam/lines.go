@@ -22,9 +22,9 @@ import (
 func init() {
 	beam.RegisterType(reflect.TypeFor[fileRange]())
 	beam.RegisterType(reflect.TypeFor[rangeRest]())
-	register.DoFn2x0[fileio.FileMetadata, func(fileRange)](&rangesFn{})
+	beam.RegisterDoFn(reflect.TypeFor[rangesFn]())
 	register.Emitter1[fileRange]()
-	register.DoFn4x1[context.Context, *sdf.LockRTracker, fileRange, func(Line), error](&readRangeFn{})
+	beam.RegisterDoFn(reflect.TypeFor[readRangeFn]())
 	register.Emitter1[Line]()
 }
 

@@ -2,10 +2,10 @@ package ikpcabeam
 
 import (
 	"context"
+	"reflect"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/ikpca/ikpca"
 )
@@ -47,7 +47,7 @@ var deadLetterCounters = func() map[string]beam.Counter {
 }()
 
 func init() {
-	register.DoFn2x1[context.Context, DeadLetter, string](&formatDeadLetterFn{})
+	beam.RegisterDoFn(reflect.TypeFor[formatDeadLetterFn]())
 }
 
 // deadLetterClass returns the class of a dead letter's reason (see above).

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -15,9 +16,9 @@ import (
 )
 
 func init() {
-	register.DoFn3x0[[]byte, func(*[]ranked) bool, func([]byte)](&prototypeFn{})
+	beam.RegisterDoFn(reflect.TypeFor[prototypeFn]())
 	register.Iter1[[]ranked]()
-	register.DoFn3x0[[]byte, func(*Point) bool, func([]byte)](&landmarksFn{})
+	beam.RegisterDoFn(reflect.TypeFor[landmarksFn]())
 	register.Iter1[Point]()
 }
 

@@ -10,6 +10,13 @@ import (
 
 // The records that flow between the package's transforms. Their fields are exported so
 // that Beam encodes them with its schema coder.
+//
+// Every file registers its own DoFns, by one rule (docs/design.md, "Registration"): a
+// DoFn called once per element (a parse, a check, a fold, a projection, a sample) with
+// the register package's generated wrappers, which call it without reflection; one
+// called once per file, bundle, shard, pass or run with beam.RegisterDoFn, since each
+// generated wrapper costs the compiler 4–6 s, and reflection costs such a DoFn nothing
+// that shows.
 func init() {
 	beam.RegisterType(reflect.TypeFor[Line]())
 	beam.RegisterType(reflect.TypeFor[Point]())

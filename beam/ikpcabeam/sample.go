@@ -23,7 +23,7 @@ func init() {
 	beam.RegisterType(reflect.TypeFor[ranked]())
 	register.DoFn2x1[Point, func([]ranked), error](&sampleFn{})
 	register.Emitter1[[]ranked]()
-	register.Combiner1[[]ranked](&smallestFn{})
+	beam.RegisterDoFn(reflect.TypeFor[smallestFn]())
 }
 
 // ranked is a point's coordinates and its sampling priority.

@@ -64,10 +64,10 @@ var afterTempWrite func(ctx context.Context, fs filesystem.Interface, tmp string
 
 func init() {
 	beam.RegisterType(reflect.TypeFor[Move]())
-	register.DoFn3x1[context.Context, string, func(string), error](&writeTempFn{})
-	register.DoFn4x1[context.Context, []byte, func(*string) bool, func(Move), error](&planFn{})
-	register.DoFn3x1[context.Context, Move, func(string), error](&moveFn{})
-	register.DoFn4x1[context.Context, []byte, func(*string) bool, func(string), error](&commitFn{})
+	beam.RegisterDoFn(reflect.TypeFor[writeTempFn]())
+	beam.RegisterDoFn(reflect.TypeFor[planFn]())
+	beam.RegisterDoFn(reflect.TypeFor[moveFn]())
+	beam.RegisterDoFn(reflect.TypeFor[commitFn]())
 	register.Emitter1[string]()
 	register.Emitter1[Move]()
 	register.Iter1[string]()

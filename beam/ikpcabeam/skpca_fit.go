@@ -2,9 +2,9 @@ package ikpcabeam
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/stream"
@@ -46,7 +46,7 @@ func FitSKPCA(s beam.Scope, points beam.PCollection, k kernel.Kernel, d int, opt
 }
 
 func init() {
-	register.DoFn2x0[[]byte, func([]byte)](&skpcaPrototypeFn{})
+	beam.RegisterDoFn(reflect.TypeFor[skpcaPrototypeFn]())
 }
 
 // skpcaPrototypeFn builds the empty SKPCA of its options on a worker and emits its

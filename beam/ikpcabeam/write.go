@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -18,8 +19,8 @@ import (
 
 func init() {
 	register.Function1x1(FormatScores)
-	register.DoFn3x1[context.Context, string, func([]byte), error](&readFileFn{})
-	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&writeFileFn{})
+	beam.RegisterDoFn(reflect.TypeFor[readFileFn]())
+	beam.RegisterDoFn(reflect.TypeFor[writeFileFn]())
 	register.Emitter1[[]byte]()
 }
 
