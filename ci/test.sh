@@ -3,7 +3,7 @@
 # Debian machine with Go installed. It installs the OpenBLAS and scikit-learn packages
 # when missing.
 #
-#   ./ci/test.sh          full run (about 30 minutes on 2 cores with warm Go caches, 37 on a
+#   ./ci/test.sh          full run (about 25 minutes on 2 cores with warm Go caches, 32 on a
 #                         fresh machine; each step prints when it starts)
 #   ./ci/test.sh -quick   pure-Go tests in -short mode only
 set -euo pipefail
@@ -95,10 +95,13 @@ OPENBLAS_CORETYPE=Prescott go test -count=1 -short -tags openblas ./native/ ./ke
 
 # The Beam module is a module of its own (beam/go.mod: the Beam SDK's ~300 modules stay
 # out of the core's go.mod, which the grep checks). Its tests run pipelines on the prism
-# runner in the test process. Measured on the 2-core machine (2026-11-29): 7 minutes
-# with warm module caches, the tests themselves under a minute and the rest building and
-# linking test binaries of the SDK; 14 minutes on a fresh machine (2026-11-29: compiling
-# the SDK's tree, gRPC and the cloud clients, 859 packages, once per cache).
+# runner in the test process. Measured on the 2-core machine (2026-11-30): 3.4 minutes
+# with warm module caches, about a minute of it the tests, and most of the rest compiling
+# ikpcabeam three times (vet, tests, tests with OpenBLAS), 31 s each since its
+# per-bundle DoFns are registered without generated wrappers (docs/design.md,
+# "Registration"; 151 s each before); about 7 minutes more on a fresh machine
+# (2026-11-29: compiling the SDK's tree, gRPC and the cloud clients, 859 packages, once
+# per cache).
 step "Beam module: go vet, tests on prism (pure Go, -tags openblas); the core's go.mod has no Beam"
 if grep -q 'apache/beam' go.mod; then
 	echo "the core's go.mod requires the Beam SDK: it belongs in beam/go.mod only"; exit 1
