@@ -3,8 +3,8 @@
 # Debian machine with Go installed. It installs the OpenBLAS and scikit-learn packages
 # when missing.
 #
-#   ./ci/test.sh          full run (about 25 minutes on 2 cores with warm Go caches, 32 on a
-#                         fresh machine; each step prints when it starts)
+#   ./ci/test.sh          full run (about 25 minutes on 2 cores with warm Go caches, 33 with
+#                         an empty build cache; each step prints when it starts)
 #   ./ci/test.sh -quick   pure-Go tests in -short mode only
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -99,9 +99,8 @@ OPENBLAS_CORETYPE=Prescott go test -count=1 -short -tags openblas ./native/ ./ke
 # with warm module caches, about a minute of it the tests, and most of the rest compiling
 # ikpcabeam three times (vet, tests, tests with OpenBLAS), 31 s each since its
 # per-bundle DoFns are registered without generated wrappers (docs/design.md,
-# "Registration"; 151 s each before); about 7 minutes more on a fresh machine
-# (2026-11-29: compiling the SDK's tree, gRPC and the cloud clients, 859 packages, once
-# per cache).
+# "Registration"; 151 s each before); 7.3 minutes with an empty build cache (compiling
+# the SDK's tree, gRPC and the cloud clients, 859 packages, once per cache).
 step "Beam module: go vet, tests on prism (pure Go, -tags openblas); the core's go.mod has no Beam"
 if grep -q 'apache/beam' go.mod; then
 	echo "the core's go.mod requires the Beam SDK: it belongs in beam/go.mod only"; exit 1
