@@ -16,7 +16,7 @@ import (
 
 func init() {
 	beam.RegisterCoder(reflect.TypeFor[*accumulator](), encodeAccumulator, decodeAccumulator)
-	beam.RegisterDoFn(reflect.TypeFor[mergeFn]())
+	perBundle(&mergeFn{})
 	register.DoFn3x0[Point, func(Point), func(DeadLetter)](&checkFn{})
 	register.DoFn4x1[Point, func(*[]byte) bool, func(int, []byte), func(DeadLetter), error](&foldFn{})
 	register.Emitter1[[]byte]()

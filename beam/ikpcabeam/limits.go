@@ -3,7 +3,6 @@ package ikpcabeam
 import (
 	"context"
 	"fmt"
-	"reflect"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -12,7 +11,7 @@ import (
 
 func init() {
 	register.DoFn2x0[beam.T, func(int64)](&countFn{})
-	beam.RegisterDoFn(reflect.TypeFor[checkRecordsFn]())
+	perBundle(&checkRecordsFn{})
 	register.Emitter1[int64]()
 	register.Iter1[int64]()
 }

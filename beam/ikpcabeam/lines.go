@@ -22,9 +22,8 @@ import (
 func init() {
 	beam.RegisterType(reflect.TypeFor[fileRange]())
 	beam.RegisterType(reflect.TypeFor[rangeRest]())
-	beam.RegisterDoFn(reflect.TypeFor[rangesFn]())
+	perBundle(&rangesFn{}, &readRangeFn{})
 	register.Emitter1[fileRange]()
-	beam.RegisterDoFn(reflect.TypeFor[readRangeFn]())
 	register.Emitter1[Line]()
 }
 

@@ -2,7 +2,6 @@ package ikpcabeam
 
 import (
 	"context"
-	"reflect"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -47,7 +46,7 @@ var deadLetterCounters = func() map[string]beam.Counter {
 }()
 
 func init() {
-	beam.RegisterDoFn(reflect.TypeFor[formatDeadLetterFn]())
+	perBundle(&formatDeadLetterFn{})
 }
 
 // deadLetterClass returns the class of a dead letter's reason (see above).

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -16,9 +15,8 @@ import (
 )
 
 func init() {
-	beam.RegisterDoFn(reflect.TypeFor[prototypeFn]())
+	perBundle(&prototypeFn{}, &landmarksFn{})
 	register.Iter1[[]ranked]()
-	beam.RegisterDoFn(reflect.TypeFor[landmarksFn]())
 	register.Iter1[Point]()
 }
 

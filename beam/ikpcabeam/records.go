@@ -14,14 +14,23 @@ import (
 // Every file registers its own DoFns, by one rule (docs/design.md, "Registration"): a
 // DoFn called once per element (a parse, a check, a fold, a projection, a sample) with
 // the register package's generated wrappers, which call it without reflection; one
-// called once per file, bundle, shard, pass or run with beam.RegisterDoFn, since each
-// generated wrapper costs the compiler 4–6 s, and reflection costs such a DoFn nothing
-// that shows.
+// called once per file, bundle, shard, pass or run with perBundle (beam.RegisterDoFn),
+// since each generated wrapper costs the compiler 4–6 s, and reflection costs such a
+// DoFn nothing that shows.
 func init() {
 	beam.RegisterType(reflect.TypeFor[Line]())
 	beam.RegisterType(reflect.TypeFor[Point]())
 	beam.RegisterType(reflect.TypeFor[DeadLetter]())
 	beam.RegisterType(reflect.TypeFor[Scores]())
+}
+
+// perBundle registers DoFns and combiners called once per file, bundle, shard, pass or
+// run, each given as a pointer to its zero value: the type and its parameters' types,
+// without generated wrappers (the rule above).
+func perBundle(fns ...any) {
+	for _, fn := range fns {
+		beam.RegisterDoFn(reflect.TypeOf(fn))
+	}
 }
 
 // Line is a line of text and where it came from.

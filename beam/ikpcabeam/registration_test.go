@@ -48,7 +48,7 @@ func TestRegistration(t *testing.T) {
 			case i == 0 && (!wrapped || m["ProcessElement"] == nil):
 				t.Errorf("%v, called once per element, has no generated ProcessElement wrapper: register it with the register package", typ)
 			case i == 1 && wrapped:
-				t.Errorf("%v, called once per bundle or fewer, has generated wrappers: register it with beam.RegisterDoFn", typ)
+				t.Errorf("%v, called once per bundle or fewer, has generated wrappers: register it with perBundle", typ)
 			}
 		}
 	}

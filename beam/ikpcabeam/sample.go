@@ -23,7 +23,7 @@ func init() {
 	beam.RegisterType(reflect.TypeFor[ranked]())
 	register.DoFn2x1[Point, func([]ranked), error](&sampleFn{})
 	register.Emitter1[[]ranked]()
-	beam.RegisterDoFn(reflect.TypeFor[smallestFn]())
+	perBundle(&smallestFn{})
 }
 
 // ranked is a point's coordinates and its sampling priority.

@@ -64,10 +64,7 @@ var afterTempWrite func(ctx context.Context, fs filesystem.Interface, tmp string
 
 func init() {
 	beam.RegisterType(reflect.TypeFor[Move]())
-	beam.RegisterDoFn(reflect.TypeFor[writeTempFn]())
-	beam.RegisterDoFn(reflect.TypeFor[planFn]())
-	beam.RegisterDoFn(reflect.TypeFor[moveFn]())
-	beam.RegisterDoFn(reflect.TypeFor[commitFn]())
+	perBundle(&writeTempFn{}, &planFn{}, &moveFn{}, &commitFn{})
 	register.Emitter1[string]()
 	register.Emitter1[Move]()
 	register.Iter1[string]()

@@ -2,7 +2,6 @@ package ikpcabeam
 
 import (
 	"fmt"
-	"reflect"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
@@ -46,7 +45,7 @@ func FitSKPCA(s beam.Scope, points beam.PCollection, k kernel.Kernel, d int, opt
 }
 
 func init() {
-	beam.RegisterDoFn(reflect.TypeFor[skpcaPrototypeFn]())
+	perBundle(&skpcaPrototypeFn{})
 }
 
 // skpcaPrototypeFn builds the empty SKPCA of its options on a worker and emits its

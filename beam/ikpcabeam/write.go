@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -19,8 +18,7 @@ import (
 
 func init() {
 	register.Function1x1(FormatScores)
-	beam.RegisterDoFn(reflect.TypeFor[readFileFn]())
-	beam.RegisterDoFn(reflect.TypeFor[writeFileFn]())
+	perBundle(&readFileFn{}, &writeFileFn{})
 	register.Emitter1[[]byte]()
 }
 
