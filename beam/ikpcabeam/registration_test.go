@@ -2,9 +2,6 @@ package ikpcabeam
 
 import (
 	"go/ast"
-	"go/parser"
-	"go/token"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,6 +9,8 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/runtime"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/util/reflectx"
+
+	"github.com/ikpca/ikpca/internal/errtest"
 )
 
 // TestRegistration checks the registration rule (docs/design.md, "Registration"): every
@@ -62,33 +61,13 @@ func TestRegistration(t *testing.T) {
 // other than tests) that have a ProcessElement or MergeAccumulators method.
 func doFnTypes(t *testing.T) []string {
 	t.Helper()
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
+	_, methods := errtest.Decls(t, ".", func(fd *ast.FuncDecl) bool {
+		return fd.Recv != nil && (fd.Name.Name == "ProcessElement" || fd.Name.Name == "MergeAccumulators")
+	})
 	var names []string
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, decl := range file.Decls {
-			f, ok := decl.(*ast.FuncDecl)
-			if !ok || f.Recv == nil || (f.Name.Name != "ProcessElement" && f.Name.Name != "MergeAccumulators") {
-				continue
-			}
-			recv := f.Recv.List[0].Type
-			if star, ok := recv.(*ast.StarExpr); ok {
-				recv = star.X
-			}
-			if id, ok := recv.(*ast.Ident); ok {
-				names = append(names, id.Name)
-			}
-		}
+	for _, m := range methods {
+		typ, _, _ := strings.Cut(m, ".")
+		names = append(names, typ)
 	}
 	slices.Sort(names)
 	return slices.Compact(names)

@@ -18,6 +18,14 @@ import (
 // whatever their build tags.
 func Funcs(t testing.TB, dir string) (pkg string, names []string) {
 	t.Helper()
+	return Decls(t, dir, func(fd *ast.FuncDecl) bool { return fd.Name.IsExported() && returnsError(fd.Type) })
+}
+
+// Decls returns the name of the package in dir and the functions and methods that keep
+// accepts, as "Func" or "Type.Method", parsed from dir's Go files other than tests,
+// whatever their build tags.
+func Decls(t testing.TB, dir string, keep func(*ast.FuncDecl) bool) (pkg string, names []string) {
+	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +42,7 @@ func Funcs(t testing.TB, dir string) (pkg string, names []string) {
 		pkg = f.Name.Name
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
-			if !ok || !fd.Name.IsExported() || !returnsError(fd.Type) {
+			if !ok || !keep(fd) {
 				continue
 			}
 			name := fd.Name.Name
