@@ -4,8 +4,11 @@
 # process of its own with GOMAXPROCS=t and OPENBLAS_NUM_THREADS=t, the runs of the
 # thread counts interleaved and repeated, and prints a Markdown table: each phase's
 # median wall seconds at every t, its share of the one-thread total, and its speed-up
-# and parallel efficiency T₁/(t·Tₜ) at the largest t; the machine first (CPU, cores, the
-# OpenBLAS kernels as "ikpca backend --quick" reports them, the date).
+# and parallel efficiency T₁/(t·Tₜ) at the largest t; the fit and polish together (the
+# issue's target: every phase but the certificate); and, as the machine's own limit, the
+# rate of a dgemm of order 1000 on t threads timed in the same rounds ("ikpca backend
+# --quick"). The machine first (CPU, cores, the OpenBLAS kernels as "ikpca backend
+# --quick" reports them, the date).
 #
 #   bench/phases.sh                      # MAGIC (all 19,020) and Fashion-MNIST 10,000, 1 and 2 threads, 3 runs
 #   bench/phases.sh -threads 1,2,4,8,16  # on a machine with more cores
@@ -54,17 +57,31 @@ run() {
 				--polish 4 --certify --timings "${extra[@]}" --values /dev/null "$file" 2>"$tmp/$set-$t-$r.err"
 			awk -v t="$t" -v r="$r" '/^ikpca: timings/ {on = 1; next}
 				on && NF >= 7 {printf "%s,%s,%s,%s,%s\n", t, r, $1, $2, $5}' "$tmp/$set-$t-$r.err" >>"$out"
+			# The machine's own gain from the threads, in the same round: dgemm of order
+			# 1000 on t OpenBLAS threads ("ikpca backend --quick", median of 3).
+			GOMAXPROCS=$t OPENBLAS_NUM_THREADS=$t "$tmp/ikpca" backend --quick 2>/dev/null |
+				sed -n 's/^dgemm: *n=1000: \([0-9.]*\) GFLOP.*/'"$t,$r"',dgemm,\1,0/p' >>"$out"
 		done
 	done
 	/usr/bin/python3 - "$out" "$title" "$threads" <<'EOF'
 import csv, statistics, sys
 path, name, threads = sys.argv[1], sys.argv[2], [int(t) for t in sys.argv[3].split(",")]
-times = {}
-order = []
+runs, order, rates = {}, [], {}
 for t, r, phase, wall, cpu in csv.reader(open(path)):
+    if phase == "dgemm":
+        rates.setdefault(int(t), []).append(float(wall))
+        continue
     if phase not in order:
         order.append(phase)
-    times.setdefault((phase, int(t)), []).append(float(wall))
+    runs.setdefault((int(t), r), {})[phase] = float(wall)
+# The issue's target is the fit and its polish: every phase but the certificate's.
+fit = "fit + polish"
+order.insert(order.index("total"), fit)
+times = {}
+for (t, r), ph in runs.items():
+    ph[fit] = sum(v for p, v in ph.items() if p not in ("certify", "write", "total"))
+    for p, v in ph.items():
+        times.setdefault((p, t), []).append(v)
 med = {k: statistics.median(v) for k, v in times.items()}
 one, top = threads[0], threads[-1]
 total1 = med[("total", one)]
@@ -80,8 +97,14 @@ for phase in order:
     speed = t1 / tt if t1 and tt else float("nan")
     eff = speed * one / top
     cells = " | ".join(f"{v:.3f}" for v in row)
-    name_ = f"**{phase}**" if phase == "total" else phase
+    name_ = f"**{phase}**" if phase in ("total", fit) else phase
     print(f"| {name_} | {cells} | {share:.1%} | {speed:.2f}× | {eff:.0%} |")
+if rates:
+    rate = {t: statistics.median(v) for t, v in rates.items()}
+    cells = " | ".join(f"{rate[t]:.1f} GFLOP/s" if t in rate else "" for t in threads)
+    if one in rate and top in rate:
+        speed = rate[top] / rate[one]
+        print(f"| *dgemm n = 1000, same rounds (the machine)* | {cells} | | {speed:.2f}× | {speed * one / top:.0%} |")
 print()
 EOF
 }

@@ -239,7 +239,10 @@ func setVectors(vectors *mat.Dense, n, c int, z []float64) {
 // descending order, into s (length ≥ min(m, n)), and the m×min(m, n) matrix of left
 // singular vectors into u (stride ldu). a is overwritten. The compiled-in backend is
 // called directly: LAPACK dgesdd (divide and conquer) through LAPACKE in the openblas
-// build, gonum's Dgesvd in the pure-Go build.
+// build, gonum's Dgesvd in the pure-Go build. A tall matrix — m at least 1024 and 8n —
+// is factorised by a QR in chunks of rows on several goroutines (TSQR), the chunks'
+// QRs single-threaded calls of the same backend; its chunks do not depend on the number
+// of threads, nor therefore does the result.
 //
 // An error is returned, and nothing is computed, for inconsistent sizes or a
 // non-finite element of a; an error is also returned if LAPACK reports a failure.
@@ -262,6 +265,9 @@ func SVDLeft(m, n int, a []float64, lda int, s, u []float64, ldu int) error {
 				return fmt.Errorf("%w: SVDLeft: element %v in row %d", ErrNonFinite, v, i)
 			}
 		}
+	}
+	if tallSVD(m, n) {
+		return svdTall(m, n, a, lda, s, u, ldu)
 	}
 	defer smallLAPACK(m)()
 	return svdLeft(m, n, a, lda, s, u, ldu)
