@@ -1,6 +1,7 @@
 package native
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -63,13 +64,7 @@ func tridiagTop(n, r int, d, e, w, y []float64) bool {
 		}
 	}
 	slices.SortStableFunc(pairs, func(p, q topPair) int {
-		switch {
-		case p.value < q.value:
-			return -1
-		case p.value > q.value:
-			return 1
-		}
-		return p.block - q.block
+		return cmp.Or(cmp.Compare(p.value, q.value), p.block-q.block)
 	})
 	top := pairs[n-r:]
 	for j, p := range top {

@@ -1,6 +1,7 @@
 package secular
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -508,13 +509,7 @@ func (s *Solver) finish(n, k, K int, scale float64) error {
 	res.Values = res.Values[:total]
 	res.Source = res.Source[:total]
 	slices.SortFunc(s.defl, func(a, b deflated) int {
-		switch {
-		case a.value < b.value:
-			return -1
-		case a.value > b.value:
-			return 1
-		}
-		return a.column - b.column
+		return cmp.Or(cmp.Compare(a.value, b.value), a.column-b.column)
 	})
 	roots := s.roots[:K]
 	p, q := 0, 0

@@ -1,6 +1,7 @@
 package update
 
 import (
+	"cmp"
 	"slices"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -49,15 +50,7 @@ func ascending(perm []int, values []float64) {
 	for i := range perm {
 		perm[i] = i
 	}
-	slices.SortStableFunc(perm, func(a, b int) int {
-		switch {
-		case values[a] < values[b]:
-			return -1
-		case values[a] > values[b]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(perm, func(a, b int) int { return cmp.Compare(values[a], values[b]) })
 }
 
 // permuteValues sets dst[p] = values[perm[p]]: the eigenvalues of Sym.SetEigen and
