@@ -146,7 +146,9 @@ func IsBuiltin(name string) bool {
 }
 
 // deref replaces a pointer to a built-in kernel by the value it points to,
-// and a nil pointer by nil, so that type switches need only list values.
+// and a nil pointer by nil, so that type switches need only list values. (Written out
+// type by type: with a generic helper for the cases, Cross.Reset allocated once a call,
+// TestBlockNoAlloc.)
 func deref(k Kernel) Kernel {
 	switch p := k.(type) {
 	case *RBF:
