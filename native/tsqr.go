@@ -22,7 +22,10 @@ import (
 //	U = diag(Q₁, …, Q_p)·(Q_S·U_R)       each chunk's rows on one core (dorgqr, dgemm)
 //
 // Each step is a Householder QR or a product of orthonormal matrices, so U is
-// orthonormal to O(ε) and Σ are A's singular values to O(ε·σ₁), as from dgesdd. The
+// orthonormal to O(ε) and Σ are A's singular values to O(ε·σ₁), as from dgesdd; and,
+// as there, nothing overflows or underflows that the result does not: Householder
+// QR forms norms safely (dnrm2) and never squares an entry, and dgesdd scales R itself
+// when its entries are near the ends of the range (TestSVDLeftTall's "huge" and "tiny"). The
 // chunks depend on m and n alone (tallChunkRows), never on the number of threads, so
 // the result does not either.
 

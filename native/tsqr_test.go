@@ -26,7 +26,8 @@ import (
 // invariants of a left SVD, for shapes that exercise the chunking — a last chunk of
 // up to 2·rows − 1 rows, chunks of 2n rows for wide n, the least tall shapes — and for
 // matrices that are hard for it: singular values graded over 14 orders, rank-deficient
-// (repeated columns, a zero column), a chunk of zero rows, and zero. Both backends (the
+// (repeated columns, a zero column), a chunk of zero rows, zero, and entries near the largest
+// and the smallest floats. Both backends (the
 // compiled-in one, and gonum's under backend.WithGonum). The tolerances: Householder
 // QR of n columns has a backward error of about n·ε·‖A‖ (Higham, Accuracy and
 // Stability, Thm 19.4), the tree adds one such QR per level and the SVD of R another,
@@ -42,7 +43,7 @@ func TestSVDLeftTall(t *testing.T) {
 		if !native.TallSVD(m, n) {
 			t.Fatalf("%d×%d is not tall", m, n)
 		}
-		for _, kind := range []string{"gaussian", "graded", "rank-deficient", "zero chunk", "zero"} {
+		for _, kind := range []string{"gaussian", "graded", "rank-deficient", "zero chunk", "zero", "huge", "tiny"} {
 			A := tallMatrix(rng, m, n, kind)
 			for _, gonum := range []bool{false, true} {
 				name := fmt.Sprintf("%d×%d %s gonum=%v", m, n, kind, gonum)
@@ -98,6 +99,10 @@ func tallMatrix(rng *rand.Rand, m, n int, kind string) *mat.Dense {
 		}
 	case "zero":
 		A.Zero()
+	case "huge": // σ₁ up to 8e307: any product or square of entries overflows
+		A.Scale(1e306, A)
+	case "tiny": // any product or square of entries underflows
+		A.Scale(1e-300, A)
 	case "zero chunk": // the rows of the second chunk are zero
 		rows := native.TallChunkRows(n)
 		for i := rows; i < min(2*rows, m); i++ {
