@@ -122,7 +122,7 @@ step "performance harness smoke run, -short (both backends)"
 go run ./bench -short -csv "$tmp/bench-gonum.csv"
 go run -tags openblas ./bench -short -csv "$tmp/bench-openblas.csv"
 
-step "fuzz smoke runs (solver, removal, thin decompositions, sketch and its encoding, CSV, LIBSVM and IDX readers, Chin–Suter updates, kpca's models driven by arbitrary points, every model's encoding: kpca, linear PCA, Nyström and its sums, Chin–Suter, SKPCA, RNCA, KRQA and KHA, and the kernel codec they share; vectorised RBF rows; the sharded polish's states)"
+step "fuzz smoke runs (solver, removal, thin decompositions, sketch and its encoding, CSV, LIBSVM and IDX readers, Chin–Suter updates, kpca's models driven by arbitrary points, every model's encoding: kpca, linear PCA, Nyström and its sums, Chin–Suter, SKPCA, RNCA, KRQA and KHA, and the kernel codec they share; vectorised RBF rows; the chunked SVD of tall matrices; the sharded polish's states)"
 # Budgets are execution counts, not durations: with a duration, Go 1.26's fuzz
 # coordinator can report a spurious "context deadline exceeded" failure at the
 # deadline (golang/go#75804, fixed in Go 1.27). A count has no deadline to race.
@@ -130,7 +130,8 @@ step "fuzz smoke runs (solver, removal, thin decompositions, sketch and its enco
 # target still runs and finds nothing quickly; the seeds run in the plain tests too.
 # One line a target: its package, its name, its count of executions and its build tags
 # (none: pure Go). FuzzFinish checks the vectorised RBF rows (C with AVX2, OpenBLAS
-# build) against their Go loop. The table is the loop's input, not go test's (/dev/null).
+# build) against their Go loop; FuzzSVDLeftTall the chunked SVD (OpenBLAS's LAPACK in
+# its chunks) against gonum's Dgesvd, about 30 ms an execution. The table is the loop's input, not go test's (/dev/null).
 while read -r pkg target count tags; do
 	go test -run '^$' -fuzz "^$target\$" -fuzztime "$count" $tags "$pkg" </dev/null
 done <<'EOF'
@@ -159,6 +160,7 @@ done <<'EOF'
 ./nystrom/          FuzzUnmarshalSums    50000x
 ./internal/kernelwire/ FuzzRead          250000x
 ./internal/rbfrow/  FuzzFinish           125000x  -tags openblas
+./native/           FuzzSVDLeftTall      1000x    -tags openblas
 EOF
 # The Beam module's: the sharded polish's state decoder (its own module, run from there).
 (cd beam && go test -run '^$' -fuzz '^FuzzState$' -fuzztime 100000x ./sharded/ </dev/null)

@@ -217,3 +217,34 @@ func BenchmarkSVDLeftTall(b *testing.B) {
 	b.ReportMetric(c/w, "chunked/dgesdd")
 	b.ReportMetric(c/vec.Median(gram), "chunked/gram-dgemm")
 }
+
+// FuzzSVDLeftTall checks SVDLeft's chunked factorisation on tall matrices of any shape
+// it takes — n from 1 to 64 columns, m from the least tall (max(1024, 8n) rows) to 2047
+// rows more, so that the last chunk takes any remainder — of Gaussian entries scaled
+// by a power of two from 2⁻⁹⁰⁰ to 2⁹⁰⁰, with some columns zeroed or repeated, against
+// gonum's Dgesvd and the invariants of checkLeftSVD, in the compiled-in backend.
+func FuzzSVDLeftTall(f *testing.F) {
+	native.Use()
+	f.Add(uint16(0), uint8(49), uint64(1), int16(0), uint8(0))
+	f.Add(uint16(2047), uint8(0), uint64(2), int16(900), uint8(3))
+	f.Add(uint16(511), uint8(63), uint64(3), int16(-900), uint8(255))
+	f.Fuzz(func(t *testing.T, extra uint16, cols uint8, seed uint64, exp int16, zeroed uint8) {
+		n := 1 + int(cols)%64
+		m := max(1024, 8*n) + int(extra)%2048
+		rng := rand.New(rand.NewPCG(seed, 7))
+		A := tallMatrix(rng, m, n, "gaussian")
+		A.Scale(math.Ldexp(1, int(exp)%901), A)
+		for j := range n {
+			switch (int(zeroed) >> (j % 8)) & 3 {
+			case 1:
+				A.Slice(0, m, j, j+1).(*mat.Dense).Zero()
+			case 2:
+				if j > 0 {
+					A.Slice(0, m, j, j+1).(*mat.Dense).Copy(A.Slice(0, m, j-1, j))
+				}
+			}
+		}
+		s, U := svdLeftOf(t, A, false)
+		checkLeftSVD(t, fmt.Sprintf("%d×%d seed %d 2^%d zeroed %#x", m, n, seed, int(exp)%901, zeroed), A, s, U)
+	})
+}
