@@ -22,7 +22,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-threads=1,2 runs=3 only=magic,fashion fashion_n=10000 keep="" extra=()
+threads=1,2 runs=3 only=magic,fashion fashion_n=10000 keep="" bin="" data="" extra=()
 while (($#)); do
 	case "$1" in
 	-threads) threads="$2"; shift ;;
@@ -30,16 +30,37 @@ while (($#)); do
 	-only) only="$2"; shift ;;
 	-fashion-n) fashion_n="$2"; shift ;;
 	-keep) keep="$2"; shift ;;
+	-bin) bin="$2"; shift ;;
+	-data) data="$2"; shift ;;
 	--) shift; extra=("$@"); break ;;
-	*) echo "usage: $0 [-threads 1,2] [-runs 3] [-only magic,fashion] [-fashion-n 10000] [-keep DIR] [-- extra fit flags]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-threads 1,2] [-runs 3] [-only magic,fashion] [-fashion-n 10000] [-keep DIR] [-bin IKPCA] [-data DIR] [-- extra fit flags]" >&2; exit 2 ;;
 	esac
 	shift
 done
 source bench/lib.sh
 workdir "$keep"
 
-go build -tags openblas -o "$tmp/ikpca" ./cmd/ikpca
-go build -o "$tmp/points" ./bench/points
+# -bin and -data run it where there is no Go (bench/device28.sh): an ikpca built with
+# -tags openblas, and a directory of the points and their bandwidths as below
+# (magic.csv, magic.sigma, fashion-N.csv, fashion-N.sigma).
+if [[ -n "$bin" ]]; then
+	cp "$bin" "$tmp/ikpca"
+else
+	go build -tags openblas -o "$tmp/ikpca" ./cmd/ikpca
+	go build -o "$tmp/points" ./bench/points
+fi
+# points SET N FILE: writes the points of SET (magic, all of them, or the first N
+# images) to FILE and prints their bandwidth σ.
+points() {
+	if [[ -n "$data" ]]; then
+		local name=$1
+		[[ $1 == fashion-mnist ]] && name=fashion-$2
+		cp "$data/$name.csv" "$3"
+		cat "$data/$name.sigma"
+	else
+		"$tmp/points" -dataset "$1" -n "$2" -o "$3"
+	fi
+}
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 kernels=$("$tmp/ikpca" backend --quick 2>/dev/null | sed -n 's/^core: *//p' | head -1)
 echo "Machine: $cpu, $(nproc) logical CPUs; OpenBLAS kernels: ${kernels:-unknown}; $(date -u +%Y-%m-%d)."
@@ -63,7 +84,7 @@ run() {
 				sed -n 's/^dgemm: *n=1000: \([0-9.]*\) GFLOP.*/'"$t,$r"',dgemm,\1,0/p' >>"$out"
 		done
 	done
-	/usr/bin/python3 - "$out" "$title" "$threads" <<'EOF'
+	python3 - "$out" "$title" "$threads" <<'EOF'
 import csv, statistics, sys
 path, name, threads = sys.argv[1], sys.argv[2], [int(t) for t in sys.argv[3].split(",")]
 runs, order, rates = {}, [], {}
@@ -110,10 +131,10 @@ EOF
 }
 
 if has magic; then
-	sigma=$("$tmp/points" -dataset magic -n 0 -o "$tmp/magic.csv")
+	sigma=$(points magic 0 "$tmp/magic.csv")
 	run magic "MAGIC, all 19,020 points, fit --rank 50 --k 10 --polish 4 --certify" "$tmp/magic.csv" "$sigma"
 fi
 if has fashion; then
-	sigma=$("$tmp/points" -dataset fashion-mnist -n "$fashion_n" -o "$tmp/fashion.csv")
+	sigma=$(points fashion-mnist "$fashion_n" "$tmp/fashion.csv")
 	run fashion "Fashion-MNIST, the first $fashion_n images (CSV), fit --rank 50 --k 10 --polish 4 --certify" "$tmp/fashion.csv" "$sigma"
 fi
