@@ -19,10 +19,11 @@ import (
 // the tile's kernel values (kernel.Cross.BlockPointsTo: for an RBF the distance dgemm and
 // the exponentials), and "products", its two dgemms with c = 50 vectors, W_I += K_IJ·Q_J
 // and W_J += K_IJᵀ·Q_I. It reports each part's milliseconds per tile and worker; run
-// with -cpu 1,2,… to see what each part gains from more cores (docs/performance.md,
-// "Phases and threads": on a 2-vCPU VM the products gained 2× and the kernel values
-// 1.4×). Tiles of order 512 over all of MAGIC's points (d = 10), in the pass's own
-// shape, with the backend single-threaded as in a pass (native.OwnCores).
+// with -cpu 1,2,… to see what each part gains from more cores: equal times mean
+// perfectly parallel tiles (docs/performance.md, "Phases and threads", where a VM that
+// sometimes runs a lone core faster shows in the one-worker times). Tiles of order 512
+// over all of MAGIC's points (d = 10), in the pass's own shape, with the backend
+// single-threaded as in a pass (native.OwnCores).
 func BenchmarkTileParts(b *testing.B) {
 	X := shuffled(b, "magic", 19020, 1)
 	sigma, err := kernel.DefaultBandwidth(X)
