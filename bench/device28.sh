@@ -119,6 +119,8 @@ if section "2. The switch's cost: MAGIC fit + polish 4, $cores threads, whole pr
 	say "" "The core each used: $(grep -ho 'core [A-Za-z0-9]* ([^)]*)' "$out"/switch-*-1.log | sort -u | tr '\n' ';')"
 fi
 
+# ratio A B: A/B to two decimals, "?" if either is not a number.
+ratio() { python3 -c "import sys; a, b = map(float, sys.argv[1:]); print(f'{a / b:.2f}')" "$1" "$2" 2>/dev/null || echo "?"; }
 if section "3. Against arpack, $cores threads, whole processes on the same CSV" 200; then
 	say "| points | ikpca fit + polish 4, s | peak MiB | arpack (scikit-learn), s | peak MiB | time ratio | memory ratio |"
 	say "|---|--:|--:|--:|--:|--:|--:|"
@@ -130,7 +132,6 @@ if section "3. Against arpack, $cores threads, whole processes on the same CSV" 
 		# Both whole processes, reading the same CSV (sklearn_fit.py --one fits in its own).
 		read -r aw ap _ < <(measure "arpack-$set" env OMP_NUM_THREADS="$cores" OPENBLAS_NUM_THREADS="$cores" \
 			"${py:-python3}" bench/sklearn_fit.py --one --points "$w/data/$set.csv" --sigma "$s" --components 50 --solvers arpack)
-		ratio() { python3 -c "import sys; a, b = map(float, sys.argv[1:]); print(f'{a / b:.2f}')" "$1" "$2" 2>/dev/null || echo "?"; }
 		say "| $set | $iw | $ip | ${aw:-?} | ${ap:-?} | $(ratio "$iw" "${aw:-0}") | $(ratio "$ip" "${ap:-0}") |"
 	done
 fi

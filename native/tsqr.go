@@ -57,11 +57,9 @@ func svdTall(m, n int, a []float64, lda int, s, u []float64, ldu int) error {
 	stacked := make([]float64, p*n*n) // [R₁; …; R_p], then Q_S
 	lwork := chunkWork(impl, rows+rows-1, n)
 	workers := splitWorkers(p)
-	works := make([][]float64, workers)
-	free := make(chan []float64, workers)
-	for i := range works {
-		works[i] = make([]float64, lwork)
-		free <- works[i]
+	free := make(chan []float64, workers) // the workers' dgeqrf and dorgqr workspaces
+	for range workers {
+		free <- make([]float64, lwork)
 	}
 	var team parallel.Team
 	release := ownCores(workers)
