@@ -143,6 +143,7 @@ done <<'EOF'
 ./sketch/           FuzzFD               12500x
 ./sketch/           FuzzUnmarshalFD      187500x
 ./internal/table/   FuzzRead             50000x
+./internal/table/   FuzzNextRows         50000x
 ./data/             FuzzParseLIBSVM      37500x
 ./data/             FuzzParseLIBSVMLine  37500x
 ./data/             FuzzReadIDX          37500x

@@ -83,6 +83,44 @@ func TestDefaultBandwidthSample(t *testing.T) {
 	}
 }
 
+// lazyPoints is a matrix of a caller's own type whose rows are computed when read, of
+// any number: row i is a point of a seeded generator, and rows counts the rows read.
+type lazyPoints struct {
+	n, d int
+	rows map[int]bool
+}
+
+func (l *lazyPoints) Dims() (int, int) { return l.n, l.d }
+func (l *lazyPoints) T() mat.Matrix    { return mat.Transpose{Matrix: l} }
+func (l *lazyPoints) At(i, j int) float64 {
+	l.rows[i] = true
+	return rand.New(rand.NewPCG(uint64(i), uint64(j))).NormFloat64()
+}
+
+// TestDefaultBandwidthLazy: DefaultBandwidth reads only its sample of X, so that the
+// bandwidth of a large matrix costs its sample: of 2⁴⁰ rows computed when read, it reads
+// BandwidthSample, and gives the median distance of those rows, bit for bit.
+func TestDefaultBandwidthLazy(t *testing.T) {
+	X := &lazyPoints{n: 1 << 40, d: 3, rows: map[int]bool{}}
+	got, err := DefaultBandwidth(X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(X.rows) != BandwidthSample {
+		t.Errorf("DefaultBandwidth read %d rows, want its sample of %d", len(X.rows), BandwidthSample)
+	}
+	rows := bandwidthRows(X.n)
+	S := mat.NewDense(len(rows), X.d, nil)
+	for p, i := range rows {
+		for j := range X.d {
+			S.Set(p, j, X.At(i, j))
+		}
+	}
+	if want, err := MedianDistance(S, len(rows)); err != nil || got != want {
+		t.Errorf("DefaultBandwidth = %v, want the median distance of its sample %v (%v)", got, want, err)
+	}
+}
+
 func TestDefaultBandwidthErrors(t *testing.T) {
 	cases := []struct {
 		name string

@@ -66,6 +66,12 @@ func errorCases() errtest.Cases {
 	c.Add("DefaultBandwidth: −Inf", nonFinite, bandwidth(line(1, -inf, 2)))
 	c.Add("DefaultBandwidth: coincident", arg, bandwidth(line(4, 4)))
 	c.Add("DefaultBandwidth: overflow", arg, bandwidth(line(-math.MaxFloat64, math.MaxFloat64)))
+	for _, h := range errtest.Matrices(2) {
+		if h.Name == "MaxInt rows" || h.Name == "2⁴⁰ rows" {
+			continue // a lazy matrix whose sample can be read: TestDefaultBandwidthLazy
+		}
+		c.Add("DefaultBandwidth: "+h.Name, h.Kind, func() error { _, err := DefaultBandwidth(h.New()); return err })
+	}
 	c.Add("MedianDistance: nil", arg, median(nil, 10))
 	c.Add("MedianDistance: empty", empty, median(&mat.Dense{}, 10))
 	c.Add("MedianDistance: zero limit", arg, median(line(1, 2), 0))

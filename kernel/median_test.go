@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -103,6 +104,42 @@ func TestMedianDistanceRandom(t *testing.T) {
 			if err != nil || math.Abs(got-want) > 1e-15*want {
 				t.Errorf("m=%d dupes=%v: got %v, %v; want %v", m, dupes, got, err, want)
 			}
+		}
+	}
+}
+
+// TestMedianDistanceThreads: the pairs computed on several goroutines, in chunks of
+// rows, are those computed on one, each in its place: the median is the same bits on
+// GOMAXPROCS 1 and 4, for sizes that end in a partial chunk, and is the middle of the
+// sorted distances.
+func TestMedianDistanceThreads(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(17, 18))
+	for _, m := range []int{medianChunk + 1, 5*medianChunk + 3, 700} {
+		X := randDense(rng, m, 50)
+		runtime.GOMAXPROCS(1)
+		one, err := MedianDistance(X, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.GOMAXPROCS(4)
+		four, err := MedianDistance(X, m)
+		if err != nil || math.Float64bits(four) != math.Float64bits(one) {
+			t.Errorf("m=%d: %v on 4 threads, %v on one (%v)", m, four, one, err)
+		}
+		var dist []float64
+		for i := range m {
+			for j := i + 1; j < m; j++ {
+				dist = append(dist, math.Sqrt(vec.SqDist(X.RawRowView(i), X.RawRowView(j))))
+			}
+		}
+		slices.Sort(dist)
+		want := dist[len(dist)/2]
+		if len(dist)%2 == 0 {
+			want = (dist[len(dist)/2-1] + dist[len(dist)/2]) / 2
+		}
+		if one != want {
+			t.Errorf("m=%d: %v, want the middle of the sorted distances %v", m, one, want)
 		}
 	}
 }

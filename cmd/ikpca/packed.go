@@ -197,15 +197,18 @@ func readPointRows(ctx context.Context, e env, args []string, f *tableFlags) (po
 				return nil, err
 			}
 			p := newPackedRows(tr.Width())
-			x := make([]float64, p.d)
+			lines := make([]int, max(1, table.BatchValues/p.d))
+			x := make([]float64, len(lines)*p.d)
 			for {
-				line, err := tr.Next(x)
+				n, err := tr.NextRows(x, lines) // parsed on every core
 				if errors.Is(err, io.EOF) {
 					break
 				} else if err != nil {
 					return nil, err
 				}
-				p.appendRow(x, line)
+				for i, line := range lines[:n] {
+					p.appendRow(x[i*p.d:(i+1)*p.d], line)
+				}
 			}
 			if tr.HeaderDetected() {
 				fmt.Fprintf(e.errw, "ikpca: %s: line %d taken as a header (every field is a name); give --header no if it is data\n", label, tr.HeaderLine())

@@ -114,6 +114,34 @@ func (e Kinds) Matrix(X mat.Matrix) (Y mat.Matrix, r, c int, err error) {
 		r, c = X.Dims()
 		return X, r, c, nil
 	}
+	D, r, c, err := e.read(X, nil)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	return D, r, c, nil
+}
+
+// Rows returns a copy of the rows of X that pick names, in pick's order, and the size
+// of X: pick is given the number of rows r and returns indices in [0, r). X is read as
+// Matrix reads a caller's type, gonum's types included, so that a hostile X is refused
+// alike, but only the rows picked are copied: a sample of a large matrix costs the
+// sample, not the matrix. An X without rows or columns gives an empty *mat.Dense and
+// its size, without calling pick.
+func (e Kinds) Rows(X mat.Matrix, pick func(r int) []int) (Y *mat.Dense, r, c int, err error) {
+	if IsNil(X) {
+		return nil, 0, 0, fmt.Errorf("%w: nil points", e.Argument)
+	}
+	if pick == nil {
+		return nil, 0, 0, fmt.Errorf("%w: Rows: nil pick", e.Argument)
+	}
+	return e.read(X, pick)
+}
+
+// read copies the rows of X that pick names (every row for a nil pick) into a new
+// *mat.Dense through Dims and At, guarded: a negative size, a size that changes while
+// X is read, more values than a slice may hold (Floats) or a panic in X's methods is an
+// Argument error naming X's type.
+func (e Kinds) read(X mat.Matrix, pick func(r int) []int) (Y *mat.Dense, r, c int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			Y, r, c, err = nil, 0, 0, fmt.Errorf("%w: the matrix (%T) panicked when read: %v", e.Argument, X, p)
@@ -126,13 +154,31 @@ func (e Kinds) Matrix(X mat.Matrix) (Y mat.Matrix, r, c int, err error) {
 	if r == 0 || c == 0 {
 		return &mat.Dense{}, r, c, nil
 	}
-	if _, err := e.Floats(fmt.Sprintf("the matrix (%T)", X), r, c); err != nil {
+	n := r
+	var rows []int
+	if pick != nil {
+		rows = pick(r)
+		n = len(rows)
+		for _, i := range rows {
+			if i < 0 || i >= r {
+				return nil, 0, 0, fmt.Errorf("%w: row %d picked of a %d×%d matrix", e.Argument, i, r, c)
+			}
+		}
+		if n == 0 {
+			return &mat.Dense{}, r, c, nil
+		}
+	}
+	if _, err := e.Floats(fmt.Sprintf("the matrix (%T)", X), n, c); err != nil {
 		return nil, 0, 0, err
 	}
-	D := mat.NewDense(r, c, nil)
+	D := mat.NewDense(n, c, nil)
 	raw := D.RawMatrix()
-	for i := range r {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
+	for p := range n {
+		i := p
+		if rows != nil {
+			i = rows[p]
+		}
+		row := raw.Data[p*raw.Stride : p*raw.Stride+c]
 		for j := range row {
 			row[j] = X.At(i, j)
 		}

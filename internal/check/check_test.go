@@ -300,3 +300,63 @@ func TestMatrixHostile(t *testing.T) {
 		t.Errorf("Matrix of a transpose of nothing: %v, want an Argument error", err)
 	}
 }
+
+// TestRows: Rows copies the rows picked, in pick's order, and reads no other row of X
+// (a sample of a large matrix costs the sample); it refuses what Matrix refuses, a nil
+// pick and a row outside X, with an Argument error and without a panic.
+func TestRows(t *testing.T) {
+	own := NewKinds("own")
+	read := map[int]bool{}
+	X := &errtest.Liar{Sizes: [][2]int{{1000, 3}}, Value: func(i, j int) float64 {
+		read[i] = true
+		return float64(10*i + j)
+	}}
+	Y, r, c, err := own.Rows(X, func(r int) []int { return []int{7, 2, r - 1} })
+	if err != nil || r != 1000 || c != 3 {
+		t.Fatalf("Rows: %d×%d, %v; want 1000×3", r, c, err)
+	}
+	want := mat.NewDense(3, 3, []float64{70, 71, 72, 20, 21, 22, 9990, 9991, 9992})
+	if !mat.Equal(Y, want) {
+		t.Errorf("Rows = %v, want %v", mat.Formatted(Y), mat.Formatted(want))
+	}
+	if len(read) != 3 {
+		t.Errorf("Rows read %d rows of X, want the 3 picked", len(read))
+	}
+	dense := mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6})
+	if Y, _, _, err := own.Rows(dense, func(int) []int { return []int{1} }); err != nil || !mat.Equal(Y, mat.NewDense(1, 2, []float64{3, 4})) {
+		t.Errorf("Rows of a *mat.Dense: %v, %v; want its row 1", Y, err)
+	}
+	if Y, r, c, err := own.Rows(&mat.Dense{}, nil); err == nil || Y != nil {
+		t.Errorf("Rows with a nil pick: %v, %d×%d, %v; want an Argument error", Y, r, c, err)
+	}
+	for _, pick := range [][]int{{-1}, {3}, {0, 1 << 40}} {
+		_, _, _, err := own.Rows(dense, func(int) []int { return pick })
+		if !errors.Is(err, own.Argument) {
+			t.Errorf("Rows picking %v of 3 rows: %v, want an Argument error", pick, err)
+		}
+	}
+	if Y, r, c, err := own.Rows(&mat.Dense{}, func(int) []int { panic("called") }); err != nil || r != 0 || c != 0 || !Y.IsEmpty() {
+		t.Errorf("Rows of an empty matrix: %v, %d×%d, %v; want an empty matrix, pick not called", Y, r, c, err)
+	}
+	huge := map[string]bool{"MaxInt rows": true, "2⁴⁰ rows": true}
+	for _, h := range errtest.Matrices(2) {
+		err := errtest.Try(t, h.Name, func() error {
+			_, _, _, err := own.Rows(h.New(), func(r int) []int { return []int{0, min(r, 3) - 1} })
+			return err
+		})
+		if err == errtest.ErrPanicked || h.Kind != ikpca.ErrArgument {
+			continue // NaN is the caller's to find
+		}
+		if huge[h.Name] {
+			// Sizes beyond any array, whose At answers: a lazy matrix, whose rows picked
+			// are read like any other's.
+			if err != nil {
+				t.Errorf("Rows of %s: %v, want its rows 0 and 2", h.Name, err)
+			}
+			continue
+		}
+		if !errors.Is(err, own.Argument) {
+			t.Errorf("Rows of %s: %v, want an Argument error", h.Name, err)
+		}
+	}
+}

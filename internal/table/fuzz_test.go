@@ -9,30 +9,7 @@ import (
 )
 
 func FuzzRead(f *testing.F) {
-	for _, s := range []string{
-		"a,b,c\n1,2,3\n4,5,6\n",
-		"1\t2\n3\t4\n",
-		"\xEF\xBB\xBFx;y\n1;2\n",
-		"\n\n id , \"v,w\"\n 1 , \" 2 \"\n\n3,4\r\n",
-		"\"a\nb\",c\n1,2\n",
-		"a,b\n1,\"2\n",
-		"a,b\n1,x\"y\n",
-		"1,2,3\n4,5\n",
-		"1,NaN\n",
-		"x\n1e400\n",
-		"0x1p-3,1_0,.5,+2,-0\n",
-		"a,a\n\"\",1\n",
-		"",
-		"   \n\t\n",
-		"\xFF\xFE1\x00",
-		"\uFEFF\uFEFF\n0", // a name that starts with a byte order mark
-		"\"0\r\r\n0\"\n0", // a name with a carriage return
-		" \xFE\xFF\n0",    // a name that starts like a UTF-16 mark
-		"ADT1_YEAST  0.58  0.61  MIT\nADT2_YEAST  0.43  0.67  MIT\n",
-		"  1.5   2\r\n 10    -3.25\n",
-		"2.5O,1.2\n1,2\n",
-		"sepal length\n1\n",
-	} {
+	for _, s := range readSeeds() {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -152,17 +152,19 @@ func Read(r io.Reader, opts Options) (*Table, error) {
 		data  []float64
 		lines []int
 	)
-	row := make([]float64, tr.Width())
+	w := tr.Width()
+	batch := make([]int, max(1, BatchValues/w))
+	rows := make([]float64, len(batch)*w)
 	for {
-		line, err := tr.Next(row)
+		n, err := tr.NextRows(rows, batch)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, err
 		}
-		data = append(data, row...)
-		lines = append(lines, line)
+		data = append(data, rows[:n*w]...)
+		lines = append(lines, batch[:n]...)
 	}
 	if len(lines) == 0 {
 		return nil, fmt.Errorf("%s: no data rows", tr.name)
@@ -193,6 +195,7 @@ type Reader struct {
 	pending   []string // the first record, when it is data, until Next returns it
 	pendLine  int
 	row       []float64 // the row being parsed
+	batch     batch     // NextRows' records
 	rows      int       // rows returned so far
 	err       error     // the error that ended the input (io.EOF at its end)
 }
@@ -342,39 +345,67 @@ func (tr *Reader) Next(dst []float64) (int, error) {
 
 // parse reads the next record into tr.row.
 func (tr *Reader) parse() (int, error) {
+	rec, line, err := tr.next()
+	if err != nil {
+		return 0, err
+	}
+	if len(tr.row) != len(tr.sel) {
+		tr.row = make([]float64, len(tr.sel))
+	}
+	if j, finite := tr.numbers(rec, tr.row); j >= 0 {
+		fl, _ := tr.cr.FieldPos(j)
+		return 0, tr.fieldError(rec, j, fl, finite)
+	}
+	return line, nil
+}
+
+// next returns the next record, of the first one's width, and its line.
+func (tr *Reader) next() ([]string, int, error) {
 	rec, line := tr.pending, tr.pendLine
 	if rec != nil {
 		tr.pending = nil
 	} else {
 		var err error
 		if rec, line, err = tr.record(); err != nil {
-			return 0, err
+			return nil, 0, err
 		}
 	}
 	if len(rec) != tr.width {
-		return 0, fmt.Errorf("%s:%d: %d fields, want %d (as in line %d)", tr.name, line, len(rec), tr.width, tr.firstLine)
+		return nil, 0, fmt.Errorf("%s:%d: %d fields, want %d (as in line %d)", tr.name, line, len(rec), tr.width, tr.firstLine)
 	}
-	if len(tr.row) != len(tr.sel) {
-		tr.row = make([]float64, len(tr.sel))
-	}
+	return rec, line, nil
+}
+
+// numbers parses the selected fields of rec into dst. It returns −1, or the source
+// column j of the first field that is not a number (finite false) or not a finite one.
+// It reads only rec and writes only dst, so that rows are parsed concurrently
+// (NextRows).
+func (tr *Reader) numbers(rec []string, dst []float64) (j int, finite bool) {
 	for k, j := range tr.sel {
-		s := strings.TrimSpace(rec[j])
-		v, err := strconv.ParseFloat(s, 64)
+		v, err := strconv.ParseFloat(strings.TrimSpace(rec[j]), 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			fl, _ := tr.cr.FieldPos(j)
-			msg := fmt.Sprintf("%s:%d: %s: %s is not a number", tr.name, fl, columnLabel(j, tr.header), quote(s))
-			if tr.implicit {
-				msg += "; select numeric columns with --columns"
-			}
-			return 0, errors.New(msg)
+			return j, false
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			fl, _ := tr.cr.FieldPos(j)
-			return 0, fmt.Errorf("%s:%d: %s: %s is not a finite number", tr.name, fl, columnLabel(j, tr.header), quote(s))
+			return j, true
 		}
-		tr.row[k] = v
+		dst[k] = v
 	}
-	return line, nil
+	return -1, false
+}
+
+// fieldError is the error for field j of rec, on line fl, as numbers found it: not a
+// number, or (finite) not a finite one.
+func (tr *Reader) fieldError(rec []string, j, fl int, finite bool) error {
+	s := strings.TrimSpace(rec[j])
+	if finite {
+		return fmt.Errorf("%s:%d: %s: %s is not a finite number", tr.name, fl, columnLabel(j, tr.header), quote(s))
+	}
+	msg := fmt.Sprintf("%s:%d: %s: %s is not a number", tr.name, fl, columnLabel(j, tr.header), quote(s))
+	if tr.implicit {
+		msg += "; select numeric columns with --columns"
+	}
+	return errors.New(msg)
 }
 
 // validComma reports whether c can separate fields, by the rules of
