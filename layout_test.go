@@ -20,12 +20,14 @@ var levels = map[string]int{
 	"internal/hugepage": 1,
 	"internal/backend":  1,
 	// Helpers of the programs (and tests) that import nothing of the module.
-	"internal/table": 1, "internal/resident": 1, "internal/synth": 1,
+	"internal/resident": 1, "internal/synth": 1,
 	// Test support (testSupport) that imports nothing of the module but level 0.
 	"internal/oracle": 1, "internal/lapackref": 1, "internal/allocs": 1,
 	"internal/errtest": 1,
 
 	"internal/check": 2, "internal/wiretest": 2,
+	// The command's tables, read on the cores.
+	"internal/table": 2,
 
 	// Beside the numerical core: the data sets and their reader.
 	"data": 3,
