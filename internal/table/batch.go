@@ -44,7 +44,7 @@ type batch struct {
 // NextRows reads the next rows, up to len(lines), into dst (len(lines)·Width() values,
 // a row after the other) and their source lines into lines, and returns how many it
 // read. Its text is read on the calling goroutine while the numbers of the rows read
-// before are parsed on up to GOMAXPROCS − 1 others: the numbers are most of the time a
+// before are parsed on up to GOMAXPROCS others: the numbers are most of the time a
 // table takes. BatchValues values at a time is enough. It returns rows or an error,
 // never both: fewer rows than asked for when the input ends or a bad row comes after
 // them, then io.EOF, or the bad row's error, on this call and every later one. The rows
@@ -62,9 +62,11 @@ func (tr *Reader) NextRows(dst []float64, lines []int) (int, error) {
 	b.prepare(len(lines), tr.width)
 	b.dst, b.tr = dst, tr
 	defer func() { b.dst, b.tr = nil, nil }()
+	// With several cores, as many parsers as cores: the reader is often waiting on
+	// them, and then leaves its core to one. With one, no handing over at all.
 	helpers := 0
-	if len(lines)*w >= batchParallelValues {
-		helpers = runtime.GOMAXPROCS(0)
+	if procs := runtime.GOMAXPROCS(0); procs > 1 && len(lines)*w >= batchParallelValues {
+		helpers = procs
 	}
 	var (
 		parts chan [2]int
