@@ -61,11 +61,31 @@ func (tr *Reader) NextRows(dst []float64, lines []int) (int, error) {
 	b := &tr.batch
 	b.prepare(len(lines), tr.width)
 	b.dst, b.tr = dst, tr
-	defer func() { b.dst, b.tr = nil, nil }()
+	n, end := b.read(len(lines), w)
+	if i, err := b.firstBad(n); err != nil {
+		n, end = i, err
+	}
+	b.dst, b.tr = nil, nil
+	copy(lines, b.lines[:n])
+	tr.rows += n
+	if end != nil {
+		tr.err = end
+	}
+	if n > 0 {
+		return n, nil
+	}
+	return 0, end
+}
+
+// read reads up to rows records of w selected values into the batch and parses them,
+// the parts read before on other goroutines while it reads, and returns how many it
+// read and the error that ended the input, if any.
+func (b *batch) read(rows, w int) (int, error) {
+	tr := b.tr
 	// With several cores, as many parsers as cores: the reader is often waiting on
 	// them, and then leaves its core to one. With one, no handing over at all.
 	helpers := 0
-	if procs := runtime.GOMAXPROCS(0); procs > 1 && len(lines)*w >= batchParallelValues {
+	if procs := runtime.GOMAXPROCS(0); procs > 1 && rows*w >= batchParallelValues {
 		helpers = procs
 	}
 	var (
@@ -76,10 +96,10 @@ func (tr *Reader) NextRows(dst []float64, lines []int) (int, error) {
 		parts, done = make(chan [2]int, batchParts), make(chan struct{})
 		go b.parseParts(parts, done, helpers)
 	}
-	per := max(1, len(lines)/batchParts)
+	per := max(1, rows/batchParts)
 	n, from := 0, 0
 	var end error
-	for n < len(lines) {
+	for n < rows {
 		rec, line, err := tr.next()
 		if err != nil {
 			end = err
@@ -100,36 +120,33 @@ func (tr *Reader) NextRows(dst []float64, lines []int) (int, error) {
 			from = n
 		}
 	}
-	if helpers > 0 {
-		if from < n {
-			parts <- [2]int{from, n}
-		}
-		close(parts)
-		<-done
-	} else {
+	if helpers == 0 {
 		b.base = 0
 		b.parseRows(0, n)
+		return n, end
 	}
+	if from < n {
+		parts <- [2]int{from, n}
+	}
+	close(parts)
+	<-done
+	return n, end
+}
+
+// firstBad returns the first of the n records parsed with a bad field and its error,
+// naming the line the field starts on, or n and nil.
+func (b *batch) firstBad(n int) (int, error) {
+	tr := b.tr
 	for i := range n {
 		if j := b.bad[i]; j >= 0 {
 			fl := b.lines[i]
 			if pos, ok := b.spread[i]; ok {
 				fl = pos[j]
 			}
-			end = tr.fieldError(b.fields[i*tr.width:(i+1)*tr.width], j, fl, b.finite[i])
-			n = i
-			break
+			return i, tr.fieldError(b.fields[i*tr.width:(i+1)*tr.width], j, fl, b.finite[i])
 		}
 	}
-	copy(lines, b.lines[:n])
-	tr.rows += n
-	if end != nil {
-		tr.err = end
-	}
-	if n > 0 {
-		return n, nil
-	}
-	return 0, end
+	return n, nil
 }
 
 // prepare makes room for rows records of width fields. The reading goroutine fills

@@ -432,10 +432,17 @@ func prepare(r io.Reader, comma rune) (io.Reader, rune, error) {
 	if comma != 0 {
 		return br, comma, nil
 	}
+	pre, comma, err := detect(br)
+	if err != nil {
+		return nil, 0, err
+	}
+	return io.MultiReader(bytes.NewReader(pre), br), comma, nil
+}
 
-	// Read up to the end of the second line that has more than spaces
-	// (stopping at the first tab), keeping what was read so that the
-	// record reader sees it too.
+// detect reads up to the end of the second line of br that has more than spaces
+// (stopping at the first tab) and returns what it read, for the record reader to see
+// too, and the separator those lines show, by the rule of Options.Comma.
+func detect(br *bufio.Reader) ([]byte, rune, error) {
 	var (
 		pre        []byte
 		lines      int  // lines with content seen so far
@@ -488,15 +495,13 @@ scan:
 	}
 	switch {
 	case hasTab:
-		comma = '\t'
+		return pre, '\t', nil
 	case hasComma:
-		comma = ','
+		return pre, ',', nil
 	case lines > 0 && allSpaced:
-		comma = Space
-	default:
-		comma = ','
+		return pre, Space, nil
 	}
-	return io.MultiReader(bytes.NewReader(pre), br), comma, nil
+	return pre, ',', nil
 }
 
 // readError turns an error of the CSV reader into one that names the
