@@ -166,10 +166,7 @@ func inverseIteration(d, e, w []float64, js []int, y []float64, ldy int, rng *ui
 		y[js[0]] = 1
 		return true
 	}
-	onenrm := max(math.Abs(d[0])+math.Abs(e[0]), math.Abs(d[k-1])+math.Abs(e[k-2]))
-	for i := 1; i < k-1; i++ {
-		onenrm = max(onenrm, math.Abs(d[i])+math.Abs(e[i-1])+math.Abs(e[i]))
-	}
+	onenrm := tridiagNorm1(d, e)
 	ortol := 1e-3 * onenrm
 	dtpcrt := math.Sqrt(0.1 / float64(k))
 
@@ -208,15 +205,7 @@ func inverseIteration(d, e, w []float64, js []int, y []float64, ldy int, rng *ui
 				x[i] *= scl
 			}
 			tol = dlagts(ua, ub, lc, ud, piv, x, tol)
-			for _, i := range js[gp:q] {
-				var dot float64
-				for l := range k {
-					dot += x[l] * y[l*ldy+i]
-				}
-				for l := range k {
-					x[l] -= dot * y[l*ldy+i]
-				}
-			}
+			orthogonalise(x, y, ldy, js[gp:q])
 			if math.Abs(x[idamax(x)]) < dtpcrt {
 				continue
 			}
@@ -243,6 +232,31 @@ func inverseIteration(d, e, w []float64, js []int, y []float64, ldy int, rng *ui
 		xjm = xj
 	}
 	return true
+}
+
+// tridiagNorm1 returns the 1-norm of the symmetric tridiagonal matrix with diagonal d
+// (at least 2 long) and off-diagonal e: its largest column sum of absolute values.
+func tridiagNorm1(d, e []float64) float64 {
+	k := len(d)
+	n := max(math.Abs(d[0])+math.Abs(e[0]), math.Abs(d[k-1])+math.Abs(e[k-2]))
+	for i := 1; i < k-1; i++ {
+		n = max(n, math.Abs(d[i])+math.Abs(e[i-1])+math.Abs(e[i]))
+	}
+	return n
+}
+
+// orthogonalise removes from x, by modified Gram–Schmidt, its components along the
+// columns cols of y (len(x) rows, stride ldy), orthonormal, in their order.
+func orthogonalise(x, y []float64, ldy int, cols []int) {
+	for _, i := range cols {
+		var dot float64
+		for l, v := range x {
+			dot += v * y[l*ldy+i]
+		}
+		for l := range x {
+			x[l] -= dot * y[l*ldy+i]
+		}
+	}
 }
 
 // uniform returns a pseudo-random number in (−1, 1) (xorshift64*), deterministic, as

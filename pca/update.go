@@ -315,24 +315,7 @@ func (md *Model) AddBatch(X mat.Matrix) error {
 func (md *Model) refactor(X mat.Matrix, b int) error {
 	d := md.d
 	fb := float64(b)
-	muB := make([]float64, d)
-	xc := mat.NewDense(b, d, nil)
-	for i := range b {
-		row := xc.RawRowView(i)
-		mat.Row(row, i, X)
-		for j, v := range row {
-			muB[j] += v
-		}
-	}
-	for j := range muB {
-		muB[j] /= fb
-	}
-	for i := range b {
-		row := xc.RawRowView(i)
-		for j := range row {
-			row[j] -= muB[j]
-		}
-	}
+	muB, xc := centred(X, b, d)
 	// A = U·diag(λ)·Uᵀ + X̄ᵀX̄ + ρ·δδᵀ.
 	var a mat.Dense
 	if md.n > 0 {
@@ -393,4 +376,28 @@ func (md *Model) refactor(X mat.Matrix, b int) error {
 	md.n += b
 	md.w = w1
 	return nil
+}
+
+// centred returns the mean of the b rows of X (d columns) and the rows less their mean,
+// X̄: the block's own mean and scatter X̄ᵀX̄ that refactor adds to the model's.
+func centred(X mat.Matrix, b, d int) ([]float64, *mat.Dense) {
+	mu := make([]float64, d)
+	xc := mat.NewDense(b, d, nil)
+	for i := range b {
+		row := xc.RawRowView(i)
+		mat.Row(row, i, X)
+		for j, v := range row {
+			mu[j] += v
+		}
+	}
+	for j := range mu {
+		mu[j] /= float64(b)
+	}
+	for i := range b {
+		row := xc.RawRowView(i)
+		for j := range row {
+			row[j] -= mu[j]
+		}
+	}
+	return mu, xc
 }
