@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // The column sums of the blocks a pass takes and returns (docs/design.md, "Passes over
@@ -18,22 +20,8 @@ func centreColumns(A *mat.Dense) {
 
 // centreColumnsWith is centreColumns with the scratch mean, of A's number of columns.
 func centreColumnsWith(A *mat.Dense, mean []float64) {
-	r, _ := A.Dims()
-	clear(mean)
-	for i := range r {
-		for j, v := range A.RawRowView(i) {
-			mean[j] += v
-		}
-	}
-	for j := range mean {
-		mean[j] /= float64(r)
-	}
-	for i := range r {
-		row := A.RawRowView(i)
-		for j := range row {
-			row[j] -= mean[j]
-		}
-	}
+	raw := A.RawMatrix()
+	vec.CentreColumns(raw.Data, raw.Rows, raw.Cols, raw.Stride, mean)
 }
 
 // centreColumnsSum2 is centreColumnsWith with each column's sum compensated (Sum2, Ogita,

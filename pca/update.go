@@ -384,20 +384,8 @@ func centred(X mat.Matrix, b, d int) ([]float64, *mat.Dense) {
 	mu := make([]float64, d)
 	xc := mat.NewDense(b, d, nil)
 	for i := range b {
-		row := xc.RawRowView(i)
-		mat.Row(row, i, X)
-		for j, v := range row {
-			mu[j] += v
-		}
+		mat.Row(xc.RawRowView(i), i, X)
 	}
-	for j := range mu {
-		mu[j] /= float64(b)
-	}
-	for i := range b {
-		row := xc.RawRowView(i)
-		for j := range row {
-			row[j] -= mu[j]
-		}
-	}
+	vec.CentreColumns(xc.RawMatrix().Data, b, d, d, mu)
 	return mu, xc
 }

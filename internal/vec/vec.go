@@ -121,6 +121,28 @@ func SubtractMean(x []float64) {
 	}
 }
 
+// CentreColumns subtracts from each column of the r×c row-major matrix a (stride s, r
+// ≥ 1) its mean, which it leaves in mean (length c): the sums row by row, then the
+// subtraction, the centring A ← C·A of a block of points or of vectors.
+func CentreColumns(a []float64, r, c, s int, mean []float64) {
+	mean = mean[:c]
+	clear(mean)
+	for i := range r {
+		for j, v := range a[i*s : i*s+c] {
+			mean[j] += v
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(r)
+	}
+	for i := range r {
+		row := a[i*s : i*s+c]
+		for j := range row {
+			row[j] -= mean[j]
+		}
+	}
+}
+
 // Roundoff is the unit roundoff u = 2⁻⁵³ of float64, LAPACK's dlamch('E'): a correctly
 // rounded operation's relative error is at most u. (The machine epsilon 2⁻⁵², Go's
 // math.Nextafter(1, 2) − 1, is twice as large; bounds written with 2⁻⁵² count 2u.) The one

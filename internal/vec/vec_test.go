@@ -2,6 +2,7 @@ package vec
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -108,6 +109,22 @@ func TestSubtractMean(t *testing.T) {
 		if x[i] != want {
 			t.Fatalf("SubtractMean = %v", x)
 		}
+	}
+}
+
+// TestCentreColumns: each column of a strided matrix loses its mean, left in mean; the
+// entries beyond the columns (the stride's padding) are not touched.
+func TestCentreColumns(t *testing.T) {
+	a := []float64{
+		1, 10, 99,
+		2, 20, 99,
+		6, -30, 99,
+	}
+	mean := []float64{7, 7, 7}
+	CentreColumns(a, 3, 2, 3, mean)
+	want := []float64{-2, 10, 99, -1, 20, 99, 3, -30, 99}
+	if !slices.Equal(a, want) || !slices.Equal(mean, []float64{3, 0, 7}) {
+		t.Errorf("CentreColumns: a = %v, mean = %v; want %v, [3 0 7]", a, mean, want)
 	}
 }
 
