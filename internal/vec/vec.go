@@ -1,8 +1,8 @@
 // Package vec holds the small vector kernels the module's packages share (kernel, kaf,
-// stream, chinsuter, update, secular, kpca, internal/lanczos), on plain slices, for the
-// loops too short or too frequent to go through BLAS: the dot product, the squared
-// distance, the largest magnitude and the Euclidean norm without overflow, and the
-// median of repeated timings.
+// stream, chinsuter, update, secular, kpca, pca, internal/lanczos), on plain slices, for
+// the loops too short or too frequent to go through BLAS: the dot product, the squared
+// distance, the largest magnitude and the Euclidean norm without overflow, the centring
+// of a block's columns, and the median of repeated timings.
 package vec
 
 import (
