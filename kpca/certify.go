@@ -114,6 +114,10 @@ func (md *Model) CertifyContext(ctx context.Context, opts CertifyOptions) (Certi
 	s := md.certifyStart(testVectors(opts.Failure), opts.Seed)
 	ps := md.passer()
 	defer ps.release()
+	// The values KeepKernel kept (and a Polish read), if they are of every point: every
+	// pass reads them, less the offset, the values it would have computed. The passes
+	// change them, so the Certify uses them up.
+	md.adoptKept(ps)
 	if err := s.firstPass(ctx, md, ps); err != nil {
 		return Certificate{}, err
 	}

@@ -46,9 +46,12 @@ func (md *Model) KeepKernel(X mat.Matrix) error {
 // points of 64 coordinates or more, or any kernel evaluated entry by entry). Otherwise
 // KeepKernel keeps nothing and returns nil: the calls that follow compute their values
 // as they would have. The memory (n²/2 values for n points in all: 1.6 GB at 20,000) is
-// held until the next Polish ends, and given back at once if anything but AddBatch's
-// block steps of exactly the rows of X, in order, changes the points (Add, Remove,
-// another AddBatch, a decoding), or a Polish starts before they are all added.
+// held through the next Polish, which reads the values and keeps them, until the next
+// Certify, which reads them, less its offset, and uses them up; and given back at once
+// by DropKernel, or if anything but AddBatch's block steps of exactly the rows of X, in
+// order, changes the points (Add, Remove, another AddBatch, a decoding), or a Polish or
+// a Certify starts before they are all added. The Certify's certificate is the one it
+// computes from the points, bit for bit.
 //
 // It checks ctx before it starts and between tiles. A nil ctx, a nil or zero Model and X
 // of another dimension are errors (ErrArgument, ErrDimension), and so are X's NaN or
@@ -251,6 +254,14 @@ func (kk *keptKernel) release() {
 	kk.cache, kk.unmap = nil, nil
 }
 
+// DropKernel gives back the memory of the kernel values KeepKernel kept, if any: a
+// Polish and a Certify then compute their own. A nil or zero Model is left as it is.
+func (md *Model) DropKernel() {
+	if md != nil {
+		md.dropKept()
+	}
+}
+
 // dropKept gives back the kept kernel values, if any.
 func (md *Model) dropKept() {
 	if md.kept != nil {
@@ -260,12 +271,39 @@ func (md *Model) dropKept() {
 }
 
 // adopt gives the passer the kept values of all the model's points, as if its first
-// pass had computed and kept them; the passer then owns them (and releases them).
+// pass had computed and kept them; the passer then holds them, and releases them unless
+// giveBack returns them.
 func (p *passer) adopt(kk *keptKernel) {
 	p.release()
 	p.tile = kk.tile
 	p.cache, p.unmap = kk.cache, kk.unmap
 	p.cached = kk.nb * (kk.nb + 1) / 2
-	p.filled = true
+	p.filled, p.unshifted, p.adopted = true, true, kk
 	kk.cache, kk.unmap = nil, nil
+}
+
+// giveBack returns the kept values the passer adopted, as they were, for the model to
+// keep: nil if it adopted none, or if a pass changed them (a Certify's, which subtracts
+// its offset: adding it back would not give the same bits).
+func (p *passer) giveBack() *keptKernel {
+	kk := p.adopted
+	if kk == nil || p.cache == nil || !p.unshifted && p.offset != 0 {
+		return nil
+	}
+	kk.cache, kk.unmap = p.cache, p.unmap
+	kk.expect = -1
+	p.cache, p.unmap, p.cached, p.filled, p.tile, p.adopted = nil, nil, 0, false, 0, nil
+	return kk
+}
+
+// adoptKept gives ps the values KeepKernel kept, if they are of every point, and takes
+// them from the model: the passes of a Polish or a Certify read them as their own first
+// pass's (docs/design.md, "The kernel kept for a polish").
+func (md *Model) adoptKept(ps *passer) {
+	if kk := md.kept; kk != nil {
+		if kk.n == md.m {
+			ps.adopt(kk)
+		}
+		md.dropKept()
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 
@@ -90,8 +91,8 @@ func TestKeepKernelPolish(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if kept.kept != nil {
-			t.Error("the kept values outlived the Polish")
+		if kept.kept == nil {
+			t.Error("the kept values did not outlive the Polish, for a Certify")
 		}
 		if !sameVectors(kept, &copied) || !vec.SameBits(kept.Values(nil), copied.Values(nil)) {
 			t.Errorf("n=%d: a Polish reading the kept values differs from one computing them", tc.n)
@@ -104,6 +105,57 @@ func TestKeepKernelPolish(t *testing.T) {
 		}
 		checkSums(t, "kept", kept)
 	}
+}
+
+// TestKeepKernelCertify: a Certify after a Polish that read the values KeepKernel kept
+// reads them too — less its offset, the values its own passes compute — and gives the
+// certificate of a copy of the model that computes them, bit for bit; it uses them up.
+// DropKernel gives them back at once.
+func TestKeepKernelCertify(t *testing.T) {
+	for _, tc := range []struct {
+		n, tile   int
+		uncentred bool
+	}{{600, 97, false}, {520, 130, true}} {
+		withPassTile(t, tc.tile)
+		X := clusters(tc.n, 70, uint64(tc.n))
+		opts := Options{Components: 5, Rank: 20, BatchMax: 150, Uncentred: tc.uncentred}
+		kept := keptFit(t, rbfMedian(t, X), X, 150, opts, true)
+		var copied Model
+		if err := copied.CopyFrom(kept); err != nil {
+			t.Fatal(err)
+		}
+		for _, md := range []*Model{kept, &copied} {
+			if err := md.Polish(2); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if kept.kept == nil || copied.kept != nil {
+			t.Fatalf("n=%d: after the Polish, kept values %v and %v, want the first only", tc.n, kept.kept != nil, copied.kept != nil)
+		}
+		got, err := kept.CertifyContext(context.Background(), CertifyOptions{Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := copied.CertifyContext(context.Background(), CertifyOptions{Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("n=%d: a Certify reading the kept values differs from one computing them:\n%+v\n%+v", tc.n, got, want)
+		}
+		if kept.kept != nil {
+			t.Errorf("n=%d: the kept values outlived the Certify", tc.n)
+		}
+	}
+	X := clusters(300, 70, 5)
+	md := keptFit(t, rbfMedian(t, X), X, 150, Options{Components: 4, Rank: 12, BatchMax: 150}, true)
+	md.DropKernel()
+	if md.kept != nil {
+		t.Error("DropKernel left the kept values")
+	}
+	var zero Model
+	zero.DropKernel()
+	(*Model)(nil).DropKernel()
 }
 
 // TestKeepKernelDropped: the kept values are given back as soon as the points change

@@ -41,15 +41,15 @@ func (md *Model) krylovRitz(ctx context.Context, passes int) (polished, error) {
 
 	ps := md.passer()
 	defer ps.release()
-	if kk := md.kept; kk != nil {
-		// The values KeepKernel kept, if they are of every point: the first pass reads
-		// them as the later ones read what it keeps.
-		if kk.n == m {
-			ps.adopt(kk)
-		}
-		md.dropKept()
+	// The values KeepKernel kept, if they are of every point: the first pass reads them
+	// as the later ones read what it keeps, and the model keeps them again after, for a
+	// Certify of the same points.
+	md.adoptKept(ps)
+	p, err := md.ritz(ctx, ps, V, lambda, passes)
+	if err == nil {
+		md.kept = ps.giveBack()
 	}
-	return md.ritz(ctx, ps, V, lambda, passes)
+	return p, err
 }
 
 // ritz is krylovRitz from the vectors V (m×k) with the passes of ps: the Ritz pairs on

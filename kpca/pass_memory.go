@@ -51,4 +51,5 @@ func (p *passer) release() {
 		p.unmap()
 	}
 	p.cache, p.unmap, p.cached, p.filled, p.tile = nil, nil, 0, false, 0
+	p.adopted, p.unshifted = nil, false
 }

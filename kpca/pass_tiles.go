@@ -71,6 +71,12 @@ func (p *passer) tileProduct(tw *tileWork, t tilePair, g int) error {
 				kb.Data[i] = v - p.offset
 			}
 		}
+	} else if p.unshifted && p.offset != 0 {
+		// Adopted values, as computed: less the offset, as the pass would have kept
+		// them, the same bits (the subtraction above of the same values).
+		for i, v := range kb.Data[:b*n] {
+			kb.Data[i] = v - p.offset
+		}
 	}
 	if p.abs != nil {
 		// The rows I and J are the tile's own, as W's are: no other tile of the round

@@ -60,6 +60,11 @@ type passer struct {
 	unmap  func() // gives the cache's memory back (hugepage.Map)
 	cached int
 	filled bool
+	// adopted is the KeepKernel values the cache holds (adopt), nil if the passer's own;
+	// unshifted, that they are still the raw values, without the offset below, which the
+	// first pass then subtracts from each tile as it reads it.
+	adopted   *keptKernel
+	unshifted bool
 
 	// abs, when not nil, receives the row sums of |K̂|, the absolute values of the kernel
 	// values the pass computes, less offset (m numbers, added to): a Certify's scale of
@@ -204,7 +209,7 @@ func (p *passer) pass(ctx context.Context, W, Q *mat.Dense) error {
 	if err != nil {
 		return err
 	}
-	p.filled = true
+	p.filled, p.unshifted = true, false
 	if !md.opts.Uncentred && !p.raw {
 		if cap(p.mean) < c {
 			p.mean = make([]float64, c)

@@ -217,8 +217,8 @@ points (kpca.Model.Polish: block Krylov and Rayleigh–Ritz from kernel blocks, 
 the n×n matrix; each pass costs about half a dgemm of the points' distances, n²·d flops,
 for K is symmetric and a pass computes one triangle of it). Where that triangle fits in
 --pass-memory and its values are dear (a Gaussian kernel on 64 coordinates or more), the
-fit computes it once before tracking (the "kernel" phase of --timings), and both the
-block steps and every pass read it (kpca.Model.KeepKernel). Four
+fit computes it once before tracking (the "kernel" phase of --timings), and the block
+steps, every pass and a --certify read it (kpca.Model.KeepKernel). Four
 passes gave the top 10 eigenvalues to rounding and their subspace to a sine below 1e-8 on
 every data set tested. --polish auto polishes by rounds of 3 passes until a round moves
 none of the top --k eigenvalues by more than 1e-12·λ₁ (Ritz values only grow towards the
