@@ -172,40 +172,7 @@ func MackeyGlass(n int, opts MackeyGlassOptions) ([]float64, error) {
 		return nil, err
 	}
 
-	// RK4 on the grid tₖ = k·h with τ = m·h needs the delayed state at
-	// tₖ − τ (grid point k−m), at tₖ − τ + h (grid point k−m+1) and, for the
-	// two middle stages, at the half step tₖ − τ + h/2, which is not on the
-	// grid. Linear interpolation there errs by h²/8·x'' and would cut the
-	// method to order 2. The cubic Hermite interpolant through the two grid
-	// values and their derivatives errs by O(h⁴) instead and keeps order 4;
-	// at the midpoint it is just
-	//
-	//	x(t + h/2) ≈ (xₖ + xₖ₊₁)/2 + h·(x'ₖ − x'ₖ₊₁)/8,
-	//
-	// and the derivatives x'ₖ come free from the equation itself. This is
-	// cheaper than storing half-step values (which RK4 does not produce) and
-	// needs no condition on τ beyond being a multiple of h.
-	//
-	// The solution is only piecewise smooth: x' jumps at t = 0 (the history is
-	// constant), x'' at τ, x''' at 2τ, …. Because τ is a multiple of h those
-	// breakpoints are grid points, so no step and no interpolation interval
-	// straddles one; the interval ending at t = 0 is history and is taken as
-	// the constant X0, not interpolated with the right derivative at 0.
-	m := p.delay
-	h := p.h
-	g := func(xd float64) float64 { return p.beta * xd / (1 + math.Pow(xd, p.n)) }
-
-	// Ring buffers of the last m+1 grid values: x, x' (right derivative) and
-	// the feedback term g(x) so that each delayed value is evaluated once.
-	ring := m + 1
-	xs := make([]float64, ring)
-	ds := make([]float64, ring)
-	gs := make([]float64, ring)
-	gx0 := g(p.x0)
-	xs[0] = p.x0
-	ds[0] = gx0 - float64(p.gamma*p.x0)
-	gs[0] = gx0
-
+	line := newDelayLine(p)
 	out := make([]float64, n)
 	total := (opts.Discard + n - 1) * p.perSample
 	if opts.Discard == 0 {
@@ -213,36 +180,12 @@ func MackeyGlass(n int, opts MackeyGlassOptions) ([]float64, error) {
 	}
 	x := p.x0
 	for k := 0; k < total; k++ {
-		// Feedback at the three delayed instants of this step.
-		var g0, gMid, g1 float64
-		switch j := k - m; {
-		case j+1 <= 0:
-			// The whole delayed interval lies in the history.
-			g0, gMid, g1 = gx0, gx0, gx0
-		default:
-			a, b := j%ring, (j+1)%ring
-			g0, g1 = gs[a], gs[b]
-			gMid = g(float64((xs[a]+xs[b])/2) + float64(h*(ds[a]-ds[b])/8))
-		}
-		// float64(…) rounds each product before it is added (the Go
-		// spec lets a compiler fuse x*y + z otherwise, and arm64 does);
-		// 2·k is exact, so it needs none.
-		k1 := g0 - float64(p.gamma*x)
-		k2 := gMid - float64(p.gamma*(x+float64(h/2*k1)))
-		k3 := gMid - float64(p.gamma*(x+float64(h/2*k2)))
-		k4 := g1 - float64(p.gamma*(x+float64(h*k3)))
-		x += float64(h / 6 * (k1 + 2*k2 + 2*k3 + k4))
+		g0, gMid, g1 := line.feedback(k)
+		x = p.rk4(x, g0, gMid, g1)
 		if !(x > 0) || math.IsInf(x, 1) {
-			return nil, fmt.Errorf("%w: Mackey–Glass integration left the positive finite numbers at t = %v (x = %v); check the rates and Step", ErrArgument, float64(k+1)*h, x)
+			return nil, fmt.Errorf("%w: Mackey–Glass integration left the positive finite numbers at t = %v (x = %v); check the rates and Step", ErrArgument, float64(k+1)*p.h, x)
 		}
-
-		// Store grid point k+1; it overwrites k−m, which no later step needs.
-		// Its delayed instant is k+1−m, whose feedback g1 is already known.
-		i := (k + 1) % ring
-		xs[i] = x
-		gs[i] = g(x)
-		ds[i] = g1 - float64(p.gamma*x)
-
+		line.store(k+1, x, g1)
 		if s := k + 1; s%p.perSample == 0 {
 			if idx := s/p.perSample - opts.Discard; idx >= 0 {
 				out[idx] = x
@@ -337,4 +280,85 @@ func Standardise(series []float64, lo, hi float64) ([]float64, error) {
 		out[i] = math.Min(hi, math.Max(lo, float64(lo*(1-t))+float64(hi*t)))
 	}
 	return out, nil
+}
+
+// delayLine is what a step of MackeyGlass reads of the past.
+//
+// RK4 on the grid tₖ = k·h with τ = m·h needs the delayed state at
+// tₖ − τ (grid point k−m), at tₖ − τ + h (grid point k−m+1) and, for the
+// two middle stages, at the half step tₖ − τ + h/2, which is not on the
+// grid. Linear interpolation there errs by h²/8·x” and would cut the
+// method to order 2. The cubic Hermite interpolant through the two grid
+// values and their derivatives errs by O(h⁴) instead and keeps order 4;
+// at the midpoint it is just
+//
+//	x(t + h/2) ≈ (xₖ + xₖ₊₁)/2 + h·(x'ₖ − x'ₖ₊₁)/8,
+//
+// and the derivatives x'ₖ come free from the equation itself. This is
+// cheaper than storing half-step values (which RK4 does not produce) and
+// needs no condition on τ beyond being a multiple of h.
+//
+// The solution is only piecewise smooth: x' jumps at t = 0 (the history is
+// constant), x” at τ, x”' at 2τ, …. Because τ is a multiple of h those
+// breakpoints are grid points, so no step and no interpolation interval
+// straddles one; the interval ending at t = 0 is history and is taken as
+// the constant X0, not interpolated with the right derivative at 0.
+type delayLine struct {
+	p mackeyGlassParams
+	// xs, ds and gs are ring buffers of the last m+1 grid values: x, x' (right
+	// derivative) and the feedback term g(x), so that each delayed value is
+	// evaluated once.
+	xs, ds, gs []float64
+	gx0        float64 // g(X0), the feedback of the whole history
+}
+
+// newDelayLine returns the delay line of p at t = 0: grid point 0 holds X0.
+func newDelayLine(p mackeyGlassParams) *delayLine {
+	ring := p.delay + 1
+	l := &delayLine{p: p, xs: make([]float64, ring), ds: make([]float64, ring), gs: make([]float64, ring)}
+	l.gx0 = p.g(p.x0)
+	l.xs[0] = p.x0
+	l.ds[0] = l.gx0 - float64(p.gamma*p.x0)
+	l.gs[0] = l.gx0
+	return l
+}
+
+// feedback returns g at the three delayed instants of step k: tₖ − τ, the Hermite
+// midpoint tₖ − τ + h/2, and tₖ − τ + h.
+func (l *delayLine) feedback(k int) (g0, gMid, g1 float64) {
+	j := k - l.p.delay
+	if j+1 <= 0 {
+		// The whole delayed interval lies in the history.
+		return l.gx0, l.gx0, l.gx0
+	}
+	ring := len(l.xs)
+	a, b := j%ring, (j+1)%ring
+	mid := float64((l.xs[a]+l.xs[b])/2) + float64(l.p.h*(l.ds[a]-l.ds[b])/8)
+	return l.gs[a], l.p.g(mid), l.gs[b]
+}
+
+// store records grid point i = k+1, with value x. It overwrites i−m−1, which no
+// later step needs; its own delayed instant is i−m, whose feedback g1 the step
+// already knew.
+func (l *delayLine) store(i int, x, g1 float64) {
+	r := i % len(l.xs)
+	l.xs[r] = x
+	l.gs[r] = l.p.g(x)
+	l.ds[r] = g1 - float64(l.p.gamma*x)
+}
+
+// g is the feedback term β·x/(1 + xⁿ) of the delayed state x.
+func (p mackeyGlassParams) g(xd float64) float64 { return p.beta * xd / (1 + math.Pow(xd, p.n)) }
+
+// rk4 takes one classical Runge–Kutta step of length h from x, with the feedback g0,
+// gMid and g1 at the step's start, middle and end. float64(…) rounds each product
+// before it is added (the Go spec lets a compiler fuse x*y + z otherwise, and arm64
+// does); 2·k is exact, so it needs none.
+func (p mackeyGlassParams) rk4(x, g0, gMid, g1 float64) float64 {
+	h := p.h
+	k1 := g0 - float64(p.gamma*x)
+	k2 := gMid - float64(p.gamma*(x+float64(h/2*k1)))
+	k3 := gMid - float64(p.gamma*(x+float64(h/2*k2)))
+	k4 := g1 - float64(p.gamma*(x+float64(h*k3)))
+	return x + float64(h/6*(k1+2*k2+2*k3+k4))
 }
