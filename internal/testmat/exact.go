@@ -51,67 +51,83 @@ func bigExpNeg(v *big.Float) *big.Float {
 // reference's only error before its eigendecomposition (ExactEigen).
 func ExactMatrix(t testing.TB, k kernel.Kernel, x *mat.Dense, uncentred bool) *mat.SymDense {
 	t.Helper()
-	m, d := x.Dims()
-	nf := func(v float64) *big.Float { return new(big.Float).SetPrec(refPrec).SetFloat64(v) }
+	m, _ := x.Dims()
 	K := make([]*big.Float, m*m)
 	for i := range m {
 		for j := i; j < m; j++ {
-			acc := new(big.Float).SetPrec(refPrec)
-			var v *big.Float
-			switch k := k.(type) {
-			case kernel.RBF:
-				for l := range d {
-					diff := nf(x.At(i, l))
-					diff.Sub(diff, nf(x.At(j, l)))
-					acc.Add(acc, diff.Mul(diff, diff))
-				}
-				v = bigExpNeg(exponent(acc, k.Sigma, k.Gamma, 2))
-			case kernel.Laplacian:
-				for l := range d {
-					diff := nf(x.At(i, l))
-					diff.Sub(diff, nf(x.At(j, l)))
-					acc.Add(acc, diff.Abs(diff))
-				}
-				v = bigExpNeg(exponent(acc, k.Sigma, k.Gamma, 1))
-			case kernel.Polynomial:
-				base := bigAffine(x, i, j, k.Gamma, k.Coef0)
-				v = new(big.Float).SetPrec(refPrec).SetInt64(1)
-				for range k.Degree {
-					v.Mul(v, base)
-				}
-			case kernel.Sigmoid:
-				v = bigTanh(bigAffine(x, i, j, k.Gamma, k.Coef0))
-			case kernel.Cosine:
-				nx, ny := new(big.Float).SetPrec(refPrec), new(big.Float).SetPrec(refPrec)
-				for l := range d {
-					p := nf(x.At(i, l))
-					acc.Add(acc, new(big.Float).SetPrec(refPrec).Mul(p, nf(x.At(j, l))))
-					nx.Add(nx, p.Mul(p, p))
-					q := nf(x.At(j, l))
-					ny.Add(ny, q.Mul(q, q))
-				}
-				nx.Mul(nx, ny)
-				if nx.Sign() == 0 {
-					v = new(big.Float).SetPrec(refPrec)
-				} else {
-					v = acc.Quo(acc, nx.Sqrt(nx))
-				}
-			default:
+			v, ok := bigKernel(k, x, i, j)
+			if !ok {
 				t.Fatalf("reference: kernel %T", k)
 			}
 			K[i*m+j], K[j*m+i] = v, v
 		}
 	}
-	a := mat.NewSymDense(m, nil)
-	if uncentred {
-		for i := range m {
-			for j := i; j < m; j++ {
-				f, _ := K[i*m+j].Float64()
-				a.SetSym(i, j, f)
-			}
-		}
-		return a
+	if !uncentred {
+		bigCentre(K, m)
 	}
+	a := mat.NewSymDense(m, nil)
+	for i := range m {
+		for j := i; j < m; j++ {
+			f, _ := K[i*m+j].Float64()
+			a.SetSym(i, j, f)
+		}
+	}
+	return a
+}
+
+// bigFloat returns v at refPrec bits.
+func bigFloat(v float64) *big.Float { return new(big.Float).SetPrec(refPrec).SetFloat64(v) }
+
+// bigKernel returns k(xᵢ, xⱼ) at refPrec bits, xᵢ the rows of x, and false for a kernel
+// it does not know.
+func bigKernel(k kernel.Kernel, x *mat.Dense, i, j int) (*big.Float, bool) {
+	_, d := x.Dims()
+	acc := new(big.Float).SetPrec(refPrec)
+	switch k := k.(type) {
+	case kernel.RBF:
+		for l := range d {
+			diff := bigFloat(x.At(i, l))
+			diff.Sub(diff, bigFloat(x.At(j, l)))
+			acc.Add(acc, diff.Mul(diff, diff))
+		}
+		return bigExpNeg(exponent(acc, k.Sigma, k.Gamma, 2)), true
+	case kernel.Laplacian:
+		for l := range d {
+			diff := bigFloat(x.At(i, l))
+			diff.Sub(diff, bigFloat(x.At(j, l)))
+			acc.Add(acc, diff.Abs(diff))
+		}
+		return bigExpNeg(exponent(acc, k.Sigma, k.Gamma, 1)), true
+	case kernel.Polynomial:
+		base := bigAffine(x, i, j, k.Gamma, k.Coef0)
+		v := new(big.Float).SetPrec(refPrec).SetInt64(1)
+		for range k.Degree {
+			v.Mul(v, base)
+		}
+		return v, true
+	case kernel.Sigmoid:
+		return bigTanh(bigAffine(x, i, j, k.Gamma, k.Coef0)), true
+	case kernel.Cosine:
+		nx, ny := new(big.Float).SetPrec(refPrec), new(big.Float).SetPrec(refPrec)
+		for l := range d {
+			p := bigFloat(x.At(i, l))
+			acc.Add(acc, new(big.Float).SetPrec(refPrec).Mul(p, bigFloat(x.At(j, l))))
+			nx.Add(nx, p.Mul(p, p))
+			q := bigFloat(x.At(j, l))
+			ny.Add(ny, q.Mul(q, q))
+		}
+		nx.Mul(nx, ny)
+		if nx.Sign() == 0 {
+			return new(big.Float).SetPrec(refPrec), true
+		}
+		return acc.Quo(acc, nx.Sqrt(nx)), true
+	}
+	return nil, false
+}
+
+// bigCentre replaces the symmetric m×m matrix K, whose entries may alias across the
+// diagonal, by CKC, C = I − 11ᵀ/m: Kᵢⱼ − meanᵢ − meanⱼ + mean, at refPrec bits.
+func bigCentre(K []*big.Float, m int) {
 	mean := make([]*big.Float, m)
 	total := new(big.Float).SetPrec(refPrec)
 	for i := range m {
@@ -120,32 +136,29 @@ func ExactMatrix(t testing.TB, k kernel.Kernel, x *mat.Dense, uncentred bool) *m
 			s.Add(s, K[i*m+j])
 		}
 		total.Add(total, s)
-		mean[i] = s.Quo(s, nf(float64(m)))
+		mean[i] = s.Quo(s, bigFloat(float64(m)))
 	}
-	total.Quo(total, nf(float64(m)*float64(m)))
+	total.Quo(total, bigFloat(float64(m)*float64(m)))
 	for i := range m {
 		for j := i; j < m; j++ {
 			v := new(big.Float).SetPrec(refPrec).Sub(K[i*m+j], mean[i])
 			v.Sub(v, mean[j])
 			v.Add(v, total)
-			f, _ := v.Float64()
-			a.SetSym(i, j, f)
+			K[i*m+j], K[j*m+i] = v, v
 		}
 	}
-	return a
 }
 
 // bigAffine returns γ·xᵢᵀxⱼ + c at refPrec bits, xᵢ the rows of x.
 func bigAffine(x *mat.Dense, i, j int, gamma, coef0 float64) *big.Float {
 	_, d := x.Dims()
-	nf := func(v float64) *big.Float { return new(big.Float).SetPrec(refPrec).SetFloat64(v) }
 	acc := new(big.Float).SetPrec(refPrec)
 	for l := range d {
-		p := nf(x.At(i, l))
-		acc.Add(acc, p.Mul(p, nf(x.At(j, l))))
+		p := bigFloat(x.At(i, l))
+		acc.Add(acc, p.Mul(p, bigFloat(x.At(j, l))))
 	}
-	acc.Mul(acc, nf(gamma))
-	return acc.Add(acc, nf(coef0))
+	acc.Mul(acc, bigFloat(gamma))
+	return acc.Add(acc, bigFloat(coef0))
 }
 
 // bigTanh returns tanh(x) = sign(x)·(1 − e^(−2|x|))/(1 + e^(−2|x|)) at refPrec bits.
@@ -165,14 +178,13 @@ func bigTanh(x *big.Float) *big.Float {
 // the distance dist (squared for the RBF): dist·γ if gamma is not zero, otherwise
 // dist/(2σ²) or dist/σ.
 func exponent(dist *big.Float, sigma, gamma float64, power int) *big.Float {
-	nf := func(v float64) *big.Float { return new(big.Float).SetPrec(refPrec).SetFloat64(v) }
 	if gamma != 0 {
-		return dist.Mul(dist, nf(gamma))
+		return dist.Mul(dist, bigFloat(gamma))
 	}
-	den := nf(sigma)
+	den := bigFloat(sigma)
 	if power == 2 {
-		den.Mul(den, nf(sigma))
-		den.Mul(den, nf(2))
+		den.Mul(den, bigFloat(sigma))
+		den.Mul(den, bigFloat(2))
 	}
 	return dist.Quo(dist, den)
 }
