@@ -172,15 +172,8 @@ func decode(k kernel.Kernel, dec *wire.Reader) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case (n == 0) != (N == 0):
-		return nil, fmt.Errorf("%w: %d points seen and %d in the expansion", ErrEncoding, n, N)
-	case opts.Compression == nil && N != n:
-		return nil, fmt.Errorf("%w: an exact model of %d points with %d in its expansion", ErrEncoding, n, N)
-	case opts.Compression != nil && N > md.budget():
-		return nil, fmt.Errorf("%w: %d expansion points, beyond the (r+1)·n′ = %d of a compressed model", ErrEncoding, N, md.budget())
-	case opts.Components > 0 && r > opts.Components:
-		return nil, fmt.Errorf("%w: %d components, beyond the cap %d", ErrEncoding, r, opts.Components)
+	if err := checkCounts(md, n, N, r); err != nil {
+		return nil, err
 	}
 
 	fields, err := dec.Arrays(ErrEncoding, wire.Array{What: "expansion points", Len: N * d},
@@ -191,12 +184,8 @@ func decode(k kernel.Kernel, dec *wire.Reader) (*Model, error) {
 	}
 	pts, ka := dense{r: N, c: d, a: fields[0]}, unpackUpper(N, fields[1])
 	alpha, sv, nu := dense{r: N, c: r, a: fields[2]}, fields[3], fields[4]
-	for j, s := range sv {
-		// Positive, descending, and Σ² finite and positive: the eigenvalues Values
-		// reports (a singular value below about 2⁻⁵³⁷ squares to zero).
-		if !(s > 0) || j > 0 && !(s <= sv[j-1]) || math.IsInf(s*s, 0) || !(s*s > 0) {
-			return nil, fmt.Errorf("%w: singular value %d is %g", ErrEncoding, j, s)
-		}
+	if err := checkSingularValues(sv); err != nil {
+		return nil, err
 	}
 	md.d, md.n, md.trace = d, n, trace
 	if err := checkKernelMatrix(md, pts, ka); err != nil {
@@ -222,6 +211,34 @@ func decode(k kernel.Kernel, dec *wire.Reader) (*Model, error) {
 	}
 	md.commit(pts, ka, alpha, sv, nu)
 	return md, nil
+}
+
+// checkCounts checks the counts a decoded model md declares against its options: n
+// points seen, N in the expansion and r components.
+func checkCounts(md *Model, n, N, r int) error {
+	switch {
+	case (n == 0) != (N == 0):
+		return fmt.Errorf("%w: %d points seen and %d in the expansion", ErrEncoding, n, N)
+	case md.opts.Compression == nil && N != n:
+		return fmt.Errorf("%w: an exact model of %d points with %d in its expansion", ErrEncoding, n, N)
+	case md.opts.Compression != nil && N > md.budget():
+		return fmt.Errorf("%w: %d expansion points, beyond the (r+1)·n′ = %d of a compressed model", ErrEncoding, N, md.budget())
+	case md.opts.Components > 0 && r > md.opts.Components:
+		return fmt.Errorf("%w: %d components, beyond the cap %d", ErrEncoding, r, md.opts.Components)
+	}
+	return nil
+}
+
+// checkSingularValues checks the decoded singular values sv: positive, descending, and
+// their squares finite and positive, the eigenvalues Values reports (a singular value
+// below about 2⁻⁵³⁷ squares to zero).
+func checkSingularValues(sv []float64) error {
+	for j, s := range sv {
+		if !(s > 0) || j > 0 && !(s <= sv[j-1]) || math.IsInf(s*s, 0) || !(s*s > 0) {
+			return fmt.Errorf("%w: singular value %d is %g", ErrEncoding, j, s)
+		}
+	}
+	return nil
 }
 
 // decodeSizes returns the sizes d, n, N and r of an encoding whose arrays hold length

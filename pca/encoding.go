@@ -138,30 +138,11 @@ func (md *Model) replace(src *Model) {
 // decode reads the body of an encoded Model.
 func decode(body []byte) (*Model, error) {
 	r := wire.NewReader(body)
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s", ErrEncoding, fmt.Sprintf(format, args...))
-	}
-	const fixed = 8*5 + 8*2 + 8*6
-	if r.Len() < fixed {
-		return nil, bad("%d bytes, want at least %d", r.Len(), fixed)
-	}
-	d := r.U64()
-	comp := int64(r.U64())
-	rank, window, n := r.U64(), r.U64(), r.U64()
-	// Every size is bounded by the bytes present before anything is allocated: the mean
-	// alone holds 8·d bytes, the window 8·n·(d+1).
-	left := uint64(r.Len())
-	if d < 1 || d > left/8 || rank > d || window > math.MaxInt32 || n > 1<<62 || comp < All || comp > int64(d) {
-		return nil, bad("dimension %d, components %d, rank %d, window %d, %d points for %d bytes", d, comp, rank, window, n, left)
-	}
-	opts := Options{Components: int(comp), Rank: int(rank), Window: int(window)}
-	if err := opts.validate(int(d)); err != nil {
-		return nil, bad("%v", err)
-	}
-	md, err := New(int(d), opts)
+	md, n, err := decodeHeader(r)
 	if err != nil {
-		return nil, bad("%v", err)
+		return nil, err
 	}
+	opts := md.opts
 	scalars, err := r.Floats(8, ErrEncoding, "the weight, trace and certificate")
 	if err != nil {
 		return nil, err
@@ -170,54 +151,94 @@ func decode(body []byte) (*Model, error) {
 	c := certificate{PosNorm: scalars[2], NegNorm: scalars[3], PosTrace: scalars[4], NegTrace: scalars[5], Slack: scalars[6], SumErr: scalars[7]}
 	for _, v := range scalars[2:] {
 		if v < 0 || opts.Rank == 0 && v != 0 {
-			return nil, bad("certificate %v", scalars[2:])
+			return nil, badEncoding("certificate %v", scalars[2:])
 		}
 	}
-	dd := int(d)
+	dd := md.d
 	if r.Len() < 8*dd+8 {
-		return nil, bad("truncated before the pairs")
+		return nil, badEncoding("truncated before the pairs")
 	}
 	mean, err := r.Floats(dd, ErrEncoding, "the mean")
 	if err != nil {
 		return nil, err
 	}
-	k := r.U64()
-	if k > d || uint64(r.Len())/8/(d+1) < k {
-		return nil, bad("%d pairs of dimension %d for %d bytes", k, d, r.Len())
-	}
-	kk := int(k)
-	if opts.Rank == 0 && kk != dd || opts.Rank > 0 && kk > opts.Rank {
-		return nil, bad("%d pairs with rank %d and dimension %d", kk, opts.Rank, dd)
-	}
-	values, err := r.Floats(kk, ErrEncoding, "the eigenvalues")
-	if err != nil {
-		return nil, err
-	}
-	vectors, err := r.Floats(dd*kk, ErrEncoding, "the eigenvectors")
+	values, vectors, err := decodePairs(r, opts, dd)
 	if err != nil {
 		return nil, err
 	}
 	var pts, wts []float64
 	if opts.Window > 0 {
-		if pts, wts, err = decodeWindow(r, opts.Window, int(n), dd); err != nil {
+		if pts, wts, err = decodeWindow(r, opts.Window, n, dd); err != nil {
 			return nil, err
 		}
 	}
 	if r.Len() != 0 {
-		return nil, bad("%d bytes left over", r.Len())
+		return nil, badEncoding("%d bytes left over", r.Len())
 	}
-	if err := checkState(values, mean, int(n), w, trace); err != nil {
+	if err := checkState(values, mean, n, w, trace); err != nil {
 		return nil, err
 	}
-	if kk > 0 {
+	if kk := len(values); kk > 0 {
 		if err := setPairs(md, values, mat.NewDense(dd, kk, vectors)); err != nil {
-			return nil, bad("%v", err)
+			return nil, badEncoding("%v", err)
 		}
 	}
-	md.n, md.w, md.trace, md.cert = int(n), w, trace, c
+	md.n, md.w, md.trace, md.cert = n, w, trace, c
 	copy(md.mean, mean)
 	md.win, md.winW = pts, wts
 	return md, nil
+}
+
+// badEncoding returns an error wrapping ErrEncoding that says what was wrong.
+func badEncoding(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrEncoding, fmt.Sprintf(format, args...))
+}
+
+// decodeHeader reads the fixed header of an encoding — dimension, options and point
+// count — and returns an empty model of those options and the count n.
+func decodeHeader(r *wire.Reader) (md *Model, n int, err error) {
+	const fixed = 8*5 + 8*2 + 8*6
+	if r.Len() < fixed {
+		return nil, 0, badEncoding("%d bytes, want at least %d", r.Len(), fixed)
+	}
+	d := r.U64()
+	comp := int64(r.U64())
+	rank, window, n64 := r.U64(), r.U64(), r.U64()
+	// Every size is bounded by the bytes present before anything is allocated: the mean
+	// alone holds 8·d bytes, the window 8·n·(d+1).
+	left := uint64(r.Len())
+	if d < 1 || d > left/8 || rank > d || window > math.MaxInt32 || n64 > 1<<62 || comp < All || comp > int64(d) {
+		return nil, 0, badEncoding("dimension %d, components %d, rank %d, window %d, %d points for %d bytes", d, comp, rank, window, n64, left)
+	}
+	opts := Options{Components: int(comp), Rank: int(rank), Window: int(window)}
+	if err := opts.validate(int(d)); err != nil {
+		return nil, 0, badEncoding("%v", err)
+	}
+	md, err = New(int(d), opts)
+	if err != nil {
+		return nil, 0, badEncoding("%v", err)
+	}
+	return md, int(n64), nil
+}
+
+// decodePairs reads the eigenpairs of a model of options opts and dimension d: their
+// count k, bounded by the bytes left in r, the k eigenvalues and the d×k eigenvectors.
+func decodePairs(r *wire.Reader, opts Options, d int) (values, vectors []float64, err error) {
+	k := r.U64()
+	if k > uint64(d) || uint64(r.Len())/8/uint64(d+1) < k {
+		return nil, nil, badEncoding("%d pairs of dimension %d for %d bytes", k, d, r.Len())
+	}
+	kk := int(k)
+	if opts.Rank == 0 && kk != d || opts.Rank > 0 && kk > opts.Rank {
+		return nil, nil, badEncoding("%d pairs with rank %d and dimension %d", kk, opts.Rank, d)
+	}
+	if values, err = r.Floats(kk, ErrEncoding, "the eigenvalues"); err != nil {
+		return nil, nil, err
+	}
+	if vectors, err = r.Floats(d*kk, ErrEncoding, "the eigenvectors"); err != nil {
+		return nil, nil, err
+	}
+	return values, vectors, nil
 }
 
 // decodeWindow reads the n points of dimension d and their weights, all positive, of a
