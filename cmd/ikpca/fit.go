@@ -443,15 +443,9 @@ func fitStream(ctx context.Context, e env, args []string, tf *tableFlags, kf *ke
 	if n0 == 0 {
 		return nil, 0, nil, fmt.Errorf("%s: no data rows", src.label)
 	}
-	m0 := ff.m0
-	if n0 < m0 {
-		if m0Given {
-			return nil, 0, nil, usageError{fmt.Errorf("--m0 %d is more than the %s", m0, count(n0, "point"))}
-		}
-		m0 = n0 // the default adapts to a short input
-	}
-	if opts.Rank > 0 && m0 <= opts.Rank {
-		return nil, 0, nil, usageError{fmt.Errorf("--rank %d needs more than %s to start from", opts.Rank, count(m0, "point"))}
+	m0, err := startSize(ff.m0, m0Given, n0, opts.Rank)
+	if err != nil {
+		return nil, 0, nil, err
 	}
 	opts.BatchMax = m0 // the start is one batch decomposition, whatever --m0
 	X := mat.NewDense(n0, d, head)
@@ -504,6 +498,22 @@ func fitStream(ctx context.Context, e env, args []string, tf *tableFlags, kf *ke
 			return stop(err)
 		}
 	}
+}
+
+// startSize returns the points of the starting batch: m0, or the n0 rows there are
+// when there are fewer and --m0 was not given. A start of at most rank points is a
+// usage error: rank-r tracking starts from more points than its rank.
+func startSize(m0 int, m0Given bool, n0, rank int) (int, error) {
+	if n0 < m0 {
+		if m0Given {
+			return 0, usageError{fmt.Errorf("--m0 %d is more than the %s", m0, count(n0, "point"))}
+		}
+		m0 = n0 // the default adapts to a short input
+	}
+	if rank > 0 && m0 <= rank {
+		return 0, usageError{fmt.Errorf("--rank %d needs more than %s to start from", rank, count(m0, "point"))}
+	}
+	return m0, nil
 }
 
 // summary tells on standard error what a stream fitted: the points, the model and, for

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ikpca/ikpca/cmd/ikpca/internal/study"
 	"github.com/ikpca/ikpca/cmd/ikpca/internal/study/tracking"
@@ -62,12 +63,8 @@ func trackingCommand(e env) *cobra.Command {
 	f.Uint64Var(&seed, "seed", 1, "seed of the orders, samples and random features")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		if short {
-			for name, v := range trackingShort {
-				if !f.Changed(name) {
-					if err := f.Set(name, v); err != nil {
-						return err
-					}
-				}
+			if err := setUnchanged(f, trackingShort); err != nil {
+				return err
 			}
 		}
 		rankList, err := intList("ranks", ranks, 1)
@@ -87,22 +84,46 @@ func trackingCommand(e env) *cobra.Command {
 		if perClass == 0 {
 			o.Window.PerClass = -1
 		}
-		for _, name := range names {
-			if !slices.Contains(tracking.DataSets, name) {
-				return usageError{fmt.Errorf("--datasets: unknown data set %q (want %s)", name, strings.Join(tracking.DataSets, ", "))}
-			}
-			n := magicN
-			if name == "a9a" {
-				n = a9aN
-			}
-			o.Compare = append(o.Compare, tracking.CompareOptions{Dataset: name, N: n, Ranks: rankList, Components: k, M0: m0,
-				ExactN: exactN, SketchRows: ell, ChinSuterRanks: csList, Chunk: chunk, Sklearn: solverList, Python: python,
-				Script: script, Seed: seed})
+		base := tracking.CompareOptions{Ranks: rankList, Components: k, M0: m0, ExactN: exactN, SketchRows: ell,
+			ChinSuterRanks: csList, Chunk: chunk, Sklearn: solverList, Python: python, Script: script, Seed: seed}
+		if o.Compare, err = trackingCompare(names, magicN, a9aN, base); err != nil {
+			return err
 		}
 		return runStudy(cmd.Context(), e, sf, studyCommand{title: "Rank-r tracking and sliding windows", summary: "tracking.md", plots: tracking.Plots,
 			progress: &o.Progress, run: func(ctx context.Context) ([]study.Output, error) { return tracking.Run(ctx, o) }})
 	}
 	return c
+}
+
+// trackingCompare returns the rank-r comparisons of the data sets names, each base with
+// its data set and its points: magicN for MAGIC, a9aN for a9a.
+func trackingCompare(names []string, magicN, a9aN int, base tracking.CompareOptions) ([]tracking.CompareOptions, error) {
+	var out []tracking.CompareOptions
+	for _, name := range names {
+		if !slices.Contains(tracking.DataSets, name) {
+			return nil, usageError{fmt.Errorf("--datasets: unknown data set %q (want %s)", name, strings.Join(tracking.DataSets, ", "))}
+		}
+		c := base
+		c.Dataset, c.N = name, magicN
+		if name == "a9a" {
+			c.N = a9aN
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// setUnchanged gives each flag of f named in values that value, unless the command
+// line set it.
+func setUnchanged(f *pflag.FlagSet, values map[string]string) error {
+	for name, v := range values {
+		if !f.Changed(name) {
+			if err := f.Set(name, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // trackingLong is the help of the tracking command.
