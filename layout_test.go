@@ -39,11 +39,14 @@ var levels = map[string]int{
 	"update": 5, "kernel": 5,
 
 	"features": 6, "sketch": 6, "internal/blocks": 6, "internal/testmat": 6, "internal/truncation": 6,
-	"internal/featurespace": 6, "internal/kernelwire": 6, "preimage": 6, "internal/preimagecall": 6,
+	"internal/featurespace": 6, "internal/kernelwire": 6, "internal/preimagecall": 6,
 
-	"kpca": 7, "nystrom": 7, "chinsuter": 7, "stream": 7, "pca": 7,
+	// Pre-images take their kernel values a block at a time (internal/blocks).
+	"preimage": 7,
 
-	"kaf": 8, "modeltest": 8,
+	"kpca": 8, "nystrom": 8, "chinsuter": 8, "stream": 8, "pca": 8,
+
+	"kaf": 9, "modeltest": 9,
 }
 
 // application is the level of the programs: the command, its studies, the harness.

@@ -8,16 +8,12 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/blocks"
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
 	"github.com/ikpca/ikpca/native"
 )
-
-// blockRows is the number of pre-images InverseTransform computes at a time: a block
-// of their kernel values against the training scores, then one dgemm with the dual
-// coefficients (the rule of the models' Transform, docs/design.md, "Kernel blocks").
-const blockRows = 512
 
 // KRR is a learned pre-image map: kernel ridge regression from scores to points,
 // scikit-learn's KernelPCA(fit_inverse_transform=True).inverse_transform. It holds
@@ -168,12 +164,12 @@ func (r *KRR) DualCoefTo(dst *mat.Dense) {
 
 // InverseTransform writes to the rows of dst the pre-images of the score vectors in the
 // rows of Y (k = Components() columns): k(y, S)·A, scikit-learn's inverse_transform.
-// The kernel values come a block of 512 rows at a time (kernel.Cross), each block
-// multiplied by A in one dgemm: n kernel values and 2·n·d flops a row. dst is resized
-// if empty, otherwise it must be rows×Dim(). A zero KRR, a nil dst or a nil Y are
-// errors wrapping ErrArgument, Y without rows ErrEmpty, Y of other than k columns or a
-// dst of another shape ErrDimension, and a NaN or an infinity in Y, a kernel value or
-// a result ErrNonFinite; on error dst is unchanged.
+// The kernel values come a block of 512 rows at a time (blocks.Rows, kernel.Cross),
+// each block multiplied by A in one dgemm: n kernel values and 2·n·d flops a row. dst
+// is resized if empty, otherwise it must be rows×Dim(). A zero KRR, a nil dst or a
+// nil Y are errors wrapping ErrArgument, Y without rows ErrEmpty, Y of other than k
+// columns or a dst of another shape ErrDimension, and a NaN or an infinity in Y, a
+// kernel value or a result ErrNonFinite; on error dst is unchanged.
 func (r *KRR) InverseTransform(dst *mat.Dense, Y mat.Matrix) error {
 	if r.coef == nil {
 		return fmt.Errorf("%w: a zero KRR: make one with FitKRR or a model's Inverse", ErrArgument)
@@ -186,24 +182,9 @@ func (r *KRR) InverseTransform(dst *mat.Dense, Y mat.Matrix) error {
 		return err
 	}
 	res := mat.NewDense(rows, r.d, nil)
-	kbuf := make([]float64, min(blockRows, rows)*r.n)
+	kbuf := make([]float64, min(blocks.Size, rows)*r.n)
 	var work kernel.BlockWork
-	yd, dense := Y.(*mat.Dense)
-	var ybuf *mat.Dense
-	for lo := 0; lo < rows; lo += blockRows {
-		hi := min(lo+blockRows, rows)
-		var yb *mat.Dense
-		if dense {
-			yb = yd.Slice(lo, hi, 0, r.k).(*mat.Dense)
-		} else {
-			if ybuf == nil {
-				ybuf = mat.NewDense(min(blockRows, rows), r.k, nil)
-			}
-			yb = ybuf.Slice(0, hi-lo, 0, r.k).(*mat.Dense)
-			for i := lo; i < hi; i++ {
-				mat.Row(yb.RawRowView(i-lo), i, Y)
-			}
-		}
+	err = blocks.Rows(Y, r.k, func(lo, hi int, yb *mat.Dense) error {
 		kb := mat.NewDense(hi-lo, r.n, kbuf[:(hi-lo)*r.n])
 		r.cross.BlockTo(kb, yb, &work)
 		for i := range hi - lo {
@@ -222,6 +203,10 @@ func (r *KRR) InverseTransform(dst *mat.Dense, Y mat.Matrix) error {
 				}
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	check.Reuse(dst, rows, r.d)
 	dst.Copy(res)

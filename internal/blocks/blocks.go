@@ -5,8 +5,9 @@
 // (kernel.Cross.ProjectTo) — runs at matrix speed, while memory stays at one block
 // whatever the number of points
 // (docs/design.md, "Kernel blocks"). It is the loop of the Transform of kpca's models
-// and of stream's, and NonFinite the error of kpca's and nystrom's for a point whose
-// kernel values or scores are not finite.
+// and of stream's, and of the learned pre-image map's InverseTransform (preimage), and
+// NonFinite the error of kpca's and nystrom's for a point whose kernel values or scores
+// are not finite.
 package blocks
 
 import (
