@@ -207,12 +207,8 @@ func run(cfg config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res := &results{cfg: cfg, time: map[key]summary{}, skipped: map[key]string{}, started: start}
-	for _, o := range ops() {
-		if len(cfg.ops) == 0 || slices.Contains(cfg.ops, o.id) {
-			res.ops = append(res.ops, o)
-		}
-	}
+	res := &results{cfg: cfg, time: map[key]summary{}, skipped: map[key]string{}, started: start,
+		ops: selectOps(cfg.ops)}
 	if cfg.cpuProfile != "" {
 		f, err := os.Create(cfg.cpuProfile)
 		if err != nil {
@@ -226,40 +222,8 @@ func run(cfg config, stdout, stderr io.Writer) error {
 	}
 	maxThreads := slices.Max(cfg.threads)
 	for _, m := range cfg.sizes {
-		setThreads(maxThreads)
-		stick := yardstick.New(m)
-		for _, o := range res.ops {
-			reps := cfg.reps
-			if o.batch == "" {
-				reps = cfg.batchReps
-				if m > cfg.batchMax {
-					for _, t := range cfg.threads {
-						res.skipped[key{o.id, m, t}] = fmt.Sprintf("m > -batch-max %d", cfg.batchMax)
-					}
-					continue
-				}
-			}
-			setThreads(maxThreads)
-			built := time.Now()
-			r, err := o.build(m, in)
-			if err != nil {
-				return fmt.Errorf("%s at m = %d: %w", o.id, m, err)
-			}
-			fmt.Fprintf(stderr, "m=%-5d %-20s prepared in %.1fs\n", m, o.id, time.Since(built).Seconds())
-			for _, t := range cfg.threads {
-				setThreads(t)
-				began := time.Now()
-				samples, err := measure(r, stick, reps)
-				if err != nil {
-					return fmt.Errorf("%s at m = %d, %d threads: %w", o.id, m, t, err)
-				}
-				s := summarize(samples)
-				res.time[key{o.id, m, t}] = s
-				fmt.Fprintf(stderr, "m=%-5d %-20s threads=%d  median %9.3f ms  %.2f× dgemm  (%.1fs)\n",
-					m, o.id, t, ms(s.median), s.xDgemm, time.Since(began).Seconds())
-			}
-			r = nil
-			resident.Free()
+		if err := res.measureSize(m, in, maxThreads, stderr); err != nil {
+			return err
 		}
 	}
 	setThreads(maxThreads)
@@ -267,6 +231,84 @@ func run(cfg config, stdout, stderr io.Writer) error {
 		res.measureMemory(stderr, maxThreads)
 	}
 	res.elapsed = time.Since(start)
+	return res.report(stdout, stderr)
+}
+
+// selectOps returns the ops of the table whose ids are in ids, in table order, or all of
+// them when ids is empty, so that the report lists the selected ops in the order it always
+// does, whatever the order of -ops.
+func selectOps(ids []string) []op {
+	var selected []op
+	for _, o := range ops() {
+		if len(ids) == 0 || slices.Contains(ids, o.id) {
+			selected = append(selected, o)
+		}
+	}
+	return selected
+}
+
+// measureSize times every selected op at model size m against one yardstick of that
+// order, which all the ops at m share. The batch ops above -batch-max are recorded as
+// skipped for every thread count rather than timed, since the batch eigensolver takes too
+// long there. Each op is prepared with the most threads (the preparation is not timed),
+// and its memory is collected and returned to the operating system before the next op is
+// built, so that the run never holds two ops' models at once.
+func (res *results) measureSize(m int, in *inputs, maxThreads int, stderr io.Writer) error {
+	cfg := res.cfg
+	setThreads(maxThreads)
+	stick := yardstick.New(m)
+	for _, o := range res.ops {
+		reps := cfg.reps
+		if o.batch == "" {
+			reps = cfg.batchReps
+			if m > cfg.batchMax {
+				for _, t := range cfg.threads {
+					res.skipped[key{o.id, m, t}] = fmt.Sprintf("m > -batch-max %d", cfg.batchMax)
+				}
+				continue
+			}
+		}
+		setThreads(maxThreads)
+		if err := res.measureOp(o, m, reps, in, stick, stderr); err != nil {
+			return err
+		}
+		resident.Free()
+	}
+	return nil
+}
+
+// measureOp prepares op o at size m and times reps of its steps at every thread count,
+// recording each summary in res.time and logging the preparation and each median to
+// stderr, since a full run takes long enough that its progress matters. It is called with
+// the most threads set; the prepared runner is dropped on return, so that the caller can
+// free its memory.
+func (res *results) measureOp(o op, m, reps int, in *inputs, stick *yardstick.Stick, stderr io.Writer) error {
+	built := time.Now()
+	r, err := o.build(m, in)
+	if err != nil {
+		return fmt.Errorf("%s at m = %d: %w", o.id, m, err)
+	}
+	fmt.Fprintf(stderr, "m=%-5d %-20s prepared in %.1fs\n", m, o.id, time.Since(built).Seconds())
+	for _, t := range res.cfg.threads {
+		setThreads(t)
+		began := time.Now()
+		samples, err := measure(r, stick, reps)
+		if err != nil {
+			return fmt.Errorf("%s at m = %d, %d threads: %w", o.id, m, t, err)
+		}
+		s := summarize(samples)
+		res.time[key{o.id, m, t}] = s
+		fmt.Fprintf(stderr, "m=%-5d %-20s threads=%d  median %9.3f ms  %.2f× dgemm  (%.1fs)\n",
+			m, o.id, t, ms(s.median), s.xDgemm, time.Since(began).Seconds())
+	}
+	return nil
+}
+
+// report writes the markdown report to stdout and, as -md and -csv ask, to the markdown
+// and CSV files. The markdown file is closed even when writing it fails, and both errors
+// are returned, since a failed close can lose what was written.
+func (res *results) report(stdout, stderr io.Writer) error {
+	cfg := res.cfg
 	if err := res.writeMarkdown(stdout); err != nil {
 		return err
 	}

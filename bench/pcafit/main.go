@@ -131,15 +131,7 @@ func run(cfg config) (map[string]any, error) {
 		return nil, fmt.Errorf("%s: %w", cfg.input, err)
 	}
 	n, d := r.Len(), r.Width()
-	opts := pca.Options{Components: min(cfg.k, d)}
-	switch cfg.method {
-	case "rank":
-		opts = pca.Options{Components: cfg.rank, Rank: cfg.rank}
-		out["rank"] = cfg.rank
-	case "batch":
-		out["block"] = cfg.block
-	}
-	m, err := pca.New(d, opts)
+	m, err := newModel(cfg, d, out)
 	if err != nil {
 		return nil, err
 	}
@@ -170,19 +162,8 @@ func run(cfg config) (map[string]any, error) {
 	out["per_point_s"] = fit.Seconds() / float64(n)
 	logf("fit: %.4g s in the model's calls (%.4g s with reading), %.4g s an image, model %d bytes", fit.Seconds(), time.Since(t0).Seconds(), fit.Seconds()/float64(n), m.Bytes())
 
-	k := m.Components()
-	out["k"] = k
-	if cfg.method == "rank" && k > 0 {
-		// The certificate of the rank-r form: ‖S − S̃‖₂ ≤ ErrorBound, so that every
-		// tracked eigenvalue is within it of the true one (Weyl); over λ₁ it bounds the
-		// report's max |Δvⱼ|/v₁.
-		out["error_bound"] = m.ErrorBound()
-		out["error_bound_relative"] = m.ErrorBound() / m.Values(nil)[0]
-	}
-	if cfg.out != "" {
-		if err := writeOutputs(cfg.out, m); err != nil {
-			return nil, err
-		}
+	if err := reportModel(cfg, m, out); err != nil {
+		return nil, err
 	}
 	if cfg.dgemmRuns > 0 {
 		best, all := dgemm(d, cfg.dgemmRuns)
@@ -195,6 +176,42 @@ func run(cfg config) (map[string]any, error) {
 		logf("one %d³ dgemm: %.4g s (best of %d, %.3g GFLOP/s); an image costs %.3g of them", d, best, cfg.dgemmRuns, out["dgemm_gflops"], out["per_point_dgemms"])
 	}
 	return out, nil
+}
+
+// newModel makes the model of dimension d that cfg.method fits — k components, or the
+// rank-r form with r = -rank — and records in out the setting that the method adds (the
+// rank or the block size), so that the JSON says how the run was made.
+func newModel(cfg config, d int, out map[string]any) (*pca.Model, error) {
+	opts := pca.Options{Components: min(cfg.k, d)}
+	switch cfg.method {
+	case "rank":
+		opts = pca.Options{Components: cfg.rank, Rank: cfg.rank}
+		out["rank"] = cfg.rank
+	case "batch":
+		out["block"] = cfg.block
+	}
+	return pca.New(d, opts)
+}
+
+// reportModel records in out what the fitted model m holds — its number of components
+// and, for the rank-r form, its error certificate — and writes its components to the
+// -out files, which bench/pca_report.py compares with scikit-learn's.
+func reportModel(cfg config, m *pca.Model, out map[string]any) error {
+	k := m.Components()
+	out["k"] = k
+	if cfg.method == "rank" && k > 0 {
+		// The certificate of the rank-r form: ‖S − S̃‖₂ ≤ ErrorBound, so that every
+		// tracked eigenvalue is within it of the true one (Weyl); over λ₁ it bounds the
+		// report's max |Δvⱼ|/v₁.
+		out["error_bound"] = m.ErrorBound()
+		out["error_bound_relative"] = m.ErrorBound() / m.Values(nil)[0]
+	}
+	if cfg.out != "" {
+		if err := writeOutputs(cfg.out, m); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // feed reads every image of r into m as cfg.method says and returns the time spent in
