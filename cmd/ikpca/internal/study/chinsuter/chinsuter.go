@@ -100,32 +100,8 @@ func Run(ctx context.Context, o Options) ([]study.Output, error) {
 // projections onto the first components against batch, the compressed model over a
 // long stream, and the per-point cost of the exact updates.
 func run(ctx context.Context, o Options) (*Result, error) {
-	if len(o.Sizes) == 0 || o.Components < 1 || o.PreImages < 1 || o.Chunk < 1 || o.KHAPasses < 1 || !(o.KHARate > 0) ||
-		o.StreamN < 0 || (o.StreamN > 0 && o.StreamEvery < 1) || o.CostSteps < 1 {
-		return nil, fmt.Errorf("%w: chinsuter needs sizes, r, n′, c, KHA passes ≥ 1, a positive KHA rate, stream every ≥ 1 and cost steps ≥ 1", study.ErrOptions)
-	}
-	// Every size is bounded so that its n×n arrays stay within check.MaxFloats: batch
-	// kernel PCA and the exact models of n points, the batch references along the
-	// stream, a chunk's update, and the (r+1)·n′ pre-images of a compression
-	// (docs/design.md, "Sizes").
-	const maxSquare = 1 << 15
-	for _, n := range o.Sizes {
-		if n < 20 || n > maxSquare {
-			return nil, fmt.Errorf("%w: toy size %d: want 20 to %d (batch kernel PCA's n×n matrix)", study.ErrOptions, n, maxSquare)
-		}
-	}
-	for _, m := range o.CostSizes {
-		if m < 2 || m > maxSquare {
-			return nil, fmt.Errorf("%w: cost size %d: want 2 to %d (the exact models' m×m state)", study.ErrOptions, m, maxSquare)
-		}
-	}
-	switch {
-	case o.StreamN > maxSquare:
-		return nil, fmt.Errorf("%w: a stream of %d points: at most %d (the batch references' n×n matrices)", study.ErrOptions, o.StreamN, maxSquare)
-	case o.Chunk > maxSquare:
-		return nil, fmt.Errorf("%w: chunks of %d points: at most %d", study.ErrOptions, o.Chunk, maxSquare)
-	case o.PreImages > maxSquare/(o.Components+1):
-		return nil, fmt.Errorf("%w: %d components of %d pre-images each: (r+1)·n′ is at most %d (the compression's kernel matrix)", study.ErrOptions, o.Components, o.PreImages, maxSquare)
+	if err := o.check(); err != nil {
+		return nil, err
 	}
 	res := &Result{Options: o, Backend: native.Compiled, Exponents: map[string]float64{}}
 	k := kernel.RBF{Sigma: 1}
@@ -134,31 +110,8 @@ func run(ctx context.Context, o Options) (*Result, error) {
 
 	// 1. Training time against n, the exact form's accuracy, and the projections at the
 	// smallest n.
-	for i, n := range o.Sizes {
-		X := mat.DenseCopyOf(all.Slice(0, n, 0, 2))
-		times, models, err := trainToy(ctx, k, X, o)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range methods {
-			if s, ok := times[m]; ok {
-				res.Timing = append(res.Timing, TimingRow{N: n, Method: m, Seconds: s})
-			}
-		}
-		if models.exact != nil {
-			row, err := exactAccuracy(k, X, models)
-			if err != nil {
-				return nil, err
-			}
-			res.Exact = append(res.Exact, row)
-		}
-		if n == slices.Min(o.Sizes) {
-			res.ProjN = n
-			if res.Projections, err = projections(X, models); err != nil {
-				return nil, err
-			}
-		}
-		o.Progress.Report("toy", i+1, len(o.Sizes))
+	if err := res.toy(ctx, k, all); err != nil {
+		return nil, err
 	}
 	res.Exponents = exponents(res.Timing)
 
@@ -185,6 +138,74 @@ func run(ctx context.Context, o Options) (*Result, error) {
 		o.Progress.Report("cost", i+1, len(o.CostSizes))
 	}
 	return res, nil
+}
+
+// check returns an error wrapping study.ErrOptions if run cannot run with o: a count
+// out of range, or a size whose arrays would not fit.
+func (o Options) check() error {
+	if len(o.Sizes) == 0 || o.Components < 1 || o.PreImages < 1 || o.Chunk < 1 || o.KHAPasses < 1 || !(o.KHARate > 0) ||
+		o.StreamN < 0 || (o.StreamN > 0 && o.StreamEvery < 1) || o.CostSteps < 1 {
+		return fmt.Errorf("%w: chinsuter needs sizes, r, n′, c, KHA passes ≥ 1, a positive KHA rate, stream every ≥ 1 and cost steps ≥ 1", study.ErrOptions)
+	}
+	// Every size is bounded so that its n×n arrays stay within check.MaxFloats: batch
+	// kernel PCA and the exact models of n points, the batch references along the
+	// stream, a chunk's update, and the (r+1)·n′ pre-images of a compression
+	// (docs/design.md, "Sizes").
+	const maxSquare = 1 << 15
+	for _, n := range o.Sizes {
+		if n < 20 || n > maxSquare {
+			return fmt.Errorf("%w: toy size %d: want 20 to %d (batch kernel PCA's n×n matrix)", study.ErrOptions, n, maxSquare)
+		}
+	}
+	for _, m := range o.CostSizes {
+		if m < 2 || m > maxSquare {
+			return fmt.Errorf("%w: cost size %d: want 2 to %d (the exact models' m×m state)", study.ErrOptions, m, maxSquare)
+		}
+	}
+	switch {
+	case o.StreamN > maxSquare:
+		return fmt.Errorf("%w: a stream of %d points: at most %d (the batch references' n×n matrices)", study.ErrOptions, o.StreamN, maxSquare)
+	case o.Chunk > maxSquare:
+		return fmt.Errorf("%w: chunks of %d points: at most %d", study.ErrOptions, o.Chunk, maxSquare)
+	case o.PreImages > maxSquare/(o.Components+1):
+		return fmt.Errorf("%w: %d components of %d pre-images each: (r+1)·n′ is at most %d (the compression's kernel matrix)", study.ErrOptions, o.Components, o.PreImages, maxSquare)
+	}
+	return nil
+}
+
+// toy runs the first experiment on the first n points of all, for every toy size n:
+// it trains every method, adding their training times to r.Timing, the exact form's
+// accuracy to r.Exact where the exact models were trained, and, at the smallest n, the
+// projections onto the first components to r.Projections.
+func (r *Result) toy(ctx context.Context, k kernel.Kernel, all *mat.Dense) error {
+	o := r.Options
+	for i, n := range o.Sizes {
+		X := mat.DenseCopyOf(all.Slice(0, n, 0, 2))
+		times, models, err := trainToy(ctx, k, X, o)
+		if err != nil {
+			return err
+		}
+		for _, m := range methods {
+			if s, ok := times[m]; ok {
+				r.Timing = append(r.Timing, TimingRow{N: n, Method: m, Seconds: s})
+			}
+		}
+		if models.exact != nil {
+			row, err := exactAccuracy(k, X, models)
+			if err != nil {
+				return err
+			}
+			r.Exact = append(r.Exact, row)
+		}
+		if n == slices.Min(o.Sizes) {
+			r.ProjN = n
+			if r.Projections, err = projections(X, models); err != nil {
+				return err
+			}
+		}
+		o.Progress.Report("toy", i+1, len(o.Sizes))
+	}
+	return nil
 }
 
 // exponents fits the exponent of time against n for every method timed at two sizes or

@@ -75,92 +75,121 @@ func (l speedLearner) size() int                            { return l.f.Map().L
 // already consumed (the seed dictionary of iSPEED and siSPEED, which the curves count
 // as seen).
 func (o PredictOptions) build(name string, train *mat.Dense, seed uint64) (learner, int, error) {
-	k := kernel.RBF{Sigma: o.Sigma}
-	d := o.Order
-	lms := func(m int) (kaf.Filter, error) { return kaf.NewLMS(m, o.Eta) }
-	rls := func(m int) (kaf.Filter, error) { return kaf.NewRLS(m, kaf.RLSOptions{Delta: 1e-2}) }
-	onMap := func(m featureMap, factory func(int) (kaf.Filter, error)) (learner, int, error) {
-		f, err := factory(m.OutDim())
-		if err != nil {
-			return nil, 0, err
-		}
-		return &featureLearner{m: m, f: f, phi: make([]float64, m.OutDim())}, 0, nil
-	}
-	speed := func(dict mat.Matrix, m int, thr float64, factory func(int) (kaf.Filter, error), cap int) (learner, int, error) {
-		s, err := kaf.NewSPEED(k, dict, kaf.SPEEDOptions{Components: m})
-		if err != nil {
-			return nil, 0, err
-		}
-		f, err := kaf.NewSPEEDFilter(s, factory, kaf.SPEEDFilterOptions{Threshold: thr, MaxDictionary: cap})
-		if err != nil {
-			return nil, 0, err
-		}
-		return speedLearner{f}, 0, nil
-	}
-	onMapOf := func(m featureMap, err error) (learner, int, error) {
-		if err != nil {
-			return nil, 0, err
-		}
-		return onMap(m, lms)
-	}
-	seeded := func(thr float64, factory func(int) (kaf.Filter, error), cap int) (learner, int, error) {
-		l, _, err := speed(train.Slice(0, o.Seed100, 0, d), 30, thr, factory, cap)
-		return l, o.Seed100, err
-	}
-	rff := func(form features.Form) (*features.RFF, error) {
-		return features.NewRFF(kernel.RBF{Sigma: o.Sigma}, d, features.RFFOptions{Dim: o.Features, Form: form, Seed: seed})
-	}
 	switch name {
 	case "LMS":
-		return onMap(identity(d), lms)
+		return onMap(identity(o.Order), o.newLMS)
 	case "KLMS", "KLMS η=0.2", "QKLMS":
-		eta, eps := o.Eta, 0.0
-		if name == "KLMS η=0.2" {
-			eta = o.KLMSEta
-		}
-		if name == "QKLMS" {
-			eps = o.Quantisation
-		}
-		f, err := kaf.NewKLMS(k, d, eta, eps)
-		return klmsLearner{f}, 0, err
+		return o.buildKLMS(name)
 	case "RFF cos-sin", "RFF phase", "KRLS on RFF":
-		form, factory := features.CosSin, lms
-		if name == "RFF phase" {
-			form = features.RandomPhase
-		}
-		if name == "KRLS on RFF" {
-			factory = rls
-		}
-		m, err := rff(form)
-		if err != nil {
-			return nil, 0, err
-		}
-		return onMap(m, factory)
+		return o.buildRFF(name, seed)
 	case "Taylor":
-		return onMapOf(features.NewTaylor(kernel.RBF{Sigma: o.Sigma}, d, features.TaylorOptions{Degree: 4, Dim: o.Features}))
+		return o.lmsOnMap(features.NewTaylor(kernel.RBF{Sigma: o.Sigma}, o.Order, features.TaylorOptions{Degree: 4, Dim: o.Features}))
 	case "GQ":
-		return onMapOf(features.NewQuadrature(kernel.RBF{Sigma: o.Sigma}, d, features.QuadratureOptions{Dim: o.Features, Seed: seed}))
+		return o.lmsOnMap(features.NewQuadrature(kernel.RBF{Sigma: o.Sigma}, o.Order, features.QuadratureOptions{Dim: o.Features, Seed: seed}))
 	case "SPEED m=30", "SPEED m=50", "KRLS on SPEED m=30":
-		m, factory := 30, lms
+		m, factory := 30, o.newLMS
 		if name == "SPEED m=50" {
 			m = 50
 		}
 		if name == "KRLS on SPEED m=30" {
-			factory = rls
+			factory = newRLS
 		}
-		return speed(train, m, -1, factory, 0)
+		return o.speed(train, m, -1, factory, 0)
 	case "sparse SPEED":
 		// Batch SPEED on the dictionary siSPEED's novelty criterion selects from the
 		// training inputs in one pass.
-		return speed(noveltyDictionary(train, o.Train, o.Threshold), 30, -1, lms, 0)
+		return o.speed(noveltyDictionary(train, o.Train, o.Threshold), 30, -1, o.newLMS, 0)
 	case "iSPEED":
-		return seeded(0, lms, o.ISPEEDCap)
+		return o.seeded(train, 0, o.newLMS, o.ISPEEDCap)
 	case "siSPEED":
-		return seeded(o.Threshold, lms, 0)
+		return o.seeded(train, o.Threshold, o.newLMS, 0)
 	case "KRLS on siSPEED":
-		return seeded(o.Threshold, rls, 0)
+		return o.seeded(train, o.Threshold, newRLS, 0)
 	}
 	return nil, 0, fmt.Errorf("%w: unknown method %q", study.ErrOptions, name)
+}
+
+// newLMS returns an LMS filter of m weights with the experiment's learning rate; it is
+// the filter factory of every LMS-type method.
+func (o PredictOptions) newLMS(m int) (kaf.Filter, error) { return kaf.NewLMS(m, o.Eta) }
+
+// newRLS returns an RLS filter of m weights; it is the filter factory of the KRLS
+// methods, which all share the same regularisation.
+func newRLS(m int) (kaf.Filter, error) { return kaf.NewRLS(m, kaf.RLSOptions{Delta: 1e-2}) }
+
+// onMap returns a linear filter, made by factory, on the explicit map m; such a learner
+// consumes no training samples before learning, so skip is 0.
+func onMap(m featureMap, factory func(int) (kaf.Filter, error)) (learner, int, error) {
+	f, err := factory(m.OutDim())
+	if err != nil {
+		return nil, 0, err
+	}
+	return &featureLearner{m: m, f: f, phi: make([]float64, m.OutDim())}, 0, nil
+}
+
+// lmsOnMap returns an LMS filter on the map m, or err if making the map failed; it
+// takes a map constructor's results as they are, so that each explicit map is built
+// in one line.
+func (o PredictOptions) lmsOnMap(m featureMap, err error) (learner, int, error) {
+	if err != nil {
+		return nil, 0, err
+	}
+	return onMap(m, o.newLMS)
+}
+
+// buildKLMS makes the kernel LMS methods: KLMS with the common learning rate, the KLMS
+// sanity anchor with its own rate, and QKLMS with its quantisation.
+func (o PredictOptions) buildKLMS(name string) (learner, int, error) {
+	eta, eps := o.Eta, 0.0
+	if name == "KLMS η=0.2" {
+		eta = o.KLMSEta
+	}
+	if name == "QKLMS" {
+		eps = o.Quantisation
+	}
+	f, err := kaf.NewKLMS(kernel.RBF{Sigma: o.Sigma}, o.Order, eta, eps)
+	return klmsLearner{f}, 0, err
+}
+
+// buildRFF makes the random Fourier feature methods: LMS on the cos-sin and on the
+// random-phase forms, and RLS on the cos-sin form. The features are drawn from the
+// trial's seed, so that every trial draws its own.
+func (o PredictOptions) buildRFF(name string, seed uint64) (learner, int, error) {
+	form, factory := features.CosSin, o.newLMS
+	if name == "RFF phase" {
+		form = features.RandomPhase
+	}
+	if name == "KRLS on RFF" {
+		factory = newRLS
+	}
+	m, err := features.NewRFF(kernel.RBF{Sigma: o.Sigma}, o.Order, features.RFFOptions{Dim: o.Features, Form: form, Seed: seed})
+	if err != nil {
+		return nil, 0, err
+	}
+	return onMap(m, factory)
+}
+
+// speed returns a SPEED filter: the SPEED map of m components on the dictionary dict,
+// and a filter made by factory on it, with the novelty threshold thr (negative: the
+// dictionary is fixed) and the dictionary cap maxDict (0: none).
+func (o PredictOptions) speed(dict mat.Matrix, m int, thr float64, factory func(int) (kaf.Filter, error), maxDict int) (learner, int, error) {
+	s, err := kaf.NewSPEED(kernel.RBF{Sigma: o.Sigma}, dict, kaf.SPEEDOptions{Components: m})
+	if err != nil {
+		return nil, 0, err
+	}
+	f, err := kaf.NewSPEEDFilter(s, factory, kaf.SPEEDFilterOptions{Threshold: thr, MaxDictionary: maxDict})
+	if err != nil {
+		return nil, 0, err
+	}
+	return speedLearner{f}, 0, nil
+}
+
+// seeded returns a SPEED filter of 30 components that starts from the first Seed100
+// training inputs as its dictionary (iSPEED and siSPEED); it reports them as consumed,
+// even on error, so that the curves count them as seen.
+func (o PredictOptions) seeded(train *mat.Dense, thr float64, factory func(int) (kaf.Filter, error), maxDict int) (learner, int, error) {
+	l, _, err := o.speed(train.Slice(0, o.Seed100, 0, o.Order), 30, thr, factory, maxDict)
+	return l, o.Seed100, err
 }
 
 // noveltyDictionary returns the rows, among the first n ≥ 1 of train, that lie at

@@ -71,73 +71,104 @@ func Predict(ctx context.Context, o PredictOptions) (*PredictResult, error) {
 		res.Steps = append(res.Steps, s)
 	}
 	for trial := range o.Trials {
-		rng := rand.New(rand.NewPCG(o.Seed, uint64(trial)))
-		start := rng.IntN(len(series) - span)
-		noisy := make([]float64, span)
-		for i := range noisy {
-			noisy[i] = series[start+i] + o.Noise*rng.NormFloat64()
-		}
-		X, y, err := kaf.Embed(noisy, o.Order, 1)
+		t, err := o.trialData(series, span, trial)
 		if err != nil {
 			return nil, err
 		}
-		trainX := X.Slice(0, o.Train, 0, o.Order).(*mat.Dense)
-		testX := X.Slice(o.Train+o.Gap, o.Train+o.Gap+o.Test, 0, o.Order).(*mat.Dense)
-		trainY, testY := y[:o.Train], y[o.Train+o.Gap:o.Train+o.Gap+o.Test]
 		for _, name := range methods {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			l, skip, err := o.build(name, trainX, uint64(trial))
-			if err != nil {
-				return nil, fmt.Errorf("kaf study: %s: %w", name, err)
-			}
-			curve := res.Curves[name]
-			if curve == nil {
-				curve = make([]float64, len(res.Steps))
-				res.Curves[name] = curve
-			}
-			k := 0
-			// record adds the test MSE to the curve at every step up to `seen` samples.
-			record := func(seen int) error {
-				for k < len(res.Steps) && res.Steps[k] <= seen {
-					mse, err := testMSE(l, testX, testY)
-					if err != nil {
-						return err
-					}
-					curve[k] += mse / float64(o.Trials)
-					k++
-				}
-				return nil
-			}
-			// Steps within the seed dictionary (iSPEED, siSPEED): the filter has seen those
-			// samples only as dictionary entries, not learnt from them; record its untrained
-			// test MSE there.
-			if err := record(skip); err != nil {
+			if err := o.runMethod(res, name, trial, t); err != nil {
 				return nil, err
 			}
-			for i := skip; i < o.Train; i++ {
-				if err := l.update(trainX.RawRowView(i), trainY[i]); err != nil {
-					return nil, fmt.Errorf("kaf study: %s: %w", name, err)
-				}
-				if (i+1)%o.Every == 0 {
-					if err := record(i + 1); err != nil {
-						return nil, err
-					}
-				}
-			}
-			mse, err := testMSE(l, testX, testY)
-			if err != nil {
-				return nil, err
-			}
-			res.Final[name] = append(res.Final[name], mse)
-			res.Size[name] += float64(l.size()) / float64(o.Trials)
 		}
 		if o.Progress != nil {
 			o.Progress(trial+1, o.Trials)
 		}
 	}
 	return res, nil
+}
+
+// predictTrial is one trial's data: the embedded training and test inputs and their
+// desired outputs, shared by every method so that all learn and are tested alike.
+type predictTrial struct {
+	trainX, testX *mat.Dense
+	trainY, testY []float64
+}
+
+// trialData draws one trial's data: a span-long segment of series from a random start,
+// with noise, time-embedded and split into training and test samples Gap steps apart.
+// Its draws come from the trial's own stream, so that trials do not depend on one
+// another or on the methods run.
+func (o PredictOptions) trialData(series []float64, span, trial int) (predictTrial, error) {
+	rng := rand.New(rand.NewPCG(o.Seed, uint64(trial)))
+	start := rng.IntN(len(series) - span)
+	noisy := make([]float64, span)
+	for i := range noisy {
+		noisy[i] = series[start+i] + o.Noise*rng.NormFloat64()
+	}
+	X, y, err := kaf.Embed(noisy, o.Order, 1)
+	if err != nil {
+		return predictTrial{}, err
+	}
+	return predictTrial{
+		trainX: X.Slice(0, o.Train, 0, o.Order).(*mat.Dense),
+		testX:  X.Slice(o.Train+o.Gap, o.Train+o.Gap+o.Test, 0, o.Order).(*mat.Dense),
+		trainY: y[:o.Train],
+		testY:  y[o.Train+o.Gap : o.Train+o.Gap+o.Test],
+	}, nil
+}
+
+// runMethod builds the named method for the trial, trains it on the trial's training
+// samples one at a time, and adds its test MSE to res: to the learning curve at every
+// step (averaged over trials), to the final MSEs, and its size to the mean sizes.
+func (o PredictOptions) runMethod(res *PredictResult, name string, trial int, t predictTrial) error {
+	l, skip, err := o.build(name, t.trainX, uint64(trial))
+	if err != nil {
+		return fmt.Errorf("kaf study: %s: %w", name, err)
+	}
+	curve := res.Curves[name]
+	if curve == nil {
+		curve = make([]float64, len(res.Steps))
+		res.Curves[name] = curve
+	}
+	k := 0
+	// record adds the test MSE to the curve at every step up to `seen` samples.
+	record := func(seen int) error {
+		for k < len(res.Steps) && res.Steps[k] <= seen {
+			mse, err := testMSE(l, t.testX, t.testY)
+			if err != nil {
+				return err
+			}
+			curve[k] += mse / float64(o.Trials)
+			k++
+		}
+		return nil
+	}
+	// Steps within the seed dictionary (iSPEED, siSPEED): the filter has seen those
+	// samples only as dictionary entries, not learnt from them; record its untrained
+	// test MSE there.
+	if err := record(skip); err != nil {
+		return err
+	}
+	for i := skip; i < o.Train; i++ {
+		if err := l.update(t.trainX.RawRowView(i), t.trainY[i]); err != nil {
+			return fmt.Errorf("kaf study: %s: %w", name, err)
+		}
+		if (i+1)%o.Every == 0 {
+			if err := record(i + 1); err != nil {
+				return err
+			}
+		}
+	}
+	mse, err := testMSE(l, t.testX, t.testY)
+	if err != nil {
+		return err
+	}
+	res.Final[name] = append(res.Final[name], mse)
+	res.Size[name] += float64(l.size()) / float64(o.Trials)
+	return nil
 }
 
 // testMSE returns the mean squared error of the learner's predictions of y from the rows

@@ -116,15 +116,7 @@ func loadNystrom(name string, n int, seed uint64) (*mat.Dense, error) {
 // Nyström kernel PCA model fitted to the n points (nystrom.Fit), and SKPCA with the same
 // memory. It stops early with ctx's error when ctx is done.
 func NystromKPCA(ctx context.Context, o NystromOptions) (*NystromResult, error) {
-	if o.Components == 0 {
-		o.Components = 10
-	}
-	if o.SketchRows == 0 {
-		o.SketchRows = 2 * o.Components
-	}
-	if len(o.Strategies) == 0 {
-		o.Strategies = []nystrom.Strategy{nystrom.Uniform, nystrom.Stream, nystrom.Greedy}
-	}
+	o = o.withDefaults()
 	X, err := loadNystrom(o.Dataset, o.N, o.Seed)
 	if err != nil {
 		return nil, err
@@ -146,60 +138,108 @@ func NystromKPCA(ctx context.Context, o NystromOptions) (*NystromResult, error) 
 	kern := kernel.RBF{Sigma: sigma}
 	res := &NystromResult{Options: o, N: n, Dim: d, Sigma: sigma}
 
-	// The exact references.
-	km := study.NewKernelMatrix(kern, X)
-	exact, U, err := lanczos.Top(ctx, n, k+1, km.Centred, 1e-12, 600, o.Seed)
+	ref, err := nystromReferences(ctx, kern, X, k, o.Seed)
 	if err != nil {
 		return nil, err
 	}
-	exactU, UU, err := lanczos.Top(ctx, n, k+1, km.Uncentred, 1e-12, 600, o.Seed+1)
-	if err != nil {
-		return nil, err
-	}
-	km = nil // the n×n matrix is not needed any more
-	res.Exact, res.ExactUncentred = exact, exactU
-	res.Best, res.BestUncentred = study.BestGap(exact), study.BestGap(exactU)
-	Uk, UUk := U.Slice(0, n, 0, k).(*mat.Dense), UU.Slice(0, n, 0, k).(*mat.Dense)
+	res.Exact, res.ExactUncentred = ref.exact, ref.exactU
+	res.Best, res.BestUncentred = study.BestGap(ref.exact), study.BestGap(ref.exactU)
 
+	if err := res.fitModels(ctx, kern, X, ref); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// withDefaults returns o with its defaults filled in: 10 components, ℓ = 2k sketch
+// rows, and all three landmark strategies.
+func (o NystromOptions) withDefaults() NystromOptions {
+	if o.Components == 0 {
+		o.Components = 10
+	}
+	if o.SketchRows == 0 {
+		o.SketchRows = 2 * o.Components
+	}
+	if len(o.Strategies) == 0 {
+		o.Strategies = []nystrom.Strategy{nystrom.Uniform, nystrom.Stream, nystrom.Greedy}
+	}
+	return o
+}
+
+// nystromReference is exact kernel PCA of the study's points, which every model is
+// measured against: the top k+1 eigenvalues of the centred and uncentred kernel
+// matrices, and their top k eigenvectors.
+type nystromReference struct {
+	exact, exactU []float64
+	Uk, UUk       *mat.Dense
+}
+
+// nystromReferences computes the exact references of the n points X by Lanczos on the
+// centred and uncentred kernel matrices (seeds seed and seed+1). The n×n kernel matrix
+// is built here so that it is released on return, before any model is fitted.
+func nystromReferences(ctx context.Context, kern kernel.RBF, X *mat.Dense, k int, seed uint64) (nystromReference, error) {
+	n, _ := X.Dims()
+	km := study.NewKernelMatrix(kern, X)
+	exact, U, err := lanczos.Top(ctx, n, k+1, km.Centred, 1e-12, 600, seed)
+	if err != nil {
+		return nystromReference{}, err
+	}
+	exactU, UU, err := lanczos.Top(ctx, n, k+1, km.Uncentred, 1e-12, 600, seed+1)
+	if err != nil {
+		return nystromReference{}, err
+	}
+	return nystromReference{exact: exact, exactU: exactU,
+		Uk: U.Slice(0, n, 0, k).(*mat.Dense), UUk: UU.Slice(0, n, 0, k).(*mat.Dense)}, nil
+}
+
+// fitModels fits, for every r of the options, a Nyström kernel PCA model with each
+// landmark strategy and then SKPCA within the memory of the uniform one (or of the
+// first strategy's, without uniform), and adds their rows to r.Rows. It reports the
+// progress after each model and stops with ctx's error when ctx is done.
+func (r *NystromResult) fitModels(ctx context.Context, kern kernel.RBF, X *mat.Dense, ref nystromReference) error {
+	o, k := r.Options, r.Options.Components
 	total := len(o.Ranks) * len(o.Strategies)
 	if o.SketchRows > 0 {
 		total += len(o.Ranks)
 	}
-	done := func() error {
-		if o.Progress != nil {
-			o.Progress(len(res.Rows), total)
-		}
-		return ctx.Err()
-	}
-	for _, r := range o.Ranks {
+	for _, rank := range o.Ranks {
 		var budget int
 		for _, s := range o.Strategies {
-			row, err := nystromRow(kern, X, r, s, o.Seed, k, exact, Uk, res.Best)
+			row, err := nystromRow(kern, X, rank, s, o.Seed, k, ref.exact, ref.Uk, r.Best)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			res.Rows = append(res.Rows, row)
+			r.Rows = append(r.Rows, row)
 			if s == nystrom.Uniform || budget == 0 {
 				budget = row.Bytes
 			}
-			if err := done(); err != nil {
-				return nil, err
+			if err := r.modelDone(ctx, total); err != nil {
+				return err
 			}
 		}
 		if o.SketchRows <= 0 {
 			continue
 		}
-		row, err := skpcaAtMemory(X, sigma, o.SketchRows, budget, o.Seed, k, res.BestUncentred, exactU[:k], UUk)
+		row, err := skpcaAtMemory(X, r.Sigma, o.SketchRows, budget, o.Seed, k, r.BestUncentred, ref.exactU[:k], ref.UUk)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		row.Rank = r
-		res.Rows = append(res.Rows, row)
-		if err := done(); err != nil {
-			return nil, err
+		row.Rank = rank
+		r.Rows = append(r.Rows, row)
+		if err := r.modelDone(ctx, total); err != nil {
+			return err
 		}
 	}
-	return res, nil
+	return nil
+}
+
+// modelDone reports the models done of total after each model, and returns ctx's
+// error, so that the study stops between models when ctx is done.
+func (r *NystromResult) modelDone(ctx context.Context, total int) error {
+	if r.Options.Progress != nil {
+		r.Options.Progress(len(r.Rows), total)
+	}
+	return ctx.Err()
 }
 
 // nystromRow fits Nyström kernel PCA to X with r landmarks chosen by s and measures
