@@ -46,7 +46,7 @@ func (md *Model) traceK() float64 {
 // traceTol returns the rounding of trace E = traceK − Σλ for k eigenvalues of absolute
 // sum abs: the running sums', and that of the m+k terms summed.
 func (md *Model) traceTol(k int, abs float64) float64 {
-	return md.cert.SumErr + float64(md.m+k)*vec.Roundoff*(math.Abs(md.self)+math.Abs(md.total)/float64(max(md.m, 1))+abs)
+	return md.cert.SumErr + truncation.TraceRounding(md.m, k, md.self, md.total, abs)
 }
 
 // errorRange returns bounds below ≥ −λmin(E) and above ≥ λmax(E) for E = K′ − K̃ (see
@@ -59,10 +59,7 @@ func (md *Model) errorRange() (below, above float64) {
 	_, k := md.thin.Dims()
 	var sum, abs float64
 	if k > 0 {
-		for _, v := range md.thin.Values(md.work3[:k]) {
-			sum += v
-			abs += math.Abs(v)
-		}
+		sum, abs = vec.Sums(md.thin.Values(md.work3[:k]))
 	}
 	return c.Range(md.traceK()-sum, md.traceTol(k, abs))
 }

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/truncation"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
 )
 
@@ -42,10 +43,7 @@ func (md *Model) restartCertificate(Q, last *mat.Dense, tq, sLast mat.Matrix, re
 	if err != nil {
 		return nil // a non-finite R: keep the old certificate
 	}
-	var abs float64
-	for _, v := range values {
-		abs += math.Abs(v)
-	}
+	_, abs := vec.Sums(values)
 	c, _ := truncation.Restart(md.cert, sv, values, rest, md.traceK(), md.traceTol(len(values), abs), rnd)
 	return &c
 }

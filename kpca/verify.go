@@ -100,11 +100,7 @@ func (md *Model) verify(seed uint64, b basis) (float64, error) {
 // verifyColumns is verify for a model of kernel.Precomputed, which has no kernel to
 // recompute anything from: the total against the row sums, and the trace identity.
 func (md *Model) verifyColumns(values []float64, sumAbs float64, within func(got, want, tol float64) bool) error {
-	var sum, abs float64
-	for _, v := range md.rowSum[:md.m] {
-		sum += v
-		abs += math.Abs(v)
-	}
+	sum, abs := vec.Sums(md.rowSum[:md.m])
 	if !within(sum, md.total, check.SumsTolerance*abs+float64(md.m)*md.cert.SumErr) {
 		return fmt.Errorf("%w: the total %g is not the sum %g of the row sums", ErrEncoding, md.total, sum)
 	}

@@ -35,11 +35,7 @@ func (md *Model) errorRange() (below, above float64) {
 	}
 	c := md.cert
 	_, k := md.thin.Dims()
-	var sum, abs float64
-	for _, v := range md.thin.Values(md.values[:k]) {
-		sum += v
-		abs += math.Abs(v)
-	}
+	sum, abs := vec.Sums(md.thin.Values(md.values[:k]))
 	return c.Range(md.trace-sum, c.SumErr+float64(k+1)*vec.Roundoff*(math.Abs(md.trace)+abs))
 }
 

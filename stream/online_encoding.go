@@ -7,6 +7,7 @@ import (
 
 	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/kernelwire"
+	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/internal/wire"
 	"github.com/ikpca/ikpca/kernel"
 )
@@ -267,11 +268,7 @@ func (s *samples) verify(alpha, p [][]float64) error {
 	var total, totalAbs float64
 	for l := range n {
 		col := s.column(l)
-		var r, abs float64
-		for _, v := range col[:n] {
-			r += v
-			abs += math.Abs(v)
-		}
+		r, abs := vec.Sums(col[:n])
 		if !(math.Abs(r-s.rowsum[l]) <= check.SumsTolerance*abs) {
 			return fmt.Errorf("%w: row sum %d of the kernel matrix is %g, the samples give %g", ErrEncoding, l, s.rowsum[l], r)
 		}

@@ -407,13 +407,9 @@ func (g Global) certify(parts []Part) (Global, error) {
 	if err != nil {
 		return g, fmt.Errorf("sharded: the residual of the Ritz pairs is not finite: %w", err)
 	}
-	var abs float64
-	for _, v := range g.Values {
-		abs += math.Abs(v)
-	}
-	m := float64(g.M)
+	_, abs := vec.Sums(g.Values)
 	rnd := g.Slack + truncation.KernelRounding(g.M, g.Kmax)
-	trTol := float64(g.M+keep) * vec.Roundoff * (math.Abs(g.Self) + math.Abs(g.Total)/m + abs)
+	trTol := truncation.TraceRounding(g.M, keep, g.Self, g.Total, abs)
 	var tail float64
 	g.Ledger, tail = truncation.Restart(truncation.Ledger{}, gram, g.Values, g.Rest, g.TraceK(), trTol, rnd)
 	// The residuals' Gram matrix in the order of the values (descending; S's columns
@@ -452,13 +448,9 @@ func (g Global) TraceK() float64 {
 // gap), and the bounds below ≥ −λmin(E) and above ≥ λmax(E) for E = K′ − U·Θ·Uᵀ over
 // the Rank kept pairs.
 func (g Global) Bounds() (values, lo, hi, sine []float64, below, above float64) {
-	var sum, abs float64
-	for _, v := range g.Values {
-		sum += v
-		abs += math.Abs(v)
-	}
+	sum, abs := vec.Sums(g.Values)
 	keep := len(g.Values)
-	tol := float64(g.M+keep) * vec.Roundoff * (math.Abs(g.Self) + math.Abs(g.Total)/float64(g.M) + abs)
+	tol := truncation.TraceRounding(g.M, keep, g.Self, g.Total, abs)
 	below, above = g.Ledger.Range(g.TraceK()-sum, tol)
 	k := min(g.Options.Components, keep)
 	values = slices.Clone(g.Values[:k])

@@ -62,6 +62,16 @@ func Restart(base Ledger, gram, values, rest []float64, trA, trTol, rnd float64)
 	return c, b
 }
 
+// TraceRounding bounds the rounding of trace E = trace K′ − Σλ computed from the
+// running sums self = Σk(xᵢ, xᵢ) and total = 1ᵀK1 of m points (trace K′ = self −
+// total/m) and k eigenvalues of absolute sum abs: the m + k terms summed,
+// (m+k)·ε·(|self| + |total|/m + abs). kpca's certificate adds the rounding of its
+// running sums (Ledger.SumErr); the sharded polish's sums are computed once, in its
+// reduce, and the bound holds them as they are.
+func TraceRounding(m, k int, self, total, abs float64) float64 {
+	return float64(m+k) * vec.Roundoff * (math.Abs(self) + math.Abs(total)/float64(max(m, 1)) + abs)
+}
+
 // KernelRounding is η = (KernelAccuracy + 2mε)·m·kmax, the bound on the spectral norm
 // of the error of a kernel matrix of m points computed in blocks, and of its products'
 // sums, where kmax bounds the diagonal k(xᵢ, xᵢ): the entries of a positive

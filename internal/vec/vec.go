@@ -70,6 +70,16 @@ func MaxAbs(x []float64) float64 {
 	return m
 }
 
+// Sums returns Σxᵢ and Σ|xᵢ|, each summed in order: a sum and the scale of its
+// rounding, (n−1)·ε·Σ|xᵢ| at most.
+func Sums(x []float64) (sum, abs float64) {
+	for _, v := range x {
+		sum += v
+		abs += math.Abs(v)
+	}
+	return sum, abs
+}
+
 // Norm returns ‖x‖₂ without overflow or harmful underflow: the entries are scaled by
 // the reciprocal of the largest magnitude, a power of two so that the scaling is exact,
 // before they are squared (two passes).

@@ -168,3 +168,24 @@ func TestNormExtremes(t *testing.T) {
 		t.Errorf("MaxAbs with NaN = %g", got)
 	}
 }
+
+// TestSums: the sum and the absolute sum, in order (the same bits as a loop), and zero
+// for an empty or nil slice.
+func TestSums(t *testing.T) {
+	for _, tt := range []struct {
+		x             []float64
+		sum, absolute float64
+	}{
+		{nil, 0, 0},
+		{[]float64{}, 0, 0},
+		{[]float64{-2}, -2, 2},
+		{[]float64{1, -2, 3.5}, 2.5, 6.5},
+		// In order: 1e16 + 1 rounds to 1e16 first, then − 1e16 leaves 0.
+		{[]float64{1e16, 1, -1e16}, 0, 2e16},
+	} {
+		sum, abs := Sums(tt.x)
+		if sum != tt.sum || abs != tt.absolute {
+			t.Errorf("Sums(%v) = %v, %v, want %v, %v", tt.x, sum, abs, tt.sum, tt.absolute)
+		}
+	}
+}
