@@ -122,15 +122,10 @@ func NystromKPCA(ctx context.Context, o NystromOptions) (*NystromResult, error) 
 		return nil, err
 	}
 	n, d := X.Dims()
+	if err := o.check(n); err != nil {
+		return nil, err
+	}
 	k := o.Components
-	if len(o.Ranks) == 0 || k < 1 || k+1 > n {
-		return nil, fmt.Errorf("%w: no ranks, or %d components of %d points", study.ErrOptions, k, n)
-	}
-	for _, r := range o.Ranks {
-		if r <= k || r > n {
-			return nil, fmt.Errorf("%w: r = %d landmarks out of range (%d, %d]", study.ErrOptions, r, k, n)
-		}
-	}
 	sigma, err := kernel.MedianDistance(X, min(n, 2000))
 	if err != nil {
 		return nil, err
