@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/hugepage"
 	"github.com/ikpca/ikpca/internal/parallel"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/native"
@@ -162,7 +163,9 @@ func Matrix(k Kernel, X *mat.Dense) *mat.SymDense {
 		panic("kernel: Matrix: nil kernel")
 	}
 	raw := X.RawMatrix()
-	K := mat.NewSymDense(raw.Rows, nil)
+	// Advised for huge pages (hugepage.Floats): 8 MB at 1000 points, first touched by
+	// 4 KiB pages at 3 ms a MB where faults are slow (docs/design.md, "Passes over the points").
+	K := mat.NewSymDense(raw.Rows, hugepage.Floats(raw.Rows*raw.Rows, 0))
 	matrix(K.RawSymmetric(), k, raw, nil)
 	return K
 }

@@ -3,7 +3,10 @@ package kpca
 import (
 	"math"
 
+	"github.com/ikpca/ikpca/internal/hugepage"
 	"github.com/ikpca/ikpca/internal/vec"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Helmert coordinates (docs/design.md, "Helmert coordinates"). Qₘ is the m×(m−1)
@@ -48,6 +51,68 @@ func helmertT(dst, y, alpha []float64) {
 	for j := 1; j < len(y); j++ {
 		dst[j-1] = alpha[j] * (s - float64(j)*y[j])
 		s += y[j]
+	}
+}
+
+// helmertCongruence returns M = QₘᵀKQₘ ((m−1)×(m−1), its upper triangle stored), the
+// matrix whose spectrum is the centred CKC's but for its zero, for the symmetric m×m K
+// of upper triangle raw and alpha = helmertAlpha(·, m+1). It applies Qᵀ to the rows of K
+// and then to the columns of the result, with the operations of helmertT in the same
+// order, but reading rows only: each column of T = KQ is transformed with the others, a
+// row at a time, its prefix sums kept in s. Both m×m arrays are advised for huge pages
+// (8 MB each at 1000 points, first touched by 4 KiB pages at 3 ms a MB where faults are
+// slow: docs/design.md, "Passes over the points"). O(m²), in rows and tiles.
+func helmertCongruence(raw blas64.Symmetric, alpha []float64) *mat.SymDense {
+	m := raw.N
+	n := m - 1
+	// T = K·Q, in place of a full copy of K: row i of T is helmertT of row i of K, its
+	// first n entries (helmertT may write over its input one place behind its reading).
+	f := hugepage.Floats(m*m, 0)
+	for i := range m {
+		copy(f[i*m+i:(i+1)*m], raw.Data[i*raw.Stride+i:i*raw.Stride+m])
+	}
+	copyTriangle(f, m, m, true)
+	for i := range m {
+		row := f[i*m : (i+1)*m]
+		helmertT(row[:n], row, alpha)
+	}
+	// M = Qᵀ·T: (Qᵀt)ᵢ₋₁ = αᵢ·(Σ_{l<i} t_l − i·tᵢ) for every column t of T at once. Row i−1
+	// of M's lower triangle (columns j ≤ i−1) is written, then copied to the upper.
+	a := hugepage.Floats(n*n, 0)
+	s := make([]float64, n)
+	copy(s, f[:n])
+	for i := 1; i < m; i++ {
+		ti := f[i*m : i*m+n]
+		out := a[(i-1)*n : (i-1)*n+i]
+		al, fi := alpha[i], float64(i)
+		for j := range out {
+			out[j] = al * (s[j] - fi*ti[j])
+		}
+		for j, v := range ti {
+			s[j] += v
+		}
+	}
+	copyTriangle(a, n, n, false)
+	return mat.NewSymDense(n, a)
+}
+
+// copyTriangle copies the strict upper triangle of the n×n row-major a (stride lda) over
+// its lower one (toLower), or the lower over the upper, in tiles of 64×64 so that the rows
+// read and the columns written both stay in cache.
+func copyTriangle(a []float64, n, lda int, toLower bool) {
+	const tile = 64
+	for i0 := 0; i0 < n; i0 += tile {
+		for j0 := i0; j0 < n; j0 += tile {
+			for i := i0; i < min(i0+tile, n); i++ {
+				for j := max(j0, i+1); j < min(j0+tile, n); j++ {
+					if toLower {
+						a[j*lda+i] = a[i*lda+j]
+					} else {
+						a[i*lda+j] = a[j*lda+i]
+					}
+				}
+			}
+		}
 	}
 }
 

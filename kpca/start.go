@@ -113,32 +113,8 @@ func (md *Model) decomposeThin(K *mat.SymDense, raw blas64.Symmetric) (*update.T
 			fresh.Reset(m) // one point (or none): no component
 			return fresh, update.Dropped{}, nil
 		}
-		// M = QᵀKQ, applying Qᵀ to the rows and then to the columns: O(m²).
 		alpha = helmertAlpha(nil, m+1)
-		t := make([]float64, m*n) // KQ, m×(m−1)
-		row := make([]float64, m)
-		for i := range m {
-			for j := range m {
-				if j >= i {
-					row[j] = raw.Data[i*raw.Stride+j]
-				} else {
-					row[j] = raw.Data[j*raw.Stride+i]
-				}
-			}
-			helmertT(t[i*n:(i+1)*n], row, alpha)
-		}
-		a = mat.NewSymDense(n, nil)
-		col := make([]float64, m)
-		out := make([]float64, n)
-		for j := range n {
-			for i := range m {
-				col[i] = t[i*n+j]
-			}
-			helmertT(out, col, alpha)
-			for i := j; i < n; i++ {
-				a.SetSym(j, i, out[i])
-			}
-		}
+		a = helmertCongruence(raw, alpha)
 	}
 	values, w, drop, err := topPairs(a, md.rank, psd(md.kern))
 	if err != nil {

@@ -31,6 +31,7 @@ import (
 	netlapack "gonum.org/v1/netlib/lapack/netlib"
 
 	"github.com/ikpca/ikpca/internal/backend"
+	"github.com/ikpca/ikpca/internal/hugepage"
 )
 
 // Compiled is the name of the backend compiled into this binary: "openblas"
@@ -181,7 +182,7 @@ var workPool = sync.Pool{New: func() any { return new(lapackWork) }}
 func (ws *lapackWork) sized(lwork, liwork int) ([]float64, []int32) {
 	lwork, liwork = max(1, lwork), max(1, liwork)
 	if cap(ws.work) < lwork {
-		ws.work = make([]float64, lwork)
+		ws.work = hugepage.Floats(lwork, 0) // dsyevd's 2n² + 6n + 1: 16 MB at n = 1000
 	}
 	if cap(ws.iwork) < liwork {
 		ws.iwork = make([]int32, liwork)

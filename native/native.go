@@ -223,14 +223,16 @@ func eigenDst(name string, values []float64, vectors *mat.Dense, n, r int) ([]fl
 	return values, nil
 }
 
-// setVectors stores the n×c row-major eigenvectors z in vectors, reshaped if empty; a
-// nil vectors asked for none.
+// setVectors stores the n×c row-major eigenvectors z, a private array of the caller, in
+// vectors: an empty vectors takes z as its own (no copy, and no second array of n×c
+// to fault in); a nil vectors asked for none.
 func setVectors(vectors *mat.Dense, n, c int, z []float64) {
 	if vectors == nil {
 		return
 	}
 	if vectors.IsEmpty() {
-		vectors.ReuseAs(n, c)
+		vectors.SetRawMatrix(blas64.General{Rows: n, Cols: c, Stride: c, Data: z[:n*c]})
+		return
 	}
 	vectors.Copy(mat.NewDense(n, c, z))
 }

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/check"
+	"github.com/ikpca/ikpca/internal/hugepage"
 )
 
 // EigenSymTopInPlace computes the r largest eigenvalues and, optionally, their
@@ -124,7 +125,7 @@ func EigenSymTop(values []float64, vectors *mat.Dense, a mat.Symmetric, r int) (
 // upperCopy returns the upper triangle of a in a new n×n row-major slice (the strict
 // lower triangle zero).
 func upperCopy(a mat.Symmetric, n int) []float64 {
-	buf := make([]float64, n*n)
+	buf := hugepage.Floats(n*n, 0) // first touched by huge pages (docs/design.md, "Passes over the points")
 	if s, ok := a.(mat.RawSymmetricer); ok && s.RawSymmetric().Uplo == blas.Upper {
 		raw := s.RawSymmetric()
 		for i := range n {
