@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/hugepage"
 	"github.com/ikpca/ikpca/internal/table"
 )
 
@@ -44,10 +45,12 @@ func (r rowsFrom) Dims() (int, int)    { n, d := r.p.Dims(); return n - r.lo, d 
 func (r rowsFrom) At(i, j int) float64 { return r.p.At(r.lo+i, j) }
 func (r rowsFrom) T() mat.Matrix       { return mat.Transpose{Matrix: r} }
 
-// firstRows returns the first n rows of p as a matrix of their own.
+// firstRows returns the first n rows of p as a matrix of their own, advised for huge
+// pages (6 MB for the 1000 images of a tracked fit's start: docs/design.md, "Passes over
+// the points").
 func firstRows(p pointRows, n int) *mat.Dense {
 	_, d := p.Dims()
-	X := mat.NewDense(n, d, nil)
+	X := mat.NewDense(n, d, hugepage.Floats(n*d, 0))
 	for i := range n {
 		dst := X.RawRowView(i)
 		copy(dst, p.row(dst, i)) // row may return its own storage
