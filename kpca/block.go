@@ -65,6 +65,20 @@ func symOf(a *mat.SymDense, n int) *mat.SymDense {
 	return a
 }
 
+// newDense returns a new r×c matrix of zeros advised for huge pages (hugepage.Floats):
+// the tall arrays of a Polish and a Certify — m × k vectors, an m × passes·k basis, 36 MB
+// for MAGIC — which 4 KiB pages fault in at about 3 ms a MB where faults are slow
+// (docs/design.md, "Passes over the points").
+func newDense(r, c int) *mat.Dense { return mat.NewDense(r, c, hugepage.Floats(r*c, 0)) }
+
+// cloneDense returns a copy of a in a newDense, as mat.DenseCopyOf would.
+func cloneDense(a mat.Matrix) *mat.Dense {
+	r, c := a.Dims()
+	d := newDense(r, c)
+	d.Copy(a)
+	return d
+}
+
 // denseOf returns a, emptied and sized r×c (zero), reusing its memory.
 func denseOf(a *mat.Dense, r, c int) *mat.Dense {
 	a.Reset()

@@ -40,7 +40,7 @@ func (md *Model) certifyStart(p int, seed uint64) *certification {
 	s.lambda = md.thin.Values(nil)
 	var stored mat.Dense
 	md.thin.VectorsTo(&stored)
-	s.Y = mat.NewDense(m, k+p, nil)
+	s.Y = newDense(m, k+p)
 	s.V = s.Y.Slice(0, m, 0, k).(*mat.Dense)
 	for j := range k {
 		s.V.SetCol(j, mat.Col(nil, k-1-j, &stored))

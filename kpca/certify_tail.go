@@ -56,7 +56,7 @@ func project(A, V *mat.Dense, centred bool) {
 func (s *certification) tail(ctx context.Context, ps *passer, passes int) (float64, error) {
 	m, k, p := s.m, s.k, s.p
 	pi := projectionError(s.delta, s.nu, vec.Gamma(m), k)
-	Z := mat.DenseCopyOf(s.W.Slice(0, m, k, k+p))
+	Z := cloneDense(s.W.Slice(0, m, k, k+p))
 	errs := make([]float64, 0, passes)
 	errs = append(errs, passColumns(s.pe, s.Om, Z, pi)+s.pe.n*pi*s.omegaNorm)
 	project(Z, s.V, s.centred)

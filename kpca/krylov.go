@@ -35,7 +35,7 @@ type polished struct {
 func (md *Model) krylovRitz(ctx context.Context, passes int) (polished, error) {
 	m := md.m
 	_, k := md.thin.Dims()
-	V := mat.NewDense(m, k, nil)
+	V := newDense(m, k)
 	md.thin.VectorsTo(V)
 	lambda := md.thin.Values(nil)
 
@@ -71,7 +71,7 @@ func (md *Model) ritz(ctx context.Context, ps *passer, V *mat.Dense, lambda []fl
 	keep := min(k, used)
 	St := S.Slice(0, used, used-keep, used).(*mat.Dense) // ascending: the top keep
 	values := append([]float64(nil), theta[used-keep:]...)
-	U := mat.NewDense(m, keep, nil)
+	U := newDense(m, keep)
 	native.Mul(U, Qu, St)
 
 	var change update.Dropped
@@ -112,11 +112,11 @@ type krylov struct {
 // block. V is not changed.
 func krylovBasis(ctx context.Context, ps *passer, V *mat.Dense, passes int, centred bool) (krylov, error) {
 	m, k := V.Dims()
-	Q := mat.NewDense(m, passes*k, nil)
-	W := mat.NewDense(m, k, nil)
+	Q := newDense(m, passes*k)
+	W := newDense(m, k)
 	t := mat.NewDense(passes*k, passes*k, nil)
 	blockOf := make([]int, 0, passes*k) // the pass each column of Q came from
-	q0 := orthonormalise(mat.DenseCopyOf(V), nil, centred, 0)
+	q0 := orthonormalise(cloneDense(V), nil, centred, 0)
 	if q0 == nil {
 		return krylov{}, fmt.Errorf("%w: Polish: the tracked vectors are not finite", ErrNonFinite)
 	}
@@ -142,7 +142,7 @@ func krylovBasis(ctx context.Context, ps *passer, V *mat.Dense, passes int, cent
 		// below rounding of ‖K′Qᵢ‖ mean the space is invariant (to rounding): stop.
 		tol := 64 * vec.Roundoff * float64(m) * maxColumnNorm(wi)
 		dropped += tol
-		next := orthonormalise(mat.DenseCopyOf(wi), Q.Slice(0, m, 0, used).(*mat.Dense), centred, tol)
+		next := orthonormalise(cloneDense(wi), Q.Slice(0, m, 0, used).(*mat.Dense), centred, tol)
 		if next == nil {
 			break
 		}
@@ -238,7 +238,7 @@ func orthonormalise(Z, prev *mat.Dense, centred bool, tol float64) *mat.Dense {
 	s := make([]float64, nu)
 	// The SVD writes its left vectors to the other buffer: Z and u take turns, and the
 	// result is the buffer the second round wrote.
-	u := mat.NewDense(m, nu, nil)
+	u := newDense(m, nu)
 	for round := range 2 {
 		if centred {
 			centreColumns(Z)

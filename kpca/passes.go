@@ -164,7 +164,7 @@ func (p *passer) pass(ctx context.Context, W, Q *mat.Dense) error {
 	md := p.md
 	m, c := Q.Dims()
 	if W.IsEmpty() {
-		W.ReuseAs(m, c)
+		*W = *newDense(m, c)
 	}
 	p.w, p.q = W.RawMatrix(), Q.RawMatrix()
 	for i := range m {
