@@ -153,6 +153,7 @@ func parseInts(name, s string, lo int) ([]int, error) {
 	return slices.Compact(out), nil
 }
 
+// opIDs returns the ids of every op in table order, the values -ops accepts.
 func opIDs() []string {
 	var ids []string
 	for _, o := range ops() {
@@ -350,5 +351,8 @@ func (res *results) measureMemory(stderr io.Writer, threads int) {
 	}
 }
 
+// ms returns d in milliseconds, the unit of the report's step times.
 func ms(d time.Duration) float64 { return d.Seconds() * 1e3 }
-func mib(b int64) float64        { return float64(b) / (1 << 20) }
+
+// mib returns b bytes in MiB, the unit of the report's memory.
+func mib(b int64) float64 { return float64(b) / (1 << 20) }

@@ -79,6 +79,8 @@ func main() {
 	})
 }
 
+// parse returns the configuration the command line args give, or the flag package's
+// error for a flag it does not know or cannot parse.
 func parse(args []string) (config, error) {
 	var cfg config
 	f := flag.NewFlagSet("pcafit", flag.ContinueOnError)

@@ -33,6 +33,7 @@ type featureLearner struct {
 	phi []float64
 }
 
+// update maps x and adapts the filter towards d.
 func (l *featureLearner) update(x []float64, d float64) error {
 	if err := l.m.Map(l.phi, x); err != nil {
 		return err
@@ -41,6 +42,7 @@ func (l *featureLearner) update(x []float64, d float64) error {
 	return err
 }
 
+// predict returns the filter's output on the map of x.
 func (l *featureLearner) predict(x []float64) (float64, error) {
 	if err := l.m.Map(l.phi, x); err != nil {
 		return 0, err
@@ -48,6 +50,7 @@ func (l *featureLearner) predict(x []float64) (float64, error) {
 	return l.f.Predict(l.phi)
 }
 
+// size returns the dimension of the map.
 func (l *featureLearner) size() int { return l.m.OutDim() }
 
 // identity is the linear "map" of plain LMS.
@@ -59,12 +62,15 @@ func (d identity) Map(dst, x []float64) error { copy(dst, x); return nil }
 // OutDim returns the input dimension.
 func (d identity) OutDim() int { return int(d) }
 
+// klmsLearner is KLMS (or QKLMS) as a learner: its size is its dictionary's.
 type klmsLearner struct{ f *kaf.KLMS }
 
 func (l klmsLearner) update(x []float64, d float64) error  { _, err := l.f.Update(x, d); return err }
 func (l klmsLearner) predict(x []float64) (float64, error) { return l.f.Predict(x) }
 func (l klmsLearner) size() int                            { return l.f.Len() }
 
+// speedLearner is a filter on SPEED eigenfunction features as a learner: its size is
+// its map's dictionary's.
 type speedLearner struct{ f *kaf.SPEEDFilter }
 
 func (l speedLearner) update(x []float64, d float64) error  { _, err := l.f.Update(x, d); return err }
