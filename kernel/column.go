@@ -164,7 +164,8 @@ func Matrix(k Kernel, X *mat.Dense) *mat.SymDense {
 	}
 	raw := X.RawMatrix()
 	// Advised for huge pages (hugepage.Floats): 8 MB at 1000 points, first touched by
-	// 4 KiB pages at 3 ms a MB where faults are slow (docs/design.md, "Passes over the points").
+	// 4 KiB pages at 3 ms a MB where faults are slow (docs/design.md, "Passes over the
+	// points").
 	K := mat.NewSymDense(raw.Rows, hugepage.Floats(raw.Rows*raw.Rows, 0))
 	matrix(K.RawSymmetric(), k, raw, nil)
 	return K

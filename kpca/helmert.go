@@ -3,10 +3,11 @@ package kpca
 import (
 	"math"
 
-	"github.com/ikpca/ikpca/internal/hugepage"
-	"github.com/ikpca/ikpca/internal/vec"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/hugepage"
+	"github.com/ikpca/ikpca/internal/vec"
 )
 
 // Helmert coordinates (docs/design.md, "Helmert coordinates"). Qₘ is the m×(m−1)

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/vec"
+	"github.com/ikpca/ikpca/kernel"
 )
 
 // TestHelmertCongruence: M = QᵀKQ by rows and tiles is, bit for bit, helmertT applied to
@@ -53,17 +54,9 @@ func TestHelmertCongruence(t *testing.T) {
 			}
 		}
 
-		// The spectrum: CKC has M's eigenvalues and a zero (for the vector 1).
-		var C mat.SymDense
-		C.SymOuterK(-1/float64(m), mat.NewDense(m, 1, ones(m)))
-		for i := range m {
-			C.SetSym(i, i, C.At(i, i)+1)
-		}
-		var CK, CKC mat.Dense
-		CK.Mul(&C, K)
-		CKC.Mul(&CK, &C)
+		// The spectrum: CKC (kernel.Centre) has M's eigenvalues and a zero, for 1.
 		var full, small mat.EigenSym
-		if !full.Factorize(symmetricPart(&CKC), false) || !small.Factorize(got, false) {
+		if !full.Factorize(kernel.Centre(K), false) || !small.Factorize(got, false) {
 			t.Fatal("eigendecomposition failed")
 		}
 		fv, sv := full.Values(nil), small.Values(nil)
@@ -81,24 +74,4 @@ func TestHelmertCongruence(t *testing.T) {
 			}
 		}
 	}
-}
-
-func ones(n int) []float64 {
-	x := make([]float64, n)
-	for i := range x {
-		x[i] = 1
-	}
-	return x
-}
-
-// symmetricPart returns (A + Aᵀ)/2 of the square A.
-func symmetricPart(A *mat.Dense) *mat.SymDense {
-	n, _ := A.Dims()
-	S := mat.NewSymDense(n, nil)
-	for i := range n {
-		for j := i; j < n; j++ {
-			S.SetSym(i, j, (A.At(i, j)+A.At(j, i))/2)
-		}
-	}
-	return S
 }

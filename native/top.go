@@ -125,7 +125,8 @@ func EigenSymTop(values []float64, vectors *mat.Dense, a mat.Symmetric, r int) (
 // upperCopy returns the upper triangle of a in a new n×n row-major slice (the strict
 // lower triangle zero).
 func upperCopy(a mat.Symmetric, n int) []float64 {
-	buf := hugepage.Floats(n*n, 0) // first touched by huge pages (docs/design.md, "Passes over the points")
+	// First touched by huge pages (docs/design.md, "Passes over the points").
+	buf := hugepage.Floats(n*n, 0)
 	if s, ok := a.(mat.RawSymmetricer); ok && s.RawSymmetric().Uplo == blas.Upper {
 		raw := s.RawSymmetric()
 		for i := range n {
