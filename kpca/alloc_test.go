@@ -168,7 +168,7 @@ func TestLongStreamAllocations(t *testing.T) {
 //     once for the model's capacity, where each used to be reallocated a quarter larger
 //     as the model grew;
 //   - the same blocks again, from the same state, every workspace now sized, allocate at
-//     most 4 KiB a block with OpenBLAS: not a copy of the row sums a block (8·m bytes),
+//     most 4 KiB a block with OpenBLAS (and, counted on two threads, no object at all): not a copy of the row sums a block (8·m bytes),
 //     nor the Cholesky scratch of each block's new directions (8·b² twice). In pure Go
 //     the bound is 128 KiB a block: gonum's dgemm allocates a few objects for its
 //     goroutines (32 KB a block measured, since the eigensolver's workspace is pooled;
@@ -227,6 +227,20 @@ func TestAddBatchGarbage(t *testing.T) {
 		}
 		if most > bound {
 			t.Errorf("%s: a block of %d allocates up to %d bytes again; want ≤ %d", name(opts), b, most, bound)
+		}
+		// With OpenBLAS a block step allocates nothing at all once sized, on two threads
+		// too: not even the headers of its kernel block, border and rows (viewOf).
+		if native.Compiled == "openblas" {
+			rows := x.Slice(start, start+b, 0, 784)
+			step := func() {
+				md.CopyFrom(&base)
+				if err := md.AddBatch(rows); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := allocs.Count(2, 2, 3, step); got != 0 {
+				t.Errorf("%s: %d allocations in 3 block steps with two threads; want 0", name(opts), got)
+			}
 		}
 	}
 }

@@ -47,7 +47,7 @@ func (md *Model) AddBatch(X mat.Matrix) error {
 	if err != nil {
 		return err
 	}
-	return md.transact(md.batchScope(), func() error {
+	return md.transact(md.batchScope(r), func() error {
 		if md.m == 0 {
 			return md.fitRows(X, r)
 		}
@@ -55,11 +55,18 @@ func (md *Model) AddBatch(X mat.Matrix) error {
 	})
 }
 
-// batchScope is the scope of a batch: its steps append points, and in a window they
-// also remove the oldest, which moves every point.
-func (md *Model) batchScope() scope {
-	if md.opts.Window > 0 {
+// batchScope is the scope of a batch of r rows: its steps append points, and in a
+// window they also remove the oldest, which moves every point. A batch that is one
+// block step outside a window — the command's tracked fit adds its rows so — makes one
+// update, which fails or succeeds whole, and writes the sums and the points after it:
+// a step (scopeStep), whose txn copies no m×r decomposition, a serial copy as long as
+// one of the step's products (2% of a tracked fit of MAGIC).
+func (md *Model) batchScope(r int) scope {
+	switch {
+	case md.opts.Window > 0:
 		return scopeAll
+	case r <= md.blockSize() && md.blockRows(r) == r: // at rank r: no refactor
+		return scopeStep
 	}
 	return scopeAppend
 }
@@ -198,7 +205,7 @@ func (md *Model) addBlocks(X mat.Matrix, lo, hi int) error {
 	buf := denseOf(&sc.rows, min(size, hi-lo), md.d)
 	for first := lo; first < hi; first += size {
 		last := min(first+size, hi)
-		xb := buf.Slice(0, last-first, 0, md.d).(*mat.Dense)
+		xb := viewOf(&sc.xb, last-first, md.d, buf.RawMatrix().Data)
 		for i := first; i < last; i++ {
 			mat.Row(xb.RawRowView(i-first), i, X)
 		}

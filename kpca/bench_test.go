@@ -226,3 +226,49 @@ func BenchmarkRankStep(b *testing.B) {
 		b.ReportMetric(float64(md.Bytes())/(1<<20), "MiB")
 	})
 }
+
+// BenchmarkBlockStep times one block step of a tracked fit — AddBatch of DefaultBlock
+// (64) rows — on a centred rank-50 model of m = 18,900 MAGIC points (d = 10; 2000 in
+// -short mode), restored before each iteration, against one m×114×50 dgemm (x-dgemm):
+// the product that writes the step's new vectors, of the order of the step's
+// orthonormal basis [V Q] (50 + 64 columns), which no step can avoid. The model is
+// started from 1000 points and grows by blocks before the timing.
+func BenchmarkBlockStep(b *testing.B) {
+	const r = 50
+	m, m0 := 18900, 1000
+	if testing.Short() {
+		m, m0 = 2000, 200
+	}
+	x, k := sample(b, "magic", m+DefaultBlock)
+	base := fitModel(b, k, x.Slice(0, m0, 0, 10), Options{Components: r, Rank: r})
+	base.Reserve(m + DefaultBlock)
+	for lo := m0; lo < m; lo += DefaultBlock {
+		if err := base.AddBatch(x.Slice(lo, min(lo+DefaultBlock, m), 0, 10)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	block := x.Slice(m, m+DefaultBlock, 0, 10)
+	b.Run(fmt.Sprintf("centred/r=%d/m=%d/b=%d", r, m, DefaultBlock), func(b *testing.B) {
+		var md Model
+		md.CopyFrom(base)
+		md.Reserve(m + DefaultBlock)
+		g := newRectGemm(m, r+DefaultBlock, r)
+		if err := md.AddBatch(block); err != nil { // warm the workspaces
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			md.CopyFrom(base)
+			g.run()
+			b.StartTimer()
+			if err := md.AddBatch(block); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		per := b.Elapsed() / time.Duration(b.N)
+		b.ReportMetric(float64(g.mean().Microseconds())/1000, "dgemm-ms")
+		b.ReportMetric(float64(per)/float64(g.mean()), "x-dgemm")
+	})
+}

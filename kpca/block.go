@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/hugepage"
@@ -49,6 +50,7 @@ func (md *Model) blockSize() int {
 // in blocks").
 type blockScratch struct {
 	rows              mat.Dense // the new points
+	xb, a, b          mat.Dense // headers: a step's rows of them, the kernel block, the border
 	cross             kernel.Cross
 	C, gamma          mat.SymDense
 	cfull, F, fc, fc2 mat.Dense
@@ -86,6 +88,13 @@ func denseOf(a *mat.Dense, r, c int) *mat.Dense {
 	return a
 }
 
+// viewOf returns a, its storage set to data's first r×c numbers (row-major): a header
+// kept in the step's scratch, for mat.NewDense would allocate one at every step.
+func viewOf(a *mat.Dense, r, c int, data []float64) *mat.Dense {
+	a.SetRawMatrix(blas64.General{Rows: r, Cols: c, Stride: c, Data: data[:r*c]})
+	return a
+}
+
 // addBlock adds the rows of X (b ≥ 1 validated points) in one step
 // (update.Thin.BorderBlock; docs/design.md, "Rank-r tracking in blocks"): their kernel
 // columns against the model's points A (m×b, one kernel block), their own kernel
@@ -102,18 +111,22 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 
 	// One pass over the rows of A (blockRows): their finiteness, their sums, the column
 	// sums s = Aᵀ1 — the new points' kernel sums against the old — ‖A‖_F, and the
-	// border's rows A·F.
+	// border's rows A·F + (K1)·αᵀ and ‖B‖_F.
 	B := A
 	if alpha != nil {
 		md.blockB = hugepage.Grow(md.blockB, m*b)
-		B = mat.NewDense(m, b, md.blockB)
+		B = viewOf(&sc.b, m, b, md.blockB)
 	}
 	sc.s, sc.rowSums = hugepage.Grow(sc.s, b), hugepage.Grow(sc.rowSums, m)
-	normA, finite := sc.pass.run(A.RawMatrix(), B.RawMatrix(), alpha, diag, sc.rowSums, sc.s)
-	if !finite || !finiteUpper(C) {
+	var k1 []float64 // the old row sums, for the border's (K1)·αᵀ
+	if alpha != nil {
+		k1 = md.rowSum[:m]
+	}
+	pass := sc.pass.run(A.RawMatrix(), B.RawMatrix(), alpha, diag, k1, sc.rowSums, sc.s)
+	if !pass.finite || !finiteUpper(C) {
 		return md.nonFiniteBlock(A, C)
 	}
-	gamma, e, g := md.helmertBorder(sc, B, F, C, alpha)
+	gamma, e, g := md.helmertBorder(sc, F, C, alpha)
 	var ev, gv mat.Vector // nil uncentred: no new direction in the old rows
 	if e != nil {
 		ev, gv = vector(&md.vecA, e), vector(&md.vecB, g)
@@ -123,7 +136,7 @@ func (md *Model) addBlock(X *mat.Dense, sc *blockScratch) error {
 	}
 	md.tally(md.thin.Stats())
 	md.commitBlock(X, C, sc.rowSums[:m], sc.s)
-	md.certifyBlock(sc, B, C, gamma, normA)
+	md.certifyBlock(C, gamma, pass)
 	return nil
 }
 
@@ -135,7 +148,7 @@ func (md *Model) kernelBlock(X *mat.Dense, sc *blockScratch) (A *mat.Dense, C *m
 	m := md.m
 	b, _ := X.Dims()
 	md.blockA = hugepage.Grow(md.blockA, m*b)
-	A = mat.NewDense(m, b, md.blockA)
+	A = viewOf(&sc.a, m, b, md.blockA)
 	C = symOf(&sc.C, b)
 	if md.kept.covers(m, X) {
 		md.kept.blockTo(A.RawMatrix(), C.RawSymmetric(), m, b)
@@ -203,17 +216,18 @@ func (md *Model) commitBlock(X *mat.Dense, C *mat.SymDense, rowSums, s []float64
 
 // certifyBlock adds a block step's error to the certificate: what the step dropped, the
 // dense solve's and the rank decision's rounding (64ε times the order of the dense
-// problem and the block, at the step's scale), the coupling of the directions
-// BorderBlock left out (Neglected), and the kernel block's accuracy (kernelAccuracy of
-// each value, so at most that of ‖A‖_F and ‖C‖_F in the 2-norm).
-func (md *Model) certifyBlock(sc *blockScratch, B *mat.Dense, C, gamma *mat.SymDense, normA float64) {
+// problem and the block, at the step's scale: the largest of |λ|, ‖B‖_F and ‖Γ‖_F),
+// the coupling of the directions BorderBlock left out (Neglected), and the kernel
+// block's accuracy (kernelAccuracy of each value, so at most that of ‖A‖_F and ‖C‖_F in
+// the 2-norm). The pass over the kernel block measured ‖A‖_F and ‖B‖_F.
+func (md *Model) certifyBlock(C, gamma *mat.SymDense, pass blockPass) {
 	b := C.SymmetricDim()
 	st := md.thin.Stats()
 	normC := frobenius(C)
-	scale := math.Max(md.valueScale(), math.Max(sc.pass.norm(B.RawMatrix()), frobenius(gamma)))
+	scale := math.Max(md.valueScale(), math.Max(pass.normB, frobenius(gamma)))
 	md.cert.SumErr += 4 * vec.Roundoff * (math.Abs(md.self) + math.Abs(md.total)/float64(md.m))
 	md.cert.Drop(st.Dropped)
-	md.cert.Slack += 64*vec.Roundoff*float64(st.Size+b+2)*scale + st.Neglected + kernelAccuracy*(normA+normC)
+	md.cert.Slack += 64*vec.Roundoff*float64(st.Size+b+2)*scale + st.Neglected + kernelAccuracy*(pass.normA+normC)
 }
 
 // frobenius returns the Frobenius norm of a symmetric matrix (without BLAS, which mat

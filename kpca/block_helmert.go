@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/hugepage"
@@ -40,17 +39,17 @@ func (md *Model) helmertDirections(sc *blockScratch, m, b int) (F *mat.Dense, al
 	return F, alpha, diag
 }
 
-// helmertBorder completes the border of a centred block step in the Helmert directions
-// (addBlock): B += (K1)·αᵀ, and returns the new block Γ = (1ᵀK1)·ααᵀ + α·sᵀF + Fᵀs·αᵀ +
-// FᵀCF and the directions e = 1/√m (m) and g = √m·α (b) of the old rows' part; uncentred
-// Γ = C, and e and g nil. sc.s holds s = Aᵀ1.
-func (md *Model) helmertBorder(sc *blockScratch, B, F *mat.Dense, C *mat.SymDense, alpha []float64) (gamma *mat.SymDense, e, g []float64) {
+// helmertBorder completes a centred block step in the Helmert directions (addBlock),
+// whose border B = A·F + (K1)·αᵀ the pass over A wrote (blockRows): it returns the new
+// block Γ = (1ᵀK1)·ααᵀ + α·sᵀF + Fᵀs·αᵀ + FᵀCF and the directions e = 1/√m (m) and
+// g = √m·α (b) of the old rows' part; uncentred Γ = C, and e and g nil. sc.s holds
+// s = Aᵀ1.
+func (md *Model) helmertBorder(sc *blockScratch, F *mat.Dense, C *mat.SymDense, alpha []float64) (gamma *mat.SymDense, e, g []float64) {
 	if alpha == nil {
 		return C, nil, nil
 	}
 	m := md.m
 	b := len(alpha)
-	native.Ger(1, blas64.Vector{N: m, Inc: 1, Data: md.rowSum[:m]}, blas64.Vector{N: b, Inc: 1, Data: alpha}, B.RawMatrix())
 	sc.sf = hugepage.Grow(sc.sf, b) // Fᵀs
 	sf, s := sc.sf, sc.s
 	clear(sf)
@@ -86,18 +85,23 @@ func (md *Model) helmertBorder(sc *blockScratch, B, F *mat.Dense, C *mat.SymDens
 	return gamma, e, g
 }
 
-// helmertRow sets a row of the border B = A·F of a block step (addBlock, blockRows)
-// from the row a of A, for the Helmert directions F of the step: column j of F is αⱼ
-// above the diagonal and Fⱼⱼ = diag[j] = −(m+j)·αⱼ on it, so that
-// (A·F)ᵣⱼ = αⱼ·Σ_{i<j} Aᵣᵢ + Fⱼⱼ·Aᵣⱼ, a running sum along the row: O(m·b) for the block
-// where the dgemm it replaces took O(m·b²), 2.5% of a tracked fit at d = 784. Each value
-// carries at most j + 2 roundings of terms no larger than the product's, the dgemm's
-// bound (γ_b of Σᵢ|Aᵣᵢ·Fᵢⱼ|).
-func helmertRow(row, a, alpha, diag []float64) {
-	alpha, diag = alpha[:len(a)], diag[:len(a)]
+// helmertRow sets a row of the border B = A·F + (K1)·αᵀ of a block step (addBlock,
+// blockRows) from the row a of A and the row's sum k1 of the model's kernel matrix, for
+// the Helmert directions F of the step: column j of F is αⱼ above the diagonal and
+// Fⱼⱼ = diag[j] = −(m+j)·αⱼ on it, so that (A·F)ᵣⱼ = αⱼ·Σ_{i<j} Aᵣᵢ + Fⱼⱼ·Aᵣⱼ, a running
+// sum along the row: O(m·b) for the block where the dgemm it replaces took O(m·b²), 2.5%
+// of a tracked fit at d = 784. It returns the sum of the squares of the row it wrote.
+// Each value carries at most j + 4 ≤ b + 3 roundings of terms no larger than those of
+// the product and the rank-one term (γ_{b+3} of Σᵢ|Aᵣᵢ·Fᵢⱼ| + |(K1)ᵣ·αⱼ|).
+func helmertRow(row, a, alpha, diag []float64, k1 float64) (squares float64) {
+	alpha, diag, row = alpha[:len(a)], diag[:len(a)], row[:len(a)]
 	var p float64
 	for j, v := range a {
-		row[j] = alpha[j]*p + diag[j]*v
+		x := alpha[j]*p + diag[j]*v
+		x += k1 * alpha[j]
+		row[j] = x
+		squares += x * x
 		p += v
 	}
+	return squares
 }

@@ -20,51 +20,68 @@ const blockRowChunk = 512
 // points' kernel columns against the model's m points): in one pass over each row,
 // whether its values are finite, its sum (the row sums the model keeps for centring),
 // its part of the column sums s = Aᵀ1 and of ‖A‖_F, and, centred, the row of the border
-// B = A·F of the Helmert directions (helmertBorder). The rows run in chunks of
-// blockRowChunk on several goroutines, whatever their number, each chunk's column sums
-// and norm its own and then added in the chunks' order, so that the results do not
-// depend on the number of goroutines. The loop is a method value bound once: a block
-// step allocates nothing once the chunks' scratch has grown. (Five passes over A, on
-// one core, were a tenth of a tracked fit at m in the tens of thousands.)
+// B = A·F + (K1)·αᵀ of the Helmert directions (helmertRow) and its part of ‖B‖_F. The
+// rows run in chunks of blockRowChunk on several goroutines, whatever their number, each
+// chunk's column sums and norms its own and then added in the chunks' order, so that the
+// results do not depend on the number of goroutines. The loop is a method value bound
+// once: a block step allocates nothing once the chunks' scratch has grown. (Five passes
+// over A, on one core, were a tenth of a tracked fit at m in the tens of thousands; the
+// four that were left — the finiteness, the two norms, each a pass for the largest value
+// and one for the scaled squares, and the border's rank-one term — were 8% of it on
+// MAGIC.)
 type blockRows struct {
 	team    parallel.Team
 	a, b    blas64.General // A, and B (centred) or nothing
 	alpha   []float64      // the Helmert αⱼ, centred
 	diag    []float64      // Fⱼⱼ = −(m+j)·αⱼ
+	k1      []float64      // the model's row sums K1 (m), centred
 	rowSum  []float64      // out: the rows' sums
 	colSums []float64      // chunk i's column sums at i·b
-	norms   []float64      // chunk i's ‖A‖_F
+	normA   []float64      // chunk i's part of ‖A‖_F
+	normB   []float64      // chunk i's part of ‖B‖_F (centred)
 	bad     atomic.Bool
 	fn      func(lo, hi int)
-	normFn  func(lo, hi int)
 }
 
-// run makes the pass over A: rowSum (m), the column sums s (b), and returns ‖A‖_F and
-// whether every value is finite. B and alpha are nil uncentred. On a value that is not
-// finite the outputs are partial.
-func (j *blockRows) run(a, b blas64.General, alpha, diag, rowSum, s []float64) (norm float64, finite bool) {
+// blockPass is what blockRows.run returns: the norms of A and of the border B (‖A‖_F
+// again uncentred, where B = A) and whether every value of A is finite.
+type blockPass struct {
+	normA, normB float64
+	finite       bool
+}
+
+// run makes the pass over A: rowSum (m), the column sums s (b), and centred (alpha not
+// nil) the border B from A, the Helmert αⱼ and diagonal and the model's row sums k1. On
+// a value that is not finite the outputs are partial.
+func (j *blockRows) run(a, b blas64.General, alpha, diag, k1, rowSum, s []float64) blockPass {
 	if j.fn == nil {
-		j.fn, j.normFn = j.rows, j.normRows
+		j.fn = j.rows
 	}
 	m, cols := a.Rows, a.Cols
 	chunks := (m + blockRowChunk - 1) / blockRowChunk
 	j.colSums = hugepage.Grow(j.colSums, chunks*cols)
-	j.norms = hugepage.Grow(j.norms, chunks)
-	j.a, j.b, j.alpha, j.diag, j.rowSum = a, b, alpha, diag, rowSum
+	j.normA, j.normB = hugepage.Grow(j.normA, chunks), hugepage.Grow(j.normB, chunks)
+	j.a, j.b, j.alpha, j.diag, j.k1, j.rowSum = a, b, alpha, diag, k1, rowSum
 	j.bad.Store(false)
 	j.team.Run(max(1, min(runtime.GOMAXPROCS(0), chunks)), chunks, 1, j.fn)
-	j.a, j.b, j.alpha, j.diag, j.rowSum = blas64.General{}, blas64.General{}, nil, nil, nil
+	j.a, j.b, j.alpha, j.diag, j.k1, j.rowSum = blas64.General{}, blas64.General{}, nil, nil, nil, nil
 	if j.bad.Load() {
-		return 0, false
+		return blockPass{}
 	}
 	clear(s[:cols])
+	var p blockPass
 	for ch := range chunks {
 		for c, v := range j.colSums[ch*cols : (ch+1)*cols] {
 			s[c] += v
 		}
-		norm = math.Hypot(norm, j.norms[ch])
+		p.normA = math.Hypot(p.normA, j.normA[ch])
+		p.normB = math.Hypot(p.normB, j.normB[ch])
 	}
-	return norm, true
+	if alpha == nil {
+		p.normB = p.normA
+	}
+	p.finite = true
+	return p
 }
 
 // rows makes the pass over the chunks lo…hi−1.
@@ -75,65 +92,63 @@ func (j *blockRows) rows(lo, hi int) {
 		r0, r1 := ch*blockRowChunk, min((ch+1)*blockRowChunk, a.Rows)
 		sums := j.colSums[ch*cols : (ch+1)*cols]
 		clear(sums)
-		var norm float64
+		var qa, qb float64 // the chunk's sums of squares of A and of B
 		for r := r0; r < r1; r++ {
 			row := a.Data[r*a.Stride : r*a.Stride+cols]
-			if !vec.Finite(row) {
-				j.bad.Store(true)
-				return
-			}
-			var t float64
+			var t, q float64
 			for c, v := range row {
 				t += v
+				q += v * v
 				sums[c] += v
 			}
 			j.rowSum[r] = t
+			qa += q
 			if j.alpha != nil {
-				helmertRow(b.Data[r*b.Stride:r*b.Stride+cols], row, j.alpha, j.diag)
-			}
-			if a.Stride != cols {
-				norm = math.Hypot(norm, vec.Norm(row))
+				qb += helmertRow(b.Data[r*b.Stride:r*b.Stride+cols], row, j.alpha, j.diag, j.k1[r])
 			}
 		}
-		if a.Stride == cols { // contiguous: one scaled sum of squares for the chunk
-			norm = vec.Norm(a.Data[r0*cols : r1*cols])
-		}
-		j.norms[ch] = norm
-	}
-}
-
-// norm returns ‖A‖_F for the m×b matrix a (of stride b), in chunks of blockRowChunk rows
-// on several goroutines, the chunks' norms then combined in their order: the border's
-// norm, which the certificate's rounding allowance takes after BorderBlock.
-func (j *blockRows) norm(a blas64.General) float64 {
-	if j.fn == nil {
-		j.fn, j.normFn = j.rows, j.normRows
-	}
-	chunks := (a.Rows + blockRowChunk - 1) / blockRowChunk
-	j.norms = hugepage.Grow(j.norms, chunks)
-	j.a = a
-	j.team.Run(max(1, min(runtime.GOMAXPROCS(0), chunks)), chunks, 1, j.normFn)
-	j.a = blas64.General{}
-	var norm float64
-	for _, v := range j.norms[:chunks] {
-		norm = math.Hypot(norm, v)
-	}
-	return norm
-}
-
-// normRows sets j.norms[ch] to the norm of chunk ch of j.a's rows, for ch in lo…hi−1.
-func (j *blockRows) normRows(lo, hi int) {
-	a := j.a
-	for ch := lo; ch < hi; ch++ {
-		r0, r1 := ch*blockRowChunk, min((ch+1)*blockRowChunk, a.Rows)
-		if a.Stride == a.Cols {
-			j.norms[ch] = vec.Norm(a.Data[r0*a.Cols : r1*a.Cols])
+		if !finiteSquares(qa) || j.alpha != nil && !finiteSquares(qb) {
+			// A value that is not finite, or a sum of squares out of range: check the
+			// values, and take the norms of the chunk scaled (vec.Norm).
+			if !j.finiteRows(a, r0, r1) {
+				j.bad.Store(true)
+				return
+			}
+			j.normA[ch] = rowsNorm(a, r0, r1)
+			if j.alpha != nil {
+				j.normB[ch] = rowsNorm(b, r0, r1)
+			}
 			continue
 		}
-		var n float64
-		for r := r0; r < r1; r++ {
-			n = math.Hypot(n, vec.Norm(a.Data[r*a.Stride:r*a.Stride+a.Cols]))
-		}
-		j.norms[ch] = n
+		j.normA[ch], j.normB[ch] = math.Sqrt(qa), math.Sqrt(qb)
 	}
+}
+
+// finiteSquares reports whether a sum of squares is the square of a norm to full
+// accuracy: finite (no value overflowed, none was NaN or infinite) and, unless zero,
+// at least 2⁻⁹⁰⁰, so that the squares that underflowed, each below 2⁻¹⁰²², add less
+// than 2⁻¹⁰⁰ of it however many there are (2²² at most in a chunk). Otherwise the
+// chunk's norms are taken again scaled (rowsNorm).
+func finiteSquares(q float64) bool {
+	return q == 0 || q >= 0x1p-900 && q <= math.MaxFloat64
+}
+
+// finiteRows reports whether rows r0…r1−1 of g are finite.
+func (j *blockRows) finiteRows(g blas64.General, r0, r1 int) bool {
+	for r := r0; r < r1; r++ {
+		if !vec.Finite(g.Data[r*g.Stride : r*g.Stride+g.Cols]) {
+			return false
+		}
+	}
+	return true
+}
+
+// rowsNorm returns the Frobenius norm of rows r0…r1−1 of g, scaled against overflow
+// and underflow (vec.Norm, the rows' norms combined by math.Hypot).
+func rowsNorm(g blas64.General, r0, r1 int) float64 {
+	var n float64
+	for r := r0; r < r1; r++ {
+		n = math.Hypot(n, vec.Norm(g.Data[r*g.Stride:r*g.Stride+g.Cols]))
+	}
+	return n
 }

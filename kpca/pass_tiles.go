@@ -2,6 +2,7 @@ package kpca
 
 import (
 	"math"
+	"runtime"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -13,8 +14,9 @@ import (
 
 // The tiles of a pass (docs/design.md, "Passes over the points"): each worker's products
 // W_I += K_IJ·Q_J and W_J += K_IJᵀ·Q_I of a tile of the upper triangle of K, and the
-// rounds of a round-robin tournament between the blocks in which the tiles run, no two
-// of a round writing the same rows of W.
+// schedule of the tiles: the rounds of a round-robin tournament between the blocks, no
+// two tiles of a round writing the same rows of W, taken one after the other, each
+// tile's products waiting only for the tiles before it that write its rows.
 
 // ready gives the passer a tileWork for each of workers goroutines.
 func (p *passer) ready(workers int) {
@@ -29,20 +31,74 @@ func (p *passer) ready(workers int) {
 	}
 }
 
-// tiles computes the tiles lo…hi−1 of the current round, on one worker.
+// tiles computes the tiles lo…hi−1 of the schedule, on one worker, and marks each done.
 func (p *passer) tiles(lo, hi int) {
 	tw := <-p.free
-	for t := lo; t < hi; t++ {
-		p.bad[t] = p.tileProduct(tw, p.round[t], p.first+t)
+	for g := lo; g < hi; g++ {
+		p.oneTile(tw, g)
+		p.done[g].Store(true)
 	}
 	p.free <- tw
 }
 
-// tileProduct adds the products of the tile (I, J), number g of the schedule, to W:
-// W_I += K_IJ·Q_J and, off the diagonal, W_J += K_IJᵀ·Q_I. The tile's kernel values
-// are computed in the worker's scratch, or in the cache if the tile is one it keeps,
-// unless the cache holds them already.
-func (p *passer) tileProduct(tw *tileWork, t tilePair, g int) error {
+// oneTile computes tile g of the schedule, unless a tile before it failed or the pass was
+// stopped before it: at the first tile of a round the context is checked, as a pass
+// on one goroutine checks it between its rounds. The tile's kernel values need no
+// other tile; its products wait for the tiles before it that write the same rows of W
+// (schedule.after), so that each block of W receives its products in the order of the
+// schedule whatever the number of workers, and no two tiles write the same rows at
+// once. An error is recorded in p.bad[g], and the tiles after g are then skipped.
+func (p *passer) oneTile(tw *tileWork, g int) {
+	if int64(g) > p.stopAt.Load() {
+		return
+	}
+	if p.sched.first[g] && p.checkContext(g) {
+		return
+	}
+	t := p.sched.tiles[g]
+	kb, err := p.tileValues(tw, t, g)
+	if err != nil {
+		p.fail(g, err)
+		return
+	}
+	for _, d := range p.sched.after[g] {
+		for d >= 0 && !p.done[d].Load() {
+			runtime.Gosched()
+		}
+	}
+	p.tileProducts(tw, t, kb)
+}
+
+// checkContext checks the pass's context before tile g, the first of a round, and
+// reports whether it was stopped. The checks are serialised: a context's Err need not be
+// safe for concurrent calls (a test's counts them).
+func (p *passer) checkContext(g int) bool {
+	p.ctxMu.Lock()
+	err := p.ctx.Err()
+	p.ctxMu.Unlock()
+	if err == nil {
+		return false
+	}
+	p.fail(g, kinds.Stopped(p.ctx, "")) // context.Cause's error, as AddRows's
+	return true
+}
+
+// fail records the error of tile g and skips the tiles after it that have not started.
+func (p *passer) fail(g int, err error) {
+	p.bad[g] = err
+	for {
+		at := p.stopAt.Load()
+		if int64(g) >= at || p.stopAt.CompareAndSwap(at, int64(g)) {
+			return
+		}
+	}
+}
+
+// tileValues returns the kernel values of the tile (I, J), number g of the schedule,
+// less the pass's offset: computed in the worker's scratch, or in the cache if the tile
+// is one it keeps, unless the cache holds them already. A value that is not finite is
+// an error naming a point of its row.
+func (p *passer) tileValues(tw *tileWork, t tilePair, g int) (blas64.General, error) {
 	md := p.md
 	m := p.q.Rows
 	i0, i1 := t.i*p.tile, min((t.i+1)*p.tile, m)
@@ -63,7 +119,7 @@ func (p *passer) tileProduct(tw *tileWork, t tilePair, g int) error {
 		p.cross.BlockPointsTo(&tw.kd, i0, i1, j0, j1, &tw.work)
 		for i := range b {
 			if !vec.Finite(kb.Data[i*n : i*n+n]) {
-				return blocks.NonFinite(ErrNonFinite, p.cross, &md.view, i0+i, "point")
+				return kb, blocks.NonFinite(ErrNonFinite, p.cross, &md.view, i0+i, "point")
 			}
 		}
 		if p.offset != 0 {
@@ -78,9 +134,18 @@ func (p *passer) tileProduct(tw *tileWork, t tilePair, g int) error {
 			kb.Data[i] = v - p.offset
 		}
 	}
+	return kb, nil
+}
+
+// tileProducts adds the products of the tile (I, J) of kernel values kb to W:
+// W_I += K_IJ·Q_J and, off the diagonal, W_J += K_IJᵀ·Q_I; and the absolute values
+// of its rows and columns to p.abs, when wanted.
+func (p *passer) tileProducts(tw *tileWork, t tilePair, kb blas64.General) {
+	i0, i1 := t.i*p.tile, t.i*p.tile+kb.Rows
+	j0, j1 := t.j*p.tile, t.j*p.tile+kb.Cols
+	b, n := kb.Rows, kb.Cols
 	if p.abs != nil {
-		// The rows I and J are the tile's own, as W's are: no other tile of the round
-		// writes them.
+		// The rows I and J are the tile's own, as W's are: no tile writes them at once.
 		rows, cols := p.abs[i0:i1], p.abs[j0:j1]
 		for i := range b {
 			var s float64
@@ -98,13 +163,12 @@ func (p *passer) tileProduct(tw *tileWork, t tilePair, g int) error {
 		if t.i != t.j {
 			p.ownProduct(tw, blas.Trans, kb, rowsOf(p.q, i0, i1), rowsOf(p.w, j0, j1))
 		}
-		return nil
+		return
 	}
 	native.Gemm(blas.NoTrans, blas.NoTrans, 1, kb, rowsOf(p.q, j0, j1), 1, rowsOf(p.w, i0, i1))
 	if t.i != t.j {
 		native.Gemm(blas.Trans, blas.NoTrans, 1, kb, rowsOf(p.q, i0, i1), 1, rowsOf(p.w, j0, j1))
 	}
-	return nil
 }
 
 // ownProduct adds op(kb)·q to w through the worker's scratch: the dgemm writes the
@@ -181,4 +245,40 @@ func tileRounds(nb int, buf *[]tilePair, round func([]tilePair) bool) {
 			return
 		}
 	}
+}
+
+// schedule is the order of a pass's tiles: the rounds of tileRounds one after the other.
+// For each tile it holds the tiles before it that write the same rows of W — the last
+// one of block I and of block J, each of the round before (−1: none) — and whether the
+// tile is the first of its round.
+type schedule struct {
+	nb    int
+	tiles []tilePair
+	after [][2]int32
+	first []bool
+}
+
+// newSchedule returns the schedule of the tiles of nb blocks.
+func newSchedule(nb int) schedule {
+	s := schedule{nb: nb}
+	last := make([]int32, nb) // the last tile of each block so far
+	for i := range last {
+		last[i] = -1
+	}
+	var pairs []tilePair
+	tileRounds(nb, &pairs, func(round []tilePair) bool {
+		for r, t := range round {
+			g := int32(len(s.tiles))
+			after := [2]int32{last[t.i], -1}
+			if t.j != t.i {
+				after[1] = last[t.j]
+			}
+			s.tiles = append(s.tiles, t)
+			s.after = append(s.after, after)
+			s.first = append(s.first, r == 0)
+			last[t.i], last[t.j] = g, g
+		}
+		return true
+	})
+	return s
 }

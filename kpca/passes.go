@@ -2,7 +2,10 @@ package kpca
 
 import (
 	"context"
+	"math"
 	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ikpca/ikpca/internal/hugepage"
 
@@ -40,18 +43,21 @@ type passer struct {
 	// the scale of their rounding (abs), from one pass.
 	raw bool
 
-	// The pass in progress, read by the workers: W and Q, the tile size, and the tiles
-	// of the current round.
+	// The pass in progress, read by the workers: W and Q, the tile size, the schedule of
+	// the tiles and which are done, the errors of the tiles by their number in it, and
+	// the first tile that failed or before which the context stopped the pass.
 	w, q   blas64.General
 	tile   int
-	round  []tilePair
+	sched  schedule
+	done   []atomic.Bool
+	bad    []error
+	stopAt atomic.Int64
+	ctx    context.Context
+	ctxMu  sync.Mutex
 	team   parallel.Team
 	tileFn func(lo, hi int) // p.tiles, bound once
 	work   []tileWork       // one per worker, taken through free
 	free   chan *tileWork
-	bad    []error    // the round's errors, by tile
-	pairs  []tilePair // tileRounds' buffer
-	first  int        // the number in the schedule of the round's first tile
 
 	// The kernel values of the first cached tiles of the schedule, T² numbers each,
 	// computed by the first pass and read by the others (cacheTiles); filled once a
@@ -147,17 +153,21 @@ func (md *Model) passer() *passer {
 //
 // two dgemms, so that every kernel value outside the diagonal tiles is computed once,
 // where the full rows computed it twice. The tiles run in parallel, each on one core
-// (docs/design.md, "Who owns the cores"), in the rounds of a round-robin tournament
-// between the blocks (tileRounds): the tiles of a round touch distinct blocks of W,
-// so that no two write the same rows at once, and each block of W receives its tiles'
-// products in the order of the rounds, whatever the number of workers — the result
-// does not depend on it. (Not ProjectTo, which projects each kernel row by a dgemv
+// (docs/design.md, "Who owns the cores"), in the order of the rounds of a round-robin
+// tournament between the blocks (tileRounds, schedule): the tiles of a round touch
+// distinct blocks of W, and a tile's products wait for the tiles of the round before
+// that touch its blocks, so that no two write the same rows at once and each block of
+// W receives its tiles' products in the order of the rounds, whatever the number of
+// workers — the result does not depend on it. No worker waits for a whole round: one
+// that is done takes the next tile, and computes its kernel values, which depend on no
+// other tile, while the round before ends (a round has about m/(2T) tiles, fewer than
+// 16 cores below 16,384 points). (Not ProjectTo, which projects each kernel row by a dgemv
 // while it is in cache: right for a Transform's few components, but here Q has m·c
 // entries, far beyond the cache, and each row would read all of them from memory.) It
 // checks ctx before each round and returns its error, and ErrNonFinite for a kernel
 // value that is not finite, naming a point of the pair (blocks.NonFinite: the first
-// value of its row that is not finite; of the round's tiles, the first in the round's
-// order). W is then partly written, and the callers, which own it as scratch, discard
+// value of its row that is not finite; of the tiles, the first in the schedule): the
+// first failure in the schedule's order, as on one goroutine. W is then partly written, and the callers, which own it as scratch, discard
 // it. (Written in place: a copy for an all-or-nothing W was m·c numbers of garbage a
 // pass.) W must not share storage with Q.
 func (p *passer) pass(ctx context.Context, W, Q *mat.Dense) error {
@@ -178,36 +188,27 @@ func (p *passer) pass(ctx context.Context, W, Q *mat.Dense) error {
 		}
 	}
 	nb := (m + p.tile - 1) / p.tile
-	workers := max(1, min(runtime.GOMAXPROCS(0), (nb+1)/2))
+	if p.sched.nb != nb || p.sched.tiles == nil {
+		p.sched = newSchedule(nb)
+		p.done = make([]atomic.Bool, len(p.sched.tiles))
+		p.bad = make([]error, len(p.sched.tiles))
+	}
+	tiles := len(p.sched.tiles)
+	for g := range tiles {
+		p.done[g].Store(false)
+		p.bad[g] = nil
+	}
+	p.stopAt.Store(math.MaxInt64)
+	p.ctx = ctx
+	workers := max(1, min(runtime.GOMAXPROCS(0), tiles))
 	p.ready(workers)
 	release := native.OwnCores(workers)
 	defer release()
-	var err error
-	p.first = 0
-	tileRounds(nb, &p.pairs, func(round []tilePair) bool {
-		if ctx.Err() != nil {
-			err = kinds.Stopped(ctx, "") // context.Cause's error, as AddRows's
-			return false
-		}
-		p.round = round
-		if cap(p.bad) < len(round) {
-			p.bad = make([]error, len(round))
-		}
-		p.bad = p.bad[:len(round)]
-		p.team.Run(workers, len(round), 1, p.tileFn)
-		p.first += len(round)
-		for _, e := range p.bad {
-			if e != nil {
-				err = e
-				return false
-			}
-		}
-		return true
-	})
-	p.round = nil
+	p.team.Run(workers, tiles, 1, p.tileFn)
+	p.ctx = nil
 	p.w, p.q = blas64.General{}, blas64.General{}
-	if err != nil {
-		return err
+	if at := p.stopAt.Load(); at < int64(tiles) {
+		return p.bad[at]
 	}
 	p.filled, p.unshifted = true, false
 	if !md.opts.Uncentred && !p.raw {

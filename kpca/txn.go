@@ -46,7 +46,8 @@ type scope uint8
 
 const (
 	// scopeStep: one update of the decomposition, the sums and points written after it
-	// (Add or AddColumn below a full window, Remove, Refresh, Polish): nothing more.
+	// (Add or AddColumn below a full window, Remove, Refresh, Polish, an AddBatch of one
+	// block step outside a window): nothing more.
 	scopeStep scope = iota
 	// scopeSlide: a full window's step, the oldest point removed and then a point added
 	// (Add, a row of AddRows): the decomposition, the row sums and the oldest point.

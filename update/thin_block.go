@@ -369,13 +369,13 @@ func (w *blockWork) maxColumnNorm(G blas64.General) float64 {
 // column shrinks by more than 1/√2 in a pass, as reorthogonalize does for one vector
 // (and for the same reason: V orthonormal only to some δ leaves Δʲ of G in its span
 // after j passes). The component along e, which the passes may bring back at the
-// rounding level, is removed at the end.
+// rounding level, is removed at the end. w.norms holds the norms of G's columns
+// (splitBorder measured them).
 func (t *Thin) projectBlock(G blas64.General, p []float64, e []float64) {
 	w := &t.blk
 	k, b := t.k, G.Cols
 	w.p2 = hugepage.Grow(w.p2, k*b)
 	P2 := blas64.General{Rows: k, Cols: b, Stride: b, Data: w.p2}
-	w.maxColumnNorm(G)
 	w.prev = hugepage.Grow(w.prev, b)
 	for pass := range maxPasses + 1 {
 		copy(w.prev, w.norms)

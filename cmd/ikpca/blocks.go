@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/ikpca/ikpca/update"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -20,6 +21,29 @@ type rowAdder struct {
 	lines []int     // their line numbers
 	read  int       // points read into the model
 	step  func()    // called after each step (the progress bar, the tests' hook)
+	timer *phaseTimer
+	stats []update.Stats // the last step's, for the timer
+}
+
+// updateStatser is a model that reports its last step's updates (kpca.Model).
+type updateStatser interface {
+	UpdateStats(dst []update.Stats) []update.Stats
+}
+
+// tally adds the parts of the last step's updates to the timer (--timings): the
+// projection of the border and its new directions, the dense or secular solve, and the
+// assembly of the new vectors (update.Stats).
+func (a *rowAdder) tally() {
+	us, ok := a.md.(updateStatser)
+	if a.timer == nil || !ok {
+		return
+	}
+	a.stats = us.UpdateStats(a.stats[:0])
+	for _, s := range a.stats {
+		a.timer.part("project", s.Project)
+		a.timer.part("solve", s.Solve)
+		a.timer.part("assemble", s.Assemble)
+	}
 }
 
 // newRowAdder returns an adder of rows of d columns to md, which holds read points, in
@@ -47,6 +71,7 @@ func (a *rowAdder) add(ctx context.Context, row []float64, line int) error {
 			return fmt.Errorf("line %d: %w", line, err)
 		}
 		a.read++
+		a.tally()
 		a.step()
 		return nil
 	}
@@ -70,6 +95,7 @@ func (a *rowAdder) flush() error {
 	if n > 1 {
 		if err := a.md.AddBatch(mat.NewDense(n, a.d, a.buf)); err == nil {
 			a.read += n
+			a.tally()
 			a.step()
 			return nil
 		}
@@ -79,6 +105,7 @@ func (a *rowAdder) flush() error {
 			return fmt.Errorf("line %d: %w", line, err)
 		}
 		a.read++
+		a.tally()
 		a.step()
 	}
 	return nil

@@ -124,7 +124,7 @@ func (ff *fitFlags) add(f *pflag.FlagSet) {
 	f.StringVar(&ff.polish, "polish", "", `after the fit, bring the top --rank pairs to batch accuracy with N passes over the points (4 is enough on the data sets tested), or "auto": until the top --k values settle to 1e-12·λ₁`)
 	f.BoolVar(&ff.certify, "certify", false, "after the fit (and --polish), certify the top --k pairs from the true kernel matrix: intervals and sines, failure probability ≤ 1e-9")
 	f.StringVar(&ff.passMemory, "pass-memory", "2GiB", `memory --polish and --certify may keep the kernel values of their first pass in, for their later passes to read: a size such as 512MiB or 2GiB ("0": none; used only if it holds a quarter of the kernel matrix's triangle, and for a kernel of products only on points of 64 coordinates or more); the result is the same bit for bit`)
-	f.BoolVar(&ff.timings, "timings", false, "print each phase's wall and processor time on standard error: reading, bandwidth, batch start, tracking, polish, certify, writing")
+	f.BoolVar(&ff.timings, "timings", false, "print each phase's wall and processor time on standard error: reading, bandwidth, batch start, tracking (and its updates' parts: projecting the new points' border, the dense solve, assembling the new vectors, the rest), polish, certify, writing")
 }
 
 // finishFit runs what follows the fit: --polish and --certify unless the fit was
@@ -362,6 +362,7 @@ func fitBatch(ctx context.Context, e env, args []string, tf *tableFlags, kf *ker
 	bar := newProgress(e, "fitting (points)", rows)
 	defer bar.finish()
 	a := newRowAdder(md, d, ff.block, start, func() {})
+	a.timer = ff.timer
 	a.step = func() {
 		bar.set(a.read)
 		if afterAdd != nil {
@@ -461,6 +462,7 @@ func fitStream(ctx context.Context, e env, args []string, tf *tableFlags, kf *ke
 	bar := newProgress(e, "fitting (bytes read)", int(src.size))
 	defer bar.finish()
 	a := newRowAdder(md, d, ff.block, m0, func() {})
+	a.timer = ff.timer
 	a.step = func() {
 		bar.set(int(src.offset()))
 		if afterAdd != nil {
