@@ -125,12 +125,13 @@ func (j *blockRows) rows(lo, hi int) {
 }
 
 // finiteSquares reports whether a sum of squares is the square of a norm to full
-// accuracy: finite (no value overflowed, none was NaN or infinite) and, unless zero,
-// at least 2⁻⁹⁰⁰, so that the squares that underflowed, each below 2⁻¹⁰²², add less
-// than 2⁻¹⁰⁰ of it however many there are (2²² at most in a chunk). Otherwise the
-// chunk's norms are taken again scaled (rowsNorm).
+// accuracy: finite (no value overflowed, none was NaN or infinite) and at least 2⁻⁹⁰⁰,
+// so that the squares that underflowed, each below 2⁻¹⁰²², add less than 2⁻¹⁰⁰ of it
+// however many there are (2²² at most in a chunk). Otherwise — zero included, which
+// values of 1e-170 give as well as zeros — the chunk's norms are taken again scaled
+// (rowsNorm).
 func finiteSquares(q float64) bool {
-	return q == 0 || q >= 0x1p-900 && q <= math.MaxFloat64
+	return q >= 0x1p-900 && q <= math.MaxFloat64
 }
 
 // finiteRows reports whether rows r0…r1−1 of g are finite.
