@@ -191,10 +191,9 @@ func BenchmarkBlock(b *testing.B) {
 				c := NewCross(k, Y)
 				var work BlockWork
 				dst := mat.NewDense(block, m, nil)
+				each := func(x *mat.Dense) { c.BlockTo(dst, x, &work) }
 				for b.Loop() {
-					for lo := 0; lo < rows; lo += block {
-						c.BlockTo(dst, X.Slice(lo, lo+block, 0, d).(*mat.Dense), &work)
-					}
+					eachBlock(X, rows, block, each)
 				}
 				b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "points/s")
 			})
@@ -240,15 +239,23 @@ func BenchmarkProject(b *testing.B) {
 				c := NewCross(kern, Y)
 				var work BlockWork
 				dst := mat.NewDense(block, k, nil)
+				each := func(x *mat.Dense) { c.ProjectTo(dst, x, P, &work) }
 				for b.Loop() {
-					for lo := 0; lo < rows; lo += block {
-						c.ProjectTo(dst, X.Slice(lo, lo+block, 0, d).(*mat.Dense), P, &work)
-					}
+					eachBlock(X, rows, block, each)
 				}
 				per := b.Elapsed().Seconds() / float64(b.N)
 				b.ReportMetric(float64(rows)/per, "points/s")
 				b.ReportMetric(per/floor, "×dgemm")
 			})
 		}
+	}
+}
+
+// eachBlock calls f with the first rows rows of X in blocks of block rows (rows a
+// multiple of block).
+func eachBlock(X *mat.Dense, rows, block int, f func(*mat.Dense)) {
+	_, d := X.Dims()
+	for lo := 0; lo < rows; lo += block {
+		f(X.Slice(lo, lo+block, 0, d).(*mat.Dense))
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca/internal/yardstick"
 	"github.com/ikpca/ikpca/native"
@@ -135,17 +136,7 @@ func BenchmarkWindowStep(b *testing.B) {
 				next++
 			}
 			step() // warm the workspaces and the window's backup
-			b.ReportAllocs()
-			for b.Loop() {
-				b.StopTimer()
-				y.Dgemm()
-				b.StartTimer()
-				step()
-			}
-			b.StopTimer()
-			per := b.Elapsed() / time.Duration(b.N)
-			b.ReportMetric(float64(y.MeanDgemm().Microseconds())/1000, "dgemm-ms")
-			b.ReportMetric(float64(per)/float64(y.MeanDgemm()), "x-dgemm")
+			timeSteps(b, nil, func() { y.Dgemm() }, y.MeanDgemm, func() error { step(); return nil })
 		})
 	}
 }
@@ -164,20 +155,7 @@ func BenchmarkRemove(b *testing.B) {
 			if err := md.Remove(w / 2); err != nil { // warm the workspaces
 				b.Fatal(err)
 			}
-			b.ReportAllocs()
-			for b.Loop() {
-				b.StopTimer()
-				md.CopyFrom(base)
-				y.Dgemm()
-				b.StartTimer()
-				if err := md.Remove(w / 2); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StopTimer()
-			per := b.Elapsed() / time.Duration(b.N)
-			b.ReportMetric(float64(y.MeanDgemm().Microseconds())/1000, "dgemm-ms")
-			b.ReportMetric(float64(per)/float64(y.MeanDgemm()), "x-dgemm")
+			timeSteps(b, func() { md.CopyFrom(base) }, func() { y.Dgemm() }, y.MeanDgemm, func() error { return md.Remove(w / 2) })
 		})
 	}
 }
@@ -188,43 +166,66 @@ func BenchmarkRemove(b *testing.B) {
 // started from 1000 points by the batch solver and streams the rest before the timing
 // (about a minute with OpenBLAS: O(m·r²) a point).
 func BenchmarkRankStep(b *testing.B) {
+	grow := func(md *Model, x *mat.Dense, m0, m int) error {
+		_, err := md.AddRows(context.Background(), x.Slice(m0, m, 0, 10), nil)
+		return err
+	}
+	i := 0
+	benchRankSteps(b, 19000, 20, grow, 2, "", func(md *Model, x *mat.Dense, m int) error {
+		i++
+		return md.Add(x.RawRowView(m + i%20))
+	})
+}
+
+// benchRankSteps times step on a centred rank-50 model of the first m MAGIC points
+// (2000 in -short mode) with extra more, started from 1000 (200) by the batch solver
+// and grown to m by grow, restored before each step, against one m×(50+cols)×50 dgemm
+// (timeSteps); the sub-benchmark's name ends with suffix. It reports the model's memory.
+func benchRankSteps(b *testing.B, m, extra int, grow func(md *Model, x *mat.Dense, m0, m int) error, cols int, suffix string, step func(md *Model, x *mat.Dense, m int) error) {
 	const r = 50
-	m, m0 := 19000, 1000
+	m0 := 1000
 	if testing.Short() {
 		m, m0 = 2000, 200
 	}
-	x, k := sample(b, "magic", m+20)
+	x, k := sample(b, "magic", m+extra)
 	base := fitModel(b, k, x.Slice(0, m0, 0, 10), Options{Components: r, Rank: r})
-	base.Reserve(m + 1)
-	if _, err := base.AddRows(context.Background(), x.Slice(m0, m, 0, 10), nil); err != nil {
+	base.Reserve(m + extra)
+	if err := grow(base, x, m0, m); err != nil {
 		b.Fatal(err)
 	}
-	b.Run(fmt.Sprintf("centred/r=%d/m=%d", r, m), func(b *testing.B) {
+	b.Run(fmt.Sprintf("centred/r=%d/m=%d%s", r, m, suffix), func(b *testing.B) {
 		var md Model
 		md.CopyFrom(base)
-		md.Reserve(m + 1)
-		g := newRectGemm(m, r+2, r)
-		i := 0
-		next := func() []float64 { i++; return x.RawRowView(m + i%20) }
-		if err := md.Add(next()); err != nil { // warm the workspaces
+		md.Reserve(m + extra)
+		g := newRectGemm(m, r+cols, r)
+		if err := step(&md, x, m); err != nil { // warm the workspaces
 			b.Fatal(err)
 		}
-		b.ReportAllocs()
-		for b.Loop() {
-			b.StopTimer()
-			md.CopyFrom(base)
-			g.run()
-			b.StartTimer()
-			if err := md.Add(next()); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.StopTimer()
-		per := b.Elapsed() / time.Duration(b.N)
-		b.ReportMetric(float64(g.mean().Microseconds())/1000, "dgemm-ms")
-		b.ReportMetric(float64(per)/float64(g.mean()), "x-dgemm")
+		timeSteps(b, func() { md.CopyFrom(base) }, g.run, g.mean, func() error { return step(&md, x, m) })
 		b.ReportMetric(float64(md.Bytes())/(1<<20), "MiB")
 	})
+}
+
+// timeSteps times step, restore (if not nil) and the reference ref run untimed before
+// each, and reports the reference's mean time and the step's in references (x-dgemm):
+// a dgemm, timed in the same iterations.
+func timeSteps(b *testing.B, restore, ref func(), mean func() time.Duration, step func() error) {
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		if restore != nil {
+			restore()
+		}
+		ref()
+		b.StartTimer()
+		if err := step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	per := b.Elapsed() / time.Duration(b.N)
+	b.ReportMetric(float64(mean().Microseconds())/1000, "dgemm-ms")
+	b.ReportMetric(float64(per)/float64(mean()), "x-dgemm")
 }
 
 // BenchmarkBlockStep times one block step of a tracked fit — AddBatch of DefaultBlock
@@ -234,41 +235,19 @@ func BenchmarkRankStep(b *testing.B) {
 // orthonormal basis [V Q] (50 + 64 columns), which no step can avoid. The model is
 // started from 1000 points and grows by blocks before the timing.
 func BenchmarkBlockStep(b *testing.B) {
-	const r = 50
-	m, m0 := 18900, 1000
-	if testing.Short() {
-		m, m0 = 2000, 200
-	}
-	x, k := sample(b, "magic", m+DefaultBlock)
-	base := fitModel(b, k, x.Slice(0, m0, 0, 10), Options{Components: r, Rank: r})
-	base.Reserve(m + DefaultBlock)
-	for lo := m0; lo < m; lo += DefaultBlock {
-		if err := base.AddBatch(x.Slice(lo, min(lo+DefaultBlock, m), 0, 10)); err != nil {
-			b.Fatal(err)
-		}
-	}
-	block := x.Slice(m, m+DefaultBlock, 0, 10)
-	b.Run(fmt.Sprintf("centred/r=%d/m=%d/b=%d", r, m, DefaultBlock), func(b *testing.B) {
-		var md Model
-		md.CopyFrom(base)
-		md.Reserve(m + DefaultBlock)
-		g := newRectGemm(m, r+DefaultBlock, r)
-		if err := md.AddBatch(block); err != nil { // warm the workspaces
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			b.StopTimer()
-			md.CopyFrom(base)
-			g.run()
-			b.StartTimer()
-			if err := md.AddBatch(block); err != nil {
-				b.Fatal(err)
+	grow := func(md *Model, x *mat.Dense, m0, m int) error {
+		for lo := m0; lo < m; lo += DefaultBlock {
+			if err := md.AddBatch(x.Slice(lo, min(lo+DefaultBlock, m), 0, 10)); err != nil {
+				return err
 			}
 		}
-		b.StopTimer()
-		per := b.Elapsed() / time.Duration(b.N)
-		b.ReportMetric(float64(g.mean().Microseconds())/1000, "dgemm-ms")
-		b.ReportMetric(float64(per)/float64(g.mean()), "x-dgemm")
+		return nil
+	}
+	var block *mat.Dense
+	benchRankSteps(b, 18900, DefaultBlock, grow, DefaultBlock, fmt.Sprintf("/b=%d", DefaultBlock), func(md *Model, x *mat.Dense, m int) error {
+		if block == nil {
+			block = x.Slice(m, m+DefaultBlock, 0, 10).(*mat.Dense)
+		}
+		return md.AddBatch(block)
 	})
 }

@@ -123,24 +123,26 @@ func checkBlockRows(t *testing.T, name string, a *mat.Dense, k1 []float64, r blo
 	if !r.pass.finite {
 		t.Fatalf("%s: the pass says not finite", name)
 	}
+	rows, rowsAbs := make([]float64, m), make([]float64, m)
+	cols, colsAbs := make([]float64, b), make([]float64, b)
 	for i := range m {
-		var s, abs float64
 		for j := range b {
-			s += a.At(i, j)
-			abs += math.Abs(a.At(i, j))
-		}
-		if math.Abs(r.rowSum[i]-s) > float64(b+1)*eps*abs {
-			t.Fatalf("%s: row sum %d = %v, want %v", name, i, r.rowSum[i], s)
+			v := a.At(i, j)
+			rows[i] += v
+			rowsAbs[i] += math.Abs(v)
+			cols[j] += v
+			colsAbs[j] += math.Abs(v)
 		}
 	}
-	for j := range b {
-		var s, abs float64
-		for i := range m {
-			s += a.At(i, j)
-			abs += math.Abs(a.At(i, j))
-		}
-		if math.Abs(r.s[j]-s) > float64(m+1)*eps*abs {
-			t.Fatalf("%s: column sum %d = %v, want %v", name, j, r.s[j], s)
+	for _, c := range []struct {
+		what           string
+		got, want, abs []float64
+		terms          int
+	}{{"row sum", r.rowSum, rows, rowsAbs, b}, {"column sum", r.s, cols, colsAbs, m}} {
+		for i, w := range c.want {
+			if math.Abs(c.got[i]-w) > float64(c.terms+1)*eps*c.abs[i] {
+				t.Fatalf("%s: %s %d = %v, want %v", name, c.what, i, c.got[i], w)
+			}
 		}
 	}
 	if d := math.Abs(r.pass.normA - vec.Norm(a.RawMatrix().Data)); !(d <= 1e-14*r.pass.normA) {
