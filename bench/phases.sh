@@ -4,8 +4,10 @@
 # process of its own with GOMAXPROCS=t and OPENBLAS_NUM_THREADS=t, the runs of the
 # thread counts interleaved and repeated, and prints a Markdown table: each phase's
 # median wall seconds at every t, its share of the one-thread total, and its speed-up
-# and parallel efficiency T₁/(t·Tₜ) at the largest t; the fit and polish together (the
-# issue's target: every phase but the certificate); and, as the machine's own limit, the
+# and parallel efficiency T₁/(t·Tₜ) at the largest t, with the track's parts ("track:
+# solve", the serial dense eigenproblems of the block steps, and project, assemble and
+# other); the fit and polish together (the issue's target: every phase but the
+# certificate); and, as the machine's own limit, the
 # rate of a dgemm of order 1000 on t threads timed in the same rounds ("ikpca backend
 # --quick"). The machine first (CPU, cores, the OpenBLAS kernels as "ikpca backend
 # --quick" reports them, the date).
@@ -76,8 +78,11 @@ run() {
 			echo "$set: run $r, $t threads" >&2
 			GOMAXPROCS=$t OPENBLAS_NUM_THREADS=$t "$tmp/ikpca" fit --rank 50 --k 10 --sigma "$sigma" \
 				--polish 4 --certify --timings "${extra[@]}" --values /dev/null "$file" 2>"$tmp/$set-$t-$r.err"
+			# A phase's line, and the parts listed under it (the track's updates: project,
+			# solve, assemble, other) as "track: project" and so on.
 			awk -v t="$t" -v r="$r" '/^ikpca: timings/ {on = 1; next}
-				on && NF >= 7 {printf "%s,%s,%s,%s,%s\n", t, r, $1, $2, $5}' "$tmp/$set-$t-$r.err" >>"$out"
+				on && NF >= 7 {last = $1; printf "%s,%s,%s,%s,%s\n", t, r, $1, $2, $5}
+				on && NF == 4 && $4 == "wall" {printf "%s,%s,%s: %s,%s,\n", t, r, last, $1, $2}' "$tmp/$set-$t-$r.err" >>"$out"
 			# The machine's own gain from the threads, in the same round: dgemm of order
 			# 1000 on t OpenBLAS threads ("ikpca backend --quick", median of 3).
 			GOMAXPROCS=$t OPENBLAS_NUM_THREADS=$t "$tmp/ikpca" backend --quick 2>/dev/null |
@@ -100,7 +105,7 @@ fit = "fit + polish"
 order.insert(order.index("total"), fit)
 times = {}
 for (t, r), ph in runs.items():
-    ph[fit] = sum(v for p, v in ph.items() if p not in ("certify", "write", "total"))
+    ph[fit] = sum(v for p, v in ph.items() if p not in ("certify", "write", "total") and ": " not in p)
     for p, v in ph.items():
         times.setdefault((p, t), []).append(v)
 med = {k: statistics.median(v) for k, v in times.items()}
