@@ -106,7 +106,13 @@ func Syr(alpha float64, x blas64.Vector, a blas64.Symmetric) {
 
 // Syrk performs the symmetric rank-k update C = alpha*A*Aᵀ + beta*C (t == NoTrans) or
 // C = alpha*Aᵀ*A + beta*C (t == Trans) on the triangle c.Uplo of C, like blas64.Syrk
-// but with the compiled-in backend (dsyrk).
+// but with the compiled-in backend (dsyrk). The Gram matrix Aᵀ·A of a tall A — its
+// rows in the thousands and at least eight times its columns — is split as Gemm splits
+// a reduction: chunks of rows on several goroutines, each chunk's triangle a
+// single-threaded dsyrk of its own, the triangles then added in their order, so that
+// the result does not depend on the number of threads. It is half the flops of the
+// dgemm Aᵀ·A: of 19,020×64, 2.7–2.9 ms against 4.0–4.2 ms on one thread with OpenBLAS,
+// 12 ms against 18.6 ms in pure Go.
 func Syrk(t blas.Transpose, alpha float64, a blas64.General, beta float64, c blas64.Symmetric) {
 	n, k := a.Rows, a.Cols
 	if t != blas.NoTrans {
@@ -114,6 +120,10 @@ func Syrk(t blas.Transpose, alpha float64, a blas64.General, beta float64, c bla
 	}
 	if c.N != n {
 		panic(fmt.Sprintf("native: Syrk: C is %d×%d, want %d×%d", c.N, c.N, n, n))
+	}
+	if t != blas.NoTrans && splitOf(blas.Trans, n, n, k) == splitInner && alpha != 0 {
+		syrkSplit(alpha, a, beta, c)
+		return
 	}
 	blasImpl().Dsyrk(c.Uplo, t, n, k, alpha, a.Data, a.Stride, beta, c.Data, c.Stride)
 }

@@ -64,11 +64,13 @@ type splitter struct {
 	alpha, beta float64
 	a, b, c     blas64.General
 	x, y        []float64 // Ger's and Gemv's vectors, of increment 1
+	uplo        blas.Uplo // Syrk's triangle
 	parts       []float64 // splitInner: chunk i's product, m×n, at i·m·n
 	rowsFn      func(lo, hi int)
 	innerFn     func(lo, hi int)
 	gerFn       func(lo, hi int)
 	gemvFn      func(lo, hi int)
+	syrkFn      func(lo, hi int)
 	next        *splitter // the free list
 }
 
@@ -90,7 +92,7 @@ func getSplitter() *splitter {
 	splitters.Unlock()
 	if s == nil {
 		s = new(splitter)
-		s.rowsFn, s.innerFn, s.gerFn, s.gemvFn = s.rows, s.inner, s.ger, s.gemv
+		s.rowsFn, s.innerFn, s.gerFn, s.gemvFn, s.syrkFn = s.rows, s.inner, s.ger, s.gemv, s.syrk
 	}
 	return s
 }
@@ -306,4 +308,51 @@ func smallLAPACK(n int) (release func()) {
 		return releaseNothing
 	}
 	return ownCores(1)
+}
+
+// syrkSplit computes the triangle c.Uplo of C = alpha·AᵀA + beta·C for a tall A: each
+// chunk of splitRows rows its own triangle (a single-threaded dsyrk), the triangles
+// added in the chunks' order, as gemmSplit adds a reduction's parts.
+func syrkSplit(alpha float64, a blas64.General, beta float64, c blas64.Symmetric) {
+	s := getSplitter()
+	s.a, s.uplo = a, c.Uplo
+	n := a.Cols
+	chunks := (a.Rows + splitRows - 1) / splitRows
+	if cap(s.parts) < chunks*n*n {
+		s.parts = make([]float64, chunks*n*n)
+	}
+	s.parts = s.parts[:chunks*n*n]
+	s.run(chunks, s.syrkFn)
+	for i := range n {
+		lo, hi := i, n // the row's part of the triangle
+		if c.Uplo == blas.Lower {
+			lo, hi = 0, i+1
+		}
+		acc := s.parts[i*n+lo : i*n+hi]
+		for ch := 1; ch < chunks; ch++ {
+			for j, v := range s.parts[ch*n*n+i*n+lo : ch*n*n+i*n+hi] {
+				acc[j] += v
+			}
+		}
+		row := c.Data[i*c.Stride+lo : i*c.Stride+hi]
+		for j := range row {
+			if beta == 0 {
+				row[j] = alpha * acc[j]
+			} else {
+				row[j] = alpha*acc[j] + beta*row[j]
+			}
+		}
+	}
+	putSplitter(s)
+}
+
+func (s *splitter) syrk(lo, hi int) {
+	impl := blasImpl()
+	a := s.a
+	n := a.Cols
+	for ch := lo; ch < hi; ch++ {
+		r0 := ch * splitRows
+		r := min(splitRows, a.Rows-r0)
+		impl.Dsyrk(s.uplo, blas.Trans, n, r, 1, a.Data[r0*a.Stride:], a.Stride, 0, s.parts[ch*n*n:], n)
+	}
 }

@@ -132,6 +132,50 @@ func TestGemvGerSplit(t *testing.T) {
 	}
 }
 
+// TestSyrkSplit: Syrk's Gram matrix AᵀA of a tall A, which it splits, equals the plain
+// sums on its triangle to rounding (TestGemmSplit's tolerance), upper and lower, for
+// several alpha and beta (beta = 0 over a C of NaN), C strided, and leaves the other
+// triangle as it was.
+func TestSyrkSplit(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(99, 100))
+	for _, m := range splitHeights {
+		const n = 41
+		a := randGeneral(rnd, m, n, n+3)
+		for _, uplo := range []blas.Uplo{blas.Upper, blas.Lower} {
+			for _, ab := range [][2]float64{{1, 0}, {-2, 1}, {0.5, -0.25}} {
+				alpha, beta := ab[0], ab[1]
+				c := randGeneral(rnd, n, n, n+2)
+				if beta == 0 {
+					for i := range c.Data {
+						c.Data[i] = math.NaN()
+					}
+				}
+				want := cloneGeneral(c)
+				for i := range n {
+					for j := range n {
+						if uplo == blas.Upper && j < i || uplo == blas.Lower && j > i {
+							continue // the other triangle: untouched
+						}
+						var s float64
+						for l := range m {
+							s += a.Data[l*a.Stride+i] * a.Data[l*a.Stride+j]
+						}
+						w := alpha * s
+						if beta != 0 {
+							w += beta * c.Data[i*c.Stride+j]
+						}
+						want.Data[i*want.Stride+j] = w
+					}
+				}
+				native.Syrk(blas.Trans, alpha, a, beta, blas64.Symmetric{N: n, Uplo: uplo, Stride: c.Stride, Data: c.Data})
+				if !closeTo(c.Data, want.Data, 1e-11) {
+					t.Errorf("%d rows, %c, alpha %g, beta %g: the split Gram matrix differs", m, uplo, alpha, beta)
+				}
+			}
+		}
+	}
+}
+
 // TestSplitWorkers: a split product has the same bits on one goroutine as on 2, 3 and
 // 8: the chunks do not depend on the number of workers, each chunk is a
 // single-threaded call (native.OwnCores), and a reduction adds its parts in their order.
@@ -162,6 +206,11 @@ func TestSplitWorkers(t *testing.T) {
 			native.Gemv(blas.Trans, 1, v, x, 0, y)
 			return y.Data
 		}},
+		{"VᵀV", func() []float64 {
+			c := blas64.Symmetric{N: 50, Uplo: blas.Upper, Stride: 50, Data: make([]float64, 50*50)}
+			native.Syrk(blas.Trans, 1, v, 0, c)
+			return c.Data
+		}},
 	}
 	for _, pr := range products {
 		runtime.GOMAXPROCS(1)
@@ -189,11 +238,13 @@ func TestSplitAllocations(t *testing.T) {
 	c := blas64.General{Rows: 64, Cols: 50, Stride: 50, Data: make([]float64, 64*50)}
 	w := blas64.General{Rows: tall, Cols: 64, Stride: 64, Data: make([]float64, tall*64)}
 	x, y := randVector(rnd, tall, 1), randVector(rnd, 50, 1)
+	g := blas64.Symmetric{N: 50, Uplo: blas.Upper, Stride: 50, Data: make([]float64, 50*50)}
 	run := func() {
 		native.Gemm(blas.Trans, blas.NoTrans, 1, a, b, 0, c)
 		native.Gemm(blas.NoTrans, blas.NoTrans, 1, v, p, 0, w)
 		native.Gemv(blas.Trans, 1, v, x, 0, y)
 		native.Ger(1, x, y, v)
+		native.Syrk(blas.Trans, 1, v, 0, g)
 	}
 	run()
 	if n := testing.AllocsPerRun(5, run); n != 0 {
