@@ -179,16 +179,22 @@ func (s *splitter) sum(chunks int) {
 		}
 	}
 	for i := range m {
-		row, t := c.Data[i*c.Stride:i*c.Stride+n], acc[i*n:i*n+n]
-		if s.beta == 0 {
-			for j := range row {
-				row[j] = s.alpha * t[j]
-			}
-			continue
+		scaleInto(c.Data[i*c.Stride:i*c.Stride+n], acc[i*n:i*n+n], s.alpha, s.beta)
+	}
+}
+
+// scaleInto sets dst = alpha·acc + beta·dst; beta = 0 sets dst without reading it, as
+// BLAS does.
+func scaleInto(dst, acc []float64, alpha, beta float64) {
+	acc = acc[:len(dst)]
+	if beta == 0 {
+		for j := range dst {
+			dst[j] = alpha * acc[j]
 		}
-		for j := range row {
-			row[j] = s.alpha*t[j] + s.beta*row[j]
-		}
+		return
+	}
+	for j := range dst {
+		dst[j] = alpha*acc[j] + beta*dst[j]
 	}
 }
 
@@ -256,13 +262,7 @@ func gemvSplit(t blas.Transpose, alpha float64, a blas64.General, x []float64, b
 				acc[i] += v
 			}
 		}
-		for i := range y[:n] {
-			if beta == 0 {
-				y[i] = alpha * acc[i]
-			} else {
-				y[i] = alpha*acc[i] + beta*y[i]
-			}
-		}
+		scaleInto(y[:n], acc, alpha, beta)
 	}
 	putSplitter(s)
 }
@@ -334,14 +334,7 @@ func syrkSplit(alpha float64, a blas64.General, beta float64, c blas64.Symmetric
 				acc[j] += v
 			}
 		}
-		row := c.Data[i*c.Stride+lo : i*c.Stride+hi]
-		for j := range row {
-			if beta == 0 {
-				row[j] = alpha * acc[j]
-			} else {
-				row[j] = alpha*acc[j] + beta*row[j]
-			}
-		}
+		scaleInto(c.Data[i*c.Stride+lo:i*c.Stride+hi], acc, alpha, beta)
 	}
 	putSplitter(s)
 }

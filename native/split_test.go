@@ -35,6 +35,29 @@ func tallOperands(rnd *rand.Rand, tA, tB blas.Transpose, m, n, k int) (a, b blas
 	return a, b
 }
 
+// splitScales are the (alpha, beta) of the split products' tests: beta = 0, which BLAS
+// does not read C for, and others.
+var splitScales = [][2]float64{{1, 0}, {-2, 1}, {0.5, -0.25}}
+
+// splitOutput returns a strided rows×cols C of stride stride for a product of the given
+// beta — full of NaN for beta = 0, which the product must not read — and its copy for
+// the expected result, its entries zeroed for beta = 0 (the padding left NaN).
+func splitOutput(rnd *rand.Rand, rows, cols, stride int, beta float64) (c, want blas64.General) {
+	c = randGeneral(rnd, rows, cols, stride)
+	if beta == 0 {
+		for i := range c.Data {
+			c.Data[i] = math.NaN()
+		}
+	}
+	want = cloneGeneral(c)
+	if beta == 0 {
+		for i := range rows {
+			clear(want.Data[i*stride : i*stride+cols])
+		}
+	}
+	return c, want
+}
+
 // TestGemmSplit: a product Gemm splits — C = A·op(B) with C's rows many, C = Aᵀ·op(B)
 // with a long inner dimension — equals the plain sums (naiveGemm) to rounding, for
 // every transposition, alpha and beta (beta = 0 with C full of NaN, which BLAS does not
@@ -53,18 +76,9 @@ func TestGemmSplit(t *testing.T) {
 					m, n, k = 50, 64, tall // a long inner dimension: split into parts
 				}
 				a, b := tallOperands(rnd, tA, tB, m, n, k)
-				for _, ab := range [][2]float64{{1, 0}, {-2, 1}, {0.5, -0.25}} {
+				for _, ab := range splitScales {
 					alpha, beta := ab[0], ab[1]
-					c := randGeneral(rnd, m, n, n+4)
-					if beta == 0 {
-						for i := range c.Data {
-							c.Data[i] = math.NaN()
-						}
-					}
-					want := cloneGeneral(c)
-					if beta == 0 {
-						clear(want.Data)
-					}
+					c, want := splitOutput(rnd, m, n, n+4, beta)
 					naiveGemm(tA, tB, alpha, a, b, beta, want)
 					native.Gemm(tA, tB, alpha, a, b, beta, c)
 					if !closeTo(c.Data, want.Data, 1e-11) {
@@ -134,42 +148,41 @@ func TestGemvGerSplit(t *testing.T) {
 
 // TestSyrkSplit: Syrk's Gram matrix AᵀA of a tall A, which it splits, equals the plain
 // sums on its triangle to rounding (TestGemmSplit's tolerance), upper and lower, for
-// several alpha and beta (beta = 0 over a C of NaN), C strided, and leaves the other
-// triangle as it was.
+// several alpha and beta (beta = 0 over a C of NaN, which it must not read), C strided,
+// and leaves the other triangle's bits as they were.
 func TestSyrkSplit(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(99, 100))
-	for _, m := range splitHeights {
-		const n = 41
-		a := randGeneral(rnd, m, n, n+3)
+	const n = 41
+	for _, a := range []blas64.General{randGeneral(rnd, splitHeights[0], n, n+3), randGeneral(rnd, splitHeights[1], n, n)} {
 		for _, uplo := range []blas.Uplo{blas.Upper, blas.Lower} {
-			for _, ab := range [][2]float64{{1, 0}, {-2, 1}, {0.5, -0.25}} {
+			for _, ab := range splitScales {
 				alpha, beta := ab[0], ab[1]
-				c := randGeneral(rnd, n, n, n+2)
-				if beta == 0 {
-					for i := range c.Data {
-						c.Data[i] = math.NaN()
-					}
-				}
-				want := cloneGeneral(c)
+				c, _ := splitOutput(rnd, n, n, n+2, beta)
+				before := cloneGeneral(c)
+				native.Syrk(blas.Trans, alpha, a, beta, blas64.Symmetric{N: n, Uplo: uplo, Stride: c.Stride, Data: c.Data})
+				var got, want []float64
 				for i := range n {
 					for j := range n {
+						at := i*c.Stride + j
 						if uplo == blas.Upper && j < i || uplo == blas.Lower && j > i {
-							continue // the other triangle: untouched
+							if math.Float64bits(c.Data[at]) != math.Float64bits(before.Data[at]) {
+								t.Fatalf("%d rows, %c: C(%d, %d) outside the triangle changed", a.Rows, uplo, i, j)
+							}
+							continue
 						}
 						var s float64
-						for l := range m {
+						for l := range a.Rows {
 							s += a.Data[l*a.Stride+i] * a.Data[l*a.Stride+j]
 						}
 						w := alpha * s
 						if beta != 0 {
-							w += beta * c.Data[i*c.Stride+j]
+							w += beta * before.Data[at]
 						}
-						want.Data[i*want.Stride+j] = w
+						got, want = append(got, c.Data[at]), append(want, w)
 					}
 				}
-				native.Syrk(blas.Trans, alpha, a, beta, blas64.Symmetric{N: n, Uplo: uplo, Stride: c.Stride, Data: c.Data})
-				if !closeTo(c.Data, want.Data, 1e-11) {
-					t.Errorf("%d rows, %c, alpha %g, beta %g: the split Gram matrix differs", m, uplo, alpha, beta)
+				if !closeTo(got, want, 1e-11) {
+					t.Errorf("%d rows, %c, alpha %g, beta %g: the split Gram matrix differs", a.Rows, uplo, alpha, beta)
 				}
 			}
 		}
