@@ -110,7 +110,7 @@ func (j *blockRows) rows(lo, hi int) {
 		if !finiteSquares(qa) || j.alpha != nil && !finiteSquares(qb) {
 			// A value that is not finite, or a sum of squares out of range: check the
 			// values, and take the norms of the chunk scaled (vec.Norm).
-			if !j.finiteRows(a, r0, r1) {
+			if !finiteRows(a, r0, r1) {
 				j.bad.Store(true)
 				return
 			}
@@ -135,7 +135,7 @@ func finiteSquares(q float64) bool {
 }
 
 // finiteRows reports whether rows r0…r1−1 of g are finite.
-func (j *blockRows) finiteRows(g blas64.General, r0, r1 int) bool {
+func finiteRows(g blas64.General, r0, r1 int) bool {
 	for r := r0; r < r1; r++ {
 		if !vec.Finite(g.Data[r*g.Stride : r*g.Stride+g.Cols]) {
 			return false

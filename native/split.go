@@ -105,6 +105,15 @@ func putSplitter(s *splitter) {
 	splitters.Unlock()
 }
 
+// reserveParts makes s.parts n numbers long, the partial products of a reduction,
+// reusing its memory.
+func (s *splitter) reserveParts(n int) {
+	if cap(s.parts) < n {
+		s.parts = make([]float64, n)
+	}
+	s.parts = s.parts[:n]
+}
+
 // splitWorkers returns the goroutines a split product of chunks pieces runs on.
 func splitWorkers(chunks int) int {
 	return max(1, min(runtime.GOMAXPROCS(0), chunks))
@@ -120,11 +129,7 @@ func gemmSplit(kind int, tA, tB blas.Transpose, alpha float64, a, b blas64.Gener
 		chunks = (c.Rows + splitRows - 1) / splitRows
 	} else {
 		chunks = (k + splitRows - 1) / splitRows
-		size := c.Rows * c.Cols
-		if cap(s.parts) < chunks*size {
-			s.parts = make([]float64, chunks*size)
-		}
-		s.parts = s.parts[:chunks*size]
+		s.reserveParts(chunks * c.Rows * c.Cols)
 	}
 	if kind == splitByRows {
 		s.run(chunks, s.rowsFn)
@@ -248,10 +253,7 @@ func gemvSplit(t blas.Transpose, alpha float64, a blas64.General, x []float64, b
 	s.tA, s.alpha, s.beta, s.a, s.x, s.y = t, alpha, beta, a, x, y
 	chunks := (a.Rows + splitRows - 1) / splitRows
 	if t != blas.NoTrans {
-		if cap(s.parts) < chunks*a.Cols {
-			s.parts = make([]float64, chunks*a.Cols)
-		}
-		s.parts = s.parts[:chunks*a.Cols]
+		s.reserveParts(chunks * a.Cols)
 	}
 	s.run(chunks, s.gemvFn)
 	if t != blas.NoTrans {
@@ -318,10 +320,7 @@ func syrkSplit(alpha float64, a blas64.General, beta float64, c blas64.Symmetric
 	s.a, s.uplo = a, c.Uplo
 	n := a.Cols
 	chunks := (a.Rows + splitRows - 1) / splitRows
-	if cap(s.parts) < chunks*n*n {
-		s.parts = make([]float64, chunks*n*n)
-	}
-	s.parts = s.parts[:chunks*n*n]
+	s.reserveParts(chunks * n * n)
 	s.run(chunks, s.syrkFn)
 	for i := range n {
 		lo, hi := i, n // the row's part of the triangle

@@ -34,8 +34,11 @@ type updateStatser interface {
 // projection of the border and its new directions, the dense or secular solve, and the
 // assembly of the new vectors (update.Stats).
 func (a *rowAdder) tally() {
+	if a.timer == nil {
+		return
+	}
 	us, ok := a.md.(updateStatser)
-	if a.timer == nil || !ok {
+	if !ok {
 		return
 	}
 	a.stats = us.UpdateStats(a.stats[:0])
