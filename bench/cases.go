@@ -48,9 +48,9 @@ func ops() []op {
 		return func(m int, in *inputs) (runner, error) {
 			opts := kpca.Options{Components: kpca.All, Uncentred: uncentred}
 			if paper {
-				return newPaperRunner(m, in, opts)
+				return newStepRunner(m, in, opts, kpca.FitRankOne, true)
 			}
-			return newKpcaRunner(m, in, opts)
+			return newStepRunner(m, in, opts, kpca.Fit, false)
 		}
 	}
 	return []op{
@@ -72,7 +72,7 @@ func ops() []op {
 			build: func(m int, in *inputs) (runner, error) { return newKpcaRemoveRunner(m, in) }},
 		{id: "centred-window", name: "kpca mean-adjusted, window step (add + remove)", data: "MAGIC", batch: "batch-magic",
 			build: func(m int, in *inputs) (runner, error) {
-				return newKpcaRunner(m, in, kpca.Options{Components: kpca.All, Window: m})
+				return newStepRunner(m, in, kpca.Options{Components: kpca.All, Window: m}, kpca.Fit, false)
 			}},
 		{id: "batch-random", name: batchName() + ", random", data: "random", build: newRandomBatch},
 		{id: "batch-magic", name: batchName() + ", MAGIC kernel", data: "MAGIC", build: newMagicBatch},
@@ -225,29 +225,19 @@ func magicSteps(m int, in *inputs) (first, next *mat.Dense, err error) {
 	return in.magic.Slice(0, m, 0, d).(*mat.Dense), in.magic.Slice(m, m+reps, 0, d).(*mat.Dense), nil
 }
 
-func newKpcaRunner(m int, in *inputs, opts kpca.Options) (runner, error) {
+// newStepRunner returns the runner of the steps of a model of the first m MAGIC points,
+// fitted by fit: kpca.Fit, or kpca.FitRankOne for the paper's method (paper).
+func newStepRunner[M any, P stepModel[M]](m int, in *inputs, opts kpca.Options,
+	fit func(kernel.Kernel, mat.Matrix, kpca.Options) (P, error), paper bool) (runner, error) {
 	first, next, err := magicSteps(m, in)
 	if err != nil {
 		return nil, err
 	}
-	base, err := kpca.Fit(in.kern, first, opts)
+	base, err := fit(in.kern, first, opts)
 	if err != nil {
 		return nil, err
 	}
-	return stepRunner(base, next, m, false), nil
-}
-
-// newPaperRunner is newKpcaRunner of a kpca.RankOneModel.
-func newPaperRunner(m int, in *inputs, opts kpca.Options) (runner, error) {
-	first, next, err := magicSteps(m, in)
-	if err != nil {
-		return nil, err
-	}
-	base, err := kpca.FitRankOne(in.kern, first, opts)
-	if err != nil {
-		return nil, err
-	}
-	return stepRunner(base, next, m, true), nil
+	return stepRunner(base, next, m, paper), nil
 }
 
 // stepModel is what a kpcaRunner asks of a *kpca.Model or a *kpca.RankOneModel.
