@@ -101,14 +101,20 @@ type symRunner struct {
 	border     bool
 }
 
-func newSymRunner(m int, in *inputs, border bool) (runner, error) {
-	rng := rand.New(rand.NewPCG(uint64(m), 11))
-	values := make([]float64, m)
+// randomEigen sets s to the decomposition of a random symmetric matrix of order n, drawn
+// from rng: eigenvalues uniform in [−1, 1], then random orthogonal eigenvectors.
+func randomEigen(s *update.Sym, n int, rng *rand.Rand) error {
+	values := make([]float64, n)
 	for i := range values {
 		values[i] = 2*rng.Float64() - 1
 	}
+	return s.SetEigen(values, synth.RandomOrthogonal(n, rng))
+}
+
+func newSymRunner(m int, in *inputs, border bool) (runner, error) {
+	rng := rand.New(rand.NewPCG(uint64(m), 11))
 	r := &symRunner{border: border}
-	if err := r.base.SetEigen(values, synth.RandomOrthogonal(m, rng)); err != nil {
+	if err := randomEigen(&r.base, m, rng); err != nil {
 		return nil, err
 	}
 	r.work.Reserve(m + 1)
@@ -153,12 +159,8 @@ type removeRunner struct {
 func newRemoveRunner(m int, _ *inputs) (runner, error) {
 	n := m + 1
 	rng := rand.New(rand.NewPCG(uint64(n), 13))
-	values := make([]float64, n)
-	for i := range values {
-		values[i] = 2*rng.Float64() - 1
-	}
 	r := &removeRunner{n: n}
-	if err := r.base.SetEigen(values, synth.RandomOrthogonal(n, rng)); err != nil {
+	if err := randomEigen(&r.base, n, rng); err != nil {
 		return nil, err
 	}
 	r.work.Reserve(n)
