@@ -39,6 +39,13 @@ func TestErrors(t *testing.T) {
 	for i := range far {
 		far[i] = 1e6 * float64(i+1) // far outside the points: its removal leaves S indefinite
 	}
+	// errorCase is a call on the model m that must fail with an error of kind.
+	type errorCase struct {
+		name string
+		m    *Model
+		call func(*Model) error
+		kind error
+	}
 	for _, opts := range []Options{{Components: All}, {Components: 3, Window: 30}, {Components: 3, Rank: 4}} {
 		m := mustFit(t, X, opts)
 		one := mustNew(t, 10, opts)
@@ -46,12 +53,7 @@ func TestErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		empty := mustNew(t, 10, opts)
-		cases := []struct {
-			name string
-			m    *Model
-			call func(*Model) error
-			kind error
-		}{
+		cases := []errorCase{
 			{"Add short", m, func(m *Model) error { return m.Add(good[:9]) }, ikpca.ErrDimension},
 			{"Add nil", m, func(m *Model) error { return m.Add(nil) }, ikpca.ErrDimension},
 			{"Add NaN", m, func(m *Model) error { return m.Add(with(2, nan)) }, ikpca.ErrNonFinite},
@@ -92,12 +94,7 @@ func TestErrors(t *testing.T) {
 			{"InverseTransform empty model", empty, func(m *Model) error { var d mat.Dense; return m.InverseTransform(&d, X.Slice(0, 2, 0, 2)) }, ikpca.ErrEmpty},
 		}
 		if opts.Window == 0 {
-			cases = append(cases, []struct {
-				name string
-				m    *Model
-				call func(*Model) error
-				kind error
-			}{
+			cases = append(cases, []errorCase{
 				{"Remove short", m, func(m *Model) error { return m.Remove(good[:3]) }, ikpca.ErrDimension},
 				{"Remove NaN", m, func(m *Model) error { return m.Remove(with(0, nan)) }, ikpca.ErrNonFinite},
 				{"Remove empty", empty, func(m *Model) error { return m.Remove(good) }, ikpca.ErrEmpty},
@@ -106,20 +103,10 @@ func TestErrors(t *testing.T) {
 				{"RemoveWeighted beyond", one, func(m *Model) error { return m.RemoveWeighted(good, math.Inf(1)) }, ikpca.ErrArgument},
 			}...)
 			if opts.Rank == 0 {
-				cases = append(cases, struct {
-					name string
-					m    *Model
-					call func(*Model) error
-					kind error
-				}{"Remove a point never added", m, func(m *Model) error { return m.Remove(far) }, ikpca.ErrArgument})
+				cases = append(cases, errorCase{"Remove a point never added", m, func(m *Model) error { return m.Remove(far) }, ikpca.ErrArgument})
 			}
 		} else {
-			cases = append(cases, struct {
-				name string
-				m    *Model
-				call func(*Model) error
-				kind error
-			}{"Remove in a window", m, func(m *Model) error { return m.Remove(good) }, ikpca.ErrArgument})
+			cases = append(cases, errorCase{"Remove in a window", m, func(m *Model) error { return m.Remove(good) }, ikpca.ErrArgument})
 		}
 		for _, c := range cases {
 			before := state(t, c.m)
