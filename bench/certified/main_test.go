@@ -95,18 +95,7 @@ func bytesOf(t *testing.T, D int) int {
 // polish of a fresh fit.
 func TestFitAgainstBatch(t *testing.T) {
 	dir := t.TempDir()
-	X, err := cli.Points("magic", 400)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sigma, err := kernel.DefaultBandwidth(X)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exact, err := kpca.Fit(kernel.RBF{Sigma: sigma}, X, kpca.Options{Components: kpca.All})
-	if err != nil {
-		t.Fatal(err)
-	}
+	X, sigma, exact := magicFit(t, 400, kpca.Options{Components: kpca.All})
 	const k = 10
 	ref := filepath.Join(dir, "exact.ref")
 	if err := writeReference(ref, exact.Values(nil)[:k], topVectors(exact, k)); err != nil {
@@ -114,14 +103,8 @@ func TestFitAgainstBatch(t *testing.T) {
 	}
 	out := filepath.Join(dir, "fit.json")
 	save := filepath.Join(dir, "polished.ref")
-	cfg, err := parse([]string{"-dataset", "magic", "-n", "400", "-rank", "50", "-batch-max", "150", "-polish", "2,4",
-		"-ref", ref, "-save", save, "-json", out, "-floor-seconds", "0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := run(cfg); err != nil {
-		t.Fatal(err)
-	}
+	runArgs(t, "-dataset", "magic", "-n", "400", "-rank", "50", "-batch-max", "150", "-polish", "2,4",
+		"-ref", ref, "-save", save, "-json", out, "-floor-seconds", "0")
 	var res struct {
 		Tracked  result
 		Polished []result
@@ -183,14 +166,8 @@ func TestFitAgainstBatch(t *testing.T) {
 	// batch and its subspace within a sine of 1e-6 (a gap of 0.001·λ₁ at least divides
 	// the perturbation).
 	out = filepath.Join(dir, "nys.json")
-	cfg, err = parse([]string{"-mode", "compare", "-method", "nystrom", "-landmarks", "400", "-dataset", "magic", "-n", "400",
-		"-ref", ref, "-json", out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := run(cfg); err != nil {
-		t.Fatal(err)
-	}
+	runArgs(t, "-mode", "compare", "-method", "nystrom", "-landmarks", "400", "-dataset", "magic", "-n", "400",
+		"-ref", ref, "-json", out)
 	var nys result
 	testmat.ReadJSON(t, out, &nys)
 	ev := exact.Values(nil)
@@ -201,14 +178,8 @@ func TestFitAgainstBatch(t *testing.T) {
 	// SKPCA, against the saved polished pairs, is an approximation at any size: it runs,
 	// and its errors are measured.
 	out = filepath.Join(dir, "skpca.json")
-	cfg, err = parse([]string{"-mode", "compare", "-method", "skpca", "-landmarks", "50", "-dataset", "magic", "-n", "400",
-		"-ref", save, "-json", out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := run(cfg); err != nil {
-		t.Fatal(err)
-	}
+	runArgs(t, "-mode", "compare", "-method", "skpca", "-landmarks", "50", "-dataset", "magic", "-n", "400",
+		"-ref", save, "-json", out)
 	var sk result
 	testmat.ReadJSON(t, out, &sk)
 	if !(sk.ValueError > 0) || !(sk.Sine > 0 && sk.Sine <= 1+1e-12) || sk.Features < 2 {
@@ -223,18 +194,7 @@ func TestFitAgainstBatch(t *testing.T) {
 // few ε·√m; 1e-13 allows for it), and times the floor of both passes.
 func TestFloorReference(t *testing.T) {
 	dir := t.TempDir()
-	X, err := cli.Points("magic", 300)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sigma, err := kernel.DefaultBandwidth(X)
-	if err != nil {
-		t.Fatal(err)
-	}
-	md, err := kpca.Fit(kernel.RBF{Sigma: sigma}, X, kpca.Options{Components: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, sigma, md := magicFit(t, 300, kpca.Options{Components: 20})
 	const k = 5
 	var S mat.Dense
 	if err := md.Scores(&S, k); err != nil {
@@ -262,14 +222,8 @@ func TestFloorReference(t *testing.T) {
 	if err := os.WriteFile(spath, []byte(scores), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := parse([]string{"-mode", "floor", "-dataset", "magic", "-n", "300", "-sigma", strconv.FormatFloat(sigma, 'g', -1, 64),
-		"-rank", "20", "-k", "5", "-values", vpath, "-scores", spath, "-save", ref, "-json", out, "-floor-seconds", "0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := run(cfg); err != nil {
-		t.Fatal(err)
-	}
+	runArgs(t, "-mode", "floor", "-dataset", "magic", "-n", "300", "-sigma", strconv.FormatFloat(sigma, 'g', -1, 64),
+		"-rank", "20", "-k", "5", "-values", vpath, "-scores", spath, "-save", ref, "-json", out, "-floor-seconds", "0")
 	r, err := readReference(ref)
 	if err != nil {
 		t.Fatal(err)
@@ -294,6 +248,39 @@ func TestFloorReference(t *testing.T) {
 	testmat.ReadJSON(t, out, &res)
 	if len(res.Floors) != 2 || res.Floors[0].C != 20 || res.Floors[1].C != 50 || !(res.Floors[0].Distance > 0) {
 		t.Errorf("floors %+v", res.Floors)
+	}
+}
+
+// magicFit returns the first n MAGIC points as the command reads them (cli.Points),
+// their default bandwidth σ (kernel.DefaultBandwidth) and the kernel PCA of the RBF
+// kernel of that σ with opts, failing the test at once on an error.
+func magicFit(t *testing.T, n int, opts kpca.Options) (*mat.Dense, float64, *kpca.Model) {
+	t.Helper()
+	X, err := cli.Points("magic", n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sigma, err := kernel.DefaultBandwidth(X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := kpca.Fit(kernel.RBF{Sigma: sigma}, X, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return X, sigma, md
+}
+
+// runArgs runs the command with the arguments args, as main does, and fails the test
+// at once if they do not parse or the run fails.
+func runArgs(t *testing.T, args ...string) {
+	t.Helper()
+	cfg, err := parse(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run(cfg); err != nil {
+		t.Fatal(err)
 	}
 }
 
