@@ -1,12 +1,19 @@
 package kernel
 
-import "gonum.org/v1/gonum/mat"
+import (
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ikpca/ikpca/internal/check"
+)
 
 // Centre returns the kernel matrix of the points centred in feature space, K' = CKC
 // with C = I − 11ᵀ/n: K'ᵢⱼ = Kᵢⱼ − rᵢ/n − rⱼ/n + T/n², where r = K1 and T = 1ᵀK1. This
-// is the matrix a batch kernel PCA decomposes. K is not modified; an empty K gives an
-// empty result.
+// is the matrix a batch kernel PCA decomposes. K is not modified; an empty or nil K
+// (an untyped nil or a nil pointer) gives an empty result.
 func Centre(K mat.Symmetric) *mat.SymDense {
+	if check.IsNil(K) {
+		return &mat.SymDense{}
+	}
 	n := K.SymmetricDim()
 	if n == 0 {
 		return &mat.SymDense{}

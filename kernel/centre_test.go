@@ -42,7 +42,9 @@ func TestCentre(t *testing.T) {
 			t.Fatalf("row %d of K' sums to %v, want 0", i, rowSum)
 		}
 	}
-	if Centre(&mat.SymDense{}).SymmetricDim() != 0 {
-		t.Fatal("empty K: non-empty result")
+	for _, empty := range []mat.Symmetric{&mat.SymDense{}, nil, (*mat.SymDense)(nil)} {
+		if Centre(empty).SymmetricDim() != 0 {
+			t.Fatalf("empty K (%#v): non-empty result", empty)
+		}
 	}
 }

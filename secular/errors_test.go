@@ -90,3 +90,27 @@ func TestErrorKinds(t *testing.T) {
 		t.Errorf("RankOne with 2 iterations: %s", problem)
 	}
 }
+
+// TestReserveBeyondArrays asks Reserve for orders no table holds, or negative ones: it
+// takes nothing (a hint), and the solver then solves as before.
+func TestReserveBeyondArrays(t *testing.T) {
+	var s Solver
+	for _, n := range []int{-1, math.MinInt, math.MaxInt32, 1 << 40, math.MaxInt} {
+		s.Reserve(n)
+	}
+	d, z := []float64{1, 2, 3}, []float64{0.5, 0.5, 0.5}
+	var direct Solver
+	want, err := direct.RankOne(d, z, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.RankOne(d, z, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want.Values {
+		if got.Values[i] != want.Values[i] {
+			t.Errorf("root %d after the Reserves: %v, want %v", i, got.Values[i], want.Values[i])
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/ikpca/ikpca/internal/check"
 	"github.com/ikpca/ikpca/internal/hugepage"
 	"github.com/ikpca/ikpca/internal/parallel"
 	"github.com/ikpca/ikpca/internal/vec"
@@ -440,8 +441,13 @@ func (s *Solver) vectorChunk(lo, hi int) {
 }
 
 // Reserve sizes the workspace for problems of order up to n (n+1 for arrowheads), so
-// that solves up to that size allocate nothing.
+// that solves up to that size allocate nothing. A negative n, or one whose (n+1)×(n+1)
+// table is more than check.MaxFloats numbers (docs/design.md, "Sizes"), reserves
+// nothing: a hint no array can honour is not taken.
 func (s *Solver) Reserve(n int) {
+	if n < 0 || n >= check.MaxFloats || (n+1)*(n+1) > check.MaxFloats {
+		return
+	}
 	s.bind()
 	s.grow(n, n+1)
 	if need := (n + 1) * (n + 1); cap(s.res.Vectors) < need {

@@ -27,3 +27,17 @@ func (o Options) apply(sv *secular.Solver) error {
 	sv.MaxIterations = o.MaxIterations
 	return nil
 }
+
+// fits reports whether arrays of rows×cols numbers, for each pair of sizes given, are
+// within what the package allocates (check.MaxFloats numbers, docs/design.md, "Sizes")
+// and none of the sizes negative. A Reserve asked for more reserves nothing: it is a
+// hint, and a request no array can honour is not one (a make of it would panic or end
+// the process out of memory).
+func fits(sizes ...int) bool {
+	for i := 0; i+1 < len(sizes); i += 2 {
+		if _, err := kinds.Floats("", sizes[i], sizes[i+1]); err != nil {
+			return false
+		}
+	}
+	return true
+}

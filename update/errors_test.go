@@ -1,6 +1,7 @@
 package update
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -162,6 +163,9 @@ func TestErrorKinds(t *testing.T) {
 	cases.Add("Product.Mul(nil, nil)", ikpca.ErrArgument, func() error { return new(Product).Mul(nil, nil) })
 	cases.Add("Product.Mul width", ikpca.ErrDimension, func() error { return new(Product).Mul(mat.NewDense(2, 3, nil), full()) })
 	cases.Add("Product.Mul NaN", ikpca.ErrNonFinite, func() error { return new(Product).Mul(nanB.T(), full()) })
+	// Matrices of a caller's own type that lie about their size or panic when read: B,
+	// F and Γ of BorderBlock, B of Product.Mul, a of Factorize (hostileCases).
+	hostileCases(&cases, full, thin)
 	// The sentinels themselves.
 	cases.AddSentinels(map[error]error{
 		ErrDimension: ikpca.ErrDimension, ErrNonFinite: ikpca.ErrNonFinite, ErrArgument: ikpca.ErrArgument,
@@ -195,5 +199,93 @@ func TestErrorKinds(t *testing.T) {
 		if p := sentinels.Check(call(), ikpca.ErrNotConverged); p != "" {
 			t.Errorf("%s with 2 iterations: %s", name, p)
 		}
+	}
+}
+
+// symLiar is an errtest.Liar that is also a mat.Symmetric of the order its Dims say.
+type symLiar struct{ errtest.Liar }
+
+func (s *symLiar) SymmetricDim() int { r, _ := s.Dims(); return r }
+
+// hostileCases adds to cases the calls that read a hostile matrix (errtest.Matrices:
+// sizes negative, beyond any array or changing between calls, an At that panics): as
+// Product.Mul's B of a Sym of order 4, as BorderBlock's B (4×2) and F (2×2) of a Thin of
+// 4 rows, and, as a mat.Symmetric, as BorderBlock's Γ and Factorize's matrix. Each
+// must be an error of the kind the matrix names; a lie about the size that makes the
+// matrix merely of another shape may be ErrDimension instead.
+func hostileCases(cases *errtest.Cases, full func() *Sym, thin func() *Thin) {
+	eye2 := mat.NewDense(2, 2, []float64{1, 0, 0, 1})
+	gamma2 := mat.NewSymDense(2, []float64{1, 0, 0, 1})
+	B := mat.NewDense(4, 2, []float64{1, 0, 0, 1, 2, 0, 0, 3})
+	for _, h := range errtest.Matrices(4) {
+		cases.Add("Product.Mul "+h.Name, h.Kind, func() error { return new(Product).Mul(h.New(), full()) })
+	}
+	for _, h := range errtest.Matrices(2) {
+		if h.Kind != ikpca.ErrArgument {
+			continue // a 3×2 matrix of NaN: B and F are of the wrong shape first
+		}
+		cases.Add("Thin.BorderBlock B "+h.Name, h.Kind, func() error { return thin().BorderBlock(h.New(), nil, nil, eye2, gamma2) })
+		cases.Add("Thin.BorderBlock F "+h.Name, h.Kind, func() error { return thin().BorderBlock(B, nil, nil, h.New(), gamma2) })
+		sym := func() mat.Symmetric { return &symLiar{*h.New().(*errtest.Liar)} }
+		cases.Add("Thin.BorderBlock Γ "+h.Name, h.Kind, func() error { return thin().BorderBlock(B, nil, nil, eye2, sym()) })
+		cases.Add("Sym.Factorize "+h.Name, h.Kind, func() error { return new(Sym).Factorize(sym()) })
+	}
+}
+
+// TestReserveBeyondArrays asks Reserve, ReserveBlocks and Reset for sizes no array holds
+// or negative ones: the Reserves take nothing (a hint), Reset is an ErrArgument error,
+// and the decompositions work as before. CopyFrom(nil) copies the zero value, and an
+// empty Product copies into an empty dst.
+func TestReserveBeyondArrays(t *testing.T) {
+	huge := []int{-5, -1, math.MaxInt32, 1 << 40, math.MaxInt, math.MinInt}
+	var s Sym
+	var th Thin
+	for _, n := range huge {
+		s.Reserve(n)
+		th.ReserveBlocks(n, 2)
+		th.ReserveBlocks(2, n)
+		for _, k := range huge {
+			th.Reserve(n, k)
+		}
+		th.Reserve(n, 3)
+		th.Reserve(3, n)
+	}
+	for _, n := range []int{-1, math.MaxInt32, math.MaxInt} {
+		if err := th.Reset(n); !errors.Is(err, ErrArgument) {
+			t.Errorf("Reset(%d): %v, want ErrArgument", n, err)
+		}
+	}
+	if r, k := th.Dims(); r != 0 || k != 0 {
+		t.Errorf("Thin after the failed Resets is %d×%d, want 0×0", r, k)
+	}
+	values := []float64{1, 2}
+	vectors := mat.NewDense(2, 2, []float64{1, 0, 0, 1})
+	if err := s.SetEigen(values, vectors); err != nil {
+		t.Fatal(err)
+	}
+	if err := th.SetEigen(values, vectors); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Border(mat.NewVecDense(2, []float64{0.5, 0.5}), 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := th.Border(mat.NewVecDense(2, []float64{0.5, 0.5}), nil, 1, 3); err != nil {
+		t.Fatal(err)
+	}
+	// An empty Product copies into an empty dst, which stays empty.
+	var p Product
+	p.Reset(2)
+	var dst mat.Dense
+	p.To(&dst)
+	if !dst.IsEmpty() {
+		t.Errorf("an empty Product's To made dst %v", dst.RawMatrix())
+	}
+	s.CopyFrom(nil)
+	th.CopyFrom(nil)
+	if s.Len() != 0 || len(s.Values(nil)) != 0 {
+		t.Errorf("Sym.CopyFrom(nil) left order %d", s.Len())
+	}
+	if r, k := th.Dims(); r != 0 || k != 0 {
+		t.Errorf("Thin.CopyFrom(nil) left %d×%d", r, k)
 	}
 }

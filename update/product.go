@@ -34,12 +34,17 @@ func (p *Product) Reset(r int) {
 
 // Mul sets P = B·U for the current decomposition of s, where B is r×n with n = s.Len().
 // A nil b or s is an error wrapping ErrArgument, a b of another width ErrDimension and a
-// NaN or infinite entry ErrNonFinite. On error p is unchanged.
+// NaN or infinite entry ErrNonFinite; a b of a caller's own type is read once, and one
+// that lies about its size or panics when read is an ErrArgument error
+// (check.Kinds.Matrix). On error p is unchanged.
 func (p *Product) Mul(b mat.Matrix, s *Sym) error {
 	if check.IsNil(b) || s == nil {
 		return fmt.Errorf("%w: Product.Mul: nil matrix or decomposition", ErrArgument)
 	}
-	r, c := b.Dims()
+	b, r, c, err := kinds.Matrix(b)
+	if err != nil {
+		return err
+	}
 	if c != s.n {
 		return fmt.Errorf("%w: B has %d columns, the decomposition order %d", ErrDimension, c, s.n)
 	}
@@ -77,10 +82,13 @@ func (p *Product) RawRow(i int) []float64 {
 	return p.p[i*p.n : i*p.n+p.n]
 }
 
-// To copies P into dst: resized if empty, otherwise it must be r×n (it panics otherwise,
-// as gonum's Copy-style methods do).
+// To copies P into dst: resized if empty (and left empty when P is), otherwise it must
+// be r×n (it panics otherwise, and on a nil dst, as gonum's Copy-style methods do).
 func (p *Product) To(dst *mat.Dense) {
 	if dst.IsEmpty() {
+		if p.r == 0 || p.n == 0 {
+			return
+		}
 		dst.ReuseAs(p.r, p.n)
 	} else if r, c := dst.Dims(); r != p.r || c != p.n {
 		panic(mat.ErrShape)

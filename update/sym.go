@@ -97,7 +97,8 @@ func (s *Sym) Values(dst []float64) []float64 { return valuesTo(dst, s.values[:s
 
 // VectorsTo stores the eigenvectors in the columns of dst, in the order of Values. If
 // dst is empty it is resized to n×n (an empty decomposition leaves it empty);
-// otherwise it must be n×n (like gonum's EigenSym.VectorsTo, it panics otherwise).
+// otherwise it must be n×n (like gonum's EigenSym.VectorsTo, it panics otherwise, and
+// on a nil dst).
 func (s *Sym) VectorsTo(dst *mat.Dense) { vectorsTo(dst, s.u, 0, s.n, s.n, s.n) }
 
 // Vectors returns a read-only view of the eigenvectors (the columns of U, in the order
@@ -112,8 +113,12 @@ func (s *Sym) Vectors() mat.Matrix {
 
 // Reserve makes room for matrices up to order n — the eigenvectors, the second buffer
 // the next ones are written to and the secular solver's n×n table — so that updates up
-// to that size do not allocate. It never shrinks the storage.
+// to that size do not allocate. It never shrinks the storage. A negative n, or one
+// beyond the arrays the package allocates (fits), reserves nothing.
 func (s *Sym) Reserve(n int) {
+	if n == math.MaxInt || !fits(n+1, n+1) {
+		return
+	}
 	s.reserveState(n)
 	s.reserveUpdate()
 }
@@ -175,10 +180,14 @@ func (s *Sym) growState(n int) {
 // CopyFrom makes s a copy of src (values, vectors and options). It allocates only if s
 // lacks the capacity, and then only for the copy: the second buffer that updates write
 // into is allocated by the first update of s, so that a Sym used only to save and
-// restore a state (a backup) holds one n×n matrix, not two.
+// restore a state (a backup) holds one n×n matrix, not two. A nil src is the zero
+// value: s becomes the empty decomposition.
 func (s *Sym) CopyFrom(src *Sym) {
 	if s == src {
 		return
+	}
+	if src == nil {
+		src = &Sym{}
 	}
 	s.growState(src.n)
 	s.n = src.n
@@ -192,13 +201,17 @@ func (s *Sym) CopyFrom(src *Sym) {
 
 // Factorize starts the decomposition from the symmetric matrix a, with a batch
 // eigensolver (LAPACK dsyevd with -tags openblas, gonum's Dsyev otherwise; see
-// native.EigenSymInPlace). A nil a is an error wrapping ErrArgument. On error s is
-// unchanged.
+// native.EigenSymInPlace). A nil a, or one of a caller's own types that lies about its
+// size or panics when read (readSymmetric), is an error wrapping ErrArgument. On error s
+// is unchanged.
 func (s *Sym) Factorize(a mat.Symmetric) error {
 	if check.IsNil(a) {
 		return fmt.Errorf("%w: Factorize: nil matrix", ErrArgument)
 	}
-	n := a.SymmetricDim()
+	a, n, err := readSymmetric(a)
+	if err != nil {
+		return kinds.Wrap(err, "Factorize")
+	}
 	s.growState(n)
 	s.reserveBuffer()
 	buf := s.spare[:n*n]
@@ -307,6 +320,29 @@ func finite(name string, x []float64) error {
 		}
 	}
 	return nil
+}
+
+// readSymmetric returns the symmetric matrix a as the package reads it, and its order:
+// one of gonum's own types as it is, a caller's own type read once through Dims and At
+// (check.Kinds.Matrix: a negative or absurd size, one that changes while it is read, or
+// a panic is an ErrArgument error), its upper triangle kept, as the package reads
+// a's. A type whose Dims are not square is an ErrDimension error. An order of zero
+// gives a nil matrix, which nothing reads.
+func readSymmetric(a mat.Symmetric) (mat.Symmetric, int, error) {
+	m, r, c, err := kinds.Matrix(a)
+	switch {
+	case err != nil:
+		return nil, 0, err
+	case r != c:
+		return nil, 0, fmt.Errorf("%w: a symmetric matrix of %d×%d", ErrDimension, r, c)
+	case r == 0:
+		return nil, 0, nil
+	}
+	if sym, ok := m.(mat.Symmetric); ok && sym.SymmetricDim() == r {
+		return sym, r, nil // gonum's own
+	}
+	// The copy is r×r, contiguous: its upper triangle is that of a.
+	return mat.NewSymDense(r, m.(*mat.Dense).RawMatrix().Data), r, nil
 }
 
 // eigenPairs checks the pairs SetEigen is given: vectors not nil, read once (a caller's

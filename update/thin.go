@@ -149,8 +149,8 @@ func (t *Thin) Stats() Stats { return t.stats }
 func (t *Thin) Values(dst []float64) []float64 { return valuesTo(dst, t.values[:t.k]) }
 
 // VectorsTo stores V (n×k) in dst, its columns in the order of Values. If dst is empty
-// it is resized; otherwise it must be n×k (VectorsTo panics otherwise, like gonum's
-// EigenSym.VectorsTo).
+// it is resized; otherwise it must be n×k (VectorsTo panics otherwise, and on a nil
+// dst, like gonum's EigenSym.VectorsTo).
 func (t *Thin) VectorsTo(dst *mat.Dense) { vectorsTo(dst, t.v, 1, t.ld, t.rows, t.k) }
 
 // Vectors returns a read-only view of V (n×k), sharing storage with t: valid only
@@ -206,8 +206,12 @@ func (t *Thin) subtract(x, p []float64) {
 
 // Reserve makes room for decompositions of up to n rows and k eigenpairs, and for the
 // updates between them, so that those updates allocate nothing. It never shrinks the
-// storage.
+// storage. A negative size, or one beyond the arrays the package allocates (fits),
+// reserves nothing.
 func (t *Thin) Reserve(n, k int) {
+	if k > math.MaxInt-2 || !fits(n, k+1, k+2, k+2) {
+		return
+	}
 	t.reserveState(n, k)
 	t.reserveUpdate()
 }
@@ -221,11 +225,11 @@ func (t *Thin) Reserve(n, k int) {
 // their final size, which the collector's headroom doubles in a process's peak memory.
 // It never shrinks the storage.
 func (t *Thin) ReserveBlocks(n, b int) {
-	if n <= 0 || b <= 0 {
-		return
-	}
 	w := &t.blk
-	k := t.capK  // the basis V, at most
+	k := t.capK // the basis V, at most
+	if n <= 0 || b <= 0 || b > (math.MaxInt-k)/2 || !fits(n, b, k+2*b, k+2*b) {
+		return // nothing, or beyond the arrays the package allocates (fits)
+	}
 	N := k + 2*b // the order of H: k + b′ + b, b′ ≤ b
 	for _, r := range []struct {
 		x *[]float64
@@ -323,10 +327,14 @@ func (t *Thin) growState(n, k int) {
 // buffer of the updates is allocated by t's first update, so that a Thin used to save
 // and restore a state holds one n×k matrix. When it allocates, it takes src's capacity
 // (Reserve), so that a backup of a growing decomposition reserved for its final size
-// is allocated once, not a quarter larger each time it falls short.
+// is allocated once, not a quarter larger each time it falls short. A nil src is the
+// zero value: t becomes the empty decomposition of no rows.
 func (t *Thin) CopyFrom(src *Thin) {
 	if t == src {
 		return
+	}
+	if src == nil {
+		src = &Thin{}
 	}
 	if src.rows > t.capRows || src.k > t.capK {
 		t.reserveState(max(src.capRows, t.capRows), max(src.capK, t.capK))
@@ -401,10 +409,11 @@ func (t *Thin) SetEigen(values []float64, vectors mat.Matrix) error {
 }
 
 // Reset makes t the empty decomposition of the n×n zero matrix: n rows, no eigenpair.
-// A negative n is an error wrapping ErrArgument.
+// A negative n, or one whose rows are more than the package allocates (fits), is an
+// error wrapping ErrArgument, and leaves t unchanged.
 func (t *Thin) Reset(n int) error {
-	if n < 0 {
-		return fmt.Errorf("%w: Reset(%d)", ErrArgument, n)
+	if _, err := kinds.Floats("Reset: the vectors", n, t.capK+1); err != nil {
+		return err
 	}
 	t.growState(n, 0)
 	t.rows, t.k = n, 0

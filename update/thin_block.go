@@ -77,6 +77,10 @@ func (w *blockWork) floats() int {
 // not orthonormal ErrArgument, and a failed eigensolver an error of package native or
 // secular.ErrNotConverged (both wrap ikpca.ErrNotConverged).
 func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma mat.Symmetric) error {
+	B, F, gamma, err := readBlock(B, F, gamma)
+	if err != nil {
+		return err
+	}
 	n, b, hasE, err := t.checkBorderBlock(B, e, g, F, gamma)
 	if err != nil {
 		return err
@@ -122,6 +126,27 @@ func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma ma
 	t.stats = Stats{Op: "border-block", Stats: secular.Stats{Size: N}, Dropped: drop, Neglected: split.neglected,
 		Project: t1.Sub(t0), Solve: t2.Sub(t1), Assemble: time.Since(t2)}
 	return nil
+}
+
+// readBlock returns BorderBlock's matrices as the update reads them: gonum's own types
+// as they are, a caller's own type copied once (check.Kinds.Matrix, readSymmetric), so
+// that one that lies about its size or panics in At is an ErrArgument error before
+// anything else is read. A nil one is an ErrArgument error.
+func readBlock(B, F mat.Matrix, gamma mat.Symmetric) (mat.Matrix, mat.Matrix, mat.Symmetric, error) {
+	if check.IsNil(B) || check.IsNil(F) || check.IsNil(gamma) {
+		return nil, nil, nil, fmt.Errorf("%w: BorderBlock: nil B, F or Γ", ErrArgument)
+	}
+	B, _, _, err := kinds.Matrix(B)
+	if err != nil {
+		return nil, nil, nil, kinds.Wrap(err, "BorderBlock: B")
+	}
+	if F, _, _, err = kinds.Matrix(F); err != nil {
+		return nil, nil, nil, kinds.Wrap(err, "BorderBlock: F")
+	}
+	if gamma, _, err = readSymmetric(gamma); err != nil {
+		return nil, nil, nil, kinds.Wrap(err, "BorderBlock: Γ")
+	}
+	return B, F, gamma, nil
 }
 
 // checkBorderBlock checks BorderBlock's arguments before anything is copied: none nil,
