@@ -155,8 +155,10 @@ func (md *Model) decomposeThin(K *mat.SymDense, raw blas64.Symmetric) (*update.T
 // With r = 0, or r ≥ n−1, or a matrix not known to be positive semi-definite (psd
 // false: a user's kernel), it decomposes a fully (native.EigenSym: LAPACK dsyevd with
 // OpenBLAS) and truncates. Otherwise only the top r+1 pairs are computed
-// (native.EigenSymTop: LAPACK dsyevr with an index range) — O(n³/3·4) for the reduction to
-// tridiagonal form and O(n·r) beyond it instead of dsyevd's vectors — and what the others
+// (native.EigenSymTop: LAPACK dsyevr with an index range, O(n³/3·4) for the reduction to
+// tridiagonal form and O(n·r) beyond it instead of dsyevd's vectors; from n = 2560 a block
+// Krylov solver whose pairs a Cholesky factorisation proves, docs/design.md, "The top of
+// a batch by block Krylov") — and what the others
 // drop is known from them and the trace: their largest is the (r+1)-th eigenvalue, their
 // sum trace − Σ(top r). Their negative part is what rounding leaves of a positive
 // semi-definite matrix: the matrix holds each kernel value to within kernelAccuracy of

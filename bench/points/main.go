@@ -1,6 +1,6 @@
-// Command points writes the first n points of the seeded random order of a data set that
-// the study "ikpca tracking" uses (data.Dataset.Shuffled: MAGIC's columns as in
-// data/magic04.data, a9a's 123 binary columns) as CSV without a header, and prints on
+// Command points writes the first n points of the seeded random order of an embedded data
+// set (data.Dataset.Shuffled: MAGIC's columns as in data/magic04.data, a9a's 123 binary
+// columns, cpu_act's 21, Yeast's 8) as CSV without a header, and prints on
 // standard output the bandwidth σ of the Gaussian kernel the study and "ikpca fit" give
 // those points (kernel.DefaultBandwidth), so that "ikpca fit --sigma σ" and scikit-learn
 // with γ = 1/(2σ²) (bench/sklearn_fit.py --sigma σ) fit the same kernel matrix. It serves
@@ -38,13 +38,13 @@ import (
 )
 
 func main() {
-	dataset := flag.String("dataset", "magic", "data set: magic, a9a or fashion-mnist")
+	dataset := flag.String("dataset", "magic", "data set: magic, a9a, cpu_act, yeast or fashion-mnist")
 	n := flag.Int("n", 0, "points (0: all)")
 	seed := flag.Uint64("seed", 1, "seed of the order (ikpca tracking's --seed)")
 	out := flag.String("o", "", "CSV file to write (required)")
 	flag.Parse()
 	if *out == "" || *n < 0 || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: points -dataset magic|a9a|fashion-mnist -n N -o FILE [-seed S]")
+		fmt.Fprintln(os.Stderr, "usage: points -dataset magic|a9a|cpu_act|yeast|fashion-mnist -n N -o FILE [-seed S]")
 		os.Exit(2)
 	}
 	if err := run(*dataset, *n, *seed, *out); err != nil {
@@ -58,8 +58,8 @@ func run(dataset string, n int, seed uint64, path string) error {
 		return runFashion(n, path)
 	}
 	ds, ok := data.ByName(dataset)
-	if !ok || (dataset != "magic" && dataset != "a9a") {
-		return fmt.Errorf("unknown data set %q (want magic or a9a)", dataset)
+	if !ok || ds.X == nil {
+		return fmt.Errorf("unknown data set %q (want magic, a9a, cpu_act, yeast or fashion-mnist)", dataset)
 	}
 	X := ds.Shuffled(n, seed)
 	return writePoints(path, X, writeCSV)

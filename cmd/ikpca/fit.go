@@ -174,7 +174,8 @@ labels (one dimension), a file cut short or with bytes after its data is an erro
 
 By default fit reads the whole input and computes one batch decomposition of it, keeping
 the top --rank eigenpairs — by default --k, so that only those are computed (LAPACK
-dsyevr with an index range), as scikit-learn's KernelPCA does with n_components; --rank 0
+dsyevr with an index range, or from 2560 points block Krylov proved by a Cholesky
+factorisation), as scikit-learn's KernelPCA does with n_components; --rank 0
 keeps every pair, the exact model that can later grow point by point exactly. An input of
 more than --batch-max points (` + strconv.Itoa(kpca.DefaultBatchMax) + ` by default: a kernel matrix of 128 MiB) is not formed
 whole when --rank is above 0: fit decomposes its first 1000 points (fewer with a smaller
