@@ -24,24 +24,23 @@
 # the images, dataset-fashion-mnist.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 
 runs=3 only=cpu_act,magic,a9a,fashion magic_n=0 a9a_n=20000 fashion_n=10000 keep="" polish=4
 while (($#)); do
 	case "$1" in
+	-keep) keep="$2"; shift ;;
 	-runs) runs="$2"; shift ;;
 	-only) only="$2"; shift ;;
 	-magic-n) magic_n="$2"; shift ;;
 	-a9a-n) a9a_n="$2"; shift ;;
 	-fashion-n) fashion_n="$2"; shift ;;
 	-polish) polish="$2"; shift ;;
-	-keep) keep="$2"; shift ;;
 	*) echo "usage: $0 [-runs 3] [-only cpu_act,magic,a9a,fashion] [-magic-n 0] [-a9a-n 20000] [-fashion-n 10000] [-polish 4] [-keep DIR]" >&2; exit 2 ;;
 	esac
 	shift
 done
-source bench/lib.sh
-need_sklearn /usr/bin/time
-workdir "$keep"
+start_sklearn "$keep"
 
 go build -tags openblas -o "$tmp/ikpca" ./cmd/ikpca
 go build -o "$tmp/points" ./bench/points

@@ -40,8 +40,7 @@ while (($#)); do
 	shift
 done
 source bench/lib.sh
-need_sklearn /usr/bin/time
-workdir "$keep"
+start_sklearn "$keep"
 
 echo "building ikpca (-tags openblas) and the points helper" >&2
 go build -tags openblas -o "$tmp/ikpca" ./cmd/ikpca

@@ -12,6 +12,13 @@ need_sklearn() {
 	"$python" -c "import sklearn" 2>/dev/null || { echo "$0: $python cannot import scikit-learn (Debian: python3-sklearn)" >&2; exit 1; }
 }
 
+# start_sklearn DIR: what a comparison with scikit-learn needs first: the tools
+# (need_sklearn, with /usr/bin/time) and its working directory (workdir DIR).
+start_sklearn() {
+	need_sklearn /usr/bin/time
+	workdir "$1"
+}
+
 # workdir DIR: sets tmp to DIR, made if missing and kept (-keep DIR), or with DIR empty to
 # a new temporary directory removed when the script exits.
 workdir() {
