@@ -341,8 +341,11 @@ func readSymmetric(a mat.Symmetric) (mat.Symmetric, int, error) {
 	if sym, ok := m.(mat.Symmetric); ok && sym.SymmetricDim() == r {
 		return sym, r, nil // gonum's own
 	}
-	// The copy is r×r, contiguous: its upper triangle is that of a.
-	return mat.NewSymDense(r, m.(*mat.Dense).RawMatrix().Data), r, nil
+	d, ok := m.(*mat.Dense) // the copy, r×r and contiguous: its upper triangle is a's
+	if !ok {
+		return nil, 0, fmt.Errorf("%w: a symmetric matrix (%T) whose order is not its size", ErrArgument, a)
+	}
+	return mat.NewSymDense(r, d.RawMatrix().Data), r, nil
 }
 
 // eigenPairs checks the pairs SetEigen is given: vectors not nil, read once (a caller's
