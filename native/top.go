@@ -25,7 +25,7 @@ import (
 // their eigenspace but are not otherwise unique; where such a cluster straddles the cut
 // between the r kept and the n−r others, so is the subspace kept.
 //
-// From order krylovMin (2560) on, with r at most n/8, the pairs are first sought by
+// From order krylovMin (2560) on, with r at most n/24 (krylovRanks), the pairs are first sought by
 // block Krylov and kept only if a Cholesky factorisation proves that they are the top r,
 // each eigenvalue to within a bound of the order of n·ε·‖A‖_F (krylovTop,
 // docs/design.md, "The top of a batch by block Krylov"): 1.4 to 1.9 times faster than
@@ -68,7 +68,7 @@ func EigenSymTopInPlace(n, r int, a []float64, lda int, w, z []float64, ldz int)
 	if r == n {
 		return topByFull(eigenSym, n, r, a, lda, w, z, ldz)
 	}
-	if n >= krylovMin && 8*r <= n && krylovTop(n, r, a, lda, w, z, ldz) {
+	if n >= krylovMin && krylovRanks*r <= n && krylovTop(n, r, a, lda, w, z, ldz) {
 		return nil
 	}
 	defer smallLAPACK(n)()
