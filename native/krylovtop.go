@@ -173,15 +173,10 @@ func (kb *krylovBasis) orthonormal(j int, floor float64) (invariantBefore bool) 
 	// rounding, not orthogonal to Q₀…ⱼ₋₁. One more pass of Gram–Schmidt against them and
 	// a second orthonormalisation make them directions of their own, as good as random
 	// ones for the basis.
-	prev := kb.upTo(j - 1)
-	m := j * kb.p
-	c := make([]float64, m*kb.p)
-	C := blas64.General{Rows: m, Cols: kb.p, Stride: kb.p, Data: c}
-	Gemm(blas.Trans, blas.NoTrans, 1, prev, Qj, 0, C)
 	for i := range kb.n {
 		copy(kb.W.Data[i*kb.p:i*kb.p+kb.p], Qj.Data[i*Qj.Stride:i*Qj.Stride+kb.p])
 	}
-	Gemm(blas.NoTrans, blas.NoTrans, -1, prev, C, 1, kb.W)
+	kb.projectOff(kb.upTo(j - 1))
 	return SVDLeft(kb.n, kb.p, kb.W.Data, kb.W.Stride, kb.sv, Qj.Data, Qj.Stride) != nil
 }
 
@@ -205,10 +200,7 @@ func (kb *krylovBasis) extend(A blas64.General, j int, frob float64) (invariant 
 	// The rest, for the residual estimates: A·Q₀…ⱼ = Q₀…ⱼ·T + W′·Eⱼᵀ, so that a Ritz
 	// vector Q·s has the residual W′·sⱼ, of norm √(sⱼᵀ·W′ᵀW′·sⱼ).
 	Gemm(blas.NoTrans, blas.NoTrans, -1, Qj, col, 1, kb.W)
-	c := make([]float64, m*p)
-	C := blas64.General{Rows: m, Cols: p, Stride: p, Data: c}
-	Gemm(blas.Trans, blas.NoTrans, 1, Qj, kb.W, 0, C)
-	Gemm(blas.NoTrans, blas.NoTrans, -1, Qj, C, 1, kb.W)
+	kb.projectOff(Qj)
 	Syrk(blas.Trans, 1, kb.W, 0, blas64.Symmetric{N: p, Stride: p, Data: kb.gram, Uplo: blas.Upper})
 	for i := range p {
 		for k := i + 1; k < p; k++ {
@@ -219,6 +211,14 @@ func (kb *krylovBasis) extend(A blas64.General, j int, frob float64) (invariant 
 		return false
 	}
 	return kb.orthonormal(j+1, float64(kb.n)*vec.Roundoff*frob)
+}
+
+// projectOff removes from W its part in the span of the orthonormal columns of prev:
+// W ← W − prev·(prevᵀW), one pass of classical Gram–Schmidt.
+func (kb *krylovBasis) projectOff(prev blas64.General) {
+	C := blas64.General{Rows: prev.Cols, Cols: kb.p, Stride: kb.p, Data: make([]float64, prev.Cols*kb.p)}
+	Gemm(blas.Trans, blas.NoTrans, 1, prev, kb.W, 0, C)
+	Gemm(blas.NoTrans, blas.NoTrans, -1, prev, C, 1, kb.W)
 }
 
 // ritzPairs are the Ritz pairs of the basis's first blocks: values descending, the
