@@ -2,11 +2,13 @@ package kpca
 
 import (
 	"math"
+	"runtime"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ikpca/ikpca/internal/hugepage"
+	"github.com/ikpca/ikpca/internal/parallel"
 	"github.com/ikpca/ikpca/internal/vec"
 )
 
@@ -55,66 +57,93 @@ func helmertT(dst, y, alpha []float64) {
 	}
 }
 
-// helmertCongruence returns M = QₘᵀKQₘ ((m−1)×(m−1), its upper triangle stored), the
-// matrix whose spectrum is the centred CKC's but for its zero, for the symmetric m×m K
-// of upper triangle raw and alpha = helmertAlpha(·, m+1). It applies Qᵀ to the rows of K
-// and then to the columns of the result, with the operations of helmertT in the same
-// order, but reading rows only: each column of T = KQ is transformed with the others, a
-// row at a time, its prefix sums kept in s. Both m×m arrays are advised for huge pages
-// (8 MB each at 1000 points, first touched by 4 KiB pages at 3 ms a MB where faults are
-// slow: docs/design.md, "Passes over the points"). O(m²), in rows and tiles.
+// helmertCongruence overwrites the symmetric m×m K, held whole (both triangles) in raw's
+// storage, with M = QₘᵀKQₘ ((m−1)×(m−1), both triangles, the same stride) and returns M:
+// the matrix whose spectrum is the centred CKC's but for its zero, for alpha =
+// helmertAlpha(·, m+1). K is not needed after it (its sums are taken first), and working
+// in its storage spares two more m×m arrays: 128 MB each, with their first touch, at
+// 4000 points. It applies Qᵀ to the rows of K and then to the columns of the result, with
+// the operations of helmertT in the same order, but reading rows only: each column of
+// T = KQ is transformed with the others of its strip, a row at a time, its prefix sums
+// kept in s. Rows and strips are shared among GOMAXPROCS goroutines; every value is
+// computed by the same operations in the same order whatever their number. O(m²).
 func helmertCongruence(raw blas64.Symmetric, alpha []float64) *mat.SymDense {
-	m := raw.N
+	m, lda, a := raw.N, raw.Stride, raw.Data
 	n := m - 1
-	// T = K·Q, in place of a full copy of K: row i of T is helmertT of row i of K, its
-	// first n entries (helmertT may write over its input one place behind its reading).
-	f := hugepage.Floats(m*m, 0)
-	for i := range m {
-		copy(f[i*m+i:(i+1)*m], raw.Data[i*raw.Stride+i:i*raw.Stride+m])
-	}
-	copyTriangle(f, m, m, true)
-	for i := range m {
-		row := f[i*m : (i+1)*m]
-		helmertT(row[:n], row, alpha)
-	}
-	// M = Qᵀ·T: (Qᵀt)ᵢ₋₁ = αᵢ·(Σ_{l<i} t_l − i·tᵢ) for every column t of T at once. Row i−1
-	// of M's lower triangle (columns j ≤ i−1) is written, then copied to the upper.
-	a := hugepage.Floats(n*n, 0)
-	s := make([]float64, n)
-	copy(s, f[:n])
-	for i := 1; i < m; i++ {
-		ti := f[i*m : i*m+n]
-		out := a[(i-1)*n : (i-1)*n+i]
-		al, fi := alpha[i], float64(i)
-		for j := range out {
-			out[j] = al * (s[j] - fi*ti[j])
+	workers := congruenceWorkers(m)
+	var team parallel.Team
+	// T = K·Q in place: row i of T is helmertT of row i of K, its first n entries
+	// (helmertT writes over its input one place behind its reading).
+	team.Run(workers, m, 64, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := a[i*lda : i*lda+m]
+			helmertT(row[:n], row, alpha)
 		}
-		for j, v := range ti {
-			s[j] += v
+	})
+	// M = Qᵀ·T: (Qᵀt)ᵢ₋₁ = αᵢ·(Σ_{l<i} t_l − i·tᵢ) for every column t of T, a strip of
+	// columns at a time. Row i−1 of M's lower triangle (columns j ≤ i−1) is written over
+	// row i−1 of T, which the prefix sums have already taken in.
+	const strip = 128
+	team.Run(workers, (n+strip-1)/strip, 1, func(lo, hi int) {
+		var s [strip]float64
+		for c := lo; c < hi; c++ {
+			j0, j1 := c*strip, min((c+1)*strip, n)
+			sc := s[:j1-j0]
+			copy(sc, a[j0:j1])
+			for i := 1; i < m; i++ {
+				ti := a[i*lda+j0 : i*lda+j1]
+				if i > j0 {
+					out := a[(i-1)*lda+j0 : (i-1)*lda+min(i, j1)]
+					al, fi := alpha[i], float64(i)
+					for j := range out {
+						out[j] = al * (sc[j] - fi*ti[j])
+					}
+				}
+				for j, v := range ti {
+					sc[j] += v
+				}
+			}
 		}
-	}
-	copyTriangle(a, n, n, false)
-	return mat.NewSymDense(n, a)
+	})
+	wholeSymmetric(&team, workers, a, n, lda, false)
+	var M mat.SymDense
+	M.SetRawSymmetric(blas64.Symmetric{N: n, Stride: lda, Data: a[:(n-1)*lda+n], Uplo: blas.Upper})
+	return &M
 }
 
-// copyTriangle copies the strict upper triangle of the n×n row-major a (stride lda) over
-// its lower one (toLower), or the lower over the upper, in tiles of 64×64 so that the rows
-// read and the columns written both stay in cache.
-func copyTriangle(a []float64, n, lda int, toLower bool) {
+// congruenceWorkers is the number of goroutines for the O(m²) loops of a batch start on
+// m points: GOMAXPROCS, but one below 256 points, where a loop takes microseconds.
+func congruenceWorkers(m int) int {
+	if m < 256 {
+		return 1
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// wholeSymmetric copies the strict upper triangle of the n×n row-major a (stride lda)
+// over its lower one (toLower), or the lower over the upper, in tiles of 64×64 so that
+// the rows read and the columns written both stay in cache, a band of 64 rows at a time
+// on up to workers goroutines: band i0 writes only columns i0 … i0+63 of the other
+// triangle, so no two bands write the same values, and neither reads what the other
+// writes.
+func wholeSymmetric(team *parallel.Team, workers int, a []float64, n, lda int, toLower bool) {
 	const tile = 64
-	for i0 := 0; i0 < n; i0 += tile {
-		for j0 := i0; j0 < n; j0 += tile {
-			for i := i0; i < min(i0+tile, n); i++ {
-				for j := max(j0, i+1); j < min(j0+tile, n); j++ {
-					if toLower {
-						a[j*lda+i] = a[i*lda+j]
-					} else {
-						a[i*lda+j] = a[j*lda+i]
+	team.Run(workers, (n+tile-1)/tile, 1, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			i0 := b * tile
+			for j0 := i0; j0 < n; j0 += tile {
+				for i := i0; i < min(i0+tile, n); i++ {
+					for j := max(j0, i+1); j < min(j0+tile, n); j++ {
+						if toLower {
+							a[j*lda+i] = a[i*lda+j]
+						} else {
+							a[i*lda+j] = a[j*lda+i]
+						}
 					}
 				}
 			}
 		}
-	}
+	})
 }
 
 // helmert sets dst = Qₘw for w of length m−1 (dst of length m): with the suffix sums

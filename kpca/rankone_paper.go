@@ -165,7 +165,7 @@ func (r *RankOneModel) decompose() error {
 		return err
 	}
 	K := kernel.Matrix(md.kern, &md.view)
-	sums, err := kernelSums(K)
+	sums, err := kernelSums(wholeKernel(K))
 	if err != nil {
 		return err
 	}

@@ -3,10 +3,12 @@ package kpca
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ikpca/ikpca/internal/parallel"
 	"github.com/ikpca/ikpca/internal/truncation"
 	"github.com/ikpca/ikpca/internal/vec"
 	"github.com/ikpca/ikpca/kernel"
@@ -39,13 +41,15 @@ func (md *Model) decompose() error {
 }
 
 // decomposeMatrix is decompose for the kernel matrix K of the m points (its upper
-// triangle is read), computed by decompose or given (Fit of kernel.Precomputed).
+// triangle is read), computed by decompose or copied by Fit of kernel.Precomputed: its
+// storage is the decomposition's, and destroyed.
 func (md *Model) decomposeMatrix(K *mat.SymDense) error {
-	sums, err := kernelSums(K)
+	raw := wholeKernel(K)
+	sums, err := kernelSums(raw)
 	if err != nil {
 		return err
 	}
-	fresh, drop, err := md.decomposeThin(K, K.RawSymmetric())
+	fresh, drop, err := md.decomposeThin(K, raw)
 	if err != nil {
 		return err
 	}
@@ -66,24 +70,55 @@ type matrixSums struct {
 	total, self float64
 }
 
-// kernelSums returns the running sums of K, checking that its values are finite.
-func kernelSums(K *mat.SymDense) (matrixSums, error) {
-	m := K.SymmetricDim()
+// kernelSums returns the running sums of the symmetric K, held whole in raw (both
+// triangles: wholeKernel), checking that its values are finite: the first value that is
+// not, in row-major order, is the error. Each row is summed in order, on up to
+// GOMAXPROCS goroutines, and the rows' sums are added in order, so the sums do not
+// depend on their number.
+func kernelSums(raw blas64.Symmetric) (matrixSums, error) {
+	m := raw.N
 	out := matrixSums{rowSum: make([]float64, m)}
-	for i := range m {
-		var s float64
-		for j := range m {
-			v := K.At(i, j)
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return matrixSums{}, fmt.Errorf("%w: kernel value k(x%d, x%d) = %g", ErrNonFinite, i, j, v)
+	bad := -1 // the first row with a value not finite
+	var mu sync.Mutex
+	var team parallel.Team
+	team.Run(congruenceWorkers(m), m, 64, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			var s float64
+			for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+m] {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					mu.Lock()
+					if bad < 0 || i < bad {
+						bad = i
+					}
+					mu.Unlock()
+					return
+				}
+				s += v
 			}
-			s += v
+			out.rowSum[i] = s
 		}
-		out.rowSum[i] = s
+	})
+	if bad >= 0 {
+		for j, v := range raw.Data[bad*raw.Stride : bad*raw.Stride+m] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return matrixSums{}, fmt.Errorf("%w: kernel value k(x%d, x%d) = %g", ErrNonFinite, bad, j, v)
+			}
+		}
+	}
+	for i, s := range out.rowSum {
 		out.total += s
-		out.self += K.At(i, i)
+		out.self += raw.Data[i*raw.Stride+i]
 	}
 	return out, nil
+}
+
+// wholeKernel makes K's storage hold both of its triangles, the upper (K's own) mirrored
+// over the lower, and returns it: the rows that kernelSums and helmertCongruence read.
+func wholeKernel(K *mat.SymDense) blas64.Symmetric {
+	raw := K.RawSymmetric()
+	var team parallel.Team
+	wholeSymmetric(&team, congruenceWorkers(raw.N), raw.Data, raw.N, raw.Stride, true)
+	return raw
 }
 
 // setSums makes the sums of a batch decomposition the model's, with the certificate
@@ -154,13 +189,13 @@ func (md *Model) decomposeThin(K *mat.SymDense, raw blas64.Symmetric) (*update.T
 //
 // With r = 0, or r ≥ n−1, or a matrix not known to be positive semi-definite (psd
 // false: a user's kernel), it decomposes a fully (native.EigenSym: LAPACK dsyevd with
-// OpenBLAS) and truncates. Otherwise only the top r+1 pairs are computed
-// (native.EigenSymTop: LAPACK dsyevr with an index range, O(n³/3·4) for the reduction to
-// tridiagonal form and O(n·r) beyond it instead of dsyevd's vectors; from n = 2560 a block
-// Krylov solver whose pairs a Cholesky factorisation proves, docs/design.md, "The top of
-// a batch by block Krylov") — and what the others
-// drop is known from them and the trace: their largest is the (r+1)-th eigenvalue, their
-// sum trace − Σ(top r). Their negative part is what rounding leaves of a positive
+// OpenBLAS) and truncates. Otherwise only the top r+1 pairs are computed, in a's own
+// storage, which is destroyed (native.EigenSymTopInPlace: LAPACK dsyevr with an index
+// range, O(n³/3·4) for the reduction to tridiagonal form and O(n·r) beyond it instead
+// of dsyevd's vectors; from n = 2560 a block Krylov solver whose pairs a Cholesky
+// factorisation proves, docs/design.md, "The top of a batch by block Krylov") — and
+// what the others drop is known from them and the trace: their largest is the (r+1)-th
+// eigenvalue, their sum trace − Σ(top r). Their negative part is what rounding leaves of a positive
 // semi-definite matrix: the matrix holds each kernel value to within kernelAccuracy of
 // its size (docs/design.md, "Kernel blocks") and the solver adds its backward error,
 // so no dropped eigenvalue lies below −(kernelAccuracy + 64·n·ε)·‖a‖_F, which is
@@ -170,17 +205,23 @@ func topPairs(a *mat.SymDense, r int, psd bool) ([]float64, *mat.Dense, update.D
 	if r == 0 || r+1 >= n || !psd {
 		return fullPairs(a, r)
 	}
-	var vecs mat.Dense
-	values, err := native.EigenSymTop(nil, &vecs, a, r+1)
-	if err != nil {
-		return nil, nil, update.Dropped{}, err
-	}
-	var trace, frob float64
+	// The trace and ‖a‖_F², from the upper triangle, before the solver destroys it.
+	raw := a.RawSymmetric()
+	var trace, diag, off float64
 	for i := range n {
-		trace += a.At(i, i)
-		for j := range n {
-			frob += a.At(i, j) * a.At(i, j)
+		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
+		trace += row[i]
+		diag += row[i] * row[i]
+		for _, v := range row[i+1:] {
+			off += v * v
 		}
+	}
+	frob := diag + 2*off
+	values := make([]float64, r+1)
+	vecs := mat.NewDense(n, r+1, nil)
+	vr := vecs.RawMatrix()
+	if err := native.EigenSymTopInPlace(n, r+1, raw.Data, raw.Stride, values, vr.Data, vr.Stride); err != nil {
+		return nil, nil, update.Dropped{}, err
 	}
 	floor := (kernelAccuracy + 64*float64(n)*vec.Roundoff) * math.Sqrt(frob)
 	// values[0] is the (r+1)-th eigenvalue; the top r follow, of which only the positive

@@ -62,3 +62,10 @@ func svdLeft(m, n int, a []float64, lda int, s, u []float64, ldu int) error {
 func eigenSymTop(n, r int, a []float64, lda int, w, z []float64, ldz int) error {
 	return gonumEigenSymTop(n, r, a, lda, w, z, ldz)
 }
+
+// choleskyLower factorises the symmetric positive definite n×n matrix whose row-major
+// lower triangle a holds (stride lda) as L·Lᵀ, L over that triangle (gonum's Dpotrf),
+// and reports whether it completed. n ≥ 1.
+func choleskyLower(n int, a []float64, lda int) bool {
+	return lapackImpl().Dpotrf(blas.Lower, n, a, lda)
+}

@@ -137,29 +137,22 @@ func Threads() int {
 	return configuredThreads()
 }
 
-// eigenSym runs LAPACK dsyevd through LAPACKE in row-major layout. Arguments
-// have been validated by EigenSymInPlace; n >= 1.
-//
-// Row-major LAPACKE transposes the upper triangle into a column-major copy,
-// calls dsyevd on it and transposes the result back, so "upper" keeps its
-// row-major meaning and the eigenvectors come back as columns of a.
+// eigenSym runs LAPACK dsyevd in its column-major layout, on the row-major upper
+// triangle of a as its column-major lower one, without LAPACKE's copies
+// (dsyevdColumns), and transposes the eigenvectors into the columns of a. Arguments have
+// been validated by EigenSymInPlace; n >= 1.
 func eigenSym(n int, a []float64, lda int, w []float64, vectors bool) error {
 	if backend.Gonum() {
 		return gonumEigenSym(n, a, lda, w, vectors)
 	}
 	spinOnce.Do(shortenSpin)
-	jobz := byte('N')
-	if vectors {
-		jobz = 'V'
-	}
 	ws := workPool.Get().(*lapackWork)
 	defer workPool.Put(ws)
-	if !lapacke.Dsyevd(jobz, 'U', n, a, lda, w, ws.query[:], -1, ws.iquery[:], -1) {
-		return fmt.Errorf("%w: dsyevd workspace query failed (n=%d)", ErrNotConverged, n)
+	if err := dsyevdColumns(n, a, lda, w, vectors, ws); err != nil {
+		return err
 	}
-	work, iwork := ws.sized(int(ws.query[0]), int(ws.iquery[0]))
-	if !lapacke.Dsyevd(jobz, 'U', n, a, lda, w, work, len(work), iwork, len(iwork)) {
-		return fmt.Errorf("%w: LAPACK dsyevd (n=%d)", ErrNotConverged, n)
+	if vectors {
+		transposeSquare(n, a, lda)
 	}
 	return nil
 }
@@ -215,41 +208,28 @@ func svdLeft(m, n int, a []float64, lda int, s, u []float64, ldu int) error {
 }
 
 // eigenSymTop runs LAPACK dsyevr with an index range (RANGE = 'I', the eigenvalues
-// n−r+1…n in LAPACK's 1-based numbering) through LAPACKE in row-major layout: dsytrd, then
-// for a proper subset dstebz (bisection) and dstein (inverse iteration), and dormtr on
-// the r vectors only. Arguments have been validated by EigenSymTopInPlace; 1 ≤ r < n.
-//
-// dsyevr may use all of W (length n) while it selects, so the values go through a
-// private slice. Row-major LAPACKE transposes A into a column-major copy and the vectors
-// back, O(n²) next to the reduction's O(n³).
+// n−r+1…n in LAPACK's 1-based numbering) in its column-major layout, without LAPACKE's
+// copy of A (dsyevrColumns): dsytrd, then for a proper subset dstebz (bisection) and
+// dstein (inverse iteration), and dormtr on the r vectors only, which are then copied
+// into the columns of z. Arguments have been validated by EigenSymTopInPlace; 1 ≤ r < n.
 func eigenSymTop(n, r int, a []float64, lda int, w, z []float64, ldz int) error {
 	if backend.Gonum() {
 		return gonumEigenSymTop(n, r, a, lda, w, z, ldz)
 	}
 	spinOnce.Do(shortenSpin)
-	jobz := byte('N')
+	var zc []float64
 	if z != nil {
-		jobz = 'V'
-	} else {
-		ldz = r // LAPACKE checks ldz ≥ r even without vectors
+		zc = make([]float64, n*r)
 	}
-	il, iu := n-r+1, n
-	found := make([]int32, 1)
-	all := make([]float64, n)
-	isuppz := make([]int32, 2*n)
-	query := make([]float64, 1)
-	iquery := make([]int32, 1)
-	if !lapacke.Dsyevr(jobz, 'I', 'U', n, a, lda, 0, 0, il, iu, 0, found, all, z, ldz, isuppz, query, -1, iquery, -1) {
-		return fmt.Errorf("%w: dsyevr workspace query failed (n=%d)", ErrNotConverged, n)
+	if err := dsyevrColumns(n, r, a, lda, w, zc); err != nil {
+		return err
 	}
-	work := make([]float64, max(1, int(query[0])))
-	iwork := make([]int32, max(1, int(iquery[0])))
-	if !lapacke.Dsyevr(jobz, 'I', 'U', n, a, lda, 0, 0, il, iu, 0, found, all, z, ldz, isuppz, work, len(work), iwork, len(iwork)) {
-		return fmt.Errorf("%w: LAPACK dsyevr (n=%d, r=%d)", ErrNotConverged, n, r)
+	if z != nil {
+		for c := range r {
+			for i, v := range zc[c*n : (c+1)*n] {
+				z[i*ldz+c] = v
+			}
+		}
 	}
-	if int(found[0]) != r {
-		return fmt.Errorf("%w: LAPACK dsyevr found %d eigenvalues, want %d", ErrNotConverged, found[0], r)
-	}
-	copy(w[:r], all[:r])
 	return nil
 }

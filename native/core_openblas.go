@@ -79,7 +79,6 @@ import (
 	"unsafe"
 
 	netblas "gonum.org/v1/netlib/blas/netlib"
-	"gonum.org/v1/netlib/lapack/lapacke"
 )
 
 var (
@@ -169,7 +168,7 @@ func (openblasLoader) load(name string) {
 }
 
 func (openblasLoader) ops() coreOps {
-	return coreOps{dgemm: netblas.Implementation{}.Dgemm, dsyevd: lapackeDsyevd}
+	return coreOps{dgemm: netblas.Implementation{}.Dgemm, dsyevd: columnsDsyevd}
 }
 
 func (openblasLoader) rate() float64 { return dgemmRate(netblas.Implementation{}.Dgemm, coreRateN) }
@@ -180,14 +179,13 @@ func (openblasLoader) oneThread() func() {
 	return func() { C.openblas_set_num_threads(threads) }
 }
 
-// lapackeDsyevd is dsyevd with vectors through row-major LAPACKE, as eigenSym calls it.
-func lapackeDsyevd(n int, a []float64, lda int, w []float64) bool {
-	var query [1]float64
-	var iquery [1]int32
-	if !lapacke.Dsyevd('V', 'U', n, a, lda, w, query[:], -1, iquery[:], -1) {
+// columnsDsyevd is dsyevd with vectors as eigenSym calls it: in LAPACK's column-major
+// layout (dsyevdColumns), the vectors then transposed into the columns of a.
+func columnsDsyevd(n int, a []float64, lda int, w []float64) bool {
+	var ws lapackWork
+	if dsyevdColumns(n, a, lda, w, true, &ws) != nil {
 		return false
 	}
-	work := make([]float64, max(1, int(query[0])))
-	iwork := make([]int32, max(1, int(iquery[0])))
-	return lapacke.Dsyevd('V', 'U', n, a, lda, w, work, len(work), iwork, len(iwork))
+	transposeSquare(n, a, lda)
+	return true
 }

@@ -20,9 +20,11 @@ import (
 // eigenvalue was missed; otherwise EigenSymTopInPlace goes on to dsyevr.
 
 // krylovMin is the smallest order at which EigenSymTopInPlace tries krylovTop first. On
-// kernel matrices of MAGIC and a9a (the top 51 pairs, OpenBLAS on two cores) krylovTop
-// took 0.69 s at n = 2000 against dsyevr's 0.45 s, 0.80–0.94 s at 3000 against 1.3 s,
-// and 1.6 s at 4000 against 3.1 s. A variable, for the tests.
+// RBF kernel matrices of MAGIC and a9a points (the top 51 pairs, OpenBLAS on two cores,
+// both solvers calling LAPACK without LAPACKE's copies) krylovTop took 0.30–0.35 s
+// (MAGIC) and 0.39 s (a9a) at n = 2000 against dsyevr's 0.33–0.35 s, at 2500 0.42–0.46 s
+// and 0.56–0.57 s against 0.54–0.60 s, and at 3000 0.55–0.93 s against 0.95–1.08 s. A
+// variable, for the tests.
 var krylovMin = 2560
 
 // krylovRanks bounds the pairs krylovTop is tried for: r ≤ n/krylovRanks. Its basis and
@@ -376,7 +378,7 @@ func proveTop(A blas64.General, a []float64, lda int, U blas64.General, theta []
 		a[i*lda+i] += sigma
 	}
 	formed := vec.Gamma(q+2) * (alpha*float64(q) + frob + math.Abs(sigma)*math.Sqrt(float64(n)))
-	if !lapackImpl().Dpotrf(blas.Lower, n, a, lda) {
+	if !choleskyLower(n, a, lda) {
 		return 0, false
 	}
 	var l2 float64

@@ -130,8 +130,10 @@ func gonumInfo() Info {
 // leading n×n block are never touched.
 //
 // The compiled-in backend is called directly, independently of [Use] and of
-// the lapack64 registry: LAPACK dsyevd (divide and conquer) through LAPACKE in
-// the openblas build, gonum's Dsyev in the pure-Go build. (gonum's Dsyev itself
+// the lapack64 registry: LAPACK dsyevd (divide and conquer) in the openblas
+// build, called in its column-major layout on A's other triangle, its vectors
+// transposed in place (docs/design.md, "Backends"); gonum's Dsyev in the pure-Go
+// build. (gonum's Dsyev itself
 // performs its BLAS operations through the blas64 registry.)
 //
 // An error is returned, and nothing is computed, if n < 0, lda < max(1, n),

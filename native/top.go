@@ -28,13 +28,14 @@ import (
 // From order krylovMin (2560) on, with r at most n/24 (krylovRanks), the pairs are first sought by
 // block Krylov and kept only if a Cholesky factorisation proves that they are the top r,
 // each eigenvalue to within a bound of the order of n·ε·‖A‖_F (krylovTop,
-// docs/design.md, "The top of a batch by block Krylov"): 1.4 to 1.9 times faster than
+// docs/design.md, "The top of a batch by block Krylov"): 1.3 to 3.7 times faster than
 // dsyevr on kernel matrices of 3000 to 4000 points. Otherwise, or if the proof fails,
 // the backend solves.
 //
 // The compiled-in backend is called directly: LAPACK dsyevr with an index range
 // (RANGE = 'I': tridiagonal reduction, bisection and inverse iteration, then the back
-// transformation of the r vectors only) through LAPACKE in the openblas build. gonum's
+// transformation of the r vectors only) in the openblas build, on A's other triangle in
+// LAPACK's column-major layout (docs/design.md, "Backends"). gonum's
 // LAPACK has no such routine (only Dsyev, which computes every pair): the pure-Go build
 // reduces A with gonum's Dsytrd, computes the eigenvalues of the tridiagonal matrix with
 // gonum's Dsterf, the r vectors by inverse iteration as LAPACK's dstein does, checks
