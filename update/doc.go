@@ -42,7 +42,9 @@
 // is exactly as it was. Errors wrap the kinds of package ikpca (ErrDimension,
 // ErrNonFinite, ErrArgument, ErrNotConverged). Once the capacity suffices (Reserve), a
 // sequence of updates allocates nothing: vectors are read from a *mat.VecDense's storage
-// or copied into the decomposition's scratch, whatever their increment.
+// or copied into the decomposition's scratch, whatever their increment. A vector or
+// matrix of the caller's own type is copied once, guarded: one that lies about its size
+// or panics is an ErrArgument error (docs/design.md, "Hostile input").
 //
 // The package is independent of kernel PCA: any Go code that maintains a symmetric
 // eigendecomposition under low-rank changes can use it (docs/design.md, "Bordering",

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
@@ -230,6 +231,68 @@ func hostileCases(cases *errtest.Cases, full func() *Sym, thin func() *Thin) {
 		sym := func() mat.Symmetric { return &symLiar{*h.New().(*errtest.Liar)} }
 		cases.Add("Thin.BorderBlock Γ "+h.Name, h.Kind, func() error { return thin().BorderBlock(B, nil, nil, eye2, sym()) })
 		cases.Add("Sym.Factorize "+h.Name, h.Kind, func() error { return new(Sym).Factorize(sym()) })
+	}
+	// Every vector argument, hostile, where a vector of 4 (or, for BorderBlock's g and
+	// BorderWith's b, 2) is wanted. A Thin's e must be a unit vector.
+	e4, g2 := mat.NewVecDense(4, []float64{1, 0, 0, 0}), mat.NewVecDense(2, nil)
+	b4 := mat.NewVecDense(4, []float64{1, 2, 3, 4})
+	for _, h := range hostileVectors(4) {
+		cases.Add("Sym.RankOne "+h.name, ikpca.ErrArgument, func() error { return full().RankOne(1, h.new()) })
+		cases.Add("Sym.Border "+h.name, ikpca.ErrArgument, func() error { return full().Border(h.new(), 1) })
+		cases.Add("Thin.RankOne "+h.name, ikpca.ErrArgument, func() error { return thin().RankOne(1, h.new()) })
+		cases.Add("Thin.Border b "+h.name, ikpca.ErrArgument, func() error { return thin().Border(h.new(), nil, 1, 1) })
+		cases.Add("Thin.Border e "+h.name, ikpca.ErrArgument, func() error { return thin().Border(b4, h.new(), 0, 1) })
+		cases.Add("Thin.BorderBlock e "+h.name, ikpca.ErrArgument, func() error { return thin().BorderBlock(B, h.new(), g2, eye2, gamma2) })
+	}
+	for _, h := range hostileVectors(2) {
+		cases.Add("Thin.BorderBlock g "+h.name, ikpca.ErrArgument, func() error { return thin().BorderBlock(B, e4, h.new(), eye2, gamma2) })
+		cases.Add("Sym.BorderWith b "+h.name, ikpca.ErrArgument, func() error {
+			s := full()
+			var p Product
+			if err := p.Mul(mat.NewDense(2, 4, []float64{1, 0, 0, 0, 0, 1, 0, 0}), s); err != nil {
+				return err
+			}
+			return s.BorderWith(b4, 1, &p, h.new())
+		})
+	}
+}
+
+// vecLiar is an errtest.Liar of one column as a mat.Vector of the length its Dims say.
+type vecLiar struct{ errtest.Liar }
+
+func (v *vecLiar) Len() int            { r, _ := v.Dims(); return r }
+func (v *vecLiar) AtVec(i int) float64 { return v.At(i, 0) }
+
+// hostileVectors returns vectors wanted of length n that lie, each an ErrArgument error:
+// lengths negative, beyond any array or changing while read, an AtVec that panics, and
+// a *mat.VecDense whose storage is short of its length.
+func hostileVectors(n int) []struct {
+	name string
+	new  func() mat.Vector
+} {
+	liar := func(value func(i, j int) float64, lens ...int) func() mat.Vector {
+		sizes := make([][2]int, len(lens))
+		for i, l := range lens {
+			sizes[i] = [2]int{l, 1}
+		}
+		return func() mat.Vector { return &vecLiar{errtest.Liar{Sizes: sizes, Value: value}} }
+	}
+	return []struct {
+		name string
+		new  func() mat.Vector
+	}{
+		{"length -1", liar(nil, -1)},
+		{"length MinInt", liar(nil, math.MinInt)},
+		{"length MaxInt", liar(nil, math.MaxInt)},
+		{"length 2⁴⁰", liar(nil, 1<<40)},
+		{"length growing while read", liar(nil, n, 1000)},
+		{"length turning negative", liar(nil, n, -5)},
+		{"AtVec panics", liar(func(i, j int) float64 { panic("vecLiar: AtVec refuses") }, n)},
+		{"VecDense short of its length", func() mat.Vector {
+			var v mat.VecDense
+			v.SetRawVector(blas64.Vector{N: n, Inc: 1, Data: make([]float64, n-1)})
+			return &v
+		}},
 	}
 }
 

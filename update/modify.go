@@ -17,12 +17,18 @@ import (
 // "Rank-one updates"): with z = Uᵀv, A + ρvvᵀ = U·(D + ρzzᵀ)·Uᵀ, whose small
 // eigenproblem is solved by the secular solver; the new vectors are U·Ũ.
 //
-// v (length n) is read in place from a *mat.VecDense or any mat.RawVectorer of
-// increment 1, and copied into s's scratch otherwise: an update allocates nothing. A v
-// of another length is ErrDimension, nil ErrArgument (nil is accepted when n = 0), a NaN
-// or infinite ρ or entry ErrNonFinite. On error s is unchanged.
+// v (length n) is read in place from a *mat.VecDense of increment 1, and copied into
+// s's scratch otherwise: an update allocates nothing. A vector of another type, the
+// caller's own, is first copied once (an allocation), and one that lies about its length
+// or panics in AtVec is ErrArgument. A v of another length is ErrDimension, nil
+// ErrArgument (nil is accepted when n = 0), a NaN or infinite ρ or entry ErrNonFinite.
+// On error s is unchanged.
 func (s *Sym) RankOne(rho float64, v mat.Vector) error {
 	n := s.n
+	v, err := readVector("v", v)
+	if err != nil {
+		return err
+	}
 	if err := checkVector("v", v, n); err != nil {
 		return err
 	}
@@ -63,6 +69,10 @@ func (s *Sym) Border(a mat.Vector, c float64) error {
 // nil it is Border (and b is ignored). On error s and p are unchanged.
 func (s *Sym) BorderWith(a mat.Vector, c float64, p *Product, b mat.Vector) error {
 	n := s.n
+	a, err := readVector("a", a)
+	if err != nil {
+		return err
+	}
 	if err := checkVector("a", a, n); err != nil {
 		return err
 	}
@@ -72,6 +82,9 @@ func (s *Sym) BorderWith(a mat.Vector, c float64, p *Product, b mat.Vector) erro
 	if p != nil {
 		if p.n != n {
 			return fmt.Errorf("%w: the product has %d columns, the decomposition order %d", ErrDimension, p.n, n)
+		}
+		if b, err = readVector("b", b); err != nil {
+			return err
 		}
 		if err := checkVector("b", b, p.r); err != nil {
 			return err

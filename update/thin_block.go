@@ -69,7 +69,8 @@ func (w *blockWork) floats() int {
 //
 // B and F are read through their raw storage when they are mat.RawMatrixers (a
 // *mat.Dense), through At otherwise; e and g, like Border's vectors, from a
-// *mat.VecDense's storage whatever its increment. All are copied into t's scratch. A nil
+// *mat.VecDense's storage whatever its increment (a vector of the caller's own type
+// copied once before, as Border's). All are copied into t's scratch. A nil
 // e (an untyped nil or a nil pointer) is the zero vector, and then g is ignored.
 //
 // On error t is unchanged: B, F, Γ, e or g of the wrong shape are ErrDimension, a nil
@@ -79,6 +80,12 @@ func (w *blockWork) floats() int {
 func (t *Thin) BorderBlock(B mat.Matrix, e, g mat.Vector, F mat.Matrix, gamma mat.Symmetric) error {
 	B, F, gamma, err := readBlock(B, F, gamma)
 	if err != nil {
+		return err
+	}
+	if e, err = readVector("e", e); err != nil {
+		return err
+	}
+	if g, err = readVector("g", g); err != nil {
 		return err
 	}
 	n, b, hasE, err := t.checkBorderBlock(B, e, g, F, gamma)

@@ -40,13 +40,22 @@ const deleteFloor = 0x1p-20
 // are E times its top eigenvectors — as many as the Truncation keeps — one
 // n×(k+2)×k product; Stats().Dropped describes the eigenvalues left out.
 //
-// b and e are copied into t's scratch from a *mat.VecDense or any mat.RawVectorer,
-// whatever its increment, or through AtVec: an update allocates nothing. A nil e (an
+// b and e are copied into t's scratch from a *mat.VecDense, whatever its increment: an
+// update allocates nothing. A vector of another type, the caller's own, is first copied
+// once (an allocation), and one that lies about its length or panics in AtVec is
+// ErrArgument. A nil e (an
 // untyped nil or a nil pointer) is the zero vector. On error t is unchanged; b, e of the
 // wrong length are ErrDimension, a nil b (for n > 0) ErrArgument, non-finite input
 // ErrNonFinite and an (e, f) that is not a unit vector ErrArgument.
 func (t *Thin) Border(b, e mat.Vector, f, c float64) error {
 	n, k := t.rows, t.k
+	b, err := readVector("b", b)
+	if err != nil {
+		return err
+	}
+	if e, err = readVector("e", e); err != nil {
+		return err
+	}
 	ee, err := t.checkBorder(b, e, f, c)
 	if err != nil {
 		return err

@@ -34,12 +34,18 @@ import (
 // kept; with one, Stats().Dropped describes the eigenvalues left out. ρ = 0 changes
 // nothing.
 //
-// v is copied into t's scratch from a *mat.VecDense or any mat.RawVectorer, whatever
-// its increment, or through AtVec: an update allocates nothing. A v of another length
+// v is copied into t's scratch from a *mat.VecDense, whatever its increment: an update
+// allocates nothing. A vector of another type, the caller's own, is first copied once (an
+// allocation), and one that lies about its length or panics in AtVec is ErrArgument. A v
+// of another length
 // is ErrDimension, nil ErrArgument (accepted when n = 0), a NaN or infinite ρ or entry
 // ErrNonFinite. On error t is unchanged.
 func (t *Thin) RankOne(rho float64, v mat.Vector) error {
 	n, k := t.rows, t.k
+	v, err := readVector("v", v)
+	if err != nil {
+		return err
+	}
 	if err := checkVector("v", v, n); err != nil {
 		return err
 	}

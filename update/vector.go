@@ -11,13 +11,55 @@ import (
 )
 
 // The vectors that enter the public methods (RankOne's v, Border's column, a Thin's new
-// direction, a Product's new column) are gonum mat.Vectors. A *mat.VecDense, or any
-// mat.RawVectorer, is read through its raw storage whatever its increment: checked in
-// place, used in place when its increment is 1 and otherwise copied into the scratch of
-// the receiving object — never an allocation. Any other mat.Vector is read with AtVec
-// into the same scratch. A nil vector (an untyped nil, or a nil pointer) stands for a
-// vector of length 0, so that the first Border of an empty decomposition takes nil; for
-// any other length it is an ErrArgument error.
+// direction, a Product's new column) are gonum mat.Vectors. A *mat.VecDense is read
+// through its raw storage whatever its increment: checked in place, used in place when
+// its increment is 1 and otherwise copied into the scratch of the receiving object —
+// never an allocation. A vector of any other type is the caller's own, which may report
+// a negative or absurd length, change it between calls, or panic in AtVec: it is read
+// once (readVector) into a new *mat.VecDense, and only the copy is read after
+// (docs/design.md, "Hostile input"). A nil vector (an untyped nil, or a nil pointer)
+// stands for a vector of length 0, so that the first Border of an empty decomposition
+// takes nil; for any other length it is an ErrArgument error.
+
+// readVector returns v as an update reads it: nil as it is, and a *mat.VecDense whose
+// storage holds its Len entries; a vector of any other type, or a *mat.VecDense whose
+// storage is short of its length, copied once through Len and AtVec into a new
+// *mat.VecDense, guarded, so that one that reports a negative or
+// absurd length, changes it while it is read, or panics is an ErrArgument error naming
+// it before anything else is read.
+func readVector(name string, v mat.Vector) (out mat.Vector, err error) {
+	if check.IsNil(v) {
+		return nil, nil
+	}
+	if vd, ok := v.(*mat.VecDense); ok {
+		if _, ok := rawVector(vd); ok {
+			return vd, nil
+		}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, fmt.Errorf("%w: %s (%T) panicked when read: %v", ErrArgument, name, v, p)
+		}
+	}()
+	n := v.Len()
+	if n < 0 {
+		return nil, fmt.Errorf("%w: %s (%T) reports length %d", ErrArgument, name, v, n)
+	}
+	if _, err := kinds.Floats(fmt.Sprintf("%s (%T)", name, v), n); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return &mat.VecDense{}, nil // empty, but not nil: not the nil that means none
+	}
+	data := make([]float64, n)
+	for i := range data {
+		data[i] = v.AtVec(i)
+	}
+	if n2 := v.Len(); n2 != n {
+		return nil, fmt.Errorf("%w: %s (%T) changed its length from %d to %d while it was read", ErrArgument, name, v, n, n2)
+	}
+	return mat.NewVecDense(n, data), nil
+}
 
 // checkVector reports a vector v that is not of length n (ErrDimension), nil where n > 0
 // (ErrArgument) or with a NaN or infinite entry (ErrNonFinite), naming it name.
