@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ikpca/ikpca"
@@ -74,6 +76,23 @@ func TestErrorKinds(t *testing.T) {
 	} else {
 		cases.Add("SetThreads(2³¹)", ikpca.ErrArgument, func() error { return native.SetThreads(1 << 31) })
 	}
+	// Symmetric matrices that lie about their order or panic in At (errtest.Matrices as
+	// mat.Symmetric of the order their Dims say), and a SymDense whose storage is short.
+	for _, h := range errtest.Matrices(3) {
+		if h.Kind != ikpca.ErrArgument || h.Name == "negative columns" || h.Name == "columns changing" {
+			continue // the order is the rows: a 3×3 of NaN, or a lie about columns only, is no lie here
+		}
+		sym := func() mat.Symmetric { return &symLiar{*h.New().(*errtest.Liar)} }
+		cases.Add("EigenSym "+h.Name, h.Kind, func() error { _, err := native.EigenSym(nil, nil, sym()); return err })
+		cases.Add("EigenSymTop "+h.Name, h.Kind, func() error { _, err := native.EigenSymTop(nil, nil, sym(), 1); return err })
+	}
+	short := func() mat.Symmetric {
+		var s mat.SymDense
+		s.SetRawSymmetric(blas64.Symmetric{N: 3, Stride: 3, Uplo: blas.Upper, Data: raw()[:7]})
+		return &s
+	}
+	cases.Add("EigenSym SymDense short of its order", ikpca.ErrArgument, func() error { _, err := native.EigenSym(nil, nil, short()); return err })
+	cases.Add("EigenSymTop SymDense short of its order", ikpca.ErrArgument, func() error { _, err := native.EigenSymTop(nil, nil, short(), 1); return err })
 	// The sentinels themselves.
 	cases.AddSentinels(map[error]error{
 		native.ErrArgument: ikpca.ErrArgument, native.ErrNonFinite: ikpca.ErrNonFinite,
@@ -82,3 +101,8 @@ func TestErrorKinds(t *testing.T) {
 	errtest.Of(native.ErrNonFinite, native.ErrArgument, native.ErrNotConverged).Run(t, cases)
 	cases.Cover(t, 3)
 }
+
+// symLiar is an errtest.Liar that is also a mat.Symmetric of the order its Dims say.
+type symLiar struct{ errtest.Liar }
+
+func (s *symLiar) SymmetricDim() int { r, _ := s.Dims(); return r }

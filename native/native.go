@@ -187,19 +187,23 @@ func checkUpper(name string, n int, a []float64, lda int) error {
 // storage with a. EigenSym returns the slice holding the eigenvalues.
 //
 // Errors are returned for mismatched destination sizes, a nil a, non-finite
-// elements and LAPACK failures; on error vectors is left unchanged.
+// elements and LAPACK failures, and a matrix of the caller's own type that lies
+// about its order or panics in At is an ErrArgument error (readUpper); on error
+// vectors is left unchanged.
 func EigenSym(values []float64, vectors *mat.Dense, a mat.Symmetric) ([]float64, error) {
 	if check.IsNil(a) {
 		return nil, fmt.Errorf("%w: EigenSym: nil matrix", ErrArgument)
 	}
-	n := a.SymmetricDim()
-	values, err := eigenDst("EigenSym", values, vectors, n, n)
+	// Work on a private copy of the upper triangle: a is read-only and may
+	// share memory with vectors.
+	buf, n, err := readUpper("EigenSym", a)
+	if err != nil {
+		return nil, err
+	}
+	values, err = eigenDst("EigenSym", values, vectors, n, n)
 	if err != nil || n == 0 {
 		return values, err
 	}
-	// Work on a private copy of the upper triangle: a is read-only and may
-	// share memory with vectors.
-	buf := upperCopy(a, n)
 	if err := EigenSymInPlace(n, buf, n, values, vectors != nil); err != nil {
 		return nil, err
 	}

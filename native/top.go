@@ -107,21 +107,24 @@ func topByFull(full func(n int, a []float64, lda int, w []float64, vectors bool)
 // already be n×r, n = a.SymmetricDim(). vectors may share storage with a. EigenSymTop
 // returns the slice holding the eigenvalues.
 //
-// Errors are those of EigenSymTopInPlace, and wrap [ErrArgument] for a nil a and
-// mismatched destination sizes; on error vectors is left unchanged.
+// Errors are those of EigenSymTopInPlace, and wrap [ErrArgument] for a nil a, a matrix
+// that lies about its order or panics in At (as [EigenSym]'s), and mismatched
+// destination sizes; on error vectors is left unchanged.
 func EigenSymTop(values []float64, vectors *mat.Dense, a mat.Symmetric, r int) ([]float64, error) {
 	if check.IsNil(a) {
 		return nil, fmt.Errorf("%w: EigenSymTop: nil matrix", ErrArgument)
 	}
-	n := a.SymmetricDim()
+	buf, n, err := readUpper("EigenSymTop", a)
+	if err != nil {
+		return nil, err
+	}
 	if r < 0 || r > n {
 		return nil, fmt.Errorf("%w: EigenSymTop: r=%d outside [0, %d]", ErrArgument, r, n)
 	}
-	values, err := eigenDst("EigenSymTop", values, vectors, n, r)
+	values, err = eigenDst("EigenSymTop", values, vectors, n, r)
 	if err != nil || r == 0 {
 		return values, err
 	}
-	buf := upperCopy(a, n)
 	var z []float64
 	if vectors != nil {
 		z = make([]float64, n*r)
@@ -133,22 +136,44 @@ func EigenSymTop(values []float64, vectors *mat.Dense, a mat.Symmetric, r int) (
 	return values, nil
 }
 
-// upperCopy returns the upper triangle of a in a new n×n row-major slice (the strict
-// lower triangle zero).
-func upperCopy(a mat.Symmetric, n int) []float64 {
-	// First touched by huge pages (docs/design.md, "Passes over the points").
-	buf := hugepage.Floats(n*n, 0)
-	if s, ok := a.(mat.RawSymmetricer); ok && s.RawSymmetric().Uplo == blas.Upper {
-		raw := s.RawSymmetric()
-		for i := range n {
-			copy(buf[i*n+i:i*n+n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
+// readUpper returns the order n of a and its upper triangle in a new n×n row-major
+// slice (the strict lower triangle zero), for EigenSym and EigenSymTop (name). The
+// storage of a mat.RawSymmetricer (a *mat.SymDense) is copied when it holds the upper
+// triangle of an n×n matrix. Any other matrix is read through SymmetricDim and At, and
+// that of a type of the caller's own may lie: an order that is negative, beyond what an
+// array holds (check.MaxFloats values) or changes while it is read, or a panic in its
+// methods, is an ErrArgument error naming it (docs/design.md, "Hostile input").
+func readUpper(name string, a mat.Symmetric) (buf []float64, n int, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			buf, n, err = nil, 0, fmt.Errorf("%w: %s: the matrix (%T) panicked when read: %v", ErrArgument, name, a, p)
 		}
-		return buf
+	}()
+	n = a.SymmetricDim()
+	if _, err := kinds.Floats(fmt.Sprintf("%s: the matrix (%T)", name, a), n, n); err != nil {
+		return nil, 0, err
+	}
+	if n == 0 {
+		return nil, 0, nil
+	}
+	// First touched by huge pages (docs/design.md, "Passes over the points").
+	buf = hugepage.Floats(n*n, 0)
+	if s, ok := a.(mat.RawSymmetricer); ok {
+		raw := s.RawSymmetric()
+		if raw.Uplo == blas.Upper && raw.N == n && raw.Stride >= n && len(raw.Data) >= (n-1)*raw.Stride+n {
+			for i := range n {
+				copy(buf[i*n+i:i*n+n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
+			}
+			return buf, n, nil
+		}
 	}
 	for i := range n {
 		for j := i; j < n; j++ {
 			buf[i*n+j] = a.At(i, j)
 		}
 	}
-	return buf
+	if n2 := a.SymmetricDim(); n2 != n {
+		return nil, 0, fmt.Errorf("%w: %s: the matrix (%T) changed its order from %d to %d while it was read", ErrArgument, name, a, n, n2)
+	}
+	return buf, n, nil
 }
