@@ -317,11 +317,12 @@ func TestTopPairsPartial(t *testing.T) {
 		norm = math.Max(norm, math.Abs(a.At(i, i)))
 	}
 	for _, r := range []int{1, 10, 50, 200} {
-		pv, pw, pd, err := topPairs(mat.NewSymDense(n, append([]float64(nil), a.RawSymmetric().Data...)), r, true) // a copy: the solver works in it
+		// Copies: the solvers work in a's storage.
+		pv, pw, pd, err := topPairs(mat.NewSymDense(n, append([]float64(nil), a.RawSymmetric().Data...)), r, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fv, fw, fd, err := topPairs(a, r, false)
+		fv, fw, fd, err := topPairs(mat.NewSymDense(n, append([]float64(nil), a.RawSymmetric().Data...)), r, false)
 		if err != nil {
 			t.Fatal(err)
 		}

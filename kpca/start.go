@@ -188,8 +188,8 @@ func (md *Model) decomposeThin(K *mat.SymDense, raw blas64.Symmetric) (*update.T
 // truncation dropped.
 //
 // With r = 0, or r ≥ n−1, or a matrix not known to be positive semi-definite (psd
-// false: a user's kernel), it decomposes a fully (native.EigenSym: LAPACK dsyevd with
-// OpenBLAS) and truncates. Otherwise only the top r+1 pairs are computed, in a's own
+// false: a user's kernel), it decomposes a fully, in its own storage (fullPairs: LAPACK
+// dsyevd with OpenBLAS) and truncates. Otherwise only the top r+1 pairs are computed, in a's own
 // storage, which is destroyed (native.EigenSymTopInPlace: LAPACK dsyevr with an index
 // range, O(n³/3·4) for the reduction to tridiagonal form and O(n·r) beyond it instead
 // of dsyevd's vectors; from n = 2560 a block Krylov solver whose pairs a Cholesky
@@ -256,14 +256,18 @@ const kernelAccuracy = truncation.KernelAccuracy
 // the sigmoid is not, and a user's kernel may not be.
 func psd(k kernel.Kernel) bool { return kernel.PositiveSemiDefinite(k) }
 
-// fullPairs is topPairs by a full decomposition.
+// fullPairs is topPairs by a full decomposition, in a's own storage, which is destroyed:
+// the eigenvectors take its place (native.EigenSymInPlace), and with r = 0 they are
+// returned as a view of it.
 func fullPairs(a *mat.SymDense, r int) ([]float64, *mat.Dense, update.Dropped, error) {
 	n := a.SymmetricDim()
-	var vecs mat.Dense
-	values, err := native.EigenSym(nil, &vecs, a)
-	if err != nil {
+	raw := a.RawSymmetric()
+	values := make([]float64, n)
+	if err := native.EigenSymInPlace(n, raw.Data, raw.Stride, values, true); err != nil {
 		return nil, nil, update.Dropped{}, err
 	}
+	var vecs mat.Dense
+	vecs.SetRawMatrix(blas64.General{Rows: n, Cols: n, Stride: raw.Stride, Data: raw.Data[:(n-1)*raw.Stride+n]})
 	if r == 0 {
 		return values, &vecs, update.Dropped{}, nil
 	}
