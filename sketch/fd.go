@@ -279,6 +279,10 @@ func (f *FD) Sketch(dst *mat.Dense) error {
 // Values returns the non-zero eigenvalues of BᵀB (the squared singular values of the
 // sketch, at most ℓ, descending), which estimate the top eigenvalues of AᵀA from
 // below: λᵢ(AᵀA) − Δ ≤ λᵢ(BᵀB) ≤ λᵢ(AᵀA). dst is used if it has enough capacity.
+// Like Sketch, it compresses the buffer (raising ErrorBound when it holds more than ℓ
+// rows), and later Adds, Merges and MarshalBinary start from the compressed sketch: a
+// sketch read as it grows holds the guarantee with the ErrorBound it reports, but not
+// the bits of one read only at the end.
 func (f *FD) Values(dst []float64) ([]float64, error) {
 	if err := f.ready(); err != nil {
 		return nil, err

@@ -274,7 +274,10 @@ func (s *SKPCA) settle() {
 // which estimate those of ZZᵀ ≈ G; centred, the eigenvalues of BᵀB − n·z̄z̄ᵀ above
 // rounding, which estimate those of the centred (HZ)(HZ)ᵀ ≈ HGH. Either way from below
 // and within the sketch's ErrorBound Δ: λᵢ − Δ ≤ Values[i] ≤ λᵢ. dst follows the rule
-// of ikpca.Model.Values.
+// of ikpca.Model.Values. Reading Values (or VectorsTo) after new points compresses the
+// sketch's buffer (sketch.FD.Values), which later points and MarshalBinary start from:
+// a model read as it streams holds the bound with the ErrorBound it reports, but not
+// the bits of one read only at the end.
 func (s *SKPCA) Values(dst []float64) []float64 {
 	s.settle()
 	dst = check.Room(dst, len(s.vals))
