@@ -85,3 +85,50 @@ func TestHelmertCongruence(t *testing.T) {
 		}
 	}
 }
+
+// TestHelmertColumns: V = Q·W by rows and strips of columns, on the goroutines from 256
+// points, is bit for bit helmert applied to each column of W, for sizes across the
+// 128-wide strips.
+func TestHelmertColumns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 17))
+	for _, m := range []int{2, 3, 255, 300} {
+		for _, k := range []int{1, 128, 129, 300} {
+			W := mat.NewDense(m-1, k, nil)
+			for i := range m - 1 {
+				for c := range k {
+					W.Set(i, c, rng.NormFloat64())
+				}
+			}
+			alpha := helmertAlpha(nil, m)
+			V := mat.NewDense(m, k, nil)
+			helmertColumns(V.RawMatrix(), W.RawMatrix(), alpha)
+			col, want := make([]float64, m-1), make([]float64, m)
+			for c := range k {
+				mat.Col(col, c, W)
+				helmert(want, col, alpha)
+				for i, x := range want {
+					if g := V.At(i, c); math.Float64bits(g) != math.Float64bits(x) {
+						t.Fatalf("m = %d, k = %d: V[%d][%d] = %v, want %v bit for bit", m, k, i, c, g, x)
+					}
+				}
+			}
+		}
+	}
+}
+
+// helmert sets dst = Qₘw for w of length m−1 (dst of length m), a vector at a time:
+// with the suffix sums tᵢ = Σ_{j>i} αⱼwⱼ (w indexed from 1), dstᵢ = tᵢ − i·αᵢ·wᵢ and
+// dst₀ = t₀. It is the definition that helmertColumns computes by rows, and the tests'
+// oracle of it.
+func helmert(dst, w, alpha []float64) {
+	m := len(dst)
+	var t float64
+	for i := m - 1; i >= 1; i-- {
+		aw := alpha[i] * w[i-1]
+		dst[i] = t - float64(i)*aw
+		t += aw
+	}
+	if m > 0 {
+		dst[0] = t
+	}
+}

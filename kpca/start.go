@@ -162,19 +162,9 @@ func (md *Model) decomposeThin(K *mat.SymDense, raw blas64.Symmetric) (*update.T
 	}
 	v := w
 	if centred {
-		// V = Q·W, a column at a time: O(m) each.
+		// V = Q·W: O(m) a column.
 		v = mat.NewDense(m, k, nil)
-		wc := make([]float64, n)
-		vc := make([]float64, m)
-		for c := range k {
-			for i := range n {
-				wc[i] = w.At(i, c)
-			}
-			helmert(vc, wc, alpha)
-			for i, x := range vc {
-				v.Set(i, c, x)
-			}
-		}
+		helmertColumns(v.RawMatrix(), w.RawMatrix(), alpha)
 	}
 	if err := fresh.SetEigen(values, v); err != nil {
 		return nil, update.Dropped{}, kinds.Wrap(err, "batch decomposition")
