@@ -123,9 +123,10 @@ func congruenceWorkers(m int) int {
 // wholeSymmetric copies the strict upper triangle of the n×n row-major a (stride lda)
 // over its lower one (toLower), or the lower over the upper, in tiles of 64×64 so that
 // the rows read and the columns written both stay in cache, a band of 64 rows at a time
-// on up to workers goroutines: band i0 writes only columns i0 … i0+63 of the other
-// triangle, so no two bands write the same values, and neither reads what the other
-// writes.
+// on up to workers goroutines. Band i0 copies between the entries (i, j) and (j, i) for
+// i in i0 … i0+63 and j > i: it writes only columns i0 … i0+63 of the lower triangle, or
+// rows i0 … i0+63 of the upper, and reads only the other triangle, so no two bands write
+// the same values, and none reads what another writes.
 func wholeSymmetric(team *parallel.Team, workers int, a []float64, n, lda int, toLower bool) {
 	const tile = 64
 	team.Run(workers, (n+tile-1)/tile, 1, func(lo, hi int) {

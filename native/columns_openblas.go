@@ -62,7 +62,7 @@ import (
 // first touch of LAPACKE's 128 MB taking the rest. A symmetric matrix needs no copy:
 // its row-major upper triangle is its column-major lower one, and the row-major lower
 // the column-major upper. Only the eigenvectors, which LAPACK writes as columns of a
-// column-major array, are transposed, in place.
+// column-major array, are transposed: dsyevd's in place, dsyevr's r from an n×r array.
 
 // choleskyLower factorises the symmetric positive definite n×n matrix whose row-major
 // lower triangle a holds (stride lda) as L·Lᵀ, L over that triangle, as LAPACK's dpotrf
