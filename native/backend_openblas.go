@@ -148,13 +148,7 @@ func eigenSym(n int, a []float64, lda int, w []float64, vectors bool) error {
 	spinOnce.Do(shortenSpin)
 	ws := workPool.Get().(*lapackWork)
 	defer workPool.Put(ws)
-	if err := dsyevdColumns(n, a, lda, w, vectors, ws); err != nil {
-		return err
-	}
-	if vectors {
-		transposeSquare(n, a, lda)
-	}
-	return nil
+	return dsyevdRows(n, a, lda, w, vectors, ws)
 }
 
 // lapackWork is the workspace of a LAPACK call, kept in workPool: dsyevd's at order

@@ -97,6 +97,18 @@ func dsyevdColumns(n int, a []float64, lda int, w []float64, vectors bool, ws *l
 	return nil
 }
 
+// dsyevdRows is dsyevdColumns with the eigenvectors transposed into the columns of the
+// row-major a, as EigenSymInPlace gives them.
+func dsyevdRows(n int, a []float64, lda int, w []float64, vectors bool, ws *lapackWork) error {
+	if err := dsyevdColumns(n, a, lda, w, vectors, ws); err != nil {
+		return err
+	}
+	if vectors {
+		transposeSquare(n, a, lda)
+	}
+	return nil
+}
+
 // dsyevrColumns runs LAPACK dsyevr with an index range (the eigenvalues n−r+1 … n in
 // LAPACK's numbering) on the symmetric n×n matrix whose row-major upper triangle a holds
 // (stride lda), leaving the r values in w and, when zc is not nil, their vectors in the

@@ -179,13 +179,9 @@ func (openblasLoader) oneThread() func() {
 	return func() { C.openblas_set_num_threads(threads) }
 }
 
-// columnsDsyevd is dsyevd with vectors as eigenSym calls it: in LAPACK's column-major
-// layout (dsyevdColumns), the vectors then transposed into the columns of a.
+// columnsDsyevd is dsyevd with vectors as eigenSym calls it (dsyevdRows): in LAPACK's
+// column-major layout, the vectors then transposed into the columns of a.
 func columnsDsyevd(n int, a []float64, lda int, w []float64) bool {
 	var ws lapackWork
-	if dsyevdColumns(n, a, lda, w, true, &ws) != nil {
-		return false
-	}
-	transposeSquare(n, a, lda)
-	return true
+	return dsyevdRows(n, a, lda, w, true, &ws) == nil
 }
